@@ -1,0 +1,111 @@
+//! Queue disciplines as pure state machines ("algorithmic droppers" in RFC 3290 terms).
+//!
+//! An AQM never owns packets, never reads a clock and never draws from a global RNG: the
+//! queue host (`net::queue`) passes in the time, the arriving packet's metadata, a view of the
+//! queue and the component's own random stream, and applies the returned [`Verdict`]. The
+//! same code can therefore be driven by the simulator or by real packets.
+
+pub mod droptail;
+pub mod ewma;
+pub mod red;
+
+use crate::packet::PacketMeta;
+use crate::rng::SimRng;
+use crate::units::{Limit, SimTime};
+
+pub use droptail::DropTail;
+pub use red::{Red, RedParams};
+
+/// What the queue holds when a packet arrives (the arriving packet not included; the packet
+/// being serialised by the link's transmitter not included either, as in ns-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueView {
+    pub len_pkts: u64,
+    pub len_bytes: u64,
+    pub limit: Limit,
+}
+
+impl QueueView {
+    /// True when one more packet of `size` bytes would not fit.
+    pub fn full_for(&self, size: u64) -> bool {
+        match self.limit {
+            Limit::Packets(n) => self.len_pkts >= n,
+            Limit::Bytes(b) => self.len_bytes + size > b,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueue,
+    /// Enqueue with ECN Congestion Experienced set.
+    Mark,
+    /// Probabilistic early drop (RED's "unforced" drop).
+    EarlyDrop,
+    /// Deterministic drop because the average is above the maximum threshold.
+    ForcedDrop,
+    /// The physical buffer is full.
+    Overflow,
+}
+
+/// Why a packet was dropped; counters are indexed by `as usize`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    Early = 0,
+    Forced = 1,
+    Overflow = 2,
+}
+pub const DROP_REASONS: [&str; 3] = ["early", "forced", "overflow"];
+
+pub trait Aqm {
+    /// Decides the fate of a packet arriving at the queue.
+    fn on_enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        q: QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict;
+    /// The transmitter asked for a packet and found the queue empty: an idle period starts.
+    fn on_idle(&mut self, _now: SimTime) {}
+    /// The current average queue estimate, if the discipline keeps one (for time series).
+    fn average(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Closed set of queue disciplines, dispatched by `match` (no boxing on the hot path).
+#[derive(Debug, Clone)]
+pub enum AnyAqm {
+    DropTail(DropTail),
+    Red(Red),
+}
+
+impl Aqm for AnyAqm {
+    #[inline]
+    fn on_enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        q: QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        match self {
+            AnyAqm::DropTail(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
+        }
+    }
+    #[inline]
+    fn on_idle(&mut self, now: SimTime) {
+        match self {
+            AnyAqm::DropTail(a) => a.on_idle(now),
+            AnyAqm::Red(a) => a.on_idle(now),
+        }
+    }
+    fn average(&self) -> Option<f64> {
+        match self {
+            AnyAqm::DropTail(a) => a.average(),
+            AnyAqm::Red(a) => a.average(),
+        }
+    }
+}

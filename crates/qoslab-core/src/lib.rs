@@ -1,0 +1,30 @@
+//! qoslab-core: a packet-level network simulator for DiffServ traffic conditioners and active
+//! queue management, with no Python dependency.
+//!
+//! Layers, bottom up:
+//! * [`units`] — integer-nanosecond time, rates in bit/s, sizes in bytes, and their parsers;
+//! * [`rng`] — one seeded random stream per component, derived from (run seed, component id);
+//! * [`engine`] — the event queue, FIFO among simultaneous events;
+//! * [`packet`] — packet metadata in an arena, moved by id;
+//! * [`aqm`] — queue disciplines as pure state machines (DropTail, RED and its parts);
+//! * [`traffic`] — TCP Reno/NewReno senders and sinks (ns-2 one-way semantics), UDP sources;
+//! * [`net`] — link directions (queue host, transmitter, propagation pipe) and pcap capture;
+//! * [`scenario`] — the scenario schema, its validation and resolution;
+//! * [`sim`] — the simulation that ties them together and collects results.
+//!
+//! Invariants checked at the end of every run: for every flow, data packets sent = delivered
+//! + dropped + in flight (and the same for ACKs); for every link direction, arrivals =
+//! departures + drops + queued.
+
+pub mod aqm;
+pub mod engine;
+pub mod net;
+pub mod packet;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod traffic;
+pub mod units;
+
+pub use scenario::{Scenario, ScenarioError};
+pub use sim::{jain_index, RunResults, Simulation};

@@ -1,0 +1,93 @@
+//! Packets: metadata only (no payload bytes), stored in an arena and moved by id.
+//! The arena reuses freed slots, so after warm-up no packet causes a heap allocation.
+
+use slab::Slab;
+
+pub type PacketId = usize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// A TCP data segment or a UDP datagram, travelling source → destination.
+    Data,
+    /// A TCP acknowledgement, travelling destination → source.
+    Ack,
+}
+
+/// What queues, meters and the transport see of a packet.
+#[derive(Debug, Clone, Copy)]
+pub struct PacketMeta {
+    pub flow: u32,
+    pub kind: PacketKind,
+    /// Size on the wire in bytes (IP header included, as ns-2 counts it).
+    pub size: u32,
+    /// TCP: sequence number of a data segment, in packets from 0. UDP: datagram counter.
+    pub seq: u64,
+    /// TCP acknowledgements: the highest in-order sequence number received (cumulative).
+    pub ack: i64,
+    /// Index of the next link on this packet's route.
+    pub hop: u16,
+    /// DiffServ codepoint (6 bits).
+    pub dscp: u8,
+    /// ECN field (RFC 3168): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
+    pub ecn: u8,
+    /// True for a TCP retransmission (bookkeeping only; queues must not look at it).
+    pub retransmit: bool,
+    /// When the packet entered its current queue (ns).
+    pub enqueued_at: u64,
+    /// When the sender created the packet (ns); for pcap and delay statistics.
+    pub created_at: u64,
+}
+
+impl PacketMeta {
+    pub fn new(flow: u32, kind: PacketKind, size: u32, seq: u64, now: u64) -> Self {
+        PacketMeta {
+            flow,
+            kind,
+            size,
+            seq,
+            ack: 0,
+            hop: 0,
+            dscp: 0,
+            ecn: 0,
+            retransmit: false,
+            enqueued_at: now,
+            created_at: now,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Slab<PacketMeta>,
+}
+
+impl PacketArena {
+    pub fn with_capacity(n: usize) -> Self {
+        PacketArena {
+            slots: Slab::with_capacity(n),
+        }
+    }
+    pub fn alloc(&mut self, p: PacketMeta) -> PacketId {
+        self.slots.insert(p)
+    }
+    pub fn free(&mut self, id: PacketId) -> PacketMeta {
+        self.slots.remove(id)
+    }
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &PacketMeta {
+        &self.slots[id]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut PacketMeta {
+        &mut self.slots[id]
+    }
+    pub fn live(&self) -> impl Iterator<Item = &PacketMeta> {
+        self.slots.iter().map(|(_, p)| p)
+    }
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}

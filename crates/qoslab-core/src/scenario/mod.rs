@@ -1,0 +1,922 @@
+//! Scenarios: parsing (TOML, serde), validation and resolution into the model the simulator
+//! builds from. One schema, validated in one place: the Python front end hands TOML text (or
+//! a table converted to TOML) to [`Scenario::from_toml`] and never re-implements any check.
+
+pub mod locate;
+pub mod spec;
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use serde::Serialize;
+
+use spec::*;
+pub use spec::{FlowType, QueueType, Start, TcpVariant};
+
+use crate::aqm::red::{RedCurve, RedParams};
+use crate::units::Limit;
+
+/// A scenario error: the file, where in it, which key, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        if !self.key.is_empty() {
+            write!(f, ": key `{}`", self.key)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A semantic error before it is located in the source.
+struct Bad {
+    key: String,
+    message: String,
+}
+
+fn bad(key: impl Into<String>, message: impl Into<String>) -> Bad {
+    Bad {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpConfig {
+    pub variant: String,
+    pub ack_size_bytes: u32,
+    pub window_pkts: u32,
+    pub initial_window_pkts: u32,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub initial_rto_ns: u64,
+    pub tick_ns: u64,
+    pub delayed_ack: bool,
+    pub delack_interval_ns: u64,
+    pub max_burst: u32,
+    pub dupack_threshold: u32,
+    pub ecn: bool,
+    /// ns-2 `syn_`: segment 0 is a 40-byte SYN; cwnd is 1 until it is acknowledged.
+    pub syn: bool,
+}
+
+impl TcpConfig {
+    pub fn is_newreno(&self) -> bool {
+        self.variant == "newreno"
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueConfig {
+    /// "droptail" or "red".
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub limit_pkts: Option<u64>,
+    pub limit_bytes: Option<u64>,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub byte_mode: bool,
+    pub mean_pkt_size_bytes: u32,
+    pub ecn: bool,
+}
+
+impl QueueConfig {
+    pub fn limit(&self) -> Limit {
+        match (self.limit_pkts, self.limit_bytes) {
+            (Some(p), _) => Limit::Packets(p),
+            (None, Some(b)) => Limit::Bytes(b),
+            (None, None) => Limit::Packets(50),
+        }
+    }
+    pub fn red_params(&self, link_bps: u64) -> RedParams {
+        RedParams {
+            curve: RedCurve {
+                min_th: self.min_th,
+                max_th: self.max_th,
+                max_p: self.max_p,
+                gentle: self.gentle,
+            },
+            w_q: self.w_q,
+            wait: self.wait,
+            byte_mode: self.byte_mode,
+            mean_pkt_size: self.mean_pkt_size_bytes,
+            ecn: self.ecn,
+            ptc: link_bps as f64 / (8.0 * self.mean_pkt_size_bytes as f64),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkConfig {
+    pub name: String,
+    pub a: String,
+    pub b: String,
+    #[serde(skip)]
+    pub a_idx: usize,
+    #[serde(skip)]
+    pub b_idx: usize,
+    pub bandwidth_bps: u64,
+    pub delay_ns: u64,
+    pub queue_ab: QueueConfig,
+    pub queue_ba: QueueConfig,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowConfig {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    #[serde(skip)]
+    pub src_idx: usize,
+    #[serde(skip)]
+    pub dst_idx: usize,
+    /// "tcp", "cbr", "onoff" or "poisson".
+    pub kind: String,
+    pub start_ns: u64,
+    /// Upper end of a uniform random start (equal to `start_ns` for a fixed start).
+    pub start_max_ns: u64,
+    pub stop_ns: Option<u64>,
+    pub packet_size_bytes: u32,
+    pub dscp: u8,
+    pub rate_bps: Option<u64>,
+    pub on_ns: Option<u64>,
+    pub off_ns: Option<u64>,
+    pub tcp: Option<TcpConfig>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MeasurementConfig {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub interval_ns: u64,
+    pub point: String,
+    pub bottleneck: String,
+    #[serde(skip)]
+    pub bottleneck_idx: usize,
+    pub cwnd: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CaptureConfig {
+    pub link: String,
+    #[serde(skip)]
+    pub link_idx: usize,
+    /// "ab", "ba" or "both".
+    pub direction: String,
+    pub file: String,
+}
+
+/// A validated, fully resolved scenario: groups expanded, defaults applied, names checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub duration_ns: u64,
+    pub seed: u64,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkConfig>,
+    pub flows: Vec<FlowConfig>,
+    pub measurement: MeasurementConfig,
+    pub captures: Vec<CaptureConfig>,
+}
+
+impl Scenario {
+    /// Parses and validates TOML text; `file` names the source in error messages.
+    pub fn from_toml(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let spec: ScenarioSpec = toml::from_str(src).map_err(|e| {
+            let (line, column, key) = match e.span() {
+                Some(s) => {
+                    let (l, c) = locate::line_col(src, s.start);
+                    (
+                        Some(l),
+                        Some(c),
+                        locate::path_at(src, s.start).unwrap_or_default(),
+                    )
+                }
+                None => (None, None, String::new()),
+            };
+            ScenarioError {
+                file: file.to_string(),
+                line,
+                column,
+                key,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        resolve(spec).map_err(|b| {
+            let pos = locate::span_of(src, &b.key).map(|s| locate::line_col(src, s.start));
+            ScenarioError {
+                file: file.to_string(),
+                line: pos.map(|p| p.0),
+                column: pos.map(|p| p.1),
+                key: b.key,
+                message: b.message,
+            }
+        })
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n == name)
+    }
+
+    /// The resolved scenario as a TOML table (the form the Python side and exporters read).
+    pub fn to_toml_value(&self) -> toml::Value {
+        toml::Value::try_from(self).expect("a resolved scenario always serialises")
+    }
+}
+
+fn expand(template: &str, count: Option<u32>, i: usize) -> String {
+    if count.is_some() {
+        template.replace("{i}", &i.to_string())
+    } else {
+        template.to_string()
+    }
+}
+
+fn check_len<T: Clone>(
+    key: String,
+    v: &Option<PerIndex<T>>,
+    n: usize,
+    count: Option<u32>,
+) -> Result<(), Bad> {
+    if let Some(l) = v.as_ref().and_then(|p| p.len()) {
+        if count.is_none() {
+            return Err(bad(
+                key,
+                "a list of values needs `count` (one value per group member)",
+            ));
+        }
+        if l != n {
+            return Err(bad(
+                key,
+                format!("expected {n} values (one per group member, count = {n}), got {l}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn tcp_defaults() -> TcpConfig {
+    // ns-2.35's defaults for Agent/TCP and TCPSink, except where noted in docs/models/tcp.md.
+    TcpConfig {
+        variant: "reno".into(),
+        ack_size_bytes: 40,
+        window_pkts: 20,
+        initial_window_pkts: 2,
+        min_rto_ns: 200_000_000,
+        max_rto_ns: 60_000_000_000,
+        initial_rto_ns: 3_000_000_000,
+        tick_ns: 10_000_000,
+        delayed_ack: false,
+        delack_interval_ns: 100_000_000,
+        max_burst: 0,
+        dupack_threshold: 3,
+        ecn: false,
+        syn: true,
+    }
+}
+
+fn apply_tcp(base: &mut TcpConfig, s: &TcpSpec, packet_size: &mut Option<u64>) {
+    if let Some(v) = s.variant {
+        base.variant = match v {
+            TcpVariant::Reno => "reno".into(),
+            TcpVariant::Newreno => "newreno".into(),
+        };
+    }
+    if let Some(v) = s.packet_size {
+        *packet_size = Some(v.0);
+    }
+    if let Some(v) = s.ack_size {
+        base.ack_size_bytes = v.0 as u32;
+    }
+    if let Some(v) = s.window {
+        base.window_pkts = v;
+    }
+    if let Some(v) = s.initial_window {
+        base.initial_window_pkts = v;
+    }
+    if let Some(v) = s.min_rto {
+        base.min_rto_ns = v.0;
+    }
+    if let Some(v) = s.max_rto {
+        base.max_rto_ns = v.0;
+    }
+    if let Some(v) = s.initial_rto {
+        base.initial_rto_ns = v.0;
+    }
+    if let Some(v) = s.tick {
+        base.tick_ns = v.0;
+    }
+    if let Some(v) = s.delayed_ack {
+        base.delayed_ack = v;
+    }
+    if let Some(v) = s.delack_interval {
+        base.delack_interval_ns = v.0;
+    }
+    if let Some(v) = s.max_burst {
+        base.max_burst = v;
+    }
+    if let Some(v) = s.dupack_threshold {
+        base.dupack_threshold = v;
+    }
+    if let Some(v) = s.ecn {
+        base.ecn = v;
+    }
+    if let Some(v) = s.syn {
+        base.syn = v;
+    }
+}
+
+fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
+    if t.window_pkts == 0 {
+        return Err(bad(
+            format!("{key}.window"),
+            "the window must be at least 1 packet",
+        ));
+    }
+    if t.initial_window_pkts == 0 {
+        return Err(bad(
+            format!("{key}.initial_window"),
+            "the initial window must be at least 1 packet",
+        ));
+    }
+    if t.tick_ns == 0 {
+        return Err(bad(
+            format!("{key}.tick"),
+            "the timer granularity must be positive",
+        ));
+    }
+    if t.min_rto_ns > t.max_rto_ns {
+        return Err(bad(
+            format!("{key}.min_rto"),
+            "min_rto must not exceed max_rto",
+        ));
+    }
+    if t.dupack_threshold == 0 {
+        return Err(bad(format!("{key}.dupack_threshold"), "must be at least 1"));
+    }
+    Ok(())
+}
+
+fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
+    let k = |f: &str| format!("{key}.{f}");
+    let limit = q.limit.map(|l| l.0).unwrap_or(Limit::Packets(50));
+    let (limit_pkts, limit_bytes) = match limit {
+        Limit::Packets(0) | Limit::Bytes(0) => {
+            return Err(bad(k("limit"), "the queue limit must be positive"))
+        }
+        Limit::Packets(p) => (Some(p), None),
+        Limit::Bytes(b) => (None, Some(b)),
+    };
+    let mut c = QueueConfig {
+        kind: "droptail".into(),
+        limit_pkts,
+        limit_bytes,
+        min_th: 0.0,
+        max_th: 0.0,
+        max_p: 0.0,
+        w_q: 0.0,
+        gentle: false,
+        wait: true,
+        byte_mode: false,
+        mean_pkt_size_bytes: 500,
+        ecn: false,
+    };
+    match q.kind {
+        QueueType::Droptail => {
+            let red_keys = [
+                ("min_th", q.min_th.is_some()),
+                ("max_th", q.max_th.is_some()),
+                ("max_p", q.max_p.is_some()),
+                ("w_q", q.w_q.is_some()),
+                ("gentle", q.gentle.is_some()),
+                ("wait", q.wait.is_some()),
+                ("byte_mode", q.byte_mode.is_some()),
+                ("mean_pkt_size", q.mean_pkt_size.is_some()),
+                ("ecn", q.ecn.is_some()),
+            ];
+            if let Some((name, _)) = red_keys.iter().find(|(_, set)| *set) {
+                return Err(bad(
+                    k(name),
+                    format!("`{name}` is not a parameter of a droptail queue (only `limit` is)"),
+                ));
+            }
+        }
+        QueueType::Red => {
+            c.kind = "red".into();
+            c.min_th = q
+                .min_th
+                .ok_or_else(|| bad(k("min_th"), "a red queue needs min_th (packets)"))?;
+            c.max_th = q
+                .max_th
+                .ok_or_else(|| bad(k("max_th"), "a red queue needs max_th (packets)"))?;
+            c.max_p = q.max_p.unwrap_or(0.1);
+            c.w_q = q.w_q.unwrap_or(0.002);
+            c.gentle = q.gentle.unwrap_or(false);
+            c.wait = q.wait.unwrap_or(true);
+            c.byte_mode = q.byte_mode.unwrap_or(false);
+            c.mean_pkt_size_bytes = q.mean_pkt_size.map(|b| b.0 as u32).unwrap_or(500);
+            c.ecn = q.ecn.unwrap_or(false);
+            if c.min_th < 0.0 {
+                return Err(bad(
+                    k("min_th"),
+                    format!("min_th must be >= 0, got {}", c.min_th),
+                ));
+            }
+            if c.min_th >= c.max_th {
+                return Err(bad(
+                    k("min_th"),
+                    format!(
+                        "min_th ({}) must be smaller than max_th ({})",
+                        c.min_th, c.max_th
+                    ),
+                ));
+            }
+            if !(c.max_p > 0.0 && c.max_p <= 1.0) {
+                return Err(bad(
+                    k("max_p"),
+                    format!("max_p must be in (0, 1], got {}", c.max_p),
+                ));
+            }
+            if !(c.w_q > 0.0 && c.w_q < 1.0) {
+                return Err(bad(
+                    k("w_q"),
+                    format!("w_q must be in (0, 1), got {}", c.w_q),
+                ));
+            }
+            if c.mean_pkt_size_bytes == 0 {
+                return Err(bad(k("mean_pkt_size"), "mean_pkt_size must be positive"));
+            }
+        }
+    }
+    Ok(c)
+}
+
+fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
+    if spec.name.trim().is_empty() {
+        return Err(bad("name", "the scenario name must not be empty"));
+    }
+    let duration = spec.duration.0;
+    if duration == 0 {
+        return Err(bad("duration", "the duration must be positive"));
+    }
+
+    // Nodes.
+    let mut nodes = Vec::new();
+    let mut node_idx: HashMap<String, usize> = HashMap::new();
+    for (n, ns) in spec.nodes.iter().enumerate() {
+        let count = ns.count.unwrap_or(1) as usize;
+        if ns.count == Some(0) {
+            return Err(bad(format!("node[{n}].count"), "count must be at least 1"));
+        }
+        for i in 0..count {
+            let name = expand(&ns.name, ns.count, i);
+            if name.is_empty() {
+                return Err(bad(
+                    format!("node[{n}].name"),
+                    "node names must not be empty",
+                ));
+            }
+            if node_idx.insert(name.clone(), nodes.len()).is_some() {
+                return Err(bad(
+                    format!("node[{n}].name"),
+                    format!("duplicate node name {name:?} (use \"{{i}}\" in the name of a group)"),
+                ));
+            }
+            nodes.push(name);
+        }
+    }
+    if nodes.is_empty() {
+        return Err(bad(
+            "node",
+            "the scenario declares no nodes ([[node]] tables)",
+        ));
+    }
+    let lookup = |key: String, name: &str| -> Result<usize, Bad> {
+        node_idx.get(name).copied().ok_or_else(|| {
+            let mut known: Vec<&str> = node_idx.keys().map(|s| s.as_str()).collect();
+            known.sort();
+            let shown = if known.len() > 12 {
+                format!("{} …", known[..12].join(", "))
+            } else {
+                known.join(", ")
+            };
+            bad(
+                key,
+                format!("unknown node {name:?} (declared nodes: {shown})"),
+            )
+        })
+    };
+
+    // Links.
+    let mut links = Vec::new();
+    let mut link_names: HashMap<String, usize> = HashMap::new();
+    for (n, ls) in spec.links.iter().enumerate() {
+        let key = format!("link[{n}]");
+        if ls.count == Some(0) {
+            return Err(bad(format!("{key}.count"), "count must be at least 1"));
+        }
+        let count = ls.count.unwrap_or(1) as usize;
+        check_len(
+            format!("{key}.bandwidth"),
+            &Some(ls.bandwidth.clone()),
+            count,
+            ls.count,
+        )?;
+        check_len(
+            format!("{key}.delay"),
+            &Some(ls.delay.clone()),
+            count,
+            ls.count,
+        )?;
+        let qa = ls.queue_ab.as_ref().or(ls.queue.as_ref());
+        let qb = ls.queue_ba.as_ref().or(ls.queue.as_ref());
+        let default_q = QueueSpec {
+            kind: QueueType::Droptail,
+            limit: None,
+            min_th: None,
+            max_th: None,
+            max_p: None,
+            w_q: None,
+            gentle: None,
+            wait: None,
+            byte_mode: None,
+            mean_pkt_size: None,
+            ecn: None,
+        };
+        let qa_key = if ls.queue_ab.is_some() {
+            format!("{key}.queue_ab")
+        } else {
+            format!("{key}.queue")
+        };
+        let qb_key = if ls.queue_ba.is_some() {
+            format!("{key}.queue_ba")
+        } else {
+            format!("{key}.queue")
+        };
+        let queue_ab = resolve_queue(&qa_key, qa.unwrap_or(&default_q))?;
+        let queue_ba = resolve_queue(&qb_key, qb.unwrap_or(&default_q))?;
+        for i in 0..count {
+            let a = expand(&ls.a, ls.count, i);
+            let b = expand(&ls.b, ls.count, i);
+            let a_idx = lookup(format!("{key}.a"), &a)?;
+            let b_idx = lookup(format!("{key}.b"), &b)?;
+            if a_idx == b_idx {
+                return Err(bad(
+                    format!("{key}.b"),
+                    format!("a link must join two different nodes, both ends are {a:?}"),
+                ));
+            }
+            let name = match &ls.name {
+                Some(t) => expand(t, ls.count, i),
+                None => format!("{a}-{b}"),
+            };
+            let bandwidth = ls.bandwidth.get(i).0;
+            if bandwidth == 0 {
+                return Err(bad(
+                    format!("{key}.bandwidth"),
+                    "the bandwidth must be positive",
+                ));
+            }
+            if link_names.insert(name.clone(), links.len()).is_some() {
+                return Err(bad(
+                    format!("{key}.name"),
+                    format!("duplicate link name {name:?}"),
+                ));
+            }
+            links.push(LinkConfig {
+                name,
+                a,
+                b,
+                a_idx,
+                b_idx,
+                bandwidth_bps: bandwidth,
+                delay_ns: ls.delay.get(i).0,
+                queue_ab: queue_ab.clone(),
+                queue_ba: queue_ba.clone(),
+            });
+        }
+    }
+    if links.is_empty() {
+        return Err(bad(
+            "link",
+            "the scenario declares no links ([[link]] tables)",
+        ));
+    }
+
+    // Flows.
+    let mut tcp_base = tcp_defaults();
+    let mut base_pkt: Option<u64> = None;
+    apply_tcp(&mut tcp_base, &spec.tcp, &mut base_pkt);
+    validate_tcp("tcp", &tcp_base)?;
+    let adjacency = adjacency(nodes.len(), &links);
+    let mut flows = Vec::new();
+    let mut flow_names: HashMap<String, usize> = HashMap::new();
+    for (n, fs) in spec.flows.iter().enumerate() {
+        let key = format!("flow[{n}]");
+        if fs.count == Some(0) {
+            return Err(bad(format!("{key}.count"), "count must be at least 1"));
+        }
+        let count = fs.count.unwrap_or(1) as usize;
+        check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
+        check_len(format!("{key}.rate"), &fs.rate, count, fs.count)?;
+        let mut tcp = tcp_base.clone();
+        let mut pkt = base_pkt;
+        if let Some(t) = &fs.tcp {
+            if fs.kind != FlowType::Tcp {
+                return Err(bad(
+                    format!("{key}.tcp"),
+                    "TCP settings given for a flow that is not of type \"tcp\"",
+                ));
+            }
+            apply_tcp(&mut tcp, t, &mut pkt);
+            validate_tcp(&format!("{key}.tcp"), &tcp)?;
+        }
+        if let Some(p) = fs.packet_size {
+            pkt = Some(p.0);
+        }
+        let packet_size = pkt.unwrap_or(if fs.kind == FlowType::Tcp { 1000 } else { 1000 });
+        if packet_size == 0 || packet_size > 65_535 {
+            return Err(bad(
+                format!("{key}.packet_size"),
+                format!("packet size must be 1..65535 bytes, got {packet_size}"),
+            ));
+        }
+        let needs_rate = matches!(fs.kind, FlowType::Cbr | FlowType::Onoff | FlowType::Poisson);
+        if needs_rate && fs.rate.is_none() {
+            return Err(bad(
+                format!("{key}.rate"),
+                "a cbr, onoff or poisson flow needs a rate (e.g. \"1Mbps\")",
+            ));
+        }
+        if !needs_rate && fs.rate.is_some() {
+            return Err(bad(
+                format!("{key}.rate"),
+                "`rate` applies to cbr, onoff and poisson flows, not to tcp",
+            ));
+        }
+        if fs.kind == FlowType::Onoff && (fs.on.is_none() || fs.off.is_none()) {
+            return Err(bad(
+                format!("{key}.on"),
+                "an onoff flow needs mean `on` and `off` times",
+            ));
+        }
+        if fs.kind != FlowType::Onoff && (fs.on.is_some() || fs.off.is_some()) {
+            return Err(bad(
+                format!("{key}.on"),
+                "`on`/`off` apply to onoff flows only",
+            ));
+        }
+        if let Some(d) = fs.dscp {
+            if d > 63 {
+                return Err(bad(
+                    format!("{key}.dscp"),
+                    format!("a DSCP is 6 bits (0..=63), got {d}"),
+                ));
+            }
+        }
+        for i in 0..count {
+            let src = expand(&fs.src, fs.count, i);
+            let dst = expand(&fs.dst, fs.count, i);
+            let src_idx = lookup(format!("{key}.src"), &src)?;
+            let dst_idx = lookup(format!("{key}.dst"), &dst)?;
+            if src_idx == dst_idx {
+                return Err(bad(
+                    format!("{key}.dst"),
+                    format!("source and destination are the same node {src:?}"),
+                ));
+            }
+            if shortest_path(&adjacency, src_idx, dst_idx).is_none() {
+                return Err(bad(
+                    format!("{key}.dst"),
+                    format!("no route from {src:?} to {dst:?}: the links do not connect them"),
+                ));
+            }
+            let name = match &fs.name {
+                Some(t) => expand(t, fs.count, i),
+                None => format!("flow{}", flows.len()),
+            };
+            if flow_names.insert(name.clone(), flows.len()).is_some() {
+                return Err(bad(
+                    format!("{key}.name"),
+                    format!("duplicate flow name {name:?}"),
+                ));
+            }
+            let (start_ns, start_max_ns) = match fs.start.as_ref().map(|s| s.get(i).0) {
+                None => (0, 0),
+                Some(Start::At(t)) => (t, t),
+                Some(Start::Uniform(a, b)) => (a, b),
+            };
+            if start_max_ns >= duration {
+                return Err(bad(
+                    format!("{key}.start"),
+                    "the flow would start after the end of the run",
+                ));
+            }
+            let stop_ns = fs.stop.map(|s| s.0);
+            if let Some(s) = stop_ns {
+                if s <= start_ns {
+                    return Err(bad(
+                        format!("{key}.stop"),
+                        "the flow stops before it starts",
+                    ));
+                }
+            }
+            let rate = fs.rate.as_ref().map(|r| r.get(i).0);
+            if rate == Some(0) {
+                return Err(bad(format!("{key}.rate"), "the rate must be positive"));
+            }
+            flows.push(FlowConfig {
+                name,
+                src,
+                dst,
+                src_idx,
+                dst_idx,
+                kind: match fs.kind {
+                    FlowType::Tcp => "tcp",
+                    FlowType::Cbr => "cbr",
+                    FlowType::Onoff => "onoff",
+                    FlowType::Poisson => "poisson",
+                }
+                .into(),
+                start_ns,
+                start_max_ns,
+                stop_ns,
+                packet_size_bytes: packet_size as u32,
+                dscp: fs.dscp.unwrap_or(0),
+                rate_bps: rate,
+                on_ns: fs.on.map(|d| d.0),
+                off_ns: fs.off.map(|d| d.0),
+                tcp: (fs.kind == FlowType::Tcp).then(|| tcp.clone()),
+            });
+        }
+    }
+    if flows.is_empty() {
+        return Err(bad(
+            "flow",
+            "the scenario declares no flows ([[flow]] tables)",
+        ));
+    }
+
+    // Measurement.
+    let m = &spec.measurement;
+    let start_ns = m.start.map(|d| d.0).unwrap_or(0);
+    let end_ns = m.end.map(|d| d.0).unwrap_or(duration);
+    if end_ns > duration {
+        return Err(bad(
+            "measurement.end",
+            "the measurement window ends after the run does",
+        ));
+    }
+    if start_ns >= end_ns {
+        return Err(bad(
+            "measurement.start",
+            "the measurement window must start before it ends",
+        ));
+    }
+    let interval_ns = m
+        .interval
+        .map(|d| d.0)
+        .unwrap_or_else(|| (duration / 100).clamp(1, 1_000_000_000));
+    if interval_ns == 0 {
+        return Err(bad(
+            "measurement.interval",
+            "the sampling interval must be positive",
+        ));
+    }
+    let point = m.point.clone().unwrap_or_else(|| "receiver".into());
+    if point != "receiver" && point != "sender" {
+        return Err(bad(
+            "measurement.point",
+            format!("expected \"receiver\" or \"sender\", got {point:?}"),
+        ));
+    }
+    let bottleneck_idx = match &m.bottleneck {
+        Some(b) => *link_names
+            .get(b)
+            .ok_or_else(|| bad("measurement.bottleneck", format!("unknown link {b:?}")))?,
+        None => {
+            let mut best = 0;
+            for (i, l) in links.iter().enumerate() {
+                if l.bandwidth_bps < links[best].bandwidth_bps {
+                    best = i;
+                }
+            }
+            best
+        }
+    };
+
+    // Captures.
+    let mut captures = Vec::new();
+    for (n, c) in spec.captures.iter().enumerate() {
+        let link_idx = *link_names.get(&c.link).ok_or_else(|| {
+            bad(
+                format!("capture[{n}].link"),
+                format!("unknown link {:?}", c.link),
+            )
+        })?;
+        let direction = c.direction.clone().unwrap_or_else(|| "ab".into());
+        if !matches!(direction.as_str(), "ab" | "ba" | "both") {
+            return Err(bad(
+                format!("capture[{n}].direction"),
+                format!("expected \"ab\", \"ba\" or \"both\", got {direction:?}"),
+            ));
+        }
+        let file = c.file.clone().unwrap_or_else(|| format!("{}.pcap", c.link));
+        captures.push(CaptureConfig {
+            link: c.link.clone(),
+            link_idx,
+            direction,
+            file,
+        });
+    }
+
+    Ok(Scenario {
+        name: spec.name,
+        description: spec.description,
+        duration_ns: duration,
+        seed: spec.seed.unwrap_or(1),
+        nodes,
+        measurement: MeasurementConfig {
+            start_ns,
+            end_ns,
+            interval_ns,
+            point,
+            bottleneck: links[bottleneck_idx].name.clone(),
+            bottleneck_idx,
+            cwnd: m.cwnd.unwrap_or(true),
+        },
+        links,
+        flows,
+        captures,
+    })
+}
+
+/// Adjacency lists: for each node, (neighbour, link index, direction a→b?) in link order.
+pub fn adjacency(n_nodes: usize, links: &[LinkConfig]) -> Vec<Vec<(usize, usize, bool)>> {
+    let mut adj = vec![Vec::new(); n_nodes];
+    for (i, l) in links.iter().enumerate() {
+        adj[l.a_idx].push((l.b_idx, i, true));
+        adj[l.b_idx].push((l.a_idx, i, false));
+    }
+    adj
+}
+
+/// Minimum-hop path as a list of link directions (link index * 2 + 0 for a→b, + 1 for b→a).
+/// Breadth-first in link declaration order, so ties are broken deterministically.
+pub fn shortest_path(
+    adj: &[Vec<(usize, usize, bool)>],
+    src: usize,
+    dst: usize,
+) -> Option<Vec<u32>> {
+    let mut prev: Vec<Option<(usize, u32)>> = vec![None; adj.len()];
+    let mut seen = vec![false; adj.len()];
+    let mut q = VecDeque::new();
+    seen[src] = true;
+    q.push_back(src);
+    while let Some(u) = q.pop_front() {
+        if u == dst {
+            break;
+        }
+        for &(v, li, ab) in &adj[u] {
+            if !seen[v] {
+                seen[v] = true;
+                prev[v] = Some((u, (li * 2 + usize::from(!ab)) as u32));
+                q.push_back(v);
+            }
+        }
+    }
+    if !seen[dst] {
+        return None;
+    }
+    let mut path = Vec::new();
+    let mut v = dst;
+    while v != src {
+        let (u, d) = prev[v].expect("BFS predecessor");
+        path.push(d);
+        v = u;
+    }
+    path.reverse();
+    Some(path)
+}
+
+#[cfg(test)]
+mod tests;

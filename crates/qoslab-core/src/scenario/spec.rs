@@ -1,0 +1,328 @@
+//! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
+//! errors everywhere (`deny_unknown_fields`). Values with units are strings parsed by
+//! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
+//! names replaced by the index 0..count and per-index values given as lists.
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::units::{self, Limit};
+
+macro_rules! unit_newtype {
+    ($name:ident, $ty:ty, $parse:path, $what:expr) => {
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub struct $name(pub $ty);
+        impl TryFrom<String> for $name {
+            type Error = String;
+            fn try_from(s: String) -> Result<Self, String> {
+                $parse(&s).map($name)
+            }
+        }
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s).map($name).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        Err(E::custom(format!("{v} has no unit: expected {}", $what)))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        Err(E::custom(format!("{v} has no unit: expected {}", $what)))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        Err(E::custom(format!("{v} has no unit: expected {}", $what)))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+unit_newtype!(
+    DurationStr,
+    u64,
+    units::parse_duration,
+    "a duration string such as \"26ms\""
+);
+unit_newtype!(
+    RateStr,
+    u64,
+    units::parse_rate,
+    "a rate string such as \"1.2Mbps\""
+);
+unit_newtype!(
+    BytesStr,
+    u64,
+    units::parse_bytes,
+    "a size string such as \"500B\""
+);
+unit_newtype!(
+    LimitStr,
+    Limit,
+    units::parse_limit,
+    "a queue limit such as \"100pkts\" or \"64KB\""
+);
+unit_newtype!(
+    StartStr,
+    Start,
+    parse_start,
+    "a start time such as \"0s\" or \"uniform(0s, 1s)\""
+);
+
+/// When a flow starts: a fixed time, or uniform in [lo, hi) drawn from the run seed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Start {
+    At(u64),
+    Uniform(u64, u64),
+}
+
+pub fn parse_start(s: &str) -> Result<Start, String> {
+    let t = s.trim();
+    if let Some(inner) = t.strip_prefix("uniform(").and_then(|r| r.strip_suffix(')')) {
+        let mut parts = inner.split(',');
+        let (Some(a), Some(b), None) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(format!(
+                "{s:?}: expected \"uniform(LO, HI)\" with two durations"
+            ));
+        };
+        let (lo, hi) = (units::parse_duration(a)?, units::parse_duration(b)?);
+        if hi < lo {
+            return Err(format!("{s:?}: the upper bound is below the lower bound"));
+        }
+        return Ok(Start::Uniform(lo, hi));
+    }
+    units::parse_duration(t).map(Start::At)
+}
+
+/// A value given once for a whole group, or once per member (a list of `count` values).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PerIndex<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T: Clone> PerIndex<T> {
+    pub fn get(&self, i: usize) -> T {
+        match self {
+            PerIndex::One(v) => v.clone(),
+            PerIndex::Many(v) => v[i].clone(),
+        }
+    }
+    pub fn len(&self) -> Option<usize> {
+        match self {
+            PerIndex::One(_) => None,
+            PerIndex::Many(v) => Some(v.len()),
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for PerIndex<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = PerIndex<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a value, or a list of one value per group member")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element()? {
+                    v.push(x);
+                }
+                Ok(PerIndex::Many(v))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                T::deserialize(de::value::StrDeserializer::new(s)).map(PerIndex::One)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                T::deserialize(de::value::I64Deserializer::new(v)).map(PerIndex::One)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                T::deserialize(de::value::U64Deserializer::new(v)).map(PerIndex::One)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                T::deserialize(de::value::F64Deserializer::new(v)).map(PerIndex::One)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Short name, recorded in every output.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Simulated time.
+    pub duration: DurationStr,
+    /// Default seed (overridden by `--seed`).
+    pub seed: Option<u64>,
+    /// Defaults for every TCP flow.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    #[serde(default)]
+    pub measurement: MeasurementSpec,
+    #[serde(default, rename = "node")]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkSpec>,
+    #[serde(default, rename = "flow")]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default, rename = "capture")]
+    pub captures: Vec<CaptureSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub count: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Defaults to "A-B".
+    pub name: Option<String>,
+    pub count: Option<u32>,
+    pub a: String,
+    pub b: String,
+    pub bandwidth: PerIndex<RateStr>,
+    pub delay: PerIndex<DurationStr>,
+    /// Queue of both directions (DropTail of 50 packets when absent, as in ns-2).
+    pub queue: Option<QueueSpec>,
+    /// Queue of the a→b direction, overriding `queue`.
+    pub queue_ab: Option<QueueSpec>,
+    /// Queue of the b→a direction, overriding `queue`.
+    pub queue_ba: Option<QueueSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueType {
+    Droptail,
+    Red,
+}
+
+/// One queue's configuration. Keys that belong to another queue type are rejected.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(rename = "type")]
+    pub kind: QueueType,
+    pub limit: Option<LimitStr>,
+    pub min_th: Option<f64>,
+    pub max_th: Option<f64>,
+    pub max_p: Option<f64>,
+    pub w_q: Option<f64>,
+    pub gentle: Option<bool>,
+    pub wait: Option<bool>,
+    pub byte_mode: Option<bool>,
+    pub mean_pkt_size: Option<BytesStr>,
+    pub ecn: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    Reno,
+    Newreno,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    pub variant: Option<TcpVariant>,
+    pub packet_size: Option<BytesStr>,
+    pub ack_size: Option<BytesStr>,
+    /// Advertised-window cap, packets.
+    pub window: Option<u32>,
+    pub initial_window: Option<u32>,
+    pub min_rto: Option<DurationStr>,
+    pub max_rto: Option<DurationStr>,
+    pub initial_rto: Option<DurationStr>,
+    /// Timer granularity of the RTT estimator.
+    pub tick: Option<DurationStr>,
+    pub delayed_ack: Option<bool>,
+    pub delack_interval: Option<DurationStr>,
+    /// Most packets sent in response to one ACK (0: no limit).
+    pub max_burst: Option<u32>,
+    pub dupack_threshold: Option<u32>,
+    pub ecn: Option<bool>,
+    /// Model ns-2's SYN (segment 0, 40 bytes) before the initial window (default true).
+    pub syn: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowType {
+    Tcp,
+    Cbr,
+    Onoff,
+    Poisson,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Defaults to "flowN" (N = position among all flows).
+    pub name: Option<String>,
+    pub count: Option<u32>,
+    pub src: String,
+    pub dst: String,
+    #[serde(rename = "type", default = "default_flow_type")]
+    pub kind: FlowType,
+    pub start: Option<PerIndex<StartStr>>,
+    pub stop: Option<DurationStr>,
+    pub packet_size: Option<BytesStr>,
+    /// CBR rate, ON/OFF peak rate, Poisson mean rate.
+    pub rate: Option<PerIndex<RateStr>>,
+    /// ON/OFF mean burst and idle times (exponential).
+    pub on: Option<DurationStr>,
+    pub off: Option<DurationStr>,
+    /// DiffServ codepoint set by the host (0..=63).
+    pub dscp: Option<u8>,
+    /// Per-flow TCP settings, overriding `[tcp]`.
+    pub tcp: Option<TcpSpec>,
+}
+
+fn default_flow_type() -> FlowType {
+    FlowType::Tcp
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasurementSpec {
+    /// Measurement window (default: the whole run).
+    pub start: Option<DurationStr>,
+    pub end: Option<DurationStr>,
+    /// Time-series sampling interval (default: 1 s, or duration/100 when shorter).
+    pub interval: Option<DurationStr>,
+    /// Where throughput is counted: "receiver" (default) or "sender".
+    pub point: Option<String>,
+    /// The link whose utilisation is the headline figure (default: the slowest link).
+    pub bottleneck: Option<String>,
+    /// Record per-flow cwnd in the time series (default true).
+    pub cwnd: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSpec {
+    pub link: String,
+    /// "ab", "ba" or "both" (default "ab").
+    pub direction: Option<String>,
+    /// File name, relative to the output directory (default "LINK.pcap").
+    pub file: Option<String>,
+}

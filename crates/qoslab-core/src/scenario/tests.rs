@@ -1,0 +1,110 @@
+use super::*;
+
+pub const DUMBBELL: &str = r#"
+name = "dumbbell"
+duration = "20s"
+
+[[node]]
+name = "s{i}"
+count = 3
+[[node]]
+name = "r1"
+[[node]]
+name = "r2"
+[[node]]
+name = "d{i}"
+count = 3
+
+[[link]]
+count = 3
+a = "s{i}"
+b = "r1"
+bandwidth = "10Mbps"
+delay = ["4ms", "14ms", "24ms"]
+
+[[link]]
+name = "bottleneck"
+a = "r1"
+b = "r2"
+bandwidth = "1Mbps"
+delay = "5ms"
+queue_ab = { type = "red", limit = "100pkts", min_th = 25, max_th = 75, max_p = 0.01, w_q = 0.002 }
+
+[[link]]
+count = 3
+a = "r2"
+b = "d{i}"
+bandwidth = "10Mbps"
+delay = "1ms"
+
+[[flow]]
+name = "ftp{i}"
+count = 3
+src = "s{i}"
+dst = "d{i}"
+start = "uniform(0s, 1s)"
+tcp = { packet_size = "500B" }
+"#;
+
+fn err(src: &str) -> ScenarioError {
+    Scenario::from_toml(src, "t.toml").unwrap_err()
+}
+
+#[test]
+fn resolves_groups_and_defaults() {
+    let s = Scenario::from_toml(DUMBBELL, "t.toml").unwrap();
+    assert_eq!(s.nodes.len(), 8);
+    assert_eq!(s.links.len(), 7);
+    assert_eq!(s.links[1].delay_ns, 14_000_000);
+    assert_eq!(s.links[3].name, "bottleneck");
+    assert_eq!(s.links[3].queue_ab.kind, "red");
+    assert_eq!(s.links[3].queue_ba.kind, "droptail");
+    assert_eq!(s.flows[2].name, "ftp2");
+    assert_eq!(s.flows[2].packet_size_bytes, 500);
+    assert_eq!(
+        (s.flows[0].start_ns, s.flows[0].start_max_ns),
+        (0, 1_000_000_000)
+    );
+    assert_eq!(s.measurement.bottleneck, "bottleneck");
+}
+
+#[test]
+fn typo_in_key_names_line_and_key() {
+    let src = DUMBBELL.replace("bandwidth = \"1Mbps\"", "bandwdith = \"1Mbps\"");
+    let e = err(&src);
+    assert_eq!(e.line, Some(27), "{e}");
+    assert!(e.message.contains("bandwdith"), "{e}");
+    assert!(e.key.starts_with("link[1]"), "{e}");
+}
+
+#[test]
+fn unknown_unit_and_negative_rate() {
+    let e = err(&DUMBBELL.replace("\"1Mbps\"", "\"1Mbit\""));
+    assert!(e.message.contains("unknown rate unit"), "{e}");
+    assert_eq!(e.key, "link[1].bandwidth", "{e}");
+    let e = err(&DUMBBELL.replace("\"1Mbps\"", "\"-1Mbps\""));
+    assert!(e.message.contains("negative"), "{e}");
+}
+
+#[test]
+fn semantic_errors_are_located() {
+    let e = err(&DUMBBELL.replace("dst = \"d{i}\"", "dst = \"x{i}\""));
+    assert_eq!(e.key, "flow[0].dst");
+    assert!(e.message.contains("unknown node \"x0\""), "{e}");
+    assert!(e.line.is_some());
+    let e = err(&DUMBBELL.replace("min_th = 25", "min_th = 80"));
+    assert_eq!(e.key, "link[1].queue_ab.min_th", "{e}");
+    assert!(e.message.contains("smaller than max_th"), "{e}");
+    let e = err(&DUMBBELL.replace("delay = [\"4ms\", \"14ms\", \"24ms\"]", "delay = [\"4ms\"]"));
+    assert!(e.message.contains("expected 3 values"), "{e}");
+}
+
+#[test]
+fn missing_route() {
+    let src = DUMBBELL.replace(
+        "[[link]]\ncount = 3\na = \"r2\"",
+        "[[link]]\ncount = 2\na = \"r2\"",
+    );
+    let e = err(&src);
+    assert!(e.message.contains("no route"), "{e}");
+}

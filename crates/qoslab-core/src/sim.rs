@@ -1,0 +1,766 @@
+//! The simulation: builds the network from a [`Scenario`], runs the event loop and collects
+//! the results. It is a plain value (no globals), so several simulations can run in one
+//! process, on different threads.
+
+use crate::aqm::{AnyAqm, DropReason, DropTail, Red};
+use crate::engine::{EventKind, EventQueue};
+use crate::net::link::{Admit, LinkDir};
+use crate::net::pcap::PcapWriter;
+use crate::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
+use crate::rng::{stream, SimRng};
+use crate::scenario::{adjacency, shortest_path, Scenario};
+use crate::traffic::sink::{SinkAction, TcpSink};
+use crate::traffic::tcp::{SendBuf, TcpSender};
+use crate::traffic::udp::{UdpKind, UdpSource};
+use crate::units::SimTime;
+
+#[derive(Debug, Clone, Default)]
+pub struct FlowStats {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub retransmits: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    pub dropped_pkts: u64,
+    pub drops_by_reason: [u64; 3],
+    /// (link direction, drops) where this flow's data packets were dropped.
+    pub drops_at: Vec<(u32, u64)>,
+    pub window_delivered_bytes: u64,
+    pub window_goodput_pkts: u64,
+    pub window_sent_bytes: u64,
+    pub acks_sent: u64,
+    pub acks_dropped: u64,
+    pub acks_delivered: u64,
+    bin_bytes: u64,
+}
+
+enum Endpoint {
+    Tcp {
+        sender: Box<TcpSender>,
+        sink: TcpSink,
+        /// The time of the pending RTO event in the heap (lazy re-arming).
+        rto_scheduled: Option<SimTime>,
+        delack_gen: u32,
+        delack_interval: SimTime,
+        ack_size: u32,
+        ecn: bool,
+    },
+    Udp {
+        src: UdpSource,
+        send_pending: bool,
+    },
+}
+
+struct Flow {
+    src: usize,
+    dst: usize,
+    fwd: Vec<u32>,
+    rev: Vec<u32>,
+    size: u32,
+    dscp: u8,
+    start: SimTime,
+    ep: Endpoint,
+    stats: FlowStats,
+}
+
+/// Columns of the time series, one row per (sample, link direction) and (sample, flow).
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    pub q_time_ns: Vec<u64>,
+    pub q_dir: Vec<u32>,
+    pub q_len_pkts: Vec<u32>,
+    pub q_len_bytes: Vec<u64>,
+    pub q_avg: Vec<f64>,
+    pub f_time_ns: Vec<u64>,
+    pub f_flow: Vec<u32>,
+    pub f_throughput_bps: Vec<f64>,
+    pub f_cwnd: Vec<f64>,
+    pub f_ssthresh: Vec<f64>,
+}
+
+pub struct Simulation {
+    pub scenario: Scenario,
+    pub seed: u64,
+    q: EventQueue,
+    arena: PacketArena,
+    dirs: Vec<LinkDir>,
+    flows: Vec<Flow>,
+    buf: SendBuf,
+    captures: Vec<PcapWriter>,
+    capture_error: Option<String>,
+    in_window: bool,
+    series: Series,
+    last_sample: SimTime,
+    /// Directions worth sampling: those with a queue discipline other than DropTail, or
+    /// that ever held a packet (every direction is sampled; this keeps the order stable).
+    events: u64,
+    hops: u64,
+}
+
+impl Simulation {
+    pub fn new(scenario: &Scenario, seed: u64) -> Simulation {
+        let sc = scenario.clone();
+        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        for (i, l) in sc.links.iter().enumerate() {
+            for (d, (from, to, qc)) in [
+                (l.a_idx, l.b_idx, &l.queue_ab),
+                (l.b_idx, l.a_idx, &l.queue_ba),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let aqm = match qc.kind.as_str() {
+                    "red" => AnyAqm::Red(Red::new(qc.red_params(l.bandwidth_bps))),
+                    _ => AnyAqm::DropTail(DropTail),
+                };
+                let dir_id = (i * 2 + d) as u64;
+                dirs.push(LinkDir::new(
+                    i,
+                    from,
+                    to,
+                    l.bandwidth_bps,
+                    l.delay_ns,
+                    qc.limit(),
+                    aqm,
+                    SimRng::derive(seed, stream::QUEUE | dir_id),
+                ));
+            }
+        }
+        let adj = adjacency(sc.nodes.len(), &sc.links);
+        let mut q = EventQueue::new();
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for (f, fc) in sc.flows.iter().enumerate() {
+            let fwd = shortest_path(&adj, fc.src_idx, fc.dst_idx).expect("validated route");
+            let rev = shortest_path(&adj, fc.dst_idx, fc.src_idx).expect("validated route");
+            let mut start_rng = SimRng::derive(seed, stream::FLOW_START | f as u64);
+            let start = if fc.start_max_ns > fc.start_ns {
+                fc.start_ns + (start_rng.uniform() * (fc.start_max_ns - fc.start_ns) as f64) as u64
+            } else {
+                fc.start_ns
+            };
+            let ep = match &fc.tcp {
+                Some(t) => Endpoint::Tcp {
+                    sender: Box::new(TcpSender::new(t, start_rng.uniform())),
+                    sink: TcpSink::new(t.delayed_ack),
+                    rto_scheduled: None,
+                    delack_gen: 0,
+                    delack_interval: t.delack_interval_ns,
+                    ack_size: t.ack_size_bytes,
+                    ecn: t.ecn,
+                },
+                None => Endpoint::Udp {
+                    src: UdpSource {
+                        kind: match fc.kind.as_str() {
+                            "cbr" => UdpKind::Cbr,
+                            "poisson" => UdpKind::Poisson,
+                            _ => UdpKind::OnOff,
+                        },
+                        size: fc.packet_size_bytes,
+                        rate_bps: fc.rate_bps.unwrap_or(1),
+                        on_mean_ns: fc.on_ns.unwrap_or(0),
+                        off_mean_ns: fc.off_ns.unwrap_or(0),
+                        on: false,
+                        seq: 0,
+                        active: false,
+                        rng: SimRng::derive(seed, stream::FLOW_TRAFFIC | f as u64),
+                    },
+                    send_pending: false,
+                },
+            };
+            q.at(start, EventKind::FlowStart(f as u32));
+            if let Some(stop) = fc.stop_ns {
+                if stop < sc.duration_ns {
+                    q.at(stop.max(start), EventKind::FlowStop(f as u32));
+                }
+            }
+            flows.push(Flow {
+                src: fc.src_idx,
+                dst: fc.dst_idx,
+                fwd,
+                rev,
+                size: fc.packet_size_bytes,
+                dscp: fc.dscp,
+                start,
+                ep,
+                stats: FlowStats::default(),
+            });
+        }
+        q.at(sc.measurement.start_ns, EventKind::MeasureStart);
+        q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
+        q.at(0, EventKind::Sample);
+        Simulation {
+            seed,
+            q,
+            arena: PacketArena::with_capacity(1024),
+            dirs,
+            flows,
+            buf: Vec::with_capacity(64),
+            captures: Vec::new(),
+            capture_error: None,
+            in_window: false,
+            series: Series::default(),
+            last_sample: 0,
+            events: 0,
+            hops: 0,
+            scenario: sc,
+        }
+    }
+
+    /// Captures the packets leaving link direction `dir` (link index * 2 + 0 for a→b, + 1 for
+    /// b→a) into `out` as pcap.
+    pub fn attach_capture(
+        &mut self,
+        dir: usize,
+        out: Box<dyn std::io::Write + Send>,
+    ) -> std::io::Result<()> {
+        let w = PcapWriter::new(out)?;
+        self.dirs[dir].capture = Some(self.captures.len());
+        self.captures.push(w);
+        Ok(())
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    pub fn done(&self) -> bool {
+        self.q
+            .peek_time()
+            .is_none_or(|t| t > self.scenario.duration_ns)
+    }
+
+    /// Runs every event up to and including time `until` (capped at the scenario duration).
+    pub fn run_until(&mut self, until: SimTime) {
+        let until = until.min(self.scenario.duration_ns);
+        while let Some(t) = self.q.peek_time() {
+            if t > until {
+                break;
+            }
+            let e = self.q.pop().expect("peeked");
+            self.events += 1;
+            self.dispatch(e.time, e.kind);
+        }
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.scenario.duration_ns);
+    }
+
+    fn dispatch(&mut self, now: SimTime, kind: EventKind) {
+        match kind {
+            EventKind::TxDone(d) => self.on_tx_done(now, d as usize),
+            EventKind::Arrive(d) => self.on_arrive(now, d as usize),
+            EventKind::FlowStart(f) => self.on_flow_start(now, f as usize),
+            EventKind::FlowStop(f) => self.on_flow_stop(f as usize),
+            EventKind::UdpSend(f) => self.on_udp_send(now, f as usize),
+            EventKind::UdpToggle(f) => self.on_udp_toggle(now, f as usize),
+            EventKind::Rto(f, _) => self.on_rto(now, f as usize),
+            EventKind::DelAck(f, g) => self.on_delack(now, f as usize, g),
+            EventKind::Sample => self.on_sample(now),
+            EventKind::MeasureStart => self.in_window = true,
+            EventKind::MeasureEnd => self.in_window = false,
+        }
+    }
+
+    // --- packets through links -------------------------------------------------------
+
+    #[inline]
+    fn send_on(&mut self, now: SimTime, d: usize, id: PacketId) {
+        match self.dirs[d].enqueue(now, id, &mut self.arena) {
+            Admit::Queued { start_tx: true } => {
+                if let Some(done) = self.dirs[d].start_tx(now, &self.arena) {
+                    self.q.at(done, EventKind::TxDone(d as u32));
+                }
+            }
+            Admit::Queued { start_tx: false } => {}
+            Admit::Dropped(r) => self.on_drop(d, id, r),
+        }
+    }
+
+    fn on_drop(&mut self, d: usize, id: PacketId, r: DropReason) {
+        let p = self.arena.free(id);
+        let st = &mut self.flows[p.flow as usize].stats;
+        match p.kind {
+            PacketKind::Data => {
+                st.dropped_pkts += 1;
+                st.drops_by_reason[r as usize] += 1;
+                match st.drops_at.iter_mut().find(|(x, _)| *x == d as u32) {
+                    Some(e) => e.1 += 1,
+                    None => st.drops_at.push((d as u32, 1)),
+                }
+            }
+            PacketKind::Ack => st.acks_dropped += 1,
+        }
+    }
+
+    fn on_tx_done(&mut self, now: SimTime, d: usize) {
+        let in_window = self.in_window;
+        let (id, pipe_was_empty) = self.dirs[d].finish_tx(now, &self.arena, in_window);
+        self.hops += 1;
+        if let Some(c) = self.dirs[d].capture {
+            let p = *self.arena.get(id);
+            let f = &self.flows[p.flow as usize];
+            let udp = matches!(f.ep, Endpoint::Udp { .. });
+            if let Err(e) = self.captures[c].record(now, &p, f.src, f.dst, udp) {
+                self.capture_error.get_or_insert_with(|| e.to_string());
+            }
+        }
+        if pipe_was_empty {
+            self.q
+                .at(now + self.dirs[d].delay, EventKind::Arrive(d as u32));
+        }
+        if let Some(done) = self.dirs[d].start_tx(now, &self.arena) {
+            self.q.at(done, EventKind::TxDone(d as u32));
+        }
+    }
+
+    fn on_arrive(&mut self, now: SimTime, d: usize) {
+        let (t, id) = self.dirs[d]
+            .pipe
+            .pop_front()
+            .expect("an arrival is scheduled only for a packet");
+        debug_assert_eq!(t, now);
+        if let Some(&(next, _)) = self.dirs[d].pipe.front() {
+            self.q.at(next, EventKind::Arrive(d as u32));
+        }
+        let p = self.arena.get_mut(id);
+        p.hop += 1;
+        let hop = p.hop as usize;
+        let kind = p.kind;
+        let f = &self.flows[p.flow as usize];
+        let route = if kind == PacketKind::Data {
+            &f.fwd
+        } else {
+            &f.rev
+        };
+        if hop == route.len() {
+            self.deliver(now, id);
+        } else {
+            let next = route[hop] as usize;
+            self.send_on(now, next, id);
+        }
+    }
+
+    fn deliver(&mut self, now: SimTime, id: PacketId) {
+        let p = self.arena.free(id);
+        let fi = p.flow as usize;
+        let in_window = self.in_window;
+        match p.kind {
+            PacketKind::Data => {
+                let flow = &mut self.flows[fi];
+                flow.stats.delivered_pkts += 1;
+                flow.stats.delivered_bytes += p.size as u64;
+                if in_window {
+                    flow.stats.window_delivered_bytes += p.size as u64;
+                }
+                if self.scenario.measurement.point == "receiver" {
+                    flow.stats.bin_bytes += p.size as u64;
+                }
+                if let Endpoint::Tcp {
+                    sink,
+                    delack_gen,
+                    delack_interval,
+                    ..
+                } = &mut flow.ep
+                {
+                    let before = sink.goodput_pkts;
+                    let action = sink.on_data(p.seq);
+                    if in_window {
+                        flow.stats.window_goodput_pkts += sink.goodput_pkts - before;
+                    }
+                    match action {
+                        SinkAction::AckNow => {
+                            *delack_gen = delack_gen.wrapping_add(1);
+                            self.send_ack(now, fi);
+                        }
+                        SinkAction::Delay => {
+                            *delack_gen = delack_gen.wrapping_add(1);
+                            let (g, iv) = (*delack_gen, *delack_interval);
+                            self.q.at(now + iv, EventKind::DelAck(fi as u32, g));
+                        }
+                    }
+                }
+            }
+            PacketKind::Ack => {
+                let flow = &mut self.flows[fi];
+                flow.stats.acks_delivered += 1;
+                if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
+                    let mut buf = std::mem::take(&mut self.buf);
+                    sender.on_ack(now, p.ack, &mut buf);
+                    self.transmit_tcp(now, fi, &mut buf);
+                    self.buf = buf;
+                }
+            }
+        }
+    }
+
+    fn send_ack(&mut self, now: SimTime, fi: usize) {
+        let flow = &mut self.flows[fi];
+        let Endpoint::Tcp { sink, ack_size, .. } = &flow.ep else {
+            return;
+        };
+        let mut p = PacketMeta::new(fi as u32, PacketKind::Ack, *ack_size, 0, now);
+        p.ack = sink.ackno();
+        flow.stats.acks_sent += 1;
+        let first = flow.rev[0] as usize;
+        let id = self.arena.alloc(p);
+        self.send_on(now, first, id);
+    }
+
+    fn transmit_tcp(&mut self, now: SimTime, fi: usize, buf: &mut SendBuf) {
+        let (size, dscp, first) = {
+            let f = &self.flows[fi];
+            (f.size, f.dscp, f.fwd[0] as usize)
+        };
+        let (ecn, syn) = match &self.flows[fi].ep {
+            Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn),
+            Endpoint::Udp { .. } => (false, false),
+        };
+        for (seq, rtx) in buf.drain(..) {
+            // ns-2's SYN is a 40-byte segment 0.
+            let size = if syn && seq == 0 { 40 } else { size };
+            let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, seq, now);
+            p.dscp = dscp;
+            p.retransmit = rtx;
+            if ecn {
+                p.ecn = 2;
+            }
+            let st = &mut self.flows[fi].stats;
+            st.sent_pkts += 1;
+            st.sent_bytes += size as u64;
+            if rtx {
+                st.retransmits += 1;
+            }
+            if self.in_window {
+                st.window_sent_bytes += size as u64;
+            }
+            if self.scenario.measurement.point == "sender" {
+                st.bin_bytes += size as u64;
+            }
+            let id = self.arena.alloc(p);
+            self.send_on(now, first, id);
+        }
+        self.sync_rto(fi);
+    }
+
+    /// Makes sure a heap event exists no later than the sender's retransmission deadline.
+    fn sync_rto(&mut self, fi: usize) {
+        if let Endpoint::Tcp {
+            sender,
+            rto_scheduled,
+            ..
+        } = &mut self.flows[fi].ep
+        {
+            if let Some(dl) = sender.rtx_deadline {
+                if rto_scheduled.is_none_or(|s| dl < s) {
+                    *rto_scheduled = Some(dl);
+                    self.q.at(dl, EventKind::Rto(fi as u32, 0));
+                }
+            }
+        }
+    }
+
+    fn on_rto(&mut self, now: SimTime, fi: usize) {
+        let Endpoint::Tcp {
+            sender,
+            rto_scheduled,
+            ..
+        } = &mut self.flows[fi].ep
+        else {
+            return;
+        };
+        if *rto_scheduled != Some(now) {
+            return; // superseded by an earlier event
+        }
+        *rto_scheduled = None;
+        match sender.rtx_deadline {
+            Some(dl) if dl <= now => {
+                let mut buf = std::mem::take(&mut self.buf);
+                sender.on_timeout(now, &mut buf);
+                self.transmit_tcp(now, fi, &mut buf);
+                self.buf = buf;
+            }
+            Some(dl) => {
+                *rto_scheduled = Some(dl);
+                self.q.at(dl, EventKind::Rto(fi as u32, 0));
+            }
+            None => {}
+        }
+    }
+
+    fn on_delack(&mut self, now: SimTime, fi: usize, g: u32) {
+        let Endpoint::Tcp {
+            sink, delack_gen, ..
+        } = &mut self.flows[fi].ep
+        else {
+            return;
+        };
+        if *delack_gen != g || !sink.pending {
+            return;
+        }
+        sink.pending = false;
+        self.send_ack(now, fi);
+    }
+
+    // --- sources ---------------------------------------------------------------------
+
+    fn on_flow_start(&mut self, now: SimTime, fi: usize) {
+        match &mut self.flows[fi].ep {
+            Endpoint::Tcp { sender, .. } => {
+                let mut buf = std::mem::take(&mut self.buf);
+                sender.start(now, &mut buf);
+                self.transmit_tcp(now, fi, &mut buf);
+                self.buf = buf;
+            }
+            Endpoint::Udp { src, send_pending } => {
+                src.active = true;
+                src.on = true;
+                if src.kind == UdpKind::OnOff {
+                    let p = src.period(true);
+                    self.q.at(now + p, EventKind::UdpToggle(fi as u32));
+                }
+                *send_pending = true;
+                self.q.at(now, EventKind::UdpSend(fi as u32));
+            }
+        }
+    }
+
+    fn on_flow_stop(&mut self, fi: usize) {
+        match &mut self.flows[fi].ep {
+            Endpoint::Tcp { sender, .. } => sender.stop(),
+            Endpoint::Udp { src, .. } => src.active = false,
+        }
+    }
+
+    fn on_udp_send(&mut self, now: SimTime, fi: usize) {
+        let (size, dscp, first) = {
+            let f = &self.flows[fi];
+            (f.size, f.dscp, f.fwd[0] as usize)
+        };
+        let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
+            return;
+        };
+        *send_pending = false;
+        if !src.active || !src.on {
+            return;
+        }
+        let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, src.seq, now);
+        p.dscp = dscp;
+        src.seq += 1;
+        let gap = src.next_gap();
+        *send_pending = true;
+        self.q.at(now + gap, EventKind::UdpSend(fi as u32));
+        let st = &mut self.flows[fi].stats;
+        st.sent_pkts += 1;
+        st.sent_bytes += size as u64;
+        if self.in_window {
+            st.window_sent_bytes += size as u64;
+        }
+        if self.scenario.measurement.point == "sender" {
+            st.bin_bytes += size as u64;
+        }
+        let id = self.arena.alloc(p);
+        self.send_on(now, first, id);
+    }
+
+    fn on_udp_toggle(&mut self, now: SimTime, fi: usize) {
+        let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
+            return;
+        };
+        if !src.active {
+            return;
+        }
+        src.on = !src.on;
+        let p = src.period(src.on);
+        self.q.at(now + p, EventKind::UdpToggle(fi as u32));
+        if src.on && !*send_pending {
+            *send_pending = true;
+            self.q.at(now, EventKind::UdpSend(fi as u32));
+        }
+    }
+
+    // --- measurement -----------------------------------------------------------------
+
+    fn on_sample(&mut self, now: SimTime) {
+        let s = &mut self.series;
+        for (d, l) in self.dirs.iter().enumerate() {
+            s.q_time_ns.push(now);
+            s.q_dir.push(d as u32);
+            s.q_len_pkts.push(l.fifo.len() as u32);
+            s.q_len_bytes.push(l.q_bytes);
+            s.q_avg
+                .push(crate::aqm::Aqm::average(&l.aqm).unwrap_or(f64::NAN));
+        }
+        let dt = (now - self.last_sample) as f64 / 1e9;
+        let record_cwnd = self.scenario.measurement.cwnd;
+        for (fi, f) in self.flows.iter_mut().enumerate() {
+            s.f_time_ns.push(now);
+            s.f_flow.push(fi as u32);
+            s.f_throughput_bps.push(if dt > 0.0 {
+                f.stats.bin_bytes as f64 * 8.0 / dt
+            } else {
+                0.0
+            });
+            f.stats.bin_bytes = 0;
+            let (c, t) = match &f.ep {
+                Endpoint::Tcp { sender, .. } if record_cwnd => (sender.cwnd, sender.ssthresh),
+                _ => (f64::NAN, f64::NAN),
+            };
+            s.f_cwnd.push(c);
+            s.f_ssthresh.push(t);
+        }
+        self.last_sample = now;
+        let next = now + self.scenario.measurement.interval_ns;
+        if next <= self.scenario.duration_ns {
+            self.q.at(next, EventKind::Sample);
+        }
+    }
+
+    /// Collects the results. Call after [`Simulation::run`].
+    pub fn results(&mut self) -> RunResults {
+        for c in &mut self.captures {
+            if let Err(e) = c.flush() {
+                self.capture_error.get_or_insert_with(|| e.to_string());
+            }
+        }
+        let m = &self.scenario.measurement;
+        let window_s = (m.end_ns - m.start_ns) as f64 / 1e9;
+        // In flight: data packets of each flow still in the arena.
+        let mut in_flight = vec![0u64; self.flows.len()];
+        let mut acks_in_flight = vec![0u64; self.flows.len()];
+        for p in self.arena.live() {
+            match p.kind {
+                PacketKind::Data => in_flight[p.flow as usize] += 1,
+                PacketKind::Ack => acks_in_flight[p.flow as usize] += 1,
+            }
+        }
+        let mut violations = Vec::new();
+        let flows: Vec<FlowResult> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let st = &f.stats;
+                if st.sent_pkts != st.delivered_pkts + st.dropped_pkts + in_flight[i] {
+                    violations.push(format!(
+                        "flow {}: sent {} != delivered {} + dropped {} + in flight {}",
+                        i, st.sent_pkts, st.delivered_pkts, st.dropped_pkts, in_flight[i]
+                    ));
+                }
+                if st.acks_sent != st.acks_delivered + st.acks_dropped + acks_in_flight[i] {
+                    violations.push(format!("flow {i}: ACK conservation violated"));
+                }
+                let (cwnd, ssthresh, srtt, timeouts, fast_rtx) = match &f.ep {
+                    Endpoint::Tcp { sender, .. } => (
+                        sender.cwnd,
+                        sender.ssthresh,
+                        sender.srtt(),
+                        sender.stats.timeouts,
+                        sender.stats.fast_retransmits,
+                    ),
+                    Endpoint::Udp { .. } => (f64::NAN, f64::NAN, f64::NAN, 0, 0),
+                };
+                let window_bytes = if m.point == "sender" {
+                    st.window_sent_bytes
+                } else {
+                    st.window_delivered_bytes
+                };
+                FlowResult {
+                    start_ns: f.start,
+                    throughput_bps: window_bytes as f64 * 8.0 / window_s,
+                    goodput_bps: st.window_goodput_pkts as f64 * f.size as f64 * 8.0 / window_s,
+                    in_flight: in_flight[i],
+                    final_cwnd: cwnd,
+                    final_ssthresh: ssthresh,
+                    srtt_s: srtt,
+                    timeouts,
+                    fast_retransmits: fast_rtx,
+                    stats: st.clone(),
+                }
+            })
+            .collect();
+        let links: Vec<LinkResult> = self
+            .dirs
+            .iter()
+            .enumerate()
+            .map(|(d, l)| {
+                let st = &l.stats;
+                let queued = l.fifo.len() as u64 + u64::from(l.tx.is_some());
+                if st.arrivals != st.departures + st.total_drops() + queued {
+                    violations.push(format!(
+                        "link direction {d}: arrivals != departures + drops + queued"
+                    ));
+                }
+                LinkResult {
+                    link: l.link,
+                    direction: if d % 2 == 0 { "ab" } else { "ba" },
+                    utilization: st.window_bytes as f64 * 8.0 / (l.bps as f64 * window_s),
+                    queued,
+                    in_pipe: l.pipe.len() as u64,
+                    stats: st.clone(),
+                }
+            })
+            .collect();
+        RunResults {
+            flows,
+            links,
+            series: std::mem::take(&mut self.series),
+            events: self.events,
+            packet_hops: self.hops,
+            end_ns: self.q.now(),
+            violations,
+            capture_error: self.capture_error.clone(),
+            capture_records: self.captures.iter().map(|c| c.records).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowResult {
+    pub start_ns: SimTime,
+    pub throughput_bps: f64,
+    pub goodput_bps: f64,
+    pub in_flight: u64,
+    pub final_cwnd: f64,
+    pub final_ssthresh: f64,
+    pub srtt_s: f64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub stats: FlowStats,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkResult {
+    pub link: usize,
+    pub direction: &'static str,
+    pub utilization: f64,
+    pub queued: u64,
+    pub in_pipe: u64,
+    pub stats: crate::net::link::LinkStats,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunResults {
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub series: Series,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub end_ns: SimTime,
+    /// Conservation-law violations (empty when every packet is accounted for).
+    pub violations: Vec<String>,
+    pub capture_error: Option<String>,
+    pub capture_records: Vec<u64>,
+}
+
+/// Jain's fairness index of `x`: (Σx)² / (n Σx²); 1 when all equal.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}

@@ -1,0 +1,176 @@
+//! Units: simulated time is an integer count of nanoseconds, rates are bits per second,
+//! sizes are bytes. The parsers accept the human-readable forms used in scenario files
+//! (`"26ms"`, `"1.2Mbps"`, `"64KB"`, `"100pkts"`). Decimal prefixes are powers of 1000
+//! (as in networking: 1 Mbps = 10^6 bit/s, 1 KB = 1000 B); `KiB`/`MiB` are powers of 1024.
+
+/// Simulated time in nanoseconds since the start of the run.
+pub type SimTime = u64;
+/// A span of simulated time in nanoseconds.
+pub type Dur = u64;
+
+pub const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// Converts nanoseconds to seconds (for reporting only; never used for event times).
+pub fn secs(t: u64) -> f64 {
+    t as f64 / NS_PER_SEC as f64
+}
+
+/// Converts seconds to nanoseconds, rounding to the nearest nanosecond.
+pub fn from_secs(s: f64) -> u64 {
+    (s * NS_PER_SEC as f64).round() as u64
+}
+
+/// Time to serialise `bytes` at `bps`, rounded up to whole nanoseconds.
+pub fn tx_time(bytes: u64, bps: u64) -> Dur {
+    ceil_div(bytes as u128 * 8 * NS_PER_SEC as u128, bps as u128) as u64
+}
+
+pub fn ceil_div(a: u128, b: u128) -> u128 {
+    a.div_ceil(b)
+}
+
+/// A queue's capacity: in packets or in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // "e" may start a unit only if it is not an exponent; none of our units start with e.
+    let (num, unit) = s.split_at(end);
+    let v: f64 = num.parse().ok()?;
+    Some((v, unit.trim()))
+}
+
+fn check_value(v: f64, what: &str, s: &str) -> Result<f64, String> {
+    if !v.is_finite() {
+        return Err(format!("{what} {s:?} is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{what} {s:?} is negative"));
+    }
+    Ok(v)
+}
+
+/// Parses a duration such as `"26ms"`, `"1.5s"`, `"200us"`, `"10ns"`, `"2min"`.
+pub fn parse_duration(s: &str) -> Result<Dur, String> {
+    let expected = "expected a duration such as \"26ms\" or \"1.5s\" (units: ns, us, ms, s, min)";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?}: {expected}"))?;
+    let v = check_value(v, "duration", s)?;
+    let mult = match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        "" => return Err(format!("{s:?} has no unit: {expected}")),
+        u => return Err(format!("unknown time unit {u:?} in {s:?}: {expected}")),
+    };
+    Ok((v * mult).round() as u64)
+}
+
+/// Parses a bit rate such as `"1.2Mbps"`, `"64kbps"`, `"10Gbps"`, `"500bps"`.
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let expected = "expected a rate such as \"1.2Mbps\" (units: bps, kbps, Mbps, Gbps)";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?}: {expected}"))?;
+    let v = check_value(v, "rate", s)?;
+    let mult = match unit {
+        "bps" | "b/s" => 1.0,
+        "kbps" | "Kbps" | "kb/s" => 1e3,
+        "Mbps" | "Mb/s" => 1e6,
+        "Gbps" | "Gb/s" => 1e9,
+        "" => return Err(format!("{s:?} has no unit: {expected}")),
+        u => return Err(format!("unknown rate unit {u:?} in {s:?}: {expected}")),
+    };
+    Ok((v * mult).round() as u64)
+}
+
+fn byte_mult(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "B" | "bytes" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+/// Parses a size in bytes such as `"500B"`, `"64KB"`, `"1MiB"`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let expected = "expected a size such as \"500B\" or \"64KB\" (units: B, KB, MB, GB, KiB, MiB)";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?}: {expected}"))?;
+    let v = check_value(v, "size", s)?;
+    match byte_mult(unit) {
+        Some(m) => Ok((v * m).round() as u64),
+        None if unit.is_empty() => Err(format!("{s:?} has no unit: {expected}")),
+        None => Err(format!("unknown size unit {unit:?} in {s:?}: {expected}")),
+    }
+}
+
+/// Parses a queue limit: `"100pkts"` (packets) or a byte size such as `"64KB"`.
+pub fn parse_limit(s: &str) -> Result<Limit, String> {
+    let expected = "expected a queue limit such as \"100pkts\" or \"64KB\"";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?}: {expected}"))?;
+    let v = check_value(v, "limit", s)?;
+    match unit {
+        "pkts" | "pkt" | "packets" => {
+            if v.fract() != 0.0 {
+                return Err(format!("{s:?}: a packet count must be a whole number"));
+            }
+            Ok(Limit::Packets(v as u64))
+        }
+        "" => Err(format!("{s:?} has no unit: {expected}")),
+        u => match byte_mult(u) {
+            Some(m) => Ok(Limit::Bytes((v * m).round() as u64)),
+            None => Err(format!("unknown limit unit {u:?} in {s:?}: {expected}")),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_duration("26ms").unwrap(), 26_000_000);
+        assert_eq!(parse_duration("1.5s").unwrap(), 1_500_000_000);
+        assert_eq!(parse_duration("0s").unwrap(), 0);
+        assert_eq!(parse_rate("1.2Mbps").unwrap(), 1_200_000);
+        assert_eq!(parse_rate("250kbps").unwrap(), 250_000);
+        assert_eq!(parse_bytes("64KB").unwrap(), 64_000);
+        assert_eq!(parse_bytes("1KiB").unwrap(), 1024);
+        assert_eq!(parse_limit("100pkts").unwrap(), Limit::Packets(100));
+        assert_eq!(parse_limit("64KB").unwrap(), Limit::Bytes(64_000));
+    }
+
+    #[test]
+    fn rejects_bad_units() {
+        assert!(parse_duration("26").unwrap_err().contains("no unit"));
+        assert!(parse_duration("26 parsecs")
+            .unwrap_err()
+            .contains("unknown time unit"));
+        assert!(parse_rate("-1Mbps").unwrap_err().contains("negative"));
+        assert!(parse_rate("1.2Mbits")
+            .unwrap_err()
+            .contains("unknown rate unit"));
+        assert!(parse_limit("1.5pkts").is_err());
+    }
+
+    #[test]
+    fn tx_time_rounds_up() {
+        assert_eq!(tx_time(500, 1_000_000), 4_000_000);
+        assert_eq!(tx_time(1, 3), 2_666_666_667);
+    }
+}

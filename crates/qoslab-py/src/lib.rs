@@ -1,0 +1,322 @@
+//! Thin PyO3 bindings of qoslab-core. Scenario errors become `qoslab.ScenarioError`, any
+//! other failure a Python exception; a panic in the core is caught here and never crosses
+//! into Python. The GIL is released while simulating.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use qoslab_core::{Scenario, ScenarioError, Simulation};
+
+create_exception!(
+    _core,
+    PyScenarioError,
+    PyValueError,
+    "A scenario file or table is invalid."
+);
+
+fn scenario_err(e: ScenarioError) -> PyErr {
+    PyScenarioError::new_err((e.to_string(), e.file, e.line, e.key, e.message))
+}
+
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => PyString::new(py, s).into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(f) => PyFloat::new(py, *f).into_any(),
+        toml::Value::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+        toml::Value::Datetime(d) => PyString::new(py, &d.to_string()).into_any(),
+        toml::Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(toml_to_py(py, x)?)?;
+            }
+            l.into_any()
+        }
+        toml::Value::Table(t) => {
+            let d = PyDict::new(py);
+            for (k, x) in t {
+                d.set_item(k, toml_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+fn py_to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(v.extract()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return Ok(toml::Value::Integer(v.extract()?));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(v.extract()?));
+    }
+    if v.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(v.extract()?));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let k: String = k.extract().map_err(|_| {
+                PyValueError::new_err(format!("{path}: table keys must be strings"))
+            })?;
+            let sub = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            if x.is_none() {
+                continue;
+            }
+            t.insert(k, py_to_toml(&x, &sub)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    if let Ok(l) = v.try_iter() {
+        let mut a = Vec::new();
+        for (i, x) in l.enumerate() {
+            a.push(py_to_toml(&x?, &format!("{path}[{i}]"))?);
+        }
+        return Ok(toml::Value::Array(a));
+    }
+    Err(PyValueError::new_err(format!(
+        "{path}: cannot represent a value of type {} in a scenario",
+        v.get_type().name()?
+    )))
+}
+
+/// Converts a Python table (nested dicts/lists) to TOML text, the one input form the core parses.
+#[pyfunction]
+fn table_to_toml(table: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v = py_to_toml(table, "")?;
+    toml::to_string(&v)
+        .map_err(|e| PyValueError::new_err(format!("cannot write the scenario as TOML: {e}")))
+}
+
+fn parse(text: &str, file: &str) -> PyResult<Scenario> {
+    catch_unwind(|| Scenario::from_toml(text, file))
+        .map_err(|_| {
+            PyRuntimeError::new_err("internal error while parsing the scenario (please report it)")
+        })?
+        .map_err(scenario_err)
+}
+
+/// Parses and validates scenario TOML; returns the resolved scenario as a dict.
+#[pyfunction]
+fn resolve_scenario<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bound<'py, PyAny>> {
+    let sc = parse(text, file)?;
+    toml_to_py(py, &sc.to_toml_value())
+}
+
+fn cols<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<f64>) -> PyResult<()> {
+    d.set_item(name, v.into_pyarray(py))
+}
+fn colu<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<u64>) -> PyResult<()> {
+    d.set_item(name, v.into_pyarray(py))
+}
+
+/// Runs a scenario with `seed`. `captures` lists (link direction, pcap path) pairs;
+/// `progress(fraction)` is called between `chunks` slices of simulated time.
+#[pyfunction]
+#[pyo3(signature = (text, file, seed, captures=Vec::new(), progress=None, chunks=100))]
+fn simulate<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    seed: u64,
+    captures: Vec<(usize, String)>,
+    progress: Option<Bound<'py, PyAny>>,
+    chunks: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(text, file)?;
+    let mut sim = catch_unwind(|| Simulation::new(&sc, seed)).map_err(|_| {
+        PyRuntimeError::new_err("internal error while building the simulation (please report it)")
+    })?;
+    for (dir, path) in captures {
+        if dir >= sc.links.len() * 2 {
+            return Err(PyValueError::new_err(format!(
+                "capture: no link direction {dir}"
+            )));
+        }
+        let f =
+            std::fs::File::create(&path).map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
+        sim.attach_capture(dir, Box::new(std::io::BufWriter::new(f)))
+            .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
+    }
+    let total = sc.duration_ns;
+    let chunks = chunks.max(1);
+    for k in 1..=chunks {
+        let until = total / chunks * k + if k == chunks { total % chunks } else { 0 };
+        let ok = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(until))).is_ok());
+        if !ok {
+            return Err(PyRuntimeError::new_err(format!(
+                "internal error in the simulation at t = {:.6} s (please report it with the scenario and seed)",
+                sim.now() as f64 / 1e9
+            )));
+        }
+        py.check_signals()?;
+        if let Some(cb) = &progress {
+            cb.call1((k as f64 / chunks as f64,))?;
+        }
+    }
+    let r = sim.results();
+    if let Some(e) = &r.capture_error {
+        return Err(PyOSError::new_err(format!(
+            "writing a packet capture failed: {e}"
+        )));
+    }
+    let out = PyDict::new(py);
+
+    let f = PyDict::new(py);
+    let fl = &r.flows;
+    let g =
+        |h: &dyn Fn(&qoslab_core::sim::FlowResult) -> u64| fl.iter().map(h).collect::<Vec<u64>>();
+    let gf =
+        |h: &dyn Fn(&qoslab_core::sim::FlowResult) -> f64| fl.iter().map(h).collect::<Vec<f64>>();
+    cols(py, &f, "throughput_bps", gf(&|x| x.throughput_bps))?;
+    cols(py, &f, "goodput_bps", gf(&|x| x.goodput_bps))?;
+    colu(py, &f, "start_ns", g(&|x| x.start_ns))?;
+    colu(py, &f, "sent_packets", g(&|x| x.stats.sent_pkts))?;
+    colu(py, &f, "sent_bytes", g(&|x| x.stats.sent_bytes))?;
+    colu(py, &f, "retransmitted_packets", g(&|x| x.stats.retransmits))?;
+    colu(py, &f, "delivered_packets", g(&|x| x.stats.delivered_pkts))?;
+    colu(py, &f, "delivered_bytes", g(&|x| x.stats.delivered_bytes))?;
+    colu(py, &f, "dropped_packets", g(&|x| x.stats.dropped_pkts))?;
+    colu(py, &f, "early_drops", g(&|x| x.stats.drops_by_reason[0]))?;
+    colu(py, &f, "forced_drops", g(&|x| x.stats.drops_by_reason[1]))?;
+    colu(py, &f, "overflow_drops", g(&|x| x.stats.drops_by_reason[2]))?;
+    colu(py, &f, "in_flight_packets", g(&|x| x.in_flight))?;
+    colu(py, &f, "acks_sent", g(&|x| x.stats.acks_sent))?;
+    colu(py, &f, "acks_dropped", g(&|x| x.stats.acks_dropped))?;
+    colu(py, &f, "timeouts", g(&|x| x.timeouts))?;
+    colu(py, &f, "fast_retransmits", g(&|x| x.fast_retransmits))?;
+    cols(py, &f, "final_cwnd", gf(&|x| x.final_cwnd))?;
+    cols(py, &f, "final_ssthresh", gf(&|x| x.final_ssthresh))?;
+    cols(py, &f, "srtt_s", gf(&|x| x.srtt_s))?;
+    out.set_item("flows", f)?;
+    // Where drops happened: (flow, link direction, drops).
+    let (mut df, mut dd, mut dn) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, x) in fl.iter().enumerate() {
+        for &(d, n) in &x.stats.drops_at {
+            df.push(i as u64);
+            dd.push(d as u64);
+            dn.push(n);
+        }
+    }
+    let dropsat = PyDict::new(py);
+    colu(py, &dropsat, "flow", df)?;
+    colu(py, &dropsat, "direction_index", dd)?;
+    colu(py, &dropsat, "drops", dn)?;
+    out.set_item("flow_drops", dropsat)?;
+
+    let l = PyDict::new(py);
+    let ls = &r.links;
+    colu(py, &l, "link", ls.iter().map(|x| x.link as u64).collect())?;
+    l.set_item(
+        "direction",
+        ls.iter().map(|x| x.direction).collect::<Vec<_>>(),
+    )?;
+    colu(
+        py,
+        &l,
+        "arrivals",
+        ls.iter().map(|x| x.stats.arrivals).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "departures",
+        ls.iter().map(|x| x.stats.departures).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "departed_bytes",
+        ls.iter().map(|x| x.stats.departed_bytes).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "early_drops",
+        ls.iter().map(|x| x.stats.drops[0]).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "forced_drops",
+        ls.iter().map(|x| x.stats.drops[1]).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "overflow_drops",
+        ls.iter().map(|x| x.stats.drops[2]).collect(),
+    )?;
+    colu(py, &l, "marks", ls.iter().map(|x| x.stats.marks).collect())?;
+    colu(
+        py,
+        &l,
+        "queued_at_end",
+        ls.iter().map(|x| x.queued).collect(),
+    )?;
+    cols(
+        py,
+        &l,
+        "utilization",
+        ls.iter().map(|x| x.utilization).collect(),
+    )?;
+    out.set_item("links", l)?;
+
+    let s = r.series;
+    let sq = PyDict::new(py);
+    colu(py, &sq, "time_ns", s.q_time_ns)?;
+    colu(
+        py,
+        &sq,
+        "direction_index",
+        s.q_dir.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sq,
+        "queue_packets",
+        s.q_len_pkts.into_iter().map(u64::from).collect(),
+    )?;
+    colu(py, &sq, "queue_bytes", s.q_len_bytes)?;
+    cols(py, &sq, "avg_queue", s.q_avg)?;
+    out.set_item("series_queue", sq)?;
+    let sf = PyDict::new(py);
+    colu(py, &sf, "time_ns", s.f_time_ns)?;
+    colu(
+        py,
+        &sf,
+        "flow",
+        s.f_flow.into_iter().map(u64::from).collect(),
+    )?;
+    cols(py, &sf, "throughput_bps", s.f_throughput_bps)?;
+    cols(py, &sf, "cwnd", s.f_cwnd)?;
+    cols(py, &sf, "ssthresh", s.f_ssthresh)?;
+    out.set_item("series_flow", sf)?;
+
+    out.set_item("events", r.events)?;
+    out.set_item("packet_hops", r.packet_hops)?;
+    out.set_item("end_ns", r.end_ns)?;
+    out.set_item("violations", r.violations)?;
+    out.set_item("capture_records", r.capture_records)?;
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<PyScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(table_to_toml, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,219 @@
+"""Scenarios: loading TOML files, building them from Python tables, and ``--set`` overrides.
+
+The schema and every check live in the Rust core (one schema, validated in one place): this
+module only carries the TOML text (or a table, turned into TOML text) to it.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from qoslab import _core
+
+
+class Scenario:
+    """A scenario: TOML text plus the name of where it came from (for error messages).
+
+    Build one with :func:`load_scenario`, :meth:`Scenario.from_table` (a nested dict with the
+    same keys as the file) or :meth:`Scenario.from_toml`. Validation happens at construction,
+    so an invalid scenario raises :class:`qoslab.ScenarioError` naming the file and key.
+    """
+
+    def __init__(self, text: str, source: str = "<scenario>") -> None:
+        self.text = text
+        self.source = source
+        self.resolved: dict[str, Any] = _core.resolve_scenario(text, source)
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "<string>") -> Scenario:
+        return cls(text, source)
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any], source: str = "<python>") -> Scenario:
+        return cls(_core.table_to_toml(table), source)
+
+    @property
+    def name(self) -> str:
+        return str(self.resolved["name"])
+
+    @property
+    def default_seed(self) -> int:
+        return int(self.resolved["seed"])
+
+    def table(self) -> dict[str, Any]:
+        """The scenario as written (a nested dict), for programmatic changes."""
+        return tomllib.loads(self.text)
+
+    def sha256(self) -> str:
+        """Hash of the canonical resolved form: equal for equivalent scenario files."""
+        canon = _core.table_to_toml(self.resolved)
+        return hashlib.sha256(canon.encode()).hexdigest()
+
+    def with_overrides(self, assignments: list[str]) -> Scenario:
+        """Returns a copy with ``KEY=VALUE`` assignments applied (see :func:`set_key`)."""
+        if not assignments:
+            return self
+        table = self.table()
+        for a in assignments:
+            if "=" not in a:
+                raise _core.ScenarioError(
+                    f"--set {a!r}: expected KEY=VALUE", "--set", None, a, "expected KEY=VALUE"
+                )
+            key, value = a.split("=", 1)
+            set_key(table, key.strip(), parse_value(value.strip()))
+        return Scenario.from_table(table, f"{self.source} (with --set {', '.join(assignments)})")
+
+    def link_direction_index(self, link: str, direction: str = "ab") -> int:
+        names = [lk["name"] for lk in self.resolved["links"]]
+        if link not in names:
+            raise KeyError(f"unknown link {link!r}")
+        return names.index(link) * 2 + (0 if direction == "ab" else 1)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Reads and validates a scenario file."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise _core.ScenarioError(
+            f"{p}: cannot read the scenario file ({e.strerror})", str(p), None, "", str(e.strerror)
+        ) from None
+    return Scenario(text, str(p))
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML literal (``0.02``, ``true``, ``[1, 2]``) or else a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+_SEG = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
+
+
+def set_key(table: dict[str, Any], key: str, value: Any) -> None:
+    """Sets ``key`` in a scenario table. Keys are dotted paths; an array of tables is indexed
+    by position (``flow[0].count``) or by the ``name`` of its element (``link.bottleneck.delay``).
+    """
+    parts = key.split(".")
+    cur: Any = table
+    i = 0
+    while i < len(parts):
+        m = _SEG.match(parts[i])
+        if not m:
+            raise _core.ScenarioError(
+                f"--set: bad key {key!r}", "--set", None, key, "expected a dotted key path"
+            )
+        name, idx = m.group(1), [int(x) for x in re.findall(r"\d+", m.group(2))]
+        last = i == len(parts) - 1 and not idx
+        if last:
+            cur[name] = value
+            return
+        if name not in cur:
+            if isinstance(cur, dict) and not idx:
+                cur[name] = {}
+            else:
+                raise _core.ScenarioError(
+                    f"--set {key}: no key {name!r} in the scenario", "--set", None, key, "unknown key"
+                )
+        nxt = cur[name]
+        if isinstance(nxt, list) and not idx and i + 1 < len(parts):
+            # Select an element of an array of tables by its name.
+            wanted = parts[i + 1]
+            found = [e for e in nxt if isinstance(e, dict) and e.get("name") == wanted]
+            if not found:
+                raise _core.ScenarioError(
+                    f"--set {key}: no {name} named {wanted!r}", "--set", None, key, "unknown name"
+                )
+            nxt = found[0]
+            i += 1
+        for j in idx:
+            if not isinstance(nxt, list) or j >= len(nxt):
+                raise _core.ScenarioError(
+                    f"--set {key}: index {j} out of range", "--set", None, key, "index out of range"
+                )
+            if i == len(parts) - 1 and j == idx[-1]:
+                nxt[j] = value
+                return
+            nxt = nxt[j]
+        cur = nxt
+        i += 1
+
+
+def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The resolved scenario in the SI-unit form :mod:`qoslab.ns2` exports, with random start
+    times drawn for ``seed`` (from the same distribution as qoslab's, not the same values)."""
+    rng = random.Random(f"qoslab-ns2-start-{seed}")
+    r = copy.deepcopy(resolved)
+
+    def queue(q: dict[str, Any]) -> dict[str, Any]:
+        out = dict(q)
+        out.setdefault("limit_pkts", None)
+        out.setdefault("limit_bytes", None)
+        return out
+
+    links = [
+        {
+            "name": lk["name"],
+            "a": lk["a"],
+            "b": lk["b"],
+            "bandwidth_bps": float(lk["bandwidth_bps"]),
+            "delay_s": lk["delay_ns"] / 1e9,
+            "queue_ab": queue(lk["queue_ab"]),
+            "queue_ba": queue(lk["queue_ba"]),
+        }
+        for lk in r["links"]
+    ]
+    flows = []
+    for f in r["flows"]:
+        lo, hi = f["start_ns"], f["start_max_ns"]
+        start = lo if hi <= lo else lo + rng.random() * (hi - lo)
+        tcp = None
+        if f.get("tcp"):
+            t = f["tcp"]
+            tcp = {
+                "variant": t["variant"],
+                "ack_size_bytes": t["ack_size_bytes"],
+                "window_pkts": t["window_pkts"],
+                "initial_window_pkts": t["initial_window_pkts"],
+                "min_rto_s": t["min_rto_ns"] / 1e9,
+                "max_rto_s": t["max_rto_ns"] / 1e9,
+                "initial_rto_s": t["initial_rto_ns"] / 1e9,
+                "tick_s": t["tick_ns"] / 1e9,
+                "delayed_ack": t["delayed_ack"],
+                "delack_interval_s": t["delack_interval_ns"] / 1e9,
+                "max_burst": t["max_burst"],
+                "syn": t["syn"],
+            }
+        flows.append(
+            {
+                "name": f["name"],
+                "src": f["src"],
+                "dst": f["dst"],
+                "kind": f["kind"],
+                "start_s": start / 1e9,
+                "stop_s": f["stop_ns"] / 1e9 if f.get("stop_ns") is not None else None,
+                "packet_size_bytes": f["packet_size_bytes"],
+                "tcp": tcp,
+                "rate_bps": float(f["rate_bps"]) if f.get("rate_bps") is not None else None,
+                "on_s": f["on_ns"] / 1e9 if f.get("on_ns") is not None else None,
+                "off_s": f["off_ns"] / 1e9 if f.get("off_ns") is not None else None,
+            }
+        )
+    m = r["measurement"]
+    return {
+        "name": r["name"],
+        "duration_s": r["duration_ns"] / 1e9,
+        "nodes": r["nodes"],
+        "links": links,
+        "flows": flows,
+        "measurement": {"start_s": m["start_ns"] / 1e9, "end_s": m["end_ns"] / 1e9},
+    }
