@@ -53,8 +53,11 @@ class Progress:
                 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
                 self.bar = Progress(
-                    TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                    TimeRemainingColumn(), transient=True,
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    TextColumn("{task.percentage:>3.0f}%"),
+                    TimeRemainingColumn(),
+                    transient=True,
                 )
                 self.bar.start()
                 self.task = self.bar.add_task(self.label, total=1.0)
@@ -84,7 +87,12 @@ def run(
 
     sc = _load(scenario, set_)
     try:
-        res = run_sim(sc, seed, progress=Progress(f"{sc.name} (seed {seed if seed is not None else sc.default_seed})"), out=out)
+        res = run_sim(
+            sc,
+            seed,
+            progress=Progress(f"{sc.name} (seed {seed if seed is not None else sc.default_seed})"),
+            out=out,
+        )
     except _core.ScenarioError as e:
         _fail(str(e.args[0]))
     except OSError as e:
@@ -96,8 +104,12 @@ def run(
         t.add_column(c, justify="right")
     for f in s["flows"]:
         t.add_row(
-            f["name"], f"{f['throughput_bps'] / 1e3:.1f}", str(f["sent_packets"]),
-            str(f["retransmitted_packets"]), str(f["dropped_packets"]), str(f["timeouts"]),
+            f["name"],
+            f"{f['throughput_bps'] / 1e3:.1f}",
+            str(f["sent_packets"]),
+            str(f["retransmitted_packets"]),
+            str(f["dropped_packets"]),
+            str(f["timeouts"]),
         )
     con.print(t)
     w = s["measurement_window_s"]

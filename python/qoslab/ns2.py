@@ -199,10 +199,7 @@ def _queue_reason(where: str, q: Any) -> str | None:
         return f"{where}: queue must be a dict"
     qtype = q.get("type")
     if qtype not in _QUEUE_TYPES:
-        return (
-            f"{where}: queue type {qtype!r} is not supported by the ns-2 export "
-            "(only droptail, red)"
-        )
+        return f"{where}: queue type {qtype!r} is not supported by the ns-2 export (only droptail, red)"
     lp, lb = q.get("limit_pkts"), q.get("limit_bytes")
     if lp is not None and lb is not None:
         return f"{where}: ns-2 queues take either a packet or a byte limit, not both"
@@ -226,9 +223,7 @@ def _queue_reason(where: str, q: Any) -> str | None:
     if not 0 < q["max_p"] <= 1:
         return f"{where}: RED max_p must be in (0, 1] (ns-2 stores 1/max_p)"
     if not 0 < q["w_q"] <= 1:
-        return (
-            f"{where}: RED w_q must be in (0, 1] (ns-2 treats w_q <= 0 as 'automatic')"
-        )
+        return f"{where}: RED w_q must be in (0, 1] (ns-2 treats w_q <= 0 as 'automatic')"
     if lb is not None and lb % mps != 0:
         return (
             f"{where}: ns-2 RED measures a byte limit in units of mean_pkt_size_bytes; "
@@ -255,9 +250,7 @@ def _tcp_reason(where: str, tcp: Any) -> str | None:
         return f"{where}: tcp.max_rto_s is below tcp.min_rto_s"
     if not isinstance(tcp.get("delayed_ack"), bool):
         return f"{where}: tcp.delayed_ack must be a bool"
-    if tcp["delayed_ack"] and (
-        not _is_num(tcp.get("delack_interval_s")) or tcp["delack_interval_s"] <= 0
-    ):
+    if tcp["delayed_ack"] and (not _is_num(tcp.get("delack_interval_s")) or tcp["delack_interval_s"] <= 0):
         return f"{where}: tcp.delack_interval_s must be positive with delayed ACKs"
     return None
 
@@ -370,11 +363,7 @@ def unsupported_reason(resolved: dict) -> str | None:
         if not _reachable(adj, f["src"], f["dst"]):
             return f"flow {f['name']!r}: no path from {f['src']!r} to {f['dst']!r}"
     m = resolved.get("measurement")
-    if (
-        not isinstance(m, dict)
-        or not _is_num(m.get("start_s"))
-        or not _is_num(m.get("end_s"))
-    ):
+    if not isinstance(m, dict) or not _is_num(m.get("start_s")) or not _is_num(m.get("end_s")):
         return "measurement must have numeric start_s and end_s"
     if not 0 <= m["start_s"] < m["end_s"] <= duration:
         return "measurement window must satisfy 0 <= start_s < end_s <= duration_s"
@@ -611,9 +600,7 @@ proc qoslab_finish {} {
 
 def _poll_interval(resolved: dict) -> float | None:
     """Return the period at which 32-bit byte counters must be polled, if any."""
-    max_bw = max(
-        (float(link["bandwidth_bps"]) for link in resolved["links"]), default=0.0
-    )
+    max_bw = max((float(link["bandwidth_bps"]) for link in resolved["links"]), default=0.0)
     if max_bw <= 0:
         return None
     period = 0.5 * _COUNTER_SPAN_BYTES * 8.0 / max_bw
@@ -677,9 +664,7 @@ def to_tcl(resolved: dict, seed: int, out_path: str) -> str:
             out.append(f"set q [[$ns link $n({x}) $n({y})] queue]")
             out.extend(f"$q set {k} {v}" for k, v in _queue_settings(q))
             red = 1 if q["type"] == "red" else 0
-            out.append(
-                f"set qoslab_qm({j}) [qoslab_monitor [$ns link $n({x}) $n({y})] {red}]"
-            )
+            out.append(f"set qoslab_qm({j}) [qoslab_monitor [$ns link $n({x}) $n({y})] {red}]")
             out.append(f"set qoslab_red({j}) {red}")
             out.append(f"set qoslab_lname({j}) {lname}")
             out.append(f"set qoslab_ldir({j}) {direction}")
@@ -706,9 +691,7 @@ def to_tcl(resolved: dict, seed: int, out_path: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _flow_tcl(
-    i: int, f: dict, node_idx: dict[str, int], ecn: bool, duration: float
-) -> list[str]:
+def _flow_tcl(i: int, f: dict, node_idx: dict[str, int], ecn: bool, duration: float) -> list[str]:
     """Return the Tcl lines creating flow ``i`` and scheduling its start/stop."""
     src, dst = node_idx[f["src"]], node_idx[f["dst"]]
     size = int(f["packet_size_bytes"])
@@ -848,9 +831,7 @@ def run_ns2(
     """
     ns = ns2_available()
     if ns is None:
-        raise Ns2Error(
-            "ns-2 binary not found (install Debian package ns2 or set QOSLAB_NS2)"
-        )
+        raise Ns2Error("ns-2 binary not found (install Debian package ns2 or set QOSLAB_NS2)")
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="qoslab-ns2-") as tmp:
             return _run_in(ns, resolved, seed, tmp, timeout)
@@ -858,9 +839,7 @@ def run_ns2(
     return _run_in(ns, resolved, seed, workdir, timeout)
 
 
-def _run_in(
-    ns: str, resolved: dict, seed: int, workdir: str, timeout: float | None
-) -> dict:
+def _run_in(ns: str, resolved: dict, seed: int, workdir: str, timeout: float | None) -> dict:
     script_path = os.path.join(workdir, "scenario.tcl")
     out_path = os.path.join(workdir, "results.json")
     if os.path.exists(out_path):
@@ -885,9 +864,7 @@ def _run_in(
     wall = time.perf_counter() - t0
     if proc.returncode != 0 or not os.path.exists(out_path):
         msg = _tail(proc.stderr) or _tail(proc.stdout) or "(no output)"
-        raise Ns2Error(
-            f"ns-2 failed with exit code {proc.returncode} on {script_path}: {msg}"
-        )
+        raise Ns2Error(f"ns-2 failed with exit code {proc.returncode} on {script_path}: {msg}")
     try:
         with open(out_path, encoding="utf-8") as fh:
             results = json.load(fh)

@@ -117,7 +117,9 @@ class Result:
             import pyarrow.parquet as pq
 
             t = pa.Table.from_pandas(df, preserve_index=False)
-            t = t.replace_schema_metadata({**(t.schema.metadata or {}), **{k.encode(): v.encode() for k, v in table_meta.items()}})
+            t = t.replace_schema_metadata(
+                {**(t.schema.metadata or {}), **{k.encode(): v.encode() for k, v in table_meta.items()}}
+            )
             pq.write_table(t, d / f"{name}.parquet")
         (d / "summary.json").write_text(json.dumps(self.summary(), indent=2, allow_nan=True) + "\n")
         (d / "scenario.toml").write_text(self.scenario.text)

@@ -9,17 +9,17 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
-use qoslab_core::{Scenario, ScenarioError, Simulation};
+use qoslab_core::{Scenario, ScenarioError as CoreScenarioError, Simulation};
 
 create_exception!(
-    _core,
-    PyScenarioError,
+    qoslab,
+    ScenarioError,
     PyValueError,
     "A scenario file or table is invalid."
 );
 
-fn scenario_err(e: ScenarioError) -> PyErr {
-    PyScenarioError::new_err((e.to_string(), e.file, e.line, e.key, e.message))
+fn scenario_err(e: CoreScenarioError) -> PyErr {
+    ScenarioError::new_err((e.to_string(), e.file, e.line, e.key, e.message))
 }
 
 fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
@@ -313,7 +313,7 @@ fn simulate<'py>(
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ScenarioError", m.py().get_type::<PyScenarioError>())?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

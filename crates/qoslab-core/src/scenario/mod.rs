@@ -639,7 +639,12 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
         check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
         check_len(format!("{key}.rate"), &fs.rate, count, fs.count)?;
         let mut tcp = tcp_base.clone();
-        let mut pkt = base_pkt;
+        // `[tcp] packet_size` is a TCP default; UDP sources default to 1000 bytes.
+        let mut pkt = if fs.kind == FlowType::Tcp {
+            base_pkt
+        } else {
+            None
+        };
         if let Some(t) = &fs.tcp {
             if fs.kind != FlowType::Tcp {
                 return Err(bad(
@@ -653,7 +658,7 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
         if let Some(p) = fs.packet_size {
             pkt = Some(p.0);
         }
-        let packet_size = pkt.unwrap_or(if fs.kind == FlowType::Tcp { 1000 } else { 1000 });
+        let packet_size = pkt.unwrap_or(1000);
         if packet_size == 0 || packet_size > 65_535 {
             return Err(bad(
                 format!("{key}.packet_size"),
