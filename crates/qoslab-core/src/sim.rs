@@ -89,6 +89,8 @@ pub struct Simulation {
     captures: Vec<PcapWriter>,
     capture_error: Option<String>,
     in_window: bool,
+    /// Throughput is counted where packets reach the receiver (else where the sender emits).
+    at_receiver: bool,
     series: Series,
     last_sample: SimTime,
     /// Directions worth sampling: those with a queue discipline other than DropTail, or
@@ -198,6 +200,7 @@ impl Simulation {
             captures: Vec::new(),
             capture_error: None,
             in_window: false,
+            at_receiver: sc.measurement.point == "receiver",
             series: Series::default(),
             last_sample: 0,
             events: 0,
@@ -223,7 +226,7 @@ impl Simulation {
         self.q.now()
     }
 
-    pub fn done(&self) -> bool {
+    pub fn done(&mut self) -> bool {
         self.q
             .peek_time()
             .is_none_or(|t| t > self.scenario.duration_ns)
@@ -353,7 +356,7 @@ impl Simulation {
                 if in_window {
                     flow.stats.window_delivered_bytes += p.size as u64;
                 }
-                if self.scenario.measurement.point == "receiver" {
+                if self.at_receiver {
                     flow.stats.bin_bytes += p.size as u64;
                 }
                 if let Endpoint::Tcp {
@@ -434,7 +437,7 @@ impl Simulation {
             if self.in_window {
                 st.window_sent_bytes += size as u64;
             }
-            if self.scenario.measurement.point == "sender" {
+            if !self.at_receiver {
                 st.bin_bytes += size as u64;
             }
             let id = self.arena.alloc(p);
@@ -556,7 +559,7 @@ impl Simulation {
         if self.in_window {
             st.window_sent_bytes += size as u64;
         }
-        if self.scenario.measurement.point == "sender" {
+        if !self.at_receiver {
             st.bin_bytes += size as u64;
         }
         let id = self.arena.alloc(p);
