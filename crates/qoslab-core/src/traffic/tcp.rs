@@ -470,4 +470,5 @@ impl TcpSender {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 mod tests;
