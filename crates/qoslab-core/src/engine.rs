@@ -95,7 +95,10 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<Event> {
         let e = self.heap.pop()?;
         self.now = (e.key >> 64) as u64;
-        Some(Event { time: self.now, kind: e.kind })
+        Some(Event {
+            time: self.now,
+            kind: e.kind,
+        })
     }
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.heap.peek().map(|e| (e.key >> 64) as u64)

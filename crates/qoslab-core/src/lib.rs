@@ -12,9 +12,9 @@
 //! * [`scenario`] — the scenario schema, its validation and resolution;
 //! * [`sim`] — the simulation that ties them together and collects results.
 //!
-//! Invariants checked at the end of every run: for every flow, data packets sent = delivered
-//! + dropped + in flight (and the same for ACKs); for every link direction, arrivals =
-//! departures + drops + queued.
+//! Invariants checked at the end of every run: for every flow, data packets sent equal those
+//! delivered, dropped or still in flight (and the same for ACKs); for every link direction,
+//! arrivals equal departures, drops and packets still queued.
 
 pub mod aqm;
 pub mod engine;

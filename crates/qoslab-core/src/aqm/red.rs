@@ -35,10 +35,10 @@ pub struct RedCurve {
 
 impl RedCurve {
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.min_th >= 0.0) {
+        if self.min_th.is_nan() || self.min_th < 0.0 {
             return Err(format!("min_th must be >= 0, got {}", self.min_th));
         }
-        if !(self.max_th > self.min_th) {
+        if self.max_th.is_nan() || self.max_th <= self.min_th {
             return Err(format!(
                 "min_th ({}) must be smaller than max_th ({})",
                 self.min_th, self.max_th

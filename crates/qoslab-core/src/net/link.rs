@@ -59,6 +59,7 @@ pub enum Admit {
 }
 
 impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         link: usize,
         from: usize,

@@ -95,7 +95,7 @@ impl PcapWriter {
         b.extend_from_slice(&sp.to_be_bytes());
         b.extend_from_slice(&dp.to_be_bytes());
         if udp {
-            b.extend_from_slice(&((total - 20) as u16).to_be_bytes());
+            b.extend_from_slice(&(total - 20).to_be_bytes());
             b.extend_from_slice(&[0, 0]);
         } else {
             let payload = p.size.saturating_sub(40) as u64;

@@ -257,7 +257,7 @@ fn check_len<T: Clone>(
     n: usize,
     count: Option<u32>,
 ) -> Result<(), Bad> {
-    if let Some(l) = v.as_ref().and_then(|p| p.len()) {
+    if let Some(l) = v.as_ref().and_then(|p| p.values()) {
         if count.is_none() {
             return Err(bad(
                 key,

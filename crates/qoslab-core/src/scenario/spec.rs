@@ -117,7 +117,8 @@ impl<T: Clone> PerIndex<T> {
             PerIndex::Many(v) => v[i].clone(),
         }
     }
-    pub fn len(&self) -> Option<usize> {
+    /// The number of per-member values, `None` for a single shared value.
+    pub fn values(&self) -> Option<usize> {
         match self {
             PerIndex::One(_) => None,
             PerIndex::Many(v) => Some(v.len()),

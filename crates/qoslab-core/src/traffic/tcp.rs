@@ -418,8 +418,10 @@ impl TcpSender {
                 self.first_partial = false;
                 self.newack(now, ackno);
                 self.opencwnd();
-                if self.syn && self.last_ack == 0 {
-                    // The SYN is acknowledged: open to the initial window.
+                if self.last_ack == 0 {
+                    // Segment 0 (the SYN, if `syn`) is acknowledged: cwnd = initial window.
+                    // ns-2 tests `delay_growth_` (always true here), not `syn_`
+                    // (docs/ns2-behaviour.md §4.3).
                     self.cwnd = self.wnd_init;
                 }
             }
