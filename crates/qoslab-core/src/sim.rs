@@ -428,20 +428,10 @@ impl Simulation {
             if ecn {
                 p.ecn = 2;
             }
-            let st = &mut self.flows[fi].stats;
-            st.sent_pkts += 1;
-            st.sent_bytes += size as u64;
             if rtx {
-                st.retransmits += 1;
+                self.flows[fi].stats.retransmits += 1;
             }
-            if self.in_window {
-                st.window_sent_bytes += size as u64;
-            }
-            if !self.at_receiver {
-                st.bin_bytes += size as u64;
-            }
-            let id = self.arena.alloc(p);
-            self.send_on(now, first, id);
+            self.emit(now, fi, first, p);
         }
         self.sync_rto(fi);
     }
@@ -553,14 +543,21 @@ impl Simulation {
         let gap = src.next_gap();
         *send_pending = true;
         self.q.at(now + gap, EventKind::UdpSend(fi as u32));
+        self.emit(now, fi, first, p);
+    }
+
+    /// A source emits a data packet onto its first link: count it and send it.
+    #[inline]
+    fn emit(&mut self, now: SimTime, fi: usize, first: usize, p: PacketMeta) {
+        let size = p.size as u64;
         let st = &mut self.flows[fi].stats;
         st.sent_pkts += 1;
-        st.sent_bytes += size as u64;
+        st.sent_bytes += size;
         if self.in_window {
-            st.window_sent_bytes += size as u64;
+            st.window_sent_bytes += size;
         }
         if !self.at_receiver {
-            st.bin_bytes += size as u64;
+            st.bin_bytes += size;
         }
         let id = self.arena.alloc(p);
         self.send_on(now, first, id);
