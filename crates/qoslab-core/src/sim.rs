@@ -125,6 +125,7 @@ impl Simulation {
                     qc.limit(),
                     aqm,
                     SimRng::derive(seed, stream::QUEUE | dir_id),
+                    (sc.measurement.start_ns, sc.measurement.end_ns),
                 ));
             }
         }
@@ -251,7 +252,6 @@ impl Simulation {
 
     fn dispatch(&mut self, now: SimTime, kind: EventKind) {
         match kind {
-            EventKind::TxDone(d) => self.on_tx_done(now, d as usize),
             EventKind::Arrive(d) => self.on_arrive(now, d as usize),
             EventKind::FlowStart(f) => self.on_flow_start(now, f as usize),
             EventKind::FlowStop(f) => self.on_flow_stop(f as usize),
@@ -269,14 +269,35 @@ impl Simulation {
 
     #[inline]
     fn send_on(&mut self, now: SimTime, d: usize, id: PacketId) {
+        self.advance(now, d);
         match self.dirs[d].enqueue(now, id, &mut self.arena) {
-            Admit::Queued { start_tx: true } => {
-                if let Some(done) = self.dirs[d].start_tx(now, &self.arena) {
-                    self.q.at(done, EventKind::TxDone(d as u32));
+            Admit::Queued {
+                schedule_arrival: Some(t),
+            } => self.q.at(t, EventKind::Arrive(d as u32)),
+            Admit::Queued {
+                schedule_arrival: None,
+            } => {}
+            Admit::Dropped(r) => self.on_drop(d, id, r),
+        }
+    }
+
+    /// Brings link direction `d` up to `now`: counts (and captures) the transmissions that
+    /// ended since it was last looked at.
+    #[inline]
+    fn advance(&mut self, now: SimTime, d: usize) {
+        let range = self.dirs[d].advance(now);
+        for i in range {
+            self.hops += 1;
+            if let Some(c) = self.dirs[d].capture {
+                let e = self.dirs[d].line[i];
+                let p = *self.arena.get(e.id);
+                let f = &self.flows[p.flow as usize];
+                let udp = matches!(f.ep, Endpoint::Udp { .. });
+                if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {
+                    self.capture_error.get_or_insert_with(|| err.to_string());
                 }
             }
-            Admit::Queued { start_tx: false } => {}
-            Admit::Dropped(r) => self.on_drop(d, id, r),
+            self.dirs[d].depart(i);
         }
     }
 
@@ -296,35 +317,11 @@ impl Simulation {
         }
     }
 
-    fn on_tx_done(&mut self, now: SimTime, d: usize) {
-        let in_window = self.in_window;
-        let (id, pipe_was_empty) = self.dirs[d].finish_tx(now, &self.arena, in_window);
-        self.hops += 1;
-        if let Some(c) = self.dirs[d].capture {
-            let p = *self.arena.get(id);
-            let f = &self.flows[p.flow as usize];
-            let udp = matches!(f.ep, Endpoint::Udp { .. });
-            if let Err(e) = self.captures[c].record(now, &p, f.src, f.dst, udp) {
-                self.capture_error.get_or_insert_with(|| e.to_string());
-            }
-        }
-        if pipe_was_empty {
-            self.q
-                .at(now + self.dirs[d].delay, EventKind::Arrive(d as u32));
-        }
-        if let Some(done) = self.dirs[d].start_tx(now, &self.arena) {
-            self.q.at(done, EventKind::TxDone(d as u32));
-        }
-    }
-
     fn on_arrive(&mut self, now: SimTime, d: usize) {
-        let (t, id) = self.dirs[d]
-            .pipe
-            .pop_front()
-            .expect("an arrival is scheduled only for a packet");
-        debug_assert_eq!(t, now);
-        if let Some(&(next, _)) = self.dirs[d].pipe.front() {
-            self.q.at(next, EventKind::Arrive(d as u32));
+        self.advance(now, d);
+        let (id, next) = self.dirs[d].arrive();
+        if let Some(t) = next {
+            self.q.at(t, EventKind::Arrive(d as u32));
         }
         let p = self.arena.get_mut(id);
         p.hop += 1;
@@ -582,11 +579,14 @@ impl Simulation {
     // --- measurement -----------------------------------------------------------------
 
     fn on_sample(&mut self, now: SimTime) {
+        for d in 0..self.dirs.len() {
+            self.advance(now, d);
+        }
         let s = &mut self.series;
         for (d, l) in self.dirs.iter().enumerate() {
             s.q_time_ns.push(now);
             s.q_dir.push(d as u32);
-            s.q_len_pkts.push(l.fifo.len() as u32);
+            s.q_len_pkts.push(l.waiting() as u32);
             s.q_len_bytes.push(l.q_bytes);
             s.q_avg
                 .push(crate::aqm::Aqm::average(&l.aqm).unwrap_or(f64::NAN));
@@ -618,6 +618,10 @@ impl Simulation {
 
     /// Collects the results. Call after [`Simulation::run`].
     pub fn results(&mut self) -> RunResults {
+        let now = self.q.now();
+        for d in 0..self.dirs.len() {
+            self.advance(now, d);
+        }
         for c in &mut self.captures {
             if let Err(e) = c.flush() {
                 self.capture_error.get_or_insert_with(|| e.to_string());
@@ -685,7 +689,7 @@ impl Simulation {
             .enumerate()
             .map(|(d, l)| {
                 let st = &l.stats;
-                let queued = l.fifo.len() as u64 + u64::from(l.tx.is_some());
+                let queued = l.queued();
                 if st.arrivals != st.departures + st.total_drops() + queued {
                     violations.push(format!(
                         "link direction {d}: arrivals != departures + drops + queued"
@@ -696,7 +700,7 @@ impl Simulation {
                     direction: if d % 2 == 0 { "ab" } else { "ba" },
                     utilization: st.window_bytes as f64 * 8.0 / (l.bps as f64 * window_s),
                     queued,
-                    in_pipe: l.pipe.len() as u64,
+                    in_pipe: l.in_pipe(),
                     stats: st.clone(),
                 }
             })

@@ -1,7 +1,20 @@
-//! One direction of a full-duplex point-to-point link: a queue host (FIFO storage, the queue
+//! One direction of a full-duplex point-to-point link: a FIFO queue host (storage, the queue
 //! discipline's verdicts, counters), a transmitter serialising one packet at a time, and a
-//! propagation pipe. The pipe is FIFO because the delay is constant, so the link keeps at most
-//! two pending events: the end of the current transmission and the next arrival.
+//! propagation pipe.
+//!
+//! Because the queue is FIFO and never drops a packet once it has been admitted, a packet's
+//! transmission start and end are known when it is admitted:
+//! `start = max(now, end of the previous packet)`, `end = start + size / rate`. So the link
+//! keeps every admitted packet in one time-ordered line (waiting, being serialised, or
+//! propagating) and needs one pending event only: the arrival of the line's head at the far
+//! node. "Who is waiting" is derived lazily from the times by [`LinkDir::advance`], called
+//! before anything looks at the queue. This halves the events per packet-hop compared with
+//! an explicit end-of-transmission event, with identical semantics: the queue a new arrival
+//! sees is exactly the packets whose transmission has not started, and an idle period starts
+//! at the end of the last transmission (ns-2's `REDQueue::deque` on an empty queue).
+//!
+//! A multi-queue scheduler (priority, WRR, DRR) cannot fix departure times at admission; such
+//! a link needs an explicit transmission event and will get its own host.
 
 use std::collections::VecDeque;
 
@@ -27,33 +40,49 @@ impl LinkStats {
     }
 }
 
+/// An admitted packet with its transmission times.
+#[derive(Debug, Clone, Copy)]
+pub struct InLine {
+    pub id: PacketId,
+    pub size: u32,
+    pub start: SimTime,
+    pub done: SimTime,
+}
+
 pub struct LinkDir {
     pub link: usize,
     pub from: usize,
     pub to: usize,
     pub bps: u64,
     pub delay: SimTime,
-    pub fifo: VecDeque<PacketId>,
+    /// Every admitted packet not yet arrived at the far node, in order.
+    pub line: VecDeque<InLine>,
+    /// `line[..started]` have started transmission (as of the last `advance`).
+    pub started: usize,
+    /// `line[..departed]` have finished transmission and are propagating.
+    pub departed: usize,
+    /// Bytes waiting (not started).
     pub q_bytes: u64,
     pub limit: Limit,
     pub aqm: AnyAqm,
     pub rng: SimRng,
-    /// Packet being serialised.
-    pub tx: Option<PacketId>,
     busy_start: SimTime,
     busy_bits: u128,
-    last_done: SimTime,
-    /// Packets propagating: (arrival time at the far node, packet).
-    pub pipe: VecDeque<(SimTime, PacketId)>,
+    /// End of the last admitted packet's transmission.
+    pub last_done: SimTime,
+    idle_notified: bool,
+    /// Measurement window for utilisation.
+    win: (SimTime, SimTime),
     pub stats: LinkStats,
     pub capture: Option<usize>,
 }
 
 /// What happened to an arriving packet.
 pub enum Admit {
-    /// Queued; `start_tx` says whether the transmitter was idle and should start.
+    /// Admitted; `schedule_arrival` is the far-end arrival time to schedule when the line was
+    /// empty (otherwise an arrival event is already pending for the head).
     Queued {
-        start_tx: bool,
+        schedule_arrival: Option<SimTime>,
     },
     Dropped(DropReason),
 }
@@ -69,6 +98,7 @@ impl LinkDir {
         limit: Limit,
         aqm: AnyAqm,
         rng: SimRng,
+        win: (SimTime, SimTime),
     ) -> Self {
         LinkDir {
             link,
@@ -76,33 +106,78 @@ impl LinkDir {
             to,
             bps,
             delay,
-            fifo: VecDeque::new(),
+            line: VecDeque::new(),
+            started: 0,
+            departed: 0,
             q_bytes: 0,
             limit,
             aqm,
             rng,
-            tx: None,
             busy_start: 0,
             busy_bits: 0,
             last_done: 0,
-            pipe: VecDeque::new(),
+            // ns-2 starts every RED queue idle at time 0 (`AvgQueue::default`).
+            idle_notified: true,
+            win,
             stats: LinkStats::default(),
             capture: None,
         }
     }
 
+    /// Packets waiting (not yet being transmitted).
+    #[inline]
+    pub fn waiting(&self) -> usize {
+        self.line.len() - self.started
+    }
+
+    /// Moves the start cursor to `now`. Returns the range of packets whose transmission ended
+    /// since the last call (for the caller's capture and counters); call [`Self::depart`] for
+    /// each of them in order.
+    #[inline]
+    pub fn advance(&mut self, now: SimTime) -> std::ops::Range<usize> {
+        while self.started < self.line.len() && self.line[self.started].start <= now {
+            self.q_bytes -= self.line[self.started].size as u64;
+            self.started += 1;
+        }
+        let from = self.departed;
+        let mut to = from;
+        while to < self.started && self.line[to].done <= now {
+            to += 1;
+        }
+        from..to
+    }
+
+    /// Records the end of transmission of `line[i]` (from the range [`Self::advance`] gave).
+    #[inline]
+    pub fn depart(&mut self, i: usize) {
+        debug_assert_eq!(i, self.departed);
+        let e = self.line[i];
+        self.departed += 1;
+        self.stats.departures += 1;
+        self.stats.departed_bytes += e.size as u64;
+        if e.done >= self.win.0 && e.done < self.win.1 {
+            self.stats.window_bytes += e.size as u64;
+        }
+    }
+
     pub fn view(&self) -> QueueView {
         QueueView {
-            len_pkts: self.fifo.len() as u64,
+            len_pkts: self.waiting() as u64,
             len_bytes: self.q_bytes,
             limit: self.limit,
         }
     }
 
-    /// A packet arrives at the queue. Dropped packets stay in the arena: the caller frees them.
+    /// A packet arrives at the queue (after [`Self::advance`] to `now`). Dropped packets stay
+    /// in the arena: the caller frees them.
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, arena: &mut PacketArena) -> Admit {
         self.stats.arrivals += 1;
+        if self.started == self.line.len() && self.last_done <= now && !self.idle_notified {
+            // The transmitter found nothing to send when it finished at `last_done`.
+            self.aqm.on_idle(self.last_done);
+            self.idle_notified = true;
+        }
         let view = self.view();
         let pkt = arena.get(id);
         let verdict = self.aqm.on_enqueue(now, pkt, view, &mut self.rng);
@@ -123,61 +198,63 @@ impl LinkDir {
         }
         let p = arena.get_mut(id);
         p.enqueued_at = now;
-        self.q_bytes += p.size as u64;
-        self.fifo.push_back(id);
-        Admit::Queued {
-            start_tx: self.tx.is_none(),
-        }
-    }
-
-    /// Starts serialising the head packet; returns when it will be fully sent, or `None` (and
-    /// tells the queue discipline that an idle period starts) when the queue is empty.
-    #[inline]
-    pub fn start_tx(&mut self, now: SimTime, arena: &PacketArena) -> Option<SimTime> {
-        debug_assert!(self.tx.is_none());
-        let Some(id) = self.fifo.pop_front() else {
-            self.aqm.on_idle(now);
-            return None;
-        };
-        let size = arena.get(id).size as u64;
-        self.q_bytes -= size;
-        self.tx = Some(id);
-        // Departure times come from the cumulative bits of the busy period, so rounding never
-        // accumulates: each departure is within 1 ns of the exact value.
-        if now != self.last_done || self.busy_bits == 0 {
+        let size = p.size;
+        // Transmission times come from the cumulative bits of the busy period, so rounding
+        // never accumulates: each end is within 1 ns of the exact value.
+        let start = if self.last_done <= now {
             self.busy_start = now;
             self.busy_bits = 0;
-        }
+            now
+        } else {
+            self.last_done
+        };
         self.busy_bits += size as u128 * 8;
         let done = self.busy_start
             + ceil_div(self.busy_bits * NS_PER_SEC as u128, self.bps as u128) as u64;
         self.last_done = done;
-        Some(done)
-    }
-
-    /// The transmission ended: the packet enters the propagation pipe. Returns the packet and
-    /// whether the pipe was empty (so the caller schedules its arrival event).
-    #[inline]
-    pub fn finish_tx(
-        &mut self,
-        now: SimTime,
-        arena: &PacketArena,
-        in_window: bool,
-    ) -> (PacketId, bool) {
-        let id = self.tx.take().expect("a transmission in progress");
-        let size = arena.get(id).size as u64;
-        self.stats.departures += 1;
-        self.stats.departed_bytes += size;
-        if in_window {
-            self.stats.window_bytes += size;
+        self.idle_notified = false;
+        let was_empty = self.line.is_empty();
+        self.line.push_back(InLine {
+            id,
+            size,
+            start,
+            done,
+        });
+        if start <= now {
+            // Starts at once: never counted as waiting.
+            self.started += 1;
+        } else {
+            self.q_bytes += size as u64;
         }
-        let was_empty = self.pipe.is_empty();
-        self.pipe.push_back((now + self.delay, id));
-        (id, was_empty)
+        Admit::Queued {
+            schedule_arrival: was_empty.then_some(done + self.delay),
+        }
     }
 
-    /// Packets held: queued, being serialised, or propagating.
-    pub fn held(&self) -> u64 {
-        self.fifo.len() as u64 + u64::from(self.tx.is_some()) + self.pipe.len() as u64
+    /// The head reaches the far node (after [`Self::advance`] to `now`): removes it and returns
+    /// it, with the next head's arrival time if any.
+    #[inline]
+    pub fn arrive(&mut self) -> (PacketId, Option<SimTime>) {
+        let head = self
+            .line
+            .pop_front()
+            .expect("an arrival is scheduled only for a packet");
+        debug_assert!(
+            self.departed > 0,
+            "a packet arrives only after its transmission"
+        );
+        self.started -= 1;
+        self.departed -= 1;
+        (head.id, self.line.front().map(|h| h.done + self.delay))
+    }
+
+    /// Packets admitted and not yet transmitted completely (waiting or being serialised).
+    pub fn queued(&self) -> u64 {
+        (self.line.len() - self.departed) as u64
+    }
+
+    /// Packets propagating.
+    pub fn in_pipe(&self) -> u64 {
+        self.departed as u64
     }
 }
