@@ -1,0 +1,394 @@
+"""Where the runs of a sweep are computed.
+
+Every executor takes :class:`~qoslab.sweep.RunTask` values and calls ``on_done(task, output)``
+in the coordinator's thread for each result; ``on_done`` returns the tasks to submit next (a
+retry). Workers only compute; they never touch the store.
+
+- :class:`LocalExecutor`: a pool of worker processes on this machine (default: all cores). A
+  worker that dies (a crash, the OOM killer) fails only the run it was computing and is replaced.
+- :class:`SerialExecutor`: in this process, one run at a time (debugging).
+- :class:`DaskExecutor`: an existing Dask cluster (``tcp://HOST:PORT``) or a given client.
+- :class:`JobqueueExecutor`: a Slurm or PBS cluster started through dask-jobqueue
+  (:func:`build_jobqueue_cluster` builds it; ``job_script()`` shows what would be submitted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any, Protocol
+
+from qoslab.sweep import RunOutput, RunTask, execute, failure
+
+OnDone = Callable[[RunTask, RunOutput], Iterable[RunTask]]
+
+EXECUTORS = ("local", "serial", "dask", "slurm", "pbs")
+
+
+class ExecutorError(Exception):
+    """An executor that cannot start (no scheduler at the address, no sbatch, bad options)."""
+
+
+class Executor(Protocol):
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+# -- serial ----------------------------------------------------------------------------------------
+
+
+class SerialExecutor:
+    """Runs every task in this process, one after the other."""
+
+    def describe(self) -> str:
+        return "serial (in-process)"
+
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        pending = deque(tasks)
+        while pending:
+            t = pending.popleft()
+            pending.extend(on_done(t, execute(t)))
+
+
+# -- local process pool ----------------------------------------------------------------------------
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent_pid:
+            os._exit(3)  # the coordinator is gone: nobody will read our result
+
+
+def _worker_main(conn: Any, parent_pid: int) -> None:
+    """A pool worker: receive a task, compute it, send the output back; stop on None or EOF."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        out = execute(task)
+        try:
+            conn.send(out)
+        except (BrokenPipeError, OSError):
+            return
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "no exit status"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+@dataclass
+class _Slot:
+    proc: Any
+    conn: Any
+    task: RunTask | None = None
+
+
+class LocalExecutor:
+    """A pool of ``jobs`` worker processes (default: all cores), started with ``spawn`` so that
+    they inherit neither the store's connection nor its lock."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        if jobs is not None and jobs < 1:
+            raise ExecutorError(f"--jobs must be at least 1, got {jobs}")
+        self.jobs = jobs or os.cpu_count() or 1
+
+    def describe(self) -> str:
+        return f"local ({self.jobs} worker process{'es' if self.jobs != 1 else ''})"
+
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        ctx = mp.get_context("spawn")
+        pending = deque(tasks)
+
+        def start() -> _Slot:
+            parent, child = ctx.Pipe(duplex=True)
+            p = ctx.Process(target=_worker_main, args=(child, os.getpid()), daemon=True, name="qoslab-worker")
+            p.start()
+            child.close()
+            return _Slot(p, parent)
+
+        slots: list[_Slot] = [start() for _ in range(min(self.jobs, len(pending)))]
+        try:
+            while True:
+                for i, s in enumerate(slots):
+                    if s.task is None and pending:
+                        if not s.proc.is_alive():
+                            s = slots[i] = start()
+                        s.task = pending.popleft()
+                        try:
+                            s.conn.send(s.task)
+                        except (BrokenPipeError, OSError):
+                            pass  # noticed below through the sentinel
+                busy = [s for s in slots if s.task is not None]
+                if not busy:
+                    break
+                ready = set(wait([s.conn for s in busy] + [s.proc.sentinel for s in busy]))
+                for s in busy:
+                    if s.conn not in ready and s.proc.sentinel not in ready:
+                        continue
+                    out: RunOutput | None = None
+                    torn = False
+                    try:
+                        if s.conn.poll():
+                            out = s.conn.recv()
+                    except Exception:  # noqa: BLE001 — EOF or a torn message: the worker died
+                        torn = True
+                    task = s.task
+                    assert task is not None
+                    if out is None:
+                        if not torn and s.proc.sentinel not in ready:
+                            continue
+                        s.proc.join(timeout=5)
+                        out = failure(
+                            task,
+                            f"worker process {s.proc.pid} died ({_exit_reason(s.proc.exitcode)})",
+                            worker=f"local:{s.proc.pid}",
+                        )
+                        with contextlib.suppress(OSError):
+                            s.conn.close()
+                        if s.proc.is_alive():
+                            s.proc.kill()
+                            s.proc.join(timeout=5)
+                    # a dead slot is restarted when it is next given a task
+                    s.task = None
+                    pending.extend(on_done(task, out))
+        finally:
+            for s in slots:
+                with contextlib.suppress(OSError, ValueError):
+                    s.conn.send(None)
+            deadline = time.monotonic() + 5
+            for s in slots:
+                s.proc.join(timeout=max(0.0, deadline - time.monotonic()))
+                if s.proc.is_alive():
+                    s.proc.kill()
+                    s.proc.join(timeout=5)
+                with contextlib.suppress(OSError):
+                    s.conn.close()
+
+
+# -- Dask ------------------------------------------------------------------------------------------
+
+
+def _require_dask() -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ExecutorError(
+            "the Dask executors need the optional dependencies: pip install 'qoslab[dask]'"
+        ) from None
+
+
+class DaskExecutor:
+    """Submits every run as a Dask task to a running cluster: ``scheduler`` is its address
+    (``tcp://HOST:PORT``), or pass a ``client``. Exceptions and lost workers become failed
+    outputs; the coordinator decides on retries."""
+
+    def __init__(self, scheduler: str | None = None, *, client: Any = None, connect_timeout: float = 15.0):
+        if scheduler is None and client is None:
+            raise ExecutorError("the dask executor needs --scheduler tcp://HOST:PORT")
+        _require_dask()
+        self.scheduler = scheduler
+        self.client = client
+        self.connect_timeout = connect_timeout
+
+    def describe(self) -> str:
+        if self.client is not None:
+            return f"dask ({self.client.scheduler.address})"
+        return f"dask ({self.scheduler})"
+
+    def _connect(self) -> Any:
+        from distributed import Client
+
+        try:
+            return Client(self.scheduler, timeout=self.connect_timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as e:
+            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise ExecutorError(f"cannot connect to the Dask scheduler at {self.scheduler}: {msg}") from None
+
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        from distributed import as_completed
+
+        client = self.client if self.client is not None else self._connect()
+        futures: dict[Any, RunTask] = {}
+
+        def submit(t: RunTask) -> Any:
+            f = client.submit(
+                execute, t, pure=False, key=f"qoslab-run-{t.key.slug()}-a{t.attempt}-{uuid.uuid4().hex[:8]}"
+            )
+            futures[f] = t
+            return f
+
+        try:
+            ac = as_completed([submit(t) for t in tasks])
+            for f in ac:
+                t = futures.pop(f)
+                try:
+                    out = f.result()
+                except Exception as e:  # noqa: BLE001 — KilledWorker, lost data, cancelled …
+                    name = type(e).__name__
+                    what = "worker died" if name == "KilledWorker" else "task failed"
+                    msg = str(e).splitlines()[0] if str(e) else ""
+                    out = failure(t, f"{what} ({name}: {msg})", worker="dask")
+                f.release()
+                for r in on_done(t, out):
+                    ac.add(submit(r))
+        finally:
+            for f in list(futures):
+                with contextlib.suppress(Exception):
+                    f.cancel()
+            if self.client is None:
+                with contextlib.suppress(Exception):
+                    client.close()
+
+
+# -- Slurm / PBS through dask-jobqueue -------------------------------------------------------------
+
+
+@dataclass
+class JobqueueOptions:
+    """One batch job per ``jobs``; each job runs ``processes`` single-threaded Dask workers on
+    ``cores`` cores. ``prologue`` lines run before the worker (e.g. ``source .venv/bin/activate``
+    or ``module load python``); ``job_extra`` are extra ``#SBATCH``/``#PBS`` directives."""
+
+    queue: str | None = None
+    account: str | None = None
+    cores: int = 1
+    processes: int | None = None
+    memory: str = "2GB"
+    walltime: str = "01:00:00"
+    jobs: int = 1
+    job_extra: Sequence[str] = field(default_factory=tuple)
+    prologue: Sequence[str] = field(default_factory=tuple)
+    python: str | None = None
+    interface: str | None = None
+    scheduler_host: str | None = None
+    local_directory: str | None = None
+    log_directory: str | None = None
+
+
+def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
+    """The keyword arguments of dask-jobqueue's ``SLURMCluster``/``PBSCluster`` for ``opts``."""
+    if opts.cores < 1:
+        raise ExecutorError(f"--cores must be at least 1, got {opts.cores}")
+    processes = opts.processes or opts.cores
+    if processes < 1 or processes > opts.cores:
+        raise ExecutorError(f"--processes must be between 1 and --cores ({opts.cores}), got {processes}")
+    if opts.jobs < 1:
+        raise ExecutorError(f"--jobs must be at least 1, got {opts.jobs}")
+    kw: dict[str, Any] = {
+        "cores": opts.cores,
+        "processes": processes,
+        "memory": opts.memory,
+        "walltime": opts.walltime,
+        "python": opts.python or sys.executable,
+        "job_name": "qoslab-worker",
+        "job_extra_directives": list(opts.job_extra),
+        "job_script_prologue": list(opts.prologue),
+    }
+    for name in ("queue", "account", "interface", "local_directory", "log_directory"):
+        v = getattr(opts, name)
+        if v is not None:
+            kw[name] = v
+    if opts.scheduler_host is not None:
+        kw["scheduler_options"] = {"host": opts.scheduler_host}
+    return kw
+
+
+def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
+    """A dask-jobqueue ``SLURMCluster`` (``kind="slurm"``) or ``PBSCluster`` (``"pbs"``) with no
+    job submitted yet; its ``job_script()`` is what ``scale`` would submit."""
+    _require_dask()
+    try:
+        from dask_jobqueue import PBSCluster, SLURMCluster
+    except ImportError:
+        raise ExecutorError(
+            "the slurm/pbs executors need dask-jobqueue: pip install 'qoslab[dask]'"
+        ) from None
+    classes = {"slurm": SLURMCluster, "pbs": PBSCluster}
+    if kind not in classes:
+        raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
+    try:
+        return classes[kind](**jobqueue_kwargs(opts))
+    except (ValueError, TypeError) as e:
+        raise ExecutorError(f"{kind} cluster: {e}") from None
+
+
+class JobqueueExecutor:
+    """Starts ``opts.jobs`` batch jobs of Dask workers on Slurm or PBS and runs the sweep there;
+    the jobs are cancelled when the sweep ends."""
+
+    SUBMIT = {"slurm": "sbatch", "pbs": "qsub"}
+
+    def __init__(self, kind: str, opts: JobqueueOptions) -> None:
+        if kind not in self.SUBMIT:
+            raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
+        jobqueue_kwargs(opts)  # validate now
+        self.kind = kind
+        self.opts = opts
+
+    def describe(self) -> str:
+        per_job = self.opts.processes or self.opts.cores
+        return f"{self.kind} via dask-jobqueue ({self.opts.jobs} job(s) × {per_job} workers)"
+
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        tool = self.SUBMIT[self.kind]
+        if shutil.which(tool) is None:
+            raise ExecutorError(
+                f"{tool} is not on the PATH: run the {self.kind} executor on a login node of the cluster "
+                "(--print-job-script shows the job script without submitting)"
+            )
+        from distributed import Client
+
+        cluster = build_jobqueue_cluster(self.kind, self.opts)
+        try:
+            cluster.scale(jobs=self.opts.jobs)
+            client = Client(cluster, set_as_default=False)
+            try:
+                DaskExecutor(client=client).run(tasks, on_done)
+            finally:
+                client.close()
+        finally:
+            cluster.close()
+
+
+def make_executor(
+    name: str,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    jobqueue: JobqueueOptions | None = None,
+) -> Executor:
+    """The executor called ``name`` (one of :data:`EXECUTORS`)."""
+    if name == "local":
+        return LocalExecutor(jobs)
+    if name == "serial":
+        return SerialExecutor()
+    if name == "dask":
+        return DaskExecutor(scheduler)
+    if name in ("slurm", "pbs"):
+        return JobqueueExecutor(name, jobqueue or JobqueueOptions())
+    raise ExecutorError(f"unknown executor {name!r} (expected one of: {', '.join(EXECUTORS)})")

@@ -1,0 +1,167 @@
+"""Reading the result store into pandas.
+
+>>> import qoslab.results
+>>> runs = qoslab.results.load("results/store")                       # doctest: +SKIP
+>>> flows = qoslab.results.load("results/store", "flows", sweep="fdd-red-s1")  # doctest: +SKIP
+
+Tables: ``runs`` (one row per run, with its parameters and metrics as columns), ``flows``
+(per flow), ``queues`` (per link direction), ``metrics`` (long form), ``attempts`` (every
+computation the coordinator received), ``series_queue`` and ``series_flow`` (the time series,
+read from the runs' Parquet files). Every row carries the run's scenario, hash, seed and version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from qoslab.store import RunKey, Store, StoreError
+
+TABLES = ("runs", "flows", "queues", "metrics", "attempts", "series_queue", "series_flow")
+
+_RUN_COLS = (
+    "r.id AS run_id, r.scenario, r.scenario_sha256, r.seed, r.version, r.status, r.error, "
+    "r.attempts, r.wall_time_s, r.worker, r.finished_at, r.series_queue, r.series_flow"
+)
+
+
+def _where(
+    sweep: str | None,
+    scenario: str | None,
+    status: str | None,
+    version: str | None,
+    ids: Sequence[int] | None,
+) -> tuple[str, str, list[Any]]:
+    """(params expression, FROM … WHERE … clause, parameters)."""
+    clauses: list[str] = []
+    args: list[Any] = []
+    if sweep is not None:
+        frm = "FROM runs r JOIN sweep_runs sr ON sr.run_id = r.id"
+        params = "sr.params AS params, sr.sweep AS sweep"
+        clauses.append("sr.sweep = ?")
+        args.append(sweep)
+    else:
+        frm = "FROM runs r"
+        params = "r.params AS params, r.sweep AS sweep"
+    for col, val in (("r.scenario", scenario), ("r.status", status), ("r.version", version)):
+        if val is not None:
+            clauses.append(f"{col} = ?")
+            args.append(val)
+    if ids is not None:
+        clauses.append(f"r.id IN ({', '.join(str(int(i)) for i in ids) or 'NULL'})")
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    return params, frm + where, args
+
+
+def _expand_params(df: pd.DataFrame) -> pd.DataFrame:
+    if "params" not in df.columns or df.empty:
+        return df
+    p = pd.DataFrame([json.loads(x) if x else {} for x in df["params"]], index=df.index)
+    clash = [c for c in p.columns if c in df.columns]
+    p = p.rename(columns={c: f"param:{c}" for c in clash})
+    return pd.concat([df, p], axis=1)
+
+
+def load(
+    store: str | Path | Store | None = None,
+    table: str = "runs",
+    *,
+    sweep: str | None = None,
+    scenario: str | None = None,
+    status: str | None = None,
+    version: str | None = None,
+    keys: Sequence[RunKey] | None = None,
+    expand_params: bool = True,
+) -> pd.DataFrame:
+    """One table of the store as a DataFrame, filtered by sweep name, scenario name, status
+    ('ok'/'failed'), qoslab version or an explicit list of run keys.
+
+    With ``sweep``, each run's parameters are the ones that sweep gave it (a run shared by two
+    sweeps is computed once and listed in both)."""
+    if table not in TABLES:
+        raise ValueError(f"unknown table {table!r} (expected one of: {', '.join(TABLES)})")
+    st = store if isinstance(store, Store) else Store(store, create=False)
+    expand = _expand_params if expand_params else (lambda df: df)
+    try:
+        ids = None if keys is None else list(st.run_ids(keys).values())
+        pexpr, frm, args = _where(sweep, scenario, status, version, ids)
+        runs = st.query(f"SELECT {_RUN_COLS}, {pexpr} {frm} ORDER BY r.id", args)
+        if table == "runs":
+            if runs.empty:
+                return expand(runs)
+            ids_sql = ", ".join(map(str, runs["run_id"]))
+            m = st.query(f"SELECT run_id, name, value FROM metrics WHERE run_id IN ({ids_sql})")
+            if not m.empty:
+                wide = m.pivot(index="run_id", columns="name", values="value").reset_index()
+                wide.columns.name = None
+                runs = runs.merge(wide, on="run_id", how="left")
+            return expand(runs)
+        if table == "attempts":
+            a = st.query("SELECT * FROM attempts ORDER BY id")
+            if keys is not None:
+                want = {(k.scenario_sha256, k.seed, k.version) for k in keys}
+                a = a[
+                    [
+                        (h, s, v) in want
+                        for h, s, v in zip(a["scenario_sha256"], a["seed"], a["version"], strict=True)
+                    ]
+                ]
+            return a.reset_index(drop=True)
+        base = runs[["run_id", "scenario", "scenario_sha256", "seed", "version", "params", "sweep"]]
+        if table in ("flows", "queues", "metrics"):
+            if runs.empty:
+                return expand(base)
+            sub = st.query(
+                f"SELECT * FROM {table} WHERE run_id IN ({', '.join(map(str, runs['run_id']))}) "
+                "ORDER BY run_id"
+            )
+            return expand(base.merge(sub, on="run_id", how="inner"))
+        # time series from the Parquet files
+        col = "series_queue" if table == "series_queue" else "series_flow"
+        frames = []
+        for r in runs.itertuples():
+            rel = getattr(r, col)
+            if r.status != "ok" or rel is None:
+                continue
+            path = st.root / rel
+            if not path.is_file():
+                raise StoreError(f"result store {st.root}: time series file {rel} is missing")
+            df = pd.read_parquet(path)
+            df.insert(0, "run_id", r.run_id)
+            for c in ("scenario", "scenario_sha256", "seed", "version", "params"):
+                df[c] = getattr(r, c)
+            frames.append(df)
+        out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        return expand(out)
+    finally:
+        if not isinstance(store, Store):
+            st.close()
+
+
+def scenario_text(store: str | Path | Store | None, sha256: str) -> str:
+    """The TOML text of a stored scenario, by its hash."""
+    st = store if isinstance(store, Store) else Store(store, create=False)
+    try:
+        df = st.query("SELECT toml FROM scenarios WHERE sha256 = ?", [sha256])
+        if df.empty:
+            raise KeyError(f"no scenario {sha256} in the store")
+        return str(df["toml"].iloc[0])
+    finally:
+        if not isinstance(store, Store):
+            st.close()
+
+
+def export(df: pd.DataFrame, path: str | Path) -> Path:
+    """Writes ``df`` as CSV or Parquet, by the file's suffix."""
+    p = Path(path)
+    if p.suffix == ".csv":
+        df.to_csv(p, index=False)
+    elif p.suffix == ".parquet":
+        df.to_parquet(p, index=False)
+    else:
+        raise ValueError(f"{p}: expected a .csv or .parquet file name")
+    return p

@@ -1,0 +1,538 @@
+"""The result store: one SQLite database (WAL mode) plus per-run Parquet files of time series.
+
+Layout of a store directory::
+
+    results.db         runs, metrics, flows, queues, attempts, sweep membership, scenarios
+    results.db.lock    advisory lock held by the one process that writes (a sweep coordinator)
+    series/ab/<run>.queue.parquet, series/ab/<run>.flow.parquet
+
+A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
+metrics, per-flow and per-queue rows, its attempt record and its sweep membership — is written in
+one transaction, after its Parquet files have been written and renamed into place, so a crash
+leaves either the whole run or nothing (an orphaned Parquet file at worst, overwritten when the
+run is computed again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+SCHEMA_VERSION = 1
+FORMAT = "qoslab-results"
+DB_NAME = "results.db"
+#: Default store directory (relative to the working directory); ``QOSLAB_STORE`` overrides it.
+DEFAULT_STORE = "results/store"
+
+
+def default_store() -> Path:
+    return Path(os.environ.get("QOSLAB_STORE", DEFAULT_STORE))
+
+
+class StoreError(Exception):
+    """A result store that cannot be used: locked, corrupted, missing or of another format.
+    The message is one line that names the store."""
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """What identifies a run: the canonical scenario hash, the seed and the qoslab version."""
+
+    scenario_sha256: str
+    seed: int
+    version: str
+
+    def slug(self) -> str:
+        return f"{self.scenario_sha256[:16]}-s{self.seed}-v{self.version}"
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scenarios (
+    sha256 TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    toml TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    scenario_sha256 TEXT NOT NULL REFERENCES scenarios(sha256),
+    seed INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    scenario_source TEXT,
+    sweep TEXT,
+    params TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error TEXT,
+    traceback TEXT,
+    attempts INTEGER NOT NULL,
+    wall_time_s REAL,
+    worker TEXT,
+    started_at REAL,
+    finished_at REAL,
+    series_queue TEXT,
+    series_flow TEXT,
+    metric_functions TEXT NOT NULL DEFAULT '[]',
+    summary TEXT,
+    UNIQUE (scenario_sha256, seed, version)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS flows (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    flow INTEGER NOT NULL,
+    PRIMARY KEY (run_id, flow)
+);
+CREATE TABLE IF NOT EXISTS queues (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    queue TEXT NOT NULL,
+    PRIMARY KEY (run_id, queue)
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    scenario_sha256 TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT,
+    worker TEXT,
+    wall_time_s REAL,
+    finished_at REAL
+);
+CREATE INDEX IF NOT EXISTS attempts_key ON attempts (scenario_sha256, seed, version);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep TEXT NOT NULL,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    params TEXT NOT NULL,
+    PRIMARY KEY (sweep, run_id)
+);
+"""
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _sql_type(series: pd.Series) -> str:
+    kind = series.dtype.kind
+    if kind in "biu":
+        return "INTEGER"
+    if kind == "f":
+        return "REAL"
+    return "TEXT"
+
+
+def _py(v: Any) -> Any:
+    """numpy scalars to Python values SQLite accepts; NaN to NULL."""
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+class Store:
+    """A result store directory (created on first use unless ``create`` is False).
+
+    ``path`` is the directory, or the ``.db`` file inside it. ``timeout`` is how long SQLite
+    waits for another process's write lock before giving up (``QOSLAB_STORE_TIMEOUT``, default
+    30 s).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, create: bool = True, timeout: float | None = None):
+        p = Path(path) if path is not None else default_store()
+        if p.suffix == ".db" or p.is_file():
+            self.db_path = p
+            self.root = p.parent
+        else:
+            self.root = p
+            self.db_path = p / DB_NAME
+        if timeout is None:
+            timeout = float(os.environ.get("QOSLAB_STORE_TIMEOUT", "30"))
+        self.timeout = timeout
+        self._lock_fd: int | None = None
+        self._columns: dict[str, set[str]] = {}
+        if not self.db_path.exists():
+            if not create:
+                raise StoreError(f"no result store at {self.db_path}")
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"cannot create the result store {self.root}: {e.strerror}") from None
+        with self._guard():
+            self.conn = sqlite3.connect(self.db_path, timeout=timeout, isolation_level=None)
+            self._init(create)
+
+    # -- errors ---------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turns SQLite errors into one-line :class:`StoreError` messages naming the store."""
+        try:
+            yield
+        except sqlite3.OperationalError as e:
+            msg = str(e)
+            if "locked" in msg or "busy" in msg:
+                raise StoreError(
+                    f"result store {self.db_path} is locked by another process ({msg}); "
+                    "wait for it to finish or use another --store"
+                ) from None
+            if "no such table" in msg or "no such column" in msg:
+                raise StoreError(
+                    f"{self.db_path} is not a qoslab result store of schema {SCHEMA_VERSION} ({msg})"
+                ) from None
+            raise StoreError(f"result store {self.db_path}: {msg}") from None
+        except sqlite3.DatabaseError as e:
+            raise StoreError(
+                f"{self.db_path} is not a readable qoslab result store ({e}); "
+                "move it away or use another --store"
+            ) from None
+
+    def _init(self, create: bool) -> None:
+        c = self.conn
+        c.execute("PRAGMA foreign_keys = ON")
+        mode = c.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"result store {self.db_path}: cannot switch to WAL mode (got {mode})")
+        c.execute("PRAGMA synchronous = NORMAL")
+        tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            if not create:
+                raise StoreError(f"{self.db_path} is an empty database, not a qoslab result store")
+            created = time.strftime("%Y-%m-%dT%H:%M:%S")
+            # One script, one transaction: a concurrent creator waits, then finds it all done.
+            c.executescript(
+                "BEGIN IMMEDIATE;\n"
+                + _SCHEMA
+                + f"INSERT OR IGNORE INTO meta VALUES ('format', '{FORMAT}');\n"
+                + f"INSERT OR IGNORE INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');\n"
+                + f"INSERT OR IGNORE INTO meta VALUES ('created', '{created}');\n"
+                + "COMMIT;"
+            )
+            return
+        if "meta" not in tables:
+            raise StoreError(f"{self.db_path} is an SQLite database but not a qoslab result store")
+        meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("format") != FORMAT:
+            raise StoreError(f"{self.db_path} is an SQLite database but not a qoslab result store")
+        if meta.get("schema_version") != str(SCHEMA_VERSION):
+            raise StoreError(
+                f"result store {self.db_path} has schema {meta.get('schema_version')}, "
+                f"this qoslab reads schema {SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        self.release()
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the writer lock --------------------------------------------------------------------------
+
+    @property
+    def lock_path(self) -> Path:
+        return self.db_path.with_name(self.db_path.name + ".lock")
+
+    def acquire(self) -> None:
+        """Takes the store's writer lock, or raises :class:`StoreError` if another process
+        (another sweep) holds it. The lock goes away with the process, however it ends."""
+        if self._lock_fd is not None:
+            return
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise StoreError(
+                f"result store {self.root} is in use by another qoslab process (pid {holder}); "
+                "wait for it to finish or use another --store"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._lock_fd, 0)
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def stored(self, keys: Iterable[RunKey]) -> dict[RunKey, tuple[str, frozenset[str]]]:
+        """For each of ``keys`` in the store: its status and the extra metric functions it was
+        computed with."""
+        out: dict[RunKey, tuple[str, frozenset[str]]] = {}
+        with self._guard():
+            for k in keys:
+                r = self.conn.execute(
+                    "SELECT status, metric_functions FROM runs "
+                    "WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
+                    (k.scenario_sha256, k.seed, k.version),
+                ).fetchone()
+                if r is not None:
+                    out[k] = (r[0], frozenset(json.loads(r[1] or "[]")))
+        return out
+
+    def run_ids(self, keys: Iterable[RunKey]) -> dict[RunKey, int]:
+        out: dict[RunKey, int] = {}
+        with self._guard():
+            for k in keys:
+                r = self.conn.execute(
+                    "SELECT id FROM runs WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
+                    (k.scenario_sha256, k.seed, k.version),
+                ).fetchone()
+                if r is not None:
+                    out[k] = int(r[0])
+        return out
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
+        with self._guard():
+            return pd.read_sql_query(sql, self.conn, params=list(params))
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def _ensure_columns(self, table: str, df: pd.DataFrame) -> None:
+        known = self._columns.get(table)
+        if known is None:
+            known = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+            self._columns[table] = known
+        for col in df.columns:
+            if col in known:
+                continue
+            if not _IDENT.match(str(col)):
+                raise StoreError(f"result store: cannot store column {col!r} of table {table}")
+            self.conn.execute(f'ALTER TABLE {table} ADD COLUMN "{col}" {_sql_type(df[col])}')
+            known.add(col)
+
+    def _insert_frame(self, table: str, run_id: int, df: pd.DataFrame) -> None:
+        if df is None or len(df) == 0:
+            return
+        self._ensure_columns(table, df)
+        cols = ["run_id", *map(str, df.columns)]
+        values = [df[c].tolist() for c in df.columns]
+        rows = [(run_id, *(_py(v) for v in row)) for row in zip(*values, strict=True)]
+        names = ", ".join(f'"{c}"' for c in cols)
+        marks = ", ".join("?" for _ in cols)
+        self.conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
+
+    def write_series(self, key: RunKey, kind: str, df: pd.DataFrame, meta: dict[str, str]) -> str:
+        """Writes one time-series table as Parquet (atomically, by rename) and returns its path
+        relative to the store."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rel = Path("series") / key.scenario_sha256[:2] / f"{key.slug()}.{kind}.parquet"
+        dest = self.root / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        t = pa.Table.from_pandas(df, preserve_index=False)
+        t = t.replace_schema_metadata(
+            {
+                **(t.schema.metadata or {}),
+                **{f"qoslab.{k}".encode(): str(v).encode() for k, v in meta.items()},
+            }
+        )
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+        pq.write_table(t, tmp)
+        os.replace(tmp, dest)
+        return str(rel)
+
+    def record(
+        self,
+        *,
+        key: RunKey,
+        scenario_name: str,
+        scenario_source: str,
+        scenario_toml: str,
+        memberships: Sequence[tuple[str, dict[str, Any]]],
+        status: str,
+        attempt: int,
+        error: str | None = None,
+        traceback: str | None = None,
+        wall_time_s: float | None = None,
+        worker: str | None = None,
+        started_at: float | None = None,
+        finished_at: float | None = None,
+        metrics: dict[str, float] | None = None,
+        summary: dict[str, Any] | None = None,
+        flows: pd.DataFrame | None = None,
+        queues: pd.DataFrame | None = None,
+        series: dict[str, str] | None = None,
+        metric_functions: Sequence[str] = (),
+    ) -> int:
+        """Stores one run (or one failed attempt) in a single transaction and returns its id.
+
+        A successful run that is already stored is overwritten only by a successful run computed
+        with more extra metric functions (the attempt is logged either way); a failed run is
+        replaced by a later attempt's result.
+        """
+        if status not in ("ok", "failed"):
+            raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
+        first_sweep, first_params = memberships[0] if memberships else (None, {})
+        c = self.conn
+        with self._guard():
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                c.execute(
+                    "INSERT INTO attempts (scenario_sha256, seed, version, attempt, status, error, worker, "
+                    "wall_time_s, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        key.scenario_sha256,
+                        key.seed,
+                        key.version,
+                        attempt,
+                        status,
+                        error,
+                        worker,
+                        wall_time_s,
+                        finished_at,
+                    ),
+                )
+                n_attempts = c.execute(
+                    "SELECT COUNT(*) FROM attempts WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
+                    (key.scenario_sha256, key.seed, key.version),
+                ).fetchone()[0]
+                prev = c.execute(
+                    "SELECT id, status, metric_functions FROM runs "
+                    "WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
+                    (key.scenario_sha256, key.seed, key.version),
+                ).fetchone()
+                fns = sorted(set(metric_functions))
+                keep = prev is not None and prev[1] == "ok"
+                if keep and status == "ok" and not set(fns) <= set(json.loads(prev[2] or "[]")):
+                    keep = False  # the new result carries metrics the stored one lacks
+                if keep:
+                    run_id = int(prev[0])
+                    c.execute("UPDATE runs SET attempts = ? WHERE id = ?", (n_attempts, run_id))
+                else:
+                    if prev is not None:
+                        c.execute("DELETE FROM runs WHERE id = ?", (prev[0],))
+                    c.execute(
+                        "INSERT OR IGNORE INTO scenarios (sha256, name, toml) VALUES (?, ?, ?)",
+                        (key.scenario_sha256, scenario_name, scenario_toml),
+                    )
+                    cur = c.execute(
+                        "INSERT INTO runs (scenario_sha256, seed, version, scenario, scenario_source, sweep, "
+                        "params, status, error, traceback, attempts, wall_time_s, worker, started_at, "
+                        "finished_at, series_queue, series_flow, metric_functions, summary) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            key.scenario_sha256,
+                            key.seed,
+                            key.version,
+                            scenario_name,
+                            scenario_source,
+                            first_sweep,
+                            json.dumps(first_params, sort_keys=True, default=str),
+                            status,
+                            error,
+                            traceback,
+                            n_attempts,
+                            wall_time_s,
+                            worker,
+                            started_at,
+                            finished_at,
+                            (series or {}).get("queue"),
+                            (series or {}).get("flow"),
+                            json.dumps(fns),
+                            json.dumps(summary, default=_json_default) if summary is not None else None,
+                        ),
+                    )
+                    run_id = int(cur.lastrowid)
+                    if metrics:
+                        c.executemany(
+                            "INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)",
+                            [(run_id, k, _py(v)) for k, v in metrics.items()],
+                        )
+                    if flows is not None:
+                        self._insert_frame("flows", run_id, flows)
+                    if queues is not None:
+                        self._insert_frame("queues", run_id, queues)
+                for sweep, params in memberships:
+                    c.execute(
+                        "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                        (sweep, run_id, json.dumps(params, sort_keys=True, default=str)),
+                    )
+                c.execute("COMMIT")
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+        return run_id
+
+    def add_memberships(self, rows: Sequence[tuple[RunKey, str, dict[str, Any]]]) -> None:
+        """Records that stored runs belong to sweeps (with the sweep's parameters), in one
+        transaction."""
+        if not rows:
+            return
+        c = self.conn
+        with self._guard():
+            ids = self.run_ids({k for k, _, _ in rows})
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                c.executemany(
+                    "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                    [(s, ids[k], json.dumps(p, sort_keys=True, default=str)) for k, s, p in rows if k in ids],
+                )
+                c.execute("COMMIT")
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+
+    # -- integrity --------------------------------------------------------------------------------
+
+    def verify(self) -> list[str]:
+        """Consistency problems: successful runs without metrics or flows, or whose Parquet
+        files are missing. Empty when the store is whole."""
+        problems: list[str] = []
+        with self._guard():
+            rows = self.conn.execute(
+                "SELECT r.id, r.scenario, r.seed, r.series_queue, r.series_flow, "
+                "(SELECT COUNT(*) FROM metrics m WHERE m.run_id = r.id), "
+                "(SELECT COUNT(*) FROM flows f WHERE f.run_id = r.id), "
+                "(SELECT COUNT(*) FROM queues q WHERE q.run_id = r.id) "
+                "FROM runs r WHERE r.status = 'ok'"
+            ).fetchall()
+            ic = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
+        if ic != "ok":
+            problems.append(f"SQLite integrity check: {ic}")
+        for rid, name, seed, sq, sf, nm, nf, nq in rows:
+            what = f"run {rid} ({name}, seed {seed})"
+            if nm == 0 or nf == 0 or nq == 0:
+                problems.append(f"{what}: {nm} metrics, {nf} flow rows, {nq} queue rows")
+            for rel in (sq, sf):
+                if rel is None or not (self.root / rel).is_file():
+                    problems.append(f"{what}: time series file {rel} is missing")
+        return problems
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):
+        return o.item()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
