@@ -1,0 +1,155 @@
+"""What an experiment is: a registered, named description of sweeps, published numbers and the
+analysis that turns stored runs into tables and figures.
+
+An experiment module builds an :class:`Experiment` and calls :func:`register` at import time;
+:data:`BUILTIN` lists the modules :func:`get` imports. See ``red_baseline.py`` for a complete
+example and ``docs/experiments.md`` for the guide.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qoslab.scenario import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    from qoslab.experiments.runner import Context
+
+#: Modules that define the experiments shipped with qoslab (imported on first lookup).
+BUILTIN: tuple[str, ...] = ("qoslab.experiments.red_baseline",)
+
+Point = tuple[dict[str, Any], Scenario]
+
+
+class UnknownExperiment(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A named set of scenario points, each run with every seed. ``points`` pairs the
+    parameters shown in tables with the scenario they produce (see
+    :func:`qoslab.sweep.override_points` and :func:`qoslab.sweep.grid`)."""
+
+    name: str
+    points: Sequence[Point]
+    seeds: Sequence[int]
+    description: str = ""
+    metrics: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.points:
+            raise ValueError(f"sweep {self.name!r} has no points")
+        if not self.seeds:
+            raise ValueError(f"sweep {self.name!r} has no seeds")
+
+    @property
+    def params(self) -> list[str]:
+        keys: list[str] = []
+        for p, _ in self.points:
+            keys.extend(k for k in p if k not in keys)
+        return keys
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A published number and where our counterpart comes from: ``metric`` of the runs of
+    ``sweep`` whose parameters match ``where``. A metric ``flow:COLUMN`` reads the per-flow
+    table (select the flow with ``where={"flow_name": ...}``)."""
+
+    id: str
+    source: str
+    quantity: str
+    value: float
+    sweep: str
+    metric: str
+    where: Mapping[str, Any] = field(default_factory=dict)
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How an experiment is being run: quick or full, and with which seeds."""
+
+    quick: bool
+    seeds: list[int]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A reproducible experiment.
+
+    ``plan(options)`` returns its sweeps; ``analyse(ctx)`` writes its tables, figures and text
+    through the :class:`~qoslab.experiments.runner.Context`; ``references`` are the published
+    numbers compared in the report. ``seeds``/``quick_seeds`` are the default numbers of seeds.
+    """
+
+    name: str
+    title: str
+    paper: str
+    summary: str
+    plan: Callable[[Options], list[Sweep]]
+    analyse: Callable[[Context], None]
+    references: tuple[Reference, ...] = ()
+    seeds: int = 10
+    quick_seeds: int = 3
+    notes: str = ""
+
+
+_REGISTRY: dict[str, Experiment] = {}
+_loaded = False
+
+
+def register(exp: Experiment) -> Experiment:
+    """Adds ``exp`` to the registry (its name must be new)."""
+    if exp.name in _REGISTRY and _REGISTRY[exp.name] is not exp:
+        raise ValueError(f"an experiment named {exp.name!r} is already registered")
+    _REGISTRY[exp.name] = exp
+    return exp
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if not _loaded:
+        for mod in BUILTIN:
+            importlib.import_module(mod)
+        _loaded = True
+
+
+def available() -> list[Experiment]:
+    """Every registered experiment, by name."""
+    _load_builtins()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def get(name: str) -> Experiment:
+    """The experiment called ``name``; :class:`UnknownExperiment` lists the known ones."""
+    _load_builtins()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise UnknownExperiment(f"unknown experiment {name!r} (known: {known})") from None
+
+
+def scenarios_dir() -> Path:
+    """Where the shipped scenario files are: ``$QOSLAB_SCENARIOS``, else the repository's
+    ``scenarios/`` next to the package source, else ``./scenarios``."""
+    env = os.environ.get("QOSLAB_SCENARIOS")
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[3] / "scenarios"
+    if repo.is_dir():
+        return repo
+    return Path("scenarios")
+
+
+def scenario(name: str, overrides: Sequence[str] = ()) -> Scenario:
+    """A shipped scenario file by name (``"fdd-red-s1"``), with ``--set``-style overrides."""
+    return load_scenario(scenarios_dir() / f"{name}.toml").with_overrides(list(overrides))

@@ -1,0 +1,428 @@
+"""Running an experiment: plan its sweeps, compute what the store lacks, analyse, write
+``results/NAME/`` (tables as Markdown and CSV, figures as PNG and SVG, ``report.md``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from qoslab import _core
+from qoslab.executors import Executor, LocalExecutor
+from qoslab.experiments.base import Experiment, Options, Sweep, get
+from qoslab.report import git_revision, markdown_table, save_figure
+from qoslab.results import load
+from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
+from qoslab.store import Store
+from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
+
+
+@dataclass
+class Section:
+    kind: str  # "table" | "figure" | "text"
+    title: str
+    body: str
+
+
+class Context:
+    """What an experiment's ``analyse`` works with: its runs as DataFrames (parameters as
+    columns), statistics over seeds, and writers for tables, figures and text that also collect
+    the report's sections in order."""
+
+    def __init__(
+        self,
+        experiment: Experiment,
+        options: Options,
+        sweeps: Sequence[Sweep],
+        specs: Sequence[RunSpec],
+        store: Store,
+        out: Path,
+    ) -> None:
+        self.experiment = experiment
+        self.options = options
+        self.sweeps = {s.name: s for s in sweeps}
+        self.specs = specs
+        self.store = store
+        self.out = out
+        self.version = _core.__version__
+        self.sections: list[Section] = []
+        self.files: list[Path] = []
+        self._runs: dict[str, pd.DataFrame] = {}
+        self._flows: dict[str, pd.DataFrame] = {}
+
+    # -- data -------------------------------------------------------------------------------------
+
+    def sweep_name(self, sweep: str) -> str:
+        if sweep not in self.sweeps:
+            raise KeyError(f"experiment {self.experiment.name} has no sweep {sweep!r}")
+        return f"{self.experiment.name}/{sweep}"
+
+    def _planned(self, sweep: str) -> pd.DataFrame:
+        full = self.sweep_name(sweep)
+        rows = []
+        for s in self.specs:
+            if s.sweep != full:
+                continue
+            k = s.key
+            rows.append(
+                {
+                    **dict(s.params),
+                    "scenario": s.scenario.name,
+                    "scenario_sha256": k.scenario_sha256,
+                    "seed": k.seed,
+                    "version": k.version,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def runs(self, sweep: str, *, failed: bool = False) -> pd.DataFrame:
+        """One row per planned run of ``sweep`` that succeeded (or every planned run, with a
+        ``status`` column, if ``failed``): its parameters, scenario, hash, seed, version and
+        metrics."""
+        if sweep not in self._runs:
+            planned = self._planned(sweep)
+            keys = [s.key for s in self.specs if s.sweep == self.sweep_name(sweep)]
+            stored = load(self.store, "runs", keys=keys, expand_params=False)
+            stored = stored.drop(columns=[c for c in ("params", "sweep", "scenario") if c in stored.columns])
+            df = planned.merge(stored, on=["scenario_sha256", "seed", "version"], how="left")
+            df["status"] = df["status"].fillna("missing") if "status" in df.columns else "missing"
+            self._runs[sweep] = df
+        df = self._runs[sweep]
+        return df.copy() if failed else df[df["status"] == "ok"].reset_index(drop=True)
+
+    def flows(self, sweep: str) -> pd.DataFrame:
+        """Per-flow rows of the successful runs of ``sweep``, with the run's parameters; the
+        flow's name is in ``flow_name``."""
+        if sweep not in self._flows:
+            runs = self.runs(sweep)
+            keys = [s.key for s in self.specs if s.sweep == self.sweep_name(sweep)]
+            fl = load(self.store, "flows", keys=keys, expand_params=False)
+            fl = fl.rename(columns={"name": "flow_name"})
+            keep = ["run_id", "flow", "flow_name", *[c for c in fl.columns if c not in runs.columns]]
+            fl = fl[[c for c in dict.fromkeys(keep) if c in fl.columns]]
+            self._flows[sweep] = runs[
+                [*self.sweeps[sweep].params, "scenario", "scenario_sha256", "seed", "version", "run_id"]
+            ].merge(fl, on="run_id")
+        return self._flows[sweep].copy()
+
+    def series(self, sweep: str, kind: str = "flow", where: Mapping[str, Any] | None = None) -> pd.DataFrame:
+        """The time series (``kind`` "flow" or "queue") of the successful runs of ``sweep``
+        matching ``where``."""
+        runs = select(self.runs(sweep), where or {})
+        frames = []
+        for r in runs.itertuples():
+            rel = getattr(r, f"series_{kind}")
+            df = pd.read_parquet(self.store.root / rel)
+            df["seed"] = r.seed
+            df["run_id"] = r.run_id
+            frames.append(df)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def stats(self, sweep: str, metrics: Sequence[str], by: Sequence[str] | None = None) -> pd.DataFrame:
+        """Mean, std and 95 % CI over seeds of ``metrics`` for each point of ``sweep`` (grouped by
+        ``by``, default every parameter), with the scenario, its hash and the version."""
+        df = self.runs(sweep)
+        by = list(self.sweeps[sweep].params if by is None else by)
+        st = summarize(df, metrics, by=[*by, "scenario", "scenario_sha256"])
+        st["version"] = self.version
+        return st
+
+    def values(self, sweep: str, metric: str, where: Mapping[str, Any] | None = None) -> pd.DataFrame:
+        """Per-seed values of ``metric`` (``flow:COLUMN`` for a per-flow column) where the
+        parameters match ``where``."""
+        if metric.startswith("flow:"):
+            col = metric.split(":", 1)[1]
+            df = select(self.flows(sweep), where or {})
+            return df[["seed", "scenario", "scenario_sha256", col]].rename(columns={col: "value"})
+        df = select(self.runs(sweep), where or {})
+        if metric not in df.columns:
+            raise KeyError(f"sweep {sweep!r} has no metric {metric!r}")
+        return df[["seed", "scenario", "scenario_sha256", metric]].rename(columns={metric: "value"})
+
+    def estimate(self, sweep: str, metric: str, where: Mapping[str, Any] | None = None) -> Estimate:
+        return estimate(self.values(sweep, metric, where)["value"])
+
+    def comparison(self) -> pd.DataFrame:
+        """One row per published number: the value, our mean and CI, whether it lies in the CI
+        and in the range of seeds, the scenario, seeds and version."""
+        rows = []
+        for ref in self.experiment.references:
+            v = self.values(ref.sweep, ref.metric, ref.where)
+            e = estimate(v["value"])
+            rows.append(
+                {
+                    "id": ref.id,
+                    "source": ref.source,
+                    "quantity": ref.quantity,
+                    "unit": ref.unit,
+                    **comparison_row(ref.value, e),
+                    "ours": e.fmt(4),
+                    "scenario": ";".join(sorted(set(v["scenario"]))),
+                    "scenario_sha256": ";".join(sorted(set(v["scenario_sha256"]))),
+                    "seeds": seed_ranges(v["seed"]),
+                    "version": self.version,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def provenance(self, sweeps: Sequence[str]) -> str:
+        """``qoslab 0.1.0 · fdd-red-s1 · seeds 1-10`` for the runs of ``sweeps``."""
+        names: list[str] = []
+        seeds: set[int] = set()
+        for s in sweeps:
+            df = self.runs(s)
+            names.extend(n for n in df["scenario"].unique() if n not in names)
+            seeds.update(int(x) for x in df["seed"])
+        return f"qoslab {self.version} · {', '.join(names)} · seeds {seed_ranges(seeds)}"
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def table(
+        self,
+        name: str,
+        df: pd.DataFrame,
+        *,
+        title: str,
+        caption: str = "",
+        columns: Mapping[str, str] | Sequence[str] | None = None,
+        formats: Mapping[str, Any] | None = None,
+    ) -> Path:
+        """Writes ``name.csv`` (every column) and ``name.md`` (``columns``), adds a section."""
+        csv = self.out / f"{name}.csv"
+        df.to_csv(csv, index=False)
+        md = markdown_table(df, columns, formats)
+        body = md + (f"\n{caption}\n" if caption else "")
+        (self.out / f"{name}.md").write_text(f"# {title}\n\n{body}")
+        self.files += [csv, self.out / f"{name}.md"]
+        self.sections.append(Section("table", title, body + f"\n(`{name}.csv`, `{name}.md`)\n"))
+        return csv
+
+    def figure(
+        self, name: str, fig: Any, *, title: str, sweeps: Sequence[str], caption: str = ""
+    ) -> list[Path]:
+        """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance) and adds a section."""
+        paths = save_figure(fig, self.out, name, title, self.provenance(sweeps))
+        self.files += paths
+        body = f"![{title}]({name}.png)\n\n" + (f"{caption}\n" if caption else "")
+        self.sections.append(Section("figure", title, body + f"\n(`{name}.png`, `{name}.svg`)\n"))
+        return paths
+
+    def text(self, title: str, markdown: str) -> None:
+        self.sections.append(Section("text", title, markdown.strip() + "\n"))
+
+
+def select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    """Rows of ``df`` whose columns equal ``where``'s values."""
+    mask = pd.Series(True, index=df.index)
+    for k, v in where.items():
+        if k not in df.columns:
+            raise KeyError(f"no column {k!r} to select on (have: {', '.join(map(str, df.columns))})")
+        mask &= df[k] == v
+    return df[mask]
+
+
+@dataclass
+class Reproduction:
+    experiment: Experiment
+    options: Options
+    out: Path
+    report: Path
+    sweep: SweepReport
+    wall_time_s: float
+    comparison: pd.DataFrame
+    files: list[Path] = field(default_factory=list)
+
+
+def _validate(exp: Experiment, sweeps: Sequence[Sweep]) -> None:
+    names = [s.name for s in sweeps]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValueError(f"experiment {exp.name}: repeated sweep names {sorted(dup)}")
+    for ref in exp.references:
+        if ref.sweep not in names:
+            raise ValueError(f"experiment {exp.name}: reference {ref.id} names unknown sweep {ref.sweep!r}")
+
+
+def reproduce(
+    name: str | Experiment,
+    *,
+    seeds: int | None = None,
+    quick: bool = False,
+    out: str | Path = "results",
+    store: Store | str | Path | None = None,
+    executor: Executor | None = None,
+    progress: bool = True,
+) -> Reproduction:
+    """Runs experiment ``name`` (computing only the runs the store lacks) and writes
+    ``out/NAME/``: its tables, figures and ``report.md``."""
+    t0 = time.perf_counter()
+    exp = name if isinstance(name, Experiment) else get(name)
+    n = seeds if seeds is not None else (exp.quick_seeds if quick else exp.seeds)
+    opts = Options(quick=quick, seeds=seed_list(n))
+    sweeps = exp.plan(opts)
+    _validate(exp, sweeps)
+    specs: list[RunSpec] = []
+    for sw in sweeps:
+        specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
+    st = store if isinstance(store, Store) else Store(store)
+    executor = executor or LocalExecutor()
+    try:
+        rep = run_sweep(specs, st, executor, progress=progress, label=exp.name)
+        out_dir = Path(out) / exp.name
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        out_dir.mkdir(parents=True)
+        ctx = Context(exp, opts, sweeps, specs, st, out_dir)
+        comp = ctx.comparison()
+        exp.analyse(ctx)
+        runs_csv = _write_runs(ctx, out_dir)
+        wall = time.perf_counter() - t0
+        report = _write_report(ctx, comp, rep, executor, st, wall)
+    finally:
+        if not isinstance(store, Store):
+            st.close()
+    return Reproduction(exp, opts, out_dir, report, rep, wall, comp, [*ctx.files, runs_csv, report])
+
+
+def _write_runs(ctx: Context, out_dir: Path) -> Path:
+    frames = []
+    for name, sw in ctx.sweeps.items():
+        df = ctx.runs(name, failed=True)
+        df.insert(0, "sweep", name)
+        df["params"] = [json.dumps({k: r[k] for k in sw.params}, default=str) for _, r in df.iterrows()]
+        cols = [
+            "sweep",
+            "scenario",
+            "scenario_sha256",
+            "seed",
+            "version",
+            "params",
+            "status",
+            "error",
+            "attempts",
+            "wall_time_s",
+            "worker",
+        ]
+        frames.append(df[[c for c in cols if c in df.columns]])
+    p = out_dir / "runs.csv"
+    pd.concat(frames, ignore_index=True).to_csv(p, index=False)
+    return p
+
+
+def _write_report(
+    ctx: Context, comp: pd.DataFrame, rep: SweepReport, executor: Executor, store: Store, wall: float
+) -> Path:
+    exp, opts = ctx.experiment, ctx.options
+    all_seeds = sorted({int(s) for sw in ctx.sweeps.values() for s in sw.seeds})
+    lines = [
+        f"# {exp.name}: {exp.title}",
+        "",
+        exp.summary.strip(),
+        "",
+        f"Paper: {exp.paper}",
+        "",
+        "## Provenance",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| qoslab version | {ctx.version} |",
+        f"| git revision | {git_revision() or 'n/a'} |",
+        f"| mode | {'quick (`--quick`)' if opts.quick else 'full'} |",
+        f"| seeds | {seed_ranges(all_seeds)} ({len(opts.seeds)} per point) |",
+        f"| runs | {rep.total} distinct: {rep.computed} computed now, {rep.reused} reused from the store, "
+        f"{len(rep.failed)} failed |",
+        f"| wall time | {wall:.1f} s for this invocation; {rep.compute_time_s:.1f} s of simulation "
+        "summed over the runs computed now |",
+        f"| executor | {executor.describe()} |",
+        f"| store | `{store.db_path}` |",
+        f"| date | {time.strftime('%Y-%m-%d %H:%M:%S %Z')} |",
+        "",
+        "Reproduce with `qoslab reproduce "
+        + exp.name
+        + (" --quick" if opts.quick else "")
+        + (
+            f" --seeds {len(opts.seeds)}"
+            if len(opts.seeds) != (exp.quick_seeds if opts.quick else exp.seeds)
+            else ""
+        )
+        + "`; every run is listed in `runs.csv` (scenario, hash, seed, version, parameters, status).",
+        "",
+        "## Sweeps",
+        "",
+    ]
+    for name, sw in ctx.sweeps.items():
+        scen = sorted({(sc.name, sc.sha256()[:12]) for _, sc in sw.points})
+        lines += [
+            f"### {name}",
+            "",
+            sw.description.strip() or "(no description)",
+            "",
+            f"- points: {len(sw.points)}; seeds: {seed_ranges(sw.seeds)}",
+            f"- parameters: {', '.join(f'`{p}`' for p in sw.params) or 'none'}",
+            "- scenarios: "
+            + ", ".join(f"{n} (`{h}`)" for n, h in scen[:8])
+            + (" …" if len(scen) > 8 else ""),
+            "",
+        ]
+    if not comp.empty:
+        lines += [
+            "## Comparison with the published numbers",
+            "",
+            "Our value is the mean over seeds ± the half-width of its 95 % Student-t confidence "
+            "interval; the published value is a single simulation run, so the seed range (smallest "
+            "to largest seed) is the fairer yardstick.",
+            "",
+            markdown_table(
+                comp,
+                {
+                    "source": "source",
+                    "quantity": "quantity",
+                    "published": "published",
+                    "ours": "ours (mean ± 95 % CI)",
+                    "inside_ci": "published in CI",
+                    "seed_min": "seed min",
+                    "seed_max": "seed max",
+                    "inside_seed_range": "in seed range",
+                    "n": "n",
+                },
+            ),
+        ]
+        comp.to_csv(ctx.out / "comparison.csv", index=False)
+        (ctx.out / "comparison.md").write_text(
+            "# Comparison with the published numbers\n\n"
+            + markdown_table(
+                comp,
+                [
+                    "source",
+                    "quantity",
+                    "published",
+                    "ours",
+                    "inside_ci",
+                    "seed_min",
+                    "seed_max",
+                    "inside_seed_range",
+                    "seeds",
+                    "version",
+                ],
+            )
+        )
+    for sec in ctx.sections:
+        lines += [f"## {sec.title}", "", sec.body]
+    if exp.notes.strip():
+        lines += ["## Notes", "", exp.notes.strip(), ""]
+    if rep.failed:
+        lines += ["## Failed runs", ""]
+        for spec, err in rep.failed:
+            lines.append(
+                f"- {spec.sweep} {json.dumps(dict(spec.params), default=str)} seed {spec.seed}: {err}"
+            )
+        lines.append("")
+    p = ctx.out / "report.md"
+    p.write_text("\n".join(lines).rstrip() + "\n")
+    return p

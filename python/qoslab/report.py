@@ -1,0 +1,113 @@
+"""Output helpers for experiments: Markdown tables, figures with provenance, the git revision."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+def fmt_value(v: Any, digits: int = 4) -> str:
+    """A table cell: floats to ``digits`` significant digits, booleans as yes/no."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "n/a"
+        if v == int(v) and abs(v) < 1e15:
+            return f"{int(v)}"
+        return f"{v:.{digits}g}"
+    if hasattr(v, "item"):
+        return fmt_value(v.item(), digits)
+    return str(v)
+
+
+def markdown_table(
+    df: pd.DataFrame,
+    columns: Mapping[str, str] | Sequence[str] | None = None,
+    formats: Mapping[str, Callable[[Any], str]] | None = None,
+    digits: int = 4,
+) -> str:
+    """``df`` as a GitHub Markdown table. ``columns`` selects (and, as a mapping, renames)
+    columns; ``formats`` maps a column to a function that formats its cells."""
+    if columns is None:
+        cols = {c: str(c) for c in df.columns}
+    elif isinstance(columns, Mapping):
+        cols = dict(columns)
+    else:
+        cols = {c: str(c) for c in columns}
+    formats = formats or {}
+    right = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in cols]
+    lines = [
+        "| " + " | ".join(h.replace("|", "\\|") for h in cols.values()) + " |",
+        "|" + "|".join("---:" if r else "---" for r in right) + "|",
+    ]
+    for _, row in df.iterrows():
+        cells = []
+        for c in cols:
+            f = formats.get(c)
+            cells.append((f(row[c]) if f else fmt_value(row[c], digits)).replace("|", "\\|"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str) -> list[Path]:
+    """Saves ``fig`` as ``name.png`` and ``name.svg`` with a provenance footer (scenario, seeds,
+    version) drawn on the figure and written into the files' metadata; closes the figure."""
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fig.text(0.99, 0.005, provenance, ha="right", va="bottom", fontsize=6.5, color="0.35")
+    paths = []
+    png = out_dir / f"{name}.png"
+    fig.savefig(png, dpi=150, metadata={"Title": title, "Description": provenance, "Software": "qoslab"})
+    paths.append(png)
+    svg = out_dir / f"{name}.svg"
+    fig.savefig(svg, metadata={"Title": title, "Description": provenance})
+    paths.append(svg)
+    plt.close(fig)
+    return paths
+
+
+def plot_mean_ci(
+    ax: Any,
+    stats: pd.DataFrame,
+    x: str,
+    *,
+    label: str,
+    scale: float = 1.0,
+    **kw: Any,
+) -> None:
+    """Plots ``mean`` against ``x`` with 95 % confidence-interval error bars (rows of a
+    :func:`qoslab.stats.summarize` table for one metric)."""
+    s = stats.sort_values(x)
+    yerr = (s["half_width"].fillna(0.0) / scale).to_numpy()
+    style = {"capsize": 3, "marker": "o", "markersize": 4, **kw}
+    ax.errorbar(s[x], s["mean"] / scale, yerr=yerr, label=label, **style)
+
+
+def git_revision(path: Path | None = None) -> str | None:
+    """``<short hash>`` (``+dirty`` with uncommitted changes) of the git tree holding ``path``."""
+    cwd = path or Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5
+        )
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
