@@ -30,6 +30,9 @@ pub struct PacketMeta {
     pub dscp: u8,
     /// ECN field (RFC 3168): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
     pub ecn: u8,
+    /// Drop precedence at the current queue (0 = AFx1/IN, 1 = AFx2, 2 = AFx3/OUT), set by the
+    /// queue host from the DSCP through its PHB mapping before the discipline decides.
+    pub prec: u8,
     /// True for a TCP retransmission (bookkeeping only; queues must not look at it).
     pub retransmit: bool,
     /// When the packet entered its current queue (ns).
@@ -49,6 +52,7 @@ impl PacketMeta {
             hop: 0,
             dscp: 0,
             ecn: 0,
+            prec: 0,
             retransmit: false,
             enqueued_at: now,
             created_at: now,

@@ -39,6 +39,7 @@ mod tests {
             len_pkts: n,
             len_bytes: b,
             limit: Limit::Packets(3),
+            len_by_prec: [0; 3],
         };
         assert_eq!(
             d.on_enqueue(0, &p, view(2, 1000), &mut rng),
@@ -52,6 +53,7 @@ mod tests {
             len_pkts: 2,
             len_bytes: 1000,
             limit: Limit::Bytes(1499),
+            len_by_prec: [0; 3],
         };
         assert_eq!(d.on_enqueue(0, &p, bytes, &mut rng), Verdict::Overflow);
     }

@@ -8,6 +8,8 @@
 pub mod droptail;
 pub mod ewma;
 pub mod red;
+pub mod rio;
+pub mod wred;
 
 use crate::packet::PacketMeta;
 use crate::rng::SimRng;
@@ -15,6 +17,8 @@ use crate::units::{Limit, SimTime};
 
 pub use droptail::DropTail;
 pub use red::{Red, RedParams};
+pub use rio::{Rio, RioMode};
+pub use wred::Wred;
 
 /// What the queue holds when a packet arrives (the arriving packet not included; the packet
 /// being serialised by the link's transmitter not included either, as in ns-2).
@@ -23,6 +27,9 @@ pub struct QueueView {
     pub len_pkts: u64,
     pub len_bytes: u64,
     pub limit: Limit,
+    /// Packets waiting per drop precedence (0 = AFx1/IN/green, 1 = AFx2, 2 = AFx3/OUT), as
+    /// the queue host's PHB mapping assigns them; they add up to `len_pkts`.
+    pub len_by_prec: [u64; 3],
 }
 
 impl QueueView {
@@ -79,6 +86,8 @@ pub trait Aqm {
 pub enum AnyAqm {
     DropTail(DropTail),
     Red(Red),
+    Rio(Rio),
+    Wred(Wred),
 }
 
 impl Aqm for AnyAqm {
@@ -93,6 +102,8 @@ impl Aqm for AnyAqm {
         match self {
             AnyAqm::DropTail(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::Rio(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::Wred(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
     #[inline]
@@ -100,12 +111,16 @@ impl Aqm for AnyAqm {
         match self {
             AnyAqm::DropTail(a) => a.on_idle(now),
             AnyAqm::Red(a) => a.on_idle(now),
+            AnyAqm::Rio(a) => a.on_idle(now),
+            AnyAqm::Wred(a) => a.on_idle(now),
         }
     }
     fn average(&self) -> Option<f64> {
         match self {
             AnyAqm::DropTail(a) => a.average(),
             AnyAqm::Red(a) => a.average(),
+            AnyAqm::Rio(a) => a.average(),
+            AnyAqm::Wred(a) => a.average(),
         }
     }
 }

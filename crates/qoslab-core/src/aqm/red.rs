@@ -360,6 +360,7 @@ mod tests {
             len_pkts: 10,
             len_bytes: 5000,
             limit: Limit::Packets(10),
+            len_by_prec: [0; 3],
         };
         assert_eq!(red.on_enqueue(0, &p, full, &mut rng), Verdict::Overflow);
         // Hold the average between the thresholds: an ECN-capable packet is marked, never
@@ -371,6 +372,7 @@ mod tests {
             len_pkts: 74,
             len_bytes: 37000,
             limit: Limit::Packets(1000),
+            len_by_prec: [0; 3],
         };
         let mut marks = 0;
         for i in 0..5000 {

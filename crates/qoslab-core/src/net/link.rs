@@ -45,6 +45,7 @@ impl LinkStats {
 pub struct InLine {
     pub id: PacketId,
     pub size: u32,
+    pub prec: u8,
     pub start: SimTime,
     pub done: SimTime,
 }
@@ -63,6 +64,8 @@ pub struct LinkDir {
     pub departed: usize,
     /// Bytes waiting (not started).
     pub q_bytes: u64,
+    /// Packets waiting per drop precedence.
+    pub waiting_by_prec: [u64; 3],
     pub limit: Limit,
     pub aqm: AnyAqm,
     pub rng: SimRng,
@@ -110,6 +113,7 @@ impl LinkDir {
             started: 0,
             departed: 0,
             q_bytes: 0,
+            waiting_by_prec: [0; 3],
             limit,
             aqm,
             rng,
@@ -136,7 +140,9 @@ impl LinkDir {
     #[inline]
     pub fn advance(&mut self, now: SimTime) -> std::ops::Range<usize> {
         while self.started < self.line.len() && self.line[self.started].start <= now {
-            self.q_bytes -= self.line[self.started].size as u64;
+            let e = self.line[self.started];
+            self.q_bytes -= e.size as u64;
+            self.waiting_by_prec[e.prec as usize] -= 1;
             self.started += 1;
         }
         let from = self.departed;
@@ -165,6 +171,7 @@ impl LinkDir {
             len_pkts: self.waiting() as u64,
             len_bytes: self.q_bytes,
             limit: self.limit,
+            len_by_prec: self.waiting_by_prec,
         }
     }
 
@@ -179,7 +186,10 @@ impl LinkDir {
             self.idle_notified = true;
         }
         let view = self.view();
-        let pkt = arena.get(id);
+        let pkt = arena.get_mut(id);
+        pkt.prec = crate::ds::drop_precedence(pkt.dscp);
+        let prec = pkt.prec;
+        let pkt = &*pkt;
         let verdict = self.aqm.on_enqueue(now, pkt, view, &mut self.rng);
         let reason = match verdict {
             Verdict::Enqueue => None,
@@ -217,6 +227,7 @@ impl LinkDir {
         self.line.push_back(InLine {
             id,
             size,
+            prec,
             start,
             done,
         });
@@ -225,6 +236,7 @@ impl LinkDir {
             self.started += 1;
         } else {
             self.q_bytes += size as u64;
+            self.waiting_by_prec[prec as usize] += 1;
         }
         Admit::Queued {
             schedule_arrival: was_empty.then_some(done + self.delay),

@@ -1,0 +1,256 @@
+//! RIO — RED with In and Out (Clark & Fang, "Explicit Allocation of Best-Effort Packet
+//! Delivery Service", IEEE/ACM ToN 1998), generalised to up to three drop precedences
+//! (RFC 2597: AFx1, AFx2, AFx3; precedence 0 is IN/green).
+//!
+//! Each precedence `p` has its own RED curve and count (a [`RedDropper`]) and is judged on its
+//! own average:
+//! * **RIO-C** (coupled, Clark & Fang's RIO): `avg[p]` estimates the number of queued packets
+//!   of precedence ≤ p — `avg_in` counts IN packets only, `avg_total` every packet. An arrival
+//!   of precedence `p` updates every average that counts it (`avg[j]` for `j ≥ p`), each
+//!   from the backlog it estimates.
+//! * **RIO-D** (decoupled): `avg[p]` estimates the backlog of precedence `p` alone and only
+//!   arrivals of precedence `p` update it.
+//!
+//! The averaging, idle correction, count spreading and forced drops are RED's (see
+//! [`super::red`]); the physical limit applies to the whole queue. Packet mode only.
+
+use super::ewma::AvgQueue;
+use super::red::{RedCurve, RedDropper};
+use super::{Aqm, QueueView, Verdict};
+use crate::packet::PacketMeta;
+use crate::rng::SimRng;
+use crate::units::SimTime;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RioMode {
+    Coupled,
+    Decoupled,
+}
+
+#[derive(Debug, Clone)]
+pub struct Rio {
+    pub mode: RioMode,
+    pub w_q: f64,
+    /// Link capacity in mean-size packets per second (idle correction).
+    pub ptc: f64,
+    /// Per precedence: the average it is judged on, and its dropper.
+    pub avg: Vec<AvgQueue>,
+    pub droppers: Vec<RedDropper>,
+}
+
+impl Rio {
+    /// `curves[p]` is precedence p's RED curve (1 to 3 of them).
+    pub fn new(mode: RioMode, curves: &[RedCurve], w_q: f64, wait: bool, ptc: f64) -> Self {
+        assert!(
+            (1..=3).contains(&curves.len()),
+            "RIO takes 1 to 3 precedences"
+        );
+        Rio {
+            mode,
+            w_q,
+            ptc,
+            avg: vec![AvgQueue::default(); curves.len()],
+            droppers: curves.iter().map(|c| RedDropper::new(*c, wait)).collect(),
+        }
+    }
+
+    /// Precedences beyond the configured ones are judged as the last (lowest priority) one.
+    #[inline]
+    pub fn level(&self, prec: u8) -> usize {
+        (prec as usize).min(self.droppers.len() - 1)
+    }
+
+    /// The backlog `avg[j]` estimates, from the per-precedence queue lengths.
+    #[inline]
+    fn backlog(&self, j: usize, q: &QueueView) -> f64 {
+        let n = self.droppers.len();
+        let by = |k: usize| -> u64 {
+            // Packets of precedences the configuration folds into the last level count there.
+            if k == n - 1 {
+                q.len_by_prec[k..].iter().sum()
+            } else {
+                q.len_by_prec[k]
+            }
+        };
+        match self.mode {
+            RioMode::Coupled => (0..=j).map(by).sum::<u64>() as f64,
+            RioMode::Decoupled => by(j) as f64,
+        }
+    }
+}
+
+impl Aqm for Rio {
+    fn on_enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        q: QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        let p = self.level(pkt.prec);
+        let n = self.droppers.len();
+        let updated = match self.mode {
+            RioMode::Coupled => p..n,
+            RioMode::Decoupled => p..p + 1,
+        };
+        for j in updated {
+            let b = self.backlog(j, &q);
+            self.avg[j].on_arrival(now, b, self.w_q, self.ptc);
+        }
+        let avg = self.avg[p].avg;
+        let mut v = self.droppers[p].judge(avg, pkt.size, None, q.len_pkts as f64, rng);
+        if q.full_for(pkt.size as u64) {
+            v = Verdict::Overflow;
+        }
+        if matches!(v, Verdict::ForcedDrop | Verdict::Overflow) {
+            self.droppers[p].on_forced_drop();
+        }
+        v
+    }
+
+    fn on_idle(&mut self, now: SimTime) {
+        for a in &mut self.avg {
+            a.on_idle(now);
+        }
+    }
+
+    /// `avg_in` (the average of precedence 0).
+    fn average(&self) -> Option<f64> {
+        Some(self.avg[0].avg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+    use crate::units::Limit;
+
+    fn curves() -> [RedCurve; 2] {
+        [
+            RedCurve {
+                min_th: 40.0,
+                max_th: 70.0,
+                max_p: 0.02,
+                gentle: false,
+            },
+            RedCurve {
+                min_th: 10.0,
+                max_th: 40.0,
+                max_p: 0.2,
+                gentle: false,
+            },
+        ]
+    }
+
+    fn pkt(prec: u8) -> PacketMeta {
+        let mut p = PacketMeta::new(0, PacketKind::Data, 1000, 0, 0);
+        p.prec = prec;
+        p
+    }
+
+    fn view(in_: u64, out: u64) -> QueueView {
+        QueueView {
+            len_pkts: in_ + out,
+            len_bytes: 1000 * (in_ + out),
+            limit: Limit::Packets(1000),
+            len_by_prec: [in_, out, 0],
+        }
+    }
+
+    /// RIO-C: avg_in follows only the IN backlog and moves only on IN arrivals; avg_total
+    /// follows the whole backlog and moves on every arrival.
+    #[test]
+    fn coupled_averages_follow_their_backlogs() {
+        let w = 0.01;
+        let mut r = Rio::new(RioMode::Coupled, &curves(), w, true, 1000.0);
+        for a in &mut r.avg {
+            a.idle = false;
+        }
+        let mut rng = SimRng::derive(1, 1);
+        let (mut ein, mut etot) = (0.0, 0.0);
+        for i in 0..2000u64 {
+            let (qi, qo) = (i % 7, 20 + i % 5);
+            let prec = (i % 3 == 0) as u8; // one OUT in three
+            r.on_enqueue(i, &pkt(prec), view(qi, qo), &mut rng);
+            if prec == 0 {
+                ein = (1.0 - w) * ein + w * qi as f64;
+            }
+            etot = (1.0 - w) * etot + w * (qi + qo) as f64;
+            assert!((r.avg[0].avg - ein).abs() < 1e-9);
+            assert!((r.avg[1].avg - etot).abs() < 1e-9);
+        }
+    }
+
+    /// RIO-D: each average follows its own precedence's backlog only.
+    #[test]
+    fn decoupled_averages_are_independent() {
+        let w = 0.01;
+        let mut r = Rio::new(RioMode::Decoupled, &curves(), w, true, 1000.0);
+        for a in &mut r.avg {
+            a.idle = false;
+        }
+        let mut rng = SimRng::derive(1, 1);
+        let (mut ein, mut eout) = (0.0, 0.0);
+        for i in 0..2000u64 {
+            let (qi, qo) = (i % 7, 20 + i % 5);
+            let prec = (i % 3 == 0) as u8;
+            r.on_enqueue(i, &pkt(prec), view(qi, qo), &mut rng);
+            if prec == 0 {
+                ein = (1.0 - w) * ein + w * qi as f64;
+            } else {
+                eout = (1.0 - w) * eout + w * qo as f64;
+            }
+            assert!((r.avg[0].avg - ein).abs() < 1e-9);
+            assert!((r.avg[1].avg - eout).abs() < 1e-9);
+        }
+    }
+
+    /// With the averages held fixed, each precedence is dropped at the rate its own curve
+    /// gives (2·p_b for ns-2's count spreading without `wait`), OUT far more than IN.
+    #[test]
+    fn drop_rates_follow_each_precedence_curve() {
+        let mut r = Rio::new(RioMode::Coupled, &curves(), 1e-9, false, 1000.0);
+        let mut rng = SimRng::derive(7, 7);
+        // avg_in = 55 (p_b = 0.02 * 15/30 = 0.01); avg_total = 25 (p_b = 0.2 * 15/30 = 0.1).
+        r.avg[0].avg = 55.0;
+        r.avg[1].avg = 25.0;
+        for a in &mut r.avg {
+            a.idle = false;
+        }
+        let n = 200_000;
+        let mut drops = [0u32; 2];
+        for i in 0..n {
+            let prec = (i % 2) as u8;
+            // Feed the backlogs equal to the averages so the tiny w_q keeps them in place.
+            let v = r.on_enqueue(i as u64, &pkt(prec), view(55, 0), &mut rng);
+            r.avg[0].avg = 55.0;
+            r.avg[1].avg = 25.0;
+            if v == Verdict::EarlyDrop {
+                drops[prec as usize] += 1;
+            }
+        }
+        let rate_in = drops[0] as f64 / (n / 2) as f64;
+        let rate_out = drops[1] as f64 / (n / 2) as f64;
+        assert!((rate_in - 0.02).abs() < 0.002, "{rate_in}");
+        assert!((rate_out - 0.2).abs() < 0.01, "{rate_out}");
+    }
+
+    #[test]
+    fn unconfigured_precedences_fold_into_the_last() {
+        let r = Rio::new(RioMode::Coupled, &curves(), 0.002, true, 1000.0);
+        assert_eq!(r.level(2), 1);
+        assert_eq!(
+            r.backlog(
+                1,
+                &QueueView {
+                    len_pkts: 6,
+                    len_bytes: 0,
+                    limit: Limit::Packets(10),
+                    len_by_prec: [1, 2, 3]
+                }
+            ),
+            6.0
+        );
+    }
+}
