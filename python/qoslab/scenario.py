@@ -202,10 +202,37 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
                 "start_s": start / 1e9,
                 "stop_s": f["stop_ns"] / 1e9 if f.get("stop_ns") is not None else None,
                 "packet_size_bytes": f["packet_size_bytes"],
+                "dscp": f.get("dscp", 0),
                 "tcp": tcp,
                 "rate_bps": float(f["rate_bps"]) if f.get("rate_bps") is not None else None,
                 "on_s": f["on_ns"] / 1e9 if f.get("on_ns") is not None else None,
                 "off_s": f["off_ns"] / 1e9 if f.get("off_ns") is not None else None,
+            }
+        )
+    conditioners = []
+    for c in r.get("conditioners", []):
+        mt = c["meter"]
+        value: Any = c["classifier_value"] or None
+        if c["classifier"] == "dscp":
+            value = int(c["classifier_value"]) if str(c["classifier_value"]).isdigit() else value
+        conditioners.append(
+            {
+                "name": c["name"],
+                "link": c["link"],
+                "direction": c["direction"],
+                "classifier": {"kind": c["classifier"], "value": value},
+                "scope": c["scope"],
+                "meter": {
+                    "type": mt["type"],
+                    "mode": mt["mode"],
+                    "cir_bps": float(mt["cir_bps"]),
+                    "cbs_bytes": mt.get("cbs_bytes"),
+                    "ebs_bytes": mt.get("ebs_bytes"),
+                    "pir_bps": float(mt["pir_bps"]) if mt.get("pir_bps") is not None else None,
+                    "pbs_bytes": mt.get("pbs_bytes"),
+                    "win_len_s": mt["win_len_ns"] / 1e9 if mt.get("win_len_ns") is not None else None,
+                },
+                "actions": {k: c[k] for k in ("green", "yellow", "red")},
             }
         )
     m = r["measurement"]
@@ -215,5 +242,6 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         "nodes": r["nodes"],
         "links": links,
         "flows": flows,
+        "conditioners": conditioners,
         "measurement": {"start_s": m["start_ns"] / 1e9, "end_s": m["end_ns"] / 1e9},
     }

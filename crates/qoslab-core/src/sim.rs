@@ -2,7 +2,7 @@
 //! the results. It is a plain value (no globals), so several simulations can run in one
 //! process, on different threads.
 
-use crate::aqm::{AnyAqm, DropReason, DropTail, Red};
+use crate::aqm::{AnyAqm, DropReason, DropTail, Red, Rio, RioMode, Wred};
 use crate::engine::{EventKind, EventQueue};
 use crate::net::link::{Admit, LinkDir};
 use crate::net::pcap::PcapWriter;
@@ -111,8 +111,24 @@ impl Simulation {
             .into_iter()
             .enumerate()
             {
+                let curves = || {
+                    qc.precedences
+                        .iter()
+                        .map(|c| c.curve(qc.gentle))
+                        .collect::<Vec<_>>()
+                };
+                let ptc = qc.ptc(l.bandwidth_bps);
                 let aqm = match qc.kind.as_str() {
                     "red" => AnyAqm::Red(Red::new(qc.red_params(l.bandwidth_bps))),
+                    "rio" => {
+                        let mode = if qc.mode == "decoupled" {
+                            RioMode::Decoupled
+                        } else {
+                            RioMode::Coupled
+                        };
+                        AnyAqm::Rio(Rio::new(mode, &curves(), qc.w_q, qc.wait, ptc))
+                    }
+                    "wred" => AnyAqm::Wred(Wred::new(&curves(), qc.w_q, qc.wait, ptc)),
                     _ => AnyAqm::DropTail(DropTail),
                 };
                 let dir_id = (i * 2 + d) as u64;

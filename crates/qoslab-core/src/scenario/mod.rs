@@ -96,9 +96,35 @@ pub struct QueueConfig {
     pub byte_mode: bool,
     pub mean_pkt_size_bytes: u32,
     pub ecn: bool,
+    /// RIO: "coupled" or "decoupled" (empty otherwise).
+    pub mode: String,
+    /// RIO/WRED: one curve per drop precedence, 0 = IN (AFx1) first.
+    pub precedences: Vec<CurveConfig>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CurveConfig {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+}
+
+impl CurveConfig {
+    pub fn curve(&self, gentle: bool) -> RedCurve {
+        RedCurve {
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            gentle,
+        }
+    }
 }
 
 impl QueueConfig {
+    /// Link capacity in mean-size packets per second (RED's idle correction).
+    pub fn ptc(&self, link_bps: u64) -> f64 {
+        link_bps as f64 / (8.0 * self.mean_pkt_size_bytes as f64)
+    }
     pub fn limit(&self) -> Limit {
         match (self.limit_pkts, self.limit_bytes) {
             (Some(p), _) => Limit::Packets(p),
@@ -184,6 +210,64 @@ pub struct CaptureConfig {
     pub file: String,
 }
 
+/// A meter's resolved parameters (bits per second, bytes, nanoseconds).
+#[derive(Debug, Clone, Serialize)]
+pub struct MeterConfig {
+    /// "token_bucket", "srtcm", "trtcm", "tsw2cm" or "tsw3cm".
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// "blind" or "aware".
+    pub mode: String,
+    pub cir_bps: u64,
+    pub cbs_bytes: Option<u64>,
+    pub ebs_bytes: Option<u64>,
+    pub pir_bps: Option<u64>,
+    pub pbs_bytes: Option<u64>,
+    pub win_len_ns: Option<u64>,
+}
+
+/// What a conditioner does with a colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Mark(u8),
+    Keep,
+    Drop,
+}
+
+impl Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Action::Mark(d) => s.serialize_u8(*d),
+            Action::Keep => s.serialize_str("keep"),
+            Action::Drop => s.serialize_str("drop"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConditionerConfig {
+    pub name: String,
+    pub link: String,
+    /// "ab" or "ba".
+    pub direction: String,
+    /// Link direction index: link * 2 + (0 for ab, 1 for ba).
+    #[serde(skip)]
+    pub dir_idx: usize,
+    /// "any", "flow", "src", "dst" or "dscp".
+    pub classifier: String,
+    /// Flow or node name, or the codepoint, for the classifier.
+    pub classifier_value: String,
+    /// Resolved classifier operand: flow index, node index or DSCP.
+    #[serde(skip)]
+    pub classifier_arg: usize,
+    /// "per_flow" or "aggregate".
+    pub scope: String,
+    pub meter: MeterConfig,
+    pub green: Action,
+    pub yellow: Action,
+    pub red: Action,
+}
+
 /// A validated, fully resolved scenario: groups expanded, defaults applied, names checked.
 #[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
@@ -196,6 +280,7 @@ pub struct Scenario {
     pub flows: Vec<FlowConfig>,
     pub measurement: MeasurementConfig,
     pub captures: Vec<CaptureConfig>,
+    pub conditioners: Vec<ConditionerConfig>,
 }
 
 impl Scenario {
@@ -399,8 +484,102 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         byte_mode: false,
         mean_pkt_size_bytes: 500,
         ecn: false,
+        mode: String::new(),
+        precedences: Vec::new(),
     };
+    let multi_keys = [
+        ("mode", q.mode.is_some()),
+        ("in", q.in_.is_some()),
+        ("mid", q.mid.is_some()),
+        ("out", q.out.is_some()),
+    ];
+    if matches!(q.kind, QueueType::Droptail | QueueType::Red) {
+        if let Some((name, _)) = multi_keys.iter().find(|(_, set)| *set) {
+            return Err(bad(
+                k(name),
+                format!("`{name}` is a parameter of rio and wred queues only"),
+            ));
+        }
+    }
     match q.kind {
+        QueueType::Rio | QueueType::Wred => {
+            let is_rio = q.kind == QueueType::Rio;
+            c.kind = if is_rio { "rio" } else { "wred" }.into();
+            for (name, set) in [
+                ("min_th", q.min_th.is_some()),
+                ("max_th", q.max_th.is_some()),
+                ("max_p", q.max_p.is_some()),
+                ("byte_mode", q.byte_mode.is_some()),
+                ("ecn", q.ecn.is_some()),
+            ] {
+                if set {
+                    return Err(bad(k(name), format!("`{name}` is not a parameter of a {} queue: give each precedence's curve as `in`, `mid` and `out` tables", c.kind)));
+                }
+            }
+            if !is_rio && q.mode.is_some() {
+                return Err(bad(
+                    k("mode"),
+                    "`mode` (coupled/decoupled) applies to rio queues only",
+                ));
+            }
+            c.mode = if is_rio {
+                match q.mode.unwrap_or(RioModeSpec::Coupled) {
+                    RioModeSpec::Coupled => "coupled".into(),
+                    RioModeSpec::Decoupled => "decoupled".into(),
+                }
+            } else {
+                String::new()
+            };
+            c.w_q = q.w_q.unwrap_or(0.002);
+            c.gentle = q.gentle.unwrap_or(false);
+            c.wait = q.wait.unwrap_or(true);
+            c.mean_pkt_size_bytes = q.mean_pkt_size.map(|b| b.0 as u32).unwrap_or(500);
+            if !(c.w_q > 0.0 && c.w_q < 1.0) {
+                return Err(bad(
+                    k("w_q"),
+                    format!("w_q must be in (0, 1), got {}", c.w_q),
+                ));
+            }
+            let in_ = q.in_.ok_or_else(|| {
+                bad(
+                    k("in"),
+                    format!(
+                        "a {} queue needs an `in` curve {{ min_th, max_th, max_p }}",
+                        c.kind
+                    ),
+                )
+            })?;
+            let out = q.out.ok_or_else(|| {
+                bad(
+                    k("out"),
+                    format!(
+                        "a {} queue needs an `out` curve {{ min_th, max_th, max_p }}",
+                        c.kind
+                    ),
+                )
+            })?;
+            let mut curves = vec![("in", in_)];
+            if let Some(m) = q.mid {
+                curves.push(("mid", m));
+            }
+            curves.push(("out", out));
+            for (name, cv) in curves {
+                let curve = RedCurve {
+                    min_th: cv.min_th,
+                    max_th: cv.max_th,
+                    max_p: cv.max_p,
+                    gentle: c.gentle,
+                };
+                curve
+                    .validate()
+                    .map_err(|e| bad(k(&format!("{name}.min_th")), e))?;
+                c.precedences.push(CurveConfig {
+                    min_th: cv.min_th,
+                    max_th: cv.max_th,
+                    max_p: cv.max_p,
+                });
+            }
+        }
         QueueType::Droptail => {
             let red_keys = [
                 ("min_th", q.min_th.is_some()),
@@ -561,6 +740,10 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
             byte_mode: None,
             mean_pkt_size: None,
             ecn: None,
+            mode: None,
+            in_: None,
+            mid: None,
+            out: None,
         };
         let qa_key = if ls.queue_ab.is_some() {
             format!("{key}.queue_ab")
@@ -854,6 +1037,8 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
         });
     }
 
+    let conditioners = resolve_conditioners(&spec.conditioners, &link_names, &node_idx, &flows)?;
+
     Ok(Scenario {
         name: spec.name,
         description: spec.description,
@@ -872,7 +1057,179 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
         links,
         flows,
         captures,
+        conditioners,
     })
+}
+
+fn parse_action(key: String, v: &Option<String>, default: u8) -> Result<Action, Bad> {
+    match v.as_deref() {
+        None => Ok(Action::Mark(default)),
+        Some("keep") => Ok(Action::Keep),
+        Some("drop") => Ok(Action::Drop),
+        Some(s) => crate::ds::parse_dscp(s)
+            .map(Action::Mark)
+            .map_err(|e| bad(key, format!("{e}, or \"keep\" or \"drop\""))),
+    }
+}
+
+fn resolve_conditioners(
+    specs: &[ConditionerSpec],
+    link_names: &HashMap<String, usize>,
+    node_idx: &HashMap<String, usize>,
+    flows: &[FlowConfig],
+) -> Result<Vec<ConditionerConfig>, Bad> {
+    let mut out = Vec::new();
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (n, cs) in specs.iter().enumerate() {
+        let key = format!("conditioner[{n}]");
+        if cs.count == Some(0) {
+            return Err(bad(format!("{key}.count"), "count must be at least 1"));
+        }
+        let count = cs.count.unwrap_or(1) as usize;
+        let m = &cs.meter;
+        let mk = |f: &str| format!("{key}.meter.{f}");
+        check_len(mk("cir"), &Some(m.cir.clone()), count, cs.count)?;
+        check_len(mk("cbs"), &m.cbs, count, cs.count)?;
+        check_len(mk("pir"), &m.pir, count, cs.count)?;
+        let direction = cs.direction.clone().unwrap_or_else(|| "ab".into());
+        if direction != "ab" && direction != "ba" {
+            return Err(bad(
+                format!("{key}.direction"),
+                format!("expected \"ab\" or \"ba\", got {direction:?}"),
+            ));
+        }
+        let kind = match m.kind {
+            MeterType::TokenBucket => "token_bucket",
+            MeterType::Srtcm => "srtcm",
+            MeterType::Trtcm => "trtcm",
+            MeterType::Tsw2cm => "tsw2cm",
+            MeterType::Tsw3cm => "tsw3cm",
+        };
+        let needs = |f: &str, present: bool, wanted: bool| -> Result<(), Bad> {
+            if wanted && !present {
+                return Err(bad(mk(f), format!("a {kind} meter needs `{f}`")));
+            }
+            if !wanted && present {
+                return Err(bad(
+                    mk(f),
+                    format!("`{f}` is not a parameter of a {kind} meter"),
+                ));
+            }
+            Ok(())
+        };
+        let tsw = matches!(m.kind, MeterType::Tsw2cm | MeterType::Tsw3cm);
+        needs("cbs", m.cbs.is_some(), !tsw)?;
+        needs("ebs", m.ebs.is_some(), m.kind == MeterType::Srtcm)?;
+        needs(
+            "pir",
+            m.pir.is_some(),
+            matches!(m.kind, MeterType::Trtcm | MeterType::Tsw3cm),
+        )?;
+        needs("pbs", m.pbs.is_some(), m.kind == MeterType::Trtcm)?;
+        if !tsw && m.window.is_some() {
+            return Err(bad(
+                mk("window"),
+                format!("`window` is not a parameter of a {kind} meter"),
+            ));
+        }
+        let scope = match cs.scope.unwrap_or(ScopeSpec::PerFlow) {
+            ScopeSpec::PerFlow => "per_flow",
+            ScopeSpec::Aggregate => "aggregate",
+        };
+        let green = parse_action(format!("{key}.green"), &cs.green, 10)?;
+        let yellow = parse_action(format!("{key}.yellow"), &cs.yellow, 12)?;
+        let red = parse_action(format!("{key}.red"), &cs.red, 14)?;
+        for i in 0..count {
+            let link = expand(&cs.link, cs.count, i);
+            let li = *link_names
+                .get(&link)
+                .ok_or_else(|| bad(format!("{key}.link"), format!("unknown link {link:?}")))?;
+            let classify = cs
+                .classify
+                .as_deref()
+                .map(|c| expand(c, cs.count, i))
+                .unwrap_or_else(|| "any".into());
+            let (ckind, cval) = match classify.split_once(':') {
+                None if classify == "any" => ("any".to_string(), String::new()),
+                Some((k, v)) if matches!(k, "flow" | "src" | "dst" | "dscp") => (k.to_string(), v.trim().to_string()),
+                _ => {
+                    return Err(bad(
+                        format!("{key}.classify"),
+                        format!("expected \"any\", \"flow:NAME\", \"src:NODE\", \"dst:NODE\" or \"dscp:CODEPOINT\", got {classify:?}"),
+                    ))
+                }
+            };
+            let carg = match ckind.as_str() {
+                "any" => 0,
+                "flow" => flows.iter().position(|f| f.name == cval).ok_or_else(|| {
+                    bad(format!("{key}.classify"), format!("unknown flow {cval:?}"))
+                })?,
+                "src" | "dst" => *node_idx.get(&cval).ok_or_else(|| {
+                    bad(format!("{key}.classify"), format!("unknown node {cval:?}"))
+                })?,
+                _ => crate::ds::parse_dscp(&cval).map_err(|e| bad(format!("{key}.classify"), e))?
+                    as usize,
+            };
+            let cir = m.cir.get(i).0;
+            let pir = m.pir.as_ref().map(|p| p.get(i).0);
+            if cir == 0 {
+                return Err(bad(mk("cir"), "the committed rate must be positive"));
+            }
+            if let Some(p) = pir {
+                if p < cir {
+                    return Err(bad(
+                        mk("pir"),
+                        format!("pir ({p} bit/s) must be at least cir ({cir} bit/s)"),
+                    ));
+                }
+            }
+            let cbs = m.cbs.as_ref().map(|c| c.get(i).0);
+            if cbs == Some(0) {
+                return Err(bad(mk("cbs"), "the committed burst size must be positive"));
+            }
+            let name = match &cs.name {
+                Some(t) => expand(t, cs.count, i),
+                None => format!("cond{}", out.len()),
+            };
+            if names.insert(name.clone(), out.len()).is_some() {
+                return Err(bad(
+                    format!("{key}.name"),
+                    format!("duplicate conditioner name {name:?}"),
+                ));
+            }
+            out.push(ConditionerConfig {
+                name,
+                link,
+                direction: direction.clone(),
+                dir_idx: li * 2 + usize::from(direction == "ba"),
+                classifier: ckind,
+                classifier_value: cval,
+                classifier_arg: carg,
+                scope: scope.into(),
+                meter: MeterConfig {
+                    kind: kind.into(),
+                    mode: match m.mode.unwrap_or(ColorModeSpec::Blind) {
+                        ColorModeSpec::Blind => "blind".into(),
+                        ColorModeSpec::Aware => "aware".into(),
+                    },
+                    cir_bps: cir,
+                    cbs_bytes: cbs,
+                    ebs_bytes: m.ebs.map(|b| b.0),
+                    pir_bps: pir,
+                    pbs_bytes: m.pbs.map(|b| b.0),
+                    win_len_ns: if tsw {
+                        Some(m.window.map(|w| w.0).unwrap_or(1_000_000_000))
+                    } else {
+                        None
+                    },
+                },
+                green,
+                yellow,
+                red,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Adjacency lists: for each node, (neighbour, link index, direction a→b?) in link order.

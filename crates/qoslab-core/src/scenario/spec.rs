@@ -182,6 +182,77 @@ pub struct ScenarioSpec {
     pub flows: Vec<FlowSpec>,
     #[serde(default, rename = "capture")]
     pub captures: Vec<CaptureSpec>,
+    #[serde(default, rename = "conditioner")]
+    pub conditioners: Vec<ConditionerSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeterType {
+    TokenBucket,
+    Srtcm,
+    Trtcm,
+    Tsw2cm,
+    Tsw3cm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorModeSpec {
+    Blind,
+    Aware,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeSpec {
+    PerFlow,
+    Aggregate,
+}
+
+/// A meter's parameters with the RFC symbols (RFC 2697, 2698, 2859).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeterSpecToml {
+    #[serde(rename = "type")]
+    pub kind: MeterType,
+    /// Colour-blind (default) or colour-aware.
+    pub mode: Option<ColorModeSpec>,
+    /// Committed information rate (all meters; TSW: the committed target rate CTR).
+    pub cir: PerIndex<RateStr>,
+    /// Committed burst size (token bucket, srTCM, trTCM).
+    pub cbs: Option<PerIndex<BytesStr>>,
+    /// Excess burst size (srTCM).
+    pub ebs: Option<BytesStr>,
+    /// Peak information rate (trTCM; TSW3CM: the peak target rate PTR).
+    pub pir: Option<PerIndex<RateStr>>,
+    /// Peak burst size (trTCM).
+    pub pbs: Option<BytesStr>,
+    /// TSW averaging window.
+    pub window: Option<DurationStr>,
+}
+
+/// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
+/// the queue of one link direction (a host's egress or an edge router's interface).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionerSpec {
+    pub name: Option<String>,
+    pub count: Option<u32>,
+    /// The link whose queue it guards; `{i}` is replaced in groups.
+    pub link: String,
+    /// "ab" (default) or "ba".
+    pub direction: Option<String>,
+    /// "any" (default), "flow:NAME", "src:NODE", "dst:NODE" or "dscp:CODEPOINT".
+    pub classify: Option<String>,
+    pub meter: MeterSpecToml,
+    /// One meter per flow ("per_flow", default) or one for all matching traffic ("aggregate").
+    pub scope: Option<ScopeSpec>,
+    /// What to do with each colour: a codepoint to write (e.g. "AF11"), "keep" or "drop".
+    /// Defaults: green AF11, yellow AF12, red AF13.
+    pub green: Option<String>,
+    pub yellow: Option<String>,
+    pub red: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -214,6 +285,24 @@ pub struct LinkSpec {
 pub enum QueueType {
     Droptail,
     Red,
+    Rio,
+    Wred,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RioModeSpec {
+    Coupled,
+    Decoupled,
+}
+
+/// One drop precedence's RED curve (RIO, WRED).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSpec {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
 }
 
 /// One queue's configuration. Keys that belong to another queue type are rejected.
@@ -232,6 +321,16 @@ pub struct QueueSpec {
     pub byte_mode: Option<bool>,
     pub mean_pkt_size: Option<BytesStr>,
     pub ecn: Option<bool>,
+    /// RIO: "coupled" (RIO-C, Clark & Fang) or "decoupled" (RIO-D).
+    pub mode: Option<RioModeSpec>,
+    /// RIO/WRED: the curve of precedence 0 (AFx1, IN, green).
+    #[serde(rename = "in")]
+    pub in_: Option<CurveSpec>,
+    /// RIO/WRED: the curve of precedence 1 (AFx2) when three precedences are used.
+    pub mid: Option<CurveSpec>,
+    /// RIO/WRED: the curve of the lowest precedence (OUT; AFx3, or AFx2 with two precedences,
+    /// and best effort).
+    pub out: Option<CurveSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
