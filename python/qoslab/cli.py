@@ -164,6 +164,491 @@ def bench(
     bench_main(workload or None, use_ns2=not no_ns2)
 
 
+# -- sweeps, experiments and the result store --------------------------------------------------------
+
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option("--store", help="Result store directory (default: $QOSLAB_STORE or results/store)."),
+]
+ExecutorOpt = Annotated[
+    str, typer.Option("--executor", help="local (process pool), serial, dask, slurm or pbs.")
+]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", help="Worker processes (local; default: all cores) or batch jobs (slurm/pbs)."
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None, typer.Option("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+]
+QueueOpt = Annotated[
+    str | None, typer.Option("--queue", help="slurm/pbs: partition or queue.", rich_help_panel="Slurm/PBS")
+]
+AccountOpt = Annotated[
+    str | None, typer.Option("--account", help="slurm/pbs: account/project.", rich_help_panel="Slurm/PBS")
+]
+CoresOpt = Annotated[
+    int, typer.Option("--cores", help="slurm/pbs: cores per job.", rich_help_panel="Slurm/PBS")
+]
+ProcessesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--processes",
+        help="slurm/pbs: worker processes per job (default: --cores).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+MemoryOpt = Annotated[
+    str, typer.Option("--memory", help="slurm/pbs: memory per job.", rich_help_panel="Slurm/PBS")
+]
+WalltimeOpt = Annotated[
+    str, typer.Option("--walltime", help="slurm/pbs: job time limit.", rich_help_panel="Slurm/PBS")
+]
+JobExtraOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--job-extra",
+        help="slurm/pbs: extra #SBATCH/#PBS directive (repeatable).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+PrologueOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--prologue",
+        help="slurm/pbs: shell line run before the worker (repeatable).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+PythonOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        help="slurm/pbs: Python on the compute nodes (default: this one).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+InterfaceOpt = Annotated[
+    str | None,
+    typer.Option("--interface", help="slurm/pbs: network interface (e.g. ib0).", rich_help_panel="Slurm/PBS"),
+]
+PrintScriptOpt = Annotated[
+    bool,
+    typer.Option(
+        "--print-job-script",
+        help="slurm/pbs: print the job script and exit (nothing is submitted).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+
+
+class _Errors:
+    """Turns the errors of bad input, stores and executors into one line and exit code 1."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et: type | None, e: BaseException | None, tb: object) -> bool:
+        if e is None:
+            return False
+        from qoslab.executors import ExecutorError
+        from qoslab.experiments.base import UnknownExperiment
+        from qoslab.store import StoreError
+        from qoslab.sweep import GridError
+
+        if isinstance(e, _core.ScenarioError):
+            _fail(str(e.args[0]))
+        if isinstance(e, StoreError | GridError | ExecutorError | UnknownExperiment):
+            _fail(str(e))
+        if isinstance(e, ValueError) and not isinstance(e, UnicodeError):
+            _fail(str(e))
+        return False
+
+
+def _executor(
+    name: str,
+    jobs: int | None,
+    scheduler: str | None,
+    queue: str | None,
+    account: str | None,
+    cores: int,
+    processes: int | None,
+    memory: str,
+    walltime: str,
+    job_extra: list[str] | None,
+    prologue: list[str] | None,
+    python: str | None,
+    interface: str | None,
+    print_job_script: bool,
+):
+    from qoslab.executors import (
+        EXECUTORS,
+        ExecutorError,
+        JobqueueOptions,
+        build_jobqueue_cluster,
+        make_executor,
+    )
+
+    if name not in EXECUTORS:
+        raise ExecutorError(f"unknown executor {name!r} (expected one of: {', '.join(EXECUTORS)})")
+    if scheduler is not None and name != "dask":
+        raise ExecutorError("--scheduler needs --executor dask")
+    opts = None
+    if name in ("slurm", "pbs"):
+        opts = JobqueueOptions(
+            queue=queue,
+            account=account,
+            cores=cores,
+            processes=processes,
+            memory=memory,
+            walltime=walltime,
+            jobs=jobs or 1,
+            job_extra=tuple(job_extra or ()),
+            prologue=tuple(prologue or ()),
+            python=python,
+            interface=interface,
+        )
+        if print_job_script:
+            cluster = build_jobqueue_cluster(name, opts)
+            try:
+                typer.echo(cluster.job_script())
+            finally:
+                cluster.close()
+            raise typer.Exit(0)
+    elif print_job_script:
+        raise ExecutorError("--print-job-script needs --executor slurm or pbs")
+    return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts)
+
+
+def _report_failures(failed, total: int) -> None:
+    if not failed:
+        return
+    typer.echo(f"{len(failed)} of {total} runs failed (after a retry):", err=True)
+    for spec, err in failed[:20]:
+        params = ", ".join(f"{k}={v}" for k, v in spec.params.items())
+        typer.echo(f"  {spec.scenario.name} [{params}] seed {spec.seed}: {err}", err=True)
+    if len(failed) > 20:
+        typer.echo(f"  … and {len(failed) - 20} more (qoslab results --status failed)", err=True)
+
+
+@app.command()
+def sweep(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    grid: Annotated[
+        list[str] | None, typer.Option("--grid", help="KEY=V1,V2,... over any scenario key (repeatable).")
+    ] = None,
+    seeds: Annotated[int, typer.Option("--seeds", help="Number of seeds per grid point.")] = 1,
+    first_seed: Annotated[int, typer.Option("--first-seed", help="First seed (seeds are consecutive).")] = 1,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Fixed override KEY=VALUE for every run (repeatable).")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Sweep name in the store (default: scenario name).")
+    ] = None,
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", help="Extra metric function MODULE:FUNCTION (repeatable).")
+    ] = None,
+    show: Annotated[
+        str,
+        typer.Option("--show", help="Comma-separated metrics for the summary table."),
+    ] = "fairness_index,aggregate_throughput_bps,utilization,drops_bottleneck",
+    retries: Annotated[int, typer.Option("--retries", help="Retries of a failing run.")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write runs.csv and stats.csv here.")] = None,
+    store: StoreOpt = None,
+    executor: ExecutorOpt = "local",
+    jobs: JobsOpt = None,
+    scheduler: SchedulerOpt = None,
+    queue: QueueOpt = None,
+    account: AccountOpt = None,
+    cores: CoresOpt = 1,
+    processes: ProcessesOpt = None,
+    memory: MemoryOpt = "2GB",
+    walltime: WalltimeOpt = "01:00:00",
+    job_extra: JobExtraOpt = None,
+    prologue: PrologueOpt = None,
+    python: PythonOpt = None,
+    interface: InterfaceOpt = None,
+    print_job_script: PrintScriptOpt = False,
+) -> None:
+    """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
+    import pandas as pd
+    from rich.console import Console
+
+    from qoslab import sweep as sw
+    from qoslab.results import load
+    from qoslab.stats import seed_ranges, summarize
+    from qoslab.store import Store
+
+    with _Errors():
+        axes: dict[str, list[str]] = {}
+        for g in grid or []:
+            k, vals = sw.parse_grid(g)
+            if k in axes:
+                raise sw.GridError(f"--grid {k}: the key is given twice")
+            axes[k] = vals
+        base = _load(scenario, set_)
+        points = sw.override_points(base, axes)
+        seed_values = sw.seed_list(seeds, first_seed)
+        label = name or base.name
+        specs = sw.plan(points, seed_values, label, tuple(metric or ()))
+        ex = _executor(
+            executor,
+            jobs,
+            scheduler,
+            queue,
+            account,
+            cores,
+            processes,
+            memory,
+            walltime,
+            job_extra,
+            prologue,
+            python,
+            interface,
+            print_job_script,
+        )
+        show_metrics = [m.strip() for m in show.split(",") if m.strip()]
+        unknown = [m for m in show_metrics if m not in sw.STANDARD_METRICS]
+        if unknown and not metric:
+            raise ValueError(
+                f"--show: unknown metric {', '.join(unknown)} (known: {', '.join(sw.STANDARD_METRICS)})"
+            )
+        with Store(store) as st:
+            rep = sw.run_sweep(specs, st, ex, retries=retries, label=label)
+            runs = load(st, "runs", keys=[s.key for s in specs], expand_params=False)
+        # parameters as the sweep gave them, for the table
+        pmap = {(s.key.scenario_sha256, s.key.seed): s.params for s in specs}
+        for k in axes:
+            runs[k] = [pmap[(h, sd)][k] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
+        ok = runs[runs["status"] == "ok"]
+        missing = [m for m in show_metrics if m not in ok.columns]
+        if missing and not ok.empty:
+            raise ValueError(f"--show: the runs have no metric {', '.join(missing)}")
+        con = Console()
+        if not ok.empty:
+            stats = summarize(ok, show_metrics, by=list(axes))
+            seeds_s = seed_ranges(seed_values)
+            rows = []
+            groups = stats.groupby(list(axes), sort=False) if axes else [((), stats)]
+            for key, g in groups:
+                key = key if isinstance(key, tuple) else (key,)
+                row = {**dict(zip(axes, map(str, key), strict=True)), "n": str(int(g["n"].iloc[0]))}
+                for m in show_metrics:
+                    r = g[g["metric"] == m].iloc[0]
+                    row[m] = _pm(r["mean"], r["half_width"])
+                rows.append(row)
+            _print_table(
+                con,
+                pd.DataFrame(rows),
+                f"sweep {label}: {base.name}, seeds {seeds_s}, qoslab {_core.__version__} "
+                "(mean ± 95% CI half-width over seeds)",
+            )
+            if out is not None:
+                out.mkdir(parents=True, exist_ok=True)
+                runs.drop(columns=["series_queue", "series_flow"]).to_csv(out / "runs.csv", index=False)
+                stats.assign(version=_core.__version__).to_csv(out / "stats.csv", index=False)
+                typer.echo(f"wrote {out}/runs.csv and {out}/stats.csv")
+        typer.echo(
+            f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
+            f"{len(rep.failed)} failed; {rep.wall_time_s:.1f} s; store {st.db_path}"
+        )
+    _report_failures(rep.failed, rep.total)
+    if rep.failed:
+        raise typer.Exit(2)
+
+
+def _pm(mean: float, half: float) -> str:
+    import math
+
+    if math.isnan(mean):
+        return "n/a"
+    big = abs(mean) >= 1e4
+    m = f"{mean:.0f}" if big else f"{mean:.4g}"
+    if math.isnan(half):
+        return m
+    return f"{m} ± {half:.0f}" if big else f"{m} ± {half:.2g}"
+
+
+def _print_table(con, df, title: str) -> None:
+    """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
+    from qoslab.report import fmt_value, markdown_table
+
+    if not sys.stdout.isatty():
+        typer.echo(f"{title}\n\n{markdown_table(df)}")
+        return
+    from rich.table import Table
+
+    t = Table(title=title)
+    for c in df.columns:
+        t.add_column(str(c), overflow="fold")
+    for row in df.itertuples(index=False):
+        t.add_row(*[fmt_value(v) for v in row])
+    con.print(t)
+
+
+@app.command()
+def reproduce(
+    name: Annotated[str | None, typer.Argument(help="Experiment name (see --list).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
+    seeds: Annotated[
+        int | None, typer.Option("--seeds", help="Seeds per point (default: the experiment's).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="A shortened version (about a minute).")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Outputs go to OUT/NAME/.")] = Path("results"),
+    store: StoreOpt = None,
+    executor: ExecutorOpt = "local",
+    jobs: JobsOpt = None,
+    scheduler: SchedulerOpt = None,
+    queue: QueueOpt = None,
+    account: AccountOpt = None,
+    cores: CoresOpt = 1,
+    processes: ProcessesOpt = None,
+    memory: MemoryOpt = "2GB",
+    walltime: WalltimeOpt = "01:00:00",
+    job_extra: JobExtraOpt = None,
+    prologue: PrologueOpt = None,
+    python: PythonOpt = None,
+    interface: InterfaceOpt = None,
+    print_job_script: PrintScriptOpt = False,
+) -> None:
+    """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
+    from rich.console import Console
+
+    from qoslab import experiments
+
+    with _Errors():
+        if list_:
+            for e in experiments.available():
+                typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
+            return
+        if name is None:
+            raise ValueError("name an experiment (qoslab reproduce --list shows them)")
+        exp = experiments.get(name)
+        if seeds is not None and seeds < 1:
+            raise ValueError(f"--seeds must be at least 1, got {seeds}")
+        ex = _executor(
+            executor,
+            jobs,
+            scheduler,
+            queue,
+            account,
+            cores,
+            processes,
+            memory,
+            walltime,
+            job_extra,
+            prologue,
+            python,
+            interface,
+            print_job_script,
+        )
+        rep = experiments.reproduce(exp, seeds=seeds, quick=quick, out=out, store=store, executor=ex)
+    c = rep.comparison
+    if not c.empty:
+        cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]
+        view = c[cols].rename(
+            columns={
+                "published": "paper",
+                "ours": "ours (mean ± 95% CI)",
+                "inside_ci": "in CI",
+                "inside_seed_range": "in seed range",
+            }
+        )
+        _print_table(Console(), view, f"{exp.name}: comparison with the published numbers")
+    s = rep.sweep
+    typer.echo(
+        f"{exp.name}: {s.total} runs ({s.computed} computed, {s.reused} reused, {len(s.failed)} failed) "
+        f"in {rep.wall_time_s:.1f} s; report: {rep.report}"
+    )
+    _report_failures(s.failed, s.total)
+    if s.failed:
+        raise typer.Exit(2)
+
+
+@app.command()
+def results(
+    store: StoreOpt = None,
+    table: Annotated[
+        str,
+        typer.Option("--table", help="runs, flows, queues, metrics, attempts, series_queue, series_flow."),
+    ] = "runs",
+    sweep: Annotated[str | None, typer.Option("--sweep", help="Only runs of this sweep.")] = None,
+    scenario: Annotated[
+        str | None, typer.Option("--scenario", help="Only runs of this scenario name.")
+    ] = None,
+    status: Annotated[str | None, typer.Option("--status", help="ok or failed.")] = None,
+    version: Annotated[
+        str | None, typer.Option("--version", help="Only runs of this qoslab version.")
+    ] = None,
+    export: Annotated[
+        Path | None, typer.Option("--export", help="Write the table to FILE.csv or FILE.parquet.")
+    ] = None,
+    sweeps: Annotated[bool, typer.Option("--sweeps", help="List the sweeps in the store.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Verify the store's consistency.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Rows to print (0: all).")] = 30,
+) -> None:
+    """List, check and export the result store (CSV or Parquet)."""
+    from rich.console import Console
+
+    from qoslab import results as res_mod
+    from qoslab.store import Store
+
+    con = Console()
+    with _Errors():
+        if status is not None and status not in ("ok", "failed"):
+            raise ValueError(f"--status must be ok or failed, got {status!r}")
+        with Store(store, create=False) as st:
+            if check:
+                problems = st.verify()
+                n = st.query("SELECT COUNT(*) AS n FROM runs")["n"].iloc[0]
+                for p in problems:
+                    typer.echo(f"problem: {p}", err=True)
+                if problems:
+                    _fail(f"{st.db_path}: {len(problems)} problem(s) in {n} runs")
+                typer.echo(f"{st.db_path}: {n} runs, consistent")
+                return
+            if sweeps:
+                df = st.query(
+                    "SELECT sr.sweep AS sweep, COUNT(*) AS runs, SUM(r.status = 'ok') AS ok, "
+                    "SUM(r.status = 'failed') AS failed, COUNT(DISTINCT r.scenario_sha256) AS scenarios, "
+                    "MIN(r.seed) AS min_seed, MAX(r.seed) AS max_seed, "
+                    "GROUP_CONCAT(DISTINCT r.version) AS versions "
+                    "FROM sweep_runs sr JOIN runs r ON r.id = sr.run_id GROUP BY sr.sweep ORDER BY sr.sweep"
+                )
+            else:
+                df = res_mod.load(st, table, sweep=sweep, scenario=scenario, status=status, version=version)
+        if export is not None:
+            res_mod.export(df, export)
+            typer.echo(f"wrote {len(df)} rows to {export}")
+            return
+    if df.empty:
+        typer.echo("no runs match" if not sweeps else "no sweeps in the store")
+        return
+    if table == "runs" and not sweeps:
+        cols = [
+            "run_id",
+            "scenario",
+            "scenario_sha256",
+            "seed",
+            "version",
+            "status",
+            "attempts",
+            "wall_time_s",
+            "sweep",
+            "fairness_index",
+            "drops_bottleneck",
+            "error",
+        ]
+        df = df[[c for c in cols if c in df.columns]].copy()
+        df["scenario_sha256"] = df["scenario_sha256"].str[:12]
+    shown = df if limit <= 0 else df.tail(limit)
+    title = f"{'sweeps' if sweeps else table}: {len(df)} rows" + (
+        f" (last {len(shown)}; --limit 0 for all)" if len(shown) < len(df) else ""
+    )
+    _print_table(con, shown, title)
+
+
 def main() -> None:
     try:
         app()

@@ -114,6 +114,27 @@ def failure(task: RunTask, error: str, *, worker: str = "?", trace: str | None =
 # -- metrics ---------------------------------------------------------------------------------------
 
 
+#: The metrics every run records (see :func:`standard_metrics`).
+STANDARD_METRICS = (
+    "fairness_index",
+    "aggregate_throughput_bps",
+    "throughput_std_bps",
+    "utilization",
+    "drops_total",
+    "drops_bottleneck",
+    "drops_bottleneck_early",
+    "drops_bottleneck_forced",
+    "drops_bottleneck_overflow",
+    "drop_rate_bottleneck_pps",
+    "timeouts",
+    "retransmitted_packets",
+    "queue_mean_pkts",
+    "avg_queue_mean_pkts",
+    "events",
+    "packet_hops",
+)
+
+
 def standard_metrics(res: Result) -> dict[str, float]:
     """The metrics every run records (bottleneck = the scenario's measurement bottleneck, its
     busier direction; drops over the whole run, throughputs over the measurement window)."""
