@@ -15,6 +15,8 @@ use crate::units::SimTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
+    /// Multi-queue link direction `0` finishes a transmission (its scheduler picks the next).
+    TxDone(u32),
     /// The packet at the head of link direction `0`'s propagation pipe reaches the far node.
     Arrive(u32),
     /// A flow starts sending.

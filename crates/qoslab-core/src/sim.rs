@@ -5,10 +5,12 @@
 use crate::aqm::{AnyAqm, DropReason, DropTail, Red, Rio, RioMode, Wred};
 use crate::engine::{EventKind, EventQueue};
 use crate::net::link::{Admit, LinkDir};
+use crate::net::multiqueue::{MultiQueue, SubQueue};
 use crate::net::pcap::PcapWriter;
+use crate::net::scheduler::Scheduler;
 use crate::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
 use crate::rng::{stream, SimRng};
-use crate::scenario::{adjacency, shortest_path, Scenario};
+use crate::scenario::{adjacency, shortest_path, QueueConfig, Scenario};
 use crate::traffic::sink::{SinkAction, TcpSink};
 use crate::traffic::tcp::{SendBuf, TcpSender};
 use crate::traffic::udp::{UdpKind, UdpSource};
@@ -68,6 +70,8 @@ struct Flow {
 pub struct Series {
     pub q_time_ns: Vec<u64>,
     pub q_dir: Vec<u32>,
+    /// Physical queue within the direction (0 unless it is a multi-queue link).
+    pub q_sub: Vec<u32>,
     pub q_len_pkts: Vec<u32>,
     pub q_len_bytes: Vec<u64>,
     pub q_avg: Vec<f64>,
@@ -76,6 +80,74 @@ pub struct Series {
     pub f_throughput_bps: Vec<f64>,
     pub f_cwnd: Vec<f64>,
     pub f_ssthresh: Vec<f64>,
+}
+
+fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
+    let curves = || {
+        qc.precedences
+            .iter()
+            .map(|c| c.curve(qc.gentle))
+            .collect::<Vec<_>>()
+    };
+    let ptc = qc.ptc(bps);
+    match qc.kind.as_str() {
+        "red" => AnyAqm::Red(Red::new(qc.red_params(bps))),
+        "rio" => {
+            let mode = if qc.mode == "decoupled" {
+                RioMode::Decoupled
+            } else {
+                RioMode::Coupled
+            };
+            AnyAqm::Rio(Rio::new(mode, &curves(), qc.w_q, qc.wait, ptc))
+        }
+        "wred" => AnyAqm::Wred(Wred::new(&curves(), qc.w_q, qc.wait, ptc)),
+        _ => AnyAqm::DropTail(DropTail),
+    }
+}
+
+fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> MultiQueue {
+    let default = qc
+        .queues
+        .iter()
+        .position(|s| s.default)
+        .expect("validated: one default queue");
+    let mut class_of = [default as u8; 64];
+    for (i, s) in qc.queues.iter().enumerate() {
+        for &d in &s.dscp {
+            class_of[d as usize] = i as u8;
+        }
+    }
+    let subs = qc
+        .queues
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            // Sub-queue streams: distinct from every link direction's own stream.
+            let rng = SimRng::derive(seed, stream::QUEUE | (1 << 40) | (dir_id << 4) | i as u64);
+            SubQueue::new(build_aqm(&s.queue, bps), s.queue.limit(), rng)
+        })
+        .collect();
+    let n = qc.queues.len();
+    let sched = match qc.scheduler.as_str() {
+        "rr" => Scheduler::RoundRobin { next: 0 },
+        "wrr" => Scheduler::Wrr {
+            weights: qc.queues.iter().map(|s| s.weight).collect(),
+            current: 0,
+            served: 0,
+        },
+        "drr" => Scheduler::Drr {
+            quanta: qc.queues.iter().map(|s| s.quantum_bytes).collect(),
+            deficit: vec![0; n],
+            current: 0,
+            visited: false,
+        },
+        _ => Scheduler::Priority,
+    };
+    MultiQueue {
+        subs,
+        class_of,
+        sched,
+    }
 }
 
 pub struct Simulation {
@@ -111,26 +183,7 @@ impl Simulation {
             .into_iter()
             .enumerate()
             {
-                let curves = || {
-                    qc.precedences
-                        .iter()
-                        .map(|c| c.curve(qc.gentle))
-                        .collect::<Vec<_>>()
-                };
-                let ptc = qc.ptc(l.bandwidth_bps);
-                let aqm = match qc.kind.as_str() {
-                    "red" => AnyAqm::Red(Red::new(qc.red_params(l.bandwidth_bps))),
-                    "rio" => {
-                        let mode = if qc.mode == "decoupled" {
-                            RioMode::Decoupled
-                        } else {
-                            RioMode::Coupled
-                        };
-                        AnyAqm::Rio(Rio::new(mode, &curves(), qc.w_q, qc.wait, ptc))
-                    }
-                    "wred" => AnyAqm::Wred(Wred::new(&curves(), qc.w_q, qc.wait, ptc)),
-                    _ => AnyAqm::DropTail(DropTail),
-                };
+                let aqm = build_aqm(qc, l.bandwidth_bps);
                 let dir_id = (i * 2 + d) as u64;
                 dirs.push(LinkDir::new(
                     i,
@@ -143,6 +196,10 @@ impl Simulation {
                     SimRng::derive(seed, stream::QUEUE | dir_id),
                     (sc.measurement.start_ns, sc.measurement.end_ns),
                 ));
+                if qc.kind == "multi" {
+                    let dir = dirs.last_mut().expect("just pushed");
+                    dir.multi = Some(Box::new(build_multi(qc, l.bandwidth_bps, seed, dir_id)));
+                }
             }
         }
         let adj = adjacency(sc.nodes.len(), &sc.links);
@@ -269,6 +326,7 @@ impl Simulation {
     fn dispatch(&mut self, now: SimTime, kind: EventKind) {
         match kind {
             EventKind::Arrive(d) => self.on_arrive(now, d as usize),
+            EventKind::TxDone(d) => self.on_tx_done(now, d as usize),
             EventKind::FlowStart(f) => self.on_flow_start(now, f as usize),
             EventKind::FlowStop(f) => self.on_flow_stop(f as usize),
             EventKind::UdpSend(f) => self.on_udp_send(now, f as usize),
@@ -286,6 +344,13 @@ impl Simulation {
     #[inline]
     fn send_on(&mut self, now: SimTime, d: usize, id: PacketId) {
         self.advance(now, d);
+        if self.dirs[d].multi.is_some() {
+            match self.dirs[d].enqueue_multi(now, id, &mut self.arena) {
+                Admit::Dropped(r) => self.on_drop(d, id, r),
+                Admit::Queued { .. } => self.start_next(now, d),
+            }
+            return;
+        }
         match self.dirs[d].enqueue(now, id, &mut self.arena) {
             Admit::Queued {
                 schedule_arrival: Some(t),
@@ -295,6 +360,22 @@ impl Simulation {
             } => {}
             Admit::Dropped(r) => self.on_drop(d, id, r),
         }
+    }
+
+    /// Multi-queue links: start the next transmission if the transmitter is free.
+    fn start_next(&mut self, now: SimTime, d: usize) {
+        if let Some((done, arrival)) = self.dirs[d].start_next(now) {
+            self.q.at(done, EventKind::TxDone(d as u32));
+            if let Some(t) = arrival {
+                self.q.at(t, EventKind::Arrive(d as u32));
+            }
+        }
+    }
+
+    fn on_tx_done(&mut self, now: SimTime, d: usize) {
+        self.dirs[d].tx_pending = false;
+        self.advance(now, d);
+        self.start_next(now, d);
     }
 
     /// Brings link direction `d` up to `now`: counts (and captures) the transmissions that
@@ -600,12 +681,28 @@ impl Simulation {
         }
         let s = &mut self.series;
         for (d, l) in self.dirs.iter().enumerate() {
-            s.q_time_ns.push(now);
-            s.q_dir.push(d as u32);
-            s.q_len_pkts.push(l.waiting() as u32);
-            s.q_len_bytes.push(l.q_bytes);
-            s.q_avg
-                .push(crate::aqm::Aqm::average(&l.aqm).unwrap_or(f64::NAN));
+            match &l.multi {
+                None => {
+                    s.q_time_ns.push(now);
+                    s.q_dir.push(d as u32);
+                    s.q_sub.push(0);
+                    s.q_len_pkts.push(l.waiting() as u32);
+                    s.q_len_bytes.push(l.q_bytes);
+                    s.q_avg
+                        .push(crate::aqm::Aqm::average(&l.aqm).unwrap_or(f64::NAN));
+                }
+                Some(m) => {
+                    for (i, sub) in m.subs.iter().enumerate() {
+                        s.q_time_ns.push(now);
+                        s.q_dir.push(d as u32);
+                        s.q_sub.push(i as u32);
+                        s.q_len_pkts.push(sub.fifo.len() as u32);
+                        s.q_len_bytes.push(sub.bytes);
+                        s.q_avg
+                            .push(crate::aqm::Aqm::average(&sub.aqm).unwrap_or(f64::NAN));
+                    }
+                }
+            }
         }
         let dt = (now - self.last_sample) as f64 / 1e9;
         let record_cwnd = self.scenario.measurement.cwnd;

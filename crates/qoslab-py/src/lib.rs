@@ -284,6 +284,12 @@ fn simulate<'py>(
     colu(
         py,
         &sq,
+        "physical_queue",
+        s.q_sub.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sq,
         "queue_packets",
         s.q_len_pkts.into_iter().map(u64::from).collect(),
     )?;

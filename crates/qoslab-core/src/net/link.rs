@@ -18,6 +18,7 @@
 
 use std::collections::VecDeque;
 
+use super::multiqueue::MultiQueue;
 use crate::aqm::{AnyAqm, Aqm, DropReason, QueueView, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
@@ -78,6 +79,12 @@ pub struct LinkDir {
     win: (SimTime, SimTime),
     pub stats: LinkStats,
     pub capture: Option<usize>,
+    /// Several physical queues and a scheduler instead of the single FIFO; packets then enter
+    /// `line` when their transmission starts, and an end-of-transmission event drives the
+    /// scheduler.
+    pub multi: Option<Box<MultiQueue>>,
+    /// An end-of-transmission event is pending (multi-queue links only).
+    pub tx_pending: bool,
 }
 
 /// What happened to an arriving packet.
@@ -125,13 +132,81 @@ impl LinkDir {
             win,
             stats: LinkStats::default(),
             capture: None,
+            multi: None,
+            tx_pending: false,
         }
     }
 
     /// Packets waiting (not yet being transmitted).
     #[inline]
     pub fn waiting(&self) -> usize {
-        self.line.len() - self.started
+        match &self.multi {
+            Some(m) => m.waiting(),
+            None => self.line.len() - self.started,
+        }
+    }
+
+    /// Bytes waiting.
+    pub fn waiting_bytes(&self) -> u64 {
+        match &self.multi {
+            Some(m) => m.waiting_bytes(),
+            None => self.q_bytes,
+        }
+    }
+
+    /// Multi-queue links: classifies and judges an arriving packet.
+    pub fn enqueue_multi(&mut self, now: SimTime, id: PacketId, arena: &mut PacketArena) -> Admit {
+        self.stats.arrivals += 1;
+        let m = self.multi.as_mut().expect("a multi-queue link");
+        let (_, v) = m.admit(now, id, arena);
+        let reason = match v {
+            Verdict::Enqueue => None,
+            Verdict::Mark => {
+                self.stats.marks += 1;
+                None
+            }
+            Verdict::EarlyDrop => Some(DropReason::Early),
+            Verdict::ForcedDrop => Some(DropReason::Forced),
+            Verdict::Overflow => Some(DropReason::Overflow),
+        };
+        match reason {
+            Some(r) => {
+                self.stats.drops[r as usize] += 1;
+                Admit::Dropped(r)
+            }
+            None => Admit::Queued {
+                schedule_arrival: None,
+            },
+        }
+    }
+
+    /// Multi-queue links: if the transmitter is free, starts the packet the scheduler picks.
+    /// Returns the end of its transmission, and its far-end arrival time when an arrival event
+    /// must be scheduled (the line was empty).
+    pub fn start_next(&mut self, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
+        if self.tx_pending || self.last_done > now {
+            return None;
+        }
+        let (id, size) = self.multi.as_mut().expect("a multi-queue link").next(now)?;
+        if self.last_done < now || self.busy_bits == 0 {
+            self.busy_start = now;
+            self.busy_bits = 0;
+        }
+        self.busy_bits += size as u128 * 8;
+        let done = self.busy_start
+            + ceil_div(self.busy_bits * NS_PER_SEC as u128, self.bps as u128) as u64;
+        self.last_done = done;
+        let was_empty = self.line.is_empty();
+        self.line.push_back(InLine {
+            id,
+            size,
+            prec: 0,
+            start: now,
+            done,
+        });
+        self.started += 1;
+        self.tx_pending = true;
+        Some((done, was_empty.then_some(done + self.delay)))
     }
 
     /// Moves the start cursor to `now`. Returns the range of packets whose transmission ended
@@ -262,7 +337,8 @@ impl LinkDir {
 
     /// Packets admitted and not yet transmitted completely (waiting or being serialised).
     pub fn queued(&self) -> u64 {
-        (self.line.len() - self.departed) as u64
+        let waiting_elsewhere = self.multi.as_ref().map_or(0, |m| m.waiting());
+        (self.line.len() - self.departed + waiting_elsewhere) as u64
     }
 
     /// Packets propagating.

@@ -1,3 +1,5 @@
 //! Network plumbing: link directions with their queue host, transmitter and propagation pipe.
 pub mod link;
+pub mod multiqueue;
 pub mod pcap;
+pub mod scheduler;

@@ -100,6 +100,21 @@ pub struct QueueConfig {
     pub mode: String,
     /// RIO/WRED: one curve per drop precedence, 0 = IN (AFx1) first.
     pub precedences: Vec<CurveConfig>,
+    /// Multi: "priority", "rr", "wrr" or "drr" (empty otherwise).
+    pub scheduler: String,
+    /// Multi: the physical queues.
+    pub queues: Vec<SubQueueConfig>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SubQueueConfig {
+    pub name: String,
+    /// Codepoints served by this queue; empty for the default queue.
+    pub dscp: Vec<u8>,
+    pub default: bool,
+    pub weight: u32,
+    pub quantum_bytes: u64,
+    pub queue: QueueConfig,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -486,7 +501,22 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         ecn: false,
         mode: String::new(),
         precedences: Vec::new(),
+        scheduler: String::new(),
+        queues: Vec::new(),
     };
+    if q.kind != QueueType::Multi {
+        for (name, set) in [
+            ("scheduler", q.scheduler.is_some()),
+            ("queues", q.queues.is_some()),
+        ] {
+            if set {
+                return Err(bad(
+                    k(name),
+                    format!("`{name}` is a parameter of multi queues only"),
+                ));
+            }
+        }
+    }
     let multi_keys = [
         ("mode", q.mode.is_some()),
         ("in", q.in_.is_some()),
@@ -502,6 +532,106 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         }
     }
     match q.kind {
+        QueueType::Multi => {
+            c.kind = "multi".into();
+            let others = [
+                ("min_th", q.min_th.is_some()),
+                ("max_th", q.max_th.is_some()),
+                ("max_p", q.max_p.is_some()),
+                ("w_q", q.w_q.is_some()),
+                ("gentle", q.gentle.is_some()),
+                ("wait", q.wait.is_some()),
+                ("byte_mode", q.byte_mode.is_some()),
+                ("mean_pkt_size", q.mean_pkt_size.is_some()),
+                ("ecn", q.ecn.is_some()),
+                ("mode", q.mode.is_some()),
+                ("in", q.in_.is_some()),
+                ("mid", q.mid.is_some()),
+                ("out", q.out.is_some()),
+                ("limit", q.limit.is_some()),
+            ];
+            if let Some((name, _)) = others.iter().find(|(_, set)| *set) {
+                return Err(bad(k(name), format!("`{name}` belongs to each physical queue of a multi queue (queues[i].queue)")));
+            }
+            c.scheduler = match q.scheduler.unwrap_or(SchedulerSpec::Priority) {
+                SchedulerSpec::Priority => "priority",
+                SchedulerSpec::Rr => "rr",
+                SchedulerSpec::Wrr => "wrr",
+                SchedulerSpec::Drr => "drr",
+            }
+            .into();
+            let subs = q.queues.as_ref().ok_or_else(|| {
+                bad(
+                    k("queues"),
+                    "a multi queue needs `queues`, a list of physical queues",
+                )
+            })?;
+            if subs.is_empty() || subs.len() > 8 {
+                return Err(bad(
+                    k("queues"),
+                    format!(
+                        "a multi queue has 1 to 8 physical queues, got {}",
+                        subs.len()
+                    ),
+                ));
+            }
+            let mut seen = [false; 64];
+            let mut defaults = 0;
+            for (i, sq) in subs.iter().enumerate() {
+                let sk = format!("{key}.queues[{i}]");
+                if sq.queue.kind == QueueType::Multi {
+                    return Err(bad(
+                        format!("{sk}.queue.type"),
+                        "a physical queue cannot itself be a multi queue",
+                    ));
+                }
+                let inner = resolve_queue(&format!("{sk}.queue"), &sq.queue)?;
+                let mut dscp = Vec::new();
+                for (j, name) in sq.dscp.iter().flatten().enumerate() {
+                    let v = crate::ds::parse_dscp(name)
+                        .map_err(|e| bad(format!("{sk}.dscp[{j}]"), e))?;
+                    if std::mem::replace(&mut seen[v as usize], true) {
+                        return Err(bad(
+                            format!("{sk}.dscp[{j}]"),
+                            format!("codepoint {name} is listed by two queues"),
+                        ));
+                    }
+                    dscp.push(v);
+                }
+                let is_default = sq.default.unwrap_or(false);
+                defaults += usize::from(is_default);
+                if dscp.is_empty() && !is_default {
+                    return Err(bad(
+                        format!("{sk}.dscp"),
+                        "a physical queue needs `dscp` codepoints or `default = true`",
+                    ));
+                }
+                let weight = sq.weight.unwrap_or(1);
+                if weight == 0 {
+                    return Err(bad(format!("{sk}.weight"), "weights must be at least 1"));
+                }
+                let quantum_bytes = sq.quantum.map(|b| b.0).unwrap_or(1500);
+                if quantum_bytes == 0 {
+                    return Err(bad(format!("{sk}.quantum"), "the quantum must be positive"));
+                }
+                c.queues.push(SubQueueConfig {
+                    name: sq.name.clone().unwrap_or_else(|| format!("q{i}")),
+                    dscp,
+                    default: is_default,
+                    weight,
+                    quantum_bytes,
+                    queue: inner,
+                });
+            }
+            if defaults != 1 {
+                return Err(bad(
+                    k("queues"),
+                    format!(
+                        "exactly one physical queue must have `default = true` (found {defaults})"
+                    ),
+                ));
+            }
+        }
         QueueType::Rio | QueueType::Wred => {
             let is_rio = q.kind == QueueType::Rio;
             c.kind = if is_rio { "rio" } else { "wred" }.into();
@@ -744,6 +874,8 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
             in_: None,
             mid: None,
             out: None,
+            scheduler: None,
+            queues: None,
         };
         let qa_key = if ls.queue_ab.is_some() {
             format!("{key}.queue_ab")

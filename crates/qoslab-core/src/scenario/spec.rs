@@ -287,6 +287,34 @@ pub enum QueueType {
     Red,
     Rio,
     Wred,
+    /// Several physical queues served by a scheduler.
+    Multi,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerSpec {
+    Priority,
+    Rr,
+    Wrr,
+    Drr,
+}
+
+/// One physical queue of a `multi` queue.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubQueueSpec {
+    pub name: Option<String>,
+    /// Codepoints classified into this queue (e.g. ["EF"], ["AF11", "AF12", "AF13"]).
+    pub dscp: Option<Vec<String>>,
+    /// The queue for every codepoint no other queue lists (exactly one queue is the default).
+    pub default: Option<bool>,
+    /// WRR weight (packets per round), default 1.
+    pub weight: Option<u32>,
+    /// DRR quantum, default 1500 bytes.
+    pub quantum: Option<BytesStr>,
+    /// The queue discipline (droptail, red, rio or wred).
+    pub queue: Box<QueueSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -331,6 +359,10 @@ pub struct QueueSpec {
     /// RIO/WRED: the curve of the lowest precedence (OUT; AFx3, or AFx2 with two precedences,
     /// and best effort).
     pub out: Option<CurveSpec>,
+    /// Multi: how the physical queues share the link.
+    pub scheduler: Option<SchedulerSpec>,
+    /// Multi: the physical queues, in priority order for the priority scheduler.
+    pub queues: Option<Vec<SubQueueSpec>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
