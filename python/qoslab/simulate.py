@@ -38,6 +38,8 @@ class Result:
     flow_drops: pd.DataFrame
     series_queue: pd.DataFrame
     series_flow: pd.DataFrame
+    series_meter: pd.DataFrame
+    conditioners: pd.DataFrame
     events: int
     packet_hops: int
     wall_time_s: float
@@ -78,7 +80,9 @@ class Result:
                 f"{r.link_name}:{r.direction}": float(r.utilization) for r in self.links.itertuples()
             },
             "drops": {
-                "total": int(self.links[["early_drops", "forced_drops", "overflow_drops"]].to_numpy().sum()),
+                "total": int(
+                    self.links[["early_drops", "forced_drops", "overflow_drops", "policed_drops"]].to_numpy().sum()
+                ),
                 "bottleneck": int(b["early_drops"] + b["forced_drops"] + b["overflow_drops"]),
                 "bottleneck_early": int(b["early_drops"]),
                 "bottleneck_forced": int(b["forced_drops"]),
@@ -109,7 +113,9 @@ class Result:
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         meta = {"scenario": self.scenario.name, "seed": self.seed, "version": _core.__version__}
-        for name in ("flows", "links", "flow_drops", "series_queue", "series_flow"):
+        for name in (
+            "flows", "links", "flow_drops", "series_queue", "series_flow", "series_meter", "conditioners",
+        ):
             df: pd.DataFrame = getattr(self, name).copy()
             df.attrs = {}
             table_meta = {f"qoslab.{k}": str(v) for k, v in meta.items()}
@@ -178,6 +184,15 @@ def run(
     sq = _frame(raw["series_queue"])
     sq.insert(1, "queue", [dir_names[i] for i in sq["direction_index"]])
     sq.insert(0, "time_s", sq["time_ns"] / 1e9)
+    cond_names = [c["name"] for c in sc.resolved.get("conditioners", [])]
+    conds = _frame(raw["conditioners"])
+    conds.insert(0, "name", cond_names)
+    conds.insert(1, "link", [c["link"] for c in sc.resolved.get("conditioners", [])])
+    conds.insert(2, "meter", [c["meter"]["type"] for c in sc.resolved.get("conditioners", [])])
+    sm = _frame(raw["series_meter"])
+    sm.insert(0, "time_s", sm["time_ns"] / 1e9)
+    sm["conditioner_name"] = [cond_names[i] for i in sm["conditioner"]]
+    sm["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sm["flow"]]
     sf = _frame(raw["series_flow"])
     sf.insert(0, "time_s", sf["time_ns"] / 1e9)
     sf.insert(2, "flow_name", [names[i] for i in sf["flow"]])
@@ -189,6 +204,8 @@ def run(
         flow_drops=flow_drops,
         series_queue=sq,
         series_flow=sf,
+        series_meter=sm,
+        conditioners=conds,
         events=int(raw["events"]),
         packet_hops=int(raw["packet_hops"]),
         wall_time_s=wall,

@@ -3,6 +3,10 @@
 //! process, on different threads.
 
 use crate::aqm::{AnyAqm, DropReason, DropTail, Red, Rio, RioMode, Wred};
+use crate::conditioner::{
+    AnyMeter, Color, ColorMode, Meter, MeterSpec, SrTcmParams, TokenBucketParams, TrTcmParams,
+    Tsw2cmParams, Tsw3cmParams,
+};
 use crate::engine::{EventKind, EventQueue};
 use crate::net::link::{Admit, LinkDir};
 use crate::net::multiqueue::{MultiQueue, SubQueue};
@@ -10,7 +14,9 @@ use crate::net::pcap::PcapWriter;
 use crate::net::scheduler::Scheduler;
 use crate::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
 use crate::rng::{stream, SimRng};
-use crate::scenario::{adjacency, shortest_path, QueueConfig, Scenario};
+use crate::scenario::{
+    adjacency, shortest_path, Action, ConditionerConfig, MeterConfig, QueueConfig, Scenario,
+};
 use crate::traffic::sink::{SinkAction, TcpSink};
 use crate::traffic::tcp::{SendBuf, TcpSender};
 use crate::traffic::udp::{UdpKind, UdpSource};
@@ -24,7 +30,11 @@ pub struct FlowStats {
     pub delivered_pkts: u64,
     pub delivered_bytes: u64,
     pub dropped_pkts: u64,
-    pub drops_by_reason: [u64; 3],
+    pub drops_by_reason: [u64; 4],
+    /// Data packets by the colour the last conditioner they met gave them (green, yellow, red).
+    pub colored: [u64; 3],
+    /// Data packets dropped per drop precedence.
+    pub drops_by_prec: [u64; 3],
     /// (link direction, drops) where this flow's data packets were dropped.
     pub drops_at: Vec<(u32, u64)>,
     pub window_delivered_bytes: u64,
@@ -80,6 +90,12 @@ pub struct Series {
     pub f_throughput_bps: Vec<f64>,
     pub f_cwnd: Vec<f64>,
     pub f_ssthresh: Vec<f64>,
+    /// Meter token levels (bytes in the committed bucket): one row per (sample, conditioner,
+    /// meter instance); `m_flow` is the flow of a per-flow meter, u32::MAX for an aggregate.
+    pub m_time_ns: Vec<u64>,
+    pub m_cond: Vec<u32>,
+    pub m_flow: Vec<u32>,
+    pub m_level: Vec<f64>,
 }
 
 fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
@@ -150,6 +166,64 @@ fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> MultiQueue
     }
 }
 
+/// A traffic conditioner at run time: its meters (one per flow, or one for the aggregate).
+struct Conditioner {
+    cfg: ConditionerConfig,
+    spec: MeterSpec,
+    meters: Vec<Option<AnyMeter>>,
+    rng: SimRng,
+    /// Packets coloured green, yellow, red.
+    colored: [u64; 3],
+}
+
+fn meter_spec(m: &MeterConfig) -> MeterSpec {
+    let mode = if m.mode == "aware" {
+        ColorMode::Aware
+    } else {
+        ColorMode::Blind
+    };
+    let cbs = m.cbs_bytes.unwrap_or(0);
+    let win_len = m.win_len_ns.unwrap_or(1_000_000_000);
+    match m.kind.as_str() {
+        "token_bucket" => MeterSpec::TokenBucket(TokenBucketParams {
+            cir: m.cir_bps,
+            cbs,
+            mode,
+        }),
+        "srtcm" => MeterSpec::Srtcm(SrTcmParams {
+            cir: m.cir_bps,
+            cbs,
+            ebs: m.ebs_bytes.unwrap_or(0),
+            mode,
+        }),
+        "trtcm" => MeterSpec::Trtcm(TrTcmParams {
+            cir: m.cir_bps,
+            cbs,
+            pir: m.pir_bps.unwrap_or(m.cir_bps),
+            pbs: m.pbs_bytes.unwrap_or(0),
+            mode,
+        }),
+        "tsw2cm" => MeterSpec::Tsw2cm(Tsw2cmParams {
+            ctr: m.cir_bps,
+            win_len,
+        }),
+        _ => MeterSpec::Tsw3cm(Tsw3cmParams {
+            ctr: m.cir_bps,
+            ptr: m.pir_bps.unwrap_or(m.cir_bps),
+            win_len,
+        }),
+    }
+}
+
+/// The colour a packet carries into a colour-aware meter: AFx2 yellow, AFx3 red, else green.
+fn pre_color(dscp: u8) -> Color {
+    match dscp {
+        12 | 20 | 28 | 36 => Color::Yellow,
+        14 | 22 | 30 | 38 => Color::Red,
+        _ => Color::Green,
+    }
+}
+
 pub struct Simulation {
     pub scenario: Scenario,
     pub seed: u64,
@@ -160,6 +234,9 @@ pub struct Simulation {
     buf: SendBuf,
     captures: Vec<PcapWriter>,
     capture_error: Option<String>,
+    conds: Vec<Conditioner>,
+    /// Conditioners guarding each link direction's queue, in declaration order.
+    conds_at: Vec<Vec<usize>>,
     in_window: bool,
     /// Throughput is counted where packets reach the receiver (else where the sender emits).
     at_receiver: bool,
@@ -261,6 +338,26 @@ impl Simulation {
                 stats: FlowStats::default(),
             });
         }
+        let mut conds = Vec::new();
+        let mut conds_at = vec![Vec::new(); dirs.len()];
+        for (i, c) in sc.conditioners.iter().enumerate() {
+            let spec = meter_spec(&c.meter);
+            spec.validate()
+                .unwrap_or_else(|e| panic!("validated conditioner: {e}"));
+            let n = if c.scope == "aggregate" {
+                1
+            } else {
+                flows.len()
+            };
+            conds_at[c.dir_idx].push(i);
+            conds.push(Conditioner {
+                cfg: c.clone(),
+                spec,
+                meters: vec![None; n],
+                rng: SimRng::derive(seed, stream::MARKER | i as u64),
+                colored: [0; 3],
+            });
+        }
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
@@ -273,6 +370,8 @@ impl Simulation {
             buf: Vec::with_capacity(64),
             captures: Vec::new(),
             capture_error: None,
+            conds,
+            conds_at,
             in_window: false,
             at_receiver: sc.measurement.point == "receiver",
             series: Series::default(),
@@ -343,6 +442,9 @@ impl Simulation {
 
     #[inline]
     fn send_on(&mut self, now: SimTime, d: usize, id: PacketId) {
+        if !self.conds_at[d].is_empty() && !self.condition(now, d, id) {
+            return;
+        }
         self.advance(now, d);
         if self.dirs[d].multi.is_some() {
             match self.dirs[d].enqueue_multi(now, id, &mut self.arena) {
@@ -360,6 +462,61 @@ impl Simulation {
             } => {}
             Admit::Dropped(r) => self.on_drop(d, id, r),
         }
+    }
+
+    /// Runs the conditioners guarding direction `d` on a packet; false when one dropped it.
+    fn condition(&mut self, now: SimTime, d: usize, id: PacketId) -> bool {
+        for k in 0..self.conds_at[d].len() {
+            let ci = self.conds_at[d][k];
+            let p = *self.arena.get(id);
+            let f = &self.flows[p.flow as usize];
+            let (src, dst) = if p.kind == PacketKind::Data {
+                (f.src, f.dst)
+            } else {
+                (f.dst, f.src)
+            };
+            let c = &mut self.conds[ci];
+            let arg = c.cfg.classifier_arg;
+            let matches = match c.cfg.classifier.as_str() {
+                "flow" => p.flow as usize == arg,
+                "src" => src == arg,
+                "dst" => dst == arg,
+                "dscp" => p.dscp as usize == arg,
+                _ => true,
+            };
+            if !matches {
+                continue;
+            }
+            let slot = if c.meters.len() == 1 {
+                0
+            } else {
+                p.flow as usize
+            };
+            let spec = c.spec;
+            let meter =
+                c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
+            let color = meter.meter(now, p.size, pre_color(p.dscp), &mut c.rng);
+            c.colored[color as usize] += 1;
+            let action = match color {
+                Color::Green => c.cfg.green,
+                Color::Yellow => c.cfg.yellow,
+                Color::Red => c.cfg.red,
+            };
+            if p.kind == PacketKind::Data {
+                self.flows[p.flow as usize].stats.colored[color as usize] += 1;
+            }
+            match action {
+                Action::Mark(v) => self.arena.get_mut(id).dscp = v,
+                Action::Keep => {}
+                Action::Drop => {
+                    self.dirs[d].stats.arrivals += 1;
+                    self.dirs[d].stats.drops[DropReason::Policed as usize] += 1;
+                    self.on_drop(d, id, DropReason::Policed);
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Multi-queue links: start the next transmission if the transmitter is free.
@@ -405,6 +562,7 @@ impl Simulation {
             PacketKind::Data => {
                 st.dropped_pkts += 1;
                 st.drops_by_reason[r as usize] += 1;
+                st.drops_by_prec[crate::ds::drop_precedence(p.dscp) as usize] += 1;
                 match st.drops_at.iter_mut().find(|(x, _)| *x == d as u32) {
                     Some(e) => e.1 += 1,
                     None => st.drops_at.push((d as u32, 1)),
@@ -722,6 +880,18 @@ impl Simulation {
             s.f_cwnd.push(c);
             s.f_ssthresh.push(t);
         }
+        for (ci, c) in self.conds.iter().enumerate() {
+            let aggregate = c.meters.len() == 1 && c.cfg.scope == "aggregate";
+            for (slot, m) in c.meters.iter().enumerate() {
+                if let Some(level) = m.as_ref().and_then(|m| m.token_level(now)) {
+                    s.m_time_ns.push(now);
+                    s.m_cond.push(ci as u32);
+                    s.m_flow
+                        .push(if aggregate { u32::MAX } else { slot as u32 });
+                    s.m_level.push(level);
+                }
+            }
+        }
         self.last_sample = now;
         let next = now + self.scenario.measurement.interval_ns;
         if next <= self.scenario.duration_ns {
@@ -828,6 +998,7 @@ impl Simulation {
             violations,
             capture_error: self.capture_error.clone(),
             capture_records: self.captures.iter().map(|c| c.records).collect(),
+            conditioner_colored: self.conds.iter().map(|c| c.colored).collect(),
         }
     }
 }
@@ -868,6 +1039,8 @@ pub struct RunResults {
     pub violations: Vec<String>,
     pub capture_error: Option<String>,
     pub capture_records: Vec<u64>,
+    /// Per conditioner: packets coloured green, yellow, red.
+    pub conditioner_colored: Vec<[u64; 3]>,
 }
 
 /// Jain's fairness index of `x`: (Σx)² / (n Σx²); 1 when all equal.

@@ -190,6 +190,16 @@ fn simulate<'py>(
     colu(py, &f, "early_drops", g(&|x| x.stats.drops_by_reason[0]))?;
     colu(py, &f, "forced_drops", g(&|x| x.stats.drops_by_reason[1]))?;
     colu(py, &f, "overflow_drops", g(&|x| x.stats.drops_by_reason[2]))?;
+    colu(py, &f, "policed_drops", g(&|x| x.stats.drops_by_reason[3]))?;
+    for (k, c) in ["green", "yellow", "red"].iter().enumerate() {
+        colu(py, &f, &format!("{c}_packets"), g(&|x| x.stats.colored[k]))?;
+        colu(
+            py,
+            &f,
+            &format!("drops_prec{k}"),
+            g(&|x| x.stats.drops_by_prec[k]),
+        )?;
+    }
     colu(py, &f, "in_flight_packets", g(&|x| x.in_flight))?;
     colu(py, &f, "acks_sent", g(&|x| x.stats.acks_sent))?;
     colu(py, &f, "acks_dropped", g(&|x| x.stats.acks_dropped))?;
@@ -261,6 +271,26 @@ fn simulate<'py>(
     colu(
         py,
         &l,
+        "policed_drops",
+        ls.iter().map(|x| x.stats.drops[3]).collect(),
+    )?;
+    for k in 0..3 {
+        colu(
+            py,
+            &l,
+            &format!("arrivals_prec{k}"),
+            ls.iter().map(|x| x.stats.arrivals_by_prec[k]).collect(),
+        )?;
+        colu(
+            py,
+            &l,
+            &format!("drops_prec{k}"),
+            ls.iter().map(|x| x.stats.drops_by_prec[k]).collect(),
+        )?;
+    }
+    colu(
+        py,
+        &l,
         "queued_at_end",
         ls.iter().map(|x| x.queued).collect(),
     )?;
@@ -308,6 +338,32 @@ fn simulate<'py>(
     cols(py, &sf, "cwnd", s.f_cwnd)?;
     cols(py, &sf, "ssthresh", s.f_ssthresh)?;
     out.set_item("series_flow", sf)?;
+    let sm = PyDict::new(py);
+    colu(py, &sm, "time_ns", s.m_time_ns)?;
+    colu(
+        py,
+        &sm,
+        "conditioner",
+        s.m_cond.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sm,
+        "flow",
+        s.m_flow.into_iter().map(u64::from).collect(),
+    )?;
+    cols(py, &sm, "token_bytes", s.m_level)?;
+    out.set_item("series_meter", sm)?;
+    let cc = PyDict::new(py);
+    for (k, c) in ["green", "yellow", "red"].iter().enumerate() {
+        colu(
+            py,
+            &cc,
+            &format!("{c}_packets"),
+            r.conditioner_colored.iter().map(|x| x[k]).collect(),
+        )?;
+    }
+    out.set_item("conditioners", cc)?;
 
     out.set_item("events", r.events)?;
     out.set_item("packet_hops", r.packet_hops)?;

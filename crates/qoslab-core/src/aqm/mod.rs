@@ -61,8 +61,10 @@ pub enum DropReason {
     Early = 0,
     Forced = 1,
     Overflow = 2,
+    /// Dropped by a traffic conditioner's dropper (a policer), before the queue.
+    Policed = 3,
 }
-pub const DROP_REASONS: [&str; 3] = ["early", "forced", "overflow"];
+pub const DROP_REASONS: [&str; 4] = ["early", "forced", "overflow", "policed"];
 
 pub trait Aqm {
     /// Decides the fate of a packet arriving at the queue.

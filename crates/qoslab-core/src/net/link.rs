@@ -29,7 +29,10 @@ pub struct LinkStats {
     pub arrivals: u64,
     pub departures: u64,
     pub departed_bytes: u64,
-    pub drops: [u64; 3],
+    pub drops: [u64; 4],
+    /// Arrivals and drops per drop precedence (AFx1, AFx2, AFx3/best effort).
+    pub arrivals_by_prec: [u64; 3],
+    pub drops_by_prec: [u64; 3],
     pub marks: u64,
     /// Bytes whose transmission ended inside the measurement window.
     pub window_bytes: u64,
@@ -159,6 +162,8 @@ impl LinkDir {
         self.stats.arrivals += 1;
         let m = self.multi.as_mut().expect("a multi-queue link");
         let (_, v) = m.admit(now, id, arena);
+        let prec = arena.get(id).prec as usize;
+        self.stats.arrivals_by_prec[prec] += 1;
         let reason = match v {
             Verdict::Enqueue => None,
             Verdict::Mark => {
@@ -172,6 +177,7 @@ impl LinkDir {
         match reason {
             Some(r) => {
                 self.stats.drops[r as usize] += 1;
+                self.stats.drops_by_prec[prec] += 1;
                 Admit::Dropped(r)
             }
             None => Admit::Queued {
@@ -264,6 +270,7 @@ impl LinkDir {
         let pkt = arena.get_mut(id);
         pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let prec = pkt.prec;
+        self.stats.arrivals_by_prec[prec as usize] += 1;
         let pkt = &*pkt;
         let verdict = self.aqm.on_enqueue(now, pkt, view, &mut self.rng);
         let reason = match verdict {
@@ -279,6 +286,7 @@ impl LinkDir {
         };
         if let Some(r) = reason {
             self.stats.drops[r as usize] += 1;
+            self.stats.drops_by_prec[prec as usize] += 1;
             return Admit::Dropped(r);
         }
         let p = arena.get_mut(id);
