@@ -17,6 +17,7 @@
 //! arrivals equal departures, drops and packets still queued.
 
 pub mod aqm;
+pub mod conditioner;
 pub mod ds;
 pub mod engine;
 pub mod net;
