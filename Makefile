@@ -7,11 +7,12 @@ SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.t
 
 .PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 clean
 
-$(VENV)/.deps: pyproject.toml
+$(VENV)/.deps: pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=14" "matplotlib>=3.8" \
-		"typer>=0.12" "rich>=13" "pytest>=8" "hypothesis>=6" "ruff>=0.5" "scipy>=1.11"
+		"typer>=0.12" "rich>=13" "pytest>=8" "hypothesis>=6" "ruff>=0.5" "scipy>=1.11" \
+		"dask[distributed]>=2024.1" "dask-jobqueue>=0.8"
 	touch $@
 
 venv: $(VENV)/.deps
@@ -46,6 +47,7 @@ bench: build ns2
 
 reproduce: build ns2
 	$(VENV)/bin/pytest -q -m slow
+	$(VENV)/bin/qoslab reproduce red-baseline
 
 fmt:
 	cargo fmt --all

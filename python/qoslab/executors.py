@@ -243,7 +243,7 @@ class DaskExecutor:
             return f
 
         try:
-            ac = as_completed([submit(t) for t in tasks])
+            ac = as_completed([submit(t) for t in tasks], loop=client.loop)
             for f in ac:
                 t = futures.pop(f)
                 try:

@@ -57,11 +57,19 @@ def markdown_table(
     return "\n".join(lines) + "\n"
 
 
+def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
+    """A matplotlib figure and its axes, outside pyplot (no global state, no GUI backend):
+    ``new_figure(1, 2, figsize=(10, 4), sharey=True)``."""
+    from matplotlib.figure import Figure
+
+    figsize = kw.pop("figsize", None)
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, **kw)
+
+
 def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str) -> list[Path]:
     """Saves ``fig`` as ``name.png`` and ``name.svg`` with a provenance footer (scenario, seeds,
     version) drawn on the figure and written into the files' metadata; closes the figure."""
-    import matplotlib.pyplot as plt
-
     out_dir.mkdir(parents=True, exist_ok=True)
     fig.text(0.99, 0.005, provenance, ha="right", va="bottom", fontsize=6.5, color="0.35")
     paths = []
@@ -71,7 +79,10 @@ def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str)
     svg = out_dir / f"{name}.svg"
     fig.savefig(svg, metadata={"Title": title, "Description": provenance})
     paths.append(svg)
-    plt.close(fig)
+    if getattr(fig.canvas, "manager", None) is not None:  # a pyplot figure: release it
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
     return paths
 
 

@@ -1,0 +1,238 @@
+"""Dask execution on a real loopback cluster, and the Slurm/PBS job scripts of dask-jobqueue."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import qoslab.results
+from conftest import QOSLAB, SCENARIOS
+
+distributed = pytest.importorskip(
+    "distributed", reason="the dask extra is not installed (pip install 'qoslab[dask]')"
+)
+pytest.importorskip("dask_jobqueue", reason="the dask extra is not installed (pip install 'qoslab[dask]')")
+
+from qoslab.executors import (  # noqa: E402
+    ExecutorError,
+    JobqueueOptions,
+    build_jobqueue_cluster,
+    jobqueue_kwargs,
+)
+
+S1 = str(SCENARIOS / "fdd-red-s1.toml")
+SWEEP = [
+    S1,
+    "--grid",
+    "link.bottleneck.queue_ab.limit=40pkts,100pkts",
+    "--grid",
+    "tcp.variant=reno,newreno",
+    "--seeds",
+    "3",
+    "--set",
+    "duration=20s",
+    "--set",
+    "measurement.start=5s",
+    "--set",
+    "measurement.end=20s",
+]
+MACHINE = ["run_id", "wall_time_s", "worker", "finished_at", "series_queue", "series_flow", "error"]
+
+
+def _comparable(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.drop(columns=[c for c in MACHINE if c in df.columns])
+    keys = [c for c in ("scenario_sha256", "seed", "flow", "queue", "time_ns") if c in df.columns]
+    return df.sort_values(keys).reset_index(drop=True)
+
+
+def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
+    cluster = distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    )
+    try:
+        addr = cluster.scheduler_address
+        assert addr.startswith("tcp://127.0.0.1:")
+        p = subprocess.run(
+            [
+                QOSLAB,
+                "sweep",
+                *SWEEP,
+                "--store",
+                str(tmp_path / "dask"),
+                "--executor",
+                "dask",
+                "--scheduler",
+                addr,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert p.returncode == 0, p.stderr
+        assert "12 runs: 12 computed" in p.stdout
+        workers = set(cluster.scheduler_info["workers"])
+    finally:
+        cluster.close()
+    q = subprocess.run(
+        [QOSLAB, "sweep", *SWEEP, "--store", str(tmp_path / "local"), "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert q.returncode == 0, q.stderr
+    for table in ("runs", "flows", "queues", "series_queue", "series_flow"):
+        a = _comparable(qoslab.results.load(tmp_path / "dask", table))
+        b = _comparable(qoslab.results.load(tmp_path / "local", table))
+        assert len(a) > 0
+        pd.testing.assert_frame_equal(a, b, check_like=True)
+    runs = qoslab.results.load(tmp_path / "dask")
+    assert (runs["status"] == "ok").all() and (runs["attempts"] == 1).all()
+    # the runs really were computed by the cluster's worker processes, not locally
+    assert len(workers) == 2
+    assert set(runs["worker"]).isdisjoint(set(qoslab.results.load(tmp_path / "local")["worker"]))
+
+
+def test_failures_on_dask_are_recorded_and_retried(tmp_path):
+    import os
+
+    from qoslab.executors import DaskExecutor
+    from qoslab.store import Store
+    from qoslab.sweep import plan, run_sweep
+
+    tests_dir = os.path.dirname(__file__)
+    cluster = distributed.LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    )
+    try:
+        client = distributed.Client(cluster, set_as_default=False)
+        client.run(lambda d=tests_dir: sys.path.insert(0, d))
+        sc = qoslab.load_scenario(S1).with_overrides(
+            ["duration=5s", "measurement.start=0s", "measurement.end=5s"]
+        )
+        with Store(tmp_path / "st") as st:
+            rep = run_sweep(
+                plan([({}, sc)], [1, 2, 3], "d", ["sweep_helpers:fail_on_seed_2"]),
+                st,
+                DaskExecutor(client=client),
+                progress=False,
+            )
+        client.close()
+    finally:
+        cluster.close()
+    assert [(s.seed, e) for s, e in rep.failed] == [(2, "ValueError: boom on seed 2")]
+    runs = qoslab.results.load(tmp_path / "st")
+    assert dict(zip(runs["seed"], runs["status"], strict=True)) == {1: "ok", 2: "failed", 3: "ok"}
+    assert int(runs[runs["seed"] == 2]["attempts"].iloc[0]) == 2
+
+
+def test_slurm_job_script():
+    opts = JobqueueOptions(
+        queue="short",
+        account="netlab",
+        cores=8,
+        processes=4,
+        memory="16GB",
+        walltime="02:30:00",
+        jobs=3,
+        job_extra=("--exclusive",),
+        prologue=("source /opt/qoslab/.venv/bin/activate",),
+        python="/opt/qoslab/.venv/bin/python",
+        scheduler_host="127.0.0.1",
+    )
+    cluster = build_jobqueue_cluster("slurm", opts)
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    lines = script.splitlines()
+    for directive in (
+        "#SBATCH -p short",
+        "#SBATCH -A netlab",
+        "#SBATCH --cpus-per-task=8",
+        "#SBATCH -t 02:30:00",
+        "#SBATCH --exclusive",
+        "#SBATCH -J qoslab-worker",
+    ):
+        assert directive in lines, script
+    assert any(x.startswith("#SBATCH --mem=") for x in lines)
+    prologue = lines.index("source /opt/qoslab/.venv/bin/activate")
+    worker = next(i for i, x in enumerate(lines) if "distributed.cli.dask_worker" in x)
+    assert prologue < worker
+    cmd = lines[worker]
+    assert cmd.startswith("/opt/qoslab/.venv/bin/python -m distributed.cli.dask_worker tcp://127.0.0.1:")
+    assert "--nworkers 4" in cmd and "--nthreads 2" in cmd
+
+
+def test_pbs_job_script():
+    opts = JobqueueOptions(
+        queue="workq", account="proj7", cores=4, memory="8GB", walltime="00:45:00", scheduler_host="127.0.0.1"
+    )
+    cluster = build_jobqueue_cluster("pbs", opts)
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    lines = script.splitlines()
+    for directive in ("#PBS -q workq", "#PBS -A proj7", "#PBS -l walltime=00:45:00", "#PBS -N qoslab-worker"):
+        assert directive in lines, script
+    assert any(x.startswith("#PBS -l select=1:ncpus=4") for x in lines), script
+    cmd = next(x for x in lines if "dask_worker" in x)
+    assert cmd.startswith(f"{sys.executable} -m distributed.cli.dask_worker")
+    assert "--nworkers 4" in cmd and "--nthreads 1" in cmd
+
+
+def test_jobqueue_options_are_checked():
+    with pytest.raises(ExecutorError, match="--processes must be between 1 and --cores"):
+        jobqueue_kwargs(JobqueueOptions(cores=2, processes=3))
+    with pytest.raises(ExecutorError, match="unknown batch system"):
+        build_jobqueue_cluster("lsf", JobqueueOptions())
+
+
+def test_cli_prints_the_job_script_without_submitting(tmp_path):
+    store = tmp_path / "never"
+    p = subprocess.run(
+        [
+            QOSLAB,
+            "sweep",
+            S1,
+            "--grid",
+            "link.bottleneck.delay=5ms,10ms",
+            "--store",
+            str(store),
+            "--executor",
+            "slurm",
+            "--queue",
+            "gpu",
+            "--cores",
+            "2",
+            "--walltime",
+            "00:10:00",
+            "--print-job-script",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "#SBATCH -p gpu" in p.stdout and "#SBATCH -t 00:10:00" in p.stdout and "--nworkers 2" in p.stdout
+    p = subprocess.run(
+        [
+            QOSLAB,
+            "reproduce",
+            "red-baseline",
+            "--store",
+            str(store),
+            "--executor",
+            "pbs",
+            "--queue",
+            "q1",
+            "--print-job-script",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "#PBS -q q1" in p.stdout
+    assert not (store / "results.db").exists()

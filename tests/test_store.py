@@ -1,0 +1,264 @@
+"""The result store: round trip, one transaction per run, locked and corrupted stores."""
+
+import os
+import sqlite3
+import subprocess
+
+import pandas as pd
+import pytest
+
+import qoslab
+import qoslab.results
+from conftest import QOSLAB, SCENARIOS
+from qoslab.executors import SerialExecutor
+from qoslab.store import Store, StoreError
+from qoslab.sweep import RunSpec, execute, plan, run_sweep
+
+S1 = str(SCENARIOS / "fdd-red-s1.toml")
+SHORT = ["duration=10s", "measurement.start=0s", "measurement.end=10s"]
+
+
+def short_s1():
+    return qoslab.load_scenario(S1).with_overrides(SHORT)
+
+
+def one_line_error(p: subprocess.CompletedProcess) -> str:
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr, p.stderr
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+def test_round_trip_matches_a_direct_run(tmp_path):
+    sc = short_s1()
+    specs = [RunSpec(sc, s, {"case": "a"}, "t") for s in (1, 2)]
+    with Store(tmp_path / "st") as st:
+        rep = run_sweep(specs, st, SerialExecutor(), progress=False)
+        assert rep.computed == 2 and not rep.failed
+        assert st.verify() == []
+    runs = qoslab.results.load(tmp_path / "st", sweep="t")
+    assert sorted(runs["seed"]) == [1, 2] and set(runs["case"]) == {"a"}
+    direct = qoslab.run(sc, seed=2)
+    r2 = runs[runs["seed"] == 2].iloc[0]
+    assert r2["scenario_sha256"] == sc.sha256() and r2["version"] == qoslab.__version__
+    assert r2["fairness_index"] == pytest.approx(direct.fairness_index, rel=1e-12)
+    assert r2["drops_bottleneck"] == direct.summary()["drops"]["bottleneck"]
+    flows = qoslab.results.load(tmp_path / "st", "flows", sweep="t")
+    f2 = flows[flows["seed"] == 2].sort_values("flow")
+    assert list(f2["name"]) == list(direct.flows["name"])
+    assert list(f2["throughput_bps"]) == list(direct.flows["throughput_bps"])
+    q = qoslab.results.load(tmp_path / "st", "queues")
+    assert set(q["queue"]) >= {"bottleneck:ab", "bottleneck:ba"}
+    sq = qoslab.results.load(tmp_path / "st", "series_queue", sweep="t")
+    d = direct.series_queue
+    mine = sq[sq["seed"] == 2][d.columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, d.reset_index(drop=True), check_dtype=False)
+    # every output records scenario, seed and version, the Parquet files too
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(tmp_path / "st" / runs.iloc[0]["series_flow"]).metadata
+    assert meta[b"qoslab.version"] == qoslab.__version__.encode() and b"qoslab.seed" in meta
+
+
+def test_a_run_is_stored_in_one_transaction(tmp_path):
+    sc = short_s1()
+    out = execute(_task(sc, 1))
+    assert out.ok
+    bad_flows = out.flows.copy()
+    bad_flows["not a column name"] = 1  # the store refuses it after the run row was inserted
+    with Store(tmp_path / "st") as st:
+        with pytest.raises(StoreError, match="cannot store column"):
+            st.record(
+                key=out.key,
+                scenario_name=sc.name,
+                scenario_source=sc.source,
+                scenario_toml=sc.text,
+                memberships=[("t", {})],
+                status="ok",
+                attempt=1,
+                metrics=out.metrics,
+                summary=out.summary,
+                flows=bad_flows,
+                queues=out.queues,
+            )
+        for table in ("runs", "metrics", "flows", "queues", "attempts", "sweep_runs", "scenarios"):
+            assert st.query(f"SELECT COUNT(*) AS n FROM {table}")["n"].iloc[0] == 0, table
+
+
+def _task(sc, seed):
+    from qoslab.sweep import RunTask
+
+    return RunTask(RunSpec(sc, seed, {}, "t").key, sc.text, sc.source)
+
+
+def test_same_run_in_two_sweeps_is_computed_once(tmp_path):
+    sc = short_s1()
+    a = plan([({"x": 1}, sc)], [1, 2], "first")
+    b = plan([({"y": "z"}, sc)], [2, 3], "second")
+    with Store(tmp_path / "st") as st:
+        assert run_sweep(a, st, SerialExecutor(), progress=False).computed == 2
+        rep = run_sweep(b, st, SerialExecutor(), progress=False)
+        assert (rep.computed, rep.reused) == (1, 1)
+    second = qoslab.results.load(tmp_path / "st", sweep="second")
+    assert sorted(second["seed"]) == [2, 3] and set(second["y"]) == {"z"}
+    att = qoslab.results.load(tmp_path / "st", "attempts")
+    assert len(att) == 3
+
+
+def test_extra_metric_function_recomputes_only_runs_without_it(tmp_path):
+    sc = short_s1()
+    with Store(tmp_path / "st") as st:
+        run_sweep(plan([({}, sc)], [1], "t"), st, SerialExecutor(), progress=False)
+        rep = run_sweep(
+            plan([({}, sc)], [1, 2], "t", ["sweep_helpers:queue_peak"]), st, SerialExecutor(), progress=False
+        )
+        assert rep.computed == 2  # seed 1 lacked the metric
+        rep = run_sweep(
+            plan([({}, sc)], [1, 2], "t", ["sweep_helpers:queue_peak"]), st, SerialExecutor(), progress=False
+        )
+        assert rep.computed == 0
+        rep = run_sweep(plan([({}, sc)], [1, 2], "t"), st, SerialExecutor(), progress=False)
+        assert rep.computed == 0  # a superset of metrics serves a plain request
+    runs = qoslab.results.load(tmp_path / "st")
+    assert len(runs) == 2 and (runs["queue_peak_pkts"] > 0).all()
+
+
+# -- locked and corrupted stores -------------------------------------------------------------------
+
+
+def test_store_in_use_by_another_sweep_is_a_one_line_error(tmp_path):
+    st = Store(tmp_path / "st")
+    st.acquire()
+    try:
+        p = subprocess.run(
+            [
+                QOSLAB,
+                "sweep",
+                S1,
+                "--store",
+                str(tmp_path / "st"),
+                "--set",
+                "duration=5s",
+                "--set",
+                "measurement.start=0s",
+                "--set",
+                "measurement.end=5s",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        line = one_line_error(p)
+        assert "in use by another qoslab process" in line and f"pid {os.getpid()}" in line
+    finally:
+        st.close()
+
+
+def test_sqlite_lock_held_elsewhere_is_a_one_line_error(tmp_path):
+    Store(tmp_path / "st").close()
+    other = sqlite3.connect(tmp_path / "st" / "results.db", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        env = {**os.environ, "QOSLAB_STORE_TIMEOUT": "0.3"}
+        p = subprocess.run(
+            [
+                QOSLAB,
+                "sweep",
+                S1,
+                "--store",
+                str(tmp_path / "st"),
+                "--jobs",
+                "1",
+                "--set",
+                "duration=5s",
+                "--set",
+                "measurement.start=0s",
+                "--set",
+                "measurement.end=5s",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        line = one_line_error(p)
+        assert "is locked" in line and "results.db" in line
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+@pytest.mark.parametrize("content", [b"this is not a database\n" * 200, b""])
+def test_corrupted_store_is_a_one_line_error(tmp_path, content):
+    d = tmp_path / "st"
+    d.mkdir()
+    (d / "results.db").write_bytes(content)
+    if not content:
+        # an empty file is a valid, empty SQLite database: that is not a store either for reading
+        p = subprocess.run([QOSLAB, "results", "--store", str(d)], capture_output=True, text=True, timeout=60)
+        assert "not a qoslab result store" in one_line_error(p)
+        return
+    for args in (["results", "--store", str(d)], ["sweep", S1, "--store", str(d)]):
+        p = subprocess.run([QOSLAB, *args], capture_output=True, text=True, timeout=60)
+        assert "not a readable qoslab result store" in one_line_error(p)
+
+
+def test_foreign_sqlite_database_and_missing_store(tmp_path):
+    db = tmp_path / "other.db"
+    c = sqlite3.connect(db)
+    c.execute("CREATE TABLE t (x)")
+    c.commit()
+    c.close()
+    with pytest.raises(StoreError, match="not a qoslab result store"):
+        Store(db)
+    p = subprocess.run(
+        [QOSLAB, "results", "--store", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=60
+    )
+    assert "no result store" in one_line_error(p)
+
+
+def test_damaged_pages_are_reported_by_check(tmp_path):
+    sc = short_s1()
+    with Store(tmp_path / "st") as st:
+        run_sweep(plan([({}, sc)], [1, 2, 3], "t"), st, SerialExecutor(), progress=False)
+        st.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db = tmp_path / "st" / "results.db"
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 4 * page
+    data[2 * page : 4 * page] = os.urandom(2 * page)
+    db.write_bytes(bytes(data))
+    p = subprocess.run(
+        [QOSLAB, "results", "--store", str(tmp_path / "st"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith("error: ")
+
+
+def test_results_export_csv_and_parquet(tmp_path):
+    sc = short_s1()
+    with Store(tmp_path / "st") as st:
+        run_sweep(plan([({"b": 1}, sc)], [1, 2], "t"), st, SerialExecutor(), progress=False)
+    for suffix in ("csv", "parquet"):
+        out = tmp_path / f"flows.{suffix}"
+        p = subprocess.run(
+            [QOSLAB, "results", "--store", str(tmp_path / "st"), "--table", "flows", "--export", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode == 0, p.stderr
+        df = pd.read_csv(out) if suffix == "csv" else pd.read_parquet(out)
+        assert len(df) == 10 and {"scenario", "seed", "version", "throughput_bps", "b"} <= set(df.columns)
+    p = subprocess.run(
+        [QOSLAB, "results", "--store", str(tmp_path / "st"), "--export", str(tmp_path / "x.xlsx")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "expected a .csv or .parquet" in one_line_error(p)
