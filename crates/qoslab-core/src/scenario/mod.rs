@@ -1005,14 +1005,6 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
                 "`on`/`off` apply to onoff flows only",
             ));
         }
-        if let Some(d) = fs.dscp {
-            if d > 63 {
-                return Err(bad(
-                    format!("{key}.dscp"),
-                    format!("a DSCP is 6 bits (0..=63), got {d}"),
-                ));
-            }
-        }
         for i in 0..count {
             let src = expand(&fs.src, fs.count, i);
             let dst = expand(&fs.dst, fs.count, i);
@@ -1081,7 +1073,7 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
                 start_max_ns,
                 stop_ns,
                 packet_size_bytes: packet_size as u32,
-                dscp: fs.dscp.unwrap_or(0),
+                dscp: fs.dscp.map(|d| d.0).unwrap_or(0),
                 rate_bps: rate,
                 on_ns: fs.on.map(|d| d.0),
                 off_ns: fs.off.map(|d| d.0),

@@ -78,6 +78,36 @@ unit_newtype!(
     "a start time such as \"0s\" or \"uniform(0s, 1s)\""
 );
 
+/// A DiffServ codepoint written as a name ("EF", "AF11", "BE", "CS1") or a number 0..=63.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dscp(pub u8);
+
+impl<'de> Deserialize<'de> for Dscp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Dscp;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a codepoint such as \"AF11\", \"EF\", \"BE\" or a number 0..=63")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Dscp, E> {
+                crate::ds::parse_dscp(s).map(Dscp).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dscp, E> {
+                if (0..=63).contains(&v) {
+                    Ok(Dscp(v as u8))
+                } else {
+                    Err(E::custom(format!("a DSCP is 6 bits (0..=63), got {v}")))
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dscp, E> {
+                self.visit_i64(v.min(i64::MAX as u64) as i64)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// When a flow starts: a fixed time, or uniform in [lo, hi) drawn from the run seed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Start {
@@ -423,8 +453,8 @@ pub struct FlowSpec {
     /// ON/OFF mean burst and idle times (exponential).
     pub on: Option<DurationStr>,
     pub off: Option<DurationStr>,
-    /// DiffServ codepoint set by the host (0..=63).
-    pub dscp: Option<u8>,
+    /// DiffServ codepoint set by the host ("AF11", "EF", … or 0..=63; default best effort).
+    pub dscp: Option<Dscp>,
     /// Per-flow TCP settings, overriding `[tcp]`.
     pub tcp: Option<TcpSpec>,
 }
