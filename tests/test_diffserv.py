@@ -13,7 +13,9 @@ def two_nodes(flows, queue, conditioners=(), bandwidth="1Mbps", duration="100s")
             "duration": duration,
             "measurement": {"start": "0s", "bottleneck": "ab"},
             "node": [{"name": "a"}, {"name": "b"}],
-            "link": [{"name": "ab", "a": "a", "b": "b", "bandwidth": bandwidth, "delay": "5ms", "queue_ab": queue}],
+            "link": [
+                {"name": "ab", "a": "a", "b": "b", "bandwidth": bandwidth, "delay": "5ms", "queue_ab": queue}
+            ],
             "flow": list(flows),
             "conditioner": list(conditioners),
         }
@@ -21,7 +23,15 @@ def two_nodes(flows, queue, conditioners=(), bandwidth="1Mbps", duration="100s")
 
 
 def cbr(name, rate, dscp="BE", size="1000B"):
-    return {"name": name, "src": "a", "dst": "b", "type": "cbr", "rate": rate, "packet_size": size, "dscp": dscp}
+    return {
+        "name": name,
+        "src": "a",
+        "dst": "b",
+        "type": "cbr",
+        "rate": rate,
+        "packet_size": size,
+        "dscp": dscp,
+    }
 
 
 def test_token_bucket_marker_greens_exactly_cir_times_t_plus_cbs():
@@ -124,7 +134,10 @@ def test_scheduler_shares_match_weights_under_saturation(scheduler, extra, expec
     [
         ({"link": "nope"}, "conditioner[0].link"),
         ({"meter": {"type": "trtcm", "cir": "1Mbps", "cbs": "1KB"}}, "conditioner[0].meter.pir"),
-        ({"meter": {"type": "token_bucket", "cir": "1Mbps", "cbs": "1KB", "pir": "2Mbps"}}, "conditioner[0].meter.pir"),
+        (
+            {"meter": {"type": "token_bucket", "cir": "1Mbps", "cbs": "1KB", "pir": "2Mbps"}},
+            "conditioner[0].meter.pir",
+        ),
         ({"green": "AF51"}, "conditioner[0].green"),
         ({"classify": "flow:missing"}, "conditioner[0].classify"),
     ],

@@ -158,6 +158,16 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         out = dict(q)
         out.setdefault("limit_pkts", None)
         out.setdefault("limit_bytes", None)
+        if out.get("type") == "multi":
+            out["queues"] = [
+                {
+                    "dscp": None if sq.get("default") else list(sq["dscp"]),
+                    "weight": float(sq["weight"]),
+                    "quantum_bytes": sq["quantum_bytes"],
+                    "queue": queue(sq["queue"]),
+                }
+                for sq in out["queues"]
+            ]
         return out
 
     links = [

@@ -662,7 +662,8 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             };
             c.w_q = q.w_q.unwrap_or(0.002);
             c.gentle = q.gentle.unwrap_or(false);
-            c.wait = q.wait.unwrap_or(true);
+            // Clark & Fang's RIO and ns-2's dsRED spread drops as p_b / (1 - count p_b): no `wait`.
+            c.wait = q.wait.unwrap_or(false);
             c.mean_pkt_size_bytes = q.mean_pkt_size.map(|b| b.0 as u32).unwrap_or(500);
             if !(c.w_q > 0.0 && c.w_q < 1.0) {
                 return Err(bad(

@@ -1,0 +1,58 @@
+"""Agreement with ns-2.35's dsRED on the ARD paper's RIO baselines (10 seeds each).
+
+ns-2 runs the same resolved scenario through `qoslab.ns2` (token-bucket host markers in dsRED
+edge queues, RIO-C in a dsRED core queue). Both simulators are deterministic per seed.
+"""
+
+import numpy as np
+import pytest
+
+import qoslab
+from conftest import SCENARIOS, require
+from qoslab import ns2
+from qoslab.scenario import to_ns2_resolved
+
+SEEDS = range(1, 11)
+
+
+def drops_by_colour_ns2(link: dict) -> tuple[float, float]:
+    by = link["by_dscp"]
+    d = {int(k): (v.get("early_drops") or 0) + (v.get("forced_drops") or 0) for k, v in by.items()}
+    return d.get(10, 0), sum(v for k, v in d.items() if k != 10)
+
+
+@pytest.mark.ns2
+@pytest.mark.parametrize("name", ["ard-rio-4flows.toml", "ard-rio-20flows.toml"])
+def test_rio_baseline_agrees_with_ns2(name):
+    require("ns")
+    sc = qoslab.load_scenario(SCENARIOS / name)
+    assert ns2.unsupported_reason(to_ns2_resolved(sc.resolved, 1)) is None
+    q_thr, n_thr, q_jain, n_jain, q_drops, n_drops = [], [], [], [], [], []
+    for seed in SEEDS:
+        r = qoslab.run(sc, seed)
+        assert not r.violations
+        q_thr.append(r.flows["throughput_bps"].to_numpy())
+        q_jain.append(r.fairness_index)
+        b = r.links.set_index(["link_name", "direction"]).loc[("bottleneck", "ab")]
+        q_drops.append((b["drops_prec0"], b["drops_prec1"] + b["drops_prec2"]))
+        o = ns2.run_ns2(to_ns2_resolved(sc.resolved, seed), seed)
+        t = np.array([f["throughput_bps"] for f in o["flows"]])
+        n_thr.append(t)
+        n_jain.append(t.sum() ** 2 / (len(t) * (t**2).sum()))
+        link = next(lk for lk in o["links"] if lk["name"] == "bottleneck" and lk["direction"] == "ab")
+        n_drops.append(drops_by_colour_ns2(link))
+    q_thr, n_thr = np.array(q_thr), np.array(n_thr)
+    q_drops, n_drops = np.array(q_drops, dtype=float), np.array(n_drops, dtype=float)
+    ratio = q_thr.mean(0) / n_thr.mean(0)
+    print(
+        f"\n{name}: per-flow ratio {np.round(ratio, 3)}; "
+        f"Jain {np.mean(q_jain):.4f} vs {np.mean(n_jain):.4f}; "
+        f"drops IN {q_drops[:, 0].mean():.1f} vs {n_drops[:, 0].mean():.1f}, "
+        f"OUT {q_drops[:, 1].mean():.1f} vs {n_drops[:, 1].mean():.1f}"
+    )
+    assert np.all(np.abs(ratio - 1) <= 0.10), ratio
+    assert abs(np.mean(q_jain) - np.mean(n_jain)) <= 0.03
+    for c in range(2):
+        q, n = q_drops[:, c].mean(), n_drops[:, c].mean()
+        # Within 20 %, or within a handful of packets when both are (near) zero.
+        assert abs(q - n) <= max(0.2 * n, 5.0), (c, q, n)
