@@ -244,7 +244,11 @@ PrintScriptOpt = Annotated[
 
 
 class _Errors:
-    """Turns the errors of bad input, stores and executors into one line and exit code 1."""
+    """Turns the errors of bad input, stores and executors into one line and exit code 1; with
+    ``resumable``, Ctrl-C says how to resume."""
+
+    def __init__(self, resumable: bool = False) -> None:
+        self.resumable = resumable
 
     def __enter__(self) -> None:
         return None
@@ -252,6 +256,11 @@ class _Errors:
     def __exit__(self, et: type | None, e: BaseException | None, tb: object) -> bool:
         if e is None:
             return False
+        if isinstance(e, KeyboardInterrupt) and self.resumable:
+            typer.echo(
+                "interrupted: every finished run is stored; the same command resumes the sweep", err=True
+            )
+            raise typer.Exit(130)
         from qoslab.executors import ExecutorError
         from qoslab.experiments.base import UnknownExperiment
         from qoslab.store import StoreError
@@ -380,7 +389,7 @@ def sweep(
     from qoslab.stats import seed_ranges, summarize
     from qoslab.store import Store
 
-    with _Errors():
+    with _Errors(resumable=True):
         axes: dict[str, list[str]] = {}
         for g in grid or []:
             k, vals = sw.parse_grid(g)
@@ -517,7 +526,7 @@ def reproduce(
 
     from qoslab import experiments
 
-    with _Errors():
+    with _Errors(resumable=True):
         if list_:
             for e in experiments.available():
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")

@@ -135,10 +135,11 @@ STANDARD_METRICS = (
 )
 
 
-def standard_metrics(res: Result) -> dict[str, float]:
+def standard_metrics(res: Result, summary: Mapping[str, Any] | None = None) -> dict[str, float]:
     """The metrics every run records (bottleneck = the scenario's measurement bottleneck, its
-    busier direction; drops over the whole run, throughputs over the measurement window)."""
-    s = res.summary()
+    busier direction; drops over the whole run, throughputs over the measurement window).
+    ``summary`` is ``res.summary()`` if the caller has it already."""
+    s = summary if summary is not None else res.summary()
     d = s["drops"]
     dur = s["duration_s"]
     f = res.flows
@@ -219,11 +220,11 @@ def execute(task: RunTask) -> RunOutput:
         res = run_sim(sc, task.key.seed)
         if res.violations:
             raise RuntimeError("conservation check failed: " + "; ".join(res.violations))
-        metrics = standard_metrics(res)
+        summary = res.summary()
+        metrics = standard_metrics(res, summary)
         for spec in task.metrics:
             extra = resolve_metric_function(spec)(res)
             metrics.update({str(k): float(v) for k, v in extra.items()})
-        summary = res.summary()
         flows = res.flows.copy()
         flows.insert(0, "flow", np.arange(len(flows)))
         queues = res.links.copy()

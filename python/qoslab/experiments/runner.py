@@ -270,17 +270,27 @@ def reproduce(
     specs: list[RunSpec] = []
     for sw in sweeps:
         specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
+    out_dir = Path(out) / exp.name
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "report.md").exists():
+        raise ValueError(f"{out_dir} exists and does not hold a previous report: choose another --out")
     st = store if isinstance(store, Store) else Store(store)
     executor = executor or LocalExecutor()
     try:
         rep = run_sweep(specs, st, executor, progress=progress, label=exp.name)
-        out_dir = Path(out) / exp.name
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.mkdir(parents=True)
         ctx = Context(exp, opts, sweeps, specs, st, out_dir)
         comp = ctx.comparison()
-        exp.analyse(ctx)
+        try:
+            exp.analyse(ctx)
+        except Exception as e:  # noqa: BLE001
+            if not rep.failed:
+                raise  # a bug in the analysis: show it
+            # with runs missing the analysis may lack data; the report still lists the failures
+            ctx.text(
+                "Analysis incomplete", f"The analysis stopped ({type(e).__name__}: {e}) because runs failed."
+            )
         runs_csv = _write_runs(ctx, out_dir)
         wall = time.perf_counter() - t0
         report = _write_report(ctx, comp, rep, executor, st, wall)
