@@ -179,7 +179,8 @@ class Context:
             df = self.runs(s)
             names.extend(n for n in df["scenario"].unique() if n not in names)
             seeds.update(int(x) for x in df["seed"])
-        return f"qoslab {self.version} · {', '.join(names)} · seeds {seed_ranges(seeds)}"
+        shown = ", ".join(names) if len(names) <= 3 else f"{names[0]} … {names[-1]} ({len(names)} scenarios)"
+        return f"qoslab {self.version} · {shown} · seeds {seed_ranges(seeds)}"
 
     # -- outputs ----------------------------------------------------------------------------------
 
