@@ -81,7 +81,9 @@ class Result:
             },
             "drops": {
                 "total": int(
-                    self.links[["early_drops", "forced_drops", "overflow_drops", "policed_drops"]].to_numpy().sum()
+                    self.links[["early_drops", "forced_drops", "overflow_drops", "policed_drops"]]
+                    .to_numpy()
+                    .sum()
                 ),
                 "bottleneck": int(b["early_drops"] + b["forced_drops"] + b["overflow_drops"]),
                 "bottleneck_early": int(b["early_drops"]),
@@ -114,7 +116,13 @@ class Result:
         d.mkdir(parents=True, exist_ok=True)
         meta = {"scenario": self.scenario.name, "seed": self.seed, "version": _core.__version__}
         for name in (
-            "flows", "links", "flow_drops", "series_queue", "series_flow", "series_meter", "conditioners",
+            "flows",
+            "links",
+            "flow_drops",
+            "series_queue",
+            "series_flow",
+            "series_meter",
+            "conditioners",
         ):
             df: pd.DataFrame = getattr(self, name).copy()
             df.attrs = {}
