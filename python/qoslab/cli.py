@@ -658,6 +658,75 @@ def results(
     _print_table(con, shown, title)
 
 
+@app.command("export-ns2")
+def export_ns2(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    seed: Annotated[int | None, typer.Option(help="Seed (random start times, ns-2's RNG).")] = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the Tcl script here (default: stdout).")] = None,
+) -> None:
+    """Write an ns-2 Tcl script for a scenario that uses only mechanisms ns-2 has."""
+    from qoslab import ns2
+    from qoslab.scenario import to_ns2_resolved
+
+    sc = _load(scenario, set_)
+    seed = sc.default_seed if seed is None else seed
+    resolved = to_ns2_resolved(sc.resolved, seed)
+    reason = ns2.unsupported_reason(resolved)
+    if reason:
+        _fail(f"{scenario}: ns-2 cannot express this scenario: {reason}")
+    results = str(out.with_suffix(".json")) if out else f"{sc.name}-seed{seed}.json"
+    tcl = ns2.to_tcl(resolved, seed, results)
+    if out is None:
+        sys.stdout.write(tcl)
+    else:
+        out.write_text(tcl)
+        typer.echo(f"wrote {out} (run: ns {out}; it writes {results})", err=True)
+
+
+@app.command()
+def crosscheck(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    seeds: Annotated[int, typer.Option(help="Number of seeds (1..N) run in both simulators.")] = 10,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
+    ] = None,
+    csv: Annotated[Path | None, typer.Option(help="Also write the comparison as CSV.")] = None,
+) -> None:
+    """Run a scenario in qoslab and in ns-2 and print the metrics side by side."""
+    import pandas as pd
+    from rich.console import Console
+    from rich.table import Table
+
+    from qoslab import ns2
+    from qoslab.crosscheck import as_records
+    from qoslab.crosscheck import crosscheck as run_crosscheck
+
+    if ns2.ns2_available() is None:
+        _fail("ns-2 (`ns`) is not installed: `apt-get install ns2` (or `make ns2`)")
+    if seeds < 1:
+        _fail("--seeds must be at least 1")
+    sc = _load(scenario, set_)
+    con = Console(stderr=True)
+    try:
+        rows = run_crosscheck(
+            sc, list(range(1, seeds + 1)), progress=lambda m: con.log(m) if con.is_terminal else None
+        )
+    except ns2.Ns2Error as e:
+        _fail(str(e).splitlines()[0])
+    t = Table(title=f"{sc.name}: qoslab vs ns-2, {seeds} seeds (mean ± 95 % CI)")
+    for c in ("metric", "qoslab", "ns-2", "difference"):
+        t.add_column(c, justify="right" if c != "metric" else "left")
+    for r in rows:
+        diff = "" if r.rel_diff != r.rel_diff else f"{r.rel_diff * 100:+.1f} %"
+        t.add_row(r.metric, r.qoslab.fmt(4), r.ns2.fmt(4) if r.ns2.n else "n/a", diff)
+    Console().print(t)
+    if csv is not None:
+        pd.DataFrame(as_records(rows)).to_csv(csv, index=False)
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,78 @@
+"""`qoslab export-ns2` and `qoslab crosscheck`."""
+
+import json
+import subprocess
+
+import qoslab
+from conftest import QOSLAB, SCENARIOS, require
+
+
+def test_export_ns2_script_runs_in_ns2(tmp_path):
+    ns = require("ns")
+    out = tmp_path / "ard.tcl"
+    p = subprocess.run(
+        [
+            QOSLAB,
+            "export-ns2",
+            str(SCENARIOS / "ard-rio-4flows.toml"),
+            "--seed",
+            "2",
+            "--out",
+            str(out),
+            "--set",
+            "duration=20s",
+            "--set",
+            "measurement.start=5s",
+            "--set",
+            "measurement.end=20s",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    run = subprocess.run([ns, str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr
+    res = json.loads(out.with_suffix(".json").read_text())
+    assert [f["name"] for f in res["flows"]] == ["tcp0", "tcp1", "tcp2", "tcp3"]
+    assert sum(f["throughput_bps"] for f in res["flows"]) > 0.9 * 1.2e6
+
+
+def test_export_ns2_refuses_what_ns2_cannot_express(tmp_path):
+    table = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
+    table["link"][1]["queue_ab"] = {
+        "type": "multi",
+        "scheduler": "drr",
+        "queues": [{"default": True, "queue": {"type": "droptail"}}],
+    }
+    path = tmp_path / "drr.toml"
+    path.write_text(qoslab.Scenario.from_table(table).text)
+    p = subprocess.run([QOSLAB, "export-ns2", str(path)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "ns-2 cannot express" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_crosscheck_prints_both_simulators(tmp_path):
+    require("ns")
+    csv = tmp_path / "x.csv"
+    p = subprocess.run(
+        [
+            QOSLAB,
+            "crosscheck",
+            str(SCENARIOS / "fdd-red-s1.toml"),
+            "--seeds",
+            "2",
+            "--csv",
+            str(csv),
+            "--set",
+            "duration=30s",
+            "--set",
+            "measurement.end=30s",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "jain index" in p.stdout and "ns-2" in p.stdout
+    rows = csv.read_text().splitlines()
+    assert rows[0].startswith("metric,qoslab_mean") and len(rows) > 6
