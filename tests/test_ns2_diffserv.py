@@ -1,4 +1,4 @@
-"""Agreement with ns-2.35's dsRED on the ARD paper's RIO baselines (10 seeds each).
+"""Agreement with ns-2.35's dsRED on the RIO baselines of the ARD and RI+O papers (10 seeds each).
 
 ns-2 runs the same resolved scenario through `qoslab.ns2` (token-bucket host markers in dsRED
 edge queues, RIO-C in a dsRED core queue). Both simulators are deterministic per seed.
@@ -22,7 +22,7 @@ def drops_by_colour_ns2(link: dict) -> tuple[float, float]:
 
 
 @pytest.mark.ns2
-@pytest.mark.parametrize("name", ["ard-rio-4flows.toml", "ard-rio-20flows.toml"])
+@pytest.mark.parametrize("name", ["ard-rio-4flows.toml", "ard-rio-20flows.toml", "rio-plus-o-baseline.toml"])
 def test_rio_baseline_agrees_with_ns2(name):
     require("ns")
     sc = qoslab.load_scenario(SCENARIOS / name)
