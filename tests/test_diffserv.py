@@ -83,6 +83,10 @@ def test_rio_drops_out_before_in_in_the_ard_baseline():
     out_rate = b["drops_prec1"] / b["arrivals_prec1"]
     in_rate = b["drops_prec0"] / max(b["arrivals_prec0"], 1)
     assert out_rate > 5 * in_rate
+    # The time series carries both RIO-C averages: avg_in (IN backlog) below avg_total.
+    q = res.series_queue[res.series_queue["queue"] == "bottleneck:ab"]
+    q = q[q["time_s"] >= 100]
+    assert 0 < q["avg_prec0"].mean() < q["avg_prec1"].mean() <= q["queue_packets"].max()
     # Every flow keeps (at least nearly) its 250 kbps contract on an under-subscribed link.
     assert (res.flows["throughput_bps"] > 0.95 * 250e3).all()
 

@@ -85,6 +85,8 @@ pub struct Series {
     pub q_len_pkts: Vec<u32>,
     pub q_len_bytes: Vec<u64>,
     pub q_avg: Vec<f64>,
+    /// Per precedence: the average it is judged on (RIO: avg_in, avg_total; NaN if none).
+    pub q_avg_prec: [Vec<f64>; 3],
     pub f_time_ns: Vec<u64>,
     pub f_flow: Vec<u32>,
     pub f_throughput_bps: Vec<f64>,
@@ -848,6 +850,9 @@ impl Simulation {
                     s.q_len_bytes.push(l.q_bytes);
                     s.q_avg
                         .push(crate::aqm::Aqm::average(&l.aqm).unwrap_or(f64::NAN));
+                    for (k, v) in crate::aqm::Aqm::averages(&l.aqm).into_iter().enumerate() {
+                        s.q_avg_prec[k].push(v);
+                    }
                 }
                 Some(m) => {
                     for (i, sub) in m.subs.iter().enumerate() {
@@ -858,6 +863,9 @@ impl Simulation {
                         s.q_len_bytes.push(sub.bytes);
                         s.q_avg
                             .push(crate::aqm::Aqm::average(&sub.aqm).unwrap_or(f64::NAN));
+                        for (k, v) in crate::aqm::Aqm::averages(&sub.aqm).into_iter().enumerate() {
+                            s.q_avg_prec[k].push(v);
+                        }
                     }
                 }
             }

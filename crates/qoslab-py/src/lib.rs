@@ -325,6 +325,10 @@ fn simulate<'py>(
     )?;
     colu(py, &sq, "queue_bytes", s.q_len_bytes)?;
     cols(py, &sq, "avg_queue", s.q_avg)?;
+    let [a0, a1, a2] = s.q_avg_prec;
+    cols(py, &sq, "avg_prec0", a0)?;
+    cols(py, &sq, "avg_prec1", a1)?;
+    cols(py, &sq, "avg_prec2", a2)?;
     out.set_item("series_queue", sq)?;
     let sf = PyDict::new(py);
     colu(py, &sf, "time_ns", s.f_time_ns)?;

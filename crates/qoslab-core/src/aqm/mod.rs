@@ -81,6 +81,11 @@ pub trait Aqm {
     fn average(&self) -> Option<f64> {
         None
     }
+    /// Per drop precedence, the average that precedence is judged on (RIO: `avg_in`, then
+    /// `avg_total` for RIO-C; WRED and RED: the one average); NaN where there is none.
+    fn averages(&self) -> [f64; 3] {
+        [self.average().unwrap_or(f64::NAN), f64::NAN, f64::NAN]
+    }
 }
 
 /// Closed set of queue disciplines, dispatched by `match` (no boxing on the hot path).
@@ -123,6 +128,12 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.average(),
             AnyAqm::Rio(a) => a.average(),
             AnyAqm::Wred(a) => a.average(),
+        }
+    }
+    fn averages(&self) -> [f64; 3] {
+        match self {
+            AnyAqm::Rio(a) => a.averages(),
+            other => [other.average().unwrap_or(f64::NAN), f64::NAN, f64::NAN],
         }
     }
 }

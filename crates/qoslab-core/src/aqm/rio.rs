@@ -118,6 +118,14 @@ impl Aqm for Rio {
     fn average(&self) -> Option<f64> {
         Some(self.avg[0].avg)
     }
+
+    fn averages(&self) -> [f64; 3] {
+        let mut out = [f64::NAN; 3];
+        for (o, a) in out.iter_mut().zip(&self.avg) {
+            *o = a.avg;
+        }
+        out
+    }
 }
 
 #[cfg(test)]
