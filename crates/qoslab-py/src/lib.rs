@@ -380,7 +380,11 @@ fn simulate<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The package version plus a fingerprint of the simulator's source (see build.rs).
+    m.add(
+        "__version__",
+        concat!(env!("CARGO_PKG_VERSION"), "+", env!("QOSLAB_SOURCE_HASH")),
+    )?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(table_to_toml, m)?)?;

@@ -1,0 +1,50 @@
+//! Fingerprints the simulator's source so that `qoslab.__version__` names the exact model
+//! that produced a result ("0.1.0+1a2b3c4d5e6f"): the result store keys runs by version, and a
+//! changed core must never reuse results computed by another.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                collect(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs" || x == "toml") {
+                out.push(p);
+            }
+        }
+    }
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let core = root.join("../qoslab-core");
+    let mut files = Vec::new();
+    for d in [core.join("src"), root.join("src")] {
+        collect(&d, &mut files);
+    }
+    files.push(core.join("Cargo.toml"));
+    files.sort();
+    // FNV-1a, 64 bits, over each file's path (relative) and contents.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in &files {
+        let rel = f
+            .strip_prefix(root)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .into_owned();
+        for b in rel.bytes().chain(fs::read(f).unwrap_or_default()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!("cargo:rustc-env=QOSLAB_SOURCE_HASH={:012x}", h >> 16);
+    println!("cargo:rerun-if-changed={}", core.join("src").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        core.join("Cargo.toml").display()
+    );
+    println!("cargo:rerun-if-changed={}", root.join("src").display());
+}
