@@ -504,55 +504,71 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         scheduler: String::new(),
         queues: Vec::new(),
     };
-    if q.kind != QueueType::Multi {
-        for (name, set) in [
-            ("scheduler", q.scheduler.is_some()),
-            ("queues", q.queues.is_some()),
-        ] {
-            if set {
-                return Err(bad(
-                    k(name),
-                    format!("`{name}` is a parameter of multi queues only"),
-                ));
+    let (type_name, allowed): (&str, &[&str]) = match q.kind {
+        QueueType::Droptail => ("droptail", &["limit"]),
+        QueueType::Red => (
+            "red",
+            &[
+                "limit",
+                "min_th",
+                "max_th",
+                "max_p",
+                "w_q",
+                "gentle",
+                "wait",
+                "byte_mode",
+                "mean_pkt_size",
+                "ecn",
+            ],
+        ),
+        QueueType::Rio => (
+            "rio",
+            &[
+                "limit",
+                "w_q",
+                "gentle",
+                "wait",
+                "mean_pkt_size",
+                "mode",
+                "in",
+                "mid",
+                "out",
+            ],
+        ),
+        QueueType::Wred => (
+            "wred",
+            &[
+                "limit",
+                "w_q",
+                "gentle",
+                "wait",
+                "mean_pkt_size",
+                "in",
+                "mid",
+                "out",
+            ],
+        ),
+        QueueType::Multi => ("multi", &["scheduler", "queues"]),
+    };
+    if let Some(name) = q.set_keys().find(|n| !allowed.contains(n)) {
+        let hint = match q.kind {
+            QueueType::Rio | QueueType::Wred if matches!(name, "min_th" | "max_th" | "max_p") => {
+                ": give each precedence's curve as `in`, `mid` and `out` tables"
             }
-        }
-    }
-    let multi_keys = [
-        ("mode", q.mode.is_some()),
-        ("in", q.in_.is_some()),
-        ("mid", q.mid.is_some()),
-        ("out", q.out.is_some()),
-    ];
-    if matches!(q.kind, QueueType::Droptail | QueueType::Red) {
-        if let Some((name, _)) = multi_keys.iter().find(|(_, set)| *set) {
-            return Err(bad(
-                k(name),
-                format!("`{name}` is a parameter of rio and wred queues only"),
-            ));
-        }
+            QueueType::Multi => ": it belongs to each physical queue (queues[i].queue)",
+            _ => "",
+        };
+        return Err(bad(
+            k(name),
+            format!(
+                "`{name}` is not a parameter of a {type_name} queue (it takes {}){hint}",
+                allowed.join(", ")
+            ),
+        ));
     }
     match q.kind {
         QueueType::Multi => {
             c.kind = "multi".into();
-            let others = [
-                ("min_th", q.min_th.is_some()),
-                ("max_th", q.max_th.is_some()),
-                ("max_p", q.max_p.is_some()),
-                ("w_q", q.w_q.is_some()),
-                ("gentle", q.gentle.is_some()),
-                ("wait", q.wait.is_some()),
-                ("byte_mode", q.byte_mode.is_some()),
-                ("mean_pkt_size", q.mean_pkt_size.is_some()),
-                ("ecn", q.ecn.is_some()),
-                ("mode", q.mode.is_some()),
-                ("in", q.in_.is_some()),
-                ("mid", q.mid.is_some()),
-                ("out", q.out.is_some()),
-                ("limit", q.limit.is_some()),
-            ];
-            if let Some((name, _)) = others.iter().find(|(_, set)| *set) {
-                return Err(bad(k(name), format!("`{name}` belongs to each physical queue of a multi queue (queues[i].queue)")));
-            }
             c.scheduler = match q.scheduler.unwrap_or(SchedulerSpec::Priority) {
                 SchedulerSpec::Priority => "priority",
                 SchedulerSpec::Rr => "rr",
@@ -635,23 +651,6 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         QueueType::Rio | QueueType::Wred => {
             let is_rio = q.kind == QueueType::Rio;
             c.kind = if is_rio { "rio" } else { "wred" }.into();
-            for (name, set) in [
-                ("min_th", q.min_th.is_some()),
-                ("max_th", q.max_th.is_some()),
-                ("max_p", q.max_p.is_some()),
-                ("byte_mode", q.byte_mode.is_some()),
-                ("ecn", q.ecn.is_some()),
-            ] {
-                if set {
-                    return Err(bad(k(name), format!("`{name}` is not a parameter of a {} queue: give each precedence's curve as `in`, `mid` and `out` tables", c.kind)));
-                }
-            }
-            if !is_rio && q.mode.is_some() {
-                return Err(bad(
-                    k("mode"),
-                    "`mode` (coupled/decoupled) applies to rio queues only",
-                ));
-            }
             c.mode = if is_rio {
                 match q.mode.unwrap_or(RioModeSpec::Coupled) {
                     RioModeSpec::Coupled => "coupled".into(),
@@ -711,25 +710,7 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                 });
             }
         }
-        QueueType::Droptail => {
-            let red_keys = [
-                ("min_th", q.min_th.is_some()),
-                ("max_th", q.max_th.is_some()),
-                ("max_p", q.max_p.is_some()),
-                ("w_q", q.w_q.is_some()),
-                ("gentle", q.gentle.is_some()),
-                ("wait", q.wait.is_some()),
-                ("byte_mode", q.byte_mode.is_some()),
-                ("mean_pkt_size", q.mean_pkt_size.is_some()),
-                ("ecn", q.ecn.is_some()),
-            ];
-            if let Some((name, _)) = red_keys.iter().find(|(_, set)| *set) {
-                return Err(bad(
-                    k(name),
-                    format!("`{name}` is not a parameter of a droptail queue (only `limit` is)"),
-                ));
-            }
-        }
+        QueueType::Droptail => {}
         QueueType::Red => {
             c.kind = "red".into();
             c.min_th = q

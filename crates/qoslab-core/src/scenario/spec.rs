@@ -395,6 +395,33 @@ pub struct QueueSpec {
     pub queues: Option<Vec<SubQueueSpec>>,
 }
 
+impl QueueSpec {
+    /// The optional keys this table sets (all but `type`), in schema order.
+    pub fn set_keys(&self) -> impl Iterator<Item = &'static str> {
+        [
+            ("limit", self.limit.is_some()),
+            ("min_th", self.min_th.is_some()),
+            ("max_th", self.max_th.is_some()),
+            ("max_p", self.max_p.is_some()),
+            ("w_q", self.w_q.is_some()),
+            ("gentle", self.gentle.is_some()),
+            ("wait", self.wait.is_some()),
+            ("byte_mode", self.byte_mode.is_some()),
+            ("mean_pkt_size", self.mean_pkt_size.is_some()),
+            ("ecn", self.ecn.is_some()),
+            ("mode", self.mode.is_some()),
+            ("in", self.in_.is_some()),
+            ("mid", self.mid.is_some()),
+            ("out", self.out.is_some()),
+            ("scheduler", self.scheduler.is_some()),
+            ("queues", self.queues.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, set)| *set)
+        .map(|(name, _)| name)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
