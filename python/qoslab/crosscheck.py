@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from qoslab import ns2
+from qoslab import _core, ns2
 from qoslab.scenario import Scenario, to_ns2_resolved
 from qoslab.simulate import jain_index
 from qoslab.simulate import run as run_qoslab
@@ -77,18 +77,10 @@ def _ns2_metrics(sc: Scenario, seed: int, side: Side) -> None:
         if by:
             prec = [0.0, 0.0, 0.0]
             for dscp, v in by.items():
-                p = _drop_precedence(int(dscp))
+                p = _core.drop_precedence(int(dscp))
                 prec[p] += (v.get("early_drops") or 0) + (v.get("forced_drops") or 0)
             for p in range(3):
                 side.add(f"drops prec{p} {where}", prec[p])
-
-
-def _drop_precedence(dscp: int) -> int:
-    if dscp in (10, 18, 26, 34, 46):
-        return 0
-    if dscp in (12, 20, 28, 36):
-        return 1
-    return 2
 
 
 @dataclass

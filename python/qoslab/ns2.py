@@ -152,6 +152,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from qoslab import _core
+
 __all__ = [
     "TCP_FIXED_PARAMS",
     "Ns2Error",
@@ -473,21 +475,11 @@ _METERS = {  # qoslab meter -> (ns-2 policy name, colours it produces)
     "tsw3cm": ("TSW3CM", ("green", "yellow", "red")),
 }
 _SCHEDULERS = {"priority": "PRI", "rr": "RR", "wrr": "WRR"}
-_AF_GREEN = frozenset((10, 18, 26, 34, 46))  # precedence 0: AFx1 and EF
 _PRE_NOT_GREEN = frozenset((12, 14, 20, 22, 28, 30, 36, 38))  # pre-coloured yellow/red (AFx2/AFx3)
 
 
 class _Refusal(Exception):
     """The scenario cannot be expressed with ns-2's dsRED queues."""
-
-
-def _drop_precedence(dscp: int) -> int:
-    """AFx1/EF -> 0, AFx2 -> 1, AFx3 and anything else -> 2 (as qoslab's ds.rs)."""
-    if dscp in _AF_GREEN:
-        return 0
-    if dscp in (12, 20, 28, 36):
-        return 1
-    return 2
 
 
 def _is_dscp(x: Any) -> bool:
@@ -1042,7 +1034,7 @@ def _dsred_tcl(j: int, dq: _DsQueue, cp: dict[tuple, int], resolved: dict, where
         q = subs[default][1]
         if q["type"] == "droptail":
             return default, 0
-        return default, min(_drop_precedence(dscp), len(q["precedences"]) - 1)
+        return default, min(_core.drop_precedence(dscp), len(q["precedences"]) - 1)
 
     lines = [
         f"$q set numQueues_ {nq}",

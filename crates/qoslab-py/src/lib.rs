@@ -377,6 +377,13 @@ fn simulate<'py>(
     Ok(out)
 }
 
+/// A codepoint's drop precedence in a RIO/WRED queue (AFx1/EF 0, AFx2 1, else 2): the rule
+/// the simulator uses, for the Python side (ns-2 export, comparisons) to share.
+#[pyfunction]
+fn drop_precedence(dscp: u8) -> u8 {
+    qoslab_core::ds::drop_precedence(dscp)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -387,6 +394,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(drop_precedence, m)?)?;
     m.add_function(wrap_pyfunction!(table_to_toml, m)?)?;
     Ok(())
 }
