@@ -92,3 +92,30 @@ def test_red_average_follows_ewma_in_the_engine():
         abs(np.nanmean(steady["avg_queue"]) - steady["queue_packets"].mean())
         < 0.2 * steady["queue_packets"].mean()
     )
+
+
+def test_exponential_on_off_source_mean_rate():
+    """ON/OFF with exponential periods: long-run rate = peak · on / (on + off)."""
+    sc = qoslab.Scenario.from_table(
+        {
+            "name": "onoff",
+            "duration": "2000s",
+            "node": [{"name": "a"}, {"name": "b"}],
+            "link": [{"a": "a", "b": "b", "bandwidth": "10Mbps", "delay": "1ms"}],
+            "flow": [
+                {
+                    "src": "a",
+                    "dst": "b",
+                    "type": "onoff",
+                    "rate": "1Mbps",
+                    "on": "500ms",
+                    "off": "1500ms",
+                    "packet_size": "1000B",
+                },
+            ],
+        }
+    )
+    res = qoslab.run(sc, seed=4)
+    # 1000 ON/OFF cycles: the ON fraction's standard error is about 2 %.
+    assert res.flows["throughput_bps"].iloc[0] == pytest.approx(0.25e6, rel=0.06)
+    assert not res.violations
