@@ -98,6 +98,14 @@ pub struct Series {
     pub m_cond: Vec<u32>,
     pub m_flow: Vec<u32>,
     pub m_level: Vec<f64>,
+    /// Marker state variables ([`Meter::gauges`]), long format: one row per (sample,
+    /// conditioner, meter instance, gauge); `g_name` indexes `gauge_names`.
+    pub g_time_ns: Vec<u64>,
+    pub g_cond: Vec<u32>,
+    pub g_flow: Vec<u32>,
+    pub g_name: Vec<u32>,
+    pub g_value: Vec<f64>,
+    pub gauge_names: Vec<&'static str>,
 }
 
 fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
@@ -186,6 +194,9 @@ fn meter_spec(m: &MeterConfig) -> MeterSpec {
     };
     let cbs = m.cbs_bytes.unwrap_or(0);
     let win_len = m.win_len_ns.unwrap_or(1_000_000_000);
+    if let Some(a) = m.ard {
+        return MeterSpec::Ard(a);
+    }
     match m.kind.as_str() {
         "token_bucket" => MeterSpec::TokenBucket(TokenBucketParams {
             cir: m.cir_bps,
@@ -497,7 +508,7 @@ impl Simulation {
             let spec = c.spec;
             let meter =
                 c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
-            let color = meter.meter(now, p.size, pre_color(p.dscp), &mut c.rng);
+            let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
             c.colored[color as usize] += 1;
             let action = match color {
                 Color::Green => c.cfg.green,
@@ -897,6 +908,23 @@ impl Simulation {
                     s.m_flow
                         .push(if aggregate { u32::MAX } else { slot as u32 });
                     s.m_level.push(level);
+                }
+                if let Some(m) = m.as_ref() {
+                    let flow = if aggregate { u32::MAX } else { slot as u32 };
+                    m.gauges(now, &mut |name, value| {
+                        let k = match s.gauge_names.iter().position(|n| *n == name) {
+                            Some(k) => k,
+                            None => {
+                                s.gauge_names.push(name);
+                                s.gauge_names.len() - 1
+                            }
+                        };
+                        s.g_time_ns.push(now);
+                        s.g_cond.push(ci as u32);
+                        s.g_flow.push(flow);
+                        s.g_name.push(k as u32);
+                        s.g_value.push(value);
+                    });
                 }
             }
         }

@@ -358,6 +358,29 @@ fn simulate<'py>(
     )?;
     cols(py, &sm, "token_bytes", s.m_level)?;
     out.set_item("series_meter", sm)?;
+    let sg = PyDict::new(py);
+    colu(py, &sg, "time_ns", s.g_time_ns)?;
+    colu(
+        py,
+        &sg,
+        "conditioner",
+        s.g_cond.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sg,
+        "flow",
+        s.g_flow.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sg,
+        "gauge",
+        s.g_name.into_iter().map(u64::from).collect(),
+    )?;
+    cols(py, &sg, "value", s.g_value)?;
+    out.set_item("series_gauges", sg)?;
+    out.set_item("gauge_names", s.gauge_names.to_vec())?;
     let cc = PyDict::new(py);
     for (k, c) in ["green", "yellow", "red"].iter().enumerate() {
         colu(
