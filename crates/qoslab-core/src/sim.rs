@@ -38,6 +38,9 @@ pub struct FlowStats {
     /// (link direction, drops) where this flow's data packets were dropped.
     pub drops_at: Vec<(u32, u64)>,
     pub window_delivered_bytes: u64,
+    /// Of those, bytes delivered carrying the lowest drop precedence (AFx1/IN/green; EF and
+    /// best effort count as their precedence says: EF 0, best effort 2).
+    pub window_delivered_in_bytes: u64,
     pub window_goodput_pkts: u64,
     pub window_sent_bytes: u64,
     pub acks_sent: u64,
@@ -620,6 +623,9 @@ impl Simulation {
                 flow.stats.delivered_bytes += p.size as u64;
                 if in_window {
                     flow.stats.window_delivered_bytes += p.size as u64;
+                    if crate::ds::drop_precedence(p.dscp) == 0 {
+                        flow.stats.window_delivered_in_bytes += p.size as u64;
+                    }
                 }
                 if self.at_receiver {
                     flow.stats.bin_bytes += p.size as u64;
@@ -992,6 +998,7 @@ impl Simulation {
                     start_ns: f.start,
                     throughput_bps: window_bytes as f64 * 8.0 / window_s,
                     goodput_bps: st.window_goodput_pkts as f64 * f.size as f64 * 8.0 / window_s,
+                    in_throughput_bps: st.window_delivered_in_bytes as f64 * 8.0 / window_s,
                     in_flight: in_flight[i],
                     final_cwnd: cwnd,
                     final_ssthresh: ssthresh,
@@ -1044,6 +1051,8 @@ pub struct FlowResult {
     pub start_ns: SimTime,
     pub throughput_bps: f64,
     pub goodput_bps: f64,
+    /// Throughput at the receiver of packets arriving marked IN (drop precedence 0).
+    pub in_throughput_bps: f64,
     pub in_flight: u64,
     pub final_cwnd: f64,
     pub final_ssthresh: f64,

@@ -180,6 +180,7 @@ fn simulate<'py>(
         |h: &dyn Fn(&qoslab_core::sim::FlowResult) -> f64| fl.iter().map(h).collect::<Vec<f64>>();
     cols(py, &f, "throughput_bps", gf(&|x| x.throughput_bps))?;
     cols(py, &f, "goodput_bps", gf(&|x| x.goodput_bps))?;
+    cols(py, &f, "in_throughput_bps", gf(&|x| x.in_throughput_bps))?;
     colu(py, &f, "start_ns", g(&|x| x.start_ns))?;
     colu(py, &f, "sent_packets", g(&|x| x.stats.sent_pkts))?;
     colu(py, &f, "sent_bytes", g(&|x| x.stats.sent_bytes))?;
