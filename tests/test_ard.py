@@ -29,9 +29,21 @@ def _with_edge(tmp_path: Path, meter: str) -> Path:
         ('{ type = "ard" }', "conditioner[1].meter.tpr_max", "tpr_max"),
         ('{ type = "ard", tpr_max = "1.2Mbps", t_rd = 70 }', "conditioner[1].meter.t_rd", "bucket"),
         ('{ type = "arm", tpr_max = "1.2Mbps", p_drop = 0.1 }', "conditioner[1].meter.p_drop", "never drops"),
-        ('{ type = "ard", tpr_max = "1.2Mbps", cir = "1Mbps" }', "conditioner[1].meter.cir", "not a parameter"),
-        ('{ type = "token_bucket", cir = "1Mbps", cbs = "10KB", t_rd = 3 }', "conditioner[1].meter.t_rd", "not a parameter"),
-        ('{ type = "ard", tpr_max = "1.2Mbps", drop_order = "sometimes" }', "conditioner[1].meter.drop_order", ""),
+        (
+            '{ type = "ard", tpr_max = "1.2Mbps", cir = "1Mbps" }',
+            "conditioner[1].meter.cir",
+            "not a parameter",
+        ),
+        (
+            '{ type = "token_bucket", cir = "1Mbps", cbs = "10KB", t_rd = 3 }',
+            "conditioner[1].meter.t_rd",
+            "not a parameter",
+        ),
+        (
+            '{ type = "ard", tpr_max = "1.2Mbps", drop_order = "sometimes" }',
+            "conditioner[1].meter.drop_order",
+            "",
+        ),
     ],
 )
 def test_bad_ard_parameters_name_the_key(tmp_path: Path, meter: str, key: str, words: str) -> None:
@@ -71,10 +83,19 @@ def test_ard_quick_pins_what_we_measure(tmp_path: Path) -> None:
       RIO alone: the claim ARD >= ARM > RIO does not hold in our runs;
     - ARD costs no aggregate throughput (within 5 % of RIO alone): this claim holds.
     """
-    rep = experiments.reproduce("ard", quick=True, out=tmp_path / "out", store=tmp_path / "store", progress=False)
+    rep = experiments.reproduce(
+        "ard", quick=True, out=tmp_path / "out", store=tmp_path / "store", progress=False
+    )
     d = rep.out
-    for f in ("report.md", "table1-jain.csv", "lambdas-tpr.md", "sensitivity.png", "sweep-rtt-flows.png",
-              "timeseries-4flows-stated.png", "fig8-std-aggregate.png"):
+    for f in (
+        "report.md",
+        "table1-jain.csv",
+        "lambdas-tpr.md",
+        "sensitivity.png",
+        "sweep-rtt-flows.png",
+        "timeseries-4flows-stated.png",
+        "fig8-std-aggregate.png",
+    ):
         assert (d / f).exists(), f
     t = pd.read_csv(d / "table1-jain.csv")
 

@@ -229,6 +229,9 @@ def _table1(ctx: Context) -> None:
                         "aggregate_kbps": agg.mean / 1e3,
                         "aggregate": f"{agg.mean / 1e3:.0f} ± {(agg.ci_high - agg.mean) / 1e3:.0f}",
                         "below_contract": _est(ctx, "table1", "flows_below_contract", w).mean,
+                        "edge_remarked": _est(ctx, "table1", "edge_remarked", w).mean,
+                        "edge_dropped": _est(ctx, "table1", "edge_dropped", w).mean,
+                        "core_drops": _est(ctx, "table1", "drops_bottleneck", w).mean,
                         "n_seeds": j.n,
                     }
                 )
@@ -239,7 +242,8 @@ def _table1(ctx: Context) -> None:
         df,
         title="Table 1: Jain's fairness index, RIO only vs ARM vs ARD",
         caption=(
-            "Mean ± 95 % CI over seeds of Jain's index of the per-flow throughputs over 100-200 s. "
+            "Mean ± 95 % CI over seeds of Jain's index of the per-flow throughputs over 100-200 s; "
+            "edge re-marks and drops and RIO drops are means over the whole 200 s run. "
             "`jain_in`: the index of the IN throughputs. Aggregate throughput in kbps. "
             + "; ".join(f"`{k}`: {v}" for k, v in SETTING_TEXT.items())
             + f". {ctx.provenance(['table1'])}"
@@ -254,15 +258,29 @@ def _table1(ctx: Context) -> None:
             "jain_in": "IN index",
             "aggregate": "aggregate kbps",
             "below_contract": "flows < 250 kbps",
+            "edge_remarked": "edge re-marks",
+            "edge_dropped": "edge drops",
+            "core_drops": "RIO drops",
         },
-        formats={"jain_min_seed": _f3, "below_contract": _f1},
+        formats={
+            "jain_min_seed": _f3,
+            "below_contract": _f1,
+            "edge_remarked": _f0,
+            "edge_dropped": _f0,
+            "core_drops": _f0,
+        },
     )
     # Fig. 8 (a)-(d): STD of the IN and total throughputs, aggregate IN and total throughput.
     fig, axes = new_figure(1, 4, figsize=(16, 3.8))
     for ax, metric, label in zip(
         axes,
         ("std_in_bps", "std_total_bps", "aggregate_in_bps", "aggregate_throughput_bps"),
-        ("STD of IN throughput (kbps)", "STD of total throughput (kbps)", "aggregate IN (kbps)", "aggregate total (kbps)"),
+        (
+            "STD of IN throughput (kbps)",
+            "STD of total throughput (kbps)",
+            "aggregate IN (kbps)",
+            "aggregate total (kbps)",
+        ),
         strict=True,
     ):
         x = np.arange(len(SCHEMES))
@@ -330,7 +348,15 @@ def _sensitivity(ctx: Context) -> None:
             xs.append(c)
             ms.append(e.mean)
             hs.append(0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean)
-            rows.append({"knob": "host bucket (pkts)", "value": c, "scheme": scheme, "jain": e.fmt(4), "in_kbps": li.mean / 1e3})
+            rows.append(
+                {
+                    "knob": "host bucket (pkts)",
+                    "value": c,
+                    "scheme": scheme,
+                    "jain": e.fmt(4),
+                    "in_kbps": li.mean / 1e3,
+                }
+            )
         ax.errorbar(xs, ms, yerr=hs, marker="o", capsize=3, label=scheme.upper())
     ax.axhline(TABLE1[(4, "rio")], ls=":", color="grey", label="paper RIO (0.786)")
     ax.set_xlabel("host marker bucket depth (packets)")
@@ -338,20 +364,50 @@ def _sensitivity(ctx: Context) -> None:
     ax.legend(fontsize=8)
     ax = axes[1]
     for scheme in SCHEMES:
-        sub = runs[(runs["cbs_pkts"] == 2) & (runs["drop_order"] == "before_remark") & (runs["scheme"] == scheme)]
+        sub = runs[
+            (runs["cbs_pkts"] == 2) & (runs["drop_order"] == "before_remark") & (runs["scheme"] == scheme)
+        ]
         xs = sorted(sub["window"].unique())
         es = [estimate(sub[sub["window"] == w]["fairness_index"]) for w in xs]
-        ax.errorbar(xs, [e.mean for e in es], yerr=[0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean for e in es], marker="o", capsize=3, label=scheme.upper())
+        ax.errorbar(
+            xs,
+            [e.mean for e in es],
+            yerr=[0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean for e in es],
+            marker="o",
+            capsize=3,
+            label=scheme.upper(),
+        )
         for w, e in zip(xs, es, strict=True):
             if w != 20:
-                rows.append({"knob": "TCP window cap", "value": w, "scheme": scheme, "jain": e.fmt(4), "in_kbps": float("nan")})
+                rows.append(
+                    {
+                        "knob": "TCP window cap",
+                        "value": w,
+                        "scheme": scheme,
+                        "jain": e.fmt(4),
+                        "in_kbps": float("nan"),
+                    }
+                )
     ax.set_xscale("log")
     ax.set_xlabel("TCP window cap (packets), host bucket 2 packets")
     ax.legend(fontsize=8)
     for order in ("before_remark", "among_remarked"):
-        sub = runs[(runs["cbs_pkts"] == 2) & (runs["window"] == 20) & (runs["scheme"] == "ard") & (runs["drop_order"] == order)]
+        sub = runs[
+            (runs["cbs_pkts"] == 2)
+            & (runs["window"] == 20)
+            & (runs["scheme"] == "ard")
+            & (runs["drop_order"] == order)
+        ]
         e = estimate(sub["fairness_index"])
-        rows.append({"knob": "ARD drop order", "value": order, "scheme": "ard", "jain": e.fmt(4), "in_kbps": estimate(sub["aggregate_in_bps"]).mean / 1e3})
+        rows.append(
+            {
+                "knob": "ARD drop order",
+                "value": order,
+                "scheme": "ard",
+                "jain": e.fmt(4),
+                "in_kbps": estimate(sub["aggregate_in_bps"]).mean / 1e3,
+            }
+        )
     ctx.figure(
         "sensitivity",
         fig,
@@ -363,7 +419,13 @@ def _sensitivity(ctx: Context) -> None:
         "sensitivity",
         pd.DataFrame(rows),
         title="Sensitivity: Jain's index (4 flows) against the choices the paper leaves open",
-        columns={"knob": "choice", "value": "value", "scheme": "scheme", "jain": "Jain (mean ± CI)", "in_kbps": "aggregate IN kbps"},
+        columns={
+            "knob": "choice",
+            "value": "value",
+            "scheme": "scheme",
+            "jain": "Jain (mean ± CI)",
+            "in_kbps": "aggregate IN kbps",
+        },
         formats={"in_kbps": _f0},
     )
 
@@ -380,10 +442,28 @@ def _sweep(ctx: Context) -> None:
             ej = [estimate(sub[sub["rtt_ratio"] == r]["fairness_index"]) for r in xs]
             eu = [estimate(sub[sub["rtt_ratio"] == r]["utilization"]) for r in xs]
             for r, a, b in zip(xs, ej, eu, strict=True):
-                rows.append({"flows": n, "rtt_ratio": r, "scheme": scheme, "jain_mean": a.mean, "jain": a.fmt(4), "utilization": b.mean})
-            axes[0][k].errorbar(xs, [e.mean for e in ej], yerr=[0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean for e in ej], marker="o", capsize=3, label=scheme.upper())
+                rows.append(
+                    {
+                        "flows": n,
+                        "rtt_ratio": r,
+                        "scheme": scheme,
+                        "jain_mean": a.mean,
+                        "jain": a.fmt(4),
+                        "utilization": b.mean,
+                    }
+                )
+            axes[0][k].errorbar(
+                xs,
+                [e.mean for e in ej],
+                yerr=[0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean for e in ej],
+                marker="o",
+                capsize=3,
+                label=scheme.upper(),
+            )
             axes[1][k].plot(xs, [e.mean for e in eu], marker="o", label=scheme.upper())
         axes[0][k].set_title(f"{n} flows", fontsize=9)
+        axes[1][k].set_ylim(0.95, 1.002)
+        axes[1][k].ticklabel_format(axis="y", useOffset=False)
         axes[1][k].set_xlabel("largest / smallest RTT")
     axes[0][0].set_ylabel("Jain's index")
     axes[1][0].set_ylabel("bottleneck utilisation")
@@ -392,6 +472,8 @@ def _sweep(ctx: Context) -> None:
     piv = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="jain_mean").reset_index()
     piv["ARM − RIO"] = piv["arm"] - piv["rio"]
     piv["ARD − RIO"] = piv["ard"] - piv["rio"]
+    util = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="utilization").reset_index()
+    piv = piv.merge(util.rename(columns={s: f"util {s.upper()}" for s in SCHEMES}), on=["flows", "rtt_ratio"])
     ctx.figure(
         "sweep-rtt-flows",
         fig,
@@ -403,7 +485,10 @@ def _sweep(ctx: Context) -> None:
         "sweep-rtt-flows",
         piv,
         title="Jain's index by RTT ratio and number of flows (means; differences to RIO alone)",
-        formats={c: _f4 for c in ("rio", "arm", "ard", "ARM − RIO", "ARD − RIO")},
+        formats={
+            **{c: _f4 for c in ("rio", "arm", "ard", "ARM − RIO", "ARD − RIO")},
+            **{f"util {s.upper()}": _f4 for s in SCHEMES},
+        },
     )
 
 
@@ -433,7 +518,11 @@ def _timeseries(ctx: Context) -> None:
                 ax.plot(d["second"], d["throughput_bps"] / 1e3, lw=0.7)
                 ax.axhline(300, ls=":", color="grey")
                 ax.axhline(250, ls="--", color="grey", lw=0.7)
-                ax.set_title(f"{scheme.upper()}: {label} flow ({f['name'][fi]}, {f['throughput_bps'][fi] / 1e3:.0f} kbps)", fontsize=8)
+                ax.set_title(
+                    f"{scheme.upper()}: {label} flow "
+                    f"({f['name'][fi]}, {f['throughput_bps'][fi] / 1e3:.0f} kbps)",
+                    fontsize=8,
+                )
                 ax.set_ylabel("kbps / s")
             q = r.series_queue
             q = q[q["queue"] == "bottleneck:ab"]
