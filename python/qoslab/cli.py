@@ -498,7 +498,9 @@ def _print_table(con, df, title: str) -> None:
 
 @app.command()
 def reproduce(
-    name: Annotated[str | None, typer.Argument(help="Experiment name (see --list).")] = None,
+    name: Annotated[
+        str | None, typer.Argument(help="Experiment name (see --list), or `all` for every one in turn.")
+    ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
     seeds: Annotated[
         int | None, typer.Option("--seeds", help="Seeds per point (default: the experiment's).")
@@ -533,7 +535,7 @@ def reproduce(
             return
         if name is None:
             raise ValueError("name an experiment (qoslab reproduce --list shows them)")
-        exp = experiments.get(name)
+        exps = experiments.available() if name == "all" else [experiments.get(name)]
         if seeds is not None and seeds < 1:
             raise ValueError(f"--seeds must be at least 1, got {seeds}")
         ex = _executor(
@@ -552,26 +554,30 @@ def reproduce(
             interface,
             print_job_script,
         )
-        rep = experiments.reproduce(exp, seeds=seeds, quick=quick, out=out, store=store, executor=ex)
-    c = rep.comparison
-    if not c.empty:
-        cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]
-        view = c[cols].rename(
-            columns={
-                "published": "paper",
-                "ours": "ours (mean ± 95% CI)",
-                "inside_ci": "in CI",
-                "inside_seed_range": "in seed range",
-            }
+    any_failed = False
+    for exp in exps:
+        with _Errors(resumable=True):
+            rep = experiments.reproduce(exp, seeds=seeds, quick=quick, out=out, store=store, executor=ex)
+        c = rep.comparison
+        if not c.empty:
+            cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]
+            view = c[cols].rename(
+                columns={
+                    "published": "paper",
+                    "ours": "ours (mean ± 95% CI)",
+                    "inside_ci": "in CI",
+                    "inside_seed_range": "in seed range",
+                }
+            )
+            _print_table(Console(), view, f"{exp.name}: comparison with the published numbers")
+        s = rep.sweep
+        typer.echo(
+            f"{exp.name}: {s.total} runs ({s.computed} computed, {s.reused} reused, {len(s.failed)} failed) "
+            f"in {rep.wall_time_s:.1f} s; report: {rep.report}"
         )
-        _print_table(Console(), view, f"{exp.name}: comparison with the published numbers")
-    s = rep.sweep
-    typer.echo(
-        f"{exp.name}: {s.total} runs ({s.computed} computed, {s.reused} reused, {len(s.failed)} failed) "
-        f"in {rep.wall_time_s:.1f} s; report: {rep.report}"
-    )
-    _report_failures(s.failed, s.total)
-    if s.failed:
+        _report_failures(s.failed, s.total)
+        any_failed = any_failed or bool(s.failed)
+    if any_failed:
         raise typer.Exit(2)
 
 
