@@ -44,6 +44,7 @@ test: build ns2
 
 bench: build ns2
 	$(VENV)/bin/qoslab bench
+	cargo bench -p qoslab-core --bench components
 
 reproduce: build ns2
 	$(VENV)/bin/pytest -q -m slow
