@@ -187,8 +187,7 @@ dst = "r2"
 start = "uniform(0s, 1s)"
 "#;
 
-/// A whole simulation: 5 TCP flows over a 1 Mbit/s RED bottleneck for 20 s (about 14 000
-/// packet-hops).
+/// A whole simulation: 5 TCP flows over a 1 Mbit/s RED bottleneck for 20 s.
 #[divan::bench]
 fn simulate_red_5flows_20s(bencher: Bencher) {
     let sc = Scenario::from_toml(FIVE_FLOWS, "bench").expect("valid scenario");
