@@ -80,7 +80,8 @@ def test_ard_experiment_rio_settings_agree_with_ns2(setting):
         n_jain.append(t.sum() ** 2 / (len(t) * (t**2).sum()))
     ratio = np.mean(q_thr, 0) / np.mean(n_thr, 0)
     print(
-        f"\nard {setting}: per-flow ratio {np.round(ratio, 3)}; Jain {np.mean(q_jain):.4f} vs {np.mean(n_jain):.4f}"
+        f"\nard {setting}: per-flow ratio {np.round(ratio, 3)}; "
+        f"Jain {np.mean(q_jain):.4f} vs {np.mean(n_jain):.4f}"
     )
     assert np.all(np.abs(ratio - 1) <= 0.10), ratio
     assert abs(np.mean(q_jain) - np.mean(n_jain)) <= 0.02
