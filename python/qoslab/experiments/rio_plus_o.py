@@ -15,8 +15,11 @@ What it reproduces:
 - Fig. 8: AS throughput against the total subscription level (0.5, 1, 2 Mbps profiles);
 - Fig. 9: AS throughput against the profile granularity (0.1-0.4 Mbps units).
 
-Not reproduced: Figs. 1, 2, 5 and 6 (cwnd envelopes, avg_out seen during IN bursts, OUT drop
-probabilities over time).
+- Fig. 1: congestion windows of a 3 Mbps and a 0.5 Mbps profile flow against their envelopes.
+
+Not reproduced: Figs. 2 and 6 (avg_out seen by a flow per IN packet it enqueues: needs a
+per-packet observation hook in the core; sampling the time series when a flow's bucket holds
+tokens does not single out IN bursts) and Fig. 5 (OUT drop probabilities over time).
 """
 
 from __future__ import annotations
@@ -191,16 +194,19 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "window": 1000,
         "bucket_scale": 1.0,
         "label": "stated: buckets (i+1)·320 KB, window not limiting",
+        "figs": "buckets 9.5 s of profile (Table I's ratio), window not limiting",
     },
     "win20": {
         "window": 20,
         "bucket_scale": 1.0,
         "label": "window cap 20 pkts (ns-2 default window_), buckets as stated",
+        "figs": "window cap 20 pkts, buckets 9.5 s of profile",
     },
     "bucket4k": {
         "window": 1000,
         "bucket_scale": 1 / 80,
         "label": "small buckets (i+1)·4 KB, window not limiting",
+        "figs": "small buckets, 0.12 s of profile, window not limiting",
     },
 }
 #: The sensitivity grid (full mode).
@@ -379,6 +385,19 @@ def plan(opts: Options) -> list[Sweep]:
         n = GRANULARITY[round(unit, -3)]
         return _fig_point(p, [unit * (i + 1) for i in range(n)], 20, opts, f"f9-u{p['unit_mbps']}")
 
+    f1 = as_be_dumbbell(
+        [3e6, 0.5e6],
+        0,
+        name="rio-plus-o-f1",
+        queue=aqm_queue("rio"),
+        bandwidth="5Mbps",
+        buckets_bytes=[x * BUCKET_SECONDS / 8 * SETTINGS["bucket4k"]["bucket_scale"] for x in (3e6, 0.5e6)],
+        window=1000,
+        duration_s=60.0,
+        measure_from_s=0.0,
+        interval="50ms",
+        cwnd=True,
+    )
     dur, start = _duration(opts)
     when = f"{dur:g} s runs measured over {start:g}-{dur:g} s"
     return [
@@ -416,6 +435,13 @@ def plan(opts: Options) -> list[Sweep]:
             "and 20 BE flows over 20 Mbps; " + when + ".",
             METRICS,
         ),
+        Sweep(
+            "fig1",
+            [({"figure": "fig1"}, f1)],
+            seeds[:1],
+            "Two AS flows (3 and 0.5 Mbps profiles, buckets of 0.12 s of profile) sharing 5 Mbps with RIO, "
+            "60 s sampled every 50 ms, first seed only.",
+        ),
     ]
 
 
@@ -449,6 +475,7 @@ def analyse(ctx: Context) -> None:
     _fig7(ctx)
     _fig8(ctx)
     _fig9(ctx)
+    _fig1(ctx)
 
 
 def _table1(ctx: Context) -> None:
@@ -630,7 +657,7 @@ def _sensitivity(ctx: Context) -> None:
                 )
     ax.axhline(1.0, color="red", lw=1, ls="--", label="profile")
     ax.set_xticks(
-        x, [f"win {r.window}\\n{r.buckets}\\nw_q {r.w_q:g}, B {r.buffer}" for r in d.itertuples()], fontsize=6
+        x, [f"win {r.window}\n{r.buckets}\nw_q {r.w_q:g}, B {r.buffer}" for r in d.itertuples()], fontsize=6
     )
     ax.set_ylabel("throughput / profile")
     ax.set_title("Sensitivity: does RIO deliver the large profiles? (Table I topology, mean over seeds)")
@@ -708,7 +735,7 @@ def _fig7(ctx: Context) -> None:
                     }
                 )
             ax.axhline(20 * sub / 100 / 4, color=color, lw=0.8, ls=":")
-        ax.set_title(SETTINGS[setting]["label"], fontsize=8)
+        ax.set_title(SETTINGS[setting]["figs"], fontsize=8)
         ax.set_xlabel("number of BE flows")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("mean AS throughput (Mbps)")
@@ -746,10 +773,11 @@ def _fig7(ctx: Context) -> None:
 
 def _fig8(ctx: Context) -> None:
     st = ctx.stats("fig8", ["as_mean_throughput_bps"])
-    combos = st[["setting", "profile_mbps"]].drop_duplicates().sort_values(["setting", "profile_mbps"])
-    n = len(combos)
-    fig, axes = new_figure(1, n, figsize=(3.6 * n, 4), squeeze=False)
-    for ax, (setting, prof) in zip(axes[0], combos.itertuples(index=False), strict=True):
+    settings = list(dict.fromkeys(st["setting"]))
+    profs = sorted(set(st["profile_mbps"]))
+    nr, nc = len(settings), len(profs)
+    fig, axes = new_figure(nr, nc, figsize=(max(3.6 * nc, 7.5), 3.4 * nr + 0.8), squeeze=False)
+    for ax, (setting, prof) in zip(axes.flat, [(s_, p_) for s_ in settings for p_ in profs], strict=True):
         for kind, label in KINDS.items():
             d = st[(st["setting"] == setting) & (st["profile_mbps"] == prof) & (st["kind"] == kind)]
             plot_mean_ci(
@@ -761,20 +789,21 @@ def _fig8(ctx: Context) -> None:
                 color="tab:green" if kind == "rio_plus_o" else "tab:blue",
             )
         ax.axhline(prof, color="red", ls=":", lw=1, label="profile")
-        ax.set_title(f"{prof:g} Mbps profiles\n{setting}", fontsize=8)
+        ax.set_title(f"{prof:g} Mbps profiles, {setting}", fontsize=8)
         ax.set_xlabel("subscription (%)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("mean AS throughput (Mbps)")
     axes[0][0].legend(fontsize=7)
     fig.suptitle("Fig. 8: AS throughput vs total subscription (20 BE flows, 20 Mbps)")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.93))
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     ctx.figure(
         "fig8-subscription",
         fig,
         title="Fig. 8: throughput vs subscription level",
         sweeps=["fig8"],
         caption="Mean over seeds with 95 % CIs. Paper: 1 Mbps met up to 60 % (RIO) / 80 % (RI+O); "
-        "2 Mbps never met by RIO, up to 60 % by RI+O; 0.5 Mbps always met by both.",
+        "2 Mbps never met by RIO, up to 60 % by RI+O; 0.5 Mbps always met by both. Settings: stated = "
+        "buckets of 9.5 s of profile (Table I's ratio), bucket4k = 1/80 of that; window not limiting.",
     )
     wide = st.pivot_table(index=["setting", "profile_mbps", "subscription"], columns="kind", values="mean")
     wide = (wide / 1e6).reset_index().rename(columns={k: f"{v} (Mbps)" for k, v in KINDS.items()})
@@ -838,7 +867,8 @@ def _fig9(ctx: Context) -> None:
         title="Fig. 9: throughput vs profile granularity",
         sweeps=["fig9"],
         caption="Mean over seeds with 95 % CIs; dotted: the profile. Paper: RIO fails from 10, 5, 3, 2 "
-        "units (0.1-0.4 Mbps); RI+O never fails.",
+        "units (0.1-0.4 Mbps); RI+O never fails. Settings: stated = buckets of 9.5 s of profile, "
+        "bucket4k = 1/80 of that; window not limiting.",
     )
     df = pd.DataFrame(rows)
     df["version"] = ctx.version
@@ -899,3 +929,31 @@ EXPERIMENT = register(
         ),
     )
 )
+
+
+def _fig1(ctx: Context) -> None:
+    sf = ctx.series("fig1", "flow")
+    if sf.empty:
+        return
+    seed = int(sf["seed"].iloc[0])
+    fig, ax = new_figure(figsize=(9, 4))
+    for (name, prof), color in zip((("as0", 3e6), ("as1", 0.5e6)), ("tab:blue", "tab:orange"), strict=True):
+        g = sf[sf["flow_name"] == name]
+        ax.plot(g["time_s"], g["cwnd"], lw=1, color=color, label=f"cwnd, {prof / 1e6:g} Mbps profile")
+        env = prof * 0.1 / 8000
+        ax.axhline(env, color=color, ls="--", lw=1, label=f"profile envelope ({env:.1f} pkts at 100 ms)")
+    ax.set_ylim(0, 130)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("congestion window (packets)")
+    ax.set_title(f"Fig. 1: windows of a 3 Mbps and a 0.5 Mbps profile flow sharing 5 Mbps, RIO (seed {seed})")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    ctx.figure(
+        "fig1-cwnd",
+        fig,
+        title="Fig. 1: congestion windows vs profile envelopes",
+        sweeps=["fig1"],
+        caption="Envelope = profile × 100 ms propagation RTT / 1000-byte packets; queueing delay "
+        "raises the window a flow needs for its profile.",
+    )
