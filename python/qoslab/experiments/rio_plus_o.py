@@ -634,14 +634,14 @@ def _sensitivity(ctx: Context) -> None:
         caption=(
             "Throughput / profile of the two largest AS flows (1080K, 1350K; mean ± 95 % CI over seeds), "
             "the number of AS flows (of 5) below their profile (mean over seeds), and the BE flows' OUT drop "
-            "rate. window = TCP advertised window in packets (20 is ns-2's default `window_`; at RTT ≥ 100 ms"
-            "it caps a flow at 20·8000 bit / RTT ≤ 1.6 Mbps, ≈ 1.1 Mbps with RIO's queueing delay). "
+            "rate. window = TCP advertised window in packets (20 is ns-2's default `window_`; at RTT ≥ "
+            "100 ms it caps a flow at 20·8000 bit / RTT ≤ 1.6 Mbps, ≈ 1.1 Mbps with RIO's queueing delay). "
             f"{ctx.provenance(['table1'])}."
         ),
     )
     # figure: the largest flow's thr/profile per configuration
     d = df.reset_index(drop=True)
-    fig, ax = new_figure(figsize=(11, 4.5))
+    fig, ax = new_figure(figsize=(11, 6.5))
     x = np.arange(len(d))
     for j, (kind, label) in enumerate(KINDS.items()):
         for i, mk in ((3, "o"), (4, "s")):
@@ -657,13 +657,16 @@ def _sensitivity(ctx: Context) -> None:
                 )
     ax.axhline(1.0, color="red", lw=1, ls="--", label="profile")
     ax.set_xticks(
-        x, [f"win {r.window}\n{r.buckets}\nw_q {r.w_q:g}, B {r.buffer}" for r in d.itertuples()], fontsize=6
+        x,
+        [f"win {r.window}, {r.buckets}, w_q {r.w_q:g}, B {r.buffer}" for r in d.itertuples()],
+        fontsize=7,
+        rotation=90,
     )
     ax.set_ylabel("throughput / profile")
     ax.set_title("Sensitivity: does RIO deliver the large profiles? (Table I topology, mean over seeds)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncols=2)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     ctx.figure(
         "sensitivity",
         fig,
