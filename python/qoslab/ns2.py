@@ -232,6 +232,14 @@ _FLOW_KINDS = ("tcp", "cbr", "onoff", "poisson")
 _QUEUE_TYPES = ("droptail", "red")
 _DS_QUEUE_TYPES = ("rio", "wred", "multi")
 
+#: Why RI+O cannot be exported: dsRED judges each precedence on one average (RIO-C, RIO-D,
+#: WRED) and has no second test of OUT packets on avg_out = avg_total - avg_in.
+_RIO_PLUS_O_REASON = (
+    "queue type 'rio_plus_o' (RI+O) has no ns-2 equivalent: dsRED's RIO-C/RIO-D/WRED judge "
+    "each precedence on one average and cannot test OUT packets a second time on "
+    "avg_out = avg_total - avg_in"
+)
+
 
 class Ns2Error(RuntimeError):
     """ns-2 is missing, failed, timed out or wrote no usable results."""
@@ -262,6 +270,8 @@ def _queue_reason(where: str, q: Any) -> str | None:
     if not isinstance(q, dict):
         return f"{where}: queue must be a dict"
     qtype = q.get("type")
+    if qtype == "rio_plus_o":
+        return f"{where}: {_RIO_PLUS_O_REASON}"
     if qtype in _DS_QUEUE_TYPES:
         return _ds_queue_reason(where, q)
     if qtype not in _QUEUE_TYPES:
@@ -536,6 +546,8 @@ def _ds_queue_reason(where: str, q: dict) -> str | None:
                 if not _is_num(wt) or wt < 1 or float(wt) != int(wt):
                     return f"{w}: ns-2's WRR counts whole packets; weight must be a positive integer"
             inner = sub.get("queue")
+            if isinstance(inner, dict) and inner.get("type") == "rio_plus_o":
+                return f"{w}: {_RIO_PLUS_O_REASON}"
             if not isinstance(inner, dict) or inner.get("type") not in ("droptail", "rio", "wred"):
                 kind = inner.get("type") if isinstance(inner, dict) else inner
                 return (

@@ -2,7 +2,7 @@
 //! the results. It is a plain value (no globals), so several simulations can run in one
 //! process, on different threads.
 
-use crate::aqm::{AnyAqm, DropReason, DropTail, Red, Rio, RioMode, Wred};
+use crate::aqm::{AnyAqm, DropReason, DropTail, Red, Rio, RioMode, RioPlusO, Wred};
 use crate::conditioner::{
     AnyMeter, Color, ColorMode, Meter, MeterSpec, SrTcmParams, TokenBucketParams, TrTcmParams,
     Tsw2cmParams, Tsw3cmParams,
@@ -130,6 +130,10 @@ fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
             AnyAqm::Rio(Rio::new(mode, &curves(), qc.w_q, qc.wait, ptc))
         }
         "wred" => AnyAqm::Wred(Wred::new(&curves(), qc.w_q, qc.wait, ptc)),
+        "rio_plus_o" => {
+            let c = curves();
+            AnyAqm::RioPlusO(RioPlusO::new(c[0], c[1], c[2], qc.w_q, qc.wait, ptc))
+        }
         _ => AnyAqm::DropTail(DropTail),
     }
 }

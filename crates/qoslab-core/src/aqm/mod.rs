@@ -9,6 +9,7 @@ pub mod droptail;
 pub mod ewma;
 pub mod red;
 pub mod rio;
+pub mod rio_plus_o;
 pub mod wred;
 
 use crate::packet::PacketMeta;
@@ -18,6 +19,7 @@ use crate::units::{Limit, SimTime};
 pub use droptail::DropTail;
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioMode};
+pub use rio_plus_o::RioPlusO;
 pub use wred::Wred;
 
 /// What the queue holds when a packet arrives (the arriving packet not included; the packet
@@ -95,6 +97,8 @@ pub enum AnyAqm {
     Red(Red),
     Rio(Rio),
     Wred(Wred),
+    /// RI+O (Kim 1999): RIO plus OUT parameters on avg_out = avg_total − avg_in.
+    RioPlusO(RioPlusO),
 }
 
 impl Aqm for AnyAqm {
@@ -111,6 +115,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::Rio(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::Wred(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::RioPlusO(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
     #[inline]
@@ -120,6 +125,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_idle(now),
             AnyAqm::Rio(a) => a.on_idle(now),
             AnyAqm::Wred(a) => a.on_idle(now),
+            AnyAqm::RioPlusO(a) => a.on_idle(now),
         }
     }
     fn average(&self) -> Option<f64> {
@@ -128,11 +134,13 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.average(),
             AnyAqm::Rio(a) => a.average(),
             AnyAqm::Wred(a) => a.average(),
+            AnyAqm::RioPlusO(a) => a.average(),
         }
     }
     fn averages(&self) -> [f64; 3] {
         match self {
             AnyAqm::Rio(a) => a.averages(),
+            AnyAqm::RioPlusO(a) => a.averages(),
             other => [other.average().unwrap_or(f64::NAN), f64::NAN, f64::NAN],
         }
     }

@@ -551,6 +551,19 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                 "out",
             ],
         ),
+        QueueType::RioPlusO => (
+            "rio_plus_o",
+            &[
+                "limit",
+                "w_q",
+                "gentle",
+                "wait",
+                "mean_pkt_size",
+                "in",
+                "out",
+                "avg_out",
+            ],
+        ),
         QueueType::Multi => ("multi", &["scheduler", "queues"]),
     };
     if let Some(name) = q.set_keys().find(|n| !allowed.contains(n)) {
@@ -558,6 +571,14 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             QueueType::Rio | QueueType::Wred if matches!(name, "min_th" | "max_th" | "max_p") => {
                 ": give each precedence's curve as `in`, `mid` and `out` tables"
             }
+            QueueType::Rio if name == "avg_out" => {
+                ": an `avg_out` curve makes it RI+O, use type = \"rio_plus_o\""
+            }
+            QueueType::RioPlusO if matches!(name, "min_th" | "max_th" | "max_p") => {
+                ": give the curves as `in` (on avg_in), `out` (IN+OUT, on avg_total) and \
+                 `avg_out` (OUT, on avg_out) tables"
+            }
+            QueueType::RioPlusO if name == "mid" => ": RI+O has two drop precedences, IN and OUT",
             QueueType::Multi => ": it belongs to each physical queue (queues[i].queue)",
             _ => "",
         };
@@ -713,6 +734,52 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                 });
             }
         }
+        QueueType::RioPlusO => {
+            c.kind = "rio_plus_o".into();
+            c.mode = "coupled".into();
+            c.w_q = q.w_q.unwrap_or(0.002);
+            c.gentle = q.gentle.unwrap_or(false);
+            c.wait = q.wait.unwrap_or(false);
+            c.mean_pkt_size_bytes = q.mean_pkt_size.map(|b| b.0 as u32).unwrap_or(500);
+            if !(c.w_q > 0.0 && c.w_q < 1.0) {
+                return Err(bad(
+                    k("w_q"),
+                    format!("w_q must be in (0, 1), got {}", c.w_q),
+                ));
+            }
+            let what = [
+                ("in", q.in_, "the IN curve, judged on avg_in"),
+                ("out", q.out, "the IN+OUT curve, judged on avg_total"),
+                (
+                    "avg_out",
+                    q.avg_out,
+                    "the OUT curve, judged on avg_out = avg_total - avg_in",
+                ),
+            ];
+            for (name, cv, role) in what {
+                let cv = cv.ok_or_else(|| {
+                    bad(
+                        k(name),
+                        format!(
+                            "a rio_plus_o queue needs `{name}` = {{ min_th, max_th, max_p }} ({role})"
+                        ),
+                    )
+                })?;
+                RedCurve {
+                    min_th: cv.min_th,
+                    max_th: cv.max_th,
+                    max_p: cv.max_p,
+                    gentle: c.gentle,
+                }
+                .validate()
+                .map_err(|e| bad(k(&format!("{name}.min_th")), e))?;
+                c.precedences.push(CurveConfig {
+                    min_th: cv.min_th,
+                    max_th: cv.max_th,
+                    max_p: cv.max_p,
+                });
+            }
+        }
         QueueType::Droptail => {}
         QueueType::Red => {
             c.kind = "red".into();
@@ -859,6 +926,7 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
             in_: None,
             mid: None,
             out: None,
+            avg_out: None,
             scheduler: None,
             queues: None,
         };

@@ -346,6 +346,9 @@ pub enum QueueType {
     Red,
     Rio,
     Wred,
+    /// RI+O (Kim 1999): RIO-C plus an `avg_out` curve.
+    #[serde(rename = "rio_plus_o")]
+    RioPlusO,
     /// Several physical queues served by a scheduler.
     Multi,
 }
@@ -418,6 +421,9 @@ pub struct QueueSpec {
     /// RIO/WRED: the curve of the lowest precedence (OUT; AFx3, or AFx2 with two precedences,
     /// and best effort).
     pub out: Option<CurveSpec>,
+    /// RI+O: the OUT parameters (min_out / max_out / P_max_out), judged on
+    /// avg_out = avg_total − avg_in after the `out` (IN+OUT) curve.
+    pub avg_out: Option<CurveSpec>,
     /// Multi: how the physical queues share the link.
     pub scheduler: Option<SchedulerSpec>,
     /// Multi: the physical queues, in priority order for the priority scheduler.
@@ -442,6 +448,7 @@ impl QueueSpec {
             ("in", self.in_.is_some()),
             ("mid", self.mid.is_some()),
             ("out", self.out.is_some()),
+            ("avg_out", self.avg_out.is_some()),
             ("scheduler", self.scheduler.is_some()),
             ("queues", self.queues.is_some()),
         ]
