@@ -51,6 +51,19 @@ struct Config {
     max_seconds: f64,
     #[serde(default = "default_poll")]
     poll_us: u64,
+    /// Time zero of the run's traffic (Unix seconds) and the width of the delivery bins: data
+    /// packets released to their destination node are counted per flow and bin, as the
+    /// simulator counts throughput where packets reach the receiver.
+    #[serde(default)]
+    epoch_unix_s: f64,
+    #[serde(default = "default_bin")]
+    bin_s: f64,
+    #[serde(default)]
+    bins: usize,
+}
+
+fn default_bin() -> f64 {
+    0.1
 }
 
 fn default_poll() -> u64 {
@@ -175,7 +188,16 @@ fn run(cfg: Config) -> std::io::Result<()> {
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
 
     let t0 = Instant::now();
+    let t0_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     let now = || t0.elapsed().as_nanos() as u64;
+    let here = sc.node_index(&cfg.node);
+    let mut delivered = vec![vec![0u64; cfg.bins]; sc.flows.len()];
+    let bin_of = |t: u64| -> Option<usize> {
+        let x = (t0_unix + t as f64 / 1e9 - cfg.epoch_unix_s) / cfg.bin_s;
+        (x >= 0.0 && (x as usize) < cfg.bins).then_some(x as usize)
+    };
     std::fs::write(&cfg.ready, format!("{}\n", std::process::id()))?;
     let max_ns = (cfg.max_seconds * 1e9) as u64;
     let poll_ns = cfg.poll_us * 1000;
@@ -228,6 +250,12 @@ fn run(cfg: Config) -> std::io::Result<()> {
         emu.due(t, &mut due);
         for (id, when) in due.drain(..) {
             let meta = emu.release(id);
+            let f = meta.flow as usize;
+            if meta.kind == qoslab_core::packet::PacketKind::Data && Some(sc.flows[f].dst_idx) == here {
+                if let Some(b) = bin_of(when) {
+                    delivered[f][b] += meta.size as u64;
+                }
+            }
             let mut msg = held[id].take().expect("a held packet");
             let tos = (meta.dscp << 2) | meta.ecn;
             if msg.get_payload().get(1) != Some(&tos)
@@ -261,6 +289,7 @@ fn run(cfg: Config) -> std::io::Result<()> {
         &sc,
         &emu,
         &late,
+        &delivered,
         json!({
             "unparsed": unparsed,
             "verdicts": verdicts,
@@ -277,6 +306,7 @@ fn write_counters(
     sc: &Scenario,
     emu: &Emulator,
     late: &Lateness,
+    delivered: &[Vec<u64>],
     misc: serde_json::Value,
 ) -> std::io::Result<()> {
     let dirs: Vec<_> = emu
@@ -338,6 +368,7 @@ fn write_counters(
                 "drops_prec2": c.drops_by_prec[2],
                 "acks": c.acks,
                 "acks_dropped": c.acks_dropped,
+                "delivered_bin_bytes": delivered[f],
             })
         })
         .collect();
