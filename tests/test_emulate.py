@@ -47,7 +47,9 @@ def _assert_nothing_left(prefix: str) -> None:
     assert not [n for n in emu.list_namespaces() if n.startswith(prefix)], "namespaces left"
     assert not (emu.STATE_DIR / f"{prefix}.json").exists(), "state file left"
     # veths live only inside the run's namespaces; none may surface in the root namespace
-    links = subprocess.run(["ip", "-o", "link", "show", "type", "veth"], capture_output=True, text=True).stdout
+    links = subprocess.run(
+        ["ip", "-o", "link", "show", "type", "veth"], capture_output=True, text=True
+    ).stdout
     assert not re.search(r": l\d+[ab]@", links), links
     rules = subprocess.run(["iptables-save"], capture_output=True, text=True).stdout
     assert "NFQUEUE" not in rules and "QLAB_DSCP" not in rules, rules
@@ -116,8 +118,10 @@ def test_rio_two_contracts_simulated_vs_emulated(clean: None) -> None:
     e = emu.run(sc, 1)
     t = e.flows["throughput_bps"].to_numpy()
     share_emu = t / t.sum()
-    print(f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)}; "
-          f"emulated aggregate {t.sum() / 1e6:.2f} Mbit/s")
+    print(
+        f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)}; "
+        f"emulated aggregate {t.sum() / 1e6:.2f} Mbit/s"
+    )
     assert (np.argsort(share_sim) == np.argsort(share_emu)).all()
     assert (np.abs(share_emu / share_sim - 1) <= 0.15).all()
     # the AF11 packets are protected: RIO drops far fewer of them than of AF12
@@ -148,8 +152,17 @@ def test_teardown_after_killed_and_interrupted_runs(clean: None) -> None:
     try:
         # a state file that claims a namespace outside its own prefix: refused silently
         fake = emu.STATE_DIR / "qlab-000000.json"
-        fake.write_text(json.dumps({"prefix": "qlab-000000", "owner_pid": 1, "owner_start": "x",
-                                    "namespaces": [foreign], "pids": []}))
+        fake.write_text(
+            json.dumps(
+                {
+                    "prefix": "qlab-000000",
+                    "owner_pid": 1,
+                    "owner_start": "x",
+                    "namespaces": [foreign],
+                    "pids": [],
+                }
+            )
+        )
         before = _ours()
         cmd = [QOSLAB, "emulate", str(SCEN / "cbr-marker.toml"), "--duration", "20"]
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -159,8 +172,11 @@ def test_teardown_after_killed_and_interrupted_runs(clean: None) -> None:
         p.wait()
         assert [n for n in emu.list_namespaces() if n.startswith(prefix)], "killed run left nothing?"
         time.sleep(0.5)
-        assert not [q for q in pids if Path(f"/proc/{q}").exists() and
-                    "zombie" not in Path(f"/proc/{q}/status").read_text().lower()], "children outlived the run"
+        assert not [
+            q
+            for q in pids
+            if Path(f"/proc/{q}").exists() and "zombie" not in Path(f"/proc/{q}/status").read_text().lower()
+        ], "children outlived the run"
         removed = emu.cleanup_stale()
         assert any(prefix in x for x in removed)
         _assert_nothing_left(prefix)

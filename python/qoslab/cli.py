@@ -733,13 +733,19 @@ def emulate(
     duration: Annotated[
         float | None, typer.Option(help="Real seconds to run (default: the scenario's duration).")
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed (start times, RED/TSW draws; default: the scenario's).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed (start times, RED/TSW draws; default: the scenario's).")
+    ] = None,
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Write summary.json and CSV tables here.")] = None,
-    compare: Annotated[bool, typer.Option("--compare", help="Also simulate it and print both side by side.")] = False,
-    cc: Annotated[str, typer.Option("--cc", help="Congestion control of the TCP senders: reno, cubic or bbr.")] = "reno",
+    compare: Annotated[
+        bool, typer.Option("--compare", help="Also simulate it and print both side by side.")
+    ] = False,
+    cc: Annotated[
+        str, typer.Option("--cc", help="Congestion control of the TCP senders: reno, cubic or bbr.")
+    ] = "reno",
     cleanup: Annotated[
         bool, typer.Option("--cleanup", help="Only remove what earlier (killed) emulation runs left behind.")
     ] = False,

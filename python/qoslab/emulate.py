@@ -75,9 +75,23 @@ def availability() -> tuple[bool, str]:
         if r.returncode != 0:
             return False, f"cannot create a network namespace: {r.stderr.strip()}"
         r = subprocess.run(
-            ["ip", "netns", "exec", probe, "iptables", "-t", "mangle", "-A", "PREROUTING",
-             "-j", "NFQUEUE", "--queue-num", "1"],
-            capture_output=True, text=True,
+            [
+                "ip",
+                "netns",
+                "exec",
+                probe,
+                "iptables",
+                "-t",
+                "mangle",
+                "-A",
+                "PREROUTING",
+                "-j",
+                "NFQUEUE",
+                "--queue-num",
+                "1",
+            ],
+            capture_output=True,
+            text=True,
         )
         if r.returncode != 0:
             return False, f"iptables NFQUEUE unavailable in a namespace: {r.stderr.strip()}"
@@ -432,7 +446,9 @@ def _run(
     kernel_dirs = {sc.link_direction_index(k, d) for k in kernel_links for d in ("ab", "ba")}
     incoming: dict[int, list[dict[str, Any]]] = {i: [] for i in range(len(nodes))}
     for li, lk in enumerate(links):
-        for d, (frm, to, q) in enumerate(((lk["a"], lk["b"], lk["queue_ab"]), (lk["b"], lk["a"], lk["queue_ba"]))):
+        for d, (frm, to, q) in enumerate(
+            ((lk["a"], lk["b"], lk["queue_ab"]), (lk["b"], lk["a"], lk["queue_ba"]))
+        ):
             di = li * 2 + d
             to_i, frm_i = node_idx[to], node_idx[frm]
             incoming[to_i].append({"dir_idx": di, "queue_num": di, "delay_only": di in kernel_dirs})
@@ -441,10 +457,19 @@ def _run(
                     raise EmulationError(f"kernel link {lk['name']}: only DropTail with a packet limit")
                 dev = f"l{li}{'a' if d == 0 else 'b'}"
                 rate = f"{lk['bandwidth_bps']}bit"
-                _sh(["ip", "netns", "exec", ns[frm_i], "sh", "-ec",
-                     f"tc qdisc add dev {dev} root handle 1: htb default 1; "
-                     f"tc class add dev {dev} parent 1: classid 1:1 htb rate {rate} ceil {rate}; "
-                     f"tc qdisc add dev {dev} parent 1:1 handle 10: pfifo limit {q['limit_pkts']}"])
+                _sh(
+                    [
+                        "ip",
+                        "netns",
+                        "exec",
+                        ns[frm_i],
+                        "sh",
+                        "-ec",
+                        f"tc qdisc add dev {dev} root handle 1: htb default 1; "
+                        f"tc class add dev {dev} parent 1: classid 1:1 htb rate {rate} ceil {rate}; "
+                        f"tc qdisc add dev {dev} parent 1:1 handle 10: pfifo limit {q['limit_pkts']}",
+                    ]
+                )
     for i, name in enumerate(ns):
         if not incoming[i]:
             continue
@@ -458,7 +483,12 @@ def _run(
     # per-DSCP counters at each flow's receiver (data packets only)
     count_rules: dict[int, list[tuple[int, int, int]]] = {}
     if dscp_count:
-        marks = {c[k] for c in r.get("conditioners", []) for k in ("green", "yellow", "red") if isinstance(c[k], int)}
+        marks = {
+            c[k]
+            for c in r.get("conditioners", [])
+            for k in ("green", "yellow", "red")
+            if isinstance(c[k], int)
+        }
         for fi, f in enumerate(flows):
             proto = 6 if f["kind"] == "tcp" else 17
             for v in sorted(marks | {f["dscp"]}):
@@ -474,7 +504,9 @@ def _run(
     dur = r["duration_ns"] / 1e9
     epoch = time.monotonic() + 2.0
     epoch_unix = time.time() + (epoch - time.monotonic())
-    ports = [{"protocol": 6 if f["kind"] == "tcp" else 17, "port": PORT_BASE + i} for i, f in enumerate(flows)]
+    ports = [
+        {"protocol": 6 if f["kind"] == "tcp" else 17, "port": PORT_BASE + i} for i, f in enumerate(flows)
+    ]
     daemons: list[tuple[subprocess.Popen[bytes], Path]] = []
     chrt = ["chrt", "-f", "50"] if shutil.which("chrt") else []
     for i, name in enumerate(ns):
@@ -497,7 +529,9 @@ def _run(
         log_f = open(work / f"linkd-{i}.log", "wb")
         p = subprocess.Popen(
             ["ip", "netns", "exec", name, *chrt, str(linkd_path()), "run", str(work / f"linkd-{i}.cfg.json")],
-            stdout=log_f, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+            stdout=log_f,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,
         )
         st.add_pid(p.pid)
         daemons.append((p, work / f"linkd-{i}.json"))
@@ -522,7 +556,8 @@ def _run(
         outp = work / f"{role}-{fi}.json"
         p = subprocess.Popen(
             ["ip", "netns", "exec", ns[n], py, tool, *args, "--out", str(outp)],
-            stdout=subprocess.DEVNULL, stderr=open(work / f"{role}-{fi}.log", "wb"),
+            stdout=subprocess.DEVNULL,
+            stderr=open(work / f"{role}-{fi}.log", "wb"),
             preexec_fn=_die_with_parent,
         )
         st.add_pid(p.pid)
@@ -537,17 +572,68 @@ def _run(
         common = ["--port", port, "--epoch", str(epoch)]
         if f["kind"] == "tcp":
             mss = str(f["packet_size_bytes"] - 40)
-            spawn("sink", fi, d, ["tcp-sink", "--bind", _addr_node(d), *common, "--until", str(until), "--mss", mss])
-            spawn("source", fi, s, ["tcp-source", "--bind", _addr_node(s), "--dst", _addr_node(d), *common,
-                                    "--start", str(start), "--stop", str(stop), "--mss", mss, "--cc", cc,
-                                    "--tos", str(f["dscp"] << 2)])
+            spawn(
+                "sink",
+                fi,
+                d,
+                ["tcp-sink", "--bind", _addr_node(d), *common, "--until", str(until), "--mss", mss],
+            )
+            spawn(
+                "source",
+                fi,
+                s,
+                [
+                    "tcp-source",
+                    "--bind",
+                    _addr_node(s),
+                    "--dst",
+                    _addr_node(d),
+                    *common,
+                    "--start",
+                    str(start),
+                    "--stop",
+                    str(stop),
+                    "--mss",
+                    mss,
+                    "--cc",
+                    cc,
+                    "--tos",
+                    str(f["dscp"] << 2),
+                ],
+            )
         else:
             spawn("sink", fi, d, ["udp-sink", "--bind", _addr_node(d), *common, "--until", str(until)])
-            spawn("source", fi, s, ["udp-source", "--bind", _addr_node(s), "--dst", _addr_node(d), *common,
-                                    "--start", str(start), "--stop", str(stop), "--kind", f["kind"],
-                                    "--rate", str(f["rate_bps"]), "--size", str(f["packet_size_bytes"]),
-                                    "--on", str((f.get("on_ns") or 1e9) / 1e9), "--off", str((f.get("off_ns") or 1e9) / 1e9),
-                                    "--seed", str(seed * 1000 + fi), "--tos", str(f["dscp"] << 2)])
+            spawn(
+                "source",
+                fi,
+                s,
+                [
+                    "udp-source",
+                    "--bind",
+                    _addr_node(s),
+                    "--dst",
+                    _addr_node(d),
+                    *common,
+                    "--start",
+                    str(start),
+                    "--stop",
+                    str(stop),
+                    "--kind",
+                    f["kind"],
+                    "--rate",
+                    str(f["rate_bps"]),
+                    "--size",
+                    str(f["packet_size_bytes"]),
+                    "--on",
+                    str((f.get("on_ns") or 1e9) / 1e9),
+                    "--off",
+                    str((f.get("off_ns") or 1e9) / 1e9),
+                    "--seed",
+                    str(seed * 1000 + fi),
+                    "--tos",
+                    str(f["dscp"] << 2),
+                ],
+            )
     say(f"traffic for {dur:g} s")
     for role, fi, p, _ in procs:
         try:
@@ -558,16 +644,38 @@ def _run(
     # counters: the receivers' iptables first (the daemons hold nothing by now)
     dscp_rows = []
     for n, rl in count_rules.items():
-        txt = _sh(["ip", "netns", "exec", ns[n], "iptables", "-t", "filter", "-L", "QLAB_DSCP", "-v", "-x", "-n"])
+        txt = _sh(
+            ["ip", "netns", "exec", ns[n], "iptables", "-t", "filter", "-L", "QLAB_DSCP", "-v", "-x", "-n"]
+        )
         rows = [ln.split() for ln in txt.splitlines()[2:] if ln.strip()]
         for (fi, _, v), row in zip(rl, rows, strict=True):
-            dscp_rows.append({"flow": fi, "flow_name": flows[fi]["name"], "dscp": v,
-                              "packets": int(row[0]), "bytes": int(row[1])})
+            dscp_rows.append(
+                {
+                    "flow": fi,
+                    "flow_name": flows[fi]["name"],
+                    "dscp": v,
+                    "packets": int(row[0]),
+                    "bytes": int(row[1]),
+                }
+            )
     kernel_stats = {}
     for di in sorted(kernel_dirs):
         li, d = di // 2, di % 2
         frm = node_idx[links[li]["a"] if d == 0 else links[li]["b"]]
-        txt = _sh(["ip", "netns", "exec", ns[frm], "tc", "-s", "qdisc", "show", "dev", f"l{li}{'a' if d == 0 else 'b'}"])
+        txt = _sh(
+            [
+                "ip",
+                "netns",
+                "exec",
+                ns[frm],
+                "tc",
+                "-s",
+                "qdisc",
+                "show",
+                "dev",
+                f"l{li}{'a' if d == 0 else 'b'}",
+            ]
+        )
         m = re.search(r"qdisc pfifo 10:.*?Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", txt, re.S)
         if m:
             kernel_stats[di] = {"departures": int(m.group(2)), "overflow_drops": int(m.group(3))}
@@ -625,49 +733,74 @@ def _assemble(
         scale = f["packet_size_bytes"] / (f["packet_size_bytes"] - 40) if f["kind"] == "tcp" else 1.0
         per_s = int(round(1.0 / bs))
         for k in range(0, len(bins) - per_s + 1, per_s):
-            series.append({"time_s": (k + per_s) * bs, "flow": fi, "flow_name": f["name"],
-                           "throughput_bps": float(bins[k:k + per_s].sum()) * scale * 8})
+            series.append(
+                {
+                    "time_s": (k + per_s) * bs,
+                    "flow": fi,
+                    "flow_name": f["name"],
+                    "throughput_bps": float(bins[k : k + per_s].sum()) * scale * 8,
+                }
+            )
         per_flow = [d["flows"][fi] for d in reports]
         dl = np.zeros(max((len(x["delivered_bin_bytes"]) for x in per_flow), default=0))
         for x in per_flow:
             dl[: len(x["delivered_bin_bytes"])] += x["delivered_bin_bytes"]
         j0, j1 = int(round(w0 / 0.1)), int(round(w1 / 0.1))
-        frows.append({
-            "name": f["name"], "src": f["src"], "dst": f["dst"], "kind": f["kind"],
-            # as the simulator: bytes on the wire of data packets reaching the receiver's node
-            "throughput_bps": float(dl[j0:j1].sum()) * 8 / (w1 - w0),
-            # what the receiving application read (TCP: in order; payload scaled to the wire)
-            "app_throughput_bps": wire * 8 / (w1 - w0),
-            "goodput_bps": win * 8 / (w1 - w0),
-            "received_bytes": int(sink.get("bytes", 0)),
-            "sent_bytes": int(src.get("bytes", 0)),
-            "green_packets": max((x["colored_green"] for x in per_flow), default=0),
-            "yellow_packets": max((x["colored_yellow"] for x in per_flow), default=0),
-            "red_packets": max((x["colored_red"] for x in per_flow), default=0),
-            "early_drops": sum(x["drops_early"] for x in per_flow),
-            "forced_drops": sum(x["drops_forced"] for x in per_flow),
-            "overflow_drops": sum(x["drops_overflow"] for x in per_flow),
-            "policed_drops": sum(x["drops_policed"] for x in per_flow),
-            "dropped_packets": sum(x["drops_early"] + x["drops_forced"] + x["drops_overflow"] + x["drops_policed"]
-                                   for x in per_flow),
-            "source_error": src.get("error", ""),
-        })
+        frows.append(
+            {
+                "name": f["name"],
+                "src": f["src"],
+                "dst": f["dst"],
+                "kind": f["kind"],
+                # as the simulator: bytes on the wire of data packets reaching the receiver's node
+                "throughput_bps": float(dl[j0:j1].sum()) * 8 / (w1 - w0),
+                # what the receiving application read (TCP: in order; payload scaled to the wire)
+                "app_throughput_bps": wire * 8 / (w1 - w0),
+                "goodput_bps": win * 8 / (w1 - w0),
+                "received_bytes": int(sink.get("bytes", 0)),
+                "sent_bytes": int(src.get("bytes", 0)),
+                "green_packets": max((x["colored_green"] for x in per_flow), default=0),
+                "yellow_packets": max((x["colored_yellow"] for x in per_flow), default=0),
+                "red_packets": max((x["colored_red"] for x in per_flow), default=0),
+                "early_drops": sum(x["drops_early"] for x in per_flow),
+                "forced_drops": sum(x["drops_forced"] for x in per_flow),
+                "overflow_drops": sum(x["drops_overflow"] for x in per_flow),
+                "policed_drops": sum(x["drops_policed"] for x in per_flow),
+                "dropped_packets": sum(
+                    x["drops_early"] + x["drops_forced"] + x["drops_overflow"] + x["drops_policed"]
+                    for x in per_flow
+                ),
+                "source_error": src.get("error", ""),
+            }
+        )
     lrows = [row for d in reports for row in d["links"]]
-    links = pd.DataFrame(lrows).sort_values("direction_index").reset_index(drop=True) if lrows else pd.DataFrame()
+    links = (
+        pd.DataFrame(lrows).sort_values("direction_index").reset_index(drop=True) if lrows else pd.DataFrame()
+    )
     dur = r["duration_ns"] / 1e9
     if len(links):
         bw = [r["links"][i]["bandwidth_bps"] for i in links["link"]]
         links["utilization"] = links["departed_bytes"] * 8 / (np.asarray(bw) * dur)
     crow = [c for d in reports for c in d["conditioners"]]
-    conds = pd.DataFrame(crow).sort_values("conditioner").reset_index(drop=True) if crow else pd.DataFrame(
-        columns=["conditioner", "name", "green_packets", "yellow_packets", "red_packets"])
+    conds = (
+        pd.DataFrame(crow).sort_values("conditioner").reset_index(drop=True)
+        if crow
+        else pd.DataFrame(columns=["conditioner", "name", "green_packets", "yellow_packets", "red_packets"])
+    )
     if len(conds):
         conds.insert(2, "link", [r["conditioners"][i]["link"] for i in conds["conditioner"]])
         conds.insert(3, "meter", [r["conditioners"][i]["meter"]["type"] for i in conds["conditioner"]])
     return EmuResult(
-        scenario=sc, seed=seed, flows=pd.DataFrame(frows), links=links, conditioners=conds,
+        scenario=sc,
+        seed=seed,
+        flows=pd.DataFrame(frows),
+        links=links,
+        conditioners=conds,
         dscp_counts=pd.DataFrame(dscp_rows, columns=["flow", "flow_name", "dscp", "packets", "bytes"]),
-        daemons=reports, wall_time_s=wall, prefix=prefix, series_flow=pd.DataFrame(series),
+        daemons=reports,
+        wall_time_s=wall,
+        prefix=prefix,
+        series_flow=pd.DataFrame(series),
     )
 
 
@@ -675,21 +808,46 @@ def compare_table(sim: Any, emu: EmuResult) -> list[list[str]]:
     """Rows (quantity, simulated, emulated) for ``--compare``."""
     rows: list[list[str]] = []
     for (_, s), (_, e) in zip(sim.flows.iterrows(), emu.flows.iterrows(), strict=True):
-        rows.append([f"{s['name']} throughput (kbit/s)", f"{s['throughput_bps'] / 1e3:.1f}",
-                     f"{e['throughput_bps'] / 1e3:.1f}"])
+        rows.append(
+            [
+                f"{s['name']} throughput (kbit/s)",
+                f"{s['throughput_bps'] / 1e3:.1f}",
+                f"{e['throughput_bps'] / 1e3:.1f}",
+            ]
+        )
     rows.append(["Jain index", f"{sim.fairness_index:.3f}", f"{emu.fairness_index:.3f}"])
-    rows.append(["aggregate (kbit/s)", f"{sim.flows['throughput_bps'].sum() / 1e3:.1f}",
-                 f"{emu.flows['throughput_bps'].sum() / 1e3:.1f}"])
+    rows.append(
+        [
+            "aggregate (kbit/s)",
+            f"{sim.flows['throughput_bps'].sum() / 1e3:.1f}",
+            f"{emu.flows['throughput_bps'].sum() / 1e3:.1f}",
+        ]
+    )
     for c in ("green", "yellow", "red"):
-        rows.append([f"marked {c} (packets)", str(int(sim.flows[f"{c}_packets"].sum())),
-                     str(int(emu.flows[f"{c}_packets"].sum()))])
+        rows.append(
+            [
+                f"marked {c} (packets)",
+                str(int(sim.flows[f"{c}_packets"].sum())),
+                str(int(emu.flows[f"{c}_packets"].sum())),
+            ]
+        )
     bn = sim.scenario.resolved["measurement"]["bottleneck"]
     sl = sim.links[sim.links["link_name"] == bn]
     el = emu.links[emu.links["link_name"] == bn] if len(emu.links) else emu.links
     for k, name in enumerate(("green/AFx1", "yellow/AFx2", "red/AFx3+BE")):
-        rows.append([f"{bn} drops {name}", str(int(sl[f"drops_prec{k}"].sum())),
-                     str(int(el[f"drops_prec{k}"].sum()) if len(el) else "-")])
+        rows.append(
+            [
+                f"{bn} drops {name}",
+                str(int(sl[f"drops_prec{k}"].sum())),
+                str(int(el[f"drops_prec{k}"].sum()) if len(el) else "-"),
+            ]
+        )
     for kind in ("early", "forced", "overflow"):
-        rows.append([f"{bn} {kind} drops", str(int(sl[f"{kind}_drops"].sum())),
-                     str(int(el[f"{kind}_drops"].sum()) if len(el) else "-")])
+        rows.append(
+            [
+                f"{bn} {kind} drops",
+                str(int(sl[f"{kind}_drops"].sum())),
+                str(int(el[f"{kind}_drops"].sum()) if len(el) else "-"),
+            ]
+        )
     return rows

@@ -461,7 +461,10 @@ rate = "1Mbps"
         let times: Vec<_> = out.iter().map(|x| x.1).collect();
         assert_eq!(times, vec![11 * MS, 12 * MS, 13 * MS]);
         let (_, st, held) = e.dir_stats().next().unwrap();
-        assert_eq!((st.arrivals, st.departures, st.drops[2], held), (4, 3, 1, 0));
+        assert_eq!(
+            (st.arrivals, st.departures, st.drops[2], held),
+            (4, 3, 1, 0)
+        );
         assert_eq!(e.flows[0].drops_by_reason[2], 1);
         // An unknown port passes uncounted.
         let other = parse(&packet(UDP, 0, 1, 2, 100)).unwrap();
@@ -515,10 +518,7 @@ yellow = "AF12"
             }],
         );
         for t in 0..5 {
-            assert!(matches!(
-                e.arrive(t, 0, &udp(0, 1000)),
-                Admission::Held(_)
-            ));
+            assert!(matches!(e.arrive(t, 0, &udp(0, 1000)), Admission::Held(_)));
         }
         let mut out = Vec::new();
         e.due(10 * MS + 4, &mut out);

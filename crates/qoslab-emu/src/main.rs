@@ -251,7 +251,9 @@ fn run(cfg: Config) -> std::io::Result<()> {
         for (id, when) in due.drain(..) {
             let meta = emu.release(id);
             let f = meta.flow as usize;
-            if meta.kind == qoslab_core::packet::PacketKind::Data && Some(sc.flows[f].dst_idx) == here {
+            if meta.kind == qoslab_core::packet::PacketKind::Data
+                && Some(sc.flows[f].dst_idx) == here
+            {
                 if let Some(b) = bin_of(when) {
                     delivered[f][b] += meta.size as u64;
                 }
