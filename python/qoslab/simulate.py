@@ -39,6 +39,9 @@ class Result:
     series_queue: pd.DataFrame
     series_flow: pd.DataFrame
     series_meter: pd.DataFrame
+    #: Marker state variables over time (long format: time_s, conditioner_name, flow_name, name,
+    #: value), e.g. ARD's token level, TPR and measured aggregate IN/OUT rates.
+    series_gauges: pd.DataFrame
     conditioners: pd.DataFrame
     events: int
     packet_hops: int
@@ -122,6 +125,7 @@ class Result:
             "series_queue",
             "series_flow",
             "series_meter",
+            "series_gauges",
             "conditioners",
         ):
             df: pd.DataFrame = getattr(self, name).copy()
@@ -201,6 +205,13 @@ def run(
     sm.insert(0, "time_s", sm["time_ns"] / 1e9)
     sm["conditioner_name"] = [cond_names[i] for i in sm["conditioner"]]
     sm["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sm["flow"]]
+    sg = _frame(raw["series_gauges"])
+    gauge_names = list(raw["gauge_names"])
+    sg.insert(0, "time_s", sg["time_ns"] / 1e9)
+    sg["conditioner_name"] = [cond_names[i] for i in sg["conditioner"]]
+    sg["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sg["flow"]]
+    sg["name"] = [gauge_names[i] for i in sg["gauge"]]
+    sg = sg.drop(columns=["gauge"])
     sf = _frame(raw["series_flow"])
     sf.insert(0, "time_s", sf["time_ns"] / 1e9)
     sf.insert(2, "flow_name", [names[i] for i in sf["flow"]])
@@ -213,6 +224,7 @@ def run(
         series_queue=sq,
         series_flow=sf,
         series_meter=sm,
+        series_gauges=sg,
         conditioners=conds,
         events=int(raw["events"]),
         packet_hops=int(raw["packet_hops"]),

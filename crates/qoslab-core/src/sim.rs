@@ -38,6 +38,9 @@ pub struct FlowStats {
     /// (link direction, drops) where this flow's data packets were dropped.
     pub drops_at: Vec<(u32, u64)>,
     pub window_delivered_bytes: u64,
+    /// Of those, bytes delivered carrying the lowest drop precedence (AFx1/IN/green; EF and
+    /// best effort count as their precedence says: EF 0, best effort 2).
+    pub window_delivered_in_bytes: u64,
     pub window_goodput_pkts: u64,
     pub window_sent_bytes: u64,
     pub acks_sent: u64,
@@ -98,6 +101,14 @@ pub struct Series {
     pub m_cond: Vec<u32>,
     pub m_flow: Vec<u32>,
     pub m_level: Vec<f64>,
+    /// Marker state variables ([`Meter::gauges`]), long format: one row per (sample,
+    /// conditioner, meter instance, gauge); `g_name` indexes `gauge_names`.
+    pub g_time_ns: Vec<u64>,
+    pub g_cond: Vec<u32>,
+    pub g_flow: Vec<u32>,
+    pub g_name: Vec<u32>,
+    pub g_value: Vec<f64>,
+    pub gauge_names: Vec<&'static str>,
 }
 
 /// The queue discipline a resolved queue table describes (shared with the emulator's link
@@ -190,6 +201,9 @@ pub fn meter_spec(m: &MeterConfig) -> MeterSpec {
     };
     let cbs = m.cbs_bytes.unwrap_or(0);
     let win_len = m.win_len_ns.unwrap_or(1_000_000_000);
+    if let Some(a) = m.ard {
+        return MeterSpec::Ard(a);
+    }
     match m.kind.as_str() {
         "token_bucket" => MeterSpec::TokenBucket(TokenBucketParams {
             cir: m.cir_bps,
@@ -501,7 +515,7 @@ impl Simulation {
             let spec = c.spec;
             let meter =
                 c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
-            let color = meter.meter(now, p.size, pre_color(p.dscp), &mut c.rng);
+            let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
             c.colored[color as usize] += 1;
             let action = match color {
                 Color::Green => c.cfg.green,
@@ -613,6 +627,9 @@ impl Simulation {
                 flow.stats.delivered_bytes += p.size as u64;
                 if in_window {
                     flow.stats.window_delivered_bytes += p.size as u64;
+                    if crate::ds::drop_precedence(p.dscp) == 0 {
+                        flow.stats.window_delivered_in_bytes += p.size as u64;
+                    }
                 }
                 if self.at_receiver {
                     flow.stats.bin_bytes += p.size as u64;
@@ -902,6 +919,23 @@ impl Simulation {
                         .push(if aggregate { u32::MAX } else { slot as u32 });
                     s.m_level.push(level);
                 }
+                if let Some(m) = m.as_ref() {
+                    let flow = if aggregate { u32::MAX } else { slot as u32 };
+                    m.gauges(now, &mut |name, value| {
+                        let k = match s.gauge_names.iter().position(|n| *n == name) {
+                            Some(k) => k,
+                            None => {
+                                s.gauge_names.push(name);
+                                s.gauge_names.len() - 1
+                            }
+                        };
+                        s.g_time_ns.push(now);
+                        s.g_cond.push(ci as u32);
+                        s.g_flow.push(flow);
+                        s.g_name.push(k as u32);
+                        s.g_value.push(value);
+                    });
+                }
             }
         }
         self.last_sample = now;
@@ -968,6 +1002,7 @@ impl Simulation {
                     start_ns: f.start,
                     throughput_bps: window_bytes as f64 * 8.0 / window_s,
                     goodput_bps: st.window_goodput_pkts as f64 * f.size as f64 * 8.0 / window_s,
+                    in_throughput_bps: st.window_delivered_in_bytes as f64 * 8.0 / window_s,
                     in_flight: in_flight[i],
                     final_cwnd: cwnd,
                     final_ssthresh: ssthresh,
@@ -1020,6 +1055,8 @@ pub struct FlowResult {
     pub start_ns: SimTime,
     pub throughput_bps: f64,
     pub goodput_bps: f64,
+    /// Throughput at the receiver of packets arriving marked IN (drop precedence 0).
+    pub in_throughput_bps: f64,
     pub in_flight: u64,
     pub final_cwnd: f64,
     pub final_ssthresh: f64,

@@ -180,6 +180,7 @@ fn simulate<'py>(
         |h: &dyn Fn(&qoslab_core::sim::FlowResult) -> f64| fl.iter().map(h).collect::<Vec<f64>>();
     cols(py, &f, "throughput_bps", gf(&|x| x.throughput_bps))?;
     cols(py, &f, "goodput_bps", gf(&|x| x.goodput_bps))?;
+    cols(py, &f, "in_throughput_bps", gf(&|x| x.in_throughput_bps))?;
     colu(py, &f, "start_ns", g(&|x| x.start_ns))?;
     colu(py, &f, "sent_packets", g(&|x| x.stats.sent_pkts))?;
     colu(py, &f, "sent_bytes", g(&|x| x.stats.sent_bytes))?;
@@ -358,6 +359,29 @@ fn simulate<'py>(
     )?;
     cols(py, &sm, "token_bytes", s.m_level)?;
     out.set_item("series_meter", sm)?;
+    let sg = PyDict::new(py);
+    colu(py, &sg, "time_ns", s.g_time_ns)?;
+    colu(
+        py,
+        &sg,
+        "conditioner",
+        s.g_cond.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sg,
+        "flow",
+        s.g_flow.into_iter().map(u64::from).collect(),
+    )?;
+    colu(
+        py,
+        &sg,
+        "gauge",
+        s.g_name.into_iter().map(u64::from).collect(),
+    )?;
+    cols(py, &sg, "value", s.g_value)?;
+    out.set_item("series_gauges", sg)?;
+    out.set_item("gauge_names", s.gauge_names.to_vec())?;
     let cc = PyDict::new(py);
     for (k, c) in ["green", "yellow", "red"].iter().enumerate() {
         colu(

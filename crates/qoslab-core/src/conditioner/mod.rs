@@ -10,7 +10,10 @@
 //! * [`SrTcm`] — RFC 2697 single-rate three-colour marker (CIR, CBS, EBS);
 //! * [`TrTcm`] — RFC 2698 two-rate three-colour marker (PIR, PBS, CIR, CBS);
 //! * [`Tsw2cm`] — Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len);
-//! * [`Tsw3cm`] — RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len).
+//! * [`Tsw3cm`] — RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len);
+//! * [`Ard`] — Hur's aggregate Adaptive Regulating Marker (ARM) and Drop marker (ARD): a
+//!   leaky bucket filled at an adaptive Temporary Permitted Rate that re-marks (and, ARD,
+//!   drops) IN packets of the aggregate.
 //!
 //! Like the queue disciplines in [`crate::aqm`], a meter never owns packets, never reads a
 //! clock and never draws from a global RNG: the host passes in the arrival time, the packet's
@@ -23,6 +26,7 @@
 //! however often the bucket is updated (STYLE.md §B.6; INET's truncating refill is the
 //! counter-example).
 
+pub mod ard;
 pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;
@@ -30,9 +34,11 @@ pub mod tswtcm;
 
 use serde::Serialize;
 
+use crate::packet::PacketMeta;
 use crate::rng::SimRng;
 use crate::units::SimTime;
 
+pub use ard::{Ard, ArdParams, DropOrder};
 pub use srtcm::{SrTcm, SrTcmParams};
 pub use token_bucket::{TokenBucket, TokenBucketParams};
 pub use trtcm::{TrTcm, TrTcmParams};
@@ -113,6 +119,25 @@ pub trait Meter {
     /// The committed bucket's token count at `now`, in bytes (for time series): `Tc` of the
     /// token bucket, srTCM and trTCM. `None` for meters without a bucket (TSW).
     fn token_level(&self, now: SimTime) -> Option<f64>;
+
+    /// Colours a whole packet. Markers that read more than the size and the pre-colour (the
+    /// flow, the TCP sequence number, whether it is a pure ACK) override this; the default
+    /// meters the size alone, as a rate meter does.
+    #[inline]
+    fn meter_packet(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        pre_color: Color,
+        rng: &mut SimRng,
+    ) -> Color {
+        self.meter(now, pkt.size, pre_color, rng)
+    }
+
+    /// Named state variables for time series (e.g. ARD's `tpr_bps`, `lambda_in_bps`), each
+    /// passed to `out`; cumulative counters are reported as their running totals. The
+    /// default reports none.
+    fn gauges(&self, _now: SimTime, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
 /// Token-bucket credit per byte: one token is one byte (RFC 2697/2698), kept in units of
@@ -186,7 +211,7 @@ impl Bucket {
 /// symbols (rates in bit/s, sizes in bytes, `win_len` in ns). The scenario layer resolves
 /// its unit strings into this and builds the meter with [`MeterSpec::build`]. Serialised with
 /// a `type` tag (`"token_bucket"`, `"srtcm"`, `"trtcm"`, `"tsw2cm"`, `"tsw3cm"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MeterSpec {
     TokenBucket(TokenBucketParams),
@@ -194,6 +219,8 @@ pub enum MeterSpec {
     Trtcm(TrTcmParams),
     Tsw2cm(Tsw2cmParams),
     Tsw3cm(Tsw3cmParams),
+    /// ARM (`p_drop` = 0) or ARD.
+    Ard(ArdParams),
 }
 
 impl MeterSpec {
@@ -205,6 +232,8 @@ impl MeterSpec {
             MeterSpec::Trtcm(_) => "trtcm",
             MeterSpec::Tsw2cm(_) => "tsw2cm",
             MeterSpec::Tsw3cm(_) => "tsw3cm",
+            MeterSpec::Ard(p) if p.p_drop == 0.0 => "arm",
+            MeterSpec::Ard(_) => "ard",
         }
     }
 
@@ -216,6 +245,7 @@ impl MeterSpec {
             MeterSpec::Trtcm(p) => p.validate(),
             MeterSpec::Tsw2cm(p) => p.validate(),
             MeterSpec::Tsw3cm(p) => p.validate(),
+            MeterSpec::Ard(p) => p.validate(),
         }
     }
 
@@ -229,6 +259,7 @@ impl MeterSpec {
             MeterSpec::Trtcm(p) => AnyMeter::TrTcm(TrTcm::new(p)),
             MeterSpec::Tsw2cm(p) => AnyMeter::Tsw2cm(Tsw2cm::new(p)),
             MeterSpec::Tsw3cm(p) => AnyMeter::Tsw3cm(Tsw3cm::new(p)),
+            MeterSpec::Ard(p) => AnyMeter::Ard(Ard::new(p)),
         })
     }
 }
@@ -241,6 +272,7 @@ pub enum AnyMeter {
     TrTcm(TrTcm),
     Tsw2cm(Tsw2cm),
     Tsw3cm(Tsw3cm),
+    Ard(Ard),
 }
 
 impl Meter for AnyMeter {
@@ -258,6 +290,7 @@ impl Meter for AnyMeter {
             AnyMeter::TrTcm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Tsw2cm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Tsw3cm(m) => m.meter(now, size_bytes, pre_color, rng),
+            AnyMeter::Ard(m) => m.meter(now, size_bytes, pre_color, rng),
         }
     }
 
@@ -268,6 +301,36 @@ impl Meter for AnyMeter {
             AnyMeter::TrTcm(m) => m.token_level(now),
             AnyMeter::Tsw2cm(m) => m.token_level(now),
             AnyMeter::Tsw3cm(m) => m.token_level(now),
+            AnyMeter::Ard(m) => m.token_level(now),
+        }
+    }
+
+    #[inline]
+    fn meter_packet(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        pre_color: Color,
+        rng: &mut SimRng,
+    ) -> Color {
+        match self {
+            AnyMeter::TokenBucket(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::SrTcm(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::TrTcm(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::Tsw2cm(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::Tsw3cm(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::Ard(m) => m.meter_packet(now, pkt, pre_color, rng),
+        }
+    }
+
+    fn gauges(&self, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+        match self {
+            AnyMeter::TokenBucket(m) => m.gauges(now, out),
+            AnyMeter::SrTcm(m) => m.gauges(now, out),
+            AnyMeter::TrTcm(m) => m.gauges(now, out),
+            AnyMeter::Tsw2cm(m) => m.gauges(now, out),
+            AnyMeter::Tsw3cm(m) => m.gauges(now, out),
+            AnyMeter::Ard(m) => m.gauges(now, out),
         }
     }
 }

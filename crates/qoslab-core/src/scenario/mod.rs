@@ -239,6 +239,9 @@ pub struct MeterConfig {
     pub pir_bps: Option<u64>,
     pub pbs_bytes: Option<u64>,
     pub win_len_ns: Option<u64>,
+    /// ARM/ARD parameters (absent for the rate meters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ard: Option<crate::conditioner::ArdParams>,
 }
 
 /// What a conditioner does with a colour.
@@ -1178,6 +1181,68 @@ fn parse_action(key: String, v: &Option<String>, default: u8) -> Result<Action, 
     }
 }
 
+/// ARM/ARD parameters with the paper's defaults (b = 60, T_rd = 15, MAX_rem = 0.5,
+/// τ = 0.1 s, n = 1000, P_drop = 0.02 for ARD and 0 for ARM, 1000-byte packets).
+fn resolve_ard(
+    m: &MeterSpecToml,
+    mk: &dyn Fn(&str) -> String,
+) -> Result<Option<crate::conditioner::ArdParams>, Bad> {
+    use crate::conditioner::{ArdParams, DropOrder};
+    let tpr_max = m
+        .tpr_max
+        .ok_or_else(|| {
+            bad(
+                mk("tpr_max"),
+                "an arm/ard marker needs `tpr_max` (the SLA rate, e.g. \"1.2Mbps\")",
+            )
+        })?
+        .0;
+    if tpr_max == 0 {
+        return Err(bad(mk("tpr_max"), "tpr_max must be positive"));
+    }
+    let tau = m.tau.map_or(100_000_000, |t| t.0);
+    let n = m.n.unwrap_or(1000);
+    if tau == 0 || n == 0 {
+        return Err(bad(
+            mk(if tau == 0 { "tau" } else { "n" }),
+            "tau and n must be positive (the TPR interval is n·tau)",
+        ));
+    }
+    let p = ArdParams {
+        tpr_max,
+        bucket_pkts: m.bucket.unwrap_or(60.0),
+        t_rd_pkts: m.t_rd.unwrap_or(15.0),
+        max_rem: m.max_rem.unwrap_or(0.5),
+        interval: tau.saturating_mul(n),
+        p_drop: if m.kind == MeterType::Arm {
+            0.0
+        } else {
+            m.p_drop.unwrap_or(0.02)
+        },
+        packet_size: u32::try_from(m.packet_size.map_or(1000, |b| b.0))
+            .map_err(|_| bad(mk("packet_size"), "packet_size is too large"))?,
+        drop_order: match m.drop_order {
+            Some(DropOrderSpec::AmongRemarked) => DropOrder::AmongRemarked,
+            _ => DropOrder::BeforeRemark,
+        },
+    };
+    p.validate().map_err(|e| {
+        let field = [
+            "bucket",
+            "t_rd",
+            "max_rem",
+            "p_drop",
+            "packet_size",
+            "tpr_max",
+        ]
+        .into_iter()
+        .find(|f| e.starts_with(f))
+        .unwrap_or("tau");
+        bad(mk(field), e)
+    })?;
+    Ok(Some(p))
+}
+
 fn resolve_conditioners(
     specs: &[ConditionerSpec],
     link_names: &HashMap<String, usize>,
@@ -1194,7 +1259,7 @@ fn resolve_conditioners(
         let count = cs.count.unwrap_or(1) as usize;
         let m = &cs.meter;
         let mk = |f: &str| format!("{key}.meter.{f}");
-        check_len(mk("cir"), &Some(m.cir.clone()), count, cs.count)?;
+        check_len(mk("cir"), &m.cir, count, cs.count)?;
         check_len(mk("cbs"), &m.cbs, count, cs.count)?;
         check_len(mk("pir"), &m.pir, count, cs.count)?;
         let direction = cs.direction.clone().unwrap_or_else(|| "ab".into());
@@ -1210,6 +1275,8 @@ fn resolve_conditioners(
             MeterType::Trtcm => "trtcm",
             MeterType::Tsw2cm => "tsw2cm",
             MeterType::Tsw3cm => "tsw3cm",
+            MeterType::Arm => "arm",
+            MeterType::Ard => "ard",
         };
         let needs = |f: &str, present: bool, wanted: bool| -> Result<(), Bad> {
             if wanted && !present {
@@ -1224,7 +1291,9 @@ fn resolve_conditioners(
             Ok(())
         };
         let tsw = matches!(m.kind, MeterType::Tsw2cm | MeterType::Tsw3cm);
-        needs("cbs", m.cbs.is_some(), !tsw)?;
+        let ard_like = matches!(m.kind, MeterType::Arm | MeterType::Ard);
+        needs("cir", m.cir.is_some(), !ard_like)?;
+        needs("cbs", m.cbs.is_some(), !tsw && !ard_like)?;
         needs("ebs", m.ebs.is_some(), m.kind == MeterType::Srtcm)?;
         needs(
             "pir",
@@ -1238,13 +1307,61 @@ fn resolve_conditioners(
                 format!("`window` is not a parameter of a {kind} meter"),
             ));
         }
-        let scope = match cs.scope.unwrap_or(ScopeSpec::PerFlow) {
+        let ard = if ard_like {
+            resolve_ard(m, &mk)?
+        } else {
+            for (f, present) in [
+                ("tpr_max", m.tpr_max.is_some()),
+                ("bucket", m.bucket.is_some()),
+                ("t_rd", m.t_rd.is_some()),
+                ("max_rem", m.max_rem.is_some()),
+                ("tau", m.tau.is_some()),
+                ("n", m.n.is_some()),
+                ("p_drop", m.p_drop.is_some()),
+                ("packet_size", m.packet_size.is_some()),
+                ("drop_order", m.drop_order.is_some()),
+            ] {
+                needs(f, present, false)?;
+            }
+            None
+        };
+        if let Some(a) = &ard {
+            if m.mode.is_some() {
+                return Err(bad(
+                    mk("mode"),
+                    format!("a {kind} marker always reads the hosts' IN/OUT marks: remove `mode`"),
+                ));
+            }
+            if m.kind == MeterType::Arm && m.p_drop.is_some() {
+                return Err(bad(
+                    mk("p_drop"),
+                    "an arm marker never drops: use type = \"ard\" for a dropper",
+                ));
+            }
+            debug_assert!(a.validate().is_ok());
+            if cs.scope == Some(ScopeSpec::PerFlow) {
+                return Err(bad(
+                    format!("{key}.scope"),
+                    format!("a {kind} marker acts on the aggregate: scope must be \"aggregate\""),
+                ));
+            }
+        }
+        let scope_default = if ard_like {
+            ScopeSpec::Aggregate
+        } else {
+            ScopeSpec::PerFlow
+        };
+        let scope = match cs.scope.unwrap_or(scope_default) {
             ScopeSpec::PerFlow => "per_flow",
             ScopeSpec::Aggregate => "aggregate",
         };
         let green = parse_action(format!("{key}.green"), &cs.green, 10)?;
         let yellow = parse_action(format!("{key}.yellow"), &cs.yellow, 12)?;
-        let red = parse_action(format!("{key}.red"), &cs.red, 14)?;
+        let red = if ard_like && cs.red.is_none() {
+            Action::Drop
+        } else {
+            parse_action(format!("{key}.red"), &cs.red, 14)?
+        };
         for i in 0..count {
             let link = expand(&cs.link, cs.count, i);
             let li = *link_names
@@ -1276,9 +1393,9 @@ fn resolve_conditioners(
                 _ => crate::ds::parse_dscp(&cval).map_err(|e| bad(format!("{key}.classify"), e))?
                     as usize,
             };
-            let cir = m.cir.get(i).0;
+            let cir = m.cir.as_ref().map_or(0, |c| c.get(i).0);
             let pir = m.pir.as_ref().map(|p| p.get(i).0);
-            if cir == 0 {
+            if cir == 0 && !ard_like {
                 return Err(bad(mk("cir"), "the committed rate must be positive"));
             }
             if let Some(p) = pir {
@@ -1328,6 +1445,7 @@ fn resolve_conditioners(
                     } else {
                         None
                     },
+                    ard,
                 },
                 green,
                 yellow,

@@ -224,6 +224,17 @@ pub enum MeterType {
     Trtcm,
     Tsw2cm,
     Tsw3cm,
+    /// Hur's Adaptive Regulating Marker (aggregate re-marker).
+    Arm,
+    /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
+    Ard,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropOrderSpec {
+    BeforeRemark,
+    AmongRemarked,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -248,8 +259,8 @@ pub struct MeterSpecToml {
     pub kind: MeterType,
     /// Colour-blind (default) or colour-aware.
     pub mode: Option<ColorModeSpec>,
-    /// Committed information rate (all meters; TSW: the committed target rate CTR).
-    pub cir: PerIndex<RateStr>,
+    /// Committed information rate (the rate meters; TSW: the committed target rate CTR).
+    pub cir: Option<PerIndex<RateStr>>,
     /// Committed burst size (token bucket, srTCM, trTCM).
     pub cbs: Option<PerIndex<BytesStr>>,
     /// Excess burst size (srTCM).
@@ -260,6 +271,24 @@ pub struct MeterSpecToml {
     pub pbs: Option<BytesStr>,
     /// TSW averaging window.
     pub window: Option<DurationStr>,
+    /// ARM/ARD: the maximum Temporary Permitted Rate (the SLA rate).
+    pub tpr_max: Option<RateStr>,
+    /// ARM/ARD: leaky bucket size `b` in packets (default 60).
+    pub bucket: Option<f64>,
+    /// ARM/ARD: re-marking threshold `T_rd` in packets (default 15).
+    pub t_rd: Option<f64>,
+    /// ARM/ARD: maximum re-marking probability `MAX_rem` (default 0.5).
+    pub max_rem: Option<f64>,
+    /// ARM/ARD: the sampling period `τ` (default 0.1 s); the TPR interval is `n·τ`.
+    pub tau: Option<DurationStr>,
+    /// ARM/ARD: `n`, the number of `τ` in a TPR interval (default 1000).
+    pub n: Option<u64>,
+    /// ARD: the dropper's probability `P_drop` (default 0.02).
+    pub p_drop: Option<f64>,
+    /// ARM/ARD: the packet size token counts are expressed in (default 1000 B).
+    pub packet_size: Option<BytesStr>,
+    /// ARD: "before_remark" (default) or "among_remarked".
+    pub drop_order: Option<DropOrderSpec>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
