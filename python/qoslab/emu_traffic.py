@@ -43,12 +43,22 @@ class Bins:
         self.pkts[i] += 1
 
 
+def _ready(a: argparse.Namespace) -> None:
+    """Tells the run the sink is listening."""
+    with open(a.out + ".ready", "w") as f:
+        f.write("ready\n")
+
+
 def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
+    if a.window_bytes > 0:
+        # ns-2's advertised-window cap (`window_`): the accepted sockets inherit the clamp
+        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, a.window_bytes)
     ls.bind((a.bind, a.port))
     ls.listen(8)
+    _ready(a)
     ls.setblocking(False)
     bins = Bins(a.epoch, a.until)
     conns: list[socket.socket] = []
@@ -84,11 +94,13 @@ def tcp_source(a: argparse.Namespace) -> dict[str, Any]:
     s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
     s.bind((a.bind, 0))
     _sleep_until(a.start)
+    late = time.monotonic() - a.start
     sent = 0
     err = ""
     try:
         s.settimeout(max(a.stop - time.monotonic(), 0.1))
         s.connect((a.dst, a.port))
+        late = max(late, 0.0)
         buf = b"\0" * (1 << 16)
         s.setblocking(False)
         while True:
@@ -105,7 +117,7 @@ def tcp_source(a: argparse.Namespace) -> dict[str, Any]:
         err = str(e)
     finally:
         s.close()
-    return {"bytes": sent, "error": err}
+    return {"bytes": sent, "error": err, "start_late_s": late}
 
 
 def udp_sink(a: argparse.Namespace) -> dict[str, Any]:
@@ -113,6 +125,7 @@ def udp_sink(a: argparse.Namespace) -> dict[str, Any]:
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
     s.bind((a.bind, a.port))
     s.setblocking(False)
+    _ready(a)
     bins = Bins(a.epoch, a.until)
     total = pkts = 0
     while True:
@@ -141,6 +154,7 @@ def udp_source(a: argparse.Namespace) -> dict[str, Any]:
     gap = a.size * 8 / a.rate
     rng = random.Random(a.seed)
     _sleep_until(a.start)
+    late = time.monotonic() - a.start
     t = a.start
     on_until = t + (rng.expovariate(1 / a.on) if a.kind == "onoff" else float("inf"))
     sent = 0
@@ -158,7 +172,7 @@ def udp_source(a: argparse.Namespace) -> dict[str, Any]:
         if a.kind == "onoff" and t >= on_until:
             t = on_until + rng.expovariate(1 / a.off)
             on_until = t + rng.expovariate(1 / a.on)
-    return {"packets": sent, "bytes": sent * a.size}
+    return {"packets": sent, "bytes": sent * a.size, "start_late_s": late}
 
 
 def main() -> None:
@@ -173,6 +187,7 @@ def main() -> None:
     p.add_argument("--until", type=float, default=0.0)
     p.add_argument("--mss", type=int, default=1460)
     p.add_argument("--cc", default="reno")
+    p.add_argument("--window-bytes", type=int, default=0, help="TCP receive window clamp")
     p.add_argument("--tos", type=int, default=0)
     p.add_argument("--kind", default="cbr", choices=["cbr", "poisson", "onoff"])
     p.add_argument("--rate", type=float, default=1e6)

@@ -44,6 +44,8 @@ STATE_DIR = Path(os.environ.get("QOSLAB_EMU_STATE", "/run/qoslab-emu"))
 PREFIX = "qlab-"
 #: First server port; flow f listens on PORT_BASE + f.
 PORT_BASE = 5001
+#: Time from starting the link daemons to the traffic's time zero (sinks must be up by then).
+EPOCH_DELAY_S = 4.0
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = ("ip", "iptables", "iptables-restore", "ethtool", "tc")
 
@@ -502,10 +504,15 @@ def _run(
             _sh(["ip", "netns", "exec", ns[n], "iptables-restore"], input="\n".join(lines) + "\n")
     # link daemons; the traffic's time zero is 2 s from now (the daemons bin deliveries from it)
     dur = r["duration_ns"] / 1e9
-    epoch = time.monotonic() + 2.0
+    epoch = time.monotonic() + EPOCH_DELAY_S
     epoch_unix = time.time() + (epoch - time.monotonic())
     ports = [
-        {"protocol": 6 if f["kind"] == "tcp" else 17, "port": PORT_BASE + i} for i, f in enumerate(flows)
+        {
+            "protocol": 6 if f["kind"] == "tcp" else 17,
+            "port": PORT_BASE + i,
+            "mss": f["packet_size_bytes"] - 40 if f["kind"] == "tcp" else 0,
+        }
+        for i, f in enumerate(flows)
     ]
     daemons: list[tuple[subprocess.Popen[bytes], Path]] = []
     chrt = ["chrt", "-f", "50"] if shutil.which("chrt") else []
@@ -545,14 +552,16 @@ def _run(
                 raise EmulationError(f"link daemon did not start: {logs.strip()}")
             time.sleep(0.01)
     say(f"{len(ns)} namespaces, {len(links)} links, {len(daemons)} link daemons ({st.prefix})")
-    if time.monotonic() > epoch - 0.3:
-        raise EmulationError("the link daemons took too long to start (more than 1.7 s)")
-    # traffic
+    # traffic: the sinks first, the sources once every sink listens
     py = sys.executable
     tool = str(Path(__file__).with_name("emu_traffic.py"))
     procs: list[tuple[str, int, subprocess.Popen[bytes], Path]] = []
+    pending: list[tuple[str, int, int, list[str]]] = []
 
-    def spawn(role: str, fi: int, n: int, args: list[str]) -> None:
+    def spawn(role: str, fi: int, n: int, args: list[str], now: bool = False) -> None:
+        if role == "source" and not now:
+            pending.append((role, fi, n, args))
+            return
         outp = work / f"{role}-{fi}.json"
         p = subprocess.Popen(
             ["ip", "netns", "exec", ns[n], py, tool, *args, "--out", str(outp)],
@@ -576,7 +585,18 @@ def _run(
                 "sink",
                 fi,
                 d,
-                ["tcp-sink", "--bind", _addr_node(d), *common, "--until", str(until), "--mss", mss],
+                [
+                    "tcp-sink",
+                    "--bind",
+                    _addr_node(d),
+                    *common,
+                    "--until",
+                    str(until),
+                    "--mss",
+                    mss,
+                    "--window-bytes",
+                    str(f["tcp"]["window_pkts"] * (f["packet_size_bytes"] - 40)),
+                ],
             )
             spawn(
                 "source",
@@ -634,6 +654,16 @@ def _run(
                     str(f["dscp"] << 2),
                 ],
             )
+    while not all(Path(str(o) + ".ready").exists() for role, _, _, o in procs if role == "sink"):
+        if time.monotonic() > epoch - 0.2 or any(p.poll() is not None for _, _, p, _ in procs):
+            logs = "".join(x.read_text() for x in work.glob("sink-*.log"))
+            raise EmulationError(
+                f"the traffic sinks were not listening {EPOCH_DELAY_S:g} s after the link daemons "
+                f"started (machine overloaded?) {logs.strip()}"
+            )
+        time.sleep(0.01)
+    for role, fi, n, args in pending:
+        spawn(role, fi, n, args, now=True)
     say(f"traffic for {dur:g} s")
     for role, fi, p, _ in procs:
         try:
@@ -771,6 +801,7 @@ def _assemble(
                     for x in per_flow
                 ),
                 "source_error": src.get("error", ""),
+                "start_late_s": float(src.get("start_late_s", float("nan"))),
             }
         )
     lrows = [row for d in reports for row in d["links"]]

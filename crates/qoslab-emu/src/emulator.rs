@@ -32,6 +32,9 @@ use crate::ipv4::Headers;
 pub struct FlowPort {
     pub protocol: u8,
     pub port: u16,
+    /// TCP: the segment payload size, to express sequence numbers in packets as the
+    /// simulator does (0 for UDP).
+    pub mss: u32,
 }
 
 /// One link direction handled by this daemon.
@@ -90,6 +93,11 @@ pub struct Emulator {
     conds: Vec<Cond>,
     by_port: HashMap<(u8, u16), u32>,
     flow_nodes: Vec<(usize, usize)>,
+    mss: Vec<u32>,
+    /// Per flow: the data direction's initial sequence number (from its SYN) and the UDP
+    /// datagram counter.
+    isn: Vec<Option<u32>>,
+    udp_seq: Vec<u64>,
     pub flows: Vec<FlowCounters>,
     pub unclassified: u64,
 }
@@ -164,6 +172,9 @@ impl Emulator {
             conds,
             by_port,
             flow_nodes: sc.flows.iter().map(|f| (f.src_idx, f.dst_idx)).collect(),
+            mss: ports.iter().map(|p| p.mss).collect(),
+            isn: vec![None; sc.flows.len()],
+            udp_seq: vec![0; sc.flows.len()],
             flows: vec![FlowCounters::default(); sc.flows.len()],
             unclassified: 0,
         }
@@ -190,7 +201,30 @@ impl Emulator {
             self.unclassified += 1;
             return Admission::Unclassified;
         };
-        let mut meta = PacketMeta::new(flow, kind, h.total_len, h.tcp_seq as u64, now);
+        let f = flow as usize;
+        let seq = if h.protocol == crate::ipv4::TCP {
+            if kind == PacketKind::Data && h.tcp_flags & crate::ipv4::SYN != 0 {
+                self.isn[f] = Some(h.tcp_seq);
+            }
+            // ns-2's numbering (`syn` on): the SYN is segment 0, the data segment starting at
+            // byte ISN + 1 + k·MSS is segment k + 1; an ACK carries the last in-order segment.
+            let mss = self.mss[f].max(1) as u64;
+            let isn = self.isn[f].unwrap_or(0);
+            match h.tcp_seq.wrapping_sub(isn) as u64 {
+                _ if kind == PacketKind::Ack => 0,
+                0 => 0,
+                d => (d - 1) / mss + 1,
+            }
+        } else {
+            self.udp_seq[f] += 1;
+            self.udp_seq[f] - 1
+        };
+        let mut meta = PacketMeta::new(flow, kind, h.total_len, seq, now);
+        if h.protocol == crate::ipv4::TCP && kind == PacketKind::Ack {
+            let mss = self.mss[f].max(1) as i64;
+            let isn = self.isn[f].unwrap_or(0);
+            meta.ack = h.tcp_ack.wrapping_sub(isn).wrapping_sub(1) as i64 / mss;
+        }
         meta.dscp = h.dscp;
         meta.ecn = h.ecn;
         match kind {
@@ -265,7 +299,7 @@ impl Emulator {
             let spec = c.spec;
             let meter =
                 c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
-            let color = meter.meter(now, p.size, pre_color(p.dscp), &mut c.rng);
+            let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
             c.colored[color as usize] += 1;
             let action = match color {
                 Color::Green => c.cfg.green,
@@ -439,6 +473,7 @@ rate = "1Mbps"
             &[FlowPort {
                 protocol: UDP,
                 port: 5000,
+                mss: 0,
             }],
         )
     }
@@ -503,6 +538,72 @@ yellow = "AF12"
     }
 
     #[test]
+    fn tcp_sequence_numbers_count_packets_from_the_syn() {
+        use crate::ipv4::TCP;
+        let sc = scenario(r#"{ type = "droptail", limit = "100pkts" }"#, "");
+        let mut e = Emulator::new(
+            &sc,
+            1,
+            &[DirSpec {
+                dir_idx: 0,
+                delay_only: false,
+            }],
+            &[FlowPort {
+                protocol: TCP,
+                port: 5000,
+                mss: 960,
+            }],
+        );
+        let seg = |seq: u32, ack: u32, flags: u8, dport: u16, sport: u16| {
+            let mut p = packet(TCP, 0, sport, dport, 1000);
+            p[24..28].copy_from_slice(&seq.to_be_bytes());
+            p[28..32].copy_from_slice(&ack.to_be_bytes());
+            p[33] = flags;
+            parse(&p).unwrap()
+        };
+        let isn = u32::MAX - 1000; // the byte numbers wrap
+        let syn = e.arrive(0, 0, &seg(isn, 0, crate::ipv4::SYN, 5000, 40000));
+        let third = e.arrive(
+            1,
+            0,
+            &seg(isn.wrapping_add(1 + 2 * 960), 0, 0x10, 5000, 40000),
+        );
+        let ack = e.arrive(
+            2,
+            0,
+            &seg(7, isn.wrapping_add(1 + 3 * 960), 0x10, 40000, 5000),
+        );
+        let mut out = Vec::new();
+        e.due(SimTime::MAX / 2, &mut out);
+        let metas: Vec<_> = out.iter().map(|&(id, _)| e.release(id)).collect();
+        assert!(matches!(
+            (syn, third, ack),
+            (Admission::Held(_), Admission::Held(_), Admission::Held(_))
+        ));
+        // SYN = 0, the third data segment = 3; the ACK of three segments acknowledges 3.
+        assert_eq!((metas[0].seq, metas[1].seq), (0, 3));
+        assert_eq!((metas[2].kind, metas[2].ack), (PacketKind::Ack, 3));
+    }
+
+    #[test]
+    fn a_priority_multi_queue_serves_ef_first() {
+        let sc = scenario(
+            r#"{ type = "multi", scheduler = "priority", queues = [ { name = "ef", dscp = ["EF"], queue = { type = "droptail", limit = "10pkts" } }, { name = "be", default = true, queue = { type = "droptail", limit = "10pkts" } } ] }"#,
+            "",
+        );
+        let mut e = emu(&sc);
+        // 1000 B at 8 Mbit/s = 1 ms each. Two best-effort packets, then one EF: the first BE is
+        // already on the wire, the EF packet overtakes the second.
+        e.arrive(0, 0, &udp(0, 1000));
+        e.arrive(0, 0, &udp(0, 1000));
+        e.arrive(100, 0, &udp(46 << 2, 1000));
+        let mut out = Vec::new();
+        e.due(SimTime::MAX / 2, &mut out);
+        let got: Vec<(u8, u64)> = out.iter().map(|&(id, t)| (e.release(id).dscp, t)).collect();
+        assert_eq!(got, vec![(0, 11 * MS), (46, 12 * MS), (0, 13 * MS)]);
+    }
+
+    #[test]
     fn a_delay_only_direction_adds_the_propagation_delay() {
         let sc = scenario(r#"{ type = "droptail", limit = "1pkts" }"#, "");
         let mut e = Emulator::new(
@@ -515,6 +616,7 @@ yellow = "AF12"
             &[FlowPort {
                 protocol: UDP,
                 port: 5000,
+                mss: 0,
             }],
         );
         for t in 0..5 {

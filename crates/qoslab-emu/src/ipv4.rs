@@ -16,12 +16,16 @@ pub struct Headers {
     /// Source and destination ports (0 for other protocols or a non-first fragment).
     pub sport: u16,
     pub dport: u16,
-    /// TCP sequence number (0 for UDP).
+    /// TCP sequence and acknowledgement numbers and flags (0 for UDP).
     pub tcp_seq: u32,
+    pub tcp_ack: u32,
+    pub tcp_flags: u8,
 }
 
 pub const TCP: u8 = 6;
 pub const UDP: u8 = 17;
+/// The TCP SYN flag.
+pub const SYN: u8 = 0x02;
 
 /// Parses an IPv4 packet's headers; `None` for anything that is not a well-formed IPv4
 /// header.
@@ -37,12 +41,14 @@ pub fn parse(p: &[u8]) -> Option<Headers> {
     let frag_off = u16::from_be_bytes([p[6], p[7]]) & 0x1fff;
     let protocol = p[9];
     let l4 = &p[ihl..];
-    let (mut sport, mut dport, mut tcp_seq) = (0, 0, 0);
+    let (mut sport, mut dport, mut tcp_seq, mut tcp_ack, mut tcp_flags) = (0, 0, 0, 0, 0);
     if frag_off == 0 && (protocol == TCP || protocol == UDP) && l4.len() >= 8 {
         sport = u16::from_be_bytes([l4[0], l4[1]]);
         dport = u16::from_be_bytes([l4[2], l4[3]]);
-        if protocol == TCP {
+        if protocol == TCP && l4.len() >= 14 {
             tcp_seq = u32::from_be_bytes([l4[4], l4[5], l4[6], l4[7]]);
+            tcp_ack = u32::from_be_bytes([l4[8], l4[9], l4[10], l4[11]]);
+            tcp_flags = l4[13];
         }
     }
     Some(Headers {
@@ -55,6 +61,8 @@ pub fn parse(p: &[u8]) -> Option<Headers> {
         sport,
         dport,
         tcp_seq,
+        tcp_ack,
+        tcp_flags,
     })
 }
 

@@ -37,6 +37,8 @@ struct DirCfg {
 struct PortCfg {
     protocol: u8,
     port: u16,
+    #[serde(default)]
+    mss: u32,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +169,7 @@ fn run(cfg: Config) -> std::io::Result<()> {
         .map(|p| FlowPort {
             protocol: p.protocol,
             port: p.port,
+            mss: p.mss,
         })
         .collect();
     let mut emu = Emulator::new(&sc, cfg.seed, &dirs, &ports);
