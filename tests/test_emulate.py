@@ -191,3 +191,37 @@ def test_teardown_after_killed_and_interrupted_runs(clean: None) -> None:
         _assert_nothing_left(prefix)
     finally:
         subprocess.run(["ip", "netns", "del", foreign], capture_output=True)
+
+
+@needs_emulation
+def test_compare_prints_simulated_and_emulated_side_by_side(clean: None, tmp_path: Path) -> None:
+    """`qoslab emulate --compare` on the CBR marker scenario: a CBR flow is deterministic, so
+    the simulated and emulated marks per colour agree to a packet or two."""
+    r = subprocess.run(
+        [
+            QOSLAB,
+            "emulate",
+            str(SCEN / "cbr-marker.toml"),
+            "--duration",
+            "3",
+            "--compare",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = {}
+    for ln in r.stdout.splitlines():
+        cells = [c.strip() for c in ln.strip("│┃ ").split("│")]
+        if len(cells) == 3:
+            rows[cells[0]] = cells[1:]
+    print(r.stdout)
+    sim_g, emu_g = (int(x) for x in rows["marked green (packets)"])
+    sim_y, emu_y = (int(x) for x in rows["marked yellow (packets)"])
+    assert abs(sim_g - emu_g) <= 2 and abs(sim_y - emu_y) <= 3
+    assert abs(sim_g - (5 + 375)) <= 1  # CBS 5 packets + 1 Mbit/s for 3 s
+    assert rows["Jain index"] == ["1.000", "1.000"]
+    assert json.loads((tmp_path / "summary.json").read_text())["mode"] == "emulation"

@@ -746,6 +746,10 @@ def emulate(
     cc: Annotated[
         str, typer.Option("--cc", help="Congestion control of the TCP senders: reno, cubic or bbr.")
     ] = "reno",
+    window_clamp: Annotated[
+        bool,
+        typer.Option("--window-clamp", help="Receivers clamp their window at the scenario's TCP window."),
+    ] = False,
     cleanup: Annotated[
         bool, typer.Option("--cleanup", help="Only remove what earlier (killed) emulation runs left behind.")
     ] = False,
@@ -770,7 +774,9 @@ def emulate(
         _fail(f"--cc: expected reno, cubic or bbr, got {cc!r}")
     sc = _load(scenario, set_)
     try:
-        res = emu.run(sc, seed, duration_s=duration, out=out, cc=cc, log=lambda m: con.log(m))
+        res = emu.run(
+            sc, seed, duration_s=duration, out=out, cc=cc, window_clamp=window_clamp, log=lambda m: con.log(m)
+        )
     except emu.EmulationError as e:
         _fail(str(e))
     except KeyboardInterrupt:

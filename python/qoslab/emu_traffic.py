@@ -63,6 +63,7 @@ def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
     bins = Bins(a.epoch, a.until)
     conns: list[socket.socket] = []
     total = 0
+    buf = bytearray(1 << 20)
     while True:
         now = time.monotonic()
         if now >= a.until:
@@ -74,16 +75,27 @@ def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
                 c.setblocking(False)
                 conns.append(c)
                 continue
-            try:
-                data = s.recv(1 << 16)
-            except (BlockingIOError, ConnectionResetError):
-                continue
-            if not data:
+            # drain the socket: a receiver that lags would shrink its advertised window
+            n = 0
+            closed = False
+            while True:
+                try:
+                    k = s.recv_into(buf)
+                except BlockingIOError:
+                    break
+                except ConnectionResetError:
+                    closed = True
+                    break
+                if k == 0:
+                    closed = True
+                    break
+                n += k
+            if n:
+                total += n
+                bins.add(time.monotonic(), n)
+            if closed:
                 conns.remove(s)
                 s.close()
-                continue
-            total += len(data)
-            bins.add(time.monotonic(), len(data))
     return {"bytes": total, "bin_s": BIN_S, "bin_bytes": bins.bytes}
 
 

@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -328,6 +329,7 @@ def run(
     cc: str = "reno",
     kernel_links: tuple[str, ...] = (),
     dscp_count: bool = True,
+    window_clamp: bool = False,
     log: Any = None,
 ) -> EmuResult:
     """Emulates ``scenario`` for ``duration_s`` real seconds (default: its own duration).
@@ -335,7 +337,9 @@ def run(
     ``cc``: congestion control of every TCP sender (reno, cubic or bbr). ``kernel_links``:
     links whose directions the kernel serialises instead of the daemon (htb at the link
     rate + pfifo of the queue's packet limit on the sender's veth; the daemon then adds the
-    propagation delay only) — the calibration reference.
+    propagation delay only) — the calibration reference. ``window_clamp``: the receivers clamp
+    their advertised window at the scenario's TCP ``window`` (ns-2's ``window_``) with
+    ``TCP_WINDOW_CLAMP`` (off by default: see docs/emulation.md).
     """
     require()
     sc = emulation_scenario(scenario, duration_s)
@@ -348,17 +352,21 @@ def run(
     if removed:
         say(f"removed leftovers of earlier runs: {', '.join(removed)}")
     st = RunState.new()
-    old_term = signal.signal(signal.SIGTERM, _raise_on_term)
+    # SIGTERM becomes an exception, so that teardown runs (only the main thread gets signals)
+    main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _raise_on_term) if main else None
     work = Path(tempfile.mkdtemp(prefix=f"{st.prefix}-"))
     t_wall = time.perf_counter()
     try:
-        return _run(sc, seed, st, work, cc, kernel_links, dscp_count, say, t_wall, out)
+        return _run(sc, seed, st, work, cc, kernel_links, dscp_count, window_clamp, say, t_wall, out)
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if main:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
         try:
             _teardown_record(json.loads(st.path.read_text()), st.path)
         finally:
-            signal.signal(signal.SIGTERM, old_term)
+            if main:
+                signal.signal(signal.SIGTERM, old_term)
             shutil.rmtree(work, ignore_errors=True)
 
 
@@ -370,6 +378,7 @@ def _run(
     cc: str,
     kernel_links: tuple[str, ...],
     dscp_count: bool,
+    window_clamp: bool,
     say: Any,
     t_wall: float,
     out: str | Path | None,
@@ -564,7 +573,7 @@ def _run(
             return
         outp = work / f"{role}-{fi}.json"
         p = subprocess.Popen(
-            ["ip", "netns", "exec", ns[n], py, tool, *args, "--out", str(outp)],
+            ["ip", "netns", "exec", ns[n], "nice", "-n", "-10", py, tool, *args, "--out", str(outp)],
             stdout=subprocess.DEVNULL,
             stderr=open(work / f"{role}-{fi}.log", "wb"),
             preexec_fn=_die_with_parent,
@@ -595,7 +604,7 @@ def _run(
                     "--mss",
                     mss,
                     "--window-bytes",
-                    str(f["tcp"]["window_pkts"] * (f["packet_size_bytes"] - 40)),
+                    str(f["tcp"]["window_pkts"] * (f["packet_size_bytes"] - 40) if window_clamp else 0),
                 ],
             )
             spawn(
