@@ -1,6 +1,6 @@
 """Emulation mode (docs/emulation.md): real namespaces, real kernel TCP, qoslab's conditioners
 and queues in the NFQUEUE link daemon. Needs root, iproute2, iptables and ethtool (`make
-emu-deps`); skipped with the reason otherwise. About 80 s in all."""
+emu-deps`); skipped with the reason otherwise. About 105 s in all."""
 
 from __future__ import annotations
 
@@ -110,23 +110,25 @@ def test_token_bucket_marker_counts_match_receiver(clean: None) -> None:
 @needs_emulation
 def test_rio_two_contracts_simulated_vs_emulated(clean: None) -> None:
     """Two TCP flows with 6 and 1 Mbit/s contracts over an 8 Mbit/s RIO bottleneck: the
-    emulation (Linux Reno) and the simulation (ns-2 Reno, mean over 5 seeds) give the same
-    ordering and per-flow shares within 15 %."""
+    emulation (Linux Reno) and the simulation (ns-2 Reno) give the same ordering and per-flow
+    shares within 15 %. Both sides are means over seeds (simulated 1-5, emulated 1-2: one
+    emulated run's shares vary by about ±0.03, e.g. 0.693-0.753 for the first flow)."""
     sc = load_scenario(SCEN / "rio-2contracts.toml")
     sims = [simulate(sc, s).flows["throughput_bps"].to_numpy() for s in range(1, 6)]
     share_sim = np.mean([t / t.sum() for t in sims], axis=0)
-    e = emu.run(sc, 1)
-    t = e.flows["throughput_bps"].to_numpy()
-    share_emu = t / t.sum()
+    emus = [emu.run(sc, s) for s in (1, 2)]
+    shares = [e.flows["throughput_bps"].to_numpy() / e.flows["throughput_bps"].sum() for e in emus]
+    share_emu = np.mean(shares, axis=0)
     print(
-        f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)}; "
-        f"emulated aggregate {t.sum() / 1e6:.2f} Mbit/s"
+        f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)} "
+        f"(runs {[x.round(3).tolist() for x in shares]})"
     )
     assert (np.argsort(share_sim) == np.argsort(share_emu)).all()
     assert (np.abs(share_emu / share_sim - 1) <= 0.15).all()
     # the AF11 packets are protected: RIO drops far fewer of them than of AF12
-    b = e.links[(e.links["link_name"] == "bottleneck") & (e.links["direction"] == "ab")].iloc[0]
-    assert b["drops_prec1"] > 3 * b["drops_prec0"]
+    for e in emus:
+        b = e.links[(e.links["link_name"] == "bottleneck") & (e.links["direction"] == "ab")].iloc[0]
+        assert b["drops_prec1"] > 3 * b["drops_prec0"]
 
 
 def _wait_for_run(proc: subprocess.Popen[bytes], before: set[str], timeout: float = 20) -> str:
