@@ -5,7 +5,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 clean
+.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -19,6 +19,7 @@ venv: $(VENV)/.deps
 
 $(STAMP): $(VENV)/.deps $(SRC)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
+	cargo build --release -q -p qoslab-emu
 	touch $@
 
 build: $(STAMP)
@@ -32,10 +33,21 @@ ns2:
 		|| echo "could not install ns2/tshark (see /tmp/qoslab-apt.log): those tests will be skipped"; \
 	else echo "ns-2 not found and apt-get unavailable (or not root): ns-2 tests will be skipped"; fi
 
+# Emulation mode's tools (iproute2, iptables, ethtool; Debian packages) for tests/test_emulate.py;
+# skipped with a message where apt is absent or we are not root (those tests are then skipped).
+emu-deps:
+	@if command -v iptables >/dev/null 2>&1 && command -v ethtool >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then \
+		echo "emulation tools: $$(command -v iptables) $$(command -v ethtool)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing iproute2, iptables and ethtool (Debian packages) for the emulation tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 iptables ethtool) >/tmp/qoslab-apt-emu.log 2>&1 \
+		|| echo "could not install the emulation tools (see /tmp/qoslab-apt-emu.log): emulation tests will be skipped"; \
+	else echo "emulation tools missing and apt-get unavailable (or not root): emulation tests will be skipped"; fi
+
 demo: build
 	$(VENV)/bin/qoslab run scenarios/fdd-red-s1.toml --seed 1 --out results/demo
 
-test: build ns2
+test: build ns2 emu-deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace --release -q

@@ -111,7 +111,9 @@ pub struct Series {
     pub gauge_names: Vec<&'static str>,
 }
 
-fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
+/// The queue discipline a resolved queue table describes (shared with the emulator's link
+/// daemon, so that both drive the very same state machine).
+pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
     let curves = || {
         qc.precedences
             .iter()
@@ -138,7 +140,8 @@ fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
     }
 }
 
-fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> MultiQueue {
+/// The physical queues and scheduler of a multi-queue link direction (shared with the emulator).
+pub fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> MultiQueue {
     let default = qc
         .queues
         .iter()
@@ -193,7 +196,8 @@ struct Conditioner {
     colored: [u64; 3],
 }
 
-fn meter_spec(m: &MeterConfig) -> MeterSpec {
+/// The meter a resolved conditioner table describes (shared with the emulator).
+pub fn meter_spec(m: &MeterConfig) -> MeterSpec {
     let mode = if m.mode == "aware" {
         ColorMode::Aware
     } else {
@@ -236,7 +240,7 @@ fn meter_spec(m: &MeterConfig) -> MeterSpec {
 }
 
 /// The colour a packet carries into a colour-aware meter: AFx2 yellow, AFx3 red, else green.
-fn pre_color(dscp: u8) -> Color {
+pub fn pre_color(dscp: u8) -> Color {
     match dscp {
         12 | 20 | 28 | 36 => Color::Yellow,
         14 | 22 | 30 | 38 => Color::Red,

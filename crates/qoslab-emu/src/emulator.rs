@@ -1,0 +1,632 @@
+//! The link emulator: the scenario's link directions that end at one node, each with its
+//! conditioners, queue discipline, transmitter and propagation delay — the simulator's own
+//! types ([`LinkDir`], [`AnyAqm`](qoslab_core::aqm::AnyAqm), the meters of
+//! `qoslab_core::conditioner`) driven by real packets' arrival times and headers.
+//!
+//! No clock and no socket here: the daemon passes in the time (ns on its monotonic clock)
+//! and each packet's parsed headers, asks which packets are due, and turns them into
+//! verdicts. So everything in this file is tested without root.
+//!
+//! A direction a → b is emulated where its packets enter b (iptables PREROUTING on b's end of
+//! the veth, NFQUEUE): the veth itself is instantaneous, so a packet reaches the daemon when
+//! the simulator would hand it to the link, and it is released (accepted) when the simulator
+//! would deliver it at b: after the queue, the transmission at the link rate and the
+//! propagation delay.
+
+use std::collections::{HashMap, VecDeque};
+
+use qoslab_core::aqm::DropReason;
+use qoslab_core::conditioner::{AnyMeter, Color, Meter, MeterSpec};
+use qoslab_core::net::link::{Admit, LinkDir, LinkStats};
+use qoslab_core::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
+use qoslab_core::rng::{stream, SimRng};
+use qoslab_core::scenario::{Action, ConditionerConfig, Scenario};
+use qoslab_core::sim::{build_aqm, build_multi, meter_spec, pre_color};
+use qoslab_core::units::SimTime;
+
+use crate::ipv4::Headers;
+
+/// How the real traffic of one scenario flow is recognised: its protocol and the server
+/// port (data travels to it, ACKs come from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowPort {
+    pub protocol: u8,
+    pub port: u16,
+    /// TCP: the segment payload size, to express sequence numbers in packets as the
+    /// simulator does (0 for UDP).
+    pub mss: u32,
+}
+
+/// One link direction handled by this daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirSpec {
+    /// Link direction index: link * 2 + (0 for a→b, 1 for b→a).
+    pub dir_idx: usize,
+    /// The kernel serialises this direction (htb + pfifo on the sender's veth, for the
+    /// calibration): the daemon adds the propagation delay only.
+    pub delay_only: bool,
+}
+
+/// What happened to an arriving packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Held: release it when [`Emulator::due`] returns its id.
+    Held(PacketId),
+    /// Dropped by a conditioner (policer) or the queue discipline.
+    Dropped(DropReason),
+    /// Not a packet of any scenario flow (e.g. ICMP): pass it at once, uncounted.
+    Unclassified,
+}
+
+struct Cond {
+    cfg: ConditionerConfig,
+    spec: MeterSpec,
+    meters: Vec<Option<AnyMeter>>,
+    rng: SimRng,
+    colored: [u64; 3],
+}
+
+struct Dir {
+    spec: DirSpec,
+    link: LinkDir,
+    conds: Vec<usize>,
+    /// Multi-queue directions: end of the transmission in progress.
+    tx_done: Option<SimTime>,
+    /// Delay-only directions: (release time, packet) in order.
+    delay_line: VecDeque<(SimTime, PacketId)>,
+}
+
+/// Per-flow counters (data packets only, as the simulator's flow table).
+#[derive(Debug, Clone, Default)]
+pub struct FlowCounters {
+    pub arrivals: u64,
+    pub colored: [u64; 3],
+    pub drops_by_reason: [u64; 4],
+    pub drops_by_prec: [u64; 3],
+    pub acks: u64,
+    pub acks_dropped: u64,
+}
+
+pub struct Emulator {
+    dirs: Vec<Dir>,
+    arena: PacketArena,
+    conds: Vec<Cond>,
+    by_port: HashMap<(u8, u16), u32>,
+    flow_nodes: Vec<(usize, usize)>,
+    mss: Vec<u32>,
+    /// Per flow: the data direction's initial sequence number (from its SYN) and the UDP
+    /// datagram counter.
+    isn: Vec<Option<u32>>,
+    udp_seq: Vec<u64>,
+    pub flows: Vec<FlowCounters>,
+    pub unclassified: u64,
+}
+
+impl Emulator {
+    /// The directions `dirs` of `sc`, with the simulator's random streams for `seed`;
+    /// `ports[f]` recognises flow f.
+    pub fn new(sc: &Scenario, seed: u64, dirs: &[DirSpec], ports: &[FlowPort]) -> Emulator {
+        let mut out = Vec::with_capacity(dirs.len());
+        for &spec in dirs {
+            let l = &sc.links[spec.dir_idx / 2];
+            let (from, to, qc) = if spec.dir_idx % 2 == 0 {
+                (l.a_idx, l.b_idx, &l.queue_ab)
+            } else {
+                (l.b_idx, l.a_idx, &l.queue_ba)
+            };
+            let dir_id = spec.dir_idx as u64;
+            let mut link = LinkDir::new(
+                spec.dir_idx / 2,
+                from,
+                to,
+                l.bandwidth_bps,
+                l.delay_ns,
+                qc.limit(),
+                build_aqm(qc, l.bandwidth_bps),
+                SimRng::derive(seed, stream::QUEUE | dir_id),
+                (0, SimTime::MAX),
+            );
+            if qc.kind == "multi" {
+                link.multi = Some(Box::new(build_multi(qc, l.bandwidth_bps, seed, dir_id)));
+            }
+            out.push(Dir {
+                spec,
+                link,
+                conds: Vec::new(),
+                tx_done: None,
+                delay_line: VecDeque::new(),
+            });
+        }
+        let mut conds = Vec::new();
+        for (i, c) in sc.conditioners.iter().enumerate() {
+            let spec = meter_spec(&c.meter);
+            let n = if c.scope == "aggregate" {
+                1
+            } else {
+                sc.flows.len()
+            };
+            // Every conditioner keeps its index (and so its random stream and its row in the
+            // output table); only those on this daemon's directions ever see a packet.
+            if let Some(d) = out
+                .iter_mut()
+                .find(|d| d.spec.dir_idx == c.dir_idx && !d.spec.delay_only)
+            {
+                d.conds.push(i);
+            }
+            conds.push(Cond {
+                cfg: c.clone(),
+                spec,
+                meters: vec![None; n],
+                rng: SimRng::derive(seed, stream::MARKER | i as u64),
+                colored: [0; 3],
+            });
+        }
+        let by_port = ports
+            .iter()
+            .enumerate()
+            .map(|(f, p)| ((p.protocol, p.port), f as u32))
+            .collect();
+        Emulator {
+            dirs: out,
+            arena: PacketArena::with_capacity(1024),
+            conds,
+            by_port,
+            flow_nodes: sc.flows.iter().map(|f| (f.src_idx, f.dst_idx)).collect(),
+            mss: ports.iter().map(|p| p.mss).collect(),
+            isn: vec![None; sc.flows.len()],
+            udp_seq: vec![0; sc.flows.len()],
+            flows: vec![FlowCounters::default(); sc.flows.len()],
+            unclassified: 0,
+        }
+    }
+
+    /// The slot of direction `dir_idx` in this emulator, if it handles it.
+    pub fn slot(&self, dir_idx: usize) -> Option<usize> {
+        self.dirs.iter().position(|d| d.spec.dir_idx == dir_idx)
+    }
+
+    /// The flow and kind of a packet from its ports.
+    pub fn classify(&self, h: &Headers) -> Option<(u32, PacketKind)> {
+        if let Some(&f) = self.by_port.get(&(h.protocol, h.dport)) {
+            return Some((f, PacketKind::Data));
+        }
+        self.by_port
+            .get(&(h.protocol, h.sport))
+            .map(|&f| (f, PacketKind::Ack))
+    }
+
+    /// A packet with headers `h` enters direction slot `s` at `now`.
+    pub fn arrive(&mut self, now: SimTime, s: usize, h: &Headers) -> Admission {
+        let Some((flow, kind)) = self.classify(h) else {
+            self.unclassified += 1;
+            return Admission::Unclassified;
+        };
+        let f = flow as usize;
+        let seq = if h.protocol == crate::ipv4::TCP {
+            if kind == PacketKind::Data && h.tcp_flags & crate::ipv4::SYN != 0 {
+                self.isn[f] = Some(h.tcp_seq);
+            }
+            // ns-2's numbering (`syn` on): the SYN is segment 0, the data segment starting at
+            // byte ISN + 1 + k·MSS is segment k + 1; an ACK carries the last in-order segment.
+            let mss = self.mss[f].max(1) as u64;
+            let isn = self.isn[f].unwrap_or(0);
+            match h.tcp_seq.wrapping_sub(isn) as u64 {
+                _ if kind == PacketKind::Ack => 0,
+                0 => 0,
+                d => (d - 1) / mss + 1,
+            }
+        } else {
+            self.udp_seq[f] += 1;
+            self.udp_seq[f] - 1
+        };
+        let mut meta = PacketMeta::new(flow, kind, h.total_len, seq, now);
+        if h.protocol == crate::ipv4::TCP && kind == PacketKind::Ack {
+            let mss = self.mss[f].max(1) as i64;
+            let isn = self.isn[f].unwrap_or(0);
+            meta.ack = h.tcp_ack.wrapping_sub(isn).wrapping_sub(1) as i64 / mss;
+        }
+        meta.dscp = h.dscp;
+        meta.ecn = h.ecn;
+        match kind {
+            PacketKind::Data => self.flows[flow as usize].arrivals += 1,
+            PacketKind::Ack => self.flows[flow as usize].acks += 1,
+        }
+        let id = self.arena.alloc(meta);
+        if self.dirs[s].spec.delay_only {
+            let d = &mut self.dirs[s];
+            d.link.stats.arrivals += 1;
+            d.delay_line.push_back((now + d.link.delay, id));
+            return Admission::Held(id);
+        }
+        if !self.dirs[s].conds.is_empty() && !self.condition(now, s, id) {
+            return Admission::Dropped(DropReason::Policed);
+        }
+        self.run_tx(now, s);
+        let d = &mut self.dirs[s];
+        let range = d.link.advance(now);
+        for i in range {
+            d.link.depart(i);
+        }
+        let admit = if d.link.multi.is_some() {
+            let a = d.link.enqueue_multi(now, id, &mut self.arena);
+            if let Admit::Queued { .. } = a {
+                if let Some((done, _)) = d.link.start_next(now) {
+                    d.tx_done = Some(done);
+                }
+            }
+            a
+        } else {
+            d.link.enqueue(now, id, &mut self.arena)
+        };
+        match admit {
+            Admit::Queued { .. } => Admission::Held(id),
+            Admit::Dropped(r) => {
+                self.on_drop(id, r);
+                Admission::Dropped(r)
+            }
+        }
+    }
+
+    /// The simulator's conditioning of a packet entering direction slot `s` (`sim.rs`
+    /// `condition`): classifier, per-flow or aggregate meter, action per colour.
+    fn condition(&mut self, now: SimTime, s: usize, id: PacketId) -> bool {
+        for k in 0..self.dirs[s].conds.len() {
+            let ci = self.dirs[s].conds[k];
+            let p = *self.arena.get(id);
+            let (fs, fd) = self.flow_nodes[p.flow as usize];
+            let (src, dst) = if p.kind == PacketKind::Data {
+                (fs, fd)
+            } else {
+                (fd, fs)
+            };
+            let c = &mut self.conds[ci];
+            let arg = c.cfg.classifier_arg;
+            let matches = match c.cfg.classifier.as_str() {
+                "flow" => p.flow as usize == arg,
+                "src" => src == arg,
+                "dst" => dst == arg,
+                "dscp" => p.dscp as usize == arg,
+                _ => true,
+            };
+            if !matches {
+                continue;
+            }
+            let slot = if c.meters.len() == 1 {
+                0
+            } else {
+                p.flow as usize
+            };
+            let spec = c.spec;
+            let meter =
+                c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
+            let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
+            c.colored[color as usize] += 1;
+            let action = match color {
+                Color::Green => c.cfg.green,
+                Color::Yellow => c.cfg.yellow,
+                Color::Red => c.cfg.red,
+            };
+            if p.kind == PacketKind::Data {
+                self.flows[p.flow as usize].colored[color as usize] += 1;
+            }
+            match action {
+                Action::Mark(v) => self.arena.get_mut(id).dscp = v,
+                Action::Keep => {}
+                Action::Drop => {
+                    let st = &mut self.dirs[s].link.stats;
+                    st.arrivals += 1;
+                    st.drops[DropReason::Policed as usize] += 1;
+                    self.on_drop(id, DropReason::Policed);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn on_drop(&mut self, id: PacketId, r: DropReason) {
+        let p = self.arena.free(id);
+        let st = &mut self.flows[p.flow as usize];
+        match p.kind {
+            PacketKind::Data => {
+                st.drops_by_reason[r as usize] += 1;
+                st.drops_by_prec[qoslab_core::ds::drop_precedence(p.dscp) as usize] += 1;
+            }
+            PacketKind::Ack => st.acks_dropped += 1,
+        }
+    }
+
+    /// Multi-queue directions: runs the transmitter's end-of-transmission events up to `now`.
+    fn run_tx(&mut self, now: SimTime, s: usize) {
+        let d = &mut self.dirs[s];
+        while let Some(t) = d.tx_done.filter(|&t| t <= now) {
+            d.link.tx_pending = false;
+            for i in d.link.advance(t) {
+                d.link.depart(i);
+            }
+            d.tx_done = d.link.start_next(t).map(|(done, _)| done);
+        }
+    }
+
+    /// The next time a packet is due (or a transmitter event must run), if any.
+    pub fn next_due(&self) -> Option<SimTime> {
+        self.dirs
+            .iter()
+            .flat_map(|d| {
+                [
+                    d.link.line.front().map(|h| h.done + d.link.delay),
+                    d.tx_done,
+                    d.delay_line.front().map(|e| e.0),
+                ]
+            })
+            .flatten()
+            .min()
+    }
+
+    /// Appends to `out` every packet due at the far node by `now`, with the time it was due,
+    /// in order per direction.
+    pub fn due(&mut self, now: SimTime, out: &mut Vec<(PacketId, SimTime)>) {
+        for s in 0..self.dirs.len() {
+            loop {
+                let d = &mut self.dirs[s];
+                let head = d.link.line.front().map(|h| h.done + d.link.delay);
+                match (d.tx_done.filter(|&t| t <= now), head.filter(|&t| t <= now)) {
+                    (Some(t), h) if h.is_none_or(|h| t <= h) => self.run_tx(t, s),
+                    (_, Some(t)) => {
+                        for i in d.link.advance(t) {
+                            d.link.depart(i);
+                        }
+                        let (id, _) = d.link.arrive();
+                        out.push((id, t));
+                    }
+                    _ => break,
+                }
+            }
+            let d = &mut self.dirs[s];
+            while let Some(&(t, id)) = d.delay_line.front().filter(|e| e.0 <= now) {
+                d.delay_line.pop_front();
+                d.link.stats.departures += 1;
+                d.link.stats.departed_bytes += self.arena.get(id).size as u64;
+                out.push((id, t));
+            }
+        }
+    }
+
+    /// The packet's metadata as it leaves (DSCP and ECN as the conditioners and the queue
+    /// left them); frees its slot.
+    pub fn release(&mut self, id: PacketId) -> PacketMeta {
+        self.arena.free(id)
+    }
+
+    /// Packets held (queued, being serialised or propagating).
+    pub fn held(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// The direction table rows: (direction index, stats, packets still held).
+    pub fn dir_stats(&self) -> impl Iterator<Item = (usize, &LinkStats, u64)> {
+        self.dirs.iter().map(|d| {
+            (
+                d.spec.dir_idx,
+                &d.link.stats,
+                d.link.queued() + d.link.in_pipe() + d.delay_line.len() as u64,
+            )
+        })
+    }
+
+    /// Per conditioner: (index, handled here, packets coloured green, yellow, red).
+    pub fn cond_stats(&self) -> impl Iterator<Item = (usize, bool, [u64; 3])> + '_ {
+        self.conds.iter().enumerate().map(|(i, c)| {
+            let here = self.dirs.iter().any(|d| d.conds.contains(&i));
+            (i, here, c.colored)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ipv4::{parse, tests::packet, UDP};
+
+    const MS: u64 = 1_000_000;
+
+    fn scenario(queue: &str, extra: &str) -> Scenario {
+        let src = format!(
+            r#"
+name = "t"
+duration = "10s"
+[[node]]
+name = "h0"
+[[node]]
+name = "h1"
+[[link]]
+name = "l"
+a = "h0"
+b = "h1"
+bandwidth = "8Mbps"
+delay = "10ms"
+queue_ab = {queue}
+[[flow]]
+name = "u"
+src = "h0"
+dst = "h1"
+type = "cbr"
+rate = "1Mbps"
+{extra}
+"#
+        );
+        Scenario::from_toml(&src, "t.toml").unwrap()
+    }
+
+    fn udp(tos: u8, size: u16) -> Headers {
+        parse(&packet(UDP, tos, 40000, 5000, size)).unwrap()
+    }
+
+    fn emu(sc: &Scenario) -> Emulator {
+        Emulator::new(
+            sc,
+            1,
+            &[DirSpec {
+                dir_idx: 0,
+                delay_only: false,
+            }],
+            &[FlowPort {
+                protocol: UDP,
+                port: 5000,
+                mss: 0,
+            }],
+        )
+    }
+
+    #[test]
+    fn a_packet_is_due_after_transmission_and_propagation() {
+        let sc = scenario(r#"{ type = "droptail", limit = "2pkts" }"#, "");
+        let mut e = emu(&sc);
+        // 1000 B at 8 Mbit/s: 1 ms each; 10 ms propagation.
+        for _ in 0..4 {
+            e.arrive(0, 0, &udp(0, 1000));
+        }
+        // One in transmission, two waiting, the fourth overflows the 2-packet buffer.
+        assert_eq!(e.held(), 3);
+        assert_eq!(e.next_due(), Some(11 * MS));
+        let mut out = Vec::new();
+        e.due(11 * MS - 1, &mut out);
+        assert!(out.is_empty());
+        e.due(13 * MS, &mut out);
+        let times: Vec<_> = out.iter().map(|x| x.1).collect();
+        assert_eq!(times, vec![11 * MS, 12 * MS, 13 * MS]);
+        let (_, st, held) = e.dir_stats().next().unwrap();
+        assert_eq!(
+            (st.arrivals, st.departures, st.drops[2], held),
+            (4, 3, 1, 0)
+        );
+        assert_eq!(e.flows[0].drops_by_reason[2], 1);
+        // An unknown port passes uncounted.
+        let other = parse(&packet(UDP, 0, 1, 2, 100)).unwrap();
+        assert_eq!(e.arrive(20 * MS, 0, &other), Admission::Unclassified);
+        assert_eq!(e.unclassified, 1);
+    }
+
+    #[test]
+    fn the_token_bucket_marker_rewrites_the_codepoint() {
+        let sc = scenario(
+            r#"{ type = "droptail", limit = "100pkts" }"#,
+            r#"
+[[conditioner]]
+name = "m"
+link = "l"
+classify = "flow:u"
+meter = { type = "token_bucket", cir = "800kbps", cbs = "2000B" }
+green = "AF11"
+yellow = "AF12"
+"#,
+        );
+        let mut e = emu(&sc);
+        // Three 1000-byte packets at once: the 2000-byte bucket holds two.
+        for _ in 0..3 {
+            e.arrive(0, 0, &udp(0, 1000));
+        }
+        // 10 ms later the bucket has earned exactly 1000 bytes again.
+        e.arrive(10 * MS, 0, &udp(0, 1000));
+        let mut out = Vec::new();
+        e.due(SimTime::MAX / 2, &mut out);
+        let dscps: Vec<u8> = out.iter().map(|&(id, _)| e.release(id).dscp).collect();
+        assert_eq!(dscps, vec![10, 10, 12, 10]);
+        assert_eq!(e.flows[0].colored, [3, 1, 0]);
+        let (i, here, c) = e.cond_stats().next().unwrap();
+        assert_eq!((i, here, c), (0, true, [3, 1, 0]));
+    }
+
+    #[test]
+    fn tcp_sequence_numbers_count_packets_from_the_syn() {
+        use crate::ipv4::TCP;
+        let sc = scenario(r#"{ type = "droptail", limit = "100pkts" }"#, "");
+        let mut e = Emulator::new(
+            &sc,
+            1,
+            &[DirSpec {
+                dir_idx: 0,
+                delay_only: false,
+            }],
+            &[FlowPort {
+                protocol: TCP,
+                port: 5000,
+                mss: 960,
+            }],
+        );
+        let seg = |seq: u32, ack: u32, flags: u8, dport: u16, sport: u16| {
+            let mut p = packet(TCP, 0, sport, dport, 1000);
+            p[24..28].copy_from_slice(&seq.to_be_bytes());
+            p[28..32].copy_from_slice(&ack.to_be_bytes());
+            p[33] = flags;
+            parse(&p).unwrap()
+        };
+        let isn = u32::MAX - 1000; // the byte numbers wrap
+        let syn = e.arrive(0, 0, &seg(isn, 0, crate::ipv4::SYN, 5000, 40000));
+        let third = e.arrive(
+            1,
+            0,
+            &seg(isn.wrapping_add(1 + 2 * 960), 0, 0x10, 5000, 40000),
+        );
+        let ack = e.arrive(
+            2,
+            0,
+            &seg(7, isn.wrapping_add(1 + 3 * 960), 0x10, 40000, 5000),
+        );
+        let mut out = Vec::new();
+        e.due(SimTime::MAX / 2, &mut out);
+        let metas: Vec<_> = out.iter().map(|&(id, _)| e.release(id)).collect();
+        assert!(matches!(
+            (syn, third, ack),
+            (Admission::Held(_), Admission::Held(_), Admission::Held(_))
+        ));
+        // SYN = 0, the third data segment = 3; the ACK of three segments acknowledges 3.
+        assert_eq!((metas[0].seq, metas[1].seq), (0, 3));
+        assert_eq!((metas[2].kind, metas[2].ack), (PacketKind::Ack, 3));
+    }
+
+    #[test]
+    fn a_priority_multi_queue_serves_ef_first() {
+        let sc = scenario(
+            r#"{ type = "multi", scheduler = "priority", queues = [ { name = "ef", dscp = ["EF"], queue = { type = "droptail", limit = "10pkts" } }, { name = "be", default = true, queue = { type = "droptail", limit = "10pkts" } } ] }"#,
+            "",
+        );
+        let mut e = emu(&sc);
+        // 1000 B at 8 Mbit/s = 1 ms each. Two best-effort packets, then one EF: the first BE is
+        // already on the wire, the EF packet overtakes the second.
+        e.arrive(0, 0, &udp(0, 1000));
+        e.arrive(0, 0, &udp(0, 1000));
+        e.arrive(100, 0, &udp(46 << 2, 1000));
+        let mut out = Vec::new();
+        e.due(SimTime::MAX / 2, &mut out);
+        let got: Vec<(u8, u64)> = out.iter().map(|&(id, t)| (e.release(id).dscp, t)).collect();
+        assert_eq!(got, vec![(0, 11 * MS), (46, 12 * MS), (0, 13 * MS)]);
+    }
+
+    #[test]
+    fn a_delay_only_direction_adds_the_propagation_delay() {
+        let sc = scenario(r#"{ type = "droptail", limit = "1pkts" }"#, "");
+        let mut e = Emulator::new(
+            &sc,
+            1,
+            &[DirSpec {
+                dir_idx: 0,
+                delay_only: true,
+            }],
+            &[FlowPort {
+                protocol: UDP,
+                port: 5000,
+                mss: 0,
+            }],
+        );
+        for t in 0..5 {
+            assert!(matches!(e.arrive(t, 0, &udp(0, 1000)), Admission::Held(_)));
+        }
+        let mut out = Vec::new();
+        e.due(10 * MS + 4, &mut out);
+        assert_eq!(
+            out.iter().map(|x| x.1).collect::<Vec<_>>(),
+            (0..5).map(|t| 10 * MS + t).collect::<Vec<_>>()
+        );
+    }
+}

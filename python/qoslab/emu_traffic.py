@@ -1,0 +1,219 @@
+"""Built-in traffic for emulation mode: bulk TCP and UDP CBR / Poisson / ON-OFF sources and
+their sinks, run inside the run's network namespaces (`ip netns exec NS python emu_traffic.py
+...`). Standard library only, so that it starts fast and needs nothing installed.
+
+Every process is bounded in time: sources stop at ``--stop``, sinks at ``--until`` (absolute
+CLOCK_MONOTONIC seconds, the same clock in every namespace). Sinks write per-bin received
+bytes/packets as JSON; sources write what they sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import select
+import socket
+import time
+from typing import Any
+
+#: Width of the throughput bins (s).
+BIN_S = 0.1
+
+
+def _sleep_until(t: float) -> None:
+    while True:
+        d = t - time.monotonic()
+        if d <= 0:
+            return
+        time.sleep(min(d, 0.05))
+
+
+class Bins:
+    """Bytes and packets per BIN_S bin, counted from ``epoch``."""
+
+    def __init__(self, epoch: float, until: float) -> None:
+        self.epoch = epoch
+        self.bytes = [0] * (int((until - epoch) / BIN_S) + 2)
+        self.pkts = [0] * len(self.bytes)
+
+    def add(self, now: float, nbytes: int) -> None:
+        i = min(max(int((now - self.epoch) / BIN_S), 0), len(self.bytes) - 1)
+        self.bytes[i] += nbytes
+        self.pkts[i] += 1
+
+
+def _ready(a: argparse.Namespace) -> None:
+    """Tells the run the sink is listening."""
+    with open(a.out + ".ready", "w") as f:
+        f.write("ready\n")
+
+
+def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
+    if a.window_bytes > 0:
+        # ns-2's advertised-window cap (`window_`): the accepted sockets inherit the clamp
+        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, a.window_bytes)
+    ls.bind((a.bind, a.port))
+    ls.listen(8)
+    _ready(a)
+    ls.setblocking(False)
+    bins = Bins(a.epoch, a.until)
+    conns: list[socket.socket] = []
+    total = 0
+    buf = bytearray(1 << 20)
+    while True:
+        now = time.monotonic()
+        if now >= a.until:
+            break
+        r, _, _ = select.select([ls, *conns], [], [], min(0.05, a.until - now))
+        for s in r:
+            if s is ls:
+                c, _ = ls.accept()
+                c.setblocking(False)
+                conns.append(c)
+                continue
+            # drain the socket: a receiver that lags would shrink its advertised window
+            n = 0
+            closed = False
+            while True:
+                try:
+                    k = s.recv_into(buf)
+                except BlockingIOError:
+                    break
+                except ConnectionResetError:
+                    closed = True
+                    break
+                if k == 0:
+                    closed = True
+                    break
+                n += k
+            if n:
+                total += n
+                bins.add(time.monotonic(), n)
+            if closed:
+                conns.remove(s)
+                s.close()
+    return {"bytes": total, "bin_s": BIN_S, "bin_bytes": bins.bytes}
+
+
+def tcp_source(a: argparse.Namespace) -> dict[str, Any]:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, a.cc.encode())
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
+    s.bind((a.bind, 0))
+    _sleep_until(a.start)
+    late = time.monotonic() - a.start
+    sent = 0
+    err = ""
+    try:
+        s.settimeout(max(a.stop - time.monotonic(), 0.1))
+        s.connect((a.dst, a.port))
+        late = max(late, 0.0)
+        buf = b"\0" * (1 << 16)
+        s.setblocking(False)
+        while True:
+            now = time.monotonic()
+            if now >= a.stop:
+                break
+            _, w, _ = select.select([], [s], [], min(0.05, a.stop - now))
+            if w:
+                try:
+                    sent += s.send(buf)
+                except BlockingIOError:
+                    pass
+    except OSError as e:
+        err = str(e)
+    finally:
+        s.close()
+    return {"bytes": sent, "error": err, "start_late_s": late}
+
+
+def udp_sink(a: argparse.Namespace) -> dict[str, Any]:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    s.bind((a.bind, a.port))
+    s.setblocking(False)
+    _ready(a)
+    bins = Bins(a.epoch, a.until)
+    total = pkts = 0
+    while True:
+        now = time.monotonic()
+        if now >= a.until:
+            break
+        r, _, _ = select.select([s], [], [], min(0.05, a.until - now))
+        while r:
+            try:
+                data = s.recv(1 << 16)
+            except BlockingIOError:
+                break
+            # Wire size: the IP (20) and UDP (8) headers count, as in the simulator.
+            total += len(data) + 28
+            pkts += 1
+            bins.add(time.monotonic(), len(data) + 28)
+    return {"bytes": total, "packets": pkts, "bin_s": BIN_S, "bin_bytes": bins.bytes}
+
+
+def udp_source(a: argparse.Namespace) -> dict[str, Any]:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
+    s.bind((a.bind, 0))
+    payload = b"\0" * max(a.size - 28, 0)
+    gap = a.size * 8 / a.rate
+    rng = random.Random(a.seed)
+    _sleep_until(a.start)
+    late = time.monotonic() - a.start
+    t = a.start
+    on_until = t + (rng.expovariate(1 / a.on) if a.kind == "onoff" else float("inf"))
+    sent = 0
+    while t < a.stop:
+        _sleep_until(t)
+        try:
+            s.sendto(payload, (a.dst, a.port))
+            sent += 1
+        except OSError:
+            pass
+        if a.kind == "poisson":
+            t += rng.expovariate(1 / gap)
+        else:
+            t += gap
+        if a.kind == "onoff" and t >= on_until:
+            t = on_until + rng.expovariate(1 / a.off)
+            on_until = t + rng.expovariate(1 / a.on)
+    return {"packets": sent, "bytes": sent * a.size, "start_late_s": late}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("mode", choices=["tcp-sink", "tcp-source", "udp-sink", "udp-source"])
+    p.add_argument("--bind", required=True)
+    p.add_argument("--dst", default="")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--epoch", type=float, default=0.0, help="time zero of the run (monotonic s)")
+    p.add_argument("--start", type=float, default=0.0)
+    p.add_argument("--stop", type=float, default=0.0)
+    p.add_argument("--until", type=float, default=0.0)
+    p.add_argument("--mss", type=int, default=1460)
+    p.add_argument("--cc", default="reno")
+    p.add_argument("--window-bytes", type=int, default=0, help="TCP receive window clamp")
+    p.add_argument("--tos", type=int, default=0)
+    p.add_argument("--kind", default="cbr", choices=["cbr", "poisson", "onoff"])
+    p.add_argument("--rate", type=float, default=1e6)
+    p.add_argument("--size", type=int, default=1000)
+    p.add_argument("--on", type=float, default=1.0)
+    p.add_argument("--off", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    fn = {"tcp-sink": tcp_sink, "tcp-source": tcp_source, "udp-sink": udp_sink, "udp-source": udp_source}
+    res = fn[a.mode](a)
+    with open(a.out, "w") as f:
+        json.dump(res, f)
+
+
+if __name__ == "__main__":
+    main()
