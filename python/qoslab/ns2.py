@@ -262,6 +262,12 @@ def _queue_reason(where: str, q: Any) -> str | None:
     if not isinstance(q, dict):
         return f"{where}: queue must be a dict"
     qtype = q.get("type")
+    if qtype == "fdd_red":
+        return (
+            f"{where}: an fdd_red queue (FDD-RED, Hashemi et al.) cannot be exported: ns-2.35 has no "
+            "FDD-RED (the paper's authors patched their own REDQueue); run it in qoslab, or use "
+            "type = \"red\" for the ns-2 baseline"
+        )
     if qtype in _DS_QUEUE_TYPES:
         return _ds_queue_reason(where, q)
     if qtype not in _QUEUE_TYPES:

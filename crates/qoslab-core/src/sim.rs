@@ -439,6 +439,12 @@ impl Simulation {
         Ok(())
     }
 
+    /// The queue discipline of link direction `dir` (link index * 2 + 0 for a→b, + 1 for b→a),
+    /// for inspection.
+    pub fn aqm(&self, dir: usize) -> &AnyAqm {
+        &self.dirs[dir].aqm
+    }
+
     pub fn now(&self) -> SimTime {
         self.q.now()
     }

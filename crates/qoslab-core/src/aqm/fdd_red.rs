@@ -639,4 +639,114 @@ mod tests {
         a.update_avg_rtt(80 * MS);
         assert!((a.weight(0) / a.weight(1) - 4.0).abs() < 1e-12);
     }
+
+    /// Scenario 3 of the paper (RTTs 20-100 ms) with an fdd_red bottleneck.
+    fn dumbbell(rtt_source: &str, delays: &str) -> crate::scenario::Scenario {
+        let src = format!(
+            r#"
+name = "fdd"
+duration = "30s"
+[tcp]
+packet_size = "500B"
+window = 1000
+[[node]]
+name = "s{{i}}"
+count = 5
+[[node]]
+name = "r1"
+[[node]]
+name = "r2"
+[[node]]
+name = "d{{i}}"
+count = 5
+[[link]]
+name = "access{{i}}"
+count = 5
+a = "s{{i}}"
+b = "r1"
+bandwidth = "10Mbps"
+delay = {delays}
+queue = {{ type = "droptail", limit = "100pkts" }}
+[[link]]
+name = "bottleneck"
+a = "r1"
+b = "r2"
+bandwidth = "1Mbps"
+delay = "5ms"
+queue_ab = {{ type = "fdd_red", limit = "100pkts", min_th = 25, max_th = 75, max_p = 0.01, rtt_source = "{rtt_source}" }}
+queue_ba = {{ type = "droptail", limit = "100pkts" }}
+[[link]]
+name = "exit{{i}}"
+count = 5
+a = "r2"
+b = "d{{i}}"
+bandwidth = "10Mbps"
+delay = "1ms"
+queue = {{ type = "droptail", limit = "100pkts" }}
+[[flow]]
+name = "ftp{{i}}"
+count = 5
+src = "s{{i}}"
+dst = "d{{i}}"
+start = "uniform(0s, 1s)"
+"#
+        );
+        crate::scenario::Scenario::from_toml(&src, "fdd.toml").expect("valid")
+    }
+
+    const HETERO: &str = r#"["4ms", "14ms", "24ms", "34ms", "44ms"]"#;
+
+    fn run(rtt_source: &str, delays: &str) -> FddRed {
+        let sc = dumbbell(rtt_source, delays);
+        let mut sim = crate::sim::Simulation::new(&sc, 1);
+        sim.run();
+        // link 5 is the bottleneck; direction a→b
+        match sim.aqm(10) {
+            crate::aqm::AnyAqm::FddRed(a) => (**a).clone(),
+            other => panic!("expected fdd_red, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn in_a_simulation_the_oracle_gets_the_propagation_rtts() {
+        let a = run("oracle", HETERO);
+        let got: Vec<f64> = (0..5).map(|f| a.rtt_of(f).unwrap() / MS as f64).collect();
+        assert_eq!(got, vec![20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert!(a.stats.decisions > 0);
+        assert_eq!(
+            a.stats.decisions,
+            a.stats.immediate + a.stats.deferred,
+            "{:?}",
+            a.stats
+        );
+    }
+
+    #[test]
+    fn in_a_simulation_the_estimator_tracks_propagation_plus_queueing() {
+        let a = run("estimator", HETERO);
+        for f in 0..5u32 {
+            let prop = 20.0 + 20.0 * f as f64;
+            let est = a.rtt_of(f).expect("an estimate") / MS as f64;
+            // Propagation + serialisation (4 ms of a 500-byte packet at 1 Mbps, 0.4 ms on each
+            // 10 Mbps link) + the bottleneck queue (up to 100 packets, 400 ms).
+            assert!(est > prop + 4.0 && est < prop + 4.0 + 400.0, "flow {f}: {est} vs {prop}");
+            assert!(a.flows[f as usize].est.samples > 100);
+        }
+        // The order of the RTTs is recovered (the queueing delay is common to all flows).
+        let e: Vec<f64> = (0..5).map(|f| a.rtt_of(f).unwrap()).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]), "{e:?}");
+    }
+
+    #[test]
+    fn in_a_simulation_the_oracle_window_forgets_bursty_flows() {
+        // Equal RTTs: the configured RTT (100 ms) excludes the ~250 ms of queueing, so within
+        // one RTT_avg only some flows pass; the others are forgotten between RED's sparse drop
+        // decisions and every decision falls on the arriving flow, as under RED.
+        let a = run("oracle", r#""44ms""#);
+        assert!(a.stats.decisions > 10);
+        assert_eq!(a.stats.deferred, 0, "{:?}", a.stats);
+        // With the estimator's RTT_avg (propagation + queueing) the flows stay in the window.
+        let e = run("estimator", r#""44ms""#);
+        assert!(e.stats.deferred > e.stats.decisions / 2, "{:?}", e.stats);
+    }
 }
