@@ -641,7 +641,7 @@ mod tests {
     }
 
     /// Scenario 3 of the paper (RTTs 20-100 ms) with an fdd_red bottleneck.
-    fn dumbbell(rtt_source: &str, delays: &str) -> crate::scenario::Scenario {
+    fn dumbbell(rtt_source: &str, delays: &str, limit: u32) -> crate::scenario::Scenario {
         let src = format!(
             r#"
 name = "fdd"
@@ -673,7 +673,7 @@ a = "r1"
 b = "r2"
 bandwidth = "1Mbps"
 delay = "5ms"
-queue_ab = {{ type = "fdd_red", limit = "100pkts", min_th = 25, max_th = 75, max_p = 0.01, rtt_source = "{rtt_source}" }}
+queue_ab = {{ type = "fdd_red", limit = "{limit}pkts", min_th = 25, max_th = 75, max_p = 0.01, rtt_source = "{rtt_source}" }}
 queue_ba = {{ type = "droptail", limit = "100pkts" }}
 [[link]]
 name = "exit{{i}}"
@@ -697,7 +697,11 @@ start = "uniform(0s, 1s)"
     const HETERO: &str = r#"["4ms", "14ms", "24ms", "34ms", "44ms"]"#;
 
     fn run(rtt_source: &str, delays: &str) -> FddRed {
-        let sc = dumbbell(rtt_source, delays);
+        run_with(rtt_source, delays, 100)
+    }
+
+    fn run_with(rtt_source: &str, delays: &str, limit: u32) -> FddRed {
+        let sc = dumbbell(rtt_source, delays, limit);
         let mut sim = crate::sim::Simulation::new(&sc, 1);
         sim.run();
         // link 5 is the bottleneck; direction a→b
@@ -748,5 +752,19 @@ start = "uniform(0s, 1s)"
         // With the estimator's RTT_avg (propagation + queueing) the flows stay in the window.
         let e = run("estimator", r#""44ms""#);
         assert!(e.stats.deferred > e.stats.decisions / 2, "{:?}", e.stats);
+    }
+
+    #[test]
+    fn with_a_large_buffer_many_deferred_drops_are_cancelled() {
+        // B = 200: the slow-start burst pushes RED's average above max_th; every arrival is a
+        // drop decision, many charged to flows that then fall silent (timeouts) and are
+        // forgotten with their owed drops. Fewer drops are executed than RED decided.
+        let a = run_with("estimator", r#""44ms""#, 200);
+        assert!(a.stats.decisions > 200, "{:?}", a.stats);
+        assert!(a.stats.cancelled * 5 > a.stats.decisions, "{:?}", a.stats);
+        assert!(a.stats.paid + a.stats.cancelled <= a.stats.decisions);
+        // B = 100: few decisions, almost all paid.
+        let b = run_with("estimator", r#""44ms""#, 100);
+        assert!(b.stats.cancelled * 10 < b.stats.decisions.max(10), "{:?}", b.stats);
     }
 }
