@@ -42,15 +42,21 @@ def _mean(runs: list[dict], key: str) -> float:
 @pytest.fixture(scope="module")
 def steady() -> dict[tuple[str, str], list[dict]]:
     """100 s runs measured over 20-100 s (the scenario files)."""
-    return {(rtt, aqm): _runs(rtt, aqm, False)
-            for rtt in ("homogeneous", "heterogeneous") for aqm in ("red", "fdd-red", "fdd-red-oracle")}  # fmt: skip
+    return {
+        (rtt, aqm): _runs(rtt, aqm, False)
+        for rtt in ("homogeneous", "heterogeneous")
+        for aqm in ("red", "fdd-red", "fdd-red-oracle")
+    }
 
 
 @pytest.fixture(scope="module")
 def short() -> dict[tuple[str, str], list[dict]]:
     """20 s runs measured over their whole length (Table 1's setting)."""
-    return {(rtt, aqm): _runs(rtt, aqm, True)
-            for rtt in ("homogeneous", "heterogeneous") for aqm in ("red", "fdd-red")}  # fmt: skip
+    return {
+        (rtt, aqm): _runs(rtt, aqm, True)
+        for rtt in ("homogeneous", "heterogeneous")
+        for aqm in ("red", "fdd-red")
+    }
 
 
 def test_fdd_red_is_fairer_than_red_in_steady_state_in_both_rtt_settings(steady):
@@ -107,23 +113,55 @@ def test_ns2_export_refuses_fdd_red():
     sc = scenario("fdd-red-s1", AQMS["fdd-red"])
     reason = ns2.unsupported_reason(to_ns2_resolved(sc.resolved, 1))
     assert reason is not None and "fdd_red" in reason and "FDD-RED" in reason
-    p = subprocess.run([QOSLAB, "export-ns2", str(SCENARIOS / "fdd-red-s1.toml"), "--set",
-                        "link.bottleneck.queue_ab.type=fdd_red"], capture_output=True, text=True, timeout=60)  # fmt: skip
+    p = subprocess.run(
+        [
+            QOSLAB,
+            "export-ns2",
+            str(SCENARIOS / "fdd-red-s1.toml"),
+            "--set",
+            "link.bottleneck.queue_ab.type=fdd_red",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 1 and "fdd_red" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_fdd_red_quick_writes_report_tables_and_figures(tmp_path):
     out, store = tmp_path / "out", tmp_path / "store"
-    cmd = [QOSLAB, "reproduce", "fdd-red", "--quick", "--seeds", "2", "--out", str(out), "--store", str(store)]
+    cmd = [
+        QOSLAB,
+        "reproduce",
+        "fdd-red",
+        "--quick",
+        "--seeds",
+        "2",
+        "--out",
+        str(out),
+        "--store",
+        str(store),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     d = out / "fdd-red"
-    for name in ("fig4-5-cwnd", "fig6-bandwidth", "fig7-table2-throughput", "fig8-throughput",
-                 "fig9-queue", "fig10-drops-vs-buffer", "fig11-drops-vs-flows"):  # fmt: skip
+    for name in (
+        "fig4-5-cwnd",
+        "fig6-bandwidth",
+        "fig7-table2-throughput",
+        "fig8-throughput",
+        "fig9-queue",
+        "fig10-drops-vs-buffer",
+        "fig11-drops-vs-flows",
+    ):
         assert (d / f"{name}.png").stat().st_size > 10_000, name
     t1 = pd.read_csv(d / "table1-drops.csv")
-    assert set(t1["aqm"]) == {"RED", "FDD-RED (shares, RTT estimator)", "FDD-RED (shares, configured RTTs)",
-                              "FDD-RED (Fig. 2 as printed, RTT estimator)"}  # fmt: skip
+    assert set(t1["aqm"]) == {
+        "RED",
+        "FDD-RED (shares, RTT estimator)",
+        "FDD-RED (shares, configured RTTs)",
+        "FDD-RED (Fig. 2 as printed, RTT estimator)",
+    }
     report = (d / "report.md").read_text()
     assert "Table 1" in report and "0.996" in report
 

@@ -3,7 +3,7 @@
 //! process, on different threads.
 
 use crate::aqm::{
-    Aqm, AnyAqm, DropReason, DropTail, FddRed, PenaltyRule, Red, Rio, RioMode, RttSource, Wred,
+    AnyAqm, Aqm, DropReason, DropTail, FddRed, PenaltyRule, Red, Rio, RioMode, RttSource, Wred,
 };
 use crate::conditioner::{
     AnyMeter, Color, ColorMode, Meter, MeterSpec, SrTcmParams, TokenBucketParams, TrTcmParams,

@@ -69,14 +69,24 @@ TABLE1 = {"red": 149.0, "fdd-red": 67.0}
 #: Table 2, FDD-RED columns (bps), and the index / aggregate rows of both columns.
 TABLE2_FDD_HOMO = (186856, 195928, 185704, 219600, 199976)
 TABLE2_FDD_HETERO = (306304, 212128, 189232, 168496, 124496)
-JAIN = {("homogeneous", "red"): 0.967, ("homogeneous", "fdd-red"): 0.996,
-        ("heterogeneous", "red"): 0.888, ("heterogeneous", "fdd-red"): 0.901}  # fmt: skip
-AGGREGATE = {("homogeneous", "red"): 977480.0, ("homogeneous", "fdd-red"): 988064.0,
-             ("heterogeneous", "red"): 994328.0, ("heterogeneous", "fdd-red"): 1000656.0}  # fmt: skip
+JAIN = {
+    ("homogeneous", "red"): 0.967,
+    ("homogeneous", "fdd-red"): 0.996,
+    ("heterogeneous", "red"): 0.888,
+    ("heterogeneous", "fdd-red"): 0.901,
+}
+AGGREGATE = {
+    ("homogeneous", "red"): 977480.0,
+    ("homogeneous", "fdd-red"): 988064.0,
+    ("heterogeneous", "red"): 994328.0,
+    ("heterogeneous", "fdd-red"): 1000656.0,
+}
 SETUPS = {"20s": "20 s run, measured 0-20 s", "file": "100 s run, measured 20-100 s"}
 
 
-def fdd_queue(limit: int, min_th: float, max_th: float, max_p: float, w_q: float, **extra: Any) -> dict[str, Any]:
+def fdd_queue(
+    limit: int, min_th: float, max_th: float, max_p: float, w_q: float, **extra: Any
+) -> dict[str, Any]:
     """An FDD-RED queue table (RED's keys plus ``rtt_source``/``penalty``)."""
     return {**red_queue(limit, min_th, max_th, max_p, w_q), "type": "fdd_red", **extra}
 
@@ -107,7 +117,9 @@ def _fig11_point(p: dict[str, Any]) -> Any:
     return dumbbell(
         n,
         name=f"fdd-red-s2-n{n}-{aqm}",
-        description=f"{n} TCP Reno flows, RTT 100 ms, 1 Mbps {AQM_LABELS[aqm]} bottleneck, 100-packet buffer, 20 s",
+        description=(
+            f"{n} TCP Reno flows, RTT 100 ms, 1 Mbps {AQM_LABELS[aqm]} bottleneck, 100-packet buffer, 20 s"
+        ),
         duration="20s",
         bottleneck_queue=_aqm_queue(aqm),
     )
@@ -215,8 +227,14 @@ def _table1(ctx: Context) -> None:
         "table1-drops",
         df,
         title="Table 1: packets dropped in 20 s (scenario 1), RED vs FDD-RED",
-        columns={"aqm": "queue", "quantity": "quantity", "paper": "paper", "ours": "ours (mean ± 95 % CI)",
-                 "inside_ci": "paper in CI", "range": "seed range"},  # fmt: skip
+        columns={
+            "aqm": "queue",
+            "quantity": "quantity",
+            "paper": "paper",
+            "ours": "ours (mean ± 95 % CI)",
+            "inside_ci": "paper in CI",
+            "range": "seed range",
+        },
         caption=f"Drops at the bottleneck over the whole 20 s run, slow start included. {prov}.",
     )
 
@@ -235,15 +253,30 @@ def _table2(ctx: Context) -> None:
                 for i in range(5):
                     v = select(fl, {**w, "flow_name": f"ftp{i}"})["throughput_bps"]
                     rtt_ms = 100 if rtt == "homogeneous" else HETERO_RTT_MS[i]
-                    r = _row(f"Flow{i} (RTT {rtt_ms} ms)", aqm, None if paper is None else float(paper[i]),
-                             estimate(v), 1e3)  # fmt: skip
+                    r = _row(
+                        f"Flow{i} (RTT {rtt_ms} ms)",
+                        aqm,
+                        None if paper is None else float(paper[i]),
+                        estimate(v),
+                        1e3,
+                    )
                     rows.append({"setup": SETUPS[setup], "rtt": rtt, **r})
                 e = ctx.estimate("tables", "aggregate_throughput_bps", w)
-                rows.append({"setup": SETUPS[setup], "rtt": rtt,
-                             **_row("aggregated throughput", aqm, AGGREGATE.get((rtt, aqm)), e, 1e3)})  # fmt: skip
+                rows.append(
+                    {
+                        "setup": SETUPS[setup],
+                        "rtt": rtt,
+                        **_row("aggregated throughput", aqm, AGGREGATE.get((rtt, aqm)), e, 1e3),
+                    }
+                )
                 e = ctx.estimate("tables", "fairness_index", w)
-                rows.append({"setup": SETUPS[setup], "rtt": rtt,
-                             **_row("Jain's fairness index", aqm, JAIN.get((rtt, aqm)), e)})  # fmt: skip
+                rows.append(
+                    {
+                        "setup": SETUPS[setup],
+                        "rtt": rtt,
+                        **_row("Jain's fairness index", aqm, JAIN.get((rtt, aqm)), e),
+                    }
+                )
     df = pd.DataFrame(rows)
     prov = ctx.provenance(["tables"])
     df["seeds"] = prov.split("seeds ")[-1]
@@ -252,16 +285,28 @@ def _table2(ctx: Context) -> None:
         "table2-fairness",
         df,
         title="Table 2: per-flow throughput (kbps) and Jain's index, RED vs FDD-RED",
-        columns={"setup": "run", "rtt": "RTTs", "quantity": "quantity", "aqm": "queue", "paper": "paper",
-                 "ours": "ours (mean ± 95 % CI)", "inside_ci": "paper in CI", "range": "seed range"},  # fmt: skip
+        columns={
+            "setup": "run",
+            "rtt": "RTTs",
+            "quantity": "quantity",
+            "aqm": "queue",
+            "paper": "paper",
+            "ours": "ours (mean ± 95 % CI)",
+            "inside_ci": "paper in CI",
+            "range": "seed range",
+        },
         caption=f"The paper's values are one run each; the paper does not say over which window. {prov}.",
     )
     # compact summary: Jain index and drops per (setup, rtt, aqm)
     st = ctx.stats("tables", ["fairness_index", "drops_bottleneck", "aggregate_throughput_bps"])
     wide = []
     for (setup, rtt, aqm), g in st.groupby(["setup", "rtt", "aqm"], sort=False):
-        row: dict[str, Any] = {"setup": SETUPS[setup], "rtt": rtt, "aqm": AQM_LABELS[aqm],
-                               "paper_jain": JAIN.get((rtt, aqm))}  # fmt: skip
+        row: dict[str, Any] = {
+            "setup": SETUPS[setup],
+            "rtt": rtt,
+            "aqm": AQM_LABELS[aqm],
+            "paper_jain": JAIN.get((rtt, aqm)),
+        }
         for r in g.itertuples():
             scale = 1e3 if r.metric == "aggregate_throughput_bps" else 1.0
             row[r.metric] = f"{_fmt(r.mean / scale)} ± {_fmt(r.half_width / scale, 2)}"
@@ -272,9 +317,15 @@ def _table2(ctx: Context) -> None:
         "summary",
         pd.DataFrame(wide),
         title="Summary: Jain's index, drops and aggregate throughput per queue",
-        columns={"setup": "run", "rtt": "RTTs", "aqm": "queue", "paper_jain": "paper Jain",
-                 "fairness_index": "Jain index", "drops_bottleneck": "drops",
-                 "aggregate_throughput_bps": "aggregate (kbps)"},  # fmt: skip
+        columns={
+            "setup": "run",
+            "rtt": "RTTs",
+            "aqm": "queue",
+            "paper_jain": "paper Jain",
+            "fairness_index": "Jain index",
+            "drops_bottleneck": "drops",
+            "aggregate_throughput_bps": "aggregate (kbps)",
+        },
         caption="Mean ± 95 % CI half-width over seeds.",
     )
 
@@ -301,12 +352,26 @@ def _fig7(ctx: Context) -> None:
                     errs.append(0.0 if e.n < 2 else e.half_width / 1e3)
                 x = [i + (k - 1.5) * width for i in range(5)]
                 jain = ctx.estimate("tables", "fairness_index", {"rtt": rtt, "setup": setup, "aqm": aqm})
-                ax.bar(x, means, width, yerr=errs, capsize=2, color=AQM_STYLE[aqm]["color"], alpha=0.8,
-                       label=f"{AQM_LABELS[aqm]} — Jain {jain.mean:.3f}")  # fmt: skip
+                ax.bar(
+                    x,
+                    means,
+                    width,
+                    yerr=errs,
+                    capsize=2,
+                    color=AQM_STYLE[aqm]["color"],
+                    alpha=0.8,
+                    label=f"{AQM_LABELS[aqm]} — Jain {jain.mean:.3f}",
+                )
             for aqm, marker in (("red", "D"), ("fdd-red", "*")):
                 xs = [i + (list(AQMS).index(aqm) - 1.5) * width for i in range(5)]
-                ax.plot(xs, [p / 1e3 for p in papers[aqm]], marker, color="k", markersize=6,
-                        label=f"paper, {AQM_LABELS[aqm].split(' (')[0]} (Jain {JAIN[(rtt, aqm)]})")  # fmt: skip
+                ax.plot(
+                    xs,
+                    [p / 1e3 for p in papers[aqm]],
+                    marker,
+                    color="k",
+                    markersize=6,
+                    label=f"paper, {AQM_LABELS[aqm].split(' (')[0]} (Jain {JAIN[(rtt, aqm)]})",
+                )
             ax.axhline(200, color="0.5", ls=":", lw=1)
             ax.set_ylim(0, 700)
             ticks = [f"ftp{i}\n{100 if rtt == 'homogeneous' else HETERO_RTT_MS[i]} ms" for i in range(5)]
@@ -326,7 +391,9 @@ def _fig7(ctx: Context) -> None:
     )
 
 
-def _drops_figure(ctx: Context, sweep: str, x: str, xlabel: str, title: str, name: str, paper_pt: bool) -> None:
+def _drops_figure(
+    ctx: Context, sweep: str, x: str, xlabel: str, title: str, name: str, paper_pt: bool
+) -> None:
     st = ctx.stats(sweep, ["drops_bottleneck", "fairness_index"])
     d = st[st["metric"] == "drops_bottleneck"]
     fig, ax = new_figure(figsize=(7.5, 4.8))
@@ -342,29 +409,60 @@ def _drops_figure(ctx: Context, sweep: str, x: str, xlabel: str, title: str, nam
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure(name, fig, title=title.split("\n")[0], sweeps=[sweep],
-               caption="Mean over seeds with 95 % CIs. The paper gives this figure only as a plot.")  # fmt: skip
-    wide = st.pivot_table(index=[x, "aqm", "seeds", "version"], columns="metric",
-                          values=["mean", "half_width"]).reset_index()  # fmt: skip
+    ctx.figure(
+        name,
+        fig,
+        title=title.split("\n")[0],
+        sweeps=[sweep],
+        caption="Mean over seeds with 95 % CIs. The paper gives this figure only as a plot.",
+    )
+    wide = st.pivot_table(
+        index=[x, "aqm", "seeds", "version"], columns="metric", values=["mean", "half_width"]
+    ).reset_index()
     wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]
     wide = wide.sort_values(["aqm", x])
-    fmt = {c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")}
-    ctx.table(name, wide, title=f"{title.split(chr(10))[0]} (data)", formats=fmt,
-              columns={x: x, "aqm": "queue", "drops_bottleneck_mean": "drops", "drops_bottleneck_half_width": "± CI",
-                       "fairness_index_mean": "Jain index", "fairness_index_half_width": "± CI "},  # fmt: skip
-              caption="Mean over seeds at the bottleneck over 20 s.")  # fmt: skip
+    fmt = {
+        c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")
+    }
+    ctx.table(
+        name,
+        wide,
+        title=f"{title.split(chr(10))[0]} (data)",
+        formats=fmt,
+        columns={
+            x: x,
+            "aqm": "queue",
+            "drops_bottleneck_mean": "drops",
+            "drops_bottleneck_half_width": "± CI",
+            "fairness_index_mean": "Jain index",
+            "fairness_index_half_width": "± CI ",
+        },
+        caption="Mean over seeds at the bottleneck over 20 s.",
+    )
 
 
 def _fig10(ctx: Context) -> None:
-    _drops_figure(ctx, "fig10", "buffer", "bottleneck buffer size B (packets)",
-                  "Fig. 10: dropped packets vs buffer size\n(5 flows, RTT 100 ms, 20 s; max_th = min(75, B))",
-                  "fig10-drops-vs-buffer", True)  # fmt: skip
+    _drops_figure(
+        ctx,
+        "fig10",
+        "buffer",
+        "bottleneck buffer size B (packets)",
+        "Fig. 10: dropped packets vs buffer size\n(5 flows, RTT 100 ms, 20 s; max_th = min(75, B))",
+        "fig10-drops-vs-buffer",
+        True,
+    )
 
 
 def _fig11(ctx: Context) -> None:
-    _drops_figure(ctx, "fig11", "flows", "number of flows N",
-                  "Fig. 11: dropped packets vs number of flows\n(B = 100, RTT 100 ms, 20 s)",
-                  "fig11-drops-vs-flows", False)  # fmt: skip
+    _drops_figure(
+        ctx,
+        "fig11",
+        "flows",
+        "number of flows N",
+        "Fig. 11: dropped packets vs number of flows\n(B = 100, RTT 100 ms, 20 s)",
+        "fig11-drops-vs-flows",
+        False,
+    )
 
 
 def _timeseries(ctx: Context) -> None:
@@ -386,8 +484,13 @@ def _timeseries(ctx: Context) -> None:
     axes[1].set_xlabel("time (s)")
     fig.suptitle(f"Scenario 1, seed {seed}, sampled every 50 ms")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure("fig4-5-cwnd", fig, title="Figs. 4-5: congestion windows, RED vs FDD-RED", sweeps=["timeseries"],
-               caption="The first seconds are slow start (window cap 1000 packets: it ends by loss).")  # fmt: skip
+    ctx.figure(
+        "fig4-5-cwnd",
+        fig,
+        title="Figs. 4-5: congestion windows, RED vs FDD-RED",
+        sweeps=["timeseries"],
+        caption="The first seconds are slow start (window cap 1000 packets: it ends by loss).",
+    )
     # Fig. 6: per-flow bandwidth over time (1 s bins from the 50 ms samples)
     fig, axes = new_figure(2, 1, figsize=(9, 6.5), sharex=True, sharey=True)
     for ax, aqm, sub in zip(axes, ("red", "fdd-red"), ("(a)", "(b)"), strict=True):
@@ -403,24 +506,40 @@ def _timeseries(ctx: Context) -> None:
     axes[0].legend(fontsize=8, ncols=5)
     axes[1].set_xlabel("time (s)")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure("fig6-bandwidth", fig, title="Fig. 6: per-flow bandwidth over time", sweeps=["timeseries"],
-               caption=f"Scenario 1, seed {seed}; received throughput per flow in 1 s bins.")  # fmt: skip
+    ctx.figure(
+        "fig6-bandwidth",
+        fig,
+        title="Fig. 6: per-flow bandwidth over time",
+        sweeps=["timeseries"],
+        caption=f"Scenario 1, seed {seed}; received throughput per flow in 1 s bins.",
+    )
     # Fig. 8: bottleneck throughput over time (0.5 s bins)
     fig, ax = new_figure(figsize=(9, 4))
     for aqm, style in (("red", dict(lw=2.5, alpha=0.6)), ("fdd-red", dict(lw=1.2, ls="--"))):
         g = sf[sf["aqm"] == aqm].copy()
         g["bin"] = ((g["time_s"] - 1e-9).clip(lower=0) // 0.5).astype(int)
         tot = g.groupby(["bin", "time_s"])["throughput_bps"].sum().groupby("bin").mean()
-        ax.plot((tot.index + 1) * 0.5, tot.to_numpy() / 1e3, marker=".", label=AQM_LABELS[aqm],
-                color=AQM_STYLE[aqm]["color"], **style)  # fmt: skip
+        ax.plot(
+            (tot.index + 1) * 0.5,
+            tot.to_numpy() / 1e3,
+            marker=".",
+            label=AQM_LABELS[aqm],
+            color=AQM_STYLE[aqm]["color"],
+            **style,
+        )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("bottleneck throughput (kbps, 0.5 s bins)")
     ax.set_title(f"Fig. 8: bottleneck link throughput (scenario 1, seed {seed})", fontsize=11)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure("fig8-throughput", fig, title="Fig. 8: bottleneck throughput", sweeps=["timeseries"],
-               caption="Sum of the five flows' received throughput.")  # fmt: skip
+    ctx.figure(
+        "fig8-throughput",
+        fig,
+        title="Fig. 8: bottleneck throughput",
+        sweeps=["timeseries"],
+        caption="Sum of the five flows' received throughput.",
+    )
     # Fig. 9: instantaneous queue
     fig, axes = new_figure(2, 1, figsize=(9, 6.5), sharex=True, sharey=True)
     for ax, aqm, sub in zip(axes, ("red", "fdd-red"), ("(a)", "(b)"), strict=True):
@@ -436,21 +555,43 @@ def _timeseries(ctx: Context) -> None:
     axes[0].legend(fontsize=8, loc="upper right")
     axes[1].set_xlabel("time (s)")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure("fig9-queue", fig, title="Fig. 9: bottleneck queue, RED vs FDD-RED", sweeps=["timeseries"],
-               caption=f"Scenario 1, seed {seed}, sampled every 50 ms; buffer 100 packets, min_th 25, max_th 75.")  # fmt: skip
+    ctx.figure(
+        "fig9-queue",
+        fig,
+        title="Fig. 9: bottleneck queue, RED vs FDD-RED",
+        sweeps=["timeseries"],
+        caption=f"Scenario 1, seed {seed}, sampled every 50 ms; buffer 100 packets, min_th 25, max_th 75.",
+    )
 
 
 def _references() -> tuple[Reference, ...]:
     refs = []
     for aqm, pub in TABLE1.items():
-        refs.append(Reference(f"t1-drops-{aqm}", "Table 1", f"{AQM_LABELS[aqm]}: packets dropped in 20 s",
-                              pub, "tables", "drops_bottleneck",
-                              {"rtt": "homogeneous", "setup": "20s", "aqm": aqm}, "packets"))  # fmt: skip
+        refs.append(
+            Reference(
+                f"t1-drops-{aqm}",
+                "Table 1",
+                f"{AQM_LABELS[aqm]}: packets dropped in 20 s",
+                pub,
+                "tables",
+                "drops_bottleneck",
+                {"rtt": "homogeneous", "setup": "20s", "aqm": aqm},
+                "packets",
+            )
+        )
     for setup in SETUPS:
         for (rtt, aqm), fi in JAIN.items():
-            refs.append(Reference(f"t2-fi-{rtt}-{aqm}-{setup}", "Table 2",
-                                  f"Jain index, {rtt} RTTs, {AQM_LABELS[aqm]}, {SETUPS[setup]}", fi, "tables",
-                                  "fairness_index", {"rtt": rtt, "setup": setup, "aqm": aqm}))  # fmt: skip
+            refs.append(
+                Reference(
+                    f"t2-fi-{rtt}-{aqm}-{setup}",
+                    "Table 2",
+                    f"Jain index, {rtt} RTTs, {AQM_LABELS[aqm]}, {SETUPS[setup]}",
+                    fi,
+                    "tables",
+                    "fairness_index",
+                    {"rtt": rtt, "setup": setup, "aqm": aqm},
+                )
+            )
     return tuple(refs)
 
 

@@ -346,7 +346,9 @@ impl FddRed {
 
     /// Drops owed by `flow` (early + forced).
     pub fn owed(&self, flow: u32) -> u32 {
-        self.flows.get(flow as usize).map_or(0, |f| f.owed[0] + f.owed[1])
+        self.flows
+            .get(flow as usize)
+            .map_or(0, |f| f.owed[0] + f.owed[1])
     }
 }
 
@@ -370,7 +372,11 @@ impl Aqm for FddRed {
             }
             Verdict::EarlyDrop | Verdict::ForcedDrop | Verdict::Mark => {
                 let victim = self.penalize(now, flow);
-                let k = if v == Verdict::ForcedDrop { FORCED } else { EARLY };
+                let k = if v == Verdict::ForcedDrop {
+                    FORCED
+                } else {
+                    EARLY
+                };
                 self.flows[victim as usize].owed[k] += 1;
             }
             Verdict::Enqueue => {}
@@ -563,13 +569,22 @@ mod tests {
         let p1 = PacketMeta::new(1, PacketKind::Data, 500, 0, 0);
         a.touch(0, 1);
         // Flow 0 arrives: shares 0.5/0.5, tie → arriving flow 0 dropped at once.
-        assert_eq!(a.on_enqueue(MS, &p0, view(80), &mut rng), Verdict::ForcedDrop);
+        assert_eq!(
+            a.on_enqueue(MS, &p0, view(80), &mut rng),
+            Verdict::ForcedDrop
+        );
         // Flow 0 again: flow 1 now holds 1.0 > 0.5 → flow 1 owes; the arrival is admitted.
-        assert_eq!(a.on_enqueue(2 * MS, &p0, view(80), &mut rng), Verdict::Enqueue);
+        assert_eq!(
+            a.on_enqueue(2 * MS, &p0, view(80), &mut rng),
+            Verdict::Enqueue
+        );
         assert_eq!(a.owed(1), 1);
         // Flow 1's arrival triggers a decision (victim: flow 1 itself, tie at 0.5) and pays
         // one of its two owed drops.
-        assert_eq!(a.on_enqueue(3 * MS, &p1, view(80), &mut rng), Verdict::ForcedDrop);
+        assert_eq!(
+            a.on_enqueue(3 * MS, &p1, view(80), &mut rng),
+            Verdict::ForcedDrop
+        );
         assert_eq!(a.owed(1), 1);
         // A full buffer drops the arrival and pays the remaining owed drop.
         let full = QueueView {
@@ -588,7 +603,10 @@ mod tests {
         let mut rng = SimRng::derive(1, 1);
         let p = PacketMeta::new(0, PacketKind::Data, 500, 0, 0);
         for k in 0..1000 {
-            assert_eq!(a.on_enqueue(k * MS, &p, view(10), &mut rng), Verdict::Enqueue);
+            assert_eq!(
+                a.on_enqueue(k * MS, &p, view(10), &mut rng),
+                Verdict::Enqueue
+            );
         }
         assert_eq!(a.stats.decisions, 0);
     }
@@ -733,7 +751,10 @@ start = "uniform(0s, 1s)"
             let est = a.rtt_of(f).expect("an estimate") / MS as f64;
             // Propagation + serialisation (4 ms of a 500-byte packet at 1 Mbps, 0.4 ms on each
             // 10 Mbps link) + the bottleneck queue (up to 100 packets, 400 ms).
-            assert!(est > prop + 4.0 && est < prop + 4.0 + 400.0, "flow {f}: {est} vs {prop}");
+            assert!(
+                est > prop + 4.0 && est < prop + 4.0 + 400.0,
+                "flow {f}: {est} vs {prop}"
+            );
             assert!(a.flows[f as usize].est.samples > 100);
         }
         // The order of the RTTs is recovered (the queueing delay is common to all flows).
@@ -765,6 +786,10 @@ start = "uniform(0s, 1s)"
         assert!(a.stats.paid + a.stats.cancelled <= a.stats.decisions);
         // B = 100: few decisions, almost all paid.
         let b = run_with("estimator", r#""44ms""#, 100);
-        assert!(b.stats.cancelled * 10 < b.stats.decisions.max(10), "{:?}", b.stats);
+        assert!(
+            b.stats.cancelled * 10 < b.stats.decisions.max(10),
+            "{:?}",
+            b.stats
+        );
     }
 }

@@ -759,12 +759,18 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                     ));
                 }
             }
-            c.min_th = q
-                .min_th
-                .ok_or_else(|| bad(k("min_th"), format!("a {type_name} queue needs min_th (packets)")))?;
-            c.max_th = q
-                .max_th
-                .ok_or_else(|| bad(k("max_th"), format!("a {type_name} queue needs max_th (packets)")))?;
+            c.min_th = q.min_th.ok_or_else(|| {
+                bad(
+                    k("min_th"),
+                    format!("a {type_name} queue needs min_th (packets)"),
+                )
+            })?;
+            c.max_th = q.max_th.ok_or_else(|| {
+                bad(
+                    k("max_th"),
+                    format!("a {type_name} queue needs max_th (packets)"),
+                )
+            })?;
             c.max_p = q.max_p.unwrap_or(0.1);
             c.w_q = q.w_q.unwrap_or(0.002);
             c.gentle = q.gentle.unwrap_or(false);
