@@ -802,8 +802,14 @@ def emulate(
         for c in ("flow", "throughput (kbps)", "green", "yellow", "red", "drops"):
             t.add_column(c, justify="right")
         for f in res.flows.itertuples():
-            t.add_row(f.name, f"{f.throughput_bps / 1e3:.1f}", str(f.green_packets), str(f.yellow_packets),
-                      str(f.red_packets), str(f.dropped_packets))
+            t.add_row(
+                f.name,
+                f"{f.throughput_bps / 1e3:.1f}",
+                str(f.green_packets),
+                str(f.yellow_packets),
+                str(f.red_packets),
+                str(f.dropped_packets),
+            )
         con.print(t)
         con.print(f"Jain index {res.fairness_index:.4f}")
     lat = res.lateness()

@@ -272,6 +272,12 @@ def _queue_reason(where: str, q: Any) -> str | None:
     qtype = q.get("type")
     if qtype == "rio_plus_o":
         return f"{where}: {_RIO_PLUS_O_REASON}"
+    if qtype == "fdd_red":
+        return (
+            f"{where}: an fdd_red queue (FDD-RED, Hashemi et al.) cannot be exported: ns-2.35 has no "
+            "FDD-RED (the paper's authors extended ns-2's RED module themselves); run it in qoslab, "
+            'or use type = "red" for the ns-2 baseline'
+        )
     if qtype in _DS_QUEUE_TYPES:
         return _ds_queue_reason(where, q)
     if qtype not in _QUEUE_TYPES:

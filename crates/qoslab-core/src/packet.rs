@@ -37,8 +37,12 @@ pub struct PacketMeta {
     pub retransmit: bool,
     /// When the packet entered its current queue (ns).
     pub enqueued_at: u64,
-    /// When the sender created the packet (ns); for pcap and delay statistics.
+    /// When the sender created the packet (ns); for pcap and delay statistics. Also the
+    /// packet's TCP timestamp value (RFC 7323 TSval).
     pub created_at: u64,
+    /// TCP timestamp echo (RFC 7323 TSecr): an ACK echoes the TSval of the latest data packet
+    /// its receiver got, a data packet the TSval of the latest ACK its sender got (0: none).
+    pub ts_echo: u64,
 }
 
 impl PacketMeta {
@@ -56,6 +60,7 @@ impl PacketMeta {
             retransmit: false,
             enqueued_at: now,
             created_at: now,
+            ts_echo: 0,
         }
     }
 }

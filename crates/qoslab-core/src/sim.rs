@@ -2,7 +2,10 @@
 //! the results. It is a plain value (no globals), so several simulations can run in one
 //! process, on different threads.
 
-use crate::aqm::{AnyAqm, DropReason, DropTail, Red, Rio, RioMode, RioPlusO, Wred};
+use crate::aqm::{
+    AnyAqm, Aqm, DropReason, DropTail, FddRed, PenaltyRule, Red, Rio, RioMode, RioPlusO, RttSource,
+    Wred,
+};
 use crate::conditioner::{
     AnyMeter, Color, ColorMode, Meter, MeterSpec, SrTcmParams, TokenBucketParams, TrTcmParams,
     Tsw2cmParams, Tsw3cmParams,
@@ -76,6 +79,10 @@ struct Flow {
     start: SimTime,
     ep: Endpoint,
     stats: FlowStats,
+    /// RFC 7323 TS.Recent: the TSval of the latest data packet the receiver got (echoed by
+    /// its ACKs) and of the latest ACK the sender got (echoed by its data packets).
+    ts_recent_data: u64,
+    ts_recent_ack: u64,
 }
 
 /// Columns of the time series, one row per (sample, link direction) and (sample, flow).
@@ -136,6 +143,19 @@ pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
             let c = curves();
             AnyAqm::RioPlusO(RioPlusO::new(c[0], c[1], c[2], qc.w_q, qc.wait, ptc))
         }
+        "fdd_red" => AnyAqm::FddRed(Box::new(FddRed::new(
+            qc.red_params(bps),
+            if qc.penalty == "fig2" {
+                PenaltyRule::Fig2
+            } else {
+                PenaltyRule::Shares
+            },
+            if qc.rtt_source == "oracle" {
+                RttSource::Oracle
+            } else {
+                RttSource::Estimator
+            },
+        ))),
         _ => AnyAqm::DropTail(DropTail),
     }
 }
@@ -261,6 +281,9 @@ pub struct Simulation {
     conds: Vec<Conditioner>,
     /// Conditioners guarding each link direction's queue, in declaration order.
     conds_at: Vec<Vec<usize>>,
+    /// Per direction: the opposite direction's queue watches the packets arriving at the end
+    /// of this one (FDD-RED's RTT estimator sees the ACKs reach its router).
+    reverse_watch: Vec<bool>,
     in_window: bool,
     /// Throughput is counted where packets reach the receiver (else where the sender emits).
     at_receiver: bool,
@@ -360,6 +383,8 @@ impl Simulation {
                 start,
                 ep,
                 stats: FlowStats::default(),
+                ts_recent_data: 0,
+                ts_recent_ack: 0,
             });
         }
         let mut conds = Vec::new();
@@ -382,6 +407,23 @@ impl Simulation {
                 colored: [0; 3],
             });
         }
+        // Round-trip propagation delay of every flow (FDD-RED's oracle RTTs).
+        let path_rtts: Vec<SimTime> = flows
+            .iter()
+            .map(|f| {
+                f.fwd
+                    .iter()
+                    .chain(&f.rev)
+                    .map(|&d| dirs[d as usize].delay)
+                    .sum()
+            })
+            .collect();
+        for d in &mut dirs {
+            d.aqm.set_path_rtts(&path_rtts);
+        }
+        let reverse_watch: Vec<bool> = (0..dirs.len())
+            .map(|d| dirs[d ^ 1].aqm.wants_reverse())
+            .collect();
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
@@ -396,6 +438,7 @@ impl Simulation {
             capture_error: None,
             conds,
             conds_at,
+            reverse_watch,
             in_window: false,
             at_receiver: sc.measurement.point == "receiver",
             series: Series::default(),
@@ -417,6 +460,12 @@ impl Simulation {
         self.dirs[dir].capture = Some(self.captures.len());
         self.captures.push(w);
         Ok(())
+    }
+
+    /// The queue discipline of link direction `dir` (link index * 2 + 0 for a→b, + 1 for b→a),
+    /// for inspection.
+    pub fn aqm(&self, dir: usize) -> &AnyAqm {
+        &self.dirs[dir].aqm
     }
 
     pub fn now(&self) -> SimTime {
@@ -602,6 +651,10 @@ impl Simulation {
         if let Some(t) = next {
             self.q.at(t, EventKind::Arrive(d as u32));
         }
+        if self.reverse_watch[d] {
+            let p = *self.arena.get(id);
+            self.dirs[d ^ 1].aqm.on_reverse(now, &p);
+        }
         let p = self.arena.get_mut(id);
         p.hop += 1;
         let hop = p.hop as usize;
@@ -629,6 +682,7 @@ impl Simulation {
                 let flow = &mut self.flows[fi];
                 flow.stats.delivered_pkts += 1;
                 flow.stats.delivered_bytes += p.size as u64;
+                flow.ts_recent_data = p.created_at;
                 if in_window {
                     flow.stats.window_delivered_bytes += p.size as u64;
                     if crate::ds::drop_precedence(p.dscp) == 0 {
@@ -666,6 +720,7 @@ impl Simulation {
             PacketKind::Ack => {
                 let flow = &mut self.flows[fi];
                 flow.stats.acks_delivered += 1;
+                flow.ts_recent_ack = p.created_at;
                 if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
                     let mut buf = std::mem::take(&mut self.buf);
                     sender.on_ack(now, p.ack, &mut buf);
@@ -683,6 +738,7 @@ impl Simulation {
         };
         let mut p = PacketMeta::new(fi as u32, PacketKind::Ack, *ack_size, 0, now);
         p.ack = sink.ackno();
+        p.ts_echo = flow.ts_recent_data;
         flow.stats.acks_sent += 1;
         let first = flow.rev[0] as usize;
         let id = self.arena.alloc(p);
@@ -704,6 +760,7 @@ impl Simulation {
             let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, seq, now);
             p.dscp = dscp;
             p.retransmit = rtx;
+            p.ts_echo = self.flows[fi].ts_recent_ack;
             if ecn {
                 p.ecn = 2;
             }

@@ -25,6 +25,7 @@ BUILTIN: tuple[str, ...] = (
     "qoslab.experiments.red_baseline",
     "qoslab.experiments.ard",
     "qoslab.experiments.rio_plus_o",
+    "qoslab.experiments.fdd_red",
 )
 
 Point = tuple[dict[str, Any], Scenario]

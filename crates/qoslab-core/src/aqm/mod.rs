@@ -7,6 +7,7 @@
 
 pub mod droptail;
 pub mod ewma;
+pub mod fdd_red;
 pub mod red;
 pub mod rio;
 pub mod rio_plus_o;
@@ -17,6 +18,7 @@ use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
 pub use droptail::DropTail;
+pub use fdd_red::{FddRed, PenaltyRule, RttSource};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioMode};
 pub use rio_plus_o::RioPlusO;
@@ -88,6 +90,16 @@ pub trait Aqm {
     fn averages(&self) -> [f64; 3] {
         [self.average().unwrap_or(f64::NAN), f64::NAN, f64::NAN]
     }
+    /// A packet of the same link travelling the other way reached this queue's router (the
+    /// far end of the reverse direction): disciplines that watch ACKs (FDD-RED's RTT
+    /// estimator) look at it.
+    fn on_reverse(&mut self, _now: SimTime, _pkt: &PacketMeta) {}
+    /// Whether [`Aqm::on_reverse`] does anything (so the host can skip the call).
+    fn wants_reverse(&self) -> bool {
+        false
+    }
+    /// The host's round-trip propagation delay of each flow, by flow id (FDD-RED's oracle).
+    fn set_path_rtts(&mut self, _rtts: &[SimTime]) {}
 }
 
 /// Closed set of queue disciplines, dispatched by `match` (no boxing on the hot path).
@@ -99,6 +111,7 @@ pub enum AnyAqm {
     Wred(Wred),
     /// RI+O (Kim 1999): RIO plus OUT parameters on avg_out = avg_total − avg_in.
     RioPlusO(RioPlusO),
+    FddRed(Box<FddRed>),
 }
 
 impl Aqm for AnyAqm {
@@ -116,6 +129,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Rio(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::Wred(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::RioPlusO(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::FddRed(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
     #[inline]
@@ -126,6 +140,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Rio(a) => a.on_idle(now),
             AnyAqm::Wred(a) => a.on_idle(now),
             AnyAqm::RioPlusO(a) => a.on_idle(now),
+            AnyAqm::FddRed(a) => a.on_idle(now),
         }
     }
     fn average(&self) -> Option<f64> {
@@ -135,6 +150,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Rio(a) => a.average(),
             AnyAqm::Wred(a) => a.average(),
             AnyAqm::RioPlusO(a) => a.average(),
+            AnyAqm::FddRed(a) => a.average(),
         }
     }
     fn averages(&self) -> [f64; 3] {
@@ -142,6 +158,19 @@ impl Aqm for AnyAqm {
             AnyAqm::Rio(a) => a.averages(),
             AnyAqm::RioPlusO(a) => a.averages(),
             other => [other.average().unwrap_or(f64::NAN), f64::NAN, f64::NAN],
+        }
+    }
+    fn on_reverse(&mut self, now: SimTime, pkt: &PacketMeta) {
+        if let AnyAqm::FddRed(a) = self {
+            a.on_reverse(now, pkt);
+        }
+    }
+    fn wants_reverse(&self) -> bool {
+        matches!(self, AnyAqm::FddRed(a) if a.wants_reverse())
+    }
+    fn set_path_rtts(&mut self, rtts: &[SimTime]) {
+        if let AnyAqm::FddRed(a) = self {
+            a.set_path_rtts(rtts);
         }
     }
 }

@@ -104,6 +104,10 @@ pub struct QueueConfig {
     pub scheduler: String,
     /// Multi: the physical queues.
     pub queues: Vec<SubQueueConfig>,
+    /// FDD-RED: "estimator" or "oracle" (empty otherwise).
+    pub rtt_source: String,
+    /// FDD-RED: "shares" or "fig2" (empty otherwise).
+    pub penalty: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -506,6 +510,8 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         precedences: Vec::new(),
         scheduler: String::new(),
         queues: Vec::new(),
+        rtt_source: String::new(),
+        penalty: String::new(),
     };
     let (type_name, allowed): (&str, &[&str]) = match q.kind {
         QueueType::Droptail => ("droptail", &["limit"]),
@@ -565,6 +571,21 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             ],
         ),
         QueueType::Multi => ("multi", &["scheduler", "queues"]),
+        QueueType::FddRed => (
+            "fdd_red",
+            &[
+                "limit",
+                "min_th",
+                "max_th",
+                "max_p",
+                "w_q",
+                "gentle",
+                "wait",
+                "mean_pkt_size",
+                "rtt_source",
+                "penalty",
+            ],
+        ),
     };
     if let Some(name) = q.set_keys().find(|n| !allowed.contains(n)) {
         let hint = match q.kind {
@@ -619,6 +640,12 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             let mut defaults = 0;
             for (i, sq) in subs.iter().enumerate() {
                 let sk = format!("{key}.queues[{i}]");
+                if sq.queue.kind == QueueType::FddRed {
+                    return Err(bad(
+                        format!("{sk}.queue.type"),
+                        "a physical queue of a multi queue cannot be fdd_red (use it as a link's queue)",
+                    ));
+                }
                 if sq.queue.kind == QueueType::Multi {
                     return Err(bad(
                         format!("{sk}.queue.type"),
@@ -781,14 +808,39 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             }
         }
         QueueType::Droptail => {}
-        QueueType::Red => {
-            c.kind = "red".into();
-            c.min_th = q
-                .min_th
-                .ok_or_else(|| bad(k("min_th"), "a red queue needs min_th (packets)"))?;
-            c.max_th = q
-                .max_th
-                .ok_or_else(|| bad(k("max_th"), "a red queue needs max_th (packets)"))?;
+        QueueType::Red | QueueType::FddRed => {
+            let fdd = q.kind == QueueType::FddRed;
+            c.kind = if fdd { "fdd_red" } else { "red" }.into();
+            if fdd {
+                c.rtt_source = match q.rtt_source {
+                    Some(RttSourceSpec::Oracle) => "oracle",
+                    _ => "estimator",
+                }
+                .into();
+                c.penalty = match q.penalty {
+                    Some(PenaltySpec::Fig2) => "fig2",
+                    _ => "shares",
+                }
+                .into();
+                if let Limit::Bytes(_) = limit {
+                    return Err(bad(
+                        k("limit"),
+                        "an fdd_red queue counts packets: give the limit in packets (e.g. \"100pkts\")",
+                    ));
+                }
+            }
+            c.min_th = q.min_th.ok_or_else(|| {
+                bad(
+                    k("min_th"),
+                    format!("a {type_name} queue needs min_th (packets)"),
+                )
+            })?;
+            c.max_th = q.max_th.ok_or_else(|| {
+                bad(
+                    k("max_th"),
+                    format!("a {type_name} queue needs max_th (packets)"),
+                )
+            })?;
             c.max_p = q.max_p.unwrap_or(0.1);
             c.w_q = q.w_q.unwrap_or(0.002);
             c.gentle = q.gentle.unwrap_or(false);
@@ -929,6 +981,8 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
             avg_out: None,
             scheduler: None,
             queues: None,
+            rtt_source: None,
+            penalty: None,
         };
         let qa_key = if ls.queue_ab.is_some() {
             format!("{key}.queue_ab")

@@ -351,6 +351,25 @@ pub enum QueueType {
     RioPlusO,
     /// Several physical queues served by a scheduler.
     Multi,
+    /// FDD-RED: RED deciding when, a fair-dropping index deciding whose packet is dropped.
+    #[serde(rename = "fdd_red")]
+    FddRed,
+}
+
+/// FDD-RED: where the per-flow RTTs come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSourceSpec {
+    Estimator,
+    Oracle,
+}
+
+/// FDD-RED: how drop decisions accrue to the flows' penalties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PenaltySpec {
+    Shares,
+    Fig2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -428,6 +447,10 @@ pub struct QueueSpec {
     pub scheduler: Option<SchedulerSpec>,
     /// Multi: the physical queues, in priority order for the priority scheduler.
     pub queues: Option<Vec<SubQueueSpec>>,
+    /// FDD-RED: "estimator" (default) or "oracle".
+    pub rtt_source: Option<RttSourceSpec>,
+    /// FDD-RED: "shares" (default) or "fig2".
+    pub penalty: Option<PenaltySpec>,
 }
 
 impl QueueSpec {
@@ -451,6 +474,8 @@ impl QueueSpec {
             ("avg_out", self.avg_out.is_some()),
             ("scheduler", self.scheduler.is_some()),
             ("queues", self.queues.is_some()),
+            ("rtt_source", self.rtt_source.is_some()),
+            ("penalty", self.penalty.is_some()),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
