@@ -6,6 +6,7 @@
 //! same code can therefore be driven by the simulator or by real packets.
 
 pub mod droptail;
+pub mod dwred;
 pub mod ewma;
 pub mod red;
 pub mod rio;
@@ -16,6 +17,7 @@ use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
 pub use droptail::DropTail;
+pub use dwred::{Dwred, DwredParams};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioMode};
 pub use wred::Wred;
@@ -95,6 +97,8 @@ pub enum AnyAqm {
     Red(Red),
     Rio(Rio),
     Wred(Wred),
+    /// Dynamic WRED: thresholds set by the LSP ingress's window signal.
+    Dwred(Dwred),
 }
 
 impl Aqm for AnyAqm {
@@ -111,6 +115,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::Rio(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::Wred(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::Dwred(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
     #[inline]
@@ -120,6 +125,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.on_idle(now),
             AnyAqm::Rio(a) => a.on_idle(now),
             AnyAqm::Wred(a) => a.on_idle(now),
+            AnyAqm::Dwred(a) => a.on_idle(now),
         }
     }
     fn average(&self) -> Option<f64> {
@@ -128,6 +134,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Red(a) => a.average(),
             AnyAqm::Rio(a) => a.average(),
             AnyAqm::Wred(a) => a.average(),
+            AnyAqm::Dwred(a) => a.average(),
         }
     }
     fn averages(&self) -> [f64; 3] {

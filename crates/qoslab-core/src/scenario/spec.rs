@@ -228,6 +228,18 @@ pub enum MeterType {
     Arm,
     /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
     Ard,
+    /// Bouras & Sevasti's TCP-Window-Aware Marker (aggregate, per-flow state).
+    Twam,
+}
+
+/// TWAM: where the flows' congestion windows come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSourceSpec {
+    /// Data packets of each flow seen at the ingress per RTT_LSP.
+    Edge,
+    /// The TCP senders' true cwnd.
+    Oracle,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -289,6 +301,14 @@ pub struct MeterSpecToml {
     pub packet_size: Option<BytesStr>,
     /// ARD: "before_remark" (default) or "among_remarked".
     pub drop_order: Option<DropOrderSpec>,
+    /// TWAM: contracted rate `r_i` per flow name; unlisted flows have no contract (all OUT).
+    pub rates: Option<std::collections::BTreeMap<String, RateStr>>,
+    /// TWAM: the LSP round-trip time `RTT_LSP`.
+    pub rtt: Option<DurationStr>,
+    /// TWAM: `α`, the operating interval in RTTs (default 1).
+    pub alpha: Option<u32>,
+    /// TWAM: "edge" (default) or "oracle".
+    pub window_source: Option<WindowSourceSpec>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
@@ -346,6 +366,8 @@ pub enum QueueType {
     Red,
     Rio,
     Wred,
+    /// Dynamic WRED: OUT thresholds from the TWAM's signalled LSP window.
+    Dwred,
     /// Several physical queues served by a scheduler.
     Multi,
 }
@@ -422,6 +444,14 @@ pub struct QueueSpec {
     pub scheduler: Option<SchedulerSpec>,
     /// Multi: the physical queues, in priority order for the priority scheduler.
     pub queues: Option<Vec<SubQueueSpec>>,
+    /// DWRED: `b` of `min_th = b · max_th` (default 0.15).
+    pub b: Option<f64>,
+    /// DWRED: the name of the TWAM conditioner whose window signal sets the thresholds.
+    pub signal: Option<String>,
+    /// DWRED: how long the signal takes from the ingress to this queue (default 0).
+    pub signal_delay: Option<DurationStr>,
+    /// DWRED: IN packets follow the signal on the OUT curve scaled by this factor.
+    pub in_factor: Option<f64>,
 }
 
 impl QueueSpec {
@@ -444,6 +474,10 @@ impl QueueSpec {
             ("out", self.out.is_some()),
             ("scheduler", self.scheduler.is_some()),
             ("queues", self.queues.is_some()),
+            ("b", self.b.is_some()),
+            ("signal", self.signal.is_some()),
+            ("signal_delay", self.signal_delay.is_some()),
+            ("in_factor", self.in_factor.is_some()),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
