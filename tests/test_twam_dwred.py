@@ -74,7 +74,7 @@ def test_ns2_export_refuses_twam_and_dwred():
 def _runs(arm: str, flowset: str, seeds: tuple[int, ...]) -> list:
     out = []
     for s in seeds:
-        r = qoslab.run(lsp_scenario(2, arm, flowset, quick=True, in_factor=2.0), seed=s)
+        r = qoslab.run(lsp_scenario(2, arm, flowset, quick=True), seed=s)
         assert not r.violations, r.violations
         out.append(r)
     return out
@@ -113,4 +113,47 @@ def test_over_provisioned_scenario_2_what_reproduces():
         assert ft["ratio"].min() > 1.0, ft[["name", "ratio"]]
         # ... and the spare capacity goes mostly to the small contracts (ratio falls with r_i)
         assert ft.groupby("contract_bps")["ratio"].mean().is_monotonic_decreasing
-    assert estimate([1.0, 1.0]).mean == 1.0 and contracts("A")["f9"] == 4e6
+    assert contracts("A")["f9"] == 4e6
+
+
+def test_window_share_variant_delivers_the_claim():
+    """Not the paper's Eq. 3: colouring IN, per flow, its contract's share of the LSP window
+    (p_i = min(1, r_i/Σr · ΣW / W_i)) on the same scenario does bring every flow to its contract —
+    the behaviour the paper reports for TWAM."""
+    ratios = []
+    for r in _runs("twam-share-dwred", "A", (1, 2)):
+        ft = flow_table(r.flows, "A")
+        ratios.append(ft["ratio"].min())
+        # the large contracts are marked OUT too, once their window exceeds their share
+        assert (ft["yellow_packets"] > 0).all()
+    assert estimate(ratios).mean >= 0.95 and min(ratios) >= 0.95, ratios
+
+
+@pytest.mark.slow
+def test_twam_dwred_full(tmp_path):
+    """The full reproduction (5 seeds, 300 s runs, scenario 3 for 1000 s) and what it pins down
+    (docs/experiments/twam-dwred.md)."""
+    import pandas as pd
+
+    from qoslab import experiments
+
+    experiments.reproduce("twam-dwred", out=tmp_path, store=tmp_path / "store", progress=False)
+    d = tmp_path / "twam-dwred"
+    s12 = pd.read_csv(d / "contracts-s12.csv").set_index(["scen", "flowset", "arm"])
+    for fs in ("A", "B"):
+        for arm in ("twam-dwred", "twam-oracle-dwred"):
+            row = s12.loc[(2, fs, arm)]
+            # Eq. 3: some flows below their contract in the over-provisioned scenario ...
+            assert row["fraction_reached"] < 0.9 and row["worst_ratio"] < 0.9, (fs, arm)
+            # ... while the largest contracts take more than twice theirs
+            assert row["largest_ratio"] > 2.0, (fs, arm)
+        # the window-share variant brings every flow to its contract
+        assert s12.loc[(2, fs, "twam-share-dwred"), "fraction_reached"] == 1.0
+        # TSW2CM + static WRED: every flow reaches its contract in scenario 2 (no shortfall)
+        assert s12.loc[(2, fs, "tsw-wred"), "worst_ratio"] > 1.0
+    s3 = pd.read_csv(d / "contracts-s3.csv").set_index("arm")
+    assert s3.loc["twam-dwred", "fraction_reached"] < 0.9
+    assert s3.loc["twam-share-dwred", "fraction_reached"] == 1.0
+    for stem in ("fig2-cwnd-A", "fig3-throughput-A", "fig3-throughput-B", "fig4-scenario3", "fig5-scenario4",
+                 "fraction-reached", "window-estimates"):  # fmt: skip
+        assert (d / f"{stem}.png").stat().st_size > 10_000, stem

@@ -50,6 +50,9 @@ ARMS = {
     "twam-dwred": "TWAM (edge windows) + DWRED",
     "twam-oracle-dwred": "TWAM (true cwnd) + DWRED",
 }
+#: Not the paper's: TWAM with the window-share formula (diagnostic, see the docs).
+DIAGNOSTIC_ARMS = {"twam-share-dwred": "TWAM window-share variant (not Eq. 3) + DWRED"}
+ALL_ARMS = {**ARMS, **DIAGNOSTIC_ARMS}
 PACKET = 1000  # bytes
 HOP_DELAY_MS = 10
 ACCESS_DELAY_MS = 1
@@ -90,6 +93,12 @@ def timing(scen: int, quick: bool) -> dict[str, float]:
     )
 
 
+#: How IN (AF11) packets are dropped (the paper gives one threshold set, applied here to OUT):
+#: "x2" (primary) IN thresholds twice the OUT thresholds; "x1" the same curve for IN and OUT
+#: (colour-blind); "tail" IN packets only dropped when the buffer is full.
+IN_POLICIES = {"x2": 2.0, "x1": 1.0, "tail": None}
+
+
 def _af_queue(arm: str, signal_delay_ms: float, in_factor: float | None) -> dict[str, Any]:
     """The AF queue of one LSP hop. ``in_factor`` None: IN packets are only dropped when the
     buffer is full; k: IN thresholds are k times the OUT thresholds (static or dynamic)."""
@@ -128,13 +137,16 @@ def lsp_scenario(
     quick: bool = False,
     seed: int = 1,
     interval: str = "1s",
-    in_factor: float | None = None,
+    in_policy: str = "x2",
 ) -> Scenario:
     """Scenario ``scen`` (1-4) of Section 5 with marker/AQM ``arm`` and flow set ``flowset``."""
     if scen not in (1, 2, 3, 4):
         raise ValueError(f"scenario must be 1-4, got {scen}")
-    if arm not in ARMS:
-        raise ValueError(f"unknown arm {arm!r} (expected one of {', '.join(ARMS)})")
+    if arm not in ALL_ARMS:
+        raise ValueError(f"unknown arm {arm!r} (expected one of {', '.join(ALL_ARMS)})")
+    if in_policy not in IN_POLICIES:
+        raise ValueError(f"unknown IN policy {in_policy!r} (expected one of {', '.join(IN_POLICIES)})")
+    in_factor = IN_POLICIES[in_policy]
     rates = FLOW_SETS[flowset]
     n = len(rates)
     t = timing(scen, quick)
@@ -208,13 +220,14 @@ def lsp_scenario(
                 "rtt": f"{RTT_MS}ms",
                 "alpha": 1,
                 "window_source": "oracle" if "oracle" in arm else "edge",
+                "formula": "window_share" if "share" in arm else "eq3",
             },
             "green": "AF11",
             "yellow": "AF12",
         }
     table: dict[str, Any] = {
-        "name": f"twam-dwred-s{scen}-{arm}-{flowset}",
-        "description": f"Bouras & Sevasti scenario {scen}: {ARMS[arm]}, flow set {flowset} "
+        "name": f"twam-dwred-s{scen}-{arm}-{flowset}-in{in_policy}",
+        "description": f"Bouras & Sevasti scenario {scen}: {ALL_ARMS[arm]}, flow set {flowset} "
         f"({n} flows, contracts {', '.join(f'{r:g}' for r in rates)} Mbps), {cap} LSP",
         "duration": f"{t['duration']:g}s",
         "seed": seed,
@@ -253,10 +266,18 @@ def flow_table(res_flows: pd.DataFrame, flowset: str) -> pd.DataFrame:
 
 def plan(opts: Options) -> list[Sweep]:
     q = opts.quick
-    s12 = grid({"scen": [1, 2], "arm": list(ARMS), "flowset": list(FLOW_SETS)})
-    s3 = grid({"scen": [3], "arm": list(ARMS), "flowset": ["A"]})
-    s4 = grid({"scen": [4], "arm": list(ARMS), "flowset": ["A"]})
+    s12 = grid({"scen": [1, 2], "arm": list(ALL_ARMS), "flowset": list(FLOW_SETS)})
+    s3 = grid({"scen": [3], "arm": list(ALL_ARMS), "flowset": ["A"]})
+    s4 = grid({"scen": [4], "arm": list(ALL_ARMS), "flowset": ["A"]})
+    inp = grid({"scen": [2], "arm": ["tsw-wred", "twam-dwred"], "flowset": list(FLOW_SETS),
+                "in_policy": ["x1", "tail"]})  # fmt: skip
     return [
+        Sweep(
+            "inpolicy",
+            [(p, lsp_scenario(2, p["arm"], p["flowset"], quick=q, in_policy=p["in_policy"])) for p in inp],
+            opts.seeds,
+            "Scenario 2 with the two other IN-drop policies (x1: colour-blind; tail: IN only at overflow).",
+        ),
         Sweep(
             "s12",
             [(p, lsp_scenario(p["scen"], p["arm"], p["flowset"], quick=q)) for p in s12],
@@ -306,6 +327,60 @@ def analyse(ctx: Context) -> None:
     _fraction_figure(ctx, pf)
     _scenario3(ctx)
     _scenario4(ctx)
+    _in_policy(ctx)
+    _window_estimates(ctx)
+
+
+def _window_estimates(ctx: Context) -> None:
+    """Edge estimate against true cwnd: one run of scenario 2 (flow set A, first seed) per window
+    source, re-simulated here because the stored series do not keep the marker's gauges."""
+    import qoslab
+
+    seed = int(ctx.runs("s12")["seed"].min())
+    fig, axes = new_figure(1, 2, figsize=(11, 4), sharey=True)
+    rows = []
+    for ax, arm in zip(axes, ("twam-dwred", "twam-oracle-dwred"), strict=True):
+        r = qoslab.run(lsp_scenario(2, arm, "A", quick=ctx.options.quick, interval="500ms"), seed=seed)
+        g = r.series_gauges
+        g = g[g["name"] == "aggregate_window_pkts"]
+        sf = r.series_flow
+        true = sf.groupby("time_s")["cwnd"].sum()
+        ax.plot(true.index, true.to_numpy(), lw=1.2, label="Σ true cwnd (senders)")
+        ax.plot(g["time_s"], g["value"], lw=1.0, label="Σ W_k signalled to DWRED (sampled)")
+        ax.set_title(ARMS[arm], fontsize=10)
+        ax.set_xlabel("time (s)")
+        ax.grid(alpha=0.3)
+        t = timing(2, ctx.options.quick)
+        w = g[(g["time_s"] >= t["start"])]["value"].mean()
+        c = true[true.index >= t["start"]].mean()
+        rows.append({"arm": arm, "signalled_sum_w": w, "true_sum_cwnd": c, "ratio": w / c, "seed": seed,
+                     "version": ctx.version})  # fmt: skip
+    axes[0].set_ylabel("packets")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Edge window estimate vs true cwnd (scenario 2, flow set A, seed {seed})")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    ctx.figure("window-estimates", fig, title="TWAM window sources: edge estimate vs true cwnd",
+               sweeps=["s12"], caption="The edge estimate counts data packets per RTT_LSP (64 ms propagation); "
+               "the true RTT includes queueing, so it sees cwnd·RTT_LSP/RTT.")  # fmt: skip
+    ctx.table("window-estimates", pd.DataFrame(rows), title="Signalled Σ W_k against Σ true cwnd",
+              caption="Means over the measurement window (one seed).")  # fmt: skip
+
+
+def _in_policy(ctx: Context) -> None:
+    pf = pd.concat([_per_flow(ctx, "inpolicy"), _per_flow(ctx, "s12").assign(in_policy="x2")], ignore_index=True)
+    pf = pf[(pf["scen"] == 2) & pf["arm"].isin(["tsw-wred", "twam-dwred"])]
+    df = _summary_rows(pf, ["in_policy", "flowset", "arm"])
+    df["version"] = ctx.version
+    ctx.table(
+        "in-policy-s2",
+        df,
+        title="Scenario 2 under the three IN-drop policies",
+        columns={"in_policy": "IN policy", "flowset": "flow set", "arm_label": "marker + AQM",
+                 "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i", "worst_ci": "worst / r_i",
+                 "smallest_ci": "smallest group / r_i", "largest_ci": "largest group / r_i"},  # fmt: skip
+        caption="x2 (primary): IN thresholds twice the OUT ones; x1: one curve for IN and OUT (colour-blind "
+        f"core); tail: IN dropped only at buffer overflow. {ctx.provenance(['inpolicy', 's12'])}.",
+    )
 
 
 def _summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -321,7 +396,7 @@ def _summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         row = dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True))
         row.update(
             {
-                "arm_label": ARMS[row["arm"]],
+                "arm_label": ALL_ARMS[row["arm"]],
                 "fraction_reached": e_f.mean,
                 "fraction_ci": e_f.fmt(3),
                 "worst_ratio": e_w.mean,
@@ -366,15 +441,15 @@ def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
             sub = pf[(pf["flowset"] == fs) & (pf["scen"] == scen)]
             names = list(contracts(fs))
             x = np.arange(len(names))
-            width = 0.8 / len(ARMS)
-            for j, arm in enumerate(ARMS):
+            width = 0.8 / len(ALL_ARMS)
+            for j, arm in enumerate(ALL_ARMS):
                 g = sub[sub["arm"] == arm]
                 m, h = [], []
                 for nm in names:
                     e = estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6)
                     m.append(e.mean)
                     h.append(e.half_width if np.isfinite(e.half_width) else 0.0)
-                ax.bar(x + (j - 1) * width, m, width, yerr=h, capsize=2, label=ARMS[arm])
+                ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, m, width, yerr=h, capsize=2, label=ALL_ARMS[arm])
             ax.plot(x, [contracts(fs)[nm] / 1e6 for nm in names], "k_", markersize=18, mew=2,
                     label="contracted rate r_i")  # fmt: skip
             ax.set_xticks(x, names, fontsize=8)
@@ -397,7 +472,7 @@ def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
 def _fig2_cwnd(ctx: Context) -> None:
     rows = []
     for scen in (1, 2):
-        for arm in ARMS:
+        for arm in ALL_ARMS:
             w = {"scen": scen, "arm": arm, "flowset": "A"}
             ac = _avg_cwnd(ctx, "s12", w)
             for nm, g in ac.groupby("flow_name"):
@@ -408,12 +483,12 @@ def _fig2_cwnd(ctx: Context) -> None:
     fig, axes = new_figure(1, 2, figsize=(11, 4.2))
     names = list(contracts("A"))
     x = np.arange(len(names))
-    width = 0.8 / len(ARMS)
+    width = 0.8 / len(ALL_ARMS)
     for ax, scen in zip(axes, (1, 2), strict=True):
-        for j, arm in enumerate(ARMS):
+        for j, arm in enumerate(ALL_ARMS):
             g = df[(df["scen"] == scen) & (df["arm"] == arm)].set_index("flow").reindex(names)
-            ax.bar(x + (j - 1) * width, g["mean"], width, yerr=g["half_width"].fillna(0), capsize=2,
-                   label=ARMS[arm])  # fmt: skip
+            ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, g["mean"], width, yerr=g["half_width"].fillna(0), capsize=2,
+                   label=ALL_ARMS[arm])  # fmt: skip
         th = theoretical_window("A", scen)
         ax.plot(x, [th[nm] for nm in names], "k_", markersize=18, mew=2,
                 label="theoretical: C·r_i/Σr · RTT")  # fmt: skip
@@ -443,15 +518,15 @@ def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
     fig, ax = new_figure(figsize=(8, 4))
     labels = [f"s{r.scen} / set {r.flowset}" for r in df.drop_duplicates(["scen", "flowset"]).itertuples()]
     x = np.arange(len(labels))
-    width = 0.8 / len(ARMS)
-    for j, arm in enumerate(ARMS):
+    width = 0.8 / len(ALL_ARMS)
+    for j, arm in enumerate(ALL_ARMS):
         g = df[df["arm"] == arm]
-        ax.bar(x + (j - 1) * width, g["fraction_reached"], width, label=ARMS[arm])
+        ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, g["fraction_reached"], width, label=ALL_ARMS[arm])
     ax.set_xticks(x, labels)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(f"fraction of flows ≥ {REACHED:.0%} of r_i")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2)
     ax.set_title("Flows reaching their contracted rate")
     fig.tight_layout()
     ctx.figure(
@@ -481,12 +556,12 @@ def _scenario3(ctx: Context) -> None:
     fig, ax = new_figure(figsize=(8, 4))
     names = list(contracts("A"))
     x = np.arange(len(names))
-    width = 0.8 / len(ARMS)
-    for j, arm in enumerate(ARMS):
+    width = 0.8 / len(ALL_ARMS)
+    for j, arm in enumerate(ALL_ARMS):
         g = pf[pf["arm"] == arm]
         m = [g[g["flow_name"] == nm]["throughput_bps"].mean() / 1e6 for nm in names]
         h = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6).half_width for nm in names]
-        ax.bar(x + (j - 1) * width, m, width, yerr=np.nan_to_num(h), capsize=2, label=ARMS[arm])
+        ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, m, width, yerr=np.nan_to_num(h), capsize=2, label=ALL_ARMS[arm])
     ax.plot(x, [contracts("A")[nm] / 1e6 for nm in names], "k_", markersize=18, mew=2, label="r_i")
     ax.set_xticks(x, [f"{nm}{'*' if nm in ('f0', 'f3', 'f6', 'f8') else ''}" for nm in names])
     ax.set_ylabel("throughput (Mbps)")
@@ -513,16 +588,16 @@ def _scenario4(ctx: Context) -> None:
         caption=f"Throughput over the whole measurement window (EF on half of the time). "
         f"{ctx.provenance(['s4'])}.",
     )
-    fig, axes = new_figure(len(ARMS), 1, figsize=(9, 2.6 * len(ARMS)), sharex=True, sharey=True)
+    fig, axes = new_figure(len(ALL_ARMS), 1, figsize=(9, 2.6 * len(ALL_ARMS)), sharex=True, sharey=True)
     seed = int(ctx.runs("s4")["seed"].min())
-    for ax, arm in zip(axes, ARMS, strict=True):
+    for ax, arm in zip(axes, ALL_ARMS, strict=True):
         sf = ctx.series("s4", "flow", {"arm": arm})
         sf = sf[sf["seed"] == seed]
         for nm, g in sf[sf["flow_name"].isin(list(contracts("A")))].groupby("flow_name", sort=False):
             ax.plot(g["time_s"], g["throughput_bps"] / 1e6, lw=0.9, label=f"{nm} ({contracts('A')[nm] / 1e6:g})")
         ef = sf[sf["flow_name"].str.startswith("ef")].groupby("time_s")["throughput_bps"].sum() / 1e6
         ax.fill_between(ef.index, 0, ef.to_numpy(), color="0.85", label="EF (delivered)", zorder=0)
-        ax.set_title(ARMS[arm], fontsize=10)
+        ax.set_title(ALL_ARMS[arm], fontsize=10)
         ax.set_ylabel("Mbps")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, ncols=6, loc="upper left")

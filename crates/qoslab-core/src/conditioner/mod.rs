@@ -46,7 +46,7 @@ pub use srtcm::{SrTcm, SrTcmParams};
 pub use token_bucket::{TokenBucket, TokenBucketParams};
 pub use trtcm::{TrTcm, TrTcmParams};
 pub use tswtcm::{Tsw2cm, Tsw2cmParams, Tsw3cm, Tsw3cmParams, TswEstimator};
-pub use twam::{Twam, TwamParams, WindowSource};
+pub use twam::{Twam, TwamFormula, TwamParams, WindowSource};
 
 /// A packet's conformance colour (RFC 2697/2698 vocabulary), ordered by drop precedence:
 /// `Green < Yellow < Red`.

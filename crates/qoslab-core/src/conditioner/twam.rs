@@ -51,6 +51,17 @@ pub enum WindowSource {
     Oracle,
 }
 
+/// How the IN probabilities are computed from the windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TwamFormula {
+    /// The paper's Eq. 3: `p_i = min(1, r_i Σ W_k / Σ r_k W_k)`.
+    Eq3,
+    /// Not the paper's: a diagnostic variant that colours IN, per flow, its proportional share
+    /// of the LSP window, `p_i = min(1, (r_i / Σ r_k) · Σ W_k / W_i)` (1 when `W_i = 0`).
+    WindowShare,
+}
+
 /// TWAM parameters. `rates[i]` is flow `i`'s contracted rate `r_i` (bit/s; index = the flow's
 /// position in the scenario, 0 = no contract).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,6 +72,7 @@ pub struct TwamParams {
     pub alpha: u32,
     pub window: WindowSource,
     pub rates: Vec<u64>,
+    pub formula: TwamFormula,
 }
 
 impl TwamParams {
@@ -193,8 +205,15 @@ impl Twam {
             sum_rw += f.rate as f64 * f.window;
         }
         if sum_rw > 0.0 {
+            let sum_r: f64 = self.flows.iter().map(|f| f.rate as f64).sum();
             for f in &mut self.flows {
-                f.p_in = (f.rate as f64 * sum_w / sum_rw).min(1.0);
+                f.p_in = match self.p.formula {
+                    TwamFormula::Eq3 => (f.rate as f64 * sum_w / sum_rw).min(1.0),
+                    TwamFormula::WindowShare if f.window > 0.0 => {
+                        (f.rate as f64 / sum_r * sum_w / f.window).min(1.0)
+                    }
+                    TwamFormula::WindowShare => 1.0,
+                };
             }
         }
         self.aggregate_window = sum_w;
@@ -258,6 +277,7 @@ mod tests {
             alpha: 1,
             window,
             rates: rates.to_vec(),
+            formula: TwamFormula::Eq3,
         }
     }
 
@@ -371,6 +391,35 @@ mod tests {
             // Four standard deviations of a binomial proportion (exact for p = 0 and 1).
             let tol = 4.0 * (e * (1.0 - e) / n as f64).sqrt();
             assert!((frac - e).abs() <= tol, "flow {k}: {frac} vs {e}");
+        }
+    }
+
+    #[test]
+    fn window_share_variant_colours_each_flow_its_share_of_the_lsp_window() {
+        let mut t = Twam::new(TwamParams {
+            formula: TwamFormula::WindowShare,
+            ..params(WindowSource::Oracle, &[1_000_000, 3_000_000])
+        });
+        let mut rng = SimRng::derive(4, 4);
+        t.meter_packet(0, &data(0), Color::Green, &mut rng);
+        t.meter_packet(0, &data(1), Color::Green, &mut rng);
+        // W = 10, 30 → shares 10, 30: p = 1, 1; W = 20, 20 → shares 10, 30: p = 0.5, 1.
+        t.tick(1, Some(&[10.0, 30.0]));
+        assert_eq!((t.p_in(0), t.p_in(1)), (1.0, 1.0));
+        t.tick(2, Some(&[20.0, 20.0]));
+        assert!((t.p_in(0) - 0.5).abs() < 1e-12);
+        assert_eq!(t.p_in(1), 1.0);
+        // Eq. 3 on the same windows: p_0 = 40/80 = 0.5, p_1 = 3·40/80 → 1; on W = 10, 30 it
+        // gives p_0 = 40/100 = 0.4 where the flow is exactly at its share.
+        assert!((Twam::p_in_for(&[1, 3], &[10.0, 30.0], 0).unwrap() - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_largest_contract_always_gets_p_one_under_eq3() {
+        // r_max Σ W ≥ Σ r_k W_k for any windows: Eq. 3 never marks the largest contract OUT.
+        let r = [1u64, 2, 3, 4];
+        for w in [[1.0, 1.0, 1.0, 100.0], [50.0, 1.0, 1.0, 1.0], [0.0, 0.0, 3.0, 7.0]] {
+            assert_eq!(Twam::p_in_for(&r, &w, 3), Some(1.0), "{w:?}");
         }
     }
 

@@ -1354,13 +1354,14 @@ fn resolve_twam(
     flows: &[FlowConfig],
     scope: Option<ScopeSpec>,
 ) -> Result<Option<crate::conditioner::TwamParams>, Bad> {
-    use crate::conditioner::{TwamParams, WindowSource};
+    use crate::conditioner::{TwamFormula, TwamParams, WindowSource};
     if m.kind != MeterType::Twam {
         for (f, present) in [
             ("rates", m.rates.is_some()),
             ("rtt", m.rtt.is_some()),
             ("alpha", m.alpha.is_some()),
             ("window_source", m.window_source.is_some()),
+            ("formula", m.formula.is_some()),
         ] {
             if present {
                 return Err(bad(
@@ -1416,6 +1417,10 @@ fn resolve_twam(
             _ => WindowSource::Edge,
         },
         rates,
+        formula: match m.formula {
+            Some(TwamFormulaSpec::WindowShare) => TwamFormula::WindowShare,
+            _ => TwamFormula::Eq3,
+        },
     };
     p.validate().map_err(|e| {
         let field = ["rtt", "alpha", "rates"]

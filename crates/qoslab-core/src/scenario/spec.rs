@@ -232,6 +232,14 @@ pub enum MeterType {
     Twam,
 }
 
+/// TWAM: how the IN probabilities are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TwamFormulaSpec {
+    Eq3,
+    WindowShare,
+}
+
 /// TWAM: where the flows' congestion windows come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -309,6 +317,8 @@ pub struct MeterSpecToml {
     pub alpha: Option<u32>,
     /// TWAM: "edge" (default) or "oracle".
     pub window_source: Option<WindowSourceSpec>,
+    /// TWAM: "eq3" (default, the paper's) or "window_share" (a diagnostic variant).
+    pub formula: Option<TwamFormulaSpec>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
