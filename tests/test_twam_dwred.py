@@ -47,7 +47,7 @@ def test_scenario_errors_name_the_key():
     assert "rates.nosuchflow" in msg and "unknown flow" in msg, msg
     bad = copy.deepcopy(t)
     bad["conditioner"][0]["scope"] = "per_flow"
-    assert "scope must be \"aggregate\"" in _error(bad)
+    assert 'scope must be "aggregate"' in _error(bad)
     bad = copy.deepcopy(t)
     del bad["conditioner"][0]["meter"]["rtt"]
     assert "needs `rtt`" in _error(bad)
@@ -65,8 +65,12 @@ def test_ns2_export_refuses_twam_and_dwred():
     assert reason is not None and "DWRED" in reason and "no ns-2 counterpart" in reason, reason
     t = _table()
     for k in (1, 2, 3):
-        t["link"][k]["queue_ab"] = {"type": "wred", "limit": "300pkts", "in": {"min_th": 80, "max_th": 320,
-                                     "max_p": 0.1}, "out": {"min_th": 40, "max_th": 160, "max_p": 0.1}}  # fmt: skip
+        t["link"][k]["queue_ab"] = {
+            "type": "wred",
+            "limit": "300pkts",
+            "in": {"min_th": 80, "max_th": 320, "max_p": 0.1},
+            "out": {"min_th": 40, "max_th": 160, "max_p": 0.1},
+        }
     reason = ns2.unsupported_reason(to_ns2_resolved(Scenario.from_table(t, "t").resolved, 1))
     assert reason is not None and "TWAM" in reason, reason
 
@@ -154,6 +158,13 @@ def test_twam_dwred_full(tmp_path):
     s3 = pd.read_csv(d / "contracts-s3.csv").set_index("arm")
     assert s3.loc["twam-dwred", "fraction_reached"] < 0.9
     assert s3.loc["twam-share-dwred", "fraction_reached"] == 1.0
-    for stem in ("fig2-cwnd-A", "fig3-throughput-A", "fig3-throughput-B", "fig4-scenario3", "fig5-scenario4",
-                 "fraction-reached", "window-estimates"):  # fmt: skip
+    for stem in (
+        "fig2-cwnd-A",
+        "fig3-throughput-A",
+        "fig3-throughput-B",
+        "fig4-scenario3",
+        "fig5-scenario4",
+        "fraction-reached",
+        "window-estimates",
+    ):
         assert (d / f"{stem}.png").stat().st_size > 10_000, stem

@@ -1173,3 +1173,7 @@ pub fn jain_index(x: &[f64]) -> f64 {
         s * s / (n * s2)
     }
 }
+
+#[cfg(test)]
+#[path = "sim_twam_tests.rs"]
+mod twam_tests;

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, register
-from qoslab.experiments.runner import Context, select
+from qoslab.experiments.runner import Context
 from qoslab.report import new_figure
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate
@@ -168,35 +168,85 @@ def lsp_scenario(
                 ],
             }
         hops.append(
-            {"name": f"{a}-{b}", "a": a, "b": b, "bandwidth": cap, "delay": f"{HOP_DELAY_MS}ms",
-             "queue_ab": q, "queue_ba": droptail}  # fmt: skip
+            {
+                "name": f"{a}-{b}",
+                "a": a,
+                "b": b,
+                "bandwidth": cap,
+                "delay": f"{HOP_DELAY_MS}ms",
+                "queue_ab": q,
+                "queue_ba": droptail,
+            }
         )
-    nodes = [{"name": "s{i}", "count": n}, {"name": "r1"}, {"name": "r2"}, {"name": "r3"}, {"name": "r4"},
-             {"name": "d{i}", "count": n}]  # fmt: skip
+    nodes = [
+        {"name": "s{i}", "count": n},
+        {"name": "r1"},
+        {"name": "r2"},
+        {"name": "r3"},
+        {"name": "r4"},
+        {"name": "d{i}", "count": n},
+    ]
     links: list[dict[str, Any]] = [
-        {"name": "access{i}", "count": n, "a": "s{i}", "b": "r1", "bandwidth": "100Mbps",
-         "delay": f"{ACCESS_DELAY_MS}ms", "queue": droptail},  # fmt: skip
+        {
+            "name": "access{i}",
+            "count": n,
+            "a": "s{i}",
+            "b": "r1",
+            "bandwidth": "100Mbps",
+            "delay": f"{ACCESS_DELAY_MS}ms",
+            "queue": droptail,
+        },
         *hops,
-        {"name": "exit{i}", "count": n, "a": "r4", "b": "d{i}", "bandwidth": "100Mbps",
-         "delay": f"{ACCESS_DELAY_MS}ms", "queue": droptail},  # fmt: skip
+        {
+            "name": "exit{i}",
+            "count": n,
+            "a": "r4",
+            "b": "d{i}",
+            "bandwidth": "100Mbps",
+            "delay": f"{ACCESS_DELAY_MS}ms",
+            "queue": droptail,
+        },
     ]
     flows: list[dict[str, Any]] = [
-        {"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "start": starts[i], "dscp": "AF11"} for i in range(n)
+        {"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "start": starts[i], "dscp": "AF11"}
+        for i in range(n)
     ]
     if scen == 4:
         nodes += [{"name": "u"}, {"name": "v"}]
         links += [
-            {"name": "ef-in", "a": "u", "b": "r2", "bandwidth": EF_CAP, "delay": "1ms",
-             "queue": {"type": "droptail", "limit": "50pkts"}},  # fmt: skip
-            {"name": "ef-out", "a": "r3", "b": "v", "bandwidth": "100Mbps", "delay": "1ms", "queue": droptail},
+            {
+                "name": "ef-in",
+                "a": "u",
+                "b": "r2",
+                "bandwidth": EF_CAP,
+                "delay": "1ms",
+                "queue": {"type": "droptail", "limit": "50pkts"},
+            },
+            {
+                "name": "ef-out",
+                "a": "r3",
+                "b": "v",
+                "bandwidth": "100Mbps",
+                "delay": "1ms",
+                "queue": droptail,
+            },
         ]
         on, off = EF_BURST
         k, t0 = 0, on + off
         while t0 < t["duration"]:
             flows.append(
-                {"name": f"ef{k}", "src": "u", "dst": "v", "type": "cbr", "rate": EF_RATE, "dscp": "EF",
-                 "packet_size": f"{PACKET}B", "start": f"{t0:g}s", "stop": f"{min(t0 + on, t['duration']):g}s"}
-            )  # fmt: skip
+                {
+                    "name": f"ef{k}",
+                    "src": "u",
+                    "dst": "v",
+                    "type": "cbr",
+                    "rate": EF_RATE,
+                    "dscp": "EF",
+                    "packet_size": f"{PACKET}B",
+                    "start": f"{t0:g}s",
+                    "stop": f"{min(t0 + on, t['duration']):g}s",
+                }
+            )
             k, t0 = k + 1, t0 + on + off
     if arm == "tsw-wred":
         cond = {
@@ -232,8 +282,12 @@ def lsp_scenario(
         "duration": f"{t['duration']:g}s",
         "seed": seed,
         "tcp": {"variant": "newreno", "packet_size": f"{PACKET}B", "window": 10000},
-        "measurement": {"start": f"{t['start']:g}s", "end": f"{t['end']:g}s", "interval": interval,
-                        "bottleneck": "r2-r3" if scen == 4 else "r1-r2"},  # fmt: skip
+        "measurement": {
+            "start": f"{t['start']:g}s",
+            "end": f"{t['end']:g}s",
+            "interval": interval,
+            "bottleneck": "r2-r3" if scen == 4 else "r1-r2",
+        },
         "node": nodes,
         "link": links,
         "flow": flows,
@@ -269,8 +323,14 @@ def plan(opts: Options) -> list[Sweep]:
     s12 = grid({"scen": [1, 2], "arm": list(ALL_ARMS), "flowset": list(FLOW_SETS)})
     s3 = grid({"scen": [3], "arm": list(ALL_ARMS), "flowset": ["A"]})
     s4 = grid({"scen": [4], "arm": list(ALL_ARMS), "flowset": ["A"]})
-    inp = grid({"scen": [2], "arm": ["tsw-wred", "twam-dwred"], "flowset": list(FLOW_SETS),
-                "in_policy": ["x1", "tail"]})  # fmt: skip
+    inp = grid(
+        {
+            "scen": [2],
+            "arm": ["tsw-wred", "twam-dwred"],
+            "flowset": list(FLOW_SETS),
+            "in_policy": ["x1", "tail"],
+        }
+    )
     return [
         Sweep(
             "inpolicy",
@@ -353,21 +413,40 @@ def _window_estimates(ctx: Context) -> None:
         t = timing(2, ctx.options.quick)
         w = g[(g["time_s"] >= t["start"])]["value"].mean()
         c = true[true.index >= t["start"]].mean()
-        rows.append({"arm": arm, "signalled_sum_w": w, "true_sum_cwnd": c, "ratio": w / c, "seed": seed,
-                     "version": ctx.version})  # fmt: skip
+        rows.append(
+            {
+                "arm": arm,
+                "signalled_sum_w": w,
+                "true_sum_cwnd": c,
+                "ratio": w / c,
+                "seed": seed,
+                "version": ctx.version,
+            }
+        )
     axes[0].set_ylabel("packets")
     axes[0].legend(fontsize=8)
     fig.suptitle(f"Edge window estimate vs true cwnd (scenario 2, flow set A, seed {seed})")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure("window-estimates", fig, title="TWAM window sources: edge estimate vs true cwnd",
-               sweeps=["s12"], caption="The edge estimate counts data packets per RTT_LSP (64 ms propagation); "
-               "the true RTT includes queueing, so it sees cwnd·RTT_LSP/RTT.")  # fmt: skip
-    ctx.table("window-estimates", pd.DataFrame(rows), title="Signalled Σ W_k against Σ true cwnd",
-              caption="Means over the measurement window (one seed).")  # fmt: skip
+    ctx.figure(
+        "window-estimates",
+        fig,
+        title="TWAM window sources: edge estimate vs true cwnd",
+        sweeps=["s12"],
+        caption="The edge estimate counts data packets per RTT_LSP (64 ms propagation); "
+        "the true RTT includes queueing, so it sees cwnd·RTT_LSP/RTT.",
+    )
+    ctx.table(
+        "window-estimates",
+        pd.DataFrame(rows),
+        title="Signalled Σ W_k against Σ true cwnd",
+        caption="Means over the measurement window (one seed).",
+    )
 
 
 def _in_policy(ctx: Context) -> None:
-    pf = pd.concat([_per_flow(ctx, "inpolicy"), _per_flow(ctx, "s12").assign(in_policy="x2")], ignore_index=True)
+    pf = pd.concat(
+        [_per_flow(ctx, "inpolicy"), _per_flow(ctx, "s12").assign(in_policy="x2")], ignore_index=True
+    )
     pf = pf[(pf["scen"] == 2) & pf["arm"].isin(["tsw-wred", "twam-dwred"])]
     df = _summary_rows(pf, ["in_policy", "flowset", "arm"])
     df["version"] = ctx.version
@@ -375,9 +454,15 @@ def _in_policy(ctx: Context) -> None:
         "in-policy-s2",
         df,
         title="Scenario 2 under the three IN-drop policies",
-        columns={"in_policy": "IN policy", "flowset": "flow set", "arm_label": "marker + AQM",
-                 "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i", "worst_ci": "worst / r_i",
-                 "smallest_ci": "smallest group / r_i", "largest_ci": "largest group / r_i"},  # fmt: skip
+        columns={
+            "in_policy": "IN policy",
+            "flowset": "flow set",
+            "arm_label": "marker + AQM",
+            "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i",
+            "worst_ci": "worst / r_i",
+            "smallest_ci": "smallest group / r_i",
+            "largest_ci": "largest group / r_i",
+        },
         caption="x2 (primary): IN thresholds twice the OUT ones; x1: one curve for IN and OUT (colour-blind "
         f"core); tail: IN dropped only at buffer overflow. {ctx.provenance(['inpolicy', 's12'])}.",
     )
@@ -391,8 +476,12 @@ def _summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         )
         big = g[g["contract_bps"] == g["contract_bps"].max()].groupby("seed")["ratio"].mean()
         small = g[g["contract_bps"] == g["contract_bps"].min()].groupby("seed")["ratio"].mean()
-        e_f, e_w, e_b, e_s = (estimate(per_seed["frac"]), estimate(per_seed["worst"]), estimate(big),
-                              estimate(small))  # fmt: skip
+        e_f, e_w, e_b, e_s = (
+            estimate(per_seed["frac"]),
+            estimate(per_seed["worst"]),
+            estimate(big),
+            estimate(small),
+        )
         row = dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True))
         row.update(
             {
@@ -449,9 +538,22 @@ def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
                     e = estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6)
                     m.append(e.mean)
                     h.append(e.half_width if np.isfinite(e.half_width) else 0.0)
-                ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, m, width, yerr=h, capsize=2, label=ALL_ARMS[arm])
-            ax.plot(x, [contracts(fs)[nm] / 1e6 for nm in names], "k_", markersize=18, mew=2,
-                    label="contracted rate r_i")  # fmt: skip
+                ax.bar(
+                    x + (j - (len(ALL_ARMS) - 1) / 2) * width,
+                    m,
+                    width,
+                    yerr=h,
+                    capsize=2,
+                    label=ALL_ARMS[arm],
+                )
+            ax.plot(
+                x,
+                [contracts(fs)[nm] / 1e6 for nm in names],
+                "k_",
+                markersize=18,
+                mew=2,
+                label="contracted rate r_i",
+            )
             ax.set_xticks(x, names, fontsize=8)
             ax.set_title(f"scenario {scen} ({capacity_mbps(scen)} Mbps)", fontsize=10)
             ax.set_xlabel("flow")
@@ -477,8 +579,9 @@ def _fig2_cwnd(ctx: Context) -> None:
             ac = _avg_cwnd(ctx, "s12", w)
             for nm, g in ac.groupby("flow_name"):
                 e = estimate(g["cwnd"])
-                rows.append({"scen": scen, "arm": arm, "flow": nm, "mean": e.mean,
-                             "half_width": e.half_width})  # fmt: skip
+                rows.append(
+                    {"scen": scen, "arm": arm, "flow": nm, "mean": e.mean, "half_width": e.half_width}
+                )
     df = pd.DataFrame(rows)
     fig, axes = new_figure(1, 2, figsize=(11, 4.2))
     names = list(contracts("A"))
@@ -487,11 +590,16 @@ def _fig2_cwnd(ctx: Context) -> None:
     for ax, scen in zip(axes, (1, 2), strict=True):
         for j, arm in enumerate(ALL_ARMS):
             g = df[(df["scen"] == scen) & (df["arm"] == arm)].set_index("flow").reindex(names)
-            ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, g["mean"], width, yerr=g["half_width"].fillna(0), capsize=2,
-                   label=ALL_ARMS[arm])  # fmt: skip
+            ax.bar(
+                x + (j - (len(ALL_ARMS) - 1) / 2) * width,
+                g["mean"],
+                width,
+                yerr=g["half_width"].fillna(0),
+                capsize=2,
+                label=ALL_ARMS[arm],
+            )
         th = theoretical_window("A", scen)
-        ax.plot(x, [th[nm] for nm in names], "k_", markersize=18, mew=2,
-                label="theoretical: C·r_i/Σr · RTT")  # fmt: skip
+        ax.plot(x, [th[nm] for nm in names], "k_", markersize=18, mew=2, label="theoretical: C·r_i/Σr · RTT")
         ax.set_xticks(x, names, fontsize=8)
         ax.set_title(f"scenario {scen} ({capacity_mbps(scen)} Mbps)", fontsize=10)
         ax.set_xlabel("flow")
@@ -510,7 +618,9 @@ def _fig2_cwnd(ctx: Context) -> None:
         f"({RTT_MS} ms) in {PACKET}-byte packets (queueing delay not included).",
     )
     df["version"] = ctx.version
-    ctx.table("cwnd-A", df, title="Average cwnd per flow (flow set A)", caption="Packets; mean and CI half-width.")
+    ctx.table(
+        "cwnd-A", df, title="Average cwnd per flow (flow set A)", caption="Packets; mean and CI half-width."
+    )
 
 
 def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
@@ -547,11 +657,15 @@ def _scenario3(ctx: Context) -> None:
         "contracts-s3",
         df,
         title="Scenario 3: flows reaching their contract after late starts",
-        columns={"arm_label": "marker + AQM", "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i",
-                 "worst_ci": "worst / r_i", "smallest_ci": "smallest group / r_i",
-                 "largest_ci": "largest group / r_i"},  # fmt: skip
-        caption=f"Measured over {t['start']:g}-{t['end']:g} s; flows f0, f3, f6, f8 start at {t['late']:g} s. "
-        f"{ctx.provenance(['s3'])}.",
+        columns={
+            "arm_label": "marker + AQM",
+            "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i",
+            "worst_ci": "worst / r_i",
+            "smallest_ci": "smallest group / r_i",
+            "largest_ci": "largest group / r_i",
+        },
+        caption=f"Measured over {t['start']:g}-{t['end']:g} s; flows f0, f3, f6, f8 start at "
+        f"{t['late']:g} s. {ctx.provenance(['s3'])}.",
     )
     fig, ax = new_figure(figsize=(8, 4))
     names = list(contracts("A"))
@@ -561,7 +675,14 @@ def _scenario3(ctx: Context) -> None:
         g = pf[pf["arm"] == arm]
         m = [g[g["flow_name"] == nm]["throughput_bps"].mean() / 1e6 for nm in names]
         h = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6).half_width for nm in names]
-        ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, m, width, yerr=np.nan_to_num(h), capsize=2, label=ALL_ARMS[arm])
+        ax.bar(
+            x + (j - (len(ALL_ARMS) - 1) / 2) * width,
+            m,
+            width,
+            yerr=np.nan_to_num(h),
+            capsize=2,
+            label=ALL_ARMS[arm],
+        )
     ax.plot(x, [contracts("A")[nm] / 1e6 for nm in names], "k_", markersize=18, mew=2, label="r_i")
     ax.set_xticks(x, [f"{nm}{'*' if nm in ('f0', 'f3', 'f6', 'f8') else ''}" for nm in names])
     ax.set_ylabel("throughput (Mbps)")
@@ -570,8 +691,13 @@ def _scenario3(ctx: Context) -> None:
     ax.legend(fontsize=7, loc="upper left")
     ax.set_title(f"Fig. 4: scenario 3, average throughput over {t['start']:g}-{t['end']:g} s")
     fig.tight_layout()
-    ctx.figure("fig4-scenario3", fig, title="Fig. 4: scenario 3 throughput", sweeps=["s3"],
-               caption="Mean over seeds with 95 % CIs.")  # fmt: skip
+    ctx.figure(
+        "fig4-scenario3",
+        fig,
+        title="Fig. 4: scenario 3 throughput",
+        sweeps=["s3"],
+        caption="Mean over seeds with 95 % CIs.",
+    )
 
 
 def _scenario4(ctx: Context) -> None:
@@ -582,9 +708,13 @@ def _scenario4(ctx: Context) -> None:
         "contracts-s4",
         df,
         title="Scenario 4: flows reaching their contract under EF bursts",
-        columns={"arm_label": "marker + AQM", "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i",
-                 "worst_ci": "worst / r_i", "smallest_ci": "smallest group / r_i",
-                 "largest_ci": "largest group / r_i"},  # fmt: skip
+        columns={
+            "arm_label": "marker + AQM",
+            "fraction_ci": f"fraction ≥ {REACHED:.0%} of r_i",
+            "worst_ci": "worst / r_i",
+            "smallest_ci": "smallest group / r_i",
+            "largest_ci": "largest group / r_i",
+        },
         caption=f"Throughput over the whole measurement window (EF on half of the time). "
         f"{ctx.provenance(['s4'])}.",
     )
@@ -594,7 +724,9 @@ def _scenario4(ctx: Context) -> None:
         sf = ctx.series("s4", "flow", {"arm": arm})
         sf = sf[sf["seed"] == seed]
         for nm, g in sf[sf["flow_name"].isin(list(contracts("A")))].groupby("flow_name", sort=False):
-            ax.plot(g["time_s"], g["throughput_bps"] / 1e6, lw=0.9, label=f"{nm} ({contracts('A')[nm] / 1e6:g})")
+            ax.plot(
+                g["time_s"], g["throughput_bps"] / 1e6, lw=0.9, label=f"{nm} ({contracts('A')[nm] / 1e6:g})"
+            )
         ef = sf[sf["flow_name"].str.startswith("ef")].groupby("time_s")["throughput_bps"].sum() / 1e6
         ax.fill_between(ef.index, 0, ef.to_numpy(), color="0.85", label="EF (delivered)", zorder=0)
         ax.set_title(ALL_ARMS[arm], fontsize=10)
@@ -604,8 +736,13 @@ def _scenario4(ctx: Context) -> None:
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(f"Fig. 5: instantaneous throughput under EF interference (scenario 4, seed {seed})")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ctx.figure("fig5-scenario4", fig, title="Fig. 5: instantaneous throughput under EF bursts", sweeps=["s4"],
-               caption="1 s bins at the receivers; grey: EF traffic delivered (bursts of 30 s every 60 s).")  # fmt: skip
+    ctx.figure(
+        "fig5-scenario4",
+        fig,
+        title="Fig. 5: instantaneous throughput under EF bursts",
+        sweeps=["s4"],
+        caption="1 s bins at the receivers; grey: EF traffic delivered (bursts of 30 s every 60 s).",
+    )
 
 
 EXPERIMENT = register(

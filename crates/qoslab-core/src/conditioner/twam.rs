@@ -418,7 +418,11 @@ mod tests {
     fn the_largest_contract_always_gets_p_one_under_eq3() {
         // r_max Σ W ≥ Σ r_k W_k for any windows: Eq. 3 never marks the largest contract OUT.
         let r = [1u64, 2, 3, 4];
-        for w in [[1.0, 1.0, 1.0, 100.0], [50.0, 1.0, 1.0, 1.0], [0.0, 0.0, 3.0, 7.0]] {
+        for w in [
+            [1.0, 1.0, 1.0, 100.0],
+            [50.0, 1.0, 1.0, 1.0],
+            [0.0, 0.0, 3.0, 7.0],
+        ] {
             assert_eq!(Twam::p_in_for(&r, &w, 3), Some(1.0), "{w:?}");
         }
     }
