@@ -257,6 +257,25 @@ def check_supported(sc: Scenario) -> None:
             raise EmulationError(f"flow[{i}] ({f['name']}): type {f['kind']!r} is not emulated")
     if len(sc.resolved["flows"]) > 60000:
         raise EmulationError("too many flows for one port each")
+    # Mechanisms that need the simulator's own hooks, which the link daemon does not drive:
+    # TWAM's periodic ticks and cwnd feed, DWRED's window signal, FDD-RED's reverse-path RTT
+    # estimator and oracle RTTs.
+    for i, c in enumerate(sc.resolved.get("conditioners", [])):
+        if c["meter"]["type"] == "twam":
+            raise EmulationError(
+                f"conditioner[{i}] ({c['name']}): a twam marker is not emulated (it needs the "
+                "simulator's periodic window updates); run it with `qoslab run`"
+            )
+    for lk in sc.resolved["links"]:
+        for d in ("queue_ab", "queue_ba"):
+            q = lk[d]
+            kinds = [q["type"], *(sub.get("queue", {}).get("type") for sub in q.get("queues", []))]
+            for kind in ("dwred", "fdd_red"):
+                if kind in kinds:
+                    raise EmulationError(
+                        f"link {lk['name']!r} {d}: a {kind} queue is not emulated (it needs the "
+                        "simulator's signalling or reverse-path hooks); run it with `qoslab run`"
+                    )
 
 
 @dataclass

@@ -266,6 +266,17 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+#: Mechanisms ns-2 has no counterpart for, with the reason the export gives.
+_DWRED_REFUSAL = (
+    "DWRED (Bouras & Sevasti's dynamic WRED, whose thresholds follow the window a TWAM "
+    "ingress signals every alpha*RTT) has no ns-2 counterpart: dsRED's thresholds are static"
+)
+_TWAM_REFUSAL = (
+    "TWAM (Bouras & Sevasti's TCP-window-aware marker, per-flow IN probabilities from the "
+    "flows' congestion windows) is not one of ns-2's dsRED policers"
+)
+
+
 def _queue_reason(where: str, q: Any) -> str | None:
     if not isinstance(q, dict):
         return f"{where}: queue must be a dict"
@@ -278,6 +289,8 @@ def _queue_reason(where: str, q: Any) -> str | None:
             "FDD-RED (the paper's authors extended ns-2's RED module themselves); run it in qoslab, "
             'or use type = "red" for the ns-2 baseline'
         )
+    if qtype == "dwred":
+        return f"{where}: {_DWRED_REFUSAL}"
     if qtype in _DS_QUEUE_TYPES:
         return _ds_queue_reason(where, q)
     if qtype not in _QUEUE_TYPES:
@@ -554,6 +567,8 @@ def _ds_queue_reason(where: str, q: dict) -> str | None:
             inner = sub.get("queue")
             if isinstance(inner, dict) and inner.get("type") == "rio_plus_o":
                 return f"{w}: {_RIO_PLUS_O_REASON}"
+            if isinstance(inner, dict) and inner.get("type") == "dwred":
+                return f"{w}: {_DWRED_REFUSAL}"
             if not isinstance(inner, dict) or inner.get("type") not in ("droptail", "rio", "wred"):
                 kind = inner.get("type") if isinstance(inner, dict) else inner
                 return (
@@ -639,6 +654,9 @@ def _conditioner_reason(where: str, c: Any, resolved: dict) -> str | None:
         return f"{where}: must be a dict"
     if not isinstance(c.get("name"), str):
         return f"{where}: name must be a string"
+    meter = c.get("meter")
+    if isinstance(meter, dict) and meter.get("type") == "twam":
+        return f"{where}: {_TWAM_REFUSAL}"
     links = {lk["name"]: lk for lk in resolved["links"]}
     if c.get("link") not in links:
         return f"{where}: unknown link {c.get('link')!r}"

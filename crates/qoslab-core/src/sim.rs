@@ -3,8 +3,8 @@
 //! process, on different threads.
 
 use crate::aqm::{
-    AnyAqm, Aqm, DropReason, DropTail, FddRed, PenaltyRule, Red, Rio, RioMode, RioPlusO, RttSource,
-    Wred,
+    AnyAqm, Aqm, DropReason, DropTail, Dwred, FddRed, PenaltyRule, Red, Rio, RioMode, RioPlusO,
+    RttSource, Wred,
 };
 use crate::conditioner::{
     AnyMeter, Color, ColorMode, Meter, MeterSpec, SrTcmParams, TokenBucketParams, TrTcmParams,
@@ -156,6 +156,10 @@ pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
                 RttSource::Estimator
             },
         ))),
+        "dwred" => AnyAqm::Dwred(Dwred::new(
+            qc.dwred_params().expect("validated dwred queue"),
+            ptc,
+        )),
         _ => AnyAqm::DropTail(DropTail),
     }
 }
@@ -228,6 +232,9 @@ pub fn meter_spec(m: &MeterConfig) -> MeterSpec {
     if let Some(a) = m.ard {
         return MeterSpec::Ard(a);
     }
+    if let Some(t) = &m.twam {
+        return MeterSpec::Twam(t.clone());
+    }
     match m.kind.as_str() {
         "token_bucket" => MeterSpec::TokenBucket(TokenBucketParams {
             cir: m.cir_bps,
@@ -284,6 +291,11 @@ pub struct Simulation {
     /// Per direction: the opposite direction's queue watches the packets arriving at the end
     /// of this one (FDD-RED's RTT estimator sees the ACKs reach its router).
     reverse_watch: Vec<bool>,
+    /// DWRED queues fed by a TWAM's window signal: (conditioner, direction, physical queue
+    /// of a multi-queue link, signalling delay).
+    dwred_targets: Vec<(usize, usize, Option<usize>, SimTime)>,
+    /// The TCP senders' cwnd (packets, NaN for UDP), refreshed for an oracle TWAM.
+    cwnd_buf: Vec<f64>,
     in_window: bool,
     /// Throughput is counted where packets reach the receiver (else where the sender emits).
     at_receiver: bool,
@@ -424,6 +436,33 @@ impl Simulation {
         let reverse_watch: Vec<bool> = (0..dirs.len())
             .map(|d| dirs[d ^ 1].aqm.wants_reverse())
             .collect();
+        // TWAM: one instance for the LSP aggregate, ticking every α·RTT_LSP; the DWRED queues
+        // that follow its window signal.
+        let mut dwred_targets = Vec::new();
+        for (ci, c) in conds.iter_mut().enumerate() {
+            if let MeterSpec::Twam(p) = &c.spec {
+                c.meters[0] = Some(c.spec.build().expect("validated meter"));
+                q.at(p.interval(), EventKind::TwamTick(ci as u32));
+            }
+        }
+        for (li, l) in sc.links.iter().enumerate() {
+            for (d, qc) in [(li * 2, &l.queue_ab), (li * 2 + 1, &l.queue_ba)] {
+                let subs = qc
+                    .queues
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (Some(i), &s.queue));
+                for (sub, x) in std::iter::once((None, qc)).chain(subs) {
+                    if x.kind == "dwred" {
+                        let ci = conds
+                            .iter()
+                            .position(|c| c.cfg.name == x.signal)
+                            .expect("validated signal");
+                        dwred_targets.push((ci, d, sub, x.signal_delay_ns.unwrap_or(0)));
+                    }
+                }
+            }
+        }
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
@@ -436,9 +475,11 @@ impl Simulation {
             buf: Vec::with_capacity(64),
             captures: Vec::new(),
             capture_error: None,
+            cwnd_buf: vec![f64::NAN; sc.flows.len()],
             conds,
             conds_at,
             reverse_watch,
+            dwred_targets,
             in_window: false,
             at_receiver: sc.measurement.point == "receiver",
             series: Series::default(),
@@ -505,9 +546,51 @@ impl Simulation {
             EventKind::UdpToggle(f) => self.on_udp_toggle(now, f as usize),
             EventKind::Rto(f, _) => self.on_rto(now, f as usize),
             EventKind::DelAck(f, g) => self.on_delack(now, f as usize, g),
+            EventKind::TwamTick(c) => self.on_twam_tick(now, c as usize),
+            EventKind::WindowSignal(t, bits) => self.on_window_signal(t as usize, bits),
             EventKind::Sample => self.on_sample(now),
             EventKind::MeasureStart => self.in_window = true,
             EventKind::MeasureEnd => self.in_window = false,
+        }
+    }
+
+    // --- TWAM and DWRED ---------------------------------------------------------------
+
+    /// A TWAM closes its operating interval: Eq. 3 from the windows (the senders' cwnd for
+    /// the oracle), then Σ W_k is signalled to the DWRED queues that follow it.
+    fn on_twam_tick(&mut self, now: SimTime, ci: usize) {
+        for (k, f) in self.flows.iter().enumerate() {
+            self.cwnd_buf[k] = match &f.ep {
+                Endpoint::Tcp { sender, .. } => sender.cwnd,
+                Endpoint::Udp { .. } => 0.0,
+            };
+        }
+        let c = &mut self.conds[ci];
+        let Some(AnyMeter::Twam(t)) = c.meters[0].as_mut() else {
+            return;
+        };
+        let interval = t.params().interval();
+        let window = t.tick(now, Some(&self.cwnd_buf));
+        self.q.at(now + interval, EventKind::TwamTick(ci as u32));
+        for (k, &(src, _, _, delay)) in self.dwred_targets.iter().enumerate() {
+            if src == ci {
+                let bits = (window as f32).to_bits();
+                self.q
+                    .at(now + delay, EventKind::WindowSignal(k as u32, bits));
+            }
+        }
+    }
+
+    fn on_window_signal(&mut self, target: usize, bits: u32) {
+        let (_, d, sub, _) = self.dwred_targets[target];
+        let window = f32::from_bits(bits) as f64;
+        let dir = &mut self.dirs[d];
+        let aqm = match (sub, dir.multi.as_mut()) {
+            (Some(i), Some(m)) => &mut m.subs[i].aqm,
+            _ => &mut dir.aqm,
+        };
+        if let AnyAqm::Dwred(a) = aqm {
+            a.on_window_signal(window);
         }
     }
 
@@ -565,7 +648,7 @@ impl Simulation {
             } else {
                 p.flow as usize
             };
-            let spec = c.spec;
+            let spec = &c.spec;
             let meter =
                 c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
             let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
@@ -1164,3 +1247,7 @@ pub fn jain_index(x: &[f64]) -> f64 {
         s * s / (n * s2)
     }
 }
+
+#[cfg(test)]
+#[path = "sim_twam_tests.rs"]
+mod twam_tests;

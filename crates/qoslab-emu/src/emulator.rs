@@ -296,7 +296,7 @@ impl Emulator {
             } else {
                 p.flow as usize
             };
-            let spec = c.spec;
+            let spec = &c.spec;
             let meter =
                 c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
             let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);

@@ -26,6 +26,7 @@ BUILTIN: tuple[str, ...] = (
     "qoslab.experiments.ard",
     "qoslab.experiments.rio_plus_o",
     "qoslab.experiments.fdd_red",
+    "qoslab.experiments.twam_dwred",
 )
 
 Point = tuple[dict[str, Any], Scenario]

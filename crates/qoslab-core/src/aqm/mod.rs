@@ -6,6 +6,7 @@
 //! same code can therefore be driven by the simulator or by real packets.
 
 pub mod droptail;
+pub mod dwred;
 pub mod ewma;
 pub mod fdd_red;
 pub mod red;
@@ -18,6 +19,7 @@ use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
 pub use droptail::DropTail;
+pub use dwred::{Dwred, DwredParams};
 pub use fdd_red::{FddRed, PenaltyRule, RttSource};
 pub use red::{Red, RedParams};
 pub use rio::{Rio, RioMode};
@@ -112,6 +114,8 @@ pub enum AnyAqm {
     /// RI+O (Kim 1999): RIO plus OUT parameters on avg_out = avg_total − avg_in.
     RioPlusO(RioPlusO),
     FddRed(Box<FddRed>),
+    /// Dynamic WRED: thresholds set by the LSP ingress's window signal.
+    Dwred(Dwred),
 }
 
 impl Aqm for AnyAqm {
@@ -130,6 +134,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Wred(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::RioPlusO(a) => a.on_enqueue(now, pkt, q, rng),
             AnyAqm::FddRed(a) => a.on_enqueue(now, pkt, q, rng),
+            AnyAqm::Dwred(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
     #[inline]
@@ -141,6 +146,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Wred(a) => a.on_idle(now),
             AnyAqm::RioPlusO(a) => a.on_idle(now),
             AnyAqm::FddRed(a) => a.on_idle(now),
+            AnyAqm::Dwred(a) => a.on_idle(now),
         }
     }
     fn average(&self) -> Option<f64> {
@@ -151,6 +157,7 @@ impl Aqm for AnyAqm {
             AnyAqm::Wred(a) => a.average(),
             AnyAqm::RioPlusO(a) => a.average(),
             AnyAqm::FddRed(a) => a.average(),
+            AnyAqm::Dwred(a) => a.average(),
         }
     }
     fn averages(&self) -> [f64; 3] {

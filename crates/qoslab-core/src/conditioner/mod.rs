@@ -13,7 +13,9 @@
 //! * [`Tsw3cm`] — RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len);
 //! * [`Ard`] — Hur's aggregate Adaptive Regulating Marker (ARM) and Drop marker (ARD): a
 //!   leaky bucket filled at an adaptive Temporary Permitted Rate that re-marks (and, ARD,
-//!   drops) IN packets of the aggregate.
+//!   drops) IN packets of the aggregate;
+//! * [`Twam`] — Bouras & Sevasti's TCP-Window-Aware Marker: per-flow IN probabilities from the
+//!   flows' congestion windows and contracted rates (Eq. 3), recomputed every `α·RTT_LSP`.
 //!
 //! Like the queue disciplines in [`crate::aqm`], a meter never owns packets, never reads a
 //! clock and never draws from a global RNG: the host passes in the arrival time, the packet's
@@ -31,6 +33,7 @@ pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;
 pub mod tswtcm;
+pub mod twam;
 
 use serde::Serialize;
 
@@ -43,6 +46,7 @@ pub use srtcm::{SrTcm, SrTcmParams};
 pub use token_bucket::{TokenBucket, TokenBucketParams};
 pub use trtcm::{TrTcm, TrTcmParams};
 pub use tswtcm::{Tsw2cm, Tsw2cmParams, Tsw3cm, Tsw3cmParams, TswEstimator};
+pub use twam::{Twam, TwamFormula, TwamParams, WindowSource};
 
 /// A packet's conformance colour (RFC 2697/2698 vocabulary), ordered by drop precedence:
 /// `Green < Yellow < Red`.
@@ -211,7 +215,7 @@ impl Bucket {
 /// symbols (rates in bit/s, sizes in bytes, `win_len` in ns). The scenario layer resolves
 /// its unit strings into this and builds the meter with [`MeterSpec::build`]. Serialised with
 /// a `type` tag (`"token_bucket"`, `"srtcm"`, `"trtcm"`, `"tsw2cm"`, `"tsw3cm"`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MeterSpec {
     TokenBucket(TokenBucketParams),
@@ -221,6 +225,8 @@ pub enum MeterSpec {
     Tsw3cm(Tsw3cmParams),
     /// ARM (`p_drop` = 0) or ARD.
     Ard(ArdParams),
+    /// TWAM (aggregate marker with per-flow state).
+    Twam(TwamParams),
 }
 
 impl MeterSpec {
@@ -234,6 +240,7 @@ impl MeterSpec {
             MeterSpec::Tsw3cm(_) => "tsw3cm",
             MeterSpec::Ard(p) if p.p_drop == 0.0 => "arm",
             MeterSpec::Ard(_) => "ard",
+            MeterSpec::Twam(_) => "twam",
         }
     }
 
@@ -246,6 +253,7 @@ impl MeterSpec {
             MeterSpec::Tsw2cm(p) => p.validate(),
             MeterSpec::Tsw3cm(p) => p.validate(),
             MeterSpec::Ard(p) => p.validate(),
+            MeterSpec::Twam(p) => p.validate(),
         }
     }
 
@@ -253,13 +261,14 @@ impl MeterSpec {
     /// `t_front` = 0).
     pub fn build(&self) -> Result<AnyMeter, String> {
         self.validate()?;
-        Ok(match *self {
+        Ok(match self.clone() {
             MeterSpec::TokenBucket(p) => AnyMeter::TokenBucket(TokenBucket::new(p)),
             MeterSpec::Srtcm(p) => AnyMeter::SrTcm(SrTcm::new(p)),
             MeterSpec::Trtcm(p) => AnyMeter::TrTcm(TrTcm::new(p)),
             MeterSpec::Tsw2cm(p) => AnyMeter::Tsw2cm(Tsw2cm::new(p)),
             MeterSpec::Tsw3cm(p) => AnyMeter::Tsw3cm(Tsw3cm::new(p)),
             MeterSpec::Ard(p) => AnyMeter::Ard(Ard::new(p)),
+            MeterSpec::Twam(p) => AnyMeter::Twam(Twam::new(p)),
         })
     }
 }
@@ -273,6 +282,7 @@ pub enum AnyMeter {
     Tsw2cm(Tsw2cm),
     Tsw3cm(Tsw3cm),
     Ard(Ard),
+    Twam(Twam),
 }
 
 impl Meter for AnyMeter {
@@ -291,6 +301,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Tsw3cm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Ard(m) => m.meter(now, size_bytes, pre_color, rng),
+            AnyMeter::Twam(m) => m.meter(now, size_bytes, pre_color, rng),
         }
     }
 
@@ -302,6 +313,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.token_level(now),
             AnyMeter::Tsw3cm(m) => m.token_level(now),
             AnyMeter::Ard(m) => m.token_level(now),
+            AnyMeter::Twam(m) => m.token_level(now),
         }
     }
 
@@ -320,6 +332,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.meter_packet(now, pkt, pre_color, rng),
             AnyMeter::Tsw3cm(m) => m.meter_packet(now, pkt, pre_color, rng),
             AnyMeter::Ard(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::Twam(m) => m.meter_packet(now, pkt, pre_color, rng),
         }
     }
 
@@ -331,6 +344,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.gauges(now, out),
             AnyMeter::Tsw3cm(m) => m.gauges(now, out),
             AnyMeter::Ard(m) => m.gauges(now, out),
+            AnyMeter::Twam(m) => m.gauges(now, out),
         }
     }
 }

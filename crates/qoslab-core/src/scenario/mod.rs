@@ -108,6 +108,21 @@ pub struct QueueConfig {
     pub rtt_source: String,
     /// FDD-RED: "shares" or "fig2" (empty otherwise).
     pub penalty: String,
+    /// DWRED: `b` of `min_th = b · max_th` (`max_th` holds the initial maximum threshold).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dwred_b: Option<f64>,
+    /// DWRED: the TWAM conditioner whose window signal it follows (empty otherwise).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub signal: String,
+    /// DWRED: the signalling delay from the ingress, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal_delay_ns: Option<u64>,
+    /// DWRED: IN thresholds as a multiple of the OUT thresholds (None: static `in` or none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_factor: Option<f64>,
+    /// The key path of this queue table (for errors found after the conditioners resolve).
+    #[serde(skip)]
+    pub key: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -144,6 +159,19 @@ impl QueueConfig {
     pub fn ptc(&self, link_bps: u64) -> f64 {
         link_bps as f64 / (8.0 * self.mean_pkt_size_bytes as f64)
     }
+    /// DWRED's parameters (None for other queue types).
+    pub fn dwred_params(&self) -> Option<crate::aqm::DwredParams> {
+        Some(crate::aqm::DwredParams {
+            b: self.dwred_b?,
+            max_p: self.max_p,
+            initial_max_th: self.max_th,
+            in_curve: self.precedences.first().map(|c| c.curve(false)),
+            in_factor: self.in_factor,
+            w_q: self.w_q,
+            wait: self.wait,
+        })
+    }
+
     pub fn limit(&self) -> Limit {
         match (self.limit_pkts, self.limit_bytes) {
             (Some(p), _) => Limit::Packets(p),
@@ -246,6 +274,9 @@ pub struct MeterConfig {
     /// ARM/ARD parameters (absent for the rate meters).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ard: Option<crate::conditioner::ArdParams>,
+    /// TWAM parameters (rates per flow index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub twam: Option<crate::conditioner::TwamParams>,
 }
 
 /// What a conditioner does with a colour.
@@ -512,6 +543,11 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
         queues: Vec::new(),
         rtt_source: String::new(),
         penalty: String::new(),
+        dwred_b: None,
+        signal: String::new(),
+        signal_delay_ns: None,
+        in_factor: None,
+        key: key.to_string(),
     };
     let (type_name, allowed): (&str, &[&str]) = match q.kind {
         QueueType::Droptail => ("droptail", &["limit"]),
@@ -570,6 +606,22 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                 "avg_out",
             ],
         ),
+        QueueType::Dwred => (
+            "dwred",
+            &[
+                "limit",
+                "max_th",
+                "max_p",
+                "w_q",
+                "wait",
+                "mean_pkt_size",
+                "in",
+                "b",
+                "signal",
+                "signal_delay",
+                "in_factor",
+            ],
+        ),
         QueueType::Multi => ("multi", &["scheduler", "queues"]),
         QueueType::FddRed => (
             "fdd_red",
@@ -601,6 +653,9 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             }
             QueueType::RioPlusO if name == "mid" => ": RI+O has two drop precedences, IN and OUT",
             QueueType::Multi => ": it belongs to each physical queue (queues[i].queue)",
+            QueueType::Dwred if matches!(name, "min_th" | "out" | "mid") => {
+                ": DWRED sets the OUT curve itself (min_th = b·max_th, max_th = the signalled window)"
+            }
             _ => "",
         };
         return Err(bad(
@@ -807,6 +862,49 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                 });
             }
         }
+        QueueType::Dwred => {
+            c.kind = "dwred".into();
+            c.w_q = q.w_q.unwrap_or(0.002);
+            c.wait = q.wait.unwrap_or(false);
+            c.mean_pkt_size_bytes = q.mean_pkt_size.map(|b| b.0 as u32).unwrap_or(500);
+            c.max_p = q.max_p.unwrap_or(0.1);
+            c.max_th = match (q.max_th, limit) {
+                (Some(m), _) => m,
+                (None, Limit::Packets(p)) => p as f64,
+                (None, Limit::Bytes(_)) => return Err(bad(
+                    k("max_th"),
+                    "a dwred queue with a byte limit needs max_th (the initial threshold, packets)",
+                )),
+            };
+            c.dwred_b = Some(q.b.unwrap_or(0.15));
+            c.signal = q.signal.clone().ok_or_else(|| {
+                bad(
+                    k("signal"),
+                    "a dwred queue needs `signal`, the name of the twam conditioner at its LSP's ingress",
+                )
+            })?;
+            c.signal_delay_ns = Some(q.signal_delay.map_or(0, |d| d.0));
+            c.in_factor = q.in_factor;
+            if let Some(cv) = q.in_ {
+                c.precedences.push(CurveConfig {
+                    min_th: cv.min_th,
+                    max_th: cv.max_th,
+                    max_p: cv.max_p,
+                });
+            }
+            let p = c.dwred_params().expect("dwred");
+            p.validate().map_err(|e| {
+                let field = if e.starts_with("in:") {
+                    "in.min_th"
+                } else {
+                    ["b", "max_p", "max_th", "w_q", "in_factor"]
+                        .into_iter()
+                        .find(|f| e.starts_with(f))
+                        .unwrap_or("b")
+                };
+                bad(k(field), e)
+            })?;
+        }
         QueueType::Droptail => {}
         QueueType::Red | QueueType::FddRed => {
             let fdd = q.kind == QueueType::FddRed;
@@ -983,6 +1081,10 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
             queues: None,
             rtt_source: None,
             penalty: None,
+            b: None,
+            signal: None,
+            signal_delay: None,
+            in_factor: None,
         };
         let qa_key = if ls.queue_ab.is_some() {
             format!("{key}.queue_ab")
@@ -1269,6 +1371,7 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
     }
 
     let conditioners = resolve_conditioners(&spec.conditioners, &link_names, &node_idx, &flows)?;
+    check_dwred_signals(&links, &conditioners)?;
 
     Ok(Scenario {
         name: spec.name,
@@ -1365,6 +1468,127 @@ fn resolve_ard(
     Ok(Some(p))
 }
 
+/// TWAM parameters (`rates` by flow name, `rtt`, `alpha` default 1, `window_source` default
+/// "edge"); `None` for other meters, which must not set these keys.
+fn resolve_twam(
+    m: &MeterSpecToml,
+    mk: &dyn Fn(&str) -> String,
+    flows: &[FlowConfig],
+    scope: Option<ScopeSpec>,
+) -> Result<Option<crate::conditioner::TwamParams>, Bad> {
+    use crate::conditioner::{TwamFormula, TwamParams, WindowSource};
+    if m.kind != MeterType::Twam {
+        for (f, present) in [
+            ("rates", m.rates.is_some()),
+            ("rtt", m.rtt.is_some()),
+            ("alpha", m.alpha.is_some()),
+            ("window_source", m.window_source.is_some()),
+            ("formula", m.formula.is_some()),
+        ] {
+            if present {
+                return Err(bad(
+                    mk(f),
+                    format!("`{f}` is a parameter of a twam marker only"),
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    if scope == Some(ScopeSpec::PerFlow) {
+        return Err(bad(
+            mk("type").replace(".meter.type", ".scope"),
+            "a twam marker holds all the LSP's flows: scope must be \"aggregate\"",
+        ));
+    }
+    if m.mode.is_some() {
+        return Err(bad(
+            mk("mode"),
+            "a twam marker is colour-blind: remove `mode`",
+        ));
+    }
+    let table = m.rates.as_ref().ok_or_else(|| {
+        bad(
+            mk("rates"),
+            "a twam marker needs `rates`, a table of contracted rates by flow name (e.g. { f0 = \"1Mbps\" })",
+        )
+    })?;
+    let mut rates = vec![0u64; flows.len()];
+    for (name, r) in table {
+        let i = flows.iter().position(|f| &f.name == name).ok_or_else(|| {
+            bad(
+                format!("{}.{name}", mk("rates")),
+                format!("unknown flow {name:?} (rates are keyed by flow name)"),
+            )
+        })?;
+        rates[i] = r.0;
+    }
+    let rtt = m
+        .rtt
+        .ok_or_else(|| {
+            bad(
+                mk("rtt"),
+                "a twam marker needs `rtt`, the LSP round-trip time (e.g. \"80ms\")",
+            )
+        })?
+        .0;
+    let p = TwamParams {
+        rtt_lsp: rtt,
+        alpha: m.alpha.unwrap_or(1),
+        window: match m.window_source {
+            Some(WindowSourceSpec::Oracle) => WindowSource::Oracle,
+            _ => WindowSource::Edge,
+        },
+        rates,
+        formula: match m.formula {
+            Some(TwamFormulaSpec::WindowShare) => TwamFormula::WindowShare,
+            _ => TwamFormula::Eq3,
+        },
+    };
+    p.validate().map_err(|e| {
+        let field = ["rtt", "alpha", "rates"]
+            .into_iter()
+            .find(|f| e.starts_with(f))
+            .unwrap_or("rates");
+        bad(mk(field), e)
+    })?;
+    Ok(Some(p))
+}
+
+/// Every DWRED queue names an existing TWAM conditioner in `signal`.
+fn check_dwred_signals(links: &[LinkConfig], conds: &[ConditionerConfig]) -> Result<(), Bad> {
+    for l in links {
+        for q in [&l.queue_ab, &l.queue_ba] {
+            for qc in std::iter::once(q).chain(q.queues.iter().map(|s| &s.queue)) {
+                if qc.kind != "dwred" {
+                    continue;
+                }
+                match conds.iter().find(|c| c.name == qc.signal) {
+                    None => {
+                        return Err(bad(
+                            format!("{}.signal", qc.key),
+                            format!(
+                                "no conditioner named {:?} (a dwred queue follows the window signal of a twam conditioner)",
+                                qc.signal
+                            ),
+                        ))
+                    }
+                    Some(c) if c.meter.twam.is_none() => {
+                        return Err(bad(
+                            format!("{}.signal", qc.key),
+                            format!(
+                                "conditioner {:?} is a {} meter: only a twam conditioner signals a window",
+                                qc.signal, c.meter.kind
+                            ),
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn resolve_conditioners(
     specs: &[ConditionerSpec],
     link_names: &HashMap<String, usize>,
@@ -1399,6 +1623,7 @@ fn resolve_conditioners(
             MeterType::Tsw3cm => "tsw3cm",
             MeterType::Arm => "arm",
             MeterType::Ard => "ard",
+            MeterType::Twam => "twam",
         };
         let needs = |f: &str, present: bool, wanted: bool| -> Result<(), Bad> {
             if wanted && !present {
@@ -1414,6 +1639,9 @@ fn resolve_conditioners(
         };
         let tsw = matches!(m.kind, MeterType::Tsw2cm | MeterType::Tsw3cm);
         let ard_like = matches!(m.kind, MeterType::Arm | MeterType::Ard);
+        let twam = m.kind == MeterType::Twam;
+        let twam_params = resolve_twam(m, &mk, flows, cs.scope)?;
+        let ard_like = ard_like || twam;
         needs("cir", m.cir.is_some(), !ard_like)?;
         needs("cbs", m.cbs.is_some(), !tsw && !ard_like)?;
         needs("ebs", m.ebs.is_some(), m.kind == MeterType::Srtcm)?;
@@ -1429,7 +1657,7 @@ fn resolve_conditioners(
                 format!("`window` is not a parameter of a {kind} meter"),
             ));
         }
-        let ard = if ard_like {
+        let ard = if ard_like && !twam {
             resolve_ard(m, &mk)?
         } else {
             for (f, present) in [
@@ -1479,7 +1707,7 @@ fn resolve_conditioners(
         };
         let green = parse_action(format!("{key}.green"), &cs.green, 10)?;
         let yellow = parse_action(format!("{key}.yellow"), &cs.yellow, 12)?;
-        let red = if ard_like && cs.red.is_none() {
+        let red = if ard_like && !twam && cs.red.is_none() {
             Action::Drop
         } else {
             parse_action(format!("{key}.red"), &cs.red, 14)?
@@ -1568,6 +1796,7 @@ fn resolve_conditioners(
                         None
                     },
                     ard,
+                    twam: twam_params.clone(),
                 },
                 green,
                 yellow,

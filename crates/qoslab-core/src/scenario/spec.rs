@@ -228,6 +228,26 @@ pub enum MeterType {
     Arm,
     /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
     Ard,
+    /// Bouras & Sevasti's TCP-Window-Aware Marker (aggregate, per-flow state).
+    Twam,
+}
+
+/// TWAM: how the IN probabilities are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TwamFormulaSpec {
+    Eq3,
+    WindowShare,
+}
+
+/// TWAM: where the flows' congestion windows come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSourceSpec {
+    /// Data packets of each flow seen at the ingress per RTT_LSP.
+    Edge,
+    /// The TCP senders' true cwnd.
+    Oracle,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -289,6 +309,16 @@ pub struct MeterSpecToml {
     pub packet_size: Option<BytesStr>,
     /// ARD: "before_remark" (default) or "among_remarked".
     pub drop_order: Option<DropOrderSpec>,
+    /// TWAM: contracted rate `r_i` per flow name; unlisted flows have no contract (all OUT).
+    pub rates: Option<std::collections::BTreeMap<String, RateStr>>,
+    /// TWAM: the LSP round-trip time `RTT_LSP`.
+    pub rtt: Option<DurationStr>,
+    /// TWAM: `α`, the operating interval in RTTs (default 1).
+    pub alpha: Option<u32>,
+    /// TWAM: "edge" (default) or "oracle".
+    pub window_source: Option<WindowSourceSpec>,
+    /// TWAM: "eq3" (default, the paper's) or "window_share" (a diagnostic variant).
+    pub formula: Option<TwamFormulaSpec>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
@@ -349,6 +379,8 @@ pub enum QueueType {
     /// RI+O (Kim 1999): RIO-C plus an `avg_out` curve.
     #[serde(rename = "rio_plus_o")]
     RioPlusO,
+    /// Dynamic WRED: OUT thresholds from the TWAM's signalled LSP window.
+    Dwred,
     /// Several physical queues served by a scheduler.
     Multi,
     /// FDD-RED: RED deciding when, a fair-dropping index deciding whose packet is dropped.
@@ -451,6 +483,14 @@ pub struct QueueSpec {
     pub rtt_source: Option<RttSourceSpec>,
     /// FDD-RED: "shares" (default) or "fig2".
     pub penalty: Option<PenaltySpec>,
+    /// DWRED: `b` of `min_th = b · max_th` (default 0.15).
+    pub b: Option<f64>,
+    /// DWRED: the name of the TWAM conditioner whose window signal sets the thresholds.
+    pub signal: Option<String>,
+    /// DWRED: how long the signal takes from the ingress to this queue (default 0).
+    pub signal_delay: Option<DurationStr>,
+    /// DWRED: IN packets follow the signal on the OUT curve scaled by this factor.
+    pub in_factor: Option<f64>,
 }
 
 impl QueueSpec {
@@ -476,6 +516,10 @@ impl QueueSpec {
             ("queues", self.queues.is_some()),
             ("rtt_source", self.rtt_source.is_some()),
             ("penalty", self.penalty.is_some()),
+            ("b", self.b.is_some()),
+            ("signal", self.signal.is_some()),
+            ("signal_delay", self.signal_delay.is_some()),
+            ("in_factor", self.in_factor.is_some()),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
