@@ -197,6 +197,9 @@ fn meter_spec(m: &MeterConfig) -> MeterSpec {
     if let Some(a) = m.ard {
         return MeterSpec::Ard(a);
     }
+    if let Some(p) = m.probe {
+        return MeterSpec::Probe(p);
+    }
     match m.kind.as_str() {
         "token_bucket" => MeterSpec::TokenBucket(TokenBucketParams {
             cir: m.cir_bps,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from qoslab.experiments.runner import Context
 
 #: Modules that define the experiments shipped with qoslab (imported on first lookup).
-BUILTIN: tuple[str, ...] = ("qoslab.experiments.red_baseline",)
+BUILTIN: tuple[str, ...] = ("qoslab.experiments.red_baseline", "qoslab.experiments.probe_marker")
 
 Point = tuple[dict[str, Any], Scenario]
 

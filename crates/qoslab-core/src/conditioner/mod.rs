@@ -13,7 +13,9 @@
 //! * [`Tsw3cm`] — RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len);
 //! * [`Ard`] — Hur's aggregate Adaptive Regulating Marker (ARM) and Drop marker (ARD): a
 //!   leaky bucket filled at an adaptive Temporary Permitted Rate that re-marks (and, ARD,
-//!   drops) IN packets of the aggregate.
+//!   drops) IN packets of the aggregate;
+//! * [`ProbeMarker`] — Neglia et al.'s per-flow adaptive low-priority (probe) marker: IN
+//!   bursts of adaptive length `A_IN` closed by one OUT probe, read from TCP sequence numbers.
 //!
 //! Like the queue disciplines in [`crate::aqm`], a meter never owns packets, never reads a
 //! clock and never draws from a global RNG: the host passes in the arrival time, the packet's
@@ -27,6 +29,7 @@
 //! counter-example).
 
 pub mod ard;
+pub mod probe;
 pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;
@@ -39,6 +42,7 @@ use crate::rng::SimRng;
 use crate::units::SimTime;
 
 pub use ard::{Ard, ArdParams, DropOrder};
+pub use probe::{IncreaseRule, ProbeMarker, ProbeParams};
 pub use srtcm::{SrTcm, SrTcmParams};
 pub use token_bucket::{TokenBucket, TokenBucketParams};
 pub use trtcm::{TrTcm, TrTcmParams};
@@ -221,6 +225,8 @@ pub enum MeterSpec {
     Tsw3cm(Tsw3cmParams),
     /// ARM (`p_drop` = 0) or ARD.
     Ard(ArdParams),
+    /// The adaptive probe marker (per flow).
+    Probe(ProbeParams),
 }
 
 impl MeterSpec {
@@ -234,6 +240,7 @@ impl MeterSpec {
             MeterSpec::Tsw3cm(_) => "tsw3cm",
             MeterSpec::Ard(p) if p.p_drop == 0.0 => "arm",
             MeterSpec::Ard(_) => "ard",
+            MeterSpec::Probe(_) => "probe",
         }
     }
 
@@ -246,6 +253,7 @@ impl MeterSpec {
             MeterSpec::Tsw2cm(p) => p.validate(),
             MeterSpec::Tsw3cm(p) => p.validate(),
             MeterSpec::Ard(p) => p.validate(),
+            MeterSpec::Probe(p) => p.validate(),
         }
     }
 
@@ -260,6 +268,7 @@ impl MeterSpec {
             MeterSpec::Tsw2cm(p) => AnyMeter::Tsw2cm(Tsw2cm::new(p)),
             MeterSpec::Tsw3cm(p) => AnyMeter::Tsw3cm(Tsw3cm::new(p)),
             MeterSpec::Ard(p) => AnyMeter::Ard(Ard::new(p)),
+            MeterSpec::Probe(p) => AnyMeter::Probe(ProbeMarker::new(p)),
         })
     }
 }
@@ -273,6 +282,7 @@ pub enum AnyMeter {
     Tsw2cm(Tsw2cm),
     Tsw3cm(Tsw3cm),
     Ard(Ard),
+    Probe(ProbeMarker),
 }
 
 impl Meter for AnyMeter {
@@ -291,6 +301,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Tsw3cm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Ard(m) => m.meter(now, size_bytes, pre_color, rng),
+            AnyMeter::Probe(m) => m.meter(now, size_bytes, pre_color, rng),
         }
     }
 
@@ -302,6 +313,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.token_level(now),
             AnyMeter::Tsw3cm(m) => m.token_level(now),
             AnyMeter::Ard(m) => m.token_level(now),
+            AnyMeter::Probe(m) => m.token_level(now),
         }
     }
 
@@ -320,6 +332,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.meter_packet(now, pkt, pre_color, rng),
             AnyMeter::Tsw3cm(m) => m.meter_packet(now, pkt, pre_color, rng),
             AnyMeter::Ard(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::Probe(m) => m.meter_packet(now, pkt, pre_color, rng),
         }
     }
 
@@ -331,6 +344,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw2cm(m) => m.gauges(now, out),
             AnyMeter::Tsw3cm(m) => m.gauges(now, out),
             AnyMeter::Ard(m) => m.gauges(now, out),
+            AnyMeter::Probe(m) => m.gauges(now, out),
         }
     }
 }

@@ -242,6 +242,9 @@ pub struct MeterConfig {
     /// ARM/ARD parameters (absent for the rate meters).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ard: Option<crate::conditioner::ArdParams>,
+    /// Probe marker parameters (absent for the other meters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::conditioner::ProbeParams>,
 }
 
 /// What a conditioner does with a colour.
@@ -1243,6 +1246,34 @@ fn resolve_ard(
     Ok(Some(p))
 }
 
+/// Probe marker parameters with the paper's defaults (α = 0.5, A_0 = 10, A_IN ← 2·A_IN + 1).
+fn resolve_probe(
+    m: &MeterSpecToml,
+    mk: &dyn Fn(&str) -> String,
+) -> Result<crate::conditioner::ProbeParams, Bad> {
+    use crate::conditioner::{IncreaseRule, ProbeParams};
+    let d = ProbeParams::paper();
+    let p = ProbeParams {
+        alpha: m.alpha.unwrap_or(d.alpha),
+        a0: m.a0.unwrap_or(d.a0),
+        increase: match m.increase {
+            None | Some(IncreaseSpec::DoublePlusOne) => IncreaseRule::DoublePlusOne,
+            Some(IncreaseSpec::PlusOne) => IncreaseRule::PlusOne,
+            Some(IncreaseSpec::Divide) => IncreaseRule::Divide,
+        },
+        isn: m.isn.unwrap_or(0),
+    };
+    p.validate().map_err(|e| {
+        let field = if e.starts_with("alpha") {
+            "alpha"
+        } else {
+            "a0"
+        };
+        bad(mk(field), e)
+    })?;
+    Ok(p)
+}
+
 fn resolve_conditioners(
     specs: &[ConditionerSpec],
     link_names: &HashMap<String, usize>,
@@ -1277,6 +1308,7 @@ fn resolve_conditioners(
             MeterType::Tsw3cm => "tsw3cm",
             MeterType::Arm => "arm",
             MeterType::Ard => "ard",
+            MeterType::Probe => "probe",
         };
         let needs = |f: &str, present: bool, wanted: bool| -> Result<(), Bad> {
             if wanted && !present {
@@ -1292,8 +1324,9 @@ fn resolve_conditioners(
         };
         let tsw = matches!(m.kind, MeterType::Tsw2cm | MeterType::Tsw3cm);
         let ard_like = matches!(m.kind, MeterType::Arm | MeterType::Ard);
-        needs("cir", m.cir.is_some(), !ard_like)?;
-        needs("cbs", m.cbs.is_some(), !tsw && !ard_like)?;
+        let probe_kind = m.kind == MeterType::Probe;
+        needs("cir", m.cir.is_some(), !ard_like && !probe_kind)?;
+        needs("cbs", m.cbs.is_some(), !tsw && !ard_like && !probe_kind)?;
         needs("ebs", m.ebs.is_some(), m.kind == MeterType::Srtcm)?;
         needs(
             "pir",
@@ -1346,6 +1379,31 @@ fn resolve_conditioners(
                 ));
             }
         }
+        let probe = if probe_kind {
+            if m.mode.is_some() {
+                return Err(bad(
+                    mk("mode"),
+                    "a probe marker marks every segment itself (colour-blind): remove `mode`",
+                ));
+            }
+            if cs.scope == Some(ScopeSpec::Aggregate) {
+                return Err(bad(
+                    format!("{key}.scope"),
+                    "a probe marker keeps state per flow: scope must be \"per_flow\"",
+                ));
+            }
+            Some(resolve_probe(m, &mk)?)
+        } else {
+            for (f, present) in [
+                ("alpha", m.alpha.is_some()),
+                ("a0", m.a0.is_some()),
+                ("increase", m.increase.is_some()),
+                ("isn", m.isn.is_some()),
+            ] {
+                needs(f, present, false)?;
+            }
+            None
+        };
         let scope_default = if ard_like {
             ScopeSpec::Aggregate
         } else {
@@ -1395,7 +1453,7 @@ fn resolve_conditioners(
             };
             let cir = m.cir.as_ref().map_or(0, |c| c.get(i).0);
             let pir = m.pir.as_ref().map(|p| p.get(i).0);
-            if cir == 0 && !ard_like {
+            if cir == 0 && !ard_like && !probe_kind {
                 return Err(bad(mk("cir"), "the committed rate must be positive"));
             }
             if let Some(p) = pir {
@@ -1446,6 +1504,7 @@ fn resolve_conditioners(
                         None
                     },
                     ard,
+                    probe,
                 },
                 green,
                 yellow,

@@ -228,6 +228,17 @@ pub enum MeterType {
     Arm,
     /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
     Ard,
+    /// Neglia et al.'s per-flow adaptive low-priority (probe) marker.
+    Probe,
+}
+
+/// The probe marker's `increase(A_IN)` rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncreaseSpec {
+    DoublePlusOne,
+    PlusOne,
+    Divide,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -289,6 +300,14 @@ pub struct MeterSpecToml {
     pub packet_size: Option<BytesStr>,
     /// ARD: "before_remark" (default) or "among_remarked".
     pub drop_order: Option<DropOrderSpec>,
+    /// Probe marker: `α` (default 0.5).
+    pub alpha: Option<f64>,
+    /// Probe marker: `A_0`, the initial `A_IN` (default 10).
+    pub a0: Option<f64>,
+    /// Probe marker: "double_plus_one" (default), "plus_one" or "divide".
+    pub increase: Option<IncreaseSpec>,
+    /// Probe marker: the ISN added to the segment number to form the 32-bit SN (default 0).
+    pub isn: Option<u32>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
