@@ -48,6 +48,7 @@ bench: build ns2
 reproduce: build ns2
 	$(VENV)/bin/pytest -q -m slow
 	$(VENV)/bin/qoslab reproduce red-baseline
+	$(VENV)/bin/qoslab reproduce probe-marker
 
 fmt:
 	cargo fmt --all

@@ -160,7 +160,14 @@ def test_full_reproduction(tmp_path):
     assert (pts["overflow_drops"] == 0).all()
     gap = pd.read_csv(d / "frontier-gap.csv")
     g = gap[(gap["flows"] == 10) & (gap["diff"] == "hard") & (gap["marker"] == "probe")]
-    comparable = g[np.isfinite(g["delay_diff_ms"])]
-    assert len(comparable) >= 3 and (comparable["delay_diff_ms"] < 0).all(), g
+    # Hard differentiation proper (max_out = 6 < min_in): the marker's frontier lies below.
+    hard = g[(g["min_in"] >= 10) & np.isfinite(g["delay_diff_ms"])]
+    assert len(hard) >= 3 and (hard["relative_diff"] < -0.2).all(), g
+    assert not g["dominated"].any(), g
     share = pts[(pts["flows"] == 10) & (pts["marker"] == "probe")]["in_share"]
     assert share.between(0.975, 0.997).all()
+    # What we measure with 40 flows and 1500-byte packets (docs/experiments/probe-marker.md): the
+    # claim does not reproduce, the marker's frontier lies above the all-IN one.
+    g40 = gap[(gap["flows"] == 40) & (gap["diff"] == "hard") & (gap["marker"] == "probe")]
+    c40 = g40[np.isfinite(g40["delay_diff_ms"])]
+    assert len(c40) >= 3 and (c40["delay_diff_ms"] > 0).mean() >= 0.75, g40
