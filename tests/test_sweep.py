@@ -96,7 +96,7 @@ def test_bad_sweep_input_is_one_line(tmp_path, args, expected):
 
 def test_bad_reproduce_input_is_one_line():
     for args, expected in (
-        (["nope"], "unknown experiment 'nope' (known: red-baseline"),
+        (["nope"], "unknown experiment 'nope' (known: "),
         ([], "name an experiment"),
     ):
         p = subprocess.run([QOSLAB, "reproduce", *args], capture_output=True, text=True, timeout=60)
