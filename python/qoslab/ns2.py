@@ -503,6 +503,11 @@ _METERS = {  # qoslab meter -> (ns-2 policy name, colours it produces)
     "tsw2cm": ("TSW2CM", ("green", TWO_COLOUR_OUT)),
     "tsw3cm": ("TSW3CM", ("green", "yellow", "red")),
 }
+#: Markers qoslab has and ns-2's dsRED lacks, with why (the exporter refuses them).
+_NOT_NS2_MARKERS = {
+    "probe": "the adaptive probe marker (meter type 'probe') reads each flow's TCP sequence "
+    "numbers; ns-2's dsRED policers only meter rates, so it cannot be exported",
+}
 _SCHEDULERS = {"priority": "PRI", "rr": "RR", "wrr": "WRR"}
 _PRE_NOT_GREEN = frozenset((12, 14, 20, 22, 28, 30, 36, 38))  # pre-coloured yellow/red (AFx2/AFx3)
 
@@ -691,6 +696,8 @@ def _conditioner_reason(where: str, c: Any, resolved: dict) -> str | None:
     if c.get("scope") not in ("per_flow", "aggregate"):
         return f"{where}: scope must be 'per_flow' or 'aggregate'"
     m = c.get("meter")
+    if isinstance(m, dict) and m.get("type") in _NOT_NS2_MARKERS:
+        return f"{where}: {_NOT_NS2_MARKERS[m['type']]}"
     if not isinstance(m, dict) or m.get("type") not in _METERS:
         kind = m.get("type") if isinstance(m, dict) else m
         return f"{where}: meter {kind!r} is not one of ns-2's policers ({', '.join(_METERS)})"

@@ -235,6 +235,9 @@ pub fn meter_spec(m: &MeterConfig) -> MeterSpec {
     if let Some(t) = &m.twam {
         return MeterSpec::Twam(t.clone());
     }
+    if let Some(p) = m.probe {
+        return MeterSpec::Probe(p);
+    }
     match m.kind.as_str() {
         "token_bucket" => MeterSpec::TokenBucket(TokenBucketParams {
             cir: m.cir_bps,

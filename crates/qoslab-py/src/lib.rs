@@ -288,7 +288,33 @@ fn simulate<'py>(
             &format!("drops_prec{k}"),
             ls.iter().map(|x| x.stats.drops_by_prec[k]).collect(),
         )?;
+        colu(
+            py,
+            &l,
+            &format!("window_arrivals_prec{k}"),
+            ls.iter()
+                .map(|x| x.stats.window_arrivals_by_prec[k])
+                .collect(),
+        )?;
+        colu(
+            py,
+            &l,
+            &format!("window_drops_prec{k}"),
+            ls.iter().map(|x| x.stats.window_drops_by_prec[k]).collect(),
+        )?;
     }
+    colu(
+        py,
+        &l,
+        "window_admitted",
+        ls.iter().map(|x| x.stats.window_admitted).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "window_wait_ns",
+        ls.iter().map(|x| x.stats.window_wait_ns).collect(),
+    )?;
     colu(
         py,
         &l,

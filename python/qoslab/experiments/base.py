@@ -27,6 +27,7 @@ BUILTIN: tuple[str, ...] = (
     "qoslab.experiments.rio_plus_o",
     "qoslab.experiments.fdd_red",
     "qoslab.experiments.twam_dwred",
+    "qoslab.experiments.probe_marker",
 )
 
 Point = tuple[dict[str, Any], Scenario]

@@ -16,6 +16,8 @@
 //!   drops) IN packets of the aggregate;
 //! * [`Twam`] — Bouras & Sevasti's TCP-Window-Aware Marker: per-flow IN probabilities from the
 //!   flows' congestion windows and contracted rates (Eq. 3), recomputed every `α·RTT_LSP`.
+//! * [`ProbeMarker`] — Neglia et al.'s per-flow adaptive low-priority (probe) marker: IN
+//!   bursts of adaptive length `A_IN` closed by one OUT probe, read from TCP sequence numbers.
 //!
 //! Like the queue disciplines in [`crate::aqm`], a meter never owns packets, never reads a
 //! clock and never draws from a global RNG: the host passes in the arrival time, the packet's
@@ -29,6 +31,7 @@
 //! counter-example).
 
 pub mod ard;
+pub mod probe;
 pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;
@@ -42,6 +45,7 @@ use crate::rng::SimRng;
 use crate::units::SimTime;
 
 pub use ard::{Ard, ArdParams, DropOrder};
+pub use probe::{IncreaseRule, ProbeMarker, ProbeParams};
 pub use srtcm::{SrTcm, SrTcmParams};
 pub use token_bucket::{TokenBucket, TokenBucketParams};
 pub use trtcm::{TrTcm, TrTcmParams};
@@ -227,6 +231,8 @@ pub enum MeterSpec {
     Ard(ArdParams),
     /// TWAM (aggregate marker with per-flow state).
     Twam(TwamParams),
+    /// The adaptive probe marker (per flow).
+    Probe(ProbeParams),
 }
 
 impl MeterSpec {
@@ -241,6 +247,7 @@ impl MeterSpec {
             MeterSpec::Ard(p) if p.p_drop == 0.0 => "arm",
             MeterSpec::Ard(_) => "ard",
             MeterSpec::Twam(_) => "twam",
+            MeterSpec::Probe(_) => "probe",
         }
     }
 
@@ -254,6 +261,7 @@ impl MeterSpec {
             MeterSpec::Tsw3cm(p) => p.validate(),
             MeterSpec::Ard(p) => p.validate(),
             MeterSpec::Twam(p) => p.validate(),
+            MeterSpec::Probe(p) => p.validate(),
         }
     }
 
@@ -269,6 +277,7 @@ impl MeterSpec {
             MeterSpec::Tsw3cm(p) => AnyMeter::Tsw3cm(Tsw3cm::new(p)),
             MeterSpec::Ard(p) => AnyMeter::Ard(Ard::new(p)),
             MeterSpec::Twam(p) => AnyMeter::Twam(Twam::new(p)),
+            MeterSpec::Probe(p) => AnyMeter::Probe(ProbeMarker::new(p)),
         })
     }
 }
@@ -283,6 +292,7 @@ pub enum AnyMeter {
     Tsw3cm(Tsw3cm),
     Ard(Ard),
     Twam(Twam),
+    Probe(ProbeMarker),
 }
 
 impl Meter for AnyMeter {
@@ -302,6 +312,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw3cm(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Ard(m) => m.meter(now, size_bytes, pre_color, rng),
             AnyMeter::Twam(m) => m.meter(now, size_bytes, pre_color, rng),
+            AnyMeter::Probe(m) => m.meter(now, size_bytes, pre_color, rng),
         }
     }
 
@@ -314,6 +325,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw3cm(m) => m.token_level(now),
             AnyMeter::Ard(m) => m.token_level(now),
             AnyMeter::Twam(m) => m.token_level(now),
+            AnyMeter::Probe(m) => m.token_level(now),
         }
     }
 
@@ -333,6 +345,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw3cm(m) => m.meter_packet(now, pkt, pre_color, rng),
             AnyMeter::Ard(m) => m.meter_packet(now, pkt, pre_color, rng),
             AnyMeter::Twam(m) => m.meter_packet(now, pkt, pre_color, rng),
+            AnyMeter::Probe(m) => m.meter_packet(now, pkt, pre_color, rng),
         }
     }
 
@@ -345,6 +358,7 @@ impl Meter for AnyMeter {
             AnyMeter::Tsw3cm(m) => m.gauges(now, out),
             AnyMeter::Ard(m) => m.gauges(now, out),
             AnyMeter::Twam(m) => m.gauges(now, out),
+            AnyMeter::Probe(m) => m.gauges(now, out),
         }
     }
 }

@@ -36,6 +36,13 @@ pub struct LinkStats {
     pub marks: u64,
     /// Bytes whose transmission ended inside the measurement window.
     pub window_bytes: u64,
+    /// Arrivals and drops per drop precedence of packets arriving inside the window.
+    pub window_arrivals_by_prec: [u64; 3],
+    pub window_drops_by_prec: [u64; 3],
+    /// FIFO line only (0 on multi-queue links): packets admitted inside the window and the sum
+    /// of their waiting times before transmission starts (ns), fixed at admission.
+    pub window_admitted: u64,
+    pub window_wait_ns: u64,
 }
 
 impl LinkStats {
@@ -164,6 +171,10 @@ impl LinkDir {
         let (_, v) = m.admit(now, id, arena);
         let prec = arena.get(id).prec as usize;
         self.stats.arrivals_by_prec[prec] += 1;
+        let in_win = now >= self.win.0 && now < self.win.1;
+        if in_win {
+            self.stats.window_arrivals_by_prec[prec] += 1;
+        }
         let reason = match v {
             Verdict::Enqueue => None,
             Verdict::Mark => {
@@ -178,6 +189,9 @@ impl LinkDir {
             Some(r) => {
                 self.stats.drops[r as usize] += 1;
                 self.stats.drops_by_prec[prec] += 1;
+                if in_win {
+                    self.stats.window_drops_by_prec[prec] += 1;
+                }
                 Admit::Dropped(r)
             }
             None => Admit::Queued {
@@ -271,6 +285,10 @@ impl LinkDir {
         pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let prec = pkt.prec;
         self.stats.arrivals_by_prec[prec as usize] += 1;
+        let in_win = now >= self.win.0 && now < self.win.1;
+        if in_win {
+            self.stats.window_arrivals_by_prec[prec as usize] += 1;
+        }
         let pkt = &*pkt;
         let verdict = self.aqm.on_enqueue(now, pkt, view, &mut self.rng);
         let reason = match verdict {
@@ -287,6 +305,9 @@ impl LinkDir {
         if let Some(r) = reason {
             self.stats.drops[r as usize] += 1;
             self.stats.drops_by_prec[prec as usize] += 1;
+            if in_win {
+                self.stats.window_drops_by_prec[prec as usize] += 1;
+            }
             return Admit::Dropped(r);
         }
         let p = arena.get_mut(id);
@@ -306,6 +327,10 @@ impl LinkDir {
             + ceil_div(self.busy_bits * NS_PER_SEC as u128, self.bps as u128) as u64;
         self.last_done = done;
         self.idle_notified = false;
+        if in_win {
+            self.stats.window_admitted += 1;
+            self.stats.window_wait_ns += start - now;
+        }
         let was_empty = self.line.is_empty();
         self.line.push_back(InLine {
             id,
@@ -352,5 +377,55 @@ impl LinkDir {
     /// Packets propagating.
     pub fn in_pipe(&self) -> u64 {
         self.departed as u64
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+    use crate::aqm::droptail::DropTail;
+    use crate::packet::{PacketKind, PacketMeta};
+
+    #[test]
+    fn window_counts_waiting_times_and_per_precedence_arrivals() {
+        // 8 Mbit/s: a 1000-byte packet takes 1 ms. Window [10 ms, 20 ms).
+        const MS: u64 = 1_000_000;
+        let mut l = LinkDir::new(
+            0,
+            0,
+            1,
+            8_000_000,
+            0,
+            Limit::Packets(2),
+            AnyAqm::DropTail(DropTail),
+            SimRng::derive(0, 0),
+            (10 * MS, 20 * MS),
+        );
+        let mut arena = PacketArena::with_capacity(8);
+        let mut send = |l: &mut LinkDir, t: u64, dscp: u8| {
+            let mut p = PacketMeta::new(0, PacketKind::Data, 1000, 0, t);
+            p.dscp = dscp;
+            let id = arena.alloc(p);
+            for i in l.advance(t) {
+                l.depart(i);
+            }
+            matches!(l.enqueue(t, id, &mut arena), Admit::Queued { .. })
+        };
+        // Before the window: not counted.
+        assert!(send(&mut l, 5 * MS, 10));
+        // Four back-to-back arrivals at 12 ms: the first starts at once, the next two wait 1 ms
+        // and 2 ms, the fourth finds two waiting (limit 2) and is dropped.
+        assert!(send(&mut l, 12 * MS, 10));
+        assert!(send(&mut l, 12 * MS, 12));
+        assert!(send(&mut l, 12 * MS, 12));
+        assert!(!send(&mut l, 12 * MS, 12));
+        // After the window: not counted.
+        assert!(send(&mut l, 30 * MS, 12));
+        let s = &l.stats;
+        assert_eq!(s.window_admitted, 3);
+        assert_eq!(s.window_wait_ns, 3 * MS);
+        assert_eq!(s.window_arrivals_by_prec, [1, 3, 0]);
+        assert_eq!(s.window_drops_by_prec, [0, 1, 0]);
+        assert_eq!(s.arrivals_by_prec, [2, 4, 0]);
     }
 }

@@ -277,6 +277,9 @@ pub struct MeterConfig {
     /// TWAM parameters (rates per flow index).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub twam: Option<crate::conditioner::TwamParams>,
+    /// Probe marker parameters (absent for the other meters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::conditioner::ProbeParams>,
 }
 
 /// What a conditioner does with a colour.
@@ -1481,7 +1484,8 @@ fn resolve_twam(
         for (f, present) in [
             ("rates", m.rates.is_some()),
             ("rtt", m.rtt.is_some()),
-            ("alpha", m.alpha.is_some()),
+            // The probe marker has an `alpha` of its own (checked in resolve_probe).
+            ("alpha", m.alpha.is_some() && m.kind != MeterType::Probe),
             ("window_source", m.window_source.is_some()),
             ("formula", m.formula.is_some()),
         ] {
@@ -1533,7 +1537,16 @@ fn resolve_twam(
         .0;
     let p = TwamParams {
         rtt_lsp: rtt,
-        alpha: m.alpha.unwrap_or(1),
+        alpha: match m.alpha {
+            None => 1,
+            Some(a) if a >= 1.0 && a.fract() == 0.0 && a <= u32::MAX as f64 => a as u32,
+            Some(a) => {
+                return Err(bad(
+                    mk("alpha"),
+                    format!("a twam marker's alpha is a whole number of RTT_LSP (>= 1), got {a}"),
+                ))
+            }
+        },
         window: match m.window_source {
             Some(WindowSourceSpec::Oracle) => WindowSource::Oracle,
             _ => WindowSource::Edge,
@@ -1589,6 +1602,34 @@ fn check_dwred_signals(links: &[LinkConfig], conds: &[ConditionerConfig]) -> Res
     Ok(())
 }
 
+/// Probe marker parameters with the paper's defaults (α = 0.5, A_0 = 10, A_IN ← 2·A_IN + 1).
+fn resolve_probe(
+    m: &MeterSpecToml,
+    mk: &dyn Fn(&str) -> String,
+) -> Result<crate::conditioner::ProbeParams, Bad> {
+    use crate::conditioner::{IncreaseRule, ProbeParams};
+    let d = ProbeParams::paper();
+    let p = ProbeParams {
+        alpha: m.alpha.unwrap_or(d.alpha),
+        a0: m.a0.unwrap_or(d.a0),
+        increase: match m.increase {
+            None | Some(IncreaseSpec::DoublePlusOne) => IncreaseRule::DoublePlusOne,
+            Some(IncreaseSpec::PlusOne) => IncreaseRule::PlusOne,
+            Some(IncreaseSpec::Divide) => IncreaseRule::Divide,
+        },
+        isn: m.isn.unwrap_or(0),
+    };
+    p.validate().map_err(|e| {
+        let field = if e.starts_with("alpha") {
+            "alpha"
+        } else {
+            "a0"
+        };
+        bad(mk(field), e)
+    })?;
+    Ok(p)
+}
+
 fn resolve_conditioners(
     specs: &[ConditionerSpec],
     link_names: &HashMap<String, usize>,
@@ -1624,6 +1665,7 @@ fn resolve_conditioners(
             MeterType::Arm => "arm",
             MeterType::Ard => "ard",
             MeterType::Twam => "twam",
+            MeterType::Probe => "probe",
         };
         let needs = |f: &str, present: bool, wanted: bool| -> Result<(), Bad> {
             if wanted && !present {
@@ -1641,9 +1683,10 @@ fn resolve_conditioners(
         let ard_like = matches!(m.kind, MeterType::Arm | MeterType::Ard);
         let twam = m.kind == MeterType::Twam;
         let twam_params = resolve_twam(m, &mk, flows, cs.scope)?;
+        let probe_kind = m.kind == MeterType::Probe;
         let ard_like = ard_like || twam;
-        needs("cir", m.cir.is_some(), !ard_like)?;
-        needs("cbs", m.cbs.is_some(), !tsw && !ard_like)?;
+        needs("cir", m.cir.is_some(), !ard_like && !probe_kind)?;
+        needs("cbs", m.cbs.is_some(), !tsw && !ard_like && !probe_kind)?;
         needs("ebs", m.ebs.is_some(), m.kind == MeterType::Srtcm)?;
         needs(
             "pir",
@@ -1696,6 +1739,32 @@ fn resolve_conditioners(
                 ));
             }
         }
+        let probe = if probe_kind {
+            if m.mode.is_some() {
+                return Err(bad(
+                    mk("mode"),
+                    "a probe marker marks every segment itself (colour-blind): remove `mode`",
+                ));
+            }
+            if cs.scope == Some(ScopeSpec::Aggregate) {
+                return Err(bad(
+                    format!("{key}.scope"),
+                    "a probe marker keeps state per flow: scope must be \"per_flow\"",
+                ));
+            }
+            Some(resolve_probe(m, &mk)?)
+        } else {
+            for (f, present) in [
+                // TWAM has an `alpha` of its own (checked in resolve_twam).
+                ("alpha", m.alpha.is_some() && m.kind != MeterType::Twam),
+                ("a0", m.a0.is_some()),
+                ("increase", m.increase.is_some()),
+                ("isn", m.isn.is_some()),
+            ] {
+                needs(f, present, false)?;
+            }
+            None
+        };
         let scope_default = if ard_like {
             ScopeSpec::Aggregate
         } else {
@@ -1745,7 +1814,7 @@ fn resolve_conditioners(
             };
             let cir = m.cir.as_ref().map_or(0, |c| c.get(i).0);
             let pir = m.pir.as_ref().map(|p| p.get(i).0);
-            if cir == 0 && !ard_like {
+            if cir == 0 && !ard_like && !probe_kind {
                 return Err(bad(mk("cir"), "the committed rate must be positive"));
             }
             if let Some(p) = pir {
@@ -1797,6 +1866,7 @@ fn resolve_conditioners(
                     },
                     ard,
                     twam: twam_params.clone(),
+                    probe,
                 },
                 green,
                 yellow,

@@ -230,6 +230,8 @@ pub enum MeterType {
     Ard,
     /// Bouras & Sevasti's TCP-Window-Aware Marker (aggregate, per-flow state).
     Twam,
+    /// Neglia et al.'s per-flow adaptive low-priority (probe) marker.
+    Probe,
 }
 
 /// TWAM: how the IN probabilities are computed.
@@ -248,6 +250,15 @@ pub enum WindowSourceSpec {
     Edge,
     /// The TCP senders' true cwnd.
     Oracle,
+}
+
+/// The probe marker's `increase(A_IN)` rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncreaseSpec {
+    DoublePlusOne,
+    PlusOne,
+    Divide,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -313,12 +324,19 @@ pub struct MeterSpecToml {
     pub rates: Option<std::collections::BTreeMap<String, RateStr>>,
     /// TWAM: the LSP round-trip time `RTT_LSP`.
     pub rtt: Option<DurationStr>,
-    /// TWAM: `α`, the operating interval in RTTs (default 1).
-    pub alpha: Option<u32>,
     /// TWAM: "edge" (default) or "oracle".
     pub window_source: Option<WindowSourceSpec>,
     /// TWAM: "eq3" (default, the paper's) or "window_share" (a diagnostic variant).
     pub formula: Option<TwamFormulaSpec>,
+    /// Probe marker: `α`, the filter gain (default 0.5). TWAM: `α`, the operating interval in
+    /// RTT_LSP (a whole number, default 1).
+    pub alpha: Option<f64>,
+    /// Probe marker: `A_0`, the initial `A_IN` (default 10).
+    pub a0: Option<f64>,
+    /// Probe marker: "double_plus_one" (default), "plus_one" or "divide".
+    pub increase: Option<IncreaseSpec>,
+    /// Probe marker: the ISN added to the segment number to form the 32-bit SN (default 0).
+    pub isn: Option<u32>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
