@@ -403,13 +403,17 @@ impl Emulator {
         self.arena.len()
     }
 
-    /// The direction table rows: (direction index, stats, packets still held).
-    pub fn dir_stats(&self) -> impl Iterator<Item = (usize, &LinkStats, u64)> {
+    /// The direction table rows: (direction index, stats, packets arrived but not yet
+    /// departed, packets departed but still propagating). As in the simulator, a packet counts
+    /// as departed when its transmission ends, so `arrivals = departures + drops + queued`;
+    /// the propagating packets are part of `departures`.
+    pub fn dir_stats(&self) -> impl Iterator<Item = (usize, &LinkStats, u64, u64)> {
         self.dirs.iter().map(|d| {
             (
                 d.spec.dir_idx,
                 &d.link.stats,
-                d.link.queued() + d.link.in_pipe() + d.delay_line.len() as u64,
+                d.link.queued() + d.delay_line.len() as u64,
+                d.link.in_pipe(),
             )
         })
     }
@@ -492,10 +496,19 @@ rate = "1Mbps"
         let mut out = Vec::new();
         e.due(11 * MS - 1, &mut out);
         assert!(out.is_empty());
+        let conserved = |e: &Emulator| {
+            let (_, st, held, _) = e.dir_stats().next().unwrap();
+            st.arrivals == st.departures + st.drops.iter().sum::<u64>() + held
+        };
+        assert!(conserved(&e));
+        e.due(12 * MS, &mut out);
+        let (_, _, _, propagating) = e.dir_stats().next().unwrap();
+        assert!(conserved(&e) && propagating >= 1, "{propagating}");
         e.due(13 * MS, &mut out);
         let times: Vec<_> = out.iter().map(|x| x.1).collect();
         assert_eq!(times, vec![11 * MS, 12 * MS, 13 * MS]);
-        let (_, st, held) = e.dir_stats().next().unwrap();
+        let (_, st, held, propagating) = e.dir_stats().next().unwrap();
+        assert_eq!(propagating, 0);
         assert_eq!(
             (st.arrivals, st.departures, st.drops[2], held),
             (4, 3, 1, 0)

@@ -316,7 +316,7 @@ fn write_counters(
 ) -> std::io::Result<()> {
     let dirs: Vec<_> = emu
         .dir_stats()
-        .map(|(d, st, held)| {
+        .map(|(d, st, held, propagating)| {
             json!({
                 "link": d / 2,
                 "link_name": sc.links[d / 2].name,
@@ -337,6 +337,7 @@ fn write_counters(
                 "drops_prec1": st.drops_by_prec[1],
                 "drops_prec2": st.drops_by_prec[2],
                 "queued_at_end": held,
+                "propagating_at_end": propagating,
             })
         })
         .collect();
