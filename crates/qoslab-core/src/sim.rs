@@ -210,14 +210,73 @@ pub fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> MultiQ
     }
 }
 
-/// A traffic conditioner at run time: its meters (one per flow, or one for the aggregate).
-struct Conditioner {
-    cfg: ConditionerConfig,
-    spec: MeterSpec,
-    meters: Vec<Option<AnyMeter>>,
-    rng: SimRng,
+/// A traffic conditioner at run time (RFC 2475 classifier, meter, marker/dropper): its meters,
+/// one per flow or one for the aggregate, built on the first packet they see. Shared by the
+/// simulator and the emulator's link daemon.
+pub struct Conditioner {
+    pub cfg: ConditionerConfig,
+    pub spec: MeterSpec,
+    pub meters: Vec<Option<AnyMeter>>,
+    pub rng: SimRng,
     /// Packets coloured green, yellow, red.
-    colored: [u64; 3],
+    pub colored: [u64; 3],
+}
+
+impl Conditioner {
+    /// Conditioner number `index` of a scenario with `n_flows` flows, with its own random
+    /// stream of run `seed`.
+    pub fn new(cfg: &ConditionerConfig, index: usize, n_flows: usize, seed: u64) -> Self {
+        let spec = meter_spec(&cfg.meter);
+        spec.validate()
+            .unwrap_or_else(|e| panic!("validated conditioner: {e}"));
+        let n = if cfg.scope == "aggregate" { 1 } else { n_flows };
+        Conditioner {
+            cfg: cfg.clone(),
+            spec,
+            meters: vec![None; n],
+            rng: SimRng::derive(seed, stream::MARKER | index as u64),
+            colored: [0; 3],
+        }
+    }
+
+    /// Classifies packet `p` (travelling from node `src` to node `dst`) and, when it matches,
+    /// meters it and returns its colour and the action for that colour; `None` when the
+    /// classifier does not select it.
+    #[inline]
+    pub fn apply(
+        &mut self,
+        now: SimTime,
+        p: &PacketMeta,
+        src: usize,
+        dst: usize,
+    ) -> Option<(Color, Action)> {
+        let arg = self.cfg.classifier_arg;
+        let matches = match self.cfg.classifier.as_str() {
+            "flow" => p.flow as usize == arg,
+            "src" => src == arg,
+            "dst" => dst == arg,
+            "dscp" => p.dscp as usize == arg,
+            _ => true,
+        };
+        if !matches {
+            return None;
+        }
+        let slot = if self.meters.len() == 1 {
+            0
+        } else {
+            p.flow as usize
+        };
+        let spec = &self.spec;
+        let meter = self.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
+        let color = meter.meter_packet(now, p, pre_color(p.dscp), &mut self.rng);
+        self.colored[color as usize] += 1;
+        let action = match color {
+            Color::Green => self.cfg.green,
+            Color::Yellow => self.cfg.yellow,
+            Color::Red => self.cfg.red,
+        };
+        Some((color, action))
+    }
 }
 
 /// The meter a resolved conditioner table describes (shared with the emulator).
@@ -405,22 +464,8 @@ impl Simulation {
         let mut conds = Vec::new();
         let mut conds_at = vec![Vec::new(); dirs.len()];
         for (i, c) in sc.conditioners.iter().enumerate() {
-            let spec = meter_spec(&c.meter);
-            spec.validate()
-                .unwrap_or_else(|e| panic!("validated conditioner: {e}"));
-            let n = if c.scope == "aggregate" {
-                1
-            } else {
-                flows.len()
-            };
             conds_at[c.dir_idx].push(i);
-            conds.push(Conditioner {
-                cfg: c.clone(),
-                spec,
-                meters: vec![None; n],
-                rng: SimRng::derive(seed, stream::MARKER | i as u64),
-                colored: [0; 3],
-            });
+            conds.push(Conditioner::new(c, i, flows.len(), seed));
         }
         // Round-trip propagation delay of every flow (FDD-RED's oracle RTTs).
         let path_rtts: Vec<SimTime> = flows
@@ -634,32 +679,8 @@ impl Simulation {
             } else {
                 (f.dst, f.src)
             };
-            let c = &mut self.conds[ci];
-            let arg = c.cfg.classifier_arg;
-            let matches = match c.cfg.classifier.as_str() {
-                "flow" => p.flow as usize == arg,
-                "src" => src == arg,
-                "dst" => dst == arg,
-                "dscp" => p.dscp as usize == arg,
-                _ => true,
-            };
-            if !matches {
+            let Some((color, action)) = self.conds[ci].apply(now, &p, src, dst) else {
                 continue;
-            }
-            let slot = if c.meters.len() == 1 {
-                0
-            } else {
-                p.flow as usize
-            };
-            let spec = &c.spec;
-            let meter =
-                c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
-            let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
-            c.colored[color as usize] += 1;
-            let action = match color {
-                Color::Green => c.cfg.green,
-                Color::Yellow => c.cfg.yellow,
-                Color::Red => c.cfg.red,
             };
             if p.kind == PacketKind::Data {
                 self.flows[p.flow as usize].stats.colored[color as usize] += 1;

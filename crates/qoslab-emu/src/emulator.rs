@@ -16,12 +16,11 @@
 use std::collections::{HashMap, VecDeque};
 
 use qoslab_core::aqm::DropReason;
-use qoslab_core::conditioner::{AnyMeter, Color, Meter, MeterSpec};
 use qoslab_core::net::link::{Admit, LinkDir, LinkStats};
 use qoslab_core::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
 use qoslab_core::rng::{stream, SimRng};
-use qoslab_core::scenario::{Action, ConditionerConfig, Scenario};
-use qoslab_core::sim::{build_aqm, build_multi, meter_spec, pre_color};
+use qoslab_core::scenario::{Action, Scenario};
+use qoslab_core::sim::{build_aqm, build_multi, Conditioner};
 use qoslab_core::units::SimTime;
 
 use crate::ipv4::Headers;
@@ -58,14 +57,6 @@ pub enum Admission {
     Unclassified,
 }
 
-struct Cond {
-    cfg: ConditionerConfig,
-    spec: MeterSpec,
-    meters: Vec<Option<AnyMeter>>,
-    rng: SimRng,
-    colored: [u64; 3],
-}
-
 struct Dir {
     spec: DirSpec,
     link: LinkDir,
@@ -90,7 +81,7 @@ pub struct FlowCounters {
 pub struct Emulator {
     dirs: Vec<Dir>,
     arena: PacketArena,
-    conds: Vec<Cond>,
+    conds: Vec<Conditioner>,
     by_port: HashMap<(u8, u16), u32>,
     flow_nodes: Vec<(usize, usize)>,
     mss: Vec<u32>,
@@ -139,12 +130,6 @@ impl Emulator {
         }
         let mut conds = Vec::new();
         for (i, c) in sc.conditioners.iter().enumerate() {
-            let spec = meter_spec(&c.meter);
-            let n = if c.scope == "aggregate" {
-                1
-            } else {
-                sc.flows.len()
-            };
             // Every conditioner keeps its index (and so its random stream and its row in the
             // output table); only those on this daemon's directions ever see a packet.
             if let Some(d) = out
@@ -153,13 +138,7 @@ impl Emulator {
             {
                 d.conds.push(i);
             }
-            conds.push(Cond {
-                cfg: c.clone(),
-                spec,
-                meters: vec![None; n],
-                rng: SimRng::derive(seed, stream::MARKER | i as u64),
-                colored: [0; 3],
-            });
+            conds.push(Conditioner::new(c, i, sc.flows.len(), seed));
         }
         let by_port = ports
             .iter()
@@ -279,32 +258,8 @@ impl Emulator {
             } else {
                 (fd, fs)
             };
-            let c = &mut self.conds[ci];
-            let arg = c.cfg.classifier_arg;
-            let matches = match c.cfg.classifier.as_str() {
-                "flow" => p.flow as usize == arg,
-                "src" => src == arg,
-                "dst" => dst == arg,
-                "dscp" => p.dscp as usize == arg,
-                _ => true,
-            };
-            if !matches {
+            let Some((color, action)) = self.conds[ci].apply(now, &p, src, dst) else {
                 continue;
-            }
-            let slot = if c.meters.len() == 1 {
-                0
-            } else {
-                p.flow as usize
-            };
-            let spec = &c.spec;
-            let meter =
-                c.meters[slot].get_or_insert_with(|| spec.build().expect("validated meter"));
-            let color = meter.meter_packet(now, &p, pre_color(p.dscp), &mut c.rng);
-            c.colored[color as usize] += 1;
-            let action = match color {
-                Color::Green => c.cfg.green,
-                Color::Yellow => c.cfg.yellow,
-                Color::Red => c.cfg.red,
             };
             if p.kind == PacketKind::Data {
                 self.flows[p.flow as usize].colored[color as usize] += 1;
