@@ -517,6 +517,30 @@ fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
     Ok(())
 }
 
+/// Validates one drop-precedence curve of a RIO/RI+O queue (`gentle` as the queue's) and
+/// appends it to the queue's precedences; errors name `KEY.NAME.min_th`.
+fn push_curve(
+    c: &mut QueueConfig,
+    k: &dyn Fn(&str) -> String,
+    name: &str,
+    cv: CurveSpec,
+) -> Result<(), Bad> {
+    RedCurve {
+        min_th: cv.min_th,
+        max_th: cv.max_th,
+        max_p: cv.max_p,
+        gentle: c.gentle,
+    }
+    .validate()
+    .map_err(|e| bad(k(&format!("{name}.min_th")), e))?;
+    c.precedences.push(CurveConfig {
+        min_th: cv.min_th,
+        max_th: cv.max_th,
+        max_p: cv.max_p,
+    });
+    Ok(())
+}
+
 fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
     let k = |f: &str| format!("{key}.{f}");
     let limit = q.limit.map(|l| l.0).unwrap_or(Limit::Packets(50));
@@ -803,20 +827,7 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
             }
             curves.push(("out", out));
             for (name, cv) in curves {
-                let curve = RedCurve {
-                    min_th: cv.min_th,
-                    max_th: cv.max_th,
-                    max_p: cv.max_p,
-                    gentle: c.gentle,
-                };
-                curve
-                    .validate()
-                    .map_err(|e| bad(k(&format!("{name}.min_th")), e))?;
-                c.precedences.push(CurveConfig {
-                    min_th: cv.min_th,
-                    max_th: cv.max_th,
-                    max_p: cv.max_p,
-                });
+                push_curve(&mut c, &k, name, cv)?;
             }
         }
         QueueType::RioPlusO => {
@@ -850,19 +861,7 @@ fn resolve_queue(key: &str, q: &QueueSpec) -> Result<QueueConfig, Bad> {
                         ),
                     )
                 })?;
-                RedCurve {
-                    min_th: cv.min_th,
-                    max_th: cv.max_th,
-                    max_p: cv.max_p,
-                    gentle: c.gentle,
-                }
-                .validate()
-                .map_err(|e| bad(k(&format!("{name}.min_th")), e))?;
-                c.precedences.push(CurveConfig {
-                    min_th: cv.min_th,
-                    max_th: cv.max_th,
-                    max_p: cv.max_p,
-                });
+                push_curve(&mut c, &k, name, cv)?;
             }
         }
         QueueType::Dwred => {
