@@ -117,9 +117,7 @@ impl Emulator {
                 SimRng::derive(seed, stream::QUEUE | dir_id),
                 (0, SimTime::MAX),
             );
-            if qc.kind == "multi" {
-                link.multi = Some(Box::new(build_multi(qc, l.bandwidth_bps, seed, dir_id)));
-            }
+            link.multi = build_multi(qc, l.bandwidth_bps, seed, dir_id).map(Box::new);
             out.push(Dir {
                 spec,
                 link,

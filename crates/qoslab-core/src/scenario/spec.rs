@@ -512,6 +512,36 @@ pub struct QueueSpec {
 }
 
 impl QueueSpec {
+    /// A DropTail queue of the default limit (a link's queue when none is given).
+    pub fn droptail() -> QueueSpec {
+        QueueSpec {
+            kind: QueueType::Droptail,
+            limit: None,
+            min_th: None,
+            max_th: None,
+            max_p: None,
+            w_q: None,
+            gentle: None,
+            wait: None,
+            byte_mode: None,
+            mean_pkt_size: None,
+            ecn: None,
+            mode: None,
+            in_: None,
+            mid: None,
+            out: None,
+            avg_out: None,
+            scheduler: None,
+            queues: None,
+            rtt_source: None,
+            penalty: None,
+            b: None,
+            signal: None,
+            signal_delay: None,
+            in_factor: None,
+        }
+    }
+
     /// The optional keys this table sets (all but `type`), in schema order.
     pub fn set_keys(&self) -> impl Iterator<Item = &'static str> {
         [
@@ -545,7 +575,7 @@ impl QueueSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
     Reno,
@@ -576,7 +606,7 @@ pub struct TcpSpec {
     pub syn: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FlowType {
     Tcp,

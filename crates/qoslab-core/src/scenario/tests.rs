@@ -57,8 +57,11 @@ fn resolves_groups_and_defaults() {
     assert_eq!(s.links.len(), 7);
     assert_eq!(s.links[1].delay_ns, 14_000_000);
     assert_eq!(s.links[3].name, "bottleneck");
-    assert_eq!(s.links[3].queue_ab.kind, "red");
-    assert_eq!(s.links[3].queue_ba.kind, "droptail");
+    assert!(matches!(s.links[3].queue_ab.discipline, Discipline::Red(_)));
+    assert!(matches!(
+        s.links[3].queue_ba.discipline,
+        Discipline::DropTail
+    ));
     assert_eq!(s.flows[2].name, "ftp2");
     assert_eq!(s.flows[2].packet_size_bytes, 500);
     assert_eq!(

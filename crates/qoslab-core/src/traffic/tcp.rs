@@ -472,5 +472,5 @@ impl TcpSender {
 }
 
 #[cfg(test)]
-#[path = "tests.rs"]
+#[path = "tests/mod.rs"]
 mod tests;

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::aqm::Dwred;
+use crate::conditioner::AnyMeter;
 
 const LSP: &str = r#"
 name = "twam-lsp"

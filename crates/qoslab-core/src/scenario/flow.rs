@@ -1,0 +1,317 @@
+//! Flows and their TCP settings: the `[tcp]` defaults, each `[[flow]]` (groups expanded) with
+//! its endpoints, route check, start and stop.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::spec::*;
+use super::topology::{adjacency, shortest_path, Nodes};
+use super::{bad, check_len, expand, Bad, LinkConfig};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpConfig {
+    pub variant: TcpVariant,
+    pub ack_size_bytes: u32,
+    pub window_pkts: u32,
+    pub initial_window_pkts: u32,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub initial_rto_ns: u64,
+    pub tick_ns: u64,
+    pub delayed_ack: bool,
+    pub delack_interval_ns: u64,
+    pub max_burst: u32,
+    pub dupack_threshold: u32,
+    pub ecn: bool,
+    /// ns-2 `syn_`: segment 0 is a 40-byte SYN; cwnd is 1 until it is acknowledged.
+    pub syn: bool,
+}
+
+impl TcpConfig {
+    pub fn is_newreno(&self) -> bool {
+        self.variant == TcpVariant::Newreno
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowConfig {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    #[serde(skip)]
+    pub src_idx: usize,
+    #[serde(skip)]
+    pub dst_idx: usize,
+    pub kind: FlowType,
+    pub start_ns: u64,
+    /// Upper end of a uniform random start (equal to `start_ns` for a fixed start).
+    pub start_max_ns: u64,
+    pub stop_ns: Option<u64>,
+    pub packet_size_bytes: u32,
+    pub dscp: u8,
+    pub rate_bps: Option<u64>,
+    pub on_ns: Option<u64>,
+    pub off_ns: Option<u64>,
+    pub tcp: Option<TcpConfig>,
+}
+
+fn tcp_defaults() -> TcpConfig {
+    // ns-2.35's defaults for Agent/TCP and TCPSink, except where noted in docs/models/tcp.md.
+    TcpConfig {
+        variant: TcpVariant::Reno,
+        ack_size_bytes: 40,
+        window_pkts: 20,
+        initial_window_pkts: 2,
+        min_rto_ns: 200_000_000,
+        max_rto_ns: 60_000_000_000,
+        initial_rto_ns: 3_000_000_000,
+        tick_ns: 10_000_000,
+        delayed_ack: false,
+        delack_interval_ns: 100_000_000,
+        max_burst: 0,
+        dupack_threshold: 3,
+        ecn: false,
+        syn: true,
+    }
+}
+
+fn apply_tcp(base: &mut TcpConfig, s: &TcpSpec, packet_size: &mut Option<u64>) {
+    if let Some(v) = s.variant {
+        base.variant = v;
+    }
+    if let Some(v) = s.packet_size {
+        *packet_size = Some(v.0);
+    }
+    if let Some(v) = s.ack_size {
+        base.ack_size_bytes = v.0 as u32;
+    }
+    if let Some(v) = s.window {
+        base.window_pkts = v;
+    }
+    if let Some(v) = s.initial_window {
+        base.initial_window_pkts = v;
+    }
+    if let Some(v) = s.min_rto {
+        base.min_rto_ns = v.0;
+    }
+    if let Some(v) = s.max_rto {
+        base.max_rto_ns = v.0;
+    }
+    if let Some(v) = s.initial_rto {
+        base.initial_rto_ns = v.0;
+    }
+    if let Some(v) = s.tick {
+        base.tick_ns = v.0;
+    }
+    if let Some(v) = s.delayed_ack {
+        base.delayed_ack = v;
+    }
+    if let Some(v) = s.delack_interval {
+        base.delack_interval_ns = v.0;
+    }
+    if let Some(v) = s.max_burst {
+        base.max_burst = v;
+    }
+    if let Some(v) = s.dupack_threshold {
+        base.dupack_threshold = v;
+    }
+    if let Some(v) = s.ecn {
+        base.ecn = v;
+    }
+    if let Some(v) = s.syn {
+        base.syn = v;
+    }
+}
+
+fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
+    if t.window_pkts == 0 {
+        return Err(bad(
+            format!("{key}.window"),
+            "the window must be at least 1 packet",
+        ));
+    }
+    if t.initial_window_pkts == 0 {
+        return Err(bad(
+            format!("{key}.initial_window"),
+            "the initial window must be at least 1 packet",
+        ));
+    }
+    if t.tick_ns == 0 {
+        return Err(bad(
+            format!("{key}.tick"),
+            "the timer granularity must be positive",
+        ));
+    }
+    if t.min_rto_ns > t.max_rto_ns {
+        return Err(bad(
+            format!("{key}.min_rto"),
+            "min_rto must not exceed max_rto",
+        ));
+    }
+    if t.dupack_threshold == 0 {
+        return Err(bad(format!("{key}.dupack_threshold"), "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// The keys of a flow's traffic source: a rate for the UDP sources, mean ON/OFF times for
+/// ON/OFF, neither for TCP.
+fn check_source_keys(key: &str, fs: &FlowSpec) -> Result<(), Bad> {
+    let needs_rate = matches!(fs.kind, FlowType::Cbr | FlowType::Onoff | FlowType::Poisson);
+    if needs_rate && fs.rate.is_none() {
+        return Err(bad(
+            format!("{key}.rate"),
+            "a cbr, onoff or poisson flow needs a rate (e.g. \"1Mbps\")",
+        ));
+    }
+    if !needs_rate && fs.rate.is_some() {
+        return Err(bad(
+            format!("{key}.rate"),
+            "`rate` applies to cbr, onoff and poisson flows, not to tcp",
+        ));
+    }
+    if fs.kind == FlowType::Onoff && (fs.on.is_none() || fs.off.is_none()) {
+        return Err(bad(
+            format!("{key}.on"),
+            "an onoff flow needs mean `on` and `off` times",
+        ));
+    }
+    if fs.kind != FlowType::Onoff && (fs.on.is_some() || fs.off.is_some()) {
+        return Err(bad(
+            format!("{key}.on"),
+            "`on`/`off` apply to onoff flows only",
+        ));
+    }
+    Ok(())
+}
+
+/// The `[[flow]]` tables with the `[tcp]` defaults applied.
+pub(super) fn resolve_flows(
+    spec: &ScenarioSpec,
+    duration: u64,
+    nodes: &Nodes,
+    links: &[LinkConfig],
+) -> Result<Vec<FlowConfig>, Bad> {
+    let mut tcp_base = tcp_defaults();
+    let mut base_pkt: Option<u64> = None;
+    apply_tcp(&mut tcp_base, &spec.tcp, &mut base_pkt);
+    validate_tcp("tcp", &tcp_base)?;
+    let adjacency = adjacency(nodes.names.len(), links);
+    let mut flows = Vec::new();
+    let mut flow_names: HashMap<String, usize> = HashMap::new();
+    for (n, fs) in spec.flows.iter().enumerate() {
+        let key = format!("flow[{n}]");
+        if fs.count == Some(0) {
+            return Err(bad(format!("{key}.count"), "count must be at least 1"));
+        }
+        let count = fs.count.unwrap_or(1) as usize;
+        check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
+        check_len(format!("{key}.rate"), &fs.rate, count, fs.count)?;
+        let mut tcp = tcp_base.clone();
+        // `[tcp] packet_size` is a TCP default; UDP sources default to 1000 bytes.
+        let mut pkt = if fs.kind == FlowType::Tcp {
+            base_pkt
+        } else {
+            None
+        };
+        if let Some(t) = &fs.tcp {
+            if fs.kind != FlowType::Tcp {
+                return Err(bad(
+                    format!("{key}.tcp"),
+                    "TCP settings given for a flow that is not of type \"tcp\"",
+                ));
+            }
+            apply_tcp(&mut tcp, t, &mut pkt);
+            validate_tcp(&format!("{key}.tcp"), &tcp)?;
+        }
+        if let Some(p) = fs.packet_size {
+            pkt = Some(p.0);
+        }
+        let packet_size = pkt.unwrap_or(1000);
+        if packet_size == 0 || packet_size > 65_535 {
+            return Err(bad(
+                format!("{key}.packet_size"),
+                format!("packet size must be 1..65535 bytes, got {packet_size}"),
+            ));
+        }
+        check_source_keys(&key, fs)?;
+        for i in 0..count {
+            let src = expand(&fs.src, fs.count, i);
+            let dst = expand(&fs.dst, fs.count, i);
+            let src_idx = nodes.lookup(format!("{key}.src"), &src)?;
+            let dst_idx = nodes.lookup(format!("{key}.dst"), &dst)?;
+            if src_idx == dst_idx {
+                return Err(bad(
+                    format!("{key}.dst"),
+                    format!("source and destination are the same node {src:?}"),
+                ));
+            }
+            if shortest_path(&adjacency, src_idx, dst_idx).is_none() {
+                return Err(bad(
+                    format!("{key}.dst"),
+                    format!("no route from {src:?} to {dst:?}: the links do not connect them"),
+                ));
+            }
+            let name = match &fs.name {
+                Some(t) => expand(t, fs.count, i),
+                None => format!("flow{}", flows.len()),
+            };
+            if flow_names.insert(name.clone(), flows.len()).is_some() {
+                return Err(bad(
+                    format!("{key}.name"),
+                    format!("duplicate flow name {name:?}"),
+                ));
+            }
+            let (start_ns, start_max_ns) = match fs.start.as_ref().map(|s| s.get(i).0) {
+                None => (0, 0),
+                Some(Start::At(t)) => (t, t),
+                Some(Start::Uniform(a, b)) => (a, b),
+            };
+            if start_max_ns >= duration {
+                return Err(bad(
+                    format!("{key}.start"),
+                    "the flow would start after the end of the run",
+                ));
+            }
+            let stop_ns = fs.stop.map(|s| s.0);
+            if let Some(s) = stop_ns {
+                if s <= start_ns {
+                    return Err(bad(
+                        format!("{key}.stop"),
+                        "the flow stops before it starts",
+                    ));
+                }
+            }
+            let rate = fs.rate.as_ref().map(|r| r.get(i).0);
+            if rate == Some(0) {
+                return Err(bad(format!("{key}.rate"), "the rate must be positive"));
+            }
+            flows.push(FlowConfig {
+                name,
+                src,
+                dst,
+                src_idx,
+                dst_idx,
+                kind: fs.kind,
+                start_ns,
+                start_max_ns,
+                stop_ns,
+                packet_size_bytes: packet_size as u32,
+                dscp: fs.dscp.map(|d| d.0).unwrap_or(0),
+                rate_bps: rate,
+                on_ns: fs.on.map(|d| d.0),
+                off_ns: fs.off.map(|d| d.0),
+                tcp: (fs.kind == FlowType::Tcp).then(|| tcp.clone()),
+            });
+        }
+    }
+    if flows.is_empty() {
+        return Err(bad(
+            "flow",
+            "the scenario declares no flows ([[flow]] tables)",
+        ));
+    }
+
+    Ok(flows)
+}

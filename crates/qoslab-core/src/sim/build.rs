@@ -1,0 +1,188 @@
+//! Building run-time components from the resolved scenario: queue disciplines, multi-queue
+//! schedulers and traffic conditioners. Shared with the emulator's link daemon, so that both
+//! drive the very same state machines. Every match here is over a closed, typed set: there
+//! is no fallback to a default algorithm.
+
+use crate::aqm::{AnyAqm, DropTail, Dwred, FddRed, Red, Rio, RioPlusO, Wred};
+use crate::conditioner::{AnyMeter, Color, Meter, MeterSpec};
+use crate::net::multiqueue::{MultiQueue, SubQueue};
+use crate::net::scheduler::Scheduler;
+use crate::packet::PacketMeta;
+use crate::rng::{stream, SimRng};
+use crate::scenario::spec::SchedulerSpec;
+use crate::scenario::{Action, ConditionerConfig, CurveConfig, Discipline, QueueConfig, Scope};
+use crate::units::SimTime;
+
+/// The queue discipline of a resolved queue on a link of `bps` bit/s. A multi queue's own
+/// discipline is DropTail: its physical queues are built by [`build_multi`].
+pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
+    let curves =
+        |cs: &[CurveConfig], gentle: bool| cs.iter().map(|c| c.curve(gentle)).collect::<Vec<_>>();
+    match &qc.discipline {
+        Discipline::DropTail | Discipline::Multi { .. } => AnyAqm::DropTail(DropTail),
+        Discipline::Red(r) => AnyAqm::Red(Red::new(r.params(bps))),
+        Discipline::Rio {
+            mode,
+            avg,
+            curves: cs,
+        } => AnyAqm::Rio(Rio::new(
+            *mode,
+            &curves(cs, avg.gentle),
+            avg.w_q,
+            avg.wait,
+            avg.ptc(bps),
+        )),
+        Discipline::Wred { avg, curves: cs } => AnyAqm::Wred(Wred::new(
+            &curves(cs, avg.gentle),
+            avg.w_q,
+            avg.wait,
+            avg.ptc(bps),
+        )),
+        Discipline::RioPlusO { avg, curves: cs } => AnyAqm::RioPlusO(RioPlusO::new(
+            cs[0].curve(avg.gentle),
+            cs[1].curve(avg.gentle),
+            cs[2].curve(avg.gentle),
+            avg.w_q,
+            avg.wait,
+            avg.ptc(bps),
+        )),
+        Discipline::FddRed {
+            red,
+            penalty,
+            rtt_source,
+        } => AnyAqm::FddRed(Box::new(FddRed::new(
+            red.params(bps),
+            *penalty,
+            *rtt_source,
+        ))),
+        Discipline::Dwred {
+            params,
+            mean_pkt_size,
+            ..
+        } => AnyAqm::Dwred(Dwred::new(
+            *params,
+            bps as f64 / (8.0 * *mean_pkt_size as f64),
+        )),
+    }
+}
+
+/// The physical queues and scheduler of a multi-queue link direction; `None` for any other
+/// queue.
+pub fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> Option<MultiQueue> {
+    let Discipline::Multi { scheduler, queues } = &qc.discipline else {
+        return None;
+    };
+    let default = queues
+        .iter()
+        .position(|s| s.default)
+        .expect("validated: one default queue");
+    let mut class_of = [default as u8; 64];
+    for (i, s) in queues.iter().enumerate() {
+        for &d in &s.dscp {
+            class_of[d as usize] = i as u8;
+        }
+    }
+    let subs = queues
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            // Sub-queue streams: distinct from every link direction's own stream.
+            let rng = SimRng::derive(seed, stream::QUEUE | (1 << 40) | (dir_id << 4) | i as u64);
+            SubQueue::new(build_aqm(&s.queue, bps), s.queue.limit(), rng)
+        })
+        .collect();
+    let sched = match scheduler {
+        SchedulerSpec::Priority => Scheduler::Priority,
+        SchedulerSpec::Rr => Scheduler::RoundRobin { next: 0 },
+        SchedulerSpec::Wrr => Scheduler::Wrr {
+            weights: queues.iter().map(|s| s.weight).collect(),
+            current: 0,
+            served: 0,
+        },
+        SchedulerSpec::Drr => Scheduler::Drr {
+            quanta: queues.iter().map(|s| s.quantum_bytes).collect(),
+            deficit: vec![0; queues.len()],
+            current: 0,
+            visited: false,
+        },
+    };
+    Some(MultiQueue {
+        subs,
+        class_of,
+        sched,
+    })
+}
+
+/// A traffic conditioner at run time (RFC 2475 classifier, meter, marker/dropper): its meters,
+/// one per flow or one for the aggregate, built on the first packet they see.
+pub struct Conditioner {
+    pub cfg: ConditionerConfig,
+    pub meters: Vec<Option<AnyMeter>>,
+    pub rng: SimRng,
+    /// Packets coloured green, yellow, red.
+    pub colored: [u64; 3],
+}
+
+impl Conditioner {
+    /// Conditioner number `index` of a scenario with `n_flows` flows, with its own random
+    /// stream of run `seed`.
+    pub fn new(cfg: &ConditionerConfig, index: usize, n_flows: usize, seed: u64) -> Self {
+        let n = match cfg.scope {
+            Scope::Aggregate => 1,
+            Scope::PerFlow => n_flows,
+        };
+        Conditioner {
+            cfg: cfg.clone(),
+            meters: vec![None; n],
+            rng: SimRng::derive(seed, stream::MARKER | index as u64),
+            colored: [0; 3],
+        }
+    }
+
+    /// The meter's parameters.
+    pub fn spec(&self) -> &MeterSpec {
+        &self.cfg.meter.spec
+    }
+
+    /// Classifies packet `p` (travelling from node `src` to node `dst`) and, when it matches,
+    /// meters it and returns its colour and the action for that colour; `None` when the
+    /// classifier does not select it.
+    #[inline]
+    pub fn apply(
+        &mut self,
+        now: SimTime,
+        p: &PacketMeta,
+        src: usize,
+        dst: usize,
+    ) -> Option<(Color, Action)> {
+        if !self.cfg.classifier.selects(p.flow, p.dscp, src, dst) {
+            return None;
+        }
+        let slot = match self.cfg.scope {
+            Scope::Aggregate => 0,
+            Scope::PerFlow => p.flow as usize,
+        };
+        let spec = &self.cfg.meter.spec;
+        let meter = self.meters[slot].get_or_insert_with(|| {
+            spec.build()
+                .expect("validated when the scenario was resolved")
+        });
+        let color = meter.meter_packet(now, p, pre_color(p.dscp), &mut self.rng);
+        self.colored[color as usize] += 1;
+        let action = match color {
+            Color::Green => self.cfg.green,
+            Color::Yellow => self.cfg.yellow,
+            Color::Red => self.cfg.red,
+        };
+        Some((color, action))
+    }
+}
+
+/// The colour a packet carries into a colour-aware meter: AFx2 yellow, AFx3 red, else green.
+pub fn pre_color(dscp: u8) -> Color {
+    match dscp {
+        12 | 20 | 28 | 36 => Color::Yellow,
+        14 | 22 | 30 | 38 => Color::Red,
+        _ => Color::Green,
+    }
+}

@@ -1,0 +1,150 @@
+//! Packets through the network: conditioners at a link direction's entrance, the link
+//! direction's queue and transmitter, drops, and arrival at the far node.
+
+use super::{Endpoint, Simulation};
+use crate::aqm::{Aqm, DropReason};
+use crate::engine::EventKind;
+use crate::net::link::Admit;
+use crate::packet::{PacketId, PacketKind};
+use crate::scenario::Action;
+use crate::units::SimTime;
+
+impl Simulation {
+    // --- packets through links -------------------------------------------------------
+
+    #[inline]
+    pub(super) fn send_on(&mut self, now: SimTime, d: usize, id: PacketId) {
+        if !self.conds_at[d].is_empty() && !self.condition(now, d, id) {
+            return;
+        }
+        self.advance(now, d);
+        if self.dirs[d].multi.is_some() {
+            match self.dirs[d].enqueue_multi(now, id, &mut self.arena) {
+                Admit::Dropped(r) => self.on_drop(d, id, r),
+                Admit::Queued { .. } => self.start_next(now, d),
+            }
+            return;
+        }
+        match self.dirs[d].enqueue(now, id, &mut self.arena) {
+            Admit::Queued {
+                schedule_arrival: Some(t),
+            } => self.q.at(t, EventKind::Arrive(d as u32)),
+            Admit::Queued {
+                schedule_arrival: None,
+            } => {}
+            Admit::Dropped(r) => self.on_drop(d, id, r),
+        }
+    }
+
+    /// Runs the conditioners guarding direction `d` on a packet; false when one dropped it.
+    pub(super) fn condition(&mut self, now: SimTime, d: usize, id: PacketId) -> bool {
+        for k in 0..self.conds_at[d].len() {
+            let ci = self.conds_at[d][k];
+            let p = *self.arena.get(id);
+            let f = &self.flows[p.flow as usize];
+            let (src, dst) = if p.kind == PacketKind::Data {
+                (f.src, f.dst)
+            } else {
+                (f.dst, f.src)
+            };
+            let Some((color, action)) = self.conds[ci].apply(now, &p, src, dst) else {
+                continue;
+            };
+            if p.kind == PacketKind::Data {
+                self.flows[p.flow as usize].stats.colored[color as usize] += 1;
+            }
+            match action {
+                Action::Mark(v) => self.arena.get_mut(id).dscp = v,
+                Action::Keep => {}
+                Action::Drop => {
+                    self.dirs[d].stats.arrivals += 1;
+                    self.dirs[d].stats.drops[DropReason::Policed as usize] += 1;
+                    self.on_drop(d, id, DropReason::Policed);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Multi-queue links: start the next transmission if the transmitter is free.
+    pub(super) fn start_next(&mut self, now: SimTime, d: usize) {
+        if let Some((done, arrival)) = self.dirs[d].start_next(now) {
+            self.q.at(done, EventKind::TxDone(d as u32));
+            if let Some(t) = arrival {
+                self.q.at(t, EventKind::Arrive(d as u32));
+            }
+        }
+    }
+
+    pub(super) fn on_tx_done(&mut self, now: SimTime, d: usize) {
+        self.dirs[d].tx_pending = false;
+        self.advance(now, d);
+        self.start_next(now, d);
+    }
+
+    /// Brings link direction `d` up to `now`: counts (and captures) the transmissions that
+    /// ended since it was last looked at.
+    #[inline]
+    pub(super) fn advance(&mut self, now: SimTime, d: usize) {
+        let range = self.dirs[d].advance(now);
+        for i in range {
+            self.hops += 1;
+            if let Some(c) = self.dirs[d].capture {
+                let e = self.dirs[d].line[i];
+                let p = *self.arena.get(e.id);
+                let f = &self.flows[p.flow as usize];
+                let udp = matches!(f.ep, Endpoint::Udp { .. });
+                if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {
+                    self.capture_error.get_or_insert_with(|| err.to_string());
+                }
+            }
+            self.dirs[d].depart(i);
+        }
+    }
+
+    pub(super) fn on_drop(&mut self, d: usize, id: PacketId, r: DropReason) {
+        let p = self.arena.free(id);
+        let st = &mut self.flows[p.flow as usize].stats;
+        match p.kind {
+            PacketKind::Data => {
+                st.dropped_pkts += 1;
+                st.drops_by_reason[r as usize] += 1;
+                st.drops_by_prec[crate::ds::drop_precedence(p.dscp) as usize] += 1;
+                match st.drops_at.iter_mut().find(|(x, _)| *x == d as u32) {
+                    Some(e) => e.1 += 1,
+                    None => st.drops_at.push((d as u32, 1)),
+                }
+            }
+            PacketKind::Ack => st.acks_dropped += 1,
+        }
+    }
+
+    pub(super) fn on_arrive(&mut self, now: SimTime, d: usize) {
+        self.advance(now, d);
+        let (id, next) = self.dirs[d].arrive();
+        if let Some(t) = next {
+            self.q.at(t, EventKind::Arrive(d as u32));
+        }
+        if self.reverse_watch[d] {
+            let p = *self.arena.get(id);
+            self.dirs[d ^ 1].aqm.on_reverse(now, &p);
+        }
+        let p = self.arena.get_mut(id);
+        p.hop += 1;
+        let hop = p.hop as usize;
+        let kind = p.kind;
+        let f = &self.flows[p.flow as usize];
+        let route = if kind == PacketKind::Data {
+            &f.fwd
+        } else {
+            &f.rev
+        };
+        if hop == route.len() {
+            self.deliver(now, id);
+        } else {
+            let next = route[hop] as usize;
+            self.send_on(now, next, id);
+        }
+    }
+}

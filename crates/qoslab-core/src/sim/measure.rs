@@ -1,0 +1,292 @@
+//! Measurement: time-series samples and the results of a run, with the conservation checks.
+
+use super::{Endpoint, FlowStats, Simulation};
+use crate::conditioner::Meter;
+use crate::engine::EventKind;
+use crate::packet::PacketKind;
+use crate::scenario::{MeasurementPoint, Scope};
+use crate::units::SimTime;
+
+/// Columns of the time series, one row per (sample, link direction) and (sample, flow).
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    pub q_time_ns: Vec<u64>,
+    pub q_dir: Vec<u32>,
+    /// Physical queue within the direction (0 unless it is a multi-queue link).
+    pub q_sub: Vec<u32>,
+    pub q_len_pkts: Vec<u32>,
+    pub q_len_bytes: Vec<u64>,
+    pub q_avg: Vec<f64>,
+    /// Per precedence: the average it is judged on (RIO: avg_in, avg_total; NaN if none).
+    pub q_avg_prec: [Vec<f64>; 3],
+    pub f_time_ns: Vec<u64>,
+    pub f_flow: Vec<u32>,
+    pub f_throughput_bps: Vec<f64>,
+    pub f_cwnd: Vec<f64>,
+    pub f_ssthresh: Vec<f64>,
+    /// Meter token levels (bytes in the committed bucket): one row per (sample, conditioner,
+    /// meter instance); `m_flow` is the flow of a per-flow meter, u32::MAX for an aggregate.
+    pub m_time_ns: Vec<u64>,
+    pub m_cond: Vec<u32>,
+    pub m_flow: Vec<u32>,
+    pub m_level: Vec<f64>,
+    /// Marker state variables ([`Meter::gauges`]), long format: one row per (sample,
+    /// conditioner, meter instance, gauge); `g_name` indexes `gauge_names`.
+    pub g_time_ns: Vec<u64>,
+    pub g_cond: Vec<u32>,
+    pub g_flow: Vec<u32>,
+    pub g_name: Vec<u32>,
+    pub g_value: Vec<f64>,
+    pub gauge_names: Vec<&'static str>,
+}
+
+impl Simulation {
+    // --- measurement -----------------------------------------------------------------
+
+    pub(super) fn on_sample(&mut self, now: SimTime) {
+        for d in 0..self.dirs.len() {
+            self.advance(now, d);
+        }
+        let s = &mut self.series;
+        for (d, l) in self.dirs.iter().enumerate() {
+            match &l.multi {
+                None => {
+                    s.q_time_ns.push(now);
+                    s.q_dir.push(d as u32);
+                    s.q_sub.push(0);
+                    s.q_len_pkts.push(l.waiting() as u32);
+                    s.q_len_bytes.push(l.q_bytes);
+                    s.q_avg
+                        .push(crate::aqm::Aqm::average(&l.aqm).unwrap_or(f64::NAN));
+                    for (k, v) in crate::aqm::Aqm::averages(&l.aqm).into_iter().enumerate() {
+                        s.q_avg_prec[k].push(v);
+                    }
+                }
+                Some(m) => {
+                    for (i, sub) in m.subs.iter().enumerate() {
+                        s.q_time_ns.push(now);
+                        s.q_dir.push(d as u32);
+                        s.q_sub.push(i as u32);
+                        s.q_len_pkts.push(sub.fifo.len() as u32);
+                        s.q_len_bytes.push(sub.bytes);
+                        s.q_avg
+                            .push(crate::aqm::Aqm::average(&sub.aqm).unwrap_or(f64::NAN));
+                        for (k, v) in crate::aqm::Aqm::averages(&sub.aqm).into_iter().enumerate() {
+                            s.q_avg_prec[k].push(v);
+                        }
+                    }
+                }
+            }
+        }
+        let dt = (now - self.last_sample) as f64 / 1e9;
+        let record_cwnd = self.scenario.measurement.cwnd;
+        for (fi, f) in self.flows.iter_mut().enumerate() {
+            s.f_time_ns.push(now);
+            s.f_flow.push(fi as u32);
+            s.f_throughput_bps.push(if dt > 0.0 {
+                f.stats.bin_bytes as f64 * 8.0 / dt
+            } else {
+                0.0
+            });
+            f.stats.bin_bytes = 0;
+            let (c, t) = match &f.ep {
+                Endpoint::Tcp { sender, .. } if record_cwnd => (sender.cwnd, sender.ssthresh),
+                _ => (f64::NAN, f64::NAN),
+            };
+            s.f_cwnd.push(c);
+            s.f_ssthresh.push(t);
+        }
+        for (ci, c) in self.conds.iter().enumerate() {
+            let aggregate = c.cfg.scope == Scope::Aggregate;
+            for (slot, m) in c.meters.iter().enumerate() {
+                if let Some(level) = m.as_ref().and_then(|m| m.token_level(now)) {
+                    s.m_time_ns.push(now);
+                    s.m_cond.push(ci as u32);
+                    s.m_flow
+                        .push(if aggregate { u32::MAX } else { slot as u32 });
+                    s.m_level.push(level);
+                }
+                if let Some(m) = m.as_ref() {
+                    let flow = if aggregate { u32::MAX } else { slot as u32 };
+                    m.gauges(now, &mut |name, value| {
+                        let k = match s.gauge_names.iter().position(|n| *n == name) {
+                            Some(k) => k,
+                            None => {
+                                s.gauge_names.push(name);
+                                s.gauge_names.len() - 1
+                            }
+                        };
+                        s.g_time_ns.push(now);
+                        s.g_cond.push(ci as u32);
+                        s.g_flow.push(flow);
+                        s.g_name.push(k as u32);
+                        s.g_value.push(value);
+                    });
+                }
+            }
+        }
+        self.last_sample = now;
+        let next = now + self.scenario.measurement.interval_ns;
+        if next <= self.scenario.duration_ns {
+            self.q.at(next, EventKind::Sample);
+        }
+    }
+
+    /// Collects the results. Call after [`Simulation::run`].
+    pub fn results(&mut self) -> RunResults {
+        let now = self.q.now();
+        for d in 0..self.dirs.len() {
+            self.advance(now, d);
+        }
+        for c in &mut self.captures {
+            if let Err(e) = c.flush() {
+                self.capture_error.get_or_insert_with(|| e.to_string());
+            }
+        }
+        let m = &self.scenario.measurement;
+        let window_s = (m.end_ns - m.start_ns) as f64 / 1e9;
+        // In flight: data packets of each flow still in the arena.
+        let mut in_flight = vec![0u64; self.flows.len()];
+        let mut acks_in_flight = vec![0u64; self.flows.len()];
+        for p in self.arena.live() {
+            match p.kind {
+                PacketKind::Data => in_flight[p.flow as usize] += 1,
+                PacketKind::Ack => acks_in_flight[p.flow as usize] += 1,
+            }
+        }
+        let mut violations = Vec::new();
+        let flows: Vec<FlowResult> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let st = &f.stats;
+                if st.sent_pkts != st.delivered_pkts + st.dropped_pkts + in_flight[i] {
+                    violations.push(format!(
+                        "flow {}: sent {} != delivered {} + dropped {} + in flight {}",
+                        i, st.sent_pkts, st.delivered_pkts, st.dropped_pkts, in_flight[i]
+                    ));
+                }
+                if st.acks_sent != st.acks_delivered + st.acks_dropped + acks_in_flight[i] {
+                    violations.push(format!("flow {i}: ACK conservation violated"));
+                }
+                let (cwnd, ssthresh, srtt, timeouts, fast_rtx) = match &f.ep {
+                    Endpoint::Tcp { sender, .. } => (
+                        sender.cwnd,
+                        sender.ssthresh,
+                        sender.srtt(),
+                        sender.stats.timeouts,
+                        sender.stats.fast_retransmits,
+                    ),
+                    Endpoint::Udp { .. } => (f64::NAN, f64::NAN, f64::NAN, 0, 0),
+                };
+                let window_bytes = if m.point == MeasurementPoint::Sender {
+                    st.window_sent_bytes
+                } else {
+                    st.window_delivered_bytes
+                };
+                FlowResult {
+                    start_ns: f.start,
+                    throughput_bps: window_bytes as f64 * 8.0 / window_s,
+                    goodput_bps: st.window_goodput_pkts as f64 * f.size as f64 * 8.0 / window_s,
+                    in_throughput_bps: st.window_delivered_in_bytes as f64 * 8.0 / window_s,
+                    in_flight: in_flight[i],
+                    final_cwnd: cwnd,
+                    final_ssthresh: ssthresh,
+                    srtt_s: srtt,
+                    timeouts,
+                    fast_retransmits: fast_rtx,
+                    stats: st.clone(),
+                }
+            })
+            .collect();
+        let links: Vec<LinkResult> = self
+            .dirs
+            .iter()
+            .enumerate()
+            .map(|(d, l)| {
+                let st = &l.stats;
+                let queued = l.queued();
+                if st.arrivals != st.departures + st.total_drops() + queued {
+                    violations.push(format!(
+                        "link direction {d}: arrivals != departures + drops + queued"
+                    ));
+                }
+                LinkResult {
+                    link: l.link,
+                    direction: if d % 2 == 0 { "ab" } else { "ba" },
+                    utilization: st.window_bytes as f64 * 8.0 / (l.bps as f64 * window_s),
+                    queued,
+                    in_pipe: l.in_pipe(),
+                    stats: st.clone(),
+                }
+            })
+            .collect();
+        RunResults {
+            flows,
+            links,
+            series: std::mem::take(&mut self.series),
+            events: self.events,
+            packet_hops: self.hops,
+            end_ns: self.q.now(),
+            violations,
+            capture_error: self.capture_error.clone(),
+            capture_records: self.captures.iter().map(|c| c.records).collect(),
+            conditioner_colored: self.conds.iter().map(|c| c.colored).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowResult {
+    pub start_ns: SimTime,
+    pub throughput_bps: f64,
+    pub goodput_bps: f64,
+    /// Throughput at the receiver of packets arriving marked IN (drop precedence 0).
+    pub in_throughput_bps: f64,
+    pub in_flight: u64,
+    pub final_cwnd: f64,
+    pub final_ssthresh: f64,
+    pub srtt_s: f64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub stats: FlowStats,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkResult {
+    pub link: usize,
+    pub direction: &'static str,
+    pub utilization: f64,
+    pub queued: u64,
+    pub in_pipe: u64,
+    pub stats: crate::net::link::LinkStats,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunResults {
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub series: Series,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub end_ns: SimTime,
+    /// Conservation-law violations (empty when every packet is accounted for).
+    pub violations: Vec<String>,
+    pub capture_error: Option<String>,
+    pub capture_records: Vec<u64>,
+    /// Per conditioner: packets coloured green, yellow, red.
+    pub conditioner_colored: Vec<[u64; 3]>,
+}
+
+/// Jain's fairness index of `x`: (Σx)² / (n Σx²); 1 when all equal.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}

@@ -1,0 +1,389 @@
+//! The simulation: builds the network from a [`Scenario`], runs the event loop and collects
+//! the results. It is a plain value (no globals), so several simulations can run in one
+//! process, on different threads.
+//!
+//! By job: [`build`] makes queues, schedulers and conditioners from the resolved scenario
+//! (shared with the emulator's link daemon); `forward` moves packets through conditioners and
+//! link directions; `transport` is the glue to the TCP and UDP endpoints; `signals` carries
+//! timers and signals between components; [`measure`] samples time series and collects the
+//! results.
+
+pub mod build;
+mod forward;
+pub mod measure;
+mod signals;
+mod transport;
+
+pub use build::{build_aqm, build_multi, pre_color, Conditioner};
+pub use measure::{jain_index, FlowResult, LinkResult, RunResults, Series};
+
+use crate::aqm::{AnyAqm, Aqm};
+use crate::conditioner::MeterSpec;
+use crate::engine::{EventKind, EventQueue};
+use crate::net::link::LinkDir;
+use crate::net::pcap::PcapWriter;
+use crate::packet::PacketArena;
+use crate::rng::{stream, SimRng};
+use crate::scenario::{
+    adjacency, shortest_path, Adjacency, Discipline, FlowConfig, FlowType, MeasurementPoint,
+    Scenario,
+};
+use crate::traffic::sink::TcpSink;
+use crate::traffic::tcp::{SendBuf, TcpSender};
+use crate::traffic::udp::{UdpKind, UdpSource};
+use crate::units::SimTime;
+
+#[derive(Debug, Clone, Default)]
+pub struct FlowStats {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub retransmits: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    pub dropped_pkts: u64,
+    pub drops_by_reason: [u64; 4],
+    /// Data packets by the colour the last conditioner they met gave them (green, yellow, red).
+    pub colored: [u64; 3],
+    /// Data packets dropped per drop precedence.
+    pub drops_by_prec: [u64; 3],
+    /// (link direction, drops) where this flow's data packets were dropped.
+    pub drops_at: Vec<(u32, u64)>,
+    pub window_delivered_bytes: u64,
+    /// Of those, bytes delivered carrying the lowest drop precedence (AFx1/IN/green; EF and
+    /// best effort count as their precedence says: EF 0, best effort 2).
+    pub window_delivered_in_bytes: u64,
+    pub window_goodput_pkts: u64,
+    pub window_sent_bytes: u64,
+    pub acks_sent: u64,
+    pub acks_dropped: u64,
+    pub acks_delivered: u64,
+    bin_bytes: u64,
+}
+
+enum Endpoint {
+    Tcp {
+        sender: Box<TcpSender>,
+        sink: TcpSink,
+        /// The time of the pending RTO event in the heap (lazy re-arming).
+        rto_scheduled: Option<SimTime>,
+        delack_gen: u32,
+        delack_interval: SimTime,
+        ack_size: u32,
+        ecn: bool,
+    },
+    Udp {
+        src: UdpSource,
+        send_pending: bool,
+    },
+}
+
+struct Flow {
+    src: usize,
+    dst: usize,
+    fwd: Vec<u32>,
+    rev: Vec<u32>,
+    size: u32,
+    dscp: u8,
+    start: SimTime,
+    ep: Endpoint,
+    stats: FlowStats,
+    /// RFC 7323 TS.Recent: the TSval of the latest data packet the receiver got (echoed by
+    /// its ACKs) and of the latest ACK the sender got (echoed by its data packets).
+    ts_recent_data: u64,
+    ts_recent_ack: u64,
+}
+
+pub struct Simulation {
+    pub scenario: Scenario,
+    pub seed: u64,
+    q: EventQueue,
+    arena: PacketArena,
+    dirs: Vec<LinkDir>,
+    flows: Vec<Flow>,
+    buf: SendBuf,
+    captures: Vec<PcapWriter>,
+    capture_error: Option<String>,
+    conds: Vec<Conditioner>,
+    /// Conditioners guarding each link direction's queue, in declaration order.
+    conds_at: Vec<Vec<usize>>,
+    /// Per direction: the opposite direction's queue watches the packets arriving at the end
+    /// of this one (FDD-RED's RTT estimator sees the ACKs reach its router).
+    reverse_watch: Vec<bool>,
+    /// DWRED queues fed by a TWAM's window signal: (conditioner, direction, physical queue
+    /// of a multi-queue link, signalling delay).
+    dwred_targets: Vec<(usize, usize, Option<usize>, SimTime)>,
+    /// The TCP senders' cwnd (packets, NaN for UDP), refreshed for an oracle TWAM.
+    cwnd_buf: Vec<f64>,
+    in_window: bool,
+    /// Throughput is counted where packets reach the receiver (else where the sender emits).
+    at_receiver: bool,
+    series: Series,
+    last_sample: SimTime,
+    /// Directions worth sampling: those with a queue discipline other than DropTail, or
+    /// that ever held a packet (every direction is sampled; this keeps the order stable).
+    events: u64,
+    hops: u64,
+}
+
+impl Simulation {
+    pub fn new(scenario: &Scenario, seed: u64) -> Simulation {
+        let sc = scenario.clone();
+        let mut dirs = build_dirs(&sc, seed);
+        let adj = adjacency(sc.nodes.len(), &sc.links);
+        let mut q = EventQueue::new();
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for (f, fc) in sc.flows.iter().enumerate() {
+            let flow = build_flow(fc, f, &adj, seed);
+            q.at(flow.start, EventKind::FlowStart(f as u32));
+            if let Some(stop) = fc.stop_ns {
+                if stop < sc.duration_ns {
+                    q.at(stop.max(flow.start), EventKind::FlowStop(f as u32));
+                }
+            }
+            flows.push(flow);
+        }
+        let mut conds = Vec::new();
+        let mut conds_at = vec![Vec::new(); dirs.len()];
+        for (i, c) in sc.conditioners.iter().enumerate() {
+            conds_at[c.dir_idx].push(i);
+            conds.push(Conditioner::new(c, i, flows.len(), seed));
+        }
+        // Round-trip propagation delay of every flow (FDD-RED's oracle RTTs).
+        let path_rtts: Vec<SimTime> = flows
+            .iter()
+            .map(|f| {
+                f.fwd
+                    .iter()
+                    .chain(&f.rev)
+                    .map(|&d| dirs[d as usize].delay)
+                    .sum()
+            })
+            .collect();
+        for d in &mut dirs {
+            d.aqm.set_path_rtts(&path_rtts);
+        }
+        let reverse_watch: Vec<bool> = (0..dirs.len())
+            .map(|d| dirs[d ^ 1].aqm.wants_reverse())
+            .collect();
+        // TWAM: one instance for the LSP aggregate, ticking every α·RTT_LSP; the DWRED queues
+        // that follow its window signal.
+        for (ci, c) in conds.iter_mut().enumerate() {
+            if let MeterSpec::Twam(p) = c.spec() {
+                let interval = p.interval();
+                c.meters[0] = Some(c.spec().build().expect("validated meter"));
+                q.at(interval, EventKind::TwamTick(ci as u32));
+            }
+        }
+        let dwred_targets = dwred_targets(&sc, &conds);
+        q.at(sc.measurement.start_ns, EventKind::MeasureStart);
+        q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
+        q.at(0, EventKind::Sample);
+        Simulation {
+            seed,
+            q,
+            arena: PacketArena::with_capacity(1024),
+            dirs,
+            flows,
+            buf: Vec::with_capacity(64),
+            captures: Vec::new(),
+            capture_error: None,
+            cwnd_buf: vec![f64::NAN; sc.flows.len()],
+            conds,
+            conds_at,
+            reverse_watch,
+            dwred_targets,
+            in_window: false,
+            at_receiver: sc.measurement.point == MeasurementPoint::Receiver,
+            series: Series::default(),
+            last_sample: 0,
+            events: 0,
+            hops: 0,
+            scenario: sc,
+        }
+    }
+
+    /// Captures the packets leaving link direction `dir` (link index * 2 + 0 for a→b, + 1 for
+    /// b→a) into `out` as pcap.
+    pub fn attach_capture(
+        &mut self,
+        dir: usize,
+        out: Box<dyn std::io::Write + Send>,
+    ) -> std::io::Result<()> {
+        let w = PcapWriter::new(out)?;
+        self.dirs[dir].capture = Some(self.captures.len());
+        self.captures.push(w);
+        Ok(())
+    }
+
+    /// The queue discipline of link direction `dir` (link index * 2 + 0 for a→b, + 1 for b→a),
+    /// for inspection.
+    pub fn aqm(&self, dir: usize) -> &AnyAqm {
+        &self.dirs[dir].aqm
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    pub fn done(&mut self) -> bool {
+        self.q
+            .peek_time()
+            .is_none_or(|t| t > self.scenario.duration_ns)
+    }
+
+    /// Runs every event up to and including time `until` (capped at the scenario duration).
+    pub fn run_until(&mut self, until: SimTime) {
+        let until = until.min(self.scenario.duration_ns);
+        while let Some(t) = self.q.peek_time() {
+            if t > until {
+                break;
+            }
+            let e = self.q.pop().expect("peeked");
+            self.events += 1;
+            self.dispatch(e.time, e.kind);
+        }
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.scenario.duration_ns);
+    }
+
+    fn dispatch(&mut self, now: SimTime, kind: EventKind) {
+        match kind {
+            EventKind::Arrive(d) => self.on_arrive(now, d as usize),
+            EventKind::TxDone(d) => self.on_tx_done(now, d as usize),
+            EventKind::FlowStart(f) => self.on_flow_start(now, f as usize),
+            EventKind::FlowStop(f) => self.on_flow_stop(f as usize),
+            EventKind::UdpSend(f) => self.on_udp_send(now, f as usize),
+            EventKind::UdpToggle(f) => self.on_udp_toggle(now, f as usize),
+            EventKind::Rto(f, _) => self.on_rto(now, f as usize),
+            EventKind::DelAck(f, g) => self.on_delack(now, f as usize, g),
+            EventKind::TwamTick(c) => self.on_twam_tick(now, c as usize),
+            EventKind::WindowSignal(t, bits) => self.on_window_signal(t as usize, bits),
+            EventKind::Sample => self.on_sample(now),
+            EventKind::MeasureStart => self.in_window = true,
+            EventKind::MeasureEnd => self.in_window = false,
+        }
+    }
+}
+
+/// Both directions of every link, in order (link index * 2 + 0 for a→b, + 1 for b→a).
+fn build_dirs(sc: &Scenario, seed: u64) -> Vec<LinkDir> {
+    let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+    for (i, l) in sc.links.iter().enumerate() {
+        for (d, (from, to, qc)) in [
+            (l.a_idx, l.b_idx, &l.queue_ab),
+            (l.b_idx, l.a_idx, &l.queue_ba),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let dir_id = (i * 2 + d) as u64;
+            let mut dir = LinkDir::new(
+                i,
+                from,
+                to,
+                l.bandwidth_bps,
+                l.delay_ns,
+                qc.limit(),
+                build_aqm(qc, l.bandwidth_bps),
+                SimRng::derive(seed, stream::QUEUE | dir_id),
+                (sc.measurement.start_ns, sc.measurement.end_ns),
+            );
+            dir.multi = build_multi(qc, l.bandwidth_bps, seed, dir_id).map(Box::new);
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+/// Flow number `f`: its routes, start time (drawn from its own stream when random) and
+/// endpoint.
+fn build_flow(fc: &FlowConfig, f: usize, adj: &Adjacency, seed: u64) -> Flow {
+    let fwd = shortest_path(adj, fc.src_idx, fc.dst_idx).expect("validated route");
+    let rev = shortest_path(adj, fc.dst_idx, fc.src_idx).expect("validated route");
+    let mut start_rng = SimRng::derive(seed, stream::FLOW_START | f as u64);
+    let start = if fc.start_max_ns > fc.start_ns {
+        fc.start_ns + (start_rng.uniform() * (fc.start_max_ns - fc.start_ns) as f64) as u64
+    } else {
+        fc.start_ns
+    };
+    let udp = |kind| Endpoint::Udp {
+        src: UdpSource {
+            kind,
+            size: fc.packet_size_bytes,
+            rate_bps: fc.rate_bps.expect("validated: UDP sources have a rate"),
+            on_mean_ns: fc.on_ns.unwrap_or(0),
+            off_mean_ns: fc.off_ns.unwrap_or(0),
+            on: false,
+            seq: 0,
+            active: false,
+            rng: SimRng::derive(seed, stream::FLOW_TRAFFIC | f as u64),
+        },
+        send_pending: false,
+    };
+    let ep = match fc.kind {
+        FlowType::Tcp => {
+            let t = fc
+                .tcp
+                .as_ref()
+                .expect("validated: TCP flows have TCP settings");
+            Endpoint::Tcp {
+                sender: Box::new(TcpSender::new(t, start_rng.uniform())),
+                sink: TcpSink::new(t.delayed_ack),
+                rto_scheduled: None,
+                delack_gen: 0,
+                delack_interval: t.delack_interval_ns,
+                ack_size: t.ack_size_bytes,
+                ecn: t.ecn,
+            }
+        }
+        FlowType::Cbr => udp(UdpKind::Cbr),
+        FlowType::Poisson => udp(UdpKind::Poisson),
+        FlowType::Onoff => udp(UdpKind::OnOff),
+    };
+    Flow {
+        src: fc.src_idx,
+        dst: fc.dst_idx,
+        fwd,
+        rev,
+        size: fc.packet_size_bytes,
+        dscp: fc.dscp,
+        start,
+        ep,
+        stats: FlowStats::default(),
+        ts_recent_data: 0,
+        ts_recent_ack: 0,
+    }
+}
+
+/// The DWRED queues fed by a TWAM's window signal: (conditioner, direction, physical queue
+/// of a multi-queue link, signalling delay), in link and direction order.
+fn dwred_targets(
+    sc: &Scenario,
+    conds: &[Conditioner],
+) -> Vec<(usize, usize, Option<usize>, SimTime)> {
+    let mut targets = Vec::new();
+    for (li, l) in sc.links.iter().enumerate() {
+        for (d, qc) in [(li * 2, &l.queue_ab), (li * 2 + 1, &l.queue_ba)] {
+            for (sub, x) in qc.with_subqueues() {
+                if let Discipline::Dwred {
+                    signal,
+                    signal_delay_ns,
+                    ..
+                } = &x.discipline
+                {
+                    let ci = conds
+                        .iter()
+                        .position(|c| &c.cfg.name == signal)
+                        .expect("validated signal");
+                    targets.push((ci, d, sub, *signal_delay_ns));
+                }
+            }
+        }
+    }
+    targets
+}
+
+#[cfg(test)]
+mod twam_tests;

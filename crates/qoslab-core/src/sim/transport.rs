@@ -1,0 +1,254 @@
+//! The glue between the network and the endpoints: TCP senders and sinks (ACKs, timers),
+//! UDP sources (CBR, Poisson, ON/OFF).
+
+use super::{Endpoint, Simulation};
+use crate::engine::EventKind;
+use crate::packet::{PacketId, PacketKind, PacketMeta};
+use crate::traffic::sink::SinkAction;
+use crate::traffic::tcp::SendBuf;
+use crate::traffic::udp::UdpKind;
+use crate::units::SimTime;
+
+impl Simulation {
+    pub(super) fn deliver(&mut self, now: SimTime, id: PacketId) {
+        let p = self.arena.free(id);
+        let fi = p.flow as usize;
+        let in_window = self.in_window;
+        match p.kind {
+            PacketKind::Data => {
+                let flow = &mut self.flows[fi];
+                flow.stats.delivered_pkts += 1;
+                flow.stats.delivered_bytes += p.size as u64;
+                flow.ts_recent_data = p.created_at;
+                if in_window {
+                    flow.stats.window_delivered_bytes += p.size as u64;
+                    if crate::ds::drop_precedence(p.dscp) == 0 {
+                        flow.stats.window_delivered_in_bytes += p.size as u64;
+                    }
+                }
+                if self.at_receiver {
+                    flow.stats.bin_bytes += p.size as u64;
+                }
+                if let Endpoint::Tcp {
+                    sink,
+                    delack_gen,
+                    delack_interval,
+                    ..
+                } = &mut flow.ep
+                {
+                    let before = sink.goodput_pkts;
+                    let action = sink.on_data(p.seq);
+                    if in_window {
+                        flow.stats.window_goodput_pkts += sink.goodput_pkts - before;
+                    }
+                    match action {
+                        SinkAction::AckNow => {
+                            *delack_gen = delack_gen.wrapping_add(1);
+                            self.send_ack(now, fi);
+                        }
+                        SinkAction::Delay => {
+                            *delack_gen = delack_gen.wrapping_add(1);
+                            let (g, iv) = (*delack_gen, *delack_interval);
+                            self.q.at(now + iv, EventKind::DelAck(fi as u32, g));
+                        }
+                    }
+                }
+            }
+            PacketKind::Ack => {
+                let flow = &mut self.flows[fi];
+                flow.stats.acks_delivered += 1;
+                flow.ts_recent_ack = p.created_at;
+                if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
+                    let mut buf = std::mem::take(&mut self.buf);
+                    sender.on_ack(now, p.ack, &mut buf);
+                    self.transmit_tcp(now, fi, &mut buf);
+                    self.buf = buf;
+                }
+            }
+        }
+    }
+
+    pub(super) fn send_ack(&mut self, now: SimTime, fi: usize) {
+        let flow = &mut self.flows[fi];
+        let Endpoint::Tcp { sink, ack_size, .. } = &flow.ep else {
+            return;
+        };
+        let mut p = PacketMeta::new(fi as u32, PacketKind::Ack, *ack_size, 0, now);
+        p.ack = sink.ackno();
+        p.ts_echo = flow.ts_recent_data;
+        flow.stats.acks_sent += 1;
+        let first = flow.rev[0] as usize;
+        let id = self.arena.alloc(p);
+        self.send_on(now, first, id);
+    }
+
+    pub(super) fn transmit_tcp(&mut self, now: SimTime, fi: usize, buf: &mut SendBuf) {
+        let (size, dscp, first) = {
+            let f = &self.flows[fi];
+            (f.size, f.dscp, f.fwd[0] as usize)
+        };
+        let (ecn, syn) = match &self.flows[fi].ep {
+            Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn),
+            Endpoint::Udp { .. } => (false, false),
+        };
+        for (seq, rtx) in buf.drain(..) {
+            // ns-2's SYN is a 40-byte segment 0.
+            let size = if syn && seq == 0 { 40 } else { size };
+            let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, seq, now);
+            p.dscp = dscp;
+            p.retransmit = rtx;
+            p.ts_echo = self.flows[fi].ts_recent_ack;
+            if ecn {
+                p.ecn = 2;
+            }
+            if rtx {
+                self.flows[fi].stats.retransmits += 1;
+            }
+            self.emit(now, fi, first, p);
+        }
+        self.sync_rto(fi);
+    }
+
+    /// Makes sure a heap event exists no later than the sender's retransmission deadline.
+    pub(super) fn sync_rto(&mut self, fi: usize) {
+        if let Endpoint::Tcp {
+            sender,
+            rto_scheduled,
+            ..
+        } = &mut self.flows[fi].ep
+        {
+            if let Some(dl) = sender.rtx_deadline {
+                if rto_scheduled.is_none_or(|s| dl < s) {
+                    *rto_scheduled = Some(dl);
+                    self.q.at(dl, EventKind::Rto(fi as u32, 0));
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_rto(&mut self, now: SimTime, fi: usize) {
+        let Endpoint::Tcp {
+            sender,
+            rto_scheduled,
+            ..
+        } = &mut self.flows[fi].ep
+        else {
+            return;
+        };
+        if *rto_scheduled != Some(now) {
+            return; // superseded by an earlier event
+        }
+        *rto_scheduled = None;
+        match sender.rtx_deadline {
+            Some(dl) if dl <= now => {
+                let mut buf = std::mem::take(&mut self.buf);
+                sender.on_timeout(now, &mut buf);
+                self.transmit_tcp(now, fi, &mut buf);
+                self.buf = buf;
+            }
+            Some(dl) => {
+                *rto_scheduled = Some(dl);
+                self.q.at(dl, EventKind::Rto(fi as u32, 0));
+            }
+            None => {}
+        }
+    }
+
+    pub(super) fn on_delack(&mut self, now: SimTime, fi: usize, g: u32) {
+        let Endpoint::Tcp {
+            sink, delack_gen, ..
+        } = &mut self.flows[fi].ep
+        else {
+            return;
+        };
+        if *delack_gen != g || !sink.pending {
+            return;
+        }
+        sink.pending = false;
+        self.send_ack(now, fi);
+    }
+
+    // --- sources ---------------------------------------------------------------------
+
+    pub(super) fn on_flow_start(&mut self, now: SimTime, fi: usize) {
+        match &mut self.flows[fi].ep {
+            Endpoint::Tcp { sender, .. } => {
+                let mut buf = std::mem::take(&mut self.buf);
+                sender.start(now, &mut buf);
+                self.transmit_tcp(now, fi, &mut buf);
+                self.buf = buf;
+            }
+            Endpoint::Udp { src, send_pending } => {
+                src.active = true;
+                src.on = true;
+                if src.kind == UdpKind::OnOff {
+                    let p = src.period(true);
+                    self.q.at(now + p, EventKind::UdpToggle(fi as u32));
+                }
+                *send_pending = true;
+                self.q.at(now, EventKind::UdpSend(fi as u32));
+            }
+        }
+    }
+
+    pub(super) fn on_flow_stop(&mut self, fi: usize) {
+        match &mut self.flows[fi].ep {
+            Endpoint::Tcp { sender, .. } => sender.stop(),
+            Endpoint::Udp { src, .. } => src.active = false,
+        }
+    }
+
+    pub(super) fn on_udp_send(&mut self, now: SimTime, fi: usize) {
+        let (size, dscp, first) = {
+            let f = &self.flows[fi];
+            (f.size, f.dscp, f.fwd[0] as usize)
+        };
+        let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
+            return;
+        };
+        *send_pending = false;
+        if !src.active || !src.on {
+            return;
+        }
+        let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, src.seq, now);
+        p.dscp = dscp;
+        src.seq += 1;
+        let gap = src.next_gap();
+        *send_pending = true;
+        self.q.at(now + gap, EventKind::UdpSend(fi as u32));
+        self.emit(now, fi, first, p);
+    }
+
+    /// A source emits a data packet onto its first link: count it and send it.
+    #[inline]
+    pub(super) fn emit(&mut self, now: SimTime, fi: usize, first: usize, p: PacketMeta) {
+        let size = p.size as u64;
+        let st = &mut self.flows[fi].stats;
+        st.sent_pkts += 1;
+        st.sent_bytes += size;
+        if self.in_window {
+            st.window_sent_bytes += size;
+        }
+        if !self.at_receiver {
+            st.bin_bytes += size;
+        }
+        let id = self.arena.alloc(p);
+        self.send_on(now, first, id);
+    }
+
+    pub(super) fn on_udp_toggle(&mut self, now: SimTime, fi: usize) {
+        let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
+            return;
+        };
+        if !src.active {
+            return;
+        }
+        src.on = !src.on;
+        let p = src.period(src.on);
+        self.q.at(now + p, EventKind::UdpToggle(fi as u32));
+        if src.on && !*send_pending {
+            *send_pending = true;
+            self.q.at(now, EventKind::UdpSend(fi as u32));
+        }
+    }
+}

@@ -1,0 +1,55 @@
+"""The shape of the code (docs/architecture.md): no Rust file of the core over 700 lines and
+no Rust function over 150 lines, so that each file holds one job and each function reads in
+one sitting. Counted on the rustfmt-formatted sources, tests included."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CORE = Path(__file__).resolve().parents[1] / "crates" / "qoslab-core" / "src"
+MAX_FILE_LINES = 700
+MAX_FN_LINES = 150
+_FN = re.compile(r"^(\s*)(pub(\([\w:]+\))?\s+)?(const\s+)?fn\s+(\w+)")
+
+
+def rust_functions(path: Path) -> list[tuple[str, int, int]]:
+    """(name, first line, length in lines) of every `fn` in a rustfmt-formatted file: a
+    function ends at the first later line that is `}` at the indentation of its `fn`."""
+    lines = path.read_text().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = _FN.match(line)
+        if not m or line.rstrip().endswith(";"):
+            continue
+        indent = m.group(1)
+        for j in range(i + 1, len(lines)):
+            if lines[j] == f"{indent}}}":
+                out.append((m.group(5), i + 1, j - i + 1))
+                break
+    return out
+
+
+def test_no_core_file_over_700_lines() -> None:
+    big = {
+        str(p.relative_to(CORE)): n
+        for p in sorted(CORE.rglob("*.rs"))
+        if (n := len(p.read_text().splitlines())) > MAX_FILE_LINES
+    }
+    assert not big, f"files over {MAX_FILE_LINES} lines: {big}"
+
+
+def test_no_core_function_over_150_lines() -> None:
+    long = [
+        f"{p.relative_to(CORE)}:{line} {name} ({n} lines)"
+        for p in sorted(CORE.rglob("*.rs"))
+        for name, line, n in rust_functions(p)
+        if n > MAX_FN_LINES
+    ]
+    assert not long, "functions over 150 lines:\n" + "\n".join(long)
+
+
+def test_the_function_finder_sees_functions() -> None:
+    # The checks above pass vacuously if the finder finds nothing.
+    fns = {name for name, _, _ in rust_functions(CORE / "engine.rs")}
+    assert {"at", "pop"} <= fns, fns

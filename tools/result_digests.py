@@ -1,0 +1,108 @@
+"""Digests of simulation results, to show that a refactoring changed no result.
+
+For every scenario file in ``scenarios/`` (seed 1) and every run of every experiment's quick
+plan (each point with each quick seed), the raw output of the core (every table and time
+series, every column, bit for bit) is hashed. The file written is JSON: one digest per run
+and one per experiment; compare two files with ``--compare OLD NEW``.
+
+    .venv/bin/python tools/result_digests.py --out /tmp/before.json
+    .venv/bin/python tools/result_digests.py --out /tmp/after.json --compare /tmp/before.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qoslab import _core
+from qoslab.experiments import base
+from qoslab.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _feed(h: Any, v: Any) -> None:
+    if isinstance(v, dict):
+        for k in sorted(v):
+            h.update(f"<{k}>".encode())
+            _feed(h, v[k])
+    elif isinstance(v, np.ndarray):
+        h.update(str(v.dtype).encode())
+        h.update(np.ascontiguousarray(v).tobytes())
+    elif isinstance(v, (list, tuple)):
+        h.update(b"[")
+        for x in v:
+            _feed(h, x)
+        h.update(b"]")
+    else:
+        h.update(repr(v).encode())
+
+
+def digest(text: str, source: str, seed: int) -> str:
+    raw = _core.simulate(text, source, seed, [], None)
+    h = hashlib.sha256()
+    _feed(h, raw)
+    return h.hexdigest()
+
+
+def scenario_runs() -> Iterable[tuple[str, str, str, int]]:
+    for p in sorted((ROOT / "scenarios").glob("*.toml")):
+        sc = load_scenario(p)
+        yield f"scenario:{p.stem}", sc.text, sc.source, 1
+
+
+def experiment_runs(names: list[str] | None) -> Iterable[tuple[str, str, str, int]]:
+    for exp in base.available():
+        if names and exp.name not in names:
+            continue
+        opts = base.Options(quick=True, seeds=list(range(1, exp.quick_seeds + 1)))
+        for sw in exp.plan(opts):
+            for i, (params, sc) in enumerate(sw.points):
+                for seed in sw.seeds:
+                    label = f"{exp.name}:{sw.name}:{i}:{json.dumps(params, sort_keys=True, default=str)}"
+                    yield label, sc.text, sc.source, int(seed)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--compare", type=Path, help="an earlier file to compare against")
+    ap.add_argument("--experiments", nargs="*", help="only these experiments (default: all)")
+    ap.add_argument("--no-experiments", action="store_true")
+    a = ap.parse_args()
+    runs: dict[str, str] = {}
+    sources = list(scenario_runs())
+    if not a.no_experiments:
+        sources += list(experiment_runs(a.experiments))
+    for n, (label, text, source, seed) in enumerate(sources, 1):
+        runs[f"{label}#seed{seed}"] = digest(text, source, seed)
+        if n % 50 == 0:
+            print(f"{n}/{len(sources)} runs", file=sys.stderr)
+    groups: dict[str, hashlib._Hash] = {}
+    for k in sorted(runs):
+        g = k.split(":", 1)[0] if not k.startswith("scenario:") else k.split("#")[0]
+        groups.setdefault(g, hashlib.sha256()).update(runs[k].encode())
+    summary = {g: h.hexdigest()[:16] for g, h in sorted(groups.items())}
+    a.out.write_text(json.dumps({"groups": summary, "runs": runs}, indent=1) + "\n")
+    for g, d in summary.items():
+        print(f"{g:40} {d}")
+    print(f"{len(runs)} runs")
+    if a.compare:
+        old = json.loads(a.compare.read_text())["runs"]
+        diff = [k for k in sorted(set(old) | set(runs)) if old.get(k) != runs.get(k)]
+        for k in diff[:20]:
+            print(f"DIFFERS: {k}")
+        print(f"{len(diff)} of {len(runs)} runs differ from {a.compare}")
+        return 1 if diff else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
