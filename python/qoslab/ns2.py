@@ -172,9 +172,6 @@ UNLIMITED_QUEUE_PKTS = 10_000_000
 #: ``rate_`` of a Poisson source, as a multiple of its mean rate (see module doc).
 POISSON_RATE_FACTOR = 1.0e6
 
-#: Stand-in for a RED ``min_th`` of 0 (ns-2 treats 0 as "choose automatically").
-RED_ZERO_THRESHOLD = 1.0e-9
-
 #: TTL given to every agent (ns-2's default of 32 would cap path length).
 AGENT_TTL = 255
 
@@ -229,7 +226,6 @@ NEWRENO_FIXED_PARAMS: dict[str, str] = {
 
 _TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
 _FLOW_KINDS = ("tcp", "cbr", "onoff", "poisson")
-_QUEUE_TYPES = ("droptail", "red")
 _DS_QUEUE_TYPES = ("rio", "wred", "multi")
 
 #: Why RI+O cannot be exported: dsRED judges each precedence on one average (RIO-C, RIO-D,
@@ -277,56 +273,25 @@ _TWAM_REFUSAL = (
 )
 
 
+def _core_export(q: dict) -> dict | None:
+    """The core's description of a queue as a ``Queue/CLASS`` with its settings (the
+    mechanism's own file says how ns-2 expresses it), or None for dsRED kinds and refusals."""
+    ns2 = q.get("ns2")
+    return ns2.get("queue") if isinstance(ns2, dict) else None
+
+
 def _queue_reason(where: str, q: Any) -> str | None:
+    """Why ns-2 cannot express queue ``q``, asked of the core (each mechanism's ``ns2``
+    capability), or None. dsRED kinds (rio, wred, multi) are checked by the dsRED planner."""
     if not isinstance(q, dict):
         return f"{where}: queue must be a dict"
-    qtype = q.get("type")
-    if qtype == "rio_plus_o":
-        return f"{where}: {_RIO_PLUS_O_REASON}"
-    if qtype == "fdd_red":
-        return (
-            f"{where}: an fdd_red queue (FDD-RED, Hashemi et al.) cannot be exported: ns-2.35 has no "
-            "FDD-RED (the paper's authors extended ns-2's RED module themselves); run it in qoslab, "
-            'or use type = "red" for the ns-2 baseline'
-        )
-    if qtype == "dwred":
-        return f"{where}: {_DWRED_REFUSAL}"
-    if qtype in _DS_QUEUE_TYPES:
+    ns2 = q.get("ns2")
+    if isinstance(ns2, dict) and "refused" in ns2:
+        return f"{where}: {ns2['refused']}"
+    if ns2 == "dsred":
         return _ds_queue_reason(where, q)
-    if qtype not in _QUEUE_TYPES:
-        return (
-            f"{where}: queue type {qtype!r} is not supported by the ns-2 export "
-            "(only droptail, red, rio, wred, multi)"
-        )
-    lp, lb = q.get("limit_pkts"), q.get("limit_bytes")
-    if lp is not None and lb is not None:
-        return f"{where}: ns-2 queues take either a packet or a byte limit, not both"
-    if lp is not None and (not _is_int(lp) or lp < 1):
-        return f"{where}: limit_pkts must be a positive integer"
-    if lb is not None and (not _is_int(lb) or lb < 1):
-        return f"{where}: limit_bytes must be a positive integer"
-    if qtype == "droptail":
-        return None
-    for key in ("min_th", "max_th", "max_p", "w_q"):
-        if not _is_num(q.get(key)):
-            return f"{where}: RED parameter {key} missing or not a finite number"
-    for key in ("gentle", "byte_mode", "ecn", "wait"):
-        if not isinstance(q.get(key), bool):
-            return f"{where}: RED parameter {key} must be a bool"
-    mps = q.get("mean_pkt_size_bytes")
-    if not _is_int(mps) or mps < 1:
-        return f"{where}: RED mean_pkt_size_bytes must be a positive integer"
-    if q["min_th"] < 0 or q["max_th"] <= q["min_th"]:
-        return f"{where}: RED needs 0 <= min_th < max_th"
-    if not 0 < q["max_p"] <= 1:
-        return f"{where}: RED max_p must be in (0, 1] (ns-2 stores 1/max_p)"
-    if not 0 < q["w_q"] <= 1:
-        return f"{where}: RED w_q must be in (0, 1] (ns-2 treats w_q <= 0 as 'automatic')"
-    if lb is not None and lb % mps != 0:
-        return (
-            f"{where}: ns-2 RED measures a byte limit in units of mean_pkt_size_bytes; "
-            f"limit_bytes {lb} is not a multiple of {mps}"
-        )
+    if _core_export(q) is None:
+        return f"{where}: queue type {q.get('type')!r} is not supported by the ns-2 export"
     return None
 
 
@@ -668,9 +633,9 @@ def _conditioner_reason(where: str, c: Any, resolved: dict) -> str | None:
     if c.get("direction") not in ("ab", "ba"):
         return f"{where}: direction must be 'ab' or 'ba'"
     q = links[c["link"]]["queue_" + c["direction"]]
-    if q["type"] == "red":
+    if (_core_export(q) or {}).get("early_drops"):
         return (
-            f"{where}: the queue of link {c['link']!r} {c['direction']} is a red queue; ns-2 marks "
+            f"{where}: the queue of link {c['link']!r} {c['direction']} is a {q['type']} queue; ns-2 marks "
             "packets only inside a dsRED edge queue, whose RED is not Queue/RED (use droptail, rio, "
             "wred or multi there)"
         )
@@ -1266,56 +1231,18 @@ def _ns_seed(seed: int) -> int:
 
 
 def _queue_settings(q: dict) -> list[tuple[str, str]]:
-    """Return the ``$q set`` pairs configuring one queue direction."""
-    lp, lb = q.get("limit_pkts"), q.get("limit_bytes")
-    if q["type"] == "droptail":
-        if lb is not None:
-            return [
-                ("queue_in_bytes_", "true"),
-                ("mean_pktsize_", "1"),
-                ("limit_", str(lb + 1)),
-                ("drop_front_", "false"),
-                ("summarystats_", "false"),
-            ]
-        limit = UNLIMITED_QUEUE_PKTS if lp is None else lp + 1
-        return [
-            ("queue_in_bytes_", "false"),
-            ("mean_pktsize_", "1"),
-            ("limit_", str(limit)),
-            ("drop_front_", "false"),
-            ("summarystats_", "false"),
-        ]
-    mps = q["mean_pkt_size_bytes"]
-    if lb is not None:
-        qib, limit = True, lb // mps
-    else:
-        qib, limit = False, UNLIMITED_QUEUE_PKTS if lp is None else lp
-    min_th = q["min_th"] if q["min_th"] > 0 else RED_ZERO_THRESHOLD
-    return [
-        ("bytes_", _bool(q["byte_mode"])),
-        ("queue_in_bytes_", _bool(qib)),
-        ("thresh_", _num(min_th)),
-        ("maxthresh_", _num(q["max_th"])),
-        ("q_weight_", _num(q["w_q"])),
-        ("linterm_", _num(1.0 / q["max_p"])),
-        ("mark_p_", "1.0"),
-        ("use_mark_p_", "false"),
-        ("gentle_", _bool(q["gentle"])),
-        ("wait_", _bool(q["wait"])),
-        ("setbit_", _bool(q["ecn"])),
-        ("mean_pktsize_", str(mps)),
-        ("idle_pktsize_", str(mps)),
-        ("limit_", str(limit)),
-        ("drop_tail_", "true"),
-        ("drop_front_", "false"),
-        ("drop_rand_", "false"),
-        ("ns1_compat_", "false"),
-        ("doubleq_", "false"),
-        ("adaptive_", "0"),
-        ("feng_adaptive_", "0"),
-        ("cautious_", "0"),
-        ("summarystats_", "false"),
-    ]
+    """Return the ``$q set`` pairs configuring one queue direction, as the core describes them."""
+    exp = _core_export(q)
+    assert exp is not None, "checked by unsupported_reason"
+    return [(str(k), _tcl_value(v)) for k, v in exp["settings"]]
+
+
+def _tcl_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return _bool(v)
+    if isinstance(v, float):
+        return _num(v)
+    return str(v)
 
 
 _TCL_PROCS = r"""
@@ -1504,7 +1431,7 @@ def _build_tcl(resolved: dict, seed: int, out_path: str) -> tuple[str, _DsPlan |
     mend = float(resolved["measurement"]["end_s"])
     node_idx = {name: i for i, name in enumerate(resolved["nodes"])}
     ecn = any(
-        link[qk]["type"] == "red" and link[qk]["ecn"]
+        bool((_core_export(link[qk]) or {}).get("ecn"))
         for link in resolved["links"]
         for qk in ("queue_ab", "queue_ba")
     )
@@ -1542,7 +1469,7 @@ def _build_tcl(resolved: dict, seed: int, out_path: str) -> tuple[str, _DsPlan |
         lname = _tcl_quote(json.dumps(link["name"]))
         for direction, x, y, q in (("ab", a, b, qab), ("ba", b, a, qba)):
             out.append(f"set q [[$ns link $n({x}) $n({y})] queue]")
-            red = 1 if q["type"] == "red" else 0
+            red = 1 if (_core_export(q) or {}).get("early_drops") else 0
             if j in dsq:
                 red = 1  # dsRED queues have an early-drop target too
                 out.extend(dsq[j].tcl)
@@ -1590,7 +1517,9 @@ def _queue_class(q: dict, dq: _DsQueue | None) -> str:
     """The ns-2 queue class of one link direction."""
     if dq is not None:
         return "dsRED/edge" if dq.edge else "dsRED/core"
-    return "RED" if q["type"] == "red" else "DropTail"
+    exp = _core_export(q)
+    assert exp is not None, "checked by unsupported_reason"
+    return str(exp["class"])
 
 
 def _flow_tcl(i: int, f: dict, node_idx: dict[str, int], ecn: bool, duration: float) -> list[str]:

@@ -31,11 +31,11 @@ pub enum EventKind {
     Rto(u32, u32),
     /// Delayed-ACK timer of flow `0`'s sink, generation `1`.
     DelAck(u32, u32),
-    /// Conditioner `0` (a TWAM) closes an operating interval of `α·RTT_LSP`.
-    TwamTick(u32),
-    /// The LSP window signalled by a TWAM reaches DWRED target `0`; `1` is the window in
-    /// packets as `f32` bits.
-    WindowSignal(u32, u32),
+    /// The timer of conditioner `0`'s meter fires ([`crate::conditioner::Meter::on_timer`]).
+    Timer(u32),
+    /// A signal reaches the queue of signal route `0` (`sim::signals`); `1` is the value, as
+    /// `f32` bits (it keeps the event entry small).
+    Signal(u32, u32),
     /// Take a time-series sample.
     Sample,
     /// Open or close the measurement window.

@@ -22,6 +22,7 @@ pub mod ds;
 pub mod engine;
 pub mod net;
 pub mod packet;
+pub mod params;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

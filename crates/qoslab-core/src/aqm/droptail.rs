@@ -1,12 +1,55 @@
 //! DropTail: accept while the buffer has room ("tail dropper", RFC 3290).
 
+use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::{KeyError, Param, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
 
 #[derive(Debug, Clone, Default)]
 pub struct DropTail;
+
+/// DropTail's configuration: only the buffer limit, which the host keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct DropTailConfig;
+
+impl QueueDiscipline for DropTailConfig {
+    type Runtime = DropTail;
+    const DOC: &'static str = "Tail drop: a packet that does not fit in the buffer is dropped.";
+    const PARAMS: &'static [Param] = &[LIMIT];
+    fn from_table(_t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        Ok(DropTailConfig)
+    }
+    fn build(&self, _link_bps: u64) -> DropTail {
+        DropTail
+    }
+    fn flat(&self, _f: &mut FlatQueue<'_>) {}
+    /// ns-2's DropTail drops an arrival when the queue *including the packet being sent*
+    /// holds `limit_`, so the limit is one more than qoslab's; a byte limit is counted in
+    /// 1-byte "packets".
+    fn ns2(&self, limit: Limit) -> Ns2Export {
+        let (in_bytes, limit) = match limit {
+            Limit::Bytes(b) => (true, b + 1),
+            Limit::Packets(p) => (false, p + 1),
+        };
+        Ns2Export::Queue {
+            class: "DropTail",
+            settings: vec![
+                (
+                    "queue_in_bytes_",
+                    Ns2Value::Str(if in_bytes { "true" } else { "false" }),
+                ),
+                ("mean_pktsize_", Ns2Value::Str("1")),
+                ("limit_", Ns2Value::Int(limit)),
+                ("drop_front_", Ns2Value::Str("false")),
+                ("summarystats_", Ns2Value::Str("false")),
+            ],
+            early_drops: false,
+            ecn: false,
+        }
+    }
+}
 
 impl Aqm for DropTail {
     fn on_enqueue(

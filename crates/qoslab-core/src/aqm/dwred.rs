@@ -15,12 +15,153 @@
 //! saw nothing) leaves the thresholds as they are. Averaging, idle correction and count
 //! spreading are RED's, over one average of the whole physical queue, as in [`super::Wred`].
 
+use super::af::{curve_param, read_curve, AF_WAIT};
 use super::ewma::AvgQueue;
-use super::red::{RedCurve, RedDropper};
+use super::red::{mean_pkt_size, RedCurve, RedDropper, MAX_P, MEAN_PKT_SIZE, W_Q};
+use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::{at_least, key_error, open, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
+
+/// DWRED's configuration: its parameters and the TWAM conditioner it listens to.
+#[derive(Debug, Clone)]
+pub struct DwredConfig {
+    pub params: DwredParams,
+    pub mean_pkt_size: u32,
+    /// The TWAM conditioner whose window signal it follows.
+    pub signal: String,
+    pub signal_delay_ns: u64,
+}
+
+impl QueueDiscipline for DwredConfig {
+    type Runtime = Dwred;
+    const DOC: &'static str = "Dynamic WRED (Bouras & Sevasti): OUT thresholds max_th = the window a TWAM ingress signals, min_th = b·max_th.";
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        Param {
+            name: "max_th",
+            kind: at_least(0.0),
+            default: "the limit in packets",
+            doc: "The OUT maximum threshold until the first signal arrives, packets.",
+        },
+        MAX_P,
+        W_Q,
+        AF_WAIT,
+        MEAN_PKT_SIZE,
+        curve_param(
+            "in",
+            "A static IN curve (optional; without it IN packets are only tail-dropped).",
+        ),
+        Param {
+            name: "b",
+            kind: open(0.0, 1.0),
+            default: "0.15",
+            doc: "b of Eq. 5: min_th = b·max_th.",
+        },
+        Param {
+            name: "signal",
+            kind: ParamKind::Name,
+            default: "required",
+            doc:
+                "The twam conditioner at the LSP's ingress whose window signal sets the thresholds.",
+        },
+        Param {
+            name: "signal_delay",
+            kind: ParamKind::Duration,
+            default: "0s",
+            doc: "How long the signal takes from the ingress to this queue.",
+        },
+        Param {
+            name: "in_factor",
+            kind: at_least(1.0),
+            default: "none",
+            doc: "IN packets follow the signal too, on the OUT curve scaled by this factor.",
+        },
+    ];
+    fn hint(key: &str) -> &'static str {
+        match key {
+            "min_th" | "out" | "mid" => ": DWRED sets the OUT curve itself (min_th = b·max_th, max_th = the signalled window)",
+            _ => "",
+        }
+    }
+    fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
+        let max_th =
+            match (t.f64("max_th")?, limit) {
+                (Some(m), _) => m,
+                (None, Limit::Packets(p)) => p as f64,
+                (None, Limit::Bytes(_)) => return Err(key_error(
+                    t.key("max_th"),
+                    "a dwred queue with a byte limit needs max_th (the initial threshold, packets)",
+                )),
+            };
+        let signal = t.str("signal")?.ok_or_else(|| {
+            key_error(
+                t.key("signal"),
+                "a dwred queue needs `signal`, the name of the twam conditioner at its LSP's ingress",
+            )
+        })?;
+        let params = DwredParams {
+            b: t.f64("b")?.unwrap_or(0.15),
+            max_p: t.f64("max_p")?.unwrap_or(0.1),
+            initial_max_th: max_th,
+            in_curve: read_curve(t, "in", false)?,
+            in_factor: t.f64("in_factor")?,
+            w_q: t.f64("w_q")?.unwrap_or(0.002),
+            wait: t.bool("wait")?.unwrap_or(false),
+        };
+        params.validate().map_err(|e| {
+            let field = if e.starts_with("in:") {
+                "in.min_th"
+            } else {
+                ["b", "max_p", "max_th", "w_q", "in_factor"]
+                    .into_iter()
+                    .find(|f| e.starts_with(f))
+                    .unwrap_or("b")
+            };
+            key_error(t.key(field), e)
+        })?;
+        Ok(DwredConfig {
+            params,
+            mean_pkt_size: mean_pkt_size(t)?,
+            signal: signal.to_string(),
+            signal_delay_ns: t.duration("signal_delay")?.unwrap_or(0),
+        })
+    }
+    fn build(&self, link_bps: u64) -> Dwred {
+        Dwred::new(
+            self.params,
+            link_bps as f64 / (8.0 * self.mean_pkt_size as f64),
+        )
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        let p = &self.params;
+        f.w_q = p.w_q;
+        f.wait = p.wait;
+        f.mean_pkt_size_bytes = self.mean_pkt_size;
+        f.max_p = p.max_p;
+        f.max_th = p.initial_max_th;
+        f.dwred_b = Some(p.b);
+        f.signal = &self.signal;
+        f.signal_delay_ns = Some(self.signal_delay_ns);
+        f.in_factor = p.in_factor;
+        f.precedences = super::af::flat_curves(p.in_curve.as_slice());
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Refused(
+            "DWRED (Bouras & Sevasti's dynamic WRED, whose thresholds follow the window a TWAM \
+             ingress signals every alpha*RTT) has no ns-2 counterpart: dsRED's thresholds are static"
+                .into(),
+        )
+    }
+    fn emulable(&self) -> bool {
+        false
+    }
+    fn signal_source(&self) -> Option<(&str, u64)> {
+        Some((&self.signal, self.signal_delay_ns))
+    }
+}
 
 /// DWRED's fixed parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -141,6 +282,9 @@ impl Dwred {
 }
 
 impl Aqm for Dwred {
+    fn on_signal(&mut self, value: f64) {
+        self.on_window_signal(value);
+    }
     fn on_enqueue(
         &mut self,
         now: SimTime,

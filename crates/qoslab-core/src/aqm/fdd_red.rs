@@ -34,11 +34,105 @@
 //! seen → the data packet echoing the ACK's TSval. `RTT_i` = smoothed downstream + smoothed
 //! upstream half (gain 1/8 each, like TCP's SRTT). Only router clock differences are used.
 
-use super::red::{Red, RedParams};
+use super::red::{
+    Red, RedConfig, RedParams, GENTLE, MAX_P, MAX_TH, MEAN_PKT_SIZE, MIN_TH, WAIT, W_Q,
+};
+use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::{PacketKind, PacketMeta};
+use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
+
+/// FDD-RED's configuration: RED's parameters, the penalty rule and where RTTs come from.
+#[derive(Debug, Clone)]
+pub struct FddRedConfig {
+    pub red: RedConfig,
+    pub penalty: PenaltyRule,
+    pub rtt_source: RttSource,
+}
+
+impl QueueDiscipline for FddRedConfig {
+    type Runtime = Box<FddRed>;
+    const DOC: &'static str = "FDD-RED (Hashemi et al.): RED decides when to drop, a per-flow penalty from the Fair Dropping Index decides whose packet (deferred victim drops).";
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        MIN_TH,
+        MAX_TH,
+        MAX_P,
+        W_Q,
+        GENTLE,
+        WAIT,
+        MEAN_PKT_SIZE,
+        Param {
+            name: "rtt_source",
+            kind: ParamKind::Choice {
+                choices: &["estimator", "oracle"],
+            },
+            default: "estimator",
+            doc: "Per-flow RTTs from the router's TCP-timestamp estimator, or the configured path RTTs.",
+        },
+        Param {
+            name: "penalty",
+            kind: ParamKind::Choice {
+                choices: &["shares", "fig2"],
+            },
+            default: "shares",
+            doc: "How drop decisions accrue to the flows' penalties: by shares, or Fig. 2 as printed.",
+        },
+    ];
+    fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
+        if let Limit::Bytes(_) = limit {
+            return Err(key_error(
+                t.key("limit"),
+                "an fdd_red queue counts packets: give the limit in packets (e.g. \"100pkts\")",
+            ));
+        }
+        let red = RedConfig::read(t)?;
+        let penalty = match t.choice("penalty", &["shares", "fig2"])? {
+            Some("fig2") => PenaltyRule::Fig2,
+            _ => PenaltyRule::Shares,
+        };
+        let rtt_source = match t.choice("rtt_source", &["estimator", "oracle"])? {
+            Some("oracle") => RttSource::Oracle,
+            _ => RttSource::Estimator,
+        };
+        Ok(FddRedConfig {
+            red,
+            penalty,
+            rtt_source,
+        })
+    }
+    fn build(&self, link_bps: u64) -> Box<FddRed> {
+        Box::new(FddRed::new(
+            self.red.params(link_bps),
+            self.penalty,
+            self.rtt_source,
+        ))
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        self.red.flat(f);
+        f.penalty = match self.penalty {
+            PenaltyRule::Shares => "shares",
+            PenaltyRule::Fig2 => "fig2",
+        };
+        f.rtt_source = match self.rtt_source {
+            RttSource::Estimator => "estimator",
+            RttSource::Oracle => "oracle",
+        };
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Refused(
+            "an fdd_red queue (FDD-RED, Hashemi et al.) cannot be exported: ns-2.35 has no \
+             FDD-RED (the paper's authors extended ns-2's RED module themselves); run it in qoslab, \
+             or use type = \"red\" for the ns-2 baseline"
+                .into(),
+        )
+    }
+    fn emulable(&self) -> bool {
+        false
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RttSource {

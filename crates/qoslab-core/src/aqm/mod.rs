@@ -5,11 +5,14 @@
 //! queue and the component's own random stream, and applies the returned [`Verdict`]. The
 //! same code can therefore be driven by the simulator or by real packets.
 
+pub mod af;
+pub mod ared;
 pub mod droptail;
 pub mod dwred;
 pub mod ewma;
 pub mod fdd_red;
 pub mod red;
+pub mod registry;
 pub mod rio;
 pub mod rio_plus_o;
 pub mod wred;
@@ -22,6 +25,7 @@ pub use droptail::DropTail;
 pub use dwred::{Dwred, DwredParams};
 pub use fdd_red::{FddRed, PenaltyRule, RttSource};
 pub use red::{Red, RedParams};
+pub use registry::{AnyAqm, Discipline, QueueConfig, QueueDiscipline, QUEUE_TYPES};
 pub use rio::{Rio, RioMode};
 pub use rio_plus_o::RioPlusO;
 pub use wred::Wred;
@@ -102,82 +106,7 @@ pub trait Aqm {
     }
     /// The host's round-trip propagation delay of each flow, by flow id (FDD-RED's oracle).
     fn set_path_rtts(&mut self, _rtts: &[SimTime]) {}
-}
-
-/// Closed set of queue disciplines, dispatched by `match` (no boxing on the hot path).
-#[derive(Debug, Clone)]
-pub enum AnyAqm {
-    DropTail(DropTail),
-    Red(Red),
-    Rio(Rio),
-    Wred(Wred),
-    /// RI+O (Kim 1999): RIO plus OUT parameters on avg_out = avg_total − avg_in.
-    RioPlusO(RioPlusO),
-    FddRed(Box<FddRed>),
-    /// Dynamic WRED: thresholds set by the LSP ingress's window signal.
-    Dwred(Dwred),
-}
-
-impl Aqm for AnyAqm {
-    #[inline]
-    fn on_enqueue(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        q: QueueView,
-        rng: &mut SimRng,
-    ) -> Verdict {
-        match self {
-            AnyAqm::DropTail(a) => a.on_enqueue(now, pkt, q, rng),
-            AnyAqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
-            AnyAqm::Rio(a) => a.on_enqueue(now, pkt, q, rng),
-            AnyAqm::Wred(a) => a.on_enqueue(now, pkt, q, rng),
-            AnyAqm::RioPlusO(a) => a.on_enqueue(now, pkt, q, rng),
-            AnyAqm::FddRed(a) => a.on_enqueue(now, pkt, q, rng),
-            AnyAqm::Dwred(a) => a.on_enqueue(now, pkt, q, rng),
-        }
-    }
-    #[inline]
-    fn on_idle(&mut self, now: SimTime) {
-        match self {
-            AnyAqm::DropTail(a) => a.on_idle(now),
-            AnyAqm::Red(a) => a.on_idle(now),
-            AnyAqm::Rio(a) => a.on_idle(now),
-            AnyAqm::Wred(a) => a.on_idle(now),
-            AnyAqm::RioPlusO(a) => a.on_idle(now),
-            AnyAqm::FddRed(a) => a.on_idle(now),
-            AnyAqm::Dwred(a) => a.on_idle(now),
-        }
-    }
-    fn average(&self) -> Option<f64> {
-        match self {
-            AnyAqm::DropTail(a) => a.average(),
-            AnyAqm::Red(a) => a.average(),
-            AnyAqm::Rio(a) => a.average(),
-            AnyAqm::Wred(a) => a.average(),
-            AnyAqm::RioPlusO(a) => a.average(),
-            AnyAqm::FddRed(a) => a.average(),
-            AnyAqm::Dwred(a) => a.average(),
-        }
-    }
-    fn averages(&self) -> [f64; 3] {
-        match self {
-            AnyAqm::Rio(a) => a.averages(),
-            AnyAqm::RioPlusO(a) => a.averages(),
-            other => [other.average().unwrap_or(f64::NAN), f64::NAN, f64::NAN],
-        }
-    }
-    fn on_reverse(&mut self, now: SimTime, pkt: &PacketMeta) {
-        if let AnyAqm::FddRed(a) = self {
-            a.on_reverse(now, pkt);
-        }
-    }
-    fn wants_reverse(&self) -> bool {
-        matches!(self, AnyAqm::FddRed(a) if a.wants_reverse())
-    }
-    fn set_path_rtts(&mut self, rtts: &[SimTime]) {
-        if let AnyAqm::FddRed(a) = self {
-            a.set_path_rtts(rtts);
-        }
-    }
+    /// A signal from another component arrives (the value it carries; DWRED: the window a
+    /// TWAM ingress signals). See [`registry::QueueDiscipline::signal_source`].
+    fn on_signal(&mut self, _value: f64) {}
 }

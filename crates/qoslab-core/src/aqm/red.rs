@@ -19,10 +19,12 @@
 //! variants reuse them.
 
 use super::ewma::AvgQueue;
+use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::{key_error, open, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
 
 /// The drop-probability curve: thresholds in the unit of the average (packets or bytes).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,6 +231,49 @@ impl Red {
     }
 }
 
+impl Red {
+    /// The queue length in the unit of the average (packets, or bytes in byte mode) and the
+    /// mean packet size in byte mode.
+    #[inline]
+    fn backlog(&self, q: &QueueView) -> (f64, Option<u32>) {
+        if self.params.byte_mode {
+            (q.len_bytes as f64, Some(self.params.mean_pkt_size))
+        } else {
+            (q.len_pkts as f64, None)
+        }
+    }
+
+    /// Updates the average for an arrival that finds `q`; returns the new average.
+    #[inline]
+    pub fn update_average(&mut self, now: SimTime, q: &QueueView) -> f64 {
+        let (qlen, _) = self.backlog(q);
+        let p = &self.params;
+        self.est.on_arrival(now, qlen, p.w_q, p.ptc)
+    }
+
+    /// RED's decision for an arrival of `pkt` given the (updated) average `avg`.
+    #[inline]
+    pub fn decide(
+        &mut self,
+        avg: f64,
+        pkt: &PacketMeta,
+        q: &QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        let (qlen, mean) = self.backlog(q);
+        let mut v = self.dropper.judge(avg, pkt.size, mean, qlen, rng);
+        if q.full_for(pkt.size as u64) {
+            v = Verdict::Overflow;
+        }
+        match v {
+            Verdict::ForcedDrop | Verdict::Overflow => self.dropper.on_forced_drop(),
+            Verdict::EarlyDrop if self.params.ecn && pkt.ecn != 0 => v = Verdict::Mark,
+            _ => {}
+        }
+        v
+    }
+}
+
 impl Aqm for Red {
     fn on_enqueue(
         &mut self,
@@ -237,23 +282,8 @@ impl Aqm for Red {
         q: QueueView,
         rng: &mut SimRng,
     ) -> Verdict {
-        let p = &self.params;
-        let (qlen, mean) = if p.byte_mode {
-            (q.len_bytes as f64, Some(p.mean_pkt_size))
-        } else {
-            (q.len_pkts as f64, None)
-        };
-        let avg = self.est.on_arrival(now, qlen, p.w_q, p.ptc);
-        let mut v = self.dropper.judge(avg, pkt.size, mean, qlen, rng);
-        if q.full_for(pkt.size as u64) {
-            v = Verdict::Overflow;
-        }
-        match v {
-            Verdict::ForcedDrop | Verdict::Overflow => self.dropper.on_forced_drop(),
-            Verdict::EarlyDrop if p.ecn && pkt.ecn != 0 => v = Verdict::Mark,
-            _ => {}
-        }
-        v
+        let avg = self.update_average(now, &q);
+        self.decide(avg, pkt, &q, rng)
     }
 
     fn on_idle(&mut self, now: SimTime) {
@@ -262,6 +292,261 @@ impl Aqm for Red {
 
     fn average(&self) -> Option<f64> {
         Some(self.est.avg)
+    }
+}
+
+pub const MIN_TH: Param = Param {
+    name: "min_th",
+    kind: ParamKind::Number {
+        min: Some(0.0),
+        max: None,
+        min_open: false,
+        max_open: false,
+    },
+    default: "required",
+    doc: "Minimum threshold of the average, packets (below it nothing is dropped early).",
+};
+pub const MAX_TH: Param = Param {
+    name: "max_th",
+    kind: ParamKind::Number {
+        min: Some(0.0),
+        max: None,
+        min_open: true,
+        max_open: false,
+    },
+    default: "required",
+    doc: "Maximum threshold of the average, packets (greater than min_th).",
+};
+pub const MAX_P: Param = Param {
+    name: "max_p",
+    kind: open_closed(0.0, 1.0),
+    default: "0.1",
+    doc: "Early-drop probability at max_th.",
+};
+pub const W_Q: Param = Param {
+    name: "w_q",
+    kind: open(0.0, 1.0),
+    default: "0.002",
+    doc: "Weight of the average (EWMA of the queue length on each arrival).",
+};
+pub const GENTLE: Param = Param {
+    name: "gentle",
+    kind: ParamKind::Bool,
+    default: "false",
+    doc: "Gentle RED: the drop probability rises from max_p at max_th to 1 at 2·max_th.",
+};
+pub const WAIT: Param = Param {
+    name: "wait",
+    kind: ParamKind::Bool,
+    default: "true",
+    doc: "ns-2's wait_: no early drop until count·p_b ≥ 1, then p_b/(2 − count·p_b).",
+};
+pub const BYTE_MODE: Param = Param {
+    name: "byte_mode",
+    kind: ParamKind::Bool,
+    default: "false",
+    doc: "Average and thresholds in bytes (thresholds scaled by mean_pkt_size).",
+};
+pub const MEAN_PKT_SIZE: Param = Param {
+    name: "mean_pkt_size",
+    kind: ParamKind::Bytes,
+    default: "500B",
+    doc: "Mean packet size: idle-time correction, and the byte-mode unit.",
+};
+pub const ECN: Param = Param {
+    name: "ecn",
+    kind: ParamKind::Bool,
+    default: "false",
+    doc: "Mark ECN-capable packets instead of dropping them early (ns-2's setbit_).",
+};
+
+/// RED's configuration (the link's capacity is added when it is built).
+#[derive(Debug, Clone, Copy)]
+pub struct RedConfig {
+    pub curve: RedCurve,
+    pub w_q: f64,
+    pub wait: bool,
+    pub byte_mode: bool,
+    pub mean_pkt_size: u32,
+    pub ecn: bool,
+}
+
+impl RedConfig {
+    pub fn params(&self, link_bps: u64) -> RedParams {
+        RedParams {
+            curve: self.curve,
+            w_q: self.w_q,
+            wait: self.wait,
+            byte_mode: self.byte_mode,
+            mean_pkt_size: self.mean_pkt_size,
+            ecn: self.ecn,
+            ptc: link_bps as f64 / (8.0 * self.mean_pkt_size as f64),
+        }
+    }
+
+    /// Reads RED's keys with ns-2's defaults (max_p 0.1, w_q 0.002, `wait`, 500-byte packets);
+    /// keys the kind does not take (e.g. FDD-RED's byte_mode) keep their defaults.
+    pub fn read(t: &Table) -> Result<RedConfig, KeyError> {
+        let c = RedConfig {
+            curve: RedCurve {
+                min_th: t.required("min_th", t.f64("min_th")?, "min_th (packets)")?,
+                max_th: t.required("max_th", t.f64("max_th")?, "max_th (packets)")?,
+                max_p: t.f64("max_p")?.unwrap_or(0.1),
+                gentle: t.bool("gentle")?.unwrap_or(false),
+            },
+            w_q: t.f64("w_q")?.unwrap_or(0.002),
+            wait: t.bool("wait")?.unwrap_or(true),
+            byte_mode: t.bool("byte_mode")?.unwrap_or(false),
+            mean_pkt_size: mean_pkt_size(t)?,
+            ecn: t.bool("ecn")?.unwrap_or(false),
+        };
+        let (min_th, max_th, max_p) = (c.curve.min_th, c.curve.max_th, c.curve.max_p);
+        if min_th < 0.0 {
+            return Err(key_error(
+                t.key("min_th"),
+                format!("min_th must be >= 0, got {min_th}"),
+            ));
+        }
+        if min_th >= max_th {
+            return Err(key_error(
+                t.key("min_th"),
+                format!("min_th ({min_th}) must be smaller than max_th ({max_th})"),
+            ));
+        }
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(key_error(
+                t.key("max_p"),
+                format!("max_p must be in (0, 1], got {max_p}"),
+            ));
+        }
+        check_w_q(t, c.w_q)?;
+        if c.mean_pkt_size == 0 {
+            return Err(key_error(
+                t.key("mean_pkt_size"),
+                "mean_pkt_size must be positive",
+            ));
+        }
+        Ok(c)
+    }
+
+    /// The flat table's RED keys.
+    pub fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        f.min_th = self.curve.min_th;
+        f.max_th = self.curve.max_th;
+        f.max_p = self.curve.max_p;
+        f.gentle = self.curve.gentle;
+        f.w_q = self.w_q;
+        f.wait = self.wait;
+        f.byte_mode = self.byte_mode;
+        f.mean_pkt_size_bytes = self.mean_pkt_size;
+        f.ecn = self.ecn;
+    }
+
+    /// ns-2.35's Queue/RED settings for these parameters, non-adaptive (docs/ns2-behaviour.md).
+    /// A byte limit is counted in mean-size packets (`queue_in_bytes_`); ns-2 reads a
+    /// `thresh_` of 0 as "choose automatically", so 0 becomes 10⁻⁹.
+    pub fn ns2_settings(&self, limit: Limit) -> Result<Vec<(&'static str, Ns2Value)>, String> {
+        let mps = self.mean_pkt_size as u64;
+        let (in_bytes, limit) = match limit {
+            Limit::Bytes(b) if b % mps != 0 => {
+                return Err(format!(
+                    "ns-2 RED measures a byte limit in units of mean_pkt_size_bytes; limit_bytes {b} is not a multiple of {mps}"
+                ))
+            }
+            Limit::Bytes(b) => (true, b / mps),
+            Limit::Packets(p) => (false, p),
+        };
+        let min_th = if self.curve.min_th > 0.0 {
+            self.curve.min_th
+        } else {
+            1.0e-9
+        };
+        let b = Ns2Value::Bool;
+        Ok(vec![
+            ("bytes_", b(self.byte_mode)),
+            ("queue_in_bytes_", b(in_bytes)),
+            ("thresh_", Ns2Value::Float(min_th)),
+            ("maxthresh_", Ns2Value::Float(self.curve.max_th)),
+            ("q_weight_", Ns2Value::Float(self.w_q)),
+            ("linterm_", Ns2Value::Float(1.0 / self.curve.max_p)),
+            ("mark_p_", Ns2Value::Str("1.0")),
+            ("use_mark_p_", Ns2Value::Str("false")),
+            ("gentle_", b(self.curve.gentle)),
+            ("wait_", b(self.wait)),
+            ("setbit_", b(self.ecn)),
+            ("mean_pktsize_", Ns2Value::Int(mps)),
+            ("idle_pktsize_", Ns2Value::Int(mps)),
+            ("limit_", Ns2Value::Int(limit)),
+            ("drop_tail_", Ns2Value::Str("true")),
+            ("drop_front_", Ns2Value::Str("false")),
+            ("drop_rand_", Ns2Value::Str("false")),
+            ("ns1_compat_", Ns2Value::Str("false")),
+            ("doubleq_", Ns2Value::Str("false")),
+            ("adaptive_", Ns2Value::Str("0")),
+            ("feng_adaptive_", Ns2Value::Str("0")),
+            ("cautious_", Ns2Value::Str("0")),
+            ("summarystats_", Ns2Value::Str("false")),
+        ])
+    }
+}
+
+/// `mean_pkt_size` (default 500 bytes), which must fit in 32 bits.
+pub fn mean_pkt_size(t: &Table) -> Result<u32, KeyError> {
+    let b = t.bytes("mean_pkt_size")?.unwrap_or(500);
+    u32::try_from(b).map_err(|_| {
+        key_error(
+            t.key("mean_pkt_size"),
+            format!("mean_pkt_size must be below 4 GB, got {b} bytes"),
+        )
+    })
+}
+
+/// `w_q` must be in (0, 1).
+pub fn check_w_q(t: &Table, w_q: f64) -> Result<(), KeyError> {
+    if !(w_q > 0.0 && w_q < 1.0) {
+        return Err(key_error(
+            t.key("w_q"),
+            format!("w_q must be in (0, 1), got {w_q}"),
+        ));
+    }
+    Ok(())
+}
+
+impl QueueDiscipline for RedConfig {
+    type Runtime = Red;
+    const DOC: &'static str =
+        "RED (Floyd & Jacobson 1993) with ns-2.35's Queue/RED behaviour: idle correction, count spreading with `wait`, gentle, byte mode, ECN marking.";
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        MIN_TH,
+        MAX_TH,
+        MAX_P,
+        W_Q,
+        GENTLE,
+        WAIT,
+        BYTE_MODE,
+        MEAN_PKT_SIZE,
+        ECN,
+    ];
+    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        RedConfig::read(t)
+    }
+    fn build(&self, link_bps: u64) -> Red {
+        Red::new(self.params(link_bps))
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        RedConfig::flat(self, f)
+    }
+    fn ns2(&self, limit: Limit) -> Ns2Export {
+        match self.ns2_settings(limit) {
+            Ok(settings) => Ns2Export::Queue {
+                class: "RED",
+                settings,
+                early_drops: true,
+                ecn: self.ecn,
+            },
+            Err(e) => Ns2Export::Refused(e),
+        }
     }
 }
 

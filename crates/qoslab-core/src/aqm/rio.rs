@@ -14,12 +14,15 @@
 //! The averaging, idle correction, count spreading and forced drops are RED's (see
 //! [`super::red`]); the physical limit applies to the whole queue. Packet mode only.
 
+use super::af::{curve_param, read_curve, AfAverage, AF_AVERAGE};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
+use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RioMode {
@@ -125,6 +128,106 @@ impl Aqm for Rio {
             *o = a.avg;
         }
         out
+    }
+}
+
+/// RIO's configuration: the mode, the averaging and a curve per precedence, IN first.
+#[derive(Debug, Clone)]
+pub struct RioConfig {
+    pub mode: RioMode,
+    pub avg: AfAverage,
+    pub curves: Vec<RedCurve>,
+}
+
+/// The `in`, `mid` and `out` curve keys of RIO and WRED.
+pub const PRECEDENCE_CURVES: [Param; 3] = [
+    curve_param("in", "Curve of precedence 0 (AFx1, IN, green)."),
+    curve_param(
+        "mid",
+        "Curve of precedence 1 (AFx2) when three precedences are used (optional).",
+    ),
+    curve_param(
+        "out",
+        "Curve of the lowest precedence (OUT; AFx3, or AFx2 with two; and best effort).",
+    ),
+];
+
+/// The IN, optional mid and OUT curves of a RIO or WRED queue.
+pub fn read_precedences(t: &Table, gentle: bool) -> Result<Vec<RedCurve>, KeyError> {
+    for name in ["in", "out"] {
+        if !t.has(name) {
+            return Err(key_error(
+                t.key(name),
+                format!(
+                    "a {} queue needs an `{name}` curve {{ min_th, max_th, max_p }}",
+                    t.kind()
+                ),
+            ));
+        }
+    }
+    let mut curves = vec![read_curve(t, "in", gentle)?.expect("present")];
+    if let Some(m) = read_curve(t, "mid", gentle)? {
+        curves.push(m);
+    }
+    curves.push(read_curve(t, "out", gentle)?.expect("present"));
+    Ok(curves)
+}
+
+impl QueueDiscipline for RioConfig {
+    type Runtime = Rio;
+    const DOC: &'static str = "RIO (Clark & Fang 1998): a RED curve and count per drop precedence; coupled (RIO-C, avg_in and avg_total) or decoupled (RIO-D).";
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        AF_AVERAGE[0],
+        AF_AVERAGE[1],
+        AF_AVERAGE[2],
+        AF_AVERAGE[3],
+        Param {
+            name: "mode",
+            kind: ParamKind::Choice {
+                choices: &["coupled", "decoupled"],
+            },
+            default: "coupled",
+            doc: "RIO-C (each average counts its precedence and all better ones) or RIO-D.",
+        },
+        PRECEDENCE_CURVES[0],
+        PRECEDENCE_CURVES[1],
+        PRECEDENCE_CURVES[2],
+    ];
+    fn hint(key: &str) -> &'static str {
+        match key {
+            "min_th" | "max_th" | "max_p" => {
+                ": give each precedence's curve as `in`, `mid` and `out` tables"
+            }
+            "avg_out" => ": an `avg_out` curve makes it RI+O, use type = \"rio_plus_o\"",
+            _ => "",
+        }
+    }
+    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        let avg = AfAverage::read(t)?;
+        let mode = match t.choice("mode", &["coupled", "decoupled"])? {
+            Some("decoupled") => RioMode::Decoupled,
+            _ => RioMode::Coupled,
+        };
+        Ok(RioConfig {
+            mode,
+            avg,
+            curves: read_precedences(t, avg.gentle)?,
+        })
+    }
+    fn build(&self, link_bps: u64) -> Rio {
+        let a = &self.avg;
+        Rio::new(self.mode, &self.curves, a.w_q, a.wait, a.ptc(link_bps))
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        self.avg.flat(f, &self.curves);
+        f.mode = match self.mode {
+            RioMode::Coupled => "coupled",
+            RioMode::Decoupled => "decoupled",
+        };
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Dsred
     }
 }
 

@@ -20,12 +20,90 @@
 //! spreading and forced drops are RED's. Two precedences only: precedence 0 is IN, every other
 //! precedence (AFx2, AFx3, best effort) is OUT. Packet mode only.
 
+use super::af::{curve_param, need_curve, AfAverage, AF_AVERAGE};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
+use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::{KeyError, Param, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
+
+/// RI+O's configuration: the averaging and the `in`, `out` (IN+OUT) and `avg_out` curves.
+#[derive(Debug, Clone)]
+pub struct RioPlusOConfig {
+    pub avg: AfAverage,
+    pub curves: [RedCurve; 3],
+}
+
+impl QueueDiscipline for RioPlusOConfig {
+    type Runtime = RioPlusO;
+    const DOC: &'static str =
+        "RI+O (Kim 1999): RIO-C plus OUT parameters judged on avg_out = avg_total − avg_in.";
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        AF_AVERAGE[0],
+        AF_AVERAGE[1],
+        AF_AVERAGE[2],
+        AF_AVERAGE[3],
+        curve_param("in", "The IN curve, judged on avg_in."),
+        curve_param("out", "The IN+OUT curve, judged on avg_total."),
+        curve_param(
+            "avg_out",
+            "The OUT curve, judged on avg_out = avg_total − avg_in.",
+        ),
+    ];
+    fn hint(key: &str) -> &'static str {
+        match key {
+            "min_th" | "max_th" | "max_p" => {
+                ": give the curves as `in` (on avg_in), `out` (IN+OUT, on avg_total) and \
+                 `avg_out` (OUT, on avg_out) tables"
+            }
+            "mid" => ": RI+O has two drop precedences, IN and OUT",
+            _ => "",
+        }
+    }
+    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        let avg = AfAverage::read(t)?;
+        let mut curves = [avg.gentle; 3].map(|_| None);
+        for (i, (name, role)) in [
+            ("in", "the IN curve, judged on avg_in"),
+            ("out", "the IN+OUT curve, judged on avg_total"),
+            (
+                "avg_out",
+                "the OUT curve, judged on avg_out = avg_total - avg_in",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let what =
+                format!("a rio_plus_o queue needs `{name}` = {{ min_th, max_th, max_p }} ({role})");
+            curves[i] = Some(need_curve(t, name, avg.gentle, &what)?);
+        }
+        Ok(RioPlusOConfig {
+            avg,
+            curves: curves.map(|c| c.expect("read")),
+        })
+    }
+    fn build(&self, link_bps: u64) -> RioPlusO {
+        let (a, c) = (&self.avg, &self.curves);
+        RioPlusO::new(c[0], c[1], c[2], a.w_q, a.wait, a.ptc(link_bps))
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        self.avg.flat(f, &self.curves);
+        f.mode = "coupled";
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Refused(
+            "queue type 'rio_plus_o' (RI+O) has no ns-2 equivalent: dsRED's RIO-C/RIO-D/WRED judge \
+             each precedence on one average and cannot test OUT packets a second time on \
+             avg_out = avg_total - avg_in"
+                .into(),
+        )
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct RioPlusO {

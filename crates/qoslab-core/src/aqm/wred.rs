@@ -2,12 +2,64 @@
 //! per drop precedence (RFC 2597 AFx1..AFx3), so lower precedences are dropped earlier at the
 //! same congestion level. Averaging, idle correction and count spreading are RED's.
 
+use super::af::{AfAverage, AF_AVERAGE};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
+use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::rio::{read_precedences, PRECEDENCE_CURVES};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::{KeyError, Param, Table, LIMIT};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Limit, SimTime};
+
+/// WRED's configuration: the averaging and a curve per precedence, IN first.
+#[derive(Debug, Clone)]
+pub struct WredConfig {
+    pub avg: AfAverage,
+    pub curves: Vec<RedCurve>,
+}
+
+impl QueueDiscipline for WredConfig {
+    type Runtime = Wred;
+    const DOC: &'static str =
+        "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        AF_AVERAGE[0],
+        AF_AVERAGE[1],
+        AF_AVERAGE[2],
+        AF_AVERAGE[3],
+        PRECEDENCE_CURVES[0],
+        PRECEDENCE_CURVES[1],
+        PRECEDENCE_CURVES[2],
+    ];
+    fn hint(key: &str) -> &'static str {
+        match key {
+            "min_th" | "max_th" | "max_p" => {
+                ": give each precedence's curve as `in`, `mid` and `out` tables"
+            }
+            _ => "",
+        }
+    }
+    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        let avg = AfAverage::read(t)?;
+        Ok(WredConfig {
+            avg,
+            curves: read_precedences(t, avg.gentle)?,
+        })
+    }
+    fn build(&self, link_bps: u64) -> Wred {
+        let a = &self.avg;
+        Wred::new(&self.curves, a.w_q, a.wait, a.ptc(link_bps))
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        self.avg.flat(f, &self.curves);
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Dsred
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Wred {

@@ -146,6 +146,18 @@ pub trait Meter {
     /// passed to `out`; cumulative counters are reported as their running totals. The
     /// default reports none.
     fn gauges(&self, _now: SimTime, _out: &mut dyn FnMut(&'static str, f64)) {}
+
+    /// The period of the meter's timer, if it keeps one (TWAM's operating interval).
+    fn timer_period(&self) -> Option<SimTime> {
+        None
+    }
+
+    /// The timer fires at `now`. `windows[k]` is flow `k`'s congestion window (packets; 0
+    /// for UDP), for markers that read the senders' windows. Returns the value the meter
+    /// signals to the queues that follow it (TWAM: the LSP window Σ W_k), if any.
+    fn on_timer(&mut self, _now: SimTime, _windows: &[f64]) -> Option<f64> {
+        None
+    }
 }
 
 /// Token-bucket credit per byte: one token is one byte (RFC 2697/2698), kept in units of
@@ -359,6 +371,20 @@ impl Meter for AnyMeter {
             AnyMeter::Ard(m) => m.gauges(now, out),
             AnyMeter::Twam(m) => m.gauges(now, out),
             AnyMeter::Probe(m) => m.gauges(now, out),
+        }
+    }
+
+    fn timer_period(&self) -> Option<SimTime> {
+        match self {
+            AnyMeter::Twam(m) => m.timer_period(),
+            _ => None,
+        }
+    }
+
+    fn on_timer(&mut self, now: SimTime, windows: &[f64]) -> Option<f64> {
+        match self {
+            AnyMeter::Twam(m) => m.on_timer(now, windows),
+            _ => None,
         }
     }
 }

@@ -223,6 +223,15 @@ impl Twam {
 }
 
 impl Meter for Twam {
+    fn timer_period(&self) -> Option<SimTime> {
+        Some(self.p.interval())
+    }
+
+    /// Closes an operating interval ([`Twam::tick`]) and signals `Σ_k W_k`.
+    fn on_timer(&mut self, now: SimTime, windows: &[f64]) -> Option<f64> {
+        Some(self.tick(now, Some(windows)))
+    }
+
     /// Without the flow the marker cannot tell whose packet it is: treated as uncontracted.
     fn meter(&mut self, _now: SimTime, _size: u32, _pre: Color, _rng: &mut SimRng) -> Color {
         Color::Yellow

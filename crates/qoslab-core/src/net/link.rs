@@ -169,9 +169,22 @@ impl LinkDir {
         self.stats.arrivals += 1;
         let m = self.multi.as_mut().expect("a multi-queue link");
         let (_, v) = m.admit(now, id, arena);
-        let prec = arena.get(id).prec as usize;
-        self.stats.arrivals_by_prec[prec] += 1;
+        let prec = arena.get(id).prec;
+        match self.account(now, prec, v) {
+            Some(r) => Admit::Dropped(r),
+            None => Admit::Queued {
+                schedule_arrival: None,
+            },
+        }
+    }
+
+    /// The host's bookkeeping of one arrival of drop precedence `prec` and the verdict its
+    /// queue discipline gave: arrivals, marks and drops, by precedence, over the run and in
+    /// the measurement window. Returns why the packet is dropped, if it is.
+    fn account(&mut self, now: SimTime, prec: u8, v: Verdict) -> Option<DropReason> {
+        let prec = prec as usize;
         let in_win = now >= self.win.0 && now < self.win.1;
+        self.stats.arrivals_by_prec[prec] += 1;
         if in_win {
             self.stats.window_arrivals_by_prec[prec] += 1;
         }
@@ -185,19 +198,14 @@ impl LinkDir {
             Verdict::ForcedDrop => Some(DropReason::Forced),
             Verdict::Overflow => Some(DropReason::Overflow),
         };
-        match reason {
-            Some(r) => {
-                self.stats.drops[r as usize] += 1;
-                self.stats.drops_by_prec[prec] += 1;
-                if in_win {
-                    self.stats.window_drops_by_prec[prec] += 1;
-                }
-                Admit::Dropped(r)
+        if let Some(r) = reason {
+            self.stats.drops[r as usize] += 1;
+            self.stats.drops_by_prec[prec] += 1;
+            if in_win {
+                self.stats.window_drops_by_prec[prec] += 1;
             }
-            None => Admit::Queued {
-                schedule_arrival: None,
-            },
         }
+        reason
     }
 
     /// Multi-queue links: if the transmitter is free, starts the packet the scheduler picks.
@@ -284,31 +292,14 @@ impl LinkDir {
         let pkt = arena.get_mut(id);
         pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let prec = pkt.prec;
-        self.stats.arrivals_by_prec[prec as usize] += 1;
         let in_win = now >= self.win.0 && now < self.win.1;
-        if in_win {
-            self.stats.window_arrivals_by_prec[prec as usize] += 1;
-        }
         let pkt = &*pkt;
         let verdict = self.aqm.on_enqueue(now, pkt, view, &mut self.rng);
-        let reason = match verdict {
-            Verdict::Enqueue => None,
-            Verdict::Mark => {
-                self.stats.marks += 1;
-                arena.get_mut(id).ecn = 3;
-                None
-            }
-            Verdict::EarlyDrop => Some(DropReason::Early),
-            Verdict::ForcedDrop => Some(DropReason::Forced),
-            Verdict::Overflow => Some(DropReason::Overflow),
-        };
-        if let Some(r) = reason {
-            self.stats.drops[r as usize] += 1;
-            self.stats.drops_by_prec[prec as usize] += 1;
-            if in_win {
-                self.stats.window_drops_by_prec[prec as usize] += 1;
-            }
+        if let Some(r) = self.account(now, prec, verdict) {
             return Admit::Dropped(r);
+        }
+        if verdict == Verdict::Mark {
+            arena.get_mut(id).ecn = 3;
         }
         let p = arena.get_mut(id);
         p.enqueued_at = now;

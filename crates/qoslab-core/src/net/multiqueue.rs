@@ -6,11 +6,252 @@
 
 use std::collections::VecDeque;
 
+use serde::Serialize;
+
 use super::scheduler::Scheduler;
-use crate::aqm::{AnyAqm, Aqm, QueueView, Verdict};
+use crate::aqm::registry::{FlatQueue, Ns2Export, QueueConfig, QueueDiscipline};
+use crate::aqm::{AnyAqm, Aqm, Discipline, QueueView, Verdict};
 use crate::packet::{PacketArena, PacketId};
+use crate::params::{key_error, KeyError, Param, ParamKind, Table};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
+
+/// How the physical queues of a multi queue share the link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerKind {
+    /// Strict priority, in the order the queues are listed.
+    Priority,
+    /// Round robin, one packet per queue.
+    Rr,
+    /// Weighted round robin (packets per round).
+    Wrr,
+    /// Deficit round robin (bytes per round).
+    Drr,
+}
+
+/// One physical queue of a multi queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubQueueConfig {
+    pub name: String,
+    /// Codepoints served by this queue; empty for the default queue.
+    pub dscp: Vec<u8>,
+    pub default: bool,
+    pub weight: u32,
+    pub quantum_bytes: u64,
+    pub queue: QueueConfig,
+}
+
+/// A multi queue's configuration: the scheduler and the physical queues.
+#[derive(Debug, Clone)]
+pub struct MultiConfig {
+    pub scheduler: SchedulerKind,
+    pub queues: Vec<SubQueueConfig>,
+}
+
+const SCHEDULERS: &[&str] = &["priority", "rr", "wrr", "drr"];
+
+/// The keys of one physical queue.
+const SUBQUEUE_PARAMS: &[Param] = &[
+    Param {
+        name: "name",
+        kind: ParamKind::Name,
+        default: "qI (its index)",
+        doc: "The queue's name in outputs.",
+    },
+    Param {
+        name: "dscp",
+        kind: ParamKind::Name,
+        default: "none",
+        doc: "Codepoints classified into this queue (e.g. [\"AF11\", \"AF12\", \"AF13\"]).",
+    },
+    Param {
+        name: "default",
+        kind: ParamKind::Bool,
+        default: "false",
+        doc: "The queue of every codepoint no other queue lists (exactly one queue).",
+    },
+    Param {
+        name: "weight",
+        kind: ParamKind::Integer { min: 1 },
+        default: "1",
+        doc: "WRR weight, packets per round.",
+    },
+    Param {
+        name: "quantum",
+        kind: ParamKind::Bytes,
+        default: "1500B",
+        doc: "DRR quantum, bytes per round.",
+    },
+    Param {
+        name: "queue",
+        kind: ParamKind::Name,
+        default: "required",
+        doc: "The queue discipline: a queue table (droptail, red, rio, wred, ...).",
+    },
+];
+
+impl QueueDiscipline for MultiConfig {
+    type Runtime = super::super::aqm::DropTail;
+    const DOC: &'static str = "Several physical queues, each with its own discipline, classified by codepoint and served by a scheduler (priority, rr, wrr, drr).";
+    const PARAMS: &'static [Param] = &[
+        Param {
+            name: "scheduler",
+            kind: ParamKind::Choice {
+                choices: SCHEDULERS,
+            },
+            default: "priority",
+            doc: "How the physical queues share the link.",
+        },
+        Param {
+            name: "queues",
+            kind: ParamKind::Tables {
+                params: SUBQUEUE_PARAMS,
+            },
+            default: "required",
+            doc: "The physical queues (1 to 8), in priority order for the priority scheduler.",
+        },
+    ];
+    fn hint(_key: &str) -> &'static str {
+        ": it belongs to each physical queue (queues[i].queue)"
+    }
+    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        let scheduler = match t.choice("scheduler", SCHEDULERS)? {
+            Some("rr") => SchedulerKind::Rr,
+            Some("wrr") => SchedulerKind::Wrr,
+            Some("drr") => SchedulerKind::Drr,
+            _ => SchedulerKind::Priority,
+        };
+        let subs = t.tables("queues")?.ok_or_else(|| {
+            key_error(
+                t.key("queues"),
+                "a multi queue needs `queues`, a list of physical queues",
+            )
+        })?;
+        if subs.is_empty() || subs.len() > 8 {
+            return Err(key_error(
+                t.key("queues"),
+                format!(
+                    "a multi queue has 1 to 8 physical queues, got {}",
+                    subs.len()
+                ),
+            ));
+        }
+        let mut seen = [false; 64];
+        let mut queues = Vec::with_capacity(subs.len());
+        for (i, sq) in subs.into_iter().enumerate() {
+            let sk = format!("{}[{i}]", t.key("queues"));
+            queues.push(subqueue(sq, &sk, i, &mut seen)?);
+        }
+        let defaults = queues.iter().filter(|q| q.default).count();
+        if defaults != 1 {
+            return Err(key_error(
+                t.key("queues"),
+                format!("exactly one physical queue must have `default = true` (found {defaults})"),
+            ));
+        }
+        Ok(MultiConfig { scheduler, queues })
+    }
+    fn build(&self, _link_bps: u64) -> crate::aqm::DropTail {
+        crate::aqm::DropTail
+    }
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        f.scheduler = SCHEDULERS[self.scheduler as usize];
+        f.queues = &self.queues;
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Dsred
+    }
+}
+
+/// Physical queue `i` of a multi queue, at key `sk`; `seen` marks the codepoints listed so far.
+fn subqueue(
+    sq: &toml::Table,
+    sk: &str,
+    i: usize,
+    seen: &mut [bool; 64],
+) -> Result<SubQueueConfig, KeyError> {
+    let t = Table::new(sq, sk, "physical", SUBQUEUE_PARAMS, |_| "")?;
+    let qt = t.table("queue")?.ok_or_else(|| {
+        key_error(
+            sk.to_string(),
+            "missing field `queue` (the physical queue's discipline)",
+        )
+    })?;
+    let inner = QueueConfig::from_table(qt, &format!("{sk}.queue"))?;
+    match inner.discipline {
+        Discipline::FddRed(_) => {
+            return Err(key_error(
+                format!("{sk}.queue.type"),
+                "a physical queue of a multi queue cannot be fdd_red (use it as a link's queue)",
+            ))
+        }
+        Discipline::Multi(_) => {
+            return Err(key_error(
+                format!("{sk}.queue.type"),
+                "a physical queue cannot itself be a multi queue",
+            ))
+        }
+        _ => {}
+    }
+    let mut dscp = Vec::new();
+    let names = match sq.get("dscp") {
+        None => Vec::new(),
+        Some(toml::Value::Array(a)) => a.clone(),
+        Some(v) => {
+            return Err(key_error(
+                format!("{sk}.dscp"),
+                format!("expected a list of codepoints, got {} {v}", v.type_str()),
+            ))
+        }
+    };
+    for (j, v) in names.iter().enumerate() {
+        let name = v.as_str().ok_or_else(|| {
+            key_error(
+                format!("{sk}.dscp[{j}]"),
+                format!("expected a codepoint name such as \"AF11\", got {v}"),
+            )
+        })?;
+        let c = crate::ds::parse_dscp(name).map_err(|e| key_error(format!("{sk}.dscp[{j}]"), e))?;
+        if std::mem::replace(&mut seen[c as usize], true) {
+            return Err(key_error(
+                format!("{sk}.dscp[{j}]"),
+                format!("codepoint {name} is listed by two queues"),
+            ));
+        }
+        dscp.push(c);
+    }
+    let is_default = t.bool("default")?.unwrap_or(false);
+    if dscp.is_empty() && !is_default {
+        return Err(key_error(
+            format!("{sk}.dscp"),
+            "a physical queue needs `dscp` codepoints or `default = true`",
+        ));
+    }
+    let weight = t.u32("weight")?.unwrap_or(1);
+    if weight == 0 {
+        return Err(key_error(
+            format!("{sk}.weight"),
+            "weights must be at least 1",
+        ));
+    }
+    let quantum_bytes = t.bytes("quantum")?.unwrap_or(1500);
+    if quantum_bytes == 0 {
+        return Err(key_error(
+            format!("{sk}.quantum"),
+            "the quantum must be positive",
+        ));
+    }
+    Ok(SubQueueConfig {
+        name: t
+            .str("name")?
+            .map_or_else(|| format!("q{i}"), str::to_string),
+        dscp,
+        default: is_default,
+        weight,
+        quantum_bytes,
+        queue: inner,
+    })
+}
 
 pub struct SubQueue {
     pub fifo: VecDeque<(PacketId, u32, u8)>,

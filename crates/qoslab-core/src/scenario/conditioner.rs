@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use serde::{Serialize, Serializer};
 
 use super::markers::{resolve_ard, resolve_probe, resolve_twam};
-use super::queue::Discipline;
 use super::spec::*;
 use super::{bad, check_len, expand, Bad, FlowConfig, LinkConfig};
 use crate::conditioner::{
@@ -150,15 +149,16 @@ pub(super) fn check_dwred_signals(
         .flat_map(|l| [&l.queue_ab, &l.queue_ba])
         .flat_map(|q| q.with_subqueues().map(|(_, qc)| qc));
     for qc in queues {
-        let Discipline::Dwred { signal, .. } = &qc.discipline else {
+        let Some((signal, _)) = qc.discipline.signal_source() else {
             continue;
         };
-        match conds.iter().find(|c| &c.name == signal) {
+        match conds.iter().find(|c| c.name == signal) {
             None => {
                 return Err(bad(
                     format!("{}.signal", qc.key),
                     format!(
-                        "no conditioner named {signal:?} (a dwred queue follows the window signal of a twam conditioner)"
+                        "no conditioner named {signal:?} (a {} queue follows the window signal of a twam conditioner)",
+                        qc.type_name()
                     ),
                 ))
             }

@@ -7,7 +7,6 @@ mod flat;
 mod flow;
 pub mod locate;
 mod markers;
-mod queue;
 pub mod spec;
 mod topology;
 
@@ -16,11 +15,11 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub use crate::aqm::{Discipline, QueueConfig};
 pub use conditioner::{Action, Classifier, ConditionerConfig, Direction, MeterConfig, Scope};
 pub use flow::{FlowConfig, TcpConfig};
-pub use queue::{AfAverage, CurveConfig, Discipline, QueueConfig, RedConfig, SubQueueConfig};
 use spec::*;
-pub use spec::{FlowType, QueueType, Start, TcpVariant};
+pub use spec::{FlowType, Start, TcpVariant};
 pub use topology::{adjacency, shortest_path, Adjacency, LinkConfig};
 
 /// A scenario error: the file, where in it, which key, and what was expected.
@@ -49,18 +48,8 @@ impl fmt::Display for ScenarioError {
     }
 }
 
-/// A semantic error before it is located in the source.
-struct Bad {
-    key: String,
-    message: String,
-}
-
-fn bad(key: impl Into<String>, message: impl Into<String>) -> Bad {
-    Bad {
-        key: key.into(),
-        message: message.into(),
-    }
-}
+// A semantic error before it is located in the source: the key path and the message.
+use crate::params::{key_error as bad, KeyError as Bad};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasurementConfig {

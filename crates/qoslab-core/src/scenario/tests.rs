@@ -60,7 +60,7 @@ fn resolves_groups_and_defaults() {
     assert!(matches!(s.links[3].queue_ab.discipline, Discipline::Red(_)));
     assert!(matches!(
         s.links[3].queue_ba.discipline,
-        Discipline::DropTail
+        Discipline::DropTail(_)
     ));
     assert_eq!(s.flows[2].name, "ftp2");
     assert_eq!(s.flows[2].packet_size_bytes, 500);

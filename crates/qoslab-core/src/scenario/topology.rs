@@ -4,8 +4,9 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
-use super::spec::{LinkSpec, NodeSpec, QueueSpec};
-use super::{bad, check_len, expand, queue, Bad, QueueConfig};
+use super::spec::{LinkSpec, NodeSpec};
+use super::{bad, check_len, expand, Bad};
+use crate::aqm::QueueConfig;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkConfig {
@@ -110,21 +111,16 @@ pub(super) fn resolve_links(
             count,
             ls.count,
         )?;
-        let qa = ls.queue_ab.as_ref().or(ls.queue.as_ref());
-        let qb = ls.queue_ba.as_ref().or(ls.queue.as_ref());
-        let default_q = QueueSpec::droptail();
-        let qa_key = if ls.queue_ab.is_some() {
-            format!("{key}.queue_ab")
-        } else {
-            format!("{key}.queue")
+        let queue = |dir: &Option<toml::Table>, name: &str| match dir.as_ref().or(ls.queue.as_ref())
+        {
+            Some(t) => {
+                let k = if dir.is_some() { name } else { "queue" };
+                QueueConfig::from_table(t, &format!("{key}.{k}"))
+            }
+            None => Ok(QueueConfig::droptail(&format!("{key}.queue"))),
         };
-        let qb_key = if ls.queue_ba.is_some() {
-            format!("{key}.queue_ba")
-        } else {
-            format!("{key}.queue")
-        };
-        let queue_ab = queue::resolve_queue(&qa_key, qa.unwrap_or(&default_q))?;
-        let queue_ba = queue::resolve_queue(&qb_key, qb.unwrap_or(&default_q))?;
+        let queue_ab = queue(&ls.queue_ab, "queue_ab")?;
+        let queue_ba = queue(&ls.queue_ba, "queue_ba")?;
         for i in 0..count {
             let a = expand(&ls.a, ls.count, i);
             let b = expand(&ls.b, ls.count, i);

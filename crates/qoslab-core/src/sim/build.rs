@@ -1,77 +1,30 @@
 //! Building run-time components from the resolved scenario: queue disciplines, multi-queue
 //! schedulers and traffic conditioners. Shared with the emulator's link daemon, so that both
-//! drive the very same state machines. Every match here is over a closed, typed set: there
-//! is no fallback to a default algorithm.
+//! drive the very same state machines. Every kind is built by its own configuration
+//! ([`crate::aqm::registry`]): there is no fallback to a default algorithm.
 
-use crate::aqm::{AnyAqm, DropTail, Dwred, FddRed, Red, Rio, RioPlusO, Wred};
+use crate::aqm::AnyAqm;
 use crate::conditioner::{AnyMeter, Color, Meter, MeterSpec};
-use crate::net::multiqueue::{MultiQueue, SubQueue};
+use crate::net::multiqueue::{MultiQueue, SchedulerKind, SubQueue};
 use crate::net::scheduler::Scheduler;
 use crate::packet::PacketMeta;
 use crate::rng::{stream, SimRng};
-use crate::scenario::spec::SchedulerSpec;
-use crate::scenario::{Action, ConditionerConfig, CurveConfig, Discipline, QueueConfig, Scope};
+use crate::scenario::{Action, ConditionerConfig, Discipline, QueueConfig, Scope};
 use crate::units::SimTime;
 
 /// The queue discipline of a resolved queue on a link of `bps` bit/s. A multi queue's own
-/// discipline is DropTail: its physical queues are built by [`build_multi`].
+/// discipline is a tail drop: its physical queues are built by [`build_multi`].
 pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
-    let curves =
-        |cs: &[CurveConfig], gentle: bool| cs.iter().map(|c| c.curve(gentle)).collect::<Vec<_>>();
-    match &qc.discipline {
-        Discipline::DropTail | Discipline::Multi { .. } => AnyAqm::DropTail(DropTail),
-        Discipline::Red(r) => AnyAqm::Red(Red::new(r.params(bps))),
-        Discipline::Rio {
-            mode,
-            avg,
-            curves: cs,
-        } => AnyAqm::Rio(Rio::new(
-            *mode,
-            &curves(cs, avg.gentle),
-            avg.w_q,
-            avg.wait,
-            avg.ptc(bps),
-        )),
-        Discipline::Wred { avg, curves: cs } => AnyAqm::Wred(Wred::new(
-            &curves(cs, avg.gentle),
-            avg.w_q,
-            avg.wait,
-            avg.ptc(bps),
-        )),
-        Discipline::RioPlusO { avg, curves: cs } => AnyAqm::RioPlusO(RioPlusO::new(
-            cs[0].curve(avg.gentle),
-            cs[1].curve(avg.gentle),
-            cs[2].curve(avg.gentle),
-            avg.w_q,
-            avg.wait,
-            avg.ptc(bps),
-        )),
-        Discipline::FddRed {
-            red,
-            penalty,
-            rtt_source,
-        } => AnyAqm::FddRed(Box::new(FddRed::new(
-            red.params(bps),
-            *penalty,
-            *rtt_source,
-        ))),
-        Discipline::Dwred {
-            params,
-            mean_pkt_size,
-            ..
-        } => AnyAqm::Dwred(Dwred::new(
-            *params,
-            bps as f64 / (8.0 * *mean_pkt_size as f64),
-        )),
-    }
+    qc.discipline.build(bps)
 }
 
 /// The physical queues and scheduler of a multi-queue link direction; `None` for any other
 /// queue.
 pub fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> Option<MultiQueue> {
-    let Discipline::Multi { scheduler, queues } = &qc.discipline else {
+    let Discipline::Multi(m) = &qc.discipline else {
         return None;
     };
+    let queues = &m.queues;
     let default = queues
         .iter()
         .position(|s| s.default)
@@ -91,15 +44,15 @@ pub fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> Option
             SubQueue::new(build_aqm(&s.queue, bps), s.queue.limit(), rng)
         })
         .collect();
-    let sched = match scheduler {
-        SchedulerSpec::Priority => Scheduler::Priority,
-        SchedulerSpec::Rr => Scheduler::RoundRobin { next: 0 },
-        SchedulerSpec::Wrr => Scheduler::Wrr {
+    let sched = match m.scheduler {
+        SchedulerKind::Priority => Scheduler::Priority,
+        SchedulerKind::Rr => Scheduler::RoundRobin { next: 0 },
+        SchedulerKind::Wrr => Scheduler::Wrr {
             weights: queues.iter().map(|s| s.weight).collect(),
             current: 0,
             served: 0,
         },
-        SchedulerSpec::Drr => Scheduler::Drr {
+        SchedulerKind::Drr => Scheduler::Drr {
             quanta: queues.iter().map(|s| s.quantum_bytes).collect(),
             deficit: vec![0; queues.len()],
             current: 0,

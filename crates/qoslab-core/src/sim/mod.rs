@@ -18,15 +18,14 @@ pub use build::{build_aqm, build_multi, pre_color, Conditioner};
 pub use measure::{jain_index, FlowResult, LinkResult, RunResults, Series};
 
 use crate::aqm::{AnyAqm, Aqm};
-use crate::conditioner::MeterSpec;
+use crate::conditioner::Meter;
 use crate::engine::{EventKind, EventQueue};
 use crate::net::link::LinkDir;
 use crate::net::pcap::PcapWriter;
 use crate::packet::PacketArena;
 use crate::rng::{stream, SimRng};
 use crate::scenario::{
-    adjacency, shortest_path, Adjacency, Discipline, FlowConfig, FlowType, MeasurementPoint,
-    Scenario,
+    adjacency, shortest_path, Adjacency, FlowConfig, FlowType, MeasurementPoint, Scenario,
 };
 use crate::traffic::sink::TcpSink;
 use crate::traffic::tcp::{SendBuf, TcpSender};
@@ -111,7 +110,7 @@ pub struct Simulation {
     reverse_watch: Vec<bool>,
     /// DWRED queues fed by a TWAM's window signal: (conditioner, direction, physical queue
     /// of a multi-queue link, signalling delay).
-    dwred_targets: Vec<(usize, usize, Option<usize>, SimTime)>,
+    signal_routes: Vec<(usize, usize, Option<usize>, SimTime)>,
     /// The TCP senders' cwnd (packets, NaN for UDP), refreshed for an oracle TWAM.
     cwnd_buf: Vec<f64>,
     in_window: bool,
@@ -165,16 +164,16 @@ impl Simulation {
         let reverse_watch: Vec<bool> = (0..dirs.len())
             .map(|d| dirs[d ^ 1].aqm.wants_reverse())
             .collect();
-        // TWAM: one instance for the LSP aggregate, ticking every α·RTT_LSP; the DWRED queues
-        // that follow its window signal.
+        // Meters with a timer (TWAM: one instance for the LSP aggregate, ticking every
+        // α·RTT_LSP) are built at once and their timers armed.
         for (ci, c) in conds.iter_mut().enumerate() {
-            if let MeterSpec::Twam(p) = c.spec() {
-                let interval = p.interval();
-                c.meters[0] = Some(c.spec().build().expect("validated meter"));
-                q.at(interval, EventKind::TwamTick(ci as u32));
+            let meter = c.spec().build().expect("validated meter");
+            if let Some(period) = meter.timer_period() {
+                c.meters[0] = Some(meter);
+                q.at(period, EventKind::Timer(ci as u32));
             }
         }
-        let dwred_targets = dwred_targets(&sc, &conds);
+        let signal_routes = signal_routes(&sc, &conds);
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
@@ -191,7 +190,7 @@ impl Simulation {
             conds,
             conds_at,
             reverse_watch,
-            dwred_targets,
+            signal_routes,
             in_window: false,
             at_receiver: sc.measurement.point == MeasurementPoint::Receiver,
             series: Series::default(),
@@ -258,8 +257,8 @@ impl Simulation {
             EventKind::UdpToggle(f) => self.on_udp_toggle(now, f as usize),
             EventKind::Rto(f, _) => self.on_rto(now, f as usize),
             EventKind::DelAck(f, g) => self.on_delack(now, f as usize, g),
-            EventKind::TwamTick(c) => self.on_twam_tick(now, c as usize),
-            EventKind::WindowSignal(t, bits) => self.on_window_signal(t as usize, bits),
+            EventKind::Timer(c) => self.on_timer(now, c as usize),
+            EventKind::Signal(t, bits) => self.on_signal(t as usize, bits),
             EventKind::Sample => self.on_sample(now),
             EventKind::MeasureStart => self.in_window = true,
             EventKind::MeasureEnd => self.in_window = false,
@@ -357,9 +356,9 @@ fn build_flow(fc: &FlowConfig, f: usize, adj: &Adjacency, seed: u64) -> Flow {
     }
 }
 
-/// The DWRED queues fed by a TWAM's window signal: (conditioner, direction, physical queue
+/// The queues that follow a conditioner's signal (DWRED a TWAM's window): (conditioner, direction, physical queue
 /// of a multi-queue link, signalling delay), in link and direction order.
-fn dwred_targets(
+fn signal_routes(
     sc: &Scenario,
     conds: &[Conditioner],
 ) -> Vec<(usize, usize, Option<usize>, SimTime)> {
@@ -367,17 +366,12 @@ fn dwred_targets(
     for (li, l) in sc.links.iter().enumerate() {
         for (d, qc) in [(li * 2, &l.queue_ab), (li * 2 + 1, &l.queue_ba)] {
             for (sub, x) in qc.with_subqueues() {
-                if let Discipline::Dwred {
-                    signal,
-                    signal_delay_ns,
-                    ..
-                } = &x.discipline
-                {
+                if let Some((signal, delay)) = x.discipline.signal_source() {
                     let ci = conds
                         .iter()
-                        .position(|c| &c.cfg.name == signal)
+                        .position(|c| c.cfg.name == signal)
                         .expect("validated signal");
-                    targets.push((ci, d, sub, *signal_delay_ns));
+                    targets.push((ci, d, sub, delay));
                 }
             }
         }

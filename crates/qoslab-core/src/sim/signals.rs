@@ -1,51 +1,54 @@
-//! Timers and signals between components: a TWAM closing its operating interval and the
-//! window it signals to the DWRED queues that follow it.
+//! Timers and signals between components, for any mechanism that uses them: a meter's timer
+//! ([`crate::conditioner::Meter::timer_period`], e.g. TWAM's operating interval) and the
+//! value it signals ([`crate::conditioner::Meter::on_timer`]), delivered after each route's
+//! delay to the queues that follow that conditioner
+//! ([`crate::aqm::QueueDiscipline::signal_source`], e.g. DWRED) through
+//! [`crate::aqm::Aqm::on_signal`].
 
 use super::Simulation;
-use crate::aqm::AnyAqm;
-use crate::conditioner::AnyMeter;
+use crate::aqm::Aqm;
+use crate::conditioner::Meter;
 use crate::engine::EventKind;
 use crate::sim::Endpoint;
 use crate::units::SimTime;
 
 impl Simulation {
-    // --- TWAM and DWRED ---------------------------------------------------------------
-
-    /// A TWAM closes its operating interval: Eq. 3 from the windows (the senders' cwnd for
-    /// the oracle), then Σ W_k is signalled to the DWRED queues that follow it.
-    pub(super) fn on_twam_tick(&mut self, now: SimTime, ci: usize) {
+    /// Conditioner `ci`'s meter timer fires: it sees the senders' windows, may signal a value
+    /// to the queues that follow it, and is re-armed.
+    pub(super) fn on_timer(&mut self, now: SimTime, ci: usize) {
         for (k, f) in self.flows.iter().enumerate() {
             self.cwnd_buf[k] = match &f.ep {
                 Endpoint::Tcp { sender, .. } => sender.cwnd,
                 Endpoint::Udp { .. } => 0.0,
             };
         }
-        let c = &mut self.conds[ci];
-        let Some(AnyMeter::Twam(t)) = c.meters[0].as_mut() else {
+        let Some(m) = self.conds[ci].meters[0].as_mut() else {
             return;
         };
-        let interval = t.params().interval();
-        let window = t.tick(now, Some(&self.cwnd_buf));
-        self.q.at(now + interval, EventKind::TwamTick(ci as u32));
-        for (k, &(src, _, _, delay)) in self.dwred_targets.iter().enumerate() {
+        let Some(period) = m.timer_period() else {
+            return;
+        };
+        let value = m.on_timer(now, &self.cwnd_buf);
+        self.q.at(now + period, EventKind::Timer(ci as u32));
+        let Some(value) = value else {
+            return;
+        };
+        for (k, &(src, _, _, delay)) in self.signal_routes.iter().enumerate() {
             if src == ci {
-                let bits = (window as f32).to_bits();
-                self.q
-                    .at(now + delay, EventKind::WindowSignal(k as u32, bits));
+                let bits = (value as f32).to_bits();
+                self.q.at(now + delay, EventKind::Signal(k as u32, bits));
             }
         }
     }
 
-    pub(super) fn on_window_signal(&mut self, target: usize, bits: u32) {
-        let (_, d, sub, _) = self.dwred_targets[target];
-        let window = f32::from_bits(bits) as f64;
+    /// A signal reaches the queue of route `route`.
+    pub(super) fn on_signal(&mut self, route: usize, bits: u32) {
+        let (_, d, sub, _) = self.signal_routes[route];
         let dir = &mut self.dirs[d];
         let aqm = match (sub, dir.multi.as_mut()) {
             (Some(i), Some(m)) => &mut m.subs[i].aqm,
             _ => &mut dir.aqm,
         };
-        if let AnyAqm::Dwred(a) = aqm {
-            a.on_window_signal(window);
-        }
+        aqm.on_signal(f32::from_bits(bits) as f64);
     }
 }

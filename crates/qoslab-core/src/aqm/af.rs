@@ -1,0 +1,117 @@
+//! What the AF queues (RIO, WRED, RI+O, DWRED) share: the averaging parameters and the RED
+//! curve of each drop precedence, read from the scenario with their keys.
+
+use super::red::{check_w_q, mean_pkt_size, RedCurve, GENTLE, MEAN_PKT_SIZE, W_Q};
+use super::registry::{FlatCurve, FlatQueue};
+use crate::params::{key_error, KeyError, Param, ParamKind, Table};
+
+/// The averaging shared by the AF queues.
+#[derive(Debug, Clone, Copy)]
+pub struct AfAverage {
+    pub w_q: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub mean_pkt_size: u32,
+}
+
+/// `wait` of the AF queues: off, as in Clark & Fang's RIO and ns-2's dsRED, which spread
+/// drops as p_b / (1 − count·p_b).
+pub const AF_WAIT: Param = Param {
+    name: "wait",
+    kind: ParamKind::Bool,
+    default: "false",
+    doc: "ns-2 Queue/RED's wait_ (dsRED has none: drops spread as p_b/(1 − count·p_b)).",
+};
+
+/// The averaging keys of an AF queue.
+pub const AF_AVERAGE: [Param; 4] = [W_Q, GENTLE, AF_WAIT, MEAN_PKT_SIZE];
+
+/// A drop precedence's curve table.
+pub const fn curve_param(name: &'static str, doc: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Curve,
+        default: "required",
+        doc,
+    }
+}
+
+impl AfAverage {
+    /// w_q 0.002, not gentle, no `wait`, 500-byte mean packets.
+    pub fn read(t: &Table) -> Result<AfAverage, KeyError> {
+        let a = AfAverage {
+            w_q: t.f64("w_q")?.unwrap_or(0.002),
+            gentle: t.bool("gentle")?.unwrap_or(false),
+            wait: t.bool("wait")?.unwrap_or(false),
+            mean_pkt_size: mean_pkt_size(t)?,
+        };
+        check_w_q(t, a.w_q)?;
+        Ok(a)
+    }
+
+    /// Link capacity in mean-size packets per second (RED's idle correction).
+    pub fn ptc(&self, link_bps: u64) -> f64 {
+        link_bps as f64 / (8.0 * self.mean_pkt_size as f64)
+    }
+
+    /// The flat table's averaging keys and curves.
+    pub fn flat(&self, f: &mut FlatQueue<'_>, curves: &[RedCurve]) {
+        f.w_q = self.w_q;
+        f.gentle = self.gentle;
+        f.wait = self.wait;
+        f.mean_pkt_size_bytes = self.mean_pkt_size;
+        f.precedences = flat_curves(curves);
+    }
+}
+
+pub fn flat_curves(curves: &[RedCurve]) -> Vec<FlatCurve> {
+    curves
+        .iter()
+        .map(|c| FlatCurve {
+            min_th: c.min_th,
+            max_th: c.max_th,
+            max_p: c.max_p,
+        })
+        .collect()
+}
+
+/// The curve table `name` `{ min_th, max_th, max_p }`, if given, validated with `gentle`;
+/// errors name `KEY.NAME.min_th` (or the missing or unknown key).
+pub fn read_curve(t: &Table, name: &str, gentle: bool) -> Result<Option<RedCurve>, KeyError> {
+    let Some(ct) = t.table(name)? else {
+        return Ok(None);
+    };
+    let key = t.key(name);
+    if let Some(k) = ct
+        .keys()
+        .find(|k| !matches!(k.as_str(), "min_th" | "max_th" | "max_p"))
+    {
+        return Err(key_error(
+            format!("{key}.{k}"),
+            format!("unknown field `{k}`, expected `min_th`, `max_th` or `max_p`"),
+        ));
+    }
+    let num = |f: &str| match ct.get(f) {
+        Some(toml::Value::Float(x)) => Ok(*x),
+        Some(toml::Value::Integer(i)) => Ok(*i as f64),
+        Some(v) => Err(key_error(
+            format!("{key}.{f}"),
+            format!("expected a number, got {} {v}", v.type_str()),
+        )),
+        None => Err(key_error(key.clone(), format!("missing field `{f}`"))),
+    };
+    let c = RedCurve {
+        min_th: num("min_th")?,
+        max_th: num("max_th")?,
+        max_p: num("max_p")?,
+        gentle,
+    };
+    c.validate()
+        .map_err(|e| key_error(format!("{key}.min_th"), e))?;
+    Ok(Some(c))
+}
+
+/// The curve `name`, which the kind needs (`what` says what it is).
+pub fn need_curve(t: &Table, name: &str, gentle: bool, what: &str) -> Result<RedCurve, KeyError> {
+    read_curve(t, name, gentle)?.ok_or_else(|| key_error(t.key(name), what.to_string()))
+}

@@ -1,0 +1,417 @@
+//! The registry of queue disciplines: the one list of queue kinds.
+//!
+//! Each kind is one file holding its algorithm (an [`Aqm`] state machine) and its
+//! configuration, which implements [`QueueDiscipline`]: the keys it takes ([`Param`]s, with
+//! units, defaults and docs), reading and validating its table, building the state machine
+//! for a link, its flat table for the Python side, and what it can do elsewhere (ns-2 export,
+//! the emulator, signals it listens to). [`queue_registry!`] turns one line per kind into the
+//! typed [`Discipline`] enum, the run-time [`AnyAqm`] enum (dispatched by `match`, no boxing
+//! on the hot path) and every dispatch between them. An unknown kind is an error when the
+//! scenario is read; nothing downstream matches on a kind's name.
+
+use serde::{Serialize, Serializer};
+
+use super::{Aqm, QueueView, Verdict};
+use crate::packet::PacketMeta;
+use crate::params::{key_error, KeyError, Param, Table, LIMIT};
+use crate::rng::SimRng;
+use crate::units::{Limit, SimTime};
+
+/// A queue discipline's configuration: see the module documentation.
+pub trait QueueDiscipline: Sized {
+    /// The state machine it builds.
+    type Runtime: Aqm;
+    /// One line: what it is and where it comes from (for the scenario reference).
+    const DOC: &'static str;
+    /// Its keys, `type` excluded.
+    const PARAMS: &'static [Param];
+    /// Why `key` is not one of its parameters, when there is more to say than that.
+    fn hint(_key: &str) -> &'static str {
+        ""
+    }
+    /// Reads and validates its table; `limit` is the queue's buffer (read by the host).
+    fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError>;
+    /// The state machine for a link of `link_bps` bit/s.
+    fn build(&self, link_bps: u64) -> Self::Runtime;
+    /// Writes its parameters into the flat table the Python side reads.
+    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>);
+    /// How ns-2 expresses it (`limit` is the queue's buffer).
+    fn ns2(&self, limit: Limit) -> Ns2Export;
+    /// Whether the emulator's link daemon can run it on real packets.
+    fn emulable(&self) -> bool {
+        true
+    }
+    /// The conditioner whose window signal it follows, and the signalling delay (ns).
+    fn signal_source(&self) -> Option<(&str, u64)> {
+        None
+    }
+}
+
+/// How ns-2.35 expresses a queue.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ns2Export {
+    /// A `Queue/CLASS` configured with `$q set NAME VALUE` lines; `early_drops` when the
+    /// class drops early (its monitor then snoops early drops).
+    Queue {
+        class: &'static str,
+        settings: Vec<(&'static str, Ns2Value)>,
+        early_drops: bool,
+        /// ECN marking instead of early drops (the senders must be ECN-capable).
+        ecn: bool,
+    },
+    /// One of dsRED's queues, planned with the scenario's conditioners by the exporter.
+    Dsred,
+    /// ns-2 has no counterpart; the reason.
+    Refused(String),
+}
+
+/// A value of an ns-2 setting, formatted by the exporter (Tcl).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Ns2Value {
+    Float(f64),
+    Int(u64),
+    Bool(bool),
+    Str(&'static str),
+}
+
+/// The flat form of a queue table (every key of every kind, unused ones at neutral values):
+/// what the Python side and the ns-2 exporter read.
+#[derive(Serialize)]
+pub struct FlatQueue<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub limit_pkts: Option<u64>,
+    pub limit_bytes: Option<u64>,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub byte_mode: bool,
+    pub mean_pkt_size_bytes: u32,
+    pub ecn: bool,
+    pub mode: &'static str,
+    pub precedences: Vec<FlatCurve>,
+    pub scheduler: &'static str,
+    pub queues: &'a [crate::net::multiqueue::SubQueueConfig],
+    pub rtt_source: &'static str,
+    pub penalty: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dwred_b: Option<f64>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub signal: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal_delay_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_factor: Option<f64>,
+    /// Kind-specific keys of kinds added since the flat form was fixed (e.g. Adaptive RED's).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        flatten,
+        serialize_with = "extra"
+    )]
+    pub extra: Vec<(&'static str, f64)>,
+    pub ns2: Ns2Export,
+}
+
+fn extra<S: Serializer>(v: &[(&'static str, f64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, x) in v {
+        m.serialize_entry(k, x)?;
+    }
+    m.end()
+}
+
+/// One RED curve in the flat form.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FlatCurve {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+}
+
+impl<T: Aqm + ?Sized> Aqm for Box<T> {
+    #[inline]
+    fn on_enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        q: QueueView,
+        rng: &mut SimRng,
+    ) -> Verdict {
+        (**self).on_enqueue(now, pkt, q, rng)
+    }
+    fn on_idle(&mut self, now: SimTime) {
+        (**self).on_idle(now)
+    }
+    fn average(&self) -> Option<f64> {
+        (**self).average()
+    }
+    fn averages(&self) -> [f64; 3] {
+        (**self).averages()
+    }
+    fn on_reverse(&mut self, now: SimTime, pkt: &PacketMeta) {
+        (**self).on_reverse(now, pkt)
+    }
+    fn wants_reverse(&self) -> bool {
+        (**self).wants_reverse()
+    }
+    fn set_path_rtts(&mut self, rtts: &[SimTime]) {
+        (**self).set_path_rtts(rtts)
+    }
+    fn on_signal(&mut self, value: f64) {
+        (**self).on_signal(value)
+    }
+}
+
+/// One line per queue kind: `"type" => Variant(Config => Runtime)`. Generates [`Discipline`],
+/// [`AnyAqm`], [`QUEUE_TYPES`] and the dispatch between them.
+macro_rules! queue_registry {
+    ($( $(#[$doc:meta])* $name:literal => $variant:ident($config:ty => $runtime:ty) ),* $(,)?) => {
+        /// A queue discipline with its resolved parameters, one variant per kind.
+        #[derive(Debug, Clone)]
+        pub enum Discipline {
+            $( $(#[$doc])* $variant($config), )*
+        }
+
+        /// The run-time queue disciplines, dispatched by `match` (no boxing on the hot path).
+        #[derive(Debug, Clone)]
+        pub enum AnyAqm {
+            $( $(#[$doc])* $variant($runtime), )*
+        }
+
+        /// Every queue kind's `type`, in registry order.
+        pub const QUEUE_TYPES: &[&str] = &[$($name),*];
+
+        impl Discipline {
+            /// The `type` of this kind.
+            pub fn type_name(&self) -> &'static str {
+                match self { $( Discipline::$variant(_) => $name, )* }
+            }
+            /// The documentation line and keys of kind `name`.
+            pub fn describe(name: &str) -> Option<(&'static str, &'static [Param])> {
+                match name {
+                    $( $name => Some((<$config as QueueDiscipline>::DOC, <$config as QueueDiscipline>::PARAMS)), )*
+                    _ => None,
+                }
+            }
+            fn from_kind(name: &str, t: &toml::Table, key: &str, limit: Limit) -> Option<Result<Self, KeyError>> {
+                match name {
+                    $( $name => Some(
+                        Table::new(t, key, $name, <$config as QueueDiscipline>::PARAMS, <$config as QueueDiscipline>::hint)
+                            .and_then(|t| <$config as QueueDiscipline>::from_table(&t, limit))
+                            .map(Discipline::$variant)
+                    ), )*
+                    _ => None,
+                }
+            }
+            /// The state machine for a link of `link_bps` bit/s.
+            pub fn build(&self, link_bps: u64) -> AnyAqm {
+                match self { $( Discipline::$variant(c) => AnyAqm::$variant(c.build(link_bps)), )* }
+            }
+            pub fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+                match self { $( Discipline::$variant(c) => c.flat(f), )* }
+            }
+            pub fn ns2(&self, limit: Limit) -> Ns2Export {
+                match self { $( Discipline::$variant(c) => c.ns2(limit), )* }
+            }
+            pub fn emulable(&self) -> bool {
+                match self { $( Discipline::$variant(c) => c.emulable(), )* }
+            }
+            pub fn signal_source(&self) -> Option<(&str, u64)> {
+                match self { $( Discipline::$variant(c) => c.signal_source(), )* }
+            }
+        }
+
+        impl Aqm for AnyAqm {
+            #[inline]
+            fn on_enqueue(&mut self, now: SimTime, pkt: &PacketMeta, q: QueueView, rng: &mut SimRng) -> Verdict {
+                match self { $( AnyAqm::$variant(a) => a.on_enqueue(now, pkt, q, rng), )* }
+            }
+            #[inline]
+            fn on_idle(&mut self, now: SimTime) {
+                match self { $( AnyAqm::$variant(a) => a.on_idle(now), )* }
+            }
+            fn average(&self) -> Option<f64> {
+                match self { $( AnyAqm::$variant(a) => a.average(), )* }
+            }
+            fn averages(&self) -> [f64; 3] {
+                match self { $( AnyAqm::$variant(a) => a.averages(), )* }
+            }
+            fn on_reverse(&mut self, now: SimTime, pkt: &PacketMeta) {
+                match self { $( AnyAqm::$variant(a) => a.on_reverse(now, pkt), )* }
+            }
+            fn wants_reverse(&self) -> bool {
+                match self { $( AnyAqm::$variant(a) => a.wants_reverse(), )* }
+            }
+            fn set_path_rtts(&mut self, rtts: &[SimTime]) {
+                match self { $( AnyAqm::$variant(a) => a.set_path_rtts(rtts), )* }
+            }
+            fn on_signal(&mut self, value: f64) {
+                match self { $( AnyAqm::$variant(a) => a.on_signal(value), )* }
+            }
+        }
+    };
+}
+
+use super::{ared, droptail, dwred, fdd_red, red, rio, rio_plus_o, wred};
+use crate::net::multiqueue;
+
+queue_registry! {
+    /// Tail drop at the buffer limit.
+    "droptail" => DropTail(droptail::DropTailConfig => droptail::DropTail),
+    /// RED (Floyd & Jacobson 1993, as ns-2.35's Queue/RED).
+    "red" => Red(red::RedConfig => red::Red),
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001, as ns-2.35's Queue/RED with adaptive_ 1).
+    "ared" => Ared(ared::AredConfig => ared::AdaptiveRed),
+    /// RIO (Clark & Fang 1998), coupled (RIO-C) or decoupled (RIO-D).
+    "rio" => Rio(rio::RioConfig => rio::Rio),
+    /// WRED: one average, a RED curve per drop precedence.
+    "wred" => Wred(wred::WredConfig => wred::Wred),
+    /// RI+O (Kim 1999): RIO-C plus OUT parameters on avg_total − avg_in.
+    "rio_plus_o" => RioPlusO(rio_plus_o::RioPlusOConfig => rio_plus_o::RioPlusO),
+    /// DWRED (Bouras & Sevasti): OUT thresholds from a TWAM's window signal.
+    "dwred" => Dwred(dwred::DwredConfig => dwred::Dwred),
+    /// Several physical queues served by a scheduler; the physical queues hold the
+    /// disciplines, the direction's own is a tail drop.
+    "multi" => Multi(multiqueue::MultiConfig => droptail::DropTail),
+    /// FDD-RED (Hashemi et al.): RED decides when, a fair-dropping index whose packet.
+    "fdd_red" => FddRed(fdd_red::FddRedConfig => Box<fdd_red::FddRed>),
+}
+
+/// One queue: its buffer limit and discipline, and the key path of its table (for errors
+/// found after the conditioners resolve).
+#[derive(Debug, Clone)]
+pub struct QueueConfig {
+    pub limit: Limit,
+    pub discipline: Discipline,
+    pub key: String,
+}
+
+impl QueueConfig {
+    /// Reads the queue table at `key` (a link's `queue`, `queue_ab`, `queue_ba`, or a physical
+    /// queue of a multi queue).
+    pub fn from_table(t: &toml::Table, key: &str) -> Result<QueueConfig, KeyError> {
+        let kind = match t.get("type") {
+            Some(toml::Value::String(s)) => s.as_str(),
+            Some(v) => {
+                return Err(key_error(
+                    format!("{key}.type"),
+                    format!("expected a queue type (a string), got {} {v}", v.type_str()),
+                ))
+            }
+            None => return Err(key_error(key, "missing field `type`")),
+        };
+        let limit = match t.get(LIMIT.name) {
+            None => Limit::Packets(50),
+            Some(_) => read_limit(t, key)?,
+        };
+        if matches!(limit, Limit::Packets(0) | Limit::Bytes(0)) {
+            return Err(key_error(
+                format!("{key}.limit"),
+                "the queue limit must be positive",
+            ));
+        }
+        let discipline = Discipline::from_kind(kind, t, key, limit).unwrap_or_else(|| {
+            let list: Vec<String> = QUEUE_TYPES.iter().map(|c| format!("`{c}`")).collect();
+            Err(key_error(
+                format!("{key}.type"),
+                format!(
+                    "unknown variant `{kind}`, expected one of {}",
+                    list.join(", ")
+                ),
+            ))
+        })?;
+        Ok(QueueConfig {
+            limit,
+            discipline,
+            key: key.to_string(),
+        })
+    }
+
+    /// A DropTail queue of the default limit (a link's queue when none is given).
+    pub fn droptail(key: &str) -> QueueConfig {
+        QueueConfig {
+            limit: Limit::Packets(50),
+            discipline: Discipline::DropTail(droptail::DropTailConfig),
+            key: key.to_string(),
+        }
+    }
+
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        self.discipline.type_name()
+    }
+
+    /// The physical queues of a multi queue (none for other kinds).
+    pub fn subqueues(&self) -> &[multiqueue::SubQueueConfig] {
+        match &self.discipline {
+            Discipline::Multi(m) => &m.queues,
+            _ => &[],
+        }
+    }
+
+    /// This queue and, for a multi queue, each physical queue (with its index).
+    pub fn with_subqueues(&self) -> impl Iterator<Item = (Option<usize>, &QueueConfig)> {
+        std::iter::once((None, self)).chain(
+            self.subqueues()
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (Some(i), &s.queue)),
+        )
+    }
+}
+
+/// The `limit` key, read before the kind's own keys.
+fn read_limit(t: &toml::Table, key: &str) -> Result<Limit, KeyError> {
+    let mut only = toml::Table::new();
+    if let Some(v) = t.get(LIMIT.name) {
+        only.insert(LIMIT.name.into(), v.clone());
+    }
+    let tt = Table::new(&only, key, "any", &[LIMIT], |_| "")?;
+    Ok(tt.limit(LIMIT.name)?.expect("present"))
+}
+
+impl Serialize for QueueConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (limit_pkts, limit_bytes) = match self.limit {
+            Limit::Packets(p) => (Some(p), None),
+            Limit::Bytes(b) => (None, Some(b)),
+        };
+        let mut f = FlatQueue {
+            kind: self.type_name(),
+            limit_pkts,
+            limit_bytes,
+            min_th: 0.0,
+            max_th: 0.0,
+            max_p: 0.0,
+            w_q: 0.0,
+            gentle: false,
+            wait: true,
+            byte_mode: false,
+            mean_pkt_size_bytes: 500,
+            ecn: false,
+            mode: "",
+            precedences: Vec::new(),
+            scheduler: "",
+            queues: &[],
+            rtt_source: "",
+            penalty: "",
+            dwred_b: None,
+            signal: "",
+            signal_delay_ns: None,
+            in_factor: None,
+            extra: Vec::new(),
+            ns2: self.discipline.ns2(self.limit),
+        };
+        self.discipline.flat(&mut f);
+        f.serialize(s)
+    }
+}

@@ -1,0 +1,320 @@
+//! Mechanism parameters: how a mechanism declares its keys ([`Param`]: name, kind, unit,
+//! default, doc) and reads them from its scenario table ([`Table`]). The declarations are the
+//! single source of the keys a mechanism accepts, of the error for a key it does not, of the
+//! JSON Schema (`qoslab schema`) and of the generated scenario reference; the reader gives
+//! every error the full key path, which the scenario layer locates in the source file.
+
+use serde::Serialize;
+
+use crate::units::{self, Limit};
+
+/// An error at one key of the scenario: the full key path and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError {
+    pub key: String,
+    pub message: String,
+}
+
+/// A [`KeyError`] at `key`.
+pub fn key_error(key: impl Into<String>, message: impl Into<String>) -> KeyError {
+    KeyError {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+/// The type of a parameter's value, as written in the scenario file.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ParamKind {
+    /// A number; `min`/`max` bound it, `*_open` says whether the bound itself is excluded.
+    Number {
+        min: Option<f64>,
+        max: Option<f64>,
+        min_open: bool,
+        max_open: bool,
+    },
+    /// A whole number at least `min`.
+    Integer {
+        min: u64,
+    },
+    Bool,
+    /// A duration string such as "26ms".
+    Duration,
+    /// A rate string such as "1.2Mbps".
+    Rate,
+    /// A size string such as "500B".
+    Bytes,
+    /// A queue limit such as "100pkts" or "64KB".
+    Limit,
+    /// A RED curve table `{ min_th, max_th, max_p }` (thresholds in packets).
+    Curve,
+    /// One of a fixed set of words.
+    Choice {
+        choices: &'static [&'static str],
+    },
+    /// A name (of another component).
+    Name,
+    /// A list of tables, each described by `params`.
+    Tables {
+        #[serde(skip)]
+        params: &'static [Param],
+    },
+}
+
+/// A number in the open interval (min, max).
+pub const fn open(min: f64, max: f64) -> ParamKind {
+    ParamKind::Number {
+        min: Some(min),
+        max: Some(max),
+        min_open: true,
+        max_open: true,
+    }
+}
+
+/// A number in (min, max].
+pub const fn open_closed(min: f64, max: f64) -> ParamKind {
+    ParamKind::Number {
+        min: Some(min),
+        max: Some(max),
+        min_open: true,
+        max_open: false,
+    }
+}
+
+/// A number at least `min`.
+pub const fn at_least(min: f64) -> ParamKind {
+    ParamKind::Number {
+        min: Some(min),
+        max: None,
+        min_open: false,
+        max_open: false,
+    }
+}
+
+/// One key of a mechanism's table.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Param {
+    pub name: &'static str,
+    #[serde(flatten)]
+    pub kind: ParamKind,
+    /// The default as it would be written, or "required", or a sentence.
+    pub default: &'static str,
+    pub doc: &'static str,
+}
+
+/// The `limit` key every single queue takes.
+pub const LIMIT: Param = Param {
+    name: "limit",
+    kind: ParamKind::Limit,
+    default: "50pkts",
+    doc: "Buffer size, in packets or bytes (ns-2's default limit).",
+};
+
+/// A mechanism's table being read: the TOML table at `key` (the `type` key excluded), the
+/// kind's name for messages and its declared parameters.
+pub struct Table<'a> {
+    t: &'a toml::Table,
+    key: &'a str,
+    kind: &'static str,
+}
+
+impl<'a> Table<'a> {
+    /// Checks that every key of `t` (but `type`) is one of `params`; `hint(key)` adds a
+    /// sentence to the error for a key that belongs elsewhere.
+    pub fn new(
+        t: &'a toml::Table,
+        key: &'a str,
+        kind: &'static str,
+        params: &[Param],
+        hint: fn(&str) -> &'static str,
+    ) -> Result<Table<'a>, KeyError> {
+        if let Some(k) = t
+            .keys()
+            .filter(|k| k.as_str() != "type")
+            .find(|k| !params.iter().any(|p| p.name == k.as_str()))
+        {
+            let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+            return Err(key_error(
+                format!("{key}.{k}"),
+                format!(
+                    "`{k}` is not a parameter of a {kind} queue (it takes {}){}",
+                    names.join(", "),
+                    hint(k)
+                ),
+            ));
+        }
+        Ok(Table { t, key, kind })
+    }
+
+    /// The full key path of `name`.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}.{name}", self.key)
+    }
+
+    /// The kind's name (e.g. "red").
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.t.contains_key(name)
+    }
+
+    fn wrong(&self, name: &str, what: &str, v: &toml::Value) -> KeyError {
+        key_error(
+            self.key(name),
+            format!("expected {what}, got {} {v}", v.type_str()),
+        )
+    }
+
+    pub fn f64(&self, name: &str) -> Result<Option<f64>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::Float(x)) => Ok(Some(*x)),
+            Some(toml::Value::Integer(i)) => Ok(Some(*i as f64)),
+            Some(v) => Err(self.wrong(name, "a number", v)),
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> Result<Option<bool>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.wrong(name, "true or false", v)),
+        }
+    }
+
+    pub fn u32(&self, name: &str) -> Result<Option<u32>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::Integer(i)) => u32::try_from(*i).map(Some).map_err(|_| {
+                key_error(
+                    self.key(name),
+                    format!("expected a whole number 0..={}, got {i}", u32::MAX),
+                )
+            }),
+            Some(v) => Err(self.wrong(name, "a whole number", v)),
+        }
+    }
+
+    pub fn str(&self, name: &str) -> Result<Option<&'a str>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(s.as_str())),
+            Some(v) => Err(self.wrong(name, "a string", v)),
+        }
+    }
+
+    fn unit<T>(
+        &self,
+        name: &str,
+        what: &str,
+        parse: fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => {
+                parse(s).map(Some).map_err(|e| key_error(self.key(name), e))
+            }
+            Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) => Err(key_error(
+                self.key(name),
+                format!("{v} has no unit: expected {what}"),
+            )),
+            Some(v) => Err(self.wrong(name, what, v)),
+        }
+    }
+
+    /// A duration, in ns.
+    pub fn duration(&self, name: &str) -> Result<Option<u64>, KeyError> {
+        self.unit(
+            name,
+            "a duration string such as \"26ms\"",
+            units::parse_duration,
+        )
+    }
+
+    /// A size, in bytes.
+    pub fn bytes(&self, name: &str) -> Result<Option<u64>, KeyError> {
+        self.unit(name, "a size string such as \"500B\"", units::parse_bytes)
+    }
+
+    pub fn limit(&self, name: &str) -> Result<Option<Limit>, KeyError> {
+        self.unit(
+            name,
+            "a queue limit such as \"100pkts\" or \"64KB\"",
+            units::parse_limit,
+        )
+    }
+
+    /// One of `choices`.
+    pub fn choice(
+        &self,
+        name: &str,
+        choices: &[&'static str],
+    ) -> Result<Option<&'static str>, KeyError> {
+        let Some(s) = self.str(name)? else {
+            return Ok(None);
+        };
+        choices
+            .iter()
+            .copied()
+            .find(|c| *c == s)
+            .map(Some)
+            .ok_or_else(|| {
+                let list: Vec<String> = choices.iter().map(|c| format!("`{c}`")).collect();
+                key_error(
+                    self.key(name),
+                    format!("unknown variant `{s}`, expected {}", one_of(&list)),
+                )
+            })
+    }
+
+    /// A sub-table (e.g. a RED curve), checked against `params`.
+    pub fn table(&self, name: &str) -> Result<Option<&'a toml::Table>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::Table(t)) => Ok(Some(t)),
+            Some(v) => Err(self.wrong(name, "a table", v)),
+        }
+    }
+
+    /// A list of tables.
+    pub fn tables(&self, name: &str) -> Result<Option<Vec<&'a toml::Table>>, KeyError> {
+        match self.t.get(name) {
+            None => Ok(None),
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    toml::Value::Table(t) => Ok(t),
+                    v => Err(key_error(
+                        format!("{}[{i}]", self.key(name)),
+                        format!("expected a table, got {} {v}", v.type_str()),
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(v) => Err(self.wrong(name, "a list of tables", v)),
+        }
+    }
+
+    /// `v`, or an error at `name` saying that the kind needs it (`what` describes it).
+    pub fn required<T>(&self, name: &str, v: Option<T>, what: &str) -> Result<T, KeyError> {
+        v.ok_or_else(|| {
+            key_error(
+                self.key(name),
+                format!("a {} queue needs {what}", self.kind),
+            )
+        })
+    }
+}
+
+/// "`a`, `b` or `c`".
+fn one_of(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
