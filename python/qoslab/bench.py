@@ -85,7 +85,7 @@ def _worker(name: str, duration_scale: float) -> None:
         d = sc.resolved["duration_ns"] * duration_scale / 1e9
         sc = sc.with_overrides([f'duration="{d:g}s"', f'measurement.end="{d:g}s"', 'measurement.start="0s"'])
     t0 = time.perf_counter()
-    raw = _core.simulate(sc.text, sc.source, 1, [], None, 1)
+    raw = _core.simulate_resolved(sc.core, 1, [], None, 1)
     wall = time.perf_counter() - t0
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(

@@ -28,7 +28,16 @@ class Scenario:
     def __init__(self, text: str, source: str = "<scenario>") -> None:
         self.text = text
         self.source = source
-        self.resolved: dict[str, Any] = _core.resolve_scenario(text, source)
+        #: The typed scenario the core resolved (parsed once; runs reuse it).
+        self.core = _core.resolve(text, source)
+        self.resolved: dict[str, Any] = self.core.table()
+
+    def __getstate__(self) -> dict[str, str]:
+        # The core's typed form does not pickle: a copy in another process parses it again.
+        return {"text": self.text, "source": self.source}
+
+    def __setstate__(self, state: dict[str, str]) -> None:
+        self.__init__(state["text"], state["source"])  # type: ignore[misc]
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<string>") -> Scenario:

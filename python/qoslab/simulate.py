@@ -176,7 +176,7 @@ def run(
     for link, d, path in captures or []:
         cap.append((sc.link_direction_index(link, d), str(path)))
     t0 = time.perf_counter()
-    raw = _core.simulate(sc.text, sc.source, seed, cap, progress)
+    raw = _core.simulate_resolved(sc.core, seed, cap, progress)
     wall = time.perf_counter() - t0
 
     names = [f["name"] for f in sc.resolved["flows"]]

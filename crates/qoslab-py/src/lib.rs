@@ -113,6 +113,29 @@ fn resolve_scenario<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bo
     toml_to_py(py, &sc.to_toml_value())
 }
 
+/// A parsed, validated and resolved scenario, kept typed on the Rust side so that a run does
+/// not parse its TOML again.
+#[pyclass(frozen, module = "qoslab._core")]
+struct Resolved {
+    inner: Scenario,
+}
+
+#[pymethods]
+impl Resolved {
+    /// The resolved scenario as a dict (the flat form the Python side reads).
+    fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        toml_to_py(py, &self.inner.to_toml_value())
+    }
+}
+
+/// Parses and validates scenario TOML once, for [`simulate_resolved`] and [`Resolved::table`].
+#[pyfunction]
+fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
+    Ok(Resolved {
+        inner: parse(text, file)?,
+    })
+}
+
 fn cols<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<f64>) -> PyResult<()> {
     d.set_item(name, v.into_pyarray(py))
 }
@@ -134,7 +157,32 @@ fn simulate<'py>(
     chunks: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(text, file)?;
-    let mut sim = catch_unwind(|| Simulation::new(&sc, seed)).map_err(|_| {
+    run(py, &sc, seed, captures, progress, chunks)
+}
+
+/// [`simulate`] for a scenario resolved once by [`resolve`].
+#[pyfunction]
+#[pyo3(signature = (scenario, seed, captures=Vec::new(), progress=None, chunks=100))]
+fn simulate_resolved<'py>(
+    py: Python<'py>,
+    scenario: &Resolved,
+    seed: u64,
+    captures: Vec<(usize, String)>,
+    progress: Option<Bound<'py, PyAny>>,
+    chunks: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    run(py, &scenario.inner, seed, captures, progress, chunks)
+}
+
+fn run<'py>(
+    py: Python<'py>,
+    sc: &Scenario,
+    seed: u64,
+    captures: Vec<(usize, String)>,
+    progress: Option<Bound<'py, PyAny>>,
+    chunks: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut sim = catch_unwind(|| Simulation::new(sc, seed)).map_err(|_| {
         PyRuntimeError::new_err("internal error while building the simulation (please report it)")
     })?;
     for (dir, path) in captures {
@@ -427,6 +475,12 @@ fn simulate<'py>(
     Ok(out)
 }
 
+/// The JSON Schema of the scenario format, generated from the core's declarations.
+#[pyfunction]
+fn scenario_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    toml_to_py(py, &qoslab_core::scenario::schema::json_schema())
+}
+
 /// A codepoint's drop precedence in a RIO/WRED queue (AFx1/EF 0, AFx2 1, else 2): the rule
 /// the simulator uses, for the Python side (ns-2 export, comparisons) to share.
 #[pyfunction]
@@ -443,8 +497,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         concat!(env!("CARGO_PKG_VERSION"), "+", env!("QOSLAB_SOURCE_HASH")),
     )?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
+    m.add_class::<Resolved>()?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_resolved, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(drop_precedence, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(table_to_toml, m)?)?;
     Ok(())
 }

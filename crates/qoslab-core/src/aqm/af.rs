@@ -36,6 +36,16 @@ pub const fn curve_param(name: &'static str, doc: &'static str) -> Param {
     }
 }
 
+/// An optional drop precedence's curve table.
+pub const fn optional_curve_param(name: &'static str, doc: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Curve,
+        default: "none",
+        doc,
+    }
+}
+
 impl AfAverage {
     /// w_q 0.002, not gentle, no `wait`, 500-byte mean packets.
     pub fn read(t: &Table) -> Result<AfAverage, KeyError> {

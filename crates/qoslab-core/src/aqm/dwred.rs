@@ -15,7 +15,7 @@
 //! saw nothing) leaves the thresholds as they are. Averaging, idle correction and count
 //! spreading are RED's, over one average of the whole physical queue, as in [`super::Wred`].
 
-use super::af::{curve_param, read_curve, AF_WAIT};
+use super::af::{read_curve, AF_WAIT};
 use super::ewma::AvgQueue;
 use super::red::{mean_pkt_size, RedCurve, RedDropper, MAX_P, MEAN_PKT_SIZE, W_Q};
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
@@ -50,9 +50,9 @@ impl QueueDiscipline for DwredConfig {
         W_Q,
         AF_WAIT,
         MEAN_PKT_SIZE,
-        curve_param(
+        super::af::optional_curve_param(
             "in",
-            "A static IN curve (optional; without it IN packets are only tail-dropped).",
+            "A static IN curve (without it IN packets are only tail-dropped).",
         ),
         Param {
             name: "b",

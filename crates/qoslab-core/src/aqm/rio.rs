@@ -142,7 +142,7 @@ pub struct RioConfig {
 /// The `in`, `mid` and `out` curve keys of RIO and WRED.
 pub const PRECEDENCE_CURVES: [Param; 3] = [
     curve_param("in", "Curve of precedence 0 (AFx1, IN, green)."),
-    curve_param(
+    super::af::optional_curve_param(
         "mid",
         "Curve of precedence 1 (AFx2) when three precedences are used (optional).",
     ),

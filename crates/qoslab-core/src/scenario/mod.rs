@@ -7,6 +7,7 @@ mod flat;
 mod flow;
 pub mod locate;
 mod markers;
+pub mod schema;
 pub mod spec;
 mod topology;
 

@@ -1,0 +1,58 @@
+"""The scenario JSON Schema and the generated reference page (docs/scenario-reference.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import qoslab
+from qoslab import schema
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_reference_page_is_up_to_date():
+    page = ROOT / "docs" / "scenario-reference.md"
+    assert page.read_text() == schema.reference_markdown(), (
+        "docs/scenario-reference.md is stale: regenerate it with "
+        "`qoslab schema --markdown > docs/scenario-reference.md`"
+    )
+
+
+def test_schema_lists_every_queue_kind_and_its_keys():
+    s = schema.json_schema()
+    kinds = {q["properties"]["type"]["const"]: q for q in s["$defs"]["queue"]["oneOf"]}
+    assert {"droptail", "red", "ared", "rio", "wred", "rio_plus_o", "dwred", "multi", "fdd_red"} <= set(kinds)
+    red = kinds["red"]
+    assert red["required"] == ["type", "min_th", "max_th"]
+    assert red["properties"]["max_p"]["exclusiveMinimum"] == 0.0
+    assert "Default: 0.1." in red["properties"]["max_p"]["description"]
+
+
+def test_every_shipped_scenario_validates_against_the_schema():
+    # A small validator for the subset of JSON Schema the generator uses (no dependency).
+    s = schema.json_schema()
+
+    def check(v, sch, path):
+        if "$ref" in sch:
+            sch = s["$defs"][sch["$ref"].rsplit("/", 1)[1]]
+        if "oneOf" in sch:
+            tag = v.get("type")
+            alts = [a for a in sch["oneOf"] if a["properties"]["type"].get("const") == tag]
+            assert alts, f"{path}: unknown type {tag!r}"
+            return check(v, alts[0], path)
+        if sch.get("type") == "object" or "properties" in sch:
+            assert isinstance(v, dict), path
+            for k in sch.get("required", []):
+                assert k in v, f"{path}: missing {k}"
+            for k, x in v.items():
+                assert k in sch["properties"], f"{path}: unknown key {k}"
+                check(x, sch["properties"][k], f"{path}.{k}")
+        elif sch.get("type") == "array":
+            assert isinstance(v, list), path
+            for i, x in enumerate(v):
+                check(x, sch["items"], f"{path}[{i}]")
+        elif "enum" in sch:
+            assert v in sch["enum"], f"{path}: {v!r}"
+
+    for p in sorted((ROOT / "scenarios").glob("*.toml")):
+        check(qoslab.load_scenario(p).table(), s, p.name)
