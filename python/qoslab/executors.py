@@ -1,6 +1,6 @@
 """Where the runs of a sweep are computed.
 
-Every executor takes :class:`~qoslab.sweep.RunTask` values and calls ``on_done(task, output)``
+Every executor takes :class:`~qoslab.tasks.RunTask` values and calls ``on_done(task, output)``
 in the coordinator's thread for each result; ``on_done`` returns the tasks to submit next (a
 retry). Workers only compute; they never touch the store.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
 
-from qoslab.sweep import RunOutput, RunTask, execute, failure
+from qoslab.tasks import RunOutput, RunTask, execute, failure
 
 OnDone = Callable[[RunTask, RunOutput], Iterable[RunTask]]
 
@@ -373,6 +373,27 @@ class JobqueueExecutor:
                 client.close()
         finally:
             cluster.close()
+
+
+def check_executor_options(name: str, *, scheduler: str | None = None, job_script: bool = False) -> None:
+    """Raises :class:`ExecutorError` for an unknown executor ``name``, a ``scheduler`` address
+    for anything but dask, or a request for a ``job_script`` from anything but slurm/pbs."""
+    if name not in EXECUTORS:
+        raise ExecutorError(f"unknown executor {name!r} (expected one of: {', '.join(EXECUTORS)})")
+    if scheduler is not None and name != "dask":
+        raise ExecutorError("--scheduler needs --executor dask")
+    if job_script and name not in ("slurm", "pbs"):
+        raise ExecutorError("--print-job-script needs --executor slurm or pbs")
+
+
+def job_script(kind: str, opts: JobqueueOptions) -> str:
+    """The batch script one job of a ``kind`` ("slurm" or "pbs") cluster would submit; nothing
+    is submitted."""
+    cluster = build_jobqueue_cluster(kind, opts)
+    try:
+        return str(cluster.job_script())
+    finally:
+        cluster.close()
 
 
 def make_executor(

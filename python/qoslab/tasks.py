@@ -1,0 +1,242 @@
+"""What a worker computes: a :class:`RunTask` in, a :class:`RunOutput` out.
+
+Workers run :func:`execute`, which never raises: an exception becomes a failed output. The
+executors (:mod:`qoslab.executors`) ship tasks to workers and outputs back; the sweep coordinator
+(:mod:`qoslab.sweep`) makes the tasks and stores the outputs. Both import this module, neither
+imports the other at module level.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+import time
+import traceback as tb
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from qoslab import _core
+from qoslab.scenario import Scenario
+from qoslab.store import RunKey
+
+if TYPE_CHECKING:
+    from qoslab.simulate import Result
+
+#: Environment variable naming a file to which every worker appends one JSON line per
+#: computation (an audit log of what was computed, independent of the store).
+COMPUTE_LOG_ENV = "QOSLAB_COMPUTE_LOG"
+
+
+# -- tasks and outputs -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """What a worker needs to compute one run (plain data, cheap to pickle)."""
+
+    key: RunKey
+    scenario_text: str
+    scenario_source: str
+    metrics: tuple[str, ...] = ()
+    attempt: int = 1
+
+
+@dataclass
+class RunOutput:
+    """What a worker sends back: tables and metrics, or the error that stopped the run."""
+
+    key: RunKey
+    ok: bool
+    worker: str
+    version: str
+    started_at: float
+    finished_at: float
+    wall_time_s: float = 0.0
+    error: str | None = None
+    traceback: str | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    summary: dict[str, Any] | None = None
+    flows: pd.DataFrame | None = None
+    queues: pd.DataFrame | None = None
+    series_queue: pd.DataFrame | None = None
+    series_flow: pd.DataFrame | None = None
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def failure(task: RunTask, error: str, *, worker: str = "?", trace: str | None = None) -> RunOutput:
+    """A failed output for ``task`` produced outside the worker (the worker died, the cluster
+    lost the task)."""
+    now = time.time()
+    return RunOutput(
+        key=task.key,
+        ok=False,
+        worker=worker,
+        version=task.key.version,
+        started_at=now,
+        finished_at=now,
+        error=error,
+        traceback=trace,
+    )
+
+
+# -- metrics ---------------------------------------------------------------------------------------
+
+
+#: The metrics every run records (see :func:`standard_metrics`).
+STANDARD_METRICS = (
+    "fairness_index",
+    "aggregate_throughput_bps",
+    "throughput_std_bps",
+    "utilization",
+    "drops_total",
+    "drops_bottleneck",
+    "drops_bottleneck_early",
+    "drops_bottleneck_forced",
+    "drops_bottleneck_overflow",
+    "drop_rate_bottleneck_pps",
+    "timeouts",
+    "retransmitted_packets",
+    "queue_mean_pkts",
+    "avg_queue_mean_pkts",
+    "events",
+    "packet_hops",
+)
+
+
+def standard_metrics(res: Result, summary: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """The metrics every run records (bottleneck = the scenario's measurement bottleneck, its
+    busier direction; drops over the whole run, throughputs over the measurement window).
+    ``summary`` is ``res.summary()`` if the caller has it already."""
+    s = summary if summary is not None else res.summary()
+    d = s["drops"]
+    dur = s["duration_s"]
+    f = res.flows
+    q = res.series_queue
+    b = res.bottleneck
+    qname = f"{b['link_name']}:{b['direction']}"
+    w0, w1 = s["measurement_window_s"]
+    inq = q[(q["queue"] == qname) & (q["time_s"] >= w0) & (q["time_s"] <= w1)]
+    return {
+        "fairness_index": float(s["fairness_index"]),
+        "aggregate_throughput_bps": float(s["aggregate_throughput_bps"]),
+        "throughput_std_bps": float(s["throughput_std_bps"]),
+        "utilization": float(s["utilization"]),
+        "drops_total": float(d["total"]),
+        "drops_bottleneck": float(d["bottleneck"]),
+        "drops_bottleneck_early": float(d["bottleneck_early"]),
+        "drops_bottleneck_forced": float(d["bottleneck_forced"]),
+        "drops_bottleneck_overflow": float(d["bottleneck_overflow"]),
+        "drop_rate_bottleneck_pps": float(d["bottleneck"]) / dur if dur > 0 else float("nan"),
+        "timeouts": float(f["timeouts"].sum()),
+        "retransmitted_packets": float(f["retransmitted_packets"].sum()),
+        "queue_mean_pkts": float(inq["queue_packets"].mean()) if len(inq) else float("nan"),
+        "avg_queue_mean_pkts": float(inq["avg_queue"].mean()) if len(inq) else float("nan"),
+        "events": float(res.events),
+        "packet_hops": float(res.packet_hops),
+    }
+
+
+def resolve_metric_function(spec: str) -> Callable[[Result], Mapping[str, float]]:
+    """``"package.module:function"`` → the function (which takes a :class:`Result` and returns a
+    mapping of metric names to numbers)."""
+    if ":" not in spec:
+        raise ValueError(f"metric function {spec!r}: expected MODULE:FUNCTION")
+    mod, _, name = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module(mod), name)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"metric function {spec!r}: {e}") from None
+    if not callable(fn):
+        raise ValueError(f"metric function {spec!r} is not callable")
+    return fn
+
+
+def _log_computation(task: RunTask, ok: bool, wall: float) -> None:
+    path = os.environ.get(COMPUTE_LOG_ENV)
+    if not path:
+        return
+    line = json.dumps(
+        {
+            "scenario_sha256": task.key.scenario_sha256,
+            "seed": task.key.seed,
+            "version": task.key.version,
+            "attempt": task.attempt,
+            "ok": ok,
+            "pid": os.getpid(),
+            "wall_time_s": wall,
+        }
+    )
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def execute(task: RunTask) -> RunOutput:
+    """Computes one run (in a worker). Never raises for a failing run: the error and traceback
+    are returned in a failed :class:`RunOutput`."""
+    from qoslab.simulate import run as run_sim
+
+    started = time.time()
+    t0 = time.perf_counter()
+    who = worker_name()
+    try:
+        sc = Scenario(task.scenario_text, task.scenario_source)
+        if sc.sha256() != task.key.scenario_sha256:
+            raise RuntimeError("the scenario's hash differs on this worker (another qoslab build?)")
+        res = run_sim(sc, task.key.seed)
+        if res.violations:
+            raise RuntimeError("conservation check failed: " + "; ".join(res.violations))
+        summary = res.summary()
+        metrics = standard_metrics(res, summary)
+        for spec in task.metrics:
+            extra = resolve_metric_function(spec)(res)
+            metrics.update({str(k): float(v) for k, v in extra.items()})
+        flows = res.flows.copy()
+        flows.insert(0, "flow", np.arange(len(flows)))
+        queues = res.links.copy()
+        queues.insert(
+            0, "queue", [f"{n}:{d}" for n, d in zip(queues["link_name"], queues["direction"], strict=True)]
+        )
+        wall = time.perf_counter() - t0
+        _log_computation(task, True, wall)
+        return RunOutput(
+            key=task.key,
+            ok=True,
+            worker=who,
+            version=_core.__version__,
+            started_at=started,
+            finished_at=time.time(),
+            wall_time_s=wall,
+            metrics=metrics,
+            summary=summary,
+            flows=flows,
+            queues=queues,
+            series_queue=res.series_queue,
+            series_flow=res.series_flow,
+        )
+    except Exception as e:  # noqa: BLE001 — every failure of a run is data for the store
+        wall = time.perf_counter() - t0
+        _log_computation(task, False, wall)
+        msg = str(e.args[0]) if isinstance(e, _core.ScenarioError) and e.args else str(e)
+        return RunOutput(
+            key=task.key,
+            ok=False,
+            worker=who,
+            version=_core.__version__,
+            started_at=started,
+            finished_at=time.time(),
+            wall_time_s=wall,
+            error=f"{type(e).__name__}: {msg}".splitlines()[0] if msg else type(e).__name__,
+            traceback=tb.format_exc(),
+        )
