@@ -291,18 +291,9 @@ def _executor(
     interface: str | None,
     print_job_script: bool,
 ):
-    from qoslab.executors import (
-        EXECUTORS,
-        ExecutorError,
-        JobqueueOptions,
-        build_jobqueue_cluster,
-        make_executor,
-    )
+    from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
-    if name not in EXECUTORS:
-        raise ExecutorError(f"unknown executor {name!r} (expected one of: {', '.join(EXECUTORS)})")
-    if scheduler is not None and name != "dask":
-        raise ExecutorError("--scheduler needs --executor dask")
+    check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
     opts = None
     if name in ("slurm", "pbs"):
         opts = JobqueueOptions(
@@ -319,14 +310,8 @@ def _executor(
             interface=interface,
         )
         if print_job_script:
-            cluster = build_jobqueue_cluster(name, opts)
-            try:
-                typer.echo(cluster.job_script())
-            finally:
-                cluster.close()
+            typer.echo(job_script(name, opts))
             raise typer.Exit(0)
-    elif print_job_script:
-        raise ExecutorError("--print-job-script needs --executor slurm or pbs")
     return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts)
 
 
@@ -381,21 +366,14 @@ def sweep(
     print_job_script: PrintScriptOpt = False,
 ) -> None:
     """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
-    import pandas as pd
     from rich.console import Console
 
     from qoslab import sweep as sw
-    from qoslab.results import load
-    from qoslab.stats import seed_ranges, summarize
+    from qoslab.stats import mean_ci_table, seed_ranges
     from qoslab.store import Store
 
     with _Errors(resumable=True):
-        axes: dict[str, list[str]] = {}
-        for g in grid or []:
-            k, vals = sw.parse_grid(g)
-            if k in axes:
-                raise sw.GridError(f"--grid {k}: the key is given twice")
-            axes[k] = vals
+        axes = sw.parse_axes(grid or [])
         base = _load(scenario, set_)
         points = sw.override_points(base, axes)
         seed_values = sw.seed_list(seeds, first_seed)
@@ -417,46 +395,20 @@ def sweep(
             interface,
             print_job_script,
         )
-        show_metrics = [m.strip() for m in show.split(",") if m.strip()]
-        unknown = [m for m in show_metrics if m not in sw.STANDARD_METRICS]
-        if unknown and not metric:
-            raise ValueError(
-                f"--show: unknown metric {', '.join(unknown)} (known: {', '.join(sw.STANDARD_METRICS)})"
-            )
+        show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
             rep = sw.run_sweep(specs, st, ex, retries=retries, label=label)
-            runs = load(st, "runs", keys=[s.key for s in specs], expand_params=False)
-        # parameters as the sweep gave them, for the table
-        pmap = {(s.key.scenario_sha256, s.key.seed): s.params for s in specs}
-        for k in axes:
-            runs[k] = [pmap[(h, sd)][k] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
-        ok = runs[runs["status"] == "ok"]
-        missing = [m for m in show_metrics if m not in ok.columns]
-        if missing and not ok.empty:
-            raise ValueError(f"--show: the runs have no metric {', '.join(missing)}")
-        con = Console()
-        if not ok.empty:
-            stats = summarize(ok, show_metrics, by=list(axes))
-            seeds_s = seed_ranges(seed_values)
-            rows = []
-            groups = stats.groupby(list(axes), sort=False) if axes else [((), stats)]
-            for key, g in groups:
-                key = key if isinstance(key, tuple) else (key,)
-                row = {**dict(zip(axes, map(str, key), strict=True)), "n": str(int(g["n"].iloc[0]))}
-                for m in show_metrics:
-                    r = g[g["metric"] == m].iloc[0]
-                    row[m] = _pm(r["mean"], r["half_width"])
-                rows.append(row)
+            runs = sw.sweep_runs(st, specs, axes)
+        stats = sw.sweep_statistics(runs, show_metrics, by=list(axes))
+        if stats is not None:
             _print_table(
-                con,
-                pd.DataFrame(rows),
-                f"sweep {label}: {base.name}, seeds {seeds_s}, qoslab {_core.__version__} "
+                Console(),
+                mean_ci_table(stats, show_metrics, by=list(axes)),
+                f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
                 "(mean ± 95% CI half-width over seeds)",
             )
             if out is not None:
-                out.mkdir(parents=True, exist_ok=True)
-                runs.drop(columns=["series_queue", "series_flow"]).to_csv(out / "runs.csv", index=False)
-                stats.assign(version=_core.__version__).to_csv(out / "stats.csv", index=False)
+                sw.write_sweep_tables(out, runs, stats)
                 typer.echo(f"wrote {out}/runs.csv and {out}/stats.csv")
         typer.echo(
             f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
@@ -465,18 +417,6 @@ def sweep(
     _report_failures(rep.failed, rep.total)
     if rep.failed:
         raise typer.Exit(2)
-
-
-def _pm(mean: float, half: float) -> str:
-    import math
-
-    if math.isnan(mean):
-        return "n/a"
-    big = abs(mean) >= 1e4
-    m = f"{mean:.0f}" if big else f"{mean:.4g}"
-    if math.isnan(half):
-        return m
-    return f"{m} ± {half:.0f}" if big else f"{m} ± {half:.2g}"
 
 
 def _print_table(con, df, title: str) -> None:
@@ -616,7 +556,7 @@ def results(
         with Store(store, create=False) as st:
             if check:
                 problems = st.verify()
-                n = st.query("SELECT COUNT(*) AS n FROM runs")["n"].iloc[0]
+                n = st.count_runs()
                 for p in problems:
                     typer.echo(f"problem: {p}", err=True)
                 if problems:
@@ -624,13 +564,7 @@ def results(
                 typer.echo(f"{st.db_path}: {n} runs, consistent")
                 return
             if sweeps:
-                df = st.query(
-                    "SELECT sr.sweep AS sweep, COUNT(*) AS runs, SUM(r.status = 'ok') AS ok, "
-                    "SUM(r.status = 'failed') AS failed, COUNT(DISTINCT r.scenario_sha256) AS scenarios, "
-                    "MIN(r.seed) AS min_seed, MAX(r.seed) AS max_seed, "
-                    "GROUP_CONCAT(DISTINCT r.version) AS versions "
-                    "FROM sweep_runs sr JOIN runs r ON r.id = sr.run_id GROUP BY sr.sweep ORDER BY sr.sweep"
-                )
+                df = res_mod.sweeps(st)
             else:
                 df = res_mod.load(st, table, sweep=sweep, scenario=scenario, status=status, version=version)
         if export is not None:
@@ -641,22 +575,7 @@ def results(
         typer.echo("no runs match" if not sweeps else "no sweeps in the store")
         return
     if table == "runs" and not sweeps:
-        cols = [
-            "run_id",
-            "scenario",
-            "scenario_sha256",
-            "seed",
-            "version",
-            "status",
-            "attempts",
-            "wall_time_s",
-            "sweep",
-            "fairness_index",
-            "drops_bottleneck",
-            "error",
-        ]
-        df = df[[c for c in cols if c in df.columns]].copy()
-        df["scenario_sha256"] = df["scenario_sha256"].str[:12]
+        df = res_mod.runs_overview(df)
     shown = df if limit <= 0 else df.tail(limit)
     title = f"{'sweeps' if sweeps else table}: {len(df)} rows" + (
         f" (last {len(shown)}; --limit 0 for all)" if len(shown) < len(df) else ""

@@ -142,6 +142,49 @@ def load(
             st.close()
 
 
+def sweeps(store: str | Path | Store | None = None) -> pd.DataFrame:
+    """One row per sweep in the store, by name: its runs, how many succeeded and failed, the
+    number of distinct scenarios, the lowest and highest seed and the qoslab versions
+    (comma-separated)."""
+    st = store if isinstance(store, Store) else Store(store, create=False)
+    try:
+        return st.query(
+            "SELECT sr.sweep AS sweep, COUNT(*) AS runs, SUM(r.status = 'ok') AS ok, "
+            "SUM(r.status = 'failed') AS failed, COUNT(DISTINCT r.scenario_sha256) AS scenarios, "
+            "MIN(r.seed) AS min_seed, MAX(r.seed) AS max_seed, "
+            "GROUP_CONCAT(DISTINCT r.version) AS versions "
+            "FROM sweep_runs sr JOIN runs r ON r.id = sr.run_id GROUP BY sr.sweep ORDER BY sr.sweep"
+        )
+    finally:
+        if not isinstance(store, Store):
+            st.close()
+
+
+#: The columns of the ``runs`` table worth a glance (:func:`runs_overview`).
+OVERVIEW_COLUMNS = (
+    "run_id",
+    "scenario",
+    "scenario_sha256",
+    "seed",
+    "version",
+    "status",
+    "attempts",
+    "wall_time_s",
+    "sweep",
+    "fairness_index",
+    "drops_bottleneck",
+    "error",
+)
+
+
+def runs_overview(runs: pd.DataFrame) -> pd.DataFrame:
+    """The :data:`OVERVIEW_COLUMNS` that ``runs`` (the ``runs`` table of :func:`load`) has, with
+    the scenario hash cut to 12 hex digits: a table that fits a terminal."""
+    df = runs[[c for c in OVERVIEW_COLUMNS if c in runs.columns]].copy()
+    df["scenario_sha256"] = df["scenario_sha256"].str[:12]
+    return df
+
+
 def scenario_text(store: str | Path | Store | None, sha256: str) -> str:
     """The TOML text of a stored scenario, by its hash."""
     st = store if isinstance(store, Store) else Store(store, create=False)

@@ -208,6 +208,34 @@ def summarize(
     return pd.DataFrame(rows)
 
 
+def fmt_pm(mean: float, half: float) -> str:
+    """``mean ± half`` for a table: no decimals from 10^4 up, 4 significant digits below (the
+    half-width to 2); ``n/a`` for a NaN mean, the mean alone for a NaN half-width."""
+    if math.isnan(mean):
+        return "n/a"
+    big = abs(mean) >= 1e4
+    m = f"{mean:.0f}" if big else f"{mean:.4g}"
+    if math.isnan(half):
+        return m
+    return f"{m} ± {half:.0f}" if big else f"{m} ± {half:.2g}"
+
+
+def mean_ci_table(stats: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] = ()) -> pd.DataFrame:
+    """A wide table of :func:`summarize`'s output: one row per group of ``by`` with the group's
+    values, the number of seeds ``n`` and one ``mean ± 95% CI half-width`` column per metric
+    (strings, :func:`fmt_pm`), groups in the order they appear."""
+    rows: list[dict[str, str]] = []
+    groups = stats.groupby(list(by), sort=False) if by else [((), stats)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        row = {**dict(zip(by, map(str, key), strict=True)), "n": str(int(g["n"].iloc[0]))}
+        for m in metrics:
+            r = g[g["metric"] == m].iloc[0]
+            row[m] = fmt_pm(r["mean"], r["half_width"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def comparison_row(published: float, est: Estimate) -> dict:
     """The columns of a comparison table: published value, our mean ± CI, whether the published
     value lies inside the CI and inside the range of seeds, and the relative difference."""

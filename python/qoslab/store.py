@@ -313,6 +313,11 @@ class Store:
         with self._guard():
             return pd.read_sql_query(sql, self.conn, params=list(params))
 
+    def count_runs(self) -> int:
+        """The number of runs in the store (successful or failed, every version)."""
+        with self._guard():
+            return int(self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
     # -- writing ----------------------------------------------------------------------------------
 
     def _ensure_columns(self, table: str, df: pd.DataFrame) -> None:

@@ -1,0 +1,142 @@
+"""The library behind `qoslab sweep` and `qoslab results`: grid and metric parsing, statistics
+tables over seeds, the sweeps listing and the run count of the store."""
+
+import math
+
+import pandas as pd
+import pytest
+
+import qoslab
+import qoslab.results
+from conftest import SCENARIOS
+from qoslab.executors import (
+    ExecutorError,
+    SerialExecutor,
+    check_executor_options,
+)
+from qoslab.stats import fmt_pm, mean_ci_table, summarize, t_ppf
+from qoslab.store import Store
+from qoslab.sweep import (
+    STANDARD_METRICS,
+    GridError,
+    override_points,
+    parse_axes,
+    parse_metric_names,
+    plan,
+    run_sweep,
+    sweep_runs,
+    sweep_statistics,
+    write_sweep_tables,
+)
+
+S1 = str(SCENARIOS / "fdd-red-s1.toml")
+SHORT = ["duration=5s", "measurement.start=0s", "measurement.end=5s"]
+
+
+def test_parse_axes_keeps_the_order_and_refuses_a_repeated_key():
+    assert parse_axes(["b=1,2", "a=[1, 2],3"]) == {"b": ["1", "2"], "a": ["[1, 2]", "3"]}
+    assert list(parse_axes(["b=1", "a=2"])) == ["b", "a"]
+    assert parse_axes([]) == {}
+    with pytest.raises(GridError, match="--grid b: the key is given twice"):
+        parse_axes(["b=1", "a=2", "b=3"])
+
+
+def test_parse_metric_names_checks_standard_names_unless_metric_functions_add_some():
+    assert parse_metric_names(" fairness_index, utilization ,") == ["fairness_index", "utilization"]
+    with pytest.raises(ValueError, match=r"--show: unknown metric foo \(known: fairness_index,"):
+        parse_metric_names("fairness_index,foo")
+    assert parse_metric_names("foo", ["m:f"]) == ["foo"]
+    assert set(parse_metric_names(",".join(STANDARD_METRICS))) == set(STANDARD_METRICS)
+
+
+def test_fmt_pm():
+    assert fmt_pm(0.758491, 1.2345) == "0.7585 ± 1.2"
+    assert fmt_pm(865920.4, 315114.3) == "865920 ± 315114"
+    assert fmt_pm(-12345.6, 7.0) == "-12346 ± 7"
+    assert fmt_pm(5.0, math.nan) == "5"
+    assert fmt_pm(math.nan, 1.0) == "n/a"
+
+
+def test_mean_ci_table_is_the_closed_form_t_interval_per_group():
+    runs = pd.DataFrame(
+        {
+            "delay": ["10ms"] * 3 + ["5ms"] * 3,
+            "seed": [1, 2, 3] * 2,
+            "x": [1.0, 2.0, 3.0, 10.0, 10.0, 10.0],
+            "y": [0.0, 0.0, 6.0, 1.0, 2.0, 3.0],
+        }
+    )
+    stats = summarize(runs, ["x", "y"], by=["delay"])
+    t = mean_ci_table(stats, ["x", "y"], by=["delay"])
+    assert list(t.columns) == ["delay", "n", "x", "y"]
+    assert list(t["delay"]) == ["10ms", "5ms"]  # the order of appearance, not sorted
+    assert list(t["n"]) == ["3", "3"]
+    half = t_ppf(0.975, 2) * 1.0 / math.sqrt(3)  # std 1 over 3 seeds
+    assert half == pytest.approx(2.484, abs=1e-3)
+    assert t["x"].iloc[0] == f"2 ± {half:.2g}" == "2 ± 2.5"
+    assert t["x"].iloc[1] == "10 ± 0"
+    assert t["y"].iloc[1] == "2 ± 2.5"
+    whole = mean_ci_table(summarize(runs, ["x"]), ["x"])
+    assert list(whole.columns) == ["n", "x"] and list(whole["n"]) == ["6"]
+
+
+def test_sweep_statistics_uses_only_successful_runs():
+    runs = pd.DataFrame(
+        {"status": ["ok", "ok", "failed"], "seed": [1, 2, 3], "x": [1.0, 3.0, float("nan")], "k": ["a"] * 3}
+    )
+    s = sweep_statistics(runs, ["x"], by=["k"])
+    assert s is not None and list(s["n"]) == [2] and list(s["mean"]) == [2.0] and list(s["seeds"]) == ["1-2"]
+    assert sweep_statistics(runs[runs["status"] == "failed"], ["x"]) is None
+    with pytest.raises(ValueError, match="--show: the runs have no metric z"):
+        sweep_statistics(runs, ["x", "z"])
+
+
+def test_check_executor_options():
+    check_executor_options("local")
+    check_executor_options("dask", scheduler="tcp://h:1")
+    check_executor_options("slurm", job_script=True)
+    with pytest.raises(ExecutorError, match="unknown executor 'nope'"):
+        check_executor_options("nope")
+    with pytest.raises(ExecutorError, match="--scheduler needs --executor dask"):
+        check_executor_options("local", scheduler="tcp://h:1")
+    with pytest.raises(ExecutorError, match="--print-job-script needs --executor slurm or pbs"):
+        check_executor_options("dask", scheduler="tcp://h:1", job_script=True)
+
+
+def test_sweeps_listing_run_count_and_sweep_tables(tmp_path):
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    axes = parse_axes(["link.bottleneck.delay=10ms,20ms"])
+    points = override_points(base, axes)
+    a = plan(points, [1], "a")
+    b = plan(points[:1], [2, 3], "b", ["sweep_helpers:fail_on_seed_2"])
+    with Store(tmp_path / "st") as st:
+        assert st.count_runs() == 0
+        run_sweep(a, st, SerialExecutor(), progress=False, retries=0)
+        run_sweep(b, st, SerialExecutor(), progress=False, retries=0)
+        # a: 10ms and 20ms, seed 1; b: 10ms seed 2 (fails) and seed 3
+        assert st.count_runs() == 4
+        listing = qoslab.results.sweeps(st)
+        runs_a = sweep_runs(st, a, axes)
+        runs_b = sweep_runs(st, b, axes)
+    assert list(listing["sweep"]) == ["a", "b"]
+    cols = ["runs", "ok", "failed", "scenarios", "min_seed", "max_seed"]
+    assert listing[cols].values.tolist() == [[2, 2, 0, 2, 1, 1], [2, 1, 1, 1, 2, 3]]
+    assert list(listing["versions"]) == [qoslab.__version__] * 2
+    pd.testing.assert_frame_equal(qoslab.results.sweeps(tmp_path / "st"), listing)
+
+    assert list(runs_a["link.bottleneck.delay"]) == ["10ms", "20ms"] and list(runs_a["seed"]) == [1, 1]
+    assert list(runs_b["link.bottleneck.delay"]) == ["10ms", "10ms"]
+    assert list(runs_b["seed"]) == [2, 3] and list(runs_b["status"]) == ["failed", "ok"]
+    view = qoslab.results.runs_overview(runs_b)
+    assert list(view.columns) == [c for c in qoslab.results.OVERVIEW_COLUMNS if c in runs_b.columns]
+    assert "fairness_index" in view.columns and "series_queue" not in view.columns
+    full = runs_b["scenario_sha256"]
+    assert all(len(h) == 12 and f.startswith(h) for h, f in zip(view["scenario_sha256"], full, strict=True))
+
+    stats = sweep_statistics(runs_b, ["fairness_index"], by=list(axes))
+    assert stats is not None and list(stats["n"]) == [1] and list(stats["seeds"]) == ["3"]
+    runs_csv, stats_csv = write_sweep_tables(tmp_path / "out", runs_b, stats)
+    back = pd.read_csv(runs_csv)
+    assert len(back) == 2 and not {"series_queue", "series_flow"} & set(back.columns)
+    st_back = pd.read_csv(stats_csv)
+    assert set(st_back["version"]) == {qoslab.__version__} and list(st_back["n"]) == [1]
