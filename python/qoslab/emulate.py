@@ -266,14 +266,14 @@ def check_supported(sc: Scenario) -> None:
                 f"conditioner[{i}] ({c['name']}): a twam marker is not emulated (it needs the "
                 "simulator's periodic window updates); run it with `qoslab run`"
             )
+    # Each queue discipline says itself whether the link daemon can run it (its `emulable`).
     for lk in sc.resolved["links"]:
         for d in ("queue_ab", "queue_ba"):
             q = lk[d]
-            kinds = [q["type"], *(sub.get("queue", {}).get("type") for sub in q.get("queues", []))]
-            for kind in ("dwred", "fdd_red"):
-                if kind in kinds:
+            for x in (q, *(sub["queue"] for sub in q.get("queues", []))):
+                if not x.get("emulable", True):
                     raise EmulationError(
-                        f"link {lk['name']!r} {d}: a {kind} queue is not emulated (it needs the "
+                        f"link {lk['name']!r} {d}: a {x['type']} queue is not emulated (it needs the "
                         "simulator's signalling or reverse-path hooks); run it with `qoslab run`"
                     )
 

@@ -115,6 +115,8 @@ pub struct FlatQueue<'a> {
     )]
     pub extra: Vec<(&'static str, f64)>,
     pub ns2: Ns2Export,
+    /// Whether the emulator's link daemon can run it ([`QueueDiscipline::emulable`]).
+    pub emulable: bool,
 }
 
 fn extra<S: Serializer>(v: &[(&'static str, f64)], s: S) -> Result<S::Ok, S::Error> {
@@ -410,6 +412,7 @@ impl Serialize for QueueConfig {
             in_factor: None,
             extra: Vec::new(),
             ns2: self.discipline.ns2(self.limit),
+            emulable: self.discipline.emulable(),
         };
         self.discipline.flat(&mut f);
         f.serialize(s)

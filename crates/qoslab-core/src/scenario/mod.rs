@@ -5,6 +5,7 @@
 mod conditioner;
 mod flat;
 mod flow;
+mod keys;
 pub mod locate;
 mod markers;
 pub mod schema;
