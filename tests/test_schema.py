@@ -56,3 +56,18 @@ def test_every_shipped_scenario_validates_against_the_schema():
 
     for p in sorted((ROOT / "scenarios").glob("*.toml")):
         check(qoslab.load_scenario(p).table(), s, p.name)
+
+
+def test_cli_prints_the_schema_and_the_reference():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "qoslab.cli", "schema"], capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out)["title"] == "qoslab scenario"
+    md = subprocess.run(
+        [sys.executable, "-m", "qoslab.cli", "schema", "--markdown"], capture_output=True, text=True, check=True
+    ).stdout
+    assert md == schema.reference_markdown()

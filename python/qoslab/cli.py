@@ -583,6 +583,19 @@ def results(
     _print_table(con, shown, title)
 
 
+@app.command()
+def schema(
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="The scenario reference page instead of the JSON Schema.")
+    ] = False,
+) -> None:
+    """Print the JSON Schema of scenario files (every key, type, unit, default, range), generated
+    from the core; --markdown prints docs/scenario-reference.md."""
+    from qoslab import schema as sch
+
+    typer.echo(sch.reference_markdown() if markdown else sch.json_text(), nl=False)
+
+
 @app.command("export-ns2")
 def export_ns2(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
