@@ -67,7 +67,6 @@ def test_cli_prints_the_schema_and_the_reference():
         [sys.executable, "-m", "qoslab.cli", "schema"], capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(out)["title"] == "qoslab scenario"
-    md = subprocess.run(
-        [sys.executable, "-m", "qoslab.cli", "schema", "--markdown"], capture_output=True, text=True, check=True
-    ).stdout
+    cmd = [sys.executable, "-m", "qoslab.cli", "schema", "--markdown"]
+    md = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     assert md == schema.reference_markdown()
