@@ -117,6 +117,10 @@ pub struct Table<'a> {
     t: &'a toml::Table,
     key: &'a str,
     kind: &'static str,
+    /// "queue" or "meter", for messages.
+    noun: &'static str,
+    /// For a member of a group (`count`): a list value gives member `i` its element `i`.
+    member: Option<usize>,
 }
 
 impl<'a> Table<'a> {
@@ -129,6 +133,30 @@ impl<'a> Table<'a> {
         params: &[Param],
         hint: fn(&str) -> &'static str,
     ) -> Result<Table<'a>, KeyError> {
+        Table::with_noun(t, key, kind, "queue", None, params, hint)
+    }
+
+    /// A meter's table, for group member `member` (list values are per member).
+    pub fn meter(
+        t: &'a toml::Table,
+        key: &'a str,
+        kind: &'static str,
+        member: usize,
+        params: &[Param],
+        hint: fn(&str) -> &'static str,
+    ) -> Result<Table<'a>, KeyError> {
+        Table::with_noun(t, key, kind, "meter", Some(member), params, hint)
+    }
+
+    fn with_noun(
+        t: &'a toml::Table,
+        key: &'a str,
+        kind: &'static str,
+        noun: &'static str,
+        member: Option<usize>,
+        params: &[Param],
+        hint: fn(&str) -> &'static str,
+    ) -> Result<Table<'a>, KeyError> {
         if let Some(k) = t
             .keys()
             .filter(|k| k.as_str() != "type")
@@ -138,13 +166,27 @@ impl<'a> Table<'a> {
             return Err(key_error(
                 format!("{key}.{k}"),
                 format!(
-                    "`{k}` is not a parameter of a {kind} queue (it takes {}){}",
+                    "`{k}` is not a parameter of a {kind} {noun} (it takes {}){}",
                     names.join(", "),
                     hint(k)
                 ),
             ));
         }
-        Ok(Table { t, key, kind })
+        Ok(Table {
+            t,
+            key,
+            kind,
+            noun,
+            member,
+        })
+    }
+
+    /// The value of `name`: for a group member, element `i` of a list.
+    fn get(&self, name: &str) -> Option<&'a toml::Value> {
+        match (self.t.get(name), self.member) {
+            (Some(toml::Value::Array(a)), Some(i)) => a.get(i),
+            (v, _) => v,
+        }
     }
 
     /// The full key path of `name`.
@@ -155,6 +197,11 @@ impl<'a> Table<'a> {
     /// The kind's name (e.g. "red").
     pub fn kind(&self) -> &'static str {
         self.kind
+    }
+
+    /// A rate, in bit/s.
+    pub fn rate(&self, name: &str) -> Result<Option<u64>, KeyError> {
+        self.unit(name, "a rate string such as \"1.2Mbps\"", units::parse_rate)
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -169,7 +216,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn f64(&self, name: &str) -> Result<Option<f64>, KeyError> {
-        match self.t.get(name) {
+        match self.get(name) {
             None => Ok(None),
             Some(toml::Value::Float(x)) => Ok(Some(*x)),
             Some(toml::Value::Integer(i)) => Ok(Some(*i as f64)),
@@ -178,7 +225,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn bool(&self, name: &str) -> Result<Option<bool>, KeyError> {
-        match self.t.get(name) {
+        match self.get(name) {
             None => Ok(None),
             Some(toml::Value::Boolean(b)) => Ok(Some(*b)),
             Some(v) => Err(self.wrong(name, "true or false", v)),
@@ -186,7 +233,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn u32(&self, name: &str) -> Result<Option<u32>, KeyError> {
-        match self.t.get(name) {
+        match self.get(name) {
             None => Ok(None),
             Some(toml::Value::Integer(i)) => u32::try_from(*i).map(Some).map_err(|_| {
                 key_error(
@@ -199,7 +246,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn str(&self, name: &str) -> Result<Option<&'a str>, KeyError> {
-        match self.t.get(name) {
+        match self.get(name) {
             None => Ok(None),
             Some(toml::Value::String(s)) => Ok(Some(s.as_str())),
             Some(v) => Err(self.wrong(name, "a string", v)),
@@ -212,7 +259,7 @@ impl<'a> Table<'a> {
         what: &str,
         parse: fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, KeyError> {
-        match self.t.get(name) {
+        match self.get(name) {
             None => Ok(None),
             Some(toml::Value::String(s)) => {
                 parse(s).map(Some).map_err(|e| key_error(self.key(name), e))
@@ -304,7 +351,7 @@ impl<'a> Table<'a> {
         v.ok_or_else(|| {
             key_error(
                 self.key(name),
-                format!("a {} queue needs {what}", self.kind),
+                format!("a {} {} needs {what}", self.kind, self.noun),
             )
         })
     }

@@ -280,6 +280,199 @@ impl Meter for Ard {
     }
 }
 
+// --- scenario keys ----------------------------------------------------------------------
+
+use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
+use crate::params::{at_least, key_error, KeyError, Param, ParamKind, Table};
+
+/// ARM: ARD's parameters with `p_drop` = 0 (a marker that never drops).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ArmParams(pub ArdParams);
+
+const fn key(
+    name: &'static str,
+    kind: ParamKind,
+    default: &'static str,
+    doc: &'static str,
+) -> Param {
+    Param {
+        name,
+        kind,
+        default,
+        doc,
+    }
+}
+
+const ARM_KEYS: [Param; 8] = [
+    key(
+        "tpr_max",
+        ParamKind::Rate,
+        "required",
+        "The SLA rate, the maximum TPR.",
+    ),
+    key(
+        "bucket",
+        at_least(0.0),
+        "60",
+        "Leaky bucket size b, packets.",
+    ),
+    key(
+        "t_rd",
+        at_least(0.0),
+        "15",
+        "Re-marking threshold T_rd, packets.",
+    ),
+    key(
+        "max_rem",
+        at_least(0.0),
+        "0.5",
+        "Maximum re-marking probability MAX_rem.",
+    ),
+    key(
+        "tau",
+        ParamKind::Duration,
+        "0.1s",
+        "Sampling period τ; the TPR interval is n·τ.",
+    ),
+    key(
+        "n",
+        ParamKind::Integer { min: 1 },
+        "1000",
+        "τ per TPR interval.",
+    ),
+    key(
+        "packet_size",
+        ParamKind::Bytes,
+        "1000B",
+        "The unit of token counts.",
+    ),
+    key(
+        "drop_order",
+        ParamKind::Choice {
+            choices: &["before_remark", "among_remarked"],
+        },
+        "before_remark",
+        "Where ARD's dropper acts: before re-marking, or among the re-marked packets.",
+    ),
+];
+
+/// ARM/ARD parameters with the paper's defaults (b = 60, T_rd = 15, MAX_rem = 0.5,
+/// τ = 0.1 s, n = 1000, P_drop = 0.02 for ARD and 0 for ARM, 1000-byte packets).
+fn read_ard(t: &Table, p_drop: f64) -> Result<ArdParams, KeyError> {
+    let tpr_max = t.rate("tpr_max")?.ok_or_else(|| {
+        key_error(
+            t.key("tpr_max"),
+            format!(
+                "an {} marker needs `tpr_max` (the SLA rate, e.g. \"1.2Mbps\")",
+                t.kind()
+            ),
+        )
+    })?;
+    if tpr_max == 0 {
+        return Err(key_error(t.key("tpr_max"), "tpr_max must be positive"));
+    }
+    let tau = t.duration("tau")?.unwrap_or(100_000_000);
+    let n = u64::from(t.u32("n")?.unwrap_or(1000));
+    if tau == 0 || n == 0 {
+        return Err(key_error(
+            t.key(if tau == 0 { "tau" } else { "n" }),
+            "tau and n must be positive (the TPR interval is n·tau)",
+        ));
+    }
+    let packet_size = t.bytes("packet_size")?.unwrap_or(1000);
+    Ok(ArdParams {
+        tpr_max,
+        bucket_pkts: t.f64("bucket")?.unwrap_or(60.0),
+        t_rd_pkts: t.f64("t_rd")?.unwrap_or(15.0),
+        max_rem: t.f64("max_rem")?.unwrap_or(0.5),
+        interval: tau.saturating_mul(n),
+        p_drop,
+        packet_size: u32::try_from(packet_size)
+            .map_err(|_| key_error(t.key("packet_size"), "packet_size is too large"))?,
+        drop_order: match t.choice("drop_order", &["before_remark", "among_remarked"])? {
+            Some("among_remarked") => DropOrder::AmongRemarked,
+            _ => DropOrder::BeforeRemark,
+        },
+    })
+}
+
+fn ard_flat<'a>(p: &'a ArdParams, f: &mut FlatMeter<'a>) {
+    f.ard = Some(p);
+}
+
+fn ard_hint(key: &str) -> &'static str {
+    match key {
+        "mode" => ": ARM and ARD always read the hosts' IN/OUT marks: remove `mode`",
+        "p_drop" => ": an arm marker never drops: use type = \"ard\" for a dropper",
+        _ => "",
+    }
+}
+
+impl MeterKind for ArmParams {
+    type Runtime = Ard;
+    const DOC: &'static str = "Hur's Adaptive Regulating Marker: a leaky bucket filled at an adaptive Temporary Permitted Rate re-marks the aggregate's IN packets.";
+    const PARAMS: &'static [Param] = &ARM_KEYS;
+    const SCOPE: ScopeRule =
+        ScopeRule::Aggregate("an arm marker acts on the aggregate: scope must be \"aggregate\"");
+    const RED_DROPS: bool = true;
+    fn hint(key: &str) -> &'static str {
+        ard_hint(key)
+    }
+    fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
+        read_ard(t, 0.0).map(ArmParams)
+    }
+    fn check(&self) -> Result<(), String> {
+        self.0.validate()
+    }
+    fn build(&self) -> Ard {
+        Ard::new(self.0)
+    }
+    fn flat<'a>(&'a self, f: &mut FlatMeter<'a>) {
+        ard_flat(&self.0, f);
+    }
+}
+
+impl MeterKind for ArdParams {
+    type Runtime = Ard;
+    const DOC: &'static str = "Hur's Adaptive Regulating Drop marker: ARM plus an aggregate dropper of IN packets (P_drop).";
+    const PARAMS: &'static [Param] = &[
+        ARM_KEYS[0],
+        ARM_KEYS[1],
+        ARM_KEYS[2],
+        ARM_KEYS[3],
+        ARM_KEYS[4],
+        ARM_KEYS[5],
+        ARM_KEYS[6],
+        ARM_KEYS[7],
+        key(
+            "p_drop",
+            at_least(0.0),
+            "0.02",
+            "The dropper's probability P_drop.",
+        ),
+    ];
+    const SCOPE: ScopeRule =
+        ScopeRule::Aggregate("an ard marker acts on the aggregate: scope must be \"aggregate\"");
+    const RED_DROPS: bool = true;
+    fn hint(key: &str) -> &'static str {
+        ard_hint(key)
+    }
+    fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
+        let p_drop = t.f64("p_drop")?.unwrap_or(0.02);
+        read_ard(t, p_drop)
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> Ard {
+        Ard::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut FlatMeter<'a>) {
+        ard_flat(self, f);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

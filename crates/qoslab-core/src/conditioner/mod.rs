@@ -32,6 +32,7 @@
 
 pub mod ard;
 pub mod probe;
+pub mod registry;
 pub mod srtcm;
 pub mod token_bucket;
 pub mod trtcm;
@@ -44,7 +45,7 @@ use crate::packet::PacketMeta;
 use crate::rng::SimRng;
 use crate::units::SimTime;
 
-pub use ard::{Ard, ArdParams, DropOrder};
+pub use ard::{Ard, ArdParams, ArmParams, DropOrder};
 pub use probe::{IncreaseRule, ProbeMarker, ProbeParams};
 pub use srtcm::{SrTcm, SrTcmParams};
 pub use token_bucket::{TokenBucket, TokenBucketParams};
@@ -227,167 +228,7 @@ impl Bucket {
     }
 }
 
-/// The configuration of one meter: which algorithm, with its parameters under the RFC
-/// symbols (rates in bit/s, sizes in bytes, `win_len` in ns). The scenario layer resolves
-/// its unit strings into this and builds the meter with [`MeterSpec::build`]. Serialised with
-/// a `type` tag (`"token_bucket"`, `"srtcm"`, `"trtcm"`, `"tsw2cm"`, `"tsw3cm"`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum MeterSpec {
-    TokenBucket(TokenBucketParams),
-    Srtcm(SrTcmParams),
-    Trtcm(TrTcmParams),
-    Tsw2cm(Tsw2cmParams),
-    Tsw3cm(Tsw3cmParams),
-    /// ARM (`p_drop` = 0) or ARD.
-    Ard(ArdParams),
-    /// TWAM (aggregate marker with per-flow state).
-    Twam(TwamParams),
-    /// The adaptive probe marker (per flow).
-    Probe(ProbeParams),
-}
-
-impl MeterSpec {
-    /// The `type` tag.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            MeterSpec::TokenBucket(_) => "token_bucket",
-            MeterSpec::Srtcm(_) => "srtcm",
-            MeterSpec::Trtcm(_) => "trtcm",
-            MeterSpec::Tsw2cm(_) => "tsw2cm",
-            MeterSpec::Tsw3cm(_) => "tsw3cm",
-            MeterSpec::Ard(p) if p.p_drop == 0.0 => "arm",
-            MeterSpec::Ard(_) => "ard",
-            MeterSpec::Twam(_) => "twam",
-            MeterSpec::Probe(_) => "probe",
-        }
-    }
-
-    /// Checks the parameters; the message names the offending parameter and what was expected.
-    pub fn validate(&self) -> Result<(), String> {
-        match self {
-            MeterSpec::TokenBucket(p) => p.validate(),
-            MeterSpec::Srtcm(p) => p.validate(),
-            MeterSpec::Trtcm(p) => p.validate(),
-            MeterSpec::Tsw2cm(p) => p.validate(),
-            MeterSpec::Tsw3cm(p) => p.validate(),
-            MeterSpec::Ard(p) => p.validate(),
-            MeterSpec::Twam(p) => p.validate(),
-            MeterSpec::Probe(p) => p.validate(),
-        }
-    }
-
-    /// Validates and builds the meter in its initial state (buckets full, TSW `avg_rate` = CTR,
-    /// `t_front` = 0).
-    pub fn build(&self) -> Result<AnyMeter, String> {
-        self.validate()?;
-        Ok(match self.clone() {
-            MeterSpec::TokenBucket(p) => AnyMeter::TokenBucket(TokenBucket::new(p)),
-            MeterSpec::Srtcm(p) => AnyMeter::SrTcm(SrTcm::new(p)),
-            MeterSpec::Trtcm(p) => AnyMeter::TrTcm(TrTcm::new(p)),
-            MeterSpec::Tsw2cm(p) => AnyMeter::Tsw2cm(Tsw2cm::new(p)),
-            MeterSpec::Tsw3cm(p) => AnyMeter::Tsw3cm(Tsw3cm::new(p)),
-            MeterSpec::Ard(p) => AnyMeter::Ard(Ard::new(p)),
-            MeterSpec::Twam(p) => AnyMeter::Twam(Twam::new(p)),
-            MeterSpec::Probe(p) => AnyMeter::Probe(ProbeMarker::new(p)),
-        })
-    }
-}
-
-/// Closed set of meters, dispatched by `match` (no boxing on the hot path).
-#[derive(Debug, Clone)]
-pub enum AnyMeter {
-    TokenBucket(TokenBucket),
-    SrTcm(SrTcm),
-    TrTcm(TrTcm),
-    Tsw2cm(Tsw2cm),
-    Tsw3cm(Tsw3cm),
-    Ard(Ard),
-    Twam(Twam),
-    Probe(ProbeMarker),
-}
-
-impl Meter for AnyMeter {
-    #[inline]
-    fn meter(
-        &mut self,
-        now: SimTime,
-        size_bytes: u32,
-        pre_color: Color,
-        rng: &mut SimRng,
-    ) -> Color {
-        match self {
-            AnyMeter::TokenBucket(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::SrTcm(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::TrTcm(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::Tsw2cm(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::Tsw3cm(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::Ard(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::Twam(m) => m.meter(now, size_bytes, pre_color, rng),
-            AnyMeter::Probe(m) => m.meter(now, size_bytes, pre_color, rng),
-        }
-    }
-
-    fn token_level(&self, now: SimTime) -> Option<f64> {
-        match self {
-            AnyMeter::TokenBucket(m) => m.token_level(now),
-            AnyMeter::SrTcm(m) => m.token_level(now),
-            AnyMeter::TrTcm(m) => m.token_level(now),
-            AnyMeter::Tsw2cm(m) => m.token_level(now),
-            AnyMeter::Tsw3cm(m) => m.token_level(now),
-            AnyMeter::Ard(m) => m.token_level(now),
-            AnyMeter::Twam(m) => m.token_level(now),
-            AnyMeter::Probe(m) => m.token_level(now),
-        }
-    }
-
-    #[inline]
-    fn meter_packet(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        pre_color: Color,
-        rng: &mut SimRng,
-    ) -> Color {
-        match self {
-            AnyMeter::TokenBucket(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::SrTcm(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::TrTcm(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::Tsw2cm(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::Tsw3cm(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::Ard(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::Twam(m) => m.meter_packet(now, pkt, pre_color, rng),
-            AnyMeter::Probe(m) => m.meter_packet(now, pkt, pre_color, rng),
-        }
-    }
-
-    fn gauges(&self, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
-        match self {
-            AnyMeter::TokenBucket(m) => m.gauges(now, out),
-            AnyMeter::SrTcm(m) => m.gauges(now, out),
-            AnyMeter::TrTcm(m) => m.gauges(now, out),
-            AnyMeter::Tsw2cm(m) => m.gauges(now, out),
-            AnyMeter::Tsw3cm(m) => m.gauges(now, out),
-            AnyMeter::Ard(m) => m.gauges(now, out),
-            AnyMeter::Twam(m) => m.gauges(now, out),
-            AnyMeter::Probe(m) => m.gauges(now, out),
-        }
-    }
-
-    fn timer_period(&self) -> Option<SimTime> {
-        match self {
-            AnyMeter::Twam(m) => m.timer_period(),
-            _ => None,
-        }
-    }
-
-    fn on_timer(&mut self, now: SimTime, windows: &[f64]) -> Option<f64> {
-        match self {
-            AnyMeter::Twam(m) => m.on_timer(now, windows),
-            _ => None,
-        }
-    }
-}
+pub use registry::{AnyMeter, MeterKind, MeterSpec, METER_TYPES};
 
 /// Drivers shared by the meters' tests: scripted arrivals, greedy sources, random sequences.
 #[cfg(test)]

@@ -237,6 +237,75 @@ impl Meter for ProbeMarker {
     }
 }
 
+// --- scenario keys ----------------------------------------------------------------------
+
+use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
+use crate::params::{at_least, open, KeyError, Param, ParamKind, Table};
+
+impl MeterKind for ProbeParams {
+    type Runtime = ProbeMarker;
+    const DOC: &'static str = "Neglia et al.'s per-flow adaptive probe marker: IN bursts of adaptive length A_IN closed by one OUT probe, read from TCP sequence numbers.";
+    const PARAMS: &'static [Param] = &[
+        Param {
+            name: "alpha",
+            kind: open(0.0, 1.0),
+            default: "0.5",
+            doc: "α: the weight of the last burst in A_IN (the filter gain).",
+        },
+        Param {
+            name: "a0",
+            kind: at_least(0.0),
+            default: "10",
+            doc: "A_0: the initial A_IN (positive).",
+        },
+        Param {
+            name: "increase",
+            kind: ParamKind::Choice {
+                choices: &["double_plus_one", "plus_one", "divide"],
+            },
+            default: "double_plus_one",
+            doc: "The increase(A_IN) rule: 2·A+1, A+1 or A/(1−α).",
+        },
+        Param {
+            name: "isn",
+            kind: ParamKind::Integer { min: 0 },
+            default: "0",
+            doc: "ISN added to the segment number to form the 32-bit SN.",
+        },
+    ];
+    const SCOPE: ScopeRule =
+        ScopeRule::PerFlow("a probe marker keeps state per flow: scope must be \"per_flow\"");
+    fn hint(key: &str) -> &'static str {
+        if key == "mode" {
+            ": a probe marker marks every segment itself (colour-blind): remove `mode`"
+        } else {
+            ""
+        }
+    }
+    fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
+        let d = ProbeParams::paper();
+        Ok(ProbeParams {
+            alpha: t.f64("alpha")?.unwrap_or(d.alpha),
+            a0: t.f64("a0")?.unwrap_or(d.a0),
+            increase: match t.choice("increase", &["double_plus_one", "plus_one", "divide"])? {
+                Some("plus_one") => IncreaseRule::PlusOne,
+                Some("divide") => IncreaseRule::Divide,
+                _ => IncreaseRule::DoublePlusOne,
+            },
+            isn: t.u32("isn")?.unwrap_or(0),
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> ProbeMarker {
+        ProbeMarker::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut FlatMeter<'a>) {
+        f.probe = Some(self);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,6 +129,46 @@ impl Meter for SrTcm {
     }
 }
 
+impl super::registry::MeterKind for SrTcmParams {
+    type Runtime = SrTcm;
+    const DOC: &'static str = "RFC 2697 single-rate three-colour marker (CIR, CBS, EBS).";
+    const PARAMS: &'static [crate::params::Param] = &[
+        super::registry::MODE,
+        super::registry::CIR,
+        super::registry::CBS,
+        crate::params::Param {
+            name: "ebs",
+            kind: crate::params::ParamKind::Bytes,
+            default: "required",
+            doc: "Excess burst size (RFC 2697).",
+        },
+    ];
+    fn from_table(
+        t: &crate::params::Table,
+        _ctx: &super::registry::MeterContext,
+    ) -> Result<Self, crate::params::KeyError> {
+        use super::registry::{read_cbs, read_cir, read_mode};
+        let cir = read_cir(t)?;
+        let cbs = read_cbs(t)?;
+        Ok(SrTcmParams {
+            cir,
+            cbs,
+            ebs: t.required("ebs", t.bytes("ebs")?, "`ebs`")?,
+            mode: read_mode(t)?,
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> SrTcm {
+        SrTcm::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
+        (f.cir_bps, f.cbs_bytes, f.ebs_bytes) = (self.cir, Some(self.cbs), Some(self.ebs));
+        f.mode = super::registry::mode_name(self.mode);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{arrivals, colours, greedy, seq, within_profile, MS};

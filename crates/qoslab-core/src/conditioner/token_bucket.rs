@@ -112,6 +112,38 @@ impl Meter for TokenBucket {
     }
 }
 
+impl super::registry::MeterKind for TokenBucketParams {
+    type Runtime = TokenBucket;
+    const DOC: &'static str =
+        "Single-rate two-colour token bucket (CIR, CBS): green within the profile, yellow (OUT) beyond it.";
+    const PARAMS: &'static [crate::params::Param] = &[
+        super::registry::MODE,
+        super::registry::CIR,
+        super::registry::CBS,
+    ];
+    fn from_table(
+        t: &crate::params::Table,
+        _ctx: &super::registry::MeterContext,
+    ) -> Result<Self, crate::params::KeyError> {
+        use super::registry::{read_cbs, read_cir, read_mode};
+        Ok(TokenBucketParams {
+            cir: read_cir(t)?,
+            cbs: read_cbs(t)?,
+            mode: read_mode(t)?,
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> TokenBucket {
+        TokenBucket::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
+        (f.cir_bps, f.cbs_bytes) = (self.cir, Some(self.cbs));
+        f.mode = super::registry::mode_name(self.mode);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{arrivals, colours, greedy, seq, within_profile, MS};

@@ -134,6 +134,50 @@ impl Meter for TrTcm {
     }
 }
 
+impl super::registry::MeterKind for TrTcmParams {
+    type Runtime = TrTcm;
+    const DOC: &'static str = "RFC 2698 two-rate three-colour marker (PIR, PBS, CIR, CBS).";
+    const PARAMS: &'static [crate::params::Param] = &[
+        super::registry::MODE,
+        super::registry::CIR,
+        super::registry::CBS,
+        super::registry::PIR,
+        crate::params::Param {
+            name: "pbs",
+            kind: crate::params::ParamKind::Bytes,
+            default: "required",
+            doc: "Peak burst size (RFC 2698).",
+        },
+    ];
+    fn from_table(
+        t: &crate::params::Table,
+        _ctx: &super::registry::MeterContext,
+    ) -> Result<Self, crate::params::KeyError> {
+        use super::registry::{read_cbs, read_cir, read_mode, read_pir};
+        let cir = read_cir(t)?;
+        let cbs = read_cbs(t)?;
+        let pir = read_pir(t, cir)?;
+        Ok(TrTcmParams {
+            cir,
+            cbs,
+            pir,
+            pbs: t.required("pbs", t.bytes("pbs")?, "`pbs`")?,
+            mode: read_mode(t)?,
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> TrTcm {
+        TrTcm::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
+        (f.cir_bps, f.cbs_bytes) = (self.cir, Some(self.cbs));
+        (f.pir_bps, f.pbs_bytes) = (Some(self.pir), Some(self.pbs));
+        f.mode = super::registry::mode_name(self.mode);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{arrivals, colours, greedy, seq, within_profile, MS};

@@ -228,6 +228,77 @@ impl Meter for Tsw3cm {
     }
 }
 
+fn tsw_hint(key: &str) -> &'static str {
+    if key == "mode" {
+        ": RFC 2859's markers are colour-blind (there is no colour-aware mode): remove `mode`"
+    } else {
+        ""
+    }
+}
+
+impl super::registry::MeterKind for Tsw2cmParams {
+    type Runtime = Tsw2cm;
+    const DOC: &'static str =
+        "Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len).";
+    const PARAMS: &'static [crate::params::Param] =
+        &[super::registry::CIR, super::registry::WINDOW];
+    fn hint(key: &str) -> &'static str {
+        tsw_hint(key)
+    }
+    fn from_table(
+        t: &crate::params::Table,
+        _ctx: &super::registry::MeterContext,
+    ) -> Result<Self, crate::params::KeyError> {
+        Ok(Tsw2cmParams {
+            ctr: super::registry::read_cir(t)?,
+            win_len: t.duration("window")?.unwrap_or(1_000_000_000),
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> Tsw2cm {
+        Tsw2cm::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
+        (f.cir_bps, f.win_len_ns) = (self.ctr, Some(self.win_len));
+    }
+}
+
+impl super::registry::MeterKind for Tsw3cmParams {
+    type Runtime = Tsw3cm;
+    const DOC: &'static str =
+        "RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len).";
+    const PARAMS: &'static [crate::params::Param] = &[
+        super::registry::CIR,
+        super::registry::PIR,
+        super::registry::WINDOW,
+    ];
+    fn hint(key: &str) -> &'static str {
+        tsw_hint(key)
+    }
+    fn from_table(
+        t: &crate::params::Table,
+        _ctx: &super::registry::MeterContext,
+    ) -> Result<Self, crate::params::KeyError> {
+        let ctr = super::registry::read_cir(t)?;
+        Ok(Tsw3cmParams {
+            ctr,
+            ptr: super::registry::read_pir(t, ctr)?,
+            win_len: t.duration("window")?.unwrap_or(1_000_000_000),
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> Tsw3cm {
+        Tsw3cm::new(*self)
+    }
+    fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
+        (f.cir_bps, f.pir_bps, f.win_len_ns) = (self.ctr, Some(self.ptr), Some(self.win_len));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{greedy, MS};

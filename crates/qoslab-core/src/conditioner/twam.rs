@@ -276,6 +276,131 @@ impl Meter for Twam {
     }
 }
 
+// --- scenario keys ----------------------------------------------------------------------
+
+use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
+use crate::params::{at_least, key_error, KeyError, Param, ParamKind, Table};
+
+impl MeterKind for TwamParams {
+    type Runtime = Twam;
+    const DOC: &'static str = "Bouras & Sevasti's TCP-Window-Aware Marker: per-flow IN probabilities from the flows' windows and contracted rates (Eq. 3), every α·RTT_LSP; signals Σ W to DWRED queues.";
+    const PARAMS: &'static [Param] = &[
+        Param {
+            name: "rates",
+            kind: ParamKind::Tables { params: &[] },
+            default: "required",
+            doc: "Contracted rate r_i per flow name, e.g. { f0 = \"1Mbps\" }; unlisted flows are all OUT.",
+        },
+        Param {
+            name: "rtt",
+            kind: ParamKind::Duration,
+            default: "required",
+            doc: "The LSP round-trip time RTT_LSP.",
+        },
+        Param {
+            name: "alpha",
+            kind: ParamKind::Integer { min: 1 },
+            default: "1",
+            doc: "α: the operating interval in RTT_LSP (a whole number).",
+        },
+        Param {
+            name: "window_source",
+            kind: ParamKind::Choice {
+                choices: &["edge", "oracle"],
+            },
+            default: "edge",
+            doc: "Windows estimated at the ingress, or the senders' cwnd.",
+        },
+        Param {
+            name: "formula",
+            kind: ParamKind::Choice {
+                choices: &["eq3", "window_share"],
+            },
+            default: "eq3",
+            doc: "How the IN probabilities are computed.",
+        },
+    ];
+    const SCOPE: ScopeRule = ScopeRule::Aggregate(
+        "a twam marker holds all the LSP's flows: scope must be \"aggregate\"",
+    );
+    fn hint(key: &str) -> &'static str {
+        if key == "mode" {
+            ": a twam marker is colour-blind: remove `mode`"
+        } else {
+            ""
+        }
+    }
+    fn from_table(t: &Table, ctx: &MeterContext) -> Result<Self, KeyError> {
+        let table = t.table("rates")?.ok_or_else(|| {
+            key_error(
+                t.key("rates"),
+                "a twam marker needs `rates`, a table of contracted rates by flow name (e.g. { f0 = \"1Mbps\" })",
+            )
+        })?;
+        let mut rates = vec![0u64; ctx.flows.len()];
+        for (name, r) in table {
+            let k = format!("{}.{name}", t.key("rates"));
+            let i = ctx.flows.iter().position(|f| f == name).ok_or_else(|| {
+                key_error(
+                    k.clone(),
+                    format!("unknown flow {name:?} (rates are keyed by flow name)"),
+                )
+            })?;
+            rates[i] = match r {
+                toml::Value::String(s) => {
+                    crate::units::parse_rate(s).map_err(|e| key_error(k, e))?
+                }
+                v => {
+                    return Err(key_error(
+                        k,
+                        format!("expected a rate such as \"1Mbps\", got {v}"),
+                    ))
+                }
+            };
+        }
+        let rtt = t.duration("rtt")?.ok_or_else(|| {
+            key_error(
+                t.key("rtt"),
+                "a twam marker needs `rtt`, the LSP round-trip time (e.g. \"80ms\")",
+            )
+        })?;
+        let alpha = match t.f64("alpha")? {
+            None => 1,
+            Some(a) if a >= 1.0 && a.fract() == 0.0 && a <= u32::MAX as f64 => a as u32,
+            Some(a) => {
+                return Err(key_error(
+                    t.key("alpha"),
+                    format!("a twam marker's alpha is a whole number of RTT_LSP (>= 1), got {a}"),
+                ))
+            }
+        };
+        Ok(TwamParams {
+            rtt_lsp: rtt,
+            alpha,
+            window: match t.choice("window_source", &["edge", "oracle"])? {
+                Some("oracle") => WindowSource::Oracle,
+                _ => WindowSource::Edge,
+            },
+            rates,
+            formula: match t.choice("formula", &["eq3", "window_share"])? {
+                Some("window_share") => TwamFormula::WindowShare,
+                _ => TwamFormula::Eq3,
+            },
+        })
+    }
+    fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+    fn build(&self) -> Twam {
+        Twam::new(self.clone())
+    }
+    fn flat<'a>(&'a self, f: &mut FlatMeter<'a>) {
+        f.twam = Some(self);
+    }
+}
+
+const _: ParamKind = at_least(0.0);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,12 +7,11 @@ use std::collections::HashMap;
 
 use serde::{Serialize, Serializer};
 
-use super::markers::{resolve_ard, resolve_probe, resolve_twam};
 use super::spec::*;
 use super::{bad, check_len, expand, Bad, FlowConfig, LinkConfig};
-use crate::conditioner::{
-    ColorMode, MeterSpec, SrTcmParams, TokenBucketParams, TrTcmParams, Tsw2cmParams, Tsw3cmParams,
-};
+use crate::conditioner::registry::{MeterContext, MeterInfo, ScopeRule};
+use crate::conditioner::{MeterSpec, METER_TYPES};
+use crate::params::Table;
 
 /// What a conditioner does with a colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,27 +86,15 @@ pub enum Scope {
     Aggregate,
 }
 
-/// A resolved meter: its kind as written (`arm` and `ard` share parameters) and its typed
-/// parameters.
+/// A resolved meter: its typed parameters ([`MeterSpec`], the registry of meter kinds).
 #[derive(Debug, Clone)]
 pub struct MeterConfig {
-    pub kind: MeterType,
     pub spec: MeterSpec,
 }
 
 impl MeterConfig {
     pub fn type_name(&self) -> &'static str {
-        match self.kind {
-            MeterType::TokenBucket => "token_bucket",
-            MeterType::Srtcm => "srtcm",
-            MeterType::Trtcm => "trtcm",
-            MeterType::Tsw2cm => "tsw2cm",
-            MeterType::Tsw3cm => "tsw3cm",
-            MeterType::Arm => "arm",
-            MeterType::Ard => "ard",
-            MeterType::Twam => "twam",
-            MeterType::Probe => "probe",
-        }
+        self.spec.kind()
     }
 }
 
@@ -177,233 +164,105 @@ pub(super) fn check_dwred_signals(
     Ok(())
 }
 
-/// What a conditioner table gives every member of its group: the meter's kind-specific
-/// parameters that do not vary per member, its scope and actions.
+/// What a conditioner table gives every member of its group: the meter's kind and its
+/// description, the scope and the actions.
 struct Template {
-    ard: Option<crate::conditioner::ArdParams>,
-    twam: Option<crate::conditioner::TwamParams>,
-    probe: Option<crate::conditioner::ProbeParams>,
-    mode: ColorMode,
-    win_len: u64,
+    kind: &'static str,
+    info: MeterInfo,
     scope: Scope,
     actions: [Action; 3],
 }
 
-/// Checks the keys of a `[conditioner.meter]` table against its kind and resolves what is
-/// shared by the members of the group.
-fn template(
-    key: &str,
-    cs: &ConditionerSpec,
-    flows: &[FlowConfig],
-    mk: &dyn Fn(&str) -> String,
-) -> Result<Template, Bad> {
+/// Reads the meter's `type`, checks list lengths (a list gives each group member its own
+/// value), the scope the kind accepts and the actions.
+fn template(key: &str, cs: &ConditionerSpec, count: usize) -> Result<Template, Bad> {
     let m = &cs.meter;
-    let kind = MeterConfig {
-        kind: m.kind,
-        spec: MeterSpec::Probe(crate::conditioner::ProbeParams::paper()),
-    }
-    .type_name();
-    let needs = |f: &str, present: bool, wanted: bool| -> Result<(), Bad> {
-        if wanted && !present {
-            return Err(bad(mk(f), format!("a {kind} meter needs `{f}`")));
-        }
-        if !wanted && present {
+    let mk = |f: &str| format!("{key}.meter.{f}");
+    let name = match m.get("type") {
+        Some(toml::Value::String(s)) => s.as_str(),
+        Some(v) => {
             return Err(bad(
-                mk(f),
-                format!("`{f}` is not a parameter of a {kind} meter"),
-            ));
+                mk("type"),
+                format!("expected a meter type (a string), got {} {v}", v.type_str()),
+            ))
         }
-        Ok(())
+        None => return Err(bad(format!("{key}.meter"), "missing field `type`")),
     };
-    let tsw = matches!(m.kind, MeterType::Tsw2cm | MeterType::Tsw3cm);
-    let twam = m.kind == MeterType::Twam;
-    let probe_kind = m.kind == MeterType::Probe;
-    let ard_like = matches!(m.kind, MeterType::Arm | MeterType::Ard) || twam;
-    let twam_params = resolve_twam(m, mk, flows, cs.scope)?;
-    needs("cir", m.cir.is_some(), !ard_like && !probe_kind)?;
-    needs("cbs", m.cbs.is_some(), !tsw && !ard_like && !probe_kind)?;
-    needs("ebs", m.ebs.is_some(), m.kind == MeterType::Srtcm)?;
-    needs(
-        "pir",
-        m.pir.is_some(),
-        matches!(m.kind, MeterType::Trtcm | MeterType::Tsw3cm),
-    )?;
-    needs("pbs", m.pbs.is_some(), m.kind == MeterType::Trtcm)?;
-    if !tsw && m.window.is_some() {
+    let Some(kind) = METER_TYPES.iter().copied().find(|k| *k == name) else {
+        let list: Vec<String> = METER_TYPES.iter().map(|c| format!("`{c}`")).collect();
         return Err(bad(
-            mk("window"),
-            format!("`window` is not a parameter of a {kind} meter"),
-        ));
-    }
-    let ard = if ard_like && !twam {
-        resolve_ard(m, mk)?
-    } else {
-        for (f, present) in [
-            ("tpr_max", m.tpr_max.is_some()),
-            ("bucket", m.bucket.is_some()),
-            ("t_rd", m.t_rd.is_some()),
-            ("max_rem", m.max_rem.is_some()),
-            ("tau", m.tau.is_some()),
-            ("n", m.n.is_some()),
-            ("p_drop", m.p_drop.is_some()),
-            ("packet_size", m.packet_size.is_some()),
-            ("drop_order", m.drop_order.is_some()),
-        ] {
-            needs(f, present, false)?;
-        }
-        None
-    };
-    if ard.is_some() {
-        if m.mode.is_some() {
-            return Err(bad(
-                mk("mode"),
-                format!("a {kind} marker always reads the hosts' IN/OUT marks: remove `mode`"),
-            ));
-        }
-        if m.kind == MeterType::Arm && m.p_drop.is_some() {
-            return Err(bad(
-                mk("p_drop"),
-                "an arm marker never drops: use type = \"ard\" for a dropper",
-            ));
-        }
-        if cs.scope == Some(ScopeSpec::PerFlow) {
-            return Err(bad(
-                format!("{key}.scope"),
-                format!("a {kind} marker acts on the aggregate: scope must be \"aggregate\""),
-            ));
-        }
-    }
-    let probe = if probe_kind {
-        if m.mode.is_some() {
-            return Err(bad(
-                mk("mode"),
-                "a probe marker marks every segment itself (colour-blind): remove `mode`",
-            ));
-        }
-        if cs.scope == Some(ScopeSpec::Aggregate) {
-            return Err(bad(
-                format!("{key}.scope"),
-                "a probe marker keeps state per flow: scope must be \"per_flow\"",
-            ));
-        }
-        Some(resolve_probe(m, mk)?)
-    } else {
-        for (f, present) in [
-            // TWAM has an `alpha` of its own (checked in resolve_twam).
-            ("alpha", m.alpha.is_some() && m.kind != MeterType::Twam),
-            ("a0", m.a0.is_some()),
-            ("increase", m.increase.is_some()),
-            ("isn", m.isn.is_some()),
-        ] {
-            needs(f, present, false)?;
-        }
-        None
-    };
-    if tsw && m.mode.is_some() {
-        // RFC 2859's markers have no colour-aware mode: accepting the key would do nothing.
-        return Err(bad(
-            mk("mode"),
+            mk("type"),
             format!(
-                "a {kind} meter is colour-blind (RFC 2859 has no colour-aware mode): remove `mode`"
+                "unknown variant `{name}`, expected one of {}",
+                list.join(", ")
             ),
         ));
+    };
+    let info = MeterSpec::describe(kind).expect("registered");
+    for (k, v) in m {
+        if let toml::Value::Array(a) = v {
+            let values: Option<PerIndex<u8>> = Some(PerIndex::Many(vec![0; a.len()]));
+            check_len(mk(k), &values, count, cs.count)?;
+        }
     }
-    let scope = match cs.scope {
-        Some(ScopeSpec::PerFlow) => Scope::PerFlow,
-        Some(ScopeSpec::Aggregate) => Scope::Aggregate,
-        None if ard_like => Scope::Aggregate,
-        None => Scope::PerFlow,
+    let scope = match (info.scope, cs.scope) {
+        (ScopeRule::Aggregate(msg), Some(ScopeSpec::PerFlow))
+        | (ScopeRule::PerFlow(msg), Some(ScopeSpec::Aggregate)) => {
+            return Err(bad(format!("{key}.scope"), msg))
+        }
+        (_, Some(ScopeSpec::PerFlow)) | (ScopeRule::PerFlow(_), None) => Scope::PerFlow,
+        (_, Some(ScopeSpec::Aggregate)) | (ScopeRule::Aggregate(_), None) => Scope::Aggregate,
+        (ScopeRule::Either { aggregate_default }, None) => {
+            if aggregate_default {
+                Scope::Aggregate
+            } else {
+                Scope::PerFlow
+            }
+        }
     };
     let green = parse_action(format!("{key}.green"), &cs.green, 10)?;
     let yellow = parse_action(format!("{key}.yellow"), &cs.yellow, 12)?;
-    let red = if ard_like && !twam && cs.red.is_none() {
+    let red = if info.red_drops && cs.red.is_none() {
         Action::Drop
     } else {
         parse_action(format!("{key}.red"), &cs.red, 14)?
     };
     Ok(Template {
-        ard,
-        twam: twam_params,
-        probe,
-        mode: match m.mode {
-            Some(ColorModeSpec::Aware) => ColorMode::Aware,
-            Some(ColorModeSpec::Blind) | None => ColorMode::Blind,
-        },
-        win_len: m.window.map_or(1_000_000_000, |w| w.0),
+        kind,
+        info,
         scope,
         actions: [green, yellow, red],
     })
 }
 
-/// The meter of group member `i`.
+/// The meter of group member `i`, read by its kind and validated; errors name the key.
 fn member_meter(
-    m: &MeterSpecToml,
+    cs: &ConditionerSpec,
     t: &Template,
     i: usize,
-    mk: &dyn Fn(&str) -> String,
+    key: &str,
+    flows: &[&str],
 ) -> Result<MeterSpec, Bad> {
-    let cir = m.cir.as_ref().map_or(0, |c| c.get(i).0);
-    let pir = m.pir.as_ref().map(|p| p.get(i).0);
-    let cbs = m.cbs.as_ref().map(|c| c.get(i).0);
-    let rate_meter = m.cir.is_some();
-    if rate_meter && cir == 0 {
-        return Err(bad(mk("cir"), "the committed rate must be positive"));
-    }
-    if let Some(p) = pir {
-        if p < cir {
-            return Err(bad(
-                mk("pir"),
-                format!("pir ({p} bit/s) must be at least cir ({cir} bit/s)"),
-            ));
-        }
-    }
-    if cbs == Some(0) {
-        return Err(bad(mk("cbs"), "the committed burst size must be positive"));
-    }
-    let (cbs, mode) = (cbs.unwrap_or(0), t.mode);
-    let spec = match m.kind {
-        MeterType::TokenBucket => MeterSpec::TokenBucket(TokenBucketParams { cir, cbs, mode }),
-        MeterType::Srtcm => MeterSpec::Srtcm(SrTcmParams {
-            cir,
-            cbs,
-            ebs: m.ebs.map_or(0, |b| b.0),
-            mode,
-        }),
-        MeterType::Trtcm => MeterSpec::Trtcm(TrTcmParams {
-            cir,
-            cbs,
-            pir: pir.unwrap_or(cir),
-            pbs: m.pbs.map_or(0, |b| b.0),
-            mode,
-        }),
-        MeterType::Tsw2cm => MeterSpec::Tsw2cm(Tsw2cmParams {
-            ctr: cir,
-            win_len: t.win_len,
-        }),
-        MeterType::Tsw3cm => MeterSpec::Tsw3cm(Tsw3cmParams {
-            ctr: cir,
-            ptr: pir.unwrap_or(cir),
-            win_len: t.win_len,
-        }),
-        MeterType::Arm | MeterType::Ard => MeterSpec::Ard(t.ard.expect("resolved for arm/ard")),
-        MeterType::Twam => MeterSpec::Twam(t.twam.clone().expect("resolved for twam")),
-        MeterType::Probe => MeterSpec::Probe(t.probe.expect("resolved for probe")),
-    };
+    let mkey = format!("{key}.meter");
+    let table = Table::meter(&cs.meter, &mkey, t.kind, i, t.info.params, t.info.hint)?;
+    let spec =
+        MeterSpec::from_table(t.kind, &table, &MeterContext { flows }).expect("registered")?;
     spec.validate().map_err(|e| {
-        let field = [
-            ("cir", "cir"),
-            ("ctr", "cir"),
-            ("cbs", "cbs"),
-            ("ebs", "ebs"),
-            ("pir", "pir"),
-            ("ptr", "pir"),
-            ("pbs", "pbs"),
-            ("win_len", "window"),
-        ]
-        .into_iter()
-        .find(|(p, _)| e.starts_with(p))
-        .map_or("type", |(_, f)| f);
-        bad(mk(field), e)
+        let field = t
+            .info
+            .params
+            .iter()
+            .map(|p| p.name)
+            .chain(["ctr", "ptr", "win_len"])
+            .filter(|f| e.starts_with(f))
+            .max_by_key(|f| f.len())
+            .map_or("type", |f| match f {
+                "ctr" => "cir",
+                "ptr" => "pir",
+                "win_len" => "window",
+                f => f,
+            });
+        bad(format!("{mkey}.{field}"), e)
     })?;
     Ok(spec)
 }
@@ -470,11 +329,6 @@ pub(super) fn resolve_conditioners(
             return Err(bad(format!("{key}.count"), "count must be at least 1"));
         }
         let count = cs.count.unwrap_or(1) as usize;
-        let m = &cs.meter;
-        let mk = |f: &str| format!("{key}.meter.{f}");
-        check_len(mk("cir"), &m.cir, count, cs.count)?;
-        check_len(mk("cbs"), &m.cbs, count, cs.count)?;
-        check_len(mk("pir"), &m.pir, count, cs.count)?;
         let direction = match cs.direction.as_deref() {
             None | Some("ab") => Direction::Ab,
             Some("ba") => Direction::Ba,
@@ -485,14 +339,15 @@ pub(super) fn resolve_conditioners(
                 ))
             }
         };
-        let t = template(&key, cs, flows, &mk)?;
+        let t = template(&key, cs, count)?;
+        let flow_names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
         for i in 0..count {
             let link = expand(&cs.link, cs.count, i);
             let li = *link_names
                 .get(&link)
                 .ok_or_else(|| bad(format!("{key}.link"), format!("unknown link {link:?}")))?;
             let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, flows)?;
-            let spec = member_meter(m, &t, i, &mk)?;
+            let spec = member_meter(cs, &t, i, &key, &flow_names)?;
             let name = match &cs.name {
                 Some(tmpl) => expand(tmpl, cs.count, i),
                 None => format!("cond{}", out.len()),
@@ -511,7 +366,7 @@ pub(super) fn resolve_conditioners(
                 classifier,
                 classifier_value,
                 scope: t.scope,
-                meter: MeterConfig { kind: m.kind, spec },
+                meter: MeterConfig { spec },
                 green: t.actions[0],
                 yellow: t.actions[1],
                 red: t.actions[2],

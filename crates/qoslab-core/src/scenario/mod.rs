@@ -7,7 +7,6 @@ mod flat;
 mod flow;
 mod keys;
 pub mod locate;
-mod markers;
 pub mod schema;
 pub mod spec;
 mod topology;

@@ -9,6 +9,7 @@ use toml::{Table, Value};
 use super::keys::param;
 pub use super::keys::*;
 use crate::aqm::{Discipline, QUEUE_TYPES};
+use crate::conditioner::{MeterSpec, METER_TYPES};
 use crate::params::{at_least, Param, ParamKind};
 
 fn s(x: &str) -> Value {
@@ -218,12 +219,13 @@ pub fn json_schema() -> Value {
     let meters: Vec<Value> = METER_TYPES
         .iter()
         .map(|k| {
-            let params: Vec<Param> = METER
-                .iter()
-                .filter(|(_, kinds)| kinds.contains(k))
-                .map(|(p, _)| *p)
-                .collect();
-            object(&params, &required(&params), Some(k))
+            let info = MeterSpec::describe(k).expect("registered");
+            let mut o = match object(info.params, &required(info.params), Some(k)) {
+                Value::Table(t) => t,
+                _ => unreachable!(),
+            };
+            o.insert("description".into(), s(info.doc));
+            Value::Table(o)
         })
         .collect();
     let curve = object(
@@ -340,13 +342,6 @@ mod tests {
             cond,
             serde_fields::<ConditionerSpec>("link = \"l\"\nmeter = { type = \"srtcm\" }"),
             "[[conditioner]]",
-        );
-        let mut meter: Vec<String> = METER.iter().map(|(p, _)| p.name.to_string()).collect();
-        meter.push("type".into());
-        same(
-            meter,
-            serde_fields::<MeterSpecToml>("type = \"srtcm\""),
-            "meter",
         );
     }
 

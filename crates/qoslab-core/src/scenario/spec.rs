@@ -218,125 +218,9 @@ pub struct ScenarioSpec {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MeterType {
-    TokenBucket,
-    Srtcm,
-    Trtcm,
-    Tsw2cm,
-    Tsw3cm,
-    /// Hur's Adaptive Regulating Marker (aggregate re-marker).
-    Arm,
-    /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
-    Ard,
-    /// Bouras & Sevasti's TCP-Window-Aware Marker (aggregate, per-flow state).
-    Twam,
-    /// Neglia et al.'s per-flow adaptive low-priority (probe) marker.
-    Probe,
-}
-
-/// TWAM: how the IN probabilities are computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TwamFormulaSpec {
-    Eq3,
-    WindowShare,
-}
-
-/// TWAM: where the flows' congestion windows come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowSourceSpec {
-    /// Data packets of each flow seen at the ingress per RTT_LSP.
-    Edge,
-    /// The TCP senders' true cwnd.
-    Oracle,
-}
-
-/// The probe marker's `increase(A_IN)` rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IncreaseSpec {
-    DoublePlusOne,
-    PlusOne,
-    Divide,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DropOrderSpec {
-    BeforeRemark,
-    AmongRemarked,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ColorModeSpec {
-    Blind,
-    Aware,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum ScopeSpec {
     PerFlow,
     Aggregate,
-}
-
-/// A meter's parameters with the RFC symbols (RFC 2697, 2698, 2859).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MeterSpecToml {
-    #[serde(rename = "type")]
-    pub kind: MeterType,
-    /// Colour-blind (default) or colour-aware.
-    pub mode: Option<ColorModeSpec>,
-    /// Committed information rate (the rate meters; TSW: the committed target rate CTR).
-    pub cir: Option<PerIndex<RateStr>>,
-    /// Committed burst size (token bucket, srTCM, trTCM).
-    pub cbs: Option<PerIndex<BytesStr>>,
-    /// Excess burst size (srTCM).
-    pub ebs: Option<BytesStr>,
-    /// Peak information rate (trTCM; TSW3CM: the peak target rate PTR).
-    pub pir: Option<PerIndex<RateStr>>,
-    /// Peak burst size (trTCM).
-    pub pbs: Option<BytesStr>,
-    /// TSW averaging window.
-    pub window: Option<DurationStr>,
-    /// ARM/ARD: the maximum Temporary Permitted Rate (the SLA rate).
-    pub tpr_max: Option<RateStr>,
-    /// ARM/ARD: leaky bucket size `b` in packets (default 60).
-    pub bucket: Option<f64>,
-    /// ARM/ARD: re-marking threshold `T_rd` in packets (default 15).
-    pub t_rd: Option<f64>,
-    /// ARM/ARD: maximum re-marking probability `MAX_rem` (default 0.5).
-    pub max_rem: Option<f64>,
-    /// ARM/ARD: the sampling period `τ` (default 0.1 s); the TPR interval is `n·τ`.
-    pub tau: Option<DurationStr>,
-    /// ARM/ARD: `n`, the number of `τ` in a TPR interval (default 1000).
-    pub n: Option<u64>,
-    /// ARD: the dropper's probability `P_drop` (default 0.02).
-    pub p_drop: Option<f64>,
-    /// ARM/ARD: the packet size token counts are expressed in (default 1000 B).
-    pub packet_size: Option<BytesStr>,
-    /// ARD: "before_remark" (default) or "among_remarked".
-    pub drop_order: Option<DropOrderSpec>,
-    /// TWAM: contracted rate `r_i` per flow name; unlisted flows have no contract (all OUT).
-    pub rates: Option<std::collections::BTreeMap<String, RateStr>>,
-    /// TWAM: the LSP round-trip time `RTT_LSP`.
-    pub rtt: Option<DurationStr>,
-    /// TWAM: "edge" (default) or "oracle".
-    pub window_source: Option<WindowSourceSpec>,
-    /// TWAM: "eq3" (default, the paper's) or "window_share" (a diagnostic variant).
-    pub formula: Option<TwamFormulaSpec>,
-    /// Probe marker: `α`, the filter gain (default 0.5). TWAM: `α`, the operating interval in
-    /// RTT_LSP (a whole number, default 1).
-    pub alpha: Option<f64>,
-    /// Probe marker: `A_0`, the initial `A_IN` (default 10).
-    pub a0: Option<f64>,
-    /// Probe marker: "double_plus_one" (default), "plus_one" or "divide".
-    pub increase: Option<IncreaseSpec>,
-    /// Probe marker: the ISN added to the segment number to form the 32-bit SN (default 0).
-    pub isn: Option<u32>,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
@@ -352,7 +236,8 @@ pub struct ConditionerSpec {
     pub direction: Option<String>,
     /// "any" (default), "flow:NAME", "src:NODE", "dst:NODE" or "dscp:CODEPOINT".
     pub classify: Option<String>,
-    pub meter: MeterSpecToml,
+    /// The meter table, read by the meter registry ([`crate::conditioner::MeterSpec`]).
+    pub meter: toml::Table,
     /// One meter per flow ("per_flow", default) or one for all matching traffic ("aggregate").
     pub scope: Option<ScopeSpec>,
     /// What to do with each colour: a codepoint to write (e.g. "AF11"), "keep" or "drop".

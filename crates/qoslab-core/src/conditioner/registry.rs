@@ -1,0 +1,304 @@
+//! The registry of meters and markers: the one list of meter kinds.
+//!
+//! Each kind is one file holding its state machine (a [`Meter`]) and its parameters, which
+//! implement [`MeterKind`]: the keys it takes, reading and validating its table (for one
+//! member of a conditioner group: a list value gives each member its own element), the scope
+//! it needs, building the state machine, and its flat view for the Python side.
+//! [`meter_registry!`] turns one line per kind into [`MeterSpec`] (typed parameters),
+//! [`AnyMeter`] (the run-time meters, dispatched by `match`) and every dispatch between them.
+
+use serde::Serialize;
+
+use super::{Color, Meter};
+use crate::packet::PacketMeta;
+use crate::params::{KeyError, Param, Table};
+use crate::rng::SimRng;
+use crate::units::SimTime;
+
+/// Which scopes a meter accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeRule {
+    /// Per flow or aggregate; `aggregate_default` when `scope` is not given.
+    Either { aggregate_default: bool },
+    /// Aggregate only; the message when per_flow is asked for.
+    Aggregate(&'static str),
+    /// Per flow only; the message when aggregate is asked for.
+    PerFlow(&'static str),
+}
+
+/// What a meter's table may refer to.
+pub struct MeterContext<'a> {
+    /// The scenario's flow names, by index.
+    pub flows: &'a [&'a str],
+}
+
+/// A meter's parameters: see the module documentation.
+pub trait MeterKind: Sized {
+    /// The state machine it builds.
+    type Runtime: Meter;
+    /// One line: what it is and where it comes from.
+    const DOC: &'static str;
+    /// Its keys, `type` excluded.
+    const PARAMS: &'static [Param];
+    /// The scopes it accepts.
+    const SCOPE: ScopeRule = ScopeRule::Either {
+        aggregate_default: false,
+    };
+    /// Red packets are dropped unless the conditioner says otherwise (ARD's dropper).
+    const RED_DROPS: bool = false;
+    /// Why `key` is not one of its parameters, when there is more to say than that.
+    fn hint(_key: &str) -> &'static str {
+        ""
+    }
+    /// Reads its table for one group member (validation: [`MeterKind::check`]).
+    fn from_table(t: &Table, ctx: &MeterContext) -> Result<Self, KeyError>;
+    /// Checks the parameters; the message starts with the offending parameter's name.
+    fn check(&self) -> Result<(), String>;
+    /// The meter in its initial state.
+    fn build(&self) -> Self::Runtime;
+    /// Writes its parameters into the flat table the Python side reads.
+    fn flat<'a>(&'a self, f: &mut FlatMeter<'a>);
+}
+
+/// The flat form of a meter (every key of every kind, unused ones empty): what the Python side
+/// and the ns-2 exporter read.
+#[derive(Serialize)]
+pub struct FlatMeter<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub mode: &'static str,
+    pub cir_bps: u64,
+    pub cbs_bytes: Option<u64>,
+    pub ebs_bytes: Option<u64>,
+    pub pir_bps: Option<u64>,
+    pub pbs_bytes: Option<u64>,
+    pub win_len_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ard: Option<&'a super::ArdParams>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub twam: Option<&'a super::TwamParams>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<&'a super::ProbeParams>,
+}
+
+/// The flat table's name of a colour mode.
+pub fn mode_name(m: super::ColorMode) -> &'static str {
+    match m {
+        super::ColorMode::Blind => "blind",
+        super::ColorMode::Aware => "aware",
+    }
+}
+
+/// One line per meter kind: `"type" => Variant(Params => Runtime)`.
+macro_rules! meter_registry {
+    ($( $(#[$doc:meta])* $name:literal => $variant:ident($params:ty => $runtime:ty) ),* $(,)?) => {
+        /// The configuration of one meter: its kind and parameters under the RFC or paper
+        /// symbols (rates in bit/s, sizes in bytes, times in ns). Serialised with a `type` tag.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum MeterSpec {
+            $( $(#[$doc])* $variant($params), )*
+        }
+
+        /// The run-time meters, dispatched by `match` (no boxing on the hot path).
+        #[derive(Debug, Clone)]
+        pub enum AnyMeter {
+            $( $(#[$doc])* $variant($runtime), )*
+        }
+
+        /// Every meter kind's `type`, in registry order.
+        pub const METER_TYPES: &[&str] = &[$($name),*];
+
+        /// What the scenario layer needs to know of a kind before reading its table.
+        pub struct MeterInfo {
+            pub doc: &'static str,
+            pub params: &'static [Param],
+            pub scope: ScopeRule,
+            pub red_drops: bool,
+            pub hint: fn(&str) -> &'static str,
+        }
+
+        impl MeterSpec {
+            /// The `type` tag.
+            pub fn kind(&self) -> &'static str {
+                match self { $( MeterSpec::$variant(_) => $name, )* }
+            }
+            /// The description of kind `name`.
+            pub fn describe(name: &str) -> Option<MeterInfo> {
+                match name {
+                    $( $name => Some(MeterInfo {
+                        doc: <$params as MeterKind>::DOC,
+                        params: <$params as MeterKind>::PARAMS,
+                        scope: <$params as MeterKind>::SCOPE,
+                        red_drops: <$params as MeterKind>::RED_DROPS,
+                        hint: <$params as MeterKind>::hint,
+                    }), )*
+                    _ => None,
+                }
+            }
+            /// Reads a table of kind `name` (checked by [`Table::meter`]).
+            pub fn from_table(name: &str, t: &Table, ctx: &MeterContext) -> Option<Result<Self, KeyError>> {
+                match name {
+                    $( $name => Some(<$params as MeterKind>::from_table(t, ctx).map(MeterSpec::$variant)), )*
+                    _ => None,
+                }
+            }
+            /// Checks the parameters; the message names the offending parameter and what was expected.
+            pub fn validate(&self) -> Result<(), String> {
+                match self { $( MeterSpec::$variant(p) => p.check(), )* }
+            }
+            /// Validates and builds the meter in its initial state.
+            pub fn build(&self) -> Result<AnyMeter, String> {
+                self.validate()?;
+                Ok(match self { $( MeterSpec::$variant(p) => AnyMeter::$variant(p.build()), )* })
+            }
+            /// The flat view the Python side reads.
+            pub fn flat(&self) -> FlatMeter<'_> {
+                let mut f = FlatMeter {
+                    kind: self.kind(),
+                    mode: "blind",
+                    cir_bps: 0,
+                    cbs_bytes: None,
+                    ebs_bytes: None,
+                    pir_bps: None,
+                    pbs_bytes: None,
+                    win_len_ns: None,
+                    ard: None,
+                    twam: None,
+                    probe: None,
+                };
+                match self { $( MeterSpec::$variant(p) => p.flat(&mut f), )* }
+                f
+            }
+        }
+
+        impl Meter for AnyMeter {
+            #[inline]
+            fn meter(&mut self, now: SimTime, size_bytes: u32, pre_color: Color, rng: &mut SimRng) -> Color {
+                match self { $( AnyMeter::$variant(m) => m.meter(now, size_bytes, pre_color, rng), )* }
+            }
+            fn token_level(&self, now: SimTime) -> Option<f64> {
+                match self { $( AnyMeter::$variant(m) => m.token_level(now), )* }
+            }
+            #[inline]
+            fn meter_packet(&mut self, now: SimTime, pkt: &PacketMeta, pre_color: Color, rng: &mut SimRng) -> Color {
+                match self { $( AnyMeter::$variant(m) => m.meter_packet(now, pkt, pre_color, rng), )* }
+            }
+            fn gauges(&self, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+                match self { $( AnyMeter::$variant(m) => m.gauges(now, out), )* }
+            }
+            fn timer_period(&self) -> Option<SimTime> {
+                match self { $( AnyMeter::$variant(m) => m.timer_period(), )* }
+            }
+            fn on_timer(&mut self, now: SimTime, windows: &[f64]) -> Option<f64> {
+                match self { $( AnyMeter::$variant(m) => m.on_timer(now, windows), )* }
+            }
+        }
+    };
+}
+
+use super::{
+    Ard, ArdParams, ArmParams, ProbeMarker, ProbeParams, SrTcm, SrTcmParams, TokenBucket,
+    TokenBucketParams, TrTcm, TrTcmParams, Tsw2cm, Tsw2cmParams, Tsw3cm, Tsw3cmParams, Twam,
+    TwamParams,
+};
+
+meter_registry! {
+    /// Single-rate two-colour token bucket (CIR, CBS): the papers' IN/OUT profile marker.
+    "token_bucket" => TokenBucket(TokenBucketParams => TokenBucket),
+    /// RFC 2697 single-rate three-colour marker.
+    "srtcm" => Srtcm(SrTcmParams => SrTcm),
+    /// RFC 2698 two-rate three-colour marker.
+    "trtcm" => Trtcm(TrTcmParams => TrTcm),
+    /// Clark & Fang's time-sliding-window two-colour tagger.
+    "tsw2cm" => Tsw2cm(Tsw2cmParams => Tsw2cm),
+    /// RFC 2859 time-sliding-window three-colour marker.
+    "tsw3cm" => Tsw3cm(Tsw3cmParams => Tsw3cm),
+    /// Hur's Adaptive Regulating Marker (aggregate re-marker).
+    "arm" => Arm(ArmParams => Ard),
+    /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
+    "ard" => Ard(ArdParams => Ard),
+    /// Bouras & Sevasti's TCP-Window-Aware Marker (aggregate, per-flow state).
+    "twam" => Twam(TwamParams => Twam),
+    /// Neglia et al.'s per-flow adaptive low-priority (probe) marker.
+    "probe" => Probe(ProbeParams => ProbeMarker),
+}
+
+// --- keys shared by the rate meters ------------------------------------------------------
+
+pub const MODE: Param = Param {
+    name: "mode",
+    kind: crate::params::ParamKind::Choice {
+        choices: &["blind", "aware"],
+    },
+    default: "blind",
+    doc: "Colour-blind or colour-aware (RFC 2697/2698 §3).",
+};
+pub const CIR: Param = Param {
+    name: "cir",
+    kind: crate::params::ParamKind::Rate,
+    default: "required",
+    doc: "Committed information rate (TSW: CTR); a list gives each group member its own.",
+};
+pub const CBS: Param = Param {
+    name: "cbs",
+    kind: crate::params::ParamKind::Bytes,
+    default: "required",
+    doc: "Committed burst size; a list gives each group member its own.",
+};
+pub const PIR: Param = Param {
+    name: "pir",
+    kind: crate::params::ParamKind::Rate,
+    default: "required",
+    doc: "Peak information rate (TSW3CM: PTR); a list gives each group member its own.",
+};
+pub const WINDOW: Param = Param {
+    name: "window",
+    kind: crate::params::ParamKind::Duration,
+    default: "1s",
+    doc: "TSW averaging window (win_len).",
+};
+
+/// `mode` (default blind).
+pub fn read_mode(t: &Table) -> Result<super::ColorMode, KeyError> {
+    Ok(match t.choice("mode", &["blind", "aware"])? {
+        Some("aware") => super::ColorMode::Aware,
+        _ => super::ColorMode::Blind,
+    })
+}
+
+/// `cir`, required and positive.
+pub fn read_cir(t: &Table) -> Result<u64, KeyError> {
+    let cir = t.required("cir", t.rate("cir")?, "`cir`")?;
+    if cir == 0 {
+        return Err(crate::params::key_error(
+            t.key("cir"),
+            "the committed rate must be positive",
+        ));
+    }
+    Ok(cir)
+}
+
+/// `cbs`, required and positive.
+pub fn read_cbs(t: &Table) -> Result<u64, KeyError> {
+    let cbs = t.required("cbs", t.bytes("cbs")?, "`cbs`")?;
+    if cbs == 0 {
+        return Err(crate::params::key_error(
+            t.key("cbs"),
+            "the committed burst size must be positive",
+        ));
+    }
+    Ok(cbs)
+}
+
+/// `pir`, required and at least `cir`.
+pub fn read_pir(t: &Table, cir: u64) -> Result<u64, KeyError> {
+    let pir = t.required("pir", t.rate("pir")?, "`pir`")?;
+    if pir < cir {
+        return Err(crate::params::key_error(
+            t.key("pir"),
+            format!("pir ({pir} bit/s) must be at least cir ({cir} bit/s)"),
+        ));
+    }
+    Ok(pir)
+}
