@@ -136,6 +136,10 @@ impl Aqm for AdaptiveRed {
         self.red.on_idle(now);
     }
 
+    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
+        self.red.on_overflow(pkt, decided);
+    }
+
     fn average(&self) -> Option<f64> {
         self.red.average()
     }

@@ -55,15 +55,12 @@ impl Aqm for DropTail {
     fn on_enqueue(
         &mut self,
         _now: SimTime,
-        pkt: &PacketMeta,
-        q: QueueView,
+        _pkt: &PacketMeta,
+        _q: QueueView,
         _rng: &mut SimRng,
     ) -> Verdict {
-        if q.full_for(pkt.size as u64) {
-            Verdict::Overflow
-        } else {
-            Verdict::Enqueue
-        }
+        // Only the buffer drops: the host's check (`aqm::admit`).
+        Verdict::Enqueue
     }
 }
 
@@ -88,8 +85,9 @@ mod tests {
             d.on_enqueue(0, &p, view(2, 1000), &mut rng),
             Verdict::Enqueue
         );
+        // The buffer check is the host's (`aqm::admit`), the same for every discipline.
         assert_eq!(
-            d.on_enqueue(0, &p, view(3, 1500), &mut rng),
+            crate::aqm::admit(&mut d, 0, &p, view(3, 1500), &mut rng),
             Verdict::Overflow
         );
         let bytes = QueueView {
@@ -98,6 +96,9 @@ mod tests {
             limit: Limit::Bytes(1499),
             len_by_prec: [0; 3],
         };
-        assert_eq!(d.on_enqueue(0, &p, bytes, &mut rng), Verdict::Overflow);
+        assert_eq!(
+            crate::aqm::admit(&mut d, 0, &p, bytes, &mut rng),
+            Verdict::Overflow
+        );
     }
 }

@@ -264,6 +264,17 @@ impl Dwred {
         }
     }
 
+    /// A forced drop (or overflow) of precedence `prec` restarts its dropper's count.
+    fn forced_drop(&mut self, prec: u8) {
+        if prec == 0 {
+            if let Some(d) = self.in_.as_mut() {
+                d.on_forced_drop();
+            }
+        } else {
+            self.out.on_forced_drop();
+        }
+    }
+
     /// The aggregate window signalled by the ingress (packets) arrives.
     pub fn on_window_signal(&mut self, window: f64) {
         if window.is_finite() && window > 0.0 {
@@ -300,23 +311,18 @@ impl Aqm for Dwred {
         } else {
             Some(&mut self.out)
         };
-        let mut v = match dropper {
+        let v = match dropper {
             Some(d) => d.judge(avg, pkt.size, None, q.len_pkts as f64, rng),
             None => Verdict::Enqueue,
         };
-        if q.full_for(pkt.size as u64) {
-            v = Verdict::Overflow;
-        }
-        if matches!(v, Verdict::ForcedDrop | Verdict::Overflow) {
-            if pkt.prec == 0 {
-                if let Some(d) = self.in_.as_mut() {
-                    d.on_forced_drop();
-                }
-            } else {
-                self.out.on_forced_drop();
-            }
+        if v == Verdict::ForcedDrop {
+            self.forced_drop(pkt.prec);
         }
         v
+    }
+
+    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+        self.forced_drop(pkt.prec);
     }
 
     fn on_idle(&mut self, now: SimTime) {
@@ -409,7 +415,10 @@ mod tests {
         p.prec = 0;
         d.avg.avg = 150.0;
         assert_eq!(d.on_enqueue(2, &p, view(150), &mut rng), Verdict::Enqueue);
-        assert_eq!(d.on_enqueue(3, &p, view(500), &mut rng), Verdict::Overflow);
+        assert_eq!(
+            crate::aqm::admit(&mut d, 3, &p, view(500), &mut rng),
+            Verdict::Overflow
+        );
     }
 
     #[test]

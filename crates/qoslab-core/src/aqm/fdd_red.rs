@@ -456,7 +456,13 @@ impl Aqm for FddRed {
     ) -> Verdict {
         let flow = pkt.flow;
         self.touch(now, flow);
-        let v = self.red.on_enqueue(now, pkt, q, rng);
+        // FDD-RED chooses its victim knowing whether the buffer is full, so it applies the
+        // host's buffer check (`aqm::admit`) to RED's decision itself.
+        let mut v = self.red.on_enqueue(now, pkt, q, rng);
+        if q.full_for(pkt.size as u64) {
+            self.red.on_overflow(pkt, v);
+            v = Verdict::Overflow;
+        }
         match v {
             Verdict::Overflow => {
                 // The buffer is full: the arrival is lost whatever FDD-RED would choose; it pays

@@ -65,6 +65,24 @@ pub enum Verdict {
     Overflow,
 }
 
+/// The host's admission of an arrival: the discipline decides, then the buffer has the last
+/// word (the one buffer check of every queue, single or physical queue of a multi queue).
+#[inline]
+pub fn admit<A: Aqm + ?Sized>(
+    aqm: &mut A,
+    now: SimTime,
+    pkt: &PacketMeta,
+    q: QueueView,
+    rng: &mut SimRng,
+) -> Verdict {
+    let v = aqm.on_enqueue(now, pkt, q, rng);
+    if v != Verdict::Overflow && q.full_for(pkt.size as u64) {
+        aqm.on_overflow(pkt, v);
+        return Verdict::Overflow;
+    }
+    v
+}
+
 /// Why a packet was dropped; counters are indexed by `as usize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DropReason {
@@ -106,6 +124,10 @@ pub trait Aqm {
     }
     /// The host's round-trip propagation delay of each flow, by flow id (FDD-RED's oracle).
     fn set_path_rtts(&mut self, _rtts: &[SimTime]) {}
+    /// The host found the buffer full after the discipline decided `decided` for `pkt`: the
+    /// arrival is an overflow drop. Disciplines that count arrivals between drops (RED's
+    /// `count`) restart them here, as for a forced drop.
+    fn on_overflow(&mut self, _pkt: &PacketMeta, _decided: Verdict) {}
     /// A signal from another component arrives (the value it carries; DWRED: the window a
     /// TWAM ingress signals). See [`registry::QueueDiscipline::signal_source`].
     fn on_signal(&mut self, _value: f64) {}

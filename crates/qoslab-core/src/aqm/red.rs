@@ -262,11 +262,8 @@ impl Red {
     ) -> Verdict {
         let (qlen, mean) = self.backlog(q);
         let mut v = self.dropper.judge(avg, pkt.size, mean, qlen, rng);
-        if q.full_for(pkt.size as u64) {
-            v = Verdict::Overflow;
-        }
         match v {
-            Verdict::ForcedDrop | Verdict::Overflow => self.dropper.on_forced_drop(),
+            Verdict::ForcedDrop => self.dropper.on_forced_drop(),
             Verdict::EarlyDrop if self.params.ecn && pkt.ecn != 0 => v = Verdict::Mark,
             _ => {}
         }
@@ -288,6 +285,10 @@ impl Aqm for Red {
 
     fn on_idle(&mut self, now: SimTime) {
         self.est.on_idle(now);
+    }
+
+    fn on_overflow(&mut self, _pkt: &PacketMeta, _decided: Verdict) {
+        self.dropper.on_forced_drop();
     }
 
     fn average(&self) -> Option<f64> {
@@ -647,7 +648,10 @@ mod tests {
             limit: Limit::Packets(10),
             len_by_prec: [0; 3],
         };
-        assert_eq!(red.on_enqueue(0, &p, full, &mut rng), Verdict::Overflow);
+        assert_eq!(
+            crate::aqm::admit(&mut red, 0, &p, full, &mut rng),
+            Verdict::Overflow
+        );
         // Hold the average between the thresholds: an ECN-capable packet is marked, never
         // early-dropped.
         red.est.avg = 74.0;

@@ -168,6 +168,9 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     fn on_signal(&mut self, value: f64) {
         (**self).on_signal(value)
     }
+    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
+        (**self).on_overflow(pkt, decided)
+    }
 }
 
 /// One line per queue kind: `"type" => Variant(Config => Runtime)`. Generates [`Discipline`],
@@ -255,6 +258,9 @@ macro_rules! queue_registry {
             }
             fn on_signal(&mut self, value: f64) {
                 match self { $( AnyAqm::$variant(a) => a.on_signal(value), )* }
+            }
+            fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
+                match self { $( AnyAqm::$variant(a) => a.on_overflow(pkt, decided), )* }
             }
         }
     };

@@ -101,14 +101,16 @@ impl Aqm for Rio {
             self.avg[j].on_arrival(now, b, self.w_q, self.ptc);
         }
         let avg = self.avg[p].avg;
-        let mut v = self.droppers[p].judge(avg, pkt.size, None, q.len_pkts as f64, rng);
-        if q.full_for(pkt.size as u64) {
-            v = Verdict::Overflow;
-        }
-        if matches!(v, Verdict::ForcedDrop | Verdict::Overflow) {
+        let v = self.droppers[p].judge(avg, pkt.size, None, q.len_pkts as f64, rng);
+        if v == Verdict::ForcedDrop {
             self.droppers[p].on_forced_drop();
         }
         v
+    }
+
+    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+        let p = self.level(pkt.prec);
+        self.droppers[p].on_forced_drop();
     }
 
     fn on_idle(&mut self, now: SimTime) {

@@ -161,13 +161,9 @@ impl Aqm for RioPlusO {
         self.avg_total
             .on_arrival(now, total_backlog, self.w_q, self.ptc);
         let qlen = q.len_pkts as f64;
-        let full = q.full_for(pkt.size as u64);
         if pkt.prec == 0 {
-            let mut v = self.in_.judge(self.avg_in.avg, pkt.size, None, qlen, rng);
-            if full {
-                v = Verdict::Overflow;
-            }
-            if matches!(v, Verdict::ForcedDrop | Verdict::Overflow) {
+            let v = self.in_.judge(self.avg_in.avg, pkt.size, None, qlen, rng);
+            if v == Verdict::ForcedDrop {
                 self.in_.on_forced_drop();
             }
             return v;
@@ -187,13 +183,17 @@ impl Aqm for RioPlusO {
                 self.out.on_forced_drop();
             }
         }
-        if full {
-            if v == Verdict::Enqueue {
-                self.total.on_forced_drop();
-            }
-            v = Verdict::Overflow;
-        }
         v
+    }
+
+    /// An IN overflow restarts the IN count; an OUT packet both tests passed restarts the
+    /// IN+OUT count (a drop the IN+OUT test did not choose).
+    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
+        if pkt.prec == 0 {
+            self.in_.on_forced_drop();
+        } else if decided == Verdict::Enqueue {
+            self.total.on_forced_drop();
+        }
     }
 
     fn on_idle(&mut self, now: SimTime) {
@@ -403,7 +403,8 @@ mod tests {
         let mut rng = SimRng::derive(1, 2);
         let mut v = view(2, 3);
         v.limit = Limit::Packets(5);
-        assert_eq!(r.on_enqueue(0, &pkt(0), v, &mut rng), Verdict::Overflow);
-        assert_eq!(r.on_enqueue(1, &pkt(1), v, &mut rng), Verdict::Overflow);
+        let admit = crate::aqm::admit::<RioPlusO>;
+        assert_eq!(admit(&mut r, 0, &pkt(0), v, &mut rng), Verdict::Overflow);
+        assert_eq!(admit(&mut r, 1, &pkt(1), v, &mut rng), Verdict::Overflow);
     }
 }

@@ -96,14 +96,16 @@ impl Aqm for Wred {
         let avg = self
             .avg
             .on_arrival(now, q.len_pkts as f64, self.w_q, self.ptc);
-        let mut v = self.droppers[p].judge(avg, pkt.size, None, q.len_pkts as f64, rng);
-        if q.full_for(pkt.size as u64) {
-            v = Verdict::Overflow;
-        }
-        if matches!(v, Verdict::ForcedDrop | Verdict::Overflow) {
+        let v = self.droppers[p].judge(avg, pkt.size, None, q.len_pkts as f64, rng);
+        if v == Verdict::ForcedDrop {
             self.droppers[p].on_forced_drop();
         }
         v
+    }
+
+    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+        let p = (pkt.prec as usize).min(self.droppers.len() - 1);
+        self.droppers[p].on_forced_drop();
     }
 
     fn on_idle(&mut self, now: SimTime) {

@@ -294,7 +294,7 @@ impl LinkDir {
         let prec = pkt.prec;
         let in_win = now >= self.win.0 && now < self.win.1;
         let pkt = &*pkt;
-        let verdict = self.aqm.on_enqueue(now, pkt, view, &mut self.rng);
+        let verdict = crate::aqm::admit(&mut self.aqm, now, pkt, view, &mut self.rng);
         if let Some(r) = self.account(now, prec, verdict) {
             return Admit::Dropped(r);
         }

@@ -309,7 +309,7 @@ impl MultiQueue {
         let sub = &mut self.subs[q];
         sub.arrivals += 1;
         let view = sub.view();
-        let v = sub.aqm.on_enqueue(now, pkt, view, &mut sub.rng);
+        let v = crate::aqm::admit(&mut sub.aqm, now, pkt, view, &mut sub.rng);
         match v {
             Verdict::Enqueue | Verdict::Mark => {
                 if v == Verdict::Mark {
