@@ -8,31 +8,7 @@ use serde::Serialize;
 use super::spec::*;
 use super::topology::{adjacency, shortest_path, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TcpConfig {
-    pub variant: TcpVariant,
-    pub ack_size_bytes: u32,
-    pub window_pkts: u32,
-    pub initial_window_pkts: u32,
-    pub min_rto_ns: u64,
-    pub max_rto_ns: u64,
-    pub initial_rto_ns: u64,
-    pub tick_ns: u64,
-    pub delayed_ack: bool,
-    pub delack_interval_ns: u64,
-    pub max_burst: u32,
-    pub dupack_threshold: u32,
-    pub ecn: bool,
-    /// ns-2 `syn_`: segment 0 is a 40-byte SYN; cwnd is 1 until it is acknowledged.
-    pub syn: bool,
-}
-
-impl TcpConfig {
-    pub fn is_newreno(&self) -> bool {
-        self.variant == TcpVariant::Newreno
-    }
-}
+pub use crate::traffic::tcp::TcpConfig;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowConfig {

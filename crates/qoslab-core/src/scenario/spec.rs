@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
 
+pub use crate::traffic::tcp::TcpVariant;
 use crate::units::{self, Limit};
 
 macro_rules! unit_newtype {
@@ -271,13 +272,6 @@ pub struct LinkSpec {
     pub queue_ab: Option<toml::Table>,
     /// Queue of the b→a direction, overriding `queue`.
     pub queue_ba: Option<toml::Table>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TcpVariant {
-    Reno,
-    Newreno,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

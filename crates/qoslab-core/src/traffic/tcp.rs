@@ -15,8 +15,41 @@
 //! the advertised-window cap `window` and `max_burst`, limited transmit, and ns-2's SYN
 //! (segment 0 is a 40-byte SYN; cwnd opens to the initial window when it is acknowledged).
 
-use crate::scenario::TcpConfig;
 use crate::units::{SimTime, NS_PER_SEC};
+
+/// TCP congestion control: ns-2.35's one-way `Agent/TCP/Reno` and `Agent/TCP/Newreno`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    Reno,
+    Newreno,
+}
+
+/// A TCP flow's resolved settings (ns-2.35's defaults unless the scenario says otherwise).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TcpConfig {
+    pub variant: TcpVariant,
+    pub ack_size_bytes: u32,
+    pub window_pkts: u32,
+    pub initial_window_pkts: u32,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub initial_rto_ns: u64,
+    pub tick_ns: u64,
+    pub delayed_ack: bool,
+    pub delack_interval_ns: u64,
+    pub max_burst: u32,
+    pub dupack_threshold: u32,
+    pub ecn: bool,
+    /// ns-2 `syn_`: segment 0 is a 40-byte SYN; cwnd is 1 until it is acknowledged.
+    pub syn: bool,
+}
+
+impl TcpConfig {
+    pub fn is_newreno(&self) -> bool {
+        self.variant == TcpVariant::Newreno
+    }
+}
 
 const T_SRTT_BITS: u32 = 3;
 const T_RTTVAR_BITS: u32 = 2;

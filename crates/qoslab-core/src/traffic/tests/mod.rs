@@ -12,7 +12,7 @@
 //! RTT sample of k·10 ms + 5 ms phase never sits on a tick boundary.
 
 use super::{SendBuf, TcpSender};
-use crate::scenario::TcpConfig;
+use super::{TcpConfig, TcpVariant};
 use crate::units::SimTime;
 use std::collections::BTreeSet;
 
@@ -24,8 +24,8 @@ const RTT: SimTime = 50 * MS;
 fn config(variant: &str) -> TcpConfig {
     TcpConfig {
         variant: match variant {
-            "newreno" => crate::scenario::TcpVariant::Newreno,
-            _ => crate::scenario::TcpVariant::Reno,
+            "newreno" => TcpVariant::Newreno,
+            _ => TcpVariant::Reno,
         },
         ack_size_bytes: 40,
         window_pkts: 1000,
