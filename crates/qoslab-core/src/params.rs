@@ -103,6 +103,22 @@ pub struct Param {
     pub doc: &'static str,
 }
 
+impl Param {
+    pub const fn new(
+        name: &'static str,
+        kind: ParamKind,
+        default: &'static str,
+        doc: &'static str,
+    ) -> Param {
+        Param {
+            name,
+            kind,
+            default,
+            doc,
+        }
+    }
+}
+
 /// The `limit` key every single queue takes.
 pub const LIMIT: Param = Param {
     name: "limit",

@@ -290,64 +290,50 @@ use crate::params::{at_least, key_error, KeyError, Param, ParamKind, Table};
 #[serde(transparent)]
 pub struct ArmParams(pub ArdParams);
 
-const fn key(
-    name: &'static str,
-    kind: ParamKind,
-    default: &'static str,
-    doc: &'static str,
-) -> Param {
-    Param {
-        name,
-        kind,
-        default,
-        doc,
-    }
-}
-
 const ARM_KEYS: [Param; 8] = [
-    key(
+    Param::new(
         "tpr_max",
         ParamKind::Rate,
         "required",
         "The SLA rate, the maximum TPR.",
     ),
-    key(
+    Param::new(
         "bucket",
         at_least(0.0),
         "60",
         "Leaky bucket size b, packets.",
     ),
-    key(
+    Param::new(
         "t_rd",
         at_least(0.0),
         "15",
         "Re-marking threshold T_rd, packets.",
     ),
-    key(
+    Param::new(
         "max_rem",
         at_least(0.0),
         "0.5",
         "Maximum re-marking probability MAX_rem.",
     ),
-    key(
+    Param::new(
         "tau",
         ParamKind::Duration,
         "0.1s",
         "Sampling period τ; the TPR interval is n·τ.",
     ),
-    key(
+    Param::new(
         "n",
         ParamKind::Integer { min: 1 },
         "1000",
         "τ per TPR interval.",
     ),
-    key(
+    Param::new(
         "packet_size",
         ParamKind::Bytes,
         "1000B",
         "The unit of token counts.",
     ),
-    key(
+    Param::new(
         "drop_order",
         ParamKind::Choice {
             choices: &["before_remark", "among_remarked"],
@@ -445,7 +431,7 @@ impl MeterKind for ArdParams {
         ARM_KEYS[5],
         ARM_KEYS[6],
         ARM_KEYS[7],
-        key(
+        Param::new(
             "p_drop",
             at_least(0.0),
             "0.02",

@@ -4,20 +4,6 @@
 
 use crate::params::{Param, ParamKind};
 
-pub(super) const fn param(
-    name: &'static str,
-    kind: ParamKind,
-    default: &'static str,
-    doc: &'static str,
-) -> Param {
-    Param {
-        name,
-        kind,
-        default,
-        doc,
-    }
-}
-
 const INT0: ParamKind = ParamKind::Integer { min: 0 };
 const INT1: ParamKind = ParamKind::Integer { min: 1 };
 const NAME: ParamKind = ParamKind::Name;
@@ -25,47 +11,47 @@ const TABLE: ParamKind = ParamKind::Tables { params: &[] };
 
 /// The top level of a scenario file.
 pub const SCENARIO: &[Param] = &[
-    param(
+    Param::new(
         "name",
         NAME,
         "required",
         "Short name, recorded in every output.",
     ),
-    param("description", NAME, "\"\"", "One line about the scenario."),
-    param(
+    Param::new("description", NAME, "\"\"", "One line about the scenario."),
+    Param::new(
         "duration",
         ParamKind::Duration,
         "required",
         "Simulated time.",
     ),
-    param("seed", INT0, "1", "Default seed (overridden by --seed)."),
-    param(
+    Param::new("seed", INT0, "1", "Default seed (overridden by --seed)."),
+    Param::new(
         "tcp",
         TABLE,
         "ns-2's defaults",
         "Defaults for every TCP flow (see [tcp]).",
     ),
-    param(
+    Param::new(
         "measurement",
         TABLE,
         "the whole run",
         "Measurement window and sampling (see [measurement]).",
     ),
-    param("node", TABLE, "required", "[[node]] tables: the nodes."),
-    param(
+    Param::new("node", TABLE, "required", "[[node]] tables: the nodes."),
+    Param::new(
         "link",
         TABLE,
         "required",
         "[[link]] tables: full-duplex links with a queue per direction.",
     ),
-    param("flow", TABLE, "required", "[[flow]] tables: the traffic."),
-    param(
+    Param::new("flow", TABLE, "required", "[[flow]] tables: the traffic."),
+    Param::new(
         "capture",
         TABLE,
         "none",
         "[[capture]] tables: pcap captures of link directions.",
     ),
-    param(
+    Param::new(
         "conditioner",
         TABLE,
         "none",
@@ -75,7 +61,7 @@ pub const SCENARIO: &[Param] = &[
 
 /// `[tcp]` and a flow's `tcp` table.
 pub const TCP: &[Param] = &[
-    param(
+    Param::new(
         "variant",
         ParamKind::Choice {
             choices: &["reno", "newreno"],
@@ -83,80 +69,80 @@ pub const TCP: &[Param] = &[
         "reno",
         "TCP congestion control (ns-2.35's one-way agents).",
     ),
-    param(
+    Param::new(
         "packet_size",
         ParamKind::Bytes,
         "1000B",
         "Data packet size on the wire.",
     ),
-    param("ack_size", ParamKind::Bytes, "40B", "ACK size on the wire."),
-    param(
+    Param::new("ack_size", ParamKind::Bytes, "40B", "ACK size on the wire."),
+    Param::new(
         "window",
         INT1,
         "20",
         "Advertised-window cap, packets (ns-2's window_).",
     ),
-    param(
+    Param::new(
         "initial_window",
         INT1,
         "2",
         "Initial congestion window, packets.",
     ),
-    param(
+    Param::new(
         "min_rto",
         ParamKind::Duration,
         "200ms",
         "Minimum retransmission timeout.",
     ),
-    param(
+    Param::new(
         "max_rto",
         ParamKind::Duration,
         "60s",
         "Maximum retransmission timeout.",
     ),
-    param(
+    Param::new(
         "initial_rto",
         ParamKind::Duration,
         "3s",
         "Retransmission timeout before the first RTT sample.",
     ),
-    param(
+    Param::new(
         "tick",
         ParamKind::Duration,
         "10ms",
         "Timer granularity of the RTT estimator.",
     ),
-    param(
+    Param::new(
         "delayed_ack",
         ParamKind::Bool,
         "false",
         "The sink delays ACKs (ns-2's TCPSink/DelAck).",
     ),
-    param(
+    Param::new(
         "delack_interval",
         ParamKind::Duration,
         "100ms",
         "Delayed-ACK timeout.",
     ),
-    param(
+    Param::new(
         "max_burst",
         INT0,
         "0",
         "Most packets sent in response to one ACK (0: no limit).",
     ),
-    param(
+    Param::new(
         "dupack_threshold",
         INT1,
         "3",
         "Duplicate ACKs that trigger fast retransmit.",
     ),
-    param(
+    Param::new(
         "ecn",
         ParamKind::Bool,
         "false",
         "The sender is ECN-capable (ECT on data packets).",
     ),
-    param(
+    Param::new(
         "syn",
         ParamKind::Bool,
         "true",
@@ -166,25 +152,25 @@ pub const TCP: &[Param] = &[
 
 /// `[measurement]`.
 pub const MEASUREMENT: &[Param] = &[
-    param(
+    Param::new(
         "start",
         ParamKind::Duration,
         "0s",
         "Start of the measurement window.",
     ),
-    param(
+    Param::new(
         "end",
         ParamKind::Duration,
         "the duration",
         "End of the measurement window.",
     ),
-    param(
+    Param::new(
         "interval",
         ParamKind::Duration,
         "1s, or duration/100 when shorter",
         "Time-series sampling interval.",
     ),
-    param(
+    Param::new(
         "point",
         ParamKind::Choice {
             choices: &["receiver", "sender"],
@@ -192,13 +178,13 @@ pub const MEASUREMENT: &[Param] = &[
         "receiver",
         "Where throughput is counted.",
     ),
-    param(
+    Param::new(
         "bottleneck",
         NAME,
         "the slowest link",
         "The link whose utilisation is the headline figure.",
     ),
-    param(
+    Param::new(
         "cwnd",
         ParamKind::Bool,
         "true",
@@ -208,51 +194,51 @@ pub const MEASUREMENT: &[Param] = &[
 
 /// `[[node]]`.
 pub const NODE: &[Param] = &[
-    param(
+    Param::new(
         "name",
         NAME,
         "required",
         "Node name; with `count`, `{i}` is replaced by the index.",
     ),
-    param("count", INT1, "1", "A group of `count` nodes written once."),
+    Param::new("count", INT1, "1", "A group of `count` nodes written once."),
 ];
 
 /// `[[link]]`.
 pub const LINK: &[Param] = &[
-    param("name", NAME, "\"A-B\"", "Link name; `{i}` in groups."),
-    param(
+    Param::new("name", NAME, "\"A-B\"", "Link name; `{i}` in groups."),
+    Param::new(
         "count",
         INT1,
         "1",
         "A group of `count` links written once (per-member values as lists).",
     ),
-    param("a", NAME, "required", "One end (a node name)."),
-    param("b", NAME, "required", "The other end."),
-    param(
+    Param::new("a", NAME, "required", "One end (a node name)."),
+    Param::new("b", NAME, "required", "The other end."),
+    Param::new(
         "bandwidth",
         ParamKind::Rate,
         "required",
         "Capacity of each direction (or a list per member).",
     ),
-    param(
+    Param::new(
         "delay",
         ParamKind::Duration,
         "required",
         "Propagation delay (or a list per member).",
     ),
-    param(
+    Param::new(
         "queue",
         TABLE,
         "droptail, 50pkts",
         "The queue of both directions (a queue table).",
     ),
-    param(
+    Param::new(
         "queue_ab",
         TABLE,
         "`queue`",
         "The queue of the a→b direction, overriding `queue`.",
     ),
-    param(
+    Param::new(
         "queue_ba",
         TABLE,
         "`queue`",
@@ -262,11 +248,11 @@ pub const LINK: &[Param] = &[
 
 /// `[[flow]]`.
 pub const FLOW: &[Param] = &[
-    param("name", NAME, "\"flowN\"", "Flow name; `{i}` in groups."),
-    param("count", INT1, "1", "A group of `count` flows written once."),
-    param("src", NAME, "required", "Sending node."),
-    param("dst", NAME, "required", "Receiving node."),
-    param(
+    Param::new("name", NAME, "\"flowN\"", "Flow name; `{i}` in groups."),
+    Param::new("count", INT1, "1", "A group of `count` flows written once."),
+    Param::new("src", NAME, "required", "Sending node."),
+    Param::new("dst", NAME, "required", "Receiving node."),
+    Param::new(
         "type",
         ParamKind::Choice {
             choices: &["tcp", "cbr", "onoff", "poisson"],
@@ -274,44 +260,44 @@ pub const FLOW: &[Param] = &[
         "tcp",
         "Bulk TCP (FTP-like), or a UDP source.",
     ),
-    param(
+    Param::new(
         "start",
         ParamKind::Duration,
         "0s",
         "Start time, or \"uniform(LO, HI)\" (or a list per member).",
     ),
-    param("stop", ParamKind::Duration, "never", "Stop time."),
-    param(
+    Param::new("stop", ParamKind::Duration, "never", "Stop time."),
+    Param::new(
         "packet_size",
         ParamKind::Bytes,
         "[tcp] packet_size, 1000B for UDP",
         "Data packet size.",
     ),
-    param(
+    Param::new(
         "rate",
         ParamKind::Rate,
         "required for UDP",
         "CBR rate, ON/OFF peak rate, Poisson mean rate.",
     ),
-    param(
+    Param::new(
         "on",
         ParamKind::Duration,
         "required for onoff",
         "ON/OFF mean burst time (exponential).",
     ),
-    param(
+    Param::new(
         "off",
         ParamKind::Duration,
         "required for onoff",
         "ON/OFF mean idle time (exponential).",
     ),
-    param(
+    Param::new(
         "dscp",
         NAME,
         "BE (0)",
         "Codepoint set by the host (\"AF11\", \"EF\", … or 0..=63).",
     ),
-    param(
+    Param::new(
         "tcp",
         TABLE,
         "[tcp]",
@@ -321,8 +307,8 @@ pub const FLOW: &[Param] = &[
 
 /// `[[capture]]`.
 pub const CAPTURE: &[Param] = &[
-    param("link", NAME, "required", "The captured link."),
-    param(
+    Param::new("link", NAME, "required", "The captured link."),
+    Param::new(
         "direction",
         ParamKind::Choice {
             choices: &["ab", "ba", "both"],
@@ -330,7 +316,7 @@ pub const CAPTURE: &[Param] = &[
         "ab",
         "Which direction(s).",
     ),
-    param(
+    Param::new(
         "file",
         NAME,
         "\"LINK.pcap\"",
@@ -340,20 +326,20 @@ pub const CAPTURE: &[Param] = &[
 
 /// `[[conditioner]]`.
 pub const CONDITIONER: &[Param] = &[
-    param(
+    Param::new(
         "name",
         NAME,
         "\"condN\"",
         "Conditioner name; `{i}` in groups.",
     ),
-    param(
+    Param::new(
         "count",
         INT1,
         "1",
         "A group of `count` conditioners written once.",
     ),
-    param("link", NAME, "required", "The link whose queue it guards."),
-    param(
+    Param::new("link", NAME, "required", "The link whose queue it guards."),
+    Param::new(
         "direction",
         ParamKind::Choice {
             choices: &["ab", "ba"],
@@ -361,19 +347,19 @@ pub const CONDITIONER: &[Param] = &[
         "ab",
         "The guarded direction.",
     ),
-    param(
+    Param::new(
         "classify",
         NAME,
         "any",
         "\"any\", \"flow:NAME\", \"src:NODE\", \"dst:NODE\" or \"dscp:CODEPOINT\".",
     ),
-    param(
+    Param::new(
         "meter",
         TABLE,
         "required",
         "The meter/marker (a meter table).",
     ),
-    param(
+    Param::new(
         "scope",
         ParamKind::Choice {
             choices: &["per_flow", "aggregate"],
@@ -381,12 +367,12 @@ pub const CONDITIONER: &[Param] = &[
         "per_flow (aggregate for arm, ard, twam)",
         "One meter per flow, or one for all selected traffic.",
     ),
-    param(
+    Param::new(
         "green",
         NAME,
         "AF11",
         "Action for green: a codepoint to write, \"keep\" or \"drop\".",
     ),
-    param("yellow", NAME, "AF12", "Action for yellow."),
-    param("red", NAME, "AF13 (drop for arm, ard)", "Action for red."),
+    Param::new("yellow", NAME, "AF12", "Action for yellow."),
+    Param::new("red", NAME, "AF13 (drop for arm, ard)", "Action for red."),
 ];

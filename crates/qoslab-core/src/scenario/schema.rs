@@ -6,7 +6,6 @@
 
 use toml::{Table, Value};
 
-use super::keys::param;
 pub use super::keys::*;
 use crate::aqm::{Discipline, QUEUE_TYPES};
 use crate::conditioner::{MeterSpec, METER_TYPES};
@@ -230,19 +229,19 @@ pub fn json_schema() -> Value {
         .collect();
     let curve = object(
         &[
-            param(
+            Param::new(
                 "min_th",
                 at_least(0.0),
                 "required",
                 "Minimum threshold, packets.",
             ),
-            param(
+            Param::new(
                 "max_th",
                 at_least(0.0),
                 "required",
                 "Maximum threshold, packets.",
             ),
-            param(
+            Param::new(
                 "max_p",
                 crate::params::open_closed(0.0, 1.0),
                 "required",
