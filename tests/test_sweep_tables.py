@@ -140,3 +140,21 @@ def test_sweeps_listing_run_count_and_sweep_tables(tmp_path):
     assert len(back) == 2 and not {"series_queue", "series_flow"} & set(back.columns)
     st_back = pd.read_csv(stats_csv)
     assert set(st_back["version"]) == {qoslab.__version__} and list(st_back["n"]) == [1]
+
+
+def test_a_run_recomputed_for_another_sweep_stays_in_the_first(tmp_path):
+    # Sweep b recomputes a run sweep a had stored (b asks for an extra metric function): the
+    # stored run is replaced, and it must still belong to sweep a.
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    axes = parse_axes(["link.bottleneck.delay=10ms,20ms"])
+    points = override_points(base, axes)
+    a = plan(points, [1], "a")
+    b = plan(points[:1], [1, 2], "b", ["sweep_helpers:fail_on_seed_2"])
+    with Store(tmp_path / "st") as st:
+        run_sweep(a, st, SerialExecutor(), progress=False, retries=0)
+        run_sweep(b, st, SerialExecutor(), progress=False, retries=0)
+        listing = qoslab.results.sweeps(st).set_index("sweep")
+        runs_a = sweep_runs(st, a, axes)
+    assert listing.loc["a", "runs"] == 2, listing
+    assert sorted(runs_a["link.bottleneck.delay"]) == ["10ms", "20ms"]
+    assert listing.loc["b", "runs"] == 2

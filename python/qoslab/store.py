@@ -433,7 +433,12 @@ class Store:
                     run_id = int(prev[0])
                     c.execute("UPDATE runs SET attempts = ? WHERE id = ?", (n_attempts, run_id))
                 else:
+                    kept_memberships: list[tuple[str, str]] = []
                     if prev is not None:
+                        # The replaced run's sweeps keep it: its memberships move to the new row.
+                        kept_memberships = c.execute(
+                            "SELECT sweep, params FROM sweep_runs WHERE run_id = ?", (prev[0],)
+                        ).fetchall()
                         c.execute("DELETE FROM runs WHERE id = ?", (prev[0],))
                     c.execute(
                         "INSERT OR IGNORE INTO scenarios (sha256, name, toml) VALUES (?, ?, ?)",
@@ -476,6 +481,10 @@ class Store:
                         self._insert_frame("flows", run_id, flows)
                     if queues is not None:
                         self._insert_frame("queues", run_id, queues)
+                    c.executemany(
+                        "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                        [(sw, run_id, pj) for sw, pj in kept_memberships],
+                    )
                 for sweep, params in memberships:
                     c.execute(
                         "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
