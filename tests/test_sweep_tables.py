@@ -41,6 +41,12 @@ def test_parse_axes_keeps_the_order_and_refuses_a_repeated_key():
         parse_axes(["b=1", "a=2", "b=3"])
 
 
+def test_parse_metric_names_refuses_an_empty_list():
+    # `qoslab sweep --show ""` used to end in a traceback.
+    with pytest.raises(ValueError, match="name at least one metric"):
+        parse_metric_names(" , ")
+
+
 def test_parse_metric_names_checks_standard_names_unless_metric_functions_add_some():
     assert parse_metric_names(" fairness_index, utilization ,") == ["fairness_index", "utilization"]
     with pytest.raises(ValueError, match=r"--show: unknown metric foo \(known: fairness_index,"):

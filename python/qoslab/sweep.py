@@ -132,6 +132,8 @@ def parse_metric_names(text: str, extra: Sequence[str] = ()) -> list[str]:
     (``"module:function"``, whose metric names are known only after a run) every name must be
     one of :data:`STANDARD_METRICS`, or ValueError."""
     names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise ValueError(f"--show: name at least one metric (known: {', '.join(STANDARD_METRICS)})")
     unknown = [m for m in names if m not in STANDARD_METRICS]
     if unknown and not extra:
         raise ValueError(
