@@ -152,6 +152,18 @@ impl<'a> Table<'a> {
         Table::with_noun(t, key, kind, "queue", None, params, hint)
     }
 
+    /// The table at `key` read by its host (e.g. a queue's `limit`), without checking its
+    /// keys: the kind checks them.
+    pub fn host(t: &'a toml::Table, key: &'a str) -> Table<'a> {
+        Table {
+            t,
+            key,
+            kind: "any",
+            noun: "queue",
+            member: None,
+        }
+    }
+
     /// A meter's table, for group member `member` (list values are per member).
     pub fn meter(
         t: &'a toml::Table,

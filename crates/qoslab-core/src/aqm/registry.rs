@@ -314,10 +314,9 @@ impl QueueConfig {
             }
             None => return Err(key_error(key, "missing field `type`")),
         };
-        let limit = match t.get(LIMIT.name) {
-            None => Limit::Packets(50),
-            Some(_) => read_limit(t, key)?,
-        };
+        let limit = Table::host(t, key)
+            .limit(LIMIT.name)?
+            .unwrap_or(Limit::Packets(50));
         if matches!(limit, Limit::Packets(0) | Limit::Bytes(0)) {
             return Err(key_error(
                 format!("{key}.limit"),
@@ -375,16 +374,6 @@ impl QueueConfig {
                 .map(|(i, s)| (Some(i), &s.queue)),
         )
     }
-}
-
-/// The `limit` key, read before the kind's own keys.
-fn read_limit(t: &toml::Table, key: &str) -> Result<Limit, KeyError> {
-    let mut only = toml::Table::new();
-    if let Some(v) = t.get(LIMIT.name) {
-        only.insert(LIMIT.name.into(), v.clone());
-    }
-    let tt = Table::new(&only, key, "any", &[LIMIT], |_| "")?;
-    Ok(tt.limit(LIMIT.name)?.expect("present"))
 }
 
 impl Serialize for QueueConfig {

@@ -9,7 +9,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 pub use crate::traffic::tcp::TcpVariant;
-use crate::units::{self, Limit};
+use crate::units;
 
 macro_rules! unit_newtype {
     ($name:ident, $ty:ty, $parse:path, $what:expr) => {
@@ -65,12 +65,6 @@ unit_newtype!(
     u64,
     units::parse_bytes,
     "a size string such as \"500B\""
-);
-unit_newtype!(
-    LimitStr,
-    Limit,
-    units::parse_limit,
-    "a queue limit such as \"100pkts\" or \"64KB\""
 );
 unit_newtype!(
     StartStr,
