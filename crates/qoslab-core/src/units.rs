@@ -36,6 +36,15 @@ pub enum Limit {
     Bytes(u64),
 }
 
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::Packets(n) => write!(f, "{n} packets"),
+            Limit::Bytes(n) => write!(f, "{n} bytes"),
+        }
+    }
+}
+
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s

@@ -4,6 +4,7 @@
 use super::red::{check_w_q, mean_pkt_size, RedCurve, GENTLE, MEAN_PKT_SIZE, W_Q};
 use super::registry::{FlatCurve, FlatQueue};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table};
+use crate::units::Limit;
 
 /// The averaging shared by the AF queues.
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +63,36 @@ impl AfAverage {
     /// Link capacity in mean-size packets per second (RED's idle correction).
     pub fn ptc(&self, link_bps: u64) -> f64 {
         link_bps as f64 / (8.0 * self.mean_pkt_size as f64)
+    }
+
+    /// Why ns-2's dsRED cannot run a queue of these averages and `curves` with buffer `limit`
+    /// as one of its physical queues, or `None`. dsRED counts packets, has neither a gentle
+    /// region nor `wait` (it spreads drops as p_b / (1 − count·p_b)), and reads thresholds
+    /// with `atoi()` (diffserv/dsred.cc), so they must be whole numbers of packets.
+    pub fn dsred_refusal(&self, curves: &[RedCurve], limit: Limit) -> Option<String> {
+        if let Limit::Bytes(_) = limit {
+            return Some("ns-2's dsRED queues count packets; a byte limit is not supported".into());
+        }
+        if self.gentle {
+            return Some("ns-2's dsRED has no gentle mode (set gentle = false)".into());
+        }
+        if self.wait {
+            return Some(
+                "ns-2's dsRED has no wait option; it spreads drops with p_b/(1 - count*p_b) \
+                 (set wait = false)"
+                    .into(),
+            );
+        }
+        let whole = |x: f64| x.fract() == 0.0 && (0.0..2_147_483_648.0).contains(&x);
+        curves.iter().enumerate().find_map(|(k, c)| {
+            (!whole(c.min_th) || !whole(c.max_th)).then(|| {
+                format!(
+                    "precedence {k}: ns-2's dsRED reads thresholds with atoi(); min_th {} and \
+                     max_th {} must be whole numbers of packets",
+                    c.min_th, c.max_th
+                )
+            })
+        })
     }
 
     /// The flat table's averaging keys and curves.

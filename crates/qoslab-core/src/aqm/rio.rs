@@ -228,8 +228,11 @@ impl QueueDiscipline for RioConfig {
             RioMode::Decoupled => "decoupled",
         };
     }
-    fn ns2(&self, _limit: Limit) -> Ns2Export {
-        Ns2Export::Dsred
+    fn ns2(&self, limit: Limit) -> Ns2Export {
+        match self.avg.dsred_refusal(&self.curves, limit) {
+            Some(reason) => Ns2Export::Refused(reason),
+            None => Ns2Export::Dsred,
+        }
     }
 }
 

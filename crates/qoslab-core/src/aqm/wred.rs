@@ -56,8 +56,11 @@ impl QueueDiscipline for WredConfig {
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.avg.flat(f, &self.curves);
     }
-    fn ns2(&self, _limit: Limit) -> Ns2Export {
-        Ns2Export::Dsred
+    fn ns2(&self, limit: Limit) -> Ns2Export {
+        match self.avg.dsred_refusal(&self.curves, limit) {
+            Some(reason) => Ns2Export::Refused(reason),
+            None => Ns2Export::Dsred,
+        }
     }
 }
 

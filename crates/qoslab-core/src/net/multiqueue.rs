@@ -155,11 +155,90 @@ impl QueueDiscipline for MultiConfig {
         crate::aqm::DropTail
     }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
+        // The physical queues hold the limits; the multi queue has none of its own.
+        f.limit_pkts = None;
+        f.limit_bytes = None;
         f.scheduler = SCHEDULERS[self.scheduler as usize];
         f.queues = &self.queues;
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
-        Ns2Export::Dsred
+        match self.dsred_refusal() {
+            Some(reason) => Ns2Export::Refused(reason),
+            None => Ns2Export::Dsred,
+        }
+    }
+}
+
+impl MultiConfig {
+    /// Why ns-2's dsRED cannot be this multi queue, or `None`. A dsRED queue has up to 8
+    /// physical queues served by PRI, RR or WRR (whole packets), each a droptail (DROP mode),
+    /// RIO-C, RIO-D or WRED queue, with one `limit_` and one mean packet size for all of them
+    /// (diffserv/dsred.h).
+    fn dsred_refusal(&self) -> Option<String> {
+        if self.scheduler == SchedulerKind::Drr {
+            return Some("ns-2's dsRED has no deficit round robin (only priority, rr, wrr)".into());
+        }
+        let mut shared: Option<(Limit, u32)> = None; // the rio/wred queues' limit and mean size
+        for (k, sub) in self.queues.iter().enumerate() {
+            let q = &sub.queue;
+            let refused = |r: &str| Some(format!("queues[{k}]: {r}"));
+            match (&q.discipline, q.discipline.ns2(q.limit)) {
+                (_, Ns2Export::Refused(r)) => return refused(&r),
+                (Discipline::DropTail(_), _) => {
+                    if let Limit::Bytes(_) = q.limit {
+                        return refused(
+                            "a droptail queue inside dsRED counts packets; a byte limit is not \
+                             supported",
+                        );
+                    }
+                }
+                (Discipline::Rio(_) | Discipline::Wred(_), _) => {
+                    let size = match &q.discipline {
+                        Discipline::Rio(c) => c.avg.mean_pkt_size,
+                        Discipline::Wred(c) => c.avg.mean_pkt_size,
+                        _ => unreachable!("matched as rio or wred"),
+                    };
+                    match shared {
+                        None => shared = Some((q.limit, size)),
+                        Some((l, _)) if l != q.limit => {
+                            return Some(format!(
+                                "ns-2's dsRED gives every physical queue the same limit_; the \
+                                 rio/wred queues have different limits {l} and {}",
+                                q.limit
+                            ))
+                        }
+                        Some((_, m)) if m != size => {
+                            return Some(format!(
+                                "ns-2's dsRED has one mean packet size for all its queues, not \
+                                 {m} and {size} bytes"
+                            ))
+                        }
+                        Some(_) => {}
+                    }
+                }
+                _ => {
+                    return refused(&format!(
+                        "queue type '{}' cannot be a dsRED physical queue (only droptail, rio, \
+                         wred; ns-2's dsRED RED differs from Queue/RED, use a one-precedence rio)",
+                        q.type_name()
+                    ))
+                }
+            }
+        }
+        let Some((Limit::Packets(shared), _)) = shared else {
+            return None;
+        };
+        self.queues.iter().enumerate().find_map(|(k, sub)| {
+            let q = &sub.queue;
+            match (&q.discipline, q.limit) {
+                (Discipline::DropTail(_), Limit::Packets(p)) if p > shared => Some(format!(
+                    "queues[{k}]: a droptail queue's limit ({p} packets) must not exceed the \
+                     rio/wred queues' limit {shared} (ns-2's dsRED limit_ applies to every \
+                     physical queue)"
+                )),
+                _ => None,
+            }
+        })
     }
 }
 

@@ -1,0 +1,139 @@
+"""What ns-2 can express, element by element: each link direction's queue (asked of the core:
+every mechanism's file says how ns-2 expresses it, or why it cannot), each flow, each
+conditioner. Scenario-wide questions (routing, dsRED planning) are in :mod:`.plan`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
+
+
+_FLOW_KINDS = ("tcp", "cbr", "onoff", "poisson")
+
+
+DS_QUEUE_TYPES = ("rio", "wred", "multi")
+
+
+_TWAM_REFUSAL = (
+    "TWAM (Bouras & Sevasti's TCP-window-aware marker, per-flow IN probabilities from the "
+    "flows' congestion windows) is not one of ns-2's dsRED policers"
+)
+
+
+#: The codepoint TCP ACKs carry.  ns-2's TCP sink writes its own ``prio_``
+#: (default 0) into every ACK; it does not copy the data packet's codepoint.
+ACK_DSCP = 0
+
+
+#: The colour a two-colour meter (token_bucket, tsw2cm) gives non-conforming
+#: packets; its action is taken from ``actions[TWO_COLOUR_OUT]``.  The papers'
+#: OUT is AFx2, i.e. yellow (see ``crates/qoslab-core/src/ds.rs``).
+TWO_COLOUR_OUT = "yellow"
+
+
+#: ns-2 keeps codepoints in ``hdr_ip::prio_`` and sizes its PHB table and its
+#: per-codepoint statistics by MAX_CP = 40 (diffserv/dsred.h): codepoints
+#: must be 0..39.  The exporter renumbers DSCPs into this range.
+NS_MAX_CP = 40
+
+
+NS_MAX_QUEUES = 8  # MAX_QUEUES, physical queues per dsRED queue
+
+
+NS_MAX_POLICIES = 20  # MAX_POLICIES, policy-table entries per edge queue
+
+
+METERS = {  # qoslab meter -> (ns-2 policy name, colours it produces)
+    "token_bucket": ("TokenBucket", ("green", TWO_COLOUR_OUT)),
+    "srtcm": ("srTCM", ("green", "yellow", "red")),
+    "trtcm": ("trTCM", ("green", "yellow", "red")),
+    "tsw2cm": ("TSW2CM", ("green", TWO_COLOUR_OUT)),
+    "tsw3cm": ("TSW3CM", ("green", "yellow", "red")),
+}
+
+
+#: Markers qoslab has and ns-2's dsRED lacks, with why (the exporter refuses them).
+_NOT_NS2_MARKERS = {
+    "probe": "the adaptive probe marker (meter type 'probe') reads each flow's TCP sequence "
+    "numbers; ns-2's dsRED policers only meter rates, so it cannot be exported",
+}
+
+
+SCHEDULERS = {"priority": "PRI", "rr": "RR", "wrr": "WRR"}
+
+
+PRE_NOT_GREEN = frozenset((12, 14, 20, 22, 28, 30, 36, 38))  # pre-coloured yellow/red (AFx2/AFx3)
+
+
+class Refusal(Exception):
+    """The scenario cannot be expressed with ns-2's dsRED queues."""
+
+
+def core_export(q: dict) -> dict | None:
+    """The core's description of a queue as a ``Queue/CLASS`` with its settings (the
+    mechanism's own file says how ns-2 expresses it), or None for dsRED kinds and refusals."""
+    ns2 = q.get("ns2")
+    return ns2.get("queue") if isinstance(ns2, dict) else None
+
+
+def queue_reason(where: str, q: Any) -> str | None:
+    """Why ns-2 cannot express queue ``q``, as the core says (each mechanism's file implements
+    its ``ns2`` capability, dsRED's limits included), or None."""
+    ns2 = q.get("ns2") if isinstance(q, dict) else None
+    if isinstance(ns2, dict) and "refused" in ns2:
+        return f"{where}: {ns2['refused']}"
+    if ns2 != "dsred" and core_export(q) is None:
+        kind = q.get("type") if isinstance(q, dict) else q
+        return f"{where}: queue type {kind!r} is not supported by the ns-2 export"
+    return None
+
+
+def flow_reason(where: str, f: dict) -> str | None:
+    """Why ns-2 cannot run flow ``f`` (the core has validated it), or None."""
+    if f["kind"] not in _FLOW_KINDS:
+        return f"{where}: flow kind {f['kind']!r} is not supported by the ns-2 export"
+    if f["kind"] == "tcp" and f["tcp"]["variant"] not in TCP_CLASSES:
+        variant = f["tcp"]["variant"]
+        supported = ", ".join(TCP_CLASSES)
+        return f"{where}: TCP variant {variant!r} is not supported (only {supported})"
+    return None
+
+
+def ds_active(resolved: dict) -> bool:
+    """True if the scenario uses conditioners or rio/wred/multi queues."""
+    if resolved.get("conditioners"):
+        return True
+    return any(
+        isinstance(link.get(qk), dict) and link[qk].get("type") in DS_QUEUE_TYPES
+        for link in resolved.get("links", [])
+        for qk in ("queue_ab", "queue_ba")
+    )
+
+
+def conditioner_reason(where: str, c: dict, resolved: dict) -> str | None:
+    """Why ns-2 cannot run conditioner ``c`` (validated by the core) in a dsRED edge queue, or
+    None. Whether its classifier can be expressed is the planner's question."""
+    m = c["meter"]
+    if m["type"] == "twam":
+        return f"{where}: {_TWAM_REFUSAL}"
+    if m["type"] in _NOT_NS2_MARKERS:
+        return f"{where}: {_NOT_NS2_MARKERS[m['type']]}"
+    if m["type"] not in METERS:
+        return f"{where}: meter {m['type']!r} is not one of ns-2's policers ({', '.join(METERS)})"
+    if m["type"] == "tsw3cm" and m.get("win_len_s") not in (None, 1.0):
+        return f"{where}: ns-2's TSW3CM has a fixed 1 s window (win_len_s must be None or 1.0)"
+    link = next(lk for lk in resolved["links"] if lk["name"] == c["link"])
+    q = link["queue_" + c["direction"]]
+    if (core_export(q) or {}).get("early_drops"):
+        return (
+            f"{where}: the queue of link {c['link']!r} {c['direction']} is a {q['type']} queue; ns-2 marks "
+            "packets only inside a dsRED edge queue, whose RED is not Queue/RED (use droptail, rio, "
+            "wred or multi there)"
+        )
+    if q["type"] == "droptail" and q.get("limit_bytes") is not None:
+        return (
+            f"{where} (queue of link {c['link']!r} {c['direction']}): a droptail queue inside dsRED "
+            "counts packets; a byte limit is not supported"
+        )
+    return None

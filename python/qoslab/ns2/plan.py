@@ -1,0 +1,546 @@
+"""The export plan: whether ns-2 can run a resolved scenario at all
+(:func:`unsupported_reason`), and for DiffServ scenarios how every conditioner and
+multi-precedence queue maps onto ns-2's dsRED queues (codepoints, policy tables, physical
+and virtual queues) with the Tcl lines that configure them."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from qoslab import _core
+from qoslab.ns2.capability import (
+    ACK_DSCP,
+    DS_QUEUE_TYPES,
+    METERS,
+    NS_MAX_CP,
+    NS_MAX_POLICIES,
+    NS_MAX_QUEUES,
+    PRE_NOT_GREEN,
+    SCHEDULERS,
+    Refusal,
+    conditioner_reason,
+    ds_active,
+    flow_reason,
+    queue_reason,
+)
+from qoslab.ns2.literals import UNLIMITED_QUEUE_PKTS, is_int, tcl_number
+
+
+def unsupported_reason(resolved: dict) -> str | None:
+    """Return None if ns-2 can express ``resolved``, else a human-readable reason.
+
+    ``resolved`` is a scenario the core has validated (:func:`qoslab.scenario.to_ns2_resolved`),
+    so only what ns-2 lacks is asked here: each queue's export as its mechanism's file describes
+    it (droptail, red and ared as ``Queue/*``; rio, wred and multi in ns-2's dsRED queues with
+    the traffic conditioners, see "DiffServ" in the package documentation), reno/newreno TCP,
+    tcp/cbr/onoff/poisson flows, at most one link per node pair, and a dsRED plan for the
+    conditioners and multi-precedence queues.
+    """
+    pairs: set[frozenset[str]] = set()
+    for link in resolved["links"]:
+        where = f"link {link['name']!r}"
+        pair = frozenset((link["a"], link["b"]))
+        if pair in pairs:
+            return f"{where}: ns-2 supports only one link between a pair of nodes"
+        pairs.add(pair)
+        for qkey in ("queue_ab", "queue_ba"):
+            reason = queue_reason(f"{where} {qkey}", link[qkey])
+            if reason:
+                return reason
+    for f in resolved["flows"]:
+        reason = flow_reason(f"flow {f['name']!r}", f)
+        if reason:
+            return reason
+    if ds_active(resolved):
+        try:
+            ds_plan(resolved)
+        except Refusal as exc:
+            return str(exc)
+    return None
+
+
+@dataclass
+class _Stream:
+    """Packets of one flow in one direction: its data, or (TCP) its ACKs."""
+
+    index: int
+    flow: int
+    kind: str  # "data" or "ack"
+    src: str
+    dst: str
+    dscp: int
+    label: str
+
+
+@dataclass
+class _Entry:
+    """One ns-2 policy-table entry of an edge queue (one meter)."""
+
+    eid: tuple
+    cond: int | None  # conditioner index; None = Null policy (keep the codepoint)
+    outputs: dict[str, Any]  # colour -> DSCP or "drop"
+    pairs: set[tuple[str, str]] = field(default_factory=set)
+    streams: list[int] = field(default_factory=list)
+    keep_in: set[int] = field(default_factory=set)
+
+
+@dataclass
+class DsQueue:
+    """The configuration of one dsRED queue (one link direction)."""
+
+    edge: bool
+    conf: dict  # the qoslab queue config of this direction
+    entries: dict[tuple, _Entry] = field(default_factory=dict)
+    arriving: set[tuple] = field(default_factory=set)  # cp keys its PHB table sees
+    tcl: list[str] = field(default_factory=list)
+    cp_value: dict[int, Any] = field(default_factory=dict)  # cp -> DSCP or "drop"
+    cp_vq: dict[int, tuple[int, int]] = field(default_factory=dict)  # arriving cp -> (queue, prec)
+
+
+@dataclass
+class DsPlan:
+    cp: dict[tuple, int]  # cp key -> ns-2 codepoint
+    tagged: bool  # every policy entry has codepoints of its own
+    flow_cp: list[int]
+    ack_cp: int
+    queues: dict[int, DsQueue]  # by link-direction index (2 * link + 0 for ab, 1 for ba)
+    marked: list[Any]  # per flow: ("host", dscp), ("edge", j, {cp: (colour, value)}) or None
+    cond_cps: dict[int, list[tuple[int, int, str]]]  # conditioner -> [(direction, cp, colour)]
+
+
+def _bfs_counts(adj: dict[str, list[str]], s: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Hop distances from ``s`` and the number of shortest paths to each node."""
+    dist, count = {s: 0}, {s: 1}
+    todo = deque([s])
+    while todo:
+        u = todo.popleft()
+        for v in adj[u]:
+            if v not in dist:
+                dist[v] = dist[u] + 1
+                count[v] = count[u]
+                todo.append(v)
+            elif dist[v] == dist[u] + 1:
+                count[v] += count[u]
+    return dist, count
+
+
+def _classifies(cl: dict, s: _Stream, flows: list[dict], dscps: set[int], where: str) -> bool:
+    kind, value = cl["kind"], cl.get("value")
+    if kind == "any":
+        return True
+    if kind == "flow":  # a flow's data and its ACKs (qoslab classifies packets by flow)
+        return flows[s.flow]["name"] == value
+    if kind == "src":
+        return s.src == value
+    if kind == "dst":
+        return s.dst == value
+    if len(dscps) != 1:
+        raise Refusal(
+            f"{where}: {s.label} arrives with a codepoint an upstream conditioner chose per packet; "
+            "ns-2 policies cannot classify on it (they match source/destination nodes only)"
+        )
+    return value in dscps
+
+
+def ds_plan(resolved: dict) -> DsPlan:
+    """Work out the dsRED configuration of every link direction, or raise Refusal."""
+    flows = resolved["flows"]
+    links = resolved["links"]
+    conds = resolved.get("conditioners") or []
+    for k, c in enumerate(conds):
+        name = c.get("name") if isinstance(c, dict) else None
+        reason = conditioner_reason(f"conditioner {name or k!r}", c, resolved)
+        if reason:
+            raise Refusal(reason)
+
+    # link directions and routing (ns-2: static shortest paths by hop count)
+    dir_of: dict[tuple[str, str], int] = {}
+    for k, lk in enumerate(links):
+        dir_of[(lk["a"], lk["b"])] = 2 * k
+        dir_of[(lk["b"], lk["a"])] = 2 * k + 1
+    adj: dict[str, list[str]] = {n: [] for n in resolved["nodes"]}
+    for a, b in dir_of:
+        adj[a].append(b)
+    for n in adj:
+        adj[n].sort()
+    bfs: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
+
+    def tree(n: str) -> tuple[dict[str, int], dict[str, int]]:
+        if n not in bfs:
+            bfs[n] = _bfs_counts(adj, n)
+        return bfs[n]
+
+    queues: dict[int, DsQueue] = {}
+    for k, lk in enumerate(links):
+        for off, qk in ((0, "queue_ab"), (1, "queue_ba")):
+            if lk[qk]["type"] in DS_QUEUE_TYPES:
+                queues[2 * k + off] = DsQueue(edge=False, conf=lk[qk])
+    link_index = {lk["name"]: k for k, lk in enumerate(links)}
+    cond_at: dict[int, list[int]] = {}
+    for ci, c in enumerate(conds):
+        j = 2 * link_index[c["link"]] + (0 if c["direction"] == "ab" else 1)
+        cond_at.setdefault(j, []).append(ci)
+        q = links[j // 2]["queue_ab" if j % 2 == 0 else "queue_ba"]
+        queues.setdefault(j, DsQueue(edge=True, conf=q)).edge = True
+
+    def dname(j: int) -> str:
+        return f"link {links[j // 2]['name']!r} {'ab' if j % 2 == 0 else 'ba'}"
+
+    streams: list[_Stream] = []
+    for i, f in enumerate(flows):
+        streams.append(
+            _Stream(len(streams), i, "data", f["src"], f["dst"], f.get("dscp", 0), f"flow {f['name']!r}")
+        )
+        if f["kind"] == "tcp":
+            label = f"the ACKs of flow {f['name']!r}"
+            streams.append(_Stream(len(streams), i, "ack", f["dst"], f["src"], ACK_DSCP, label))
+
+    conditioned: dict[int, list[tuple[int, tuple]]] = {}  # stream -> [(j, eid)] of non-Null entries
+    for s in streams:
+        ds, ns_ = tree(s.src)
+        dt, nt = tree(s.dst)
+        total = ns_[s.dst]
+        steps = []
+        for (u, v), j in dir_of.items():
+            if u in ds and v in dt and ds[u] + 1 + dt[v] == ds[s.dst]:
+                on_all = ns_[u] * nt[v] == total
+                if j in cond_at and not on_all:
+                    raise Refusal(
+                        f"{s.label} has several shortest paths and only some pass the conditioner "
+                        f"on {dname(j)}; ns-2 breaks such ties its own way"
+                    )
+                steps.append((ds[u], j))
+        steps.sort()
+        keys: set[tuple] = {("base", s.dscp)}
+        dscps = {s.dscp}
+        for _, j in steps:
+            if j not in queues:
+                continue
+            dq = queues[j]
+            if not dq.edge:
+                dq.arriving |= keys
+                continue
+            where = f"conditioner on {dname(j)}"
+            match = None
+            seen_dscps = dscps
+            for ci in cond_at[j]:  # qoslab applies every matching conditioner, in order
+                if not _classifies(conds[ci]["classifier"], s, flows, seen_dscps, where):
+                    continue
+                if match is not None:
+                    raise Refusal(
+                        f"{s.label} matches both conditioner {conds[match]['name']!r} and "
+                        f"{conds[ci]['name']!r} on {dname(j)}; an ns-2 edge queue applies one policy "
+                        "per packet"
+                    )
+                match = ci
+                acts = conds[ci]["actions"]
+                after = {acts[c] for c in METERS[conds[ci]["meter"]["type"]][1]}
+                seen_dscps = {d for d in after if is_int(d)} | (dscps if "keep" in after else set())
+            pair = (s.src, s.dst)
+            if match is None:
+                if len(dscps) != 1:
+                    raise Refusal(
+                        f"{s.label} reaches the edge queue of {dname(j)} with a codepoint an upstream "
+                        "conditioner chose per packet; ns-2's edge queue would overwrite it with a fixed one"
+                    )
+                d = next(iter(dscps))
+                eid: tuple = ("null", pair, d)
+                entry = dq.entries.setdefault(eid, _Entry(eid, None, {"green": d}))
+                outs = {("base", d)}
+            else:
+                c = conds[match]
+                mtype = c["meter"]["type"]
+                if (
+                    c["meter"]["mode"] == "aware"
+                    and mtype not in ("tsw2cm", "tsw3cm")
+                    and dscps & PRE_NOT_GREEN
+                ):
+                    raise Refusal(
+                        f"conditioner {c['name']!r}: ns-2's policers are colour-blind; a colour-aware "
+                        f"meter is exported only if all its packets arrive pre-coloured green (not AFx2 "
+                        f"or AFx3), but {s.label} arrives with {sorted(dscps)}"
+                    )
+                eid = ("pf", match, s.flow) if c["scope"] == "per_flow" else ("agg", match)
+                entry = dq.entries.setdefault(eid, _Entry(eid, match, {}))
+                outs = set()
+                for colour in METERS[mtype][1]:
+                    a = c["actions"][colour]
+                    if a == "keep":
+                        if len(dscps) != 1:
+                            raise Refusal(
+                                f"conditioner {c['name']!r}: 'keep' needs a known incoming codepoint, "
+                                f"but {s.label} arrives with one chosen per packet upstream"
+                            )
+                        a = next(iter(dscps))
+                        entry.keep_in.add(a)
+                    entry.outputs[colour] = a
+                    outs.add(("e", j, eid, colour, a))
+                conditioned.setdefault(s.index, []).append((j, eid))
+            entry.pairs.add(pair)
+            entry.streams.append(s.index)
+            dq.arriving |= outs
+            keys = {k for k in outs if k[-1] != "drop"}
+            dscps = {k[-1] for k in keys}
+            if not keys:
+                break  # every packet is dropped here
+
+    for j, dq in queues.items():
+        for e in dq.entries.values():
+            if len(e.keep_in) > 1:
+                raise Refusal(
+                    f"conditioner {conds[e.cond]['name']!r} on {dname(j)}: 'keep' with one aggregate "
+                    f"meter over packets arriving with different codepoints {sorted(e.keep_in)}; an ns-2 "
+                    "policy writes one codepoint per colour"
+                )
+
+    # ns-2 codepoints: try one set of codepoints per policy entry (per-flow marking counts);
+    # fall back to one codepoint per DSCP if that needs more than NS_MAX_CP.
+    all_keys: list[tuple] = [("base", ACK_DSCP)]
+    for s in streams:
+        all_keys.append(("base", s.dscp))
+    for dq in queues.values():
+        for key in sorted(dq.arriving, key=repr):
+            all_keys.append(key)
+    uniq = list(dict.fromkeys(all_keys))
+    tagged = len(uniq) <= NS_MAX_CP
+
+    def canon(key: tuple) -> tuple:
+        if tagged or key[0] == "base":
+            return key
+        return ("drop",) if key[-1] == "drop" else ("base", key[-1])
+
+    canon_keys = list(dict.fromkeys(canon(k) for k in uniq))
+    if len(canon_keys) > NS_MAX_CP:
+        raise Refusal(f"the scenario needs {len(canon_keys)} codepoints; ns-2's dsRED has {NS_MAX_CP}")
+    cp_of: dict[tuple, int] = {}
+    used: set[int] = set()
+    for key in canon_keys:  # a DSCP below 40 keeps its own number where it can
+        if key[0] == "base" and key[1] < NS_MAX_CP and key[1] not in used:
+            cp_of[key] = key[1]
+            used.add(key[1])
+    for key in canon_keys:  # then marker outputs, where their DSCP's number is still free
+        v = key[-1]
+        if key not in cp_of and is_int(v) and v < NS_MAX_CP and v not in used:
+            cp_of[key] = v
+            used.add(v)
+    free = (n for n in range(NS_MAX_CP) if n not in used)
+    for key in canon_keys:
+        if key not in cp_of:
+            cp_of[key] = next(free)
+    cp = {k: cp_of[canon(k)] for k in uniq}
+
+    for j, dq in sorted(queues.items()):
+        dq.tcl = _dsred_tcl(j, dq, cp, resolved, dname(j))
+
+    marked: list[Any] = []
+    for s in streams:
+        if s.kind != "data":
+            continue
+        hits = conditioned.get(s.index, [])
+        if not hits:
+            marked.append(("host", s.dscp))
+            continue
+        j, eid = hits[0]
+        e = queues[j].entries[eid]
+        if tagged and len(hits) == 1 and e.streams == [s.index]:
+            marked.append(("edge", j, {cp[("e", j, eid, c, v)]: (c, v) for c, v in e.outputs.items()}))
+        else:
+            marked.append(None)
+    cond_cps: dict[int, list[tuple[int, int, str]]] = {ci: [] for ci in range(len(conds))}
+    if tagged:
+        for j, dq in queues.items():
+            for e in dq.entries.values():
+                if e.cond is not None:
+                    cond_cps[e.cond] += [(j, cp[("e", j, e.eid, c, v)], c) for c, v in e.outputs.items()]
+    flow_cp = [cp[("base", s.dscp)] for s in streams if s.kind == "data"]
+    return DsPlan(cp, tagged, flow_cp, cp[("base", ACK_DSCP)], queues, marked, cond_cps)
+
+
+def _dsred_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where: str) -> list[str]:
+    """The Tcl lines configuring dsRED queue ``$q`` of direction ``j``; fills cp_value/cp_vq.
+
+    A cp key's last element is what the codepoint stands for: a DSCP or "drop".
+    """
+    conf = dq.conf
+    if conf["type"] == "multi":
+        subs = [(sub["dscp"], sub["queue"], sub.get("weight", 1)) for sub in conf["queues"]]
+        sched = SCHEDULERS[conf["scheduler"]]
+    else:
+        subs = [(None, conf, 1)]
+        sched = "PRI"
+    rq = [q for _, q, _ in subs if q["type"] != "droptail"]
+    limits = {q.get("limit_pkts") for q in rq}
+    if rq:
+        shared = next(iter(limits))
+    else:
+        lps = {q.get("limit_pkts") for _, q, _ in subs}
+        shared = None if None in lps else max(lps)  # type: ignore[type-var]
+    qlim = UNLIMITED_QUEUE_PKTS if shared is None else int(shared)
+    mps = rq[0]["mean_pkt_size_bytes"] if rq else 1000
+    nprec = max([len(q["precedences"]) for q in rq], default=1)
+
+    # codepoints that reach this queue's PHB table
+    arriving = {cp[k]: k[-1] for k in dq.arriving}
+    value_all = {cp[k]: k[-1] for k in cp}
+    drop_cps = sorted(c for c, v in arriving.items() if v == "drop")
+    nq = len(subs) + (1 if drop_cps else 0)
+    if nq > NS_MAX_QUEUES:
+        raise Refusal(f"{where}: needs {nq} physical queues; ns-2's dsRED has {NS_MAX_QUEUES}")
+    if drop_cps and sched in ("RR", "WRR"):
+        raise Refusal(
+            f"{where}: a conditioner 'drop' action is exported as an extra always-empty dsRED queue, "
+            "which would shift ns-2's round-robin pointer; use a priority scheduler here"
+        )
+
+    def classify(dscp: int) -> tuple[int, int] | None:
+        listed = [qi for qi, (dl, _, _) in enumerate(subs) if dl is not None and dscp in dl]
+        fallback = [qi for qi, (dl, _, _) in enumerate(subs) if dl is None]
+        if not listed and not fallback:
+            return None
+        default = (listed or fallback)[0]
+        q = subs[default][1]
+        if q["type"] == "droptail":
+            return default, 0
+        return default, min(_core.drop_precedence(dscp), len(q["precedences"]) - 1)
+
+    lines = [
+        f"$q set numQueues_ {nq}",
+        f"$q set limit_ {qlim}",
+        f"$q setNumPrec {nprec}",
+        f"$q meanPktSize {mps}",
+    ]
+    for qi, (_, q, _) in enumerate(subs):
+        if q["type"] == "droptail":
+            th = UNLIMITED_QUEUE_PKTS if q.get("limit_pkts") is None else int(q["limit_pkts"])
+            lines += [f"$q configQ {qi} {p} {th} {th} 1.0" for p in range(nprec)]
+            lines.append(f"$q setMREDMode DROP {qi}")
+            continue
+        precs = q["precedences"]
+        for p in range(nprec):
+            pr = precs[min(p, len(precs) - 1)]  # unused precedences copy the last one
+            lines.append(
+                f"$q configQ {qi} {p} {int(pr['min_th'])} {int(pr['max_th'])} "
+                f"{tcl_number(pr['max_p'])} {tcl_number(q['w_q'])}"
+            )
+        mode = "WRED" if q["type"] == "wred" else ("RIO-C" if q["mode"] == "coupled" else "RIO-D")
+        lines.append(f"$q setMREDMode {mode} {qi}")
+    if drop_cps:
+        dqi = len(subs)
+        lines += [f"$q configQ {dqi} {p} 0 0 1.0" for p in range(nprec)]
+        lines.append(f"$q setMREDMode DROP {dqi}")
+    for c in sorted(value_all):
+        value = value_all[c]
+        vq = (len(subs), 0) if value == "drop" else classify(value)
+        if c in arriving:
+            if vq is None:
+                raise Refusal(
+                    f"{where}: codepoint {value} reaches this multi queue, which has no queue for it "
+                    "and no default queue"
+                )
+            dq.cp_value[c] = value
+            dq.cp_vq[c] = vq
+        elif vq is None or vq[0] >= nq:
+            vq = (0, 0)  # never looked up: no such packet reaches this queue
+        lines.append(f"$q addPHBEntry {c} {vq[0]} {vq[1]}")
+    lines.append(f"$q setSchedularMode {sched}")
+    if sched == "WRR":
+        lines += [f"$q addQueueWeights {qi} {int(w)}" for qi, (_, _, w) in enumerate(subs)]
+    if dq.edge:
+        lines += _policy_tcl(j, dq, cp, resolved, where)
+    return lines
+
+
+def _policy_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where: str) -> list[str]:
+    """addPolicyEntry/addPolicerEntry lines for an edge queue (first match wins in ns-2)."""
+    conds = resolved.get("conditioners") or []
+    node_id = {n: i for i, n in enumerate(resolved["nodes"])}
+    by_pair: dict[tuple[str, str], list[_Entry]] = {}
+    for e in dq.entries.values():
+        for pair in sorted(e.pairs):
+            by_pair.setdefault(pair, []).append(e)
+    for pair, es in by_pair.items():
+        if len(es) > 1:
+            what = []
+            for e in es:
+                if e.cond is None:
+                    what.append(f"unconditioned codepoint {e.outputs['green']}")
+                elif e.eid[0] == "pf":
+                    what.append(f"a per-flow meter of conditioner {conds[e.cond]['name']!r}")
+                else:
+                    what.append(f"conditioner {conds[e.cond]['name']!r}")
+            raise Refusal(
+                f"{where}: ns-2 classifies by (source node, destination node) only, and packets from "
+                f"{pair[0]!r} to {pair[1]!r} need different treatment here: {'; '.join(what)} "
+                "(per-flow scope needs flows with distinct node pairs)"
+            )
+    exact: list[tuple[tuple[int, int], _Entry]] = []
+    aggs: list[tuple[tuple[int, int], _Entry]] = []
+    for e in dq.entries.values():
+        if e.eid[0] == "agg":
+            srcs = {node_id[p[0]] for p in e.pairs}
+            dsts = {node_id[p[1]] for p in e.pairs}
+            pat = (next(iter(srcs)) if len(srcs) == 1 else -1, next(iter(dsts)) if len(dsts) == 1 else -1)
+            aggs.append((pat, e))
+        else:
+            if len(e.pairs) != 1:
+                raise Refusal(
+                    f"{where}: one per-flow meter of conditioner {conds[e.cond]['name']!r} sees packets "
+                    f"of several node pairs {sorted(e.pairs)}; ns-2 has one meter per (source, destination)"
+                )
+            (pair,) = e.pairs
+            exact.append(((node_id[pair[0]], node_id[pair[1]]), e))
+    aggs.sort(key=lambda pe: (pe[0][0] == -1) + (pe[0][1] == -1))
+
+    def hits(pat: tuple[int, int], s: int, d: int) -> bool:
+        return pat[0] in (s, -1) and pat[1] in (d, -1)
+
+    for _, e in aggs:
+        for pair in e.pairs:
+            s, d = node_id[pair[0]], node_id[pair[1]]
+            first = next(x for p, x in aggs if hits(p, s, d))
+            if first is not e:
+                raise Refusal(
+                    f"{where}: the aggregate meters of conditioners {conds[e.cond]['name']!r} and "
+                    f"{conds[first.cond]['name']!r} cannot be told apart by ns-2's (source, destination) "
+                    "policy table"
+                )
+    table = exact + aggs
+    if not any(p == (-1, -1) for p, _ in table):
+        table.append(((-1, -1), _Entry(("null", None, ACK_DSCP), None, {"green": ACK_DSCP})))
+    if len(table) > NS_MAX_POLICIES:
+        raise Refusal(f"{where}: needs {len(table)} policy entries; ns-2 allows {NS_MAX_POLICIES}")
+    lines: list[str] = []
+    policers: dict[tuple[str, int], tuple[int, ...]] = {}
+    for (s, d), e in table:
+        if e.cond is None:
+            c0 = cp[("base", e.outputs["green"])]
+            lines.append(f"$q addPolicyEntry {s} {d} Null {c0}")
+            key, down = ("Null", c0), ()
+        else:
+            m = conds[e.cond]["meter"]
+            ptype, colours = METERS[m["type"]]
+            outs = [cp[("e", j, e.eid, c, e.outputs[c])] for c in colours]
+            args = [tcl_number(m["cir_bps"])]
+            if m["type"] == "token_bucket":
+                args += [str(m["cbs_bytes"])]
+            elif m["type"] == "srtcm":
+                args += [str(m["cbs_bytes"]), str(m["ebs_bytes"])]
+            elif m["type"] == "trtcm":
+                args += [str(m["cbs_bytes"]), tcl_number(m["pir_bps"]), str(m["pbs_bytes"])]
+            elif m["type"] == "tsw2cm":
+                args += [tcl_number(m.get("win_len_s") or 1.0)]
+            else:  # tsw3cm
+                args += [tcl_number(m["pir_bps"])]
+            lines.append(f"$q addPolicyEntry {s} {d} {ptype} {outs[0]} {' '.join(args)}")
+            key, down = (ptype, outs[0]), tuple(outs[1:])
+        if key in policers and policers[key] != down:
+            raise Refusal(
+                f"{where}: two {key[0]} meters write the same in-profile codepoint but different "
+                "out-of-profile ones; ns-2 keys its policer table on (policer, in-profile codepoint)"
+            )
+        if key not in policers:
+            policers[key] = down
+            lines.append(f"$q addPolicerEntry {key[0]} {' '.join(str(x) for x in (key[1], *down))}")
+    return lines
