@@ -127,6 +127,36 @@ pub const LIMIT: Param = Param {
     doc: "Buffer size, in packets or bytes (ns-2's default limit).",
 };
 
+/// Which reading of a mechanism runs: the reference algorithm (the RFC or the original paper)
+/// or ns-2.35's implementation of it, rule for rule (the flavour `export-ns2` and `crosscheck`
+/// compare against). Only mechanisms ns-2's dsRED has take the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavour {
+    #[default]
+    Reference,
+    Ns2,
+}
+
+impl Flavour {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavour::Reference => "reference",
+            Flavour::Ns2 => "ns2",
+        }
+    }
+}
+
+/// The `flavour` key of the mechanisms ns-2's dsRED has.
+pub const FLAVOUR: Param = Param {
+    name: "flavour",
+    kind: ParamKind::Choice {
+        choices: &["reference", "ns2"],
+    },
+    default: "reference",
+    doc: "`reference` (the RFC or paper) or `ns2` (ns-2.35 dsRED's behaviour, rule for rule: \
+          what export-ns2 and crosscheck compare against).",
+};
+
 /// A mechanism's table being read: the TOML table at `key` (the `type` key excluded), the
 /// kind's name for messages and its declared parameters.
 pub struct Table<'a> {
@@ -320,6 +350,14 @@ impl<'a> Table<'a> {
             "a queue limit such as \"100pkts\" or \"64KB\"",
             units::parse_limit,
         )
+    }
+
+    /// The `flavour` key ([`FLAVOUR`]).
+    pub fn flavour(&self) -> Result<Flavour, KeyError> {
+        Ok(match self.choice(FLAVOUR.name, &["reference", "ns2"])? {
+            Some("ns2") => Flavour::Ns2,
+            _ => Flavour::Reference,
+        })
     }
 
     /// One of `choices`.

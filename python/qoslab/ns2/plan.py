@@ -411,6 +411,8 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where:
         f"$q setNumPrec {nprec}",
         f"$q meanPktSize {mps}",
     ]
+    if any(q.get("ecn") for q in rq):  # one ecn_ per dsRED queue (the core refuses a mix)
+        lines.append("$q set ecn_ 1")
     for qi, (_, q, _) in enumerate(subs):
         if q["type"] == "droptail":
             th = UNLIMITED_QUEUE_PKTS if q.get("limit_pkts") is None else int(q["limit_pkts"])

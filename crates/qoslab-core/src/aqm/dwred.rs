@@ -83,6 +83,7 @@ impl QueueDiscipline for DwredConfig {
     fn hint(key: &str) -> &'static str {
         match key {
             "min_th" | "out" | "mid" => ": DWRED sets the OUT curve itself (min_th = b·max_th, max_th = the signalled window)",
+            "flavour" => ": ns-2 has no DWRED, so there is no ns2 flavour of it",
             _ => "",
         }
     }

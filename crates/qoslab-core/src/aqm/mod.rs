@@ -8,6 +8,7 @@
 pub mod af;
 pub mod ared;
 pub mod droptail;
+pub mod dsred;
 pub mod dwred;
 pub mod ewma;
 pub mod fdd_red;
@@ -105,6 +106,14 @@ pub trait Aqm {
     ) -> Verdict;
     /// The transmitter asked for a packet and found the queue empty: an idle period starts.
     fn on_idle(&mut self, _now: SimTime) {}
+    /// A packet of drop precedence `prec` left the queue for the transmitter at `at` (the
+    /// start of its transmission); `q` is what waits after it. Called only when
+    /// [`Aqm::wants_dequeue`] (ns-2's dsRED starts idle periods per precedence here).
+    fn on_dequeue(&mut self, _at: SimTime, _prec: u8, _q: QueueView) {}
+    /// Whether [`Aqm::on_dequeue`] does anything (so the host can skip the call).
+    fn wants_dequeue(&self) -> bool {
+        false
+    }
     /// The current average queue estimate, if the discipline keeps one (for time series).
     fn average(&self) -> Option<f64> {
         None

@@ -93,6 +93,9 @@ pub struct FlatQueue<'a> {
     pub byte_mode: bool,
     pub mean_pkt_size_bytes: u32,
     pub ecn: bool,
+    /// `reference` or `ns2` for the kinds with an ns-2 flavour; empty for the others.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub flavour: &'static str,
     pub mode: &'static str,
     pub precedences: Vec<FlatCurve>,
     pub scheduler: &'static str,
@@ -149,6 +152,12 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     }
     fn on_idle(&mut self, now: SimTime) {
         (**self).on_idle(now)
+    }
+    fn on_dequeue(&mut self, at: SimTime, prec: u8, q: QueueView) {
+        (**self).on_dequeue(at, prec, q)
+    }
+    fn wants_dequeue(&self) -> bool {
+        (**self).wants_dequeue()
     }
     fn average(&self) -> Option<f64> {
         (**self).average()
@@ -241,6 +250,13 @@ macro_rules! queue_registry {
             fn on_idle(&mut self, now: SimTime) {
                 match self { $( AnyAqm::$variant(a) => a.on_idle(now), )* }
             }
+            #[inline]
+            fn on_dequeue(&mut self, at: SimTime, prec: u8, q: QueueView) {
+                match self { $( AnyAqm::$variant(a) => a.on_dequeue(at, prec, q), )* }
+            }
+            fn wants_dequeue(&self) -> bool {
+                match self { $( AnyAqm::$variant(a) => a.wants_dequeue(), )* }
+            }
             fn average(&self) -> Option<f64> {
                 match self { $( AnyAqm::$variant(a) => a.average(), )* }
             }
@@ -266,7 +282,7 @@ macro_rules! queue_registry {
     };
 }
 
-use super::{ared, droptail, dwred, fdd_red, red, rio, rio_plus_o, wred};
+use super::{ared, droptail, dsred, dwred, fdd_red, red, rio, rio_plus_o, wred};
 use crate::net::multiqueue;
 
 queue_registry! {
@@ -277,9 +293,9 @@ queue_registry! {
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001, as ns-2.35's Queue/RED with adaptive_ 1).
     "ared" => Ared(ared::AredConfig => ared::AdaptiveRed),
     /// RIO (Clark & Fang 1998), coupled (RIO-C) or decoupled (RIO-D).
-    "rio" => Rio(rio::RioConfig => rio::Rio),
+    "rio" => Rio(rio::RioConfig => dsred::Flavoured<rio::Rio>),
     /// WRED: one average, a RED curve per drop precedence.
-    "wred" => Wred(wred::WredConfig => wred::Wred),
+    "wred" => Wred(wred::WredConfig => dsred::Flavoured<wred::Wred>),
     /// RI+O (Kim 1999): RIO-C plus OUT parameters on avg_total − avg_in.
     "rio_plus_o" => RioPlusO(rio_plus_o::RioPlusOConfig => rio_plus_o::RioPlusO),
     /// DWRED (Bouras & Sevasti): OUT thresholds from a TWAM's window signal.
@@ -395,6 +411,7 @@ impl Serialize for QueueConfig {
             byte_mode: false,
             mean_pkt_size_bytes: 500,
             ecn: false,
+            flavour: "",
             mode: "",
             precedences: Vec::new(),
             scheduler: "",

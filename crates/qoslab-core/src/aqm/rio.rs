@@ -15,12 +15,13 @@
 //! [`super::red`]); the physical limit applies to the whole queue. Packet mode only.
 
 use super::af::{curve_param, read_curve, AfAverage, AF_AVERAGE};
+use super::dsred::{DsredMode, DsredOptions, Flavoured, AF_ECN};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
-use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::params::{key_error, KeyError, Param, ParamKind, Table, FLAVOUR, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
@@ -139,6 +140,7 @@ pub struct RioConfig {
     pub mode: RioMode,
     pub avg: AfAverage,
     pub curves: Vec<RedCurve>,
+    pub options: DsredOptions,
 }
 
 /// The `in`, `mid` and `out` curve keys of RIO and WRED.
@@ -176,7 +178,7 @@ pub fn read_precedences(t: &Table, gentle: bool) -> Result<Vec<RedCurve>, KeyErr
 }
 
 impl QueueDiscipline for RioConfig {
-    type Runtime = Rio;
+    type Runtime = Flavoured<Rio>;
     const DOC: &'static str = "RIO (Clark & Fang 1998): a RED curve and count per drop precedence; coupled (RIO-C, avg_in and avg_total) or decoupled (RIO-D).";
     const PARAMS: &'static [Param] = &[
         LIMIT,
@@ -195,6 +197,8 @@ impl QueueDiscipline for RioConfig {
         PRECEDENCE_CURVES[0],
         PRECEDENCE_CURVES[1],
         PRECEDENCE_CURVES[2],
+        AF_ECN,
+        FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {
         match key {
@@ -205,21 +209,29 @@ impl QueueDiscipline for RioConfig {
             _ => "",
         }
     }
-    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+    fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         let avg = AfAverage::read(t)?;
         let mode = match t.choice("mode", &["coupled", "decoupled"])? {
             Some("decoupled") => RioMode::Decoupled,
             _ => RioMode::Coupled,
         };
+        let curves = read_precedences(t, avg.gentle)?;
         Ok(RioConfig {
             mode,
             avg,
-            curves: read_precedences(t, avg.gentle)?,
+            options: DsredOptions::read(t, &avg, &curves, limit)?,
+            curves,
         })
     }
-    fn build(&self, link_bps: u64) -> Rio {
+    fn build(&self, link_bps: u64) -> Flavoured<Rio> {
         let a = &self.avg;
-        Rio::new(self.mode, &self.curves, a.w_q, a.wait, a.ptc(link_bps))
+        let reference = Rio::new(self.mode, &self.curves, a.w_q, a.wait, a.ptc(link_bps));
+        let mode = match self.mode {
+            RioMode::Coupled => DsredMode::RioC,
+            RioMode::Decoupled => DsredMode::RioD,
+        };
+        self.options
+            .build(reference, mode, a, &self.curves, link_bps)
     }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.avg.flat(f, &self.curves);
@@ -227,6 +239,8 @@ impl QueueDiscipline for RioConfig {
             RioMode::Coupled => "coupled",
             RioMode::Decoupled => "decoupled",
         };
+        f.ecn = self.options.ecn;
+        f.flavour = self.options.flavour.name();
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
         match self.avg.dsred_refusal(&self.curves, limit) {

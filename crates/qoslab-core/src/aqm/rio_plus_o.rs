@@ -61,6 +61,7 @@ impl QueueDiscipline for RioPlusOConfig {
                  `avg_out` (OUT, on avg_out) tables"
             }
             "mid" => ": RI+O has two drop precedences, IN and OUT",
+            "flavour" => ": ns-2's dsRED has no RI+O, so there is no ns2 flavour of it",
             _ => "",
         }
     }

@@ -3,13 +3,14 @@
 //! same congestion level. Averaging, idle correction and count spreading are RED's.
 
 use super::af::{AfAverage, AF_AVERAGE};
+use super::dsred::{DsredMode, DsredOptions, Flavoured, AF_ECN};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::rio::{read_precedences, PRECEDENCE_CURVES};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
-use crate::params::{KeyError, Param, Table, LIMIT};
+use crate::params::{KeyError, Param, Table, FLAVOUR, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
@@ -18,10 +19,11 @@ use crate::units::{Limit, SimTime};
 pub struct WredConfig {
     pub avg: AfAverage,
     pub curves: Vec<RedCurve>,
+    pub options: DsredOptions,
 }
 
 impl QueueDiscipline for WredConfig {
-    type Runtime = Wred;
+    type Runtime = Flavoured<Wred>;
     const DOC: &'static str =
         "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
     const PARAMS: &'static [Param] = &[
@@ -33,6 +35,8 @@ impl QueueDiscipline for WredConfig {
         PRECEDENCE_CURVES[0],
         PRECEDENCE_CURVES[1],
         PRECEDENCE_CURVES[2],
+        AF_ECN,
+        FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {
         match key {
@@ -42,19 +46,25 @@ impl QueueDiscipline for WredConfig {
             _ => "",
         }
     }
-    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+    fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         let avg = AfAverage::read(t)?;
+        let curves = read_precedences(t, avg.gentle)?;
         Ok(WredConfig {
             avg,
-            curves: read_precedences(t, avg.gentle)?,
+            options: DsredOptions::read(t, &avg, &curves, limit)?,
+            curves,
         })
     }
-    fn build(&self, link_bps: u64) -> Wred {
+    fn build(&self, link_bps: u64) -> Flavoured<Wred> {
         let a = &self.avg;
-        Wred::new(&self.curves, a.w_q, a.wait, a.ptc(link_bps))
+        let reference = Wred::new(&self.curves, a.w_q, a.wait, a.ptc(link_bps));
+        self.options
+            .build(reference, DsredMode::Wred, a, &self.curves, link_bps)
     }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.avg.flat(f, &self.curves);
+        f.ecn = self.options.ecn;
+        f.flavour = self.options.flavour.name();
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
         match self.avg.dsred_refusal(&self.curves, limit) {

@@ -85,6 +85,8 @@ pub struct LinkDir {
     /// End of the last admitted packet's transmission.
     pub last_done: SimTime,
     idle_notified: bool,
+    /// The discipline watches dequeues ([`crate::aqm::Aqm::wants_dequeue`]).
+    dequeue_hook: bool,
     /// Measurement window for utilisation.
     win: (SimTime, SimTime),
     pub stats: LinkStats,
@@ -120,7 +122,9 @@ impl LinkDir {
         rng: SimRng,
         win: (SimTime, SimTime),
     ) -> Self {
+        let dequeue_hook = aqm.wants_dequeue();
         LinkDir {
+            dequeue_hook,
             link,
             from,
             to,
@@ -247,6 +251,10 @@ impl LinkDir {
             self.q_bytes -= e.size as u64;
             self.waiting_by_prec[e.prec as usize] -= 1;
             self.started += 1;
+            if self.dequeue_hook {
+                let view = self.view();
+                self.aqm.on_dequeue(e.start, e.prec, view);
+            }
         }
         let from = self.departed;
         let mut to = from;
@@ -333,6 +341,10 @@ impl LinkDir {
         if start <= now {
             // Starts at once: never counted as waiting.
             self.started += 1;
+            if self.dequeue_hook {
+                let view = self.view();
+                self.aqm.on_dequeue(now, prec, view);
+            }
         } else {
             self.q_bytes += size as u64;
             self.waiting_by_prec[prec as usize] += 1;

@@ -178,6 +178,22 @@ impl MultiConfig {
         if self.scheduler == SchedulerKind::Drr {
             return Some("ns-2's dsRED has no deficit round robin (only priority, rr, wrr)".into());
         }
+        let ecn: Vec<bool> = self
+            .queues
+            .iter()
+            .filter_map(|sub| match &sub.queue.discipline {
+                Discipline::Rio(c) => Some(c.options.ecn),
+                Discipline::Wred(c) => Some(c.options.ecn),
+                _ => None,
+            })
+            .collect();
+        if ecn.iter().any(|&e| e != ecn[0]) {
+            return Some(
+                "ns-2's dsRED has one ecn_ for all its physical queues; the rio/wred queues \
+                 differ in `ecn`"
+                    .into(),
+            );
+        }
         let mut shared: Option<(Limit, u32)> = None; // the rio/wred queues' limit and mean size
         for (k, sub) in self.queues.iter().enumerate() {
             let q = &sub.queue;
@@ -417,6 +433,10 @@ impl MultiQueue {
             .expect("the scheduler picks a backlogged queue");
         sub.bytes -= size as u64;
         sub.by_prec[prec as usize] -= 1;
+        if sub.aqm.wants_dequeue() {
+            let view = sub.view();
+            sub.aqm.on_dequeue(now, prec, view);
+        }
         if sub.fifo.is_empty() {
             self.sched.on_empty(i);
             // The queue's backlog is zero from now on: its discipline's idle period starts.

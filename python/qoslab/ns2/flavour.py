@@ -1,0 +1,72 @@
+"""The qoslab side of a comparison with ns-2: every mechanism that has an ``ns2`` flavour
+(ns-2.35's dsRED RIO/WRED queues and policers, rule for rule; see
+``crates/qoslab-core/src/aqm/dsred.rs``) switched to it.
+
+Which kinds have the flavour is asked of the core (the kinds whose keys include ``flavour``
+in the generated scenario schema), so a kind that gains one needs no edit here.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any
+
+from qoslab import _core
+from qoslab.scenario import Scenario
+
+_QUEUE_KEYS = ("queue", "queue_ab", "queue_ba")
+
+
+@cache
+def flavoured_kinds() -> tuple[frozenset[str], frozenset[str]]:
+    """The queue kinds and the meter kinds that take a ``flavour`` key."""
+    defs = _core.scenario_schema()["$defs"]
+
+    def kinds(name: str) -> frozenset[str]:
+        out = set()
+        for v in defs[name]["oneOf"]:
+            props = v.get("properties", {})
+            if "flavour" in props:
+                out.add(props["type"]["const"])
+        return frozenset(out)
+
+    return kinds("queue"), kinds("meter")
+
+
+def ns2_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
+    """``sc`` with ``flavour = "ns2"`` on every queue and meter whose kind has it, and notes on
+    what was left as it was (colour-aware meters: ns-2's policers are colour-blind)."""
+    queues, meters = flavoured_kinds()
+    table = copy.deepcopy(sc.table())
+    notes: list[str] = []
+    changed = 0
+
+    def queue(q: Any) -> None:
+        nonlocal changed
+        if not isinstance(q, dict):
+            return
+        if q.get("type") in queues:
+            q["flavour"] = "ns2"
+            changed += 1
+        for sub in q.get("queues", []) or []:
+            if isinstance(sub, dict):
+                queue(sub.get("queue"))
+
+    for link in table.get("link", []):
+        for key in _QUEUE_KEYS:
+            queue(link.get(key))
+    for c in table.get("conditioner", []):
+        m = c.get("meter")
+        if isinstance(m, dict) and m.get("type") in meters:
+            if m.get("mode", "blind") == "aware":
+                notes.append(
+                    f"conditioner {c.get('name')!r}: a colour-aware meter keeps the reference "
+                    "flavour (ns-2's policers are colour-blind)"
+                )
+                continue
+            m["flavour"] = "ns2"
+            changed += 1
+    if not changed:
+        return sc, notes
+    return Scenario.from_table(table, f"{sc.source} (ns2 flavour)"), notes
