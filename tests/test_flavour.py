@@ -108,3 +108,68 @@ def test_ns2_flavour_records_forced_drops_on_the_rio_baseline():
         forced.append(b["forced_drops"])
     assert np.mean(forced) >= 5, forced
     assert abs(np.mean(early) / 370.9 - 1) <= 0.05, early
+
+
+def meter_scenario(meter: str) -> Scenario:
+    return Scenario.from_toml(f"""
+name = "meter flavour"
+duration = "5s"
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[link]]
+name = "l"
+a = "a"
+b = "b"
+bandwidth = "2Mbps"
+delay = "20ms"
+[[flow]]
+name = "f"
+type = "cbr"
+rate = "1Mbps"
+src = "a"
+dst = "b"
+[[conditioner]]
+name = "c"
+link = "l"
+meter = {meter}
+""")
+
+
+@pytest.mark.parametrize(
+    ("meter", "key", "words"),
+    [
+        (
+            "{ type = 'token_bucket', cir = '250kbps', cbs = '1500B', mode = 'aware', flavour = 'ns2' }",
+            "conditioner[0].meter.mode",
+            "colour-blind",
+        ),
+        (
+            "{ type = 'tsw3cm', cir = '250kbps', pir = '500kbps', window = '2s', flavour = 'ns2' }",
+            "conditioner[0].meter.window",
+            "fixed at 1 s",
+        ),
+        ("{ type = 'srtcm', cir = '1Mbps', cbs = '1500B', ebs = '3000B', flavour = 'ns' }", "flavour", "ns2"),
+    ],
+)
+def test_bad_meter_flavour_is_one_error_naming_the_key(meter, key, words):
+    with pytest.raises(ScenarioError) as e:
+        meter_scenario(meter)
+    msg = str(e.value.args[0])
+    assert key in msg and words in msg, msg
+
+
+def test_ns2_token_bucket_shows_ns2s_floating_point_artefact():
+    """docs/ns2-behaviour.md §9.4: a 1 Mb/s CBR of 1000-B packets through a 250 kb/s bucket
+    with CBS = 1000 B leaves 2749 of 12501 green in ns-2 (refills of 999.999… bytes), 3126 in
+    an exact bucket. The reference flavour gives the exact count, the ns2 flavour ns-2's."""
+    greens = {}
+    for flavour in ("reference", "ns2"):
+        sc = meter_scenario(
+            f"{{ type = 'token_bucket', cir = '250kbps', cbs = '1000B', flavour = '{flavour}' }}"
+        ).with_overrides(["duration=100s"])
+        f = qoslab.run(sc, 1).flows.iloc[0]
+        greens[flavour] = f["green_packets"] / (f["green_packets"] + f["yellow_packets"])
+    assert abs(greens["reference"] - 0.25) < 0.002, greens
+    assert abs(greens["ns2"] - 2749 / 12501) < 0.02, greens

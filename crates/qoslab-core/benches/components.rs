@@ -10,6 +10,7 @@ use qoslab_core::conditioner::{
 };
 use qoslab_core::engine::{EventKind, EventQueue};
 use qoslab_core::packet::{PacketKind, PacketMeta};
+use qoslab_core::params::Flavour;
 use qoslab_core::rng::SimRng;
 use qoslab_core::units::Limit;
 use qoslab_core::{Scenario, Simulation};
@@ -46,6 +47,7 @@ fn token_bucket_10k(bencher: Bencher) {
             cir: 1_000_000,
             cbs: 10_000,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         })
     });
 }
@@ -57,6 +59,7 @@ fn tsw2cm_10k(bencher: Bencher) {
         Tsw2cm::new(Tsw2cmParams {
             ctr: 1_000_000,
             win_len: 1_000_000_000,
+            flavour: Flavour::Reference,
         })
     });
 }

@@ -130,7 +130,8 @@ pub const LIMIT: Param = Param {
 /// Which reading of a mechanism runs: the reference algorithm (the RFC or the original paper)
 /// or ns-2.35's implementation of it, rule for rule (the flavour `export-ns2` and `crosscheck`
 /// compare against). Only mechanisms ns-2's dsRED has take the key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Flavour {
     #[default]
     Reference,

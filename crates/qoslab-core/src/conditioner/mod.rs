@@ -31,6 +31,7 @@
 //! counter-example).
 
 pub mod ard;
+pub mod ns2_policy;
 pub mod probe;
 pub mod registry;
 pub mod srtcm;
@@ -303,6 +304,7 @@ pub(crate) mod testkit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::Flavour;
     use crate::units::NS_PER_SEC;
 
     #[test]
@@ -343,12 +345,14 @@ mod tests {
                 cir: 1_000_000,
                 cbs: 3000,
                 mode: ColorMode::Blind,
+                flavour: Flavour::Reference,
             }),
             MeterSpec::Srtcm(SrTcmParams {
                 cir: 1_000_000,
                 cbs: 3000,
                 ebs: 3000,
                 mode: ColorMode::Aware,
+                flavour: Flavour::Reference,
             }),
             MeterSpec::Trtcm(TrTcmParams {
                 cir: 1_000_000,
@@ -356,15 +360,18 @@ mod tests {
                 pir: 2_000_000,
                 pbs: 3000,
                 mode: ColorMode::Blind,
+                flavour: Flavour::Reference,
             }),
             MeterSpec::Tsw2cm(Tsw2cmParams {
                 ctr: 1_000_000,
                 win_len: NS_PER_SEC,
+                flavour: Flavour::Reference,
             }),
             MeterSpec::Tsw3cm(Tsw3cmParams {
                 ctr: 1_000_000,
                 ptr: 2_000_000,
                 win_len: NS_PER_SEC,
+                flavour: Flavour::Reference,
             }),
         ]
     }
@@ -400,6 +407,7 @@ mod tests {
             pir: 1_000_000,
             pbs: 3000,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         });
         let e = bad.build().unwrap_err();
         assert!(e.contains("pir") && e.contains("cir"), "{e}");

@@ -73,12 +73,41 @@ pub struct FlatMeter<'a> {
     pub pir_bps: Option<u64>,
     pub pbs_bytes: Option<u64>,
     pub win_len_ns: Option<u64>,
+    /// `reference` or `ns2` for the meters with an ns-2 flavour; empty for the others.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub flavour: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ard: Option<&'a super::ArdParams>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub twam: Option<&'a super::TwamParams>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<&'a super::ProbeParams>,
+}
+
+/// The `flavour` key of a rate meter; ns-2's policies are colour-blind, so the `ns2` flavour
+/// of a colour-aware meter is an error naming `mode`.
+pub fn read_flavour(t: &Table, mode: super::ColorMode) -> Result<crate::params::Flavour, KeyError> {
+    let f = t.flavour()?;
+    if f == crate::params::Flavour::Ns2 && mode == super::ColorMode::Aware {
+        return Err(crate::params::key_error(
+            t.key("mode"),
+            "flavour = \"ns2\" runs ns-2's policy, which is colour-blind: use mode = \"blind\"",
+        ));
+    }
+    Ok(f)
+}
+
+/// TSW3CM's `flavour`: ns-2's TSW3CM has a window fixed at 1 s.
+pub fn read_tsw3cm_flavour(t: &Table) -> Result<crate::params::Flavour, KeyError> {
+    let f = t.flavour()?;
+    let window = t.duration("window")?.unwrap_or(1_000_000_000);
+    if f == crate::params::Flavour::Ns2 && window != 1_000_000_000 {
+        return Err(crate::params::key_error(
+            t.key("window"),
+            "flavour = \"ns2\" runs ns-2's TSW3CM, whose window is fixed at 1 s",
+        ));
+    }
+    Ok(f)
 }
 
 /// The flat table's name of a colour mode.
@@ -163,6 +192,7 @@ macro_rules! meter_registry {
                     pir_bps: None,
                     pbs_bytes: None,
                     win_len_ns: None,
+                    flavour: "",
                     ard: None,
                     twam: None,
                     probe: None,
@@ -197,6 +227,7 @@ macro_rules! meter_registry {
     };
 }
 
+use super::ns2_policy::FlavouredMeter;
 use super::{
     Ard, ArdParams, ArmParams, ProbeMarker, ProbeParams, SrTcm, SrTcmParams, TokenBucket,
     TokenBucketParams, TrTcm, TrTcmParams, Tsw2cm, Tsw2cmParams, Tsw3cm, Tsw3cmParams, Twam,
@@ -205,15 +236,15 @@ use super::{
 
 meter_registry! {
     /// Single-rate two-colour token bucket (CIR, CBS): the papers' IN/OUT profile marker.
-    "token_bucket" => TokenBucket(TokenBucketParams => TokenBucket),
+    "token_bucket" => TokenBucket(TokenBucketParams => FlavouredMeter<TokenBucket>),
     /// RFC 2697 single-rate three-colour marker.
-    "srtcm" => Srtcm(SrTcmParams => SrTcm),
+    "srtcm" => Srtcm(SrTcmParams => FlavouredMeter<SrTcm>),
     /// RFC 2698 two-rate three-colour marker.
-    "trtcm" => Trtcm(TrTcmParams => TrTcm),
+    "trtcm" => Trtcm(TrTcmParams => FlavouredMeter<TrTcm>),
     /// Clark & Fang's time-sliding-window two-colour tagger.
-    "tsw2cm" => Tsw2cm(Tsw2cmParams => Tsw2cm),
+    "tsw2cm" => Tsw2cm(Tsw2cmParams => FlavouredMeter<Tsw2cm>),
     /// RFC 2859 time-sliding-window three-colour marker.
-    "tsw3cm" => Tsw3cm(Tsw3cmParams => Tsw3cm),
+    "tsw3cm" => Tsw3cm(Tsw3cmParams => FlavouredMeter<Tsw3cm>),
     /// Hur's Adaptive Regulating Marker (aggregate re-marker).
     "arm" => Arm(ArmParams => Ard),
     /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).

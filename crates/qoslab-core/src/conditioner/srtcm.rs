@@ -20,7 +20,9 @@
 
 use serde::Serialize;
 
+use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
 use super::{credit_earned, credit_of_bytes, Bucket, Color, ColorMode, Meter};
+use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::SimTime;
 
@@ -35,6 +37,8 @@ pub struct SrTcmParams {
     pub ebs: u64,
     /// Colour-blind (default) or colour-aware.
     pub mode: ColorMode,
+    /// The reference meter, or ns-2's policy of the same name (`conditioner::ns2_policy`).
+    pub flavour: Flavour,
 }
 
 impl SrTcmParams {
@@ -130,7 +134,7 @@ impl Meter for SrTcm {
 }
 
 impl super::registry::MeterKind for SrTcmParams {
-    type Runtime = SrTcm;
+    type Runtime = FlavouredMeter<SrTcm>;
     const DOC: &'static str = "RFC 2697 single-rate three-colour marker (CIR, CBS, EBS).";
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE,
@@ -142,6 +146,7 @@ impl super::registry::MeterKind for SrTcmParams {
             default: "required",
             doc: "Excess burst size (RFC 2697).",
         },
+        crate::params::FLAVOUR,
     ];
     fn from_table(
         t: &crate::params::Table,
@@ -155,17 +160,26 @@ impl super::registry::MeterKind for SrTcmParams {
             cbs,
             ebs: t.required("ebs", t.bytes("ebs")?, "`ebs`")?,
             mode: read_mode(t)?,
+            flavour: super::registry::read_flavour(t, read_mode(t)?)?,
         })
     }
     fn check(&self) -> Result<(), String> {
         self.validate()
     }
-    fn build(&self) -> SrTcm {
-        SrTcm::new(*self)
+    fn build(&self) -> FlavouredMeter<SrTcm> {
+        match self.flavour {
+            Flavour::Reference => FlavouredMeter::Reference(SrTcm::new(*self)),
+            Flavour::Ns2 => FlavouredMeter::Ns2(Ns2Policy::new(Policy::SrTcm {
+                cir: self.cir as f64 / 8.0,
+                cbs: self.cbs as f64,
+                ebs: self.ebs as f64,
+            })),
+        }
     }
     fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
         (f.cir_bps, f.cbs_bytes, f.ebs_bytes) = (self.cir, Some(self.cbs), Some(self.ebs));
         f.mode = super::registry::mode_name(self.mode);
+        f.flavour = self.flavour.name();
     }
 }
 
@@ -187,6 +201,7 @@ mod tests {
             cbs: 2000,
             ebs: 3000,
             mode,
+            flavour: Flavour::Reference,
         })
     }
 
@@ -275,6 +290,7 @@ mod tests {
             cbs: 10_000,
             ebs: 20_000,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         });
         let t = 100 * NS_PER_SEC;
         let bytes = greedy(&mut m, 1000, 800_000, t, &mut SimRng::derive(0, 0));
@@ -293,6 +309,7 @@ mod tests {
             cbs: 1500,
             ebs: 1500,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         });
         let bytes = greedy(&mut m, 64, 512, NS_PER_SEC, &mut SimRng::derive(0, 0));
         assert_eq!(bytes[0] / 64, 1976);
@@ -306,6 +323,7 @@ mod tests {
             cbs: 0,
             ebs: 1500,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         };
         assert!(p.validate().is_ok());
         p.ebs = 0;
@@ -328,7 +346,7 @@ mod tests {
             seq in arrivals(),
         ) {
             let mode = if aware { ColorMode::Aware } else { ColorMode::Blind };
-            let p = SrTcmParams { cir, cbs, ebs, mode };
+            let p = SrTcmParams { cir, cbs, ebs, mode, flavour: Flavour::Reference, };
             let mut m = SrTcm::new(p);
             let mut uncoloured = SrTcm::new(p);
             let mut rng = SimRng::derive(0, 0);

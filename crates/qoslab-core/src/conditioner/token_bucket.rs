@@ -20,7 +20,9 @@
 
 use serde::Serialize;
 
+use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
 use super::{credit_earned, credit_of_bytes, Bucket, Color, ColorMode, Meter};
+use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::SimTime;
 
@@ -33,6 +35,8 @@ pub struct TokenBucketParams {
     pub cbs: u64,
     /// Colour-blind (default) or colour-aware.
     pub mode: ColorMode,
+    /// The reference meter, or ns-2's policy of the same name (`conditioner::ns2_policy`).
+    pub flavour: Flavour,
 }
 
 impl TokenBucketParams {
@@ -113,13 +117,14 @@ impl Meter for TokenBucket {
 }
 
 impl super::registry::MeterKind for TokenBucketParams {
-    type Runtime = TokenBucket;
+    type Runtime = FlavouredMeter<TokenBucket>;
     const DOC: &'static str =
         "Single-rate two-colour token bucket (CIR, CBS): green within the profile, yellow (OUT) beyond it.";
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE,
         super::registry::CIR,
         super::registry::CBS,
+        crate::params::FLAVOUR,
     ];
     fn from_table(
         t: &crate::params::Table,
@@ -130,17 +135,25 @@ impl super::registry::MeterKind for TokenBucketParams {
             cir: read_cir(t)?,
             cbs: read_cbs(t)?,
             mode: read_mode(t)?,
+            flavour: super::registry::read_flavour(t, read_mode(t)?)?,
         })
     }
     fn check(&self) -> Result<(), String> {
         self.validate()
     }
-    fn build(&self) -> TokenBucket {
-        TokenBucket::new(*self)
+    fn build(&self) -> FlavouredMeter<TokenBucket> {
+        match self.flavour {
+            Flavour::Reference => FlavouredMeter::Reference(TokenBucket::new(*self)),
+            Flavour::Ns2 => FlavouredMeter::Ns2(Ns2Policy::new(Policy::TokenBucket {
+                cir: self.cir as f64 / 8.0,
+                cbs: self.cbs as f64,
+            })),
+        }
     }
     fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
         (f.cir_bps, f.cbs_bytes) = (self.cir, Some(self.cbs));
         f.mode = super::registry::mode_name(self.mode);
+        f.flavour = self.flavour.name();
     }
 }
 
@@ -161,6 +174,7 @@ mod tests {
             cir: 8000,
             cbs: 2000,
             mode,
+            flavour: Flavour::Reference,
         })
     }
 
@@ -227,6 +241,7 @@ mod tests {
             cir: 1_000_000,
             cbs: 10_000,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         });
         let t = 100 * NS_PER_SEC;
         let bytes = greedy(&mut m, 1000, 800_000, t, &mut SimRng::derive(0, 0));
@@ -249,6 +264,7 @@ mod tests {
                 cir: 1_000_000,
                 cbs: 1500,
                 mode: ColorMode::Blind,
+                flavour: Flavour::Reference,
             });
             let bytes = greedy(&mut m, 64, gap, NS_PER_SEC, &mut SimRng::derive(0, 0));
             let t_last = (NS_PER_SEC - 1) / gap * gap;
@@ -270,7 +286,7 @@ mod tests {
             seq in arrivals(),
         ) {
             let mode = if aware { ColorMode::Aware } else { ColorMode::Blind };
-            let mut m = TokenBucket::new(TokenBucketParams { cir, cbs, mode });
+            let mut m = TokenBucket::new(TokenBucketParams { cir, cbs, mode, flavour: Flavour::Reference, });
             let mut rng = SimRng::derive(0, 0);
             let (mut t, mut green) = (0u64, 0u64);
             for (gap, size, pre) in seq {

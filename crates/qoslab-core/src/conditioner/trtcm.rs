@@ -19,7 +19,9 @@
 
 use serde::Serialize;
 
+use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
 use super::{credit_earned, credit_of_bytes, Bucket, Color, ColorMode, Meter};
+use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::SimTime;
 
@@ -35,6 +37,8 @@ pub struct TrTcmParams {
     pub pbs: u64,
     /// Colour-blind (default) or colour-aware.
     pub mode: ColorMode,
+    /// The reference meter, or ns-2's policy of the same name (`conditioner::ns2_policy`).
+    pub flavour: Flavour,
 }
 
 impl TrTcmParams {
@@ -135,7 +139,7 @@ impl Meter for TrTcm {
 }
 
 impl super::registry::MeterKind for TrTcmParams {
-    type Runtime = TrTcm;
+    type Runtime = FlavouredMeter<TrTcm>;
     const DOC: &'static str = "RFC 2698 two-rate three-colour marker (PIR, PBS, CIR, CBS).";
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE,
@@ -148,6 +152,7 @@ impl super::registry::MeterKind for TrTcmParams {
             default: "required",
             doc: "Peak burst size (RFC 2698).",
         },
+        crate::params::FLAVOUR,
     ];
     fn from_table(
         t: &crate::params::Table,
@@ -163,18 +168,28 @@ impl super::registry::MeterKind for TrTcmParams {
             pir,
             pbs: t.required("pbs", t.bytes("pbs")?, "`pbs`")?,
             mode: read_mode(t)?,
+            flavour: super::registry::read_flavour(t, read_mode(t)?)?,
         })
     }
     fn check(&self) -> Result<(), String> {
         self.validate()
     }
-    fn build(&self) -> TrTcm {
-        TrTcm::new(*self)
+    fn build(&self) -> FlavouredMeter<TrTcm> {
+        match self.flavour {
+            Flavour::Reference => FlavouredMeter::Reference(TrTcm::new(*self)),
+            Flavour::Ns2 => FlavouredMeter::Ns2(Ns2Policy::new(Policy::TrTcm {
+                cir: self.cir as f64 / 8.0,
+                cbs: self.cbs as f64,
+                pir: self.pir as f64 / 8.0,
+                pbs: self.pbs as f64,
+            })),
+        }
     }
     fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
         (f.cir_bps, f.cbs_bytes) = (self.cir, Some(self.cbs));
         (f.pir_bps, f.pbs_bytes) = (Some(self.pir), Some(self.pbs));
         f.mode = super::registry::mode_name(self.mode);
+        f.flavour = self.flavour.name();
     }
 }
 
@@ -197,6 +212,7 @@ mod tests {
             pir: 16_000,
             pbs: 4000,
             mode,
+            flavour: Flavour::Reference,
         })
     }
 
@@ -284,6 +300,7 @@ mod tests {
             pir: 2_000_000,
             pbs: 20_000,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         };
         let mut m = TrTcm::new(p);
         let t = 100 * NS_PER_SEC;
@@ -315,6 +332,7 @@ mod tests {
             pir: 2_000_000,
             pbs: 3000,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         });
         let [green, yellow, _] = greedy(&mut m, 64, 512, NS_PER_SEC, &mut SimRng::derive(0, 0));
         assert_eq!((green + yellow) / 64, 3953);
@@ -329,6 +347,7 @@ mod tests {
             pir: 1_000_000,
             pbs: 1500,
             mode: ColorMode::Blind,
+            flavour: Flavour::Reference,
         };
         assert!(p.validate().is_ok());
         p.pir = 999_999;
@@ -355,7 +374,7 @@ mod tests {
             seq in arrivals(),
         ) {
             let mode = if aware { ColorMode::Aware } else { ColorMode::Blind };
-            let p = TrTcmParams { cir, cbs, pir: cir + extra, pbs, mode };
+            let p = TrTcmParams { cir, cbs, pir: cir + extra, pbs, mode, flavour: Flavour::Reference, };
             let mut m = TrTcm::new(p);
             let mut uncoloured = TrTcm::new(p);
             let mut rng = SimRng::derive(0, 0);

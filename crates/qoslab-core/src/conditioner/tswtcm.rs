@@ -39,7 +39,9 @@
 
 use serde::Serialize;
 
+use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
 use super::{Color, Meter};
+use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::{Dur, SimTime, NS_PER_SEC};
 
@@ -88,6 +90,8 @@ pub struct Tsw2cmParams {
     pub ctr: u64,
     /// win_len — the estimator's window, ns (ns-2 default 1 s). Must be positive.
     pub win_len: Dur,
+    /// The reference tagger, or ns-2's TSW2CM policy (`conditioner::ns2_policy`).
+    pub flavour: Flavour,
 }
 
 impl Tsw2cmParams {
@@ -110,6 +114,8 @@ pub struct Tsw3cmParams {
     pub ptr: u64,
     /// win_len — the estimator's window, ns (RFC 2859's AVG_INTERVAL). Must be positive.
     pub win_len: Dur,
+    /// The reference marker, or ns-2's TSW3CM policy (window fixed at 1 s).
+    pub flavour: Flavour,
 }
 
 impl Tsw3cmParams {
@@ -237,11 +243,14 @@ fn tsw_hint(key: &str) -> &'static str {
 }
 
 impl super::registry::MeterKind for Tsw2cmParams {
-    type Runtime = Tsw2cm;
+    type Runtime = FlavouredMeter<Tsw2cm>;
     const DOC: &'static str =
         "Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len).";
-    const PARAMS: &'static [crate::params::Param] =
-        &[super::registry::CIR, super::registry::WINDOW];
+    const PARAMS: &'static [crate::params::Param] = &[
+        super::registry::CIR,
+        super::registry::WINDOW,
+        crate::params::FLAVOUR,
+    ];
     fn hint(key: &str) -> &'static str {
         tsw_hint(key)
     }
@@ -252,27 +261,36 @@ impl super::registry::MeterKind for Tsw2cmParams {
         Ok(Tsw2cmParams {
             ctr: super::registry::read_cir(t)?,
             win_len: t.duration("window")?.unwrap_or(1_000_000_000),
+            flavour: super::registry::read_flavour(t, super::ColorMode::Blind)?,
         })
     }
     fn check(&self) -> Result<(), String> {
         self.validate()
     }
-    fn build(&self) -> Tsw2cm {
-        Tsw2cm::new(*self)
+    fn build(&self) -> FlavouredMeter<Tsw2cm> {
+        match self.flavour {
+            Flavour::Reference => FlavouredMeter::Reference(Tsw2cm::new(*self)),
+            Flavour::Ns2 => FlavouredMeter::Ns2(Ns2Policy::new(Policy::Tsw2cm {
+                cir: self.ctr as f64 / 8.0,
+                win_len: self.win_len as f64 * 1e-9,
+            })),
+        }
     }
     fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
         (f.cir_bps, f.win_len_ns) = (self.ctr, Some(self.win_len));
+        f.flavour = self.flavour.name();
     }
 }
 
 impl super::registry::MeterKind for Tsw3cmParams {
-    type Runtime = Tsw3cm;
+    type Runtime = FlavouredMeter<Tsw3cm>;
     const DOC: &'static str =
         "RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len).";
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::CIR,
         super::registry::PIR,
         super::registry::WINDOW,
+        crate::params::FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {
         tsw_hint(key)
@@ -286,16 +304,24 @@ impl super::registry::MeterKind for Tsw3cmParams {
             ctr,
             ptr: super::registry::read_pir(t, ctr)?,
             win_len: t.duration("window")?.unwrap_or(1_000_000_000),
+            flavour: super::registry::read_tsw3cm_flavour(t)?,
         })
     }
     fn check(&self) -> Result<(), String> {
         self.validate()
     }
-    fn build(&self) -> Tsw3cm {
-        Tsw3cm::new(*self)
+    fn build(&self) -> FlavouredMeter<Tsw3cm> {
+        match self.flavour {
+            Flavour::Reference => FlavouredMeter::Reference(Tsw3cm::new(*self)),
+            Flavour::Ns2 => FlavouredMeter::Ns2(Ns2Policy::new(Policy::Tsw3cm {
+                cir: self.ctr as f64 / 8.0,
+                pir: self.ptr as f64 / 8.0,
+            })),
+        }
     }
     fn flat<'a>(&'a self, f: &mut super::registry::FlatMeter<'a>) {
         (f.cir_bps, f.pir_bps, f.win_len_ns) = (self.ctr, Some(self.ptr), Some(self.win_len));
+        f.flavour = self.flavour.name();
     }
 }
 
@@ -344,6 +370,7 @@ mod tests {
         Tsw2cm::new(Tsw2cmParams {
             ctr,
             win_len: NS_PER_SEC,
+            flavour: Flavour::Reference,
         })
     }
 
@@ -352,6 +379,7 @@ mod tests {
             ctr,
             ptr,
             win_len: NS_PER_SEC,
+            flavour: Flavour::Reference,
         })
     }
 
@@ -503,8 +531,8 @@ mod tests {
             win_len in 1_000_000u64..5_000_000_000,
             packets in proptest::collection::vec((1u32..1500, 1.0f64..100.0), 1..300),
         ) {
-            let mut m2 = Tsw2cm::new(Tsw2cmParams { ctr, win_len });
-            let mut m3 = Tsw3cm::new(Tsw3cmParams { ctr, ptr: ctr, win_len });
+            let mut m2 = Tsw2cm::new(Tsw2cmParams { ctr, win_len, flavour: Flavour::Reference, });
+            let mut m3 = Tsw3cm::new(Tsw3cmParams { ctr, ptr: ctr, win_len, flavour: Flavour::Reference, });
             let mut rng = SimRng::derive(0, 0);
             let mut t = 0u64;
             for (size, slack) in packets {
