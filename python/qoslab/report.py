@@ -63,7 +63,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
     figsize = kw.pop("figsize", None)
-    fig = Figure(figsize=figsize)
+    fig = Figure(figsize=figsize, layout=kw.pop("layout", None))
     return fig, fig.subplots(nrows, ncols, **kw)
 
 

@@ -26,7 +26,7 @@ import pandas as pd
 from qoslab.experiments.ard_topology import CONTRACT_BPS, SCHEMES, ard_scenario, spread_rtts_ms
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
 from qoslab.experiments.runner import Context, select
-from qoslab.report import new_figure
+from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
 from qoslab.simulate import run as simulate
 from qoslab.stats import estimate
@@ -271,27 +271,42 @@ def _table1(ctx: Context) -> None:
         },
     )
     # Fig. 8 (a)-(d): STD of the IN and total throughputs, aggregate IN and total throughput.
-    fig, axes = new_figure(1, 4, figsize=(16, 3.8))
-    for ax, metric, label in zip(
-        axes,
-        ("std_in_bps", "std_total_bps", "aggregate_in_bps", "aggregate_throughput_bps"),
-        (
-            "STD of IN throughput (kbps)",
-            "STD of total throughput (kbps)",
-            "aggregate IN (kbps)",
-            "aggregate total (kbps)",
-        ),
-        strict=True,
-    ):
-        x = np.arange(len(SCHEMES))
-        for k, (n, setting) in enumerate(((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"))):
-            es = [_est(ctx, "table1", metric, {"n": n, "setting": setting, "scheme": s}) for s in SCHEMES]
-            m = np.array([e.mean for e in es]) / 1e3
-            h = np.array([(e.ci_high - e.mean) if np.isfinite(e.ci_high) else 0 for e in es]) / 1e3
-            ax.errorbar(x + (k - 1.5) * 0.12, m, yerr=h, fmt="o", capsize=3, label=f"{n} flows, {setting}")
-        ax.set_xticks(x, [s.upper() for s in SCHEMES])
-        ax.set_title(label, fontsize=9)
-    axes[0].legend(fontsize=7)
+    cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"))
+    fig = panels(
+        [
+            Panel(
+                lines=grouped(
+                    [s.upper() for s in SCHEMES],
+                    [
+                        (
+                            f"{n} flows, {SETTING_TEXT[setting]}",
+                            [
+                                _est(ctx, "table1", metric, {"n": n, "setting": setting, "scheme": s})
+                                for s in SCHEMES
+                            ],
+                        )
+                        for n, setting in cases
+                    ],
+                    scale=1e3,
+                ),
+                title=label,
+                ylabel="kb/s",
+                categories=[s.upper() for s in SCHEMES],
+            )
+            for metric, label in zip(
+                ("std_in_bps", "std_total_bps", "aggregate_in_bps", "aggregate_throughput_bps"),
+                (
+                    "(a) standard deviation of the flows' IN throughput",
+                    "(b) standard deviation of the flows' total throughput",
+                    "(c) aggregate IN throughput",
+                    "(d) aggregate total throughput",
+                ),
+                strict=True,
+            )
+        ],
+        title="Fig. 8: spread of IN and total throughputs, aggregate IN and total throughput",
+        panel_size=(4.0, 3.2),
+    )
     ctx.figure(
         "fig8-std-aggregate",
         fig,
@@ -336,8 +351,8 @@ def _lambdas(ctx: Context) -> None:
 
 def _sensitivity(ctx: Context) -> None:
     runs = ctx.runs("sensitivity")
-    fig, axes = new_figure(1, 2, figsize=(11, 4))
-    ax = axes[0]
+    left: list[Line] = []
+    right: list[Line] = []
     base = runs[(runs["window"] == 20) & (runs["drop_order"] == "before_remark")]
     rows = []
     for scheme in SCHEMES:
@@ -357,26 +372,14 @@ def _sensitivity(ctx: Context) -> None:
                     "in_kbps": li.mean / 1e3,
                 }
             )
-        ax.errorbar(xs, ms, yerr=hs, marker="o", capsize=3, label=scheme.upper())
-    ax.axhline(TABLE1[(4, "rio")], ls=":", color="grey", label="paper RIO (0.786)")
-    ax.set_xlabel("host marker bucket depth (packets)")
-    ax.set_ylabel("Jain's index (4 flows)")
-    ax.legend(fontsize=8)
-    ax = axes[1]
+        left.append(Line(xs, ms, scheme.upper(), err=hs))
     for scheme in SCHEMES:
         sub = runs[
             (runs["cbs_pkts"] == 2) & (runs["drop_order"] == "before_remark") & (runs["scheme"] == scheme)
         ]
         xs = sorted(sub["window"].unique())
         es = [estimate(sub[sub["window"] == w]["fairness_index"]) for w in xs]
-        ax.errorbar(
-            xs,
-            [e.mean for e in es],
-            yerr=[0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean for e in es],
-            marker="o",
-            capsize=3,
-            label=scheme.upper(),
-        )
+        right.append(estimates_line(xs, es, label=scheme.upper()))
         for w, e in zip(xs, es, strict=True):
             if w != 20:
                 rows.append(
@@ -388,9 +391,27 @@ def _sensitivity(ctx: Context) -> None:
                         "in_kbps": float("nan"),
                     }
                 )
-    ax.set_xscale("log")
-    ax.set_xlabel("TCP window cap (packets), host bucket 2 packets")
-    ax.legend(fontsize=8)
+    paper_rio = Ref(TABLE1[(4, "rio")], f"paper, RIO alone ({TABLE1[(4, 'rio')]})")
+    fig = panels(
+        [
+            Panel(
+                left,
+                title="host marker bucket depth (TCP window cap 20 packets)",
+                xlabel="bucket depth (packets)",
+                ylabel="Jain's index (4 flows)",
+                refs=[paper_rio],
+            ),
+            Panel(
+                right,
+                title="TCP window cap (host bucket 2 packets)",
+                xlabel="window cap (packets)",
+                ylabel="Jain's index (4 flows)",
+                refs=[paper_rio],
+                logx=True,
+            ),
+        ],
+        title="Sensitivity of Table 1 (4 flows) to the host bucket depth and TCP's window cap",
+    )
     for order in ("before_remark", "among_remarked"):
         sub = runs[
             (runs["cbs_pkts"] == 2)
@@ -433,7 +454,16 @@ def _sensitivity(ctx: Context) -> None:
 def _sweep(ctx: Context) -> None:
     runs = ctx.runs("sweep")
     flows = sorted(runs["n"].unique())
-    fig, axes = new_figure(2, len(flows), figsize=(4 * len(flows), 7), squeeze=False)
+    jain = [Panel(title=f"{n} flows", ylabel="Jain's index") for n in flows]
+    util = [
+        Panel(
+            title=f"{n} flows",
+            xlabel="largest / smallest RTT",
+            ylabel="bottleneck utilisation",
+            ylim=(0.95, 1.002),
+        )
+        for n in flows
+    ]
     rows = []
     for k, n in enumerate(flows):
         for scheme in SCHEMES:
@@ -452,22 +482,14 @@ def _sweep(ctx: Context) -> None:
                         "utilization": b.mean,
                     }
                 )
-            axes[0][k].errorbar(
-                xs,
-                [e.mean for e in ej],
-                yerr=[0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean for e in ej],
-                marker="o",
-                capsize=3,
-                label=scheme.upper(),
-            )
-            axes[1][k].plot(xs, [e.mean for e in eu], marker="o", label=scheme.upper())
-        axes[0][k].set_title(f"{n} flows", fontsize=9)
-        axes[1][k].set_ylim(0.95, 1.002)
-        axes[1][k].ticklabel_format(axis="y", useOffset=False)
-        axes[1][k].set_xlabel("largest / smallest RTT")
-    axes[0][0].set_ylabel("Jain's index")
-    axes[1][0].set_ylabel("bottleneck utilisation")
-    axes[0][0].legend(fontsize=8)
+            jain[k].lines.append(estimates_line(xs, ej, label=scheme.upper()))
+            util[k].lines.append(estimates_line(xs, eu, label=scheme.upper()))
+    fig = panels(
+        [jain, util],
+        title="Where ARM and ARD help: Jain's index (top) and bottleneck utilisation (bottom) "
+        "against the RTT spread, by number of flows",
+        panel_size=(3.8, 3.0),
+    )
     df = pd.DataFrame(rows)
     piv = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="jain_mean").reset_index()
     piv["ARM − RIO"] = piv["arm"] - piv["rio"]
@@ -503,8 +525,10 @@ def _timeseries(ctx: Context) -> None:
             sc = point_scenario(p)
             sc = sc.with_overrides(["measurement.interval=100ms"])
             results[scheme] = simulate(sc, seed)
-        fig, axes = new_figure(4, 3, figsize=(15, 12), sharex=True)
-        for j, scheme in enumerate(SCHEMES):
+        fair = Ref(300, "fair share 300 kb/s", {"color": "tab:green"})
+        contract = Ref(CONTRACT_BPS / 1e3, f"contract {CONTRACT_BPS / 1e3:.0f} kb/s", {"ls": "--"})
+        grid: list[list[Panel]] = [[], [], [], []]
+        for scheme in SCHEMES:
             r = results[scheme]
             f = r.flows
             greedy = int(f["throughput_bps"].idxmax())
@@ -514,33 +538,60 @@ def _timeseries(ctx: Context) -> None:
             per_s = sf.groupby(["flow", "second"])["throughput_bps"].mean().reset_index()
             for row, (fi, label) in enumerate(((greedy, "greediest"), (damaged, "most damaged"))):
                 d = per_s[per_s["flow"] == fi]
-                ax = axes[row][j]
-                ax.plot(d["second"], d["throughput_bps"] / 1e3, lw=0.7)
-                ax.axhline(300, ls=":", color="grey")
-                ax.axhline(250, ls="--", color="grey", lw=0.7)
-                ax.set_title(
-                    f"{scheme.upper()}: {label} flow "
-                    f"({f['name'][fi]}, {f['throughput_bps'][fi] / 1e3:.0f} kbps)",
-                    fontsize=8,
+                grid[row].append(
+                    Panel(
+                        [
+                            Line(
+                                list(d["second"]),
+                                list(d["throughput_bps"] / 1e3),
+                                style={"lw": 0.7, "marker": ""},
+                            )
+                        ],
+                        title=f"{scheme.upper()}: {label} flow ({f['name'][fi]}, "
+                        f"{f['throughput_bps'][fi] / 1e3:.0f} kb/s)",
+                        ylabel="throughput, 1 s means (kb/s)",
+                        refs=[fair, contract],
+                    )
                 )
-                ax.set_ylabel("kbps / s")
             q = r.series_queue
             q = q[q["queue"] == "bottleneck:ab"]
-            ax = axes[2][j]
-            ax.plot(q["time_s"], q["avg_prec0"], lw=0.6, label="avg_in")
-            ax.plot(q["time_s"], q["avg_prec1"], lw=0.6, label="avg_total")
-            ax.set_title(f"{scheme.upper()}: RIO averages at CR1", fontsize=8)
-            ax.legend(fontsize=7)
-            ax = axes[3][j]
+            grid[2].append(
+                Panel(
+                    [
+                        Line(
+                            list(q["time_s"]), list(q["avg_prec0"]), "avg_in", style={"lw": 0.6, "marker": ""}
+                        ),
+                        Line(
+                            list(q["time_s"]),
+                            list(q["avg_prec1"]),
+                            "avg_total",
+                            style={"lw": 0.6, "marker": ""},
+                        ),
+                    ],
+                    title=f"{scheme.upper()}: RIO averages at CR1",
+                    ylabel="average queue (packets)",
+                )
+            )
             g = r.series_gauges
             tk = g[g["name"] == "tokens_pkts"]
             if len(tk):
-                ax.plot(tk["time_s"], tk["value"], lw=0.5)
-                ax.axhline(15, ls=":", color="grey")
-                ax.set_title(f"{scheme.upper()}: edge token level (packets), T_rd = 15", fontsize=8)
+                grid[3].append(
+                    Panel(
+                        [Line(list(tk["time_s"]), list(tk["value"]), style={"lw": 0.5, "marker": ""})],
+                        title=f"{scheme.upper()}: edge bucket token level",
+                        xlabel="time (s)",
+                        ylabel="tokens (packets)",
+                        refs=[Ref(15, "T_rd = 15 packets", {"color": "tab:red"})],
+                    )
+                )
             else:
-                ax.set_title("RIO only: no edge bucket", fontsize=8)
-            ax.set_xlabel("time (s)")
+                grid[3].append(Panel(empty=f"{scheme.upper()} alone: no edge bucket, no token level"))
+        fig = panels(
+            grid,
+            title=f"Figs. 4-7: {n} flows ({SETTING_TEXT[setting]}), seed {seed}: per-flow throughput, "
+            "RIO's averages and the edge bucket",
+            panel_size=(4.6, 2.6),
+        )
         ctx.figure(
             f"timeseries-{n}flows-{setting}",
             fig,

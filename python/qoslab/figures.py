@@ -1,0 +1,225 @@
+"""Figure kinds shared by the experiments: a figure is a grid of :class:`Panel` s, each a set
+of :class:`Line` s (means, with 95 % CI bars when given), labelled :class:`Ref` lines (a
+paper's value, a contract, a threshold) and annotations; :func:`panels` lays them out the same
+way everywhere. Helpers build the usual lines: a sweep's means against a parameter
+(:func:`sweep_line`), grouped points at categories (:func:`grouped`), a CDF (:func:`cdf`),
+and "paper vs ours" (:func:`paper_vs_ours`).
+
+Layout rules, so that every figure is legible at the size it is saved: titles are wrapped, the
+figure title sits above the panels, a legend shared by all panels goes under the panels instead
+of over the data, an empty panel shows its reason as text instead of empty axes, and the
+bottom strip is left free for the provenance footer :func:`qoslab.report.save_figure` writes.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from qoslab.report import new_figure
+
+#: Height (inches) kept free at the bottom for the provenance footer.
+FOOTER_IN = 0.3
+
+
+@dataclass
+class Line:
+    """One series: ``y`` against ``x`` with optional 95 % CI half-widths ``err``."""
+
+    x: Sequence[Any]
+    y: Sequence[float]
+    label: str | None = None
+    err: Sequence[float] | None = None
+    style: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Ref:
+    """A labelled horizontal reference line (shown in the legend)."""
+
+    y: float
+    label: str
+    style: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Panel:
+    """One set of axes. ``categories`` puts string labels at x = 0, 1, …; ``empty`` shows a
+    sentence instead of axes (e.g. "RIO only: no edge bucket")."""
+
+    lines: list[Line] = field(default_factory=list)
+    title: str = ""
+    xlabel: str = ""
+    ylabel: str = ""
+    refs: list[Ref] = field(default_factory=list)
+    logx: bool = False
+    ylim: tuple[float | None, float | None] | None = None
+    categories: Sequence[str] | None = None
+    annotations: list[tuple[float, float, str]] = field(default_factory=list)
+    empty: str = ""
+    legend: bool = False
+
+
+def _wrap(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(text, width)) if text else ""
+
+
+def _draw(ax: Any, p: Panel, title_width: int) -> None:
+    if p.empty:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
+        return
+    for ln in p.lines:
+        style = {"marker": "o", "markersize": 4, "lw": 1.2, **ln.style}
+        if ln.err is not None:
+            err = np.nan_to_num(np.asarray(ln.err, dtype=float))
+            ax.errorbar(ln.x, ln.y, yerr=err, capsize=3, label=ln.label, **style)
+        else:
+            ax.plot(ln.x, ln.y, label=ln.label, **style)
+    for r in p.refs:
+        ax.axhline(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
+    for x, y, text in p.annotations:
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if p.categories is not None:
+        ax.set_xticks(np.arange(len(p.categories)), list(p.categories), fontsize=8)
+    if p.logx:
+        ax.set_xscale("log")
+    if p.ylim is not None:
+        ax.set_ylim(*p.ylim)
+    ax.set_title(_wrap(p.title, title_width), fontsize=9)
+    ax.set_xlabel(p.xlabel, fontsize=9)
+    ax.set_ylabel(p.ylabel, fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.grid(alpha=0.3)
+    if p.legend and ax.get_legend_handles_labels()[1]:
+        ax.legend(fontsize=7, framealpha=0.85)
+
+
+def panels(
+    grid: Sequence[Sequence[Panel]] | Sequence[Panel],
+    *,
+    title: str,
+    panel_size: tuple[float, float] = (4.6, 3.2),
+    shared_legend: bool = True,
+    sharex: bool = False,
+) -> Any:
+    """A figure of ``grid`` (rows of panels, or one row). With ``shared_legend`` the distinct
+    labels of all panels form one legend under the panels; otherwise panels with
+    ``legend=True`` carry their own."""
+    rows = [list(r) for r in grid] if grid and isinstance(grid[0], Sequence) else [list(grid)]  # type: ignore[arg-type]
+    nrows, ncols = len(rows), max(len(r) for r in rows)
+    w, h = panel_size
+    fig, axes = new_figure(
+        nrows,
+        ncols,
+        figsize=(w * ncols, h * nrows + 0.9 + FOOTER_IN),
+        squeeze=False,
+        sharex=sharex,
+        layout="constrained",
+    )
+    width = max(30, int(w * 11))
+    for i, row in enumerate(rows):
+        for j in range(ncols):
+            ax = axes[i][j]
+            if j < len(row):
+                _draw(ax, row[j], width)
+            else:
+                ax.set_axis_off()
+    fig.suptitle(_wrap(title, int(w * ncols * 13)), fontsize=11)
+    bottom_in = FOOTER_IN
+    if shared_legend:
+        seen: dict[str, Any] = {}
+        for ax in axes.flat:
+            for hnd, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(lab, hnd)
+        if seen:
+            # Columns that fit the figure's width at ~7 pt per character of the longest label.
+            longest = max(len(lab) for lab in seen)
+            fit = max(1, int(w * ncols * 72 / (7 * longest + 40)))
+            cols = max(1, min(len(seen), fit))
+            legend_rows = -(-len(seen) // cols)
+            legend_in = 0.22 * legend_rows + 0.08
+            fig.set_figheight(fig.get_figheight() + legend_in - 0.3)
+            fig.legend(
+                list(seen.values()),
+                list(seen.keys()),
+                loc="lower center",
+                bbox_to_anchor=(0.5, FOOTER_IN / fig.get_figheight()),
+                bbox_transform=fig.transFigure,
+                ncols=cols,
+                fontsize=8,
+                frameon=False,
+            )
+            bottom_in += legend_in
+    height = fig.get_figheight()
+    fig.get_layout_engine().set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
+    return fig
+
+
+def sweep_line(stats: pd.DataFrame, x: str, *, label: str | None, scale: float = 1.0, **style: Any) -> Line:
+    """Means against ``x`` with 95 % CIs, from rows of a :func:`qoslab.stats.summarize` table
+    (columns ``mean``, ``half_width``) for one metric and one variant."""
+    s = stats.sort_values(x)
+    return Line(
+        list(s[x]),
+        list(s["mean"] / scale),
+        label,
+        err=list(s["half_width"].fillna(0.0) / scale),
+        style=style,
+    )
+
+
+def estimates_line(
+    xs: Sequence[Any], estimates: Sequence[Any], *, label: str | None, scale: float = 1.0, **style: Any
+) -> Line:
+    """A line of :class:`qoslab.stats.Estimate` s (mean ± 95 % CI) at ``xs``."""
+    m = [e.mean / scale for e in estimates]
+    h = [(e.ci_high - e.mean) / scale if np.isfinite(e.ci_high) else 0.0 for e in estimates]
+    return Line(list(xs), m, label, err=h, style=style)
+
+
+def grouped(
+    categories: Sequence[str], groups: Sequence[tuple[str, Sequence[Any]]], *, scale: float = 1.0
+) -> list[Line]:
+    """Points at categorical positions, one offset series per group: ``groups`` are
+    ``(label, estimates per category)``."""
+    k = len(groups)
+    width = 0.6 / max(k, 1)
+    out = []
+    for i, (label, es) in enumerate(groups):
+        xs = np.arange(len(categories)) + (i - (k - 1) / 2) * width
+        line = estimates_line(xs, es, label=label, scale=scale, ls="none")
+        out.append(line)
+    return out
+
+
+def cdf(values: Sequence[float], *, label: str | None, **style: Any) -> Line:
+    """The empirical CDF of ``values`` as a step line."""
+    v = np.sort(np.asarray(values, dtype=float))
+    y = np.arange(1, len(v) + 1) / max(len(v), 1)
+    return Line(list(v), list(y), label, style={"marker": "", "drawstyle": "steps-post", **style})
+
+
+def paper_vs_ours(
+    rows: Sequence[tuple[str, float | None, Any]], *, title: str, ylabel: str, scale: float = 1.0
+) -> Panel:
+    """A panel of ``(label, published value or None, our Estimate)`` rows: our mean ± 95 % CI
+    next to the paper's number at each label."""
+    cats = [r[0] for r in rows]
+    x = np.arange(len(rows))
+    ours = estimates_line(
+        x + 0.08, [r[2] for r in rows], label="qoslab (mean ± 95 % CI)", scale=scale, ls="none"
+    )
+    pub = [(i - 0.08, r[1] / scale) for i, r in enumerate(rows) if r[1] is not None]
+    lines = [ours]
+    if pub:
+        px, py = zip(*pub, strict=True)
+        lines.append(
+            Line(list(px), list(py), "paper", style={"ls": "none", "marker": "s", "color": "tab:orange"})
+        )
+    return Panel(lines=lines, title=title, ylabel=ylabel, categories=cats)
