@@ -36,6 +36,9 @@ class Line:
     label: str | None = None
     err: Sequence[float] | None = None
     style: dict[str, Any] = field(default_factory=dict)
+    #: ``"line"`` (points joined unless ``style`` says ``ls="none"``) or ``"bar"`` of ``width``.
+    kind: str = "line"
+    width: float = 0.8
 
 
 @dataclass
@@ -63,6 +66,8 @@ class Panel:
     annotations: list[tuple[float, float, str]] = field(default_factory=list)
     empty: str = ""
     legend: bool = False
+    #: A short text box in the panel's upper left (e.g. the Jain indices of the series).
+    note: str = ""
 
 
 def _wrap(text: str, width: int) -> str:
@@ -75,6 +80,10 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
         ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
         return
     for ln in p.lines:
+        if ln.kind == "bar":
+            err = None if ln.err is None else np.nan_to_num(np.asarray(ln.err, dtype=float))
+            ax.bar(ln.x, ln.y, ln.width, yerr=err, capsize=2, label=ln.label, **ln.style)
+            continue
         style = {"marker": "o", "markersize": 4, "lw": 1.2, **ln.style}
         if ln.err is not None:
             err = np.nan_to_num(np.asarray(ln.err, dtype=float))
@@ -85,6 +94,17 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
         ax.axhline(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
     for x, y, text in p.annotations:
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if p.note:
+        ax.text(
+            0.02,
+            0.97,
+            p.note,
+            transform=ax.transAxes,
+            va="top",
+            ha="left",
+            fontsize=7,
+            bbox={"boxstyle": "round", "fc": "white", "ec": "0.7", "alpha": 0.9},
+        )
     if p.categories is not None:
         ax.set_xticks(np.arange(len(p.categories)), list(p.categories), fontsize=8)
     if p.logx:

@@ -41,7 +41,7 @@ from qoslab.experiments.red_baseline import (
 )
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.report import new_figure, plot_mean_ci
+from qoslab.figures import Line, Panel, Ref, panels, sweep_line
 from qoslab.stats import estimate
 
 Q = "link.bottleneck.queue_ab"
@@ -333,55 +333,65 @@ def _table2(ctx: Context) -> None:
 def _fig7(ctx: Context) -> None:
     """Figs. 6-7 / Table 2: average per-flow throughput per queue, both RTT settings."""
     fl = ctx.flows("tables")
-    fig, axes = new_figure(2, 2, figsize=(11, 7.5), sharey=True)
-    for row, setup in enumerate(SETUPS):
-        for col, (rtt, papers) in enumerate(
-            (
-                ("homogeneous", {"red": TABLE2_HOMO, "fdd-red": TABLE2_FDD_HOMO}),
-                ("heterogeneous", {"red": TABLE2_HETERO, "fdd-red": TABLE2_FDD_HETERO}),
-            )
+    width = 0.8 / len(AQMS)
+    grid = []
+    for setup in SETUPS:
+        row = []
+        for rtt, papers in (
+            ("homogeneous", {"red": TABLE2_HOMO, "fdd-red": TABLE2_FDD_HOMO}),
+            ("heterogeneous", {"red": TABLE2_HETERO, "fdd-red": TABLE2_FDD_HETERO}),
         ):
-            ax = axes[row][col]
-            width = 0.8 / len(AQMS)
+            lines, jains = [], []
             for k, aqm in enumerate(AQMS):
-                means, errs = [], []
-                for i in range(5):
-                    v = select(fl, {"rtt": rtt, "setup": setup, "aqm": aqm, "flow_name": f"ftp{i}"})
-                    e = estimate(v["throughput_bps"])
-                    means.append(e.mean / 1e3)
-                    errs.append(0.0 if e.n < 2 else e.half_width / 1e3)
+                es = [
+                    estimate(
+                        select(fl, {"rtt": rtt, "setup": setup, "aqm": aqm, "flow_name": f"ftp{i}"})[
+                            "throughput_bps"
+                        ]
+                    )
+                    for i in range(5)
+                ]
                 x = [i + (k - 1.5) * width for i in range(5)]
-                jain = ctx.estimate("tables", "fairness_index", {"rtt": rtt, "setup": setup, "aqm": aqm})
-                ax.bar(
-                    x,
-                    means,
-                    width,
-                    yerr=errs,
-                    capsize=2,
-                    color=AQM_STYLE[aqm]["color"],
-                    alpha=0.8,
-                    label=f"{AQM_LABELS[aqm]} — Jain {jain.mean:.3f}",
+                lines.append(
+                    Line(
+                        x,
+                        [e.mean / 1e3 for e in es],
+                        AQM_LABELS[aqm],
+                        err=[0.0 if e.n < 2 else e.half_width / 1e3 for e in es],
+                        style={"color": AQM_STYLE[aqm]["color"], "alpha": 0.8},
+                        kind="bar",
+                        width=width,
+                    )
                 )
+                jain = ctx.estimate("tables", "fairness_index", {"rtt": rtt, "setup": setup, "aqm": aqm})
+                jains.append(f"{jain.mean:.3f}")
             for aqm, marker in (("red", "D"), ("fdd-red", "*")):
                 xs = [i + (list(AQMS).index(aqm) - 1.5) * width for i in range(5)]
-                ax.plot(
-                    xs,
-                    [p / 1e3 for p in papers[aqm]],
-                    marker,
-                    color="k",
-                    markersize=6,
-                    label=f"paper, {AQM_LABELS[aqm].split(' (')[0]} (Jain {JAIN[(rtt, aqm)]})",
-                )
-            ax.axhline(200, color="0.5", ls=":", lw=1)
-            ax.set_ylim(0, 700)
+                name = AQM_LABELS[aqm].split(" (")[0]
+                style = {"ls": "none", "marker": marker, "color": "k", "markersize": 6}
+                lines.append(Line(xs, [v / 1e3 for v in papers[aqm]], f"paper, {name}", style=style))
+            note = (
+                f"Jain, ours (bars, left to right): {' / '.join(jains)}\n"
+                f"Jain, paper: RED {JAIN[(rtt, 'red')]}, FDD-RED {JAIN[(rtt, 'fdd-red')]}"
+            )
             ticks = [f"ftp{i}\n{100 if rtt == 'homogeneous' else HETERO_RTT_MS[i]} ms" for i in range(5)]
-            ax.set_xticks(range(5), ticks, fontsize=8)
-            ax.set_title(f"{rtt} RTTs, {SETUPS[setup]}", fontsize=10)
-            ax.grid(axis="y", alpha=0.3)
-            ax.legend(fontsize=6.5, loc="upper right")
-        axes[row][0].set_ylabel("throughput (kbps)")
-    fig.suptitle("Figs. 6-7 / Table 2: average throughput per flow, RED vs FDD-RED (mean ± 95 % CI)")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+            row.append(
+                Panel(
+                    lines,
+                    title=f"{rtt} RTTs, {SETUPS[setup]}",
+                    ylabel="throughput (kbps)",
+                    refs=[Ref(200, "fair share 200 kbps")],
+                    ylim=(0, 700),
+                    categories=ticks,
+                    note=note,
+                )
+            )
+        grid.append(row)
+    fig = panels(
+        grid,
+        title="Figs. 6-7 / Table 2: average throughput per flow, RED vs FDD-RED (mean ± 95 % CI)",
+        panel_size=(5.5, 3.6),
+    )
     ctx.figure(
         "fig7-table2-throughput",
         fig,
@@ -396,19 +406,24 @@ def _drops_figure(
 ) -> None:
     st = ctx.stats(sweep, ["drops_bottleneck", "fairness_index"])
     d = st[st["metric"] == "drops_bottleneck"]
-    fig, ax = new_figure(figsize=(7.5, 4.8))
-    for aqm in ("red", "fdd-red"):
-        plot_mean_ci(ax, d[d["aqm"] == aqm], x, label=AQM_LABELS[aqm], **AQM_STYLE[aqm])
+    lines = [
+        sweep_line(d[d["aqm"] == aqm], x, label=AQM_LABELS[aqm], **AQM_STYLE[aqm])
+        for aqm in ("red", "fdd-red")
+    ]
     if paper_pt:
-        ax.plot([100], [149], "D", color="tab:blue", markersize=8, label="paper, Table 1 RED (B = 100)")
-        ax.plot([100], [67], "*", color="tab:red", markersize=12, label="paper, Table 1 FDD-RED (B = 100)")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("packets dropped in 20 s")
-    ax.set_title(title, fontsize=11)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        lines.append(
+            Line([100], [149], "paper, Table 1 RED (B = 100)", style={"ls": "none", "marker": "D", "markersize": 8})
+        )
+        lines.append(
+            Line(
+                [100],
+                [67],
+                "paper, Table 1 FDD-RED (B = 100)",
+                style={"ls": "none", "marker": "*", "markersize": 12, "color": "tab:red"},
+            )
+        )
+    panel = Panel(lines, xlabel=xlabel, ylabel="packets dropped in 20 s", ylim=(0, None))
+    fig = panels([panel], title=title.replace("\n", " "), panel_size=(7.5, 4.4))
     ctx.figure(
         name,
         fig,
@@ -473,17 +488,19 @@ def _timeseries(ctx: Context) -> None:
     sf = sf.merge(runs, on="run_id")
     sq = sq.merge(runs, on="run_id")
     # Figs. 4-5: congestion windows
-    fig, axes = new_figure(2, 1, figsize=(9, 6.5), sharex=True, sharey=True)
-    for ax, aqm, fign in zip(axes, ("red", "fdd-red"), ("Fig. 4", "Fig. 5"), strict=True):
-        for name, g in sf[sf["aqm"] == aqm].groupby("flow_name"):
-            ax.plot(g["time_s"], g["cwnd"], lw=1, label=str(name))
-        ax.set_title(f"{fign}: congestion windows, {AQM_LABELS[aqm]}", fontsize=10)
-        ax.set_ylabel("cwnd (packets)")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, ncols=5)
-    axes[1].set_xlabel("time (s)")
-    fig.suptitle(f"Scenario 1, seed {seed}, sampled every 50 ms")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    cw = [
+        Panel(
+            [
+                Line(list(g["time_s"]), list(g["cwnd"]), str(name), style={"marker": "", "lw": 1})
+                for name, g in sf[sf["aqm"] == aqm].groupby("flow_name")
+            ],
+            title=f"{fign}: congestion windows, {AQM_LABELS[aqm]}",
+            xlabel="time (s)",
+            ylabel="cwnd (packets)",
+        )
+        for aqm, fign in (("red", "Fig. 4"), ("fdd-red", "Fig. 5"))
+    ]
+    fig = panels([[p] for p in cw], title=f"Scenario 1, seed {seed}, sampled every 50 ms", panel_size=(9, 3))
     ctx.figure(
         "fig4-5-cwnd",
         fig,
@@ -492,20 +509,25 @@ def _timeseries(ctx: Context) -> None:
         caption="The first seconds are slow start (window cap 1000 packets: it ends by loss).",
     )
     # Fig. 6: per-flow bandwidth over time (1 s bins from the 50 ms samples)
-    fig, axes = new_figure(2, 1, figsize=(9, 6.5), sharex=True, sharey=True)
-    for ax, aqm, sub in zip(axes, ("red", "fdd-red"), ("(a)", "(b)"), strict=True):
+    bw = []
+    for aqm, sub in (("red", "(a)"), ("fdd-red", "(b)")):
         g = sf[sf["aqm"] == aqm].copy()
         g["sec"] = (g["time_s"] - 1e-9).clip(lower=0).astype(int)
         b = g.groupby(["flow_name", "sec"])["throughput_bps"].mean().reset_index()
-        for name, h in b.groupby("flow_name"):
-            ax.plot(h["sec"] + 1, h["throughput_bps"] / 1e3, lw=1.2, marker=".", label=str(name))
-        ax.axhline(200, color="0.5", ls=":", lw=1)
-        ax.set_title(f"Fig. 6{sub}: per-flow bandwidth, {AQM_LABELS[aqm]}", fontsize=10)
-        ax.set_ylabel("throughput (kbps, 1 s bins)")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, ncols=5)
-    axes[1].set_xlabel("time (s)")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        lines = [
+            Line(list(h["sec"] + 1), list(h["throughput_bps"] / 1e3), str(name), style={"marker": "."})
+            for name, h in b.groupby("flow_name")
+        ]
+        bw.append(
+            Panel(
+                lines,
+                title=f"Fig. 6{sub}: per-flow bandwidth, {AQM_LABELS[aqm]}",
+                xlabel="time (s)",
+                ylabel="throughput (kbps, 1 s bins)",
+                refs=[Ref(200, "fair share 200 kbps")],
+            )
+        )
+    fig = panels([[p] for p in bw], title=f"Fig. 6: scenario 1, seed {seed}", panel_size=(9, 3))
     ctx.figure(
         "fig6-bandwidth",
         fig,
@@ -514,25 +536,19 @@ def _timeseries(ctx: Context) -> None:
         caption=f"Scenario 1, seed {seed}; received throughput per flow in 1 s bins.",
     )
     # Fig. 8: bottleneck throughput over time (0.5 s bins)
-    fig, ax = new_figure(figsize=(9, 4))
+    lines = []
     for aqm, style in (("red", dict(lw=2.5, alpha=0.6)), ("fdd-red", dict(lw=1.2, ls="--"))):
         g = sf[sf["aqm"] == aqm].copy()
         g["bin"] = ((g["time_s"] - 1e-9).clip(lower=0) // 0.5).astype(int)
         tot = g.groupby(["bin", "time_s"])["throughput_bps"].sum().groupby("bin").mean()
-        ax.plot(
-            (tot.index + 1) * 0.5,
-            tot.to_numpy() / 1e3,
-            marker=".",
-            label=AQM_LABELS[aqm],
-            color=AQM_STYLE[aqm]["color"],
-            **style,
+        style = {"marker": ".", "color": AQM_STYLE[aqm]["color"], **style}
+        lines.append(
+            Line(list((tot.index + 1) * 0.5), list(tot.to_numpy() / 1e3), AQM_LABELS[aqm], style=style)
         )
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("bottleneck throughput (kbps, 0.5 s bins)")
-    ax.set_title(f"Fig. 8: bottleneck link throughput (scenario 1, seed {seed})", fontsize=11)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    panel = Panel(lines, xlabel="time (s)", ylabel="bottleneck throughput (kbps, 0.5 s bins)")
+    fig = panels(
+        [panel], title=f"Fig. 8: bottleneck link throughput (scenario 1, seed {seed})", panel_size=(9, 3.6)
+    )
     ctx.figure(
         "fig8-throughput",
         fig,
@@ -541,20 +557,24 @@ def _timeseries(ctx: Context) -> None:
         caption="Sum of the five flows' received throughput.",
     )
     # Fig. 9: instantaneous queue
-    fig, axes = new_figure(2, 1, figsize=(9, 6.5), sharex=True, sharey=True)
-    for ax, aqm, sub in zip(axes, ("red", "fdd-red"), ("(a)", "(b)"), strict=True):
+    qs = []
+    for aqm, sub in (("red", "(a)"), ("fdd-red", "(b)")):
         q = sq[(sq["aqm"] == aqm) & (sq["queue"] == "bottleneck:ab")]
-        ax.plot(q["time_s"], q["queue_packets"], lw=1, label="instantaneous queue")
-        ax.plot(q["time_s"], q["avg_queue"], lw=1.5, label="RED average")
-        for y in (MIN_TH, MAX_TH):
-            ax.axhline(y, color="0.4", ls=":", lw=1)
-        ax.set_title(f"Fig. 9{sub}: bottleneck queue, {AQM_LABELS[aqm]}", fontsize=10)
-        ax.set_ylabel("packets")
-        ax.set_ylim(0, 105)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, loc="upper right")
-    axes[1].set_xlabel("time (s)")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        t = list(q["time_s"])
+        qs.append(
+            Panel(
+                [
+                    Line(t, list(q["queue_packets"]), "instantaneous queue", style={"marker": "", "lw": 1}),
+                    Line(t, list(q["avg_queue"]), "RED average", style={"marker": "", "lw": 1.5}),
+                ],
+                title=f"Fig. 9{sub}: bottleneck queue, {AQM_LABELS[aqm]}",
+                xlabel="time (s)",
+                ylabel="packets",
+                refs=[Ref(MIN_TH, f"min_th = {MIN_TH}"), Ref(MAX_TH, f"max_th = {MAX_TH}", {"ls": "--"})],
+                ylim=(0, 105),
+            )
+        )
+    fig = panels([[p] for p in qs], title=f"Fig. 9: scenario 1, seed {seed}", panel_size=(9, 3))
     ctx.figure(
         "fig9-queue",
         fig,
