@@ -412,7 +412,12 @@ def _drops_figure(
     ]
     if paper_pt:
         lines.append(
-            Line([100], [149], "paper, Table 1 RED (B = 100)", style={"ls": "none", "marker": "D", "markersize": 8})
+            Line(
+                [100],
+                [149],
+                "paper, Table 1 RED (B = 100)",
+                style={"ls": "none", "marker": "D", "markersize": 8},
+            )
         )
         lines.append(
             Line(

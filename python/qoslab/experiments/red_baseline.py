@@ -26,7 +26,7 @@ import pandas as pd
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register, scenario
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.report import new_figure, plot_mean_ci
+from qoslab.figures import Line, Panel, Ref, panels, sweep_line
 from qoslab.stats import estimate, seed_ranges
 from qoslab.sweep import grid
 
@@ -244,34 +244,42 @@ def _table2(ctx: Context) -> None:
         ),
     )
     # the figure: per-flow throughput, ours (mean ± CI) against the paper's single run
-    fig, axes = new_figure(1, 2, figsize=(10, 4), sharey=True)
-    for ax, (rtt, paper) in zip(
-        axes, (("homogeneous", TABLE2_HOMO), ("heterogeneous", TABLE2_HETERO)), strict=True
-    ):
+    row = []
+    for rtt, paper in (("homogeneous", TABLE2_HOMO), ("heterogeneous", TABLE2_HETERO)):
         sub = df[(df["rtt"] == rtt) & df["quantity"].str.startswith("Flow")]
-        x = range(len(sub))
-        yerr = ((sub["ci_high"] - sub["ci_low"]) / 2).fillna(0).to_numpy()
-        ax.bar(
+        x = list(range(len(sub)))
+        yerr = list(((sub["ci_high"] - sub["ci_low"]) / 2).fillna(0).to_numpy())
+        ours = Line(
             x,
-            sub["mean"],
-            yerr=yerr,
-            capsize=4,
-            color="tab:blue",
-            alpha=0.75,
-            label="qoslab RED (mean ± 95 % CI)",
+            list(sub["mean"]),
+            "qoslab RED (mean ± 95 % CI)",
+            err=yerr,
+            style={"color": "tab:blue", "alpha": 0.75},
+            kind="bar",
         )
-        ax.plot(list(x), [p / 1e3 for p in paper], "D", color="tab:red", label="paper, Table 2 (RED)")
-        ax.axhline(200, color="0.5", ls=":", lw=1, label="fair share (200 kbps)")
+        pub = Line(
+            x,
+            [p / 1e3 for p in paper],
+            "paper, Table 2 (RED)",
+            style={"ls": "none", "marker": "D", "color": "tab:red"},
+        )
         labels = [q.split(" (")[0] + "\n" + q.split("(")[1].rstrip(")") for q in sub["quantity"]]
-        ax.set_xticks(list(x), labels, fontsize=8)
         fi = df[(df["rtt"] == rtt) & (df["quantity"] == "Jain's fairness index")].iloc[0]
-        ax.set_title(f"{rtt} RTTs — Jain index {fi['ours']} (paper {fi['paper']:g})", fontsize=10)
-        ax.set_xlabel("flow")
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("throughput (kbps)")
-    axes[0].legend(fontsize=8, loc="upper right")
-    fig.suptitle("Table 2: per-flow throughput with plain RED, 1 Mbps bottleneck (measured over 20-100 s)")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        row.append(
+            Panel(
+                [ours, pub],
+                title=f"{rtt} RTTs — Jain index {fi['ours']} (paper {fi['paper']:g})",
+                xlabel="flow",
+                ylabel="throughput (kbps)",
+                refs=[Ref(200, "fair share (200 kbps)")],
+                categories=labels,
+            )
+        )
+    fig = panels(
+        row,
+        title="Table 2: per-flow throughput with plain RED, 1 Mbps bottleneck (measured over 20-100 s)",
+        panel_size=(5.2, 3.6),
+    )
     ctx.figure(
         "table2-throughput",
         fig,
@@ -428,30 +436,25 @@ def _fig10(ctx: Context) -> None:
     ]
     st = ctx.stats("fig10", metrics)
     d = st[st["metric"] == "drops_bottleneck"]
-    fig, ax = new_figure(figsize=(7.5, 4.8))
     styles = {
         "paper": dict(color="tab:orange", ls="--", lw=1.2, marker="s", markersize=6, zorder=2),
         "proportional": dict(color="tab:green", ls=":", lw=1.5, zorder=2),
         "capped": dict(color="tab:blue", lw=2.2, zorder=3),
     }
-    for rule in ("paper", "proportional", "capped"):
-        plot_mean_ci(ax, d[d["thresholds"] == rule], "buffer", label=f"RED, {RULES[rule]}", **styles[rule])
-    ax.plot(
-        [100], [149], "*", color="tab:red", markersize=14, zorder=4, label="paper, Table 1 (B = 100): 149"
-    )
-    handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(f"RED, {RULES[r]}") for r in RULES] + [
-        labels.index("paper, Table 1 (B = 100): 149")
+    lines = [
+        sweep_line(d[d["thresholds"] == rule], "buffer", label=f"RED, {RULES[rule]}", **styles[rule])
+        for rule in RULES
     ]
-    ax.set_xlabel("bottleneck buffer size B (packets)")
-    ax.set_ylabel("packets dropped in 20 s")
-    ax.set_title(
-        "Fig. 10: dropped packets vs buffer size, plain RED\n(5 flows, RTT 100 ms, 20 s)", fontsize=11
+    star = {"ls": "none", "marker": "*", "color": "tab:red", "markersize": 14, "zorder": 4}
+    lines.append(Line([100], [149], "paper, Table 1 (B = 100): 149", style=star))
+    panel = Panel(
+        lines, xlabel="bottleneck buffer size B (packets)", ylabel="packets dropped in 20 s", ylim=(0, None)
     )
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], fontsize=8, loc="upper left")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig = panels(
+        [panel],
+        title="Fig. 10: dropped packets vs buffer size, plain RED (5 flows, RTT 100 ms, 20 s)",
+        panel_size=(7.5, 4.4),
+    )
     ctx.figure(
         "fig10-drops-vs-buffer",
         fig,
@@ -512,23 +515,19 @@ def _fig11(ctx: Context) -> None:
         ],
     )
     d = st[st["metric"] == "drops_bottleneck"]
-    fig, ax = new_figure(figsize=(7.5, 4.8))
-    plot_mean_ci(ax, d, "flows", label="RED, all drops", color="tab:blue", lw=2.2)
+    lines = [sweep_line(d, "flows", label="RED, all drops", color="tab:blue", lw=2.2)]
     for metric, label, style in (
         ("drops_bottleneck_forced", "… forced (average > max_th)", dict(color="tab:purple", ls="-.")),
         ("drops_bottleneck_overflow", "… buffer overflow", dict(color="tab:orange", ls=":")),
         ("drops_bottleneck_early", "… early (on the RED curve)", dict(color="tab:green", ls="--")),
     ):
-        plot_mean_ci(ax, st[st["metric"] == metric], "flows", label=label, **style)
-    ax.set_xlabel("number of flows N")
-    ax.set_ylabel("packets dropped in 20 s")
-    ax.set_title(
-        "Fig. 11: dropped packets vs number of flows, plain RED\n(B = 100, RTT 100 ms, 20 s)", fontsize=11
+        lines.append(sweep_line(st[st["metric"] == metric], "flows", label=label, **style))
+    panel = Panel(lines, xlabel="number of flows N", ylabel="packets dropped in 20 s", ylim=(0, None))
+    fig = panels(
+        [panel],
+        title="Fig. 11: dropped packets vs number of flows, plain RED (B = 100, RTT 100 ms, 20 s)",
+        panel_size=(7.5, 4.4),
     )
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     ctx.figure(
         "fig11-drops-vs-flows",
         fig,
@@ -572,15 +571,19 @@ def _timeseries(ctx: Context) -> None:
     sf = ctx.series("timeseries", "flow")
     sq = ctx.series("timeseries", "queue")
     seed = int(sf["seed"].iloc[0])
-    fig, ax = new_figure(figsize=(8, 4))
-    for name, g in sf.groupby("flow_name"):
-        ax.plot(g["time_s"], g["cwnd"], lw=1, label=str(name))
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("congestion window (packets)")
-    ax.set_title(f"Fig. 4: congestion windows with plain RED (scenario 1, seed {seed})")
-    ax.grid(alpha=0.3)
-    ax.legend(title="flow", fontsize=8, ncols=5)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    cw = Panel(
+        [
+            Line(list(g["time_s"]), list(g["cwnd"]), str(name), style={"marker": "", "lw": 1})
+            for name, g in sf.groupby("flow_name")
+        ],
+        xlabel="time (s)",
+        ylabel="congestion window (packets)",
+    )
+    fig = panels(
+        [cw],
+        title=f"Fig. 4: congestion windows with plain RED (scenario 1, seed {seed})",
+        panel_size=(8, 3.6),
+    )
     ctx.figure(
         "fig4-cwnd-red",
         fig,
@@ -589,19 +592,22 @@ def _timeseries(ctx: Context) -> None:
         caption="Sampled every 50 ms; the first seconds are slow start.",
     )
     q = sq[sq["queue"] == "bottleneck:ab"]
-    fig, ax = new_figure(figsize=(8, 4))
-    ax.plot(q["time_s"], q["queue_packets"], lw=1, label="instantaneous queue")
-    ax.plot(q["time_s"], q["avg_queue"], lw=1.5, label="RED average (w_q = 0.002)")
-    for y, lab in ((MIN_TH, "min_th"), (MAX_TH, "max_th")):
-        ax.axhline(y, color="0.4", ls=":", lw=1)
-        ax.annotate(lab, (q["time_s"].max(), y), textcoords="offset points", xytext=(-30, 3), fontsize=8)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue length (packets)")
-    ax.set_title(f"Fig. 9(a): bottleneck queue with plain RED (scenario 1, seed {seed})")
-    ax.set_ylim(0, 105)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    t = list(q["time_s"])
+    panel = Panel(
+        [
+            Line(t, list(q["queue_packets"]), "instantaneous queue", style={"marker": "", "lw": 1}),
+            Line(t, list(q["avg_queue"]), "RED average (w_q = 0.002)", style={"marker": "", "lw": 1.5}),
+        ],
+        xlabel="time (s)",
+        ylabel="queue length (packets)",
+        refs=[Ref(MIN_TH, f"min_th = {MIN_TH}"), Ref(MAX_TH, f"max_th = {MAX_TH}", {"ls": "--"})],
+        ylim=(0, 105),
+    )
+    fig = panels(
+        [panel],
+        title=f"Fig. 9(a): bottleneck queue with plain RED (scenario 1, seed {seed})",
+        panel_size=(8, 3.6),
+    )
     ctx.figure(
         "fig9a-queue-red",
         fig,
