@@ -39,6 +39,8 @@ class Line:
     #: ``"line"`` (points joined unless ``style`` says ``ls="none"``) or ``"bar"`` of ``width``.
     kind: str = "line"
     width: float = 0.8
+    #: Horizontal 95 % CI half-widths (e.g. a frontier's utilisation).
+    xerr: Sequence[float] | None = None
 
 
 @dataclass
@@ -68,6 +70,10 @@ class Panel:
     legend: bool = False
     #: A short text box in the panel's upper left (e.g. the Jain indices of the series).
     note: str = ""
+    #: ``"symlog"`` (linear below 1) or ``"log"``; ``None`` keeps a linear y axis.
+    yscale: str | None = None
+    #: Tick positions on x, labelled with their values (useful on a log axis).
+    xticks: Sequence[float] | None = None
 
 
 def _wrap(text: str, width: int) -> str:
@@ -85,9 +91,10 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
             ax.bar(ln.x, ln.y, ln.width, yerr=err, capsize=2, label=ln.label, **ln.style)
             continue
         style = {"marker": "o", "markersize": 4, "lw": 1.2, **ln.style}
-        if ln.err is not None:
-            err = np.nan_to_num(np.asarray(ln.err, dtype=float))
-            ax.errorbar(ln.x, ln.y, yerr=err, capsize=3, label=ln.label, **style)
+        if ln.err is not None or ln.xerr is not None:
+            err = None if ln.err is None else np.nan_to_num(np.asarray(ln.err, dtype=float))
+            xerr = None if ln.xerr is None else np.nan_to_num(np.asarray(ln.xerr, dtype=float))
+            ax.errorbar(ln.x, ln.y, yerr=err, xerr=xerr, capsize=3, label=ln.label, **style)
         else:
             ax.plot(ln.x, ln.y, label=ln.label, **style)
     for r in p.refs:
@@ -109,6 +116,13 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
         ax.set_xticks(np.arange(len(p.categories)), list(p.categories), fontsize=8)
     if p.logx:
         ax.set_xscale("log")
+    if p.xticks is not None:
+        ax.set_xticks(list(p.xticks), [f"{t:g}" for t in p.xticks])
+        ax.minorticks_off()
+    if p.yscale == "symlog":
+        ax.set_yscale("symlog", linthresh=1)
+    elif p.yscale is not None:
+        ax.set_yscale(p.yscale)
     if p.ylim is not None:
         ax.set_ylim(*p.ylim)
     ax.set_title(_wrap(p.title, title_width), fontsize=9)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,9 @@ def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str)
     """Saves ``fig`` as ``name.png`` and ``name.svg`` with a provenance footer (scenario, seeds,
     version) drawn on the figure and written into the files' metadata; closes the figure."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    fig.text(0.99, 0.005, provenance, ha="right", va="bottom", fontsize=6.5, color="0.35")
+    # Wrapped to the figure's width (about 19 characters of 6.5 pt text per inch).
+    footer = "\n".join(textwrap.wrap(provenance, max(40, int(fig.get_figwidth() * 19))))
+    fig.text(0.99, 0.005, footer, ha="right", va="bottom", fontsize=6.5, color="0.35")
     paths = []
     png = out_dir / f"{name}.png"
     fig.savefig(png, dpi=150, metadata={"Title": title, "Description": provenance, "Software": "qoslab"})

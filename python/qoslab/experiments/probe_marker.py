@@ -31,7 +31,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
 from qoslab.experiments.runner import Context, select
-from qoslab.report import new_figure
+from qoslab.figures import Line, Panel, panels
 from qoslab.scenario import Scenario
 from qoslab.simulate import Result
 
@@ -591,49 +591,54 @@ _STYLE = {
 }
 
 
-def _plot_frontier(ax: Any, c: pd.DataFrame, label: str, annotate: bool = False, **style: Any) -> None:
-    ax.errorbar(
-        c["goodput_util"] * 100,
-        c["delay_ms"],
-        xerr=c["goodput_util_hw"].fillna(0) * 100,
-        yerr=c["delay_ms_hw"].fillna(0),
-        capsize=2,
-        markersize=4,
-        label=label,
-        **style,
+def _frontier_line(c: pd.DataFrame, label: str, annotate: bool = False, **style: Any) -> tuple[Line, list]:
+    """A frontier (delay against goodput utilisation, CIs both ways) and, with ``annotate``, the
+    min_in of each point as annotations."""
+    x = list(c["goodput_util"] * 100)
+    line = Line(
+        x,
+        list(c["delay_ms"]),
+        label,
+        err=list(c["delay_ms_hw"].fillna(0)),
+        xerr=list(c["goodput_util_hw"].fillna(0) * 100),
+        style=style,
     )
-    if annotate:
-        for r in c.itertuples():
-            ax.annotate(
-                f"{r.min_in:g}",
-                (r.goodput_util * 100, r.delay_ms),
-                fontsize=6,
-                textcoords="offset points",
-                xytext=(3, -8),
-                color=style.get("color"),
-            )
+    notes = (
+        [(xi, yi, f"{m:g}") for xi, yi, m in zip(x, c["delay_ms"], c["min_in"], strict=True)]
+        if annotate
+        else []
+    )
+    return line, notes
+
+
+def _frontier_panel(
+    curves: Sequence[tuple[pd.DataFrame, str, bool, dict[str, Any]]], title: str, xlabel: str
+) -> Panel:
+    lines, notes = [], []
+    for c, label, annotate, style in curves:
+        if c.empty:
+            continue
+        line, ns = _frontier_line(c, label, annotate, **style)
+        lines.append(line)
+        notes += ns
+    return Panel(lines, title=title, xlabel=xlabel, ylabel="mean queueing delay (ms)", annotations=notes)
 
 
 def _frontier_figure(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") -> None:
     figs = {(10, "soft"): 3, (40, "soft"): 4, (10, "hard"): 5, (40, "hard"): 6}
     sens = sweep != "frontier"
-    fig, axes = new_figure(2, 2, figsize=(11, 8.5))
-    for ax, ((n, diff), k) in zip(np.ravel(axes), figs.items(), strict=True):
-        for mk in ("none", "probe", "probe_plus_one"):
-            c = _curve(fr, n, diff, mk)
-            if c.empty:
-                continue
-            _plot_frontier(ax, c, MARKERS[mk], annotate=mk != "probe_plus_one", **_STYLE[mk])
-        ax.set_title(f"Fig. {k}: {n} flows, {diff} differentiation", fontsize=10)
-        ax.set_xlabel("goodput utilisation (%)")
-        ax.set_ylabel("mean queueing delay (ms)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
+    grid: list[list[Panel]] = [[], []]
+    for i, ((n, diff), k) in enumerate(figs.items()):
+        curves = [(_curve(fr, n, diff, mk), MARKERS[mk], mk != "probe_plus_one", _STYLE[mk]) for mk in _STYLE]
+        grid[i // 2].append(
+            _frontier_panel(curves, f"Fig. {k}: {n} flows, {diff} differentiation", "goodput utilisation (%)")
+        )
     size = f"{SENS_PACKET_BYTES} B packets, w_q {SENS_W_Q}" if sens else f"{PACKET_BYTES} B packets"
-    fig.suptitle(
-        f"Performance frontiers: delay vs goodput utilisation ({size}), RIO min_in annotated (packets)"
+    fig = panels(
+        grid,
+        title=f"Performance frontiers: delay vs goodput utilisation ({size}), RIO min_in annotated (packets)",
+        panel_size=(5.5, 3.8),
     )
-    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
     ctx.figure(
         f"fig3-6-frontiers-{SENS_PACKET_BYTES}B" if sens else "fig3-6-frontiers",
         fig,
@@ -773,42 +778,38 @@ def _in_share(ctx: Context, fr: pd.DataFrame) -> None:
 
 
 def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
-    fig, axes = new_figure(1, 2, figsize=(11, 4.2), sharey=True)
-    for ax, diff in zip(axes, ("soft", "hard"), strict=True):
+    row = []
+    for diff in ("soft", "hard"):
         c = _curve(fr, 10, diff, "probe")
-        x = c["goodput_util"] * 100
-        for col, lab, st in (
-            ("loss_pct", "overall", "k-o"),
-            ("loss_in_pct", "IN", "b-^"),
-            ("loss_out_pct", "OUT", "r-s"),
-        ):
-            ax.errorbar(
-                x,
-                c[col],
-                yerr=c[f"{col}_hw"].fillna(0),
-                fmt=st,
-                capsize=2,
-                markersize=4,
-                label=f"marker, {lab}",
+        x = list(c["goodput_util"] * 100)
+        lines = [
+            Line(x, list(c[col]), f"marker, {lab}", err=list(c[f"{col}_hw"].fillna(0)), style=st)
+            for col, lab, st in (
+                ("loss_pct", "overall", {"color": "k", "marker": "o"}),
+                ("loss_in_pct", "IN", {"color": "b", "marker": "^"}),
+                ("loss_out_pct", "OUT", {"color": "r", "marker": "s"}),
             )
+        ]
         nm = _curve(fr, 10, diff, "none")
-        ax.errorbar(
-            nm["goodput_util"] * 100,
-            nm["loss_pct"],
-            yerr=nm["loss_pct_hw"].fillna(0),
-            fmt="--",
-            color="0.5",
-            capsize=2,
-            label="no marker (all IN)",
+        lines.append(
+            Line(
+                list(nm["goodput_util"] * 100),
+                list(nm["loss_pct"]),
+                "no marker (all IN)",
+                err=list(nm["loss_pct_hw"].fillna(0)),
+                style={"ls": "--", "color": "0.5", "marker": ""},
+            )
         )
-        ax.set_yscale("symlog", linthresh=1)
-        ax.set_xlabel("goodput utilisation (%)")
-        ax.set_title(f"10 flows, {diff} differentiation", fontsize=10)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("loss (%)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Fig. 7: loss percentage overall, IN and OUT at the bottleneck, 10 flows")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+        row.append(
+            Panel(
+                lines,
+                title=f"10 flows, {diff} differentiation",
+                xlabel="goodput utilisation (%)",
+                ylabel="loss (%)",
+                yscale="symlog",
+            )
+        )
+    fig = panels(row, title="Fig. 7: loss percentage overall, IN and OUT at the bottleneck, 10 flows")
     ctx.figure(
         "fig7-loss",
         fig,
@@ -822,18 +823,23 @@ def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
 def _onoff(ctx: Context) -> None:
     w = _wide(ctx, "onoff", ["on_off_s", "marker", "min_in"])
     times = sorted(w["on_off_s"].unique())
-    fig, axes = new_figure(1, len(times), figsize=(5 * len(times), 4.2), squeeze=False)
-    for ax, t in zip(axes[0], times, strict=True):
-        for mk in ("none", "probe"):
-            c = select(w, {"on_off_s": t, "marker": mk}).sort_values("min_in")
-            _plot_frontier(ax, c, MARKERS[mk], annotate=True, **_STYLE[mk])
-        ax.set_title(f"on = off = {t:g} s (mean)", fontsize=10)
-        ax.set_xlabel("TCP goodput utilisation (%)")
-        ax.set_ylabel("mean queueing delay (ms)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle("Fig. 8: 10 flows, hard differentiation, ON/OFF UDP source (3 Mbps peak)")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.93))
+    row = [
+        _frontier_panel(
+            [
+                (
+                    select(w, {"on_off_s": t, "marker": mk}).sort_values("min_in"),
+                    MARKERS[mk],
+                    True,
+                    _STYLE[mk],
+                )
+                for mk in ("none", "probe")
+            ],
+            f"on = off = {t:g} s (mean)",
+            "TCP goodput utilisation (%)",
+        )
+        for t in times
+    ]
+    fig = panels(row, title="Fig. 8: 10 flows, hard differentiation, ON/OFF UDP source (3 Mbps peak)")
     ctx.figure(
         "fig8-onoff",
         fig,
@@ -864,46 +870,40 @@ def _onoff(ctx: Context) -> None:
 def _two_domains(ctx: Context) -> None:
     w = _wide(ctx, "two_domains", ["flows", "out", "min_th"])
     flows = sorted(w["flows"].unique())
-    fig, axes = new_figure(1, len(flows), figsize=(6 * len(flows), 4.4), squeeze=False)
     colours = ("tab:blue", "tab:orange", "tab:purple")
-    for ax, n in zip(axes[0], flows, strict=True):
+    ticks = sorted(w["min_th"].unique())
+    row = []
+    for n in flows:
+        lines = []
         for o, col, lw in zip(DOMAIN1_OUT, colours, (5.0, 2.0, 1.5), strict=True):
             key = f"({o[0]:g}, {o[1]:g}, {o[2]:g})"
             c = select(w, {"flows": n, "out": key}).sort_values("min_th")
-            ax.errorbar(
-                c["min_th"],
-                c["goodput_util_marked"] * 100,
-                yerr=c["goodput_util_marked_hw"] * 100,
-                color=col,
-                marker="o",
-                lw=lw,
-                alpha=0.45 if lw > 3 else 1.0,
-                capsize=2,
-                label=f"marked, OUT {key}",
+            base = {"color": col, "lw": lw, "alpha": 0.45 if lw > 3 else 1.0}
+            for who, marker, ls in (("marked", "o", "-"), ("free", "s", "--")):
+                lines.append(
+                    Line(
+                        list(c["min_th"]),
+                        list(c[f"goodput_util_{who}"] * 100),
+                        f"{who}, OUT {key}",
+                        err=list(c[f"goodput_util_{who}_hw"] * 100),
+                        style={**base, "marker": marker, "ls": ls},
+                    )
+                )
+        row.append(
+            Panel(
+                lines,
+                title=f"{n} marked + {n} free flows",
+                xlabel="domain-2 RED min_th (packets)",
+                ylabel="goodput (% of 6 Mbps)",
+                logx=True,
+                xticks=ticks,
             )
-            ax.errorbar(
-                c["min_th"],
-                c["goodput_util_free"] * 100,
-                yerr=c["goodput_util_free_hw"] * 100,
-                color=col,
-                marker="s",
-                ls="--",
-                lw=lw,
-                alpha=0.45 if lw > 3 else 1.0,
-                capsize=2,
-                label=f"free, OUT {key}",
-            )
-        ax.set_xscale("log")
-        ticks = sorted(w["min_th"].unique())
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-        ax.minorticks_off()
-        ax.set_xlabel("domain-2 RED min_th (packets)")
-        ax.set_ylabel("goodput (% of 6 Mbps)")
-        ax.set_title(f"{n} marked + {n} free flows", fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle("Fig. 9: marked flows (domain 1) against unmarked flows at a best-effort bottleneck")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.93))
+        )
+    fig = panels(
+        row,
+        title="Fig. 9: marked flows (domain 1) against unmarked flows at a best-effort bottleneck",
+        panel_size=(6.5, 4.0),
+    )
     ctx.figure(
         "fig9-two-domains",
         fig,
