@@ -50,6 +50,8 @@ class Ref:
     y: float
     label: str
     style: dict[str, Any] = field(default_factory=dict)
+    #: ``"y"``: a horizontal line at ``y``; ``"x"``: a vertical line at x = ``y``.
+    axis: str = "y"
 
 
 @dataclass
@@ -74,6 +76,8 @@ class Panel:
     yscale: str | None = None
     #: Tick positions on x, labelled with their values (useful on a log axis).
     xticks: Sequence[float] | None = None
+    #: String labels at y = 0, 1, … (long category names read horizontally).
+    ycategories: Sequence[str] | None = None
 
 
 def _wrap(text: str, width: int) -> str:
@@ -98,7 +102,8 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
         else:
             ax.plot(ln.x, ln.y, label=ln.label, **style)
     for r in p.refs:
-        ax.axhline(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
+        line = ax.axvline if r.axis == "x" else ax.axhline
+        line(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
     for x, y, text in p.annotations:
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     if p.note:
@@ -114,6 +119,9 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
         )
     if p.categories is not None:
         ax.set_xticks(np.arange(len(p.categories)), list(p.categories), fontsize=8)
+    if p.ycategories is not None:
+        ax.set_yticks(np.arange(len(p.ycategories)), list(p.ycategories), fontsize=7)
+        ax.invert_yaxis()
     if p.logx:
         ax.set_xscale("log")
     if p.xticks is not None:

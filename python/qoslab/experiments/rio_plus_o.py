@@ -32,7 +32,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
 from qoslab.experiments.runner import Context, select
-from qoslab.report import new_figure, plot_mean_ci
+from qoslab.figures import Line, Panel, Ref, panels, sweep_line
 from qoslab.scenario import Scenario
 from qoslab.simulate import Result
 from qoslab.stats import estimate
@@ -554,40 +554,43 @@ def _table1(ctx: Context) -> None:
         ),
     )
     # figure: throughput / profile per flow, three settings
-    fig, axes = new_figure(1, len(SETTINGS), figsize=(13, 4.2), sharey=True)
     x = np.arange(5)
-    for ax, setting in zip(axes, SETTINGS, strict=True):
+    row = []
+    for setting in SETTINGS:
+        lines = []
         for j, label in enumerate(KINDS.values()):
             d = df[(df["setting"] == setting) & (df["scheme"] == label) & (df["profile"] != "BE (avg)")]
             if d.empty:
                 continue
-            ax.bar(
-                x + (j - 0.5) * 0.38,
-                d["throughput_kbps"],
-                0.38,
-                yerr=d["throughput_ci_kbps"],
-                capsize=3,
-                color=("tab:blue", "tab:green")[j],
-                alpha=0.8,
-                label=f"ours, {label}",
+            xs = list(x + (j - 0.5) * 0.38)
+            bar = {"color": ("tab:blue", "tab:green")[j], "alpha": 0.8}
+            lines.append(
+                Line(
+                    xs,
+                    list(d["throughput_kbps"]),
+                    f"ours, {label}",
+                    err=list(d["throughput_ci_kbps"]),
+                    style=bar,
+                    kind="bar",
+                    width=0.38,
+                )
             )
-            ax.plot(
-                x + (j - 0.5) * 0.38,
-                d["paper_throughput_kbps"],
-                "D",
-                color=("navy", "darkgreen")[j],
-                markersize=5,
-                label=f"paper, {label}",
+            pub = {"ls": "none", "marker": "D", "color": ("navy", "darkgreen")[j], "markersize": 5}
+            lines.append(Line(xs, list(d["paper_throughput_kbps"]), f"paper, {label}", style=pub))
+        tick = {"ls": "none", "marker": "_", "color": "red", "markersize": 22, "mew": 2}
+        lines.append(Line(list(x), [p / 1e3 for p in T1_PROFILES], "profile", style=tick))
+        row.append(
+            Panel(
+                lines,
+                title=SETTINGS[setting]["label"],
+                xlabel="AS flow profile",
+                ylabel="throughput (kbps)",
+                categories=[f"{p / 1e3:.0f}K" for p in T1_PROFILES],
             )
-        ax.plot(x, [p / 1e3 for p in T1_PROFILES], "_", color="red", markersize=22, mew=2, label="profile")
-        ax.set_xticks(x, [f"{p / 1e3:.0f}K" for p in T1_PROFILES])
-        ax.set_title(SETTINGS[setting]["label"], fontsize=8)
-        ax.set_xlabel("AS flow profile")
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("throughput (kbps)")
-    axes[0].legend(fontsize=7, loc="upper left")
-    fig.suptitle("Table I: AS throughput with RIO and RI+O (10 Mbps, 20 BE flows)")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+        )
+    fig = panels(
+        row, title="Table I: AS throughput with RIO and RI+O (10 Mbps, 20 BE flows)", panel_size=(4.6, 3.6)
+    )
     ctx.figure(
         "table1-throughput",
         fig,
@@ -641,39 +644,44 @@ def _sensitivity(ctx: Context) -> None:
     )
     # figure: the largest flow's thr/profile per configuration
     d = df.reset_index(drop=True)
-    fig, ax = new_figure(figsize=(11, 6.5))
-    x = np.arange(len(d))
+    y = np.arange(len(d))
+    lines = []
     for j, (kind, label) in enumerate(KINDS.items()):
         for i, mk in ((3, "o"), (4, "s")):
             col = f"{kind}_as{i}_ratio"
             if col in d:
-                ax.plot(
-                    x + (j - 0.5) * 0.2,
-                    d[col],
-                    mk,
-                    color=("tab:blue", "tab:green")[j],
-                    fillstyle="full" if i == 4 else "none",
-                    label=f"{label}, {T1_PROFILES[i] / 1e3:.0f}K flow",
+                style = {
+                    "ls": "none",
+                    "marker": mk,
+                    "color": ("tab:blue", "tab:green")[j],
+                    "fillstyle": "full" if i == 4 else "none",
+                }
+                lines.append(
+                    Line(
+                        list(d[col]),
+                        list(y + (j - 0.5) * 0.2),
+                        f"{label}, {T1_PROFILES[i] / 1e3:.0f}K flow",
+                        style=style,
+                    )
                 )
-    ax.axhline(1.0, color="red", lw=1, ls="--", label="profile")
-    ax.set_xticks(
-        x,
-        [f"win {r.window}, {r.buckets}, w_q {r.w_q:g}, B {r.buffer}" for r in d.itertuples()],
-        fontsize=7,
-        rotation=90,
+    panel = Panel(
+        lines,
+        xlabel="throughput / profile",
+        refs=[Ref(1.0, "profile", {"color": "red", "ls": "--"}, axis="x")],
+        ycategories=[f"win {r.window}, {r.buckets}, w_q {r.w_q:g}, B {r.buffer}" for r in d.itertuples()],
     )
-    ax.set_ylabel("throughput / profile")
-    ax.set_title("Sensitivity: does RIO deliver the large profiles? (Table I topology, mean over seeds)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncols=2)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig = panels(
+        [panel],
+        title="Sensitivity: does RIO deliver the large profiles? (Table I topology, mean over seeds)",
+        panel_size=(9, max(3.5, 0.22 * len(d))),
+    )
     ctx.figure(
         "sensitivity",
         fig,
         title="Sensitivity of the RIO shortfall",
         sweeps=["table1"],
-        caption="Each column is one configuration; filled squares the 1350K flow, open circles the "
-        "1080K flow. Below the dashed line the flow misses its profile.",
+        caption="Each row is one configuration; filled squares the 1350K flow, open circles the "
+        "1080K flow. Left of the dashed line the flow misses its profile.",
     )
 
 
@@ -695,9 +703,10 @@ def _fig7(ctx: Context) -> None:
     runs = ctx.runs("fig7")
     st = ctx.stats("fig7", ["as_mean_throughput_bps", "as_mean_ratio"])
     settings = list(dict.fromkeys(runs["setting"]))
-    fig, axes = new_figure(1, len(settings), figsize=(11, 4.3), sharey=True, squeeze=False)
     rows = []
-    for ax, setting in zip(axes[0], settings, strict=True):
+    row: list[Panel] = []
+    for setting in settings:
+        lines, refs = [], []
         for sub, color in ((40, "tab:blue"), (50, "tab:orange")):
             for kind, label in KINDS.items():
                 d = st[
@@ -706,15 +715,16 @@ def _fig7(ctx: Context) -> None:
                     & (st["kind"] == kind)
                     & (st["metric"] == "as_mean_throughput_bps")
                 ]
-                plot_mean_ci(
-                    ax,
-                    d,
-                    "be_flows",
-                    label=f"{label}, {sub} %",
-                    scale=1e6,
-                    color=color,
-                    ls="-" if kind == "rio_plus_o" else "--",
-                    marker="o" if kind == "rio_plus_o" else "s",
+                lines.append(
+                    sweep_line(
+                        d,
+                        "be_flows",
+                        label=f"{label}, {sub} %",
+                        scale=1e6,
+                        color=color,
+                        ls="-" if kind == "rio_plus_o" else "--",
+                        marker="o" if kind == "rio_plus_o" else "s",
+                    )
                 )
                 r = runs[
                     (runs["setting"] == setting) & (runs["subscription"] == sub) & (runs["kind"] == kind)
@@ -737,14 +747,17 @@ def _fig7(ctx: Context) -> None:
                         "n": len(per_seed),
                     }
                 )
-            ax.axhline(20 * sub / 100 / 4, color=color, lw=0.8, ls=":")
-        ax.set_title(SETTINGS[setting]["figs"], fontsize=8)
-        ax.set_xlabel("number of BE flows")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("mean AS throughput (Mbps)")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle("Fig. 7: AS throughput vs number of BE flows (4 AS flows, 20 Mbps); dotted: profiles")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+            refs.append(Ref(20 * sub / 100 / 4, f"profile, {sub} %", {"color": color, "lw": 0.8}))
+        row.append(
+            Panel(
+                lines,
+                title=SETTINGS[setting]["figs"],
+                xlabel="number of BE flows",
+                ylabel="mean AS throughput (Mbps)",
+                refs=refs,
+            )
+        )
+    fig = panels(row, title="Fig. 7: AS throughput vs number of BE flows (4 AS flows, 20 Mbps)")
     ctx.figure(
         "fig7-be-flows",
         fig,
@@ -778,27 +791,33 @@ def _fig8(ctx: Context) -> None:
     st = ctx.stats("fig8", ["as_mean_throughput_bps"])
     settings = list(dict.fromkeys(st["setting"]))
     profs = sorted(set(st["profile_mbps"]))
-    nr, nc = len(settings), len(profs)
-    fig, axes = new_figure(nr, nc, figsize=(max(3.6 * nc, 7.5), 3.4 * nr + 0.8), squeeze=False)
-    for ax, (setting, prof) in zip(axes.flat, [(s_, p_) for s_ in settings for p_ in profs], strict=True):
-        for kind, label in KINDS.items():
-            d = st[(st["setting"] == setting) & (st["profile_mbps"] == prof) & (st["kind"] == kind)]
-            plot_mean_ci(
-                ax,
-                d,
-                "subscription",
-                label=label,
-                scale=1e6,
-                color="tab:green" if kind == "rio_plus_o" else "tab:blue",
+    grid = [
+        [
+            Panel(
+                [
+                    sweep_line(
+                        st[(st["setting"] == setting) & (st["profile_mbps"] == prof) & (st["kind"] == kind)],
+                        "subscription",
+                        label=label,
+                        scale=1e6,
+                        color="tab:green" if kind == "rio_plus_o" else "tab:blue",
+                    )
+                    for kind, label in KINDS.items()
+                ],
+                title=f"{prof:g} Mbps profiles, {setting}",
+                xlabel="subscription (%)",
+                ylabel="mean AS throughput (Mbps)",
+                refs=[Ref(prof, "profile", {"color": "red"})],
             )
-        ax.axhline(prof, color="red", ls=":", lw=1, label="profile")
-        ax.set_title(f"{prof:g} Mbps profiles, {setting}", fontsize=8)
-        ax.set_xlabel("subscription (%)")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("mean AS throughput (Mbps)")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle("Fig. 8: AS throughput vs total subscription (20 BE flows, 20 Mbps)")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+            for prof in profs
+        ]
+        for setting in settings
+    ]
+    fig = panels(
+        grid,
+        title="Fig. 8: AS throughput vs total subscription (20 BE flows, 20 Mbps)",
+        panel_size=(3.8, 3.0),
+    )
     ctx.figure(
         "fig8-subscription",
         fig,
@@ -825,23 +844,23 @@ def _fig9(ctx: Context) -> None:
     combos = fl[["setting", "unit_mbps"]].drop_duplicates().sort_values(["setting", "unit_mbps"])
     n = len(combos)
     ncol = min(n, 4)
-    nrow = (n + ncol - 1) // ncol
-    fig, axes = new_figure(nrow, ncol, figsize=(3.4 * ncol, 3.4 * nrow), squeeze=False)
     rows = []
-    for ax, (setting, unit) in zip(axes.flat, combos.itertuples(index=False), strict=False):
+    cells: list[Panel] = []
+    for setting, unit in combos.itertuples(index=False):
+        lines = []
         for kind, label in KINDS.items():
             d = fl[(fl["setting"] == setting) & (fl["unit_mbps"] == unit) & (fl["kind"] == kind)]
             g = d.groupby("k")["throughput_bps"]
             m, s, c = g.mean() / 1e6, g.std() / 1e6, g.count()
-            ax.errorbar(
-                m.index * unit,
-                m,
-                yerr=(1.96 * s / np.sqrt(c)).fillna(0),
-                marker="o",
-                markersize=3,
-                capsize=2,
-                label=label,
-                color="tab:green" if kind == "rio_plus_o" else "tab:blue",
+            color = "tab:green" if kind == "rio_plus_o" else "tab:blue"
+            lines.append(
+                Line(
+                    list(m.index * unit),
+                    list(m),
+                    label,
+                    err=list((1.96 * s / np.sqrt(c)).fillna(0)),
+                    style={"markersize": 3, "color": color},
+                )
             )
             failing = [int(k) for k in m.index if m[k] < k * unit]
             rows.append(
@@ -854,16 +873,23 @@ def _fig9(ctx: Context) -> None:
                 }
             )
         top = d["k"].max() * unit
-        ax.plot([0, top], [0, top], "r:", lw=1, label="profile")
-        ax.set_title(f"unit {unit:g} Mbps, {setting}", fontsize=8)
-        ax.set_xlabel("profile (Mbps)")
-        ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    axes[0][0].set_ylabel("throughput (Mbps)")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle("Fig. 9: AS throughput vs profile granularity (20 BE flows, 20 Mbps)")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+        lines.append(
+            Line([0, top], [0, top], "profile", style={"color": "red", "ls": ":", "marker": "", "lw": 1})
+        )
+        cells.append(
+            Panel(
+                lines,
+                title=f"unit {unit:g} Mbps, {setting}",
+                xlabel="profile (Mbps)",
+                ylabel="throughput (Mbps)",
+            )
+        )
+    grid = [cells[i : i + ncol] for i in range(0, n, ncol)]
+    fig = panels(
+        grid,
+        title="Fig. 9: AS throughput vs profile granularity (20 BE flows, 20 Mbps)",
+        panel_size=(3.4, 3.2),
+    )
     ctx.figure(
         "fig9-granularity",
         fig,
@@ -939,19 +965,21 @@ def _fig1(ctx: Context) -> None:
     if sf.empty:
         return
     seed = int(sf["seed"].iloc[0])
-    fig, ax = new_figure(figsize=(9, 4))
+    lines, refs = [], []
     for (name, prof), color in zip((("as0", 3e6), ("as1", 0.5e6)), ("tab:blue", "tab:orange"), strict=True):
         g = sf[sf["flow_name"] == name]
-        ax.plot(g["time_s"], g["cwnd"], lw=1, color=color, label=f"cwnd, {prof / 1e6:g} Mbps profile")
+        style = {"marker": "", "lw": 1, "color": color}
+        lines.append(
+            Line(list(g["time_s"]), list(g["cwnd"]), f"cwnd, {prof / 1e6:g} Mbps profile", style=style)
+        )
         env = prof * 0.1 / 8000
-        ax.axhline(env, color=color, ls="--", lw=1, label=f"profile envelope ({env:.1f} pkts at 100 ms)")
-    ax.set_ylim(0, 130)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("congestion window (packets)")
-    ax.set_title(f"Fig. 1: windows of a 3 Mbps and a 0.5 Mbps profile flow sharing 5 Mbps, RIO (seed {seed})")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+        refs.append(Ref(env, f"profile envelope ({env:.1f} pkts at 100 ms)", {"color": color, "ls": "--"}))
+    panel = Panel(lines, xlabel="time (s)", ylabel="congestion window (packets)", refs=refs, ylim=(0, 130))
+    fig = panels(
+        [panel],
+        title=f"Fig. 1: windows of a 3 Mbps and a 0.5 Mbps profile flow sharing 5 Mbps, RIO (seed {seed})",
+        panel_size=(9, 3.6),
+    )
     ctx.figure(
         "fig1-cwnd",
         fig,
