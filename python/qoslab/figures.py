@@ -36,7 +36,8 @@ class Line:
     label: str | None = None
     err: Sequence[float] | None = None
     style: dict[str, Any] = field(default_factory=dict)
-    #: ``"line"`` (points joined unless ``style`` says ``ls="none"``) or ``"bar"`` of ``width``.
+    #: ``"line"`` (points joined unless ``style`` says ``ls="none"``), ``"bar"`` of ``width``, or
+    #: ``"area"`` (filled between 0 and ``y``, behind the lines).
     kind: str = "line"
     width: float = 0.8
     #: Horizontal 95 % CI half-widths (e.g. a frontier's utilisation).
@@ -93,6 +94,9 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
         if ln.kind == "bar":
             err = None if ln.err is None else np.nan_to_num(np.asarray(ln.err, dtype=float))
             ax.bar(ln.x, ln.y, ln.width, yerr=err, capsize=2, label=ln.label, **ln.style)
+            continue
+        if ln.kind == "area":
+            ax.fill_between(ln.x, 0, ln.y, label=ln.label, **{"color": "0.85", "zorder": 0, **ln.style})
             continue
         style = {"marker": "o", "markersize": 4, "lw": 1.2, **ln.style}
         if ln.err is not None or ln.xerr is not None:
@@ -238,6 +242,24 @@ def grouped(
         line = estimates_line(xs, es, label=label, scale=scale, ls="none")
         out.append(line)
     return out
+
+
+def bar_group(series: Sequence[tuple[str, Sequence[float], Sequence[float] | None]], n: int) -> list[Line]:
+    """Side-by-side bars at categories 0 … ``n``-1, one bar per series: ``series`` are
+    ``(label, heights, 95 % CI half-widths or None)``."""
+    k = len(series)
+    width = 0.8 / max(k, 1)
+    return [
+        Line(
+            list(np.arange(n) + (j - (k - 1) / 2) * width),
+            list(heights),
+            label,
+            err=None if err is None else list(np.nan_to_num(np.asarray(err, dtype=float))),
+            kind="bar",
+            width=width,
+        )
+        for j, (label, heights, err) in enumerate(series)
+    ]
 
 
 def cdf(values: Sequence[float], *, label: str | None, **style: Any) -> Line:

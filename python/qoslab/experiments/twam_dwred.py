@@ -30,7 +30,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, register
 from qoslab.experiments.runner import Context
-from qoslab.report import new_figure
+from qoslab.figures import Line, Panel, bar_group, panels
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate
 from qoslab.sweep import grid
@@ -397,19 +397,29 @@ def _window_estimates(ctx: Context) -> None:
     import qoslab
 
     seed = int(ctx.runs("s12")["seed"].min())
-    fig, axes = new_figure(1, 2, figsize=(11, 4), sharey=True)
     rows = []
-    for ax, arm in zip(axes, ("twam-dwred", "twam-oracle-dwred"), strict=True):
+    row = []
+    for arm in ("twam-dwred", "twam-oracle-dwred"):
         r = qoslab.run(lsp_scenario(2, arm, "A", quick=ctx.options.quick, interval="500ms"), seed=seed)
         g = r.series_gauges
         g = g[g["name"] == "aggregate_window_pkts"]
         sf = r.series_flow
         true = sf.groupby("time_s")["cwnd"].sum()
-        ax.plot(true.index, true.to_numpy(), lw=1.2, label="Σ true cwnd (senders)")
-        ax.plot(g["time_s"], g["value"], lw=1.0, label="Σ W_k signalled to DWRED (sampled)")
-        ax.set_title(ARMS[arm], fontsize=10)
-        ax.set_xlabel("time (s)")
-        ax.grid(alpha=0.3)
+        lines = [
+            Line(
+                list(true.index),
+                list(true.to_numpy()),
+                "Σ true cwnd (senders)",
+                style={"marker": "", "lw": 1.2},
+            ),
+            Line(
+                list(g["time_s"]),
+                list(g["value"]),
+                "Σ W_k signalled to DWRED (sampled)",
+                style={"marker": "", "lw": 1.0},
+            ),
+        ]
+        row.append(Panel(lines, title=ARMS[arm], xlabel="time (s)", ylabel="packets"))
         t = timing(2, ctx.options.quick)
         w = g[(g["time_s"] >= t["start"])]["value"].mean()
         c = true[true.index >= t["start"]].mean()
@@ -423,10 +433,7 @@ def _window_estimates(ctx: Context) -> None:
                 "version": ctx.version,
             }
         )
-    axes[0].set_ylabel("packets")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Edge window estimate vs true cwnd (scenario 2, flow set A, seed {seed})")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig = panels(row, title=f"Edge window estimate vs true cwnd (scenario 2, flow set A, seed {seed})")
     ctx.figure(
         "window-estimates",
         fig,
@@ -523,45 +530,44 @@ def _summary_table(ctx: Context, pf: pd.DataFrame, sweep: str) -> None:
     )
 
 
+#: The contracted rate (or theoretical window) as a black tick over each flow's bars.
+_TICK = {"ls": "none", "marker": "_", "color": "k", "markersize": 18, "mew": 2}
+
+
 def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
     for fs in FLOW_SETS:
-        fig, axes = new_figure(1, 2, figsize=(11, 4.2), sharey=True)
-        for ax, scen in zip(axes, (1, 2), strict=True):
+        row = []
+        names = list(contracts(fs))
+        for scen in (1, 2):
             sub = pf[(pf["flowset"] == fs) & (pf["scen"] == scen)]
-            names = list(contracts(fs))
-            x = np.arange(len(names))
-            width = 0.8 / len(ALL_ARMS)
-            for j, arm in enumerate(ALL_ARMS):
+            series = []
+            for arm in ALL_ARMS:
                 g = sub[sub["arm"] == arm]
-                m, h = [], []
-                for nm in names:
-                    e = estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6)
-                    m.append(e.mean)
-                    h.append(e.half_width if np.isfinite(e.half_width) else 0.0)
-                ax.bar(
-                    x + (j - (len(ALL_ARMS) - 1) / 2) * width,
-                    m,
-                    width,
-                    yerr=h,
-                    capsize=2,
-                    label=ALL_ARMS[arm],
+                es = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6) for nm in names]
+                series.append((ALL_ARMS[arm], [e.mean for e in es], [e.half_width for e in es]))
+            lines = bar_group(series, len(names))
+            lines.append(
+                Line(
+                    list(range(len(names))),
+                    [contracts(fs)[nm] / 1e6 for nm in names],
+                    "contracted rate r_i",
+                    style=_TICK,
                 )
-            ax.plot(
-                x,
-                [contracts(fs)[nm] / 1e6 for nm in names],
-                "k_",
-                markersize=18,
-                mew=2,
-                label="contracted rate r_i",
             )
-            ax.set_xticks(x, names, fontsize=8)
-            ax.set_title(f"scenario {scen} ({capacity_mbps(scen)} Mbps)", fontsize=10)
-            ax.set_xlabel("flow")
-            ax.grid(axis="y", alpha=0.3)
-        axes[0].set_ylabel("throughput (Mbps)")
-        axes[0].legend(fontsize=7, loc="upper left")
-        fig.suptitle(f"Fig. 3: per-flow throughput against the contract, flow set {fs}")
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
+            row.append(
+                Panel(
+                    lines,
+                    title=f"scenario {scen} ({capacity_mbps(scen)} Mbps)",
+                    xlabel="flow",
+                    ylabel="throughput (Mbps)",
+                    categories=names,
+                )
+            )
+        fig = panels(
+            row,
+            title=f"Fig. 3: per-flow throughput against the contract, flow set {fs}",
+            panel_size=(5.5, 3.6),
+        )
         ctx.figure(
             f"fig3-throughput-{fs}",
             fig,
@@ -583,31 +589,34 @@ def _fig2_cwnd(ctx: Context) -> None:
                     {"scen": scen, "arm": arm, "flow": nm, "mean": e.mean, "half_width": e.half_width}
                 )
     df = pd.DataFrame(rows)
-    fig, axes = new_figure(1, 2, figsize=(11, 4.2))
     names = list(contracts("A"))
-    x = np.arange(len(names))
-    width = 0.8 / len(ALL_ARMS)
-    for ax, scen in zip(axes, (1, 2), strict=True):
-        for j, arm in enumerate(ALL_ARMS):
+    row = []
+    for scen in (1, 2):
+        series = []
+        for arm in ALL_ARMS:
             g = df[(df["scen"] == scen) & (df["arm"] == arm)].set_index("flow").reindex(names)
-            ax.bar(
-                x + (j - (len(ALL_ARMS) - 1) / 2) * width,
-                g["mean"],
-                width,
-                yerr=g["half_width"].fillna(0),
-                capsize=2,
-                label=ALL_ARMS[arm],
-            )
+            series.append((ALL_ARMS[arm], list(g["mean"]), list(g["half_width"])))
+        lines = bar_group(series, len(names))
         th = theoretical_window("A", scen)
-        ax.plot(x, [th[nm] for nm in names], "k_", markersize=18, mew=2, label="theoretical: C·r_i/Σr · RTT")
-        ax.set_xticks(x, names, fontsize=8)
-        ax.set_title(f"scenario {scen} ({capacity_mbps(scen)} Mbps)", fontsize=10)
-        ax.set_xlabel("flow")
-        ax.set_ylabel("average cwnd (packets)")
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=7, loc="upper left")
-    fig.suptitle("Figs. 2-3.I: average congestion window against the theoretical window (flow set A)")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        lines.append(
+            Line(
+                list(range(len(names))), [th[nm] for nm in names], "theoretical: C·r_i/Σr · RTT", style=_TICK
+            )
+        )
+        row.append(
+            Panel(
+                lines,
+                title=f"scenario {scen} ({capacity_mbps(scen)} Mbps)",
+                xlabel="flow",
+                ylabel="average cwnd (packets)",
+                categories=names,
+            )
+        )
+    fig = panels(
+        row,
+        title="Figs. 2-3.I: average congestion window against the theoretical window (flow set A)",
+        panel_size=(5.5, 3.6),
+    )
     ctx.figure(
         "fig2-cwnd-A",
         fig,
@@ -625,20 +634,15 @@ def _fig2_cwnd(ctx: Context) -> None:
 
 def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
     df = _summary_rows(pf, ["scen", "flowset", "arm"])
-    fig, ax = new_figure(figsize=(8, 4))
     labels = [f"s{r.scen} / set {r.flowset}" for r in df.drop_duplicates(["scen", "flowset"]).itertuples()]
-    x = np.arange(len(labels))
-    width = 0.8 / len(ALL_ARMS)
-    for j, arm in enumerate(ALL_ARMS):
-        g = df[df["arm"] == arm]
-        ax.bar(x + (j - (len(ALL_ARMS) - 1) / 2) * width, g["fraction_reached"], width, label=ALL_ARMS[arm])
-    ax.set_xticks(x, labels)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel(f"fraction of flows ≥ {REACHED:.0%} of r_i")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2)
-    ax.set_title("Flows reaching their contracted rate")
-    fig.tight_layout()
+    series = [(ALL_ARMS[arm], list(df[df["arm"] == arm]["fraction_reached"]), None) for arm in ALL_ARMS]
+    panel = Panel(
+        bar_group(series, len(labels)),
+        ylabel=f"fraction of flows ≥ {REACHED:.0%} of r_i",
+        ylim=(0, 1.05),
+        categories=labels,
+    )
+    fig = panels([panel], title="Flows reaching their contracted rate", panel_size=(8, 3.6))
     ctx.figure(
         "fraction-reached",
         fig,
@@ -667,30 +671,28 @@ def _scenario3(ctx: Context) -> None:
         caption=f"Measured over {t['start']:g}-{t['end']:g} s; flows f0, f3, f6, f8 start at "
         f"{t['late']:g} s. {ctx.provenance(['s3'])}.",
     )
-    fig, ax = new_figure(figsize=(8, 4))
     names = list(contracts("A"))
-    x = np.arange(len(names))
-    width = 0.8 / len(ALL_ARMS)
-    for j, arm in enumerate(ALL_ARMS):
+    series = []
+    for arm in ALL_ARMS:
         g = pf[pf["arm"] == arm]
         m = [g[g["flow_name"] == nm]["throughput_bps"].mean() / 1e6 for nm in names]
         h = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6).half_width for nm in names]
-        ax.bar(
-            x + (j - (len(ALL_ARMS) - 1) / 2) * width,
-            m,
-            width,
-            yerr=np.nan_to_num(h),
-            capsize=2,
-            label=ALL_ARMS[arm],
-        )
-    ax.plot(x, [contracts("A")[nm] / 1e6 for nm in names], "k_", markersize=18, mew=2, label="r_i")
-    ax.set_xticks(x, [f"{nm}{'*' if nm in ('f0', 'f3', 'f6', 'f8') else ''}" for nm in names])
-    ax.set_ylabel("throughput (Mbps)")
-    ax.set_xlabel("flow (* = starts late)")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    ax.set_title(f"Fig. 4: scenario 3, average throughput over {t['start']:g}-{t['end']:g} s")
-    fig.tight_layout()
+        series.append((ALL_ARMS[arm], m, h))
+    lines = bar_group(series, len(names))
+    lines.append(
+        Line(list(range(len(names))), [contracts("A")[nm] / 1e6 for nm in names], "r_i", style=_TICK)
+    )
+    panel = Panel(
+        lines,
+        xlabel="flow (* = starts late)",
+        ylabel="throughput (Mbps)",
+        categories=[f"{nm}{'*' if nm in ('f0', 'f3', 'f6', 'f8') else ''}" for nm in names],
+    )
+    fig = panels(
+        [panel],
+        title=f"Fig. 4: scenario 3, average throughput over {t['start']:g}-{t['end']:g} s",
+        panel_size=(8, 3.8),
+    )
     ctx.figure(
         "fig4-scenario3",
         fig,
@@ -718,24 +720,27 @@ def _scenario4(ctx: Context) -> None:
         caption=f"Throughput over the whole measurement window (EF on half of the time). "
         f"{ctx.provenance(['s4'])}.",
     )
-    fig, axes = new_figure(len(ALL_ARMS), 1, figsize=(9, 2.6 * len(ALL_ARMS)), sharex=True, sharey=True)
     seed = int(ctx.runs("s4")["seed"].min())
-    for ax, arm in zip(axes, ALL_ARMS, strict=True):
+    grid = []
+    for arm in ALL_ARMS:
         sf = ctx.series("s4", "flow", {"arm": arm})
         sf = sf[sf["seed"] == seed]
-        for nm, g in sf[sf["flow_name"].isin(list(contracts("A")))].groupby("flow_name", sort=False):
-            ax.plot(
-                g["time_s"], g["throughput_bps"] / 1e6, lw=0.9, label=f"{nm} ({contracts('A')[nm] / 1e6:g})"
-            )
         ef = sf[sf["flow_name"].str.startswith("ef")].groupby("time_s")["throughput_bps"].sum() / 1e6
-        ax.fill_between(ef.index, 0, ef.to_numpy(), color="0.85", label="EF (delivered)", zorder=0)
-        ax.set_title(ALL_ARMS[arm], fontsize=10)
-        ax.set_ylabel("Mbps")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7, ncols=6, loc="upper left")
-    axes[-1].set_xlabel("time (s)")
-    fig.suptitle(f"Fig. 5: instantaneous throughput under EF interference (scenario 4, seed {seed})")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+        lines = [Line(list(ef.index), list(ef.to_numpy()), "EF (delivered)", kind="area")]
+        for nm, g in sf[sf["flow_name"].isin(list(contracts("A")))].groupby("flow_name", sort=False):
+            label = f"{nm} ({contracts('A')[nm] / 1e6:g})"
+            lines.append(
+                Line(
+                    list(g["time_s"]), list(g["throughput_bps"] / 1e6), label, style={"marker": "", "lw": 0.9}
+                )
+            )
+        grid.append([Panel(lines, title=ALL_ARMS[arm], xlabel="time (s)", ylabel="Mbps")])
+    fig = panels(
+        grid,
+        title=f"Fig. 5: instantaneous throughput under EF interference (scenario 4, seed {seed})",
+        panel_size=(9, 2.4),
+        sharex=True,
+    )
     ctx.figure(
         "fig5-scenario4",
         fig,
