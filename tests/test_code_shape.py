@@ -53,3 +53,18 @@ def test_the_function_finder_sees_functions() -> None:
     # The checks above pass vacuously if the finder finds nothing.
     fns = {name for name, _, _ in rust_functions(CORE / "engine.rs")}
     assert {"at", "pop"} <= fns, fns
+
+
+def test_experiments_draw_with_the_shared_figure_kinds() -> None:
+    # Experiments build figures from qoslab.figures (one layout for every figure), never with
+    # their own matplotlib calls.
+    exp = Path(__file__).resolve().parents[1] / "python" / "qoslab" / "experiments"
+    own = re.compile(r"matplotlib|new_figure|\bax\.\w+\(|\.subplots\(")
+    users = {
+        p.name: [i + 1 for i, line in enumerate(p.read_text().splitlines()) if own.search(line)]
+        for p in sorted(exp.glob("*.py"))
+    }
+    offenders = {name: lines for name, lines in users.items() if lines}
+    assert not offenders, f"experiments drawing with matplotlib directly (file: lines): {offenders}"
+    uses = [p.name for p in exp.glob("*.py") if "from qoslab.figures import" in p.read_text()]
+    assert len(uses) >= 6, uses

@@ -89,23 +89,6 @@ def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str)
     return paths
 
 
-def plot_mean_ci(
-    ax: Any,
-    stats: pd.DataFrame,
-    x: str,
-    *,
-    label: str,
-    scale: float = 1.0,
-    **kw: Any,
-) -> None:
-    """Plots ``mean`` against ``x`` with 95 % confidence-interval error bars (rows of a
-    :func:`qoslab.stats.summarize` table for one metric)."""
-    s = stats.sort_values(x)
-    yerr = (s["half_width"].fillna(0.0) / scale).to_numpy()
-    style = {"capsize": 3, "marker": "o", "markersize": 4, **kw}
-    ax.errorbar(s[x], s["mean"] / scale, yerr=yerr, label=label, **style)
-
-
 def git_revision(path: Path | None = None) -> str | None:
     """``<short hash>`` (``+dirty`` with uncommitted changes) of the git tree holding ``path``."""
     cwd = path or Path(__file__).resolve().parent
