@@ -72,7 +72,7 @@ def test_crosscheck_prints_both_simulators(tmp_path):
         text=True,
         timeout=300,
     )
-    assert p.returncode == 0, p.stderr
-    assert "jain index" in p.stdout and "ns-2" in p.stdout
+    assert p.returncode in (0, 1), p.stderr  # 1: a family disagrees (two seeds of 30 s)
+    assert "jain index" in p.stdout and "ns-2" in p.stdout and "per-flow throughput: " in p.stdout
     rows = csv.read_text().splitlines()
-    assert rows[0].startswith("metric,qoslab_mean") and len(rows) > 6
+    assert rows[0].startswith("metric,family,qoslab_mean") and rows[0].endswith(",verdict") and len(rows) > 6

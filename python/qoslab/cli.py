@@ -632,37 +632,71 @@ def crosscheck(
         list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
     ] = None,
     csv: Annotated[Path | None, typer.Option(help="Also write the comparison as CSV.")] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the rows and verdicts as JSON.")
+    ] = None,
+    flavour: Annotated[
+        str,
+        typer.Option(
+            help="qoslab side: 'ns2' (every dsRED mechanism in its ns-2 flavour) or 'reference' "
+            "(the scenario as written)."
+        ),
+    ] = "ns2",
 ) -> None:
-    """Run a scenario in qoslab and in ns-2 and print the metrics side by side."""
+    """Run a scenario in qoslab and in ns-2, print the metrics side by side and a verdict per
+    metric family. Exit status: 0 all agree, 1 something disagrees, 2 ns-2 cannot express it."""
     import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
     from qoslab import ns2
-    from qoslab.crosscheck import as_records
+    from qoslab.crosscheck import as_records, verdicts
     from qoslab.crosscheck import crosscheck as run_crosscheck
 
     if ns2.ns2_available() is None:
         _fail("ns-2 (`ns`) is not installed: `apt-get install ns2` (or `make ns2`)")
     if seeds < 1:
         _fail("--seeds must be at least 1")
+    if flavour not in ("ns2", "reference"):
+        _fail(f"--flavour must be 'ns2' or 'reference', not {flavour!r}")
     sc = _load(scenario, set_)
     con = Console(stderr=True)
     try:
-        rows = run_crosscheck(
-            sc, list(range(1, seeds + 1)), progress=lambda m: con.log(m) if con.is_terminal else None
+        rows, notes = run_crosscheck(
+            sc,
+            list(range(1, seeds + 1)),
+            progress=lambda m: con.log(m) if con.is_terminal else None,
+            flavour=flavour,
         )
     except ns2.Ns2Error as e:
-        _fail(str(e).splitlines()[0])
-    t = Table(title=f"{sc.name}: qoslab vs ns-2, {seeds} seeds (mean ± 95 % CI)")
-    for c in ("metric", "qoslab", "ns-2", "difference"):
+        typer.echo(f"error: {scenario}: {str(e).splitlines()[0]}", err=True)
+        raise typer.Exit(2) from None
+    t = Table(title=f"{sc.name}: qoslab ({flavour} flavour) vs ns-2, {seeds} seeds (mean ± 95 % CI)")
+    for c in ("metric", "qoslab", "ns-2", "difference", "verdict"):
         t.add_column(c, justify="right" if c != "metric" else "left")
     for r in rows:
         diff = "" if r.rel_diff != r.rel_diff else f"{r.rel_diff * 100:+.1f} %"
-        t.add_row(r.metric, r.qoslab.fmt(4), r.ns2.fmt(4) if r.ns2.n else "n/a", diff)
-    Console().print(t)
+        t.add_row(r.metric, r.qoslab.fmt(4), r.ns2.fmt(4) if r.ns2.n else "n/a", diff, r.verdict)
+    out = Console()
+    out.print(t)
+    for note in notes:
+        out.print(f"note: {note}")
+    vs = verdicts(rows)
+    for v in vs:
+        extra = f"; disagree: {', '.join(v.disagree)}" if v.disagree else ""
+        if v.noise:
+            extra += f"; within noise (more seeds would decide): {', '.join(v.noise)}"
+        out.print(f"{v.family}: {v.verdict.upper()} (rows: {v.rows}; {v.worst}{extra})")
     if csv is not None:
         pd.DataFrame(as_records(rows)).to_csv(csv, index=False)
+    if json_out is not None:
+        import json
+
+        from qoslab.crosscheck import as_document
+
+        doc = as_document(rows, notes, scenario=str(scenario), seeds=seeds, flavour=flavour)
+        json_out.write_text(json.dumps(doc, indent=2) + "\n")
+    raise typer.Exit(0 if all(v.verdict == "agree" for v in vs) else 1)
 
 
 @app.command()

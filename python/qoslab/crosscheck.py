@@ -3,7 +3,9 @@
 Both simulators get the same resolved scenario (``qoslab.ns2`` writes the ns-2 script) and
 the same seeds; random start times are drawn from the same distribution, not the same values,
 so the comparison is statistical: each metric is shown as mean ± 95 % CI over the seeds in
-both, with the relative difference of the means.
+both, with the relative difference of the means, and judged (:data:`FAMILIES`): it disagrees
+when the difference exceeds the family's tolerance and Welch's test over the seeds says the
+means differ. The qoslab side runs the ``ns2`` flavour of every dsRED mechanism by default.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from qoslab import _core, ns2
+from qoslab.ns2.flavour import ns2_flavoured
 from qoslab.scenario import Scenario, to_ns2_resolved
 from qoslab.simulate import jain_index
 from qoslab.simulate import run as run_qoslab
-from qoslab.stats import Estimate, estimate
+from qoslab.stats import Estimate, estimate, welch_p
 
 COLOURS = ("green", "yellow", "red")
 
@@ -83,6 +86,27 @@ def _ns2_metrics(sc: Scenario, seed: int, side: Side) -> None:
                 side.add(f"drops prec{p} {where}", prec[p])
 
 
+#: Metric families of the verdict: (name, key prefix, tolerance, relative?, absolute floor).
+#: A row disagrees when ``|qoslab - ns-2|`` exceeds the tolerance (relative to ns-2's mean, or
+#: absolute) *and* Welch's test over the seeds says the means differ (:func:`judge`). Counts
+#: get a floor of a few packets: a difference of 3 drops in 20 seconds is no evidence.
+FAMILIES: tuple[tuple[str, str, float, bool, float], ...] = (
+    ("per-flow throughput", "throughput_kbps ", 0.05, True, 0.0),
+    ("Jain index", "jain index", 0.02, False, 0.0),
+    ("drops", "drops ", 0.15, True, 5.0),
+    ("marks", "", 0.15, True, 5.0),  # colour counts and ECN marks: whatever is left
+    ("utilisation", "utilisation ", 0.02, False, 0.0),
+)
+ALPHA = 0.05
+
+
+def family(metric: str) -> str:
+    for name, prefix, *_ in FAMILIES:
+        if prefix and metric.startswith(prefix):
+            return name
+    return "marks"
+
+
 @dataclass
 class Row:
     metric: str
@@ -95,34 +119,157 @@ class Row:
             return float("nan")
         return self.qoslab.mean / self.ns2.mean - 1.0
 
+    @property
+    def family(self) -> str:
+        return family(self.metric)
 
-def crosscheck(sc: Scenario, seeds: list[int], progress: Callable[[str], None] | None = None) -> list[Row]:
-    """Runs every seed in both simulators and returns one row per metric."""
+    @property
+    def tolerance(self) -> float:
+        """The largest difference of the means that counts as agreement, in the metric's unit."""
+        _, _, tol, relative, floor = next(f for f in FAMILIES if f[0] == self.family)
+        return max(tol * abs(self.ns2.mean), floor) if relative else tol
+
+    @property
+    def p_value(self) -> float:
+        return welch_p(self.qoslab, self.ns2)
+
+    #: Set by :func:`judge`: ``agree`` (within tolerance), ``noise`` (outside it, but the
+    #: seeds do not show the means differ: more seeds would decide), ``disagree`` or ``n/a``.
+    verdict: str = "n/a"
+
+    @property
+    def zero(self) -> bool:
+        """Zero in every seed of both simulators (left out of the table)."""
+        return all(e.n == 0 or (e.minimum == 0 and e.maximum == 0) for e in (self.qoslab, self.ns2))
+
+
+def judge(rows: list[Row]) -> list[Row]:
+    """Sets each row's verdict. Outside its tolerance a row disagrees when Welch's test rejects
+    equal means at ``ALPHA`` after Holm's correction over the rows of its family (ten flows'
+    throughputs are ten tests; without the correction one in two ten-flow cross-checks of two
+    identical simulators would find a "disagreement")."""
+    for name, *_ in FAMILIES:
+        fam = [r for r in rows if r.family == name and r.qoslab.n and r.ns2.n]
+        ps = sorted((r.p_value if r.p_value == r.p_value else 1.0, i) for i, r in enumerate(fam))
+        rejected: set[int] = set()
+        for k, (p, i) in enumerate(ps):
+            if p >= ALPHA / (len(ps) - k):
+                break
+            rejected.add(i)
+        for i, r in enumerate(fam):
+            if abs(r.qoslab.mean - r.ns2.mean) <= r.tolerance:
+                r.verdict = "agree"
+            else:
+                r.verdict = "disagree" if i in rejected else "noise"
+    for r in rows:
+        if not (r.qoslab.n and r.ns2.n):
+            r.verdict = "n/a"
+    return rows
+
+
+@dataclass
+class Verdict:
+    family: str
+    verdict: str  # agree / disagree / n/a
+    rows: int
+    disagree: list[str]
+    noise: list[str]
+    worst: str
+
+
+def verdicts(rows: list[Row]) -> list[Verdict]:
+    """One verdict per metric family: it disagrees when any of its rows does."""
+    out = []
+    for name, _, tol, relative, floor in FAMILIES:
+        rs = [r for r in rows if r.family == name and r.verdict != "n/a"]
+        if not rs:
+            continue
+        bad = [r.metric for r in rs if r.verdict == "disagree"]
+        noisy = [r.metric for r in rs if r.verdict == "noise"]
+        if relative:
+            worst_r = max(rs, key=lambda r: abs(r.rel_diff) if r.rel_diff == r.rel_diff else -1.0)
+            worst = f"largest difference {worst_r.rel_diff * 100:+.1f} % ({worst_r.metric})"
+            limit = f"{tol:.0%}" + (f" or {floor:g}" if floor else "")
+        else:
+            worst_r = max(rs, key=lambda r: abs(r.qoslab.mean - r.ns2.mean))
+            worst = f"largest difference {worst_r.qoslab.mean - worst_r.ns2.mean:+.3f} ({worst_r.metric})"
+            limit = f"{tol:g}"
+        out.append(
+            Verdict(name, "disagree" if bad else "agree", len(rs), bad, noisy, f"{worst}; tolerance {limit}")
+        )
+    return out
+
+
+def crosscheck(
+    sc: Scenario,
+    seeds: list[int],
+    progress: Callable[[str], None] | None = None,
+    flavour: str = "ns2",
+) -> tuple[list[Row], list[str]]:
+    """Runs every seed in both simulators; one row per metric that is not zero on both sides,
+    and notes on the qoslab side's flavour. With ``flavour="ns2"`` (the default) every
+    mechanism that has an ns-2 flavour runs it (``qoslab.ns2.flavour``); ``"reference"`` runs
+    the scenario as written."""
     reason = ns2.unsupported_reason(to_ns2_resolved(sc.resolved, seeds[0]))
     if reason:
         raise ns2.Ns2Error(f"ns-2 cannot express this scenario: {reason}")
+    if flavour not in ("ns2", "reference"):
+        raise ValueError(f"flavour must be 'ns2' or 'reference', not {flavour!r}")
+    ours, notes = ns2_flavoured(sc) if flavour == "ns2" else (sc, ["qoslab side: the scenario as written"])
     q, n = Side(), Side()
     for s in seeds:
         if progress:
             progress(f"seed {s}: qoslab")
-        _qoslab_metrics(sc, s, q)
+        _qoslab_metrics(ours, s, q)
         if progress:
             progress(f"seed {s}: ns-2")
         _ns2_metrics(sc, s, n)
     keys = list(q.values)
     keys += [k for k in n.values if k not in q.values]
-    return [Row(k, estimate(q.values.get(k, [])), estimate(n.values.get(k, []))) for k in keys]
+    rows = [Row(k, estimate(q.values.get(k, [])), estimate(n.values.get(k, []))) for k in keys]
+    return judge([r for r in rows if not r.zero]), notes
 
 
 def as_records(rows: list[Row]) -> list[dict[str, Any]]:
     return [
         {
             "metric": r.metric,
+            "family": r.family,
             "qoslab_mean": r.qoslab.mean,
             "qoslab_ci": r.qoslab.half_width,
             "ns2_mean": r.ns2.mean,
             "ns2_ci": r.ns2.half_width,
             "difference": r.rel_diff,
+            "tolerance": r.tolerance,
+            "welch_p": r.p_value,
+            "verdict": r.verdict,
         }
         for r in rows
     ]
+
+
+def _strict(v: Any) -> Any:
+    """NaN (no value) as None, so that the document is strict JSON."""
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, dict):
+        return {k: _strict(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_strict(x) for x in v]
+    return v
+
+
+def as_document(rows: list[Row], notes: list[str], **about: Any) -> dict[str, Any]:
+    """The comparison as one JSON-ready document: ``about`` (scenario, seeds, flavour, …), the
+    notes, every row with its verdict, the verdict per family and whether all agree."""
+    vs = verdicts(rows)
+    return _strict(
+        {
+            **about,
+            "version": _core.__version__,
+            "notes": notes,
+            "rows": as_records(rows),
+            "verdicts": [v.__dict__ for v in vs],
+            "agree": all(v.verdict == "agree" for v in vs),
+        }
+    )

@@ -91,6 +91,20 @@ def t_ppf(p: float, df: float) -> float:
     return 0.5 * (lo + hi)
 
 
+def welch_p(a: Estimate, b: Estimate) -> float:
+    """Two-sided p-value of Welch's t-test that two means over independent seeds are equal
+    (NaN with fewer than two values on a side). Two constant samples: 0 if their values
+    differ, 1 if not."""
+    if a.n < 2 or b.n < 2:
+        return math.nan
+    va, vb = a.std**2 / a.n, b.std**2 / b.n
+    if va + vb == 0:
+        return 0.0 if a.mean != b.mean else 1.0
+    t = (a.mean - b.mean) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / (a.n - 1) + vb**2 / (b.n - 1))
+    return 2.0 * (1.0 - t_cdf(abs(t), df))
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A metric over seeds: mean, sample standard deviation and a Student-t interval.
