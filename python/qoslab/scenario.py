@@ -211,6 +211,7 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
                 "delack_interval_s": t["delack_interval_ns"] / 1e9,
                 "max_burst": t["max_burst"],
                 "syn": t["syn"],
+                "ecn": t["ecn"],
             }
         flows.append(
             {

@@ -5,6 +5,12 @@ use slab::Slab;
 
 pub type PacketId = usize;
 
+/// TCP ECN-Echo (RFC 3168 §6.1): on an ACK, the receiver saw CE and has not yet seen CWR; on
+/// segment 0 of an ECN-capable sender (not ECT), ns-2's ECN negotiation.
+pub const ECE: u8 = 1;
+/// TCP Congestion Window Reduced: the sender has reduced its window (on its next segment).
+pub const CWR: u8 = 2;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PacketKind {
     /// A TCP data segment or a UDP datagram, travelling source → destination.
@@ -35,6 +41,8 @@ pub struct PacketMeta {
     pub prec: u8,
     /// True for a TCP retransmission (bookkeeping only; queues must not look at it).
     pub retransmit: bool,
+    /// TCP header flags used by ECN (RFC 3168): [`ECE`] and [`CWR`].
+    pub tcp_flags: u8,
     /// When the packet entered its current queue (ns).
     pub enqueued_at: u64,
     /// When the sender created the packet (ns); for pcap and delay statistics. Also the
@@ -58,6 +66,7 @@ impl PacketMeta {
             ecn: 0,
             prec: 0,
             retransmit: false,
+            tcp_flags: 0,
             enqueued_at: now,
             created_at: now,
             ts_echo: 0,

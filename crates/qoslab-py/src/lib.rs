@@ -254,6 +254,8 @@ fn run<'py>(
     colu(py, &f, "acks_dropped", g(&|x| x.stats.acks_dropped))?;
     colu(py, &f, "timeouts", g(&|x| x.timeouts))?;
     colu(py, &f, "fast_retransmits", g(&|x| x.fast_retransmits))?;
+    colu(py, &f, "ecn_marks", g(&|x| x.stats.ecn_marks))?;
+    colu(py, &f, "ecn_responses", g(&|x| x.ecn_responses))?;
     cols(py, &f, "final_cwnd", gf(&|x| x.final_cwnd))?;
     cols(py, &f, "final_ssthresh", gf(&|x| x.final_ssthresh))?;
     cols(py, &f, "srtt_s", gf(&|x| x.srtt_s))?;

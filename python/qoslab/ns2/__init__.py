@@ -57,7 +57,7 @@ Semantics pinned down by this module (ns-2 itself is ambiguous or odd here):
   opens to ``initial_window_pkts`` when it is acknowledged.  ``TCP_FIXED_PARAMS``
   lists the other pinned TCP knobs (ns-2 defaults, limited transmit included).
   ns-2 measures RTT in whole ``tick_s`` units from a random per-agent tick
-  phase.  If any RED queue has ``ecn``, all TCP senders are ECN-capable.
+  phase.  A TCP sender is ECN-capable (``ecn_``) when its flow's ``tcp.ecn`` is set.
 * Poisson sources use ``Application/Traffic/Exponential`` with
   ``burst_time_ 0``: every gap between packets is ``interval + Exp(idle)``,
   where ``interval = 8 * size / rate_``.  Here ``rate_`` is set to

@@ -277,11 +277,6 @@ def build_tcl(resolved: dict, seed: int, out_path: str) -> tuple[str, DsPlan | N
     mstart = float(resolved["measurement"]["start_s"])
     mend = float(resolved["measurement"]["end_s"])
     node_idx = {name: i for i, name in enumerate(resolved["nodes"])}
-    ecn = any(
-        bool((core_export(link[qk]) or {}).get("ecn"))
-        for link in resolved["links"]
-        for qk in ("queue_ab", "queue_ba")
-    )
 
     name_line = " ".join(str(resolved.get("name", "")).split())
     out: list[str] = [
@@ -338,7 +333,7 @@ def build_tcl(resolved: dict, seed: int, out_path: str) -> tuple[str, DsPlan | N
 
     out.append("# ---- flows ----")
     for i, f in enumerate(resolved["flows"]):
-        out.extend(_flow_tcl(i, f, node_idx, ecn, duration))
+        out.extend(_flow_tcl(i, f, node_idx, duration))
         if plan is not None:  # codepoints set by the hosts (ns-2 hdr_ip prio_)
             out.append(f"$src set prio_ {plan.flow_cp[i]}")
             if f["kind"] == "tcp":
@@ -369,7 +364,7 @@ def _queue_class(q: dict, dq: DsQueue | None) -> str:
     return str(exp["class"])
 
 
-def _flow_tcl(i: int, f: dict, node_idx: dict[str, int], ecn: bool, duration: float) -> list[str]:
+def _flow_tcl(i: int, f: dict, node_idx: dict[str, int], duration: float) -> list[str]:
     """Return the Tcl lines creating flow ``i`` and scheduling its start/stop."""
     src, dst = node_idx[f["src"]], node_idx[f["dst"]]
     size = int(f["packet_size_bytes"])
@@ -394,7 +389,8 @@ def _flow_tcl(i: int, f: dict, node_idx: dict[str, int], ecn: bool, duration: fl
                 "rtxcur_init_": tcl_number(t["initial_rto_s"]),
                 "tcpTick_": tcl_number(t["tick_s"]),
                 "maxburst_": str(t["max_burst"]),
-                "ecn_": "1" if ecn else "0",
+                # the flow's own tcp.ecn: ECT data, ECN-Echo halves the window (ns-2 ecn_)
+                "ecn_": "1" if t.get("ecn") else "0",
             }
         )
         lines.extend(f"$src set {k} {v}" for k, v in params.items())

@@ -170,15 +170,16 @@ impl Simulation {
                 if st.acks_sent != st.acks_delivered + st.acks_dropped + acks_in_flight[i] {
                     violations.push(format!("flow {i}: ACK conservation violated"));
                 }
-                let (cwnd, ssthresh, srtt, timeouts, fast_rtx) = match &f.ep {
+                let (cwnd, ssthresh, srtt, timeouts, fast_rtx, ecn_responses) = match &f.ep {
                     Endpoint::Tcp { sender, .. } => (
                         sender.cwnd,
                         sender.ssthresh,
                         sender.srtt(),
                         sender.stats.timeouts,
                         sender.stats.fast_retransmits,
+                        sender.stats.ecn_responses,
                     ),
-                    Endpoint::Udp { .. } => (f64::NAN, f64::NAN, f64::NAN, 0, 0),
+                    Endpoint::Udp { .. } => (f64::NAN, f64::NAN, f64::NAN, 0, 0, 0),
                 };
                 let window_bytes = if m.point == MeasurementPoint::Sender {
                     st.window_sent_bytes
@@ -196,6 +197,7 @@ impl Simulation {
                     srtt_s: srtt,
                     timeouts,
                     fast_retransmits: fast_rtx,
+                    ecn_responses,
                     stats: st.clone(),
                 }
             })
@@ -250,6 +252,8 @@ pub struct FlowResult {
     pub srtt_s: f64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_responses: u64,
     pub stats: FlowStats,
 }
 

@@ -56,6 +56,8 @@ pub struct FlowStats {
     pub acks_sent: u64,
     pub acks_dropped: u64,
     pub acks_delivered: u64,
+    /// Data packets that reached the receiver marked Congestion Experienced.
+    pub ecn_marks: u64,
     bin_bytes: u64,
 }
 

@@ -3,7 +3,7 @@
 
 use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
-use crate::packet::{PacketId, PacketKind, PacketMeta};
+use crate::packet::{PacketId, PacketKind, PacketMeta, CWR, ECE};
 use crate::traffic::sink::SinkAction;
 use crate::traffic::tcp::SendBuf;
 use crate::traffic::udp::UdpKind;
@@ -20,6 +20,9 @@ impl Simulation {
                 flow.stats.delivered_pkts += 1;
                 flow.stats.delivered_bytes += p.size as u64;
                 flow.ts_recent_data = p.created_at;
+                if p.ecn & 3 == 3 {
+                    flow.stats.ecn_marks += 1;
+                }
                 if in_window {
                     flow.stats.window_delivered_bytes += p.size as u64;
                     if crate::ds::drop_precedence(p.dscp) == 0 {
@@ -37,6 +40,12 @@ impl Simulation {
                 } = &mut flow.ep
                 {
                     let before = sink.goodput_pkts;
+                    sink.on_ecn(
+                        p.ecn & 3 != 0,
+                        p.ecn & 3 == 3,
+                        p.tcp_flags & CWR != 0,
+                        p.tcp_flags & ECE != 0,
+                    );
                     let action = sink.on_data(p.seq);
                     if in_window {
                         flow.stats.window_goodput_pkts += sink.goodput_pkts - before;
@@ -60,7 +69,7 @@ impl Simulation {
                 flow.ts_recent_ack = p.created_at;
                 if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
                     let mut buf = std::mem::take(&mut self.buf);
-                    sender.on_ack(now, p.ack, &mut buf);
+                    sender.on_ack(now, p.ack, p.tcp_flags & ECE != 0, &mut buf);
                     self.transmit_tcp(now, fi, &mut buf);
                     self.buf = buf;
                 }
@@ -70,11 +79,14 @@ impl Simulation {
 
     pub(super) fn send_ack(&mut self, now: SimTime, fi: usize) {
         let flow = &mut self.flows[fi];
-        let Endpoint::Tcp { sink, ack_size, .. } = &flow.ep else {
+        let Endpoint::Tcp { sink, ack_size, .. } = &mut flow.ep else {
             return;
         };
         let mut p = PacketMeta::new(fi as u32, PacketKind::Ack, *ack_size, 0, now);
         p.ack = sink.ackno();
+        if sink.take_ece() {
+            p.tcp_flags |= ECE;
+        }
         p.ts_echo = flow.ts_recent_data;
         flow.stats.acks_sent += 1;
         let first = flow.rev[0] as usize;
@@ -91,7 +103,7 @@ impl Simulation {
             Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn),
             Endpoint::Udp { .. } => (false, false),
         };
-        for (seq, rtx) in buf.drain(..) {
+        for (seq, rtx, cwr) in buf.drain(..) {
             // ns-2's SYN is a 40-byte segment 0.
             let size = if syn && seq == 0 { 40 } else { size };
             let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, seq, now);
@@ -99,7 +111,15 @@ impl Simulation {
             p.retransmit = rtx;
             p.ts_echo = self.flows[fi].ts_recent_ack;
             if ecn {
-                p.ecn = 2;
+                // ECT(0) on data; segment 0 carries ns-2's negotiation instead (ECE, not ECT).
+                if seq == 0 {
+                    p.tcp_flags |= ECE;
+                } else {
+                    p.ecn = 2;
+                }
+                if cwr {
+                    p.tcp_flags |= CWR;
+                }
             }
             if rtx {
                 self.flows[fi].stats.retransmits += 1;

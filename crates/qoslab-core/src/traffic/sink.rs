@@ -15,7 +15,17 @@ pub struct TcpSink {
     pub delayed: bool,
     /// Unique segments delivered in order (goodput).
     pub goodput_pkts: u64,
+    /// ECN (RFC 3168 §6.1.3, ns-2 `ecn_unacked`): CE was seen and no CWR since.
+    ecn_unacked: bool,
+    /// ECN flags of the segments this ACK will cover (the held segment of a delayed ACK and
+    /// the current one): bits [`SEEN_ECT`], [`SEEN_CE`], [`SEEN_CWR`], [`SEEN_NEGOTIATION`].
+    seen: u8,
 }
+
+const SEEN_ECT: u8 = 1;
+const SEEN_CE: u8 = 2;
+const SEEN_CWR: u8 = 4;
+const SEEN_NEGOTIATION: u8 = 8;
 
 /// What the sink does after a segment arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +42,37 @@ impl TcpSink {
             delayed,
             ..Default::default()
         }
+    }
+
+    /// Notes the ECN codepoint and flags of an arriving segment: ECN-capable (`ect`),
+    /// Congestion Experienced (`ce`), carrying CWR, or carrying ECE without ECT (ns-2's
+    /// negotiation on segment 0).
+    pub fn on_ecn(&mut self, ect: bool, ce: bool, cwr: bool, ece: bool) {
+        if ect {
+            self.seen |= SEEN_ECT;
+            if ce {
+                self.seen |= SEEN_CE;
+            }
+        } else if ece {
+            self.seen |= SEEN_NEGOTIATION;
+        }
+        if cwr {
+            self.seen |= SEEN_CWR;
+        }
+    }
+
+    /// Whether the ACK being sent carries ECN-Echo (ns-2 `TcpSink::ack`): CWR on a covered
+    /// segment clears the echo, CE on one sets it (CWR first, so CE after CWR in the same
+    /// ACK still echoes); ECN-capable segments carry the state; a negotiation is answered.
+    pub fn take_ece(&mut self) -> bool {
+        let seen = std::mem::take(&mut self.seen);
+        if seen & SEEN_CWR != 0 {
+            self.ecn_unacked = false;
+        }
+        if seen & SEEN_CE != 0 {
+            self.ecn_unacked = true;
+        }
+        (seen & SEEN_ECT != 0 && self.ecn_unacked) || seen & SEEN_NEGOTIATION != 0
     }
 
     /// The cumulative ACK number: the highest in-order sequence number received.
@@ -90,6 +131,29 @@ mod tests {
         s.on_data(1); // duplicate
         assert_eq!(s.ackno(), 4);
         assert_eq!(s.goodput_pkts, 5);
+    }
+
+    #[test]
+    fn ecn_echo_from_ce_until_cwr() {
+        let mut s = TcpSink::new(false);
+        // segment 0: ns-2's negotiation (ECE, not ECT) is answered with ECE
+        s.on_ecn(false, false, false, true);
+        assert!(s.take_ece());
+        s.on_ecn(true, false, false, false);
+        assert!(!s.take_ece());
+        s.on_ecn(true, true, false, false); // CE
+        assert!(s.take_ece());
+        s.on_ecn(true, false, false, false); // echoed until CWR
+        assert!(s.take_ece());
+        s.on_ecn(true, false, true, false); // CWR
+        assert!(!s.take_ece());
+        // CWR and a new CE covered by one (delayed) ACK: the CE wins
+        s.on_ecn(true, false, true, false);
+        s.on_ecn(true, true, false, false);
+        assert!(s.take_ece());
+        // Not-ECT segments carry no echo even while the state is set
+        s.on_ecn(false, false, false, false);
+        assert!(!s.take_ece());
     }
 
     #[test]

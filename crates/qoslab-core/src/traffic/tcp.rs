@@ -61,6 +61,8 @@ enum CwndAction {
     DupAck,
     Timeout,
     Exited,
+    /// Reduced on an ECN-Echo (ns-2 `CWND_ACTION_ECN`).
+    Ecn,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -70,6 +72,8 @@ pub struct TcpStats {
     pub acks_received: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Window reductions in response to ECN-Echo (ns-2 `necnresponses_`).
+    pub ecn_responses: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -88,6 +92,16 @@ pub struct TcpSender {
     boot_time: f64,
     /// Segment 0 is a 40-byte SYN and cwnd stays 1 until it is acknowledged.
     pub syn: bool,
+    /// ECN-capable (ns-2 `ecn_`): data segments are ECT, ECN-Echo halves the window.
+    pub ecn: bool,
+    /// ECN negotiated (ns-2 `ect_`): set by the first ACK carrying ECN-Echo.
+    ect: bool,
+    /// ns-2 `ecn_backoff_`: an ECN-Echo arrived with cwnd already at 1.
+    ecn_backoff: bool,
+    /// ns-2 `cong_action_`: the window was reduced; the next segment carries CWR.
+    cong_action: bool,
+    /// The ACK being processed carries ECN-Echo.
+    ece: bool,
 
     /// Congestion window, packets (fractional).
     pub cwnd: f64,
@@ -124,8 +138,9 @@ pub struct TcpSender {
     pub stats: TcpStats,
 }
 
-/// Segments to send, filled by the sender: (sequence number, is a retransmission).
-pub type SendBuf = Vec<(u64, bool)>;
+/// Segments to send, filled by the sender: (sequence number, is a retransmission, carries
+/// CWR).
+pub type SendBuf = Vec<(u64, bool, bool)>;
 
 impl TcpSender {
     /// A sender with the configuration `cfg`; `boot_phase` in [0, 1) sets the phase of its
@@ -143,6 +158,11 @@ impl TcpSender {
             max_rto: cfg.max_rto_ns as f64 / NS_PER_SEC as f64,
             boot_time: boot_phase * tick,
             syn: cfg.syn,
+            ecn: cfg.ecn,
+            ect: false,
+            ecn_backoff: false,
+            cong_action: false,
+            ece: false,
             cwnd: if cfg.syn {
                 1.0
             } else {
@@ -198,7 +218,10 @@ impl TcpSender {
     fn output(&mut self, now: SimTime, seqno: i64, out: &mut SendBuf) {
         let retransmit = seqno <= self.maxseq;
         let force = self.highest_ack == self.maxseq;
-        out.push((seqno as u64, retransmit));
+        // ns-2 SetCWRonRetransmit_ (default true): CWR goes on the next segment, whatever it is.
+        let cwr = self.ecn && self.cong_action;
+        self.cong_action = false;
+        out.push((seqno as u64, retransmit, cwr));
         self.stats.data_sent += 1;
         if retransmit {
             self.stats.retransmits += 1;
@@ -367,6 +390,29 @@ impl TcpSender {
         let halfwin = self.windowd() / 2.0;
         self.ssthresh = halfwin.trunc().max(2.0);
         self.cwnd = if to_one { 1.0 } else { halfwin };
+        self.cong_action = true;
+    }
+
+    /// The response to an ECN-Echo (ns-2 `TcpAgent::ecn`, RFC 3168 §6.1.2): halve the window
+    /// at most once per window of data (not again until `recover` is acknowledged, unless a
+    /// timeout intervened), without retransmitting anything.
+    fn ecn_response(&mut self, ackno: i64) {
+        if ackno > self.recover || self.last_cwnd_action == CwndAction::Timeout {
+            self.recover = self.maxseq;
+            self.last_cwnd_action = CwndAction::Ecn;
+            if self.cwnd <= 1.0 {
+                // cwnd is already 1: back the timer off instead (a second time in a row).
+                if self.ecn_backoff {
+                    self.rtt_backoff();
+                } else {
+                    self.ecn_backoff = true;
+                }
+            } else {
+                self.ecn_backoff = false;
+            }
+            self.slowdown(false);
+            self.stats.ecn_responses += 1;
+        }
     }
 
     fn newack(&mut self, now: SimTime, ackno: i64) {
@@ -377,7 +423,11 @@ impl TcpSender {
             self.t_seqno = ackno + 1;
         }
         if self.rtt_active && ackno >= self.rtt_seq {
-            self.backoff = 1;
+            // Do not end the backoff while ECN-Echo keeps cwnd at 1 (ns-2 `newack`).
+            if !self.ect || !self.ecn_backoff || !self.ece {
+                self.backoff = 1;
+                self.ecn_backoff = false;
+            }
             self.rtt_active = false;
             self.rtt_update(now, now - self.rtt_ts);
         }
@@ -391,6 +441,16 @@ impl TcpSender {
         let reno_again = !self.newreno && self.last_cwnd_action == CwndAction::DupAck;
         // bug_fix_: otherwise no second fast retransmit for losses in the same window.
         if !(recovered || reno_again || self.highest_ack == 0) {
+            if self.ecn && self.last_cwnd_action == CwndAction::Ecn {
+                // The window was already halved for this window of data by an ECN-Echo:
+                // retransmit without halving again (ns-2 `dupack_action`).
+                self.last_cwnd_action = CwndAction::DupAck;
+                self.reset_rtx_timer(now, true, false);
+                self.stats.fast_retransmits += 1;
+                let s = self.last_ack + 1;
+                self.output(now, s, out);
+                self.dupwnd = self.numdupacks as i64;
+            }
             return;
         }
         self.recover = self.maxseq;
@@ -433,9 +493,14 @@ impl TcpSender {
         self.output(now, s, out);
     }
 
-    /// Processes a cumulative ACK for sequence number `ackno` (-1: nothing received yet).
-    pub fn on_ack(&mut self, now: SimTime, ackno: i64, out: &mut SendBuf) {
+    /// Processes a cumulative ACK for sequence number `ackno` (-1: nothing received yet),
+    /// carrying ECN-Echo if `ece`.
+    pub fn on_ack(&mut self, now: SimTime, ackno: i64, ece: bool, out: &mut SendBuf) {
         self.stats.acks_received += 1;
+        self.ece = ece;
+        if ece && self.ecn {
+            self.ecn_response(ackno);
+        }
         if ackno > self.last_ack {
             let partial =
                 self.newreno && ackno < self.recover && self.last_cwnd_action == CwndAction::DupAck;
@@ -450,7 +515,16 @@ impl TcpSender {
                 }
                 self.first_partial = false;
                 self.newack(now, ackno);
-                self.opencwnd();
+                // An ACK carrying ECN-Echo does not open the window (ns-2 `old_ecn_` 0).
+                if !self.ect || !ece {
+                    self.opencwnd();
+                }
+                if self.ect && !ece {
+                    self.ecn_backoff = false;
+                }
+                if !self.ect && ece {
+                    self.ect = true; // negotiated: the receiver echoes
+                }
                 if self.last_ack == 0 {
                     // Segment 0 (the SYN, if `syn`) is acknowledged: cwnd = initial window.
                     // ns-2 tests `delay_growth_` (always true here), not `syn_`
@@ -492,7 +566,14 @@ impl TcpSender {
             self.wnd_init = 1.0;
         }
         let outstanding = self.highest_ack != self.maxseq;
-        if outstanding {
+        if outstanding && self.last_cwnd_action == CwndAction::Ecn {
+            // Already in recovery from an ECN-Echo: restart at 1 packet, keep ssthresh
+            // (ns-2 `timeout`, `slowdown(CLOSE_CWND_ONE)`).
+            self.stats.timeouts += 1;
+            self.cwnd = 1.0;
+            self.ssthresh = self.ssthresh.max(2.0);
+            self.cong_action = true;
+        } else if outstanding {
             self.stats.timeouts += 1;
             self.slowdown(true);
         } else {

@@ -54,12 +54,12 @@ fn cum_ack(delivered: &BTreeSet<u64>) -> i64 {
 
 /// New (first) transmissions of `seqs`.
 fn new(seqs: impl IntoIterator<Item = u64>) -> SendBuf {
-    seqs.into_iter().map(|s| (s, false)).collect()
+    seqs.into_iter().map(|s| (s, false, false)).collect()
 }
 
 /// A retransmission of `seq`.
 fn rtx(seq: u64) -> SendBuf {
-    vec![(seq, true)]
+    vec![(seq, true, false)]
 }
 
 fn assert_close(got: f64, want: f64) {
@@ -113,7 +113,17 @@ impl Net {
         self.delivered.insert(seq);
         let mut out = SendBuf::new();
         self.tcp
-            .on_ack(self.now, cum_ack(&self.delivered), &mut out);
+            .on_ack(self.now, cum_ack(&self.delivered), false, &mut out);
+        self.log.extend(&out);
+        out
+    }
+
+    /// `deliver` with the ACK carrying ECN-Echo.
+    fn deliver_ece(&mut self, seq: u64) -> SendBuf {
+        self.delivered.insert(seq);
+        let mut out = SendBuf::new();
+        self.tcp
+            .on_ack(self.now, cum_ack(&self.delivered), true, &mut out);
         self.log.extend(&out);
         out
     }
@@ -322,7 +332,7 @@ fn reno_burst_loss_needs_a_timeout() {
     // 17 arrives: ACK 17; slow start cwnd 2 → sends 18 and 19, although 19 already reached
     // the receiver: go-back-N resends everything above highest_ack (no SACK).
     net.wait(RTT);
-    assert_eq!(net.deliver(17), vec![(18, true), (19, true)]);
+    assert_eq!(net.deliver(17), vec![(18, true, false), (19, true, false)]);
     assert_eq!(net.tcp.cwnd, 2.0);
     // 17's ACK was for a retransmission, so no RTT sample and the backoff stays (§4.3).
     assert_eq!(net.tcp.backoff, 2);
@@ -352,7 +362,7 @@ fn newreno_burst_loss_recovers_with_partial_acks() {
     // the next hole, 17, is retransmitted at once; then send_much(maxburst 2) with window
     // 8 + 15 = 23: up to 16 + 23 = 39 → one new segment, 39.
     let first_partial = net.now;
-    assert_eq!(net.deliver(16), vec![(17, true), (39, false)]);
+    assert_eq!(net.deliver(16), vec![(17, true, false), (39, false, false)]);
     assert_eq!(net.tcp.dupwnd, 15);
     assert_eq!(net.tcp.cwnd, 8.03125);
     assert_eq!(net.tcp.ssthresh, 8.0);
@@ -367,7 +377,7 @@ fn newreno_burst_loss_recovers_with_partial_acks() {
     assert_eq!(inflate(&mut net, 36..=38), vec![42, 43, 44]);
     // Retransmitted 17: ACK 17, second partial ACK: dupwnd stays 20, 18 is retransmitted,
     // window 8 + 20 = 28 → up to 45 → 45. The timer is NOT restarted (newreno_changes1_).
-    assert_eq!(net.deliver(17), vec![(18, true), (45, false)]);
+    assert_eq!(net.deliver(17), vec![(18, true, false), (45, false, false)]);
     assert_eq!(net.tcp.dupwnd, 20);
     assert_eq!(net.tcp.rtx_deadline, Some(first_partial + 200 * MS));
     assert_eq!(inflate(&mut net, 39..=41), vec![46, 47, 48]);
@@ -411,7 +421,7 @@ fn newreno_partial_ack_deflates_window() {
     // → dupwnd -= 13 - 1 → 4: the 13 segments that left the network no longer inflate the
     // window, except the retransmission. cwnd stays 8.03125. 29 is retransmitted; window
     // 8 + 4 = 12 → up to 28 + 12 = 40 → one new segment.
-    assert_eq!(net.deliver(16), vec![(29, true), (40, false)]);
+    assert_eq!(net.deliver(16), vec![(29, true, false), (40, false, false)]);
     assert_eq!(net.tcp.dupwnd, 4);
     assert_eq!(net.tcp.cwnd, 8.03125);
     assert_eq!(net.tcp.highest_ack, 28);
@@ -491,4 +501,5 @@ fn newreno_lost_retransmission_times_out() {
 
 // --- 5. RTO backoff -----------------------------------------------------------------------
 
+mod ecn;
 mod timers;

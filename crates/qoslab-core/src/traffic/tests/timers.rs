@@ -66,7 +66,7 @@ fn rto_backoff_from_min_rto_and_reset_by_timed_ack() {
     // timed (Karn): the backoff stays. cwnd 1 → 2 (< ssthresh 2): resend 2, send 3 (new and
     // timed).
     net.wait(20 * MS);
-    assert_eq!(net.deliver(1), vec![(2, true), (3, false)]);
+    assert_eq!(net.deliver(1), vec![(2, true, false), (3, false, false)]);
     assert_eq!(net.tcp.backoff, 512);
     assert_close(net.tcp.rto(), 60.0);
     net.wait(20 * MS);
