@@ -26,11 +26,16 @@ from qoslab.experiments import base
 from qoslab.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Output keys left out of the digests (``--ignore``): columns added since the file compared
+#: against was written, so that the comparison covers everything both versions produce.
+IGNORE: set[str] = set()
 
 
 def _feed(h: Any, v: Any) -> None:
     if isinstance(v, dict):
         for k in sorted(v):
+            if k in IGNORE:
+                continue
             h.update(f"<{k}>".encode())
             _feed(h, v[k])
     elif isinstance(v, np.ndarray):
@@ -76,7 +81,9 @@ def main() -> int:
     ap.add_argument("--compare", type=Path, help="an earlier file to compare against")
     ap.add_argument("--experiments", nargs="*", help="only these experiments (default: all)")
     ap.add_argument("--no-experiments", action="store_true")
+    ap.add_argument("--ignore", nargs="*", default=[], help="output keys (columns) to leave out")
     a = ap.parse_args()
+    IGNORE.update(a.ignore)
     runs: dict[str, str] = {}
     sources = list(scenario_runs())
     if not a.no_experiments:
