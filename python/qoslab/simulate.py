@@ -92,6 +92,26 @@ class Result:
                 "bottleneck_early": int(b["early_drops"]),
                 "bottleneck_forced": int(b["forced_drops"]),
                 "bottleneck_overflow": int(b["overflow_drops"]),
+                "bottleneck_policed": int(b["policed_drops"]),
+                "bottleneck_marks": int(b["marks"]),
+            },
+            # The same counts inside the measurement window (drops by reason per link
+            # direction and per drop precedence of each flow are in the tables' window_*
+            # columns).
+            "window_drops": {
+                "total": int(
+                    self.links[[f"window_{r}_drops" for r in ("early", "forced", "overflow", "policed")]]
+                    .to_numpy()
+                    .sum()
+                ),
+                "bottleneck": int(
+                    b["window_early_drops"] + b["window_forced_drops"] + b["window_overflow_drops"]
+                ),
+                "bottleneck_early": int(b["window_early_drops"]),
+                "bottleneck_forced": int(b["window_forced_drops"]),
+                "bottleneck_overflow": int(b["window_overflow_drops"]),
+                "bottleneck_policed": int(b["window_policed_drops"]),
+                "bottleneck_marks": int(b["window_marks"]),
             },
             "flows": [
                 {
@@ -104,6 +124,25 @@ class Result:
                     "retransmitted_packets": int(r.retransmitted_packets),
                     "dropped_packets": int(r.dropped_packets),
                     "timeouts": int(r.timeouts),
+                    "ecn_marks": int(r.ecn_marks),
+                    "ecn_responses": int(r.ecn_responses),
+                    "window": {
+                        k: int(getattr(r, f"window_{k}"))
+                        for k in (
+                            "retransmitted_packets",
+                            "timeouts",
+                            "fast_retransmits",
+                            "ecn_marks",
+                            "ecn_responses",
+                            "early_drops",
+                            "forced_drops",
+                            "overflow_drops",
+                            "policed_drops",
+                            "green_packets",
+                            "yellow_packets",
+                            "red_packets",
+                        )
+                    },
                 }
                 for i, r in enumerate(self.flows.itertuples())
             ],

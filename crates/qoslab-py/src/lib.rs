@@ -139,6 +139,9 @@ fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
 fn cols<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<f64>) -> PyResult<()> {
     d.set_item(name, v.into_pyarray(py))
 }
+/// Drop reasons in the order of the counters' arrays.
+const REASONS: [&str; 4] = ["early", "forced", "overflow", "policed"];
+
 fn colu<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<u64>) -> PyResult<()> {
     d.set_item(name, v.into_pyarray(py))
 }
@@ -256,6 +259,49 @@ fn run<'py>(
     colu(py, &f, "fast_retransmits", g(&|x| x.fast_retransmits))?;
     colu(py, &f, "ecn_marks", g(&|x| x.stats.ecn_marks))?;
     colu(py, &f, "ecn_responses", g(&|x| x.ecn_responses))?;
+    // The same event counters inside the measurement window.
+    colu(
+        py,
+        &f,
+        "window_retransmitted_packets",
+        g(&|x| x.window.retransmits),
+    )?;
+    colu(py, &f, "window_timeouts", g(&|x| x.window.timeouts))?;
+    colu(
+        py,
+        &f,
+        "window_fast_retransmits",
+        g(&|x| x.window.fast_retransmits),
+    )?;
+    colu(py, &f, "window_ecn_marks", g(&|x| x.window.ecn_marks))?;
+    colu(
+        py,
+        &f,
+        "window_ecn_responses",
+        g(&|x| x.window.ecn_responses),
+    )?;
+    for (k, reason) in REASONS.iter().enumerate() {
+        colu(
+            py,
+            &f,
+            &format!("window_{reason}_drops"),
+            g(&|x| x.window.drops_by_reason[k]),
+        )?;
+    }
+    for (k, c) in ["green", "yellow", "red"].iter().enumerate() {
+        colu(
+            py,
+            &f,
+            &format!("window_{c}_packets"),
+            g(&|x| x.window.colored[k]),
+        )?;
+        colu(
+            py,
+            &f,
+            &format!("window_drops_prec{k}"),
+            g(&|x| x.window.drops_by_prec[k]),
+        )?;
+    }
     cols(py, &f, "final_cwnd", gf(&|x| x.final_cwnd))?;
     cols(py, &f, "final_ssthresh", gf(&|x| x.final_ssthresh))?;
     cols(py, &f, "srtt_s", gf(&|x| x.srtt_s))?;
@@ -319,6 +365,26 @@ fn run<'py>(
         ls.iter().map(|x| x.stats.drops[2]).collect(),
     )?;
     colu(py, &l, "marks", ls.iter().map(|x| x.stats.marks).collect())?;
+    colu(
+        py,
+        &l,
+        "window_arrivals",
+        ls.iter().map(|x| x.window.arrivals).collect(),
+    )?;
+    colu(
+        py,
+        &l,
+        "window_marks",
+        ls.iter().map(|x| x.window.marks).collect(),
+    )?;
+    for (k, reason) in REASONS.iter().enumerate() {
+        colu(
+            py,
+            &l,
+            &format!("window_{reason}_drops"),
+            ls.iter().map(|x| x.window.drops[k]).collect(),
+        )?;
+    }
     colu(
         py,
         &l,

@@ -155,6 +155,7 @@ impl Simulation {
             }
         }
         let mut violations = Vec::new();
+        let (window_flows, window_links) = self.window_counts();
         let flows: Vec<FlowResult> = self
             .flows
             .iter()
@@ -198,6 +199,7 @@ impl Simulation {
                     timeouts,
                     fast_retransmits: fast_rtx,
                     ecn_responses,
+                    window: window_flows[i],
                     stats: st.clone(),
                 }
             })
@@ -220,6 +222,7 @@ impl Simulation {
                     utilization: st.window_bytes as f64 * 8.0 / (l.bps as f64 * window_s),
                     queued,
                     in_pipe: l.in_pipe(),
+                    window: window_links[d],
                     stats: st.clone(),
                 }
             })
@@ -254,6 +257,8 @@ pub struct FlowResult {
     pub fast_retransmits: u64,
     /// Window reductions in response to ECN-Echo.
     pub ecn_responses: u64,
+    /// The event counters inside the measurement window.
+    pub window: super::window::FlowCounters,
     pub stats: FlowStats,
 }
 
@@ -264,6 +269,8 @@ pub struct LinkResult {
     pub utilization: f64,
     pub queued: u64,
     pub in_pipe: u64,
+    /// The event counters inside the measurement window.
+    pub window: super::window::LinkCounters,
     pub stats: crate::net::link::LinkStats,
 }
 

@@ -13,6 +13,7 @@ mod forward;
 pub mod measure;
 mod signals;
 mod transport;
+pub mod window;
 
 pub use build::{build_aqm, build_multi, pre_color, Conditioner};
 pub use measure::{jain_index, FlowResult, LinkResult, RunResults, Series};
@@ -116,6 +117,7 @@ pub struct Simulation {
     /// The TCP senders' cwnd (packets, NaN for UDP), refreshed for an oracle TWAM.
     cwnd_buf: Vec<f64>,
     in_window: bool,
+    window: window::WindowSnapshots,
     /// Throughput is counted where packets reach the receiver (else where the sender emits).
     at_receiver: bool,
     series: Series,
@@ -194,6 +196,7 @@ impl Simulation {
             reverse_watch,
             signal_routes,
             in_window: false,
+            window: window::WindowSnapshots::default(),
             at_receiver: sc.measurement.point == MeasurementPoint::Receiver,
             series: Series::default(),
             last_sample: 0,
@@ -262,8 +265,8 @@ impl Simulation {
             EventKind::Timer(c) => self.on_timer(now, c as usize),
             EventKind::Signal(t, bits) => self.on_signal(t as usize, bits),
             EventKind::Sample => self.on_sample(now),
-            EventKind::MeasureStart => self.in_window = true,
-            EventKind::MeasureEnd => self.in_window = false,
+            EventKind::MeasureStart => self.on_measure_start(),
+            EventKind::MeasureEnd => self.on_measure_end(),
         }
     }
 }
