@@ -326,6 +326,27 @@ def _write_runs(ctx: Context, out_dir: Path) -> Path:
     return p
 
 
+def _flavours(ctx: Context) -> str:
+    """Which flavour (reference: the RFC or paper; ns2: ns-2.35 dsRED's rules) the dsRED
+    mechanisms of the experiment's scenarios ran in."""
+    from qoslab.ns2.flavour import flavours_used
+
+    seen: dict[str, set[str]] = {}
+    for sw in ctx.sweeps.values():
+        for _, sc in sw.points:
+            for kind, fl in flavours_used(sc).items():
+                seen.setdefault(kind, set()).update(fl)
+    if not seen:
+        return "none (no RIO/WRED queue or dsRED meter)"
+    by = {}
+    for kind, fl in sorted(seen.items()):
+        by.setdefault(" and ".join(sorted(fl)), []).append(kind)
+    return "; ".join(f"{fl}: {', '.join(kinds)}" for fl, kinds in by.items()) + (
+        " (reference: as the RFCs and papers define them; `ns2`: ns-2.35 dsRED's rules, "
+        "docs/validation/ns2.md)"
+    )
+
+
 def _write_report(
     ctx: Context, comp: pd.DataFrame, rep: SweepReport, executor: Executor, store: Store, wall: float
 ) -> Path:
@@ -345,6 +366,7 @@ def _write_report(
         f"| qoslab version | {ctx.version} |",
         f"| git revision | {git_revision() or 'n/a'} |",
         f"| mode | {'quick (`--quick`)' if opts.quick else 'full'} |",
+        f"| mechanism flavour | {_flavours(ctx)} |",
         f"| seeds | {seed_ranges(all_seeds)} ({len(opts.seeds)} per point) |",
         f"| runs | {rep.total} distinct: {rep.computed} computed now, {rep.reused} reused from the store, "
         f"{len(rep.failed)} failed |",

@@ -70,3 +70,25 @@ def ns2_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
     if not changed:
         return sc, notes
     return Scenario.from_table(table, f"{sc.source} (ns2 flavour)"), notes
+
+
+def flavours_used(sc: Scenario) -> dict[str, set[str]]:
+    """``{kind: {flavours}}`` of the queues and meters of ``sc`` whose kind has a flavour
+    (what a report states: which reading of dsRED's mechanisms produced its numbers)."""
+    out: dict[str, set[str]] = {}
+
+    def add(d: Any) -> None:
+        if isinstance(d, dict) and "flavour" in d and "type" in d:
+            out.setdefault(str(d["type"]), set()).add(str(d["flavour"]))
+        if isinstance(d, dict):
+            for sub in d.get("queues", []) or []:
+                if isinstance(sub, dict):
+                    add(sub.get("queue"))
+
+    r = sc.resolved
+    for link in r.get("links", []):
+        for key in _QUEUE_KEYS:
+            add(link.get(key))
+    for c in r.get("conditioners", []):
+        add(c.get("meter"))
+    return out
