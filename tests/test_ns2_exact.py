@@ -83,6 +83,11 @@ def _small_bucket(t: dict[str, Any]) -> None:
     t["conditioner"][0]["meter"]["cbs"] = "2KB"
 
 
+def _rtt_spread(t: dict[str, Any]) -> None:
+    # Access delays 1/8/25/62 ms: RTTs 14 to 132 ms (the ARD paper's unfair regime).
+    t["link"][0]["delay"] = ["1ms", "8ms", "25ms", "62ms"]
+
+
 def _all_in(t: dict[str, Any]) -> None:
     # Every packet IN (a meter no flow exceeds) and a small IN curve, as in the probe-marker
     # paper's no-marker baseline: RIO acts on avg_in alone.
@@ -104,6 +109,8 @@ CASES: dict[str, Callable[[], qoslab.Scenario]] = {
     "RIO-C + TSW2CM": lambda: _ard(_tsw2cm),
     "RIO-C (3 precedences) + TSW3CM": lambda: _ard(_tsw3cm),
     "RIO, all IN": lambda: _ard(_all_in),
+    "RIO-C + token bucket, RTTs spread 9.5:1": lambda: _ard(_rtt_spread),
+    "RI+O paper baseline: RIO, 5 AS + 20 BE flows, 10 Mbps": lambda: _red("rio-plus-o-baseline.toml"),
     # The two cases of the issue: the TWAM paper's baseline (per-flow TSW2CM, static WRED at
     # each of three hops, 10 flows with 1-4 Mbps contracts, 30 Mbps; quick timing) and the
     # probe-marker paper's no-marker baseline (10 flows all IN, 6 Mbps RIO, min_in 15).
