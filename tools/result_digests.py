@@ -26,25 +26,25 @@ from qoslab.experiments import base
 from qoslab.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Output keys left out of the digests (``--ignore``): columns added since the file compared
-#: against was written, so that the comparison covers everything both versions produce.
+#: Outputs left out of the digests (``--ignore TABLE/COLUMN``): columns added since the file
+#: compared against was written, so that the comparison covers everything both produce.
 IGNORE: set[str] = set()
 
 
-def _feed(h: Any, v: Any) -> None:
+def _feed(h: Any, v: Any, path: str = "") -> None:
     if isinstance(v, dict):
         for k in sorted(v):
-            if k in IGNORE:
+            if f"{path}{k}" in IGNORE:
                 continue
             h.update(f"<{k}>".encode())
-            _feed(h, v[k])
+            _feed(h, v[k], f"{path}{k}/")
     elif isinstance(v, np.ndarray):
         h.update(str(v.dtype).encode())
         h.update(np.ascontiguousarray(v).tobytes())
     elif isinstance(v, (list, tuple)):
         h.update(b"[")
         for x in v:
-            _feed(h, x)
+            _feed(h, x, path)
         h.update(b"]")
     else:
         h.update(repr(v).encode())
@@ -81,7 +81,9 @@ def main() -> int:
     ap.add_argument("--compare", type=Path, help="an earlier file to compare against")
     ap.add_argument("--experiments", nargs="*", help="only these experiments (default: all)")
     ap.add_argument("--no-experiments", action="store_true")
-    ap.add_argument("--ignore", nargs="*", default=[], help="output keys (columns) to leave out")
+    ap.add_argument(
+        "--ignore", nargs="*", default=[], help="outputs to leave out, as TABLE/COLUMN (flows/ecn_marks)"
+    )
     a = ap.parse_args()
     IGNORE.update(a.ignore)
     runs: dict[str, str] = {}
