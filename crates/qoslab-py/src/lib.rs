@@ -9,6 +9,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use qoslab_core::aqm::DROP_REASONS;
 use qoslab_core::{Scenario, ScenarioError as CoreScenarioError, Simulation};
 
 create_exception!(
@@ -139,9 +140,6 @@ fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
 fn cols<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<f64>) -> PyResult<()> {
     d.set_item(name, v.into_pyarray(py))
 }
-/// Drop reasons in the order of the counters' arrays.
-const REASONS: [&str; 4] = ["early", "forced", "overflow", "policed"];
-
 fn colu<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<u64>) -> PyResult<()> {
     d.set_item(name, v.into_pyarray(py))
 }
@@ -280,7 +278,7 @@ fn run<'py>(
         "window_ecn_responses",
         g(&|x| x.window.ecn_responses),
     )?;
-    for (k, reason) in REASONS.iter().enumerate() {
+    for (k, reason) in DROP_REASONS.iter().enumerate() {
         colu(
             py,
             &f,
@@ -377,7 +375,7 @@ fn run<'py>(
         "window_marks",
         ls.iter().map(|x| x.window.marks).collect(),
     )?;
-    for (k, reason) in REASONS.iter().enumerate() {
+    for (k, reason) in DROP_REASONS.iter().enumerate() {
         colu(
             py,
             &l,
