@@ -36,16 +36,19 @@ impl Simulation {
                     sink,
                     delack_gen,
                     delack_interval,
+                    ecn,
                     ..
                 } = &mut flow.ep
                 {
                     let before = sink.goodput_pkts;
-                    sink.on_ecn(
-                        p.ecn & 3 != 0,
-                        p.ecn & 3 == 3,
-                        p.tcp_flags & CWR != 0,
-                        p.tcp_flags & ECE != 0,
-                    );
+                    if *ecn {
+                        sink.on_ecn(
+                            p.ecn & 3 != 0,
+                            p.ecn & 3 == 3,
+                            p.tcp_flags & CWR != 0,
+                            p.tcp_flags & ECE != 0,
+                        );
+                    }
                     let action = sink.on_data(p.seq);
                     if in_window {
                         flow.stats.window_goodput_pkts += sink.goodput_pkts - before;
@@ -79,12 +82,18 @@ impl Simulation {
 
     pub(super) fn send_ack(&mut self, now: SimTime, fi: usize) {
         let flow = &mut self.flows[fi];
-        let Endpoint::Tcp { sink, ack_size, .. } = &mut flow.ep else {
+        let Endpoint::Tcp {
+            sink,
+            ack_size,
+            ecn,
+            ..
+        } = &mut flow.ep
+        else {
             return;
         };
         let mut p = PacketMeta::new(fi as u32, PacketKind::Ack, *ack_size, 0, now);
         p.ack = sink.ackno();
-        if sink.take_ece() {
+        if *ecn && sink.take_ece() {
             p.tcp_flags |= ECE;
         }
         p.ts_echo = flow.ts_recent_data;

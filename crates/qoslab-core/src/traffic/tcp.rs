@@ -100,8 +100,6 @@ pub struct TcpSender {
     ecn_backoff: bool,
     /// ns-2 `cong_action_`: the window was reduced; the next segment carries CWR.
     cong_action: bool,
-    /// The ACK being processed carries ECN-Echo.
-    ece: bool,
 
     /// Congestion window, packets (fractional).
     pub cwnd: f64,
@@ -162,7 +160,6 @@ impl TcpSender {
             ect: false,
             ecn_backoff: false,
             cong_action: false,
-            ece: false,
             cwnd: if cfg.syn {
                 1.0
             } else {
@@ -415,7 +412,8 @@ impl TcpSender {
         }
     }
 
-    fn newack(&mut self, now: SimTime, ackno: i64) {
+    /// A new cumulative ACK (`ece`: it carries ECN-Echo).
+    fn newack(&mut self, now: SimTime, ackno: i64, ece: bool) {
         self.dupacks = 0;
         self.last_ack = ackno;
         self.highest_ack = ackno;
@@ -424,7 +422,7 @@ impl TcpSender {
         }
         if self.rtt_active && ackno >= self.rtt_seq {
             // Do not end the backoff while ECN-Echo keeps cwnd at 1 (ns-2 `newack`).
-            if !self.ect || !self.ecn_backoff || !self.ece {
+            if !self.ect || !self.ecn_backoff || !ece {
                 self.backoff = 1;
                 self.ecn_backoff = false;
             }
@@ -497,7 +495,6 @@ impl TcpSender {
     /// carrying ECN-Echo if `ece`.
     pub fn on_ack(&mut self, now: SimTime, ackno: i64, ece: bool, out: &mut SendBuf) {
         self.stats.acks_received += 1;
-        self.ece = ece;
         if ece && self.ecn {
             self.ecn_response(ackno);
         }
@@ -514,7 +511,7 @@ impl TcpSender {
                     }
                 }
                 self.first_partial = false;
-                self.newack(now, ackno);
+                self.newack(now, ackno, ece);
                 // An ACK carrying ECN-Echo does not open the window (ns-2 `old_ecn_` 0).
                 if !self.ect || !ece {
                     self.opencwnd();
