@@ -66,33 +66,58 @@ impl AfAverage {
     }
 
     /// Why ns-2's dsRED cannot run a queue of these averages and `curves` with buffer `limit`
-    /// as one of its physical queues, or `None`. dsRED counts packets, has neither a gentle
-    /// region nor `wait` (it spreads drops as p_b / (1 − count·p_b)), and reads thresholds
-    /// with `atoi()` (diffserv/dsred.cc), so they must be whole numbers of packets.
-    pub fn dsred_refusal(&self, curves: &[RedCurve], limit: Limit) -> Option<String> {
+    /// as one of its physical queues, as (the key at fault, the reason), or `None`. dsRED
+    /// counts packets, has neither a gentle region nor `wait` (it spreads drops as
+    /// p_b / (1 − count·p_b)), and reads thresholds with `atoi()` (diffserv/dsred.cc), so they
+    /// must be whole numbers of packets.
+    pub fn dsred_refusal(&self, curves: &[RedCurve], limit: Limit) -> Option<(String, String)> {
+        let refuse = |key: &str, why: &str| Some((key.to_string(), why.to_string()));
         if let Limit::Bytes(_) = limit {
-            return Some("ns-2's dsRED queues count packets; a byte limit is not supported".into());
-        }
-        if self.gentle {
-            return Some("ns-2's dsRED has no gentle mode (set gentle = false)".into());
-        }
-        if self.wait {
-            return Some(
-                "ns-2's dsRED has no wait option; it spreads drops with p_b/(1 - count*p_b) \
-                 (set wait = false)"
-                    .into(),
+            return refuse(
+                "limit",
+                "ns-2's dsRED queues count packets; a byte limit is not supported",
             );
         }
+        if self.gentle {
+            return refuse(
+                "gentle",
+                "ns-2's dsRED has no gentle mode (set gentle = false)",
+            );
+        }
+        if self.wait {
+            return refuse(
+                "wait",
+                "ns-2's dsRED has no wait option; it spreads drops with p_b/(1 - count*p_b) \
+                 (set wait = false)",
+            );
+        }
+        let names: &[&str] = if curves.len() == 3 {
+            &["in", "mid", "out"]
+        } else {
+            &["in", "out"]
+        };
         let whole = |x: f64| x.fract() == 0.0 && (0.0..2_147_483_648.0).contains(&x);
-        curves.iter().enumerate().find_map(|(k, c)| {
-            (!whole(c.min_th) || !whole(c.max_th)).then(|| {
-                format!(
-                    "precedence {k}: ns-2's dsRED reads thresholds with atoi(); min_th {} and \
+        curves
+            .iter()
+            .zip(names)
+            .enumerate()
+            .find_map(|(k, (c, name))| {
+                let th = if !whole(c.min_th) {
+                    "min_th"
+                } else if !whole(c.max_th) {
+                    "max_th"
+                } else {
+                    return None;
+                };
+                Some((
+                    format!("{name}.{th}"),
+                    format!(
+                        "precedence {k}: ns-2's dsRED reads thresholds with atoi(); min_th {} and \
                      max_th {} must be whole numbers of packets",
-                    c.min_th, c.max_th
-                )
+                        c.min_th, c.max_th
+                    ),
+                ))
             })
-        })
     }
 
     /// The flat table's averaging keys and curves.

@@ -26,6 +26,7 @@
 
 use super::af::AfAverage;
 use super::red::RedCurve;
+use super::registry::{FlatQueue, Ns2Export};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::{key_error, Flavour, KeyError, Param, ParamKind, Table};
@@ -62,36 +63,25 @@ impl DsredOptions {
             flavour: t.flavour()?,
         };
         if o.flavour == Flavour::Ns2 {
-            let why = |key: &str, what: &str| {
-                Err(key_error(
-                    t.key(key),
-                    format!("flavour = \"ns2\" runs ns-2's dsRED, which {what}"),
-                ))
-            };
-            if let Limit::Bytes(_) = limit {
-                return why("limit", "counts packets: give the limit in packets");
-            }
-            if avg.gentle {
-                return why("gentle", "has no gentle region");
-            }
-            if avg.wait {
-                return why("wait", "has no wait option");
-            }
-            let names: &[&str] = if curves.len() == 3 {
-                &["in", "mid", "out"]
-            } else {
-                &["in", "out"]
-            };
-            for (c, name) in curves.iter().zip(names) {
-                if c.min_th.fract() != 0.0 || c.max_th.fract() != 0.0 {
-                    return why(
-                        &format!("{name}.min_th"),
-                        "reads thresholds with atoi(): give whole numbers of packets",
-                    );
-                }
+            if let Some((key, why)) = avg.dsred_refusal(curves, limit) {
+                return Err(key_error(t.key(&key), format!("flavour = \"ns2\": {why}")));
             }
         }
         Ok(o)
+    }
+
+    /// The flat table's `ecn` and `flavour`.
+    pub fn flat(&self, f: &mut FlatQueue<'_>) {
+        f.ecn = self.ecn;
+        f.flavour = self.flavour.name();
+    }
+
+    /// The ns-2 export of an RIO or WRED queue: one of dsRED's physical queues, or refused.
+    pub fn ns2(avg: &AfAverage, curves: &[RedCurve], limit: Limit) -> Ns2Export {
+        match avg.dsred_refusal(curves, limit) {
+            Some((_, reason)) => Ns2Export::Refused(reason),
+            None => Ns2Export::Dsred,
+        }
     }
 
     /// The runtime: `reference`, or ns-2's dsRED queue in `mode`.

@@ -239,14 +239,10 @@ impl QueueDiscipline for RioConfig {
             RioMode::Coupled => "coupled",
             RioMode::Decoupled => "decoupled",
         };
-        f.ecn = self.options.ecn;
-        f.flavour = self.options.flavour.name();
+        self.options.flat(f);
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
-        match self.avg.dsred_refusal(&self.curves, limit) {
-            Some(reason) => Ns2Export::Refused(reason),
-            None => Ns2Export::Dsred,
-        }
+        DsredOptions::ns2(&self.avg, &self.curves, limit)
     }
 }
 
