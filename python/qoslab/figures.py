@@ -2,8 +2,8 @@
 of :class:`Line` s (means, with 95 % CI bars when given), labelled :class:`Ref` lines (a
 paper's value, a contract, a threshold) and annotations; :func:`panels` lays them out the same
 way everywhere. Helpers build the usual lines: a sweep's means against a parameter
-(:func:`sweep_line`), grouped points at categories (:func:`grouped`), a CDF (:func:`cdf`),
-and "paper vs ours" (:func:`paper_vs_ours`).
+(:func:`sweep_line`) or at given points (:func:`estimates_line`), points offset per group at
+categories (:func:`grouped`), side-by-side bars (:func:`bar_group`) and a CDF (:func:`cdf`).
 
 Layout rules, so that every figure is legible at the size it is saved: titles are wrapped, the
 figure title sits above the panels, a legend shared by all panels goes under the panels instead
@@ -70,7 +70,6 @@ class Panel:
     categories: Sequence[str] | None = None
     annotations: list[tuple[float, float, str]] = field(default_factory=list)
     empty: str = ""
-    legend: bool = False
     #: A short text box in the panel's upper left (e.g. the Jain indices of the series).
     note: str = ""
     #: ``"symlog"`` (linear below 1) or ``"log"``; ``None`` keeps a linear y axis.
@@ -142,8 +141,6 @@ def _draw(ax: Any, p: Panel, title_width: int) -> None:
     ax.set_ylabel(p.ylabel, fontsize=9)
     ax.tick_params(labelsize=8)
     ax.grid(alpha=0.3)
-    if p.legend and ax.get_legend_handles_labels()[1]:
-        ax.legend(fontsize=7, framealpha=0.85)
 
 
 def panels(
@@ -151,12 +148,10 @@ def panels(
     *,
     title: str,
     panel_size: tuple[float, float] = (4.6, 3.2),
-    shared_legend: bool = True,
     sharex: bool = False,
 ) -> Any:
-    """A figure of ``grid`` (rows of panels, or one row). With ``shared_legend`` the distinct
-    labels of all panels form one legend under the panels; otherwise panels with
-    ``legend=True`` carry their own."""
+    """A figure of ``grid`` (rows of panels, or one row); the distinct labels of all panels
+    form one legend under the panels."""
     rows = [list(r) for r in grid] if grid and isinstance(grid[0], Sequence) else [list(grid)]  # type: ignore[arg-type]
     nrows, ncols = len(rows), max(len(r) for r in rows)
     w, h = panel_size
@@ -178,30 +173,29 @@ def panels(
                 ax.set_axis_off()
     fig.suptitle(_wrap(title, int(w * ncols * 13)), fontsize=11)
     bottom_in = FOOTER_IN
-    if shared_legend:
-        seen: dict[str, Any] = {}
-        for ax in axes.flat:
-            for hnd, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-                seen.setdefault(lab, hnd)
-        if seen:
-            # Columns that fit the figure's width at ~7 pt per character of the longest label.
-            longest = max(len(lab) for lab in seen)
-            fit = max(1, int(w * ncols * 72 / (7 * longest + 40)))
-            cols = max(1, min(len(seen), fit))
-            legend_rows = -(-len(seen) // cols)
-            legend_in = 0.22 * legend_rows + 0.08
-            fig.set_figheight(fig.get_figheight() + legend_in - 0.3)
-            fig.legend(
-                list(seen.values()),
-                list(seen.keys()),
-                loc="lower center",
-                bbox_to_anchor=(0.5, FOOTER_IN / fig.get_figheight()),
-                bbox_transform=fig.transFigure,
-                ncols=cols,
-                fontsize=8,
-                frameon=False,
-            )
-            bottom_in += legend_in
+    seen: dict[str, Any] = {}
+    for ax in axes.flat:
+        for hnd, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, hnd)
+    if seen:
+        # Columns that fit the figure's width at ~7 pt per character of the longest label.
+        longest = max(len(lab) for lab in seen)
+        fit = max(1, int(w * ncols * 72 / (7 * longest + 40)))
+        cols = max(1, min(len(seen), fit))
+        legend_rows = -(-len(seen) // cols)
+        legend_in = 0.22 * legend_rows + 0.08
+        fig.set_figheight(fig.get_figheight() + legend_in - 0.3)
+        fig.legend(
+            list(seen.values()),
+            list(seen.keys()),
+            loc="lower center",
+            bbox_to_anchor=(0.5, FOOTER_IN / fig.get_figheight()),
+            bbox_transform=fig.transFigure,
+            ncols=cols,
+            fontsize=8,
+            frameon=False,
+        )
+        bottom_in += legend_in
     height = fig.get_figheight()
     fig.get_layout_engine().set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
     return fig
@@ -267,23 +261,3 @@ def cdf(values: Sequence[float], *, label: str | None, **style: Any) -> Line:
     v = np.sort(np.asarray(values, dtype=float))
     y = np.arange(1, len(v) + 1) / max(len(v), 1)
     return Line(list(v), list(y), label, style={"marker": "", "drawstyle": "steps-post", **style})
-
-
-def paper_vs_ours(
-    rows: Sequence[tuple[str, float | None, Any]], *, title: str, ylabel: str, scale: float = 1.0
-) -> Panel:
-    """A panel of ``(label, published value or None, our Estimate)`` rows: our mean ± 95 % CI
-    next to the paper's number at each label."""
-    cats = [r[0] for r in rows]
-    x = np.arange(len(rows))
-    ours = estimates_line(
-        x + 0.08, [r[2] for r in rows], label="qoslab (mean ± 95 % CI)", scale=scale, ls="none"
-    )
-    pub = [(i - 0.08, r[1] / scale) for i, r in enumerate(rows) if r[1] is not None]
-    lines = [ours]
-    if pub:
-        px, py = zip(*pub, strict=True)
-        lines.append(
-            Line(list(px), list(py), "paper", style={"ls": "none", "marker": "s", "color": "tab:orange"})
-        )
-    return Panel(lines=lines, title=title, ylabel=ylabel, categories=cats)
