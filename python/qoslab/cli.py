@@ -657,8 +657,6 @@ def crosscheck(
         _fail("ns-2 (`ns`) is not installed: `apt-get install ns2` (or `make ns2`)")
     if seeds < 1:
         _fail("--seeds must be at least 1")
-    if flavour not in ("ns2", "reference"):
-        _fail(f"--flavour must be 'ns2' or 'reference', not {flavour!r}")
     sc = _load(scenario, set_)
     con = Console(stderr=True)
     try:
@@ -671,6 +669,8 @@ def crosscheck(
     except ns2.Ns2Error as e:
         typer.echo(f"error: {scenario}: {str(e).splitlines()[0]}", err=True)
         raise typer.Exit(2) from None
+    except ValueError as e:
+        _fail(str(e))
     t = Table(title=f"{sc.name}: qoslab ({flavour} flavour) vs ns-2, {seeds} seeds (mean ± 95 % CI)")
     for c in ("metric", "qoslab", "ns-2", "difference", "verdict"):
         t.add_column(c, justify="right" if c != "metric" else "left")

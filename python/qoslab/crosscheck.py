@@ -210,11 +210,11 @@ def crosscheck(
     and notes on the qoslab side's flavour. With ``flavour="ns2"`` (the default) every
     mechanism that has an ns-2 flavour runs it (``qoslab.ns2.flavour``); ``"reference"`` runs
     the scenario as written."""
+    if flavour not in ("ns2", "reference"):
+        raise ValueError(f"--flavour must be 'ns2' or 'reference', not {flavour!r}")
     reason = ns2.unsupported_reason(to_ns2_resolved(sc.resolved, seeds[0]))
     if reason:
         raise ns2.Ns2Error(f"ns-2 cannot express this scenario: {reason}")
-    if flavour not in ("ns2", "reference"):
-        raise ValueError(f"flavour must be 'ns2' or 'reference', not {flavour!r}")
     ours, notes = ns2_flavoured(sc) if flavour == "ns2" else (sc, ["qoslab side: the scenario as written"])
     q, n = Side(), Side()
     for s in seeds:
