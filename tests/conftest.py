@@ -19,3 +19,19 @@ def require(tool: str) -> str:
     if path is None:
         pytest.skip(f"{tool} is not installed (run `make ns2`, or apt-get install ns2 tshark)")
     return path
+
+
+def drr_scenario_file(tmp_path: Path) -> Path:
+    """fdd-red-s1 with a DRR multi queue at the bottleneck: a scenario ns-2 cannot express
+    (dsRED has no deficit round robin)."""
+    import qoslab
+
+    table = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
+    table["link"][1]["queue_ab"] = {
+        "type": "multi",
+        "scheduler": "drr",
+        "queues": [{"default": True, "queue": {"type": "droptail"}}],
+    }
+    path = tmp_path / "drr.toml"
+    path.write_text(qoslab.Scenario.from_table(table).text)
+    return path

@@ -3,8 +3,7 @@
 import json
 import subprocess
 
-import qoslab
-from conftest import QOSLAB, SCENARIOS, require
+from conftest import QOSLAB, SCENARIOS, drr_scenario_file, require
 
 
 def test_export_ns2_script_runs_in_ns2(tmp_path):
@@ -38,14 +37,7 @@ def test_export_ns2_script_runs_in_ns2(tmp_path):
 
 
 def test_export_ns2_refuses_what_ns2_cannot_express(tmp_path):
-    table = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
-    table["link"][1]["queue_ab"] = {
-        "type": "multi",
-        "scheduler": "drr",
-        "queues": [{"default": True, "queue": {"type": "droptail"}}],
-    }
-    path = tmp_path / "drr.toml"
-    path.write_text(qoslab.Scenario.from_table(table).text)
+    path = drr_scenario_file(tmp_path)
     p = subprocess.run([QOSLAB, "export-ns2", str(path)], capture_output=True, text=True)
     assert p.returncode == 1
     assert "ns-2 cannot express" in p.stderr and "Traceback" not in p.stderr

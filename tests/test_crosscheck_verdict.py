@@ -9,8 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
-import qoslab
-from conftest import QOSLAB, SCENARIOS, require
+from conftest import QOSLAB, SCENARIOS, drr_scenario_file, require
 from qoslab.crosscheck import Row, judge, verdicts
 from qoslab.stats import estimate, welch_p
 
@@ -107,14 +106,7 @@ def test_cli_exit_status_and_json(tmp_path) -> None:
     for fam in ("per-flow throughput", "Jain index", "drops", "marks", "utilisation"):
         assert f"{fam}: " in p.stdout
     # ns-2 cannot express a DRR scheduler: exit status 2, one line naming the file
-    table = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
-    table["link"][1]["queue_ab"] = {
-        "type": "multi",
-        "scheduler": "drr",
-        "queues": [{"default": True, "queue": {"type": "droptail"}}],
-    }
-    drr = tmp_path / "drr.toml"
-    drr.write_text(qoslab.Scenario.from_table(table).text)
+    drr = drr_scenario_file(tmp_path)
     p = subprocess.run([QOSLAB, "crosscheck", str(drr), "--seeds", "1"], capture_output=True, text=True)
     assert p.returncode == 2, p.stderr
     assert "drr.toml" in p.stderr and "ns-2 cannot express" in p.stderr and "Traceback" not in p.stderr
