@@ -11,7 +11,7 @@ import pytest
 import qoslab
 from conftest import SCENARIOS
 from qoslab import ScenarioError
-from qoslab.ns2.flavour import flavoured_kinds, ns2_flavoured
+from qoslab.ns2.flavour import flavoured_kinds, flavours_used, ns2_flavoured
 from qoslab.scenario import Scenario
 
 RIO = (
@@ -173,3 +173,14 @@ def test_ns2_token_bucket_shows_ns2s_floating_point_artefact():
         greens[flavour] = f["green_packets"] / (f["green_packets"] + f["yellow_packets"])
     assert abs(greens["reference"] - 0.25) < 0.002, greens
     assert abs(greens["ns2"] - 2749 / 12501) < 0.02, greens
+
+
+def test_flavours_used_sees_the_physical_queues_of_a_multi_queue():
+    sc = scenario(
+        "{ type = 'multi', scheduler = 'wrr', queues = [ { dscp = ['AF11'], weight = 2, queue = { "
+        + RIO
+        + " } }, { default = true, queue = { type = 'droptail' } } ] }"
+    )
+    assert flavours_used(sc) == {"rio": {"reference"}}
+    fl, notes = ns2_flavoured(sc)
+    assert flavours_used(fl) == {"rio": {"ns2"}} and notes == []

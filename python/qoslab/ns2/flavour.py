@@ -9,6 +9,7 @@ in the generated scenario schema), so a kind that gains one needs no edit here.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -16,6 +17,22 @@ from qoslab import _core
 from qoslab.scenario import Scenario
 
 _QUEUE_KEYS = ("queue", "queue_ab", "queue_ba")
+
+
+def _queues(links: list[Any]) -> Iterator[dict[str, Any]]:
+    """Every queue table of ``links`` (a scenario table's ``link`` list or the resolved
+    ``links``), the physical queues of multi queues included."""
+
+    def walk(q: Any) -> Iterator[dict[str, Any]]:
+        if isinstance(q, dict):
+            yield q
+            for sub in q.get("queues", []) or []:
+                if isinstance(sub, dict):
+                    yield from walk(sub.get("queue"))
+
+    for link in links:
+        for key in _QUEUE_KEYS:
+            yield from walk(link.get(key))
 
 
 @cache
@@ -41,21 +58,10 @@ def ns2_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
     table = copy.deepcopy(sc.table())
     notes: list[str] = []
     changed = 0
-
-    def queue(q: Any) -> None:
-        nonlocal changed
-        if not isinstance(q, dict):
-            return
+    for q in _queues(table.get("link", [])):
         if q.get("type") in queues:
             q["flavour"] = "ns2"
             changed += 1
-        for sub in q.get("queues", []) or []:
-            if isinstance(sub, dict):
-                queue(sub.get("queue"))
-
-    for link in table.get("link", []):
-        for key in _QUEUE_KEYS:
-            queue(link.get(key))
     for c in table.get("conditioner", []):
         m = c.get("meter")
         if isinstance(m, dict) and m.get("type") in meters:
@@ -76,19 +82,9 @@ def flavours_used(sc: Scenario) -> dict[str, set[str]]:
     """``{kind: {flavours}}`` of the queues and meters of ``sc`` whose kind has a flavour
     (what a report states: which reading of dsRED's mechanisms produced its numbers)."""
     out: dict[str, set[str]] = {}
-
-    def add(d: Any) -> None:
+    r = sc.resolved
+    meters = [c.get("meter") for c in r.get("conditioners", [])]
+    for d in [*_queues(r.get("links", [])), *meters]:
         if isinstance(d, dict) and "flavour" in d and "type" in d:
             out.setdefault(str(d["type"]), set()).add(str(d["flavour"]))
-        if isinstance(d, dict):
-            for sub in d.get("queues", []) or []:
-                if isinstance(sub, dict):
-                    add(sub.get("queue"))
-
-    r = sc.resolved
-    for link in r.get("links", []):
-        for key in _QUEUE_KEYS:
-            add(link.get(key))
-    for c in r.get("conditioners", []):
-        add(c.get("meter"))
     return out
