@@ -63,6 +63,7 @@ class Result:
         sc = self.scenario
         b = self.bottleneck
         thr = self.flows["throughput_bps"].to_numpy()
+        window_cols = [c for c in self.flows.columns if c.startswith("window_")]
         return {
             "scenario": sc.name,
             "scenario_source": sc.source,
@@ -126,23 +127,8 @@ class Result:
                     "timeouts": int(r.timeouts),
                     "ecn_marks": int(r.ecn_marks),
                     "ecn_responses": int(r.ecn_responses),
-                    "window": {
-                        k: int(getattr(r, f"window_{k}"))
-                        for k in (
-                            "retransmitted_packets",
-                            "timeouts",
-                            "fast_retransmits",
-                            "ecn_marks",
-                            "ecn_responses",
-                            "early_drops",
-                            "forced_drops",
-                            "overflow_drops",
-                            "policed_drops",
-                            "green_packets",
-                            "yellow_packets",
-                            "red_packets",
-                        )
-                    },
+                    # every window_* column of the flows table, without the prefix
+                    "window": {c[7:]: int(getattr(r, c)) for c in window_cols},
                 }
                 for i, r in enumerate(self.flows.itertuples())
             ],
