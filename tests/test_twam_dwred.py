@@ -75,10 +75,10 @@ def test_ns2_export_refuses_twam_and_dwred():
     assert reason is not None and "TWAM" in reason, reason
 
 
-def _runs(arm: str, flowset: str, seeds: tuple[int, ...]) -> list:
+def _runs(arm: str, flowset: str, seeds: tuple[int, ...], scen: int = 2) -> list:
     out = []
     for s in seeds:
-        r = qoslab.run(lsp_scenario(2, arm, flowset, quick=True), seed=s)
+        r = qoslab.run(lsp_scenario(scen, arm, flowset, quick=True), seed=s)
         assert not r.violations, r.violations
         out.append(r)
     return out
@@ -131,6 +131,31 @@ def test_window_share_variant_delivers_the_claim():
         # the large contracts are marked OUT too, once their window exceeds their share
         assert (ft["yellow_packets"] > 0).all()
     assert estimate(ratios).mean >= 0.95 and min(ratios) >= 0.95, ratios
+
+
+def test_baseline_verdict_per_flavour():
+    """The baseline (TSW2CM + static WRED) under both flavours, on paired seeds. ns-2's dsRED
+    rules (the paper's simulator) lose more IN packets (docs/ns2-behaviour.md), which deepens the
+    large contracts' shortfall where there is one (scenario 1, flow set B: Σr = 90 % of the
+    link) but creates none in the over-provisioned scenario 2: the verdict "the baseline's
+    shortfall reproduces only in part" holds in both flavours."""
+    seeds = (1, 2)
+    for flowset in ("A", "B"):
+        for arm in ("tsw-wred", "tsw-wred-ns2"):
+            for r in _runs(arm, flowset, seeds):
+                assert flow_table(r.flows, flowset)["ratio"].min() > 1.0, (arm, flowset)
+    big = [f"f{i}" for i, r in enumerate(FLOW_SETS["B"]) if r == max(FLOW_SETS["B"])]
+    paired = []
+    for ref, ns2r in zip(
+        _runs("tsw-wred", "B", seeds, scen=1), _runs("tsw-wred-ns2", "B", seeds, scen=1), strict=True
+    ):
+        a = flow_table(ref.flows, "B").set_index("name").loc[big, "ratio"].mean()
+        b = flow_table(ns2r.flows, "B").set_index("name").loc[big, "ratio"].mean()
+        # the shortfall in both flavours ...
+        assert a < 0.95 and b < 0.95, (a, b)
+        paired.append(a - b)
+    # ... deeper under ns-2's rules, seed for seed (reference 0.94, ns2 0.80-0.87 of r_i)
+    assert min(paired) > 0.03, paired
 
 
 @pytest.mark.slow

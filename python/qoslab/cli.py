@@ -462,6 +462,14 @@ def reproduce(
     python: PythonOpt = None,
     interface: InterfaceOpt = None,
     print_job_script: PrintScriptOpt = False,
+    flavour: Annotated[
+        str | None,
+        typer.Option(
+            "--flavour",
+            help="ns2: run every mechanism that has ns-2.35 dsRED's flavour in it (outputs go to "
+            "OUT/NAME-ns2/), to set beside the experiment's own results.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -497,7 +505,9 @@ def reproduce(
     any_failed = False
     for exp in exps:
         with _Errors(resumable=True):
-            rep = experiments.reproduce(exp, seeds=seeds, quick=quick, out=out, store=store, executor=ex)
+            rep = experiments.reproduce(
+                exp, seeds=seeds, quick=quick, out=out, store=store, executor=ex, flavour=flavour
+            )
         c = rep.comparison
         if not c.empty:
             cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]

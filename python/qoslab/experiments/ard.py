@@ -28,7 +28,6 @@ from qoslab.experiments.base import Experiment, Options, Reference, Sweep, regis
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
-from qoslab.simulate import run as simulate
 from qoslab.stats import estimate
 
 PAPER = (
@@ -524,7 +523,7 @@ def _timeseries(ctx: Context) -> None:
             p = {"n": n, "setting": setting, "scheme": scheme}
             sc = point_scenario(p)
             sc = sc.with_overrides(["measurement.interval=100ms"])
-            results[scheme] = simulate(sc, seed)
+            results[scheme] = ctx.run(sc, seed)
         fair = Ref(300, "fair share 300 kb/s", {"color": "tab:green"})
         contract = Ref(CONTRACT_BPS / 1e3, f"contract {CONTRACT_BPS / 1e3:.0f} kb/s", {"ls": "--"})
         grid: list[list[Panel]] = [[], [], [], []]

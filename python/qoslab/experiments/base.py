@@ -82,10 +82,13 @@ class Reference:
 
 @dataclass(frozen=True)
 class Options:
-    """How an experiment is being run: quick or full, and with which seeds."""
+    """How an experiment is being run: quick or full, with which seeds, and in which flavour
+    (None: each mechanism as the experiment defines it; "ns2": every mechanism that has ns-2.35
+    dsRED's flavour switched to it, see :func:`qoslab.ns2.flavour.ns2_flavoured`)."""
 
     quick: bool
     seeds: list[int]
+    flavour: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ import json
 import shutil
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -21,6 +21,18 @@ from qoslab.results import load
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
 from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
+    from qoslab.simulate import Result
+
+
+def flavoured(scenario: Scenario, flavour: str) -> Scenario:
+    """``scenario`` in ``flavour`` (only "ns2" exists besides each mechanism's own)."""
+    from qoslab.ns2.flavour import ns2_flavoured
+
+    assert flavour == "ns2", flavour
+    return ns2_flavoured(scenario)[0]
 
 
 @dataclass
@@ -57,6 +69,15 @@ class Context:
         self._flows: dict[str, pd.DataFrame] = {}
 
     # -- data -------------------------------------------------------------------------------------
+
+    def run(self, scenario: Scenario, seed: int) -> Result:
+        """Runs one scenario outside the store (for series the store does not keep), in the
+        reproduction's flavour."""
+        from qoslab.simulate import run
+
+        if self.options.flavour is not None:
+            scenario = flavoured(scenario, self.options.flavour)
+        return run(scenario, seed)
 
     def sweep_name(self, sweep: str) -> str:
         if sweep not in self.sweeps:
@@ -259,19 +280,28 @@ def reproduce(
     store: Store | str | Path | None = None,
     executor: Executor | None = None,
     progress: bool = True,
+    flavour: str | None = None,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
-    ``out/NAME/``: its tables, figures and ``report.md``."""
+    ``out/NAME/``: its tables, figures and ``report.md``.
+
+    ``flavour="ns2"`` runs every scenario (and every run the analysis makes itself) with each
+    mechanism that has ns-2.35 dsRED's flavour switched to it, and writes ``out/NAME-ns2/``:
+    the same experiment as ns-2 would run it, to set beside the default one."""
     t0 = time.perf_counter()
     exp = name if isinstance(name, Experiment) else get(name)
+    if flavour not in (None, "ns2"):
+        raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
     n = seeds if seeds is not None else (exp.quick_seeds if quick else exp.seeds)
-    opts = Options(quick=quick, seeds=seed_list(n))
+    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour)
     sweeps = exp.plan(opts)
     _validate(exp, sweeps)
+    if flavour is not None:
+        sweeps = [replace(sw, points=[(p, flavoured(sc, flavour)) for p, sc in sw.points]) for sw in sweeps]
     specs: list[RunSpec] = []
     for sw in sweeps:
         specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
-    out_dir = Path(out) / exp.name
+    out_dir = Path(out) / (exp.name if flavour is None else f"{exp.name}-{flavour}")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "report.md").exists():
         raise ValueError(f"{out_dir} exists and does not hold a previous report: choose another --out")
     st = store if isinstance(store, Store) else Store(store)

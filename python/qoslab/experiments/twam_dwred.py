@@ -50,9 +50,16 @@ ARMS = {
     "twam-dwred": "TWAM (edge windows) + DWRED",
     "twam-oracle-dwred": "TWAM (true cwnd) + DWRED",
 }
+#: The baseline as ns-2.35's dsRED runs it (``flavour = "ns2"`` on the WRED queues and the
+#: TSW2CM meters): the paper's simulations were ns-2's, and the flavour changes how many IN
+#: packets the baseline loses (docs/ns2-behaviour.md), so its verdict is given per flavour.
+FLAVOUR_ARMS = {"tsw-wred-ns2": "TSW2CM + static WRED, ns-2 dsRED rules"}
 #: Not the paper's: TWAM with the window-share formula (diagnostic, see the docs).
 DIAGNOSTIC_ARMS = {"twam-share-dwred": "TWAM window-share variant (not Eq. 3) + DWRED"}
-ALL_ARMS = {**ARMS, **DIAGNOSTIC_ARMS}
+#: Every arm run, each flavour of the baseline next to the other.
+ALL_ARMS = {"tsw-wred": ARMS["tsw-wred"], **FLAVOUR_ARMS, **ARMS, **DIAGNOSTIC_ARMS}
+#: The baseline arms: per-flow TSW2CM and static WRED, in either flavour.
+BASELINE_ARMS = ("tsw-wred", "tsw-wred-ns2")
 PACKET = 1000  # bytes
 HOP_DELAY_MS = 10
 ACCESS_DELAY_MS = 1
@@ -102,7 +109,7 @@ IN_POLICIES = {"x2": 2.0, "x1": 1.0, "tail": None}
 def _af_queue(arm: str, signal_delay_ms: float, in_factor: float | None) -> dict[str, Any]:
     """The AF queue of one LSP hop. ``in_factor`` None: IN packets are only dropped when the
     buffer is full; k: IN thresholds are k times the OUT thresholds (static or dynamic)."""
-    if arm == "tsw-wred":
+    if arm in BASELINE_ARMS:
         lo, hi, p = STATIC_WRED
         k = in_factor
         in_curve = (
@@ -115,6 +122,7 @@ def _af_queue(arm: str, signal_delay_ms: float, in_factor: float | None) -> dict
             "limit": f"{BUFFER}pkts",
             "in": in_curve,
             "out": {"min_th": lo, "max_th": hi, "max_p": p},
+            **_flavour(arm),
         }
     extra = {} if in_factor is None else {"in_factor": in_factor}
     return {
@@ -127,6 +135,11 @@ def _af_queue(arm: str, signal_delay_ms: float, in_factor: float | None) -> dict
         "signal": "ingress",
         "signal_delay": f"{signal_delay_ms:g}ms",
     }
+
+
+def _flavour(arm: str) -> dict[str, str]:
+    """The ``flavour`` key of the baseline's queues and meters (absent: the default, reference)."""
+    return {"flavour": "ns2"} if arm.endswith("-ns2") else {}
 
 
 def lsp_scenario(
@@ -248,13 +261,18 @@ def lsp_scenario(
                 }
             )
             k, t0 = k + 1, t0 + on + off
-    if arm == "tsw-wred":
+    if arm in BASELINE_ARMS:
         cond = {
             "name": "ingress{i}",
             "count": n,
             "link": "r1-r2",
             "classify": "flow:f{i}",
-            "meter": {"type": "tsw2cm", "cir": [f"{r:g}Mbps" for r in rates], "window": "1s"},
+            "meter": {
+                "type": "tsw2cm",
+                "cir": [f"{r:g}Mbps" for r in rates],
+                "window": "1s",
+                **_flavour(arm),
+            },
             "green": "AF11",
             "yellow": "AF12",
         }
@@ -326,7 +344,7 @@ def plan(opts: Options) -> list[Sweep]:
     inp = grid(
         {
             "scen": [2],
-            "arm": ["tsw-wred", "twam-dwred"],
+            "arm": [*BASELINE_ARMS, "twam-dwred"],
             "flowset": list(FLOW_SETS),
             "in_policy": ["x1", "tail"],
         }
@@ -342,7 +360,7 @@ def plan(opts: Options) -> list[Sweep]:
             "s12",
             [(p, lsp_scenario(p["scen"], p["arm"], p["flowset"], quick=q)) for p in s12],
             opts.seeds,
-            "Scenarios 1 (30 Mbps) and 2 (50 Mbps), both flow sets, the three arms.",
+            "Scenarios 1 (30 Mbps) and 2 (50 Mbps), both flow sets, every arm.",
         ),
         Sweep(
             "s3",
@@ -394,13 +412,11 @@ def analyse(ctx: Context) -> None:
 def _window_estimates(ctx: Context) -> None:
     """Edge estimate against true cwnd: one run of scenario 2 (flow set A, first seed) per window
     source, re-simulated here because the stored series do not keep the marker's gauges."""
-    import qoslab
-
     seed = int(ctx.runs("s12")["seed"].min())
     rows = []
     row = []
     for arm in ("twam-dwred", "twam-oracle-dwred"):
-        r = qoslab.run(lsp_scenario(2, arm, "A", quick=ctx.options.quick, interval="500ms"), seed=seed)
+        r = ctx.run(lsp_scenario(2, arm, "A", quick=ctx.options.quick, interval="500ms"), seed)
         g = r.series_gauges
         g = g[g["name"] == "aggregate_window_pkts"]
         sf = r.series_flow
@@ -454,7 +470,7 @@ def _in_policy(ctx: Context) -> None:
     pf = pd.concat(
         [_per_flow(ctx, "inpolicy"), _per_flow(ctx, "s12").assign(in_policy="x2")], ignore_index=True
     )
-    pf = pf[(pf["scen"] == 2) & pf["arm"].isin(["tsw-wred", "twam-dwred"])]
+    pf = pf[(pf["scen"] == 2) & pf["arm"].isin([*BASELINE_ARMS, "twam-dwred"])]
     df = _summary_rows(pf, ["in_policy", "flowset", "arm"])
     df["version"] = ctx.version
     ctx.table(
