@@ -205,3 +205,21 @@ def test_ns2_flavour_lowers_the_all_in_baseline_at_small_thresholds():
         ref = pm.probe_metrics(run(sc, seed))["goodput_util"]
         ns2 = pm.probe_metrics(run(ns2_flavoured(sc)[0], seed))["goodput_util"]
         assert ns2 < ref - 0.04, (seed, ref, ns2)
+
+
+def test_gain_disappears_when_the_probes_are_marked_in():
+    """Mechanism disabled: the probe marker runs, but its OUT (probe) packets leave as IN
+    (``yellow = AF11``). The frontier gain disappears: the point falls back onto the all-IN one
+    (10 flows, hard, min_in 20), far from the marker's (less goodput, more delay)."""
+    for seed in (1, 2):
+        probe = pm.single_bottleneck(10, "probe", 20, "hard", duration_s=300, start_s=50)
+        t = probe.table()
+        t["conditioner"][0]["yellow"] = "AF11"
+        off = pm.probe_metrics(run(Scenario.from_table(t, "probes marked IN"), seed))
+        on = pm.probe_metrics(run(probe, seed))
+        none = pm.probe_metrics(
+            run(pm.single_bottleneck(10, "none", 20, "hard", duration_s=300, start_s=50), seed)
+        )
+        assert off["in_share"] == 1.0
+        assert on["goodput_util"] > off["goodput_util"] + 0.03 and on["delay_ms"] < off["delay_ms"]
+        assert abs(off["goodput_util"] - none["goodput_util"]) < 0.03, (off, none)

@@ -5,6 +5,7 @@ central claim (see docs/experiments/twam-dwred.md)."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -120,12 +121,12 @@ def test_over_provisioned_scenario_2_what_reproduces():
     assert contracts("A")["f9"] == 4e6
 
 
-def test_window_share_variant_delivers_the_claim():
-    """Not the paper's Eq. 3: colouring IN, per flow, its contract's share of the LSP window
-    (p_i = min(1, r_i/Σr · ΣW / W_i)) on the same scenario does bring every flow to its contract —
-    the behaviour the paper reports for TWAM."""
+def test_neighbour_reading_of_eq3_delivers_the_claim():
+    """The other reading of Eq. 3 (each Σ binding its neighbour, p_i = min(1, (r_i/Σr)·ΣW/W_i):
+    each flow's IN packets are its contract's share of the LSP window, as the prose says) on the
+    same scenario does bring every flow to its contract — the behaviour the paper reports."""
     ratios = []
-    for r in _runs("twam-share-dwred", "A", (1, 2)):
+    for r in _runs("twam-neighbour-dwred", "A", (1, 2)):
         ft = flow_table(r.flows, "A")
         ratios.append(ft["ratio"].min())
         # the large contracts are marked OUT too, once their window exceeds their share
@@ -176,13 +177,20 @@ def test_twam_dwred_full(tmp_path):
             assert row["fraction_reached"] < 0.9 and row["worst_ratio"] < 0.9, (fs, arm)
             # ... while the largest contracts take more than twice theirs
             assert row["largest_ratio"] > 2.0, (fs, arm)
-        # the window-share variant brings every flow to its contract
-        assert s12.loc[(2, fs, "twam-share-dwred"), "fraction_reached"] == 1.0
+        # the neighbour reading of Eq. 3 brings every flow to its contract
+        assert s12.loc[(2, fs, "twam-neighbour-dwred"), "fraction_reached"] == 1.0
         # TSW2CM + static WRED: every flow reaches its contract in scenario 2 (no shortfall)
         assert s12.loc[(2, fs, "tsw-wred"), "worst_ratio"] > 1.0
-    s3 = pd.read_csv(d / "contracts-s3.csv").set_index("arm")
-    assert s3.loc["twam-dwred", "fraction_reached"] < 0.9
-    assert s3.loc["twam-share-dwred", "fraction_reached"] == 1.0
+    s3 = pd.read_csv(d / "contracts-s3.csv").set_index(["flowset", "arm"])
+    assert s3.loc[("A", "twam-dwred"), "fraction_reached"] < 0.9
+    assert s3.loc[("A", "twam-neighbour-dwred"), "fraction_reached"] == 1.0
+    # the verdicts: the claim of scenario 2 fails under the product reading and holds under the
+    # neighbour reading, for every flow set
+    doc = json.loads((d / "verdicts.json").read_text())
+    reach = [v for v in doc["verdicts"] if v["section"].startswith("Sec. 5.2, scenario 2 (")]
+    for v in reach:
+        want = "reproduces" if v["reading"].startswith("Σ binds") else "does not reproduce"
+        assert v["verdict"] == want, v
     for stem in (
         "fig2-cwnd-A",
         "fig3-throughput-A",
@@ -193,3 +201,23 @@ def test_twam_dwred_full(tmp_path):
         "window-estimates",
     ):
         assert (d / f"{stem}.png").stat().st_size > 10_000, stem
+
+
+def test_claim_disappears_when_twam_marks_everything_in():
+    """Mechanism disabled: the same TWAM + DWRED scenario with every p_i = 1 (Eq. 3 with equal
+    contracts in the marker, so nothing is marked OUT; DWRED keeps its window signal). The
+    effect the neighbour reading delivers (set B, scenario 2: every flow at its contract, the
+    8 Mbps flows included) disappears: the 8 Mbps flows fall below their contract (about 0.8 of
+    it) while the 1 Mbps flows take six times theirs."""
+    for seed in (1, 2):
+        on = qoslab.run(lsp_scenario(2, "twam-neighbour-dwred", "B", quick=True), seed=seed)
+        sc = lsp_scenario(2, "twam-dwred", "B", quick=True)
+        t = sc.table()
+        (meter,) = [c["meter"] for c in t["conditioner"]]
+        meter["rates"] = dict.fromkeys(meter["rates"], "1Mbps")
+        off = qoslab.run(Scenario.from_table(t, "twam p=1"), seed=seed)
+        ft_on, ft_off = flow_table(on.flows, "B"), flow_table(off.flows, "B")
+        assert (ft_off["yellow_packets"] == 0).all() and (ft_on["yellow_packets"] > 0).all()
+        assert ft_on["ratio"].min() >= 0.95, ft_on[["name", "ratio"]]
+        big = ft_off["contract_bps"] == ft_off["contract_bps"].max()
+        assert ft_off["ratio"].min() < 0.85 and ft_off[big]["ratio"].mean() < 0.9, ft_off[["name", "ratio"]]

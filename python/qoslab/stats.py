@@ -106,6 +106,60 @@ def welch_p(a: Estimate, b: Estimate) -> float:
 
 
 @dataclass(frozen=True)
+class Paired:
+    """A paired comparison over seeds: the mean of the per-seed differences ``a - b``, its
+    Student-t confidence interval and the two-sided p-value of the paired t-test (H0: the mean
+    difference is 0)."""
+
+    n: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    p: float
+    seeds: tuple[int, ...]
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        return (self.ci_low, self.ci_high)
+
+    def fmt(self, digits: int = 3, scale: float = 1.0) -> str:
+        """``+0.012 [0.004, 0.020]`` (the mean difference and its CI, after dividing by ``scale``)."""
+        if self.n == 0:
+            return "n/a"
+        m = self.mean / scale
+        if not math.isfinite(self.ci_low):
+            return f"{m:+.{digits}g}"
+        h = (self.ci_high - self.ci_low) / 2.0 / scale
+        d = _decimals_for(m, h, digits)
+        return f"{m:+.{d}f} [{self.ci_low / scale:+.{d}f}, {self.ci_high / scale:+.{d}f}]"
+
+
+def paired(a: dict[int, float] | pd.Series, b: dict[int, float] | pd.Series, level: float = LEVEL) -> Paired:
+    """Paired t-test of ``a`` against ``b``, each a value per seed (a dict or a Series indexed by
+    seed); only the seeds both have (and finite on both sides) are used. With one pair the
+    interval and p are NaN; with identical differences the interval is that difference and p is
+    0 (or 1 when it is 0)."""
+    sa, sb = pd.Series(a, dtype=float), pd.Series(b, dtype=float)
+    common = sorted(set(sa.index) & set(sb.index))
+    d = (sa.reindex(common) - sb.reindex(common)).dropna()
+    seeds = tuple(int(s) for s in d.index)
+    n = int(d.size)
+    nan = math.nan
+    if n == 0:
+        return Paired(0, nan, nan, nan, nan, seeds)
+    mean = float(d.mean())
+    if n == 1:
+        return Paired(1, mean, nan, nan, nan, seeds)
+    sd = float(d.std(ddof=1))
+    if sd == 0:
+        return Paired(n, mean, mean, mean, 0.0 if mean != 0 else 1.0, seeds)
+    se = sd / math.sqrt(n)
+    half = t_ppf((1.0 + level) / 2.0, n - 1) * se
+    p = 2.0 * (1.0 - t_cdf(abs(mean / se), n - 1))
+    return Paired(n, mean, mean - half, mean + half, p, seeds)
+
+
+@dataclass(frozen=True)
 class Estimate:
     """A metric over seeds: mean, sample standard deviation and a Student-t interval.
 

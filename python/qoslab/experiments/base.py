@@ -110,6 +110,9 @@ class Experiment:
     seeds: int = 10
     quick_seeds: int = 3
     notes: str = ""
+    #: How the README's table of studies names the paper ("Hur, ARD marker"); experiments
+    #: without one (e.g. a baseline of another study) give no verdicts.
+    study: str = ""
 
 
 _REGISTRY: dict[str, Experiment] = {}

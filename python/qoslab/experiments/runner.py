@@ -21,6 +21,9 @@ from qoslab.results import load
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
 from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
+from qoslab.verdicts import Verdict
+from qoslab.verdicts import markdown as verdict_markdown
+from qoslab.verdicts import write as write_verdicts
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -67,6 +70,7 @@ class Context:
         self.files: list[Path] = []
         self._runs: dict[str, pd.DataFrame] = {}
         self._flows: dict[str, pd.DataFrame] = {}
+        self.verdicts: list[Verdict] = []
 
     # -- data -------------------------------------------------------------------------------------
 
@@ -238,6 +242,21 @@ class Context:
     def text(self, title: str, markdown: str) -> None:
         self.sections.append(Section("text", title, markdown.strip() + "\n"))
 
+    def verdict(self, v: Verdict) -> Verdict:
+        """Adds a verdict (one claim under one reading) to ``verdicts.json`` and the report;
+        a verdict from a quick run is marked as such."""
+        if self.options.quick and not v.quick:
+            v = replace(v, quick=True)
+        if self.options.flavour is not None:
+            v = replace(v, flavour=self.options.flavour)
+        self.verdicts.append(v)
+        return v
+
+    @property
+    def quick_note(self) -> str:
+        """`` (quick run: N seeds, shortened)`` for captions of quick runs, else empty."""
+        return f" Quick run ({len(self.options.seeds)} seeds, shortened)." if self.options.quick else ""
+
 
 def select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     """Rows of ``df`` whose columns equal ``where``'s values."""
@@ -323,12 +342,43 @@ def reproduce(
                 "Analysis incomplete", f"The analysis stopped ({type(e).__name__}: {e}) because runs failed."
             )
         runs_csv = _write_runs(ctx, out_dir)
+        if ctx.verdicts:
+            ctx.files.append(_write_verdicts(ctx))
         wall = time.perf_counter() - t0
         report = _write_report(ctx, comp, rep, executor, st, wall)
     finally:
         if not isinstance(store, Store):
             st.close()
     return Reproduction(exp, opts, out_dir, report, rep, wall, comp, [*ctx.files, runs_csv, report])
+
+
+def _write_verdicts(ctx: Context) -> Path:
+    exp, opts = ctx.experiment, ctx.options
+    header = {
+        "study": exp.study or exp.title,
+        "title": exp.title,
+        "version": ctx.version,
+        "quick": opts.quick,
+        "seeds": len(opts.seeds),
+        "flavour": opts.flavour or "reference",
+        "command": _command(ctx),
+    }
+    return write_verdicts(ctx.out / "verdicts.json", exp.name, header, ctx.verdicts)
+
+
+def _command(ctx: Context) -> str:
+    exp, opts = ctx.experiment, ctx.options
+    return (
+        "qoslab reproduce "
+        + exp.name
+        + (" --quick" if opts.quick else "")
+        + (
+            f" --seeds {len(opts.seeds)}"
+            if len(opts.seeds) != (exp.quick_seeds if opts.quick else exp.seeds)
+            else ""
+        )
+        + (f" --flavour {opts.flavour}" if opts.flavour else "")
+    )
 
 
 def _write_runs(ctx: Context, out_dir: Path) -> Path:
@@ -406,15 +456,8 @@ def _write_report(
         f"| store | `{store.db_path}` |",
         f"| date | {time.strftime('%Y-%m-%d %H:%M:%S %Z')} |",
         "",
-        "Reproduce with `qoslab reproduce "
-        + exp.name
-        + (" --quick" if opts.quick else "")
-        + (
-            f" --seeds {len(opts.seeds)}"
-            if len(opts.seeds) != (exp.quick_seeds if opts.quick else exp.seeds)
-            else ""
-        )
-        + "`; every run is listed in `runs.csv` (scenario, hash, seed, version, parameters, status).",
+        f"Reproduce with `{_command(ctx)}`; every run is listed in `runs.csv` (scenario, hash, seed, "
+        "version, parameters, status).",
         "",
         "## Sweeps",
         "",
@@ -432,6 +475,17 @@ def _write_report(
             + ", ".join(f"{n} (`{h}`)" for n, h in scen[:8])
             + (" …" if len(scen) > 8 else ""),
             "",
+        ]
+    if ctx.verdicts:
+        lines += [
+            "## Verdicts",
+            "",
+            "One row per claim of the paper and per reading of it (`verdicts.json`); the verdict "
+            "is decided from the test's 95 % interval, never by hand"
+            + (" — **from a quick run: shortened runs and few seeds**" if opts.quick else "")
+            + ".",
+            "",
+            verdict_markdown(v.as_json() for v in ctx.verdicts),
         ]
     if not comp.empty:
         lines += [

@@ -32,8 +32,9 @@ from qoslab.experiments.base import Experiment, Options, Sweep, register
 from qoslab.experiments.runner import Context
 from qoslab.figures import Line, Panel, bar_group, panels
 from qoslab.scenario import Scenario
-from qoslab.stats import estimate
+from qoslab.stats import estimate, paired
 from qoslab.sweep import grid
+from qoslab.verdicts import Claim
 
 PAPER = (
     'C. Bouras, A. Sevasti, "Performance enhancement of an AF service using TCP-aware marking and '
@@ -41,25 +42,42 @@ PAPER = (
 )
 
 #: Contracted rates (Mbps) of the flow sets, one entry per flow.
+#: The paper gives no flow set. A and B are ours; C is what the text implies: ten flows in groups
+#: with a common r_i, the largest group three flows ("Flows No 8, 9 and 10 fail", Sec. 5.3), Σr
+#: just under scenario 1's 30 Mbps (scenario 2's 50 Mbps is "higher than Σ r_i").
 FLOW_SETS: dict[str, tuple[float, ...]] = {
     "A": (1, 1, 1, 2, 2, 2, 3, 3, 4, 4),
     "B": (1, 1, 1, 2, 2, 4, 8, 8),
+    "C": (1, 1, 1, 2, 2, 3, 3, 5, 5, 5),
 }
+#: Every arm. The baseline runs in both flavours: ns-2.35's dsRED rules (``flavour = "ns2"`` on
+#: the WRED queues and TSW2CM meters; the paper's simulator) lose more IN packets than the
+#: reference ones (docs/ns2-behaviour.md). TWAM runs under both readings of Eq. 3, whose printed
+#: form uses ``i`` for the flow and for both summations (docs/experiments/twam-dwred.md).
 ARMS = {
     "tsw-wred": "TSW2CM + static WRED (40/160/0.1)",
-    "twam-dwred": "TWAM (edge windows) + DWRED",
-    "twam-oracle-dwred": "TWAM (true cwnd) + DWRED",
+    "tsw-wred-ns2": "TSW2CM + static WRED, ns-2 dsRED rules",
+    "twam-dwred": "TWAM, Eq. 3 Σ over products (edge windows) + DWRED",
+    "twam-oracle-dwred": "TWAM, Eq. 3 Σ over products (true cwnd) + DWRED",
+    "twam-neighbour-dwred": "TWAM, Eq. 3 Σ binds its neighbour (edge windows) + DWRED",
 }
-#: The baseline as ns-2.35's dsRED runs it (``flavour = "ns2"`` on the WRED queues and the
-#: TSW2CM meters): the paper's simulations were ns-2's, and the flavour changes how many IN
-#: packets the baseline loses (docs/ns2-behaviour.md), so its verdict is given per flavour.
-FLAVOUR_ARMS = {"tsw-wred-ns2": "TSW2CM + static WRED, ns-2 dsRED rules"}
-#: Not the paper's: TWAM with the window-share formula (diagnostic, see the docs).
-DIAGNOSTIC_ARMS = {"twam-share-dwred": "TWAM window-share variant (not Eq. 3) + DWRED"}
-#: Every arm run, each flavour of the baseline next to the other.
-ALL_ARMS = {"tsw-wred": ARMS["tsw-wred"], **FLAVOUR_ARMS, **ARMS, **DIAGNOSTIC_ARMS}
+ALL_ARMS = ARMS
 #: The baseline arms: per-flow TSW2CM and static WRED, in either flavour.
 BASELINE_ARMS = ("tsw-wred", "tsw-wred-ns2")
+#: The two readings of Eq. 3 (edge windows), by arm: the reading's name in verdicts.
+EQ3_READINGS = {"twam-dwred": "Σ over products", "twam-neighbour-dwred": "Σ binds its neighbour"}
+#: What the paper's text says about each reading of Eq. 3.
+EQ3_SUPPORT = {
+    "twam-dwred": "the printed formula, if its second Σ_i spans the product r_i·W_i",
+    "twam-neighbour-dwred": "supported by the prose: 'mark the W_i packets of each flow i ... in proportion "
+    "to r_i' and the window 'coloured' to reflect 'the individual TCP flows' reservations, rather than "
+    "the current achieved congestion windows'",
+}
+BASELINE_READINGS = {"tsw-wred": "reference flavour", "tsw-wred-ns2": "ns2 flavour"}
+BASELINE_SUPPORT = {
+    "tsw-wred": "TSW2CM (RFC 2859) and WRED as their sources define them",
+    "tsw-wred-ns2": "as ns-2.35's dsRED runs them (the paper's simulator)",
+}
 PACKET = 1000  # bytes
 HOP_DELAY_MS = 10
 ACCESS_DELAY_MS = 1
@@ -288,7 +306,7 @@ def lsp_scenario(
                 "rtt": f"{RTT_MS}ms",
                 "alpha": 1,
                 "window_source": "oracle" if "oracle" in arm else "edge",
-                "formula": "window_share" if "share" in arm else "eq3",
+                "formula": "eq3_neighbour" if "neighbour" in arm else "eq3",
             },
             "green": "AF11",
             "yellow": "AF12",
@@ -339,8 +357,8 @@ def flow_table(res_flows: pd.DataFrame, flowset: str) -> pd.DataFrame:
 def plan(opts: Options) -> list[Sweep]:
     q = opts.quick
     s12 = grid({"scen": [1, 2], "arm": list(ALL_ARMS), "flowset": list(FLOW_SETS)})
-    s3 = grid({"scen": [3], "arm": list(ALL_ARMS), "flowset": ["A"]})
-    s4 = grid({"scen": [4], "arm": list(ALL_ARMS), "flowset": ["A"]})
+    s3 = grid({"scen": [3], "arm": list(ALL_ARMS), "flowset": ["A", "C"]})
+    s4 = grid({"scen": [4], "arm": list(ALL_ARMS), "flowset": ["A", "C"]})
     inp = grid(
         {
             "scen": [2],
@@ -360,17 +378,17 @@ def plan(opts: Options) -> list[Sweep]:
             "s12",
             [(p, lsp_scenario(p["scen"], p["arm"], p["flowset"], quick=q)) for p in s12],
             opts.seeds,
-            "Scenarios 1 (30 Mbps) and 2 (50 Mbps), both flow sets, every arm.",
+            "Scenarios 1 (30 Mbps) and 2 (50 Mbps), every flow set, every arm.",
         ),
         Sweep(
             "s3",
-            [(p, lsp_scenario(3, p["arm"], "A", quick=q)) for p in s3],
+            [(p, lsp_scenario(3, p["arm"], p["flowset"], quick=q)) for p in s3],
             opts.seeds,
             "Scenario 3: 50 Mbps, the first flow of each rate group starts late; measured after.",
         ),
         Sweep(
             "s4",
-            [(p, lsp_scenario(4, p["arm"], "A", quick=q, interval="1s")) for p in s4],
+            [(p, lsp_scenario(4, p["arm"], p["flowset"], quick=q, interval="1s")) for p in s4],
             opts.seeds,
             "Scenario 4: 50 Mbps with 11 Mbps EF bursts (capped at 10 Mbps) through a priority queue at R2.",
         ),
@@ -399,6 +417,7 @@ def _avg_cwnd(ctx: Context, sweep: str, where: dict[str, Any]) -> pd.DataFrame:
 
 def analyse(ctx: Context) -> None:
     pf = _per_flow(ctx, "s12")
+    _verdicts(ctx, pf, _per_flow(ctx, "s3"), _per_flow(ctx, "s4"))
     _summary_table(ctx, pf, "s12")
     _fig3_throughput(ctx, pf)
     _fig2_cwnd(ctx)
@@ -407,6 +426,100 @@ def analyse(ctx: Context) -> None:
     _scenario4(ctx)
     _in_policy(ctx)
     _window_estimates(ctx)
+
+
+def _per_seed(pf: pd.DataFrame, what: str) -> pd.Series:
+    """Per seed: the worst flow's throughput/r_i (``worst``) or the largest-contract group's
+    mean throughput/r_i (``largest``)."""
+    if what == "worst":
+        return pf.groupby("seed")["ratio"].min()
+    return pf[pf["contract_bps"] == pf["contract_bps"].max()].groupby("seed")["ratio"].mean()
+
+
+def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFrame) -> None:
+    """One verdict per claim, reading of Eq. 3 (or flavour of the baseline) and flow set."""
+    reach = Claim(
+        "Over-provisioning has ensured that all Relative flows achieve the contracted capacity "
+        "under TWAM and DWRED",
+        "Sec. 5.2, scenario 2 (Fig. 3.II)",
+        "greater",
+        "every flow ≥ r_i",
+        threshold=REACHED,
+        unit=" worst flow / r_i",
+    )
+    fail = Claim(
+        "despite of the over-provisioning, the larger r_i flows fail to reach their contracted r_i",
+        "Sec. 5.2, scenario 2, TSW2CM + static WRED",
+        "less",
+        "largest-r_i flows < r_i",
+        threshold=1.0,
+        unit=" largest group / r_i",
+    )
+    better = Claim(
+        "The limitations of TSW2CM and static WRED are once again apparent here",
+        "Sec. 5.2, scenario 2: TWAM + DWRED against TSW2CM + static WRED (same seeds)",
+        "greater",
+        "TWAM + DWRED bring the least-served flow closer to its contract",
+        unit=" worst flow / r_i, TWAM − TSW2CM",
+    )
+    fail3 = Claim(
+        "When TSW2CM and static WRED are used Flows No 8, 9 and 10 fail to obtain their contracted rate",
+        "Sec. 5.3, scenario 3 (Fig. 4)",
+        "less",
+        "largest-r_i flows < r_i",
+        threshold=1.0,
+        unit=" largest group / r_i",
+    )
+    fair3 = Claim(
+        "Use of TWAM and DWRED ensures that the differentiation between TCP flows is preserved in a fair way",
+        "Sec. 5.3, scenario 3 (Fig. 4)",
+        "greater",
+        "every flow ≥ r_i",
+        threshold=REACHED,
+        unit=" worst flow / r_i",
+    )
+    ef4 = Claim(
+        "TCP flows succeed in obtaining and preserving a throughput proportional to their reserved capacity",
+        "Sec. 5.3, scenario 4 (Fig. 5.I)",
+        "greater",
+        "every flow ≥ r_i",
+        threshold=REACHED,
+        unit=" worst flow / r_i",
+    )
+    q = ctx.options.quick
+
+    def sel(pf: pd.DataFrame, scen: int, arm: str, fs: str) -> pd.DataFrame:
+        return pf[(pf["scen"] == scen) & (pf["arm"] == arm) & (pf["flowset"] == fs)]
+
+    for claim, pf, scen, arms, what in (
+        (reach, s12, 2, EQ3_READINGS, "worst"),
+        (fail, s12, 2, BASELINE_READINGS, "largest"),
+        (fail3, s3, 3, BASELINE_READINGS, "largest"),
+        (fair3, s3, 3, EQ3_READINGS, "worst"),
+        (ef4, s4, 4, EQ3_READINGS, "worst"),
+    ):
+        support = EQ3_SUPPORT if arms is EQ3_READINGS else BASELINE_SUPPORT
+        for fs in sorted(pf[pf["scen"] == scen]["flowset"].unique()):
+            for arm, reading in arms.items():
+                est = estimate(_per_seed(sel(pf, scen, arm, fs), what))
+                ctx.verdict(
+                    claim.one_sample(
+                        f"{reading}, flow set {fs}", est, supported=support[arm] + _set_note(fs), quick=q
+                    )
+                )
+    for fs in sorted(s12["flowset"].unique()):
+        base = _per_seed(sel(s12, 2, "tsw-wred", fs), "worst")
+        for arm, reading in EQ3_READINGS.items():
+            test = paired(_per_seed(sel(s12, 2, arm, fs), "worst"), base)
+            ctx.verdict(
+                better.paired(
+                    f"{reading}, flow set {fs}", test, supported=EQ3_SUPPORT[arm] + _set_note(fs), quick=q
+                )
+            )
+
+
+def _set_note(fs: str) -> str:
+    return "; flow set C is the one the text implies" if fs == "C" else "; flow sets A and B are ours"
 
 
 def _window_estimates(ctx: Context) -> None:
@@ -684,30 +797,39 @@ def _scenario3(ctx: Context) -> None:
             "smallest_ci": "smallest group / r_i",
             "largest_ci": "largest group / r_i",
         },
-        caption=f"Measured over {t['start']:g}-{t['end']:g} s; flows f0, f3, f6, f8 start at "
-        f"{t['late']:g} s. {ctx.provenance(['s3'])}.",
+        caption=f"Measured over {t['start']:g}-{t['end']:g} s; the first flow of each contract group "
+        f"starts at {t['late']:g} s. {ctx.provenance(['s3'])}.{ctx.quick_note}",
     )
-    names = list(contracts("A"))
-    series = []
-    for arm in ALL_ARMS:
-        g = pf[pf["arm"] == arm]
-        m = [g[g["flow_name"] == nm]["throughput_bps"].mean() / 1e6 for nm in names]
-        h = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6).half_width for nm in names]
-        series.append((ALL_ARMS[arm], m, h))
-    lines = bar_group(series, len(names))
-    lines.append(
-        Line(list(range(len(names))), [contracts("A")[nm] / 1e6 for nm in names], "r_i", style=_TICK)
-    )
-    panel = Panel(
-        lines,
-        xlabel="flow (* = starts late)",
-        ylabel="throughput (Mbps)",
-        categories=[f"{nm}{'*' if nm in ('f0', 'f3', 'f6', 'f8') else ''}" for nm in names],
-    )
+    grid = []
+    for fs in sorted(pf["flowset"].unique()):
+        names = list(contracts(fs))
+        rates = FLOW_SETS[fs]
+        late = {f"f{rates.index(r)}" for r in set(rates)}
+        g_fs = pf[pf["flowset"] == fs]
+        series = []
+        for arm in ALL_ARMS:
+            g = g_fs[g_fs["arm"] == arm]
+            es = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6) for nm in names]
+            series.append((ALL_ARMS[arm], [e.mean for e in es], [e.half_width for e in es]))
+        lines = bar_group(series, len(names))
+        lines.append(
+            Line(list(range(len(names))), [contracts(fs)[nm] / 1e6 for nm in names], "r_i", style=_TICK)
+        )
+        grid.append(
+            [
+                Panel(
+                    lines,
+                    title=f"flow set {fs}",
+                    xlabel="flow (* = starts late)",
+                    ylabel="throughput (Mbps)",
+                    categories=[f"{nm}{'*' if nm in late else ''}" for nm in names],
+                )
+            ]
+        )
     fig = panels(
-        [panel],
+        grid,
         title=f"Fig. 4: scenario 3, average throughput over {t['start']:g}-{t['end']:g} s",
-        panel_size=(8, 3.8),
+        panel_size=(9, 3.4),
     )
     ctx.figure(
         "fig4-scenario3",
@@ -734,12 +856,12 @@ def _scenario4(ctx: Context) -> None:
             "largest_ci": "largest group / r_i",
         },
         caption=f"Throughput over the whole measurement window (EF on half of the time). "
-        f"{ctx.provenance(['s4'])}.",
+        f"{ctx.provenance(['s4'])}.{ctx.quick_note}",
     )
     seed = int(ctx.runs("s4")["seed"].min())
     grid = []
     for arm in ALL_ARMS:
-        sf = ctx.series("s4", "flow", {"arm": arm})
+        sf = ctx.series("s4", "flow", {"arm": arm, "flowset": "A"})
         sf = sf[sf["seed"] == seed]
         ef = sf[sf["flow_name"].str.startswith("ef")].groupby("time_s")["throughput_bps"].sum() / 1e6
         lines = [Line(list(ef.index), list(ef.to_numpy()), "EF (delivered)", kind="area")]
@@ -753,7 +875,7 @@ def _scenario4(ctx: Context) -> None:
         grid.append([Panel(lines, title=ALL_ARMS[arm], xlabel="time (s)", ylabel="Mbps")])
     fig = panels(
         grid,
-        title=f"Fig. 5: instantaneous throughput under EF interference (scenario 4, seed {seed})",
+        title=f"Fig. 5: instantaneous throughput under EF interference (scenario 4, flow set A, seed {seed})",
         panel_size=(9, 2.4),
         sharex=True,
     )
@@ -769,6 +891,7 @@ def _scenario4(ctx: Context) -> None:
 EXPERIMENT = register(
     Experiment(
         name="twam-dwred",
+        study="Bouras, TWAM + DWRED",
         title="TWAM + DWRED against TSW2CM + static WRED on a three-hop AF LSP",
         paper=PAPER,
         summary=(
@@ -779,7 +902,7 @@ EXPERIMENT = register(
         ),
         plan=plan,
         analyse=analyse,
-        seeds=5,
+        seeds=10,
         quick_seeds=2,
         notes=(
             "- The paper omits its flow set, link delays, buffer, TCP variant, packet size and IN "

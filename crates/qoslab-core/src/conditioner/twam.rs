@@ -55,11 +55,15 @@ pub enum WindowSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TwamFormula {
-    /// The paper's Eq. 3: `p_i = min(1, r_i Σ W_k / Σ r_k W_k)`.
+    /// Eq. 3 read with the denominator's Σ over the products:
+    /// `p_i = min(1, r_i Σ W_k / Σ_k r_k W_k)`.
     Eq3,
-    /// Not the paper's: a diagnostic variant that colours IN, per flow, its proportional share
-    /// of the LSP window, `p_i = min(1, (r_i / Σ r_k) · Σ W_k / W_i)` (1 when `W_i = 0`).
-    WindowShare,
+    /// Eq. 3 read with each Σ binding only its neighbour (the printed formula uses `i` for both
+    /// the flow and the summation index), so the denominator is `(Σ_k r_k) · W_i`:
+    /// `p_i = min(1, (r_i / Σ r_k) · Σ W_k / W_i)` (1 when `W_i = 0`). Each flow's IN packets
+    /// per interval are then its contract's share of the LSP window: the prose's "mark the W_i
+    /// packets of each flow in proportion to r_i".
+    Eq3Neighbour,
 }
 
 /// TWAM parameters. `rates[i]` is flow `i`'s contracted rate `r_i` (bit/s; index = the flow's
@@ -209,10 +213,10 @@ impl Twam {
             for f in &mut self.flows {
                 f.p_in = match self.p.formula {
                     TwamFormula::Eq3 => (f.rate as f64 * sum_w / sum_rw).min(1.0),
-                    TwamFormula::WindowShare if f.window > 0.0 => {
+                    TwamFormula::Eq3Neighbour if f.window > 0.0 => {
                         (f.rate as f64 / sum_r * sum_w / f.window).min(1.0)
                     }
-                    TwamFormula::WindowShare => 1.0,
+                    TwamFormula::Eq3Neighbour => 1.0,
                 };
             }
         }
@@ -314,10 +318,10 @@ impl MeterKind for TwamParams {
         Param {
             name: "formula",
             kind: ParamKind::Choice {
-                choices: &["eq3", "window_share"],
+                choices: &["eq3", "eq3_neighbour"],
             },
             default: "eq3",
-            doc: "How the IN probabilities are computed.",
+            doc: "How Eq. 3 is read: eq3, the denominator's Σ over the products Σ r_k·W_k; eq3_neighbour, each Σ binding its neighbour, (Σ r_k)·W_i.",
         },
     ];
     const SCOPE: ScopeRule = ScopeRule::Aggregate(
@@ -382,8 +386,8 @@ impl MeterKind for TwamParams {
                 _ => WindowSource::Edge,
             },
             rates,
-            formula: match t.choice("formula", &["eq3", "window_share"])? {
-                Some("window_share") => TwamFormula::WindowShare,
+            formula: match t.choice("formula", &["eq3", "eq3_neighbour"])? {
+                Some("eq3_neighbour") => TwamFormula::Eq3Neighbour,
                 _ => TwamFormula::Eq3,
             },
         })
@@ -529,9 +533,9 @@ mod tests {
     }
 
     #[test]
-    fn window_share_variant_colours_each_flow_its_share_of_the_lsp_window() {
+    fn neighbour_reading_colours_each_flow_its_share_of_the_lsp_window() {
         let mut t = Twam::new(TwamParams {
-            formula: TwamFormula::WindowShare,
+            formula: TwamFormula::Eq3Neighbour,
             ..params(WindowSource::Oracle, &[1_000_000, 3_000_000])
         });
         let mut rng = SimRng::derive(4, 4);

@@ -1,0 +1,382 @@
+"""Machine-readable verdicts: one record per claim of a paper and per reading of it.
+
+An experiment's ``analyse`` adds :class:`Verdict` records through ``Context.verdict``; the
+runner writes them to ``results/NAME/verdicts.json`` and puts their table at the head of the
+report. The README's table of the studies is generated from the committed copies in
+``docs/verdicts/`` (``python -m qoslab.verdicts readme``), so the one-line summaries cannot
+drift from what the runs measured.
+
+A verdict is decided from a test, never by hand: :func:`decide` turns an effect and its 95 %
+confidence interval into ``reproduces`` (the interval lies on the claimed side of the
+threshold), ``does not reproduce`` (it lies on the other side, or inside the margin the claim
+would need to exceed) or ``inconclusive`` (it straddles the threshold).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from qoslab.stats import Estimate, Paired
+
+REPRODUCES = "reproduces"
+DOES_NOT = "does not reproduce"
+INCONCLUSIVE = "inconclusive"
+VERDICTS = (REPRODUCES, DOES_NOT, INCONCLUSIVE)
+
+Direction = Literal["greater", "less"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One claim of the paper under one reading.
+
+    - ``claim``: the paper's words (quoted), ``section``: where they are;
+    - ``reading``: the name of the variant that implements the reading (``"as stated"`` where
+      the paper leaves nothing open), ``supported``: what the paper's text says about this
+      reading (e.g. "the prose of Sec. 3 supports it");
+    - ``ours``/``paper``: the numbers set side by side, as text;
+    - ``effect`` and ``ci95``: the quantity the verdict is decided on (e.g. a paired mean
+      difference) and its 95 % interval; ``test`` (``paired t``, ``one-sample t``, …) and ``p``;
+    - ``seeds``: how many seeds (pairs) the test used; ``quick``: from a ``--quick`` run;
+    - ``verdict``: one of :data:`VERDICTS`; ``reason``: why, in a sentence (caveats included).
+    """
+
+    claim: str
+    section: str
+    reading: str
+    ours: str
+    paper: str
+    effect: float
+    ci95: tuple[float, float]
+    test: str
+    p: float
+    seeds: int
+    verdict: str
+    reason: str
+    supported: str = ""
+    quick: bool = False
+    flavour: str = "reference"
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, got {self.verdict!r}")
+        for name in ("claim", "section", "reading", "reason"):
+            if not str(getattr(self, name)).strip():
+                raise ValueError(f"a verdict needs a {name}")
+
+    def as_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ci95"] = [_num(x) for x in self.ci95]
+        d["effect"], d["p"] = _num(self.effect), _num(self.p)
+        return d
+
+
+def _num(x: float) -> float | None:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def decide(
+    ci95: tuple[float, float],
+    direction: Direction,
+    threshold: float = 0.0,
+    margin: float = 0.0,
+) -> str:
+    """The verdict on a claim that a quantity is ``direction`` than ``threshold``.
+
+    ``reproduces`` when the whole interval lies beyond ``threshold + margin`` on the claimed
+    side (``margin``: the least effect the claim needs, e.g. "clearly fairer"); ``does not
+    reproduce`` when the whole interval lies on the other side of ``threshold + margin``
+    (within the margin counts as not the claimed effect); ``inconclusive`` otherwise, or when
+    the interval is undefined (one seed)."""
+    lo, hi = ci95
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return INCONCLUSIVE
+    if direction == "greater":
+        bar = threshold + margin
+        if lo > bar:
+            return REPRODUCES
+        if hi <= bar:
+            return DOES_NOT
+        return INCONCLUSIVE
+    bar = threshold - margin
+    if hi < bar:
+        return REPRODUCES
+    if lo >= bar:
+        return DOES_NOT
+    return INCONCLUSIVE
+
+
+@dataclass
+class Claim:
+    """A claim and how it is tested; :meth:`paired` and :meth:`one_sample` turn a measurement
+    into a :class:`Verdict` for one reading."""
+
+    claim: str
+    section: str
+    direction: Direction
+    paper: str
+    threshold: float = 0.0
+    margin: float = 0.0
+    unit: str = ""
+    scale: float = 1.0
+    digits: int = 3
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def paired(
+        self,
+        reading: str,
+        test: Paired,
+        *,
+        ours: str = "",
+        reason: str = "",
+        supported: str = "",
+        quick: bool = False,
+        flavour: str = "reference",
+    ) -> Verdict:
+        v = decide(test.ci95, self.direction, self.threshold, self.margin)
+        return Verdict(
+            claim=self.claim,
+            section=self.section,
+            reading=reading,
+            ours=ours or f"{test.fmt(self.digits, self.scale)}{self.unit} (paired, {test.n} seeds)",
+            paper=self.paper,
+            effect=test.mean,
+            ci95=test.ci95,
+            test="paired t",
+            p=test.p,
+            seeds=test.n,
+            verdict=v,
+            reason=reason or self._reason(v),
+            supported=supported,
+            quick=quick,
+            flavour=flavour,
+        )
+
+    def one_sample(
+        self,
+        reading: str,
+        est: Estimate,
+        *,
+        ours: str = "",
+        reason: str = "",
+        supported: str = "",
+        quick: bool = False,
+        flavour: str = "reference",
+    ) -> Verdict:
+        v = decide((est.ci_low, est.ci_high), self.direction, self.threshold, self.margin)
+        p = _one_sample_p(est, self.threshold)
+        return Verdict(
+            claim=self.claim,
+            section=self.section,
+            reading=reading,
+            ours=ours or f"{est.fmt(self.digits, self.scale)}{self.unit} ({est.n} seeds)",
+            paper=self.paper,
+            effect=est.mean,
+            ci95=(est.ci_low, est.ci_high),
+            test="one-sample t",
+            p=p,
+            seeds=est.n,
+            verdict=v,
+            reason=reason or self._reason(v),
+            supported=supported,
+            quick=quick,
+            flavour=flavour,
+        )
+
+    def _reason(self, v: str) -> str:
+        side = ">" if self.direction == "greater" else "<"
+        bar = self.threshold + (self.margin if self.direction == "greater" else -self.margin)
+        what = f"{side} {bar:g}"
+        if v == REPRODUCES:
+            return f"the 95 % CI lies entirely {what}"
+        if v == DOES_NOT:
+            return f"the 95 % CI lies entirely on the other side of {bar:g} (the claim needs {what})"
+        return f"the 95 % CI includes {bar:g}"
+
+
+def _one_sample_p(est: Estimate, mu: float) -> float:
+    from qoslab.stats import t_cdf
+
+    if est.n < 2 or not math.isfinite(est.std):
+        return math.nan
+    if est.std == 0:
+        return 0.0 if est.mean != mu else 1.0
+    t = (est.mean - mu) / (est.std / math.sqrt(est.n))
+    return 2.0 * (1.0 - t_cdf(abs(t), est.n - 1))
+
+
+# -- files ---------------------------------------------------------------------------------------
+
+
+def write(path: Path, experiment: str, header: dict[str, Any], verdicts: Sequence[Verdict]) -> Path:
+    doc = {"experiment": experiment, **header, "verdicts": [v.as_json() for v in verdicts]}
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A ``verdicts.json`` document (checked: every record has the fields and a known verdict)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict) or not isinstance(doc.get("verdicts"), list):
+        raise ValueError(f"{path}: not a verdicts file (no `verdicts` list)")
+    for i, v in enumerate(doc["verdicts"]):
+        missing = [k for k in Verdict.__dataclass_fields__ if k not in v]
+        if missing:
+            raise ValueError(f"{path}: verdicts[{i}] lacks {', '.join(missing)}")
+        if v["verdict"] not in VERDICTS:
+            raise ValueError(f"{path}: verdicts[{i}].verdict {v['verdict']!r} is not one of {VERDICTS}")
+    return doc
+
+
+def markdown(verdicts: Iterable[dict[str, Any]]) -> str:
+    """The per-reading verdict table of a report or an experiment page."""
+    rows = [
+        "| claim | section | reading | paper | ours | test, p | verdict | why |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for v in verdicts:
+        p = v.get("p")
+        ptxt = f"{v['test']}, p = {p:.2g}" if isinstance(p, int | float) else v["test"]
+        reading = v["reading"] + (f" ({v['supported']})" if v.get("supported") else "")
+        rows.append(
+            f"| “{_cell(v['claim'])}” | {_cell(v['section'])} | {_cell(reading)} | {_cell(v['paper'])} | "
+            f"{_cell(v['ours'])} | {ptxt} | **{v['verdict']}** | {_cell(v['reason'])} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _cell(s: Any) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+# -- the README table ----------------------------------------------------------------------------
+
+BEGIN = "<!-- verdicts:begin (generated by `python -m qoslab.verdicts readme`) -->"
+END = "<!-- verdicts:end -->"
+
+
+def readme_table(docs: Sequence[dict[str, Any]]) -> str:
+    """One row per experiment: its claims' verdicts counted per reading, and each claim in a
+    line with its verdict under every reading, from the committed ``docs/verdicts/*.json``."""
+    out = [
+        "| study | experiment | run | claims, verdict per reading (details on the page) |",
+        "|---|---|---|---|",
+    ]
+    for doc in sorted(docs, key=lambda d: str(d.get("study", d["experiment"]))):
+        by_claim: dict[str, list[dict[str, Any]]] = {}
+        for v in doc["verdicts"]:
+            by_claim.setdefault(v["claim"], []).append(v)
+        parts = []
+        for claim, vs in by_claim.items():
+            per = "; ".join(
+                f"**{verdict}**: {_readings([v['reading'] for v in vs if v['verdict'] == verdict])}"
+                for verdict in VERDICTS
+                if any(v["verdict"] == verdict for v in vs)
+            )
+            parts.append(f"“{_cell(claim)}” — {per}")
+        run = f"{'quick' if doc.get('quick') else 'full'}, {doc.get('seeds', '?')} seeds"
+        name = doc["experiment"]
+        out.append(
+            f"| {_cell(doc.get('study', name))} | [`{name}`](docs/experiments/{name}.md) | {run} | "
+            + "<br>".join(parts)
+            + " |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def _readings(names: Sequence[str]) -> str:
+    """``["x, flow set A", "x, flow set B", "y"]`` → ``"x, flow set A/B; y"``: readings that
+    differ only after their last comma share one entry."""
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        head, sep, tail = n.rpartition(", ")
+        key = head if sep else n
+        groups.setdefault(key, [])
+        if sep:
+            groups[key].append(tail)
+    out = []
+    for head, tails in groups.items():
+        if not tails:
+            out.append(head)
+            continue
+        words = tails[0].rsplit(" ", 1)
+        prefix = (
+            words[0] + " " if len(words) == 2 and all(t.startswith(words[0] + " ") for t in tails) else ""
+        )
+        out.append(f"{head}, {prefix}{'/'.join(t[len(prefix) :] for t in tails)}")
+    return _cell(", ".join(out)) if len(out) == 1 else _cell("; ".join(out))
+
+
+def page_table(doc: dict[str, Any]) -> str:
+    """The per-reading verdict table of an experiment's page, with where it comes from."""
+    cmd = doc.get("command", "qoslab reproduce " + doc["experiment"])
+    head = (
+        f"From `{cmd}` (qoslab {doc.get('version', '?')}, "
+        f"{'quick run: shortened runs, ' if doc.get('quick') else ''}{doc.get('seeds', '?')} seeds; "
+        f"`docs/verdicts/{doc['experiment']}.json`).\n\n"
+    )
+    return head + markdown(doc["verdicts"])
+
+
+_BLOCK = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
+
+
+def _replace_block(path: Path, body: str) -> bool:
+    text = path.read_text(encoding="utf-8")
+    if not _BLOCK.search(text):
+        raise ValueError(f"{path}: no generated verdicts block ({BEGIN} … {END})")
+    new = _BLOCK.sub(lambda _: f"{BEGIN}\n{body}{END}", text)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def block(path: Path) -> str:
+    """The text inside ``path``'s generated verdicts block."""
+    text = path.read_text(encoding="utf-8")
+    m = _BLOCK.search(text)
+    if not m:
+        raise ValueError(f"{path}: no generated verdicts block")
+    return m.group(0)[len(BEGIN) + 1 : -len(END)]
+
+
+def update_docs(root: Path) -> list[Path]:
+    """Rewrites the generated blocks of README.md (the table of studies) and of each
+    experiment's page (its per-reading verdicts) from ``docs/verdicts/*.json``; returns the files
+    that changed."""
+    docs = [read(p) for p in sorted((root / "docs" / "verdicts").glob("*.json"))]
+    changed = []
+    if _replace_block(root / "README.md", readme_table(docs)):
+        changed.append(root / "README.md")
+    for doc in docs:
+        page = root / "docs" / "experiments" / f"{doc['experiment']}.md"
+        if _replace_block(page, page_table(doc)):
+            changed.append(page)
+    return changed
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m qoslab.verdicts readme``: run from a source checkout after copying a run's
+    ``results/NAME/verdicts.json`` to ``docs/verdicts/NAME.json``."""
+    root = Path(__file__).resolve().parents[2]
+    if list(argv) != ["readme"] or not (root / "docs" / "verdicts").is_dir():
+        print("usage (from a source checkout): python -m qoslab.verdicts readme", file=sys.stderr)
+        return 2
+    try:
+        changed = update_docs(root)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(f"updated {p.relative_to(root)}" for p in changed) or "already up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
