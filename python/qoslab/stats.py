@@ -136,27 +136,25 @@ class Paired:
 
 def paired(a: dict[int, float] | pd.Series, b: dict[int, float] | pd.Series, level: float = LEVEL) -> Paired:
     """Paired t-test of ``a`` against ``b``, each a value per seed (a dict or a Series indexed by
-    seed); only the seeds both have (and finite on both sides) are used. With one pair the
-    interval and p are NaN; with identical differences the interval is that difference and p is
-    0 (or 1 when it is 0)."""
+    seed): the one-sample t-test of the per-seed differences against 0. Only the seeds both have
+    (and finite on both sides) are used. With one pair the interval and p are NaN; with identical
+    differences the interval is that difference and p is 0 (or 1 when it is 0)."""
     sa, sb = pd.Series(a, dtype=float), pd.Series(b, dtype=float)
     common = sorted(set(sa.index) & set(sb.index))
     d = (sa.reindex(common) - sb.reindex(common)).dropna()
-    seeds = tuple(int(s) for s in d.index)
-    n = int(d.size)
-    nan = math.nan
-    if n == 0:
-        return Paired(0, nan, nan, nan, nan, seeds)
-    mean = float(d.mean())
-    if n == 1:
-        return Paired(1, mean, nan, nan, nan, seeds)
-    sd = float(d.std(ddof=1))
-    if sd == 0:
-        return Paired(n, mean, mean, mean, 0.0 if mean != 0 else 1.0, seeds)
-    se = sd / math.sqrt(n)
-    half = t_ppf((1.0 + level) / 2.0, n - 1) * se
-    p = 2.0 * (1.0 - t_cdf(abs(mean / se), n - 1))
-    return Paired(n, mean, mean - half, mean + half, p, seeds)
+    e = estimate(d, level)
+    return Paired(e.n, e.mean, e.ci_low, e.ci_high, one_sample_p(e, 0.0), tuple(int(s) for s in d.index))
+
+
+def one_sample_p(est: Estimate, mu: float) -> float:
+    """Two-sided p-value of the one-sample t-test that the mean behind ``est`` is ``mu`` (NaN
+    with fewer than two values; a constant sample: 0 if it differs from ``mu``, 1 if not)."""
+    if est.n < 2 or not math.isfinite(est.std):
+        return math.nan
+    if est.std == 0:
+        return 0.0 if est.mean != mu else 1.0
+    t = (est.mean - mu) / (est.std / math.sqrt(est.n))
+    return 2.0 * (1.0 - t_cdf(abs(t), est.n - 1))
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from qoslab.stats import Estimate, Paired
+from qoslab.stats import Estimate, Paired, one_sample_p
 
 REPRODUCES = "reproduces"
 DOES_NOT = "does not reproduce"
@@ -127,67 +127,47 @@ class Claim:
     unit: str = ""
     scale: float = 1.0
     digits: int = 3
-    notes: dict[str, str] = field(default_factory=dict)
 
-    def paired(
-        self,
-        reading: str,
-        test: Paired,
-        *,
-        ours: str = "",
-        reason: str = "",
-        supported: str = "",
-        quick: bool = False,
-        flavour: str = "reference",
-    ) -> Verdict:
-        v = decide(test.ci95, self.direction, self.threshold, self.margin)
-        return Verdict(
-            claim=self.claim,
-            section=self.section,
-            reading=reading,
-            ours=ours or f"{test.fmt(self.digits, self.scale)}{self.unit} (paired, {test.n} seeds)",
-            paper=self.paper,
-            effect=test.mean,
-            ci95=test.ci95,
-            test="paired t",
-            p=test.p,
-            seeds=test.n,
-            verdict=v,
-            reason=reason or self._reason(v),
-            supported=supported,
-            quick=quick,
-            flavour=flavour,
+    def paired(self, reading: str, test: Paired, *, supported: str = "") -> Verdict:
+        """The verdict under ``reading`` from a paired comparison (the claimed effect is the mean
+        per-seed difference)."""
+        ours = f"{test.fmt(self.digits, self.scale)}{self.unit} (paired, {test.n} seeds)"
+        return self._verdict(reading, ours, test.mean, test.ci95, "paired t", test.p, test.n, supported)
+
+    def one_sample(self, reading: str, est: Estimate, *, supported: str = "") -> Verdict:
+        """The verdict under ``reading`` from a quantity over seeds, against the threshold."""
+        ours = f"{est.fmt(self.digits, self.scale)}{self.unit} ({est.n} seeds)"
+        p = one_sample_p(est, self.threshold)
+        return self._verdict(
+            reading, ours, est.mean, (est.ci_low, est.ci_high), "one-sample t", p, est.n, supported
         )
 
-    def one_sample(
+    def _verdict(
         self,
         reading: str,
-        est: Estimate,
-        *,
-        ours: str = "",
-        reason: str = "",
-        supported: str = "",
-        quick: bool = False,
-        flavour: str = "reference",
+        ours: str,
+        effect: float,
+        ci95: tuple[float, float],
+        test: str,
+        p: float,
+        n: int,
+        supported: str,
     ) -> Verdict:
-        v = decide((est.ci_low, est.ci_high), self.direction, self.threshold, self.margin)
-        p = _one_sample_p(est, self.threshold)
+        v = decide(ci95, self.direction, self.threshold, self.margin)
         return Verdict(
             claim=self.claim,
             section=self.section,
             reading=reading,
-            ours=ours or f"{est.fmt(self.digits, self.scale)}{self.unit} ({est.n} seeds)",
+            ours=ours,
             paper=self.paper,
-            effect=est.mean,
-            ci95=(est.ci_low, est.ci_high),
-            test="one-sample t",
+            effect=effect,
+            ci95=ci95,
+            test=test,
             p=p,
-            seeds=est.n,
+            seeds=n,
             verdict=v,
-            reason=reason or self._reason(v),
+            reason=self._reason(v),
             supported=supported,
-            quick=quick,
-            flavour=flavour,
         )
 
     def _reason(self, v: str) -> str:
@@ -199,17 +179,6 @@ class Claim:
         if v == DOES_NOT:
             return f"the 95 % CI lies entirely on the other side of {bar:g} (the claim needs {what})"
         return f"the 95 % CI includes {bar:g}"
-
-
-def _one_sample_p(est: Estimate, mu: float) -> float:
-    from qoslab.stats import t_cdf
-
-    if est.n < 2 or not math.isfinite(est.std):
-        return math.nan
-    if est.std == 0:
-        return 0.0 if est.mean != mu else 1.0
-    t = (est.mean - mu) / (est.std / math.sqrt(est.n))
-    return 2.0 * (1.0 - t_cdf(abs(t), est.n - 1))
 
 
 # -- files ---------------------------------------------------------------------------------------

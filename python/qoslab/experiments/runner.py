@@ -243,12 +243,9 @@ class Context:
         self.sections.append(Section("text", title, markdown.strip() + "\n"))
 
     def verdict(self, v: Verdict) -> Verdict:
-        """Adds a verdict (one claim under one reading) to ``verdicts.json`` and the report;
-        a verdict from a quick run is marked as such."""
-        if self.options.quick and not v.quick:
-            v = replace(v, quick=True)
-        if self.options.flavour is not None:
-            v = replace(v, flavour=self.options.flavour)
+        """Adds a verdict (one claim under one reading) to ``verdicts.json`` and the report,
+        marked with the run's mode (quick or full) and flavour."""
+        v = replace(v, quick=self.options.quick, flavour=self.options.flavour or "reference")
         self.verdicts.append(v)
         return v
 

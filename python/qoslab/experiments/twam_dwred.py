@@ -61,7 +61,6 @@ ARMS = {
     "twam-oracle-dwred": "TWAM, Eq. 3 Σ over products (true cwnd) + DWRED",
     "twam-neighbour-dwred": "TWAM, Eq. 3 Σ binds its neighbour (edge windows) + DWRED",
 }
-ALL_ARMS = ARMS
 #: The baseline arms: per-flow TSW2CM and static WRED, in either flavour.
 BASELINE_ARMS = ("tsw-wred", "tsw-wred-ns2")
 #: The two readings of Eq. 3 (edge windows), by arm: the reading's name in verdicts.
@@ -173,8 +172,8 @@ def lsp_scenario(
     """Scenario ``scen`` (1-4) of Section 5 with marker/AQM ``arm`` and flow set ``flowset``."""
     if scen not in (1, 2, 3, 4):
         raise ValueError(f"scenario must be 1-4, got {scen}")
-    if arm not in ALL_ARMS:
-        raise ValueError(f"unknown arm {arm!r} (expected one of {', '.join(ALL_ARMS)})")
+    if arm not in ARMS:
+        raise ValueError(f"unknown arm {arm!r} (expected one of {', '.join(ARMS)})")
     if in_policy not in IN_POLICIES:
         raise ValueError(f"unknown IN policy {in_policy!r} (expected one of {', '.join(IN_POLICIES)})")
     in_factor = IN_POLICIES[in_policy]
@@ -313,7 +312,7 @@ def lsp_scenario(
         }
     table: dict[str, Any] = {
         "name": f"twam-dwred-s{scen}-{arm}-{flowset}-in{in_policy}",
-        "description": f"Bouras & Sevasti scenario {scen}: {ALL_ARMS[arm]}, flow set {flowset} "
+        "description": f"Bouras & Sevasti scenario {scen}: {ARMS[arm]}, flow set {flowset} "
         f"({n} flows, contracts {', '.join(f'{r:g}' for r in rates)} Mbps), {cap} LSP",
         "duration": f"{t['duration']:g}s",
         "seed": seed,
@@ -356,9 +355,9 @@ def flow_table(res_flows: pd.DataFrame, flowset: str) -> pd.DataFrame:
 
 def plan(opts: Options) -> list[Sweep]:
     q = opts.quick
-    s12 = grid({"scen": [1, 2], "arm": list(ALL_ARMS), "flowset": list(FLOW_SETS)})
-    s3 = grid({"scen": [3], "arm": list(ALL_ARMS), "flowset": ["A", "C"]})
-    s4 = grid({"scen": [4], "arm": list(ALL_ARMS), "flowset": ["A", "C"]})
+    s12 = grid({"scen": [1, 2], "arm": list(ARMS), "flowset": list(FLOW_SETS)})
+    s3 = grid({"scen": [3], "arm": list(ARMS), "flowset": ["A", "C"]})
+    s4 = grid({"scen": [4], "arm": list(ARMS), "flowset": ["A", "C"]})
     inp = grid(
         {
             "scen": [2],
@@ -486,7 +485,6 @@ def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFram
         threshold=REACHED,
         unit=" worst flow / r_i",
     )
-    q = ctx.options.quick
 
     def sel(pf: pd.DataFrame, scen: int, arm: str, fs: str) -> pd.DataFrame:
         return pf[(pf["scen"] == scen) & (pf["arm"] == arm) & (pf["flowset"] == fs)]
@@ -503,18 +501,14 @@ def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFram
             for arm, reading in arms.items():
                 est = estimate(_per_seed(sel(pf, scen, arm, fs), what))
                 ctx.verdict(
-                    claim.one_sample(
-                        f"{reading}, flow set {fs}", est, supported=support[arm] + _set_note(fs), quick=q
-                    )
+                    claim.one_sample(f"{reading}, flow set {fs}", est, supported=support[arm] + _set_note(fs))
                 )
     for fs in sorted(s12["flowset"].unique()):
         base = _per_seed(sel(s12, 2, "tsw-wred", fs), "worst")
         for arm, reading in EQ3_READINGS.items():
             test = paired(_per_seed(sel(s12, 2, arm, fs), "worst"), base)
             ctx.verdict(
-                better.paired(
-                    f"{reading}, flow set {fs}", test, supported=EQ3_SUPPORT[arm] + _set_note(fs), quick=q
-                )
+                better.paired(f"{reading}, flow set {fs}", test, supported=EQ3_SUPPORT[arm] + _set_note(fs))
             )
 
 
@@ -621,7 +615,7 @@ def _summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         row = dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True))
         row.update(
             {
-                "arm_label": ALL_ARMS[row["arm"]],
+                "arm_label": ARMS[row["arm"]],
                 "fraction_reached": e_f.mean,
                 "fraction_ci": e_f.fmt(3),
                 "worst_ratio": e_w.mean,
@@ -663,18 +657,22 @@ def _summary_table(ctx: Context, pf: pd.DataFrame, sweep: str) -> None:
 _TICK = {"ls": "none", "marker": "_", "color": "k", "markersize": 18, "mew": 2}
 
 
+def _throughput_bars(pf: pd.DataFrame, names: list[str]) -> list[Line]:
+    """One bar per arm and flow of ``names``: mean throughput (Mbps) over seeds with its CI."""
+    series = []
+    for arm, label in ARMS.items():
+        g = pf[pf["arm"] == arm]
+        es = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6) for nm in names]
+        series.append((label, [e.mean for e in es], [e.half_width for e in es]))
+    return bar_group(series, len(names))
+
+
 def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
     for fs in FLOW_SETS:
         row = []
         names = list(contracts(fs))
         for scen in (1, 2):
-            sub = pf[(pf["flowset"] == fs) & (pf["scen"] == scen)]
-            series = []
-            for arm in ALL_ARMS:
-                g = sub[sub["arm"] == arm]
-                es = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6) for nm in names]
-                series.append((ALL_ARMS[arm], [e.mean for e in es], [e.half_width for e in es]))
-            lines = bar_group(series, len(names))
+            lines = _throughput_bars(pf[(pf["flowset"] == fs) & (pf["scen"] == scen)], names)
             lines.append(
                 Line(
                     list(range(len(names))),
@@ -709,7 +707,7 @@ def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
 def _fig2_cwnd(ctx: Context) -> None:
     rows = []
     for scen in (1, 2):
-        for arm in ALL_ARMS:
+        for arm in ARMS:
             w = {"scen": scen, "arm": arm, "flowset": "A"}
             ac = _avg_cwnd(ctx, "s12", w)
             for nm, g in ac.groupby("flow_name"):
@@ -722,9 +720,9 @@ def _fig2_cwnd(ctx: Context) -> None:
     row = []
     for scen in (1, 2):
         series = []
-        for arm in ALL_ARMS:
+        for arm in ARMS:
             g = df[(df["scen"] == scen) & (df["arm"] == arm)].set_index("flow").reindex(names)
-            series.append((ALL_ARMS[arm], list(g["mean"]), list(g["half_width"])))
+            series.append((ARMS[arm], list(g["mean"]), list(g["half_width"])))
         lines = bar_group(series, len(names))
         th = theoretical_window("A", scen)
         lines.append(
@@ -764,7 +762,7 @@ def _fig2_cwnd(ctx: Context) -> None:
 def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
     df = _summary_rows(pf, ["scen", "flowset", "arm"])
     labels = [f"s{r.scen} / set {r.flowset}" for r in df.drop_duplicates(["scen", "flowset"]).itertuples()]
-    series = [(ALL_ARMS[arm], list(df[df["arm"] == arm]["fraction_reached"]), None) for arm in ALL_ARMS]
+    series = [(ARMS[arm], list(df[df["arm"] == arm]["fraction_reached"]), None) for arm in ARMS]
     panel = Panel(
         bar_group(series, len(labels)),
         ylabel=f"fraction of flows ≥ {REACHED:.0%} of r_i",
@@ -805,13 +803,7 @@ def _scenario3(ctx: Context) -> None:
         names = list(contracts(fs))
         rates = FLOW_SETS[fs]
         late = {f"f{rates.index(r)}" for r in set(rates)}
-        g_fs = pf[pf["flowset"] == fs]
-        series = []
-        for arm in ALL_ARMS:
-            g = g_fs[g_fs["arm"] == arm]
-            es = [estimate(g[g["flow_name"] == nm]["throughput_bps"] / 1e6) for nm in names]
-            series.append((ALL_ARMS[arm], [e.mean for e in es], [e.half_width for e in es]))
-        lines = bar_group(series, len(names))
+        lines = _throughput_bars(pf[pf["flowset"] == fs], names)
         lines.append(
             Line(list(range(len(names))), [contracts(fs)[nm] / 1e6 for nm in names], "r_i", style=_TICK)
         )
@@ -860,7 +852,7 @@ def _scenario4(ctx: Context) -> None:
     )
     seed = int(ctx.runs("s4")["seed"].min())
     grid = []
-    for arm in ALL_ARMS:
+    for arm in ARMS:
         sf = ctx.series("s4", "flow", {"arm": arm, "flowset": "A"})
         sf = sf[sf["seed"] == seed]
         ef = sf[sf["flow_name"].str.startswith("ef")].groupby("time_s")["throughput_bps"].sum() / 1e6
@@ -872,7 +864,7 @@ def _scenario4(ctx: Context) -> None:
                     list(g["time_s"]), list(g["throughput_bps"] / 1e6), label, style={"marker": "", "lw": 0.9}
                 )
             )
-        grid.append([Panel(lines, title=ALL_ARMS[arm], xlabel="time (s)", ylabel="Mbps")])
+        grid.append([Panel(lines, title=ARMS[arm], xlabel="time (s)", ylabel="Mbps")])
     fig = panels(
         grid,
         title=f"Fig. 5: instantaneous throughput under EF interference (scenario 4, flow set A, seed {seed})",
