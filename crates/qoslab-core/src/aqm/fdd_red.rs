@@ -27,6 +27,11 @@
 //! penalty and owed drops are cleared (Sec. II: state is kept only for the flows that passed
 //! during the last `RTT_avg`).
 //!
+//! The victim ([`VictimRule`]): the greatest penalty (Fig. 2 line 5, the default), or, as a
+//! control that keeps everything but FDD-RED's choice, a flow drawn uniformly from those seen
+//! during the last `RTT_avg` (`victim = "random"`): RED's decisions, the deferred payment and
+//! the penalties' bookkeeping are unchanged, only *whose* drop it is no longer follows the FDI.
+//!
 //! Per-flow RTT ([`RttSource`]): the scenario's propagation RTTs (oracle), or an online
 //! estimator at the router ([`RttEstimator`]) that matches TCP timestamps (RFC 7323 TSval /
 //! TSecr) in both directions, as passive monitors such as pping do: downstream half = data
@@ -50,6 +55,7 @@ pub struct FddRedConfig {
     pub red: RedConfig,
     pub penalty: PenaltyRule,
     pub rtt_source: RttSource,
+    pub victim: VictimRule,
 }
 
 impl QueueDiscipline for FddRedConfig {
@@ -80,6 +86,14 @@ impl QueueDiscipline for FddRedConfig {
             default: "shares",
             doc: "How drop decisions accrue to the flows' penalties: by shares, or Fig. 2 as printed.",
         },
+        Param {
+            name: "victim",
+            kind: ParamKind::Choice {
+                choices: &["penalty", "random"],
+            },
+            default: "penalty",
+            doc: "Whose drop it is: the flow with the greatest penalty (FDD-RED), or a flow drawn uniformly from those seen during the last RTT_avg (a control with FDD-RED's choice disabled).",
+        },
     ];
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         if let Limit::Bytes(_) = limit {
@@ -97,18 +111,21 @@ impl QueueDiscipline for FddRedConfig {
             Some("oracle") => RttSource::Oracle,
             _ => RttSource::Estimator,
         };
+        let victim = match t.choice("victim", &["penalty", "random"])? {
+            Some("random") => VictimRule::Random,
+            _ => VictimRule::Penalty,
+        };
         Ok(FddRedConfig {
             red,
             penalty,
             rtt_source,
+            victim,
         })
     }
     fn build(&self, link_bps: u64) -> Box<FddRed> {
-        Box::new(FddRed::new(
-            self.red.params(link_bps),
-            self.penalty,
-            self.rtt_source,
-        ))
+        let mut q = FddRed::new(self.red.params(link_bps), self.penalty, self.rtt_source);
+        q.victim_rule = self.victim;
+        Box::new(q)
     }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.red.flat(f);
@@ -119,6 +136,10 @@ impl QueueDiscipline for FddRedConfig {
         f.rtt_source = match self.rtt_source {
             RttSource::Estimator => "estimator",
             RttSource::Oracle => "oracle",
+        };
+        f.victim = match self.victim {
+            VictimRule::Penalty => "penalty",
+            VictimRule::Random => "random",
         };
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
@@ -146,6 +167,17 @@ pub enum RttSource {
 pub enum PenaltyRule {
     Shares,
     Fig2,
+}
+
+/// Whose drop a RED drop decision becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VictimRule {
+    /// The flow with the greatest penalty (Fig. 2 line 5).
+    #[default]
+    Penalty,
+    /// A flow drawn uniformly from those seen during the last `RTT_avg` (the arriving flow
+    /// included): FDD-RED's choice disabled, everything else kept.
+    Random,
 }
 
 /// Timestamps remembered per flow and direction for matching (a ring, overwritten oldest
@@ -258,6 +290,7 @@ pub struct FddRed {
     pub red: Red,
     pub rule: PenaltyRule,
     pub source: RttSource,
+    pub victim_rule: VictimRule,
     pub flows: Vec<FlowState>,
     /// The last `RTT_avg` (ns) computed; 0 until a flow has an RTT.
     pub avg_rtt: f64,
@@ -274,6 +307,7 @@ impl FddRed {
             red: Red::new(params),
             rule,
             source,
+            victim_rule: VictimRule::Penalty,
             flows: Vec::new(),
             avg_rtt: 0.0,
             stats: FddStats::default(),
@@ -358,8 +392,8 @@ impl FddRed {
     }
 
     /// Fig. 2 `PenalizeFlow(flow)`: charges a RED drop decision triggered by an arrival of
-    /// `flow` and returns the victim flow.
-    pub fn penalize(&mut self, now: SimTime, flow: u32) -> u32 {
+    /// `flow` and returns the victim flow (`rng` is drawn only with [`VictimRule::Random`]).
+    pub fn penalize(&mut self, now: SimTime, flow: u32, rng: &mut SimRng) -> u32 {
         self.update_avg_rtt(now);
         self.stats.decisions += 1;
         match self.rule {
@@ -395,17 +429,10 @@ impl FddRed {
                 }
             }
         }
-        // line 5: the greatest penalty among the flows seen during the last RTT_avg; ties go
-        // to the arriving flow, then to the lowest flow id.
-        let mut victim = flow;
-        let mut best = self.flows[flow as usize].penalty;
-        for i in 0..self.flows.len() {
-            let f = &self.flows[i];
-            if i as u32 != flow && self.active(now, f) && f.penalty > best {
-                best = f.penalty;
-                victim = i as u32;
-            }
-        }
+        let victim = match self.victim_rule {
+            VictimRule::Penalty => self.greatest_penalty(now, flow),
+            VictimRule::Random => self.random_active(now, flow, rng),
+        };
         // lines 8 and 10
         let v = &mut self.flows[victim as usize];
         v.penalty -= 1.0;
@@ -417,6 +444,39 @@ impl FddRed {
             self.stats.deferred += 1;
         }
         victim
+    }
+
+    /// Fig. 2 line 5: the greatest penalty among the flows seen during the last `RTT_avg`;
+    /// ties go to the arriving `flow`, then to the lowest flow id.
+    fn greatest_penalty(&self, now: SimTime, flow: u32) -> u32 {
+        let mut victim = flow;
+        let mut best = self.flows[flow as usize].penalty;
+        for (i, f) in self.flows.iter().enumerate() {
+            if i as u32 != flow && self.active(now, f) && f.penalty > best {
+                best = f.penalty;
+                victim = i as u32;
+            }
+        }
+        victim
+    }
+
+    /// A flow drawn uniformly from the arriving `flow` and the others seen during the last
+    /// `RTT_avg`.
+    fn random_active(&self, now: SimTime, flow: u32, rng: &mut SimRng) -> u32 {
+        let eligible = |i: usize, f: &FlowState| i as u32 == flow || self.active(now, f);
+        let n = self
+            .flows
+            .iter()
+            .enumerate()
+            .filter(|&(i, f)| eligible(i, f))
+            .count();
+        let k = ((rng.uniform() * n as f64) as usize).min(n - 1);
+        self.flows
+            .iter()
+            .enumerate()
+            .filter(|&(i, f)| eligible(i, f))
+            .nth(k)
+            .map_or(flow, |(i, _)| i as u32)
     }
 
     /// Pays one owed drop of `flow` if it has any: the kind of drop, else None.
@@ -471,7 +531,7 @@ impl Aqm for FddRed {
                 return Verdict::Overflow;
             }
             Verdict::EarlyDrop | Verdict::ForcedDrop | Verdict::Mark => {
-                let victim = self.penalize(now, flow);
+                let victim = self.penalize(now, flow, rng);
                 let k = if v == Verdict::ForcedDrop {
                     FORCED
                 } else {

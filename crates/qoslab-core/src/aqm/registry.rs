@@ -102,6 +102,9 @@ pub struct FlatQueue<'a> {
     pub queues: &'a [crate::net::multiqueue::SubQueueConfig],
     pub rtt_source: &'static str,
     pub penalty: &'static str,
+    /// FDD-RED's victim choice (`penalty` or `random`); empty for the other kinds.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub victim: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dwred_b: Option<f64>,
     #[serde(skip_serializing_if = "str::is_empty")]
@@ -418,6 +421,7 @@ impl Serialize for QueueConfig {
             queues: &[],
             rtt_source: "",
             penalty: "",
+            victim: "",
             dwred_b: None,
             signal: "",
             signal_delay_ns: None,

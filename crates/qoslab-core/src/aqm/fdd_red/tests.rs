@@ -39,7 +39,7 @@ fn script(a: &mut FddRed, arrivals: &[u32]) -> Vec<u32> {
         .map(|(k, &f)| {
             let now = k as SimTime * MS;
             a.touch(now, f);
-            a.penalize(now, f)
+            a.penalize(now, f, &mut SimRng::derive(1, 1))
         })
         .collect()
 }
@@ -79,15 +79,44 @@ fn shares_weight_drops_by_inverse_rtt() {
 }
 
 #[test]
+fn random_victim_ignores_the_penalties() {
+    // RTTs 20 and 80 ms: the penalty rule sends 8 of 10 drops to the short-RTT flow; drawn
+    // uniformly, about half go to each, whatever flow triggered them.
+    let mut a = fdd(PenaltyRule::Shares, &[20, 80]);
+    a.victim_rule = VictimRule::Random;
+    a.touch(0, 0);
+    a.touch(0, 1);
+    let mut rng = SimRng::derive(7, 3);
+    let n = 4000;
+    let short = (0..n)
+        .filter(|_| {
+            a.touch(0, 1);
+            a.penalize(0, 1, &mut rng) == 0
+        })
+        .count();
+    let frac = short as f64 / n as f64;
+    assert!((frac - 0.5).abs() < 0.03, "{frac}");
+    // A flow not seen during the last RTT_avg is never drawn.
+    let mut b = fdd(PenaltyRule::Shares, &[100, 100, 100]);
+    b.victim_rule = VictimRule::Random;
+    b.touch(0, 0);
+    b.touch(0, 2);
+    b.touch(150 * MS, 1);
+    b.touch(150 * MS, 2);
+    assert!((0..200).all(|_| b.penalize(150 * MS, 1, &mut rng) != 0));
+}
+
+#[test]
 fn flows_not_seen_for_rtt_avg_are_forgotten() {
     let mut a = fdd(PenaltyRule::Shares, &[100, 100]);
     a.touch(0, 0);
     a.touch(0, 1);
-    a.penalize(0, 0); // both accrue 0.5; flow 0 (arriving) pays
+    let mut rng = SimRng::derive(1, 1);
+    a.penalize(0, 0, &mut rng); // both accrue 0.5; flow 0 (arriving) pays
     assert!((a.flows[1].penalty - 0.5).abs() < 1e-12);
     // 150 ms later only flow 0 has passed: flow 1 is not eligible and not charged.
     a.touch(150 * MS, 0);
-    assert_eq!(a.penalize(150 * MS, 0), 0);
+    assert_eq!(a.penalize(150 * MS, 0, &mut rng), 0);
     assert!((a.flows[1].penalty - 0.5).abs() < 1e-12);
     // When flow 1 reappears its state starts afresh.
     a.flows[1].owed = [1, 0];
