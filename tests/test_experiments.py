@@ -89,6 +89,12 @@ def test_red_baseline_quick_writes_report_tables_and_figures(tmp_path):
         assert img.shape[0] > 400 and img.shape[1] > 600 and img[..., :3].std() > 0.05, stem
         svg = (d / f"{stem}.svg").read_text()
         assert svg.lstrip().startswith("<?xml") and f"qoslab {qoslab.__version__}" in svg, stem
+        # a quick run's figure says so in its footer (and metadata)
+        assert "QUICK RUN (shortened runs, 3 seeds)" in svg, stem
+    # ... and so does every table
+    for md in d.glob("*.md"):
+        if md.name != "report.md":
+            assert "Quick run (3 seeds, shortened)." in md.read_text(), md.name
     report = (d / "report.md").read_text()
     for needle in (
         f"| qoslab version | {qoslab.__version__} |",

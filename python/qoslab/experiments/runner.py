@@ -219,10 +219,12 @@ class Context:
         columns: Mapping[str, str] | Sequence[str] | None = None,
         formats: Mapping[str, Any] | None = None,
     ) -> Path:
-        """Writes ``name.csv`` (every column) and ``name.md`` (``columns``), adds a section."""
+        """Writes ``name.csv`` (every column) and ``name.md`` (``columns``), adds a section. A
+        quick run's caption says so."""
         csv = self.out / f"{name}.csv"
         df.to_csv(csv, index=False)
         md = markdown_table(df, columns, formats)
+        caption = (caption + self.quick_note).strip()
         body = md + (f"\n{caption}\n" if caption else "")
         (self.out / f"{name}.md").write_text(f"# {title}\n\n{body}")
         self.files += [csv, self.out / f"{name}.md"]
@@ -232,9 +234,14 @@ class Context:
     def figure(
         self, name: str, fig: Any, *, title: str, sweeps: Sequence[str], caption: str = ""
     ) -> list[Path]:
-        """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance) and adds a section."""
-        paths = save_figure(fig, self.out, name, title, self.provenance(sweeps))
+        """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
+        begins by saying so) and adds a section."""
+        footer = self.provenance(sweeps)
+        if self.options.quick:
+            footer = f"QUICK RUN (shortened runs, {len(self.options.seeds)} seeds) · {footer}"
+        paths = save_figure(fig, self.out, name, title, footer)
         self.files += paths
+        caption = (caption + self.quick_note).strip()
         body = f"![{title}]({name}.png)\n\n" + (f"{caption}\n" if caption else "")
         self.sections.append(Section("figure", title, body + f"\n(`{name}.png`, `{name}.svg`)\n"))
         return paths
@@ -525,6 +532,7 @@ def _write_report(
                     "version",
                 ],
             )
+            + (f"\n{ctx.quick_note.strip()}\n" if ctx.quick_note else "")
         )
     for sec in ctx.sections:
         lines += [f"## {sec.title}", "", sec.body]

@@ -796,7 +796,7 @@ def _scenario3(ctx: Context) -> None:
             "largest_ci": "largest group / r_i",
         },
         caption=f"Measured over {t['start']:g}-{t['end']:g} s; the first flow of each contract group "
-        f"starts at {t['late']:g} s. {ctx.provenance(['s3'])}.{ctx.quick_note}",
+        f"starts at {t['late']:g} s. {ctx.provenance(['s3'])}.",
     )
     grid = []
     for fs in sorted(pf["flowset"].unique()):
@@ -848,7 +848,7 @@ def _scenario4(ctx: Context) -> None:
             "largest_ci": "largest group / r_i",
         },
         caption=f"Throughput over the whole measurement window (EF on half of the time). "
-        f"{ctx.provenance(['s4'])}.{ctx.quick_note}",
+        f"{ctx.provenance(['s4'])}.",
     )
     seed = int(ctx.runs("s4")["seed"].min())
     grid = []
