@@ -58,3 +58,61 @@ def test_bad_set_override_is_a_clear_error():
         text=True,
     )
     assert p.returncode == 1 and "negative" in p.stderr and "Traceback" not in p.stderr
+
+
+# -- the edges: encodings, overflowing numbers, --set into values, paths (issue 20) -------------
+
+
+def test_a_file_that_is_not_utf8_is_one_line_and_check_goes_on_to_the_next(tmp_path):
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b'# ok\nname = "\xff"\n')
+    good = SCENARIOS / "fdd-red-s1.toml"
+    p = subprocess.run([QOSLAB, "check", str(bad), str(good)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.strip() == f"error: {bad}:2: not UTF-8 text: byte 0xff at offset 13 (line 2)"
+    assert f"{good}: ok" in p.stdout
+    with pytest.raises(qoslab.ScenarioError):
+        qoslab.load_scenario(bad)
+
+
+@pytest.mark.parametrize(
+    "assignment, needle",
+    [
+        ('duration="1e12s"', "at most 2^53 ns"),
+        ('link.bottleneck.bandwidth="1e19bps"', "at most 10 Tbps"),
+        ("flow[0].count=4294967296", "from 1 to 1000000"),
+        ("tcp.window=9223372036854775808", "out of range"),
+        ("name.x=1", "is a value"),
+        ("link[0].queue.limit=0", "not a table"),
+    ],
+)
+def test_overrides_that_overflow_or_index_into_values_raise_scenario_error(assignment, needle):
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides(["link[0].queue=0", assignment] if "queue." in assignment else [assignment])
+    assert needle in str(e.value) or needle in e.value.args[-1], e.value
+
+
+def test_a_capture_through_a_symlink_out_of_the_output_directory_is_refused(tmp_path):
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    (out / "link").symlink_to(outside)
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").with_overrides(
+        ['duration="12s"', 'measurement.start="0s"', 'measurement.end="12s"']
+    )
+    t = sc.table()
+    t["capture"] = [{"link": "bottleneck", "file": "link/escaped.pcap"}]
+    with pytest.raises(qoslab.ScenarioError, match="resolves outside the output directory"):
+        qoslab.run(qoslab.Scenario.from_table(t), seed=1, out=out)
+    assert not list(outside.iterdir())
+
+
+def test_api_captures_name_a_known_link_and_direction(tmp_path):
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").with_overrides(
+        ['duration="12s"', 'measurement.start="0s"', 'measurement.end="12s"']
+    )
+    for cap in [("bottleneck", "xx", str(tmp_path / "a.pcap")), ("nope", "ab", str(tmp_path / "b.pcap"))]:
+        with pytest.raises(qoslab.ScenarioError):
+            qoslab.run(sc, seed=1, captures=[cap])
+    assert not list(tmp_path.iterdir())

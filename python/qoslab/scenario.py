@@ -79,9 +79,12 @@ class Scenario:
         return Scenario.from_table(table, f"{self.source} (with --set {', '.join(assignments)})")
 
     def link_direction_index(self, link: str, direction: str = "ab") -> int:
+        """The index of ``link``'s direction ``"ab"`` or ``"ba"`` (a ScenarioError otherwise)."""
         names = [lk["name"] for lk in self.resolved["links"]]
-        if link not in names:
-            raise KeyError(f"unknown link {link!r}")
+        if link not in names or direction not in ("ab", "ba"):
+            what = f"unknown link {link!r}" if link not in names else f"direction {direction!r}"
+            msg = f'{what}: expected a link of the scenario and "ab" or "ba"'
+            raise _core.ScenarioError(f"{self.source}: {msg}", self.source, None, "capture", msg)
         return names.index(link) * 2 + (0 if direction == "ab" else 1)
 
 
@@ -89,11 +92,17 @@ def load_scenario(path: str | Path) -> Scenario:
     """Reads and validates a scenario file."""
     p = Path(path)
     try:
-        text = p.read_text()
+        data = p.read_bytes()
     except OSError as e:
         raise _core.ScenarioError(
             f"{p}: cannot read the scenario file ({e.strerror})", str(p), None, "", str(e.strerror)
         ) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        msg = f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} (line {line})"
+        raise _core.ScenarioError(f"{p}:{line}: {msg}", str(p), line, "", msg) from None
     return Scenario(text, str(p))
 
 
@@ -122,6 +131,15 @@ def set_key(table: dict[str, Any], key: str, value: Any) -> None:
                 f"--set: bad key {key!r}", "--set", None, key, "expected a dotted key path"
             )
         name, idx = m.group(1), [int(x) for x in re.findall(r"\d+", m.group(2))]
+        if not isinstance(cur, dict):
+            where = ".".join(parts[:i])
+            raise _core.ScenarioError(
+                f"--set {key}: `{where}` is a value ({cur!r:.40}), not a table with keys",
+                "--set",
+                None,
+                key,
+                "not a table",
+            )
         last = i == len(parts) - 1 and not idx
         if last:
             cur[name] = value

@@ -196,7 +196,7 @@ def run(
         dirs = ["ab", "ba"] if c["direction"] == "both" else [c["direction"]]
         for d in dirs:
             fname = c["file"] if len(dirs) == 1 else c["file"].replace(".pcap", f".{d}.pcap")
-            path = Path(out or ".") / fname
+            path = _inside(Path(out or "."), fname, sc)
             cap.append((sc.link_direction_index(c["link"], d), str(path)))
     for link, d, path in captures or []:
         cap.append((sc.link_direction_index(link, d), str(path)))
@@ -259,6 +259,19 @@ def run(
     if out is not None:
         res.write(out)
     return res
+
+
+def _inside(out: Path, name: str, sc: Scenario) -> Path:
+    """``out / name``, refused if it resolves outside ``out`` (through a symbolic link; the core
+    already refuses absolute paths and ``..``)."""
+    path = out / name
+    base = out.resolve()
+    if not path.resolve().is_relative_to(base):
+        msg = (
+            f"the capture file {name!r} resolves outside the output directory {str(out)!r} (a symbolic link)"
+        )
+        raise _core.ScenarioError(f"{sc.source}: {msg}", sc.source, None, "capture.file", msg)
+    return path
 
 
 def finite(x: float) -> float | None:

@@ -60,6 +60,24 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((v, unit.trim()))
 }
 
+/// The longest duration a scenario may give: 2^53 ns (about 104 days of simulated time), so
+/// that every time is exact as an f64 and sums of times cannot overflow.
+pub const MAX_DURATION_NS: u64 = 1 << 53;
+/// The fastest rate: 10 Tbit/s.
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// The largest size: 2^40 bytes (1 TiB).
+pub const MAX_BYTES: u64 = 1 << 40;
+/// The largest queue limit in packets: 2^32.
+pub const MAX_PACKETS: u64 = 1 << 32;
+
+/// `v` (already in the base unit) if it is at most `max`, else an error naming the limit.
+fn at_most(v: f64, max: u64, what: &str, s: &str, limit: &str) -> Result<u64, String> {
+    if v > max as f64 {
+        return Err(format!("{what} {s:?} is too large: at most {limit}"));
+    }
+    Ok(v.round() as u64)
+}
+
 fn check_value(v: f64, what: &str, s: &str) -> Result<f64, String> {
     if !v.is_finite() {
         return Err(format!("{what} {s:?} is not a finite number"));
@@ -84,7 +102,13 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         "" => return Err(format!("{s:?} has no unit: {expected}")),
         u => return Err(format!("unknown time unit {u:?} in {s:?}: {expected}")),
     };
-    Ok((v * mult).round() as u64)
+    at_most(
+        v * mult,
+        MAX_DURATION_NS,
+        "duration",
+        s,
+        "2^53 ns (about 104 days)",
+    )
 }
 
 /// Parses a bit rate such as `"1.2Mbps"`, `"64kbps"`, `"10Gbps"`, `"500bps"`.
@@ -100,7 +124,7 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         "" => return Err(format!("{s:?} has no unit: {expected}")),
         u => return Err(format!("unknown rate unit {u:?} in {s:?}: {expected}")),
     };
-    Ok((v * mult).round() as u64)
+    at_most(v * mult, MAX_RATE_BPS, "rate", s, "10 Tbps")
 }
 
 fn byte_mult(unit: &str) -> Option<f64> {
@@ -121,7 +145,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?}: {expected}"))?;
     let v = check_value(v, "size", s)?;
     match byte_mult(unit) {
-        Some(m) => Ok((v * m).round() as u64),
+        Some(m) => at_most(v * m, MAX_BYTES, "size", s, "2^40 bytes (1 TiB)"),
         None if unit.is_empty() => Err(format!("{s:?} has no unit: {expected}")),
         None => Err(format!("unknown size unit {unit:?} in {s:?}: {expected}")),
     }
@@ -137,11 +161,23 @@ pub fn parse_limit(s: &str) -> Result<Limit, String> {
             if v.fract() != 0.0 {
                 return Err(format!("{s:?}: a packet count must be a whole number"));
             }
-            Ok(Limit::Packets(v as u64))
+            Ok(Limit::Packets(at_most(
+                v,
+                MAX_PACKETS,
+                "limit",
+                s,
+                "2^32 packets",
+            )?))
         }
         "" => Err(format!("{s:?} has no unit: {expected}")),
         u => match byte_mult(u) {
-            Some(m) => Ok(Limit::Bytes((v * m).round() as u64)),
+            Some(m) => Ok(Limit::Bytes(at_most(
+                v * m,
+                MAX_BYTES,
+                "limit",
+                s,
+                "2^40 bytes (1 TiB)",
+            )?)),
             None => Err(format!("unknown limit unit {u:?} in {s:?}: {expected}")),
         },
     }
@@ -150,6 +186,33 @@ pub fn parse_limit(s: &str) -> Result<Limit, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_beyond_the_limits_are_errors_naming_the_limit() {
+        for (r, needle) in [
+            (parse_duration("1e12s"), "104 days"),
+            (parse_duration("1e300min"), "104 days"),
+            (parse_rate("1e19bps"), "10 Tbps"),
+            (parse_rate("20000Gbps"), "10 Tbps"),
+            (parse_bytes("2e12B"), "1 TiB"),
+            (
+                parse_limit("9223372036854775807pkts").map(|_| 0),
+                "2^32 packets",
+            ),
+            (parse_limit("1e13B").map(|_| 0), "1 TiB"),
+        ] {
+            let e = r.expect_err(needle);
+            assert!(e.contains("too large") && e.contains(needle), "{e}");
+        }
+        assert!(parse_duration("104days").is_err());
+        assert_eq!(parse_duration("8000000s").unwrap(), 8_000_000 * NS_PER_SEC);
+        assert!(parse_rate("10Tbps").is_err());
+        assert_eq!(parse_rate("10000Gbps").unwrap(), MAX_RATE_BPS);
+        assert_eq!(
+            parse_limit("4294967296pkts").unwrap(),
+            Limit::Packets(MAX_PACKETS)
+        );
+    }
 
     #[test]
     fn parses_units() {

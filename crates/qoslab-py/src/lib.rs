@@ -47,25 +47,45 @@ fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAn
     })
 }
 
+/// A ScenarioError about the value at `path` of a table given from Python.
+fn table_err(path: &str, message: String) -> PyErr {
+    let shown = if path.is_empty() { "(the table)" } else { path };
+    ScenarioError::new_err((
+        format!("<python>: key `{shown}`: {message}"),
+        "<python>".to_string(),
+        None::<usize>,
+        path.to_string(),
+        message,
+    ))
+}
+
 fn py_to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(v.extract()?));
     }
     if v.is_instance_of::<PyInt>() {
-        return Ok(toml::Value::Integer(v.extract()?));
+        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| {
+            table_err(
+                path,
+                format!("the integer {v} is out of range: from -2^63 to 2^63-1"),
+            )
+        });
     }
     if v.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(v.extract()?));
     }
     if v.is_instance_of::<PyString>() {
-        return Ok(toml::Value::String(v.extract()?));
+        return v
+            .extract::<String>()
+            .map(toml::Value::String)
+            .map_err(|_| table_err(path, "a string that is not valid Unicode".to_string()));
     }
     if let Ok(d) = v.cast::<PyDict>() {
         let mut t = toml::Table::new();
         for (k, x) in d.iter() {
-            let k: String = k.extract().map_err(|_| {
-                PyValueError::new_err(format!("{path}: table keys must be strings"))
-            })?;
+            let k: String = k
+                .extract()
+                .map_err(|_| table_err(path, "table keys must be strings".to_string()))?;
             let sub = if path.is_empty() {
                 k.clone()
             } else {
@@ -85,10 +105,13 @@ fn py_to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
         }
         return Ok(toml::Value::Array(a));
     }
-    Err(PyValueError::new_err(format!(
-        "{path}: cannot represent a value of type {} in a scenario",
-        v.get_type().name()?
-    )))
+    Err(table_err(
+        path,
+        format!(
+            "cannot represent a value of type {} in a scenario",
+            v.get_type().name()?
+        ),
+    ))
 }
 
 /// Converts a Python table (nested dicts/lists) to TOML text, the one input form the core parses.
@@ -96,7 +119,7 @@ fn py_to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
 fn table_to_toml(table: &Bound<'_, PyAny>) -> PyResult<String> {
     let v = py_to_toml(table, "")?;
     toml::to_string(&v)
-        .map_err(|e| PyValueError::new_err(format!("cannot write the scenario as TOML: {e}")))
+        .map_err(|e| table_err("", format!("cannot write the scenario as TOML: {e}")))
 }
 
 fn parse(text: &str, file: &str) -> PyResult<Scenario> {
@@ -111,7 +134,20 @@ fn parse(text: &str, file: &str) -> PyResult<Scenario> {
 #[pyfunction]
 fn resolve_scenario<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bound<'py, PyAny>> {
     let sc = parse(text, file)?;
-    toml_to_py(py, &sc.to_toml_value())
+    toml_to_py(py, &resolved_table(&sc, file)?)
+}
+
+/// The resolved form as TOML, or a ScenarioError naming the file.
+fn resolved_table(sc: &Scenario, file: &str) -> PyResult<toml::Value> {
+    sc.to_toml_value().map_err(|m| {
+        ScenarioError::new_err((
+            format!("{file}: {m}"),
+            file.to_string(),
+            None::<usize>,
+            String::new(),
+            m,
+        ))
+    })
 }
 
 /// A parsed, validated and resolved scenario, kept typed on the Rust side so that a run does
@@ -119,13 +155,14 @@ fn resolve_scenario<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bo
 #[pyclass(frozen, module = "qoslab._core")]
 struct Resolved {
     inner: Scenario,
+    file: String,
 }
 
 #[pymethods]
 impl Resolved {
     /// The resolved scenario as a dict (the flat form the Python side reads).
     fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        toml_to_py(py, &self.inner.to_toml_value())
+        toml_to_py(py, &resolved_table(&self.inner, &self.file)?)
     }
 }
 
@@ -134,6 +171,7 @@ impl Resolved {
 fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
     Ok(Resolved {
         inner: parse(text, file)?,
+        file: file.to_string(),
     })
 }
 

@@ -147,8 +147,10 @@ impl Scenario {
     }
 
     /// The resolved scenario as a TOML table (the form the Python side and exporters read).
-    pub fn to_toml_value(&self) -> toml::Value {
-        toml::Value::try_from(self).expect("a resolved scenario always serialises")
+    /// Every value is range-checked when parsed (see [`crate::units`]), so this fails only on a
+    /// value TOML cannot hold (an integer of 2^63 or more) that a check has missed.
+    pub fn to_toml_value(&self) -> Result<toml::Value, String> {
+        toml::Value::try_from(self).map_err(|e| format!("a value is out of range: {e}"))
     }
 }
 
@@ -280,6 +282,26 @@ fn resolve_measurement(
     })
 }
 
+/// A path a scenario names must stay inside the run's output directory: relative, without
+/// `..` components, and a plain file name path (no empty name, no NUL, no backslashes).
+pub fn confined(path: &str) -> Result<(), String> {
+    let why = if path.is_empty() || path.ends_with('/') {
+        Some("names no file")
+    } else if path.starts_with('/') || path.starts_with('~') {
+        Some("is absolute: give a path relative to the output directory")
+    } else if path.split('/').any(|c| c == "..") {
+        Some("leaves the output directory (`..`)")
+    } else if path.contains('\0') || path.contains('\\') {
+        Some("contains a NUL or a backslash")
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(format!("the path {path:?} {w}")),
+        None => Ok(()),
+    }
+}
+
 fn resolve_captures(
     specs: &[CaptureSpec],
     link_names: &HashMap<String, usize>,
@@ -304,6 +326,7 @@ fn resolve_captures(
             }
         };
         let file = c.file.clone().unwrap_or_else(|| format!("{}.pcap", c.link));
+        confined(&file).map_err(|m| bad(format!("capture[{n}].file"), m))?;
         captures.push(CaptureConfig {
             link: c.link.clone(),
             link_idx,

@@ -11,6 +11,20 @@ use std::marker::PhantomData;
 pub use crate::traffic::tcp::TcpVariant;
 use crate::units;
 
+/// The most members a group (`count`) may have.
+pub const MAX_COUNT: u32 = 1_000_000;
+
+/// A group's `count`: a whole number from 1 to [`MAX_COUNT`].
+fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    let n = i64::deserialize(d)?;
+    if !(1..=i64::from(MAX_COUNT)).contains(&n) {
+        return Err(de::Error::custom(format!(
+            "count {n} is out of range: from 1 to {MAX_COUNT}"
+        )));
+    }
+    Ok(Some(n as u32))
+}
+
 macro_rules! unit_newtype {
     ($name:ident, $ty:ty, $parse:path, $what:expr) => {
         #[derive(Debug, Clone, Copy, PartialEq)]
@@ -224,6 +238,7 @@ pub enum ScopeSpec {
 #[serde(deny_unknown_fields)]
 pub struct ConditionerSpec {
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "count")]
     pub count: Option<u32>,
     /// The link whose queue it guards; `{i}` is replaced in groups.
     pub link: String,
@@ -246,6 +261,7 @@ pub struct ConditionerSpec {
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub name: String,
+    #[serde(default, deserialize_with = "count")]
     pub count: Option<u32>,
 }
 
@@ -254,6 +270,7 @@ pub struct NodeSpec {
 pub struct LinkSpec {
     /// Defaults to "A-B".
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "count")]
     pub count: Option<u32>,
     pub a: String,
     pub b: String,
@@ -306,6 +323,7 @@ pub enum FlowType {
 pub struct FlowSpec {
     /// Defaults to "flowN" (N = position among all flows).
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "count")]
     pub count: Option<u32>,
     pub src: String,
     pub dst: String,

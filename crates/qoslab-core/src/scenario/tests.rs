@@ -111,3 +111,24 @@ fn missing_route() {
     let e = err(&src);
     assert!(e.message.contains("no route"), "{e}");
 }
+
+#[test]
+fn paths_a_scenario_names_stay_inside_the_output_directory() {
+    use super::confined;
+    for ok in ["a.pcap", "caps/bottleneck.pcap", "x..y.pcap", "./a.pcap"] {
+        assert!(confined(ok).is_ok(), "{ok}");
+    }
+    for (bad, why) in [
+        ("../escaped.pcap", "leaves"),
+        ("caps/../../x.pcap", "leaves"),
+        ("/tmp/x.pcap", "absolute"),
+        ("~/x.pcap", "absolute"),
+        ("", "names no file"),
+        ("dir/", "names no file"),
+        ("a\\..\\b.pcap", "backslash"),
+        ("a\0b", "NUL"),
+    ] {
+        let e = confined(bad).expect_err(bad);
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+}
