@@ -68,3 +68,12 @@ def test_experiments_draw_with_the_shared_figure_kinds() -> None:
     assert not offenders, f"experiments drawing with matplotlib directly (file: lines): {offenders}"
     uses = [p.name for p in exp.glob("*.py") if "from qoslab.figures import" in p.read_text()]
     assert len(uses) >= 6, uses
+
+
+def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
+    """The result store keys runs by version: the modules that build a run's tables, summary and
+    metrics and read its scenario are hashed into it with the Rust sources (crates/qoslab-py/
+    build.rs), so that a change to them never reuses stored results."""
+    build = (Path(__file__).resolve().parents[1] / "crates" / "qoslab-py" / "build.rs").read_text()
+    listed = set(re.findall(r'"(\w+\.py)"', build))
+    assert {"simulate.py", "tasks.py", "scenario.py"} <= listed, listed

@@ -1,6 +1,7 @@
 //! Fingerprints the simulator's source so that `qoslab.__version__` names the exact model
 //! that produced a result ("0.1.0+1a2b3c4d5e6f"): the result store keys runs by version, and a
-//! changed core must never reuse results computed by another.
+//! changed core must never reuse results computed by another. The Python modules that shape a
+//! stored run (tables, summary, metrics, scenario overrides) are part of the fingerprint.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,16 @@ fn main() {
         collect(&d, &mut files);
     }
     files.push(core.join("Cargo.toml"));
+    // The Python modules that shape what a run stores: its tables and summary (simulate), its
+    // metrics (tasks) and how a scenario is read and overridden (scenario). A change to any of
+    // them must not reuse stored results either.
+    let py = root.join("../../python/qoslab");
+    let py_files: Vec<PathBuf> = ["simulate.py", "tasks.py", "scenario.py"]
+        .iter()
+        .map(|f| py.join(f))
+        .filter(|p| p.exists())
+        .collect();
+    files.extend(py_files.iter().cloned());
     files.sort();
     // FNV-1a, 64 bits, over each file's path (relative) and contents.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -47,4 +58,7 @@ fn main() {
         core.join("Cargo.toml").display()
     );
     println!("cargo:rerun-if-changed={}", root.join("src").display());
+    for f in &py_files {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
 }
