@@ -1,7 +1,10 @@
 """The CLI's outputs, determinism across runs, and the conservation invariant."""
 
 import json
+import signal
 import subprocess
+import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -95,3 +98,31 @@ def test_progress_callback_is_called():
     seen = []
     qoslab.run(S1, seed=1, progress=seen.append)
     assert seen[-1] == 1.0 and len(seen) >= 10 and seen == sorted(seen)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_stops_promptly_and_keeps_what_it_measured(tmp_path, sig):
+    """Ctrl-C or SIGTERM stops a run of a million simulated seconds between two short slices:
+    exit 130, one line, and summary.json with what was measured so far, marked partial."""
+    long = tmp_path / "long.toml"
+    long.write_text(Path(S1).read_text().replace('duration = "100s"', 'duration = "1000000s"'))
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [QOSLAB, "run", str(long), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)
+    p.send_signal(sig)
+    try:
+        _, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    lines = [ln for ln in err.splitlines() if ln.strip() and "% of simulated time" not in ln]
+    assert len(lines) == 1 and lines[0].startswith("interrupted at t = ") and "partial" in lines[0], err
+    s = json.loads((out / "summary.json").read_text())
+    assert s["partial"] is True and 0 < s["simulated_until_s"] < 1e6
+    assert sum(f["sent_packets"] for f in s["flows"]) > 0
+    assert pd.read_parquet(out / "flows.parquet")["sent_packets"].sum() > 0

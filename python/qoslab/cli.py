@@ -83,6 +83,7 @@ def run(
     from rich.console import Console
     from rich.table import Table
 
+    from qoslab.simulate import RunInterrupted
     from qoslab.simulate import run as run_sim
 
     sc = _load(scenario, set_)
@@ -97,6 +98,14 @@ def run(
         _fail(str(e.args[0]))
     except OSError as e:
         _fail(str(e))
+    except RunInterrupted as e:
+        r = e.result
+        where = f": wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
+        typer.echo(
+            f"interrupted at t = {r.simulated_until_s:g} s of {sc.resolved['duration_ns'] / 1e9:g} s{where}",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     s = res.summary()
     con = Console()
     t = Table(title=f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}")
@@ -799,7 +808,16 @@ def emulate(
         con.print(f"wrote {out}/summary.json and CSV tables")
 
 
+def _sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    import signal
+
+    # SIGTERM (a batch system's kill, `timeout`) stops a run like Ctrl-C: promptly, keeping what
+    # was measured.
+    signal.signal(signal.SIGTERM, _sigterm)
     try:
         app()
     except KeyboardInterrupt:

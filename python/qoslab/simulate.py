@@ -47,6 +47,10 @@ class Result:
     packet_hops: int
     wall_time_s: float
     violations: list[str] = field(default_factory=list)
+    #: Interrupted (Ctrl-C/SIGTERM): simulated only up to ``simulated_until_s``; summary.json
+    #: says so (``partial``), and nothing stores it as a complete run.
+    partial: bool = False
+    simulated_until_s: float | None = None
 
     @property
     def bottleneck(self) -> pd.Series:
@@ -136,6 +140,7 @@ class Result:
             "packet_hops": self.packet_hops,
             "conservation_violations": self.violations,
             "wall_time_s": self.wall_time_s,
+            **({"partial": True, "simulated_until_s": self.simulated_until_s} if self.partial else {}),
         }
 
     def write(self, out: str | Path) -> Path:
@@ -255,10 +260,24 @@ def run(
         packet_hops=int(raw["packet_hops"]),
         wall_time_s=wall,
         violations=list(raw["violations"]),
+        partial=bool(raw.get("interrupted", False)),
+        simulated_until_s=int(raw.get("simulated_until_ns", 0)) / 1e9,
     )
     if out is not None:
         res.write(out)
+    if res.partial:
+        raise RunInterrupted(res, out)
     return res
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM in the CLI): ``result`` holds what was measured up to
+    ``result.simulated_until_s``, already written to ``out`` (if given), marked partial."""
+
+    def __init__(self, result: Result, out: str | Path | None) -> None:
+        super().__init__(f"interrupted at t = {result.simulated_until_s:g} s")
+        self.result = result
+        self.out = out
 
 
 def _inside(out: Path, name: str, sc: Scenario) -> Path:

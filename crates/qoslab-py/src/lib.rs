@@ -3,10 +3,11 @@
 //! into Python. The GIL is released while simulating.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use qoslab_core::aqm::DROP_REASONS;
@@ -236,9 +237,19 @@ fn run<'py>(
             .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
     }
     let total = sc.duration_ns;
-    let chunks = chunks.max(1);
-    for k in 1..=chunks {
-        let until = total / chunks * k + if k == chunks { total % chunks } else { 0 };
+    let chunk = (total / chunks.max(1)).max(1);
+    // Slices of simulated time short enough in wall-clock time that Ctrl-C (or SIGTERM, which
+    // the CLI turns into KeyboardInterrupt) is seen within about 0.1 s whatever the run's
+    // length: a slice that took longer than 50 ms halves the next, one under 10 ms doubles it,
+    // up to the progress chunk (from 10 ms of simulated time). Where a run pauses does not change it (events are processed in
+    // the same order); progress is reported once per chunk.
+    let mut step = chunk.min(10_000_000);
+    let mut until: u64 = 0;
+    let mut next_report = chunk;
+    let mut interrupted = false;
+    while until < total {
+        until = until.saturating_add(step).min(total);
+        let t0 = Instant::now();
         let ok = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(until))).is_ok());
         if !ok {
             return Err(PyRuntimeError::new_err(format!(
@@ -246,9 +257,26 @@ fn run<'py>(
                 sim.now() as f64 / 1e9
             )));
         }
-        py.check_signals()?;
-        if let Some(cb) = &progress {
-            cb.call1((k as f64 / chunks as f64,))?;
+        let wall = t0.elapsed();
+        if wall > Duration::from_millis(50) {
+            step = (step / 2).max(1_000);
+        } else if wall < Duration::from_millis(10) {
+            step = step.saturating_mul(2).min(chunk);
+        }
+        if let Err(e) = py.check_signals() {
+            if e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                interrupted = true;
+                break;
+            }
+            return Err(e);
+        }
+        if until >= next_report || until == total {
+            while next_report <= until {
+                next_report = next_report.saturating_add(chunk);
+            }
+            if let Some(cb) = &progress {
+                cb.call1((until as f64 / total as f64,))?;
+            }
         }
     }
     let r = sim.results();
@@ -574,6 +602,12 @@ fn run<'py>(
     out.set_item("events", r.events)?;
     out.set_item("packet_hops", r.packet_hops)?;
     out.set_item("end_ns", r.end_ns)?;
+    // Interrupted (Ctrl-C): the results so far, simulated up to `simulated_until_ns`.
+    out.set_item("interrupted", interrupted)?;
+    out.set_item(
+        "simulated_until_ns",
+        if interrupted { until } else { total },
+    )?;
     out.set_item("violations", r.violations)?;
     out.set_item("capture_records", r.capture_records)?;
     Ok(out)
