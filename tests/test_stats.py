@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from qoslab.stats import betainc, comparison_row, estimate, seed_ranges, summarize, t_cdf, t_ppf
+from qoslab.stats import betainc, comparison_row, estimate, paired, seed_ranges, summarize, t_cdf, t_ppf
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 9, 19, 29, 99, 1000])
@@ -77,3 +77,13 @@ def test_comparison_row_and_seed_ranges():
     r = comparison_row(0.888, e)
     assert r["inside_ci"] is False and r["inside_seed_range"] is False
     assert seed_ranges([5, 1, 2, 3, 9, 10]) == "1-3,5,9-10"
+
+
+def test_effects_near_zero_are_shown_to_the_precision_of_their_interval():
+    """A mean of −6.6e-7 with a CI of ±0.0013 is shown as ±0.0000 at the CI's two significant
+    digits, not with nine decimals."""
+    p = paired(pd.Series([0.0012, -0.0013, 0.0001, -0.0000026]), pd.Series([0.0, 0.0, 0.0, 0.0]))
+    text = p.fmt()
+    assert len(text.split()[0]) <= 8, text
+    assert estimate([0.9971, 0.998, 0.996]).fmt() == "0.9970 ± 0.0025"
+    assert estimate([1.44, 1.5, 1.6]).fmt() == "1.51 ± 0.20"

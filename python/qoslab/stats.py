@@ -198,11 +198,13 @@ class Estimate:
 
 
 def _decimals_for(mean: float, half: float, digits: int) -> int:
-    mag = math.floor(math.log10(abs(mean))) if mean != 0 else 0
-    d = max(0, digits - 1 - mag)
+    """Decimals to show: two significant digits of the CI's half-width (a mean is known no
+    better than that, however close to 0 it is); ``digits`` significant digits of the mean when
+    there is no interval."""
     if half > 0:
-        d = max(d, -math.floor(math.log10(half)))
-    return min(d, 12)
+        return min(max(0, 1 - math.floor(math.log10(half))), 12)
+    mag = math.floor(math.log10(abs(mean))) if mean != 0 else 0
+    return min(max(0, digits - 1 - mag), 12)
 
 
 def estimate(values: Iterable[float], level: float = LEVEL) -> Estimate:

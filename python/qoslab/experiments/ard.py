@@ -23,12 +23,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from qoslab.experiments.ard_topology import CONTRACT_BPS, SCHEMES, ard_scenario, spread_rtts_ms
+from qoslab.experiments.ard_topology import (
+    CONTRACT_BPS,
+    FAIR_SHARE_BPS,
+    SCHEMES,
+    ard_scenario,
+    rio_queue,
+    spread_rtts_ms,
+)
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
-from qoslab.stats import estimate
+from qoslab.stats import estimate, paired
+from qoslab.verdicts import Claim
 
 PAPER = (
     'K. Hur, "Performance Analysis of Random Early Dropping Effect at an Edge Router for TCP '
@@ -46,22 +54,63 @@ TABLE1 = {
     (20, "ard"): 0.991,
 }
 #: Section III: λ_IN, λ_OUT measured over the first nτ and the TPR they give (bit/s).
+#: ARM/ARD's re-marking and drop threshold (packets), the paper's T_rd.
+T_RD = 15
 LAMBDAS = {4: (494e3, 546e3, 570e3), 20: (1658e3, 4102e3, 1727e3)}
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "stated": {"host_cbs_bytes": 2000},
     "cbs10": {"host_cbs_bytes": 10_000},
     "rtt8": {"host_cbs_bytes": 2000, "rtt_ratio": 8.0},
+    "rtt10b1": {"host_cbs_bytes": 1000, "rtt_ratio": 10.0, "rtt_min_ms": 20.0},
 }
 SETTING_TEXT = {
     "stated": "paper's parameters, host bucket 2 packets",
     "cbs10": "paper's parameters, host bucket 10 packets",
     "rtt8": "RTTs spread 8:1 (26-208 ms), host bucket 2 packets",
+    "rtt10b1": "RTTs spread 10:1 (20-200 ms), host bucket 1 packet",
+}
+#: The settings as readings (verdicts' ``reading``) and what the paper's text says about each.
+SETTING_READING = {
+    "stated": "paper's RTTs, host bucket 2 pkts",
+    "cbs10": "paper's RTTs, host bucket 10 pkts",
+    "rtt8": "RTTs 8:1 (26-208 ms), host bucket 2 pkts",
+    "rtt10b1": "RTTs 10:1 (20-200 ms), host bucket 1 pkt",
+}
+SETTING_SUPPORT = {
+    "stated": "the text's RTTs and parameters; the host bucket depth is not given: 2 packets is the depth "
+    "at which our λ_IN matches the paper's 494 kbps",
+    "cbs10": "the text's RTTs and parameters; the host bucket depth is not given: 10 packets is as "
+    "consistent with the text (λ_IN ~920 kbps against the paper's 494)",
+    "rtt8": "a regime beyond the text (its RTTs span 26-32 / 26.4-34 ms), where RIO alone is measurably "
+    "unfair",
+    "rtt10b1": "a regime beyond the text (its RTTs span 26-32 / 26.4-34 ms): 1-packet host buckets and "
+    "RTTs spread 10:1",
+}
+#: The measurement windows: the paper's (Table 1 and Figs. 8) and the start-up.
+PERIODS = {"steady": "100-200 s", "startup": "0-20 s"}
+PERIOD_SUPPORT = {
+    "steady": "the text: 'we compare the throughputs ... during the second 100 sec time interval'",
+    "startup": "not Table 1's window (the text measures 100-200 s): the start-up, where RIO alone is least "
+    "fair and ARM/ARD still fill at TPR = TPR_max (the first nτ = 100 s)",
+}
+#: Settings also measured over the start-up window (20 s runs: the first 20 s of the 200 s runs,
+#: since nothing after 20 s changes what happens before it).
+STARTUP_SETTINGS = ("stated", "rtt8", "rtt10b1")
+#: ARD's two drop orders, as readings, and what the text says about each.
+DROP_ORDERS = {"before_remark": "drop before re-mark", "among_remarked": "drop among re-marked"}
+DROP_SUPPORT = {
+    "before_remark": "the text: the dropper 'drops excessive incoming IN packets randomly with a constant "
+    "probability P_drop, only when the token level ... stays in the remarking and drop region'",
+    "among_remarked": "the text: 'an aggregate dropper is combined to drop some excessive IN packets ... "
+    "instead of remarking them to OUT'; equally plausible",
 }
 CBS_PKTS = (1, 2, 3, 5, 10)
 WINDOWS = (8, 20, 64)
 RTT_RATIOS = (1.2, 2.0, 4.0, 8.0)
 FLOWS = (4, 10, 20, 40)
+#: The (flows, setting) cases of the time-series figures (Figs. 4-7).
+TIMESERIES = ((4, "stated"), (20, "stated"), (4, "rtt8"))
 
 
 def _f0(x: float) -> str:
@@ -81,15 +130,23 @@ def _f4(x: float) -> str:
 
 
 def point_scenario(p: dict[str, Any]) -> Any:
-    """The scenario of one sweep point (keys: n, scheme and the optional setting keys)."""
+    """The scenario of one sweep point (keys: n, scheme and the optional keys setting, period
+    ("steady" or "startup"), cbs_pkts, window, rtt_ratio, drop_order, interval)."""
     n, scheme = int(p["n"]), str(p["scheme"])
     kw: dict[str, Any] = {}
+    name = f"ard-{n}flows"
     if "setting" in p:
         s = dict(SETTINGS[p["setting"]])
         ratio = s.pop("rtt_ratio", None)
+        smallest = s.pop("rtt_min_ms", 26.0)
         if ratio is not None:
-            kw["rtts_ms"] = spread_rtts_ms(n, ratio)
+            kw["rtts_ms"] = spread_rtts_ms(n, ratio, smallest)
         kw.update(s)
+        name += f"-{p['setting']}"
+    if p.get("period") == "startup":
+        kw["duration_s"] = 20.0
+        kw["measure_s"] = (0.0, 20.0)
+        name += "-startup"
     if "cbs_pkts" in p:
         kw["host_cbs_bytes"] = int(p["cbs_pkts"]) * 1000
     if "window" in p:
@@ -99,6 +156,12 @@ def point_scenario(p: dict[str, Any]) -> Any:
         kw.setdefault("host_cbs_bytes", 2000)
     if p.get("drop_order") and scheme == "ard":
         kw["ard"] = {"drop_order": p["drop_order"]}
+        if p["drop_order"] != "before_remark":
+            name += f"-{p['drop_order']}"
+    if "interval" in p:
+        kw["interval"] = str(p["interval"])
+    if "setting" in p:
+        kw["name"] = f"{name}-{scheme}"
     return ard_scenario(n, scheme, **kw)
 
 
@@ -154,6 +217,8 @@ def _grid(**axes: Any) -> list[dict[str, Any]]:
 def plan(opts: Options) -> list[Sweep]:
     seeds = opts.seeds
     t1 = _grid(n=[4, 20], setting=list(SETTINGS), scheme=list(SCHEMES))
+    startup = _grid(n=[4, 20], setting=list(STARTUP_SETTINGS), period=["startup"], scheme=list(SCHEMES))
+    order = _grid(n=[4, 20], setting=list(SETTINGS), scheme=["ard"], drop_order=["among_remarked"])
     cbs = CBS_PKTS if not opts.quick else (1, 2, 10)
     sens = _grid(n=[4], cbs_pkts=list(cbs), window=[20], scheme=list(SCHEMES))
     if not opts.quick:
@@ -165,13 +230,38 @@ def plan(opts: Options) -> list[Sweep]:
     flows = FLOWS if not opts.quick else (4, 10)
     sw = _grid(n=list(flows), rtt_ratio=list(ratios), scheme=list(SCHEMES))
     few = seeds if opts.quick else seeds[: max(5, len(seeds) // 2)]
+    ts = {
+        f"timeseries-{n}flows-{setting}": [
+            {"n": n, "setting": setting, "scheme": scheme, "interval": "100ms"} for scheme in SCHEMES
+        ]
+        for n, setting in TIMESERIES
+    }
     return [
         Sweep(
             "table1",
             [(p, point_scenario(p)) for p in t1],
             seeds,
             "Figs. 3(a)/3(b): 4 flows over 1.2 Mbps and 20 over 6 Mbps, RIO alone, ARM and ARD, in "
-            "three settings: " + "; ".join(f"`{k}` = {v}" for k, v in SETTING_TEXT.items()) + ".",
+            "four settings: " + "; ".join(f"`{k}` = {v}" for k, v in SETTING_TEXT.items()) + "; "
+            "measured over 100-200 s.",
+            METRICS,
+        ),
+        Sweep(
+            "startup",
+            [(p, point_scenario(p)) for p in startup],
+            seeds,
+            "The start-up window: as `table1` (settings "
+            + ", ".join(f"`{s}`" for s in STARTUP_SETTINGS)
+            + "), run for 20 s and measured over 0-20 s; ARM and ARD fill at TPR_max until the first "
+            "nτ = 100 s ends.",
+            METRICS,
+        ),
+        Sweep(
+            "droporder",
+            [(p, point_scenario(p)) for p in order],
+            seeds,
+            "As `table1`, ARD with its other drop order: a fraction P_drop of the packets it would "
+            "re-mark is dropped instead (`among_remarked`).",
             METRICS,
         ),
         Sweep(
@@ -190,11 +280,21 @@ def plan(opts: Options) -> list[Sweep]:
             "of Fig. 3(b) scaled by n/20 for n ≠ 4, 20), host bucket 2 packets.",
             METRICS,
         ),
+    ] + [
+        Sweep(
+            name,
+            [(p, point_scenario(p)) for p in pts],
+            seeds[:1],
+            "The time series of Figs. 4-7: one seed per scheme, sampled every τ = 0.1 s.",
+            METRICS,
+        )
+        for name, pts in ts.items()
     ]
 
 
 def analyse(ctx: Context) -> None:
     _table1(ctx)
+    _verdicts(ctx)
     _lambdas(ctx)
     _sensitivity(ctx)
     _sweep(ctx)
@@ -269,50 +369,186 @@ def _table1(ctx: Context) -> None:
             "core_drops": _f0,
         },
     )
-    # Fig. 8 (a)-(d): STD of the IN and total throughputs, aggregate IN and total throughput.
-    cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"))
+    # Fig. 8 (a)-(d): STD of the IN and total throughputs, aggregate IN and total throughput
+    # (the aggregates as fractions of the aggregate contract and of the bottleneck, so that 4 and
+    # 20 flows share an axis).
+    cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"), (20, "rtt10b1"))
+
+    def est(metric: str, n: int, setting: str, scheme: str) -> Any:
+        w = {"n": n, "setting": setting, "scheme": scheme}
+        if metric == "aggregate_in_share":
+            return estimate(ctx.values("table1", "aggregate_in_bps", w)["value"] / (n * CONTRACT_BPS))
+        return _est(ctx, "table1", metric, w)
+
+    spec = (
+        ("std_in_bps", "(a) STD of the flows' IN throughput", "kb/s", 1e3),
+        ("std_total_bps", "(b) STD of the flows' total throughput", "kb/s", 1e3),
+        (
+            "aggregate_in_share",
+            "(c) aggregate IN throughput / aggregate contract",
+            "fraction of n × 250 kb/s",
+            1.0,
+        ),
+        ("utilization", "(d) aggregate total throughput / bottleneck", "bottleneck utilisation", 1.0),
+    )
     fig = panels(
         [
             Panel(
                 lines=grouped(
                     [s.upper() for s in SCHEMES],
                     [
-                        (
-                            f"{n} flows, {SETTING_TEXT[setting]}",
-                            [
-                                _est(ctx, "table1", metric, {"n": n, "setting": setting, "scheme": s})
-                                for s in SCHEMES
-                            ],
-                        )
+                        (f"{n} flows, {SETTING_TEXT[setting]}", [est(metric, n, setting, s) for s in SCHEMES])
                         for n, setting in cases
                     ],
-                    scale=1e3,
+                    scale=scale,
                 ),
                 title=label,
-                ylabel="kb/s",
+                ylabel=ylabel,
                 categories=[s.upper() for s in SCHEMES],
             )
-            for metric, label in zip(
-                ("std_in_bps", "std_total_bps", "aggregate_in_bps", "aggregate_throughput_bps"),
-                (
-                    "(a) standard deviation of the flows' IN throughput",
-                    "(b) standard deviation of the flows' total throughput",
-                    "(c) aggregate IN throughput",
-                    "(d) aggregate total throughput",
-                ),
-                strict=True,
-            )
+            for metric, label, ylabel, scale in spec
         ],
-        title="Fig. 8: spread of IN and total throughputs, aggregate IN and total throughput",
-        panel_size=(4.0, 3.2),
+        title="Fig. 8: spread of the flows' IN and total throughputs; aggregate IN and total throughput",
+        panel_size=(4.2, 3.4),
     )
     ctx.figure(
         "fig8-std-aggregate",
         fig,
-        title="Fig. 8: spread of IN and total throughputs, aggregate IN and total throughput",
+        title="Fig. 8: spread of the flows' IN and total throughputs; aggregate IN and total throughput",
         sweeps=["table1"],
-        caption="Mean ± 95 % CI over seeds (kbps).",
+        caption="Mean ± 95 % CI over seeds, 100-200 s. (c) is the aggregate IN throughput over the "
+        "aggregate contract (n × 250 kbps), (d) the bottleneck utilisation.",
     )
+    # The start-up window (0-20 s).
+    rows = []
+    for n in (4, 20):
+        for setting in STARTUP_SETTINGS:
+            row: dict[str, Any] = {"flows": n, "setting": setting}
+            for scheme in SCHEMES:
+                e = _est(ctx, "startup", "fairness_index", {"n": n, "setting": setting, "scheme": scheme})
+                row[f"{scheme}_mean"] = e.mean
+                row[scheme.upper()] = e.fmt(4)
+            steady = _est(ctx, "table1", "fairness_index", {"n": n, "setting": setting, "scheme": "rio"})
+            row["RIO, 100-200 s"] = steady.fmt(4)
+            rows.append(row)
+    ctx.table(
+        "startup-jain",
+        pd.DataFrame(rows),
+        title="Jain's index over the start-up window (0-20 s), RIO only vs ARM vs ARD",
+        caption="Mean ± 95 % CI over seeds; 20 s runs measured over 0-20 s (ARM and ARD fill their bucket "
+        "at TPR_max until the first nτ = 100 s ends). The last column is RIO alone over 100-200 s. "
+        + "; ".join(f"`{k}`: {SETTING_TEXT[k]}" for k in STARTUP_SETTINGS)
+        + f". {ctx.provenance(['startup'])}",
+        columns=["flows", "setting", "RIO", "ARM", "ARD", "RIO, 100-200 s"],
+    )
+
+
+def _per_seed(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> pd.Series:
+    """``metric`` per seed at one point of ``sweep`` (a Series indexed by seed)."""
+    v = ctx.values(sweep, metric, where)
+    return pd.Series(v["value"].to_numpy(float), index=v["seed"].to_numpy(int))
+
+
+#: Paired differences of Table 1 the paper claims: (a, b) -> Table 1's a − b for 4 and 20 flows.
+def _table1_diff(a: str, b: str) -> str:
+    return " / ".join(f"{TABLE1[(n, a)] - TABLE1[(n, b)]:+.3f}" for n in (4, 20)) + " (Table 1, 4 / 20 flows)"
+
+
+def _verdicts(ctx: Context) -> None:
+    """One verdict per claim and reading: every setting (host bucket depth, RTT regime) in the
+    paper's window (100-200 s) and in the start-up (0-20 s), and for the dropper's claims both
+    drop orders. Schemes are compared on the same seeds (paired t)."""
+    biased = Claim(
+        "the throughputs of TCP flows can be highly biased",
+        "Sec. III, Fig. 4 and Table 1 (RIO-based scheme)",
+        "less",
+        f"Jain {TABLE1[(4, 'rio')]} / {TABLE1[(20, 'rio')]} (4 / 20 flows); "
+        "'highly biased' tested as Jain < 0.9",
+        threshold=0.9,
+        unit=" Jain, RIO alone",
+        digits=4,
+    )
+    arm = Claim(
+        "the ARM scheme improves TCP fairness compared to the RIO-based scheme",
+        "Sec. IV; Table 1",
+        "greater",
+        _table1_diff("arm", "rio"),
+        unit=" Jain, ARM − RIO",
+    )
+    dropper = Claim(
+        "the ARD marker increases TCP fairness more than the ARM scheme",
+        "Sec. IV; Table 1 (the dropper: ARD is ARM with P_drop > 0)",
+        "greater",
+        _table1_diff("ard", "arm"),
+        unit=" Jain, ARD − ARM",
+    )
+    largest = Claim(
+        "the FI values at the ARD marker are the largest among the schemes",
+        "Sec. III, Table 1 (ARD against RIO alone; against ARM: the claim above)",
+        "greater",
+        _table1_diff("ard", "rio"),
+        unit=" Jain, ARD − RIO",
+    )
+    util = Claim(
+        "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
+        "Sec. IV; Fig. 8(d)",
+        "greater",
+        "no large decrease (Fig. 8(d)); tested as ARD − RIO > −0.01",
+        threshold=-0.01,
+        unit=" utilisation, ARD − RIO",
+        digits=4,
+    )
+    std = Claim(
+        "the STDs also become lower when using the ARD scheme than when using the ARM scheme",
+        "Sec. III, Fig. 8(a) (STD of the IN throughputs)",
+        "less",
+        "lower STD with ARD than with ARM, 'irrespective of the number of TCP flows'",
+        unit=" kb/s, STD of IN throughput, ARD − ARM",
+        scale=1e3,
+    )
+    cases = [("table1", s, "steady") for s in SETTINGS] + [
+        ("startup", s, "startup") for s in STARTUP_SETTINGS
+    ]
+    for sweep, setting, period in cases:
+        for n in (4, 20):
+            where = {"n": n, "setting": setting}
+            reading = f"{SETTING_READING[setting]}, {PERIODS[period]}, {n} flows"
+            support = f"{SETTING_SUPPORT[setting]}; {PERIOD_SUPPORT[period]}"
+
+            def seeds(
+                scheme: str, metric: str = "fairness_index", sw: str = sweep, w: dict[str, Any] = where
+            ) -> pd.Series:
+                return _per_seed(ctx, sw, metric, {**w, "scheme": scheme})
+
+            ctx.verdict(biased.one_sample(reading, estimate(seeds("rio")), supported=support))
+            ctx.verdict(arm.paired(reading, paired(seeds("arm"), seeds("rio")), supported=support))
+            orders = ["before_remark"] + (["among_remarked"] if period == "steady" else [])
+            for order in orders:
+                r = f"{SETTING_READING[setting]}, {PERIODS[period]}, {DROP_ORDERS[order]}, {n} flows"
+                r = r if period == "steady" else reading
+                sup = support + f"; {DROP_SUPPORT[order]}"
+                if order == "before_remark":
+                    ard_j = seeds("ard")
+                else:
+                    ard_j = _per_seed(ctx, "droporder", "fairness_index", {**where, "drop_order": order})
+                ctx.verdict(dropper.paired(r, paired(ard_j, seeds("arm")), supported=sup))
+                if order == "before_remark":
+                    ctx.verdict(largest.paired(reading, paired(ard_j, seeds("rio")), supported=support))
+            if period == "steady":
+                ctx.verdict(
+                    util.paired(
+                        reading,
+                        paired(seeds("ard", "utilization"), seeds("rio", "utilization")),
+                        supported=support,
+                    )
+                )
+                ctx.verdict(
+                    std.paired(
+                        reading,
+                        paired(seeds("ard", "std_in_bps"), seeds("arm", "std_in_bps")),
+                        supported=support,
+                    )
+                )
 
 
 def _lambdas(ctx: Context) -> None:
@@ -514,19 +750,21 @@ def _sweep(ctx: Context) -> None:
 
 
 def _timeseries(ctx: Context) -> None:
-    """Figs. 4-7 from one seed per scheme (run here, not stored): per-second throughput of the
-    greediest and the most damaged flow, RIO's average queue, the edge bucket's token level."""
+    """Figs. 4-7 from one seed per scheme (the `timeseries` sweep's runs, re-run here for their
+    series, which the store does not keep): per-second throughput of the greediest and the most
+    damaged flow and RIO's averages (Figs. 4-6); the edge bucket's token level (Fig. 7)."""
     seed = ctx.options.seeds[0]
-    for n, setting in ((4, "stated"), (20, "stated"), (4, "rtt8")):
+    tokens: list[list[Panel]] = []
+    for n, setting in TIMESERIES:
         results = {}
         for scheme in SCHEMES:
-            p = {"n": n, "setting": setting, "scheme": scheme}
-            sc = point_scenario(p)
-            sc = sc.with_overrides(["measurement.interval=100ms"])
-            results[scheme] = ctx.run(sc, seed)
-        fair = Ref(300, "fair share 300 kb/s", {"color": "tab:green"})
+            p = {"n": n, "setting": setting, "scheme": scheme, "interval": "100ms"}
+            results[scheme] = ctx.run(point_scenario(p), seed)
+        fair = Ref(
+            FAIR_SHARE_BPS / 1e3, f"fair share {FAIR_SHARE_BPS / 1e3:.0f} kb/s", {"color": "tab:green"}
+        )
         contract = Ref(CONTRACT_BPS / 1e3, f"contract {CONTRACT_BPS / 1e3:.0f} kb/s", {"ls": "--"})
-        grid: list[list[Panel]] = [[], [], [], []]
+        grid: list[list[Panel]] = [[], [], []]
         for scheme in SCHEMES:
             r = results[scheme]
             f = r.flows
@@ -543,12 +781,18 @@ def _timeseries(ctx: Context) -> None:
                             Line(
                                 list(d["second"]),
                                 list(d["throughput_bps"] / 1e3),
-                                style={"lw": 0.7, "marker": ""},
+                                f"{label} flow, 1 s means",
+                                style={
+                                    "lw": 0.7,
+                                    "marker": "",
+                                    "color": "tab:blue" if row == 0 else "tab:purple",
+                                },
                             )
                         ],
-                        title=f"{scheme.upper()}: {label} flow ({f['name'][fi]}, "
-                        f"{f['throughput_bps'][fi] / 1e3:.0f} kb/s)",
-                        ylabel="throughput, 1 s means (kb/s)",
+                        title=f"{scheme.upper()}: {label} flow, {f['name'][fi]} "
+                        f"({f['throughput_bps'][fi] / 1e3:.0f} kb/s)",
+                        ylabel="throughput (kb/s)",
+                        xlabel="time (s)" if row == 1 else "",
                         refs=[fair, contract],
                     )
                 )
@@ -558,58 +802,96 @@ def _timeseries(ctx: Context) -> None:
                 Panel(
                     [
                         Line(
-                            list(q["time_s"]), list(q["avg_prec0"]), "avg_in", style={"lw": 0.6, "marker": ""}
+                            list(q["time_s"]),
+                            list(q["avg_prec0"]),
+                            "RIO avg_in",
+                            style={"lw": 0.6, "marker": "", "color": "tab:orange"},
                         ),
                         Line(
                             list(q["time_s"]),
                             list(q["avg_prec1"]),
-                            "avg_total",
-                            style={"lw": 0.6, "marker": ""},
+                            "RIO avg_total",
+                            style={"lw": 0.6, "marker": "", "color": "tab:red"},
                         ),
                     ],
-                    title=f"{scheme.upper()}: RIO averages at CR1",
+                    title=f"{scheme.upper()}: RIO's average queues at CR1",
+                    xlabel="time (s)",
                     ylabel="average queue (packets)",
+                    refs=[
+                        Ref(
+                            rio_queue(n)["out"]["min_th"],
+                            f"min_OUT = {rio_queue(n)['out']['min_th']:g} packets",
+                            {"color": "grey", "ls": "-."},
+                        )
+                    ],
                 )
             )
-            g = r.series_gauges
-            tk = g[g["name"] == "tokens_pkts"]
-            if len(tk):
-                grid[3].append(
+            if scheme != "rio":
+                g = r.series_gauges
+                tk = g[g["name"] == "tokens_pkts"]
+                late = tk[tk["time_s"] > 100]["value"]
+                share = float((late < T_RD).mean()) if len(late) else float("nan")
+                if len(tokens) < len(TIMESERIES) and (not tokens or len(tokens[-1]) == 2):
+                    tokens.append([])
+                tokens[-1].append(
                     Panel(
-                        [Line(list(tk["time_s"]), list(tk["value"]), style={"lw": 0.5, "marker": ""})],
-                        title=f"{scheme.upper()}: edge bucket token level",
+                        [
+                            Line(
+                                list(tk["time_s"]),
+                                list(tk["value"]),
+                                "token level (every τ = 0.1 s)",
+                                style={"lw": 0.5, "marker": "", "color": "tab:blue"},
+                            )
+                        ],
+                        title=f"{scheme.upper()}, {n} flows, {setting}: below T_rd {share:.0%} of 100-200 s",
                         xlabel="time (s)",
                         ylabel="tokens (packets)",
-                        refs=[Ref(15, "T_rd = 15 packets", {"color": "tab:red"})],
+                        refs=[Ref(T_RD, f"T_rd = {T_RD} packets", {"color": "tab:red"})],
                     )
                 )
-            else:
-                grid[3].append(Panel(empty=f"{scheme.upper()} alone: no edge bucket, no token level"))
         fig = panels(
             grid,
-            title=f"Figs. 4-7: {n} flows ({SETTING_TEXT[setting]}), seed {seed}: per-flow throughput, "
-            "RIO's averages and the edge bucket",
-            panel_size=(4.6, 2.6),
+            title=f"Figs. 4-6: {n} flows ({SETTING_TEXT[setting]}), seed {seed}: the greediest and the most "
+            "damaged flow, RIO's averages",
+            panel_size=(4.6, 2.7),
         )
         ctx.figure(
             f"timeseries-{n}flows-{setting}",
             fig,
-            title=f"Figs. 4-7: {n} flows ({SETTING_TEXT[setting]}), seed {seed}",
-            sweeps=["table1"],
+            title=f"Figs. 4-6: {n} flows ({SETTING_TEXT[setting]}), seed {seed}",
+            sweeps=[f"timeseries-{n}flows-{setting}"],
             caption=(
                 "Rows: per-second throughput of the flow with the highest and with the lowest "
-                "throughput over 100-200 s (dotted: fair share 300 kbps; dashed: contract 250 kbps); "
-                "RIO's avg_in and avg_total at the bottleneck; the ARM/ARD bucket's token level "
-                "sampled every τ = 0.1 s (dotted: T_rd). Scenario and seed as in the title; this "
-                "figure's runs are computed directly, not stored."
+                "throughput over 100-200 s (in brackets; dotted: fair share 300 kbps; dashed: contract "
+                "250 kbps); RIO's avg_in and avg_total at the bottleneck (dash-dotted: min_OUT). "
+                "One seed per scheme."
             ),
         )
+    fig = panels(
+        tokens,
+        title=f"Fig. 7: the ARM/ARD edge bucket's token level, seed {seed} "
+        "(re-marking and drop region below T_rd)",
+        panel_size=(5.0, 2.6),
+    )
+    ctx.figure(
+        "fig7-token-level",
+        fig,
+        title=f"Fig. 7: the ARM and ARD edge bucket's token level, seed {seed}",
+        sweeps=[f"timeseries-{n}flows-{setting}" for n, setting in TIMESERIES],
+        caption=(
+            "Token level sampled every τ = 0.1 s; the bucket fills at TPR_max until the first nτ = 100 s "
+            "ends, at the TPR of Eq. 2 after. Each title gives the share of 100-200 s the level spends "
+            "below T_rd (the paper's Fig. 7(c): ARD keeps it in [0, T_rd]). One seed per scheme; RIO alone "
+            "has no edge bucket."
+        ),
+    )
 
 
 register(
     Experiment(
         name="ard",
         title="ARM and ARD aggregate edge markers vs RIO alone",
+        study="Hur, ARD marker",
         paper=PAPER,
         summary=(
             "4 and 20 TCP flows with 250 kbps host markers over a RIO bottleneck; ARM re-marks and "
@@ -652,7 +934,7 @@ register(
                 )
             )
         ),
-        seeds=10,
+        seeds=20,
         quick_seeds=3,
     )
 )

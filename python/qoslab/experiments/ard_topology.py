@@ -76,6 +76,7 @@ def ard_scenario(
     ard: dict[str, Any] | None = None,
     rio: dict[str, Any] | None = None,
     interval: str = "1s",
+    measure_s: tuple[float, float] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """The ARD topology with ``n`` flows under ``scheme`` ("rio", "arm" or "ard").
@@ -83,9 +84,10 @@ def ard_scenario(
     ``rtts_ms``: round-trip propagation delays (default the paper's); ``host_cbs_bytes``: the
     host markers' bucket depth (the paper does not give it; 10 packets by default);
     ``start``: the flows' start time ("0s" starts them in phase); ``window``: TCP's maximum
-    window (ns-2's default 20); ``ard``: extra ARM/ARD parameters (``bucket``, ``t_rd``, ...).
-    The bottleneck is 0.3·n Mbps (the paper's 1.2 and 6 Mbps), TPR_max its bandwidth, the
-    measurement the second half of the run."""
+    window (ns-2's default 20); ``ard``: extra ARM/ARD parameters (``bucket``, ``t_rd``, ...);
+    ``measure_s``: the measurement window (start, end) in seconds, by default the second half
+    of the run (the paper's "second 100 sec time interval"). The bottleneck is 0.3·n Mbps (the
+    paper's 1.2 and 6 Mbps), TPR_max its bandwidth."""
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r} (expected one of {', '.join(SCHEMES)})")
     rtts = list(rtts_ms) if rtts_ms is not None else paper_rtts_ms(n)
@@ -96,7 +98,9 @@ def ard_scenario(
         raise ValueError(f"RTTs must exceed {2 * FIXED_ONE_WAY_MS} ms, got {min(rtts)} ms")
     bottleneck_bps = 300_000 * n
     queue = {**rio_queue(n), **(rio or {})}
-    half = duration_s / 2.0
+    m_start, m_end = measure_s if measure_s is not None else (duration_s / 2.0, duration_s)
+    if not 0.0 <= m_start < m_end <= duration_s:
+        raise ValueError(f"measurement window {m_start:g}-{m_end:g} s outside the {duration_s:g} s run")
     table: dict[str, Any] = {
         "name": name or f"ard-{n}flows-{scheme}",
         "description": (
@@ -107,8 +111,8 @@ def ard_scenario(
         "seed": 1,
         "tcp": {"packet_size": "1000B", "window": window},
         "measurement": {
-            "start": f"{half:g}s",
-            "end": f"{duration_s:g}s",
+            "start": f"{m_start:g}s",
+            "end": f"{m_end:g}s",
             "interval": interval,
             "bottleneck": "bottleneck",
         },
