@@ -78,6 +78,12 @@ def run(
         list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Write summary.json and Parquet tables here.")] = None,
+    summary_only: Annotated[
+        bool,
+        typer.Option(
+            "--summary-only", help="With --out: write summary.json and scenario.toml, not the tables."
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario and print per-flow throughput, fairness, utilisation and drops."""
     from rich.console import Console
@@ -85,6 +91,8 @@ def run(
 
     from qoslab.simulate import run as run_sim
 
+    if summary_only and out is None:
+        _fail("--summary-only writes summary.json: give the directory with --out")
     sc = _load(scenario, set_)
     try:
         res = run_sim(
@@ -92,6 +100,7 @@ def run(
             seed,
             progress=Progress(f"{sc.name} (seed {seed if seed is not None else sc.default_seed})"),
             out=out,
+            tables=not summary_only,
         )
     except _core.ScenarioError as e:
         _fail(str(e.args[0]))
@@ -130,7 +139,7 @@ def run(
     if res.violations:
         _fail("conservation check failed: " + "; ".join(res.violations), 2)
     if out is not None:
-        con.print(f"wrote {out}/summary.json and Parquet tables")
+        con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
 
 
 @app.command()
