@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -134,10 +135,17 @@ def workloads() -> dict[str, Scenario]:
     return {w.name: w.build() for w in WORKLOADS}
 
 
-def _rescaled(sc: Scenario, duration: str) -> Scenario:
-    return sc.with_overrides(
-        [f'duration="{duration}"', 'measurement.start="0s"', f'measurement.end="{duration}"']
-    )
+def _rescaled(sc: Scenario, duration_s: float) -> Scenario:
+    """``sc`` cut to ``duration_s``, measured throughout; flows drawn to start within
+    ``uniform(0s, Xs)`` start within the run's first half if X is later."""
+    t = sc.table()
+    for f in t.get("flow", []):
+        m = re.fullmatch(r"uniform\(0s,\s*([0-9.]+)s\)", str(f.get("start", "")))
+        if m and float(m.group(1)) > duration_s / 2:
+            f["start"] = f"uniform(0s, {duration_s / 2:g}s)"
+    t["duration"] = f"{duration_s:g}s"
+    t.setdefault("measurement", {}).update(start="0s", end=f"{duration_s:g}s")
+    return Scenario.from_table(t, f"{sc.source} (cut to {duration_s:g} s)")
 
 
 def _setup_only(sc: Scenario) -> Scenario:
@@ -160,7 +168,7 @@ def _worker(name: str, duration_scale: float) -> None:
     if duration_scale == 0.0:
         sc = _setup_only(sc)
     elif duration_scale != 1.0:
-        sc = _rescaled(sc, f"{sc.resolved['duration_ns'] * duration_scale / 1e9:g}s")
+        sc = _rescaled(sc, sc.resolved["duration_ns"] * duration_scale / 1e9)
     t0 = time.perf_counter()
     raw = _core.simulate_resolved(sc.core, 1, [], None, 1)
     wall = time.perf_counter() - t0
