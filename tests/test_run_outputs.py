@@ -3,10 +3,12 @@
 import json
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 import qoslab
@@ -126,3 +128,39 @@ def test_an_interrupted_run_stops_promptly_and_keeps_what_it_measured(tmp_path, 
     assert s["partial"] is True and 0 < s["simulated_until_s"] < 1e6
     assert sum(f["sent_packets"] for f in s["flows"]) > 0
     assert pd.read_parquet(out / "flows.parquet")["sent_packets"].sum() > 0
+
+
+def test_tables_written_equal_the_result_frames_and_summary_only_writes_no_tables(tmp_path):
+    """The Parquet tables are written from the core's columns (no pandas): read back, each equals
+    the Result's DataFrame; --summary-only writes the same summary.json and no table."""
+    out, _ = run_cli(tmp_path, "a", "--seed", "3")
+    res = qoslab.run(S1, seed=3)
+    for t in qoslab.simulate.TABLES:
+        back = pd.read_parquet(out / f"{t}.parquet")
+        pd.testing.assert_frame_equal(back, getattr(res, t), check_exact=True, check_dtype=len(back) > 0)
+        meta = pq.read_schema(out / f"{t}.parquet").metadata
+        assert meta[b"qoslab.seed"] == b"3" and meta[b"qoslab.version"] == qoslab.__version__.encode()
+    only, stdout = run_cli(tmp_path, "b", "--seed", "3", "--summary-only")
+    assert "wrote" in stdout and "Parquet" not in stdout
+    assert sorted(p.name for p in only.iterdir()) == ["scenario.toml", "summary.json"]
+    a, b = (json.loads((d / "summary.json").read_text()) for d in (out, only))
+    assert strip_wall(a) == strip_wall(b)
+    p = subprocess.run([QOSLAB, "run", S1, "--summary-only"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "--out" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_running_and_summarising_load_neither_pandas_nor_pyarrow():
+    """`import qoslab`, a run and its summary stay clear of pandas and pyarrow (most of a short
+    run's start-up); the first table read brings pandas."""
+    code = (
+        "import sys, qoslab\n"
+        "assert 'numpy' not in sys.modules, 'import qoslab loaded numpy'\n"
+        f"r = qoslab.run({S1!r}, seed=1)\n"
+        "s = r.summary()\n"
+        "heavy = sorted(m for m in ('pandas', 'pyarrow', 'matplotlib') if m in sys.modules)\n"
+        "assert not heavy, heavy\n"
+        "r.flows\n"
+        "assert 'pandas' in sys.modules\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr

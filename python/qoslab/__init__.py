@@ -5,10 +5,28 @@ and active queue management, with a Rust core.
 >>> sc = qoslab.load_scenario("scenarios/fdd-red-s1.toml")     # doctest: +SKIP
 >>> res = qoslab.run(sc, seed=3)                               # doctest: +SKIP
 >>> res.flows[["name", "throughput_bps"]]                      # doctest: +SKIP
+
+``import qoslab`` loads the core and the scenario loader only; numpy comes with the first run
+and pandas with the first table a caller reads (see :mod:`qoslab.simulate`).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from qoslab._core import ScenarioError, __version__
 from qoslab.scenario import Scenario, load_scenario
-from qoslab.simulate import Result, run
+
+if TYPE_CHECKING:
+    from qoslab.simulate import Result, run
 
 __all__ = ["Result", "Scenario", "ScenarioError", "__version__", "load_scenario", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    # `run` and `Result` live in qoslab.simulate, imported on first use (it brings numpy).
+    if name in ("run", "Result"):
+        from qoslab import simulate
+
+        return getattr(simulate, name)
+    raise AttributeError(f"module 'qoslab' has no attribute {name!r}")

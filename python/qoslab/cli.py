@@ -78,6 +78,12 @@ def run(
         list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Write summary.json and Parquet tables here.")] = None,
+    summary_only: Annotated[
+        bool,
+        typer.Option(
+            "--summary-only", help="With --out: write summary.json and scenario.toml, not the tables."
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario and print per-flow throughput, fairness, utilisation and drops."""
     from rich.console import Console
@@ -86,6 +92,8 @@ def run(
     from qoslab.simulate import RunInterrupted
     from qoslab.simulate import run as run_sim
 
+    if summary_only and out is None:
+        _fail("--summary-only writes summary.json: give the directory with --out")
     sc = _load(scenario, set_)
     try:
         res = run_sim(
@@ -93,6 +101,7 @@ def run(
             seed,
             progress=Progress(f"{sc.name} (seed {seed if seed is not None else sc.default_seed})"),
             out=out,
+            tables=not summary_only,
         )
     except _core.ScenarioError as e:
         _fail(str(e.args[0]))
@@ -139,7 +148,7 @@ def run(
     if res.violations:
         _fail("conservation check failed: " + "; ".join(res.violations), 2)
     if out is not None:
-        con.print(f"wrote {out}/summary.json and Parquet tables")
+        con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
 
 
 @app.command()
@@ -166,11 +175,36 @@ def check(scenario: Annotated[list[Path], typer.Argument(help="Scenario file(s) 
 def bench(
     workload: Annotated[list[str] | None, typer.Option(help="Run only these workloads.")] = None,
     no_ns2: Annotated[bool, typer.Option("--no-ns2", help="Do not run ns-2 even if present.")] = False,
+    ns2_all: Annotated[
+        bool, typer.Option("--ns2-all", help="Run ns-2 also on the workloads it is too slow for.")
+    ] = False,
+    repeat: Annotated[int, typer.Option(help="Whole-process runs per simulator (the median is shown).")] = 5,
+    instructions: Annotated[
+        bool,
+        typer.Option("--instructions", help="Also instructions and cache misses per hop (cachegrind)."),
+    ] = False,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
+    ] = None,
 ) -> None:
-    """Measure speed and peak memory on fixed workloads, against ns-2 in the same invocation."""
+    """Measure qoslab against ns-2 on fixed workloads: core and whole process, start-up, memory."""
     from qoslab.bench import main as bench_main
 
-    bench_main(workload or None, use_ns2=not no_ns2)
+    if repeat < 1:
+        _fail(f"--repeat must be at least 1, got {repeat}")
+    try:
+        bench_main(
+            workload or None,
+            use_ns2=not no_ns2,
+            repeat=repeat,
+            ns2_all=ns2_all,
+            instructions=instructions,
+            json_path=json_out,
+        )
+    except ValueError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {json_out}: {e}")
 
 
 # -- sweeps, experiments and the result store --------------------------------------------------------

@@ -1,4 +1,9 @@
-"""Running a scenario and shaping its results into pandas tables and output files."""
+"""Running a scenario and shaping its results into tables and output files.
+
+The tables of a :class:`Result` are pandas DataFrames built on first use: a run whose caller
+only reads :meth:`Result.summary` (``qoslab run`` without ``--out``, ``--summary-only``) never
+imports pandas or pyarrow, which is most of a short run's start-up cost.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +11,32 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from qoslab import _core
 from qoslab.scenario import Scenario, load_scenario
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: summary.json keys whose values depend on the machine, not on the simulation.
 WALL_TIME_KEYS = ("wall_time_s",)
+
+#: The tables a run writes (``NAME.parquet``), in order.
+TABLES = (
+    "flows",
+    "links",
+    "flow_drops",
+    "series_queue",
+    "series_flow",
+    "series_meter",
+    "series_gauges",
+    "conditioners",
+)
 
 
 def jain_index(x: np.ndarray | list[float]) -> float:
@@ -27,47 +46,187 @@ def jain_index(x: np.ndarray | list[float]) -> float:
     return 1.0 if s2 == 0 else float(a.sum() ** 2 / (len(a) * s2))
 
 
-@dataclass
 class Result:
-    """What one run produced. Tables are pandas DataFrames; ``summary`` is summary.json."""
+    """What one run produced. Tables are pandas DataFrames (built on first access from the
+    core's columns); ``summary()`` is summary.json and needs no pandas."""
 
-    scenario: Scenario
-    seed: int
-    flows: pd.DataFrame
-    links: pd.DataFrame
-    flow_drops: pd.DataFrame
-    series_queue: pd.DataFrame
-    series_flow: pd.DataFrame
-    series_meter: pd.DataFrame
-    #: Marker state variables over time (long format: time_s, conditioner_name, flow_name, name,
-    #: value), e.g. ARD's token level, TPR and measured aggregate IN/OUT rates.
-    series_gauges: pd.DataFrame
-    conditioners: pd.DataFrame
-    events: int
-    packet_hops: int
-    wall_time_s: float
-    violations: list[str] = field(default_factory=list)
-    #: Interrupted (Ctrl-C/SIGTERM): simulated only up to ``simulated_until_s``; summary.json
-    #: says so (``partial``), and nothing stores it as a complete run.
-    partial: bool = False
-    simulated_until_s: float | None = None
+    def __init__(self, scenario: Scenario, seed: int, raw: dict[str, Any], wall_time_s: float) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.raw = raw
+        self.events = int(raw["events"])
+        self.packet_hops = int(raw["packet_hops"])
+        self.wall_time_s = wall_time_s
+        self.violations: list[str] = list(raw["violations"])
+        #: Interrupted (Ctrl-C/SIGTERM): simulated only up to ``simulated_until_s``; summary.json
+        #: says so (``partial``), and nothing stores it as a complete run.
+        self.partial = bool(raw.get("interrupted", False))
+        self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
+
+    # -- the tables, as columns (numpy arrays and lists), pandas-free -------------------------------
+
+    def _flow_names(self) -> list[str]:
+        return [f["name"] for f in self.scenario.resolved["flows"]]
+
+    def _dir_names(self) -> list[str]:
+        return [f"{lk['name']}:{d}" for lk in self.scenario.resolved["links"] for d in ("ab", "ba")]
+
+    def columns(self, table: str) -> dict[str, Any]:
+        """Table ``table`` (one of :data:`TABLES`) as ordered columns, exactly as the DataFrame
+        of the same name holds them."""
+        raw, res = self.raw, self.scenario.resolved
+        names = self._flow_names()
+        cond = res.get("conditioners", [])
+        cond_names = [c["name"] for c in cond]
+        if table == "flows":
+            flows = res["flows"]
+            return {
+                "name": names,
+                "src": [f["src"] for f in flows],
+                "dst": [f["dst"] for f in flows],
+                "kind": [f["kind"] for f in flows],
+                **raw["flows"],
+            }
+        if table == "links":
+            link_names = [lk["name"] for lk in res["links"]]
+            cols = dict(raw["links"])
+            cols["direction"] = [str(d) for d in cols["direction"]]
+            return {"link_name": [link_names[i] for i in cols["link"]], **cols}
+        if table == "flow_drops":
+            dirs = self._dir_names()
+            cols = dict(raw["flow_drops"])
+            cols["flow_name"] = [names[i] for i in cols["flow"]]
+            cols["where"] = [dirs[i] for i in cols["direction_index"]]
+            return cols
+        if table == "series_queue":
+            dirs = self._dir_names()
+            sq = raw["series_queue"]
+            cols = {"time_s": sq["time_ns"] / 1e9}
+            for k, v in sq.items():
+                cols[k] = v
+                if k == "time_ns":
+                    cols["queue"] = [dirs[i] for i in sq["direction_index"]]
+            return cols
+        if table == "series_flow":
+            sf = raw["series_flow"]
+            cols = {"time_s": sf["time_ns"] / 1e9}
+            for i, (k, v) in enumerate(sf.items()):
+                cols[k] = v
+                if i == 0:
+                    cols["flow_name"] = [names[j] for j in sf["flow"]]
+            return cols
+        if table == "series_meter":
+            sm = raw["series_meter"]
+            return {
+                "time_s": sm["time_ns"] / 1e9,
+                **sm,
+                "conditioner_name": [cond_names[i] for i in sm["conditioner"]],
+                "flow_name": [names[i] if i < len(names) else "(aggregate)" for i in sm["flow"]],
+            }
+        if table == "series_gauges":
+            sg = raw["series_gauges"]
+            gauge_names = list(raw["gauge_names"])
+            cols = {"time_s": sg["time_ns"] / 1e9, **{k: v for k, v in sg.items() if k != "gauge"}}
+            cols["conditioner_name"] = [cond_names[i] for i in sg["conditioner"]]
+            cols["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sg["flow"]]
+            cols["name"] = [gauge_names[i] for i in sg["gauge"]]
+            return cols
+        if table == "conditioners":
+            return {
+                "name": cond_names,
+                "link": [c["link"] for c in cond],
+                "meter": [c["meter"]["type"] for c in cond],
+                **raw["conditioners"],
+            }
+        raise KeyError(f"no table {table!r} (tables: {', '.join(TABLES)})")
+
+    def _frame(self, table: str) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame({k: np.asarray(v) for k, v in self.columns(table).items()})
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        return self._frame("flows")
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        return self._frame("links")
+
+    @cached_property
+    def flow_drops(self) -> pd.DataFrame:
+        return self._frame("flow_drops")
+
+    @cached_property
+    def series_queue(self) -> pd.DataFrame:
+        return self._frame("series_queue")
+
+    @cached_property
+    def series_flow(self) -> pd.DataFrame:
+        return self._frame("series_flow")
+
+    @cached_property
+    def series_meter(self) -> pd.DataFrame:
+        return self._frame("series_meter")
+
+    @cached_property
+    def series_gauges(self) -> pd.DataFrame:
+        """Marker state variables over time (long format: time_s, conditioner_name, flow_name,
+        name, value), e.g. ARD's token level, TPR and measured aggregate IN/OUT rates."""
+        return self._frame("series_gauges")
+
+    @cached_property
+    def conditioners(self) -> pd.DataFrame:
+        return self._frame("conditioners")
+
+    def _bottleneck_row(self) -> int:
+        """The row of the links table that is the bottleneck link's busier direction (the first
+        such row on a tie)."""
+        name = self.scenario.resolved["measurement"]["bottleneck"]
+        link_names = [lk["name"] for lk in self.scenario.resolved["links"]]
+        rows = [r for r, i in enumerate(self.raw["links"]["link"]) if link_names[i] == name]
+        dep = self.raw["links"]["departed_bytes"]
+        return max(rows, key=lambda r: (int(dep[r]), -r))
 
     @property
     def bottleneck(self) -> pd.Series:
         """The bottleneck link's busier direction."""
-        name = self.scenario.resolved["measurement"]["bottleneck"]
-        rows = self.links[self.links["link_name"] == name]
-        return rows.loc[rows["departed_bytes"].idxmax()]
+        return self.links.iloc[self._bottleneck_row()]
 
     @property
     def fairness_index(self) -> float:
-        return jain_index(self.flows["throughput_bps"].to_numpy())
+        return jain_index(self.raw["flows"]["throughput_bps"])
 
     def summary(self) -> dict[str, Any]:
         sc = self.scenario
-        b = self.bottleneck
-        thr = self.flows["throughput_bps"].to_numpy()
-        window_cols = [c for c in self.flows.columns if c.startswith("window_")]
+        lk = self.raw["links"]
+        fl = self.raw["flows"]
+        b = self._bottleneck_row()
+        link_names = [x["name"] for x in sc.resolved["links"]]
+        thr = np.asarray(fl["throughput_bps"])
+        window_cols = [c for c in fl if c.startswith("window_")]
+
+        def total(cols: list[str]) -> int:
+            return int(np.stack([np.asarray(lk[c]) for c in cols], axis=1).sum())
+
+        def at_b(col: str) -> int:
+            return int(lk[col][b])
+
+        def drops(prefix: str) -> dict[str, int]:
+            return {
+                "total": total([f"{prefix}{r}_drops" for r in ("early", "forced", "overflow", "policed")]),
+                "bottleneck": int(
+                    lk[f"{prefix}early_drops"][b]
+                    + lk[f"{prefix}forced_drops"][b]
+                    + lk[f"{prefix}overflow_drops"][b]
+                ),
+                "bottleneck_early": at_b(f"{prefix}early_drops"),
+                "bottleneck_forced": at_b(f"{prefix}forced_drops"),
+                "bottleneck_overflow": at_b(f"{prefix}overflow_drops"),
+                "bottleneck_policed": at_b(f"{prefix}policed_drops"),
+                "bottleneck_marks": at_b(f"{prefix}marks"),
+            }
+
         return {
             "scenario": sc.name,
             "scenario_source": sc.source,
@@ -82,59 +241,34 @@ class Result:
             "fairness_index": self.fairness_index,
             "throughput_std_bps": float(np.std(thr)),
             "aggregate_throughput_bps": float(thr.sum()),
-            "bottleneck": str(b["link_name"]),
-            "utilization": float(b["utilization"]),
+            "bottleneck": link_names[int(lk["link"][b])],
+            "utilization": float(lk["utilization"][b]),
             "utilization_by_link": {
-                f"{r.link_name}:{r.direction}": float(r.utilization) for r in self.links.itertuples()
+                f"{link_names[int(i)]}:{d}": float(u)
+                for i, d, u in zip(lk["link"], lk["direction"], lk["utilization"], strict=True)
             },
-            "drops": {
-                "total": int(
-                    self.links[["early_drops", "forced_drops", "overflow_drops", "policed_drops"]]
-                    .to_numpy()
-                    .sum()
-                ),
-                "bottleneck": int(b["early_drops"] + b["forced_drops"] + b["overflow_drops"]),
-                "bottleneck_early": int(b["early_drops"]),
-                "bottleneck_forced": int(b["forced_drops"]),
-                "bottleneck_overflow": int(b["overflow_drops"]),
-                "bottleneck_policed": int(b["policed_drops"]),
-                "bottleneck_marks": int(b["marks"]),
-            },
+            "drops": drops(""),
             # The same counts inside the measurement window (drops by reason per link
             # direction and per drop precedence of each flow are in the tables' window_*
             # columns).
-            "window_drops": {
-                "total": int(
-                    self.links[[f"window_{r}_drops" for r in ("early", "forced", "overflow", "policed")]]
-                    .to_numpy()
-                    .sum()
-                ),
-                "bottleneck": int(
-                    b["window_early_drops"] + b["window_forced_drops"] + b["window_overflow_drops"]
-                ),
-                "bottleneck_early": int(b["window_early_drops"]),
-                "bottleneck_forced": int(b["window_forced_drops"]),
-                "bottleneck_overflow": int(b["window_overflow_drops"]),
-                "bottleneck_policed": int(b["window_policed_drops"]),
-                "bottleneck_marks": int(b["window_marks"]),
-            },
+            "window_drops": drops("window_"),
             "flows": [
                 {
-                    "id": int(i),
-                    "name": r.name,
-                    "throughput_bps": float(r.throughput_bps),
-                    "goodput_bps": float(r.goodput_bps),
-                    "delivered_bytes": int(r.delivered_bytes),
-                    "sent_packets": int(r.sent_packets),
-                    "retransmitted_packets": int(r.retransmitted_packets),
-                    "dropped_packets": int(r.dropped_packets),
-                    "timeouts": int(r.timeouts),
-                    "ecn_marks": int(r.ecn_marks),
-                    "ecn_responses": int(r.ecn_responses),
+                    "id": i,
+                    "name": name,
+                    "throughput_bps": float(fl["throughput_bps"][i]),
+                    "goodput_bps": float(fl["goodput_bps"][i]),
+                    "delivered_bytes": int(fl["delivered_bytes"][i]),
+                    "sent_packets": int(fl["sent_packets"][i]),
+                    "retransmitted_packets": int(fl["retransmitted_packets"][i]),
+                    "dropped_packets": int(fl["dropped_packets"][i]),
+                    "timeouts": int(fl["timeouts"][i]),
+                    "ecn_marks": int(fl["ecn_marks"][i]),
+                    "ecn_responses": int(fl["ecn_responses"][i]),
                     # every window_* column of the flows table, without the prefix
-                    "window": {c[7:]: int(getattr(r, c)) for c in window_cols},
+                    "window": {c[7:]: int(fl[c][i]) for c in window_cols},
                 }
-                for i, r in enumerate(self.flows.itertuples())
+                for i, name in enumerate(self._flow_names())
             ],
             "events": self.events,
             "packet_hops": self.packet_hops,
@@ -143,39 +277,32 @@ class Result:
             **({"partial": True, "simulated_until_s": self.simulated_until_s} if self.partial else {}),
         }
 
-    def write(self, out: str | Path) -> Path:
-        """Writes summary.json and the Parquet tables into directory ``out``."""
+    def write(self, out: str | Path, *, tables: bool = True) -> Path:
+        """Writes summary.json, scenario.toml and (``tables``) the Parquet tables into directory
+        ``out``. The tables are written from the core's columns by pyarrow, without pandas."""
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
-        meta = {"scenario": self.scenario.name, "seed": self.seed, "version": _core.__version__}
-        for name in (
-            "flows",
-            "links",
-            "flow_drops",
-            "series_queue",
-            "series_flow",
-            "series_meter",
-            "series_gauges",
-            "conditioners",
-        ):
-            df: pd.DataFrame = getattr(self, name).copy()
-            df.attrs = {}
-            table_meta = {f"qoslab.{k}": str(v) for k, v in meta.items()}
+        if tables:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            t = pa.Table.from_pandas(df, preserve_index=False)
-            t = t.replace_schema_metadata(
-                {**(t.schema.metadata or {}), **{k.encode(): v.encode() for k, v in table_meta.items()}}
-            )
-            pq.write_table(t, d / f"{name}.parquet")
+            meta = {"scenario": self.scenario.name, "seed": self.seed, "version": _core.__version__}
+            table_meta = {f"qoslab.{k}".encode(): str(v).encode() for k, v in meta.items()}
+            for name in TABLES:
+                cols = self.columns(name)
+                t = pa.table({k: _arrow_column(pa, v) for k, v in cols.items()})
+                pq.write_table(t.replace_schema_metadata(table_meta), d / f"{name}.parquet")
         (d / "summary.json").write_text(json.dumps(self.summary(), indent=2, allow_nan=True) + "\n")
         (d / "scenario.toml").write_text(self.scenario.text)
         return d
 
 
-def _frame(cols: dict[str, Any]) -> pd.DataFrame:
-    return pd.DataFrame({k: np.asarray(v) for k, v in cols.items()})
+def _arrow_column(pa: Any, v: Any) -> Any:
+    """A column as pyarrow holds it: numpy arrays as they are, lists of names as strings (also
+    when empty)."""
+    if isinstance(v, np.ndarray):
+        return pa.array(v)
+    return pa.array(v, type=pa.string())
 
 
 def run(
@@ -185,11 +312,13 @@ def run(
     captures: list[tuple[str, str, str]] | None = None,
     progress: Callable[[float], None] | None = None,
     out: str | Path | None = None,
+    tables: bool = True,
 ) -> Result:
     """Runs ``scenario`` (a :class:`Scenario` or a file path) with ``seed`` (default: the
     scenario's own). ``captures`` lists (link name, "ab"/"ba", pcap path) to record;
     ``progress(fraction)`` is called as simulated time advances. The GIL is released while
-    the core simulates."""
+    the core simulates. With ``out``, the outputs are written there (summary.json and
+    scenario.toml, and the Parquet tables unless ``tables`` is false)."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     seed = sc.default_seed if seed is None else int(seed)
     if seed < 0:
@@ -209,62 +338,9 @@ def run(
     raw = _core.simulate_resolved(sc.core, seed, cap, progress)
     wall = time.perf_counter() - t0
 
-    names = [f["name"] for f in sc.resolved["flows"]]
-    flows = _frame(raw["flows"])
-    flows.insert(0, "name", names)
-    flows.insert(1, "src", [f["src"] for f in sc.resolved["flows"]])
-    flows.insert(2, "dst", [f["dst"] for f in sc.resolved["flows"]])
-    flows.insert(3, "kind", [f["kind"] for f in sc.resolved["flows"]])
-    link_names = [lk["name"] for lk in sc.resolved["links"]]
-    links = _frame(raw["links"])
-    links.insert(0, "link_name", [link_names[i] for i in links["link"]])
-    links["direction"] = links["direction"].astype(str)
-    dir_names = [f"{n}:{d}" for n in link_names for d in ("ab", "ba")]
-    flow_drops = _frame(raw["flow_drops"])
-    flow_drops["flow_name"] = [names[i] for i in flow_drops["flow"]]
-    flow_drops["where"] = [dir_names[i] for i in flow_drops["direction_index"]]
-    sq = _frame(raw["series_queue"])
-    sq.insert(1, "queue", [dir_names[i] for i in sq["direction_index"]])
-    sq.insert(0, "time_s", sq["time_ns"] / 1e9)
-    cond_names = [c["name"] for c in sc.resolved.get("conditioners", [])]
-    conds = _frame(raw["conditioners"])
-    conds.insert(0, "name", cond_names)
-    conds.insert(1, "link", [c["link"] for c in sc.resolved.get("conditioners", [])])
-    conds.insert(2, "meter", [c["meter"]["type"] for c in sc.resolved.get("conditioners", [])])
-    sm = _frame(raw["series_meter"])
-    sm.insert(0, "time_s", sm["time_ns"] / 1e9)
-    sm["conditioner_name"] = [cond_names[i] for i in sm["conditioner"]]
-    sm["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sm["flow"]]
-    sg = _frame(raw["series_gauges"])
-    gauge_names = list(raw["gauge_names"])
-    sg.insert(0, "time_s", sg["time_ns"] / 1e9)
-    sg["conditioner_name"] = [cond_names[i] for i in sg["conditioner"]]
-    sg["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sg["flow"]]
-    sg["name"] = [gauge_names[i] for i in sg["gauge"]]
-    sg = sg.drop(columns=["gauge"])
-    sf = _frame(raw["series_flow"])
-    sf.insert(0, "time_s", sf["time_ns"] / 1e9)
-    sf.insert(2, "flow_name", [names[i] for i in sf["flow"]])
-    res = Result(
-        scenario=sc,
-        seed=seed,
-        flows=flows,
-        links=links,
-        flow_drops=flow_drops,
-        series_queue=sq,
-        series_flow=sf,
-        series_meter=sm,
-        series_gauges=sg,
-        conditioners=conds,
-        events=int(raw["events"]),
-        packet_hops=int(raw["packet_hops"]),
-        wall_time_s=wall,
-        violations=list(raw["violations"]),
-        partial=bool(raw.get("interrupted", False)),
-        simulated_until_s=int(raw.get("simulated_until_ns", 0)) / 1e9,
-    )
+    res = Result(sc, seed, raw, wall)
     if out is not None:
-        res.write(out)
+        res.write(out, tables=tables)
     if res.partial:
         raise RunInterrupted(res, out)
     return res
@@ -286,9 +362,7 @@ def _inside(out: Path, name: str, sc: Scenario) -> Path:
     path = out / name
     base = out.resolve()
     if not path.resolve().is_relative_to(base):
-        msg = (
-            f"the capture file {name!r} resolves outside the output directory {str(out)!r} (a symbolic link)"
-        )
+        msg = f"the capture file {name!r} resolves outside the output directory {str(out)!r} (a symlink)"
         raise _core.ScenarioError(f"{sc.source}: {msg}", sc.source, None, "capture.file", msg)
     return path
 
