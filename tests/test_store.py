@@ -262,3 +262,133 @@ def test_results_export_csv_and_parquet(tmp_path):
         timeout=60,
     )
     assert "expected a .csv or .parquet" in one_line_error(p)
+
+
+# -- faults: a full disk, stray temporary files, older schemas ---------------------------------------
+
+
+def test_full_disk_writing_a_time_series_is_one_line_and_loses_nothing(tmp_path, monkeypatch):
+    """ENOSPC in the middle of a Parquet file (pyarrow raises OSError): one StoreError line, the
+    temporary file removed, the runs committed before intact, and the same sweep resumes."""
+    import errno
+
+    import pyarrow.parquet as pq
+
+    real = pq.write_table
+    calls = {"n": 0}
+
+    def full_after_three_runs(table, where, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] > 6:  # two files per run
+            with open(where, "wb") as f:
+                f.write(b"PAR1 half a file")
+            raise OSError(
+                errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device"
+            )
+        return real(table, where, *a, **kw)
+
+    monkeypatch.setattr(pq, "write_table", full_after_three_runs)
+    specs = plan([({}, short_s1())], [1, 2, 3, 4, 5], "t")
+    with Store(tmp_path / "st") as st:
+        with pytest.raises(StoreError) as e:
+            run_sweep(specs, st, SerialExecutor(), progress=False)
+        assert "\n" not in str(e.value) and "No space left on device" in str(e.value)
+        assert "run the same command to resume" in str(e.value)
+        assert st.temporaries() == [] and st.verify() == []
+        assert st.count_runs() == 3
+    monkeypatch.setattr(pq, "write_table", real)
+    with Store(tmp_path / "st") as st:
+        rep = run_sweep(specs, st, SerialExecutor(), progress=False)
+        assert (rep.reused, rep.computed) == (3, 2) and st.verify() == []
+
+
+def test_full_database_is_one_line_and_rolls_the_run_back(tmp_path):
+    """SQLite's SQLITE_FULL (here a page limit, as a full disk gives): the run's transaction is
+    rolled back, the message is one line, and the store stays consistent."""
+    specs = plan([({}, short_s1())], [1, 2, 3, 4, 5, 6], "t")
+    with Store(tmp_path / "st") as st:
+        run_sweep(specs[:1], st, SerialExecutor(), progress=False)
+        pages = st.conn.execute("PRAGMA page_count").fetchone()[0]
+        st.conn.execute(f"PRAGMA max_page_count = {pages + 2}")
+        with pytest.raises(StoreError, match="database or disk is full; the runs stored before are kept"):
+            run_sweep(specs, st, SerialExecutor(), progress=False)
+        assert not st.conn.in_transaction
+        n = st.count_runs()
+        assert 1 <= n < 6 and st.verify() == []
+    with Store(tmp_path / "st") as st:
+        assert run_sweep(specs, st, SerialExecutor(), progress=False).computed == 6 - n
+
+
+def test_stray_temporary_files_are_removed_on_open_unless_a_writer_is_active(tmp_path):
+    with Store(tmp_path / "st") as st:
+        run_sweep(plan([({}, short_s1())], [1], "t"), st, SerialExecutor(), progress=False)
+    stray = tmp_path / "st" / "series" / "ab" / ".x.flow.parquet.4242.tmp"
+    stray.parent.mkdir(parents=True, exist_ok=True)
+    writer = Store(tmp_path / "st")
+    writer.acquire()  # another process's sweep, as far as the lock is concerned
+    stray.write_bytes(b"PAR1 killed mid-write")
+    try:
+        with Store(tmp_path / "st", create=False) as st:
+            assert st.removed_temporaries == [] and stray.exists()
+            assert any("temporary file series/ab/.x.flow.parquet.4242.tmp" in p for p in st.verify())
+    finally:
+        writer.close()
+    p = subprocess.run(
+        [QOSLAB, "results", "--store", str(tmp_path / "st"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0, p.stderr
+    assert (
+        "removed 1 temporary file(s) left by a killed writer" in p.stderr and "1 runs, consistent" in p.stdout
+    )
+    assert not stray.exists()
+
+
+def _schema1_store(path):
+    """A store as schema 1 wrote it (no index of sweep membership by run), with one run."""
+    with Store(path) as st:
+        run_sweep(plan([({}, short_s1())], [1], "t"), st, SerialExecutor(), progress=False)
+    c = sqlite3.connect(path / "results.db", isolation_level=None)
+    c.execute("DROP INDEX sweep_runs_run")
+    c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    c.close()
+
+
+def test_older_schema_is_refused_with_the_command_then_migrated_with_a_backup(tmp_path):
+    d = tmp_path / "st"
+    _schema1_store(d)
+    for args in (
+        ["results", "--store", str(d)],
+        ["sweep", S1, "--store", str(d), *sum((["--set", s] for s in SHORT), [])],
+    ):
+        p = subprocess.run([QOSLAB, *args], capture_output=True, text=True, timeout=60)
+        assert f"migrate it with `qoslab results --store {d} --migrate`" in one_line_error(p)
+    p = subprocess.run(
+        [QOSLAB, "results", "--store", str(d), "--migrate"], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 0 and "from schema 1 to 2" in p.stdout, p
+    backup = d / "results.db.schema1.bak"
+    old = sqlite3.connect(backup)
+    assert old.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
+    assert old.execute("SELECT COUNT(*) FROM runs").fetchone() == (1,)
+    old.close()
+    with Store(d, create=False) as st:
+        assert st.count_runs() == 1 and st.verify() == []
+        idx = {r[1] for r in st.conn.execute("PRAGMA index_list(sweep_runs)")}
+        assert "sweep_runs_run" in idx
+    p = subprocess.run(
+        [QOSLAB, "results", "--store", str(d), "--migrate"], capture_output=True, text=True, timeout=60
+    )
+    assert "already has schema 2" in p.stdout
+
+
+def test_newer_schema_is_refused(tmp_path):
+    with Store(tmp_path / "st"):
+        pass
+    c = sqlite3.connect(tmp_path / "st" / "results.db", isolation_level=None)
+    c.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    c.close()
+    with pytest.raises(StoreError, match="has schema 99.*newer qoslab: upgrade qoslab"):
+        Store(tmp_path / "st")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -440,6 +440,7 @@ def sweep(
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
+            _say_removed(st)
             rep = sw.run_sweep(specs, st, ex, retries=retries, label=label)
             runs = sw.sweep_runs(st, specs, axes)
         stats = sw.sweep_statistics(runs, show_metrics, by=list(axes))
@@ -574,6 +575,12 @@ def reproduce(
         raise typer.Exit(2)
 
 
+def _say_removed(st: Any) -> None:
+    if st.removed_temporaries:
+        n = len(st.removed_temporaries)
+        typer.echo(f"{st.root}: removed {n} temporary file(s) left by a killed writer", err=True)
+
+
 @app.command()
 def results(
     store: StoreOpt = None,
@@ -594,6 +601,10 @@ def results(
     ] = None,
     sweeps: Annotated[bool, typer.Option("--sweeps", help="List the sweeps in the store.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Verify the store's consistency.")] = False,
+    migrate: Annotated[
+        bool,
+        typer.Option("--migrate", help="Bring a store of an older schema to this qoslab's (keeps a backup)."),
+    ] = False,
     limit: Annotated[int, typer.Option("--limit", help="Rows to print (0: all).")] = 30,
 ) -> None:
     """List, check and export the result store (CSV or Parquet)."""
@@ -606,7 +617,19 @@ def results(
     with _Errors():
         if status is not None and status not in ("ok", "failed"):
             raise ValueError(f"--status must be ok or failed, got {status!r}")
+        if migrate:
+            from qoslab.store import default_store
+            from qoslab.store import migrate as migrate_store
+
+            old, new, backup = migrate_store(store if store is not None else default_store())
+            if backup is None:
+                typer.echo(f"result store {store or default_store()} already has schema {new}")
+            else:
+                where = store or default_store()
+                typer.echo(f"migrated result store {where} from schema {old} to {new} (backup: {backup})")
+            return
         with Store(store, create=False) as st:
+            _say_removed(st)
             if check:
                 problems = st.verify()
                 n = st.count_runs()

@@ -11,6 +11,13 @@ metrics, per-flow and per-queue rows, its attempt record and its sweep membershi
 one transaction, after its Parquet files have been written and renamed into place, so a crash
 leaves either the whole run or nothing (an orphaned Parquet file at worst, overwritten when the
 run is computed again).
+
+Faults: an OS error while writing (a full disk, a read-only file system) is one
+:class:`StoreError` line, after the run's transaction has been rolled back and its temporary
+file removed, so every run committed before stays and the same command resumes. Temporary files
+left by a killed writer are removed the next time the store is opened with no writer active
+(``Store.removed_temporaries``; ``qoslab results --check`` lists them). A store of an older
+schema is refused with the command that migrates it (:func:`migrate`, which keeps a backup).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FORMAT = "qoslab-results"
 DB_NAME = "results.db"
 #: Default store directory (relative to the working directory); ``QOSLAB_STORE`` overrides it.
@@ -123,7 +130,17 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     params TEXT NOT NULL,
     PRIMARY KEY (sweep, run_id)
 );
+CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);
 """
+
+#: How to bring a store of schema N to N + 1 (SQL run in one transaction by :func:`migrate`).
+#: Schema 2 indexes sweep membership by run: replacing a run deletes its memberships, which
+#: scanned the whole table in schema 1.
+_MIGRATIONS: dict[int, str] = {
+    1: "CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);",
+}
+
+_TEMPORARY = ".*.tmp"
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -174,9 +191,12 @@ class Store:
                 self.root.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise StoreError(f"cannot create the result store {self.root}: {e.strerror}") from None
+        #: Temporary files of killed writers removed when this store was opened.
+        self.removed_temporaries: list[Path] = []
         with self._guard():
             self.conn = sqlite3.connect(self.db_path, timeout=timeout, isolation_level=None)
             self._init(create)
+        self._remove_temporaries()
 
     # -- errors ---------------------------------------------------------------------------------
 
@@ -192,6 +212,13 @@ class Store:
                     f"result store {self.db_path} is locked by another process ({msg}); "
                     "wait for it to finish or use another --store"
                 ) from None
+            if "disk is full" in msg or "disk I/O error" in msg:
+                raise StoreError(
+                    f"result store {self.db_path}: {msg}; the runs stored before are kept: "
+                    "free some space (or use another --store) and run the same command to resume"
+                ) from None
+            if "readonly" in msg:
+                raise StoreError(f"result store {self.db_path} is read-only ({msg})") from None
             if "no such table" in msg or "no such column" in msg:
                 raise StoreError(
                     f"{self.db_path} is not a qoslab result store of schema {SCHEMA_VERSION} ({msg})"
@@ -213,7 +240,10 @@ class Store:
         tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
             if not create:
-                raise StoreError(f"{self.db_path} is an empty database, not a qoslab result store")
+                raise StoreError(
+                    f"{self.db_path} is an empty database, not a qoslab result store "
+                    "(its creation failed, e.g. on a full disk: remove it, or use it as --store of a sweep)"
+                )
             created = time.strftime("%Y-%m-%dT%H:%M:%S")
             # One script, one transaction: a concurrent creator waits, then finds it all done.
             c.executescript(
@@ -230,10 +260,18 @@ class Store:
         meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("format") != FORMAT:
             raise StoreError(f"{self.db_path} is an SQLite database but not a qoslab result store")
-        if meta.get("schema_version") != str(SCHEMA_VERSION):
+        version = _schema_of(meta)
+        if version < SCHEMA_VERSION and version in _MIGRATIONS:
+            raise StoreError(
+                f"result store {self.db_path} has schema {version}, this qoslab uses schema "
+                f"{SCHEMA_VERSION}: migrate it with `qoslab results --store {self.root} --migrate` "
+                "(a backup of the database is kept)"
+            )
+        if version != SCHEMA_VERSION:
             raise StoreError(
                 f"result store {self.db_path} has schema {meta.get('schema_version')}, "
                 f"this qoslab reads schema {SCHEMA_VERSION}"
+                + (" (written by a newer qoslab: upgrade qoslab)" if version > SCHEMA_VERSION else "")
             )
 
     def close(self) -> None:
@@ -279,6 +317,39 @@ class Store:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
                 os.close(self._lock_fd)
             self._lock_fd = None
+
+    # -- temporary files --------------------------------------------------------------------------
+
+    def temporaries(self) -> list[Path]:
+        """Temporary Parquet files in the store (a writer's work in progress, or left by a
+        writer that was killed)."""
+        series = self.root / "series"
+        return sorted(series.glob(f"*/{_TEMPORARY}")) if series.is_dir() else []
+
+    def _remove_temporaries(self) -> None:
+        """Removes the temporary files of killed writers, if no writer holds the store now."""
+        stray = self.temporaries()
+        if not stray:
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError:
+            return  # a read-only store: leave them, --check reports them
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return  # a live writer: they may be its work in progress
+        try:
+            for f in self.temporaries():
+                with contextlib.suppress(FileNotFoundError):
+                    f.unlink()
+                    self.removed_temporaries.append(f)
+        except OSError:
+            pass  # left for --check to report
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -352,7 +423,6 @@ class Store:
 
         rel = Path("series") / key.scenario_sha256[:2] / f"{key.slug()}.{kind}.parquet"
         dest = self.root / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
         t = pa.Table.from_pandas(df, preserve_index=False)
         t = t.replace_schema_metadata(
             {
@@ -361,8 +431,18 @@ class Store:
             }
         )
         tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-        pq.write_table(t, tmp)
-        os.replace(tmp, dest)
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(t, tmp)
+            os.replace(tmp, dest)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            reason = os.strerror(e.errno) if e.errno else str(e).splitlines()[0]
+            raise StoreError(
+                f"result store {self.root}: cannot write {rel} ({reason}); the runs stored before "
+                "are kept: free some space (or use another --store) and run the same command to resume"
+            ) from None
         return str(rel)
 
     def record(
@@ -534,6 +614,9 @@ class Store:
             ic = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
         if ic != "ok":
             problems.append(f"SQLite integrity check: {ic}")
+        for f in self.temporaries():
+            rel = f.relative_to(self.root)
+            problems.append(f"temporary file {rel} (a writer is active, or it was killed)")
         for rid, name, seed, sq, sf, nm, nf, nq in rows:
             what = f"run {rid} ({name}, seed {seed})"
             if nm == 0 or nf == 0 or nq == 0:
@@ -542,6 +625,67 @@ class Store:
                 if rel is None or not (self.root / rel).is_file():
                     problems.append(f"{what}: time series file {rel} is missing")
         return problems
+
+
+def _schema_of(meta: dict[str, str]) -> int:
+    try:
+        return int(meta.get("schema_version", ""))
+    except ValueError:
+        return -1
+
+
+def migrate(path: str | Path) -> tuple[int, int, Path | None]:
+    """Brings the store at ``path`` to this qoslab's schema, after copying its database to
+    ``results.db.schema<N>.bak`` (SQLite's online backup). Returns (old schema, new schema,
+    backup path or None when there was nothing to do). Holds the writer lock throughout."""
+    p = Path(path)
+    db = p if p.suffix == ".db" or p.is_file() else p / DB_NAME
+    if not db.exists():
+        raise StoreError(f"no result store at {db}")
+    lock = db.with_name(db.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise StoreError(f"result store {db.parent} is in use by another qoslab process") from None
+        try:
+            conn = sqlite3.connect(db, isolation_level=None)
+            try:
+                meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                if meta.get("format") != FORMAT:
+                    raise StoreError(f"{db} is an SQLite database but not a qoslab result store")
+                old = _schema_of(meta)
+                if old == SCHEMA_VERSION:
+                    return old, old, None
+                if old > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"result store {db} has schema {old}, newer than this qoslab's {SCHEMA_VERSION}"
+                    )
+                if any(v not in _MIGRATIONS for v in range(old, SCHEMA_VERSION)):
+                    raise StoreError(f"result store {db} has schema {old}: no migration to {SCHEMA_VERSION}")
+                backup = db.with_name(f"{db.name}.schema{old}.bak")
+                dst = sqlite3.connect(backup)
+                try:
+                    conn.backup(dst)
+                finally:
+                    dst.close()
+                script = "".join(_MIGRATIONS[v] + "\n" for v in range(old, SCHEMA_VERSION))
+                conn.executescript(
+                    "BEGIN IMMEDIATE;\n"
+                    + script
+                    + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';\n"
+                    + "COMMIT;"
+                )
+                return old, SCHEMA_VERSION, backup
+            finally:
+                conn.close()
+        except sqlite3.Error as e:
+            raise StoreError(f"result store {db}: migration failed, nothing changed ({e})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _json_default(o: Any) -> Any:
