@@ -1,5 +1,6 @@
 """Dask execution on a real loopback cluster, and the Slurm/PBS job scripts of dask-jobqueue."""
 
+import os
 import subprocess
 import sys
 
@@ -94,7 +95,6 @@ def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
 
 
 def test_failures_on_dask_are_recorded_and_retried(tmp_path):
-    import os
 
     from qoslab.executors import DaskExecutor
     from qoslab.store import Store
@@ -236,3 +236,159 @@ def test_cli_prints_the_job_script_without_submitting(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "#PBS -q q1" in p.stdout
     assert not (store / "results.db").exists()
+
+
+# -- listeners: loopback by default, mutual TLS when asked ---------------------------------------------
+
+
+def one_line_error(p: subprocess.CompletedProcess) -> str:
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    return lines[0]
+
+
+def _tls_dir(d):
+    """A CA and one certificate signed by it (for 127.0.0.1), as docs/experiments.md makes them."""
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    d.mkdir()
+
+    def ssl(*args):
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
+
+    ssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=qoslab-ca",
+        "-keyout",
+        "ca-key.pem",
+        "-out",
+        "ca.pem",
+    )
+    ssl(
+        "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=qoslab", "-keyout", "key.pem", "-out", "req.pem"
+    )
+    (d / "san.cnf").write_text("subjectAltName = IP:127.0.0.1, DNS:localhost\n")
+    ssl(
+        "x509",
+        "-req",
+        "-in",
+        "req.pem",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca-key.pem",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "san.cnf",
+        "-out",
+        "cert.pem",
+    )
+    return d
+
+
+def test_sweep_over_mutual_tls_and_refused_without_a_certificate(tmp_path):
+    from qoslab.executors import dask_security
+
+    tls = _tls_dir(tmp_path / "tls")
+    sec = dask_security(tls)
+    cluster = distributed.LocalCluster(
+        n_workers=1,
+        processes=True,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        protocol="tls://",
+        security=sec,
+        dashboard_address=None,
+    )
+    try:
+        addr = cluster.scheduler_address
+        assert addr.startswith("tls://127.0.0.1:")
+        short = [
+            S1,
+            "--seeds",
+            "2",
+            "--set",
+            "duration=5s",
+            "--set",
+            "measurement.start=0s",
+            "--set",
+            "measurement.end=5s",
+            "--executor",
+            "dask",
+            "--scheduler",
+            addr,
+        ]
+        p = subprocess.run(
+            [QOSLAB, "sweep", *short, "--tls-dir", str(tls), "--store", str(tmp_path / "st")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert p.returncode == 0, p.stderr
+        assert "2 runs: 2 computed" in p.stdout
+        # Without a certificate: refused before connecting. With a certificate of another CA:
+        # the handshake fails and nothing is submitted.
+        p = subprocess.run(
+            [QOSLAB, "sweep", *short, "--store", str(tmp_path / "st2")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert "speaks TLS: give --tls-dir DIR" in one_line_error(p)
+        other = _tls_dir(tmp_path / "other")
+        p = subprocess.run(
+            [QOSLAB, "sweep", *short, "--tls-dir", str(other), "--store", str(tmp_path / "st3")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert f"cannot connect to the Dask scheduler at {addr}" in one_line_error(p)
+    finally:
+        cluster.close()
+    with pytest.raises(ExecutorError, match="missing key.pem"):
+        (tls / "key.pem").unlink() or dask_security(tls)
+
+
+def test_schedulers_qoslab_starts_listen_on_loopback_unless_told():
+    kw = jobqueue_kwargs(JobqueueOptions())
+    assert kw["scheduler_options"] == {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:8787"}
+    kw = jobqueue_kwargs(JobqueueOptions(interface="ib0"))
+    assert kw["scheduler_options"] == {"dashboard_address": "127.0.0.1:8787"}  # the interface's address
+    kw = jobqueue_kwargs(JobqueueOptions(scheduler_host="10.1.2.3"))
+    assert kw["scheduler_options"]["host"] == "10.1.2.3"
+    cluster = build_jobqueue_cluster("slurm", JobqueueOptions())
+    try:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        info = cluster.scheduler_info
+        assert all(not str(v).startswith(("0.0.0.0", "[::]")) for v in info.get("services", {}).values())
+    finally:
+        cluster.close()
+    from qoslab.executors import JobqueueExecutor
+
+    with pytest.raises(ExecutorError, match="the batch jobs must reach this process's Dask scheduler"):
+        JobqueueExecutor("slurm", JobqueueOptions())
+
+
+def test_job_script_with_tls_passes_the_certificates_to_the_workers(tmp_path):
+    tls = _tls_dir(tmp_path / "tls")
+    cluster = build_jobqueue_cluster("slurm", JobqueueOptions(scheduler_host="127.0.0.1", tls_dir=str(tls)))
+    try:
+        assert cluster.scheduler_address.startswith("tls://127.0.0.1:")
+        cmd = next(x for x in cluster.job_script().splitlines() if "dask_worker" in x)
+    finally:
+        cluster.close()
+    assert "tls://127.0.0.1:" in cmd
+    for flag in ("--tls-ca-file", "--tls-cert", "--tls-key"):
+        assert flag in cmd, cmd

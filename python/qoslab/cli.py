@@ -276,6 +276,21 @@ InterfaceOpt = Annotated[
     str | None,
     typer.Option("--interface", help="slurm/pbs: network interface (e.g. ib0).", rich_help_panel="Slurm/PBS"),
 ]
+SchedulerHostOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler-host",
+        help="slurm/pbs: address the scheduler listens on, reachable from the compute nodes.",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+TlsDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tls-dir",
+        help="dask/slurm/pbs: mutual TLS with DIR/ca.pem, cert.pem, key.pem (docs/experiments.md).",
+    ),
+]
 PrintScriptOpt = Annotated[
     bool,
     typer.Option(
@@ -333,10 +348,16 @@ def _executor(
     python: str | None,
     interface: str | None,
     print_job_script: bool,
+    scheduler_host: str | None = None,
+    tls_dir: Path | None = None,
 ):
     from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
     check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
+    if tls_dir is not None and name not in ("dask", "slurm", "pbs"):
+        raise ValueError("--tls-dir needs --executor dask, slurm or pbs")
+    if scheduler_host is not None and name not in ("slurm", "pbs"):
+        raise ValueError("--scheduler-host needs --executor slurm or pbs")
     opts = None
     if name in ("slurm", "pbs"):
         opts = JobqueueOptions(
@@ -351,11 +372,13 @@ def _executor(
             prologue=tuple(prologue or ()),
             python=python,
             interface=interface,
+            scheduler_host=scheduler_host,
+            tls_dir=str(tls_dir) if tls_dir is not None else None,
         )
         if print_job_script:
             typer.echo(job_script(name, opts))
             raise typer.Exit(0)
-    return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts)
+    return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts, tls_dir=tls_dir)
 
 
 def _report_failures(failed, total: int) -> None:
@@ -406,6 +429,8 @@ def sweep(
     prologue: PrologueOpt = None,
     python: PythonOpt = None,
     interface: InterfaceOpt = None,
+    scheduler_host: SchedulerHostOpt = None,
+    tls_dir: TlsDirOpt = None,
     print_job_script: PrintScriptOpt = False,
 ) -> None:
     """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
@@ -437,6 +462,8 @@ def sweep(
             python,
             interface,
             print_job_script,
+            scheduler_host,
+            tls_dir,
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
@@ -505,6 +532,8 @@ def reproduce(
     prologue: PrologueOpt = None,
     python: PythonOpt = None,
     interface: InterfaceOpt = None,
+    scheduler_host: SchedulerHostOpt = None,
+    tls_dir: TlsDirOpt = None,
     print_job_script: PrintScriptOpt = False,
     flavour: Annotated[
         str | None,
@@ -545,6 +574,8 @@ def reproduce(
             python,
             interface,
             print_job_script,
+            scheduler_host,
+            tls_dir,
         )
     any_failed = False
     for exp in exps:

@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
+from pathlib import Path
 from typing import Any, Protocol
 
 from qoslab.tasks import RunOutput, RunTask, execute, failure
@@ -202,18 +203,65 @@ def _require_dask() -> None:
         ) from None
 
 
+#: The files of a TLS directory (``--tls-dir``): the certificate authority, and one certificate
+#: with its key that the scheduler, the workers and the client all present.
+TLS_FILES = ("ca.pem", "cert.pem", "key.pem")
+
+
+def dask_security(tls_dir: str | Path) -> Any:
+    """Dask's ``Security`` for mutual TLS from ``tls_dir`` (``ca.pem``, ``cert.pem``,
+    ``key.pem``; e.g. made by ``openssl``): every connection is encrypted and only holders of a
+    certificate signed by the CA can connect, so the scheduler cannot be handed pickled code by
+    anyone else on the network."""
+    _require_dask()
+    from distributed.security import Security
+
+    d = Path(tls_dir)
+    missing = [f for f in TLS_FILES if not (d / f).is_file()]
+    if missing:
+        raise ExecutorError(f"--tls-dir {d}: missing {', '.join(missing)} (expected {', '.join(TLS_FILES)})")
+    ca, cert, key = (str((d / f).resolve()) for f in TLS_FILES)
+    return Security(
+        tls_ca_file=ca,
+        tls_client_cert=cert,
+        tls_client_key=key,
+        tls_scheduler_cert=cert,
+        tls_scheduler_key=key,
+        tls_worker_cert=cert,
+        tls_worker_key=key,
+        require_encryption=True,
+    )
+
+
 class DaskExecutor:
     """Submits every run as a Dask task to a running cluster: ``scheduler`` is its address
-    (``tcp://HOST:PORT``), or pass a ``client``. Exceptions and lost workers become failed
-    outputs; the coordinator decides on retries."""
+    (``tcp://HOST:PORT``, or ``tls://HOST:PORT`` with ``tls_dir``), or pass a ``client``.
+    Exceptions and lost workers become failed outputs; the coordinator decides on retries."""
 
-    def __init__(self, scheduler: str | None = None, *, client: Any = None, connect_timeout: float = 15.0):
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        *,
+        client: Any = None,
+        connect_timeout: float = 15.0,
+        tls_dir: str | Path | None = None,
+    ):
         if scheduler is None and client is None:
             raise ExecutorError("the dask executor needs --scheduler tcp://HOST:PORT")
         _require_dask()
         self.scheduler = scheduler
         self.client = client
         self.connect_timeout = connect_timeout
+        self.security = dask_security(tls_dir) if tls_dir is not None else None
+        if self.security is not None and scheduler is not None and not scheduler.startswith("tls://"):
+            raise ExecutorError(f"--tls-dir needs a tls:// scheduler address, got {scheduler}")
+        if self.security is None and scheduler is not None and scheduler.startswith("tls://"):
+            import dask
+
+            if not dask.config.get("distributed.comm.tls.ca-file", None):
+                raise ExecutorError(
+                    f"the scheduler {scheduler} speaks TLS: give --tls-dir DIR (ca.pem, cert.pem, key.pem)"
+                )
 
     def describe(self) -> str:
         if self.client is not None:
@@ -224,8 +272,10 @@ class DaskExecutor:
         from distributed import Client
 
         try:
-            return Client(self.scheduler, timeout=self.connect_timeout, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as e:
+            return Client(
+                self.scheduler, timeout=self.connect_timeout, set_as_default=False, security=self.security
+            )
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise ExecutorError(f"cannot connect to the Dask scheduler at {self.scheduler}: {msg}") from None
 
@@ -288,6 +338,12 @@ class JobqueueOptions:
     scheduler_host: str | None = None
     local_directory: str | None = None
     log_directory: str | None = None
+    tls_dir: str | None = None
+
+
+#: Where the dashboard of a scheduler qoslab starts listens: this machine only (reach it through
+#: an SSH tunnel).
+DASHBOARD_ADDRESS = "127.0.0.1:8787"
 
 
 def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
@@ -313,8 +369,17 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
         v = getattr(opts, name)
         if v is not None:
             kw[name] = v
+    # The scheduler qoslab starts listens where the user said (--scheduler-host, --interface)
+    # and nowhere else: on 127.0.0.1 when neither is given, never on every interface.
+    sched: dict[str, Any] = {"dashboard_address": DASHBOARD_ADDRESS}
     if opts.scheduler_host is not None:
-        kw["scheduler_options"] = {"host": opts.scheduler_host}
+        sched["host"] = opts.scheduler_host
+    elif opts.interface is None:
+        sched["host"] = "127.0.0.1"
+    kw["scheduler_options"] = sched
+    if opts.tls_dir is not None:
+        kw["security"] = dask_security(opts.tls_dir)
+        kw["protocol"] = "tls://"
     return kw
 
 
@@ -347,6 +412,12 @@ class JobqueueExecutor:
         if kind not in self.SUBMIT:
             raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
         jobqueue_kwargs(opts)  # validate now
+        if opts.interface is None and opts.scheduler_host is None:
+            raise ExecutorError(
+                f"--executor {kind}: the batch jobs must reach this process's Dask scheduler: give "
+                "--interface NAME (e.g. ib0) or --scheduler-host HOST (it is never bound to every "
+                "interface; add --tls-dir DIR so that only holders of your certificate can use it)"
+            )
         self.kind = kind
         self.opts = opts
 
@@ -402,6 +473,7 @@ def make_executor(
     jobs: int | None = None,
     scheduler: str | None = None,
     jobqueue: JobqueueOptions | None = None,
+    tls_dir: str | Path | None = None,
 ) -> Executor:
     """The executor called ``name`` (one of :data:`EXECUTORS`)."""
     if name == "local":
@@ -409,7 +481,7 @@ def make_executor(
     if name == "serial":
         return SerialExecutor()
     if name == "dask":
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, tls_dir=tls_dir)
     if name in ("slurm", "pbs"):
         return JobqueueExecutor(name, jobqueue or JobqueueOptions())
     raise ExecutorError(f"unknown executor {name!r} (expected one of: {', '.join(EXECUTORS)})")
