@@ -33,6 +33,17 @@ def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
         emu.run(load_scenario(SCEN / "cbr-marker.toml"))
 
 
+def test_library_validates_what_reaches_a_command_line() -> None:
+    """The API checks what the CLI checks (before needing root), and no shell ever runs."""
+    sc = load_scenario(SCEN / "cbr-marker.toml")
+    with pytest.raises(emu.EmulationError, match="cc: expected one of reno, cubic, bbr"):
+        emu.run(sc, cc="reno; touch /tmp/qlab-pwned; true")
+    with pytest.raises(emu.EmulationError, match="duration"):
+        emu.run(sc, duration_s=float("nan"))
+    src = Path(emu.__file__).read_text()
+    assert '"sh"' not in src and "shell=True" not in src
+
+
 _OK, _WHY = emu.availability()
 needs_emulation = pytest.mark.skipif(not _OK, reason=f"emulation unavailable: {_WHY}")
 if not _OK:
@@ -45,6 +56,9 @@ def _ours() -> set[str]:
 
 def _assert_nothing_left(prefix: str) -> None:
     assert not [n for n in emu.list_namespaces() if n.startswith(prefix)], "namespaces left"
+    import tempfile
+
+    assert not list(Path(tempfile.gettempdir()).glob(f"{prefix}-*")), "work directory left"
     assert not (emu.STATE_DIR / f"{prefix}.json").exists(), "state file left"
     # veths live only inside the run's namespaces; none may surface in the root namespace
     links = subprocess.run(
@@ -181,8 +195,11 @@ def test_teardown_after_killed_and_interrupted_runs(clean: None) -> None:
             for q in pids
             if Path(f"/proc/{q}").exists() and "zombie" not in Path(f"/proc/{q}/status").read_text().lower()
         ], "children outlived the run"
+        work = [Path(x) for x in __import__("glob").glob(f"/tmp/{prefix}-*")]
+        assert work and all(w.is_dir() for w in work), "no work directory to clean?"
         removed = emu.cleanup_stale()
         assert any(prefix in x for x in removed)
+        assert any(x.startswith("work directory") for x in removed), removed
         _assert_nothing_left(prefix)
         assert foreign in emu.list_namespaces(), "a namespace it did not create was removed"
         assert not fake.exists()
@@ -229,3 +246,26 @@ def test_compare_prints_simulated_and_emulated_side_by_side(clean: None, tmp_pat
     assert abs(sim_g - (5 + 375)) <= 1  # CBS 5 packets + 1 Mbit/s for 3 s
     assert rows["Jain index"] == ["1.000", "1.000"]
     assert json.loads((tmp_path / "summary.json").read_text())["mode"] == "emulation"
+
+
+@needs_emulation
+def test_cleanup_leaves_live_runs_alone_unless_forced(clean: None) -> None:
+    """`emulate --cleanup` (another user's, another terminal's) never tears down a run whose
+    process is alive; `--cleanup --force` does."""
+    cmd = [QOSLAB, "emulate", str(SCEN / "cbr-marker.toml"), "--duration", "20"]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        prefix = _wait_for_run(p, _ours())
+        c = subprocess.run([QOSLAB, "emulate", "--cleanup"], capture_output=True, text=True, timeout=60)
+        assert c.returncode == 0 and prefix not in c.stdout, c.stdout
+        assert [n for n in emu.list_namespaces() if n.startswith(prefix)] and p.poll() is None
+        c = subprocess.run(
+            [QOSLAB, "emulate", "--cleanup", "--force"], capture_output=True, text=True, timeout=60
+        )
+        assert c.returncode == 0 and prefix in c.stdout, c.stdout
+        assert p.wait(timeout=30) != 0
+        _assert_nothing_left(prefix)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -830,7 +830,11 @@ def emulate(
         typer.Option("--window-clamp", help="Receivers clamp their window at the scenario's TCP window."),
     ] = False,
     cleanup: Annotated[
-        bool, typer.Option("--cleanup", help="Only remove what earlier (killed) emulation runs left behind.")
+        bool,
+        typer.Option("--cleanup", help="Only remove what emulation runs whose process is gone left behind."),
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --cleanup: also tear down runs that are still alive.")
     ] = False,
 ) -> None:
     """Run a scenario on real Linux hosts (network namespaces, kernel TCP) with qoslab's own
@@ -844,13 +848,15 @@ def emulate(
     if cleanup:
         if emu.os.geteuid() != 0:
             _fail("emulation cleanup needs root")
-        removed = emu.cleanup_stale(all_runs=True)
+        removed = emu.cleanup_stale(all_runs=force)
         con.print("removed: " + (", ".join(removed) if removed else "nothing (no leftovers)"))
         return
+    if force:
+        _fail("--force goes with --cleanup")
     if scenario is None:
         _fail("a scenario file is required (or --cleanup)")
-    if cc not in ("reno", "cubic", "bbr"):
-        _fail(f"--cc: expected reno, cubic or bbr, got {cc!r}")
+    if cc not in emu.CONGESTION_CONTROLS:
+        _fail(f"--cc: expected one of {', '.join(emu.CONGESTION_CONTROLS)}, got {cc!r}")
     sc = _load(scenario, set_)
     try:
         res = emu.run(

@@ -44,9 +44,23 @@ class Bins:
 
 
 def _ready(a: argparse.Namespace) -> None:
-    """Tells the run the sink is listening."""
+    """Tells the run the sink is listening, then (with ``--epoch-file``) waits for the run to
+    fix the traffic's time zero, which it does once every sink listens."""
     with open(a.out + ".ready", "w") as f:
         f.write("ready\n")
+    if not a.epoch_file:
+        return
+    deadline = time.monotonic() + a.epoch_wait
+    while True:
+        try:
+            with open(a.epoch_file) as f:
+                t = json.load(f)
+            a.epoch, a.until = float(t["epoch"]), float(t["until"])
+            return
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no time zero in {a.epoch_file} after {a.epoch_wait:g} s") from None
+            time.sleep(0.01)
 
 
 def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
@@ -197,6 +211,8 @@ def main() -> None:
     p.add_argument("--start", type=float, default=0.0)
     p.add_argument("--stop", type=float, default=0.0)
     p.add_argument("--until", type=float, default=0.0)
+    p.add_argument("--epoch-file", default="", help="sinks: read --epoch and --until from this JSON file")
+    p.add_argument("--epoch-wait", type=float, default=120.0, help="sinks: how long to wait for it (s)")
     p.add_argument("--mss", type=int, default=1460)
     p.add_argument("--cc", default="reno")
     p.add_argument("--window-bytes", type=int, default=0, help="TCP receive window clamp")

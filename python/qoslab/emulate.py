@@ -47,6 +47,10 @@ PREFIX = "qlab-"
 PORT_BASE = 5001
 #: Time from starting the link daemons to the traffic's time zero (sinks must be up by then).
 EPOCH_DELAY_S = 4.0
+#: Congestion controls the senders may use (``net.ipv4.tcp_congestion_control``).
+CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
+#: How long the sinks (one Python process per flow) may take to listen on a loaded machine.
+SINK_WAIT_S = 60.0
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = ("ip", "iptables", "iptables-restore", "ethtool", "tc")
 
@@ -127,6 +131,7 @@ class RunState:
     path: Path
     namespaces: list[str] = field(default_factory=list)
     pids: list[int] = field(default_factory=list)
+    work: str | None = None
 
     @classmethod
     def new(cls) -> RunState:
@@ -143,6 +148,7 @@ class RunState:
             "owner_start": _proc_start(os.getpid()),
             "namespaces": self.namespaces,
             "pids": [[p, _proc_start(p)] for p in self.pids],
+            "work": self.work,
         }
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
@@ -177,6 +183,13 @@ def _teardown_record(data: dict[str, Any], path: Path | None) -> list[str]:
             r = subprocess.run(["ip", "netns", "del", ns], capture_output=True, text=True)
             if r.returncode == 0:
                 removed.append(f"namespace {ns}")
+    work = data.get("work")
+    if work:
+        w = Path(work)
+        # only the run's own temporary directory, by name and place
+        if w.name.startswith(prefix + "-") and w.parent == Path(tempfile.gettempdir()) and w.is_dir():
+            shutil.rmtree(w, ignore_errors=True)
+            removed.append(f"work directory {w}")
     if path is not None:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
@@ -189,8 +202,8 @@ def list_namespaces() -> list[str]:
 
 
 def cleanup_stale(all_runs: bool = False) -> list[str]:
-    """Tears down the leftovers of runs whose owner is gone (all recorded runs with
-    ``all_runs``). Returns what was removed."""
+    """Tears down the leftovers of runs whose owner process is gone; with ``all_runs`` (the
+    CLI's ``--cleanup --force``) also the runs still alive. Returns what was removed."""
     removed: list[str] = []
     if not STATE_DIR.exists():
         return removed
@@ -360,6 +373,10 @@ def run(
     their advertised window at the scenario's TCP ``window`` (ns-2's ``window_``) with
     ``TCP_WINDOW_CLAMP`` (off by default: see docs/emulation.md).
     """
+    if cc not in CONGESTION_CONTROLS:
+        raise EmulationError(f"cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
+    if duration_s is not None and not (isinstance(duration_s, int | float) and 0 < duration_s <= 86400):
+        raise EmulationError(f"duration: expected seconds in (0, 86400], got {duration_s!r}")
     require()
     sc = emulation_scenario(scenario, duration_s)
     check_supported(sc)
@@ -375,6 +392,8 @@ def run(
     main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _raise_on_term) if main else None
     work = Path(tempfile.mkdtemp(prefix=f"{st.prefix}-"))
+    st.work = str(work)
+    st.save()
     t_wall = time.perf_counter()
     try:
         return _run(sc, seed, st, work, cc, kernel_links, dscp_count, window_clamp, say, t_wall, out)
@@ -435,8 +454,8 @@ def _run(
             "net.ipv4.tcp_no_metrics_save": 1,
             "net.ipv4.tcp_congestion_control": cc,
         }
-        script = "; ".join(f"sysctl -q -w {k}={v}" for k, v in sysctl.items())
-        _sh(["ip", "netns", "exec", name, "sh", "-ec", script + "; ip link set lo up"])
+        _sh(["ip", "netns", "exec", name, "sysctl", "-q", "-w", *(f"{k}={v}" for k, v in sysctl.items())])
+        _sh(["ip", "-n", name, "link", "set", "lo", "up"])
         _sh(["ip", "-n", name, "addr", "add", f"{_addr_node(i)}/32", "dev", "lo"])
     # veth pairs, created directly inside the two namespaces
     for li, lk in enumerate(links):
@@ -487,18 +506,15 @@ def _run(
                     raise EmulationError(f"kernel link {lk['name']}: only DropTail with a packet limit")
                 dev = f"l{li}{'a' if d == 0 else 'b'}"
                 rate = f"{lk['bandwidth_bps']}bit"
+                tc = ["ip", "netns", "exec", ns[frm_i], "tc"]
+                _sh([*tc, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1"])
                 _sh(
-                    [
-                        "ip",
-                        "netns",
-                        "exec",
-                        ns[frm_i],
-                        "sh",
-                        "-ec",
-                        f"tc qdisc add dev {dev} root handle 1: htb default 1; "
-                        f"tc class add dev {dev} parent 1: classid 1:1 htb rate {rate} ceil {rate}; "
-                        f"tc qdisc add dev {dev} parent 1:1 handle 10: pfifo limit {q['limit_pkts']}",
-                    ]
+                    [*tc, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb"]
+                    + ["rate", rate, "ceil", rate]
+                )
+                _sh(
+                    [*tc, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo"]
+                    + ["limit", str(q["limit_pkts"])]
                 )
     for i, name in enumerate(ns):
         if not incoming[i]:
@@ -530,10 +546,46 @@ def _run(
                 lines.append(f"-A QLAB_DSCP -p {p} --dport {PORT_BASE + fi} -m dscp --dscp {v} -j RETURN")
             lines.append("COMMIT")
             _sh(["ip", "netns", "exec", ns[n], "iptables-restore"], input="\n".join(lines) + "\n")
-    # link daemons; the traffic's time zero is 2 s from now (the daemons bin deliveries from it)
+    # The sinks listen first (one Python process per flow: slow on a loaded machine, so waited
+    # for, not timed); then the traffic's time zero is fixed, the link daemons (which bin
+    # deliveries from it) start, and the sources start once every daemon is ready.
     dur = r["duration_ns"] / 1e9
+    py = sys.executable
+    tool = str(Path(__file__).with_name("emu_traffic.py"))
+    epoch_file = work / "epoch.json"
+    procs: list[tuple[str, int, subprocess.Popen[bytes], Path]] = []
+
+    def spawn(role: str, fi: int, n: int, args: list[str]) -> None:
+        outp = work / f"{role}-{fi}.json"
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", ns[n], "nice", "-n", "-10", py, tool, *args, "--out", str(outp)],
+            stdout=subprocess.DEVNULL,
+            stderr=open(work / f"{role}-{fi}.log", "wb"),
+            preexec_fn=_die_with_parent,
+        )
+        st.add_pid(p.pid)
+        procs.append((role, fi, p, outp))
+
+    for fi, f in enumerate(flows):
+        d = node_idx[f["dst"]]
+        sink = ["--bind", _addr_node(d), "--port", str(PORT_BASE + fi), "--epoch-file", str(epoch_file)]
+        if f["kind"] == "tcp":
+            clamp = f["tcp"]["window_pkts"] * (f["packet_size_bytes"] - 40) if window_clamp else 0
+            sink += ["--mss", str(f["packet_size_bytes"] - 40), "--window-bytes", str(clamp)]
+        spawn("sink", fi, d, ["tcp-sink" if f["kind"] == "tcp" else "udp-sink", *sink])
+    deadline = time.monotonic() + SINK_WAIT_S
+    while not all(Path(str(o) + ".ready").exists() for _, _, _, o in procs):
+        if time.monotonic() > deadline or any(p.poll() is not None for _, _, p, _ in procs):
+            logs = "".join(x.read_text() for x in work.glob("sink-*.log"))
+            raise EmulationError(
+                f"the traffic sinks were not listening after {SINK_WAIT_S:g} s (or one died): {logs.strip()}"
+            )
+        time.sleep(0.01)
     epoch = time.monotonic() + EPOCH_DELAY_S
     epoch_unix = time.time() + (epoch - time.monotonic())
+    tmp = epoch_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"epoch": epoch, "until": epoch + dur + 0.3}))
+    os.replace(tmp, epoch_file)
     ports = [
         {
             "protocol": 6 if f["kind"] == "tcp" else 17,
@@ -570,102 +622,48 @@ def _run(
         )
         st.add_pid(p.pid)
         daemons.append((p, work / f"linkd-{i}.json"))
-    deadline = time.monotonic() + 10
     for i in range(len(ns)):
         if not incoming[i]:
             continue
         while not (work / f"linkd-{i}.ready").exists():
-            if time.monotonic() > deadline or any(p.poll() is not None for p, _ in daemons):
+            if time.monotonic() > epoch - 0.2 or any(p.poll() is not None for p, _ in daemons):
                 logs = "".join((work / f"linkd-{j}.log").read_text() for j in range(len(ns)) if incoming[j])
-                raise EmulationError(f"link daemon did not start: {logs.strip()}")
+                raise EmulationError(
+                    f"the link daemons were not ready {EPOCH_DELAY_S:g} s after they started "
+                    f"(machine overloaded?): {logs.strip()}"
+                )
             time.sleep(0.01)
     say(f"{len(ns)} namespaces, {len(links)} links, {len(daemons)} link daemons ({st.prefix})")
-    # traffic: the sinks first, the sources once every sink listens
-    py = sys.executable
-    tool = str(Path(__file__).with_name("emu_traffic.py"))
-    procs: list[tuple[str, int, subprocess.Popen[bytes], Path]] = []
-    pending: list[tuple[str, int, int, list[str]]] = []
-
-    def spawn(role: str, fi: int, n: int, args: list[str], now: bool = False) -> None:
-        if role == "source" and not now:
-            pending.append((role, fi, n, args))
-            return
-        outp = work / f"{role}-{fi}.json"
-        p = subprocess.Popen(
-            ["ip", "netns", "exec", ns[n], "nice", "-n", "-10", py, tool, *args, "--out", str(outp)],
-            stdout=subprocess.DEVNULL,
-            stderr=open(work / f"{role}-{fi}.log", "wb"),
-            preexec_fn=_die_with_parent,
-        )
-        st.add_pid(p.pid)
-        procs.append((role, fi, p, outp))
-
     for fi, (f, fp) in enumerate(zip(flows, plan["flows"], strict=True)):
         s, d = node_idx[f["src"]], node_idx[f["dst"]]
-        port = str(PORT_BASE + fi)
         start = epoch + fp["start_ns"] / 1e9
         stop = epoch + min(f.get("stop_ns") or r["duration_ns"], r["duration_ns"]) / 1e9
-        until = epoch + dur + 0.3
-        common = ["--port", port, "--epoch", str(epoch)]
+        common = ["--bind", _addr_node(s), "--dst", _addr_node(d), "--port", str(PORT_BASE + fi)]
+        common += [
+            "--epoch",
+            str(epoch),
+            "--start",
+            str(start),
+            "--stop",
+            str(stop),
+            "--tos",
+            str(f["dscp"] << 2),
+        ]
         if f["kind"] == "tcp":
-            mss = str(f["packet_size_bytes"] - 40)
-            spawn(
-                "sink",
-                fi,
-                d,
-                [
-                    "tcp-sink",
-                    "--bind",
-                    _addr_node(d),
-                    *common,
-                    "--until",
-                    str(until),
-                    "--mss",
-                    mss,
-                    "--window-bytes",
-                    str(f["tcp"]["window_pkts"] * (f["packet_size_bytes"] - 40) if window_clamp else 0),
-                ],
-            )
             spawn(
                 "source",
                 fi,
                 s,
-                [
-                    "tcp-source",
-                    "--bind",
-                    _addr_node(s),
-                    "--dst",
-                    _addr_node(d),
-                    *common,
-                    "--start",
-                    str(start),
-                    "--stop",
-                    str(stop),
-                    "--mss",
-                    mss,
-                    "--cc",
-                    cc,
-                    "--tos",
-                    str(f["dscp"] << 2),
-                ],
+                ["tcp-source", *common, "--mss", str(f["packet_size_bytes"] - 40), "--cc", cc],
             )
         else:
-            spawn("sink", fi, d, ["udp-sink", "--bind", _addr_node(d), *common, "--until", str(until)])
             spawn(
                 "source",
                 fi,
                 s,
                 [
                     "udp-source",
-                    "--bind",
-                    _addr_node(s),
-                    "--dst",
-                    _addr_node(d),
                     *common,
-                    "--start",
-                    str(start),
-                    "--stop",
-                    str(stop),
                     "--kind",
                     f["kind"],
                     "--rate",
@@ -678,20 +676,8 @@ def _run(
                     str((f.get("off_ns") or 1e9) / 1e9),
                     "--seed",
                     str(seed * 1000 + fi),
-                    "--tos",
-                    str(f["dscp"] << 2),
                 ],
             )
-    while not all(Path(str(o) + ".ready").exists() for role, _, _, o in procs if role == "sink"):
-        if time.monotonic() > epoch - 0.2 or any(p.poll() is not None for _, _, p, _ in procs):
-            logs = "".join(x.read_text() for x in work.glob("sink-*.log"))
-            raise EmulationError(
-                f"the traffic sinks were not listening {EPOCH_DELAY_S:g} s after the link daemons "
-                f"started (machine overloaded?) {logs.strip()}"
-            )
-        time.sleep(0.01)
-    for role, fi, n, args in pending:
-        spawn(role, fi, n, args, now=True)
     say(f"traffic for {dur:g} s")
     for role, fi, p, _ in procs:
         try:
