@@ -68,3 +68,30 @@ def test_crosscheck_prints_both_simulators(tmp_path):
     assert "jain index" in p.stdout and "ns-2" in p.stdout and "per-flow throughput: " in p.stdout
     rows = csv.read_text().splitlines()
     assert rows[0].startswith("metric,family,qoslab_mean") and rows[0].endswith(",verdict") and len(rows) > 6
+
+
+def test_names_with_backslashes_and_quotes_export_to_a_working_script(tmp_path):
+    """A name lands in Tcl comments and strings: a trailing backslash must not swallow the next
+    line (`r\\` once removed the node's links from the script), nor a quote end a string."""
+    ns = require("ns")
+    src = (SCENARIOS / "fdd-red-s1.toml").read_text()
+    odd = src.replace('"r1"', '"r\\\\"').replace('name = "fdd-red-s1"', 'name = "odd\\\\"')
+    odd = odd.replace('name = "ftp{i}"', 'name = "ftp \\"{i}\\" \\\\"')
+    results = []
+    for name, text in (("plain", src), ("odd", odd)):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text)
+        out = tmp_path / f"{name}.tcl"
+        short = ["--set", "duration=10s", "--set", "measurement.start=2s", "--set", "measurement.end=10s"]
+        p = subprocess.run(
+            [QOSLAB, "export-ns2", str(path), "--seed", "1", "--out", str(out), *short],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == 0, p.stderr
+        run = subprocess.run([ns, str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert run.returncode == 0, run.stderr
+        results.append(json.loads(out.with_suffix(".json").read_text()))
+    plain, odd_res = results
+    assert [f["name"] for f in odd_res["flows"]] == [f'ftp "{i}" \\' for i in range(len(plain["flows"]))]
+    assert [f["throughput_bps"] for f in odd_res["flows"]] == [f["throughput_bps"] for f in plain["flows"]]

@@ -12,6 +12,12 @@ def is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def tcl_comment(text: str) -> str:
+    """A name as the text of a Tcl comment: on one line, and no backslash (a comment ending in
+    one would swallow the next line of the script)."""
+    return " ".join(text.replace("\\", "/").split())
+
+
 def tcl_quote(s: str) -> str:
     """Quote ``s`` as a Tcl double-quoted word that is substituted to ``s`` exactly."""
     out = []
