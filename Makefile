@@ -1,11 +1,12 @@
 # qoslab: everything a fresh machine needs is installed by these targets.
+SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps clean
+.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps clean fuzz fuzz-smoke
 
 $(VENV)/.deps: pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -44,6 +45,23 @@ emu-deps:
 		|| echo "could not install the emulation tools (see /tmp/qoslab-apt-emu.log): emulation tests will be skipped"; \
 	else echo "emulation tools missing and apt-get unavailable (or not root): emulation tests will be skipped"; fi
 
+# cargo-fuzz on the scenario parser, resolver and builder (crates/qoslab-core/fuzz): a bounded
+# run in `make test` (FUZZ_SECONDS, default 60), a long one with `make fuzz`. The corpus starts
+# from the project's scenario files. Needs the nightly toolchain; skipped with a message without.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := crates/qoslab-core/fuzz
+fuzz-smoke:
+	@if ! rustup run nightly rustc --version >/dev/null 2>&1; then \
+		echo "fuzz: no nightly toolchain (rustup toolchain install nightly): skipped"; exit 0; fi; \
+	command -v cargo-fuzz >/dev/null 2>&1 || cargo install -q cargo-fuzz --locked; \
+	mkdir -p $(FUZZ_DIR)/corpus/scenario && cp scenarios/*.toml tests/bad_scenarios/*.toml $(FUZZ_DIR)/corpus/scenario/ 2>/dev/null; \
+	cd $(FUZZ_DIR) && cargo +nightly fuzz run scenario -- -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -rss_limit_mb=2048 2>&1 | \
+		grep -E "^#[0-9]+ *DONE|^Done|SUMMARY|panicked|ERROR|crash-" ; test $${PIPESTATUS[0]} -eq 0
+
+FUZZ_LONG ?= 600
+fuzz:
+	$(MAKE) fuzz-smoke FUZZ_SECONDS=$(FUZZ_LONG)
+
 demo: build
 	$(VENV)/bin/qoslab run scenarios/fdd-red-s1.toml --seed 1 --out results/demo
 
@@ -52,6 +70,7 @@ test: build ns2 emu-deps
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace --release -q
 	$(VENV)/bin/ruff check python tests
+	$(MAKE) -s fuzz-smoke
 	$(VENV)/bin/pytest -q
 
 bench: build ns2
