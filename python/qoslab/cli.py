@@ -34,7 +34,10 @@ def _load(path: Path, overrides: list[str] | None):
 
 
 class Progress:
-    """A rich bar on a terminal; plain lines otherwise, only for runs longer than 2 s."""
+    """A rich bar on a terminal; plain lines otherwise (every 10 % of simulated time and at least
+    every 30 s), only for runs longer than 2 s."""
+
+    EVERY_S = 30.0
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -43,6 +46,7 @@ class Progress:
         self.bar = None
         self.task = None
         self.next_plain = 0.1
+        self.next_time = self.EVERY_S
 
     def __call__(self, frac: float) -> None:
         elapsed = time.perf_counter() - self.t0
@@ -64,10 +68,12 @@ class Progress:
             self.bar.update(self.task, completed=frac)
             if frac >= 1.0:
                 self.bar.stop()
-        elif frac >= self.next_plain or frac >= 1.0:
-            typer.echo(f"{self.label}: {frac * 100:.0f}% of simulated time ({elapsed:.1f} s)", err=True)
+        elif frac >= self.next_plain or frac >= 1.0 or elapsed >= self.next_time:
+            eta = f", about {elapsed * (1 - frac) / frac:.0f} s to go" if 0 < frac < 1 else ""
+            typer.echo(f"{self.label}: {frac * 100:.3g}% of simulated time ({elapsed:.1f} s{eta})", err=True)
             while self.next_plain <= frac:
                 self.next_plain += 0.1
+            self.next_time = elapsed + self.EVERY_S
 
 
 @app.command()
@@ -84,8 +90,22 @@ def run(
             "--summary-only", help="With --out: write summary.json and scenario.toml, not the tables."
         ),
     ] = False,
+    max_memory: Annotated[
+        str | None,
+        typer.Option("--max-memory", help="Refuse runs estimated above this (e.g. 8GB; 0: no limit)."),
+    ] = None,
+    max_capture: Annotated[
+        str | None,
+        typer.Option("--max-capture", help="Refuse captures that could exceed this (e.g. 2GB; 0: no limit)."),
+    ] = None,
+    max_time: Annotated[
+        str | None,
+        typer.Option("--max-time", help="Stop a run whose pace says it exceeds this (default 24h; 0: none)."),
+    ] = None,
 ) -> None:
-    """Run a scenario and print per-flow throughput, fairness, utilisation and drops."""
+    """Run a scenario and print per-flow throughput, fairness, utilisation and drops. Memory and
+    capture size are estimated first and wall time is measured as it runs, against a budget
+    (--max-memory, --max-capture, --max-time, or QOSLAB_MAX_MEMORY, ...: docs/robustness.md)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -95,16 +115,26 @@ def run(
     if summary_only and out is None:
         _fail("--summary-only writes summary.json: give the directory with --out")
     sc = _load(scenario, set_)
+    from qoslab.budget import Budget, BudgetError
+    from qoslab.simulate import RunOverBudget
+
     try:
+        budget = Budget.from_env(max_memory, max_capture, max_time)
         res = run_sim(
             sc,
             seed,
             progress=Progress(f"{sc.name} (seed {seed if seed is not None else sc.default_seed})"),
             out=out,
             tables=not summary_only,
+            budget=budget,
         )
     except _core.ScenarioError as e:
         _fail(str(e.args[0]))
+    except RunOverBudget as e:
+        where = f"; wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
+        _fail(f"{e}{where}; raise the limit with --max-time or QOSLAB_MAX_TIME")
+    except BudgetError as e:
+        _fail(str(e))
     except OSError as e:
         _fail(str(e))
     except RunInterrupted as e:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from qoslab import _core
+from qoslab.budget import Budget, BudgetError, Pace
+from qoslab.budget import check as check_budget
 from qoslab.scenario import Scenario, load_scenario
 
 if TYPE_CHECKING:
@@ -61,6 +63,8 @@ class Result:
         #: Interrupted (Ctrl-C/SIGTERM): simulated only up to ``simulated_until_s``; summary.json
         #: says so (``partial``), and nothing stores it as a complete run.
         self.partial = bool(raw.get("interrupted", False))
+        #: Why a partial run stopped, if not Ctrl-C/SIGTERM (its time budget).
+        self.stopped: str | None = None
         self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
 
     # -- the tables, as columns (numpy arrays and lists), pandas-free -------------------------------
@@ -275,6 +279,7 @@ class Result:
             "conservation_violations": self.violations,
             "wall_time_s": self.wall_time_s,
             **({"partial": True, "simulated_until_s": self.simulated_until_s} if self.partial else {}),
+            **({"stopped": self.stopped} if self.stopped else {}),
         }
 
     def write(self, out: str | Path, *, tables: bool = True) -> Path:
@@ -313,12 +318,18 @@ def run(
     progress: Callable[[float], None] | None = None,
     out: str | Path | None = None,
     tables: bool = True,
+    budget: Budget | None = None,
 ) -> Result:
     """Runs ``scenario`` (a :class:`Scenario` or a file path) with ``seed`` (default: the
     scenario's own). ``captures`` lists (link name, "ab"/"ba", pcap path) to record;
     ``progress(fraction)`` is called as simulated time advances. The GIL is released while
     the core simulates. With ``out``, the outputs are written there (summary.json and
-    scenario.toml, and the Parquet tables unless ``tables`` is false)."""
+    scenario.toml, and the Parquet tables unless ``tables`` is false).
+
+    ``budget`` (default: :meth:`Budget.from_env`) bounds memory and capture bytes, estimated
+    before running (a run above is refused with a ScenarioError), and wall-clock time, measured
+    from the run's pace: a run that would take longer stops early and raises
+    :class:`RunOverBudget` carrying what it measured so far (written to ``out``, partial)."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     seed = sc.default_seed if seed is None else int(seed)
     if seed < 0:
@@ -334,16 +345,36 @@ def run(
             cap.append((sc.link_direction_index(c["link"], d), str(path)))
     for link, d, path in captures or []:
         cap.append((sc.link_direction_index(link, d), str(path)))
+    budget = budget if budget is not None else Budget.from_env()
+    check_budget(sc.source, sc.resolved, [d for d, _ in cap], budget, Path(out or "."))
+    pace = Pace(budget.time_limit(), progress)
     t0 = time.perf_counter()
-    raw = _core.simulate_resolved(sc.core, seed, cap, progress)
+    raw = _core.simulate_resolved(sc.core, seed, cap, pace)
     wall = time.perf_counter() - t0
 
     res = Result(sc, seed, raw, wall)
+    res.stopped = pace.verdict if res.partial else None
     if out is not None:
         res.write(out, tables=tables)
+    if res.stopped:
+        raise RunOverBudget(res, out)
     if res.partial:
         raise RunInterrupted(res, out)
     return res
+
+
+class RunOverBudget(BudgetError):
+    """A run stopped because its pace said it would exceed its time budget: ``result`` holds
+    what was measured up to ``result.simulated_until_s``, already written to ``out`` (if
+    given), marked partial."""
+
+    def __init__(self, result: Result, out: str | Path | None) -> None:
+        super().__init__(
+            f"{result.scenario.source}: stopped at t = {result.simulated_until_s:g} s of "
+            f"{result.scenario.resolved['duration_ns'] / 1e9:g} s: {result.stopped}"
+        )
+        self.result = result
+        self.out = out
 
 
 class RunInterrupted(KeyboardInterrupt):

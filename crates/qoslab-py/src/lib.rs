@@ -270,12 +270,19 @@ fn run<'py>(
             }
             return Err(e);
         }
-        if until >= next_report || until == total {
+        // Progress after every slice (at most ~100 calls a second; the caller throttles what it
+        // shows) and at least once per chunk; a callback that returns False stops the run here,
+        // as Ctrl-C does (the caller's time budget).
+        if until >= next_report || until == total || progress.is_some() {
             while next_report <= until {
                 next_report = next_report.saturating_add(chunk);
             }
             if let Some(cb) = &progress {
-                cb.call1((until as f64 / total as f64,))?;
+                let keep = cb.call1((until as f64 / total as f64,))?;
+                if keep.is_instance_of::<PyBool>() && !keep.is_truthy()? {
+                    interrupted = until < total;
+                    break;
+                }
             }
         }
     }

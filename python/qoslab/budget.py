@@ -1,0 +1,245 @@
+"""A run's resource budget: what it may cost in memory, capture bytes and wall-clock time.
+
+Memory and capture bytes are estimated from the scenario before anything runs; a run above its
+budget is refused with one line giving the estimate, what drives it and how to raise the limit.
+Time cannot be known before running (it depends on how much traffic the flows make), so it is
+measured: after a few seconds the pace of simulated time gives the run's expected length, and a
+run that would exceed ``max_time_s`` stops there with what it measured so far (a partial
+result, as after Ctrl-C).
+
+The estimates are upper bounds of the same order as what was measured (docs/performance.md):
+about 70 kB of state per flow (its TCP, its share of the routing tables and its two access
+links in a dumbbell), 250 bytes per time-series row once pandas tables are built, and 56 bytes per
+captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
+
+Limits come from the arguments, else from ``QOSLAB_MAX_MEMORY``, ``QOSLAB_MAX_CAPTURE`` and
+``QOSLAB_MAX_TIME``, else the defaults: 80 % of the memory available when the run starts, 90 %
+of the free space where captures go (at most 20 GiB), and 24 hours. ``0`` means no limit.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qoslab import _core
+
+#: Measured costs (see the module docstring).
+BASE_BYTES = 60 * 2**20
+FLOW_BYTES = 70 * 2**10
+DIRECTION_BYTES = 4 * 2**10
+ROW_BYTES = 250
+PCAP_RECORD_BYTES = 56
+DEFAULT_MAX_TIME_S = 24 * 3600.0
+MAX_CAPTURE_DEFAULT = 20 * 2**30
+
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKMGT]i?)?B?\s*$")
+_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(s|min|h|d)?\s*$")
+
+
+class BudgetError(ValueError):
+    """A run refused (or stopped) for exceeding its budget; the message is one line."""
+
+
+def parse_bytes(text: str | float | int, what: str) -> float:
+    """``"8GB"``, ``"512MiB"``, ``"1e9"`` (bytes), ``0`` (no limit)."""
+    if isinstance(text, int | float):
+        v = float(text)
+    else:
+        m = _SIZE.match(text)
+        if not m:
+            raise BudgetError(f"{what}: expected a size such as 8GB or 512MiB, got {text!r}")
+        unit = m.group(2) or ""
+        base = 1024 if unit.endswith("i") else 1000
+        v = float(m.group(1)) * base ** " kMGT".index(unit[:1].replace("K", "k") or " ")
+    if not math.isfinite(v) or v < 0:
+        raise BudgetError(f"{what}: expected a size >= 0, got {text!r}")
+    return v
+
+
+def parse_seconds(text: str | float | int, what: str) -> float:
+    """``"2h"``, ``"30min"``, ``"90"`` (s), ``0`` (no limit)."""
+    if isinstance(text, int | float):
+        v = float(text)
+    else:
+        m = _TIME.match(text)
+        if not m:
+            raise BudgetError(f"{what}: expected a duration such as 90s, 30min, 2h or 1d, got {text!r}")
+        v = float(m.group(1)) * {"s": 1, "min": 60, "h": 3600, "d": 86400}[m.group(2) or "s"]
+    if not math.isfinite(v) or v < 0:
+        raise BudgetError(f"{what}: expected a duration >= 0, got {text!r}")
+    return v
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB"):
+        if abs(n) < 1000 or unit == "EB":
+            return f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} EB"
+
+
+def human_seconds(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.1f} h"
+    if s < 2 * 365 * 86400:
+        return f"{s / 86400:.0f} days"
+    return f"{s / (365 * 86400):.3g} years"
+
+
+def _available_memory() -> float:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits of one run (bytes, bytes, seconds); ``None`` is "the default", 0 "no limit"."""
+
+    max_memory: float | None = None
+    max_capture: float | None = None
+    max_time_s: float | None = None
+
+    @classmethod
+    def from_env(
+        cls, max_memory: str | None = None, max_capture: str | None = None, max_time: str | None = None
+    ) -> Budget:
+        """The budget from these values (CLI options), else the environment, else defaults."""
+        mem = max_memory if max_memory is not None else os.environ.get("QOSLAB_MAX_MEMORY")
+        cap = max_capture if max_capture is not None else os.environ.get("QOSLAB_MAX_CAPTURE")
+        tim = max_time if max_time is not None else os.environ.get("QOSLAB_MAX_TIME")
+        return cls(
+            parse_bytes(mem, "--max-memory (QOSLAB_MAX_MEMORY)") if mem is not None else None,
+            parse_bytes(cap, "--max-capture (QOSLAB_MAX_CAPTURE)") if cap is not None else None,
+            parse_seconds(tim, "--max-time (QOSLAB_MAX_TIME)") if tim is not None else None,
+        )
+
+    def memory_limit(self) -> tuple[float, str]:
+        if self.max_memory is not None:
+            return self.max_memory, "--max-memory"
+        return 0.8 * _available_memory(), "80 % of the available memory"
+
+    def capture_limit(self, where: Path) -> tuple[float, str]:
+        if self.max_capture is not None:
+            return self.max_capture, "--max-capture"
+        try:
+            free = shutil.disk_usage(where).free
+        except OSError:
+            free = MAX_CAPTURE_DEFAULT
+        return min(0.9 * free, MAX_CAPTURE_DEFAULT), "90 % of the free disk space, at most 20 GiB"
+
+    def time_limit(self) -> float:
+        return DEFAULT_MAX_TIME_S if self.max_time_s is None else self.max_time_s
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a run will need, at most (bytes), and what drives it."""
+
+    series_rows: int
+    memory_bytes: float
+    capture_bytes: float
+    flows: int
+    intervals: int
+
+
+def estimate(resolved: dict[str, Any], captured_directions: list[int]) -> Estimate:
+    """Memory and capture bytes of a run of ``resolved`` capturing ``captured_directions``."""
+    flows = resolved["flows"]
+    links = resolved["links"]
+    dur = int(resolved["duration_ns"])
+    interval = max(int(resolved["measurement"]["interval_ns"]), 1)
+    intervals = dur // interval + 1
+    conditioners = len(resolved.get("conditioners", []))
+    rows = intervals * (len(flows) + 2 * len(links) + 2 * conditioners)
+    memory = BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + ROW_BYTES * rows
+    sizes = [int(f["packet_size_bytes"]) for f in flows] or [1000]
+    data = max(min(sizes), 40)
+    capture = 0.0
+    for d in captured_directions:
+        lk = links[d // 2]
+        # data packets one way and their ACKs (one per data packet) the other: at most the
+        # link's two directions' capacity in data packets
+        pkts = 2 * float(lk["bandwidth_bps"]) * dur / 1e9 / (8 * data)
+        capture += 24 + PCAP_RECORD_BYTES * pkts
+    return Estimate(rows, float(memory), capture, len(flows), intervals)
+
+
+def check(source: str, resolved: dict[str, Any], captured: list[int], budget: Budget, out: Path) -> Estimate:
+    """Refuses (:class:`_core.ScenarioError`, one line naming the file and the key) a run whose
+    memory or capture estimate is above ``budget``."""
+    est = estimate(resolved, captured)
+    limit, what = budget.memory_limit()
+    if limit > 0 and est.memory_bytes > limit:
+        series = ROW_BYTES * est.series_rows
+        if series >= est.memory_bytes / 2:
+            key = "measurement.interval"
+            why = (
+                f"{est.series_rows:.3g} time-series rows: {est.intervals:.3g} intervals of "
+                f"{resolved['measurement']['interval_ns'] / 1e9:g} s"
+            )
+        else:
+            key = "flow"
+            why = f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"
+        msg = (
+            f"the run would need about {human_bytes(est.memory_bytes)} of memory ({why}), above "
+            f"{human_bytes(limit)} ({what}); raise it with --max-memory or QOSLAB_MAX_MEMORY"
+        )
+        raise _core.ScenarioError(f"{source}: key `{key}`: {msg}", source, None, key, msg)
+    limit, what = budget.capture_limit(out)
+    if captured and limit > 0 and est.capture_bytes > limit:
+        msg = (
+            f"the packet captures could reach {human_bytes(est.capture_bytes)} (the captured links "
+            f"at full rate for {resolved['duration_ns'] / 1e9:g} s), above {human_bytes(limit)} "
+            f"({what}); shorten the run, or raise it with --max-capture or QOSLAB_MAX_CAPTURE"
+        )
+        raise _core.ScenarioError(f"{source}: key `capture`: {msg}", source, None, "capture", msg)
+    return est
+
+
+class Pace:
+    """Wraps a progress callback: after ``warmup_s`` of wall time, a run whose pace says it
+    would take longer than ``max_time_s`` in all is stopped (the callback returns False; the
+    core then returns what it measured so far). ``verdict`` says why it stopped."""
+
+    def __init__(
+        self, max_time_s: float, inner: Callable[[float], Any] | None = None, warmup_s: float = 3.0
+    ) -> None:
+        self.max_time_s = max_time_s
+        self.inner = inner
+        self.warmup_s = min(warmup_s, max_time_s / 4) if max_time_s > 0 else warmup_s
+        self.t0 = time.perf_counter()
+        self.verdict: str | None = None
+
+    def __call__(self, frac: float) -> bool:
+        if self.inner is not None:
+            self.inner(frac)
+        if self.max_time_s <= 0 or frac <= 0:
+            return True
+        elapsed = time.perf_counter() - self.t0
+        if elapsed < self.warmup_s or frac >= 1.0:
+            return True
+        expected = elapsed / frac
+        if expected > self.max_time_s:
+            self.verdict = (
+                f"at this pace the run would take about {human_seconds(expected)} of wall-clock time, "
+                f"above --max-time {human_seconds(self.max_time_s)}"
+            )
+            return False
+        return True

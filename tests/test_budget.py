@@ -1,0 +1,108 @@
+"""A run's budget (qoslab.budget): memory and capture bytes estimated before running and
+refused above the limit with one line; wall-clock time measured from the pace, a run that would
+exceed it stopped with its partial results."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import qoslab
+from conftest import QOSLAB, SCENARIOS
+from qoslab.budget import Budget, estimate
+from qoslab.simulate import RunOverBudget
+
+S1 = SCENARIOS / "fdd-red-s1.toml"
+
+
+def one_line_error(p: subprocess.CompletedProcess) -> str:
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    return lines[0]
+
+
+def test_a_one_nanosecond_interval_is_refused_before_allocating_anything(tmp_path):
+    p = subprocess.run(
+        [QOSLAB, "run", str(S1), "--set", "measurement.interval=1ns", "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    line = one_line_error(p)
+    assert "fdd-red-s1.toml" in line and "key `measurement.interval`" in line
+    assert "TB of memory" in line and "raise it with --max-memory" in line
+    sc = qoslab.load_scenario(S1).with_overrides(["measurement.interval=1ns"])
+    with pytest.raises(qoslab.ScenarioError, match="measurement.interval"):
+        qoslab.run(sc)
+    ok = sc.with_overrides(["measurement.interval=1s"])
+    assert qoslab.run(ok, budget=Budget(max_memory=1e9)).events > 0
+
+
+def test_capture_that_could_fill_the_disk_is_refused(tmp_path):
+    sc = qoslab.load_scenario(S1)
+    cap = [("bottleneck", "ab", str(tmp_path / "b.pcap"))]
+    with pytest.raises(qoslab.ScenarioError, match="key `capture`.*--max-capture"):
+        qoslab.run(sc, captures=cap, budget=Budget(max_capture=100e3))
+    res = qoslab.run(sc, captures=cap, budget=Budget(max_capture=50e6))
+    written = (tmp_path / "b.pcap").stat().st_size
+    est = estimate(sc.resolved, [sc.link_direction_index("bottleneck", "ab")]).capture_bytes
+    assert res.events > 0 and written <= est <= 10 * written  # an upper bound, of the right order
+
+
+def test_memory_estimate_bounds_what_a_run_takes():
+    """The estimate is an upper bound of the right order for a run dominated by time series
+    (100 s at 1 ms: 2.7 M rows, tables built)."""
+    code = (
+        "import resource, qoslab; from qoslab.budget import estimate\n"
+        f"sc = qoslab.load_scenario({str(S1)!r}).with_overrides(['measurement.interval=1ms'])\n"
+        "r = qoslab.run(sc); r.series_queue; r.series_flow\n"
+        "rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "print(rss, estimate(sc.resolved, []).memory_bytes)"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rss, est = map(float, p.stdout.split())
+    assert rss <= est <= 3 * rss, (rss, est)
+
+
+def test_a_run_whose_pace_exceeds_its_time_budget_stops_with_partial_results(tmp_path):
+    sc = qoslab.load_scenario(S1).with_overrides(
+        ["duration=5e6s", "measurement.end=5e6s", "measurement.interval=1000s"]
+    )
+    with pytest.raises(RunOverBudget) as e:
+        qoslab.run(sc, out=tmp_path / "o", budget=Budget(max_time_s=2.0), tables=False)
+    r = e.value.result
+    assert r.partial and 0 < r.simulated_until_s < 5e6
+    assert "at this pace the run would take about" in str(e.value) and "\n" not in str(e.value)
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["partial"] is True and s["stopped"].startswith("at this pace")
+    long = ["--set", "duration=5e6s", "--set", "measurement.end=5e6s", "--set", "measurement.interval=1000s"]
+    p = subprocess.run(
+        [QOSLAB, "run", str(S1), *long, "--max-time", "2s"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "raise the limit with --max-time" in one_line_error(p)
+
+
+def test_memory_stays_flat_over_simulated_time():
+    """Without time series (one interval spanning the run), a run's memory does not grow with
+    simulated time: 20,000 s of the 5-flow RED scenario (1.5 M packets) end where 2,000 s did."""
+    from qoslab import _core
+
+    sc = qoslab.load_scenario(S1).with_overrides(
+        ["duration=20000s", "measurement.end=20000s", "measurement.interval=20000s"]
+    )
+    samples: list[tuple[float, float]] = []
+
+    def rss_mb() -> float:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096 / 2**20
+
+    raw = _core.simulate_resolved(sc.core, 1, [], lambda frac: samples.append((frac, rss_mb())))
+    assert raw["packet_hops"] > 4e6
+    at_10 = next(m for f, m in samples if f >= 0.1)
+    assert samples[-1][1] - at_10 < 2.0, samples[:: max(len(samples) // 10, 1)]
