@@ -79,3 +79,25 @@ def test_readme_table_is_generated_from_the_committed_verdicts():
         assert d["verdicts"], d["experiment"]
         page = ROOT / "docs" / "experiments" / f"{d['experiment']}.md"
         assert verdicts.block(page) == verdicts.page_table(d), page
+
+
+def test_readme_groups_readings_without_merging_different_ones():
+    """Readings that differ only after their last comma share an entry; a reading "x" is never
+    folded into "x, y" (it did: the probe marker's plain readings vanished behind their ns2
+    counterparts); a claim the paper makes of several figures is listed once per figure."""
+    assert verdicts._readings(["a, w 1", "a, w 2", "b"]) == "a, w 1/2; b"
+    assert verdicts._readings(["1500 B", "1500 B, ns2 RIO"]) == "1500 B; 1500 B, ns2 RIO"
+
+    def rec(section: str, reading: str, verdict: str) -> dict:
+        return {"claim": "better", "section": section, "reading": reading, "verdict": verdict}
+
+    doc = {
+        "experiment": "x",
+        "study": "X",
+        "quick": True,
+        "seeds": 10,
+        "verdicts": [rec("Fig. 3", "r", "reproduces"), rec("Fig. 4", "r", "does not reproduce")],
+    }
+    row = verdicts.readme_table([doc]).splitlines()[-1]
+    assert "“better” (Fig. 3) — **reproduces**: r" in row
+    assert "“better” (Fig. 4) — **does not reproduce**: r" in row

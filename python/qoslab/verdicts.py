@@ -239,17 +239,23 @@ def readme_table(docs: Sequence[dict[str, Any]]) -> str:
         "|---|---|---|---|",
     ]
     for doc in sorted(docs, key=lambda d: str(d.get("study", d["experiment"]))):
-        by_claim: dict[str, list[dict[str, Any]]] = {}
+        sections: dict[str, set[str]] = {}
         for v in doc["verdicts"]:
-            by_claim.setdefault(v["claim"], []).append(v)
+            sections.setdefault(v["claim"], set()).add(v["section"])
+        by_claim: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for v in doc["verdicts"]:
+            # a claim the paper makes of several figures is shown once per figure
+            where = v["section"] if len(sections[v["claim"]]) > 1 else ""
+            by_claim.setdefault((v["claim"], where), []).append(v)
         parts = []
-        for claim, vs in by_claim.items():
+        for (claim, where), vs in by_claim.items():
             per = "; ".join(
                 f"**{verdict}**: {_readings([v['reading'] for v in vs if v['verdict'] == verdict])}"
                 for verdict in VERDICTS
                 if any(v["verdict"] == verdict for v in vs)
             )
-            parts.append(f"“{_cell(claim)}” — {per}")
+            at = f" ({_cell(where)})" if where else ""
+            parts.append(f"“{_cell(claim)}”{at} — {per}")
         run = f"{'quick' if doc.get('quick') else 'full'}, {doc.get('seeds', '?')} seeds"
         name = doc["experiment"]
         out.append(
@@ -263,16 +269,16 @@ def readme_table(docs: Sequence[dict[str, Any]]) -> str:
 def _readings(names: Sequence[str]) -> str:
     """``["x, flow set A", "x, flow set B", "y"]`` → ``"x, flow set A/B; y"``: readings that
     differ only after their last comma share one entry."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[tuple[str, bool], list[str]] = {}
     for n in names:
         head, sep, tail = n.rpartition(", ")
-        key = head if sep else n
-        groups.setdefault(key, [])
+        # a reading named "x" and one named "x, y" are different readings: never merged
+        groups.setdefault((head, True) if sep else (n, False), [])
         if sep:
-            groups[key].append(tail)
+            groups[(head, True)].append(tail)
     out = []
-    for head, tails in groups.items():
-        if not tails:
+    for (head, tailed), tails in groups.items():
+        if not tailed:
             out.append(head)
             continue
         words = tails[0].rsplit(" ", 1)
