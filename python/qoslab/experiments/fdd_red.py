@@ -10,10 +10,17 @@ the number of flows) with the ``fdd_red`` queue at the bottleneck:
 - Figs. 6-7: per-flow bandwidth over time and average throughput;
 - Fig. 10 / Fig. 11: drops against the buffer size (10-200) and the number of flows (5-100).
 
-Four bottleneck disciplines are compared (``AQMS``): RED; FDD-RED as documented in
-``docs/models/fdd-red.md`` (penalty rule "shares", RTTs from the router's estimator, the
-primary variant); the same with the scenario's RTTs (oracle), to show how much the estimator
-matters; and the paper's Fig. 2 bookkeeping as printed (rule "fig2").
+Bottleneck disciplines (``AQMS``): RED; FDD-RED as documented in ``docs/models/fdd-red.md``
+(penalty rule "shares", RTTs from the router's estimator, the primary variant); the same with
+the scenario's RTTs (oracle); the paper's Fig. 2 bookkeeping as printed (rule "fig2"); and a
+control with FDD-RED's choice of victim disabled (``victim = "random"``: RED's decisions, the
+deferred payment and the bookkeeping unchanged, the victim drawn uniformly from the flows seen
+during the last RTT_avg), which separates "whose drop" from "the deferral".
+
+The readings of what the paper leaves open are run side by side (docs/experiments/fdd-red.md,
+"Readings"): the penalty rule (``READINGS``), the RTT source, the TCP window cap (``WINDOWS``:
+ns-2's default 20, 64, unlimited) and the measurement window of Table 2 (``SETUPS``). The
+verdicts (``_verdicts``) are paired tests FDD-RED − RED on the same seeds, per claim and reading.
 """
 
 from __future__ import annotations
@@ -42,7 +49,8 @@ from qoslab.experiments.red_baseline import (
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
 from qoslab.figures import Line, Panel, Ref, panels, sweep_line
-from qoslab.stats import estimate
+from qoslab.stats import Paired, estimate, paired
+from qoslab.verdicts import Claim
 
 Q = "link.bottleneck.queue_ab"
 #: The bottleneck disciplines compared: label → overrides of the RED scenario's queue.
@@ -51,19 +59,44 @@ AQMS: dict[str, list[str]] = {
     "fdd-red": [f"{Q}.type=fdd_red"],
     "fdd-red-oracle": [f"{Q}.type=fdd_red", f"{Q}.rtt_source=oracle"],
     "fdd-red-fig2": [f"{Q}.type=fdd_red", f"{Q}.penalty=fig2"],
+    "fdd-red-random": [f"{Q}.type=fdd_red", f"{Q}.victim=random"],
 }
 AQM_LABELS = {
     "red": "RED",
     "fdd-red": "FDD-RED (shares, RTT estimator)",
     "fdd-red-oracle": "FDD-RED (shares, configured RTTs)",
     "fdd-red-fig2": "FDD-RED (Fig. 2 as printed, RTT estimator)",
+    "fdd-red-random": "control: FDD-RED, victim random",
 }
 AQM_STYLE = {
     "red": dict(color="tab:blue", lw=2.0),
     "fdd-red": dict(color="tab:red", lw=2.0),
     "fdd-red-oracle": dict(color="tab:orange", ls="--", lw=1.3),
     "fdd-red-fig2": dict(color="tab:purple", ls=":", lw=1.5),
+    "fdd-red-random": dict(color="tab:gray", ls="-.", lw=1.5),
 }
+#: The readings of FDD-RED (penalty rule and RTT source), by arm: the reading's name in verdicts.
+READINGS = {
+    "fdd-red": "shares, estimator",
+    "fdd-red-oracle": "shares, oracle RTTs",
+    "fdd-red-fig2": "Fig. 2 as printed, estimator",
+}
+#: What the paper's text says about each reading.
+READING_SUPPORT = {
+    "fdd-red": "the prose's rule",
+    "fdd-red-oracle": "RTT source left open",
+    "fdd-red-fig2": "Fig. 2 as printed, against the prose",
+}
+#: The control with FDD-RED's choice of victim disabled (not a reading of the paper).
+CONTROL = "fdd-red-random"
+#: TCP advertised-window caps (packets): ns-2's default window_, 64, and none (1000 packets,
+#: never reached). The paper gives no TCP settings.
+WINDOWS = {20: "window 20", 64: "window 64", 1000: "window unlimited"}
+WINDOW_SUPPORT = {20: "ns-2's default", 64: "", 1000: "the scenario files' setting"}
+#: The window of the tables and figures that show one window (the scenario files' setting).
+PRIMARY_WINDOW = 1000
+#: The drops sweeps (Figs. 10-11) run these queues.
+DROP_AQMS = ("red", "fdd-red", "fdd-red-fig2", "fdd-red-random")
 #: Table 1 (packets dropped in 20 s, scenario 1).
 TABLE1 = {"red": 149.0, "fdd-red": 67.0}
 #: Table 2, FDD-RED columns (bps), and the index / aggregate rows of both columns.
@@ -82,6 +115,9 @@ AGGREGATE = {
     ("heterogeneous", "fdd-red"): 1000656.0,
 }
 SETUPS = {"20s": "20 s run, measured 0-20 s", "file": "100 s run, measured 20-100 s"}
+#: The measurement window as a reading of Table 2 (the paper does not say which).
+MEASURES = {"file": "80 s steady state", "20s": "whole 20 s run"}
+MEASURE_SUPPORT = {"file": "'run long enough … consistent behavior'", "20s": "'as long as 20 seconds'"}
 
 
 def fdd_queue(
@@ -94,33 +130,47 @@ def fdd_queue(
 def _aqm_queue(aqm: str, limit: int = 100) -> dict[str, Any]:
     if aqm == "red":
         return red_queue(limit, MIN_TH, MAX_TH, MAX_P, W_Q)
-    extra = {"fdd-red": {}, "fdd-red-oracle": {"rtt_source": "oracle"}, "fdd-red-fig2": {"penalty": "fig2"}}
+    extra = {
+        "fdd-red": {},
+        "fdd-red-oracle": {"rtt_source": "oracle"},
+        "fdd-red-fig2": {"penalty": "fig2"},
+        "fdd-red-random": {"victim": "random"},
+    }
     return fdd_queue(limit, MIN_TH, MAX_TH, MAX_P, W_Q, **extra[aqm])
 
 
 def _table_point(p: dict[str, Any]) -> Any:
     name = "fdd-red-s1" if p["rtt"] == "homogeneous" else "fdd-red-s3"
     extra = SHORT if p["setup"] == "20s" else []
-    return scenario(name, [*extra, *AQMS[p["aqm"]]])
+    return scenario(name, [*extra, f"tcp.window={p['window']}", *AQMS[p["aqm"]]])
 
 
 def _fig10_point(p: dict[str, Any]) -> Any:
     lo, hi = red_thresholds(p["buffer"], "capped")
     return scenario(
         "fdd-red-s1",
-        [*SHORT, f"{Q}.limit={p['buffer']}pkts", f"{Q}.min_th={lo!r}", f"{Q}.max_th={hi!r}", *AQMS[p["aqm"]]],
+        [
+            *SHORT,
+            f"tcp.window={p['window']}",
+            f"{Q}.limit={p['buffer']}pkts",
+            f"{Q}.min_th={lo!r}",
+            f"{Q}.max_th={hi!r}",
+            *AQMS[p["aqm"]],
+        ],
     )
 
 
 def _fig11_point(p: dict[str, Any]) -> Any:
-    n, aqm = p["flows"], p["aqm"]
+    n, aqm, w = p["flows"], p["aqm"], p["window"]
     return dumbbell(
         n,
-        name=f"fdd-red-s2-n{n}-{aqm}",
+        name=f"fdd-red-s2-n{n}-{aqm}-w{w}",
         description=(
-            f"{n} TCP Reno flows, RTT 100 ms, 1 Mbps {AQM_LABELS[aqm]} bottleneck, 100-packet buffer, 20 s"
+            f"{n} TCP Reno flows, RTT 100 ms, 1 Mbps {AQM_LABELS[aqm]} bottleneck, 100-packet buffer, "
+            f"TCP window {w}, 20 s"
         ),
         duration="20s",
+        tcp={"variant": "reno", "packet_size": "500B", "window": w},
         bottleneck_queue=_aqm_queue(aqm),
     )
 
@@ -130,13 +180,14 @@ def plan(opts: Options) -> list[Sweep]:
     buffers = BUFFERS_QUICK if opts.quick else BUFFERS
     flows = FLOWS_QUICK if opts.quick else FLOWS
     t = [
-        {"rtt": r, "setup": s, "aqm": a}
+        {"rtt": r, "setup": s, "window": w, "aqm": a}
         for r in ("homogeneous", "heterogeneous")
         for s in SETUPS
+        for w in WINDOWS
         for a in AQMS
     ]
-    f10 = [{"aqm": a, "buffer": b} for a in ("red", "fdd-red") for b in buffers]
-    f11 = [{"aqm": a, "flows": n} for a in ("red", "fdd-red") for n in flows]
+    f10 = [{"aqm": a, "window": w, "buffer": b} for a in DROP_AQMS for w in WINDOWS for b in buffers]
+    f11 = [{"aqm": a, "window": w, "flows": n} for a in DROP_AQMS for w in WINDOWS for n in flows]
     ts = [{"aqm": a} for a in ("red", "fdd-red")]
     return [
         Sweep(
@@ -144,9 +195,9 @@ def plan(opts: Options) -> list[Sweep]:
             [(p, _table_point(p)) for p in t],
             seeds,
             "Scenario 1 (`fdd-red-s1.toml`, five flows, RTT 100 ms) and scenario 3 (`fdd-red-s3.toml`, "
-            "RTTs 20-100 ms) with the bottleneck queue RED or one of three FDD-RED variants, as a 20 s "
-            "run measured over its whole length and as the scenario files define them (100 s, measured "
-            "over 20-100 s).",
+            "RTTs 20-100 ms) with the bottleneck queue RED, one of three FDD-RED readings or the "
+            "random-victim control, TCP window cap 20, 64 or unlimited (1000), as a 20 s run measured "
+            "over its whole length and as the scenario files define them (100 s, measured over 20-100 s).",
         ),
         Sweep(
             "fig10",
@@ -154,13 +205,15 @@ def plan(opts: Options) -> list[Sweep]:
             seeds,
             "Scenario 1 for 20 s with bottleneck buffer B = "
             f"{', '.join(str(b) for b in buffers)} packets, thresholds max_th = min(75, B), "
-            "min_th = max_th/3 (red-baseline's primary rule), RED and FDD-RED.",
+            "min_th = max_th/3 (red-baseline's primary rule), TCP window cap 20, 64 or unlimited, "
+            "RED, FDD-RED (shares, Fig. 2) and the random-victim control.",
         ),
         Sweep(
             "fig11",
             [(p, _fig11_point(p)) for p in f11],
             seeds,
-            "An N-flow dumbbell (RTT 100 ms, 100-packet buffer, 20 s), RED and FDD-RED.",
+            "An N-flow dumbbell (RTT 100 ms, 100-packet buffer, 20 s), TCP window cap 20, 64 or "
+            "unlimited, RED, FDD-RED (shares, Fig. 2) and the random-victim control.",
         ),
         Sweep(
             "timeseries",
@@ -176,12 +229,319 @@ def _fmt(x: float, digits: int = 4) -> str:
 
 
 def analyse(ctx: Context) -> None:
+    _verdicts(ctx)
+    _readings_table(ctx)
+    _readings_figure(ctx)
+    _victim_control(ctx)
     _table1(ctx)
     _table2(ctx)
     _fig7(ctx)
     _fig10(ctx)
     _fig11(ctx)
     _timeseries(ctx)
+
+
+# -- verdicts, readings and the random-victim control -----------------------------------------
+
+
+def _seeds(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> pd.Series:
+    """Per seed: ``metric`` where the parameters match, averaged over the remaining points (e.g.
+    the buffer sizes of Fig. 10)."""
+    return ctx.values(sweep, metric, where).groupby("seed")["value"].mean()
+
+
+def _pair(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str, b: str = "red") -> Paired:
+    """Paired test of queue ``a`` against queue ``b`` on the same seeds."""
+    return paired(
+        _seeds(ctx, sweep, metric, {**where, "aqm": a}), _seeds(ctx, sweep, metric, {**where, "aqm": b})
+    )
+
+
+def _pair_rel(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str) -> Paired:
+    """Paired test of the per-seed relative change of queue ``a`` against RED (``a/RED - 1``; over a
+    sweep, the ratio of the per-seed totals)."""
+    sa = _seeds(ctx, sweep, metric, {**where, "aqm": a})
+    sb = _seeds(ctx, sweep, metric, {**where, "aqm": "red"})
+    rel = (sa / sb.reindex(sa.index) - 1.0).dropna()
+    return paired(rel, pd.Series(0.0, index=rel.index))
+
+
+#: The least effects the claims need (``Claim.margin``): "fewer drops" is at least 5 % fewer
+#: (Table 1 has 55 % fewer); "better throughput" at least 1 kbps (0.1 % of the bottleneck;
+#: Table 2 has +10.6 and +6.3 kbps). "Fairer" needs any positive difference in Jain's index.
+DROPS_MARGIN = 0.05
+THROUGHPUT_MARGIN_BPS = 1e3
+
+
+def _support(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def _verdicts(ctx: Context) -> None:
+    """One verdict per claim and reading: paired tests FDD-RED − RED on the same seeds."""
+    rtts = ("homogeneous", "heterogeneous")
+    fair = {
+        rtt: Claim(
+            f"In both experiment, FDD-RED is fairer than RED algorithm [{rtt} RTTs]",
+            "Sec. III-D, Table 2 (Jain's index)",
+            "greater",
+            f"Jain {JAIN[(rtt, 'red')]} → {JAIN[(rtt, 'fdd-red')]} (one run each)",
+            unit=" Jain, FDD-RED − RED",
+        )
+        for rtt in rtts
+    }
+    perf = {
+        rtt: Claim(
+            "FDD-RED … exhibits better performance in terms of flows throughput and bottleneck "
+            f"utilization [{rtt} RTTs]",
+            "Sec. III-D, Table 2 (aggregated throughput)",
+            "greater",
+            f"{AGGREGATE[(rtt, 'red')] / 1e3:.1f} → {AGGREGATE[(rtt, 'fdd-red')] / 1e3:.1f} kbps "
+            "(one run each)",
+            margin=THROUGHPUT_MARGIN_BPS,
+            unit=" kbps, FDD-RED − RED",
+            scale=1e3,
+        )
+        for rtt in rtts
+    }
+    for rtt in rtts:
+        for setup in ("file", "20s"):
+            for arm, reading in READINGS.items():
+                for w in WINDOWS:
+                    name = f"{reading}, {MEASURES[setup]}, {WINDOWS[w]}"
+                    sup = _support(READING_SUPPORT[arm], MEASURE_SUPPORT[setup], WINDOW_SUPPORT[w])
+                    where = {"rtt": rtt, "setup": setup, "window": w}
+                    for claim, metric in (
+                        (fair[rtt], "fairness_index"),
+                        (perf[rtt], "aggregate_throughput_bps"),
+                    ):
+                        test = _pair(ctx, "tables", metric, where, arm)
+                        ctx.verdict(claim.paired(name, test, supported=sup))
+    drops = Claim(
+        "RED drops more packets than FDD-RED algorithm",
+        "Sec. III-B, Table 1 (scenario 1, 20 s)",
+        "less",
+        "149 → 67 packets (−55 %, one run each)",
+        margin=DROPS_MARGIN,
+        unit=" % change in drops, FDD-RED vs RED",
+        scale=0.01,
+    )
+    for arm, reading in READINGS.items():
+        for w in WINDOWS:
+            test = _pair_rel(
+                ctx, "tables", "drops_bottleneck", {"rtt": "homogeneous", "setup": "20s", "window": w}, arm
+            )
+            sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
+            ctx.verdict(drops.paired(f"{reading}, {WINDOWS[w]}", test, supported=sup))
+    f10 = Claim(
+        "According to this figure, FDD-RED drops fewer packets compared with RED",
+        "Sec. III-C, Fig. 10 (buffer 10-200 packets, 20 s)",
+        "less",
+        "fewer at every buffer size (plot only)",
+        margin=DROPS_MARGIN,
+        unit=" % change in drops summed over the buffer sizes, FDD-RED vs RED",
+        scale=0.01,
+    )
+    f11 = Claim(
+        "FDD-RED has lower drop count than RED algorithm for different flow numbers",
+        "Sec. III-C, Fig. 11 (5-100 flows, 20 s)",
+        "less",
+        "fewer at every number of flows (plot only)",
+        margin=DROPS_MARGIN,
+        unit=" % change in drops summed over the numbers of flows, FDD-RED vs RED",
+        scale=0.01,
+    )
+    for claim, sweep in ((f10, "fig10"), (f11, "fig11")):
+        for arm in DROP_AQMS:
+            if arm not in READINGS:
+                continue
+            for w in WINDOWS:
+                test = _pair_rel(ctx, sweep, "drops_bottleneck", {"window": w}, arm)
+                sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
+                ctx.verdict(claim.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
+
+
+_QUANTITIES = {
+    "fairness_index": ("Jain's index", 1.0, 4),
+    "drops_bottleneck": ("drops (packets)", 1.0, 4),
+    "aggregate_throughput_bps": ("aggregate (kbps)", 1e3, 4),
+}
+
+
+def _readings_table(ctx: Context) -> None:
+    """Every reading and the control against RED, paired, per RTT setting, run and window."""
+    rows = []
+    for metric, (label, scale, digits) in _QUANTITIES.items():
+        for rtt in ("homogeneous", "heterogeneous"):
+            for setup in SETUPS:
+                for w in WINDOWS:
+                    where = {"rtt": rtt, "setup": setup, "window": w}
+                    red = ctx.estimate("tables", metric, {**where, "aqm": "red"})
+                    for arm in [*READINGS, CONTROL]:
+                        e = ctx.estimate("tables", metric, {**where, "aqm": arm})
+                        t = _pair(ctx, "tables", metric, where, arm)
+                        rows.append(
+                            {
+                                "quantity": label,
+                                "rtt": rtt,
+                                "setup": SETUPS[setup],
+                                "window": WINDOWS[w],
+                                "aqm": AQM_LABELS[arm],
+                                "red": red.fmt(digits, scale),
+                                "ours": e.fmt(digits, scale),
+                                "diff": t.fmt(3, scale),
+                                "diff_mean": t.mean / scale,
+                                "ci_low": t.ci_low / scale,
+                                "ci_high": t.ci_high / scale,
+                                "p": t.p,
+                                "n": t.n,
+                            }
+                        )
+    df = pd.DataFrame(rows)
+    df["version"] = ctx.version
+    ctx.table(
+        "readings",
+        df,
+        title="Readings side by side: each FDD-RED reading and the random-victim control against RED",
+        columns={
+            "quantity": "quantity",
+            "rtt": "RTTs",
+            "setup": "run",
+            "window": "TCP window",
+            "aqm": "queue",
+            "red": "RED",
+            "ours": "this queue",
+            "diff": "this − RED [95 % CI]",
+            "p": "p (paired t)",
+        },
+        formats={"p": lambda v: f"{v:.2g}"},
+        caption=(
+            "Means ± 95 % CI over seeds; differences are paired over the same seeds. "
+            f"{ctx.provenance(['tables'])}."
+        ),
+    )
+
+
+def _readings_figure(ctx: Context) -> None:
+    """Paired Δ Jain (queue − RED) per TCP window, reading and control: the verdicts at a glance."""
+    arms = [*READINGS, CONTROL]
+    width = 0.8 / len(arms)
+    mid = (len(arms) - 1) / 2
+    grid = []
+    for setup in ("file", "20s"):
+        row = []
+        for rtt in ("homogeneous", "heterogeneous"):
+            lines = []
+            for k, arm in enumerate(arms):
+                tests = [
+                    _pair(ctx, "tables", "fairness_index", {"rtt": rtt, "setup": setup, "window": w}, arm)
+                    for w in WINDOWS
+                ]
+                lines.append(
+                    Line(
+                        [i + (k - mid) * width for i in range(len(WINDOWS))],
+                        [t.mean for t in tests],
+                        AQM_LABELS[arm] + " − RED",
+                        err=[(t.ci_high - t.ci_low) / 2 if t.n > 1 else 0.0 for t in tests],
+                        style={"color": AQM_STYLE[arm]["color"], "alpha": 0.85},
+                        kind="bar",
+                        width=width,
+                    )
+                )
+            paper = JAIN[(rtt, "fdd-red")] - JAIN[(rtt, "red")]
+            row.append(
+                Panel(
+                    lines,
+                    title=f"{rtt} RTTs, {SETUPS[setup]}",
+                    ylabel="Δ Jain index vs RED (paired)",
+                    categories=[WINDOWS[w].replace("window ", "TCP window ") for w in WINDOWS],
+                    refs=[
+                        Ref(0.0, "no difference from RED", {"color": "k", "lw": 0.8}),
+                        Ref(paper, "paper's FDD-RED − RED (Table 2, one run)", {"color": "k", "ls": "--"}),
+                    ],
+                )
+            )
+        grid.append(row)
+    fig = panels(
+        grid,
+        title="Jain's index, FDD-RED readings and the random-victim control minus RED (mean, 95 % CI)",
+        panel_size=(6.0, 3.4),
+    )
+    ctx.figure(
+        "readings-jain",
+        fig,
+        title="Readings: paired difference in Jain's index against RED",
+        sweeps=["tables"],
+        caption=(
+            "Per seed the queue's Jain index minus RED's on the same seed, scenarios 1 and 3 with each "
+            "TCP window cap; bars: mean, whiskers: 95 % CI (paired t). Above 0: fairer than RED."
+        ),
+    )
+
+
+def victim_parts(ctx: Context) -> list[dict[str, Any]]:
+    """FDD-RED − RED split into "whose drop" (FDD-RED − random victim) and "the deferral"
+    (random victim − RED), paired per seed, for the drops and fairness quantities."""
+    bmax, nmax = int(ctx.runs("fig10")["buffer"].max()), int(ctx.runs("fig11")["flows"].max())
+    quantities = [
+        ("Jain, homogeneous, 80 s", "tables", "fairness_index", {"rtt": "homogeneous", "setup": "file"}),
+        ("Jain, heterogeneous, 80 s", "tables", "fairness_index", {"rtt": "heterogeneous", "setup": "file"}),
+        ("Jain, homogeneous, 20 s run", "tables", "fairness_index", {"rtt": "homogeneous", "setup": "20s"}),
+        (
+            "drops, scenario 1, 20 s (Table 1)",
+            "tables",
+            "drops_bottleneck",
+            {"rtt": "homogeneous", "setup": "20s"},
+        ),
+        (
+            "drops, scenario 1, 100 s run",
+            "tables",
+            "drops_bottleneck",
+            {"rtt": "homogeneous", "setup": "file"},
+        ),
+        ("drops, Fig. 10, mean over B", "fig10", "drops_bottleneck", {}),
+        (f"drops, Fig. 10, B = {bmax}", "fig10", "drops_bottleneck", {"buffer": bmax}),
+        ("drops, Fig. 11, mean over N", "fig11", "drops_bottleneck", {}),
+        (f"drops, Fig. 11, N = {nmax}", "fig11", "drops_bottleneck", {"flows": nmax}),
+    ]
+    rows = []
+    for label, sweep, metric, where in quantities:
+        for w in WINDOWS:
+            wh = {**where, "window": w}
+            parts = {
+                "total": _pair(ctx, sweep, metric, wh, "fdd-red"),
+                "whose": _pair(ctx, sweep, metric, wh, "fdd-red", CONTROL),
+                "deferral": _pair(ctx, sweep, metric, wh, CONTROL),
+            }
+            row: dict[str, Any] = {"quantity": label, "window": WINDOWS[w]}
+            for k, t in parts.items():
+                row[k] = t.fmt(3)
+                row[f"{k}_mean"], row[f"{k}_p"], row[f"{k}_n"] = t.mean, t.p, t.n
+            rows.append(row)
+    return rows
+
+
+def _victim_control(ctx: Context) -> None:
+    df = pd.DataFrame(victim_parts(ctx))
+    df["version"] = ctx.version
+    ctx.table(
+        "victim-control",
+        df,
+        title="Whose drop or the deferral: FDD-RED − RED split by the random-victim control",
+        columns={
+            "quantity": "quantity",
+            "window": "TCP window",
+            "total": "FDD-RED − RED",
+            "whose": "whose drop: FDD-RED − random victim",
+            "deferral": "the deferral: random victim − RED",
+        },
+        caption=(
+            "Paired means over the same seeds with 95 % CIs; the two parts add up to the total seed by "
+            "seed. The random-victim control keeps RED's decisions and FDD-RED's deferred payment and "
+            "draws the victim uniformly from the flows seen during the last RTT_avg. "
+            f"{ctx.provenance(['tables', 'fig10', 'fig11'])}."
+        ),
+    )
 
 
 def _row(quantity: str, aqm: str, pub: float | None, e: Any, scale: float = 1.0) -> dict[str, Any]:
@@ -202,7 +562,7 @@ def _row(quantity: str, aqm: str, pub: float | None, e: Any, scale: float = 1.0)
 def _table1(ctx: Context) -> None:
     rows = []
     for aqm in AQMS:
-        w = {"rtt": "homogeneous", "setup": "20s", "aqm": aqm}
+        w = {"rtt": "homogeneous", "setup": "20s", "window": PRIMARY_WINDOW, "aqm": aqm}
         pub = TABLE1.get(aqm)
         rows.append(_row("total dropped (packets)", aqm, pub, ctx.estimate("tables", "drops_bottleneck", w)))
         for metric, label in (
@@ -235,7 +595,10 @@ def _table1(ctx: Context) -> None:
             "inside_ci": "paper in CI",
             "range": "seed range",
         },
-        caption=f"Drops at the bottleneck over the whole 20 s run, slow start included. {prov}.",
+        caption=(
+            "Drops at the bottleneck over the whole 20 s run, slow start included; TCP window unlimited "
+            f"(the other windows: `readings`). {prov}."
+        ),
     )
 
 
@@ -249,7 +612,7 @@ def _table2(ctx: Context) -> None:
         ):
             for aqm in AQMS:
                 paper = papers.get(aqm)
-                w = {"rtt": rtt, "setup": setup, "aqm": aqm}
+                w = {"rtt": rtt, "setup": setup, "window": PRIMARY_WINDOW, "aqm": aqm}
                 for i in range(5):
                     v = select(fl, {**w, "flow_name": f"ftp{i}"})["throughput_bps"]
                     rtt_ms = 100 if rtt == "homogeneous" else HETERO_RTT_MS[i]
@@ -295,15 +658,19 @@ def _table2(ctx: Context) -> None:
             "inside_ci": "paper in CI",
             "range": "seed range",
         },
-        caption=f"The paper's values are one run each; the paper does not say over which window. {prov}.",
+        caption=(
+            "The paper's values are one run each; the paper does not say over which window. TCP window "
+            f"unlimited (the other windows: `readings`). {prov}."
+        ),
     )
     # compact summary: Jain index and drops per (setup, rtt, aqm)
     st = ctx.stats("tables", ["fairness_index", "drops_bottleneck", "aggregate_throughput_bps"])
     wide = []
-    for (setup, rtt, aqm), g in st.groupby(["setup", "rtt", "aqm"], sort=False):
+    for (setup, rtt, window, aqm), g in st.groupby(["setup", "rtt", "window", "aqm"], sort=False):
         row: dict[str, Any] = {
             "setup": SETUPS[setup],
             "rtt": rtt,
+            "window": WINDOWS[window],
             "aqm": AQM_LABELS[aqm],
             "paper_jain": JAIN.get((rtt, aqm)),
         }
@@ -316,10 +683,11 @@ def _table2(ctx: Context) -> None:
     ctx.table(
         "summary",
         pd.DataFrame(wide),
-        title="Summary: Jain's index, drops and aggregate throughput per queue",
+        title="Summary: Jain's index, drops and aggregate throughput per queue and TCP window",
         columns={
             "setup": "run",
             "rtt": "RTTs",
+            "window": "TCP window",
             "aqm": "queue",
             "paper_jain": "paper Jain",
             "fairness_index": "Jain index",
@@ -333,7 +701,9 @@ def _table2(ctx: Context) -> None:
 def _fig7(ctx: Context) -> None:
     """Figs. 6-7 / Table 2: average per-flow throughput per queue, both RTT settings."""
     fl = ctx.flows("tables")
-    width = 0.8 / len(AQMS)
+    aqms = [a for a in AQMS if a != CONTROL]
+    width = 0.8 / len(aqms)
+    mid = (len(aqms) - 1) / 2
     grid = []
     for setup in SETUPS:
         row = []
@@ -342,16 +712,10 @@ def _fig7(ctx: Context) -> None:
             ("heterogeneous", {"red": TABLE2_HETERO, "fdd-red": TABLE2_FDD_HETERO}),
         ):
             lines, jains = [], []
-            for k, aqm in enumerate(AQMS):
-                es = [
-                    estimate(
-                        select(fl, {"rtt": rtt, "setup": setup, "aqm": aqm, "flow_name": f"ftp{i}"})[
-                            "throughput_bps"
-                        ]
-                    )
-                    for i in range(5)
-                ]
-                x = [i + (k - 1.5) * width for i in range(5)]
+            for k, aqm in enumerate(aqms):
+                w = {"rtt": rtt, "setup": setup, "window": PRIMARY_WINDOW, "aqm": aqm}
+                es = [estimate(select(fl, {**w, "flow_name": f"ftp{i}"})["throughput_bps"]) for i in range(5)]
+                x = [i + (k - mid) * width for i in range(5)]
                 lines.append(
                     Line(
                         x,
@@ -363,10 +727,10 @@ def _fig7(ctx: Context) -> None:
                         width=width,
                     )
                 )
-                jain = ctx.estimate("tables", "fairness_index", {"rtt": rtt, "setup": setup, "aqm": aqm})
+                jain = ctx.estimate("tables", "fairness_index", w)
                 jains.append(f"{jain.mean:.3f}")
             for aqm, marker in (("red", "D"), ("fdd-red", "*")):
-                xs = [i + (list(AQMS).index(aqm) - 1.5) * width for i in range(5)]
+                xs = [i + (aqms.index(aqm) - mid) * width for i in range(5)]
                 name = AQM_LABELS[aqm].split(" (")[0]
                 style = {"ls": "none", "marker": marker, "color": "k", "markersize": 6}
                 lines.append(Line(xs, [v / 1e3 for v in papers[aqm]], f"paper, {name}", style=style))
@@ -381,7 +745,7 @@ def _fig7(ctx: Context) -> None:
                     title=f"{rtt} RTTs, {SETUPS[setup]}",
                     ylabel="throughput (kbps)",
                     refs=[Ref(200, "fair share 200 kbps")],
-                    ylim=(0, 700),
+                    ylim=(0, 450),
                     categories=ticks,
                     note=note,
                 )
@@ -389,7 +753,10 @@ def _fig7(ctx: Context) -> None:
         grid.append(row)
     fig = panels(
         grid,
-        title="Figs. 6-7 / Table 2: average throughput per flow, RED vs FDD-RED (mean ± 95 % CI)",
+        title=(
+            "Figs. 6-7 / Table 2: average throughput per flow, RED vs FDD-RED readings, TCP window "
+            "unlimited (mean ± 95 % CI)"
+        ),
         panel_size=(5.5, 3.6),
     )
     ctx.figure(
@@ -397,7 +764,10 @@ def _fig7(ctx: Context) -> None:
         fig,
         title="Figs. 6-7 / Table 2: per-flow throughput",
         sweeps=["tables"],
-        caption="Bars: our means over seeds; black markers: the paper's single runs (Table 2).",
+        caption=(
+            "Bars: our means over seeds (TCP window unlimited; RED and the three FDD-RED readings); "
+            "black markers: the paper's single runs (Table 2)."
+        ),
     )
 
 
@@ -405,11 +775,8 @@ def _drops_figure(
     ctx: Context, sweep: str, x: str, xlabel: str, title: str, name: str, paper_pt: bool
 ) -> None:
     st = ctx.stats(sweep, ["drops_bottleneck", "fairness_index"])
-    d = st[st["metric"] == "drops_bottleneck"]
-    lines = [
-        sweep_line(d[d["aqm"] == aqm], x, label=AQM_LABELS[aqm], **AQM_STYLE[aqm])
-        for aqm in ("red", "fdd-red")
-    ]
+    d = st[(st["metric"] == "drops_bottleneck") & (st["window"] == PRIMARY_WINDOW)]
+    lines = [sweep_line(d[d["aqm"] == aqm], x, label=AQM_LABELS[aqm], **AQM_STYLE[aqm]) for aqm in DROP_AQMS]
     if paper_pt:
         lines.append(
             Line(
@@ -434,13 +801,16 @@ def _drops_figure(
         fig,
         title=title.split("\n")[0],
         sweeps=[sweep],
-        caption="Mean over seeds with 95 % CIs. The paper gives this figure only as a plot.",
+        caption=(
+            "Mean over seeds with 95 % CIs, TCP window unlimited (every window: the table below). The "
+            "paper gives this figure only as a plot."
+        ),
     )
     wide = st.pivot_table(
-        index=[x, "aqm", "seeds", "version"], columns="metric", values=["mean", "half_width"]
+        index=[x, "window", "aqm", "seeds", "version"], columns="metric", values=["mean", "half_width"]
     ).reset_index()
     wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]
-    wide = wide.sort_values(["aqm", x])
+    wide = wide.sort_values(["window", "aqm", x])
     fmt = {
         c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")
     }
@@ -451,6 +821,7 @@ def _drops_figure(
         formats=fmt,
         columns={
             x: x,
+            "window": "TCP window",
             "aqm": "queue",
             "drops_bottleneck_mean": "drops",
             "drops_bottleneck_half_width": "± CI",
@@ -600,7 +971,7 @@ def _references() -> tuple[Reference, ...]:
                 pub,
                 "tables",
                 "drops_bottleneck",
-                {"rtt": "homogeneous", "setup": "20s", "aqm": aqm},
+                {"rtt": "homogeneous", "setup": "20s", "window": PRIMARY_WINDOW, "aqm": aqm},
                 "packets",
             )
         )
@@ -614,7 +985,7 @@ def _references() -> tuple[Reference, ...]:
                     fi,
                     "tables",
                     "fairness_index",
-                    {"rtt": rtt, "setup": setup, "aqm": aqm},
+                    {"rtt": rtt, "setup": setup, "window": PRIMARY_WINDOW, "aqm": aqm},
                 )
             )
     return tuple(refs)
@@ -624,6 +995,7 @@ EXPERIMENT = register(
     Experiment(
         name="fdd-red",
         title="FDD-RED against RED (Hashemi, Jamali, Motarez)",
+        study="Hashemi, FDD-RED",
         paper=PAPER,
         summary=(
             "FDD-RED (RED decides when to drop, a per-flow penalty built from the Fair Dropping Index "
