@@ -1,6 +1,6 @@
 """RI+O (Kim 1999) against RIO on the paper's Table I topology: scenario keys and errors, the
-ns-2 export's refusal, the paper's claim where RIO misses the large profiles, and (slow) the
-full ``rio-plus-o`` reproduction."""
+ns-2 export's refusal, the paper's claim where RIO misses the large profiles, RI+O with its OUT
+curve made inert (the mechanism disabled), and (slow) the full ``rio-plus-o`` reproduction."""
 
 import numpy as np
 import pytest
@@ -10,22 +10,30 @@ from qoslab import experiments, ns2
 from qoslab.experiments.rio_plus_o import (
     T1_BUCKETS,
     T1_PROFILES,
+    _crossing,
+    _more_seeds,
     aqm_queue,
     as_be_dumbbell,
     as_metrics,
 )
 from qoslab.scenario import to_ns2_resolved
 from qoslab.simulate import run
+from qoslab.stats import Paired, paired
 
 SEEDS = (1, 2, 3)
+#: RI+O's OUT curve made inert: thresholds above the 250-packet buffer, so avg_out (at most the
+#: OUT backlog) never reaches min_th and the OUT test never drops.
+INERT_OUT = {"min_th": 1000, "max_th": 2000, "max_p": 0.1}
 
 
-def _t1(kind: str, window: int, bucket_scale: float, seed: int) -> qoslab.simulate.Result:
+def _t1(
+    kind: str, window: int, bucket_scale: float, seed: int, w_q: float = 0.002, avg_out: dict | None = None
+) -> qoslab.simulate.Result:
     sc = as_be_dumbbell(
         T1_PROFILES,
         20,
         name=f"t1-{kind}",
-        queue=aqm_queue(kind),
+        queue=aqm_queue(kind, w_q=w_q, avg_out=avg_out),
         buckets_bytes=[b * bucket_scale for b in T1_BUCKETS],
         window=window,
         duration_s=150.0,
@@ -120,6 +128,41 @@ def test_stated_and_small_bucket_settings_pin_down_what_we_measure():
     assert rpo["be_drop"].mean() > 1.2 * rio["be_drop"].mean()
 
 
+def _large(kind: str, seed: int, avg_out: dict | None = None) -> tuple[float, float]:
+    """Small buckets, w_q 0.2 (the reading where RI+O lifts the large profiles): the 1080K and
+    1350K flows' mean throughput / profile and the BE flows' OUT drop rate."""
+    r = _t1(kind, 1000, 1 / 80, seed, w_q=0.2, avg_out=avg_out)
+    assert not r.violations
+    thr = r.flows["throughput_bps"].to_numpy()[:5] / np.array(T1_PROFILES)
+    return float(thr[3:].mean()), as_metrics(r)["be_out_drop_rate"]
+
+
+def test_mechanism_disabled_out_curve_inert():
+    """Mechanism disabled: RI+O with its OUT curve (on avg_out) above the buffer never drops on
+    avg_out, and the claimed effect (the large profiles lifted, the BE flows' OUT drops up) must
+    disappear: it then behaves as RIO. Checked to fail with the OUT curve left on."""
+    rio = {s: _large("rio", s) for s in SEEDS}
+    rpo = {s: _large("rio_plus_o", s) for s in SEEDS}
+    off = {s: _large("rio_plus_o", s, avg_out=INERT_OUT) for s in SEEDS}
+
+    def lift(arm: dict) -> Paired:
+        return paired({s: arm[s][0] for s in SEEDS}, {s: rio[s][0] for s in SEEDS})
+
+    on, disabled = lift(rpo), lift(off)
+    assert on.ci_low > 0.03  # the effect with the mechanism on (RI+O − RIO, paired)
+    assert abs(disabled.mean) < 0.01 and disabled.ci_high < 0.03  # ... gone with it off
+    be = np.array([[rio[s][1], rpo[s][1], off[s][1]] for s in SEEDS])
+    assert (be[:, 1] > 1.3 * be[:, 0]).all()
+    np.testing.assert_allclose(be[:, 2], be[:, 0], rtol=0.05)
+
+
+def test_fig7_crossing_and_seed_helpers():
+    assert _crossing(np.array([0, 6, 16]), np.array([1.2, 1.1, 0.9])) == pytest.approx(6 + 0.5 * 10)
+    assert _crossing(np.array([0, 6]), np.array([0.9, 0.8])) == 0.0
+    assert np.isnan(_crossing(np.array([0, 6]), np.array([1.1, 1.0])))
+    assert _more_seeds([1, 2, 3], 6) == [1, 2, 3, 4, 5, 6]
+
+
 def test_registered():
     exp = experiments.get("rio-plus-o")
     assert {r.source for r in exp.references} == {"Table I"}
@@ -131,14 +174,22 @@ def test_rio_plus_o_full(tmp_path):
     assert not rep.failed
     d = tmp_path / "rio-plus-o"
     for name in ("table1.csv", "sensitivity.csv", "fig7-crossing.csv", "fig8-subscription.png",
-                 "fig9-granularity.png", "report.md"):  # fmt: skip
+                 "fig9-granularity.png", "report.md", "verdicts.json"):  # fmt: skip
         assert (d / name).exists(), name
+    import json
+
     import pandas as pd
 
     t1 = pd.read_csv(d / "table1.csv")
+    t1 = t1[t1["w_q"] == 0.002]
     stated_rio = t1[(t1["setting"] == "stated") & (t1["scheme"] == "RIO") & (t1["profile"] != "BE (avg)")]
     assert stated_rio["meets_profile"].astype(bool).all()  # no baseline problem as stated
     w20 = t1[(t1["setting"] == "win20") & (t1["profile"] == "1350K")].set_index("scheme")
     assert w20.loc["RI+O", "throughput_kbps"] > w20.loc["RIO", "throughput_kbps"]
     f7 = pd.read_csv(d / "fig7-crossing.csv")
-    assert (f7[f7["setting"] == "stated"]["seeds_never_failing"] == f7[f7["setting"] == "stated"]["n"]).all()
+    f7 = f7[(f7["setting"] == "stated") & (f7["w_q"] == 0.002)]
+    assert (f7["seeds_never_failing"] == f7["n"]).all()
+    v = json.loads((d / "verdicts.json").read_text())["verdicts"]
+    assert min(x["seeds"] for x in v) >= 10
+    readings = {x["reading"] for x in v}
+    assert any("w_q 0.2" in r for r in readings) and any("w_q 0.002" in r for r in readings)
