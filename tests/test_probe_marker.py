@@ -28,7 +28,10 @@ def _scenario(n: int = 2, **meter: object) -> Scenario:
 def test_w_q_reading_gives_the_papers_value():
     # 1500 B at 6 Mbps is 2 ms; ten mean RTTs 1.6 s: 1 − exp(−1/800).
     assert pm.w_q() == pytest.approx(1 - np.exp(-1 / 800), rel=1e-12)
-    assert round(pm.w_q(), 4) in (0.0012, 0.0013) and abs(pm.w_q() - 0.0012) < 6e-5
+    assert round(pm.w_q(), 4) == 0.0012
+    # With ns-2's default 1000 B the formula gives 0.00083, not the stated 0.0012: the 1000 B
+    # reading keeps the stated value.
+    assert round(pm.w_q(1000), 5) == 0.00083 and pm.wq_for(1000) == 0.0012
     r = pm.rtts_ms(10)
     assert r[0] == 124 and r[-1] == 198 and np.mean(r) == pytest.approx(161)
 
@@ -103,6 +106,40 @@ def test_sequence_wrap_around_changes_nothing():
     pd.testing.assert_frame_equal(a.flows[cols], b.flows[cols])
 
 
+def test_both_packet_size_readings_run_side_by_side():
+    """Every sweep but the ns-2 flavour's exists once per packet-size reading, and each reading's
+    scenarios carry its packet size and w_q (the marker and the all-IN baseline alike)."""
+    from qoslab.experiments.base import Options
+
+    sweeps = {s.name: s for s in pm.plan(Options(quick=True, seeds=[1]))}
+    for name in ("frontier", "onoff"):
+        for pb in pm.PACKETS:
+            for _, sc in sweeps[pm._sw(name, pb)].points:
+                t = sc.table()
+                rio = [link["queue_ab"] for link in t["link"] if link["name"] == "bottleneck"][0]
+                assert rio["type"] == "rio" and rio["w_q"] == pm.wq_for(pb), sc.name
+                assert t["tcp"]["packet_size"] == f"{pb}B", sc.name
+    ns2 = sweeps["rio_ns2"].points
+    assert {p["packet_bytes"] for p, _ in ns2} == set(pm.PACKETS)
+    assert all(sc.table()["link"][1]["queue_ab"]["flavour"] == "ns2" for _, sc in ns2)
+
+
+def test_frontier_ratio_interpolates_each_seeds_all_in_frontier():
+    # All-IN frontier of seed 1: (0.8, 10 ms), (0.9, 20 ms), (1.0, 40 ms). Marker points: at
+    # 0.85 with 7.5 ms (the frontier has 15 ms there: ratio 0.5) and at 0.95 with 45 ms (30 ms:
+    # 1.5); one at 0.7, outside the frontier's range, does not count. Seed 2: nothing comparable.
+    none = pd.DataFrame(
+        {"seed": [1, 1, 1, 2], "goodput_util": [0.8, 0.9, 1.0, 0.9], "delay_ms": [10.0, 20.0, 40.0, 5.0]}
+    )
+    marker = pd.DataFrame(
+        {"seed": [1, 1, 1, 2], "goodput_util": [0.85, 0.95, 0.7, 0.95], "delay_ms": [7.5, 45.0, 1.0, 1.0]}
+    )
+    r = pm.frontier_ratio(marker, none)
+    assert r[1] == pytest.approx(1.0) and np.isnan(r[2])
+    r = pm.frontier_ratio(marker[marker["goodput_util"] < 0.9], none)
+    assert r[1] == pytest.approx(0.5)
+
+
 # The short experiment: 10 flows, hard differentiation, 400 s runs measured after 50 s, four seeds.
 CLAIM_MIN_IN = (10, 20, 40)
 CLAIM_SEEDS = (1, 2, 3, 4)
@@ -152,27 +189,25 @@ def test_short_experiment_in_share_losses_and_delay_measure(claim_runs):
 
 @pytest.mark.slow
 def test_full_reproduction(tmp_path):
+    import json
+
     from qoslab.experiments.runner import reproduce
 
     rep = reproduce("probe-marker", out=tmp_path, store=tmp_path / "store", progress=False)
     d = rep.out
-    for name in ("fig3-6-frontiers", "fig7-loss", "fig8-onoff", "fig9-two-domains"):
-        assert (d / f"{name}.png").stat().st_size > 10_000
-    pts = pd.read_csv(d / "frontier-points.csv")
-    assert (pts["overflow_drops"] == 0).all()
-    gap = pd.read_csv(d / "frontier-gap.csv")
-    g = gap[(gap["flows"] == 10) & (gap["diff"] == "hard") & (gap["marker"] == "probe")]
-    # Hard differentiation proper (max_out = 6 < min_in): the marker's frontier lies below.
-    hard = g[(g["min_in"] >= 10) & np.isfinite(g["delay_diff_ms"])]
-    assert len(hard) >= 3 and (hard["relative_diff"] < -0.2).all(), g
-    assert not g["dominated"].any(), g
-    share = pts[(pts["flows"] == 10) & (pts["marker"] == "probe")]["in_share"]
-    assert share.between(0.975, 0.997).all()
+    for pb in pm.PACKETS:
+        pts = pd.read_csv(d / ("frontier-points.csv" if pb == 1500 else f"frontier-points-{pb}B.csv"))
+        assert (pts["overflow_drops"] == 0).all()
+    v = pd.DataFrame(json.loads((d / "verdicts.json").read_text())["verdicts"])
+    assert (v["seeds"] >= 10).all() and not v["quick"].any()
+    fig = v[v["claim"].str.contains("Fig. 5: 10 flows, hard")]
+    # 10 flows, hard differentiation: the marker's frontier lies below under every reading
+    # (both packet sizes, both RIO flavours).
+    assert len(fig) == 4 and (fig["verdict"] == "reproduces").all(), fig[["reading", "ours"]]
     # What we measure with 40 flows and 1500-byte packets (docs/experiments/probe-marker.md): the
-    # claim does not reproduce, the marker's frontier lies above the all-IN one.
-    g40 = gap[(gap["flows"] == 40) & (gap["diff"] == "hard") & (gap["marker"] == "probe")]
-    c40 = g40[np.isfinite(g40["delay_diff_ms"])]
-    assert len(c40) >= 3 and (c40["delay_diff_ms"] > 0).mean() >= 0.75, g40
+    # marker's frontier does not lie below the all-IN one.
+    f6 = v[v["claim"].str.contains("Fig. 6: 40 flows, hard") & (v["reading"] == "1500 B packets")]
+    assert len(f6) == 1 and f6["verdict"].iloc[0] != "reproduces", f6["ours"]
 
 
 def test_claim_holds_in_the_ns2_flavour_of_rio():
@@ -213,9 +248,8 @@ def test_gain_disappears_when_the_probes_are_marked_in():
     (10 flows, hard, min_in 20), far from the marker's (less goodput, more delay)."""
     for seed in (1, 2):
         probe = pm.single_bottleneck(10, "probe", 20, "hard", duration_s=300, start_s=50)
-        t = probe.table()
-        t["conditioner"][0]["yellow"] = "AF11"
-        off = pm.probe_metrics(run(Scenario.from_table(t, "probes marked IN"), seed))
+        disabled = pm.single_bottleneck(10, "probe", 20, "hard", duration_s=300, start_s=50, yellow="AF11")
+        off = pm.probe_metrics(run(disabled, seed))
         on = pm.probe_metrics(run(probe, seed))
         none = pm.probe_metrics(
             run(pm.single_bottleneck(10, "none", 20, "hard", duration_s=300, start_s=50), seed)

@@ -16,8 +16,10 @@ What it reproduces:
   settings) and as many unmarked flows share a best-effort RED bottleneck in domain 2.
 
 Scenario (Sec. 3): one 6 Mbps bottleneck, RTTs evenly spread over 124-198 ms, starts uniform in
-[0, 1] s, 1000 s runs measured after 50 s. Readings of what the paper leaves open are listed in
-``NOTES`` and ``docs/experiments/probe-marker.md``.
+[0, 1] s, 1000 s runs measured after 50 s. What the paper leaves open is run as named readings
+side by side (packet size 1500 B and 1000 B; Clark & Fang's RIO and ns-2.35 dsRED's; Fig. 9's
+domain-1 link), with one verdict per claim and reading (``_verdicts``); see ``NOTES`` and
+``docs/experiments/probe-marker.md``.
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ import pandas as pd
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, panels
+from qoslab.ns2.flavour import ns2_flavoured
 from qoslab.scenario import Scenario
 from qoslab.simulate import Result
+from qoslab.stats import estimate, paired
+from qoslab.verdicts import Claim
 
 PAPER = (
     'G. Neglia, G. Bianchi, F. Saitta, D. Lombardo, "Adaptive low priority packet marking for '
@@ -62,9 +67,21 @@ MARKERS = {
     "probe_plus_one": "probe marker, A_IN ← A_IN + 1",
 }
 ONOFF_TIMES_S = (0.05, 1.0, 5.0)
-#: Packet-size sensitivity: ns-2's default TCP packet (1000 B) with the paper's stated w_q.
-SENS_PACKET_BYTES, SENS_W_Q = 1000, 0.0012
-SENS_MIN_IN = (2, 6, 15, 30, 60, 80)
+#: The packet size is the one thing the paper leaves open that flips a verdict (40 flows). Two
+#: readings, run side by side in every sweep but the ns-2 flavour's: 1500 B, with which the
+#: paper's w_q formula gives its stated 0.0012, and 1000 B (ns-2's default TCP packet, the
+#: paper's simulator) with the stated w_q = 0.0012 (the formula would give 0.00083).
+PACKETS = (1500, 1000)
+STATED_W_Q = 0.0012
+PACKET_READINGS = {1500: "1500 B packets", 1000: "1000 B packets"}
+PACKET_SUPPORT = {
+    1500: "the only packet size with which the paper's formula w_q = 1 − exp(−M/(C·10·RTT)) gives its "
+    "stated 0.0012 (0.00125)",
+    1000: "ns-2 v2.1b8's default TCP packet (the paper's simulator, Sec. 3); w_q taken as stated (0.0012), "
+    "not from the formula (0.00083)",
+}
+#: Fig. 9: the domain-1 link's capacity (not given): 10 Mbps, or as fast as the bottleneck.
+DOMAIN1_MBPS = (10, 6)
 #: Fig. 9: domain 1's OUT settings (min_out, max_out, P_max_out); IN is 100/300.
 DOMAIN1_OUT = ((30.0, 90.0, 0.2), (2.0, 6.0, 0.2), (0.1, 0.3, 1.0))
 DOMAIN1_IN = (100.0, 300.0, P_MAX_IN)
@@ -85,6 +102,12 @@ METRICS = (
     "overflow_drops",
     "timeouts_per_flow",
 )
+
+
+def wq_for(packet_bytes: int) -> float:
+    """RIO's w_q under a packet-size reading: the formula's value for 1500 B, the stated 0.0012
+    otherwise."""
+    return w_q() if packet_bytes == PACKET_BYTES else STATED_W_Q
 
 
 def w_q(packet_bytes: int = PACKET_BYTES, bps: int = BOTTLENECK_BPS, rtt_s: float = MEAN_RTT_S) -> float:
@@ -168,12 +191,14 @@ def single_bottleneck(
     onoff_s: float | None = None,
     packet_bytes: int = PACKET_BYTES,
     wq: float | None = None,
+    yellow: str = "AF12",
 ) -> Scenario:
     """Fig. 2: ``n`` TCP Reno senders, each behind its own ingress (access) link where the marker
     runs per flow, share a 6 Mbps RIO bottleneck r1 → r2. ``marker`` "none" sends every packet
     as AF11 (IN). ``onoff_s``: add an exponential ON/OFF UDP source (3 Mbps peak, equal mean on
-    and off times), its packets IN. ``packet_bytes``, ``wq``: the packet-size sensitivity (RIO's
-    w_q defaults to :func:`w_q` of the default packet size)."""
+    and off times), its packets IN. ``packet_bytes``: the packet-size reading (RIO's w_q defaults
+    to :func:`wq_for` it); ``yellow``: the probes' codepoint (``"AF11"``: the mechanism disabled,
+    the probes leave IN)."""
     out = HARD_OUT if diff == "hard" else None
     name = f"probe-{marker}-n{n}-{diff}-min{min_in:g}" + (f"-onoff{onoff_s:g}" if onoff_s else "")
     if packet_bytes != PACKET_BYTES:
@@ -209,7 +234,7 @@ def single_bottleneck(
             "b": "r2",
             "bandwidth": "6Mbps",
             "delay": f"{BOTTLENECK_DELAY_MS:g}ms",
-            "queue_ab": rio_queue(min_in, out, wq=wq),
+            "queue_ab": rio_queue(min_in, out, wq=wq_for(packet_bytes) if wq is None else wq),
             "queue_ba": _big_droptail(),
         },
         {
@@ -264,7 +289,10 @@ def single_bottleneck(
         )
     t["node"], t["link"], t["flow"] = nodes, links, flows
     if inc is not None:
-        t["conditioner"] = [_probe_conditioner(n, inc)]
+        t["conditioner"] = [{**_probe_conditioner(n, inc), "yellow": yellow}]
+        if yellow != "AF12":
+            name += f"-probes-{yellow}"
+            t["name"] = name
     return Scenario.from_table(t, f"probe_marker.single_bottleneck({name})")
 
 
@@ -275,18 +303,27 @@ def two_domains(
     *,
     duration_s: float = 1000.0,
     start_s: float = 50.0,
+    packet_bytes: int = PACKET_BYTES,
+    domain1_mbps: float = 10.0,
 ) -> Scenario:
-    """Fig. 9: ``n`` marked flows ``ftp{i}`` cross domain 1 (ingress markers, then a 10 Mbps link
-    r0 → r1 with RIO IN 100/300/0.1 and OUT ``out``) and meet ``n`` unmarked best-effort flows
-    ``free{i}`` at domain 2's 6 Mbps RED bottleneck r1 → r2 (min_th, 3·min_th, 0.1), which does
-    not tell IN from OUT."""
+    """Fig. 9: ``n`` marked flows ``ftp{i}`` cross domain 1 (ingress markers, then a
+    ``domain1_mbps`` link r0 → r1 with RIO IN 100/300/0.1 and OUT ``out``) and meet ``n`` unmarked
+    best-effort flows ``free{i}`` at domain 2's 6 Mbps RED bottleneck r1 → r2 (min_th, 3·min_th,
+    0.1), which does not tell IN from OUT. w_q: :func:`wq_for` the packet size."""
     name = f"probe-2dom-n{n}-out{out[0]:g}-{out[1]:g}-{out[2]:g}-min{min_th:g}"
+    if packet_bytes != PACKET_BYTES:
+        name += f"-{packet_bytes}B"
+    if domain1_mbps != 10:
+        name += f"-d1-{domain1_mbps:g}Mbps"
     t = _base_table(
         name,
-        f"{n} marked + {n} free TCP flows, domain-1 RIO OUT {out}, domain-2 RED min_th {min_th:g}",
+        f"{n} marked + {n} free TCP flows, domain-1 RIO OUT {out} on {domain1_mbps:g} Mbps, domain-2 RED "
+        f"min_th {min_th:g}",
         duration_s,
         start_s,
+        packet_bytes,
     )
+    wq = wq_for(packet_bytes)
     r = rtts_ms(n)
     # Marked flows cross one more link (r0 → r1, 1 ms): their access delay is 1 ms shorter.
     acc_m = [f"{x / 2 - BOTTLENECK_DELAY_MS - EXIT_DELAY_MS - 1.0:.4f}ms" for x in r]
@@ -295,7 +332,7 @@ def two_domains(
         "type": "rio",
         "mode": "coupled",
         "limit": f"{LIMIT_PKTS}pkts",
-        "w_q": w_q(),
+        "w_q": wq,
         "in": {"min_th": DOMAIN1_IN[0], "max_th": DOMAIN1_IN[1], "max_p": DOMAIN1_IN[2]},
         "out": {"min_th": out[0], "max_th": out[1], "max_p": out[2]},
     }
@@ -305,7 +342,7 @@ def two_domains(
         "min_th": float(min_th),
         "max_th": 3.0 * min_th,
         "max_p": P_MAX_IN,
-        "w_q": w_q(),
+        "w_q": wq,
     }
     t["node"] = [
         {"name": "s{i}", "count": n},
@@ -330,7 +367,7 @@ def two_domains(
             "name": "domain1",
             "a": "r0",
             "b": "r1",
-            "bandwidth": "10Mbps",
+            "bandwidth": f"{domain1_mbps:g}Mbps",
             "delay": "1ms",
             "queue_ab": q1,
             "queue_ba": _big_droptail(),
@@ -473,81 +510,114 @@ def _frontier_points(
             for diff in diffs if mk != "none" else ("all_in",):
                 for mi in min_in:
                     sc = single_bottleneck(n, mk, mi, diff if mk != "none" else "hard", **kw)
-                    pts.append(({"flows": n, "diff": diff, "marker": mk, "min_in": mi}, sc))
+                    pb = int(kw.get("packet_bytes", PACKET_BYTES))
+                    pts.append(
+                        ({"packet_bytes": pb, "flows": n, "diff": diff, "marker": mk, "min_in": mi}, sc)
+                    )
     return pts
+
+
+#: The sweeps per packet-size reading (1500 B: the name alone; 1000 B: ``NAME_1000B``).
+def _sw(name: str, packet_bytes: int) -> str:
+    return name if packet_bytes == PACKET_BYTES else f"{name}_{packet_bytes}B"
 
 
 def plan(opts: Options) -> list[Sweep]:
     seeds = opts.seeds
     mi = MIN_IN_QUICK if opts.quick else MIN_IN
     kw: dict[str, Any] = {"duration_s": 300.0, "start_s": 50.0} if opts.quick else {}
-    sweeps = [
-        Sweep(
-            "frontier",
-            _frontier_points(FLOWS, ("soft", "hard"), list(MARKERS), mi, **kw),
-            seeds,
-            "Figs. 3-7: 10 and 40 TCP Reno flows over the 6 Mbps RIO bottleneck, min_in = "
-            f"{', '.join(map(str, mi))} packets (max_in = 3·min_in, P_max_in = 0.1); soft (OUT "
-            "min_in/3, min_in, 0.2) and hard (OUT 2, 6, 0.2) differentiation; the probe marker with "
-            "the paper's increase rule and with A_IN + 1, and no marker (every packet IN: the OUT "
-            "thresholds never act, one run per min_in serves both). "
-            + (
-                "300 s runs measured after 50 s (quick)."
-                if opts.quick
-                else "1000 s runs measured after 50 s."
+    length = "300 s runs measured after 50 s (quick)." if opts.quick else "1000 s runs measured after 50 s."
+    sweeps = []
+    for pb in PACKETS:
+        reading = f"{pb}-byte packets, RIO w_q {wq_for(pb):.3g} ({PACKET_READINGS[pb]} reading). "
+        sweeps += [
+            Sweep(
+                _sw("frontier", pb),
+                _frontier_points(FLOWS, ("soft", "hard"), list(MARKERS), mi, packet_bytes=pb, **kw),
+                seeds,
+                "Figs. 3-7: 10 and 40 TCP Reno flows over the 6 Mbps RIO bottleneck, min_in = "
+                f"{', '.join(map(str, mi))} packets (max_in = 3·min_in, P_max_in = 0.1); soft (OUT "
+                "min_in/3, min_in, 0.2) and hard (OUT 2, 6, 0.2) differentiation; the probe marker with "
+                "the paper's increase rule and with A_IN + 1, and no marker (every packet IN: the OUT "
+                "thresholds never act, one run per min_in serves both). " + reading + length,
+                metrics=(METRIC_FN,),
             ),
-            metrics=(METRIC_FN,),
-        ),
-        Sweep(
-            "packet_size",
-            _frontier_points(
-                FLOWS,
-                ("hard",) if opts.quick else ("soft", "hard"),
-                ("none", "probe"),
-                mi if opts.quick else SENS_MIN_IN,
-                packet_bytes=SENS_PACKET_BYTES,
-                wq=SENS_W_Q,
-                **kw,
+            Sweep(
+                _sw("onoff", pb),
+                [
+                    (
+                        {"on_off_s": t, "marker": mk, "min_in": m},
+                        single_bottleneck(10, mk, m, "hard", onoff_s=t, packet_bytes=pb, **kw),
+                    )
+                    for t in (ONOFF_TIMES_S[::2] if opts.quick else ONOFF_TIMES_S)
+                    for mk in ("none", "probe")
+                    for m in mi
+                ],
+                seeds,
+                "Fig. 8: 10 flows, hard differentiation, plus an exponential ON/OFF UDP source (3 Mbps "
+                "peak, mean on = mean off time), its packets IN. " + reading + length,
+                metrics=(METRIC_FN,),
             ),
-            seeds,
-            f"Sensitivity: the frontier points with {SENS_PACKET_BYTES}-byte packets (ns-2's default TCP "
-            f"packet) and the paper's stated w_q = {SENS_W_Q}, probe marker (2·A_IN + 1) and no marker.",
-            metrics=(METRIC_FN,),
-        ),
+        ]
+    sweeps.append(
         Sweep(
-            "onoff",
+            "rio_ns2",
             [
                 (
-                    {"on_off_s": t, "marker": mk, "min_in": m},
-                    single_bottleneck(10, mk, m, "hard", onoff_s=t, **kw),
+                    {"packet_bytes": pb, "flows": n, "marker": mk, "min_in": m},
+                    ns2_flavoured(single_bottleneck(n, mk, m, "hard", packet_bytes=pb, **kw))[0],
                 )
-                for t in (ONOFF_TIMES_S[::2] if opts.quick else ONOFF_TIMES_S)
+                for pb in PACKETS
+                for n in FLOWS
                 for mk in ("none", "probe")
                 for m in mi
             ],
             seeds,
-            "Fig. 8: 10 flows, hard differentiation, plus an exponential ON/OFF UDP source (3 Mbps "
-            "peak, mean on = mean off time), its packets IN.",
+            "Figs. 5-7 with ns-2.35 dsRED's RIO (the ns2 flavour; the paper ran ns-2): hard "
+            "differentiation (soft puts OUT thresholds at min_in/3, which dsRED cannot express), probe "
+            "marker and all IN, both packet-size readings. " + length,
             metrics=(METRIC_FN,),
-        ),
-        Sweep(
-            "two_domains",
-            [
-                (
-                    {"flows": n, "out": f"({o[0]:g}, {o[1]:g}, {o[2]:g})", "min_th": m},
-                    two_domains(n, o, m, **kw),
+        )
+    )
+    flows_2d = (10,) if opts.quick else FLOWS
+    min_th = MIN_TH_DOMAIN2_QUICK if opts.quick else MIN_TH_DOMAIN2
+    for name, readings in (
+        ("two_domains", [(PACKET_BYTES, 10.0)]),
+        ("two_domains_readings", [(1000, 10.0), (PACKET_BYTES, 6.0)]),
+    ):
+        sweeps.append(
+            Sweep(
+                name,
+                [
+                    (
+                        {
+                            "packet_bytes": pb,
+                            "domain1_mbps": d1,
+                            "flows": n,
+                            "out": f"({o[0]:g}, {o[1]:g}, {o[2]:g})",
+                            "min_th": m,
+                        },
+                        two_domains(n, o, m, packet_bytes=pb, domain1_mbps=d1, **kw),
+                    )
+                    for pb, d1 in readings
+                    for n in flows_2d
+                    for o in DOMAIN1_OUT
+                    for m in min_th
+                ],
+                seeds,
+                "Fig. 9: n marked flows (domain 1: probe markers, RIO IN 100/300/0.1 with three OUT "
+                "settings) and n unmarked flows share domain 2's 6 Mbps RED bottleneck (min_th, "
+                "3·min_th, 0.1); "
+                + (
+                    "1500-byte packets, a 10 Mbps domain-1 link. "
+                    if name == "two_domains"
+                    else "the other readings: 1000-byte packets (10 Mbps domain 1), and a 6 Mbps domain-1 "
+                    "link (1500 B). "
                 )
-                for n in ((10,) if opts.quick else FLOWS)
-                for o in DOMAIN1_OUT
-                for m in (MIN_TH_DOMAIN2_QUICK if opts.quick else MIN_TH_DOMAIN2)
-            ],
-            seeds,
-            "Fig. 9: n marked flows (domain 1: probe markers, RIO IN 100/300/0.1 with three OUT "
-            "settings on a 10 Mbps link) and n unmarked flows share domain 2's 6 Mbps RED bottleneck "
-            "(min_th, 3·min_th, 0.1).",
-            metrics=(METRIC_FN,),
-        ),
-    ]
+                + length,
+                metrics=(METRIC_FN,),
+            )
+        )
     return sweeps
 
 
@@ -567,16 +637,289 @@ def _wide(ctx: Context, sweep: str, by: Sequence[str]) -> pd.DataFrame:
 
 
 def analyse(ctx: Context) -> None:
-    fr = _wide(ctx, "frontier", ["flows", "diff", "marker", "min_in"])
-    _frontier_figure(ctx, fr)
-    _claim_table(ctx, fr)
-    _in_share(ctx, fr)
-    _fig7(ctx, fr)
-    ps = _wide(ctx, "packet_size", ["flows", "diff", "marker", "min_in"])
-    _frontier_figure(ctx, ps, sweep="packet_size")
-    _claim_table(ctx, ps, sweep="packet_size")
+    frs = {pb: _wide(ctx, _sw("frontier", pb), ["flows", "diff", "marker", "min_in"]) for pb in PACKETS}
+    _verdicts(ctx)
+    for pb, fr in frs.items():
+        _frontier_figure(ctx, fr, pb)
+        _claim_table(ctx, fr, pb)
+    _in_share(ctx, frs)
+    _fig7(ctx, frs[PACKET_BYTES])
+    _rio_ns2(ctx, frs)
     _onoff(ctx)
     _two_domains(ctx)
+
+
+# -- verdicts --------------------------------------------------------------------------------------
+
+#: The readings of the RIO flavour: the verdicts on hard differentiation are also given with
+#: ns-2.35 dsRED's RIO (both arms: the all-IN baseline and the marker).
+NS2_SUPPORT = "ns-2.35 dsRED's RIO rules (the paper ran ns-2; `docs/ns2-behaviour.md`)"
+#: Fig. 7's "near 100 %" and "very small", as thresholds (ours: the paper gives none).
+OUT_LOSS_NEAR_ALL_PCT, IN_LOSS_SMALL_PCT = 90.0, 1.0
+#: Fig. 7's "high goodput values": the RIO settings with min_in ≥ 30 (the largest one in a quick run).
+HIGH_GOODPUT_MIN_IN = 30
+#: "about X %" read as within one percentage point: the IN share's lower ends (Sec. 4).
+IN_SHARE_LOW = {10: 0.97, 40: 0.93}
+#: Fig. 9: "almost the same" read as within 10 % (marked/free or free/marked above 0.9);
+#: "from two to three times" lower read as marked/free below 0.5.
+SAME_RATIO, PATHOLOGICAL_RATIO = 0.9, 0.5
+
+
+def frontier_ratio(marker: pd.DataFrame, none: pd.DataFrame) -> pd.Series:
+    """Per seed (rows with ``seed``, ``goodput_util``, ``delay_ms``): the marker points' delay
+    over the same seed's all-IN frontier delay at the marker point's goodput (linear
+    interpolation, :func:`frontier_gap`), averaged over the marker points inside that frontier's
+    goodput range; NaN for a seed with none. Below 1: the marker's frontier lies below."""
+    out = {}
+    for seed, m in marker.groupby("seed"):
+        g = frontier_gap(m[["goodput_util", "delay_ms"]], none[none["seed"] == seed])
+        r = (g["delay_ms"] / g["none_delay_ms"]).to_numpy(float)
+        r = r[np.isfinite(r)]
+        out[int(seed)] = float(r.mean()) if r.size else float("nan")
+    return pd.Series(out, dtype=float)
+
+
+def _ones(s: pd.Series) -> pd.Series:
+    return pd.Series(1.0, index=s.index)
+
+
+def _per_seed_mean(df: pd.DataFrame, col: str) -> pd.Series:
+    return df.groupby("seed")[col].mean()
+
+
+FIGS = {(10, "soft"): 3, (40, "soft"): 4, (10, "hard"): 5, (40, "hard"): 6}
+
+
+def _frontier_claim(n: int, diff: str) -> Claim:
+    return Claim(
+        "our scheme consistently achieves better performance than that of an all-IN packet marking "
+        f"scenario (Fig. {FIGS[(n, diff)]}: {n} flows, {diff} differentiation)",
+        f"Sec. 1 and Sec. 4, Fig. {FIGS[(n, diff)]}",
+        "less",
+        "marker frontier below the all-IN one",
+        unit=" delay at equal goodput, marker / all IN − 1",
+    )
+
+
+def _verdicts(ctx: Context) -> None:
+    """One verdict per claim and reading, decided from paired (same-seed) or one-sample t-tests
+    over seeds (``qoslab.verdicts``)."""
+    quick = ctx.options.quick
+    for pb in PACKETS:
+        reading, sup = PACKET_READINGS[pb], PACKET_SUPPORT[pb]
+        runs = ctx.runs(_sw("frontier", pb))
+        ratio: dict[tuple[int, str, str], pd.Series] = {}
+        for n in FLOWS:
+            none = select(runs, {"flows": n, "marker": "none"})
+            for diff in ("soft", "hard"):
+                for mk in ("probe", "probe_plus_one"):
+                    ratio[(n, diff, mk)] = frontier_ratio(
+                        select(runs, {"flows": n, "diff": diff, "marker": mk}), none
+                    )
+        for n, diff in FIGS:
+            r = ratio[(n, diff, "probe")]
+            ctx.verdict(_frontier_claim(n, diff).paired(reading, paired(r, _ones(r)), supported=sup))
+        ctx.verdict(
+            Claim(
+                "Performance improvement provided by the marker employment is remarkable under high load "
+                "condition",
+                "Sec. 4, Figs. 3-4 (soft differentiation)",
+                "less",
+                "larger delay gain with 40 flows than with 10",
+                unit=" relative delay change, 40 flows − 10 flows",
+            ).paired(
+                reading, paired(ratio[(40, "soft", "probe")], ratio[(10, "soft", "probe")]), supported=sup
+            )
+        )
+        for n in FLOWS:
+            ctx.verdict(
+                Claim(
+                    "The improvement is more significant when IN and OUT packets receive more different "
+                    f"services from the network ({n} flows)",
+                    f"Sec. 4, Fig. {FIGS[(n, 'hard')]} against Fig. {FIGS[(n, 'soft')]}",
+                    "less",
+                    "larger delay gain in hard than in soft differentiation",
+                    unit=" relative delay change, hard − soft",
+                ).paired(
+                    reading, paired(ratio[(n, "hard", "probe")], ratio[(n, "soft", "probe")]), supported=sup
+                )
+            )
+        for n in FLOWS:
+            lo = IN_SHARE_LOW[n]
+            share = select(runs, {"flows": n, "marker": "probe"}).groupby("seed")["in_share"].min()
+            ctx.verdict(
+                Claim(
+                    "IN packet percentage varies from "
+                    + (
+                        "about 98% to more than 99% for the tested configuration with 10 sources"
+                        if n == 10
+                        else "about 94% to 97% with 40 sources"
+                    ),
+                    "Sec. 4",
+                    "greater",
+                    "98 – >99 %" if n == 10 else "94 – 97 %",
+                    threshold=lo,
+                    unit=" lowest IN share over the RIO settings",
+                ).one_sample(reading, estimate(share), supported=sup)
+            )
+        _loss_verdicts(
+            ctx, select(runs, {"flows": 10, "diff": "hard", "marker": "probe"}), reading, sup, quick
+        )
+        # The A_IN + 1 rule against the paper's 2·A_IN + 1 (10 flows, as in the text's "Fig. 3").
+        ctx.verdict(
+            Claim(
+                "This modified marker performs better in soft differentiation: delay decrease achievable by "
+                "marker employment is almost doubled",
+                "Sec. 4 (A_IN + 1 against 2·A_IN + 1, 10 flows, soft)",
+                "less",
+                "A_IN + 1's frontier lower (delay gain ≈ doubled)",
+                unit=" relative delay change, A_IN + 1 − 2·A_IN + 1",
+            ).paired(
+                reading,
+                paired(ratio[(10, "soft", "probe_plus_one")], ratio[(10, "soft", "probe")]),
+                supported=sup,
+            )
+        )
+        soft = select(runs, {"flows": 10, "diff": "soft"})
+        ctx.verdict(
+            Claim(
+                "dropping probability for OUT packets is lower: in the range [15%,30%] for the different "
+                "configurations tested, versus the range [50%,60%]",
+                "Sec. 4 (A_IN + 1 against 2·A_IN + 1, 10 flows, soft)",
+                "less",
+                "OUT loss 15–30 % vs 50–60 %",
+                unit=" OUT loss (percentage points), A_IN + 1 − 2·A_IN + 1",
+            ).paired(
+                reading,
+                paired(
+                    _per_seed_mean(select(soft, {"marker": "probe_plus_one"}), "loss_out_pct"),
+                    _per_seed_mean(select(soft, {"marker": "probe"}), "loss_out_pct"),
+                ),
+                supported=sup,
+            )
+        )
+        ctx.verdict(
+            Claim(
+                "On the contrary performance are poorer in hard differentiation",
+                "Sec. 4 (A_IN + 1 against 2·A_IN + 1, 10 flows, hard)",
+                "greater",
+                "A_IN + 1's frontier higher",
+                unit=" relative delay change, A_IN + 1 − 2·A_IN + 1",
+            ).paired(
+                reading,
+                paired(ratio[(10, "hard", "probe_plus_one")], ratio[(10, "hard", "probe")]),
+                supported=sup,
+            )
+        )
+        on = ctx.runs(_sw("onoff", pb))
+        for t in sorted(on["on_off_s"].unique()):
+            o = select(on, {"on_off_s": t})
+            r = frontier_ratio(select(o, {"marker": "probe"}), select(o, {"marker": "none"}))
+            ctx.verdict(
+                Claim(
+                    "For 10 flows and in hard differentiation better performance results are achieved "
+                    f"through the marker employment (ON/OFF UDP, {t:g} s activity time)",
+                    "Sec. 4.1 (Fig. 8)",
+                    "less",
+                    "marker frontier below the all-IN one",
+                    unit=" TCP delay at equal TCP goodput, marker / all IN − 1",
+                ).paired(reading, paired(r, _ones(r)), supported=sup + "; ON/OFF times exponential")
+            )
+    ns2 = ctx.runs("rio_ns2")
+    for pb in PACKETS:
+        reading = f"{PACKET_READINGS[pb]}, ns2 RIO"
+        sup = f"{PACKET_SUPPORT[pb]}; {NS2_SUPPORT}"
+        r_pb = select(ns2, {"packet_bytes": pb})
+        for n in FLOWS:
+            r = frontier_ratio(
+                select(r_pb, {"flows": n, "marker": "probe"}), select(r_pb, {"flows": n, "marker": "none"})
+            )
+            ctx.verdict(_frontier_claim(n, "hard").paired(reading, paired(r, _ones(r)), supported=sup))
+        _loss_verdicts(ctx, select(r_pb, {"flows": 10, "marker": "probe"}), reading, sup, quick)
+    _fig9_verdicts(ctx)
+
+
+def _loss_verdicts(ctx: Context, probe: pd.DataFrame, reading: str, sup: str, quick: bool) -> None:
+    """Fig. 7: at high goodput (min_in ≥ 30; the largest min_in in a quick run), OUT loss near
+    100 % and IN loss very small (10 flows, hard differentiation)."""
+    high = probe[probe["min_in"] >= (probe["min_in"].max() if quick else HIGH_GOODPUT_MIN_IN)]
+    claim = (
+        "for high goodput values in hard differentiation OUT loss percentage is near 100% while IN loss "
+        "percentage is very small"
+    )
+    ctx.verdict(
+        Claim(
+            claim + " (OUT)",
+            "Sec. 4, Fig. 7 (10 flows, hard)",
+            "greater",
+            "near 100 %",
+            threshold=OUT_LOSS_NEAR_ALL_PCT,
+            unit=" % OUT loss",
+        ).one_sample(reading, estimate(_per_seed_mean(high, "loss_out_pct")), supported=sup)
+    )
+    ctx.verdict(
+        Claim(
+            claim + " (IN)",
+            "Sec. 4, Fig. 7 (10 flows, hard)",
+            "less",
+            "very small",
+            threshold=IN_LOSS_SMALL_PCT,
+            unit=" % IN loss",
+        ).one_sample(reading, estimate(_per_seed_mean(high, "loss_in_pct")), supported=sup)
+    )
+
+
+FIG9_READINGS = {
+    (PACKET_BYTES, 10.0): ("1500 B packets, 10 Mbps domain 1", PACKET_SUPPORT[1500] + "; domain-1 link ours"),
+    (1000, 10.0): ("1000 B packets, 10 Mbps domain 1", PACKET_SUPPORT[1000] + "; domain-1 link ours"),
+    (PACKET_BYTES, 6.0): (
+        "1500 B packets, 6 Mbps domain 1",
+        "domain 1 as fast as the bottleneck ('essentially the same topology of figure 2'); the text says "
+        "only that domain 1 is not congested",
+    ),
+}
+
+
+def _fig9_verdicts(ctx: Context) -> None:
+    runs = pd.concat([ctx.runs("two_domains"), ctx.runs("two_domains_readings")], ignore_index=True)
+    runs["ratio"] = runs["goodput_util_marked"] / runs["goodput_util_free"]
+    runs["closeness"] = np.minimum(runs["ratio"], 1.0 / runs["ratio"])
+    for (pb, d1), (reading, sup) in FIG9_READINGS.items():
+        r = runs[(runs["packet_bytes"] == pb) & (runs["domain1_mbps"] == d1)]
+        for n in sorted(r["flows"].unique()):
+            rn = r[r["flows"] == n]
+            for o in DOMAIN1_OUT[:2]:
+                key = f"({o[0]:g}, {o[1]:g}, {o[2]:g})"
+                ctx.verdict(
+                    Claim(
+                        "with the first two settings for OUT traffic the performance of marked flows and "
+                        f"free flows are almost the same (OUT {key}, {n} + {n} flows)",
+                        "Sec. 4.2 (Fig. 9)",
+                        "greater",
+                        "almost the same",
+                        threshold=SAME_RATIO,
+                        unit=" min(marked/free, free/marked) goodput",
+                    ).one_sample(
+                        reading,
+                        estimate(_per_seed_mean(select(rn, {"out": key}), "closeness")),
+                        supported=sup,
+                    )
+                )
+            o = DOMAIN1_OUT[2]
+            key = f"({o[0]:g}, {o[1]:g}, {o[2]:g})"
+            ctx.verdict(
+                Claim(
+                    "only with the third pathological setting, the marked flows experiment lower throughput "
+                    f"(from two to three times) (OUT {key}, {n} + {n} flows)",
+                    "Sec. 4.2 (Fig. 9)",
+                    "less",
+                    "marked 2–3× less than free",
+                    threshold=PATHOLOGICAL_RATIO,
+                    unit=" marked/free goodput",
+                ).one_sample(
+                    reading, estimate(_per_seed_mean(select(rn, {"out": key}), "ratio")), supported=sup
+                )
+            )
 
 
 def _curve(fr: pd.DataFrame, n: int, diff: str, marker: str) -> pd.DataFrame:
@@ -624,27 +967,28 @@ def _frontier_panel(
     return Panel(lines, title=title, xlabel=xlabel, ylabel="mean queueing delay (ms)", annotations=notes)
 
 
-def _frontier_figure(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") -> None:
+def _frontier_figure(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTES) -> None:
     figs = {(10, "soft"): 3, (40, "soft"): 4, (10, "hard"): 5, (40, "hard"): 6}
-    sens = sweep != "frontier"
+    sens = packet_bytes != PACKET_BYTES
+    sweep = _sw("frontier", packet_bytes)
     grid: list[list[Panel]] = [[], []]
     for i, ((n, diff), k) in enumerate(figs.items()):
         curves = [(_curve(fr, n, diff, mk), MARKERS[mk], mk != "probe_plus_one", _STYLE[mk]) for mk in _STYLE]
         grid[i // 2].append(
             _frontier_panel(curves, f"Fig. {k}: {n} flows, {diff} differentiation", "goodput utilisation (%)")
         )
-    size = f"{SENS_PACKET_BYTES} B packets, w_q {SENS_W_Q}" if sens else f"{PACKET_BYTES} B packets"
+    size = f"{packet_bytes} B packets, w_q {wq_for(packet_bytes):.3g}"
     fig = panels(
         grid,
         title=f"Performance frontiers: delay vs goodput utilisation ({size}), RIO min_in annotated (packets)",
         panel_size=(5.5, 3.8),
     )
     ctx.figure(
-        f"fig3-6-frontiers-{SENS_PACKET_BYTES}B" if sens else "fig3-6-frontiers",
+        f"fig3-6-frontiers-{packet_bytes}B" if sens else "fig3-6-frontiers",
         fig,
-        title=f"Sensitivity: frontiers with {SENS_PACKET_BYTES}-byte packets"
+        title=f"Figs. 3-6 with {packet_bytes}-byte packets (the {PACKET_READINGS[packet_bytes]} reading)"
         if sens
-        else "Figs. 3-6: delay/utilisation frontiers, marker vs no marker",
+        else "Figs. 3-6: delay/utilisation frontiers, marker vs no marker (1500 B packets)",
         sweeps=[sweep],
         caption="Mean over seeds with 95 % CIs in both directions; numbers next to the points are "
         "min_in (packets). Delay: mean waiting time of the packets admitted at the bottleneck in the "
@@ -668,9 +1012,9 @@ def _frontier_figure(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") ->
         "overflow_drops",
     ]
     ctx.table(
-        f"frontier-points-{SENS_PACKET_BYTES}B" if sens else "frontier-points",
+        f"frontier-points-{packet_bytes}B" if sens else "frontier-points",
         fr[cols].sort_values(["flows", "diff", "marker", "min_in"]),
-        title=f"Frontier data{f' ({SENS_PACKET_BYTES} B packets)' if sens else ''} (means over seeds, "
+        title=f"Frontier data{f' ({packet_bytes} B packets)' if sens else ''} (means over seeds, "
         "± = 95 % CI half-width)",
         columns=cols,
         formats={c: (lambda v: _fmt(v, 4)) for c in cols[4:]},
@@ -680,8 +1024,8 @@ def _frontier_figure(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") ->
     )
 
 
-def _claim_table(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") -> None:
-    sens = sweep != "frontier"
+def _claim_table(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTES) -> None:
+    sens = packet_bytes != PACKET_BYTES
     rows = []
     for n in FLOWS:
         for diff in ("soft", "hard"):
@@ -698,10 +1042,10 @@ def _claim_table(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") -> Non
     df = pd.concat(rows, ignore_index=True)
     df["relative_diff"] = df["delay_diff_ms"] / df["none_delay_ms"]
     ctx.table(
-        f"frontier-gap-{SENS_PACKET_BYTES}B" if sens else "frontier-gap",
+        f"frontier-gap-{packet_bytes}B" if sens else "frontier-gap",
         df,
         title="Does the marker's frontier lie below the no-marker one?"
-        + (f" ({SENS_PACKET_BYTES} B packets)" if sens else ""),
+        + (f" ({packet_bytes} B packets)" if sens else ""),
         columns=[
             "flows",
             "diff",
@@ -733,35 +1077,38 @@ def _claim_table(ctx: Context, fr: pd.DataFrame, sweep: str = "frontier") -> Non
             f"{len(g)} points dominated by a no-marker point."
         )
     ctx.text(
-        "The central claim, point by point" + (f" ({SENS_PACKET_BYTES} B packets)" if sens else ""),
+        "The central claim, point by point" + (f" ({packet_bytes} B packets)" if sens else ""),
         "\n".join(summ),
     )
 
 
-def _in_share(ctx: Context, fr: pd.DataFrame) -> None:
+def _in_share(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
     rows = []
-    for n, paper in ((10, "about 98 % to more than 99 %"), (40, "about 94 % to 97 %")):
-        for diff in ("soft", "hard"):
-            for mk in ("probe", "probe_plus_one"):
-                c = _curve(fr, n, diff, mk)
-                rows.append(
-                    {
-                        "flows": n,
-                        "diff": diff,
-                        "marker": MARKERS[mk],
-                        "paper": paper,
-                        "in_share_min_pct": 100 * float(c["in_share"].min()),
-                        "in_share_max_pct": 100 * float(c["in_share"].max()),
-                        "at_min_in_2_pct": 100 * float(c["in_share"].iloc[0]),
-                        "at_min_in_80_pct": 100 * float(c["in_share"].iloc[-1]),
-                    }
-                )
+    for pb, fr in frs.items():
+        for n, paper in ((10, "about 98 % to more than 99 %"), (40, "about 94 % to 97 %")):
+            for diff in ("soft", "hard"):
+                for mk in ("probe", "probe_plus_one"):
+                    c = _curve(fr, n, diff, mk)
+                    rows.append(
+                        {
+                            "packet_bytes": pb,
+                            "flows": n,
+                            "diff": diff,
+                            "marker": MARKERS[mk],
+                            "paper": paper,
+                            "in_share_min_pct": 100 * float(c["in_share"].min()),
+                            "in_share_max_pct": 100 * float(c["in_share"].max()),
+                            "at_min_in_2_pct": 100 * float(c["in_share"].iloc[0]),
+                            "at_min_in_80_pct": 100 * float(c["in_share"].iloc[-1]),
+                        }
+                    )
     df = pd.DataFrame(rows)
     ctx.table(
         "in-share",
         df,
         title="Share of packets marked IN",
         columns={
+            "packet_bytes": "packet (B)",
             "flows": "flows",
             "diff": "differentiation",
             "marker": "marker",
@@ -820,6 +1167,57 @@ def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
     )
 
 
+def _rio_ns2(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
+    """Hard differentiation in both RIO flavours: how many marker points lie below the all-IN
+    frontier (means over seeds), per packet-size reading."""
+    ns2 = _wide(ctx, "rio_ns2", ["packet_bytes", "flows", "marker", "min_in"])
+    rows = []
+    for pb in PACKETS:
+        for n in FLOWS:
+            for flavour in ("reference", "ns2"):
+                if flavour == "ns2":
+                    d = select(ns2, {"packet_bytes": pb, "flows": n})
+                    probe, none = select(d, {"marker": "probe"}), select(d, {"marker": "none"})
+                else:
+                    probe, none = _curve(frs[pb], n, "hard", "probe"), _curve(frs[pb], n, "hard", "none")
+                g = frontier_gap(probe[["min_in", "goodput_util", "delay_ms"]], none)
+                ok = g[np.isfinite(g["delay_diff_ms"])]
+                rel = ok["delay_diff_ms"] / ok["none_delay_ms"]
+                rows.append(
+                    {
+                        "packet_bytes": pb,
+                        "flows": n,
+                        "flavour": flavour,
+                        "below": f"{int((ok['delay_diff_ms'] < 0).sum())} of {len(ok)}",
+                        "median_rel_delay_change_pct": 100 * float(rel.median())
+                        if len(rel)
+                        else float("nan"),
+                        "all_in_goodput_min_in_lowest": float(
+                            none.sort_values("min_in")["goodput_util"].iloc[0]
+                        ),
+                    }
+                )
+    ctx.table(
+        "rio-flavours",
+        pd.DataFrame(rows),
+        title="Hard differentiation with ns-2.35 dsRED's RIO (ns2 flavour) beside the reference RIO",
+        columns={
+            "packet_bytes": "packet (B)",
+            "flows": "flows",
+            "flavour": "RIO flavour",
+            "below": "marker points below the all-IN frontier (comparable)",
+            "median_rel_delay_change_pct": "median delay change at equal goodput (%)",
+            "all_in_goodput_min_in_lowest": "all-IN goodput at the lowest min_in",
+        },
+        formats={
+            "median_rel_delay_change_pct": lambda v: _fmt(v, 3),
+            "all_in_goodput_min_in_lowest": lambda v: _fmt(v, 3),
+        },
+        caption="Means over seeds; the reference rows are the hard-differentiation points of the frontier "
+        "sweeps at the same min_in values. The verdicts in both flavours are in the table of verdicts.",
+    )
+
+
 def _onoff(ctx: Context) -> None:
     w = _wide(ctx, "onoff", ["on_off_s", "marker", "min_in"])
     times = sorted(w["on_off_s"].unique())
@@ -839,7 +1237,9 @@ def _onoff(ctx: Context) -> None:
         )
         for t in times
     ]
-    fig = panels(row, title="Fig. 8: 10 flows, hard differentiation, ON/OFF UDP source (3 Mbps peak)")
+    fig = panels(
+        row, title="Fig. 8: 10 flows, hard differentiation, ON/OFF UDP source (3 Mbps peak), 1500 B packets"
+    )
     ctx.figure(
         "fig8-onoff",
         fig,
@@ -849,18 +1249,21 @@ def _onoff(ctx: Context) -> None:
         "of the link on average). Mean over seeds with 95 % CIs.",
     )
     rows = []
-    for t in times:
-        none = select(w, {"on_off_s": t, "marker": "none"})
-        g = frontier_gap(
-            select(w, {"on_off_s": t, "marker": "probe"})[["min_in", "goodput_util", "delay_ms"]], none
-        )
-        g.insert(0, "on_off_s", t)
-        rows.append(g)
+    for pb in PACKETS:
+        wp = w if pb == PACKET_BYTES else _wide(ctx, _sw("onoff", pb), ["on_off_s", "marker", "min_in"])
+        for t in times:
+            none = select(wp, {"on_off_s": t, "marker": "none"})
+            g = frontier_gap(
+                select(wp, {"on_off_s": t, "marker": "probe"})[["min_in", "goodput_util", "delay_ms"]], none
+            )
+            g.insert(0, "on_off_s", t)
+            g.insert(0, "packet_bytes", pb)
+            rows.append(g)
     df = pd.concat(rows, ignore_index=True)
     ctx.table(
         "fig8-gap",
         df,
-        title="Fig. 8: marker vs no-marker frontier with ON/OFF UDP",
+        title="Fig. 8: marker vs no-marker frontier with ON/OFF UDP (both packet-size readings)",
         formats={
             c: (lambda v: _fmt(v, 3)) for c in ("goodput_util", "delay_ms", "none_delay_ms", "delay_diff_ms")
         },
@@ -901,7 +1304,8 @@ def _two_domains(ctx: Context) -> None:
         )
     fig = panels(
         row,
-        title="Fig. 9: marked flows (domain 1) against unmarked flows at a best-effort bottleneck",
+        title="Fig. 9: marked flows (domain 1) against unmarked flows at a best-effort bottleneck "
+        "(1500 B packets, 10 Mbps domain 1)",
         panel_size=(6.5, 4.0),
     )
     ctx.figure(
@@ -913,11 +1317,20 @@ def _two_domains(ctx: Context) -> None:
         "domain 1's three OUT settings (the wide pale line, (30, 90, 0.2), lies under (2, 6, 0.2) "
         "where neither drops an OUT packet in domain 1). Mean over seeds with 95 % CIs.",
     )
+    w = pd.concat(
+        [
+            _wide(ctx, sw, ["packet_bytes", "domain1_mbps", "flows", "out", "min_th"])
+            for sw in ("two_domains", "two_domains_readings")
+        ],
+        ignore_index=True,
+    )
     w["marked_over_free"] = w["goodput_util_marked"] / w["goodput_util_free"]
     ctx.table(
         "fig9-two-domains",
         w[
             [
+                "packet_bytes",
+                "domain1_mbps",
                 "flows",
                 "out",
                 "min_th",
@@ -928,7 +1341,7 @@ def _two_domains(ctx: Context) -> None:
                 "in_share",
             ]
         ],
-        title="Fig. 9 data: marked vs free goodput",
+        title="Fig. 9 data: marked vs free goodput, every reading",
         formats={
             c: (lambda v: _fmt(v, 3))
             for c in ("goodput_util_marked", "goodput_util_free", "marked_over_free", "delay_ms", "in_share")
@@ -959,9 +1372,14 @@ def _references() -> tuple[Reference, ...]:
 
 
 NOTES = """\
-- Packet size 1500 B on the wire (the paper does not give it): with C = 500 packets/s and the mean
-  RTT 160 ms, w_q = 1 − exp(−M/(C·10·RTT)) = 1 − exp(−1/800) = 0.00125, the paper's 0.0012. M/C is
-  one packet's transmission time, so the filter's time constant is ten mean RTTs.
+- Packet size: not given, and it flips the 40-flow verdicts, so both readings run side by side
+  (sweeps `NAME` and `NAME_1000B`): 1500 B, with which w_q = 1 − exp(−M/(C·10·RTT)) =
+  1 − exp(−1/800) = 0.00125 is the paper's 0.0012 (M/C one packet's transmission time: a time
+  constant of ten mean RTTs), and 1000 B (ns-2's default TCP packet) with the stated w_q = 0.0012.
+- RIO's rules: Clark & Fang's coupled RIO, and ns-2.35 dsRED's (sweep `rio_ns2`, hard
+  differentiation only: dsRED cannot express soft differentiation's fractional OUT thresholds).
+- Verdicts: per claim and reading, from t-tests over seeds; a frontier claim is tested on the
+  per-seed ratio of the marker's delay to the same seed's all-IN frontier delay at equal goodput.
 - RTTs: round-trip propagation delays evenly spread over 124-198 ms (mean 161 ms; the paper: mean
   160 ms, distribution not given). Access links 100 Mbps, bottleneck 6 Mbps with 10 ms, 1 ms exits.
 - The marker runs per flow on each sender's access link (the ingress router); RIO is coupled
@@ -975,9 +1393,10 @@ NOTES = """\
 - TCP Reno (ns-2.35 one-way semantics), SYN, advertised window 10000 packets.
 - Fig. 8: ON/OFF times are exponential with equal means (our reading of "equal and strictly
   alternating"; ns-2's usual Exponential ON/OFF source); the UDP packets are IN (AF11), unmarked.
-- Fig. 9: domain 1 is a 10 Mbps link r0 → r1 with RIO (IN 100/300/0.1, OUT as listed) that the
-  marked flows cross before the 6 Mbps bottleneck; domain 2's bottleneck is RED (min_th, 3·min_th,
-  0.1) treating every packet alike; as many free (unmarked) flows as marked ones.
+- Fig. 9: domain 1 is a 10 Mbps (or, the second reading, 6 Mbps) link r0 → r1 with RIO (IN
+  100/300/0.1, OUT as listed) that the marked flows cross before the 6 Mbps bottleneck; domain
+  2's bottleneck is RED (min_th, 3·min_th, 0.1) treating every packet alike; as many free
+  (unmarked) flows as marked ones.
 - Discussion: `docs/experiments/probe-marker.md`.
 """
 
@@ -996,8 +1415,10 @@ EXPERIMENT = register(
         plan=plan,
         analyse=analyse,
         references=_references(),
-        seeds=5,
+        # 20: the A_IN + 1 comparison in hard differentiation is an effect under 0.02 (quick run).
+        seeds=20,
         quick_seeds=2,
+        study="Neglia, probe marker",
         notes=NOTES,
     )
 )
