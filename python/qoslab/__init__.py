@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from qoslab._core import ScenarioError, __version__
+from qoslab._core import __version__
+from qoslab.errors import ScenarioError
 from qoslab.scenario import Scenario, load_scenario
 
 if TYPE_CHECKING:

@@ -19,6 +19,40 @@ app = typer.Typer(
 )
 
 
+def version_text() -> str:
+    """``qoslab --version``: the package version, the source digest of the build (the part after
+    ``+`` of ``qoslab.__version__``, which the result store keys runs by) and the git revision
+    of the checkout it runs from, if any; each labelled."""
+    from qoslab.report import git_revision
+
+    release, _, digest = _core.__version__.partition("+")
+    here = Path(__file__).resolve().parent
+    rev = git_revision(here) if (here.parents[1] / ".git").exists() else None
+    return "\n".join(
+        [
+            f"qoslab {release}",
+            f"source digest: {digest or 'n/a'} (version key of stored runs: {_core.__version__})",
+            f"git revision: {rev or 'n/a (not run from a git checkout)'}",
+        ]
+    )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """qoslab: packet-level simulation of DiffServ conditioners and AQM."""
+
+
 def _fail(msg: str, code: int = 1) -> None:
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
@@ -28,7 +62,7 @@ def _load(path: Path, overrides: list[str] | None):
     from qoslab.scenario import load_scenario
 
     try:
-        return load_scenario(path).with_overrides(overrides or [])
+        return load_scenario(path).with_overrides(overrides or [], via="--set")
     except _core.ScenarioError as e:
         _fail(str(e.args[0]))
 

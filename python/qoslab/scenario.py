@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from qoslab import _core
+from qoslab.errors import scenario_error
 
 
 class Scenario:
@@ -31,6 +32,15 @@ class Scenario:
         #: The typed scenario the core resolved (parsed once; runs reuse it).
         self.core = _core.resolve(text, source)
         self.resolved: dict[str, Any] = self.core.table()
+
+    def __repr__(self) -> str:
+        r = self.resolved
+        n = {k: len(r[k]) for k in ("nodes", "links", "flows", "conditioners")}
+        parts = [f"{v} {k}" for k, v in n.items() if v or k != "conditioners"]
+        return (
+            f"<Scenario {self.name!r} from {self.source}: {', '.join(parts)}, "
+            f"{r['duration_ns'] / 1e9:g} s, sha256 {self.sha256()[:12]}>"
+        )
 
     def __getstate__(self) -> dict[str, str]:
         # The core's typed form does not pickle: a copy in another process parses it again.
@@ -64,19 +74,27 @@ class Scenario:
         canon = _core.table_to_toml(self.resolved)
         return hashlib.sha256(canon.encode()).hexdigest()
 
-    def with_overrides(self, assignments: list[str]) -> Scenario:
-        """Returns a copy with ``KEY=VALUE`` assignments applied (see :func:`set_key`)."""
+    def with_overrides(self, assignments: list[str], *, via: str = "override") -> Scenario:
+        """Returns a copy with ``KEY=VALUE`` assignments applied (see :func:`set_key`).
+
+        An invalid assignment raises a :class:`qoslab.ScenarioError` that names the assignment
+        (``via`` is the word used for it: the CLI passes ``"--set"``) and the key, never a line of
+        the TOML generated from the changed table."""
         if not assignments:
             return self
         table = self.table()
         for a in assignments:
             if "=" not in a:
-                raise _core.ScenarioError(
-                    f"--set {a!r}: expected KEY=VALUE", "--set", None, a, "expected KEY=VALUE"
-                )
+                raise scenario_error(f"{via} {a!r}", "expected KEY=VALUE", key=a)
             key, value = a.split("=", 1)
-            set_key(table, key.strip(), parse_value(value.strip()))
-        return Scenario.from_table(table, f"{self.source} (with --set {', '.join(assignments)})")
+            set_key(table, key.strip(), parse_value(value.strip()), via=via)
+        label = f"{self.source} (with {via} {', '.join(assignments)})"
+        try:
+            return Scenario.from_table(table, label)
+        except _core.ScenarioError as e:
+            # The core located the error in TOML generated from the table: its line and column
+            # point into no file the user has. The key and message are what they need.
+            raise scenario_error(label, e.message or str(e), key=e.key or "") from None
 
     def link_direction_index(self, link: str, direction: str = "ab") -> int:
         """The index of ``link``'s direction ``"ab"`` or ``"ba"`` (a ScenarioError otherwise)."""
@@ -117,9 +135,10 @@ def parse_value(text: str) -> Any:
 _SEG = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
 
 
-def set_key(table: dict[str, Any], key: str, value: Any) -> None:
+def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override") -> None:
     """Sets ``key`` in a scenario table. Keys are dotted paths; an array of tables is indexed
     by position (``flow[0].count``) or by the ``name`` of its element (``link.bottleneck.delay``).
+    Errors name the assignment as ``via`` (the CLI: ``--set``) and the key.
     """
     parts = key.split(".")
     cur: Any = table
@@ -127,19 +146,11 @@ def set_key(table: dict[str, Any], key: str, value: Any) -> None:
     while i < len(parts):
         m = _SEG.match(parts[i])
         if not m:
-            raise _core.ScenarioError(
-                f"--set: bad key {key!r}", "--set", None, key, "expected a dotted key path"
-            )
+            raise scenario_error(via, f"bad key {key!r}: expected a dotted key path", key=key)
         name, idx = m.group(1), [int(x) for x in re.findall(r"\d+", m.group(2))]
         if not isinstance(cur, dict):
             where = ".".join(parts[:i])
-            raise _core.ScenarioError(
-                f"--set {key}: `{where}` is a value ({cur!r:.40}), not a table with keys",
-                "--set",
-                None,
-                key,
-                "not a table",
-            )
+            raise scenario_error(via, f"`{where}` is a value ({cur!r:.40}), not a table with keys", key=key)
         last = i == len(parts) - 1 and not idx
         if last:
             cur[name] = value
@@ -148,25 +159,19 @@ def set_key(table: dict[str, Any], key: str, value: Any) -> None:
             if isinstance(cur, dict) and not idx:
                 cur[name] = {}
             else:
-                raise _core.ScenarioError(
-                    f"--set {key}: no key {name!r} in the scenario", "--set", None, key, "unknown key"
-                )
+                raise scenario_error(via, f"no key {name!r} in the scenario", key=key)
         nxt = cur[name]
         if isinstance(nxt, list) and not idx and i + 1 < len(parts):
             # Select an element of an array of tables by its name.
             wanted = parts[i + 1]
             found = [e for e in nxt if isinstance(e, dict) and e.get("name") == wanted]
             if not found:
-                raise _core.ScenarioError(
-                    f"--set {key}: no {name} named {wanted!r}", "--set", None, key, "unknown name"
-                )
+                raise scenario_error(via, f"no {name} named {wanted!r}", key=key)
             nxt = found[0]
             i += 1
         for j in idx:
             if not isinstance(nxt, list) or j >= len(nxt):
-                raise _core.ScenarioError(
-                    f"--set {key}: index {j} out of range", "--set", None, key, "index out of range"
-                )
+                raise scenario_error(via, f"index {j} out of range", key=key)
             if i == len(parts) - 1 and j == idx[-1]:
                 nxt[j] = value
                 return

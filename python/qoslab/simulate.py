@@ -67,6 +67,13 @@ class Result:
         self.stopped: str | None = None
         self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
 
+    def __repr__(self) -> str:
+        state = f" (partial: stopped at {self.simulated_until_s or 0:g} s)" if self.partial else ""
+        return (
+            f"<Result {self.scenario.name!r} seed {self.seed}{state}: {len(self._flow_names())} flows, "
+            f"{self.events:,} events, {self.packet_hops:,} packet-hops in {self.wall_time_s:.3g} s>"
+        )
+
     # -- the tables, as columns (numpy arrays and lists), pandas-free -------------------------------
 
     def _flow_names(self) -> list[str]:

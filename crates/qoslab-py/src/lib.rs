@@ -21,7 +21,7 @@ create_exception!(
 );
 
 fn scenario_err(e: CoreScenarioError) -> PyErr {
-    ScenarioError::new_err((e.to_string(), e.file, e.line, e.key, e.message))
+    ScenarioError::new_err((e.to_string(), e.file, e.line, e.key, e.message, e.column))
 }
 
 fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {

@@ -1,0 +1,62 @@
+"""The Python face of :class:`qoslab.ScenarioError`.
+
+The core raises it (a ``ValueError``) with its parts as arguments: the one-line text, then the
+file, line, key, message and column. This module gives the class readable attributes and a
+one-line ``str``, so a caller can write::
+
+    try:
+        qoslab.load_scenario("bad.toml")
+    except qoslab.ScenarioError as e:
+        print(e)                     # bad.toml:3:11: key `duration`: ...
+        e.file, e.line, e.column, e.key, e.message
+
+``import qoslab`` applies it; the class is the core's own, so ``except ScenarioError`` catches
+errors raised by the core and by the Python side alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qoslab._core import ScenarioError
+
+__all__ = ["ScenarioError", "scenario_error"]
+
+
+def _part(index: int, doc: str, empty_is_none: bool = False) -> property:
+    def get(self: BaseException) -> Any:
+        v = self.args[index] if len(self.args) > index else None
+        return None if empty_is_none and v == "" else v
+
+    return property(get, doc=doc)
+
+
+def _str(self: BaseException) -> str:
+    return str(self.args[0]) if self.args else ""
+
+
+def _repr(self: BaseException) -> str:
+    return f"ScenarioError({_str(self)!r})"
+
+
+# The class is created by the core (a heap type), so its attributes can be set here once.
+for _name, _prop in {
+    "file": _part(1, "The file (or ``<python>``, the override…) the error is about."),
+    "line": _part(2, "1-based line in that file, or None (semantic errors, overrides)."),
+    "key": _part(3, "The dotted key the error is about, or None.", empty_is_none=True),
+    "message": _part(4, "What is wrong, without the location."),
+    "column": _part(5, "1-based column, or None."),
+    "__str__": _str,
+    "__repr__": _repr,
+}.items():
+    setattr(ScenarioError, _name, _prop)
+
+
+def scenario_error(
+    file: str, message: str, *, key: str = "", line: int | None = None, column: int | None = None
+) -> ScenarioError:
+    """A ScenarioError whose text is ``file[:line[:column]][: key `k`]: message``, as the core
+    writes it."""
+    where = file + (f":{line}" if line is not None else "") + (f":{column}" if line and column else "")
+    text = where + (f": key `{key}`" if key else "") + f": {message}"
+    return ScenarioError(text, file, line, key, message, column)
