@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, NoReturn
 
 import typer
 
@@ -53,7 +53,7 @@ def _main(
     """qoslab: packet-level simulation of DiffServ conditioners and AQM."""
 
 
-def _fail(msg: str, code: int = 1) -> None:
+def _fail(msg: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
 
@@ -77,8 +77,8 @@ class Progress:
         self.label = label
         self.t0 = time.perf_counter()
         self.tty = sys.stderr.isatty()
-        self.bar = None
-        self.task = None
+        self.bar: Any = None  # a rich Progress once shown
+        self.task: Any = None
         self.next_plain = 0.1
         self.next_time = self.EVERY_S
 
@@ -375,7 +375,7 @@ class _Errors:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, et: type | None, e: BaseException | None, tb: object) -> bool:
+    def __exit__(self, et: type | None, e: BaseException | None, tb: object) -> Literal[False]:
         if e is None:
             return False
         if isinstance(e, KeyboardInterrupt) and self.resumable:

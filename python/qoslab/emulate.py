@@ -454,7 +454,7 @@ def _run(
             "net.ipv4.tcp_no_metrics_save": 1,
             "net.ipv4.tcp_congestion_control": cc,
         }
-        _sh(["ip", "netns", "exec", name, "sysctl", "-q", "-w", *(f"{k}={v}" for k, v in sysctl.items())])
+        _sh(["ip", "netns", "exec", name, "sysctl", "-q", "-w", *(f"{k}={val}" for k, val in sysctl.items())])
         _sh(["ip", "-n", name, "link", "set", "lo", "up"])
         _sh(["ip", "-n", name, "addr", "add", f"{_addr_node(i)}/32", "dev", "lo"])
     # veth pairs, created directly inside the two namespaces
@@ -541,9 +541,9 @@ def _run(
                 count_rules.setdefault(node_idx[f["dst"]], []).append((fi, proto, v))
         for n, rl in count_rules.items():
             lines = ["*filter", ":QLAB_DSCP - [0:0]", "-A INPUT -j QLAB_DSCP"]
-            for fi, proto, v in rl:
-                p = "tcp" if proto == 6 else "udp"
-                lines.append(f"-A QLAB_DSCP -p {p} --dport {PORT_BASE + fi} -m dscp --dscp {v} -j RETURN")
+            for fi, proto, dscp in rl:
+                l4 = "tcp" if proto == 6 else "udp"
+                lines.append(f"-A QLAB_DSCP -p {l4} --dport {PORT_BASE + fi} -m dscp --dscp {dscp} -j RETURN")
             lines.append("COMMIT")
             _sh(["ip", "netns", "exec", ns[n], "iptables-restore"], input="\n".join(lines) + "\n")
     # The sinks listen first (one Python process per flow: slow on a loaded machine, so waited
@@ -692,12 +692,12 @@ def _run(
             ["ip", "netns", "exec", ns[n], "iptables", "-t", "filter", "-L", "QLAB_DSCP", "-v", "-x", "-n"]
         )
         rows = [ln.split() for ln in txt.splitlines()[2:] if ln.strip()]
-        for (fi, _, v), row in zip(rl, rows, strict=True):
+        for (fi, _, dscp), row in zip(rl, rows, strict=True):
             dscp_rows.append(
                 {
                     "flow": fi,
                     "flow_name": flows[fi]["name"],
-                    "dscp": v,
+                    "dscp": dscp,
                     "packets": int(row[0]),
                     "bytes": int(row[1]),
                 }
