@@ -348,8 +348,8 @@ def run(
         dirs = ["ab", "ba"] if c["direction"] == "both" else [c["direction"]]
         for d in dirs:
             fname = c["file"] if len(dirs) == 1 else c["file"].replace(".pcap", f".{d}.pcap")
-            path = _inside(Path(out or "."), fname, sc)
-            cap.append((sc.link_direction_index(c["link"], d), str(path)))
+            inside = _inside(Path(out or "."), fname, sc)
+            cap.append((sc.link_direction_index(c["link"], d), str(inside)))
     for link, d, path in captures or []:
         cap.append((sc.link_direction_index(link, d), str(path)))
     budget = budget if budget is not None else Budget.from_env()

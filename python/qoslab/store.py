@@ -551,7 +551,7 @@ class Store:
                             json.dumps(summary, default=_json_default) if summary is not None else None,
                         ),
                     )
-                    run_id = int(cur.lastrowid)
+                    run_id = int(cur.lastrowid or 0)
                     if metrics:
                         c.executemany(
                             "INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)",

@@ -356,7 +356,7 @@ def run_sweep(
         tasks = [RunTask(k, by_key[k][0].scenario.text, by_key[k][0].scenario.source, fns[k]) for k in todo]
         prog = SweepProgress(len(by_key), len(ok_keys), label, enabled=progress)
         failed: dict[RunKey, str] = {}
-        counters = {"attempts": 0, "compute": 0.0}
+        counters: dict[str, Any] = {"attempts": 0, "compute": 0.0}
 
         def on_done(task: RunTask, out: RunOutput) -> list[RunTask]:
             counters["attempts"] += 1

@@ -422,7 +422,7 @@ def _flavours(ctx: Context) -> str:
                 seen.setdefault(kind, set()).update(fl)
     if not seen:
         return "none (no RIO/WRED queue or dsRED meter)"
-    by = {}
+    by: dict[str, list[str]] = {}
     for kind, fl in sorted(seen.items()):
         by.setdefault(" and ".join(sorted(fl)), []).append(kind)
     return "; ".join(f"{fl}: {', '.join(kinds)}" for fl, kinds in by.items()) + (
