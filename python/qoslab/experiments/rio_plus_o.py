@@ -668,16 +668,7 @@ def _verdicts(ctx: Context) -> None:
             unit=f" BE flows at the break-even, RI+O − RIO (never failing = {top7})",
             digits=2,
         )
-        for (setting, w_q), g in cr[cr["subscription"] == sub].groupby(["setting", "w_q"], sort=True):
-            a = g[g["kind"] == "rio_plus_o"].set_index("seed")["crossing"]
-            b = g[g["kind"] == "rio"].set_index("seed")["crossing"]
-            ctx.verdict(
-                claim.paired(
-                    f"{setting}, w_q {w_q:g}",
-                    paired(a, b),
-                    supported=f"{FIG_SETTING_NOTE[setting]}; {W_Q_NOTE[w_q]}",
-                )
-            )
+        _against_rio(ctx, claim, cr[cr["subscription"] == sub], "crossing", {"rio": ""})
     # Fig. 8: the highest subscription level met, RI+O − RIO
     lim = _fig8_limits(ctx.runs("fig8"))
     for prof, (text, paper_txt) in FIG8_CLAIMS.items():
@@ -687,16 +678,7 @@ def _verdicts(ctx: Context) -> None:
         claim = Claim(
             text, "Sec. 4, Fig. 8", "greater", paper_txt, unit=" % subscription met, RI+O − RIO", digits=2
         )
-        for (setting, w_q), g in sel.groupby(["setting", "w_q"], sort=True):
-            a = g[g["kind"] == "rio_plus_o"].set_index("seed")["limit"]
-            b = g[g["kind"] == "rio"].set_index("seed")["limit"]
-            ctx.verdict(
-                claim.paired(
-                    f"{setting}, w_q {w_q:g}",
-                    paired(a, b),
-                    supported=f"{FIG_SETTING_NOTE[setting]}; {W_Q_NOTE[w_q]}",
-                )
-            )
+        _against_rio(ctx, claim, sel, "limit", {"rio": ""})
     # Fig. 9: the smallest failing multiple, RI+O − RIO
     ff = _fig9_failing(ctx.flows("fig9"))
     for unit, g0 in ff.groupby("unit_mbps", sort=True):
@@ -711,19 +693,24 @@ def _verdicts(ctx: Context) -> None:
             unit=f" first failing multiple, RI+O − RIO (none failing = {n + 1})",
             digits=2,
         )
-        for (setting, w_q), g in g0.groupby(["setting", "w_q"], sort=True):
-            a = g[g["kind"] == "rio_plus_o"].set_index("seed")["first_failing"]
-            for base, bname in BASELINES.items():
-                b = g[g["kind"] == base].set_index("seed")["first_failing"]
-                if b.empty:
-                    continue
-                ctx.verdict(
-                    claim.paired(
-                        f"{setting}, {bname}, w_q {w_q:g}",
-                        paired(a, b),
-                        supported=f"{FIG_SETTING_NOTE[setting]}; {W_Q_NOTE[w_q]}; {BASELINE_NOTE[base]}",
-                    )
-                )
+        _against_rio(ctx, claim, g0, "first_failing", BASELINES)
+
+
+def _against_rio(
+    ctx: Context, claim: Claim, df: pd.DataFrame, column: str, baselines: dict[str, str]
+) -> None:
+    """One paired verdict RI+O − baseline of per-seed ``column`` per (setting, w_q) of ``df``
+    (columns ``setting``, ``w_q``, ``kind``, ``seed``) and per baseline kind present; a baseline
+    named "" is left out of the reading's name (the figures that run only one RIO)."""
+    for (setting, w_q), g in df.groupby(["setting", "w_q"], sort=True):
+        a = g[g["kind"] == "rio_plus_o"].set_index("seed")[column]
+        for base, bname in baselines.items():
+            b = g[g["kind"] == base].set_index("seed")[column]
+            if b.empty:
+                continue
+            notes = [FIG_SETTING_NOTE[setting], W_Q_NOTE[w_q]] + ([BASELINE_NOTE[base]] if bname else [])
+            reading = ", ".join([setting, *([bname] if bname else []), f"w_q {w_q:g}"])
+            ctx.verdict(claim.paired(reading, paired(a, b), supported="; ".join(notes)))
 
 
 def _table1(ctx: Context) -> None:
