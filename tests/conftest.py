@@ -1,4 +1,5 @@
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -7,6 +8,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 QOSLAB = str(Path(sys.executable).parent / "qoslab")
+
+
+def one_line_error(p: subprocess.CompletedProcess) -> str:
+    """The one ``error: …`` line a failed command printed (exit 1, no traceback), asserted."""
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr, p.stderr
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    return lines[0]
 
 
 @pytest.fixture

@@ -9,18 +9,11 @@ import sys
 import pytest
 
 import qoslab
-from conftest import QOSLAB, SCENARIOS
+from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab.budget import Budget, estimate
 from qoslab.simulate import RunOverBudget
 
 S1 = SCENARIOS / "fdd-red-s1.toml"
-
-
-def one_line_error(p: subprocess.CompletedProcess) -> str:
-    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
-    lines = [x for x in p.stderr.splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    return lines[0]
 
 
 def test_a_one_nanosecond_interval_is_refused_before_allocating_anything(tmp_path):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import qoslab.results
-from conftest import QOSLAB, SCENARIOS
+from conftest import QOSLAB, SCENARIOS, one_line_error
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'qoslab[dask]')"
@@ -239,13 +239,6 @@ def test_cli_prints_the_job_script_without_submitting(tmp_path):
 
 
 # -- listeners: loopback by default, mutual TLS when asked ---------------------------------------------
-
-
-def one_line_error(p: subprocess.CompletedProcess) -> str:
-    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
-    lines = [x for x in p.stderr.splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    return lines[0]
 
 
 def _tls_dir(d):

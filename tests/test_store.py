@@ -9,7 +9,7 @@ import pytest
 
 import qoslab
 import qoslab.results
-from conftest import QOSLAB, SCENARIOS
+from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab.executors import SerialExecutor
 from qoslab.store import Store, StoreError
 from qoslab.sweep import RunSpec, execute, plan, run_sweep
@@ -20,15 +20,6 @@ SHORT = ["duration=10s", "measurement.start=0s", "measurement.end=10s"]
 
 def short_s1():
     return qoslab.load_scenario(S1).with_overrides(SHORT)
-
-
-def one_line_error(p: subprocess.CompletedProcess) -> str:
-    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr, p.stderr
-    lines = [x for x in p.stderr.splitlines() if x.strip()]
-    assert len(lines) == 1, p.stderr
-    assert lines[0].startswith("error: ")
-    return lines[0]
 
 
 def test_round_trip_matches_a_direct_run(tmp_path):
