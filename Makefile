@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps clean fuzz fuzz-smoke
+.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps slurm-deps slurm-up slurm-down clean fuzz fuzz-smoke
 
 $(VENV)/.deps: pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -45,6 +45,25 @@ emu-deps:
 		|| echo "could not install the emulation tools (see /tmp/qoslab-apt-emu.log): emulation tests will be skipped"; \
 	else echo "emulation tools missing and apt-get unavailable (or not root): emulation tests will be skipped"; fi
 
+# A real one-node Slurm cluster (Debian's slurm-wlm and munge) for tests/test_slurm.py, which
+# starts and stops its own; `make slurm-up` starts one by hand in /tmp/qoslab-slurm (it prints
+# the SLURM_CONF to export) and `make slurm-down` stops it. Skipped with a message where apt is
+# absent or we are not root (the Slurm tests are then skipped).
+slurm-deps:
+	@if command -v slurmctld >/dev/null 2>&1 && command -v munged >/dev/null 2>&1; then \
+		echo "slurm: $$(command -v slurmctld) $$(command -v munged)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing slurm-wlm and munge (Debian packages) for the Slurm tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge) >/tmp/qoslab-apt-slurm.log 2>&1 \
+		|| echo "could not install slurm-wlm/munge (see /tmp/qoslab-apt-slurm.log): Slurm tests will be skipped"; \
+	else echo "slurm-wlm missing and apt-get unavailable (or not root): Slurm tests will be skipped"; fi
+
+slurm-up: build slurm-deps
+	$(PY) tools/slurm_local.py up
+
+slurm-down:
+	$(PY) tools/slurm_local.py down
+
 # cargo-fuzz on the scenario parser, resolver and builder (crates/qoslab-core/fuzz): a bounded
 # run in `make test` (FUZZ_SECONDS, default 60), a long one with `make fuzz`. The corpus starts
 # from the project's scenario files. Needs the nightly toolchain; skipped with a message without.
@@ -65,7 +84,7 @@ fuzz:
 demo: build
 	$(VENV)/bin/qoslab run scenarios/fdd-red-s1.toml --seed 1 --out results/demo
 
-test: build ns2 emu-deps
+test: build ns2 emu-deps slurm-deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace --release -q

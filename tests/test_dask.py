@@ -126,6 +126,27 @@ def test_failures_on_dask_are_recorded_and_retried(tmp_path):
     assert int(runs[runs["seed"] == 2]["attempts"].iloc[0]) == 2
 
 
+def test_workers_of_another_qoslab_version_stop_the_sweep_before_any_run(tmp_path):
+    from qoslab import _core
+    from qoslab.executors import check_worker_versions
+
+    cluster = distributed.LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    )
+    try:
+        client = distributed.Client(cluster, set_as_default=False)
+        check_worker_versions(client, _core.__version__)  # the same build: accepted
+        with pytest.raises(ExecutorError) as e:
+            check_worker_versions(client, "0.1.0+000000000000")
+        client.close()
+    finally:
+        cluster.close()
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert f"runs qoslab {_core.__version__} ({sys.executable}), this process 0.1.0+000000000000" in msg
+    assert "1 of 1 workers differ" in msg
+
+
 def test_slurm_job_script():
     opts = JobqueueOptions(
         queue="short",

@@ -355,6 +355,22 @@ TlsDirOpt = Annotated[
         help="dask/slurm/pbs: mutual TLS with DIR/ca.pem, cert.pem, key.pem (docs/experiments.md).",
     ),
 ]
+JobLogsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--job-logs",
+        help="slurm/pbs: directory for the jobs' output and error files (default: STORE/jobs).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+SchedulerPortOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--scheduler-port",
+        help="slurm/pbs: port the scheduler listens on (default: a free one, chosen at start).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
 PrintScriptOpt = Annotated[
     bool,
     typer.Option(
@@ -414,16 +430,28 @@ def _executor(
     print_job_script: bool,
     scheduler_host: str | None = None,
     tls_dir: Path | None = None,
+    *,
+    job_logs: Path | None = None,
+    scheduler_port: int | None = None,
+    store: Path | None = None,
 ):
     from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
     check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
     if tls_dir is not None and name not in ("dask", "slurm", "pbs"):
         raise ValueError("--tls-dir needs --executor dask, slurm or pbs")
-    if scheduler_host is not None and name not in ("slurm", "pbs"):
-        raise ValueError("--scheduler-host needs --executor slurm or pbs")
+    for flag, given in (
+        ("--scheduler-host", scheduler_host),
+        ("--scheduler-port", scheduler_port),
+        ("--job-logs", job_logs),
+    ):
+        if given is not None and name not in ("slurm", "pbs"):
+            raise ValueError(f"{flag} needs --executor slurm or pbs")
     opts = None
     if name in ("slurm", "pbs"):
+        from qoslab.store import default_store
+
+        logs = job_logs if job_logs is not None else (store or default_store()) / "jobs"
         opts = JobqueueOptions(
             queue=queue,
             account=account,
@@ -437,6 +465,8 @@ def _executor(
             python=python,
             interface=interface,
             scheduler_host=scheduler_host,
+            scheduler_port=scheduler_port,
+            log_directory=str(logs.resolve()),
             tls_dir=str(tls_dir) if tls_dir is not None else None,
         )
         if print_job_script:
@@ -495,6 +525,8 @@ def sweep(
     interface: InterfaceOpt = None,
     scheduler_host: SchedulerHostOpt = None,
     tls_dir: TlsDirOpt = None,
+    job_logs: JobLogsOpt = None,
+    scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
 ) -> None:
     """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
@@ -528,6 +560,9 @@ def sweep(
             print_job_script,
             scheduler_host,
             tls_dir,
+            job_logs=job_logs,
+            scheduler_port=scheduler_port,
+            store=store,
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
@@ -598,6 +633,8 @@ def reproduce(
     interface: InterfaceOpt = None,
     scheduler_host: SchedulerHostOpt = None,
     tls_dir: TlsDirOpt = None,
+    job_logs: JobLogsOpt = None,
+    scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
     flavour: Annotated[
         str | None,
@@ -640,6 +677,9 @@ def reproduce(
             print_job_script,
             scheduler_host,
             tls_dir,
+            job_logs=job_logs,
+            scheduler_port=scheduler_port,
+            store=store,
         )
     any_failed = False
     for exp in exps:

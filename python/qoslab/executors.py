@@ -15,10 +15,13 @@ retry). Workers only compute; they never touch the store.
 from __future__ import annotations
 
 import contextlib
+import getpass
+import logging
 import multiprocessing as mp
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -279,11 +282,21 @@ class DaskExecutor:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise ExecutorError(f"cannot connect to the Dask scheduler at {self.scheduler}: {msg}") from None
 
-    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+    def run(
+        self,
+        tasks: Iterable[RunTask],
+        on_done: OnDone,
+        *,
+        supervise: Callable[[int], None] | None = None,
+    ) -> None:
+        """Submits ``tasks`` and hands each output to ``on_done``. ``supervise(finished)`` is
+        called about once a second with the number of runs finished so far; an exception it
+        raises ends the sweep (runs already handed to ``on_done`` are kept)."""
         from distributed import as_completed
 
         client = self.client if self.client is not None else self._connect()
         futures: dict[Any, RunTask] = {}
+        finished = 0
 
         def submit(t: RunTask) -> Any:
             f = client.submit(
@@ -293,19 +306,32 @@ class DaskExecutor:
             return f
 
         try:
-            ac = as_completed([submit(t) for t in tasks], loop=client.loop)
-            for f in ac:
-                t = futures.pop(f)
-                try:
-                    out = f.result()
-                except Exception as e:  # noqa: BLE001 — KilledWorker, lost data, cancelled …
-                    name = type(e).__name__
-                    what = "worker died" if name == "KilledWorker" else "task failed"
-                    msg = str(e).splitlines()[0] if str(e) else ""
-                    out = failure(t, f"{what} ({name}: {msg})", worker="dask")
-                f.release()
-                for r in on_done(t, out):
-                    ac.add(submit(r))
+            todo = list(tasks)
+            if todo:
+                check_worker_versions(client, todo[0].key.version, supervise=supervise)
+            ac = as_completed([submit(t) for t in todo], loop=client.loop)
+            last_check = time.monotonic()
+            while not ac.is_empty():
+                batch = ac.next_batch(block=False) if ac.has_ready() else []
+                if not batch:
+                    if supervise is not None and time.monotonic() - last_check >= 1.0:
+                        supervise(finished)
+                        last_check = time.monotonic()
+                    time.sleep(0.05)
+                    continue
+                for f in batch:
+                    t = futures.pop(f)
+                    try:
+                        out = f.result()
+                    except Exception as e:  # noqa: BLE001 — KilledWorker, lost data, cancelled …
+                        name = type(e).__name__
+                        what = "worker died" if name == "KilledWorker" else "task failed"
+                        msg = str(e).splitlines()[0] if str(e) else ""
+                        out = failure(t, f"{what} ({name}: {msg})", worker="dask")
+                    f.release()
+                    finished += 1
+                    for r in on_done(t, out):
+                        ac.add(submit(r))
         finally:
             for f in list(futures):
                 with contextlib.suppress(Exception):
@@ -315,6 +341,43 @@ class DaskExecutor:
                     client.close()
 
 
+def _worker_identity() -> tuple[str, str]:
+    """Run on a worker: the qoslab version it imports and the Python running it."""
+    from qoslab import _core
+
+    return str(_core.__version__), sys.executable
+
+
+def check_worker_versions(
+    client: Any, version: str, *, supervise: Callable[[int], None] | None = None, poll: float = 1.0
+) -> None:
+    """Waits for the first worker (calling ``supervise(0)`` while it waits, so that a batch
+    executor can give up on jobs that die), then asks every connected worker which qoslab it
+    imports: a worker that cannot import qoslab, or imports another version than ``version``,
+    stops the sweep with one line before any run is submitted. Workers that join later are
+    checked run by run (a run computed by another version is refused by the sweep)."""
+    while not client.scheduler_info(n_workers=-1)["workers"]:
+        if supervise is not None:
+            supervise(0)
+        time.sleep(poll)
+    try:
+        seen = client.run(_worker_identity)
+    except Exception as e:  # noqa: BLE001 — ImportError on the worker, a worker that left …
+        msg = str(e).splitlines()[0] if str(e) else ""
+        raise ExecutorError(
+            f"a Dask worker cannot run qoslab ({type(e).__name__}: {msg}): install this qoslab "
+            f"({version}) where the workers run, or point them at it (--python, --prologue)"
+        ) from None
+    wrong = {addr: v for addr, v in seen.items() if v[0] != version}
+    if wrong:
+        addr, (v, py) = next(iter(sorted(wrong.items())))
+        raise ExecutorError(
+            f"worker {addr} runs qoslab {v} ({py}), this process {version}: "
+            f"{len(wrong)} of {len(seen)} workers differ; install the same qoslab on the workers "
+            "(or point them at it with --python/--prologue)"
+        )
+
+
 # -- Slurm / PBS through dask-jobqueue -------------------------------------------------------------
 
 
@@ -322,7 +385,10 @@ class DaskExecutor:
 class JobqueueOptions:
     """One batch job per ``jobs``; each job runs ``processes`` single-threaded Dask workers on
     ``cores`` cores. ``prologue`` lines run before the worker (e.g. ``source .venv/bin/activate``
-    or ``module load python``); ``job_extra`` are extra ``#SBATCH``/``#PBS`` directives."""
+    or ``module load python``); ``job_extra`` are extra ``#SBATCH``/``#PBS`` directives.
+    ``scheduler_host``/``scheduler_port`` are where this process's Dask scheduler listens (port
+    0 or None: a free port chosen at start, so the job script's address is known only then);
+    ``log_directory`` receives each job's standard output and error."""
 
     queue: str | None = None
     account: str | None = None
@@ -336,6 +402,7 @@ class JobqueueOptions:
     python: str | None = None
     interface: str | None = None
     scheduler_host: str | None = None
+    scheduler_port: int | None = None
     local_directory: str | None = None
     log_directory: str | None = None
     tls_dir: str | None = None
@@ -372,6 +439,10 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
     # The scheduler qoslab starts listens where the user said (--scheduler-host, --interface)
     # and nowhere else: on 127.0.0.1 when neither is given, never on every interface.
     sched: dict[str, Any] = {"dashboard_address": DASHBOARD_ADDRESS}
+    if opts.scheduler_port is not None:
+        if not 0 <= opts.scheduler_port <= 65535:
+            raise ExecutorError(f"--scheduler-port must be between 0 and 65535, got {opts.scheduler_port}")
+        sched["port"] = opts.scheduler_port
     if opts.scheduler_host is not None:
         sched["host"] = opts.scheduler_host
     elif opts.interface is None:
@@ -402,13 +473,27 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
         raise ExecutorError(f"{kind} cluster: {e}") from None
 
 
+class _QuietLostKeys(logging.Filter):
+    """Drops the scheduler's ERROR "Couldn't gather keys" logged when a worker job ends with a
+    run in flight: that run is recomputed elsewhere, so the message is not an error of the
+    sweep."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Couldn't gather keys" not in record.getMessage()
+
+
 class JobqueueExecutor:
-    """Starts ``opts.jobs`` batch jobs of Dask workers on Slurm or PBS and runs the sweep there;
-    the jobs are cancelled when the sweep ends."""
+    """Keeps ``opts.jobs`` batch jobs of Dask workers running on Slurm or PBS while the sweep
+    runs there, and cancels them when it ends.
+
+    A job that ends early (pre-empted, ``scancel``, its node lost) is replaced by a new one and
+    its unfinished runs go to the other workers. Jobs that keep ending while no run finishes
+    (a worker that cannot start, a wrong ``--python``) stop the sweep after ``max_lost_jobs``
+    with one line naming the last job and its log; finished runs are stored either way."""
 
     SUBMIT = {"slurm": "sbatch", "pbs": "qsub"}
 
-    def __init__(self, kind: str, opts: JobqueueOptions) -> None:
+    def __init__(self, kind: str, opts: JobqueueOptions, *, max_lost_jobs: int = 3) -> None:
         if kind not in self.SUBMIT:
             raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
         jobqueue_kwargs(opts)  # validate now
@@ -420,6 +505,9 @@ class JobqueueExecutor:
             )
         self.kind = kind
         self.opts = opts
+        self.max_lost_jobs = max_lost_jobs
+        #: Every batch job id this executor submitted, in order (for tests and reports).
+        self.job_ids: list[str] = []
 
     def describe(self) -> str:
         per_job = self.opts.processes or self.opts.cores
@@ -434,16 +522,85 @@ class JobqueueExecutor:
             )
         from distributed import Client
 
+        if self.opts.log_directory is not None:
+            Path(self.opts.log_directory).mkdir(parents=True, exist_ok=True)
         cluster = build_jobqueue_cluster(self.kind, self.opts)
+        quiet = _QuietLostKeys()
+        logging.getLogger("distributed.scheduler").addFilter(quiet)
         try:
-            cluster.scale(jobs=self.opts.jobs)
+            # adapt, not scale: with the minimum equal to the maximum it submits a new job
+            # whenever one of the running jobs ends before the sweep does.
+            cluster.adapt(minimum_jobs=self.opts.jobs, maximum_jobs=self.opts.jobs)
             client = Client(cluster, set_as_default=False)
             try:
-                DaskExecutor(client=client).run(tasks, on_done)
+                DaskExecutor(client=client).run(tasks, on_done, supervise=self._supervisor(cluster))
             finally:
                 client.close()
         finally:
             cluster.close()
+            logging.getLogger("distributed.scheduler").removeFilter(quiet)
+
+    def _supervisor(self, cluster: Any) -> Callable[[int], None]:
+        """A ``supervise`` hook: records the submitted job ids, has jobs that ended before their
+        worker connected replaced (Slurm: seen through ``squeue`` every ``queue_poll_s``; a job
+        whose worker connected and left is replaced by ``adapt`` itself), and stops the sweep
+        when more than ``max_lost_jobs`` replacement jobs were needed since a run last finished."""
+        state = {"finished": -1, "lost": 0, "polled": time.monotonic()}
+
+        def supervise(finished: int) -> None:
+            if self.kind == "slurm" and time.monotonic() - state["polled"] >= self.queue_poll_s:
+                state["polled"] = time.monotonic()
+                self._forget_jobs_that_never_connected(cluster)
+            new = [
+                str(j.job_id)
+                for j in list(cluster.workers.values())
+                if getattr(j, "job_id", None) and str(j.job_id) not in self.job_ids
+            ]
+            if finished != state["finished"]:
+                state["finished"], state["lost"] = finished, 0
+            for jid in new:
+                if len(self.job_ids) >= self.opts.jobs:
+                    state["lost"] += 1  # a replacement: one of the earlier jobs ended
+                self.job_ids.append(jid)
+            if state["lost"] > self.max_lost_jobs:
+                where = f"; its log is in {self.opts.log_directory}" if self.opts.log_directory else ""
+                raise ExecutorError(
+                    f"{self.kind}: {state['lost']} worker jobs ended while no run finished (last: "
+                    f"job {self.job_ids[-1]}{where}): check --python, --prologue and the job's limits"
+                )
+
+        return supervise
+
+    #: How often (seconds) the Slurm queue is asked which of the sweep's jobs still exist.
+    queue_poll_s = 10.0
+
+    def _forget_jobs_that_never_connected(self, cluster: Any) -> None:
+        """Jobs that left the Slurm queue before their worker connected (failed at start,
+        cancelled while pending) are forgotten and started again: ``adapt`` alone would wait
+        for their workers forever."""
+        ids = {name: str(j.job_id) for name, j in list(cluster.workers.items()) if getattr(j, "job_id", None)}
+        if not ids:
+            return
+        try:
+            p = subprocess.run(
+                ["squeue", "-h", "-o", "%i", "-u", getpass.getuser()],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return  # the queue cannot be read now: try again at the next poll
+        if p.returncode != 0:
+            return
+        queued = set(p.stdout.split())
+        info = getattr(cluster, "scheduler_info", None) or {}
+        connected = {str(w.get("name")) for w in info.get("workers", {}).values()}
+        gone = [name for name, jid in ids.items() if jid not in queued and name not in connected]
+        for name in gone:
+            cluster.workers.pop(name, None)
+        if gone:
+            # the plan still holds their names: scaling to it starts a new job for each
+            cluster.scale(jobs=self.opts.jobs)
 
 
 def check_executor_options(name: str, *, scheduler: str | None = None, job_script: bool = False) -> None:
