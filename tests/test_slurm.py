@@ -312,3 +312,16 @@ def test_worker_jobs_that_cannot_start_stop_the_sweep_with_one_line(slurm, tmp_p
     assert "worker jobs ended while no run finished" in line and "check --python" in line, line
     assert str(tmp_path / "store" / "jobs") in line
     _wait_idle(slurm)
+
+
+def test_the_documented_slurm_example_runs_as_written(slurm, tmp_path):
+    doc = (ROOT / "docs" / "experiments.md").read_text()
+    block = doc.split("<!-- slurm-example")[1].split("<!-- /slurm-example -->")[0]
+    joined = block.replace("\\\n", " ")
+    cmd = next(line for line in joined.splitlines() if line.startswith(".venv/bin/qoslab "))
+    argv = [QOSLAB, *cmd.split()[1:], "--store", str(tmp_path / "store")]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT, env=_env(slurm))
+    assert p.returncode == 0, p.stderr
+    assert "10 runs: 10 computed, 0 reused from the store, 0 failed" in p.stdout
+    assert "export SLURM_CONF=/tmp/qoslab-slurm/slurm.conf" in block  # what `make slurm-up` prints
+    _wait_idle(slurm)
