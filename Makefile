@@ -6,15 +6,31 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps slurm-deps slurm-up slurm-down clean fuzz fuzz-smoke
+.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
 
-$(VENV)/.deps: pyproject.toml Makefile
+# Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
+# on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
+# the wheel. `make lock` re-resolves it (uv) after a change of pyproject.toml's dependencies.
+$(VENV)/.deps: pyproject.toml requirements.lock Makefile
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=14" "matplotlib>=3.8" \
-		"typer>=0.12" "rich>=13" "pytest>=8" "hypothesis>=6" "ruff>=0.5" "scipy>=1.11" \
-		"dask[distributed]>=2024.1" "dask-jobqueue>=0.8"
+	$(PIP) install -q --require-hashes -r requirements.lock
 	touch $@
+
+lock: $(VENV)/.deps
+	$(PIP) install -q uv
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dask --extra dev --generate-hashes \
+		--python-version 3.11 --python-platform x86_64-manylinux_2_28 --no-header -q $(LOCK_ARGS) -o requirements.lock
+
+# An abi3 wheel (CPython >= 3.11, manylinux) with the emulation link daemon inside; pip installs
+# it with no Rust toolchain: `pip install dist/qoslab-*.whl` (or 'dist/qoslab-*.whl[dask]').
+wheel: $(VENV)/.deps
+	cargo build --release -q -p qoslab-emu
+	rm -rf build/wheel-data dist && mkdir -p build/wheel-data/scripts
+	cp target/release/qoslab-linkd build/wheel-data/scripts/
+	echo "GIT_REVISION = \"$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)\"" > python/qoslab/_build_info.py
+	$(VENV)/bin/maturin build --release --strip --out dist -q; rc=$$?; rm -f python/qoslab/_build_info.py; exit $$rc
+	@ls dist/*.whl
 
 venv: $(VENV)/.deps
 

@@ -28,6 +28,13 @@ def version_text() -> str:
     release, _, digest = _core.__version__.partition("+")
     here = Path(__file__).resolve().parent
     rev = git_revision(here) if (here.parents[1] / ".git").exists() else None
+    if rev is None:
+        try:  # written by `make wheel`: the revision the wheel was built from
+            from qoslab._build_info import GIT_REVISION  # type: ignore[import-not-found]
+
+            rev = f"{GIT_REVISION} (built into this wheel)"
+        except ImportError:
+            pass
     return "\n".join(
         [
             f"qoslab {release}",

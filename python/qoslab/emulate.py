@@ -60,9 +60,19 @@ class EmulationError(RuntimeError):
 
 
 def linkd_path() -> Path:
-    """The link daemon binary (``$QOSLAB_LINKD`` or the workspace's release build)."""
+    """The link daemon binary: ``$QOSLAB_LINKD``, else the workspace's release build (a
+    checkout), else the one a wheel installed beside this Python's ``qoslab`` command."""
     p = os.environ.get("QOSLAB_LINKD")
-    return Path(p) if p else REPO / "target" / "release" / "qoslab-linkd"
+    if p:
+        return Path(p)
+    built = REPO / "target" / "release" / "qoslab-linkd"
+    if built.exists():
+        return built
+    installed = Path(sys.executable).parent / "qoslab-linkd"
+    if installed.exists():
+        return installed
+    found = shutil.which("qoslab-linkd")
+    return Path(found) if found else built
 
 
 def availability() -> tuple[bool, str]:
