@@ -35,6 +35,7 @@ wheel: $(VENV)/.deps
 venv: $(VENV)/.deps
 
 $(STAMP): $(VENV)/.deps $(SRC)
+	mkdir -p build/wheel-data  # pyproject's [tool.maturin] data: empty but for `make wheel`
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
 	cargo build --release -q -p qoslab-emu
 	touch $@
