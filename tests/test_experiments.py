@@ -167,3 +167,43 @@ def test_red_baseline_full(tmp_path):
     # Fig. 11: drops grow with the number of flows
     f11 = pd.read_csv(rep.out / "fig11-drops-vs-flows.csv").sort_values("flows")
     assert np.all(np.diff(f11["drops_bottleneck_mean"]) > 0)
+
+
+def test_reproduce_all_ends_with_a_summary_of_every_experiment(tmp_path):
+    from types import SimpleNamespace
+
+    from qoslab import verdicts as vd
+    from qoslab.cli import reproduction_summary
+
+    def verdict(v: str) -> vd.Verdict:
+        return vd.Verdict(
+            "a claim", "Fig. 1", "as stated", "1", "2", 0.1, (0.0, 0.2), "paired t", 0.04, 5, v, "r"
+        )
+
+    reps = []
+    for name, vs, inside in (
+        ("one", [vd.REPRODUCES, vd.DOES_NOT, vd.DOES_NOT], [True, False]),
+        ("two", [], []),
+    ):
+        out = tmp_path / name
+        out.mkdir()
+        if vs:
+            vd.write(out / "verdicts.json", name, {}, [verdict(v) for v in vs])
+        reps.append(
+            SimpleNamespace(
+                experiment=SimpleNamespace(name=name),
+                out=out,
+                report=out / "report.md",
+                wall_time_s=12.3,
+                comparison=pd.DataFrame({"inside_ci": inside}),
+                sweep=SimpleNamespace(total=10, computed=7, failed=[("spec", "boom")]),
+            )
+        )
+    t = reproduction_summary(reps)
+    assert list(t["experiment"]) == ["one", "two"]
+    row = t.iloc[0]
+    assert row["runs (computed, failed)"] == "10 (7, 1)" and row["time"] == "12 s"
+    assert row["paper's numbers in our CI"] == "1/2"
+    assert row["verdicts: reproduce/not/inconclusive"] == "1/2/0"
+    assert t.iloc[1]["verdicts: reproduce/not/inconclusive"] == "-"
+    assert t.iloc[1]["paper's numbers in our CI"] == "-"

@@ -164,3 +164,27 @@ def test_a_run_recomputed_for_another_sweep_stays_in_the_first(tmp_path):
     assert listing.loc["a", "runs"] == 2, listing
     assert sorted(runs_a["link.bottleneck.delay"]) == ["10ms", "20ms"]
     assert listing.loc["b", "runs"] == 2
+
+
+def test_quiet_sweep_prints_only_its_closing_lines_and_still_writes_the_tables(tmp_path):
+    import subprocess
+
+    from conftest import QOSLAB
+
+    cmd = [QOSLAB, "sweep", S1, "--grid", "tcp.variant=reno,newreno", "--seeds", "2"]
+    cmd += ["--store", str(tmp_path / "st"), "--out", str(tmp_path / "out")]
+    loud = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert "runs done" in loud.stderr and "| tcp.variant |" in loud.stdout
+    quiet = subprocess.run(
+        [*cmd[:-4], "--store", str(tmp_path / "st2"), "--out", str(tmp_path / "out2"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    assert quiet.stdout.splitlines() == [
+        f"wrote {tmp_path / 'out2'}/runs.csv and {tmp_path / 'out2'}/stats.csv",
+        quiet.stdout.splitlines()[-1],
+    ]
+    assert quiet.stdout.splitlines()[-1].startswith("4 runs: 4 computed, 0 reused from the store, 0 failed")
+    assert (tmp_path / "out2" / "stats.csv").read_text() == (tmp_path / "out" / "stats.csv").read_text()

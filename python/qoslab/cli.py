@@ -362,6 +362,14 @@ TlsDirOpt = Annotated[
         help="dask/slurm/pbs: mutual TLS with DIR/ca.pem, cert.pem, key.pem (docs/experiments.md).",
     ),
 ]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="For batch use: no progress and no tables; only the closing line(s) and errors.",
+    ),
+]
 JobLogsOpt = Annotated[
     Path | None,
     typer.Option(
@@ -535,6 +543,7 @@ def sweep(
     job_logs: JobLogsOpt = None,
     scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
     from rich.console import Console
@@ -574,19 +583,19 @@ def sweep(
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
             _say_removed(st)
-            rep = sw.run_sweep(specs, st, ex, retries=retries, label=label)
+            rep = sw.run_sweep(specs, st, ex, retries=retries, label=label, progress=not quiet)
             runs = sw.sweep_runs(st, specs, axes)
         stats = sw.sweep_statistics(runs, show_metrics, by=list(axes))
-        if stats is not None:
+        if stats is not None and not quiet:
             _print_table(
                 Console(),
                 mean_ci_table(stats, show_metrics, by=list(axes)),
                 f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
                 "(mean ± 95% CI half-width over seeds)",
             )
-            if out is not None:
-                sw.write_sweep_tables(out, runs, stats)
-                typer.echo(f"wrote {out}/runs.csv and {out}/stats.csv")
+        if stats is not None and out is not None:
+            sw.write_sweep_tables(out, runs, stats)
+            typer.echo(f"wrote {out}/runs.csv and {out}/stats.csv")
         typer.echo(
             f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
             f"{len(rep.failed)} failed; {rep.wall_time_s:.1f} s; store {st.db_path}"
@@ -643,6 +652,7 @@ def reproduce(
     job_logs: JobLogsOpt = None,
     scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
+    quiet: QuietOpt = False,
     flavour: Annotated[
         str | None,
         typer.Option(
@@ -689,13 +699,21 @@ def reproduce(
             store=store,
         )
     any_failed = False
+    done: list[Any] = []
     for exp in exps:
         with _Errors(resumable=True):
             rep = experiments.reproduce(
-                exp, seeds=seeds, quick=quick, out=out, store=store, executor=ex, flavour=flavour
+                exp,
+                seeds=seeds,
+                quick=quick,
+                out=out,
+                store=store,
+                executor=ex,
+                flavour=flavour,
+                progress=not quiet,
             )
         c = rep.comparison
-        if not c.empty:
+        if not c.empty and not quiet:
             cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]
             view = c[cols].rename(
                 columns={
@@ -713,8 +731,42 @@ def reproduce(
         )
         _report_failures(s.failed, s.total)
         any_failed = any_failed or bool(s.failed)
+        done.append(rep)
+    if len(done) > 1 and not quiet:
+        _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
     if any_failed:
         raise typer.Exit(2)
+
+
+def reproduction_summary(reps: list[Any]) -> Any:
+    """One row per reproduction of a ``reproduce all``: runs (computed, failed), time, how many
+    published numbers fall inside our 95 % CI, the verdicts counted (from its ``verdicts.json``)
+    and where the report is."""
+    import pandas as pd
+
+    from qoslab import verdicts as vd
+
+    rows = []
+    for rep in reps:
+        c, sw = rep.comparison, rep.sweep
+        counts = dict.fromkeys(vd.VERDICTS, 0)
+        path = rep.out / "verdicts.json"
+        if path.exists():
+            for v in vd.read(path)["verdicts"]:
+                counts[v["verdict"]] += 1
+        tally = "/".join(str(counts[k]) for k in vd.VERDICTS) if path.exists() else "-"
+        in_ci = f"{int(c['inside_ci'].fillna(False).astype(bool).sum())}/{len(c)}" if not c.empty else "-"
+        rows.append(
+            {
+                "experiment": rep.experiment.name,
+                "runs (computed, failed)": f"{sw.total} ({sw.computed}, {len(sw.failed)})",
+                "time": f"{rep.wall_time_s:.0f} s",
+                "paper's numbers in our CI": in_ci,
+                "verdicts: reproduce/not/inconclusive": tally,
+                "report": str(rep.report),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def _say_removed(st: Any) -> None:
