@@ -866,6 +866,63 @@ def schema(
     typer.echo(sch.reference_markdown() if markdown else sch.json_text(), nl=False)
 
 
+plot_app = typer.Typer(
+    no_args_is_help=True,
+    help="Plot one run's time series, or a stored sweep's metric against a swept key (PNG, SVG, PDF).",
+)
+app.add_typer(plot_app, name="plot")
+
+
+def _plot_save(make: Any, out: Path) -> None:
+    from qoslab.plots import PlotError, save
+
+    try:
+        fig, prov = make()
+        typer.echo(f"wrote {save(fig, out, prov)}")
+    except PlotError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {out}: {e.strerror or e}")
+
+
+@plot_app.command("run")
+def plot_run(
+    run_dir: Annotated[Path, typer.Argument(help="A directory written by `qoslab run --out DIR`.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf (default DIR/series.png)."),
+    ] = None,
+) -> None:
+    """The bottleneck's queue and AQM average, each flow's cwnd and throughput over time."""
+    from qoslab.plots import run_figure
+
+    _plot_save(lambda: run_figure(run_dir), out or run_dir / "series.png")
+
+
+@plot_app.command("sweep")
+def plot_sweep(
+    sweep: Annotated[str, typer.Argument(help="Sweep name in the store (`qoslab results --sweeps`).")],
+    metric: Annotated[str, typer.Option("--metric", "-m", help="A stored metric, e.g. fairness_index.")],
+    x: Annotated[str, typer.Option("--x", help="The swept key on the horizontal axis.")],
+    by: Annotated[str | None, typer.Option("--by", help="Another swept key: one line per value.")] = None,
+    store: StoreOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf (default SWEEP-METRIC.png)."),
+    ] = None,
+) -> None:
+    """A stored metric against a swept key: mean ± 95% CI over seeds, a line per --by value."""
+    from qoslab.plots import sweep_figure
+    from qoslab.store import StoreError
+
+    try:
+        _plot_save(
+            lambda: sweep_figure(store, sweep, metric, x=x, by=by), out or Path(f"{sweep}-{metric}.png")
+        )
+    except StoreError as e:
+        _fail(str(e))
+
+
 @app.command("export-ns2")
 def export_ns2(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
