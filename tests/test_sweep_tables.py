@@ -188,3 +188,16 @@ def test_quiet_sweep_prints_only_its_closing_lines_and_still_writes_the_tables(t
     ]
     assert quiet.stdout.splitlines()[-1].startswith("4 runs: 4 computed, 0 reused from the store, 0 failed")
     assert (tmp_path / "out2" / "stats.csv").read_text() == (tmp_path / "out" / "stats.csv").read_text()
+
+
+def test_a_run_reused_by_another_sweep_is_listed_with_that_sweeps_name_and_point(tmp_path):
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    a = plan(override_points(base, parse_axes(["link.bottleneck.delay=10ms,20ms"])), [1], "a")
+    b = plan(override_points(base, parse_axes(["link.bottleneck.delay=20ms"])), [1], "b")
+    with Store(tmp_path / "st") as st:
+        run_sweep(a, st, SerialExecutor(), progress=False)
+        rep = run_sweep(b, st, SerialExecutor(), progress=False)
+        runs_b = sweep_runs(st, b, ["link.bottleneck.delay"])
+    assert rep.reused == 1 and rep.computed == 0
+    assert list(runs_b["sweep"]) == ["b"]
+    assert list(runs_b["params"]) == ['{"link.bottleneck.delay": "20ms"}']

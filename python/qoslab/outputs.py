@@ -890,14 +890,14 @@ RUNS_CSV = OutputFile(
         Column(
             "params",
             "JSON text",
-            "The grid point of the sweep that first stored the run ({key: value}); a run reused from an "
-            "earlier sweep keeps that sweep's params (the grid key columns give this sweep's).",
+            "This sweep's grid point of the run ({key: value as given}), also for a run reused from "
+            "another sweep.",
         ),
         Column(
             "sweep",
             "text",
-            "The name of the sweep that first stored the run (`--name`, default the scenario's name), "
-            "which is not this sweep's when the run was reused.",
+            "This sweep's name (`--name`, default the scenario's name), also for a run reused from "
+            "another sweep.",
         ),
         *METRICS,
         Column(

@@ -10,6 +10,7 @@ which never raises: an exception becomes a failed output.
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -192,9 +193,13 @@ def sweep_runs(store: Store, specs: Sequence[RunSpec], axes: Iterable[str] = ())
     """The stored runs of ``specs`` (the ``runs`` table of :func:`qoslab.results.load`), with one
     column per grid key of ``axes`` holding the value the sweep gave it (as given, unparsed)."""
     runs = load(store, "runs", keys=[s.key for s in specs], expand_params=False)
-    pmap = {(s.key.scenario_sha256, s.key.seed): s.params for s in specs}
+    by_run = {(s.key.scenario_sha256, s.key.seed): s for s in specs}
+    mine = [by_run[(h, sd)] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
+    # a run first stored by another sweep is listed with this sweep's name and grid point
+    runs["sweep"] = [s.sweep for s in mine]
+    runs["params"] = [json.dumps(dict(s.params), sort_keys=True, default=str) for s in mine]
     for k in axes:
-        runs[k] = [pmap[(h, sd)][k] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
+        runs[k] = [s.params[k] for s in mine]
     return runs
 
 
