@@ -99,3 +99,16 @@ def test_memory_stays_flat_over_simulated_time():
     assert raw["packet_hops"] > 4e6
     at_10 = next(m for f, m in samples if f >= 0.1)
     assert samples[-1][1] - at_10 < 2.0, samples[:: max(len(samples) // 10, 1)]
+
+
+def test_short_durations_are_never_shown_as_zero_seconds():
+    from qoslab.budget import human_seconds
+
+    assert [human_seconds(x) for x in (0.01, 0.5, 3.25, 12, 300, 9000)] == [
+        "0.01 s",
+        "0.5 s",
+        "3.2 s",
+        "12 s",
+        "5 min",
+        "2.5 h",
+    ]

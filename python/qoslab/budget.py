@@ -87,6 +87,8 @@ def human_bytes(n: float) -> str:
 
 
 def human_seconds(s: float) -> str:
+    if s < 10:
+        return f"{s:.2g} s"  # never "0 s" for a short limit or estimate
     if s < 120:
         return f"{s:.0f} s"
     if s < 7200:
