@@ -56,3 +56,20 @@ def test_package_is_typed_and_the_native_stub_matches_the_module():
     with pytest.raises(qoslab.ScenarioError) as e:
         qoslab.Scenario.from_toml("name = 1\n", "x.toml")
     assert {"file", "line", "column", "key", "message"} <= set(dir(e.value))
+
+
+def test_help_names_what_to_type_not_python_types_and_keeps_defaults_whole():
+    import os
+    import subprocess
+
+    from conftest import QOSLAB
+
+    env = {**os.environ, "COLUMNS": "80"}
+    for cmd in (["run"], ["sweep"], ["reproduce"], ["results"], ["plot", "sweep"], ["bench"], []):
+        out = subprocess.run([QOSLAB, *cmd, "--help"], capture_output=True, text=True, env=env).stdout
+        options = [line for line in out.splitlines() if line.lstrip("│ ").startswith("-")]
+        assert options, cmd
+        for line in options:
+            assert "<bool>" not in line and "<list[" not in line and "<int>" not in line, (cmd, line)
+    sweep = subprocess.run([QOSLAB, "sweep", "--help"], capture_output=True, text=True, env=env).stdout
+    assert "KEY=V1,V2,…" in sweep and "drops_bottleneck)." in sweep

@@ -520,7 +520,12 @@ def sweep(
     ] = None,
     show: Annotated[
         str,
-        typer.Option("--show", help="Comma-separated metrics for the summary table."),
+        typer.Option(
+            "--show",
+            help="Comma-separated metrics for the summary table (default: fairness_index, "
+            "aggregate_throughput_bps, utilization, drops_bottleneck).",
+            show_default=False,
+        ),
     ] = "fairness_index,aggregate_throughput_bps,utilization,drops_bottleneck",
     retries: Annotated[int, typer.Option("--retries", help="Retries of a failing run.")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Also write runs.csv and stats.csv here.")] = None,
@@ -1126,14 +1131,62 @@ def _sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+#: Metavars of options whose value has a shape of its own (the rest are named after their type).
+_METAVARS = {
+    "--grid": "KEY=V1,V2,…",
+    "--set": "KEY=VALUE",
+    "--metric": "MODULE:FUNC",
+    "--scheduler": "ADDRESS",
+    "--executor": "NAME",
+    "--show": "M1,M2,…",
+    "--memory": "SIZE",
+    "--walltime": "HH:MM:SS",
+}
+
+
+def _plain_metavars(cmd: Any) -> None:
+    """Help shows what to type after an option (``N``, ``PATH``, ``KEY=VALUE``) and nothing after
+    a flag, instead of Python types (``<bool>``, ``<list[str]>``)."""
+    for sub in getattr(cmd, "commands", {}).values():
+        _plain_metavars(sub)
+    make_help = getattr(cmd, "get_help_option", None)
+    if make_help is not None:  # --help is made on demand: a flag, nothing after it
+
+        def help_option(ctx: Any, _make: Any = make_help) -> Any:
+            opt = _make(ctx)
+            if opt is not None:
+                opt.metavar = ""
+            return opt
+
+        cmd.get_help_option = help_option
+    for prm in getattr(cmd, "params", []):
+        # typer's options (its own copy of click's): duck-typed
+        if getattr(prm, "param_type_name", "") != "option" or prm.metavar is not None:
+            continue
+        long = next((o for o in prm.opts if o.startswith("--")), "")
+        if getattr(prm, "is_flag", False) or getattr(prm, "count", False):
+            prm.metavar = ""
+        elif long in _METAVARS:
+            prm.metavar = _METAVARS[long]
+        else:
+            try:
+                label = str(prm.display_type(None)).strip("<>")  # "int", "path", "list[str]"
+            except Exception:  # noqa: BLE001 — a typer without it: keep its own rendering
+                continue
+            inner = label[5:-1] if label.startswith("list[") else label
+            prm.metavar = {"int": "N", "float": "X"}.get(inner, "PATH" if "path" in inner.lower() else "TEXT")
+
+
 def main() -> None:
     import signal
 
     # SIGTERM (a batch system's kill, `timeout`) stops a run like Ctrl-C: promptly, keeping what
     # was measured.
     signal.signal(signal.SIGTERM, _sigterm)
+    cli = typer.main.get_command(app)
+    _plain_metavars(cli)
     try:
-        app()
+        cli(prog_name="qoslab")
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
