@@ -56,6 +56,9 @@ def test_run_figure_draws_the_runs_own_series(run_dir, tmp_path):
     assert (
         len(cwnd.get_lines()) == 5 and len(thr.get_lines()) == 5 and thr.get_ylabel() == "throughput (Mbit/s)"
     )
+    # one legend for all panels: the queue's lines must not share a colour with any flow
+    flow_colours = {ln.get_color() for ln in thr.get_lines()}
+    assert not {ln.get_color() for ln in queue.get_lines()} & flow_colours
     assert "seed 2" in prov and qoslab.__version__ in prov
     for suffix in (".png", ".svg", ".pdf"):
         fig, prov = run_figure(run_dir)

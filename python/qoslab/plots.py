@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from qoslab.figures import Line, Panel, panels
+from qoslab.report import draw_footer, figure_metadata, release_figure
 from qoslab.stats import seed_ranges, summarize
 
 #: Formats :func:`save` writes, by suffix.
@@ -90,13 +90,13 @@ def run_figure(run_dir: str | Path) -> tuple[Any, str]:
                 list(one["time_s"]),
                 list(one["queue_packets"]),
                 "instantaneous queue",
-                style={"lw": 0.8, "marker": "none"},
+                style={"lw": 0.8, "marker": "none", "color": "0.6"},
             ),
             Line(
                 list(one["time_s"]),
                 list(one["avg_queue"]),
                 "AQM average",
-                style={"lw": 1.6, "marker": "none"},
+                style={"lw": 1.6, "marker": "none", "color": "black"},
             ),
         ],
         title=f"queue at {q}",
@@ -192,11 +192,10 @@ def sweep_figure(
     )
     if not numeric:
         panel.categories = order
+    pos = {v: (numeric[0][i] if numeric else float(i)) for i, v in enumerate(order)}
     groups = [(None, stats)] if by is None else list(stats.groupby(by, sort=False))
     for label, g in groups:
-        g = g.assign(_x=g[x].astype(str))
-        pos = {v: (numeric[0][i] if numeric else float(i)) for i, v in enumerate(order)}
-        g = g.assign(_pos=[pos[v] for v in g["_x"]]).sort_values("_pos")
+        g = g.assign(_pos=[pos[v] for v in g[x].astype(str)]).sort_values("_pos")
         panel.lines.append(
             Line(
                 list(g["_pos"]),
@@ -225,18 +224,10 @@ def save(fig: Any, path: str | Path, provenance: str) -> Path:
     if p.suffix.lower() not in FORMATS:
         raise PlotError(f"{p}: unknown format {p.suffix or '(none)'} (expected {', '.join(FORMATS)})")
     p.parent.mkdir(parents=True, exist_ok=True)
-    footer = "\n".join(textwrap.wrap(provenance, max(40, int(fig.get_figwidth() * 19))))
-    fig.text(0.99, 0.005, footer, ha="right", va="bottom", fontsize=6.5, color="0.35")
-    meta = {"Title": fig.get_suptitle() if hasattr(fig, "get_suptitle") else "", "Subject": provenance}
-    if p.suffix.lower() == ".png":
-        meta = {"Title": meta["Title"], "Description": provenance, "Software": "qoslab"}
-    elif p.suffix.lower() == ".svg":
-        meta = {"Title": meta["Title"], "Description": provenance}
-    fig.savefig(p, dpi=150, metadata=meta)
-    if getattr(fig.canvas, "manager", None) is not None:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
+    draw_footer(fig, provenance)
+    title = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    fig.savefig(p, dpi=150, metadata=figure_metadata(p.suffix.lower(), title, provenance))
+    release_figure(fig)
     return p
 
 

@@ -68,25 +68,41 @@ def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
     return fig, fig.subplots(nrows, ncols, **kw)
 
 
+def draw_footer(fig: Any, provenance: str) -> None:
+    """The provenance footer (scenario, seeds, version) in the figure's bottom right, wrapped
+    to its width (about 19 characters of 6.5 pt text per inch)."""
+    footer = "\n".join(textwrap.wrap(provenance, max(40, int(fig.get_figwidth() * 19))))
+    fig.text(0.99, 0.005, footer, ha="right", va="bottom", fontsize=6.5, color="0.35")
+
+
+def figure_metadata(suffix: str, title: str, provenance: str) -> dict[str, str]:
+    """The file metadata each backend accepts for a figure's title and provenance."""
+    if suffix == ".png":
+        return {"Title": title, "Description": provenance, "Software": "qoslab"}
+    if suffix == ".pdf":
+        return {"Title": title, "Subject": provenance, "Creator": "qoslab"}
+    return {"Title": title, "Description": provenance}
+
+
+def release_figure(fig: Any) -> None:
+    """Closes ``fig`` if pyplot holds it (figures from :func:`new_figure` need nothing)."""
+    if getattr(fig.canvas, "manager", None) is not None:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+
 def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str) -> list[Path]:
     """Saves ``fig`` as ``name.png`` and ``name.svg`` with a provenance footer (scenario, seeds,
     version) drawn on the figure and written into the files' metadata; closes the figure."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    # Wrapped to the figure's width (about 19 characters of 6.5 pt text per inch).
-    footer = "\n".join(textwrap.wrap(provenance, max(40, int(fig.get_figwidth() * 19))))
-    fig.text(0.99, 0.005, footer, ha="right", va="bottom", fontsize=6.5, color="0.35")
-    paths = []
+    draw_footer(fig, provenance)
     png = out_dir / f"{name}.png"
-    fig.savefig(png, dpi=150, metadata={"Title": title, "Description": provenance, "Software": "qoslab"})
-    paths.append(png)
+    fig.savefig(png, dpi=150, metadata=figure_metadata(".png", title, provenance))
     svg = out_dir / f"{name}.svg"
-    fig.savefig(svg, metadata={"Title": title, "Description": provenance})
-    paths.append(svg)
-    if getattr(fig.canvas, "manager", None) is not None:  # a pyplot figure: release it
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    return paths
+    fig.savefig(svg, metadata=figure_metadata(".svg", title, provenance))
+    release_figure(fig)
+    return [png, svg]
 
 
 def git_revision(path: Path | None = None) -> str | None:
