@@ -10,6 +10,29 @@ SCENARIOS = ROOT / "scenarios"
 QOSLAB = str(Path(sys.executable).parent / "qoslab")
 
 
+#: Columns of the store's tables that depend on where and when a run was computed.
+MACHINE_COLUMNS = ["run_id", "wall_time_s", "worker", "finished_at", "series_queue", "series_flow", "error"]
+
+
+def stores_agree(a, b, tables=("runs", "flows", "queues", "series_queue", "series_flow")) -> None:
+    """Two result stores hold the same runs, bit for bit in every table, but for the columns
+    that say where and when a run was computed (asserted)."""
+    import pandas as pd
+
+    import qoslab.results
+
+    def comparable(df: pd.DataFrame) -> pd.DataFrame:
+        df = df.drop(columns=[c for c in MACHINE_COLUMNS if c in df.columns])
+        keys = [c for c in ("scenario_sha256", "seed", "flow", "queue", "time_ns") if c in df.columns]
+        return df.sort_values(keys).reset_index(drop=True)
+
+    for table in tables:
+        x = comparable(qoslab.results.load(a, table))
+        y = comparable(qoslab.results.load(b, table))
+        assert len(x) > 0, table
+        pd.testing.assert_frame_equal(x, y, check_like=True)
+
+
 def one_line_error(p: subprocess.CompletedProcess) -> str:
     """The one ``error: …`` line a failed command printed (exit 1, no traceback), asserted."""
     assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)

@@ -4,11 +4,10 @@ import os
 import subprocess
 import sys
 
-import pandas as pd
 import pytest
 
 import qoslab.results
-from conftest import QOSLAB, SCENARIOS, one_line_error
+from conftest import QOSLAB, SCENARIOS, one_line_error, stores_agree
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'qoslab[dask]')"
@@ -38,15 +37,6 @@ SWEEP = [
     "--set",
     "measurement.end=20s",
 ]
-MACHINE = ["run_id", "wall_time_s", "worker", "finished_at", "series_queue", "series_flow", "error"]
-
-
-def _comparable(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.drop(columns=[c for c in MACHINE if c in df.columns])
-    keys = [c for c in ("scenario_sha256", "seed", "flow", "queue", "time_ns") if c in df.columns]
-    return df.sort_values(keys).reset_index(drop=True)
-
-
 def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
     cluster = distributed.LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
@@ -82,11 +72,7 @@ def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
         timeout=300,
     )
     assert q.returncode == 0, q.stderr
-    for table in ("runs", "flows", "queues", "series_queue", "series_flow"):
-        a = _comparable(qoslab.results.load(tmp_path / "dask", table))
-        b = _comparable(qoslab.results.load(tmp_path / "local", table))
-        assert len(a) > 0
-        pd.testing.assert_frame_equal(a, b, check_like=True)
+    stores_agree(tmp_path / "dask", tmp_path / "local")
     runs = qoslab.results.load(tmp_path / "dask")
     assert (runs["status"] == "ok").all() and (runs["attempts"] == 1).all()
     # the runs really were computed by the cluster's worker processes, not locally

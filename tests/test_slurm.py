@@ -26,7 +26,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error
+import qoslab.results
+from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error, stores_agree
 
 sys.path.insert(0, str(ROOT / "tools"))
 from slurm_local import LocalSlurm, missing_requirements  # noqa: E402
@@ -74,16 +75,7 @@ def _env(slurm: LocalSlurm, **extra: str) -> dict[str, str]:
 
 
 def _runs(store: Path) -> pd.DataFrame:
-    with sqlite3.connect(store / "results.db") as c:
-        return pd.read_sql_query("SELECT * FROM runs", c)
-
-
-def _metrics(store: Path) -> pd.DataFrame:
-    with sqlite3.connect(store / "results.db") as c:
-        return pd.read_sql_query(
-            "SELECT r.scenario_sha256, r.seed, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run_id",
-            c,
-        ).sort_values(["scenario_sha256", "seed", "name"], ignore_index=True)
+    return qoslab.results.load(store)
 
 
 def _wait_idle(slurm: LocalSlurm, timeout: float = 120.0) -> None:
@@ -157,7 +149,7 @@ def test_sweep_through_slurm_equals_the_local_pool(slurm, tmp_path):
     assert len(runs) == 20 and runs["status"].eq("ok").all()
     # computed by Dask workers inside Slurm jobs, not by this process's pool
     assert runs["worker"].nunique() >= 1 and (runs["worker"] != "").all()
-    pd.testing.assert_frame_equal(_metrics(tmp_path / "slurm"), _metrics(tmp_path / "local"))
+    stores_agree(tmp_path / "slurm", tmp_path / "local")
     # the jobs' output went to STORE/jobs, not to the working directory
     logs = sorted(p.name for p in (tmp_path / "slurm" / "jobs").iterdir())
     assert any(n.endswith(".err") for n in logs), logs

@@ -506,7 +506,8 @@ class JobqueueExecutor:
         self.kind = kind
         self.opts = opts
         self.max_lost_jobs = max_lost_jobs
-        #: Every batch job id this executor submitted, in order (for tests and reports).
+        #: Every batch job id this executor submitted, in order: the supervisor counts the
+        #: replacements from it.
         self.job_ids: list[str] = []
 
     def describe(self) -> str:
