@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo test test-rust test-python lint fmt bench reproduce ns2 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
+.PHONY: venv build demo docs test test-rust test-python lint fmt bench reproduce ns2 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -100,6 +100,14 @@ fuzz:
 
 demo: build
 	$(VENV)/bin/qoslab run scenarios/fdd-red-s1.toml --seed 1 --out results/demo
+
+# The documentation site: docs/ → build/site, nav and theme in mkdocs.yml (`.venv/bin/mkdocs serve`
+# previews it). --strict: a link to a missing page or anchor, or a page left out of the nav,
+# fails (not with -q, which hides the warnings that --strict counts). mkdocs is in the dev extra
+# (requirements.lock); installed here if the venv predates it.
+docs: $(VENV)/.deps
+	@$(PY) -c "import mkdocs" 2>/dev/null || $(PIP) install -q 'mkdocs>=1.6,<2'
+	$(VENV)/bin/mkdocs build --strict
 
 test: build ns2 emu-deps slurm-deps
 	cargo fmt --all -- --check
