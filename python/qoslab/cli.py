@@ -590,11 +590,12 @@ def sweep(
             _say_removed(st)
             rep = sw.run_sweep(specs, st, ex, retries=retries, label=label, progress=not quiet)
             runs = sw.sweep_runs(st, specs, axes)
-        stats = sw.sweep_statistics(runs, show_metrics, by=list(axes))
+        by = sw.axis_columns(runs, axes)
+        stats = sw.sweep_statistics(runs, show_metrics, by=by)
         if stats is not None and not quiet:
             _print_table(
                 Console(),
-                mean_ci_table(stats, show_metrics, by=list(axes)),
+                mean_ci_table(stats, show_metrics, by=by),
                 f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
                 "(mean ± 95% CI half-width over seeds)",
             )
