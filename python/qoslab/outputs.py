@@ -688,6 +688,12 @@ def _summary_columns() -> Iterator[Column]:
         "[start, end] of the measurement window, in seconds of simulated time.",
     )
     yield Column(
+        "sampling_interval_s",
+        "s",
+        "The time series' sampling interval: `measurement.interval`, by default the duration / 1000, "
+        "at most 0.1 s.",
+    )
+    yield Column(
         "fairness_index",
         "ratio",
         "Jain's index (Σx)² / (n·Σx²) of every flow's throughput_bps (inside the measurement window): "
