@@ -75,15 +75,12 @@ def test_sweep_figure_plots_the_stored_means_and_intervals(store):
     ax = fig.axes[0]
     assert ax.get_xlabel() == f"{LIMIT} (pkts)" and ax.get_ylabel() == "aggregate_throughput_bps (Mbit/s)"
     runs = qoslab.results.load(store, sweep="fdd-red-s1")
-    stats = summarize(runs, ["aggregate_throughput_bps"], by=[LIMIT, "tcp.variant"])
+    stats = summarize(runs, ["aggregate_throughput_bps"], by=[f"{LIMIT}_pkts", "tcp.variant"])
     lines = {c.get_label(): c.lines[0] for c in ax.containers}  # errorbar: (data line, caps, bars)
     assert set(lines) == {"tcp.variant = reno", "tcp.variant = newreno"}
     for variant in ("reno", "newreno"):
         ln = lines[f"tcp.variant = {variant}"]
-        s = stats[stats["tcp.variant"] == variant].assign(
-            x=lambda d: d[LIMIT].str.rstrip("pkts").astype(float)
-        )
-        s = s.sort_values("x")
+        s = stats[stats["tcp.variant"] == variant].sort_values(f"{LIMIT}_pkts")
         assert list(ln.get_xdata()) == [20.0, 50.0, 100.0]
         assert list(ln.get_ydata()) == pytest.approx(list(s["mean"] / 1e6), rel=1e-12)
     assert "seeds 1-3" in prov

@@ -164,3 +164,56 @@ def test_running_and_summarising_load_neither_pandas_nor_pyarrow():
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize(
+    ("duration", "interval_s"), [("100s", 0.1), ("1000s", 0.1), ("50s", 0.05), ("5s", 0.005)]
+)
+def test_the_default_sampling_interval_scales_with_the_run_and_is_stated(duration, interval_s):
+    # A thousand samples of a short run, one every 100 ms of a long one (the old default, 1 s,
+    # gave a 5 s run five queue samples); an explicit interval is kept.
+    text = (SCENARIOS / "fdd-red-s1.toml").read_text().replace('interval = "1s"\n', "")
+    assert "interval" not in text.split("[measurement]")[1].split("[[")[0]
+    sc = qoslab.Scenario.from_toml(text).with_overrides(
+        [f"duration={duration}", "measurement.start=0s", f"measurement.end={duration}"]
+    )
+    assert sc.resolved["measurement"]["interval_ns"] == round(interval_s * 1e9)
+    explicit = sc.with_overrides(["measurement.interval=1s"])
+    assert explicit.resolved["measurement"]["interval_ns"] == 1_000_000_000
+    if duration == "5s":
+        r = qoslab.run(sc, seed=1)
+        assert r.summary()["sampling_interval_s"] == interval_s
+        per_queue = r.series_queue.groupby("queue").size()
+        assert set(per_queue) == {1001}  # t = 0 and every 5 ms up to 5 s
+
+
+def test_run_shows_colours_and_drops_by_precedence_when_the_scenario_has_conditioners():
+    def table(path: Path) -> str:
+        p = subprocess.run(
+            [QOSLAB, "run", str(path), "--set", "duration=10s", "--set", "measurement.start=2s"]
+            + ["--set", "measurement.end=10s"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**__import__("os").environ, "COLUMNS": "80"},
+        )
+        assert p.returncode == 0, p.stderr
+        assert max(len(line) for line in p.stdout.splitlines()) <= 80
+        return p.stdout
+
+    plain = table(SCENARIOS / "fdd-red-s1.toml")
+    assert "DiffServ" not in plain and "time series sampled every 1 s" in plain
+    ds = table(SCENARIOS / "ard-rio-4flows.toml")
+    assert "DiffServ: colours and drops by drop precedence" in ds
+    sc = qoslab.load_scenario(SCENARIOS / "ard-rio-4flows.toml").with_overrides(
+        ["duration=10s", "measurement.start=2s", "measurement.end=10s"]
+    )
+    f = qoslab.run(sc).flows
+    assert f["green_packets"].sum() > 0 and f["yellow_packets"].sum() > 0
+    rows = [line for line in ds.split("DiffServ")[1].splitlines() if line.startswith("│ tcp")]
+    assert len(rows) == len(f)
+    for row, r in zip(rows, f.itertuples(), strict=True):
+        cells = [c.strip() for c in row.strip("│").split("│")]
+        want = [r.name, f"{r.in_throughput_bps / 1e3:.1f}", r.green_packets, r.yellow_packets]
+        want += [r.red_packets, r.drops_prec0, r.drops_prec1, r.drops_prec2]
+        assert cells == [str(x) for x in want]

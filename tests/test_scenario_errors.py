@@ -1,6 +1,7 @@
 """Bad input gets one clear line naming the file and the key, exit code 1, no traceback."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -29,6 +30,13 @@ def test_broken_scenario_gives_one_clear_line(name, command):
     line = lines[0]
     assert line.startswith(f"error: {path}:"), line
     assert f"key `{EXPECTED[name]}`" in line or EXPECTED[name] == "", line
+    # every error names a line of the file, also a semantic one about a key the file leaves out
+    # (wred_without_in.toml: the line of the queue table that lacks it)
+    m = re.match(rf"error: {re.escape(str(path))}:(\d+):(\d+): ", line)
+    assert m, line
+    assert 1 <= int(m.group(1)) <= len(path.read_text().splitlines()), line
+    if name == "wred_without_in.toml":
+        assert path.read_text().splitlines()[int(m.group(1)) - 1] == "[link.queue_ab]", line
 
 
 def test_valid_scenarios_check_ok():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import qoslab
 from qoslab import schema
 
@@ -53,9 +55,38 @@ def test_every_shipped_scenario_validates_against_the_schema():
                 check(x, sch["items"], f"{path}[{i}]")
         elif "enum" in sch:
             assert v in sch["enum"], f"{path}: {v!r}"
+        elif isinstance(v, list) and sch.get("type") == "string":
+            for i, x in enumerate(v):  # a group's per-item values (`count = N`)
+                check(x, sch, f"{path}[{i}]")
+        elif sch.get("type") == "string":
+            assert isinstance(v, str), f"{path}: {v!r} is not a string"
 
     for p in sorted((ROOT / "scenarios").glob("*.toml")):
         check(qoslab.load_scenario(p).table(), s, p.name)
+    # a multi-queue link: codepoints as names, numbers and lists; a queue table per physical queue
+    multi = qoslab.load_scenario(ROOT / "scenarios" / "fdd-red-s1.toml").with_overrides(
+        [
+            'link.bottleneck.queue_ab={ type = "multi", scheduler = "wrr", queues = ['
+            '{ dscp = ["AF11", "AF12"], weight = 2, queue = { type = "droptail" } }, '
+            '{ dscp = ["EF"], queue = { type = "red", min_th = 5, max_th = 15 } }, '
+            '{ default = true, queue = { type = "droptail", limit = "20pkts" } }] }'
+        ]
+    )
+    check(multi.table(), s, "multi")
+    bad = multi.table()
+    (bottleneck,) = [lk for lk in bad["link"] if lk.get("name") == "bottleneck"]
+    bottleneck["queue_ab"]["queues"][0]["queue"] = {"type": "droptail", "min_th": 5}
+    with pytest.raises(AssertionError, match="unknown key min_th"):
+        check(bad, s, "bad")
+
+
+def test_the_reference_says_what_a_table_valued_key_holds():
+    page = schema.reference_markdown()
+    assert "| `meter` | meter table with a `type` ([Meters](#meters)) |" in page
+    assert "| `queue_ab` | queue table with a `type` ([Queues](#queues)) |" in page
+    multi = page.split('### `type = "multi"`')[1].split("### ")[0]
+    assert "Each table of `queues`:" in multi
+    assert "| `queue` | queue table with a `type`" in multi and "| `dscp` | list of codepoint names" in multi
 
 
 def test_cli_prints_the_schema_and_the_reference():

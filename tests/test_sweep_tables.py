@@ -19,6 +19,7 @@ from qoslab.store import Store
 from qoslab.sweep import (
     STANDARD_METRICS,
     GridError,
+    axis_columns,
     override_points,
     parse_axes,
     parse_metric_names,
@@ -130,8 +131,10 @@ def test_sweeps_listing_run_count_and_sweep_tables(tmp_path):
     assert list(listing["versions"]) == [qoslab.__version__] * 2
     pd.testing.assert_frame_equal(qoslab.results.sweeps(tmp_path / "st"), listing)
 
-    assert list(runs_a["link.bottleneck.delay"]) == ["10ms", "20ms"] and list(runs_a["seed"]) == [1, 1]
-    assert list(runs_b["link.bottleneck.delay"]) == ["10ms", "10ms"]
+    # swept values come back typed: numbers, the unit in the column name
+    assert list(runs_a["link.bottleneck.delay_ms"]) == [10, 20] and list(runs_a["seed"]) == [1, 1]
+    assert runs_a["link.bottleneck.delay_ms"].dtype == "int64" and "link.bottleneck.delay" not in runs_a
+    assert list(runs_b["link.bottleneck.delay_ms"]) == [10, 10]
     assert list(runs_b["seed"]) == [2, 3] and list(runs_b["status"]) == ["failed", "ok"]
     view = qoslab.results.runs_overview(runs_b)
     assert list(view.columns) == [c for c in qoslab.results.OVERVIEW_COLUMNS if c in runs_b.columns]
@@ -139,12 +142,13 @@ def test_sweeps_listing_run_count_and_sweep_tables(tmp_path):
     full = runs_b["scenario_sha256"]
     assert all(len(h) == 12 and f.startswith(h) for h, f in zip(view["scenario_sha256"], full, strict=True))
 
-    stats = sweep_statistics(runs_b, ["fairness_index"], by=list(axes))
+    stats = sweep_statistics(runs_b, ["fairness_index"], by=axis_columns(runs_b, axes))
     assert stats is not None and list(stats["n"]) == [1] and list(stats["seeds"]) == ["3"]
     runs_csv, stats_csv = write_sweep_tables(tmp_path / "out", runs_b, stats)
     back = pd.read_csv(runs_csv)
     assert len(back) == 2 and not {"series_queue", "series_flow"} & set(back.columns)
     st_back = pd.read_csv(stats_csv)
+    assert list(st_back["link.bottleneck.delay_ms"]) == [10]
     assert set(st_back["version"]) == {qoslab.__version__} and list(st_back["n"]) == [1]
 
 
@@ -162,7 +166,7 @@ def test_a_run_recomputed_for_another_sweep_stays_in_the_first(tmp_path):
         listing = qoslab.results.sweeps(st).set_index("sweep")
         runs_a = sweep_runs(st, a, axes)
     assert listing.loc["a", "runs"] == 2, listing
-    assert sorted(runs_a["link.bottleneck.delay"]) == ["10ms", "20ms"]
+    assert sorted(runs_a["link.bottleneck.delay_ms"]) == [10, 20]
     assert listing.loc["b", "runs"] == 2
 
 
@@ -201,3 +205,46 @@ def test_a_run_reused_by_another_sweep_is_listed_with_that_sweeps_name_and_point
     assert rep.reused == 1 and rep.computed == 0
     assert list(runs_b["sweep"]) == ["b"]
     assert list(runs_b["params"]) == ['{"link.bottleneck.delay": "20ms"}']
+
+
+@pytest.mark.parametrize(
+    ("values", "column", "typed"),
+    [
+        (["0.01", "0.02"], "k", [0.01, 0.02]),
+        (["3", "10"], "k", [3, 10]),
+        (["1", "2.5"], "k", [1, 2.5]),
+        (["true", "false"], "k", [True, False]),
+        (["50pkts", "100pkts"], "k_pkts", [50, 100]),
+        (["1.5Mbps", "2Mbps"], "k_Mbps", [1.5, 2]),
+        (["500kbps", "2Mbps"], "k_bps", [500e3, 2e6]),
+        (["200us", "1ms"], "k_s", [2e-4, 1e-3]),
+        (["64KB", "1KiB"], "k_B", [64e3, 1024.0]),
+        (["reno", "newreno"], "k", ["reno", "newreno"]),
+        (["10ms", "50pkts"], "k", ["10ms", "50pkts"]),  # two kinds: left as given
+        (["10ms", "reno"], "k", ["10ms", "reno"]),
+        (["5 furlongs", "10ms"], "k", ["5 furlongs", "10ms"]),
+        ([0.5, 1.0], "k", [0.5, 1.0]),  # a Python sweep's numbers are already numbers
+        (["20ms", None], "k_ms", [20, None]),  # a key another sweep did not set stays missing
+    ],
+)
+def test_typed_column_gives_numbers_with_the_unit_in_the_name(values, column, typed):
+    name, got = qoslab.results.typed_column("k", values)
+    assert name == column and got == typed
+    assert [type(v) for v in got] == [type(v) for v in typed]
+
+
+def test_results_load_and_sweep_statistics_order_swept_quantities_by_value(tmp_path):
+    # As text, "100pkts" sorts before "20pkts"; typed, the grid keeps its numeric order.
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    axes = parse_axes(["link.bottleneck.queue_ab.limit=100pkts,20pkts,50pkts"])
+    specs = plan(override_points(base, axes), [1], "q")
+    with Store(tmp_path / "st") as st:
+        run_sweep(specs, st, SerialExecutor(), progress=False)
+        runs = sweep_runs(st, specs, axes)
+    col = "link.bottleneck.queue_ab.limit_pkts"
+    assert axis_columns(runs, axes) == [col]
+    assert sorted(runs[col]) == [20, 50, 100]
+    loaded = qoslab.results.load(tmp_path / "st", sweep="q")
+    assert loaded[col].dtype == "int64" and sorted(loaded[col]) == [20, 50, 100]
+    assert qoslab.results.axis_column(loaded, "link.bottleneck.queue_ab.limit") == col
+    assert list(loaded["params"])[0] == '{"link.bottleneck.queue_ab.limit": "100pkts"}'  # as given

@@ -201,10 +201,14 @@ def run(
             str(f["timeouts"]),
         )
     con.print(t)
+    if sc.resolved.get("conditioners"):
+        con.print(_diffserv_table(res))
     w = s["measurement_window_s"]
     d = s["drops"]
+    every = _seconds(s["sampling_interval_s"])
+    con.print(f"measurement window {w[0]:g}-{w[1]:g} s; time series sampled every {every}")
     con.print(
-        f"measurement window {w[0]:g}-{w[1]:g} s | Jain index {s['fairness_index']:.4f} | "
+        f"Jain index {s['fairness_index']:.4f} | "
         f"aggregate {s['aggregate_throughput_bps'] / 1e3:.1f} kbps | "
         f"utilisation of {s['bottleneck']} {s['utilization'] * 100:.2f} %"
     )
@@ -220,6 +224,38 @@ def run(
         _fail("conservation check failed: " + "; ".join(res.violations), 2)
     if out is not None:
         con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
+
+
+def _seconds(x: float) -> str:
+    """A duration in the unit that reads best: 100 ms, 2 s, 250 us."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if x >= scale:
+            return f"{x / scale:g} {unit}"
+    return f"{x * 1e9:g} ns"
+
+
+def _diffserv_table(res: Any) -> Any:
+    """Per flow, over the whole run: in-profile throughput, packets coloured green, yellow and
+    red by the conditioners, and drops by drop precedence (0: AFx1, 1: AFx2, 2: AFx3 and best
+    effort; docs/outputs.md)."""
+    from rich.table import Table
+
+    f = res.columns("flows")
+    t = Table(
+        title="DiffServ: colours and drops by drop precedence",
+        caption="IN kbps inside the measurement window; packets over the whole run",
+    )
+    heads = ("flow", "IN kbps", "green", "yellow", "red", "drops AFx1", "AFx2", "AFx3/BE")
+    for c in heads:
+        t.add_column(c, justify="right")
+    for i, name in enumerate(f["name"]):
+        t.add_row(
+            name,
+            f"{f['in_throughput_bps'][i] / 1e3:.1f}",
+            *(str(int(f[c][i])) for c in ("green_packets", "yellow_packets", "red_packets")),
+            *(str(int(f[f"drops_prec{p}"][i])) for p in range(3)),
+        )
+    return t
 
 
 @app.command()
@@ -590,11 +626,12 @@ def sweep(
             _say_removed(st)
             rep = sw.run_sweep(specs, st, ex, retries=retries, label=label, progress=not quiet)
             runs = sw.sweep_runs(st, specs, axes)
-        stats = sw.sweep_statistics(runs, show_metrics, by=list(axes))
+        by = sw.axis_columns(runs, axes)
+        stats = sw.sweep_statistics(runs, show_metrics, by=by)
         if stats is not None and not quiet:
             _print_table(
                 Console(),
-                mean_ci_table(stats, show_metrics, by=list(axes)),
+                mean_ci_table(stats, show_metrics, by=by),
                 f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
                 "(mean ± 95% CI half-width over seeds)",
             )

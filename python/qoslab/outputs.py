@@ -42,6 +42,7 @@ UNITS = (
     "Unix time, s",
     "metric's unit",
     "gauge's unit",
+    "key's unit",
 )
 
 #: The page this module renders, in a source checkout.
@@ -687,6 +688,12 @@ def _summary_columns() -> Iterator[Column]:
         "[start, end] of the measurement window, in seconds of simulated time.",
     )
     yield Column(
+        "sampling_interval_s",
+        "s",
+        "The time series' sampling interval: `measurement.interval`, by default the duration / 1000, "
+        "at most 0.1 s.",
+    )
+    yield Column(
         "fairness_index",
         "ratio",
         "Jain's index (Σx)² / (n·Σx²) of every flow's throughput_bps (inside the measurement window): "
@@ -848,11 +855,17 @@ METRICS: tuple[Column, ...] = (
     Column("packet_hops", "count", "summary.json's packet_hops."),
 )
 
+_TYPED = (
+    "typed: numbers as numbers, true/false as booleans, quantities as numbers with the unit in the "
+    "column's name (`--grid queue.limit=20pkts,50pkts` → column `queue.limit_pkts`, values 20 and 50; "
+    "several units of one kind → the base unit: bps, s, B), other values as given "
+    "(`qoslab.results.typed_column`)"
+)
+
 _GRID_KEY = Column(
     "<grid key>",
-    "text",
-    "One column per `--grid KEY=…` (the scenario key as given): the value this run got, as written on the "
-    "command line.",
+    "key's unit",
+    f"One column per `--grid KEY=…`, named KEY or KEY_UNIT: the value this run got, {_TYPED}.",
 )
 
 RUNS_CSV = OutputFile(
@@ -911,9 +924,8 @@ RUNS_CSV = OutputFile(
 
 _GROUP_KEY = Column(
     "<grid key>",
-    "text",
-    "One column per `--grid KEY=…` (the scenario key as given): the grid point's value, as written on "
-    "the command line.",
+    "key's unit",
+    "One column per `--grid KEY=…`, named KEY or KEY_UNIT: the grid point's value, typed as in runs.csv.",
 )
 
 STATS_CSV = OutputFile(

@@ -171,12 +171,20 @@ def sweep_figure(
     if runs.empty:
         known = ", ".join(results.sweeps(store)["sweep"].astype(str)) or "none"
         raise PlotError(f"no stored runs of sweep {sweep!r} (sweeps in the store: {known})")
+    cols: list[str] = []
     for key in (x, by):
-        if key is not None and key not in runs.columns:
+        if key is None:
+            continue
+        col = results.axis_column(runs, key)
+        if col is None:
             keys = sorted(json.loads(runs["params"].iloc[0]) if runs["params"].iloc[0] else {})
             raise PlotError(
                 f"sweep {sweep!r} has no swept key {key!r} (its keys: {', '.join(keys) or 'none'})"
             )
+        cols.append(col)
+    x_key, by_key = x, by
+    x, by = cols[0], (cols[1] if by is not None else None)
+    by_unit = f" {by[len(by_key) + 1 :].replace('per', '/')}" if by and by_key and by != by_key else ""
     if metric not in runs.columns:
         have = [c for c in runs.columns if c not in ("params", "summary") and runs[c].dtype.kind in "fi"]
         raise PlotError(f"no metric {metric!r} in sweep {sweep!r} (have: {', '.join(sorted(have))})")
@@ -184,10 +192,11 @@ def sweep_figure(
     stats = summarize(runs, [metric], by=keys)
     order = list(dict.fromkeys(runs[x].astype(str)))
     numeric = _numeric_axis(order)
+    x_unit = x[len(x_key) + 1 :].replace("per", "/") if x != x_key else (numeric[1] if numeric else "")
     unit, div = _metric_unit(metric)
     panel = Panel(
-        title=f"{metric} against {x}",
-        xlabel=f"{x} ({numeric[1]})" if numeric and numeric[1] else x,
+        title=f"{metric} against {x_key}",
+        xlabel=f"{x_key} ({x_unit})" if x_unit else x_key,
         ylabel=f"{metric} ({unit})" if unit else metric,
     )
     if not numeric:
@@ -200,7 +209,7 @@ def sweep_figure(
             Line(
                 list(g["_pos"]),
                 list(g["mean"] / div),
-                None if by is None else f"{by} = {label}",
+                None if by is None else f"{by_key} = {label}{by_unit}",
                 err=list(g["half_width"].fillna(0.0) / div),
                 style={"marker": "o", "markersize": 4},
             )

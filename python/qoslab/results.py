@@ -13,7 +13,10 @@ read from the runs' Parquet files). Every row carries the run's scenario, hash, 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +60,138 @@ def _where(
     return params, frm + where, args
 
 
+# -- swept values as typed columns ----------------------------------------------------------------
+
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]+)\s*$")
+#: The scenario format's units (docs/scenario-format.md): unit → (its dimension's base unit, factor).
+UNIT_SCALE: dict[str, tuple[str, float]] = {
+    **{u: ("s", f) for u, f in (("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))},
+    "min": ("s", 60.0),
+    **{u: ("bps", 1.0) for u in ("bps", "b/s")},
+    **{u: ("bps", 1e3) for u in ("kbps", "Kbps", "kb/s")},
+    **{u: ("bps", 1e6) for u in ("Mbps", "Mb/s")},
+    **{u: ("bps", 1e9) for u in ("Gbps", "Gb/s")},
+    **{u: ("B", 1.0) for u in ("B", "bytes")},
+    **{u: ("B", 1e3) for u in ("KB", "kB")},
+    "MB": ("B", 1e6),
+    "GB": ("B", 1e9),
+    "KiB": ("B", 1024.0),
+    "MiB": ("B", 1024.0**2),
+    **{u: ("pkts", 1.0) for u in ("pkts", "pkt", "packets")},
+}
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _literal(v: Any) -> Any:
+    """A swept value given as text (``--grid``) as the TOML literal it stands for, else as is."""
+    if not isinstance(v, str):
+        return v
+    from qoslab.scenario import parse_value
+
+    return parse_value(v)
+
+
+def typed_column(key: str, values: Iterable[Any]) -> tuple[str, list[Any]]:
+    """A swept key's values as typed values, with the column name to hold them.
+
+    Values given as text on the command line come back as what they stand for: numbers as
+    numbers (``"0.01"`` → 0.01, ``"3"`` → 3), ``true``/``false`` as booleans. Quantities with
+    one unit become numbers with the unit in the column name (``limit = "50pkts", "100pkts"``
+    → ``("limit_pkts", [50, 100])``); quantities with several units of one kind are converted
+    to that kind's base unit (``"500kbps", "2Mbps"`` → ``("rate_bps", [500000.0, 2000000.0])``;
+    bps, s, B or pkts). Anything else (names, mixed kinds) is returned unchanged. Missing
+    values (a key another sweep did not set) stay missing."""
+    vals = list(values)
+    lit = [v if _missing(v) else _literal(v) for v in vals]
+    present = [v for v in lit if not _missing(v)]
+    if not present:
+        return key, vals
+    if all(isinstance(v, bool) for v in present):
+        return key, lit
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
+        return key, lit
+    if not all(isinstance(v, str) for v in present):
+        return key, vals
+    parsed = [_QUANTITY.match(v) for v in present]
+    if not all(m is not None and m.group(2) in UNIT_SCALE for m in parsed):
+        return key, vals
+    units = {m.group(2) for m in parsed if m is not None}
+    bases = {UNIT_SCALE[u][0] for u in units}
+    if len(bases) != 1:
+        return key, vals
+
+    def number(text: str) -> float | int:
+        x = float(text)
+        return int(x) if x.is_integer() and re.fullmatch(r"[-+]?\d+", text) else x
+
+    if len(units) == 1:
+        unit = units.pop()
+        out = [None if _missing(v) else number(_match(v).group(1)) for v in lit]
+        return f"{key}_{unit.replace('/', 'per')}", out
+    base = bases.pop()
+    out = [
+        None if _missing(v) else _scaled(_match(v).group(1), UNIT_SCALE[_match(v).group(2)][1]) for v in lit
+    ]
+    return f"{key}_{base}", out
+
+
+def _scaled(number: str, factor: float) -> float:
+    """``number × factor`` rounded once (``200 × 1e-6`` is 0.0002, not 0.00019999999999999998)."""
+    return float(Decimal(number) * Decimal(repr(factor)))
+
+
+def _match(v: str) -> re.Match[str]:
+    m = _QUANTITY.match(v)
+    assert m is not None  # checked by typed_column before
+    return m
+
+
+def axis_column(df: pd.DataFrame, key: str) -> str | None:
+    """The column of ``df`` holding swept ``key`` (``key`` itself or ``key_UNIT``), or None."""
+    if key in df.columns:
+        return key
+    for c in df.columns:
+        unit = c[len(key) + 1 :] if isinstance(c, str) and c.startswith(key + "_") else ""
+        if unit.replace("per", "/") in UNIT_SCALE:
+            return str(c)
+    return None
+
+
+def typed_params(df: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
+    """``df`` with each column of ``keys`` replaced by :func:`typed_column`'s typed column
+    (in place of the original, under its new name)."""
+    out = df
+    for k in keys:
+        if k not in out.columns:
+            continue
+        name, vals = typed_column(k, out[k])
+        if name == k and vals == list(out[k]):
+            continue
+        pos = list(out.columns).index(k)
+        out = out.drop(columns=[k])
+        out.insert(pos, name, pd.Series(vals, index=out.index, dtype=_dtype(vals)))
+    return out
+
+
+def _dtype(vals: list[Any]) -> str | None:
+    present = [v for v in vals if not _missing(v)]
+    if present and all(isinstance(v, bool) for v in present):
+        return "boolean" if len(present) < len(vals) else "bool"
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return "Int64" if len(present) < len(vals) else "int64"
+    if present and all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
+        return "float64"
+    return None
+
+
 def _expand_params(df: pd.DataFrame) -> pd.DataFrame:
     if "params" not in df.columns or df.empty:
         return df
     p = pd.DataFrame([json.loads(x) if x else {} for x in df["params"]], index=df.index)
+    p = typed_params(p, list(p.columns))
     clash = [c for c in p.columns if c in df.columns]
     p = p.rename(columns={c: f"param:{c}" for c in clash})
     return pd.concat([df, p], axis=1)

@@ -26,9 +26,17 @@ def json_text() -> str:
     return json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+#: What a reference to one of the schema's definitions is, in the reference's words.
+_REF_KINDS = {
+    "curve": "curve table `{ min_th, max_th, max_p }` ([below](#curve-tables))",
+    "meter": "meter table with a `type` ([Meters](#meters))",
+    "queue": "queue table with a `type` ([Queues](#queues))",
+}
+
+
 def _kind(v: dict[str, Any]) -> str:
     if "$ref" in v:
-        return "curve table `{ min_th, max_th, max_p }`"
+        return _REF_KINDS[v["$ref"].rsplit("/", 1)[-1]]
     if "enum" in v:
         return " \\| ".join(f'`"{c}"`' for c in v["enum"])
     t = v.get("type")
@@ -47,6 +55,8 @@ def _kind(v: dict[str, Any]) -> str:
     if t == "boolean":
         return "true \\| false"
     if t == "array":
+        if v.get("items", {}).get("type") == "string":
+            return 'list of codepoint names (`["AF11", "EF"]`)'
         return "list of tables"
     return "see below" if t == "object" else "string"
 
@@ -99,6 +109,10 @@ def reference_markdown() -> str:
     for q in s["$defs"]["queue"]["oneOf"]:
         kind = q["properties"]["type"]["const"]
         lines += [f"### `type = \"{kind}\"`", "", q.get("description", ""), "", *_rows(q["properties"]), ""]
+        for key, v in q["properties"].items():
+            item = v.get("items", {}).get("properties") if v.get("type") == "array" else None
+            if item:
+                lines += [f"Each table of `{key}`:", "", *_rows(item, skip=()), ""]
     lines += ["## Meters", "", "A conditioner's `meter` table has a `type`, one of:", ""]
     for m in s["$defs"]["meter"]["oneOf"]:
         kind = m["properties"]["type"]["const"]

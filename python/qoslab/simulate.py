@@ -249,6 +249,7 @@ class Result:
                 sc.resolved["measurement"]["start_ns"] / 1e9,
                 sc.resolved["measurement"]["end_ns"] / 1e9,
             ],
+            "sampling_interval_s": sc.resolved["measurement"]["interval_ns"] / 1e9,
             "fairness_index": self.fairness_index,
             "throughput_std_bps": float(np.std(thr)),
             "aggregate_throughput_bps": float(thr.sum()),

@@ -22,7 +22,7 @@ import pandas as pd
 
 from qoslab import _core
 from qoslab.executors import Executor, LocalExecutor
-from qoslab.results import load
+from qoslab.results import axis_column, load, typed_params
 from qoslab.scenario import Scenario
 from qoslab.stats import summarize
 from qoslab.store import RunKey, Store
@@ -191,16 +191,30 @@ def plan(
 
 def sweep_runs(store: Store, specs: Sequence[RunSpec], axes: Iterable[str] = ()) -> pd.DataFrame:
     """The stored runs of ``specs`` (the ``runs`` table of :func:`qoslab.results.load`), with one
-    column per grid key of ``axes`` holding the value the sweep gave it (as given, unparsed)."""
+    column per grid key of ``axes`` holding the value the sweep gave it, typed by
+    :func:`qoslab.results.typed_column` (``"50pkts"`` → 50 in column ``KEY_pkts``; find a key's
+    column with :func:`axis_columns`). The ``params`` column keeps the values as given."""
     runs = load(store, "runs", keys=[s.key for s in specs], expand_params=False)
     by_run = {(s.key.scenario_sha256, s.key.seed): s for s in specs}
     mine = [by_run[(h, sd)] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
     # a run first stored by another sweep is listed with this sweep's name and grid point
     runs["sweep"] = [s.sweep for s in mine]
     runs["params"] = [json.dumps(dict(s.params), sort_keys=True, default=str) for s in mine]
+    axes = list(axes)
     for k in axes:
         runs[k] = [s.params[k] for s in mine]
-    return runs
+    return typed_params(runs, axes)
+
+
+def axis_columns(runs: pd.DataFrame, axes: Iterable[str]) -> list[str]:
+    """The columns of :func:`sweep_runs`' table that hold the grid keys ``axes``, in order."""
+    cols = []
+    for k in axes:
+        c = axis_column(runs, k)
+        if c is None:
+            raise KeyError(f"no column for swept key {k!r}")
+        cols.append(c)
+    return cols
 
 
 def sweep_statistics(

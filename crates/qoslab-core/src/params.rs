@@ -55,6 +55,10 @@ pub enum ParamKind {
     },
     /// A name (of another component).
     Name,
+    /// A list of DiffServ codepoint names ("AF11", "EF", "CS1", "BE").
+    Codepoints,
+    /// A queue table with a `type` (a physical queue of a multi-queue link).
+    Queue,
     /// A list of tables, each described by `params`.
     Tables {
         #[serde(skip)]

@@ -60,7 +60,7 @@ const SUBQUEUE_PARAMS: &[Param] = &[
     },
     Param {
         name: "dscp",
-        kind: ParamKind::Name,
+        kind: ParamKind::Codepoints,
         default: "none",
         doc: "Codepoints classified into this queue (e.g. [\"AF11\", \"AF12\", \"AF13\"]).",
     },
@@ -84,9 +84,9 @@ const SUBQUEUE_PARAMS: &[Param] = &[
     },
     Param {
         name: "queue",
-        kind: ParamKind::Name,
+        kind: ParamKind::Queue,
         default: "required",
-        doc: "The queue discipline: a queue table (droptail, red, rio, wred, ...).",
+        doc: "The queue discipline of this physical queue.",
     },
 ];
 

@@ -167,7 +167,7 @@ pub const MEASUREMENT: &[Param] = &[
     Param::new(
         "interval",
         ParamKind::Duration,
-        "1s, or duration/100 when shorter",
+        "duration/1000, at most 100ms",
         "Time-series sampling interval.",
     ),
     Param::new(

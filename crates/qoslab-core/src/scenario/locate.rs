@@ -46,8 +46,12 @@ pub fn span_of(src: &str, path: &str) -> Option<std::ops::Range<usize>> {
     for seg in segments(path) {
         match seg {
             Seg::Key(k) => {
-                let t = table?;
-                let (key, v) = t.iter().find(|(key, _)| key.get_ref().as_ref() == k)?;
+                // A key the file does not have (a required one left out): its table's position.
+                let Some((key, v)) =
+                    table.and_then(|t| t.iter().find(|(key, _)| key.get_ref().as_ref() == k))
+                else {
+                    return span;
+                };
                 span = Some(key.span());
                 value = Some(v.get_ref());
                 table = match v.get_ref() {
@@ -59,7 +63,9 @@ pub fn span_of(src: &str, path: &str) -> Option<std::ops::Range<usize>> {
                 let DeValue::Array(a) = value? else {
                     return span;
                 };
-                let item = a.get(i)?;
+                let Some(item) = a.get(i) else {
+                    return span;
+                };
                 span = Some(item.span());
                 value = Some(item.get_ref());
                 table = match item.get_ref() {
@@ -135,6 +141,25 @@ mod tests {
         let s = span_of(SRC, "link[0].a").unwrap();
         assert_eq!(line_col(SRC, s.start).0, 4);
         assert!(span_of(SRC, "nope").is_none());
+    }
+
+    #[test]
+    fn a_missing_key_is_placed_at_its_table() {
+        // A required key left out (`max_th` of link[1]'s queue): the line of the queue table.
+        let s = span_of(SRC, "link[1].queue.max_th").unwrap();
+        assert_eq!(line_col(SRC, s.start).0, 8);
+        let s = span_of(SRC, "link[0].queue.in").unwrap();
+        assert_eq!(
+            line_col(SRC, s.start).0,
+            3,
+            "link[0] has no queue: its [[link]] header"
+        );
+        let s = span_of(SRC, "link[5].a").unwrap();
+        assert_eq!(
+            line_col(SRC, s.start).0,
+            3,
+            "no link[5]: the first [[link]]"
+        );
     }
 
     #[test]

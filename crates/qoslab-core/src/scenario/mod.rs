@@ -52,6 +52,11 @@ impl fmt::Display for ScenarioError {
 // A semantic error before it is located in the source: the key path and the message.
 use crate::params::{key_error as bad, KeyError as Bad};
 
+/// Samples of a run's time series when `measurement.interval` is not given (duration / this)…
+const DEFAULT_SAMPLES: u64 = 1000;
+/// …but a sample at least every 100 ms.
+const MAX_DEFAULT_INTERVAL_NS: u64 = 100_000_000;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct MeasurementConfig {
     pub start_ns: u64,
@@ -236,10 +241,12 @@ fn resolve_measurement(
             "the measurement window must start before it ends",
         ));
     }
+    // The default gives a thousand samples of a short run (queue dynamics at the scale of a
+    // round trip in a run of seconds) and a sample every 100 ms of a long one.
     let interval_ns = m
         .interval
         .map(|d| d.0)
-        .unwrap_or_else(|| (duration / 100).clamp(1, 1_000_000_000));
+        .unwrap_or_else(|| (duration / DEFAULT_SAMPLES).clamp(1, MAX_DEFAULT_INTERVAL_NS));
     if interval_ns == 0 {
         return Err(bad(
             "measurement.interval",

@@ -79,6 +79,11 @@ fn value_schema(kind: &ParamKind) -> Value {
             Value::Array(choices.iter().map(|c| s(c)).collect()),
         )]),
         ParamKind::Name => obj(vec![]),
+        ParamKind::Codepoints => obj(vec![
+            ("type", s("array")),
+            ("items", obj(vec![("type", s("string"))])),
+        ]),
+        ParamKind::Queue => obj(vec![("$ref", s("#/$defs/queue"))]),
         ParamKind::Tables { params } if !params.is_empty() => obj(vec![
             ("type", s("array")),
             ("items", object(params, &[], None)),

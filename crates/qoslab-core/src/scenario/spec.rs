@@ -353,7 +353,7 @@ pub struct MeasurementSpec {
     /// Measurement window (default: the whole run).
     pub start: Option<DurationStr>,
     pub end: Option<DurationStr>,
-    /// Time-series sampling interval (default: 1 s, or duration/100 when shorter).
+    /// Time-series sampling interval (default: duration/1000, at most 100 ms).
     pub interval: Option<DurationStr>,
     /// Where throughput is counted: "receiver" (default) or "sender".
     pub point: Option<String>,
