@@ -56,8 +56,9 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[set[str]
     _qoslab("run", s1, *SHORT, "--out", str(run_dirs[0]))
     capture = 'capture=[{link = "bottleneck", direction = "both"}]'
     _qoslab("run", ard, *SHORT, "--set", capture, "--out", str(run_dirs[1]))
-    # A 100 s run allowed 10 ms of wall-clock time stops early and writes partial outputs.
-    _qoslab("run", s1, "--max-time", "0.01s", "--out", str(run_dirs[2]), expect=1)
+    # A 5000 s run (about a second of wall-clock time) allowed 10 ms stops early and writes
+    # partial outputs (the 100 s run once used here can finish inside 10 ms).
+    _qoslab("run", s1, "--set", "duration=5000s", "--max-time", "0.01s", "--out", str(run_dirs[2]), expect=1)
     assert json.loads((run_dirs[2] / "summary.json").read_text())["partial"] is True
 
     store, sweep_out = tmp / "store", tmp / "sweep"
