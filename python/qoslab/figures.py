@@ -16,7 +16,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,9 @@ from qoslab.report import new_figure
 
 #: Height (inches) kept free at the bottom for the provenance footer.
 FOOTER_IN = 0.3
+
+#: A line's matplotlib keyword arguments (``color``, ``ls``, ``lw``, ``marker``, …).
+Style: TypeAlias = dict[str, Any]
 
 
 @dataclass
@@ -35,7 +38,7 @@ class Line:
     y: Sequence[float]
     label: str | None = None
     err: Sequence[float] | None = None
-    style: dict[str, Any] = field(default_factory=dict)
+    style: Style = field(default_factory=dict)
     #: ``"line"`` (points joined unless ``style`` says ``ls="none"``), ``"bar"`` of ``width``, or
     #: ``"area"`` (filled between 0 and ``y``, behind the lines).
     kind: str = "line"
@@ -152,7 +155,11 @@ def panels(
 ) -> Any:
     """A figure of ``grid`` (rows of panels, or one row); the distinct labels of all panels
     form one legend under the panels."""
-    rows = [list(r) for r in grid] if grid and isinstance(grid[0], Sequence) else [list(grid)]  # type: ignore[arg-type]
+    # the first element says which of the two ``grid`` is
+    if grid and isinstance(grid[0], Sequence):
+        rows = [list(r) for r in cast("Sequence[Sequence[Panel]]", grid)]
+    else:
+        rows = [list(cast("Sequence[Panel]", grid))]
     nrows, ncols = len(rows), max(len(r) for r in rows)
     w, h = panel_size
     fig, axes = new_figure(
@@ -215,7 +222,12 @@ def sweep_line(stats: pd.DataFrame, x: str, *, label: str | None, scale: float =
 
 
 def estimates_line(
-    xs: Sequence[Any], estimates: Sequence[Any], *, label: str | None, scale: float = 1.0, **style: Any
+    xs: Sequence[Any] | np.ndarray,
+    estimates: Sequence[Any],
+    *,
+    label: str | None,
+    scale: float = 1.0,
+    **style: Any,
 ) -> Line:
     """A line of :class:`qoslab.stats.Estimate` s (mean ± 95 % CI) at ``xs``."""
     m = [e.mean / scale for e in estimates]

@@ -193,7 +193,10 @@ def sweep_figure(
     if not numeric:
         panel.categories = order
     pos = {v: (numeric[0][i] if numeric else float(i)) for i, v in enumerate(order)}
-    groups = [(None, stats)] if by is None else list(stats.groupby(by, sort=False))
+    # (value of ``by``, its rows): the value is only shown
+    groups: list[tuple[object, pd.DataFrame]] = (
+        [(None, stats)] if by is None else list(stats.groupby(by, sort=False))
+    )
     for label, g in groups:
         g = g.assign(_pos=[pos[v] for v in g[x].astype(str)]).sort_values("_pos")
         panel.lines.append(
