@@ -18,7 +18,7 @@ The time-series figures (Figs. 4-7) come from one seed per scheme, run directly.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -729,8 +729,12 @@ def _sweep(ctx: Context) -> None:
     piv = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="jain_mean").reset_index()
     piv["ARM − RIO"] = piv["arm"] - piv["rio"]
     piv["ARD − RIO"] = piv["ard"] - piv["rio"]
-    util = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="utilization").reset_index()
-    piv = piv.merge(util.rename(columns={s: f"util {s.upper()}" for s in SCHEMES}), on=["flows", "rtt_ratio"])
+    util_piv = df.pivot_table(
+        index=["flows", "rtt_ratio"], columns="scheme", values="utilization"
+    ).reset_index()
+    piv = piv.merge(
+        util_piv.rename(columns={s: f"util {s.upper()}" for s in SCHEMES}), on=["flows", "rtt_ratio"]
+    )
     ctx.figure(
         "sweep-rtt-flows",
         fig,
@@ -768,8 +772,9 @@ def _timeseries(ctx: Context) -> None:
         for scheme in SCHEMES:
             r = results[scheme]
             f = r.flows
-            greedy = int(f["throughput_bps"].idxmax())
-            damaged = int(f["throughput_bps"].idxmin())
+            # the flows table's index is the flow's number (pandas-stubs: any Hashable label)
+            greedy = int(cast(int, f["throughput_bps"].idxmax()))
+            damaged = int(cast(int, f["throughput_bps"].idxmin()))
             sf = r.series_flow.copy()
             sf["second"] = np.floor(sf["time_s"] - 1e-9).astype(int)
             per_s = sf.groupby(["flow", "second"])["throughput_bps"].mean().reset_index()

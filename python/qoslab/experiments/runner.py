@@ -16,8 +16,9 @@ import pandas as pd
 from qoslab import _core
 from qoslab.executors import Executor, LocalExecutor
 from qoslab.experiments.base import Experiment, Options, Sweep, get
+from qoslab.frames import typed_rows
 from qoslab.report import git_revision, markdown_table, save_figure
-from qoslab.results import load
+from qoslab.results import RunRow, load
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
 from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
@@ -141,7 +142,7 @@ class Context:
         matching ``where``."""
         runs = select(self.runs(sweep), where or {})
         frames = []
-        for r in runs.itertuples():
+        for r in typed_rows(runs, RunRow):
             rel = getattr(r, f"series_{kind}")
             df = pd.read_parquet(self.store.root / rel)
             df["seed"] = r.seed
