@@ -13,11 +13,16 @@ import typer
 from qoslab import _core
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    from collections.abc import Callable
+
     import pandas as pd
+    from matplotlib.figure import Figure
     from rich.console import Console
 
     from qoslab.executors import Executor
+    from qoslab.experiments.runner import Reproduction
     from qoslab.scenario import Scenario
+    from qoslab.store import Store
     from qoslab.sweep import RunSpec
 
 app = typer.Typer(
@@ -713,7 +718,7 @@ def reproduce(
             store=store,
         )
     any_failed = False
-    done: list[Any] = []
+    done: list[Reproduction] = []
     for exp in exps:
         with _Errors(resumable=True):
             rep = experiments.reproduce(
@@ -752,7 +757,7 @@ def reproduce(
         raise typer.Exit(2)
 
 
-def reproduction_summary(reps: list[Any]) -> Any:
+def reproduction_summary(reps: list[Reproduction]) -> pd.DataFrame:
     """One row per reproduction of a ``reproduce all``: runs (computed, failed), time, how many
     published numbers fall inside our 95 % CI, the verdicts counted (from its ``verdicts.json``)
     and where the report is."""
@@ -783,7 +788,7 @@ def reproduction_summary(reps: list[Any]) -> Any:
     return pd.DataFrame(rows)
 
 
-def _say_removed(st: Any) -> None:
+def _say_removed(st: Store) -> None:
     if st.removed_temporaries:
         n = len(st.removed_temporaries)
         typer.echo(f"{st.root}: removed {n} temporary file(s) left by a killed writer", err=True)
@@ -887,7 +892,7 @@ plot_app = typer.Typer(
 app.add_typer(plot_app, name="plot")
 
 
-def _plot_save(make: Any, out: Path) -> None:
+def _plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
     from qoslab.plots import PlotError, save
 
     try:

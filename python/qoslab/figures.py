@@ -16,12 +16,16 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 import pandas as pd
 
 from qoslab.report import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as Figure  # what panels() returns, for the experiments
 
 #: Height (inches) kept free at the bottom for the provenance footer.
 FOOTER_IN = 0.3
@@ -87,7 +91,7 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width)) if text else ""
 
 
-def _draw(ax: Any, p: Panel, title_width: int) -> None:
+def _draw(ax: Axes, p: Panel, title_width: int) -> None:
     if p.empty:
         ax.set_axis_off()
         ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
@@ -152,7 +156,7 @@ def panels(
     title: str,
     panel_size: tuple[float, float] = (4.6, 3.2),
     sharex: bool = False,
-) -> Any:
+) -> Figure:
     """A figure of ``grid`` (rows of panels, or one row); the distinct labels of all panels
     form one legend under the panels."""
     # the first element says which of the two ``grid`` is
@@ -203,8 +207,12 @@ def panels(
             frameon=False,
         )
         bottom_in += legend_in
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
     height = fig.get_figheight()
-    fig.get_layout_engine().set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
+    engine = fig.get_layout_engine()
+    assert isinstance(engine, ConstrainedLayoutEngine)  # layout="constrained" above
+    engine.set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
     return fig
 
 

@@ -18,7 +18,7 @@ The time-series figures (Figs. 4-7) come from one seed per scheme, run directly.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -35,8 +35,11 @@ from qoslab.experiments.base import Experiment, Options, Reference, Sweep, regis
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
-from qoslab.stats import estimate, paired
+from qoslab.stats import Estimate, estimate, paired
 from qoslab.verdicts import Claim
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
 
 PAPER = (
     'K. Hur, "Performance Analysis of Random Early Dropping Effect at an Edge Router for TCP '
@@ -129,7 +132,7 @@ def _f4(x: float) -> str:
     return f"{x:.4f}"
 
 
-def point_scenario(p: dict[str, Any]) -> Any:
+def point_scenario(p: dict[str, Any]) -> Scenario:
     """The scenario of one sweep point (keys: n, scheme and the optional keys setting, period
     ("steady" or "startup"), cbs_pkts, window, rtt_ratio, drop_order, interval)."""
     n, scheme = int(p["n"]), str(p["scheme"])
@@ -301,7 +304,7 @@ def analyse(ctx: Context) -> None:
     _timeseries(ctx)
 
 
-def _est(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> Any:
+def _est(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> Estimate:
     return ctx.estimate(sweep, metric, where)
 
 
@@ -374,7 +377,7 @@ def _table1(ctx: Context) -> None:
     # 20 flows share an axis).
     cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"), (20, "rtt10b1"))
 
-    def est(metric: str, n: int, setting: str, scheme: str) -> Any:
+    def est(metric: str, n: int, setting: str, scheme: str) -> Estimate:
         w = {"n": n, "setting": setting, "scheme": scheme}
         if metric == "aggregate_in_share":
             return estimate(ctx.values("table1", "aggregate_in_bps", w)["value"] / (n * CONTRACT_BPS))

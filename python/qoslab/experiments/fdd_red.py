@@ -25,7 +25,7 @@ verdicts (``_verdicts``) are paired tests FDD-RED − RED on the same seeds, per
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -52,6 +52,9 @@ from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
 from qoslab.frames import typed_rows
 from qoslab.stats import Paired, SummaryRow, estimate, paired
 from qoslab.verdicts import Claim
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
 
 Q = "link.bottleneck.queue_ab"
 #: The bottleneck disciplines compared: label → overrides of the RED scenario's queue.
@@ -140,13 +143,13 @@ def _aqm_queue(aqm: str, limit: int = 100) -> dict[str, Any]:
     return fdd_queue(limit, MIN_TH, MAX_TH, MAX_P, W_Q, **extra[aqm])
 
 
-def _table_point(p: dict[str, Any]) -> Any:
+def _table_point(p: dict[str, Any]) -> Scenario:
     name = "fdd-red-s1" if p["rtt"] == "homogeneous" else "fdd-red-s3"
     extra = SHORT if p["setup"] == "20s" else []
     return scenario(name, [*extra, f"tcp.window={p['window']}", *AQMS[p["aqm"]]])
 
 
-def _fig10_point(p: dict[str, Any]) -> Any:
+def _fig10_point(p: dict[str, Any]) -> Scenario:
     lo, hi = red_thresholds(p["buffer"], "capped")
     return scenario(
         "fdd-red-s1",
@@ -161,7 +164,7 @@ def _fig10_point(p: dict[str, Any]) -> Any:
     )
 
 
-def _fig11_point(p: dict[str, Any]) -> Any:
+def _fig11_point(p: dict[str, Any]) -> Scenario:
     n, aqm, w = p["flows"], p["aqm"], p["window"]
     return dumbbell(
         n,

@@ -19,7 +19,7 @@ B/4 and 3B/4) to show how much the choice matters.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -30,6 +30,9 @@ from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
 from qoslab.frames import typed_rows
 from qoslab.stats import SummaryRow, estimate, seed_ranges
 from qoslab.sweep import grid
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
 
 PAPER = (
     'S. N. Seyyed Hashemi, S. Jamali, H. Motarez, "A High-Performance Router: Using Fair-Dropping '
@@ -74,13 +77,13 @@ def red_thresholds(buffer: int, rule: str) -> tuple[float, float]:
     raise ValueError(f"unknown threshold rule {rule!r} (expected one of {', '.join(RULES)})")
 
 
-def _table2_point(p: dict[str, Any]) -> Any:
+def _table2_point(p: dict[str, Any]) -> Scenario:
     name = "fdd-red-s1" if p["rtt"] == "homogeneous" else "fdd-red-s3"
     extra = {"file": [], "20s": SHORT, "newreno": ["tcp.variant=newreno"]}[p["setup"]]
     return scenario(name, extra)
 
 
-def _fig10_point(p: dict[str, Any]) -> Any:
+def _fig10_point(p: dict[str, Any]) -> Scenario:
     lo, hi = red_thresholds(p["buffer"], p["thresholds"])
     return scenario(
         "fdd-red-s1",
@@ -93,7 +96,7 @@ def _fig10_point(p: dict[str, Any]) -> Any:
     )
 
 
-def _fig11_point(p: dict[str, Any]) -> Any:
+def _fig11_point(p: dict[str, Any]) -> Scenario:
     n = p["flows"]
     return dumbbell(
         n,

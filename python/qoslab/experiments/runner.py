@@ -27,6 +27,7 @@ from qoslab.verdicts import markdown as verdict_markdown
 from qoslab.verdicts import write as write_verdicts
 
 if TYPE_CHECKING:
+    from qoslab.figures import Figure
     from qoslab.scenario import Scenario
     from qoslab.simulate import Result
 
@@ -233,7 +234,7 @@ class Context:
         return csv
 
     def figure(
-        self, name: str, fig: Any, *, title: str, sweeps: Sequence[str], caption: str = ""
+        self, name: str, fig: Figure, *, title: str, sweeps: Sequence[str], caption: str = ""
     ) -> list[Path]:
         """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
         begins by saying so) and adds a section."""
