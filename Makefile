@@ -114,6 +114,8 @@ test: build ns2 emu-deps slurm-deps
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace --release -q
 	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest qoslab._core --mypy-config-file pyproject.toml --allowlist tools/stubtest-allowlist.txt
 	$(MAKE) -s fuzz-smoke
 	$(VENV)/bin/pytest -q
 

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
 
 from qoslab import _core
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    from collections.abc import Callable
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from rich.console import Console
+
+    from qoslab.executors import Executor
+    from qoslab.experiments.runner import Reproduction
+    from qoslab.scenario import Scenario
+    from qoslab.store import Store
+    from qoslab.sweep import RunSpec
 
 app = typer.Typer(
     add_completion=False,
@@ -65,7 +79,7 @@ def _fail(msg: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _load(path: Path, overrides: list[str] | None):
+def _load(path: Path, overrides: list[str] | None) -> Scenario:
     from qoslab.scenario import load_scenario
 
     try:
@@ -485,7 +499,7 @@ def _executor(
     job_logs: Path | None = None,
     scheduler_port: int | None = None,
     store: Path | None = None,
-):
+) -> Executor:
     from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
     check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
@@ -526,7 +540,7 @@ def _executor(
     return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts, tls_dir=tls_dir)
 
 
-def _report_failures(failed, total: int) -> None:
+def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
     if not failed:
         return
     typer.echo(f"{len(failed)} of {total} runs failed (after a retry):", err=True)
@@ -647,7 +661,7 @@ def sweep(
         raise typer.Exit(2)
 
 
-def _print_table(con, df, title: str) -> None:
+def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
     from qoslab.report import fmt_value, markdown_table
 
@@ -741,7 +755,7 @@ def reproduce(
             store=store,
         )
     any_failed = False
-    done: list[Any] = []
+    done: list[Reproduction] = []
     for exp in exps:
         with _Errors(resumable=True):
             rep = experiments.reproduce(
@@ -780,7 +794,7 @@ def reproduce(
         raise typer.Exit(2)
 
 
-def reproduction_summary(reps: list[Any]) -> Any:
+def reproduction_summary(reps: list[Reproduction]) -> pd.DataFrame:
     """One row per reproduction of a ``reproduce all``: runs (computed, failed), time, how many
     published numbers fall inside our 95 % CI, the verdicts counted (from its ``verdicts.json``)
     and where the report is."""
@@ -811,7 +825,7 @@ def reproduction_summary(reps: list[Any]) -> Any:
     return pd.DataFrame(rows)
 
 
-def _say_removed(st: Any) -> None:
+def _say_removed(st: Store) -> None:
     if st.removed_temporaries:
         n = len(st.removed_temporaries)
         typer.echo(f"{st.root}: removed {n} temporary file(s) left by a killed writer", err=True)
@@ -915,7 +929,7 @@ plot_app = typer.Typer(
 app.add_typer(plot_app, name="plot")
 
 
-def _plot_save(make: Any, out: Path) -> None:
+def _plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
     from qoslab.plots import PlotError, save
 
     try:
@@ -1068,6 +1082,15 @@ def crosscheck(
     raise typer.Exit(0 if all(v.verdict == "agree" for v in vs) else 1)
 
 
+class _EmuFlowRow:  # the columns of an emulated run's flows table that `emulate` prints
+    name: str
+    throughput_bps: float
+    green_packets: int
+    yellow_packets: int
+    red_packets: int
+    dropped_packets: int
+
+
 @app.command()
 def emulate(
     scenario: Annotated[Path | None, typer.Argument(help="Scenario file (TOML).")] = None,
@@ -1105,10 +1128,11 @@ def emulate(
     from rich.table import Table
 
     from qoslab import emulate as emu
+    from qoslab.frames import typed_rows
 
     con = Console()
     if cleanup:
-        if emu.os.geteuid() != 0:
+        if os.geteuid() != 0:
             _fail("emulation cleanup needs root")
         removed = emu.cleanup_stale(all_runs=force)
         con.print("removed: " + (", ".join(removed) if removed else "nothing (no leftovers)"))
@@ -1142,7 +1166,7 @@ def emulate(
         t = Table(title=f"{sc.name} emulated ({cc}), seed {res.seed}")
         for c in ("flow", "throughput (kbps)", "green", "yellow", "red", "drops"):
             t.add_column(c, justify="right")
-        for f in res.flows.itertuples():
+        for f in typed_rows(res.flows, _EmuFlowRow):
             t.add_row(
                 f.name,
                 f"{f.throughput_bps / 1e3:.1f}",

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from qoslab import _core, ns2
+from qoslab.frames import typed_rows
 from qoslab.ns2.flavour import ns2_flavoured
 from qoslab.scenario import Scenario, to_ns2_resolved
 from qoslab.simulate import jain_index
@@ -36,15 +37,30 @@ class Side:
         self.values.setdefault(key, []).append(float(v))
 
 
+class _FlowRow:  # the columns of a run's flows table read here
+    name: str
+    throughput_bps: float
+
+
+class _LinkRow:  # and of its links table
+    link_name: str
+    direction: str
+    arrivals: int
+    utilization: float
+    early_drops: int
+    forced_drops: int
+    overflow_drops: int
+
+
 def _qoslab_metrics(sc: Scenario, seed: int, side: Side) -> None:
     r = run_qoslab(sc, seed)
-    for f in r.flows.itertuples():
+    for f in typed_rows(r.flows, _FlowRow):
         side.add(f"throughput_kbps {f.name}", f.throughput_bps / 1e3)
         for c in COLOURS:
             side.add(f"{c} packets {f.name}", getattr(f, f"{c}_packets"))
     side.add("jain index", r.fairness_index)
     bn = sc.resolved["measurement"]["bottleneck"]
-    for lk in r.links.itertuples():
+    for lk in typed_rows(r.links, _LinkRow):
         if lk.link_name != bn or lk.arrivals == 0:
             continue
         where = f"{lk.link_name}:{lk.direction}"
@@ -263,7 +279,7 @@ def as_document(rows: list[Row], notes: list[str], **about: Any) -> dict[str, An
     """The comparison as one JSON-ready document: ``about`` (scenario, seeds, flavour, …), the
     notes, every row with its verdict, the verdict per family and whether all agree."""
     vs = verdicts(rows)
-    return _strict(
+    doc: dict[str, Any] = _strict(
         {
             **about,
             "version": _core.__version__,
@@ -273,3 +289,4 @@ def as_document(rows: list[Row], notes: list[str], **about: Any) -> dict[str, An
             "agree": all(v.verdict == "agree" for v in vs),
         }
     )
+    return doc

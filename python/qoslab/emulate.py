@@ -749,9 +749,9 @@ def _run(
     res = _assemble(sc, seed, reports, results, dscp_rows, time.perf_counter() - t_wall, st.prefix)
     for di, ks in kernel_stats.items():
         # the kernel's pfifo dropped and sent these (the daemon only delayed them)
-        row = res.links["direction_index"] == di
-        res.links.loc[row, "overflow_drops"] = ks["overflow_drops"]
-        res.links.loc[row, "kernel_sent_packets"] = ks["departures"]
+        at = res.links["direction_index"] == di
+        res.links.loc[at, "overflow_drops"] = ks["overflow_drops"]
+        res.links.loc[at, "kernel_sent_packets"] = ks["departures"]
     if out is not None:
         res.write(out)
     return res

@@ -459,7 +459,8 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
     job submitted yet; its ``job_script()`` is what ``scale`` would submit."""
     _require_dask()
     try:
-        from dask_jobqueue import PBSCluster, SLURMCluster
+        from dask_jobqueue.pbs import PBSCluster
+        from dask_jobqueue.slurm import SLURMCluster
     except ImportError:
         raise ExecutorError(
             "the slurm/pbs executors need dask-jobqueue: pip install 'qoslab[dask]'"

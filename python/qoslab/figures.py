@@ -16,15 +16,22 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 import pandas as pd
 
 from qoslab.report import new_figure
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as Figure  # what panels() returns, for the experiments
+
 #: Height (inches) kept free at the bottom for the provenance footer.
 FOOTER_IN = 0.3
+
+#: A line's matplotlib keyword arguments (``color``, ``ls``, ``lw``, ``marker``, …).
+Style: TypeAlias = dict[str, Any]
 
 
 @dataclass
@@ -35,7 +42,7 @@ class Line:
     y: Sequence[float]
     label: str | None = None
     err: Sequence[float] | None = None
-    style: dict[str, Any] = field(default_factory=dict)
+    style: Style = field(default_factory=dict)
     #: ``"line"`` (points joined unless ``style`` says ``ls="none"``), ``"bar"`` of ``width``, or
     #: ``"area"`` (filled between 0 and ``y``, behind the lines).
     kind: str = "line"
@@ -84,7 +91,7 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width)) if text else ""
 
 
-def _draw(ax: Any, p: Panel, title_width: int) -> None:
+def _draw(ax: Axes, p: Panel, title_width: int) -> None:
     if p.empty:
         ax.set_axis_off()
         ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
@@ -149,10 +156,14 @@ def panels(
     title: str,
     panel_size: tuple[float, float] = (4.6, 3.2),
     sharex: bool = False,
-) -> Any:
+) -> Figure:
     """A figure of ``grid`` (rows of panels, or one row); the distinct labels of all panels
     form one legend under the panels."""
-    rows = [list(r) for r in grid] if grid and isinstance(grid[0], Sequence) else [list(grid)]  # type: ignore[arg-type]
+    # the first element says which of the two ``grid`` is
+    if grid and isinstance(grid[0], Sequence):
+        rows = [list(r) for r in cast("Sequence[Sequence[Panel]]", grid)]
+    else:
+        rows = [list(cast("Sequence[Panel]", grid))]
     nrows, ncols = len(rows), max(len(r) for r in rows)
     w, h = panel_size
     fig, axes = new_figure(
@@ -196,8 +207,12 @@ def panels(
             frameon=False,
         )
         bottom_in += legend_in
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
     height = fig.get_figheight()
-    fig.get_layout_engine().set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
+    engine = fig.get_layout_engine()
+    assert isinstance(engine, ConstrainedLayoutEngine)  # layout="constrained" above
+    engine.set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
     return fig
 
 
@@ -215,7 +230,12 @@ def sweep_line(stats: pd.DataFrame, x: str, *, label: str | None, scale: float =
 
 
 def estimates_line(
-    xs: Sequence[Any], estimates: Sequence[Any], *, label: str | None, scale: float = 1.0, **style: Any
+    xs: Sequence[Any] | np.ndarray,
+    estimates: Sequence[Any],
+    *,
+    label: str | None,
+    scale: float = 1.0,
+    **style: Any,
 ) -> Line:
     """A line of :class:`qoslab.stats.Estimate` s (mean ± 95 % CI) at ``xs``."""
     m = [e.mean / scale for e in estimates]

@@ -19,13 +19,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from qoslab.figures import Line, Panel, panels
 from qoslab.report import draw_footer, figure_metadata, release_figure
 from qoslab.stats import seed_ranges, summarize
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Formats :func:`save` writes, by suffix.
 FORMATS = (".png", ".svg", ".pdf")
@@ -67,7 +70,7 @@ def _bottleneck_queue(summary: dict[str, Any], queues: pd.DataFrame) -> str:
     return max(both, key=lambda q: util.get(q, 0.0))
 
 
-def run_figure(run_dir: str | Path) -> tuple[Any, str]:
+def run_figure(run_dir: str | Path) -> tuple[Figure, str]:
     """The figure of one run directory and its provenance line: queue (instantaneous and the
     AQM's average) at the bottleneck, cwnd per flow, throughput per flow."""
     d = Path(run_dir)
@@ -162,7 +165,7 @@ def sweep_figure(
     *,
     x: str,
     by: str | None = None,
-) -> tuple[Any, str]:
+) -> tuple[Figure, str]:
     """``metric`` of the stored runs of ``sweep`` against the swept key ``x``: mean ± 95 %
     Student-t CI over seeds, one line per value of the swept key ``by`` (if given)."""
     from qoslab import results
@@ -202,7 +205,10 @@ def sweep_figure(
     if not numeric:
         panel.categories = order
     pos = {v: (numeric[0][i] if numeric else float(i)) for i, v in enumerate(order)}
-    groups = [(None, stats)] if by is None else list(stats.groupby(by, sort=False))
+    # (value of ``by``, its rows): the value is only shown
+    groups: list[tuple[object, pd.DataFrame]] = (
+        [(None, stats)] if by is None else list(stats.groupby(by, sort=False))
+    )
     for label, g in groups:
         g = g.assign(_pos=[pos[v] for v in g[x].astype(str)]).sort_values("_pos")
         panel.lines.append(
@@ -226,7 +232,7 @@ def sweep_figure(
 # -- saving ---------------------------------------------------------------------------------------
 
 
-def save(fig: Any, path: str | Path, provenance: str) -> Path:
+def save(fig: Figure, path: str | Path, provenance: str) -> Path:
     """Writes ``fig`` to ``path`` (PNG, SVG or PDF by its suffix) with ``provenance`` as a footer
     and in the file's metadata; closes the figure."""
     p = Path(path)

@@ -7,9 +7,12 @@ import subprocess
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def fmt_value(v: Any, digits: int = 4) -> str:
@@ -58,7 +61,7 @@ def markdown_table(
     return "\n".join(lines) + "\n"
 
 
-def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
+def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Figure, Any]:
     """A matplotlib figure and its axes, outside pyplot (no global state, no GUI backend):
     ``new_figure(1, 2, figsize=(10, 4), sharey=True)``."""
     from matplotlib.figure import Figure
@@ -68,7 +71,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
     return fig, fig.subplots(nrows, ncols, **kw)
 
 
-def draw_footer(fig: Any, provenance: str) -> None:
+def draw_footer(fig: Figure, provenance: str) -> None:
     """The provenance footer (scenario, seeds, version) in the figure's bottom right, wrapped
     to its width (about 19 characters of 6.5 pt text per inch)."""
     footer = "\n".join(textwrap.wrap(provenance, max(40, int(fig.get_figwidth() * 19))))
@@ -84,7 +87,7 @@ def figure_metadata(suffix: str, title: str, provenance: str) -> dict[str, str]:
     return {"Title": title, "Description": provenance}
 
 
-def release_figure(fig: Any) -> None:
+def release_figure(fig: Figure) -> None:
     """Closes ``fig`` if pyplot holds it (figures from :func:`new_figure` need nothing)."""
     if getattr(fig.canvas, "manager", None) is not None:
         import matplotlib.pyplot as plt
@@ -92,7 +95,7 @@ def release_figure(fig: Any) -> None:
         plt.close(fig)
 
 
-def save_figure(fig: Any, out_dir: Path, name: str, title: str, provenance: str) -> list[Path]:
+def save_figure(fig: Figure, out_dir: Path, name: str, title: str, provenance: str) -> list[Path]:
     """Saves ``fig`` as ``name.png`` and ``name.svg`` with a provenance footer (scenario, seeds,
     version) drawn on the figure and written into the files' metadata; closes the figure."""
     out_dir.mkdir(parents=True, exist_ok=True)

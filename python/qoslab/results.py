@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from qoslab.frames import typed_rows
 from qoslab.store import RunKey, Store, StoreError
 
 TABLES = ("runs", "flows", "queues", "metrics", "attempts", "series_queue", "series_flow")
@@ -30,6 +31,17 @@ _RUN_COLS = (
     "r.id AS run_id, r.scenario, r.scenario_sha256, r.seed, r.version, r.status, r.error, "
     "r.attempts, r.wall_time_s, r.worker, r.finished_at, r.series_queue, r.series_flow"
 )
+
+
+class RunRow:
+    """Columns of a row of the ``runs`` table, for :func:`qoslab.frames.typed_rows`."""
+
+    run_id: int
+    scenario: str
+    scenario_sha256: str
+    seed: int
+    version: str
+    status: str
 
 
 def _where(
@@ -254,7 +266,7 @@ def load(
         # time series from the Parquet files
         col = "series_queue" if table == "series_queue" else "series_flow"
         frames = []
-        for r in runs.itertuples():
+        for r in typed_rows(runs, RunRow):
             rel = getattr(r, col)
             if r.status != "ok" or rel is None:
                 continue

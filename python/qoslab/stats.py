@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -239,6 +240,22 @@ def seed_ranges(seeds: Iterable[int]) -> str:
     return ",".join(parts)
 
 
+class SummaryRow:
+    """A row of :func:`summarize`'s table, for :func:`qoslab.frames.typed_rows` (the columns of
+    ``by`` come first, untyped)."""
+
+    metric: str
+    n: int
+    mean: float
+    std: float
+    ci_low: float
+    ci_high: float
+    half_width: float
+    min: float
+    max: float
+    seeds: str
+
+
 def summarize(
     df: pd.DataFrame,
     metrics: Sequence[str],
@@ -247,7 +264,7 @@ def summarize(
 ) -> pd.DataFrame:
     """One row per group of ``by`` and metric: n, mean, std, ci_low, ci_high, min, max and the
     seeds that contributed. ``df`` has one row per run with a ``seed`` column."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     groups = df.groupby(list(by), sort=False, dropna=False) if by else [((), df)]
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
@@ -304,7 +321,7 @@ def mean_ci_table(stats: pd.DataFrame, metrics: Sequence[str], by: Sequence[str]
     return pd.DataFrame(rows)
 
 
-def comparison_row(published: float, est: Estimate) -> dict:
+def comparison_row(published: float, est: Estimate) -> dict[str, float | int | bool]:
     """The columns of a comparison table: published value, our mean ± CI, whether the published
     value lies inside the CI and inside the range of seeds, and the relative difference."""
     rel = (est.mean - published) / published if published else math.nan

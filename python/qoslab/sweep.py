@@ -390,6 +390,8 @@ def run_sweep(
             spec0 = by_key[task.key][0]
             series: dict[str, str] = {}
             if out.ok:
+                # a successful output carries its series (tasks.execute)
+                assert out.series_queue is not None and out.series_flow is not None
                 meta = {
                     "scenario": spec0.scenario.name,
                     "scenario_sha256": task.key.scenario_sha256,

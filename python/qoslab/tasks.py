@@ -152,7 +152,8 @@ def resolve_metric_function(spec: str) -> Callable[[Result], Mapping[str, float]
         raise ValueError(f"metric function {spec!r}: expected MODULE:FUNCTION")
     mod, _, name = spec.partition(":")
     try:
-        fn = getattr(importlib.import_module(mod), name)
+        # what the user names is taken to have the documented signature (checked: callable)
+        fn: Callable[[Result], Mapping[str, float]] = getattr(importlib.import_module(mod), name)
     except (ImportError, AttributeError) as e:
         raise ValueError(f"metric function {spec!r}: {e}") from None
     if not callable(fn):

@@ -18,7 +18,7 @@ The time-series figures (Figs. 4-7) come from one seed per scheme, run directly.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -35,8 +35,11 @@ from qoslab.experiments.base import Experiment, Options, Reference, Sweep, regis
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
-from qoslab.stats import estimate, paired
+from qoslab.stats import Estimate, estimate, paired
 from qoslab.verdicts import Claim
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
 
 PAPER = (
     'K. Hur, "Performance Analysis of Random Early Dropping Effect at an Edge Router for TCP '
@@ -129,7 +132,7 @@ def _f4(x: float) -> str:
     return f"{x:.4f}"
 
 
-def point_scenario(p: dict[str, Any]) -> Any:
+def point_scenario(p: dict[str, Any]) -> Scenario:
     """The scenario of one sweep point (keys: n, scheme and the optional keys setting, period
     ("steady" or "startup"), cbs_pkts, window, rtt_ratio, drop_order, interval)."""
     n, scheme = int(p["n"]), str(p["scheme"])
@@ -301,7 +304,7 @@ def analyse(ctx: Context) -> None:
     _timeseries(ctx)
 
 
-def _est(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> Any:
+def _est(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> Estimate:
     return ctx.estimate(sweep, metric, where)
 
 
@@ -374,7 +377,7 @@ def _table1(ctx: Context) -> None:
     # 20 flows share an axis).
     cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"), (20, "rtt10b1"))
 
-    def est(metric: str, n: int, setting: str, scheme: str) -> Any:
+    def est(metric: str, n: int, setting: str, scheme: str) -> Estimate:
         w = {"n": n, "setting": setting, "scheme": scheme}
         if metric == "aggregate_in_share":
             return estimate(ctx.values("table1", "aggregate_in_bps", w)["value"] / (n * CONTRACT_BPS))
@@ -729,8 +732,12 @@ def _sweep(ctx: Context) -> None:
     piv = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="jain_mean").reset_index()
     piv["ARM − RIO"] = piv["arm"] - piv["rio"]
     piv["ARD − RIO"] = piv["ard"] - piv["rio"]
-    util = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="utilization").reset_index()
-    piv = piv.merge(util.rename(columns={s: f"util {s.upper()}" for s in SCHEMES}), on=["flows", "rtt_ratio"])
+    util_piv = df.pivot_table(
+        index=["flows", "rtt_ratio"], columns="scheme", values="utilization"
+    ).reset_index()
+    piv = piv.merge(
+        util_piv.rename(columns={s: f"util {s.upper()}" for s in SCHEMES}), on=["flows", "rtt_ratio"]
+    )
     ctx.figure(
         "sweep-rtt-flows",
         fig,
@@ -768,8 +775,9 @@ def _timeseries(ctx: Context) -> None:
         for scheme in SCHEMES:
             r = results[scheme]
             f = r.flows
-            greedy = int(f["throughput_bps"].idxmax())
-            damaged = int(f["throughput_bps"].idxmin())
+            # the flows table's index is the flow's number (pandas-stubs: any Hashable label)
+            greedy = int(cast(int, f["throughput_bps"].idxmax()))
+            damaged = int(cast(int, f["throughput_bps"].idxmin()))
             sf = r.series_flow.copy()
             sf["second"] = np.floor(sf["time_s"] - 1e-9).astype(int)
             per_s = sf.groupby(["flow", "second"])["throughput_bps"].mean().reset_index()

@@ -25,7 +25,7 @@ verdicts (``_verdicts``) are paired tests FDD-RED − RED on the same seeds, per
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -48,9 +48,13 @@ from qoslab.experiments.red_baseline import (
 )
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.figures import Line, Panel, Ref, panels, sweep_line
-from qoslab.stats import Paired, estimate, paired
+from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
+from qoslab.frames import typed_rows
+from qoslab.stats import Paired, SummaryRow, estimate, paired
 from qoslab.verdicts import Claim
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
 
 Q = "link.bottleneck.queue_ab"
 #: The bottleneck disciplines compared: label → overrides of the RED scenario's queue.
@@ -68,7 +72,7 @@ AQM_LABELS = {
     "fdd-red-fig2": "FDD-RED (Fig. 2 as printed, RTT estimator)",
     "fdd-red-random": "control: FDD-RED, victim random",
 }
-AQM_STYLE = {
+AQM_STYLE: dict[str, Style] = {
     "red": dict(color="tab:blue", lw=2.0),
     "fdd-red": dict(color="tab:red", lw=2.0),
     "fdd-red-oracle": dict(color="tab:orange", ls="--", lw=1.3),
@@ -139,13 +143,13 @@ def _aqm_queue(aqm: str, limit: int = 100) -> dict[str, Any]:
     return fdd_queue(limit, MIN_TH, MAX_TH, MAX_P, W_Q, **extra[aqm])
 
 
-def _table_point(p: dict[str, Any]) -> Any:
+def _table_point(p: dict[str, Any]) -> Scenario:
     name = "fdd-red-s1" if p["rtt"] == "homogeneous" else "fdd-red-s3"
     extra = SHORT if p["setup"] == "20s" else []
     return scenario(name, [*extra, f"tcp.window={p['window']}", *AQMS[p["aqm"]]])
 
 
-def _fig10_point(p: dict[str, Any]) -> Any:
+def _fig10_point(p: dict[str, Any]) -> Scenario:
     lo, hi = red_thresholds(p["buffer"], "capped")
     return scenario(
         "fdd-red-s1",
@@ -160,7 +164,7 @@ def _fig10_point(p: dict[str, Any]) -> Any:
     )
 
 
-def _fig11_point(p: dict[str, Any]) -> Any:
+def _fig11_point(p: dict[str, Any]) -> Scenario:
     n, aqm, w = p["flows"], p["aqm"], p["window"]
     return dumbbell(
         n,
@@ -483,7 +487,7 @@ def victim_parts(ctx: Context) -> list[dict[str, Any]]:
     """FDD-RED − RED split into "whose drop" (FDD-RED − random victim) and "the deferral"
     (random victim − RED), paired per seed, for the drops and fairness quantities."""
     bmax, nmax = int(ctx.runs("fig10")["buffer"].max()), int(ctx.runs("fig11")["flows"].max())
-    quantities = [
+    quantities: list[tuple[str, str, str, dict[str, str | int]]] = [
         ("Jain, homogeneous, 80 s", "tables", "fairness_index", {"rtt": "homogeneous", "setup": "file"}),
         ("Jain, heterogeneous, 80 s", "tables", "fairness_index", {"rtt": "heterogeneous", "setup": "file"}),
         ("Jain, homogeneous, 20 s run", "tables", "fairness_index", {"rtt": "homogeneous", "setup": "20s"}),
@@ -666,7 +670,8 @@ def _table2(ctx: Context) -> None:
     # compact summary: Jain index and drops per (setup, rtt, aqm)
     st = ctx.stats("tables", ["fairness_index", "drops_bottleneck", "aggregate_throughput_bps"])
     wide = []
-    for (setup, rtt, window, aqm), g in st.groupby(["setup", "rtt", "window", "aqm"], sort=False):
+    for key, g in st.groupby(["setup", "rtt", "window", "aqm"], sort=False):
+        setup, rtt, window, aqm = cast("tuple[str, str, int, str]", key)
         row: dict[str, Any] = {
             "setup": SETUPS[setup],
             "rtt": rtt,
@@ -674,9 +679,9 @@ def _table2(ctx: Context) -> None:
             "aqm": AQM_LABELS[aqm],
             "paper_jain": JAIN.get((rtt, aqm)),
         }
-        for r in g.itertuples():
-            scale = 1e3 if r.metric == "aggregate_throughput_bps" else 1.0
-            row[r.metric] = f"{_fmt(r.mean / scale)} ± {_fmt(r.half_width / scale, 2)}"
+        for s in typed_rows(g, SummaryRow):
+            scale = 1e3 if s.metric == "aggregate_throughput_bps" else 1.0
+            row[s.metric] = f"{_fmt(s.mean / scale)} ± {_fmt(s.half_width / scale, 2)}"
         row["seeds"] = g["seeds"].iloc[0]
         row["version"] = ctx.version
         wide.append(row)
@@ -809,7 +814,8 @@ def _drops_figure(
     wide = st.pivot_table(
         index=[x, "window", "aqm", "seeds", "version"], columns="metric", values=["mean", "half_width"]
     ).reset_index()
-    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]
+    # pandas-stubs types columns as Index[str]; after pivot_table(values=[…]) it is a MultiIndex of pairs
+    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]  # type: ignore[str-unpack]
     wide = wide.sort_values(["window", "aqm", x])
     fmt = {
         c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ import pandas as pd
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, panels
+from qoslab.frames import typed_rows
 from qoslab.ns2.flavour import ns2_flavoured
 from qoslab.scenario import Scenario
 from qoslab.simulate import Result
@@ -471,6 +472,11 @@ def probe_metrics(res: Result) -> dict[str, float]:
     }
 
 
+class _Point:  # a frontier point's columns read by frontier_gap
+    goodput_util: float
+    delay_ms: float
+
+
 def frontier_gap(marker: pd.DataFrame, none: pd.DataFrame) -> pd.DataFrame:
     """For each marker point (columns ``goodput_util``, ``delay_ms``): the no-marker frontier's
     delay at the same utilisation (linear interpolation between the no-marker points sorted by
@@ -481,7 +487,7 @@ def frontier_gap(marker: pd.DataFrame, none: pd.DataFrame) -> pd.DataFrame:
     xs, ys = nm["goodput_util"].to_numpy(float), nm["delay_ms"].to_numpy(float)
     # the frontier: keep it monotone (a point with more delay and less utilisation is off it)
     rows = []
-    for r in marker.itertuples():
+    for r in typed_rows(marker, _Point):
         u, d = float(r.goodput_util), float(r.delay_ms)
         interp = float(np.interp(u, xs, ys)) if xs.size and xs[0] <= u <= xs[-1] else float("nan")
         dominated = bool(((xs >= u) & (ys <= d)).any())
@@ -632,7 +638,8 @@ def _wide(ctx: Context, sweep: str, by: Sequence[str]) -> pd.DataFrame:
     """Mean and CI half-width of every metric per point, one row per point."""
     st = ctx.stats(sweep, [m for m in METRICS], by=list(by))
     w = st.pivot_table(index=list(by), columns="metric", values=["mean", "half_width"]).reset_index()
-    w.columns = [a if not b else (b if a == "mean" else f"{b}_hw") for a, b in w.columns]
+    # pandas-stubs types columns as Index[str]; after pivot_table(values=[…]) it is a MultiIndex of pairs
+    w.columns = [a if not b else (b if a == "mean" else f"{b}_hw") for a, b in w.columns]  # type: ignore[str-unpack]
     return w
 
 
@@ -671,7 +678,8 @@ def frontier_ratio(marker: pd.DataFrame, none: pd.DataFrame) -> pd.Series:
     interpolation, :func:`frontier_gap`), averaged over the marker points inside that frontier's
     goodput range; NaN for a seed with none. Below 1: the marker's frontier lies below."""
     out = {}
-    for seed, m in marker.groupby("seed"):
+    for key, m in marker.groupby("seed"):
+        seed = cast(int, key)
         g = frontier_gap(m[["goodput_util", "delay_ms"]], none[none["seed"] == seed])
         r = (g["delay_ms"] / g["none_delay_ms"]).to_numpy(float)
         r = r[np.isfinite(r)]
@@ -934,7 +942,9 @@ _STYLE = {
 }
 
 
-def _frontier_line(c: pd.DataFrame, label: str, annotate: bool = False, **style: Any) -> tuple[Line, list]:
+def _frontier_line(
+    c: pd.DataFrame, label: str, annotate: bool = False, **style: Any
+) -> tuple[Line, list[tuple[float, float, str]]]:
     """A frontier (delay against goodput utilisation, CIs both ways) and, with ``annotate``, the
     min_in of each point as annotations."""
     x = list(c["goodput_util"] * 100)
@@ -1068,7 +1078,8 @@ def _claim_table(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTE
         "and no more delay.",
     )
     summ = []
-    for (n, diff, mk), g in df.groupby(["flows", "diff", "marker"], sort=False):
+    for key, g in df.groupby(["flows", "diff", "marker"], sort=False):
+        n, diff, mk = cast("tuple[int, str, str]", key)
         ok = g[np.isfinite(g["delay_diff_ms"])]
         summ.append(
             f"- {n} flows, {diff}, {MARKERS[mk]}: {int((ok['delay_diff_ms'] < 0).sum())} of {len(ok)} "

@@ -19,16 +19,20 @@ B/4 and 3B/4) to show how much the choice matters.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register, scenario
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.figures import Line, Panel, Ref, panels, sweep_line
-from qoslab.stats import estimate, seed_ranges
+from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
+from qoslab.frames import typed_rows
+from qoslab.stats import SummaryRow, estimate, seed_ranges
 from qoslab.sweep import grid
+
+if TYPE_CHECKING:
+    from qoslab.scenario import Scenario
 
 PAPER = (
     'S. N. Seyyed Hashemi, S. Jamali, H. Motarez, "A High-Performance Router: Using Fair-Dropping '
@@ -73,13 +77,13 @@ def red_thresholds(buffer: int, rule: str) -> tuple[float, float]:
     raise ValueError(f"unknown threshold rule {rule!r} (expected one of {', '.join(RULES)})")
 
 
-def _table2_point(p: dict[str, Any]) -> Any:
+def _table2_point(p: dict[str, Any]) -> Scenario:
     name = "fdd-red-s1" if p["rtt"] == "homogeneous" else "fdd-red-s3"
     extra = {"file": [], "20s": SHORT, "newreno": ["tcp.variant=newreno"]}[p["setup"]]
     return scenario(name, extra)
 
 
-def _fig10_point(p: dict[str, Any]) -> Any:
+def _fig10_point(p: dict[str, Any]) -> Scenario:
     lo, hi = red_thresholds(p["buffer"], p["thresholds"])
     return scenario(
         "fdd-red-s1",
@@ -92,7 +96,7 @@ def _fig10_point(p: dict[str, Any]) -> Any:
     )
 
 
-def _fig11_point(p: dict[str, Any]) -> Any:
+def _fig11_point(p: dict[str, Any]) -> Scenario:
     n = p["flows"]
     return dumbbell(
         n,
@@ -257,18 +261,18 @@ def _table2(ctx: Context) -> None:
             style={"color": "tab:blue", "alpha": 0.75},
             kind="bar",
         )
-        pub = Line(
+        paper_line = Line(
             x,
             [p / 1e3 for p in paper],
             "paper, Table 2 (RED)",
             style={"ls": "none", "marker": "D", "color": "tab:red"},
         )
         labels = [q.split(" (")[0] + "\n" + q.split("(")[1].rstrip(")") for q in sub["quantity"]]
-        fi = df[(df["rtt"] == rtt) & (df["quantity"] == "Jain's fairness index")].iloc[0]
+        jain = df[(df["rtt"] == rtt) & (df["quantity"] == "Jain's fairness index")].iloc[0]
         row.append(
             Panel(
-                [ours, pub],
-                title=f"{rtt} RTTs — Jain index {fi['ours']} (paper {fi['paper']:g})",
+                [ours, paper_line],
+                title=f"{rtt} RTTs — Jain index {jain['ours']} (paper {jain['paper']:g})",
                 xlabel="flow",
                 ylabel="throughput (kbps)",
                 refs=[Ref(200, "fair share (200 kbps)")],
@@ -309,14 +313,15 @@ def _t2row(rtt: str, quantity: str, pub: float, e: Any, scale: float, unit: str)
 def _sensitivity(ctx: Context) -> None:
     st = ctx.stats("table2", ["fairness_index", "aggregate_throughput_bps", "drop_rate_bottleneck_pps"])
     wide = []
-    for (rtt, setup), g in st.groupby(["rtt", "setup"], sort=False):
+    for key, g in st.groupby(["rtt", "setup"], sort=False):
+        rtt, setup = cast("tuple[str, str]", key)
         row: dict[str, Any] = {
             "rtt": rtt,
             "setup": SETUPS[setup],
             "scenario": g["scenario"].iloc[0],
             "scenario_sha256": g["scenario_sha256"].iloc[0],
         }
-        for r in g.itertuples():
+        for r in typed_rows(g, SummaryRow):
             scale = 1e3 if r.metric == "aggregate_throughput_bps" else 1.0
             row[r.metric] = f"{_fmt(r.mean / scale)} ± {_fmt(r.half_width / scale, 2)}"
         row["seeds"] = g["seeds"].iloc[0]
@@ -436,7 +441,7 @@ def _fig10(ctx: Context) -> None:
     ]
     st = ctx.stats("fig10", metrics)
     d = st[st["metric"] == "drops_bottleneck"]
-    styles = {
+    styles: dict[str, Style] = {
         "paper": dict(color="tab:orange", ls="--", lw=1.2, marker="s", markersize=6, zorder=2),
         "proportional": dict(color="tab:green", ls=":", lw=1.5, zorder=2),
         "capped": dict(color="tab:blue", lw=2.2, zorder=3),
@@ -468,7 +473,8 @@ def _fig10(ctx: Context) -> None:
         columns="metric",
         values=["mean", "half_width"],
     ).reset_index()
-    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]
+    # pandas-stubs types columns as Index[str]; after pivot_table(values=[…]) it is a MultiIndex of pairs
+    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]  # type: ignore[str-unpack]
     wide["min_th"] = [
         red_thresholds(b, r)[0] for b, r in zip(wide["buffer"], wide["thresholds"], strict=True)
     ]
@@ -516,11 +522,12 @@ def _fig11(ctx: Context) -> None:
     )
     d = st[st["metric"] == "drops_bottleneck"]
     lines = [sweep_line(d, "flows", label="RED, all drops", color="tab:blue", lw=2.2)]
-    for metric, label, style in (
+    kinds: list[tuple[str, str, Style]] = [
         ("drops_bottleneck_forced", "… forced (average > max_th)", dict(color="tab:purple", ls="-.")),
         ("drops_bottleneck_overflow", "… buffer overflow", dict(color="tab:orange", ls=":")),
         ("drops_bottleneck_early", "… early (on the RED curve)", dict(color="tab:green", ls="--")),
-    ):
+    ]
+    for metric, label, style in kinds:
         lines.append(sweep_line(st[st["metric"] == metric], "flows", label=label, **style))
     panel = Panel(lines, xlabel="number of flows N", ylabel="packets dropped in 20 s", ylim=(0, None))
     fig = panels(
@@ -544,7 +551,8 @@ def _fig11(ctx: Context) -> None:
         .reset_index()
         .sort_values("flows")
     )
-    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]
+    # pandas-stubs types columns as Index[str]; after pivot_table(values=[…]) it is a MultiIndex of pairs
+    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]  # type: ignore[str-unpack]
     fmt = {
         c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")
     }

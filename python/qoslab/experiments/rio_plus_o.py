@@ -25,7 +25,7 @@ tokens does not single out IN bursts) and Fig. 5 (OUT drop probabilities over ti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -257,7 +257,7 @@ WINDOWS = (20, 1000)
 BUCKET_SCALES = (1.0, 1 / 8, 1 / 80)
 LIMITS = (100, 250)
 #: Table I's published rows: (profile, throughput, markin, markout, dropout, OUT drop rate).
-TABLE1 = {
+TABLE1: dict[str, list[tuple[float, float, float, float, float, float]]] = {
     "rio_plus_o": [
         (270e3, 570955, 27563, 35193, 852, 0.024),
         (540e3, 888546, 55999, 41001, 616, 0.015),
@@ -681,7 +681,8 @@ def _verdicts(ctx: Context) -> None:
         _against_rio(ctx, claim, sel, "limit", {"rio": ""})
     # Fig. 9: the smallest failing multiple, RI+O − RIO
     ff = _fig9_failing(ctx.flows("fig9"))
-    for unit, g0 in ff.groupby("unit_mbps", sort=True):
+    for key, g0 in ff.groupby("unit_mbps", sort=True):
+        unit = cast(float, key)
         n = GRANULARITY[round(unit * 1e6, -3)]
         r = FIG9_PAPER_RIO[round(unit, 1)]
         claim = Claim(
@@ -702,7 +703,8 @@ def _against_rio(
     """One paired verdict RI+O − baseline of per-seed ``column`` per (setting, w_q) of ``df``
     (columns ``setting``, ``w_q``, ``kind``, ``seed``) and per baseline kind present; a baseline
     named "" is left out of the reading's name (the figures that run only one RIO)."""
-    for (setting, w_q), g in df.groupby(["setting", "w_q"], sort=True):
+    for key, g in df.groupby(["setting", "w_q"], sort=True):
+        setting, w_q = cast("tuple[str, float]", key)
         a = g[g["kind"] == "rio_plus_o"].set_index("seed")[column]
         for base, bname in baselines.items():
             b = g[g["kind"] == base].set_index("seed")[column]
@@ -806,9 +808,9 @@ def _table1(ctx: Context) -> None:
     kinds = [k for k in ALL_KINDS if (df["scheme"] == ALL_KINDS[k]).any()]
     width = 0.8 / len(kinds)
     colors = {"rio": "tab:blue", "rio_ns2": "tab:purple", "rio_plus_o": "tab:green"}
-    grid_rows = []
+    grid_rows: list[list[Panel]] = []
     for w_q in W_QS:
-        row = []
+        row: list[Panel] = []
         for setting in SETTINGS:
             lines = []
             for j, kind in enumerate(kinds):
@@ -1183,7 +1185,7 @@ def _fig9_failing(fl: pd.DataFrame) -> pd.DataFrame:
     rows = []
     keys = ["setting", "unit_mbps", "kind", "w_q", "seed"]
     for key, g in fl.groupby(keys, sort=True):
-        unit = float(key[1]) * 1e6
+        unit = float(cast(float, key[1])) * 1e6
         miss = g[g["throughput_bps"] < g["k"] * unit]["k"]
         first = int(miss.min()) if len(miss) else int(g["k"].max()) + 1
         rows.append({**dict(zip(keys, key, strict=True)), "first_failing": float(first)})

@@ -16,8 +16,9 @@ import pandas as pd
 from qoslab import _core
 from qoslab.executors import Executor, LocalExecutor
 from qoslab.experiments.base import Experiment, Options, Sweep, get
+from qoslab.frames import typed_rows
 from qoslab.report import git_revision, markdown_table, save_figure
-from qoslab.results import load
+from qoslab.results import RunRow, load
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
 from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
@@ -26,6 +27,7 @@ from qoslab.verdicts import markdown as verdict_markdown
 from qoslab.verdicts import write as write_verdicts
 
 if TYPE_CHECKING:
+    from qoslab.figures import Figure
     from qoslab.scenario import Scenario
     from qoslab.simulate import Result
 
@@ -141,7 +143,7 @@ class Context:
         matching ``where``."""
         runs = select(self.runs(sweep), where or {})
         frames = []
-        for r in runs.itertuples():
+        for r in typed_rows(runs, RunRow):
             rel = getattr(r, f"series_{kind}")
             df = pd.read_parquet(self.store.root / rel)
             df["seed"] = r.seed
@@ -232,7 +234,7 @@ class Context:
         return csv
 
     def figure(
-        self, name: str, fig: Any, *, title: str, sweeps: Sequence[str], caption: str = ""
+        self, name: str, fig: Figure, *, title: str, sweeps: Sequence[str], caption: str = ""
     ) -> list[Path]:
         """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
         begins by saying so) and adds a section."""

@@ -411,7 +411,7 @@ def _avg_cwnd(ctx: Context, sweep: str, where: dict[str, Any]) -> pd.DataFrame:
     sf = ctx.series(sweep, "flow", where)
     t = timing(int(where["scen"]), ctx.options.quick)
     w = sf[(sf["time_s"] >= t["start"]) & (sf["time_s"] <= t["end"])]
-    return w.groupby(["seed", "flow_name"], as_index=False)["cwnd"].mean()
+    return w.groupby(["seed", "flow_name"], as_index=False)[["cwnd"]].mean()
 
 
 def analyse(ctx: Context) -> None:
@@ -432,7 +432,8 @@ def _per_seed(pf: pd.DataFrame, what: str) -> pd.Series:
     mean throughput/r_i (``largest``)."""
     if what == "worst":
         return pf.groupby("seed")["ratio"].min()
-    return pf[pf["contract_bps"] == pf["contract_bps"].max()].groupby("seed")["ratio"].mean()
+    largest: pd.Series[bool] = pf["contract_bps"] == pf["contract_bps"].max()
+    return pf[largest].groupby("seed")["ratio"].mean()
 
 
 def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFrame) -> None:
@@ -615,7 +616,7 @@ def _summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         row = dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True))
         row.update(
             {
-                "arm_label": ARMS[row["arm"]],
+                "arm_label": ARMS[str(row["arm"])],
                 "fraction_reached": e_f.mean,
                 "fraction_ci": e_f.fmt(3),
                 "worst_ratio": e_w.mean,
@@ -858,7 +859,7 @@ def _scenario4(ctx: Context) -> None:
         ef = sf[sf["flow_name"].str.startswith("ef")].groupby("time_s")["throughput_bps"].sum() / 1e6
         lines = [Line(list(ef.index), list(ef.to_numpy()), "EF (delivered)", kind="area")]
         for nm, g in sf[sf["flow_name"].isin(list(contracts("A")))].groupby("flow_name", sort=False):
-            label = f"{nm} ({contracts('A')[nm] / 1e6:g})"
+            label = f"{nm} ({contracts('A')[str(nm)] / 1e6:g})"
             lines.append(
                 Line(
                     list(g["time_s"]), list(g["throughput_bps"] / 1e6), label, style={"marker": "", "lw": 0.9}

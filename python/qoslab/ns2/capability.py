@@ -70,7 +70,7 @@ class Refusal(Exception):
     """The scenario cannot be expressed with ns-2's dsRED queues."""
 
 
-def core_export(q: dict) -> dict | None:
+def core_export(q: dict[str, Any]) -> dict[str, Any] | None:
     """The core's description of a queue as a ``Queue/CLASS`` with its settings (the
     mechanism's own file says how ns-2 expresses it), or None for dsRED kinds and refusals."""
     ns2 = q.get("ns2")
@@ -89,7 +89,7 @@ def queue_reason(where: str, q: Any) -> str | None:
     return None
 
 
-def flow_reason(where: str, f: dict) -> str | None:
+def flow_reason(where: str, f: dict[str, Any]) -> str | None:
     """Why ns-2 cannot run flow ``f`` (the core has validated it), or None."""
     if f["kind"] not in _FLOW_KINDS:
         return f"{where}: flow kind {f['kind']!r} is not supported by the ns-2 export"
@@ -100,7 +100,7 @@ def flow_reason(where: str, f: dict) -> str | None:
     return None
 
 
-def ds_active(resolved: dict) -> bool:
+def ds_active(resolved: dict[str, Any]) -> bool:
     """True if the scenario uses conditioners or rio/wred/multi queues."""
     if resolved.get("conditioners"):
         return True
@@ -111,7 +111,7 @@ def ds_active(resolved: dict) -> bool:
     )
 
 
-def conditioner_reason(where: str, c: dict, resolved: dict) -> str | None:
+def conditioner_reason(where: str, c: dict[str, Any], resolved: dict[str, Any]) -> str | None:
     """Why ns-2 cannot run conditioner ``c`` (validated by the core) in a dsRED edge queue, or
     None. Whether its classifier can be expressed is the planner's question."""
     m = c["meter"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 #: Queue limit used when a queue has neither ``limit_pkts`` nor ``limit_bytes``.
 UNLIMITED_QUEUE_PKTS = 10_000_000
 
 
-def is_int(x: Any) -> bool:
+def is_int(x: Any) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 

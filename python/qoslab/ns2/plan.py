@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from qoslab import _core
 from qoslab.ns2.capability import (
@@ -27,8 +27,28 @@ from qoslab.ns2.capability import (
 )
 from qoslab.ns2.literals import UNLIMITED_QUEUE_PKTS, is_int, tcl_number
 
+#: What a codepoint stands for at the end: a DSCP, or "drop" (the packet is dropped).
+Value: TypeAlias = int | Literal["drop"]
+#: One policy entry of an edge queue: ``("null", (src, dst), dscp)`` passes packets with their
+#: codepoint (``(src, dst)`` is None for the catch-all entry), ``("pf", conditioner, flow)`` is a
+#: per-flow meter and ``("agg", conditioner)`` an aggregate one.
+EntryId: TypeAlias = (
+    tuple[Literal["null"], tuple[str, str] | None, int]
+    | tuple[Literal["pf"], int, int]
+    | tuple[Literal["agg"], int]
+)
+#: A codepoint key: ``("base", dscp)`` for packets as a host sent them, ``("e", direction, entry,
+#: colour, value)`` for what a policy entry writes, and ``("drop",)`` for dropped packets once
+#: keys are merged per DSCP (untagged plans). The last element is always what it stands for.
+CpKey: TypeAlias = (
+    tuple[Literal["base"], int] | tuple[Literal["e"], int, EntryId, str, Value] | tuple[Literal["drop"]]
+)
+#: How a flow's data packets are marked: ``("host", dscp)`` by its host, ``("edge", direction,
+#: {cp: (colour, value)})`` by one edge queue's policy entry of its own.
+Marking: TypeAlias = tuple[Literal["host"], int] | tuple[Literal["edge"], int, dict[int, tuple[str, Value]]]
 
-def unsupported_reason(resolved: dict) -> str | None:
+
+def unsupported_reason(resolved: dict[str, Any]) -> str | None:
     """Return None if ns-2 can express ``resolved``, else a human-readable reason.
 
     ``resolved`` is a scenario the core has validated (:func:`qoslab.scenario.to_ns2_resolved`),
@@ -78,9 +98,9 @@ class _Stream:
 class _Entry:
     """One ns-2 policy-table entry of an edge queue (one meter)."""
 
-    eid: tuple
+    eid: EntryId
     cond: int | None  # conditioner index; None = Null policy (keep the codepoint)
-    outputs: dict[str, Any]  # colour -> DSCP or "drop"
+    outputs: dict[str, Value]  # colour -> DSCP or "drop"
     pairs: set[tuple[str, str]] = field(default_factory=set)
     streams: list[int] = field(default_factory=list)
     keep_in: set[int] = field(default_factory=set)
@@ -91,22 +111,22 @@ class DsQueue:
     """The configuration of one dsRED queue (one link direction)."""
 
     edge: bool
-    conf: dict  # the qoslab queue config of this direction
-    entries: dict[tuple, _Entry] = field(default_factory=dict)
-    arriving: set[tuple] = field(default_factory=set)  # cp keys its PHB table sees
+    conf: dict[str, Any]  # the qoslab queue config of this direction
+    entries: dict[EntryId, _Entry] = field(default_factory=dict)
+    arriving: set[CpKey] = field(default_factory=set)  # cp keys its PHB table sees
     tcl: list[str] = field(default_factory=list)
-    cp_value: dict[int, Any] = field(default_factory=dict)  # cp -> DSCP or "drop"
+    cp_value: dict[int, Value] = field(default_factory=dict)  # cp -> DSCP or "drop"
     cp_vq: dict[int, tuple[int, int]] = field(default_factory=dict)  # arriving cp -> (queue, prec)
 
 
 @dataclass
 class DsPlan:
-    cp: dict[tuple, int]  # cp key -> ns-2 codepoint
+    cp: dict[CpKey, int]  # cp key -> ns-2 codepoint
     tagged: bool  # every policy entry has codepoints of its own
     flow_cp: list[int]
     ack_cp: int
     queues: dict[int, DsQueue]  # by link-direction index (2 * link + 0 for ab, 1 for ba)
-    marked: list[Any]  # per flow: ("host", dscp), ("edge", j, {cp: (colour, value)}) or None
+    marked: list[Marking | None]  # per flow; None: ns-2 cannot count its marking alone
     cond_cps: dict[int, list[tuple[int, int, str]]]  # conditioner -> [(direction, cp, colour)]
 
 
@@ -126,12 +146,14 @@ def _bfs_counts(adj: dict[str, list[str]], s: str) -> tuple[dict[str, int], dict
     return dist, count
 
 
-def _classifies(cl: dict, s: _Stream, flows: list[dict], dscps: set[int], where: str) -> bool:
+def _classifies(
+    cl: dict[str, Any], s: _Stream, flows: list[dict[str, Any]], dscps: set[int], where: str
+) -> bool:
     kind, value = cl["kind"], cl.get("value")
     if kind == "any":
         return True
     if kind == "flow":  # a flow's data and its ACKs (qoslab classifies packets by flow)
-        return flows[s.flow]["name"] == value
+        return bool(flows[s.flow]["name"] == value)
     if kind == "src":
         return s.src == value
     if kind == "dst":
@@ -144,7 +166,7 @@ def _classifies(cl: dict, s: _Stream, flows: list[dict], dscps: set[int], where:
     return value in dscps
 
 
-def ds_plan(resolved: dict) -> DsPlan:
+def ds_plan(resolved: dict[str, Any]) -> DsPlan:
     """Work out the dsRED configuration of every link direction, or raise Refusal."""
     flows = resolved["flows"]
     links = resolved["links"]
@@ -197,7 +219,7 @@ def ds_plan(resolved: dict) -> DsPlan:
             label = f"the ACKs of flow {f['name']!r}"
             streams.append(_Stream(len(streams), i, "ack", f["dst"], f["src"], ACK_DSCP, label))
 
-    conditioned: dict[int, list[tuple[int, tuple]]] = {}  # stream -> [(j, eid)] of non-Null entries
+    conditioned: dict[int, list[tuple[int, EntryId]]] = {}  # stream -> [(j, eid)] of non-Null entries
     for s in streams:
         ds, ns_ = tree(s.src)
         dt, nt = tree(s.dst)
@@ -213,7 +235,7 @@ def ds_plan(resolved: dict) -> DsPlan:
                     )
                 steps.append((ds[u], j))
         steps.sort()
-        keys: set[tuple] = {("base", s.dscp)}
+        keys: set[CpKey] = {("base", s.dscp)}
         dscps = {s.dscp}
         for _, j in steps:
             if j not in queues:
@@ -246,9 +268,9 @@ def ds_plan(resolved: dict) -> DsPlan:
                         "conditioner chose per packet; ns-2's edge queue would overwrite it with a fixed one"
                     )
                 d = next(iter(dscps))
-                eid: tuple = ("null", pair, d)
+                eid: EntryId = ("null", pair, d)
                 entry = dq.entries.setdefault(eid, _Entry(eid, None, {"green": d}))
-                outs = {("base", d)}
+                outs: set[CpKey] = {("base", d)}
             else:
                 c = conds[match]
                 mtype = c["meter"]["type"]
@@ -266,29 +288,30 @@ def ds_plan(resolved: dict) -> DsPlan:
                 entry = dq.entries.setdefault(eid, _Entry(eid, match, {}))
                 outs = set()
                 for colour in METERS[mtype][1]:
-                    a = c["actions"][colour]
-                    if a == "keep":
+                    act = c["actions"][colour]
+                    if act == "keep":
                         if len(dscps) != 1:
                             raise Refusal(
                                 f"conditioner {c['name']!r}: 'keep' needs a known incoming codepoint, "
                                 f"but {s.label} arrives with one chosen per packet upstream"
                             )
-                        a = next(iter(dscps))
-                        entry.keep_in.add(a)
-                    entry.outputs[colour] = a
-                    outs.add(("e", j, eid, colour, a))
+                        act = next(iter(dscps))
+                        entry.keep_in.add(act)
+                    entry.outputs[colour] = act
+                    outs.add(("e", j, eid, colour, act))
                 conditioned.setdefault(s.index, []).append((j, eid))
             entry.pairs.add(pair)
             entry.streams.append(s.index)
             dq.arriving |= outs
             keys = {k for k in outs if k[-1] != "drop"}
-            dscps = {k[-1] for k in keys}
+            dscps = {k[-1] for k in keys if k[-1] != "drop"}  # all of them: keys has no "drop"
             if not keys:
                 break  # every packet is dropped here
 
     for j, dq in queues.items():
         for e in dq.entries.values():
             if len(e.keep_in) > 1:
+                assert e.cond is not None  # only a conditioner's entry keeps codepoints
                 raise Refusal(
                     f"conditioner {conds[e.cond]['name']!r} on {dname(j)}: 'keep' with one aggregate "
                     f"meter over packets arriving with different codepoints {sorted(e.keep_in)}; an ns-2 "
@@ -297,7 +320,7 @@ def ds_plan(resolved: dict) -> DsPlan:
 
     # ns-2 codepoints: try one set of codepoints per policy entry (per-flow marking counts);
     # fall back to one codepoint per DSCP if that needs more than NS_MAX_CP.
-    all_keys: list[tuple] = [("base", ACK_DSCP)]
+    all_keys: list[CpKey] = [("base", ACK_DSCP)]
     for s in streams:
         all_keys.append(("base", s.dscp))
     for dq in queues.values():
@@ -306,25 +329,26 @@ def ds_plan(resolved: dict) -> DsPlan:
     uniq = list(dict.fromkeys(all_keys))
     tagged = len(uniq) <= NS_MAX_CP
 
-    def canon(key: tuple) -> tuple:
+    def canon(key: CpKey) -> CpKey:
         if tagged or key[0] == "base":
             return key
-        return ("drop",) if key[-1] == "drop" else ("base", key[-1])
+        v = key[-1]
+        return ("drop",) if v == "drop" else ("base", v)
 
     canon_keys = list(dict.fromkeys(canon(k) for k in uniq))
     if len(canon_keys) > NS_MAX_CP:
         raise Refusal(f"the scenario needs {len(canon_keys)} codepoints; ns-2's dsRED has {NS_MAX_CP}")
-    cp_of: dict[tuple, int] = {}
+    cp_of: dict[CpKey, int] = {}
     used: set[int] = set()
     for key in canon_keys:  # a DSCP below 40 keeps its own number where it can
         if key[0] == "base" and key[1] < NS_MAX_CP and key[1] not in used:
             cp_of[key] = key[1]
             used.add(key[1])
     for key in canon_keys:  # then marker outputs, where their DSCP's number is still free
-        v = key[-1]
-        if key not in cp_of and is_int(v) and v < NS_MAX_CP and v not in used:
-            cp_of[key] = v
-            used.add(v)
+        last = key[-1]
+        if key not in cp_of and is_int(last) and last < NS_MAX_CP and last not in used:
+            cp_of[key] = last
+            used.add(last)
     free = (n for n in range(NS_MAX_CP) if n not in used)
     for key in canon_keys:
         if key not in cp_of:
@@ -334,7 +358,7 @@ def ds_plan(resolved: dict) -> DsPlan:
     for j, dq in sorted(queues.items()):
         dq.tcl = _dsred_tcl(j, dq, cp, resolved, dname(j))
 
-    marked: list[Any] = []
+    marked: list[Marking | None] = []
     for s in streams:
         if s.kind != "data":
             continue
@@ -358,7 +382,7 @@ def ds_plan(resolved: dict) -> DsPlan:
     return DsPlan(cp, tagged, flow_cp, cp[("base", ACK_DSCP)], queues, marked, cond_cps)
 
 
-def _dsred_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where: str) -> list[str]:
+def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, Any], where: str) -> list[str]:
     """The Tcl lines configuring dsRED queue ``$q`` of direction ``j``; fills cp_value/cp_vq.
 
     A cp key's last element is what the codepoint stands for: a DSCP or "drop".
@@ -376,7 +400,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where:
         shared = next(iter(limits))
     else:
         lps = {q.get("limit_pkts") for _, q, _ in subs}
-        shared = None if None in lps else max(lps)  # type: ignore[type-var]
+        shared = None if None in lps else max(lps)
     qlim = UNLIMITED_QUEUE_PKTS if shared is None else int(shared)
     mps = rq[0]["mean_pkt_size_bytes"] if rq else 1000
     nprec = max([len(q["precedences"]) for q in rq], default=1)
@@ -454,7 +478,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where:
     return lines
 
 
-def _policy_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where: str) -> list[str]:
+def _policy_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, Any], where: str) -> list[str]:
     """addPolicyEntry/addPolicerEntry lines for an edge queue (first match wins in ns-2)."""
     conds = resolved.get("conditioners") or []
     node_id = {n: i for i, n in enumerate(resolved["nodes"])}
@@ -486,7 +510,8 @@ def _policy_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where
             pat = (next(iter(srcs)) if len(srcs) == 1 else -1, next(iter(dsts)) if len(dsts) == 1 else -1)
             aggs.append((pat, e))
         else:
-            if len(e.pairs) != 1:
+            if len(e.pairs) != 1:  # a Null entry has one pair: this is a per-flow meter's
+                assert e.cond is not None
                 raise Refusal(
                     f"{where}: one per-flow meter of conditioner {conds[e.cond]['name']!r} sees packets "
                     f"of several node pairs {sorted(e.pairs)}; ns-2 has one meter per (source, destination)"
@@ -503,6 +528,7 @@ def _policy_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where
             s, d = node_id[pair[0]], node_id[pair[1]]
             first = next(x for p, x in aggs if hits(p, s, d))
             if first is not e:
+                assert e.cond is not None and first.cond is not None  # aggregate meters' entries
                 raise Refusal(
                     f"{where}: the aggregate meters of conditioners {conds[e.cond]['name']!r} and "
                     f"{conds[first.cond]['name']!r} cannot be told apart by ns-2's (source, destination) "
@@ -515,9 +541,13 @@ def _policy_tcl(j: int, dq: DsQueue, cp: dict[tuple, int], resolved: dict, where
         raise Refusal(f"{where}: needs {len(table)} policy entries; ns-2 allows {NS_MAX_POLICIES}")
     lines: list[str] = []
     policers: dict[tuple[str, int], tuple[int, ...]] = {}
+    key: tuple[str, int]
+    down: tuple[int, ...]
     for (s, d), e in table:
         if e.cond is None:
-            c0 = cp[("base", e.outputs["green"])]
+            green = e.outputs["green"]
+            assert green != "drop"  # a Null entry passes its packets with their own DSCP
+            c0 = cp[("base", green)]
             lines.append(f"$q addPolicyEntry {s} {d} Null {c0}")
             key, down = ("Null", c0), ()
         else:

@@ -36,12 +36,12 @@ def _tail(text: str, limit: int = 4000) -> str:
 
 
 def run_ns2(
-    resolved: dict,
+    resolved: dict[str, Any],
     seed: int,
     *,
     workdir: str | None = None,
     timeout: float | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Run ``resolved`` in ns-2 with ``seed`` and return the parsed results.
 
     The script (``scenario.tcl``) and results (``results.json``) are written to
@@ -60,7 +60,9 @@ def run_ns2(
     return _run_in(ns, resolved, seed, workdir, timeout)
 
 
-def _run_in(ns: str, resolved: dict, seed: int, workdir: str, timeout: float | None) -> dict:
+def _run_in(
+    ns: str, resolved: dict[str, Any], seed: int, workdir: str, timeout: float | None
+) -> dict[str, Any]:
     script_path = os.path.join(workdir, "scenario.tcl")
     out_path = os.path.join(workdir, "results.json")
     if os.path.exists(out_path):
@@ -88,7 +90,7 @@ def _run_in(ns: str, resolved: dict, seed: int, workdir: str, timeout: float | N
         raise Ns2Error(f"ns-2 failed with exit code {proc.returncode} on {script_path}: {msg}")
     try:
         with open(out_path, encoding="utf-8") as fh:
-            results = json.load(fh)
+            results: dict[str, Any] = json.load(fh)
     except (OSError, ValueError) as exc:
         raise Ns2Error(f"ns-2 wrote unreadable results {out_path}: {exc}") from exc
     results["wall_time_s"] = wall
@@ -97,7 +99,7 @@ def _run_in(ns: str, resolved: dict, seed: int, workdir: str, timeout: float | N
     return results
 
 
-def _ds_results(results: dict, plan: DsPlan, resolved: dict) -> None:
+def _ds_results(results: dict[str, Any], plan: DsPlan, resolved: dict[str, Any]) -> None:
     """Turn the raw dsRED counters into by_dscp, policed drops and marking counts."""
     raw_stats: dict[int, dict[int, tuple[int, int, int]]] = {}
     for j, lk in enumerate(results["links"]):
@@ -124,7 +126,11 @@ def _ds_results(results: dict, plan: DsPlan, resolved: dict) -> None:
         for vq, n in vq_len.items():
             if n == 0:
                 continue
-            there = {v for c, v in dq.cp_value.items() if dq.cp_vq[c] == vq and stats.get(c, (0,))[0] > 0}
+            there = {
+                v  # dropped packets (the "drop" queue's) are never queued: n is 0 there
+                for c, v in dq.cp_value.items()
+                if v != "drop" and dq.cp_vq[c] == vq and stats.get(c, (0,))[0] > 0
+            }
             if len(there) == 1:
                 by[next(iter(there))]["departures"] -= n
             else:  # several codepoints share the virtual queue: ns-2 cannot say which are queued
@@ -159,10 +165,10 @@ def _ds_results(results: dict, plan: DsPlan, resolved: dict) -> None:
             f["policed_drops"] = dropped
     conds = []
     for ci, c in enumerate(resolved.get("conditioners") or []):
-        colored: dict[str, int] | None = None
+        cond_colored: dict[str, int] | None = None
         if plan.tagged:
-            colored = {"green": 0, "yellow": 0, "red": 0}
+            cond_colored = {"green": 0, "yellow": 0, "red": 0}
             for j, cp, colour in plan.cond_cps[ci]:
-                colored[colour] += raw_stats.get(j, {}).get(cp, (0, 0, 0))[0]
-        conds.append({"name": c["name"], "colored": colored})
+                cond_colored[colour] += raw_stats.get(j, {}).get(cp, (0, 0, 0))[0]
+        conds.append({"name": c["name"], "colored": cond_colored})
     results["conditioners"] = conds

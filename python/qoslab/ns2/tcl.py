@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from qoslab.ns2.capability import TCP_CLASSES, core_export, ds_active
 from qoslab.ns2.literals import is_int, tcl_comment, tcl_number, tcl_quote, tcl_value
@@ -85,7 +86,7 @@ def _ns_seed(seed: int) -> int:
     return z % (2**31 - 2) + 1
 
 
-def _queue_settings(q: dict) -> list[tuple[str, str]]:
+def _queue_settings(q: dict[str, Any]) -> list[tuple[str, str]]:
     """Return the ``$q set`` pairs configuring one queue direction, as the core describes them."""
     exp = core_export(q)
     assert exp is not None, "checked by unsupported_reason"
@@ -246,7 +247,7 @@ proc qoslab_finish {} {
 """
 
 
-def _poll_interval(resolved: dict) -> float | None:
+def _poll_interval(resolved: dict[str, Any]) -> float | None:
     """Return the period at which 32-bit byte counters must be polled, if any."""
     max_bw = max((float(link["bandwidth_bps"]) for link in resolved["links"]), default=0.0)
     if max_bw <= 0:
@@ -255,7 +256,7 @@ def _poll_interval(resolved: dict) -> float | None:
     return period if period < resolved["duration_s"] else None
 
 
-def to_tcl(resolved: dict, seed: int, out_path: str) -> str:
+def to_tcl(resolved: dict[str, Any], seed: int, out_path: str) -> str:
     """Return an ns-2 Tcl script for ``resolved`` run with ``seed``.
 
     The script writes its JSON results to ``out_path`` at ``duration_s`` and
@@ -264,7 +265,7 @@ def to_tcl(resolved: dict, seed: int, out_path: str) -> str:
     return build_tcl(resolved, seed, out_path)[0]
 
 
-def build_tcl(resolved: dict, seed: int, out_path: str) -> tuple[str, DsPlan | None]:
+def build_tcl(resolved: dict[str, Any], seed: int, out_path: str) -> tuple[str, DsPlan | None]:
     """The script of :func:`to_tcl` and the DiffServ plan (None without DiffServ)."""
     reason = unsupported_reason(resolved)
     if reason is not None:
@@ -355,7 +356,7 @@ def build_tcl(resolved: dict, seed: int, out_path: str) -> tuple[str, DsPlan | N
     return "\n".join(out) + "\n", plan
 
 
-def _queue_class(q: dict, dq: DsQueue | None) -> str:
+def _queue_class(q: dict[str, Any], dq: DsQueue | None) -> str:
     """The ns-2 queue class of one link direction."""
     if dq is not None:
         return "dsRED/edge" if dq.edge else "dsRED/core"
@@ -364,7 +365,7 @@ def _queue_class(q: dict, dq: DsQueue | None) -> str:
     return str(exp["class"])
 
 
-def _flow_tcl(i: int, f: dict, node_idx: dict[str, int], duration: float) -> list[str]:
+def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: float) -> list[str]:
     """Return the Tcl lines creating flow ``i`` and scheduling its start/stop."""
     src, dst = node_idx[f["src"]], node_idx[f["dst"]]
     size = int(f["packet_size_bytes"])
