@@ -8,8 +8,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qoslab
-from conftest import ROOT, SCENARIOS
+from conftest import QOSLAB, ROOT, SCENARIOS
 from qoslab import builder as b
 from qoslab.schema import json_schema
 
@@ -779,3 +783,111 @@ def test_spec_converts_and_runs_through_the_public_api():
     res = qoslab.run(scenario, seed=3)
     assert res.seed == 3 and len(res.flows) == 1
     assert qoslab.builder is b
+
+
+# -- a user's own experiment --------------------------------------------------------------------
+
+PLUGIN = """
+from qoslab import builder as b
+from qoslab.experiments import Experiment, Options, Sweep, register
+
+
+def plan(opts: Options) -> list[Sweep]:
+    rates = ["1Mbps", "2Mbps"] if opts.quick else ["1Mbps", "2Mbps", "4Mbps"]
+    points = [({"rate": r}, b.dumbbell(2, bottleneck_rate=r, duration="3s").to_scenario()) for r in rates]
+    return [Sweep("rate", points, opts.seeds, "bottleneck rate")]
+
+
+def analyse(ctx) -> None:
+    st = ctx.stats("rate", ["utilization", "aggregate_throughput_bps"])
+    ctx.table("utilization", st, title="Utilisation by rate", columns=["rate", "mean", "seeds"])
+
+
+register(Experiment(name="NAME", title="A user's dumbbell", paper="none", summary="plugin test",
+                    plan=plan, analyse=analyse, seeds=2, quick_seeds=1))
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    pkg = str(Path(qoslab.__file__).resolve().parents[1])
+    env = {**os.environ, **extra}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (extra.get("PYTHONPATH"), pkg) if p)
+    return env
+
+
+def test_a_users_experiment_file_is_listed_and_reproduced(tmp_path):
+    plugin = tmp_path / "my_study.py"
+    plugin.write_text(PLUGIN.replace("NAME", "my-dumbbell"))
+    env = _env(QOSLAB_PLUGINS=str(plugin))
+    p = subprocess.run([QOSLAB, "reproduce", "--list"], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "my-dumbbell" in p.stdout.split() and "red-baseline" in p.stdout.split()
+    out, store = tmp_path / "out", tmp_path / "store"
+    cmd = [QOSLAB, "reproduce", "my-dumbbell", "--quick", "--out", str(out), "--store", str(store), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "my-dumbbell: 2 runs (2 computed" in p.stdout
+    report = (out / "my-dumbbell" / "report.md").read_text()
+    assert "Utilisation by rate" in report
+    table = (out / "my-dumbbell" / "utilization.csv").read_text()
+    assert "1Mbps" in table and "2Mbps" in table
+    # without the plugin it is unknown
+    p = subprocess.run(
+        [QOSLAB, "reproduce", "my-dumbbell"], capture_output=True, text=True, env=_env(), timeout=120
+    )
+    assert p.returncode == 1 and "unknown experiment 'my-dumbbell'" in p.stderr
+
+
+def test_an_installed_packages_entry_point_registers_its_experiment(tmp_path):
+    (tmp_path / "pkg_study.py").write_text(
+        PLUGIN.replace("register(Experiment(", "EXPERIMENT = (Experiment(").replace("NAME", "pkg-dumbbell")
+    )
+    dist = tmp_path / "pkg_study-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pkg-study\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[qoslab.experiments]\npkg-dumbbell = pkg_study:EXPERIMENT\n")
+    code = "from qoslab import experiments; print(' '.join(e.name for e in experiments.available()))"
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(PYTHONPATH=str(tmp_path))
+    )
+    assert p.returncode == 0, p.stderr
+    assert "pkg-dumbbell" in p.stdout.split()
+    code = "from qoslab import experiments; print(experiments.get('pkg-dumbbell').title)"
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(PYTHONPATH=str(tmp_path))
+    )
+    assert p.stdout.strip() == "A user's dumbbell", p.stderr
+
+
+def test_a_broken_plugin_is_one_clear_error(tmp_path):
+    bad = tmp_path / "broken.py"
+    bad.write_text("import no_such_module_qoslab\n")
+    p = subprocess.run(
+        [QOSLAB, "reproduce", "--list"],
+        capture_output=True,
+        text=True,
+        env=_env(QOSLAB_PLUGINS=str(bad)),
+        timeout=120,
+    )
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert (
+        "cannot load experiment plugin" in p.stderr
+        and "broken.py" in p.stderr
+        and "$QOSLAB_PLUGINS" in p.stderr
+    )
+    assert "ModuleNotFoundError" in p.stderr
+
+
+def test_load_plugin_in_process(tmp_path, monkeypatch):
+    from qoslab.experiments import base
+
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    plugin = tmp_path / "inproc_study.py"
+    plugin.write_text(PLUGIN.replace("NAME", "inproc-dumbbell"))
+    base.load_plugin(str(plugin))
+    base.load_plugin(str(plugin))  # a second load does nothing (no "already registered")
+    exp = base.get("inproc-dumbbell")
+    sweeps = exp.plan(base.Options(quick=True, seeds=[1]))
+    assert [p for p, _ in sweeps[0].points] == [{"rate": "1Mbps"}, {"rate": "2Mbps"}]
+    with pytest.raises(base.PluginError, match="no_such_module_qoslab"):
+        base.load_plugin("no_such_module_qoslab")
