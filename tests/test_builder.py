@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -891,3 +892,31 @@ def test_load_plugin_in_process(tmp_path, monkeypatch):
     assert [p for p, _ in sweeps[0].points] == [{"rate": "1Mbps"}, {"rate": "2Mbps"}]
     with pytest.raises(base.PluginError, match="no_such_module_qoslab"):
         base.load_plugin("no_such_module_qoslab")
+
+
+# -- the documentation --------------------------------------------------------------------------
+
+DOC = ROOT / "docs" / "python-api.md"
+
+
+def test_the_python_api_page_runs(tmp_path, monkeypatch):
+    """Every ```python block of docs/python-api.md, in order, in one namespace."""
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    assert len(blocks) >= 4
+    from qoslab.experiments import base
+
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))  # the page registers an experiment
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scenarios").symlink_to(SCENARIOS)
+    ns: dict[str, Any] = {"__name__": "python_api_doc"}
+    for i, block in enumerate(blocks):
+        try:
+            exec(compile(textwrap.dedent(block), f"{DOC.name} block {i}", "exec"), ns)
+        except Exception as e:
+            raise AssertionError(f"block {i} of {DOC} fails:\n{block}") from e
+
+
+def test_the_python_api_page_lists_every_kind():
+    text = DOC.read_text()
+    for kind, cls in {**b.QUEUES, **b.METERS}.items():
+        assert f'`"{kind}"`' in text and f"`{cls.__name__}`" in text, kind
