@@ -187,13 +187,6 @@ def is_required(f: Field[Any]) -> bool:
     return f.default is MISSING and f.default_factory is MISSING
 
 
-class _Invalid(Exception):
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(key, message)
-        self.key = key
-        self.message = message
-
-
 def _what(v: object) -> str:
     return f"{type(v).__name__} {v!r}"
 
@@ -330,7 +323,7 @@ class Component:
             v = values.get(f.name)
             if v is None:
                 if is_required(f):
-                    return toml_key(f), "is required"
+                    return toml_key(f), "missing: the key is required"
                 continue
             p = _problem(f.metadata, v)
             if p is not None:
