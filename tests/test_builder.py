@@ -772,6 +772,11 @@ def test_chain_bottleneck_and_udp_flows():
     cbr = b.chain(2, flow_type="cbr", flow_rate="1Mbps", duration="10s", start="0s").run(seed=1)
     assert cbr.flows.loc[0, "kind"] == "cbr"
     assert cbr.flows.loc[0, "throughput_bps"] == pytest.approx(1e6, rel=0.01)
+    # each link has its own queue object: changing one changes no other
+    ch = b.chain(3, queue=b.RED(min_th=5, max_th=15))
+    ch.links[0].queue.max_p = 0.5  # type: ignore[union-attr]
+    red, changed = b.RED(min_th=5, max_th=15), b.RED(min_th=5, max_th=15, max_p=0.5)
+    assert [lk.queue for lk in ch.links] == [changed, red, red]
     e = _error(b.chain, 3, rate=["1Mbps", "2Mbps"])
     assert e.key == "rate" and "2 values for 3 links" in e.message
 

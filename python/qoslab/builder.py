@@ -28,6 +28,7 @@ range or choices.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import tomllib
@@ -1314,7 +1315,9 @@ def _measurement(warmup: Duration | None, bottleneck: str | None) -> Measurement
 
 
 def _droptail(q: Queue | None) -> Queue:
-    return q if q is not None else DropTail(limit="100pkts")
+    """A copy of ``q`` (each link its own object: changing one link's queue changes no other),
+    or DropTail of 100 packets."""
+    return copy.deepcopy(q) if q is not None else DropTail(limit="100pkts")
 
 
 def _flow(
@@ -1452,7 +1455,6 @@ def parking_lot(
     _positive(hops, "hops")
     _positive(long_flows, "long_flows")
     _positive(cross_flows, "cross_flows")
-    aq = _droptail(access_queue)
     nodes = [
         Node(name="r{i}", count=hops + 1),
         Node(name="long_src{i}", count=long_flows),
@@ -1478,7 +1480,7 @@ def parking_lot(
             b="r0",
             bandwidth=access_rate,
             delay=access_delay,
-            queue=aq,
+            queue=_droptail(access_queue),
         ),
         Link(
             name="long_exit{i}",
@@ -1487,7 +1489,7 @@ def parking_lot(
             b="long_dst{i}",
             bandwidth=access_rate,
             delay=access_delay,
-            queue=aq,
+            queue=_droptail(access_queue),
         ),
     ]
     flows = [_flow("long{i}", long_flows, "long_src{i}", "long_dst{i}", flow_type, flow_rate, start)]
@@ -1502,7 +1504,7 @@ def parking_lot(
                 b=f"r{h}",
                 bandwidth=access_rate,
                 delay=access_delay,
-                queue=aq,
+                queue=_droptail(access_queue),
             ),
             Link(
                 name=f"cross{h}_exit{{i}}",
@@ -1511,7 +1513,7 @@ def parking_lot(
                 b=dst,
                 bandwidth=access_rate,
                 delay=access_delay,
-                queue=aq,
+                queue=_droptail(access_queue),
             ),
         ]
         flows.append(_flow(f"cross{h}_{{i}}", cross_flows, src, dst, flow_type, flow_rate, start))
