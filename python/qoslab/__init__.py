@@ -8,6 +8,7 @@ and active queue management, with a Rust core.
 
 ``import qoslab`` loads the core and the scenario loader only; numpy comes with the first run
 and pandas with the first table a caller reads (see :mod:`qoslab.simulate`).
+:mod:`qoslab.builder` (typed scenario classes and topologies) is loaded on first use.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from qoslab.errors import ScenarioError
 from qoslab.scenario import Scenario, load_scenario
 
 if TYPE_CHECKING:
+    from qoslab import builder
     from qoslab.simulate import Result, run
 
-__all__ = ["Result", "Scenario", "ScenarioError", "__version__", "load_scenario", "run"]
+__all__ = ["Result", "Scenario", "ScenarioError", "__version__", "builder", "load_scenario", "run"]
 
 
 def __getattr__(name: str) -> Any:
@@ -30,4 +32,8 @@ def __getattr__(name: str) -> Any:
         from qoslab import simulate
 
         return getattr(simulate, name)
+    if name == "builder":
+        import qoslab.builder
+
+        return qoslab.builder
     raise AttributeError(f"module 'qoslab' has no attribute {name!r}")

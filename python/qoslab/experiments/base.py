@@ -2,14 +2,21 @@
 analysis that turns stored runs into tables and figures.
 
 An experiment module builds an :class:`Experiment` and calls :func:`register` at import time;
-:data:`BUILTIN` lists the modules :func:`get` imports. See ``red_baseline.py`` for a complete
-example and ``docs/experiments.md`` for the guide.
+:data:`BUILTIN` lists the modules :func:`get` imports. A user's own experiments need no change
+to the package: a module (or ``.py`` file) named in ``$QOSLAB_PLUGINS``, or an installed
+package's entry point in the group ``qoslab.experiments``, is imported with the built-in ones
+(:func:`load_plugin` imports one from Python). See ``red_baseline.py`` for a complete example
+and ``docs/experiments.md`` for the guide.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,11 +135,75 @@ def register(exp: Experiment) -> Experiment:
 
 
 def _load_builtins() -> None:
-    global _loaded
+    global _loaded, _plugins_loaded
     if not _loaded:
         for mod in BUILTIN:
             importlib.import_module(mod)
         _loaded = True
+    if not _plugins_loaded:
+        _plugins_loaded = True  # first, so that a plugin that lists experiments does not recurse
+        _load_plugins()
+
+
+#: Environment variable naming the user's experiment modules: module names or ``.py`` paths,
+#: separated by commas (``QOSLAB_PLUGINS=my_experiments,./study.py qoslab reproduce --list``).
+PLUGINS_ENV = "QOSLAB_PLUGINS"
+#: Entry-point group of installed packages' experiments; an entry names a module that registers
+#: at import, or an :class:`Experiment` (``[project.entry-points."qoslab.experiments"]``).
+ENTRY_POINT_GROUP = "qoslab.experiments"
+_plugins_loaded = False
+
+
+class PluginError(ValueError):
+    """A user's experiment module could not be loaded (the message names it and where it was
+    listed)."""
+
+
+def load_plugin(spec: str, *, origin: str = "load_plugin") -> None:
+    """Imports a user's experiment module, which registers its experiments: a module name
+    (``"my_experiments"``, found on ``sys.path``) or the path of a ``.py`` file. Loading the same
+    module or file again does nothing."""
+    try:
+        if spec.endswith(".py") or os.sep in spec:
+            path = Path(spec).resolve()
+            digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+            name = f"qoslab_plugin_{path.stem}_{digest}"
+            if name in sys.modules:
+                return
+            found = importlib.util.spec_from_file_location(name, path)
+            if found is None or found.loader is None or not path.is_file():
+                raise FileNotFoundError(f"no such file: {path}")
+            module = importlib.util.module_from_spec(found)
+            sys.modules[name] = module
+            try:
+                found.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        else:
+            importlib.import_module(spec)
+    except Exception as e:  # any failure of the user's code becomes one clear error
+        raise PluginError(f"cannot load experiment plugin {spec!r} (from {origin}): {_reason(e)}") from e
+
+
+def _reason(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}"
+
+
+def _load_plugins() -> None:
+    for spec in os.environ.get(PLUGINS_ENV, "").split(","):
+        if spec.strip():
+            load_plugin(spec.strip(), origin=f"${PLUGINS_ENV}")
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        origin = f"entry point {ep.name!r} of group {ENTRY_POINT_GROUP!r}"
+        try:
+            obj = ep.load()
+        except Exception as e:
+            raise PluginError(f"cannot load experiment plugin {ep.value!r} ({origin}): {_reason(e)}") from e
+        if isinstance(obj, Experiment):
+            register(obj)
+        elif not isinstance(obj, type(sys)):
+            raise PluginError(f"{ep.value!r} ({origin}) is neither a module nor an Experiment: {obj!r}")
 
 
 def available() -> list[Experiment]:
