@@ -167,3 +167,16 @@ def test_the_documented_tables_and_metrics_are_the_code_s() -> None:
     parquet = {o.name for o in outputs.OUTPUTS if o.group == "run" and o.name.endswith(".parquet")}
     assert parquet == {f"{t}.parquet" for t in TABLES}
     assert [m.name for m in outputs.METRICS] == list(STANDARD_METRICS)
+
+
+def test_every_result_table_documents_its_columns() -> None:
+    # help(qoslab.simulate.Result.flows) lists the table's columns, read from qoslab.outputs
+    import pydoc
+
+    from qoslab.simulate import TABLES, Result
+
+    for table in TABLES:
+        doc = getattr(Result, table).__doc__
+        want = outputs.columns(f"{table}.parquet")
+        assert want and all(f"- ``{c.name}`` ({c.unit}): " in doc for c in want), table
+    assert "- ``in_throughput_bps`` (bit/s): " in pydoc.render_doc(Result, renderer=pydoc.plaintext)

@@ -1183,6 +1183,15 @@ def get(name: str) -> OutputFile:
     raise KeyError(f"no output {name!r}")
 
 
+def docstring(output: str | OutputFile, lead: str) -> str:
+    """``lead`` followed by ``output``'s description and every column with its unit and
+    definition: the docstrings of :class:`qoslab.simulate.Result`'s tables."""
+    o = get(output) if isinstance(output, str) else output
+    lines = [lead, "", o.description, "", f"Columns (as in docs/outputs.md, {o.name}):", ""]
+    lines += [f"- ``{c.name}`` ({c.unit}): {c.definition}" for c in columns(o)]
+    return "\n".join(lines)
+
+
 def columns(output: str | OutputFile) -> tuple[Column, ...]:
     """Every column of ``output``: its own, then those of the output it includes."""
     o = get(output) if isinstance(output, str) else output

@@ -48,6 +48,25 @@ def jain_index(x: np.ndarray | list[float]) -> float:
     return 1.0 if s2 == 0 else float(a.sum() ** 2 / (len(a) * s2))
 
 
+class _Table(cached_property["pd.DataFrame"]):
+    """A table of :class:`Result`: a cached DataFrame whose docstring lists the table's columns
+    with units and definitions (``help(Result.flows)``), read from :mod:`qoslab.outputs`, the one
+    place that defines them, when it is asked for (so that ``import qoslab`` stays light)."""
+
+    @property
+    def __doc__(self) -> str:
+        from qoslab import outputs
+
+        name = self.attrname or "?"
+        return outputs.docstring(
+            f"{name}.parquet", f"The {name} table as a pandas DataFrame (built on first access)."
+        )
+
+    @__doc__.setter
+    def __doc__(self, value: str | None) -> None:
+        pass  # cached_property copies the function's docstring; the columns' list replaces it
+
+
 class Result:
     """What one run produced. Tables are pandas DataFrames (built on first access from the
     core's columns); ``summary()`` is summary.json and needs no pandas."""
@@ -156,37 +175,35 @@ class Result:
 
         return pd.DataFrame({k: np.asarray(v) for k, v in self.columns(table).items()})
 
-    @cached_property
+    @_Table
     def flows(self) -> pd.DataFrame:
         return self._frame("flows")
 
-    @cached_property
+    @_Table
     def links(self) -> pd.DataFrame:
         return self._frame("links")
 
-    @cached_property
+    @_Table
     def flow_drops(self) -> pd.DataFrame:
         return self._frame("flow_drops")
 
-    @cached_property
+    @_Table
     def series_queue(self) -> pd.DataFrame:
         return self._frame("series_queue")
 
-    @cached_property
+    @_Table
     def series_flow(self) -> pd.DataFrame:
         return self._frame("series_flow")
 
-    @cached_property
+    @_Table
     def series_meter(self) -> pd.DataFrame:
         return self._frame("series_meter")
 
-    @cached_property
+    @_Table
     def series_gauges(self) -> pd.DataFrame:
-        """Marker state variables over time (long format: time_s, conditioner_name, flow_name,
-        name, value), e.g. ARD's token level, TPR and measured aggregate IN/OUT rates."""
         return self._frame("series_gauges")
 
-    @cached_property
+    @_Table
     def conditioners(self) -> pd.DataFrame:
         return self._frame("conditioners")
 
