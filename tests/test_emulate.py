@@ -1,12 +1,14 @@
 """Emulation mode (docs/emulation.md): real namespaces, real kernel TCP, qoslab's conditioners
 and queues in the NFQUEUE link daemon. Needs root, iproute2, iptables and ethtool (`make
-emu-deps`); skipped with the reason otherwise. About 105 s in all."""
+emu-deps`); skipped with the reason otherwise. About 125 s in all."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,6 +44,29 @@ def test_library_validates_what_reaches_a_command_line() -> None:
         emu.run(sc, duration_s=float("nan"))
     src = Path(emu.__file__).read_text()
     assert '"sh"' not in src and "shell=True" not in src
+
+
+def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:
+    """Ctrl-C or SIGTERM while a run starts a child (or creates its state, or tears down)
+    is raised once that is done, not inside it (where the fork's at-fork hooks lost it);
+    the caller's handlers come back afterwards."""
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    sig = emu._Signals()
+    try:
+        done = []
+        with pytest.raises(KeyboardInterrupt), sig.held():
+            signal.raise_signal(signal.SIGINT)
+            done.append(1)
+        with pytest.raises(emu._Interrupted), sig.held():
+            signal.raise_signal(signal.SIGTERM)
+            signal.raise_signal(signal.SIGINT)  # only the first one is kept
+            done.append(2)
+        assert done == [1, 2]
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)  # not held: at once
+    finally:
+        sig.restore()
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
 
 
 _OK, _WHY = emu.availability()
@@ -212,6 +237,118 @@ def test_teardown_after_killed_and_interrupted_runs(clean: None) -> None:
         _assert_nothing_left(prefix)
     finally:
         subprocess.run(["ip", "netns", "del", foreign], capture_output=True)
+
+
+# `qoslab emulate ...` that sends itself SIGINT as it starts its K-th child (sink, link daemons,
+# source), from an at-fork hook: where a Ctrl-C under load landed and was lost (CPython runs
+# the hooks around a fork with a preexec_fn and only prints what they raise). It prints the
+# run's prefix first.
+_SIGINT_AT_FORK = """
+import json, os, signal, sys
+from qoslab import emulate as emu
+k, n = int(sys.argv[1]), [0]
+def hook():
+    n[0] += 1
+    if n[0] == k:
+        for f in emu.STATE_DIR.glob(emu.PREFIX + "*.json"):
+            d = json.loads(f.read_text() or "{}")
+            if d.get("owner_pid") == os.getpid():
+                print("prefix", d["prefix"], file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGINT)
+os.register_at_fork(before=hook)
+sys.argv = ["qoslab", *sys.argv[2:]]
+from qoslab.cli import main
+main()
+"""
+
+
+def _interrupted_and_gone(
+    p: subprocess.Popen[bytes], what: str, prefix: str | None = None, settle: float = 0.0
+) -> None:
+    """A run sent SIGINT exits non-zero (hang guard: 60 s; it takes about a second) and
+    leaves nothing (looked at ``settle`` s after it exited): no namespace, work directory,
+    state file, veth, rule or process. Without ``prefix``, the run printed it
+    (_SIGINT_AT_FORK)."""
+    try:
+        rc = p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise AssertionError(f"{what}: still running 60 s after Ctrl-C") from None
+    time.sleep(settle)
+    err = p.stderr.read().decode() if p.stderr else ""
+    assert rc != 0 and "interrupted" in err, f"{what}: exit {rc}: {err}"
+    assert "Exception ignored" not in err, f"{what}: {err}"
+    m = re.search(r"^prefix (\S+)$", err, re.M)
+    prefix = prefix or (m.group(1) if m else None)
+    assert prefix, f"{what}: no run prefix: {err}"
+    _assert_nothing_left(prefix)
+    deadline = time.monotonic() + 10  # SIGKILLed children may take a moment to go
+    while True:
+        alive = []
+        for d in Path("/proc").iterdir():
+            try:
+                if prefix in (d / "cmdline").read_text() and "zombie" not in (d / "status").read_text():
+                    alive.append(d.name)
+            except OSError:
+                continue
+        if not alive or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert not alive, f"{what}: processes of {prefix} left: {alive}"
+
+
+@needs_emulation
+def test_ctrl_c_at_any_moment_of_the_setup(clean: None, tmp_path: Path) -> None:
+    """Ctrl-C while each child is being started (a signal that arrived during the fork was
+    lost: the run went on to its end, exit 0), while a namespace is being added (the command
+    was killed and not waited for: its namespace could appear after the teardown) and at each
+    stage of the setup the state file shows: the run stops and removes everything itself."""
+    args = ["emulate", str(SCEN / "cbr-marker.toml"), "--duration", "20"]
+    # an `ip netns add` that takes effect 2 s late even if killed, as one SIGKILLed inside the
+    # kernel may (subprocess.run kills a command on Ctrl-C)
+    real_ip = shutil.which("ip")
+    (tmp_path / "ip").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1 $2" = "netns add" ]; then\n'
+        f'  setsid -w /bin/sh -c \'sleep 2; exec {real_ip} "$@"\' ip "$@" &\n'
+        "  wait $!; exit $?\n"
+        "fi\n"
+        f'exec {real_ip} "$@"\n'
+    )
+    (tmp_path / "ip").chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    p = subprocess.Popen([QOSLAB, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    prefix = None
+    while prefix is None and p.poll() is None:
+        for f in emu.STATE_DIR.glob(f"{emu.PREFIX}*.json"):
+            with contextlib.suppress(OSError, json.JSONDecodeError):
+                d = json.loads(f.read_text())
+                if d.get("owner_pid") == p.pid and d.get("namespaces"):
+                    prefix = str(d["prefix"])
+        time.sleep(0.01)
+    time.sleep(0.5)  # within the first `ip netns add`
+    p.send_signal(signal.SIGINT)
+    # looked at once a late namespace would have appeared
+    _interrupted_and_gone(p, "SIGINT while a namespace is added", prefix, settle=2.5)
+    # cbr-marker: 1 sink, 3 link daemons, 1 source
+    for k in range(1, 6):
+        cmd = [sys.executable, "-c", _SIGINT_AT_FORK, str(k), *args]
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _interrupted_and_gone(p, f"SIGINT as child {k} starts")
+    for key, at_least in (("namespaces", 0), ("namespaces", 1), ("pids", 1), ("pids", 3), ("pids", 5)):
+        p = subprocess.Popen([QOSLAB, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        prefix, t0 = None, time.monotonic()
+        while prefix is None and p.poll() is None and time.monotonic() - t0 < 60:
+            for f in emu.STATE_DIR.glob(f"{emu.PREFIX}*.json"):
+                with contextlib.suppress(OSError, json.JSONDecodeError):
+                    d = json.loads(f.read_text())
+                    if d.get("owner_pid") == p.pid and len(d.get(key, [])) >= at_least:
+                        prefix = str(d["prefix"])
+            time.sleep(0.002)
+        assert p.poll() is None, f"the run ended before {key} >= {at_least}"
+        p.send_signal(signal.SIGINT)
+        _interrupted_and_gone(p, f"SIGINT at {key} >= {at_least}", prefix)
 
 
 @needs_emulation

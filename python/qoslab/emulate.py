@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -358,8 +359,62 @@ class _Interrupted(Exception):
     pass
 
 
-def _raise_on_term(signum: int, frame: Any) -> None:
-    raise _Interrupted(f"signal {signum}")
+class _Signals:
+    """Ctrl-C (SIGINT: KeyboardInterrupt, or the caller's own handler) and SIGTERM (raises
+    :class:`_Interrupted`) during a run, so that its teardown runs. While ``hold`` > 0 the
+    first signal only waits, and is raised when the hold ends (``held``, ``restore``).
+
+    Held: starting a child until its pid is recorded, adding a namespace, creating the state
+    file and work directory, the teardown. Starting a child with a ``preexec_fn`` makes
+    CPython run the at-fork hooks (logging's lock release) around the fork, and a
+    KeyboardInterrupt raised in a hook is only printed ("Exception ignored in ...") — a
+    Ctrl-C arriving then was lost and the run went on to its end. Only the main thread gets
+    signals; elsewhere this does nothing."""
+
+    def __init__(self) -> None:
+        self.hold = 0
+        self.pending: int | None = None
+        self.old: dict[int, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for s in (signal.SIGINT, signal.SIGTERM):
+            if s == signal.SIGINT and signal.getsignal(s) == signal.SIG_IGN:
+                continue  # started with Ctrl-C ignored (a script's `&` job): it stays ignored
+            self.old[s] = signal.signal(s, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.hold:
+            if self.pending is None:
+                self.pending = signum
+            return
+        self._raise(signum, frame)
+
+    def _raise(self, signum: int, frame: Any) -> None:
+        if signum == signal.SIGTERM:
+            raise _Interrupted(f"signal {signum}")
+        old = self.old.get(signum)
+        if not callable(old):
+            raise KeyboardInterrupt
+        old(signum, frame)  # Python's default handler raises KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self.hold += 1
+        try:
+            yield
+        finally:
+            self.hold -= 1
+            if not self.hold and self.pending is not None:
+                signum, self.pending = self.pending, None
+                self._raise(signum, None)
+
+    def restore(self) -> None:
+        """Puts back the handlers found, then raises a signal that waited."""
+        for s, h in self.old.items():
+            signal.signal(s, signal.SIG_DFL if h is None else h)
+        if self.pending is not None:
+            signum, self.pending = self.pending, None
+            self._raise(signum, None)
 
 
 def run(
@@ -387,35 +442,41 @@ def run(
         raise EmulationError(f"cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
     if duration_s is not None and not (isinstance(duration_s, int | float) and 0 < duration_s <= 86400):
         raise EmulationError(f"duration: expected seconds in (0, 86400], got {duration_s!r}")
-    require()
-    sc = emulation_scenario(scenario, duration_s)
-    check_supported(sc)
-    seed = sc.default_seed if seed is None else int(seed)
-    for k in kernel_links:
-        sc.link_direction_index(k)  # raises on an unknown link
-    say = log or (lambda s: None)
-    removed = cleanup_stale()
-    if removed:
-        say(f"removed leftovers of earlier runs: {', '.join(removed)}")
-    st = RunState.new()
-    # SIGTERM becomes an exception, so that teardown runs (only the main thread gets signals)
-    main = threading.current_thread() is threading.main_thread()
-    old_term = signal.signal(signal.SIGTERM, _raise_on_term) if main else None
-    work = Path(tempfile.mkdtemp(prefix=f"{st.prefix}-"))
-    st.work = str(work)
-    st.save()
-    t_wall = time.perf_counter()
+    # Ctrl-C and SIGTERM raise, so that the teardown runs, but never while something is being
+    # created and recorded, nor during the teardown (see _Signals).
+    sig = _Signals()
+    st: RunState | None = None
     try:
-        return _run(sc, seed, st, work, cc, kernel_links, dscp_count, window_clamp, say, t_wall, out)
+        with sig.held():
+            require()  # its probe namespace is deleted whenever Ctrl-C comes
+        sc = emulation_scenario(scenario, duration_s)
+        check_supported(sc)
+        seed = sc.default_seed if seed is None else int(seed)
+        for k in kernel_links:
+            sc.link_direction_index(k)  # raises on an unknown link
+        say = log or (lambda s: None)
+        removed = cleanup_stale()
+        if removed:
+            say(f"removed leftovers of earlier runs: {', '.join(removed)}")
+        with sig.held():
+            st = RunState.new()
+            work = Path(tempfile.mkdtemp(prefix=f"{st.prefix}-"))
+            st.work = str(work)
+            st.save()
+        t_wall = time.perf_counter()
+        return _run(sc, seed, st, work, cc, kernel_links, dscp_count, window_clamp, say, t_wall, out, sig)
     finally:
-        if main:
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sig.hold += 1  # first, before any call (where a signal could be raised)
         try:
-            _teardown_record(json.loads(st.path.read_text()), st.path)
+            if st is not None:
+                try:
+                    _teardown_record(json.loads(st.path.read_text()), st.path)
+                finally:
+                    if st.work:
+                        shutil.rmtree(st.work, ignore_errors=True)
         finally:
-            if main:
-                signal.signal(signal.SIGTERM, old_term)
-            shutil.rmtree(work, ignore_errors=True)
+            sig.hold -= 1
+            sig.restore()
 
 
 def _run(
@@ -430,6 +491,7 @@ def _run(
     say: Any,
     t_wall: float,
     out: str | Path | None,
+    sig: _Signals,
 ) -> EmuResult:
     r = sc.resolved
     nodes: list[str] = r["nodes"]
@@ -446,7 +508,11 @@ def _run(
     node_idx = {n: i for i, n in enumerate(nodes)}
     for name in ns:
         st.add_namespace(name)  # recorded before it exists
-        _sh(["ip", "netns", "add", name])
+        # and never interrupted: on Ctrl-C subprocess.run SIGKILLs the command and does not
+        # wait, and an `ip netns add` still in the kernel then mounts it after the teardown
+        # (what else the run creates lives inside its namespaces and goes with them)
+        with sig.held():
+            _sh(["ip", "netns", "add", name])
     hosts = {node_idx[f["src"]] for f in flows} | {node_idx[f["dst"]] for f in flows}
     tcp_any = next((f["tcp"] for f in flows if f.get("tcp")), None) or {}
     for i, name in enumerate(ns):
@@ -567,14 +633,15 @@ def _run(
 
     def spawn(role: str, fi: int, n: int, args: list[str]) -> None:
         outp = work / f"{role}-{fi}.json"
-        p = subprocess.Popen(
-            ["ip", "netns", "exec", ns[n], "nice", "-n", "-10", py, tool, *args, "--out", str(outp)],
-            stdout=subprocess.DEVNULL,
-            stderr=open(work / f"{role}-{fi}.log", "wb"),
-            preexec_fn=_die_with_parent,
-        )
-        st.add_pid(p.pid)
-        procs.append((role, fi, p, outp))
+        with sig.held():  # a Ctrl-C during the fork is not lost, and the child is recorded
+            p = subprocess.Popen(
+                ["ip", "netns", "exec", ns[n], "nice", "-n", "-10", py, tool, *args, "--out", str(outp)],
+                stdout=subprocess.DEVNULL,
+                stderr=open(work / f"{role}-{fi}.log", "wb"),
+                preexec_fn=_die_with_parent,
+            )
+            st.add_pid(p.pid)
+            procs.append((role, fi, p, outp))
 
     for fi, f in enumerate(flows):
         d = node_idx[f["dst"]]
@@ -622,16 +689,18 @@ def _run(
             "bin_s": 0.1,
             "bins": int(dur / 0.1) + 10,
         }
-        (work / f"linkd-{i}.cfg.json").write_text(json.dumps(cfg))
+        cfg_file = work / f"linkd-{i}.cfg.json"
+        cfg_file.write_text(json.dumps(cfg))
         log_f = open(work / f"linkd-{i}.log", "wb")
-        p = subprocess.Popen(
-            ["ip", "netns", "exec", name, *chrt, str(linkd_path()), "run", str(work / f"linkd-{i}.cfg.json")],
-            stdout=log_f,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,
-        )
-        st.add_pid(p.pid)
-        daemons.append((p, work / f"linkd-{i}.json"))
+        with sig.held():
+            p = subprocess.Popen(
+                ["ip", "netns", "exec", name, *chrt, str(linkd_path()), "run", str(cfg_file)],
+                stdout=log_f,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent,
+            )
+            st.add_pid(p.pid)
+            daemons.append((p, work / f"linkd-{i}.json"))
     for i in range(len(ns)):
         if not incoming[i]:
             continue
