@@ -286,7 +286,7 @@ def test_killed_sweep_resumes_without_recomputing_stored_runs(tmp_path):
     # the resumed results are those of an uninterrupted run
     r = runs.iloc[-1]
     sc = qoslab.load_scenario(S1).with_overrides(
-        [*SHORT, f"link.bottleneck.delay={r['link.bottleneck.delay']}"]
+        [*SHORT, f"link.bottleneck.delay={r['link.bottleneck.delay_ms']}ms"]  # swept values come back typed
     )
     assert sc.sha256() == r["scenario_sha256"]
     assert qoslab.run(sc, seed=int(r["seed"])).fairness_index == pytest.approx(r["fairness_index"], rel=1e-12)
