@@ -217,6 +217,8 @@ def test_a_run_reused_by_another_sweep_is_listed_with_that_sweeps_name_and_point
         (["50pkts", "100pkts"], "k_pkts", [50, 100]),
         (["1.5Mbps", "2Mbps"], "k_Mbps", [1.5, 2]),
         (["500kbps", "2Mbps"], "k_bps", [500e3, 2e6]),
+        (["1Mb/s", "2Mbps"], "k_Mbps", [1, 2]),  # two spellings of one unit
+        (["100packets", "20pkt"], "k_pkts", [100, 20]),
         (["200us", "1ms"], "k_s", [2e-4, 1e-3]),
         (["64KB", "1KiB"], "k_B", [64e3, 1024.0]),
         (["reno", "newreno"], "k", ["reno", "newreno"]),

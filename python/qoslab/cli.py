@@ -170,7 +170,7 @@ def run(
     if summary_only and out is None:
         _fail("--summary-only writes summary.json: give the directory with --out")
     sc = _load(scenario, set_)
-    from qoslab.budget import Budget, BudgetError
+    from qoslab.budget import Budget, BudgetError, human_seconds
     from qoslab.simulate import RunOverBudget
 
     try:
@@ -219,7 +219,7 @@ def run(
         con.print(_diffserv_table(res))
     w = s["measurement_window_s"]
     d = s["drops"]
-    every = _seconds(s["sampling_interval_s"])
+    every = human_seconds(s["sampling_interval_s"])
     con.print(f"measurement window {w[0]:g}-{w[1]:g} s; time series sampled every {every}")
     con.print(
         f"Jain index {s['fairness_index']:.4f} | "
@@ -238,14 +238,6 @@ def run(
         _fail("conservation check failed: " + "; ".join(res.violations), 2)
     if out is not None:
         con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
-
-
-def _seconds(x: float) -> str:
-    """A duration in the unit that reads best: 100 ms, 2 s, 250 us."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if x >= scale:
-            return f"{x / scale:g} {unit}"
-    return f"{x * 1e9:g} ns"
 
 
 def _diffserv_table(res: Any) -> Any:

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +34,6 @@ FORMATS = (".png", ".svg", ".pdf")
 #: Flows drawn one by one in a run's figure; beyond, the first ones (the title says so).
 MAX_FLOWS = 12
 
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%/]*)\s*$")
 #: A metric's unit from its name's suffix: (suffix, unit shown, divisor for the axis).
 _UNITS = (
     ("_bps", "Mbit/s", 1e6),
@@ -138,17 +136,6 @@ def run_figure(run_dir: str | Path) -> tuple[Figure, str]:
 # -- a sweep --------------------------------------------------------------------------------------
 
 
-def _numeric_axis(values: list[str]) -> tuple[list[float], str] | None:
-    """Swept values as numbers when all have one unit (``"50pkts"`` → 50, ``"pkts"``)."""
-    parsed = [_NUMBER.match(str(v)) for v in values]
-    if not all(parsed):
-        return None
-    units = {m.group(2) for m in parsed if m}
-    if len(units) != 1:
-        return None
-    return [float(m.group(1)) for m in parsed if m], units.pop()
-
-
 def _metric_unit(metric: str) -> tuple[str, float]:
     if metric.startswith(("drops", "retransmitted", "timeouts")) and not metric.endswith("_pps"):
         return "packets", 1.0
@@ -187,15 +174,17 @@ def sweep_figure(
         cols.append(col)
     x_key, by_key = x, by
     x, by = cols[0], (cols[1] if by is not None else None)
-    by_unit = f" {by[len(by_key) + 1 :].replace('per', '/')}" if by and by_key and by != by_key else ""
+    by_unit = f" {by[len(by_key) + 1 :]}" if by and by_key and by != by_key else ""
     if metric not in runs.columns:
         have = [c for c in runs.columns if c not in ("params", "summary") and runs[c].dtype.kind in "fi"]
         raise PlotError(f"no metric {metric!r} in sweep {sweep!r} (have: {', '.join(sorted(have))})")
     keys = [x] + ([by] if by else [])
     stats = summarize(runs, [metric], by=keys)
+    # swept values come typed (results.typed_column): numbers are placed by value, the unit is in
+    # the column's name; anything else is a category, in the order of the grid
+    numeric = runs[x].dtype.kind in "iuf"
     order = list(dict.fromkeys(runs[x].astype(str)))
-    numeric = _numeric_axis(order)
-    x_unit = x[len(x_key) + 1 :].replace("per", "/") if x != x_key else (numeric[1] if numeric else "")
+    x_unit = x[len(x_key) + 1 :]
     unit, div = _metric_unit(metric)
     panel = Panel(
         title=f"{metric} against {x_key}",
@@ -204,7 +193,7 @@ def sweep_figure(
     )
     if not numeric:
         panel.categories = order
-    pos = {v: (numeric[0][i] if numeric else float(i)) for i, v in enumerate(order)}
+    pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(order)}
     # (value of ``by``, its rows): the value is only shown
     groups: list[tuple[object, pd.DataFrame]] = (
         [(None, stats)] if by is None else list(stats.groupby(by, sort=False))

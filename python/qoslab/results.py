@@ -75,21 +75,27 @@ def _where(
 # -- swept values as typed columns ----------------------------------------------------------------
 
 _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]+)\s*$")
-#: The scenario format's units (docs/scenario-format.md): unit → (its dimension's base unit, factor).
+#: The scenario format's units (docs/scenario-format.md, crates/qoslab-core/src/units.rs), by
+#: their canonical name: unit → (its kind's base unit, factor).
 UNIT_SCALE: dict[str, tuple[str, float]] = {
-    **{u: ("s", f) for u, f in (("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))},
-    "min": ("s", 60.0),
-    **{u: ("bps", 1.0) for u in ("bps", "b/s")},
-    **{u: ("bps", 1e3) for u in ("kbps", "Kbps", "kb/s")},
-    **{u: ("bps", 1e6) for u in ("Mbps", "Mb/s")},
-    **{u: ("bps", 1e9) for u in ("Gbps", "Gb/s")},
-    **{u: ("B", 1.0) for u in ("B", "bytes")},
-    **{u: ("B", 1e3) for u in ("KB", "kB")},
-    "MB": ("B", 1e6),
-    "GB": ("B", 1e9),
-    "KiB": ("B", 1024.0),
-    "MiB": ("B", 1024.0**2),
-    **{u: ("pkts", 1.0) for u in ("pkts", "pkt", "packets")},
+    **{u: ("s", f) for u, f in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("min", 60.0))},
+    **{u: ("bps", f) for u, f in (("bps", 1.0), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9))},
+    **{u: ("B", f) for u, f in (("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9))},
+    **{u: ("B", f) for u, f in (("KiB", 1024.0), ("MiB", 1024.0**2))},
+    "pkts": ("pkts", 1.0),
+}
+#: The other spellings the scenario format accepts, by their canonical name.
+UNIT_ALIASES = {
+    "µs": "us",
+    "b/s": "bps",
+    "Kbps": "kbps",
+    "kb/s": "kbps",
+    "Mb/s": "Mbps",
+    "Gb/s": "Gbps",
+    "bytes": "B",
+    "kB": "KB",
+    "pkt": "pkts",
+    "packets": "pkts",
 }
 
 
@@ -127,48 +133,45 @@ def typed_column(key: str, values: Iterable[Any]) -> tuple[str, list[Any]]:
         return key, lit
     if not all(isinstance(v, str) for v in present):
         return key, vals
-    parsed = [_QUANTITY.match(v) for v in present]
-    if not all(m is not None and m.group(2) in UNIT_SCALE for m in parsed):
+    by_text = {v: q for v in present if (q := _quantity(v)) is not None}
+    units = {u for _, u in by_text.values()}
+    if len(by_text) != len(set(present)) or len({UNIT_SCALE[u][0] for u in units}) != 1:
         return key, vals
-    units = {m.group(2) for m in parsed if m is not None}
-    bases = {UNIT_SCALE[u][0] for u in units}
-    if len(bases) != 1:
-        return key, vals
-
-    def number(text: str) -> float | int:
-        x = float(text)
-        return int(x) if x.is_integer() and re.fullmatch(r"[-+]?\d+", text) else x
 
     if len(units) == 1:
-        unit = units.pop()
-        out = [None if _missing(v) else number(_match(v).group(1)) for v in lit]
-        return f"{key}_{unit.replace('/', 'per')}", out
-    base = bases.pop()
-    out = [
-        None if _missing(v) else _scaled(_match(v).group(1), UNIT_SCALE[_match(v).group(2)][1]) for v in lit
-    ]
+        (unit,) = units
+        return f"{key}_{unit}", [None if _missing(v) else _number(by_text[v][0]) for v in lit]
+    base = UNIT_SCALE[units.pop()][0]
+    out = [None if _missing(v) else _scaled(*by_text[v]) for v in lit]
     return f"{key}_{base}", out
 
 
-def _scaled(number: str, factor: float) -> float:
-    """``number × factor`` rounded once (``200 × 1e-6`` is 0.0002, not 0.00019999999999999998)."""
-    return float(Decimal(number) * Decimal(repr(factor)))
+def _quantity(text: str) -> tuple[str, str] | None:
+    """``"1.5Mb/s"`` → ``("1.5", "Mbps")`` (the number as written, the unit's canonical name);
+    None for anything that is not a number with a unit of the scenario format."""
+    m = _QUANTITY.match(text)
+    unit = UNIT_ALIASES.get(m.group(2), m.group(2)) if m else ""
+    return (m.group(1), unit) if m and unit in UNIT_SCALE else None
 
 
-def _match(v: str) -> re.Match[str]:
-    m = _QUANTITY.match(v)
-    assert m is not None  # checked by typed_column before
-    return m
+def _number(text: str) -> float | int:
+    """A number as written: an integer when written as one, else a float."""
+    return int(text) if re.fullmatch(r"[-+]?\d+", text) else float(text)
+
+
+def _scaled(number: str, unit: str) -> float:
+    """``number`` in ``unit`` expressed in its kind's base unit, rounded once (200 us is 0.0002 s,
+    not 0.00019999999999999998)."""
+    return float(Decimal(number) * Decimal(repr(UNIT_SCALE[unit][1])))
 
 
 def axis_column(df: pd.DataFrame, key: str) -> str | None:
     """The column of ``df`` holding swept ``key`` (``key`` itself or ``key_UNIT``), or None."""
     if key in df.columns:
         return key
-    for c in df.columns:
-        unit = c[len(key) + 1 :] if isinstance(c, str) and c.startswith(key + "_") else ""
-        if unit.replace("per", "/") in UNIT_SCALE:
-            return str(c)
+    for unit in UNIT_SCALE:
+        if f"{key}_{unit}" in df.columns:
+            return f"{key}_{unit}"
     return None
 
 
