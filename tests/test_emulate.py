@@ -50,6 +50,9 @@ def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:
     """Ctrl-C or SIGTERM while a run starts a child (or creates its state, or tears down)
     is raised once that is done, not inside it (where the fork's at-fork hooks lost it);
     the caller's handlers come back afterwards."""
+    # Python's own Ctrl-C handler: importing dask_jobqueue (another test, same process) replaces
+    # it with one that calls sys.exit(), which _Signals would rightly call instead
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
     sig = emu._Signals()
     try:
@@ -66,7 +69,9 @@ def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:
             signal.raise_signal(signal.SIGINT)  # not held: at once
     finally:
         sig.restore()
-    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+        after = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+        signal.signal(signal.SIGINT, previous)
+    assert after == before
 
 
 _OK, _WHY = emu.availability()
