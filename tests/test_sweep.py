@@ -290,3 +290,23 @@ def test_killed_sweep_resumes_without_recomputing_stored_runs(tmp_path):
     )
     assert sc.sha256() == r["scenario_sha256"]
     assert qoslab.run(sc, seed=int(r["seed"])).fairness_index == pytest.approx(r["fairness_index"], rel=1e-12)
+
+
+def test_building_a_batch_cluster_keeps_the_ctrl_c_handler():
+    # dask_jobqueue's import replaces SIGINT's handler with sys.exit(); a sweep's Ctrl-C must
+    # stay a KeyboardInterrupt (one "interrupted" line, the sweep resumable)
+    import subprocess
+    import sys
+
+    code = (
+        "import signal\n"
+        "from qoslab.executors import JobqueueOptions, build_jobqueue_cluster\n"
+        "h = signal.getsignal(signal.SIGINT)\n"
+        "try:\n"
+        "    build_jobqueue_cluster('slurm', JobqueueOptions())\n"
+        "except Exception:\n"
+        "    pass\n"
+        "assert signal.getsignal(signal.SIGINT) is h, signal.getsignal(signal.SIGINT)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr

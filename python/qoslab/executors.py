@@ -458,6 +458,9 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
     """A dask-jobqueue ``SLURMCluster`` (``kind="slurm"``) or ``PBSCluster`` (``"pbs"``) with no
     job submitted yet; its ``job_script()`` is what ``scale`` would submit."""
     _require_dask()
+    # importing dask_jobqueue (its runner module) replaces the process's Ctrl-C handler with one
+    # that calls sys.exit(): a sweep's Ctrl-C would skip its "interrupted, resumable" handling
+    ctrl_c = signal.getsignal(signal.SIGINT)
     try:
         from dask_jobqueue.pbs import PBSCluster
         from dask_jobqueue.slurm import SLURMCluster
@@ -465,6 +468,8 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
         raise ExecutorError(
             "the slurm/pbs executors need dask-jobqueue: pip install 'qoslab[dask]'"
         ) from None
+    finally:
+        signal.signal(signal.SIGINT, ctrl_c)
     classes = {"slurm": SLURMCluster, "pbs": PBSCluster}
     if kind not in classes:
         raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
