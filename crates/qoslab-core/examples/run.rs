@@ -15,6 +15,7 @@ fn main() {
     };
     let t0 = std::time::Instant::now();
     let mut sim = Simulation::new(&sc, seed);
+    let setup = t0.elapsed().as_secs_f64();
     sim.run();
     let r = sim.results();
     let wall = t0.elapsed().as_secs_f64();
@@ -40,10 +41,11 @@ fn main() {
         r.links[b].stats.drops
     );
     println!(
-        "events {} hops {} wall {:.3}s  {:.2} Mhops/s violations {:?}",
+        "events {} hops {} wall {:.3}s (setup {:.3}s) {:.2} Mhops/s violations {:?}",
         r.events,
         r.packet_hops,
         wall,
+        setup,
         r.packet_hops as f64 / wall / 1e6,
         r.violations
     );

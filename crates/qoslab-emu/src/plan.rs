@@ -3,7 +3,7 @@
 //! run seed exactly as the simulator draws it).
 
 use qoslab_core::rng::{stream, SimRng};
-use qoslab_core::scenario::{adjacency, shortest_path, Scenario};
+use qoslab_core::scenario::Scenario;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -22,12 +22,12 @@ pub struct Plan {
 
 /// The routes and start times of `sc`'s flows for `seed`.
 pub fn plan(sc: &Scenario, seed: u64) -> Plan {
-    let adj = adjacency(sc.nodes.len(), &sc.links);
     let flows = sc
         .flows
         .iter()
         .enumerate()
-        .map(|(f, fc)| {
+        .zip(sc.flow_routes())
+        .map(|((f, fc), (fwd, rev))| {
             // The same draw as `Simulation::new`.
             let mut start_rng = SimRng::derive(seed, stream::FLOW_START | f as u64);
             let start_ns = if fc.start_max_ns > fc.start_ns {
@@ -35,11 +35,7 @@ pub fn plan(sc: &Scenario, seed: u64) -> Plan {
             } else {
                 fc.start_ns
             };
-            FlowPlan {
-                fwd: shortest_path(&adj, fc.src_idx, fc.dst_idx).expect("validated route"),
-                rev: shortest_path(&adj, fc.dst_idx, fc.src_idx).expect("validated route"),
-                start_ns,
-            }
+            FlowPlan { fwd, rev, start_ns }
         })
         .collect();
     Plan { flows }

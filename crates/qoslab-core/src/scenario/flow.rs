@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::spec::*;
-use super::topology::{adjacency, shortest_path, Nodes};
+use super::topology::{adjacency, components, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
 pub use crate::traffic::tcp::TcpConfig;
 
@@ -173,7 +173,7 @@ pub(super) fn resolve_flows(
     let mut base_pkt: Option<u64> = None;
     apply_tcp(&mut tcp_base, &spec.tcp, &mut base_pkt);
     validate_tcp("tcp", &tcp_base)?;
-    let adjacency = adjacency(nodes.names.len(), links);
+    let component = components(&adjacency(nodes.names.len(), links));
     let mut flows = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
     for (n, fs) in spec.flows.iter().enumerate() {
@@ -223,7 +223,7 @@ pub(super) fn resolve_flows(
                     format!("source and destination are the same node {src:?}"),
                 ));
             }
-            if shortest_path(&adjacency, src_idx, dst_idx).is_none() {
+            if component[src_idx] != component[dst_idx] {
                 return Err(bad(
                     format!("{key}.dst"),
                     format!("no route from {src:?} to {dst:?}: the links do not connect them"),

@@ -21,7 +21,7 @@ pub use conditioner::{Action, Classifier, ConditionerConfig, Direction, MeterCon
 pub use flow::{FlowConfig, TcpConfig};
 use spec::*;
 pub use spec::{FlowType, Start, TcpVariant};
-pub use topology::{adjacency, shortest_path, Adjacency, LinkConfig};
+pub use topology::{adjacency, components, routes, shortest_path, Adjacency, LinkConfig};
 
 /// A scenario error: the file, where in it, which key, and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,6 +113,24 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Every flow's (forward, reverse) route as link directions (link index × 2, plus 1 for
+    /// b→a): minimum-hop, ties broken by link declaration order ([`shortest_path`], computed
+    /// for all flows at once by [`routes`]).
+    pub fn flow_routes(&self) -> Vec<(Vec<u32>, Vec<u32>)> {
+        let adj = adjacency(self.nodes.len(), &self.links);
+        let pairs: Vec<(usize, usize)> = self
+            .flows
+            .iter()
+            .flat_map(|f| [(f.src_idx, f.dst_idx), (f.dst_idx, f.src_idx)])
+            .collect();
+        let mut paths = routes(&adj, &pairs)
+            .into_iter()
+            .map(|p| p.expect("validated route"));
+        (0..self.flows.len())
+            .map(|_| (paths.next().expect("fwd"), paths.next().expect("rev")))
+            .collect()
+    }
+
     /// Parses and validates TOML text; `file` names the source in error messages.
     pub fn from_toml(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
         let spec: ScenarioSpec = toml::from_str(src).map_err(|e| {

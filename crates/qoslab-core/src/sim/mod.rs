@@ -25,9 +25,7 @@ use crate::net::link::LinkDir;
 use crate::net::pcap::PcapWriter;
 use crate::packet::PacketArena;
 use crate::rng::{stream, SimRng};
-use crate::scenario::{
-    adjacency, shortest_path, Adjacency, FlowConfig, FlowType, MeasurementPoint, Scenario,
-};
+use crate::scenario::{FlowConfig, FlowType, MeasurementPoint, Scenario};
 use crate::traffic::sink::TcpSink;
 use crate::traffic::tcp::{SendBuf, TcpSender};
 use crate::traffic::udp::{UdpKind, UdpSource};
@@ -132,11 +130,10 @@ impl Simulation {
     pub fn new(scenario: &Scenario, seed: u64) -> Simulation {
         let sc = scenario.clone();
         let mut dirs = build_dirs(&sc, seed);
-        let adj = adjacency(sc.nodes.len(), &sc.links);
         let mut q = EventQueue::new();
         let mut flows = Vec::with_capacity(sc.flows.len());
-        for (f, fc) in sc.flows.iter().enumerate() {
-            let flow = build_flow(fc, f, &adj, seed);
+        for ((f, fc), route) in sc.flows.iter().enumerate().zip(sc.flow_routes()) {
+            let flow = build_flow(fc, f, route, seed);
             q.at(flow.start, EventKind::FlowStart(f as u32));
             if let Some(stop) = fc.stop_ns {
                 if stop < sc.duration_ns {
@@ -301,11 +298,9 @@ fn build_dirs(sc: &Scenario, seed: u64) -> Vec<LinkDir> {
     dirs
 }
 
-/// Flow number `f`: its routes, start time (drawn from its own stream when random) and
-/// endpoint.
-fn build_flow(fc: &FlowConfig, f: usize, adj: &Adjacency, seed: u64) -> Flow {
-    let fwd = shortest_path(adj, fc.src_idx, fc.dst_idx).expect("validated route");
-    let rev = shortest_path(adj, fc.dst_idx, fc.src_idx).expect("validated route");
+/// Flow number `f` on its (forward, reverse) route: its start time (drawn from its own stream
+/// when random) and endpoint.
+fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed: u64) -> Flow {
     let mut start_rng = SimRng::derive(seed, stream::FLOW_START | f as u64);
     let start = if fc.start_max_ns > fc.start_ns {
         fc.start_ns + (start_rng.uniform() * (fc.start_max_ns - fc.start_ns) as f64) as u64
