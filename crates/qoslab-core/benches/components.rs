@@ -139,7 +139,7 @@ fn event_queue_10k(bencher: Bencher) {
             let mut q = EventQueue::new();
             let mut rng = SimRng::derive(3, 3);
             for i in 0..400u32 {
-                q.at((rng.uniform() * 1e8) as u64, EventKind::Arrive(i));
+                q.at((rng.uniform() * 1e8) as u64, EventKind::Arrive(i, 0));
             }
             (q, rng)
         })

@@ -5,7 +5,7 @@
 //! * [`units`] — integer-nanosecond time, rates in bit/s, sizes in bytes, and their parsers;
 //! * [`rng`] — one seeded random stream per component, derived from (run seed, component id);
 //! * [`engine`] — the event queue, FIFO among simultaneous events;
-//! * [`packet`] — packet metadata in an arena, moved by id;
+//! * [`packet`] — packet metadata in an arena, moved by id ([`prefetch`]: cache hints for it);
 //! * [`aqm`] — queue disciplines as pure state machines (DropTail, RED and its parts);
 //! * [`traffic`] — TCP Reno/NewReno senders and sinks (ns-2 one-way semantics), UDP sources;
 //! * [`net`] — link directions (queue host, transmitter, propagation pipe) and pcap capture;
@@ -23,6 +23,7 @@ pub mod engine;
 pub mod net;
 pub mod packet;
 pub mod params;
+pub mod prefetch;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

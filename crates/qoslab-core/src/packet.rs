@@ -1,8 +1,6 @@
 //! Packets: metadata only (no payload bytes), stored in an arena and moved by id.
 //! The arena reuses freed slots, so after warm-up no packet causes a heap allocation.
 
-use slab::Slab;
-
 pub type PacketId = usize;
 
 /// TCP ECN-Echo (RFC 3168 §6.1): on an ACK, the receiver saw CE and has not yet seen CWR; on
@@ -74,38 +72,75 @@ impl PacketMeta {
     }
 }
 
+/// The packets in flight, indexed by [`PacketId`]. Freed slots are reused last-freed-first,
+/// so after warm-up no packet causes an allocation. A slot's address is known without
+/// reading it, which lets the simulator prefetch the packet an upcoming event will touch
+/// ([`PacketArena::prefetch`]).
 #[derive(Default)]
 pub struct PacketArena {
-    slots: Slab<PacketMeta>,
+    slots: Vec<PacketMeta>,
+    live: Vec<bool>,
+    free: Vec<PacketId>,
 }
 
 impl PacketArena {
     pub fn with_capacity(n: usize) -> Self {
         PacketArena {
-            slots: Slab::with_capacity(n),
+            slots: Vec::with_capacity(n),
+            live: Vec::with_capacity(n),
+            free: Vec::new(),
         }
     }
+    #[inline]
     pub fn alloc(&mut self, p: PacketMeta) -> PacketId {
-        self.slots.insert(p)
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id] = p;
+                self.live[id] = true;
+                id
+            }
+            None => {
+                self.slots.push(p);
+                self.live.push(true);
+                self.slots.len() - 1
+            }
+        }
     }
+    #[inline]
     pub fn free(&mut self, id: PacketId) -> PacketMeta {
-        self.slots.remove(id)
+        assert!(self.live[id], "packet {id} freed twice");
+        self.live[id] = false;
+        self.free.push(id);
+        self.slots[id]
     }
     #[inline]
     pub fn get(&self, id: PacketId) -> &PacketMeta {
+        debug_assert!(self.live[id], "packet {id} is not in flight");
         &self.slots[id]
     }
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut PacketMeta {
+        debug_assert!(self.live[id], "packet {id} is not in flight");
         &mut self.slots[id]
     }
+    /// Asks the CPU to start loading packet `id`'s slot into the cache (no effect on results;
+    /// `id` need not be valid).
+    #[inline]
+    pub fn prefetch(&self, id: PacketId) {
+        crate::prefetch::read(self.slots.as_ptr().wrapping_add(id));
+    }
+    /// The packets in flight, by id.
     pub fn live(&self) -> impl Iterator<Item = &PacketMeta> {
-        self.slots.iter().map(|(_, p)| p)
+        self.slots
+            .iter()
+            .zip(&self.live)
+            .filter(|(_, &l)| l)
+            .map(|(p, _)| p)
     }
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.len() - self.free.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.len() == 0
     }
 }

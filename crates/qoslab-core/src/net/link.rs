@@ -213,9 +213,9 @@ impl LinkDir {
     }
 
     /// Multi-queue links: if the transmitter is free, starts the packet the scheduler picks.
-    /// Returns the end of its transmission, and its far-end arrival time when an arrival event
-    /// must be scheduled (the line was empty).
-    pub fn start_next(&mut self, now: SimTime) -> Option<(SimTime, Option<SimTime>)> {
+    /// Returns the end of its transmission, and its far-end arrival time and id when an arrival
+    /// event must be scheduled (the line was empty).
+    pub fn start_next(&mut self, now: SimTime) -> Option<(SimTime, Option<(SimTime, PacketId)>)> {
         if self.tx_pending || self.last_done > now {
             return None;
         }
@@ -238,7 +238,7 @@ impl LinkDir {
         });
         self.started += 1;
         self.tx_pending = true;
-        Some((done, was_empty.then_some(done + self.delay)))
+        Some((done, was_empty.then_some((done + self.delay, id))))
     }
 
     /// Moves the start cursor to `now`. Returns the range of packets whose transmission ended
@@ -355,9 +355,9 @@ impl LinkDir {
     }
 
     /// The head reaches the far node (after [`Self::advance`] to `now`): removes it and returns
-    /// it, with the next head's arrival time if any.
+    /// it, with the next head's arrival time and id if any.
     #[inline]
-    pub fn arrive(&mut self) -> (PacketId, Option<SimTime>) {
+    pub fn arrive(&mut self) -> (PacketId, Option<(SimTime, PacketId)>) {
         let head = self
             .line
             .pop_front()
@@ -368,7 +368,10 @@ impl LinkDir {
         );
         self.started -= 1;
         self.departed -= 1;
-        (head.id, self.line.front().map(|h| h.done + self.delay))
+        (
+            head.id,
+            self.line.front().map(|h| (h.done + self.delay, h.id)),
+        )
     }
 
     /// Packets admitted and not yet transmitted completely (waiting or being serialised).

@@ -28,7 +28,7 @@ impl Simulation {
         match self.dirs[d].enqueue(now, id, &mut self.arena) {
             Admit::Queued {
                 schedule_arrival: Some(t),
-            } => self.q.at(t, EventKind::Arrive(d as u32)),
+            } => self.q.at(t, EventKind::Arrive(d as u32, id as u32)),
             Admit::Queued {
                 schedule_arrival: None,
             } => {}
@@ -71,8 +71,8 @@ impl Simulation {
     pub(super) fn start_next(&mut self, now: SimTime, d: usize) {
         if let Some((done, arrival)) = self.dirs[d].start_next(now) {
             self.q.at(done, EventKind::TxDone(d as u32));
-            if let Some(t) = arrival {
-                self.q.at(t, EventKind::Arrive(d as u32));
+            if let Some((t, id)) = arrival {
+                self.q.at(t, EventKind::Arrive(d as u32, id as u32));
             }
         }
     }
@@ -123,8 +123,8 @@ impl Simulation {
     pub(super) fn on_arrive(&mut self, now: SimTime, d: usize) {
         self.advance(now, d);
         let (id, next) = self.dirs[d].arrive();
-        if let Some(t) = next {
-            self.q.at(t, EventKind::Arrive(d as u32));
+        if let Some((t, head)) = next {
+            self.q.at(t, EventKind::Arrive(d as u32, head as u32));
         }
         if self.reverse_watch[d] {
             let p = *self.arena.get(id);

@@ -241,6 +241,12 @@ impl Simulation {
             }
             let e = self.q.pop().expect("peeked");
             self.events += 1;
+            // The next packet to arrive is usually known now: start loading it and its link
+            // while this event is handled (at thousands of flows, both are cold).
+            if let Some(EventKind::Arrive(d, id)) = self.q.peek_kind() {
+                self.arena.prefetch(id as usize);
+                crate::prefetch::read(self.dirs.as_ptr().wrapping_add(d as usize));
+            }
             self.dispatch(e.time, e.kind);
         }
     }
@@ -251,13 +257,13 @@ impl Simulation {
 
     fn dispatch(&mut self, now: SimTime, kind: EventKind) {
         match kind {
-            EventKind::Arrive(d) => self.on_arrive(now, d as usize),
+            EventKind::Arrive(d, _) => self.on_arrive(now, d as usize),
             EventKind::TxDone(d) => self.on_tx_done(now, d as usize),
             EventKind::FlowStart(f) => self.on_flow_start(now, f as usize),
             EventKind::FlowStop(f) => self.on_flow_stop(f as usize),
             EventKind::UdpSend(f) => self.on_udp_send(now, f as usize),
             EventKind::UdpToggle(f) => self.on_udp_toggle(now, f as usize),
-            EventKind::Rto(f, _) => self.on_rto(now, f as usize),
+            EventKind::Rto(f) => self.on_rto(now, f as usize),
             EventKind::DelAck(f, g) => self.on_delack(now, f as usize, g),
             EventKind::Timer(c) => self.on_timer(now, c as usize),
             EventKind::Signal(t, bits) => self.on_signal(t as usize, bits),

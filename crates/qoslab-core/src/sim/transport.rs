@@ -149,7 +149,7 @@ impl Simulation {
             if let Some(dl) = sender.rtx_deadline {
                 if rto_scheduled.is_none_or(|s| dl < s) {
                     *rto_scheduled = Some(dl);
-                    self.q.at(dl, EventKind::Rto(fi as u32, 0));
+                    self.q.at(dl, EventKind::Rto(fi as u32));
                 }
             }
         }
@@ -177,7 +177,7 @@ impl Simulation {
             }
             Some(dl) => {
                 *rto_scheduled = Some(dl);
-                self.q.at(dl, EventKind::Rto(fi as u32, 0));
+                self.q.at(dl, EventKind::Rto(fi as u32));
             }
             None => {}
         }
