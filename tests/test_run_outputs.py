@@ -166,6 +166,19 @@ def test_running_and_summarising_load_neither_pandas_nor_pyarrow():
     assert p.returncode == 0, p.stderr
 
 
+def test_writing_the_tables_does_not_load_pandas(tmp_path):
+    """`qoslab run --out` writes its Parquet tables with pyarrow alone: pa.array() would import
+    pandas to look for pandas types (0.2-0.3 s, most of a small run's whole process)."""
+    code = (
+        "import sys, qoslab\n"
+        f"qoslab.run({S1!r}, seed=1, out={str(tmp_path / 'o')!r})\n"
+        "assert 'pyarrow' in sys.modules and 'pandas' not in sys.modules, 'pandas loaded'\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert sorted(x.name for x in (tmp_path / "o").glob("*.parquet"))
+
+
 @pytest.mark.parametrize(
     ("duration", "interval_s"), [("100s", 0.1), ("1000s", 0.1), ("50s", 0.05), ("5s", 0.005)]
 )
