@@ -9,6 +9,9 @@ For each workload it measures, side by side:
 - **whole process**: ``qoslab run FILE --out DIR`` (tables written) against ``ns FILE.tcl``,
   each the median of ``repeat`` runs, alternating between the two;
 - **start-up**: ``qoslab run`` of the same scenario with a near-zero duration;
+- **memory**: resident bytes per flow (the setup-only run's growth in resident memory
+  while the simulation is built, over the flows) and per packet in flight (the full run's
+  peak over the setup's, over the most packets alive at once);
 - **per hop**: events per packet-hop, and, with ``--instructions``, instructions and cache
   misses per hop from cachegrind on a shortened run (hardware counters are not used: most
   virtual machines do not expose them).
@@ -169,6 +172,9 @@ def _worker(name: str, duration_scale: float) -> None:
         sc = _setup_only(sc)
     elif duration_scale != 1.0:
         sc = _rescaled(sc, sc.resolved["duration_ns"] * duration_scale / 1e9)
+    import numpy  # noqa: F401  (the call returns numpy arrays: not the simulation's memory)
+
+    before_mb = _current_rss_mb()
     t0 = time.perf_counter()
     raw = _core.simulate_resolved(sc.core, 1, [], None, 1)
     wall = time.perf_counter() - t0
@@ -181,9 +187,20 @@ def _worker(name: str, duration_scale: float) -> None:
                 "events": int(raw["events"]),
                 "sim_s": sc.resolved["duration_ns"] / 1e9,
                 "peak_rss_mb": peak_kb / 1024,
+                "rss_before_mb": before_mb,
+                "peak_packets_in_flight": int(raw["peak_packets_in_flight"]),
             }
         )
     )
+
+
+def _current_rss_mb() -> float:
+    """This process's resident memory now (Linux /proc; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _measure_core(name: str, scale: float = 1.0) -> dict[str, Any]:
@@ -287,6 +304,14 @@ def measure(
     log(f"{w.name}: qoslab core …")
     row["qoslab_core"] = _measure_core(w.name)
     row["qoslab_core_half_duration"] = _measure_core(w.name, 0.5)
+    setup = _measure_core(w.name, 0.0)
+    row["qoslab_core_setup"] = setup
+    full = row["qoslab_core"]
+    flows = max(row["flows"], 1)
+    row["bytes_per_flow"] = max(setup["peak_rss_mb"] - setup["rss_before_mb"], 0.0) * 2**20 / flows
+    row["bytes_per_packet_in_flight"] = (
+        max(full["peak_rss_mb"] - setup["peak_rss_mb"], 0.0) * 2**20 / max(full["peak_packets_in_flight"], 1)
+    )
     run_ns2 = ns2 and ns2_available() is not None and (ns2_all or not w.ns2_note)
     row["ns2_note"] = "" if run_ns2 else (w.ns2_note if ns2 and ns2_available() else "ns-2 not run")
     with tempfile.TemporaryDirectory(prefix="qoslab-bench-") as tmp:
@@ -397,6 +422,8 @@ def main(
         "M hops/s",
         "events/hop",
         "peak RSS MB (T/2 → T)",
+        "B/flow",
+        "B/packet",
         "ns-2 core s",
         "core ratio",
         "whole s",
@@ -413,6 +440,8 @@ def main(
             f"{q['hops'] / q['wall_s'] / 1e6:.1f}",
             f"{q['events'] / max(q['hops'], 1):.2f}",
             f"{h['peak_rss_mb']:.0f} → {q['peak_rss_mb']:.0f}",
+            f"{r['bytes_per_flow']:,.0f}",
+            f"{r['bytes_per_packet_in_flight']:,.0f}",
             _f(r["ns2_core_s"]),
             _ratio(r["ns2_core_s"], q["wall_s"]),
             _f(r["qoslab_whole_s"]),
@@ -424,7 +453,9 @@ def main(
     con.print(
         "core: qoslab's simulation call; ns-2's run without its Tcl setup (whole − a run of "
         f"{SETUP_DURATION}). whole: `qoslab run FILE --out DIR` and `ns FILE.tcl`, medians of alternating "
-        f"runs. start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}."
+        f"runs. start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}. B/flow: resident memory the "
+        "simulation's construction adds, per flow; B/packet: the full run's peak over the setup run's, "
+        "per packet in flight at the peak."
     )
     for r in rows:
         if r["ns2_note"]:

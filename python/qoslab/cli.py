@@ -205,7 +205,10 @@ def run(
     t = Table(title=f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}")
     for c in ("flow", "throughput (kbps)", "sent pkts", "retransmits", "drops", "timeouts"):
         t.add_column(c, justify="right")
-    for f in s["flows"]:
+    shown, more = _rows_shown(len(s["flows"]))
+    if more:
+        t.caption = more
+    for f in (s["flows"][i] for i in shown):
         t.add_row(
             f["name"],
             f"{f['throughput_bps'] / 1e3:.1f}",
@@ -240,6 +243,22 @@ def run(
         con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
 
 
+#: Rows of a per-flow table printed by `qoslab run` (the first and the last half each); the
+#: rest are in the tables written with --out. Ten thousand rows took rich 13 s to lay out.
+MAX_ROWS_SHOWN = 40
+
+
+def _rows_shown(n: int) -> tuple[list[int], str]:
+    """The rows of an n-row per-flow table to print, and a caption for those left out."""
+    if n <= MAX_ROWS_SHOWN:
+        return list(range(n)), ""
+    half = MAX_ROWS_SHOWN // 2
+    return (
+        [*range(half), *range(n - half, n)],
+        f"{n - MAX_ROWS_SHOWN:,} of {n:,} flows not shown (all are in flows.parquet, or Result.flows)",
+    )
+
+
 def _diffserv_table(res: Any) -> Any:
     """Per flow, over the whole run: in-profile throughput, packets coloured green, yellow and
     red by the conditioners, and drops by drop precedence (0: AFx1, 1: AFx2, 2: AFx3 and best
@@ -254,9 +273,12 @@ def _diffserv_table(res: Any) -> Any:
     heads = ("flow", "IN kbps", "green", "yellow", "red", "drops AFx1", "AFx2", "AFx3/BE")
     for c in heads:
         t.add_column(c, justify="right")
-    for i, name in enumerate(f["name"]):
+    shown, more = _rows_shown(len(f["name"]))
+    if more:
+        t.caption = f"{t.caption}; {more}"
+    for i in shown:
         t.add_row(
-            name,
+            f["name"][i],
             f"{f['in_throughput_bps'][i] / 1e3:.1f}",
             *(str(int(f[c][i])) for c in ("green_packets", "yellow_packets", "red_packets")),
             *(str(int(f[f"drops_prec{p}"][i])) for p in range(3)),
@@ -1222,10 +1244,11 @@ def _plain_metavars(cmd: Any) -> None:
         elif long in _METAVARS:
             prm.metavar = _METAVARS[long]
         else:
-            try:
+            if hasattr(prm, "display_type"):  # typer >= 0.29
                 label = str(prm.display_type(None)).strip("<>")  # "int", "path", "list[str]"
-            except Exception:  # noqa: BLE001 — a typer without it: keep its own rendering
-                continue
+            else:  # typer 0.26-0.28: click's parameter types ("integer", "float", "path", "text")
+                name = str(getattr(prm.type, "name", ""))
+                label = {"integer": "int"}.get(name, name)
             inner = label[5:-1] if label.startswith("list[") else label
             prm.metavar = {"int": "N", "float": "X"}.get(inner, "PATH" if "path" in inner.lower() else "TEXT")
 

@@ -32,6 +32,7 @@ class Scenario:
         #: The typed scenario the core resolved (parsed once; runs reuse it).
         self.core = _core.resolve(text, source)
         self.resolved: dict[str, Any] = self.core.table()
+        self._sha256: str | None = None
 
     def __repr__(self) -> str:
         r = self.resolved
@@ -71,8 +72,10 @@ class Scenario:
 
     def sha256(self) -> str:
         """Hash of the canonical resolved form: equal for equivalent scenario files."""
-        canon = _core.table_to_toml(self.resolved)
-        return hashlib.sha256(canon.encode()).hexdigest()
+        if self._sha256 is None:
+            canon = self.core.canonical_toml()
+            self._sha256 = hashlib.sha256(canon.encode()).hexdigest()
+        return self._sha256
 
     def with_overrides(self, assignments: list[str], *, via: str = "override") -> Scenario:
         """Returns a copy with ``KEY=VALUE`` assignments applied (see :func:`set_key`).

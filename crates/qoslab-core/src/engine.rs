@@ -248,8 +248,9 @@ impl Default for EventQueue {
             calendar_off: CALENDAR_OFF,
             front: Heap::default(),
             cur: 0,
-            buckets: vec![Vec::new(); BUCKETS],
-            occupied: vec![0; BUCKETS / 64],
+            // Allocated when the queue first becomes a calendar (most runs never do).
+            buckets: Vec::new(),
+            occupied: Vec::new(),
             in_buckets: 0,
             overflow: Heap::default(),
             next_seq: 0,
@@ -300,6 +301,10 @@ impl EventQueue {
     #[cold]
     fn become_calendar(&mut self) {
         self.calendar = true;
+        if self.buckets.is_empty() {
+            self.buckets = vec![Vec::new(); BUCKETS];
+            self.occupied = vec![0; BUCKETS / 64];
+        }
         self.cur = self.now >> BUCKET_SHIFT;
         let all = std::mem::take(&mut self.front.v);
         for e in all {

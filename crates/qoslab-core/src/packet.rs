@@ -140,6 +140,10 @@ impl PacketArena {
     pub fn len(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+    /// Slots ever used: the most packets alive at once.
+    pub fn slots_used(&self) -> usize {
+        self.slots.len()
+    }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -233,6 +233,7 @@ impl Simulation {
             series: std::mem::take(&mut self.series),
             events: self.events,
             packet_hops: self.hops,
+            peak_packets_in_flight: self.arena.slots_used() as u64,
             end_ns: self.q.now(),
             violations,
             capture_error: self.capture_error.clone(),
@@ -281,6 +282,9 @@ pub struct RunResults {
     pub series: Series,
     pub events: u64,
     pub packet_hops: u64,
+    /// The most packets alive at once (queued, being sent or propagating): the packet
+    /// arena's high-water mark, for memory figures.
+    pub peak_packets_in_flight: u64,
     pub end_ns: SimTime,
     /// Conservation-law violations (empty when every packet is accounted for).
     pub violations: Vec<String>,
