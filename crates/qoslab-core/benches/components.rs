@@ -131,14 +131,15 @@ fn rio_10k(bencher: Bencher) {
     });
 }
 
-/// 10 000 push/pop pairs with 400 events pending (the 200-flow workload's heap size).
-#[divan::bench]
-fn event_queue_10k(bencher: Bencher) {
+/// 10 000 push/pop pairs with `pending` events pending, each rescheduled up to 100 ms ahead:
+/// 400 is the 200-flow workload's queue (a heap), 50 000 the 10,000-flow one's (a calendar).
+#[divan::bench(args = [400, 50_000])]
+fn event_queue_10k(bencher: Bencher, pending: u32) {
     bencher
         .with_inputs(|| {
             let mut q = EventQueue::new();
             let mut rng = SimRng::derive(3, 3);
-            for i in 0..400u32 {
+            for i in 0..pending {
                 q.at((rng.uniform() * 1e8) as u64, EventKind::Arrive(i, 0));
             }
             (q, rng)
@@ -149,6 +150,84 @@ fn event_queue_10k(bencher: Bencher) {
                 q.at(e.time + (rng.uniform() * 1e8) as u64, e.kind);
             }
             black_box(q.now())
+        });
+}
+
+/// 10 000 packet-hops through one link direction (the 5-flow scenario's bottleneck: 1 Mbit/s,
+/// RED), fed a 500-byte packet every 3.6 ms: admission, transmission times, departure
+/// counting and arrival at the far node, as the simulator does them.
+#[divan::bench]
+fn link_hop_10k(bencher: Bencher) {
+    use qoslab_core::net::link::{Admit, LinkDir};
+    use qoslab_core::packet::PacketArena;
+    let sc = Scenario::from_toml(FIVE_FLOWS, "bench").expect("valid scenario");
+    let l = &sc.links[sc.measurement.bottleneck_idx];
+    bencher
+        .with_inputs(|| {
+            let link = LinkDir::new(
+                0,
+                0,
+                1,
+                l.bandwidth_bps,
+                l.delay_ns,
+                l.queue_ab.limit(),
+                qoslab_core::sim::build_aqm(&l.queue_ab, l.bandwidth_bps),
+                SimRng::derive(4, 4),
+                (0, u64::MAX),
+            );
+            (link, PacketArena::with_capacity(64))
+        })
+        .bench_local_values(|(mut link, mut arena)| {
+            let mut pending: Option<u64> = None;
+            let mut delivered = 0u64;
+            for k in 0..N {
+                let now = k * 3_600_000;
+                while let Some(t) = pending.filter(|&t| t <= now) {
+                    for i in link.advance(t) {
+                        link.depart(i);
+                    }
+                    let (id, next) = link.arrive();
+                    arena.free(id);
+                    delivered += 1;
+                    pending = next.map(|(t, _)| t);
+                }
+                for i in link.advance(now) {
+                    link.depart(i);
+                }
+                let id = arena.alloc(PacketMeta::new(0, PacketKind::Data, 500, k, now));
+                match link.enqueue(now, id, &mut arena) {
+                    Admit::Queued { schedule_arrival } => {
+                        pending = pending.or(schedule_arrival);
+                    }
+                    Admit::Dropped(_) => {
+                        arena.free(id);
+                    }
+                }
+            }
+            black_box(delivered)
+        });
+}
+
+/// 10 000 ACKs to a Reno sender in congestion avoidance (each acknowledges one segment and
+/// releases the next): window growth, RTT sampling and the retransmission timer.
+#[divan::bench]
+fn tcp_ack_10k(bencher: Bencher) {
+    use qoslab_core::traffic::tcp::TcpSender;
+    let sc = Scenario::from_toml(FIVE_FLOWS, "bench").expect("valid scenario");
+    let cfg = sc.flows[0].tcp.clone().expect("a TCP flow");
+    bencher
+        .with_inputs(|| {
+            let mut s = TcpSender::new(&cfg, 0.0);
+            let mut buf = Vec::new();
+            s.start(0, &mut buf);
+            (s, buf)
+        })
+        .bench_local_values(|(mut s, mut buf)| {
+            for k in 0..N as i64 {
+                buf.clear();
+                s.on_ack((k as u64 + 1) * 1_000_000, k, false, &mut buf);
+            }
+            black_box(s.cwnd)
         });
 }
 

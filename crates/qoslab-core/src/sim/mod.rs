@@ -241,11 +241,14 @@ impl Simulation {
             }
             let e = self.q.pop().expect("peeked");
             self.events += 1;
-            // The next packet to arrive is usually known now: start loading it and its link
-            // while this event is handled (at thousands of flows, both are cold).
-            if let Some(EventKind::Arrive(d, id)) = self.q.peek_kind() {
-                self.arena.prefetch(id as usize);
-                crate::prefetch::read(self.dirs.as_ptr().wrapping_add(d as usize));
+            // With many pending events (thousands of flows), the next packet to arrive and its
+            // link are cold: start loading them while this event is handled. (With few, they
+            // are in cache and the look-ahead only costs instructions.)
+            if self.q.is_large() {
+                if let Some(EventKind::Arrive(d, id)) = self.q.peek_kind() {
+                    self.arena.prefetch(id as usize);
+                    crate::prefetch::read(self.dirs.as_ptr().wrapping_add(d as usize));
+                }
             }
             self.dispatch(e.time, e.kind);
         }
