@@ -9,9 +9,12 @@ For each workload it measures, side by side:
 - **whole process**: ``qoslab run FILE --out DIR`` (tables written) against ``ns FILE.tcl``,
   each the median of ``repeat`` runs, alternating between the two;
 - **start-up**: ``qoslab run`` of the same scenario with a near-zero duration;
-- **memory**: resident bytes per flow (the setup-only run's growth in resident memory
-  while the simulation is built, over the flows) and per packet in flight (the full run's
-  peak over the setup's, over the most packets alive at once);
+- **memory**: the core's own accounting (allocated capacity, so high-water marks) of its
+  state at half and at the full duration (flat: nothing grows with simulated time but the
+  time series the scenario asks for, shown apart), bytes per flow (links, flow and endpoint
+  state of the setup-only run, over the flows) and per packet in flight (an arena slot and
+  a line entry); and the worker's peak resident memory, which includes Python and the
+  scenario's parse;
 - **per hop**: events per packet-hop, and, with ``--instructions``, instructions and cache
   misses per hop from cachegrind on a shortened run (hardware counters are not used: most
   virtual machines do not expose them).
@@ -189,6 +192,7 @@ def _worker(name: str, duration_scale: float) -> None:
                 "peak_rss_mb": peak_kb / 1024,
                 "rss_before_mb": before_mb,
                 "peak_packets_in_flight": int(raw["peak_packets_in_flight"]),
+                "memory_bytes": {k: int(v) for k, v in raw["memory_bytes"].items()},
             }
         )
     )
@@ -306,12 +310,9 @@ def measure(
     row["qoslab_core_half_duration"] = _measure_core(w.name, 0.5)
     setup = _measure_core(w.name, 0.0)
     row["qoslab_core_setup"] = setup
-    full = row["qoslab_core"]
-    flows = max(row["flows"], 1)
-    row["bytes_per_flow"] = max(setup["peak_rss_mb"] - setup["rss_before_mb"], 0.0) * 2**20 / flows
-    row["bytes_per_packet_in_flight"] = (
-        max(full["peak_rss_mb"] - setup["peak_rss_mb"], 0.0) * 2**20 / max(full["peak_packets_in_flight"], 1)
-    )
+    m = setup["memory_bytes"]
+    row["bytes_per_flow"] = (m["links"] + m["flows"] + m["conditioners"]) / max(row["flows"], 1)
+    row["bytes_per_packet_in_flight"] = m["packet_slot"] + m["line_entry"]
     run_ns2 = ns2 and ns2_available() is not None and (ns2_all or not w.ns2_note)
     row["ns2_note"] = "" if run_ns2 else (w.ns2_note if ns2 and ns2_available() else "ns-2 not run")
     with tempfile.TemporaryDirectory(prefix="qoslab-bench-") as tmp:
@@ -421,9 +422,11 @@ def main(
         "core s",
         "M hops/s",
         "events/hop",
-        "peak RSS MB (T/2 → T)",
+        "state MB (T/2 → T)",
+        "series MB",
         "B/flow",
         "B/packet",
+        "peak RSS MB (T/2 → T)",
         "ns-2 core s",
         "core ratio",
         "whole s",
@@ -439,9 +442,11 @@ def main(
             f"{q['wall_s']:.3f}",
             f"{q['hops'] / q['wall_s'] / 1e6:.1f}",
             f"{q['events'] / max(q['hops'], 1):.2f}",
-            f"{h['peak_rss_mb']:.0f} → {q['peak_rss_mb']:.0f}",
+            f"{h['memory_bytes']['state'] / 2**20:.1f} → {q['memory_bytes']['state'] / 2**20:.1f}",
+            f"{q['memory_bytes']['series'] / 2**20:.1f}",
             f"{r['bytes_per_flow']:,.0f}",
             f"{r['bytes_per_packet_in_flight']:,.0f}",
+            f"{h['peak_rss_mb']:.0f} → {q['peak_rss_mb']:.0f}",
             _f(r["ns2_core_s"]),
             _ratio(r["ns2_core_s"], q["wall_s"]),
             _f(r["qoslab_whole_s"]),
@@ -453,9 +458,10 @@ def main(
     con.print(
         "core: qoslab's simulation call; ns-2's run without its Tcl setup (whole − a run of "
         f"{SETUP_DURATION}). whole: `qoslab run FILE --out DIR` and `ns FILE.tcl`, medians of alternating "
-        f"runs. start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}. B/flow: resident memory the "
-        "simulation's construction adds, per flow; B/packet: the full run's peak over the setup run's, "
-        "per packet in flight at the peak."
+        f"runs. start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}. state: the core's memory but "
+        "the time series (allocated capacity), at half and at the full duration; B/flow: links, flow and "
+        "endpoint state over the flows; B/packet: per packet in flight; peak RSS: the whole worker (Python, "
+        "the scenario's parse)."
     )
     for r in rows:
         if r["ns2_note"]:

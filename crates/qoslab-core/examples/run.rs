@@ -41,6 +41,16 @@ fn main() {
         r.links[b].stats.drops
     );
     println!(
+        "memory: state {:.2} MB (packets {:.2}, links {:.2}, flows {:.2}, events {:.2}), series {:.2} MB, peak {} packets in flight",
+        r.memory.state() as f64 / 1048576.0,
+        r.memory.packets as f64 / 1048576.0,
+        r.memory.links as f64 / 1048576.0,
+        r.memory.flows as f64 / 1048576.0,
+        r.memory.events as f64 / 1048576.0,
+        r.memory.series as f64 / 1048576.0,
+        r.peak_packets_in_flight
+    );
+    println!(
         "events {} hops {} wall {:.3}s (setup {:.3}s) {:.2} Mhops/s violations {:?}",
         r.events,
         r.packet_hops,

@@ -424,6 +424,18 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.front.len() + self.in_buckets + self.overflow.len()
     }
+    /// Heap memory held (allocated capacity), bytes.
+    pub fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<Entry>();
+        (self.front.h.capacity() + self.overflow.h.capacity()) * entry
+            + self.buckets.capacity() * std::mem::size_of::<Vec<Entry>>()
+            + self
+                .buckets
+                .iter()
+                .map(|b| b.capacity() * entry)
+                .sum::<usize>()
+            + self.occupied.capacity() * 8
+    }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -140,6 +140,16 @@ impl PacketArena {
     pub fn len(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+    /// Bytes per packet slot: metadata, liveness flag, free-list entry.
+    pub const SLOT_BYTES: usize = std::mem::size_of::<PacketMeta>()
+        + std::mem::size_of::<bool>()
+        + std::mem::size_of::<PacketId>();
+    /// Heap memory held (allocated capacity), bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<PacketMeta>()
+            + self.live.capacity()
+            + self.free.capacity() * std::mem::size_of::<PacketId>()
+    }
     /// Slots ever used: the most packets alive at once.
     pub fn slots_used(&self) -> usize {
         self.slots.len()

@@ -616,6 +616,24 @@ fn run<'py>(
     out.set_item("events", r.events)?;
     out.set_item("packet_hops", r.packet_hops)?;
     out.set_item("peak_packets_in_flight", r.peak_packets_in_flight)?;
+    let mem = PyDict::new(py);
+    for (k, v) in [
+        ("packets", r.memory.packets),
+        ("links", r.memory.links),
+        ("flows", r.memory.flows),
+        ("events", r.memory.events),
+        ("conditioners", r.memory.conditioners),
+        ("series", r.memory.series),
+        ("state", r.memory.state()),
+        ("packet_slot", qoslab_core::packet::PacketArena::SLOT_BYTES),
+        (
+            "line_entry",
+            std::mem::size_of::<qoslab_core::net::link::InLine>(),
+        ),
+    ] {
+        mem.set_item(k, v)?;
+    }
+    out.set_item("memory_bytes", mem)?;
     out.set_item("end_ns", r.end_ns)?;
     // Interrupted (Ctrl-C): the results so far, simulated up to `simulated_until_ns`.
     out.set_item("interrupted", interrupted)?;

@@ -40,7 +40,127 @@ pub struct Series {
     pub gauge_names: Vec<&'static str>,
 }
 
+/// Memory the simulation holds, by part (allocated capacity, so high-water marks: vectors
+/// and queues keep their capacity), bytes. The scenario's own configuration is not counted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MemoryUse {
+    /// The packet arena: one slot per packet alive at the high-water mark.
+    pub packets: usize,
+    /// Link directions: their state and queue disciplines, and their lines of packets
+    /// (admitted, not yet arrived).
+    pub links: usize,
+    /// Flows: routes, counters, TCP senders and receivers.
+    pub flows: usize,
+    /// The event queue.
+    pub events: usize,
+    /// Conditioners and their meters.
+    pub conditioners: usize,
+    /// The time series recorded so far (grows with the number of samples).
+    pub series: usize,
+}
+
+impl MemoryUse {
+    /// Everything but the time series: the state that must not grow with simulated time.
+    pub fn state(&self) -> usize {
+        self.packets + self.links + self.flows + self.events + self.conditioners
+    }
+}
+
+impl Series {
+    /// Heap memory held by the columns, bytes.
+    pub fn heap_bytes(&self) -> usize {
+        fn b<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        b(&self.q_time_ns)
+            + b(&self.q_dir)
+            + b(&self.q_sub)
+            + b(&self.q_len_pkts)
+            + b(&self.q_len_bytes)
+            + b(&self.q_avg)
+            + self.q_avg_prec.iter().map(b).sum::<usize>()
+            + b(&self.f_time_ns)
+            + b(&self.f_flow)
+            + b(&self.f_throughput_bps)
+            + b(&self.f_cwnd)
+            + b(&self.f_ssthresh)
+            + b(&self.m_time_ns)
+            + b(&self.m_cond)
+            + b(&self.m_flow)
+            + b(&self.m_level)
+            + b(&self.g_time_ns)
+            + b(&self.g_cond)
+            + b(&self.g_flow)
+            + b(&self.g_name)
+            + b(&self.g_value)
+    }
+}
+
 impl Simulation {
+    /// Memory held now, by part ([`MemoryUse`]).
+    pub fn memory(&self) -> MemoryUse {
+        use crate::net::link::{InLine, LinkDir};
+        let links = self.dirs.capacity() * std::mem::size_of::<LinkDir>()
+            + self
+                .dirs
+                .iter()
+                .map(|d| {
+                    d.line.capacity() * std::mem::size_of::<InLine>()
+                        + d.multi.as_ref().map_or(0, |m| {
+                            std::mem::size_of_val(&**m)
+                                    + m.subs.capacity()
+                                        * std::mem::size_of::<crate::net::multiqueue::SubQueue>()
+                                    + m.subs
+                                        .iter()
+                                        .map(|s| {
+                                            s.fifo.capacity()
+                                                * std::mem::size_of::<(
+                                                    crate::packet::PacketId,
+                                                    u32,
+                                                    u8,
+                                                )>(
+                                                )
+                                        })
+                                        .sum::<usize>()
+                        })
+                })
+                .sum::<usize>();
+        let flows = self.flows.capacity() * std::mem::size_of::<super::Flow>()
+            + self
+                .flows
+                .iter()
+                .map(|f| {
+                    (f.fwd.capacity() + f.rev.capacity()) * 4
+                        + f.stats.drops_at.capacity() * 16
+                        + match &f.ep {
+                            Endpoint::Tcp { sink, .. } => {
+                                std::mem::size_of::<crate::traffic::tcp::TcpSender>()
+                                    + sink.heap_bytes()
+                            }
+                            Endpoint::Udp { .. } => 0,
+                        }
+                })
+                .sum::<usize>()
+            + self.cwnd_buf.capacity() * 8;
+        let conditioners = self
+            .conds
+            .iter()
+            .map(|c| {
+                std::mem::size_of_val(c)
+                    + c.meters.capacity()
+                        * std::mem::size_of::<Option<crate::conditioner::AnyMeter>>()
+            })
+            .sum::<usize>();
+        MemoryUse {
+            packets: self.arena.heap_bytes(),
+            links,
+            flows,
+            events: self.q.heap_bytes(),
+            conditioners,
+            series: self.series.heap_bytes(),
+        }
+    }
+
     // --- measurement -----------------------------------------------------------------
 
     pub(super) fn on_sample(&mut self, now: SimTime) {
@@ -227,6 +347,7 @@ impl Simulation {
                 }
             })
             .collect();
+        let memory = self.memory();
         RunResults {
             flows,
             links,
@@ -234,6 +355,7 @@ impl Simulation {
             events: self.events,
             packet_hops: self.hops,
             peak_packets_in_flight: self.arena.slots_used() as u64,
+            memory,
             end_ns: self.q.now(),
             violations,
             capture_error: self.capture_error.clone(),
@@ -285,6 +407,8 @@ pub struct RunResults {
     /// The most packets alive at once (queued, being sent or propagating): the packet
     /// arena's high-water mark, for memory figures.
     pub peak_packets_in_flight: u64,
+    /// Memory held at the end of the run (high-water marks), by part.
+    pub memory: MemoryUse,
     pub end_ns: SimTime,
     /// Conservation-law violations (empty when every packet is accounted for).
     pub violations: Vec<String>,

@@ -16,7 +16,7 @@ mod transport;
 pub mod window;
 
 pub use build::{build_aqm, build_multi, pre_color, Conditioner};
-pub use measure::{jain_index, FlowResult, LinkResult, RunResults, Series};
+pub use measure::{jain_index, FlowResult, LinkResult, MemoryUse, RunResults, Series};
 
 use crate::aqm::{AnyAqm, Aqm};
 use crate::conditioner::Meter;
@@ -388,5 +388,7 @@ fn signal_routes(
     targets
 }
 
+#[cfg(test)]
+mod queue_tests;
 #[cfg(test)]
 mod twam_tests;

@@ -37,6 +37,11 @@ pub enum SinkAction {
 }
 
 impl TcpSink {
+    /// Heap memory held by the reassembly map, bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.ooo.capacity() * std::mem::size_of::<bool>()
+    }
+
     pub fn new(delayed: bool) -> Self {
         TcpSink {
             delayed,

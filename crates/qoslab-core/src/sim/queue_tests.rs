@@ -1,0 +1,107 @@
+//! The event queue's two structures run a simulation identically: the same scenario with the
+//! queue a heap throughout, a calendar throughout, and switching between the two every few
+//! events gives the same results, bit for bit (the order of events is the same total order).
+
+use super::*;
+use crate::engine::EventQueue;
+
+/// 40 TCP flows over a 50 Mbit/s RED bottleneck: round trips of about 70 ms (inside the
+/// calendar's horizon) and retransmission timers of 200 ms and more (beyond it).
+const MANY: &str = r#"
+name = "queue-structures"
+duration = "5s"
+tcp = { packet_size = "1000B", window = 1000 }
+
+[[node]]
+name = "s{i}"
+count = 40
+[[node]]
+name = "r1"
+[[node]]
+name = "r2"
+[[node]]
+name = "d{i}"
+count = 40
+
+[[link]]
+count = 40
+a = "s{i}"
+b = "r1"
+bandwidth = "1Gbps"
+delay = "2ms"
+
+[[link]]
+name = "bottleneck"
+a = "r1"
+b = "r2"
+bandwidth = "50Mbps"
+delay = "30ms"
+queue_ab = { type = "red", limit = "300pkts", min_th = 30, max_th = 90, max_p = 0.1, w_q = 0.002 }
+
+[[link]]
+count = 40
+a = "r2"
+b = "d{i}"
+bandwidth = "1Gbps"
+delay = "1ms"
+
+[[flow]]
+count = 40
+src = "s{i}"
+dst = "d{i}"
+start = "uniform(0s, 1s)"
+
+[measurement]
+bottleneck = "bottleneck"
+interval = "100ms"
+"#;
+
+/// Everything a run reports that the order of events could change.
+fn fingerprint(thresholds: Option<(usize, usize)>) -> Vec<u64> {
+    let sc = Scenario::from_toml(MANY, "queue-structures").expect("valid scenario");
+    let mut sim = Simulation::new(&sc, 7);
+    if let Some((on, off)) = thresholds {
+        // Move the initial events, in order, into a queue with the given thresholds.
+        let mut q = EventQueue::with_calendar_thresholds(on, off);
+        while let Some(e) = sim.q.pop() {
+            q.at(e.time, e.kind);
+        }
+        sim.q = q;
+        if on == 0 {
+            assert!(sim.q.is_large(), "a calendar from the start");
+        } else if on == usize::MAX {
+            assert!(!sim.q.is_large(), "a heap throughout");
+        }
+    }
+    sim.run();
+    let r = sim.results();
+    let mut out = vec![r.events, r.packet_hops, r.end_ns];
+    for f in &r.flows {
+        out.extend([
+            f.stats.sent_pkts,
+            f.stats.delivered_bytes,
+            f.stats.retransmits,
+            f.stats.dropped_pkts,
+            f.throughput_bps.to_bits(),
+        ]);
+    }
+    for l in &r.links {
+        out.extend([
+            l.stats.departures,
+            l.stats.total_drops(),
+            l.stats.window_wait_ns,
+        ]);
+    }
+    out.extend(r.series.q_avg.iter().map(|v| v.to_bits()));
+    out.extend(r.series.f_cwnd.iter().map(|v| v.to_bits()));
+    out
+}
+
+#[test]
+fn heap_calendar_and_switching_give_the_same_run() {
+    let heap = fingerprint(Some((usize::MAX, 0)));
+    assert!(heap[1] > 10_000, "the run moves packets: {} hops", heap[1]);
+    assert_eq!(heap, fingerprint(None), "default thresholds");
+    assert_eq!(heap, fingerprint(Some((0, 0))), "a calendar throughout");
+    assert_eq!(heap, fingerprint(Some((40, 10))), "switching often");
+}
