@@ -402,6 +402,22 @@ impl EventQueue {
             kind: EventKind::decode(top.tag(), top.a, top.b),
         })
     }
+    /// The next event if it is due no later than `until` (the event loop's one call per event).
+    #[inline(always)]
+    pub fn pop_until(&mut self, until: SimTime) -> Option<Event> {
+        if self.front.is_empty() && !self.refill() {
+            return None;
+        }
+        if self.front.peek()?.time() > until {
+            return None;
+        }
+        let top = self.front.pop()?;
+        self.now = top.time();
+        Some(Event {
+            time: top.time(),
+            kind: EventKind::decode(top.tag(), top.a, top.b),
+        })
+    }
     /// Many events are pending (the queue is a calendar).
     #[inline]
     pub fn is_large(&self) -> bool {

@@ -235,11 +235,7 @@ impl Simulation {
     /// Runs every event up to and including time `until` (capped at the scenario duration).
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.scenario.duration_ns);
-        while let Some(t) = self.q.peek_time() {
-            if t > until {
-                break;
-            }
-            let e = self.q.pop().expect("peeked");
+        while let Some(e) = self.q.pop_until(until) {
             self.events += 1;
             // With many pending events (thousands of flows), the next packet to arrive and its
             // link are cold: start loading them while this event is handled. (With few, they
