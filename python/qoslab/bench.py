@@ -175,9 +175,6 @@ def _worker(name: str, duration_scale: float) -> None:
         sc = _setup_only(sc)
     elif duration_scale != 1.0:
         sc = _rescaled(sc, sc.resolved["duration_ns"] * duration_scale / 1e9)
-    import numpy  # noqa: F401  (the call returns numpy arrays: not the simulation's memory)
-
-    before_mb = _current_rss_mb()
     t0 = time.perf_counter()
     raw = _core.simulate_resolved(sc.core, 1, [], None, 1)
     wall = time.perf_counter() - t0
@@ -190,21 +187,11 @@ def _worker(name: str, duration_scale: float) -> None:
                 "events": int(raw["events"]),
                 "sim_s": sc.resolved["duration_ns"] / 1e9,
                 "peak_rss_mb": peak_kb / 1024,
-                "rss_before_mb": before_mb,
                 "peak_packets_in_flight": int(raw["peak_packets_in_flight"]),
                 "memory_bytes": {k: int(v) for k, v in raw["memory_bytes"].items()},
             }
         )
     )
-
-
-def _current_rss_mb() -> float:
-    """This process's resident memory now (Linux /proc; 0 elsewhere)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0.0
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _measure_core(name: str, scale: float = 1.0) -> dict[str, Any]:

@@ -634,7 +634,8 @@ SERIES_GAUGES = OutputFile(
 
 # -- summary.json -----------------------------------------------------------------------------------
 
-_SUMMARY_FLOW_KEYS = (
+#: summary.json's per-flow keys besides id, name and window (written by Result.summary).
+SUMMARY_FLOW_KEYS = (
     "throughput_bps",
     "goodput_bps",
     "delivered_bytes",
@@ -727,7 +728,7 @@ def _summary_columns() -> Iterator[Column]:
     yield Column("flows", "list", "One entry per flow, in the order of flows.parquet.")
     yield Column("flows[].id", "index", "The flow's 0-based number.")
     yield Column("flows[].name", "text", "The flow's name.")
-    for key in _SUMMARY_FLOW_KEYS:
+    for key in SUMMARY_FLOW_KEYS:
         c = _flow(key)
         yield Column(f"flows[].{key}", c.unit, c.definition)
     yield Column(
