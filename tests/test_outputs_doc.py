@@ -52,8 +52,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[set[str]
     """Output name → the columns of each file of that output the runs and the sweep wrote."""
     tmp = tmp_path_factory.mktemp("outputs")
     s1, ard = str(SCENARIOS / "fdd-red-s1.toml"), str(SCENARIOS / "ard-rio-4flows.toml")
-    run_dirs = [tmp / "red", tmp / "diffserv", tmp / "partial"]
+    run_dirs = [tmp / "red", tmp / "diffserv", tmp / "partial", tmp / "mixed"]
     _qoslab("run", s1, *SHORT, "--out", str(run_dirs[0]))
+    # finite transfers, an arrival process and several classes (transfers, classes, summary keys)
+    _qoslab("run", str(SCENARIOS / "mixed-traffic.toml"), *SHORT, "--out", str(run_dirs[3]))
     capture = 'capture=[{link = "bottleneck", direction = "both"}]'
     _qoslab("run", ard, *SHORT, "--set", capture, "--out", str(run_dirs[1]))
     # A 5000 s run (about a second of wall-clock time) allowed 10 ms stops early and writes

@@ -43,6 +43,7 @@ UNITS = (
     "metric's unit",
     "gauge's unit",
     "key's unit",
+    "codepoint",
 )
 
 #: The page this module renders, in a source checkout.
@@ -255,12 +256,44 @@ _FLOW_DEFS: dict[str, tuple[str, str]] = {
         "packets",
         "The TCP sender's slow-start threshold at the end of the run; NaN for UDP flows.",
     ),
+    "delay_packets": (
+        "packets",
+        "Data packets delivered inside the measurement window whose one-way delay is summarised by "
+        "the delay_* columns.",
+    ),
+    "delay_mean_s": (
+        "s",
+        "Mean one-way delay of those packets: delivery time − the time the source created the packet "
+        "(queueing, transmission and propagation on every hop), exact; NaN when none.",
+    ),
+    "delay_p50_s": ("s", "Median one-way delay, from a quantile sketch within 1 % relative error."),
+    "delay_p90_s": ("s", "90th percentile of the one-way delay (sketch, within 1 %)."),
+    "delay_p99_s": ("s", "99th percentile of the one-way delay (sketch, within 1 %)."),
+    "delay_p999_s": ("s", "99.9th percentile of the one-way delay (sketch, within 1 %)."),
+    "delay_max_s": ("s", "Largest one-way delay (exact)."),
+    "jitter_s": (
+        "s",
+        "RFC 3550 §6.4.1 interarrival jitter at the end of the run: J += (|D| − J)/16 over every "
+        "delivered data packet, D the change in one-way transit time; NaN for an arrival process "
+        "(its connections come and go) and before two packets.",
+    ),
     "srtt_s": (
         "s",
         "The TCP sender's smoothed round-trip time at the end of the run (ns-2's tick-granular "
         "Jacobson/Karels estimate); 0 before the first RTT sample, NaN for UDP flows.",
     ),
 }
+
+
+_DELAY_COLUMNS = (
+    "delay_packets",
+    "delay_mean_s",
+    "delay_p50_s",
+    "delay_p90_s",
+    "delay_p99_s",
+    "delay_p999_s",
+    "delay_max_s",
+)
 
 
 def _flow(name: str) -> Column:
@@ -276,13 +309,24 @@ def _flow(name: str) -> Column:
 FLOWS = OutputFile(
     "flows.parquet",
     "run",
-    "One row per flow, in the scenario's order (after `count` expansion): what each flow sent, "
-    "got through and lost, over the whole run and inside the measurement window.",
+    "One row per flow, in the scenario's order (after `count` expansion), then one row per "
+    "`[[arrivals]]` process (all its connections together): what each sent, got through and lost, "
+    "over the whole run and inside the measurement window, and its one-way delays.",
     (
-        Column("name", "text", "The flow's name (its `[[flow]]` name with `{i}` expanded)."),
+        Column(
+            "name",
+            "text",
+            "The flow's name (its `[[flow]]` name with `{i}` expanded), or the arrival process's.",
+        ),
         Column("src", "text", "Name of the flow's source node."),
         Column("dst", "text", "Name of the flow's destination node."),
-        Column("kind", "text", 'Traffic type: "tcp", "cbr", "onoff" or "poisson".'),
+        Column(
+            "kind",
+            "text",
+            'Traffic type: "tcp", "cbr", "onoff", "poisson", "pareto", "trace", or "arrivals" for an '
+            "arrival process's row.",
+        ),
+        Column("dscp", "codepoint", "The codepoint the source sets (0..63)."),
         *(
             _flow(n)
             for n in (
@@ -317,8 +361,57 @@ FLOWS = OutputFile(
                 "final_cwnd",
                 "final_ssthresh",
                 "srtt_s",
+                *_DELAY_COLUMNS,
+                "jitter_s",
             )
         ),
+    ),
+)
+
+_SIZE_BINS_DOC = "< 100 KB, 100 KB – 10 MB, ≥ 10 MB"
+
+TRANSFERS = OutputFile(
+    "transfers.parquet",
+    "run",
+    "One row per finite TCP transfer (a `[[flow]]` with `size`, or a connection of an `[[arrivals]]` "
+    "process): finished ones in the order they finished, then those unfinished at the end of the run. "
+    "Streamed out of the simulation as they finish, so its memory stays flat.",
+    (
+        Column("flow_name", "text", "The declared flow, or the arrival process, it belongs to."),
+        Column("process", "index", "The arrival process's number, or 4294967295 for a declared flow."),
+        Column("id", "index", "The connection's arrival number within its process (declared flow: its row)."),
+        Column("slot", "index", "The simulator's flow slot that carried it (slots are reused)."),
+        Column("dscp", "codepoint", "The codepoint its source set."),
+        Column("size_bytes", "bytes", "The transfer's size as drawn (or given)."),
+        Column("segments", "packets", "⌈size / packet_size⌉ data segments (the SYN not counted)."),
+        Column("start_s", "s", "When the connection opened (its SYN was sent)."),
+        Column("end_s", "s", "When the last segment's ACK reached the sender; NaN if unfinished."),
+        Column(
+            "fct_s", "s", "Flow completion time, end_s − start_s (SYN exchange included); NaN if unfinished."
+        ),
+        Column(
+            "ideal_fct_s",
+            "s",
+            "Completion time on the empty path with an unlimited window: the SYN's round trip, the "
+            "first segment's store-and-forward trip, the rest at the slowest link's rate, the last "
+            "ACK's trip back.",
+        ),
+        Column("slowdown", "ratio", "fct_s / ideal_fct_s (≥ 1); NaN if unfinished."),
+        Column("retransmits", "packets", "Segments retransmitted by this connection."),
+        Column("timeouts", "count", "Retransmission timeouts of this connection."),
+    ),
+)
+
+CLASSES = OutputFile(
+    "classes.parquet",
+    "run",
+    "One row per DiffServ class (the codepoint the sources set), with the one-way delays of all its "
+    "flows' data packets together (merged sketches).",
+    (
+        Column("dscp", "codepoint", "The codepoint (0..63)."),
+        Column("codepoint", "text", 'Its name ("AF11", "EF", "BE", …).'),
+        Column("flows", "count", "Rows of flows.parquet in the class (an arrival process counts once)."),
+        *(_flow(n) for n in _DELAY_COLUMNS),
     ),
 )
 
@@ -697,8 +790,8 @@ def _summary_columns() -> Iterator[Column]:
     yield Column(
         "fairness_index",
         "ratio",
-        "Jain's index (Σx)² / (n·Σx²) of every flow's throughput_bps (inside the measurement window): "
-        "1 when all are equal (or all 0), 1/n at worst.",
+        "Jain's index (Σx)² / (n·Σx²) of every declared flow's throughput_bps (inside the measurement "
+        "window; arrival processes' rows left out): 1 when all are equal (or all 0), 1/n at worst.",
     )
     yield Column(
         "throughput_std_bps", "bit/s", "Population standard deviation (ddof 0) of the flows' throughput_bps."
@@ -739,6 +832,44 @@ def _summary_columns() -> Iterator[Column]:
     )
     for key in _FLOW_WINDOW_ORDER:
         yield Column(f"flows[].window.{key}", _FLOW_COUNTERS[key][0], _counter(key, W))
+    yield Column(
+        "transfers",
+        "object",
+        "Present when the scenario has finite transfers: completion times (fct_s) and slowdowns of the "
+        "finished ones (transfers.parquet), over all, by size bin and by class.",
+    )
+    yield Column("transfers.by_size", "object", f"Per size bin ({_SIZE_BINS_DOC}), by its label.")
+    yield Column("transfers.by_class", "object", "Per class, by codepoint name.")
+    for grp, what in (
+        ("all", "every transfer"),
+        ("by_size.<bin>", f"the transfers of one size bin ({_SIZE_BINS_DOC})"),
+        ("by_class.<codepoint>", "the transfers of one class"),
+    ):
+        yield Column(f"transfers.{grp}", "object", f"The statistics of {what}.")
+        yield Column(f"transfers.{grp}.finished", "count", f"Finished transfers of {what}.")
+        yield Column(f"transfers.{grp}.unfinished", "count", f"Transfers of {what} still running at the end.")
+        for m, unit in (("fct_s", "s"), ("slowdown", "ratio")):
+            yield Column(f"transfers.{grp}.{m}", "object", f"{m} of the finished transfers of {what}.")
+            for stat in ("mean", "median", "p99"):
+                yield Column(
+                    f"transfers.{grp}.{m}.{stat}", unit, f"The {stat} of {m} (exact, over the finished ones)."
+                )
+    yield Column("arrivals", "object", "Present when the scenario has [[arrivals]]: per process, by name.")
+    yield Column("arrivals.<process>", "object", "One arrival process's counts.")
+    yield Column("arrivals.<process>.arrivals", "count", "Flows that arrived.")
+    yield Column(
+        "arrivals.<process>.refused",
+        "count",
+        "Arrivals refused because `max_active` connections were open (0 unless the cap was too low).",
+    )
+    yield Column("arrivals.<process>.completed", "count", "Transfers completed.")
+    yield Column("arrivals.<process>.peak_active", "count", "Most connections open at once.")
+    yield Column("classes", "object", "Per class (codepoint name): classes.parquet's row.")
+    yield Column("classes.<codepoint>", "object", "One class's flows and delays.")
+    yield Column("classes.<codepoint>.flows", "count", "Rows of flows.parquet in the class.")
+    for n in _DELAY_COLUMNS:
+        c = _flow(n)
+        yield Column(f"classes.<codepoint>.{n[len('delay_') :]}", c.unit, c.definition + " Null when none.")
     yield Column(
         "events",
         "count",
@@ -1105,6 +1236,8 @@ OUTPUTS: tuple[OutputFile, ...] = (
     LINKS,
     CONDITIONERS,
     FLOW_DROPS,
+    TRANSFERS,
+    CLASSES,
     SERIES_QUEUE,
     SERIES_FLOW,
     SERIES_METER,

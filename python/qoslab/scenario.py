@@ -253,6 +253,11 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
                 "rate_bps": float(f["rate_bps"]) if f.get("rate_bps") is not None else None,
                 "on_s": f["on_ns"] / 1e9 if f.get("on_ns") is not None else None,
                 "off_s": f["off_ns"] / 1e9 if f.get("off_ns") is not None else None,
+                # finite transfers, per-packet size distributions, Pareto shape, trace
+                "size_bytes": f.get("size_bytes"),
+                "packet_size_dist": f.get("packet_size_dist"),
+                "shape": f.get("shape"),
+                "trace": f.get("trace"),
             }
         )
     conditioners = []
@@ -288,6 +293,7 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         "nodes": r["nodes"],
         "links": links,
         "flows": flows,
+        "arrivals": [dict(a) for a in r.get("arrivals", [])],
         "conditioners": conditioners,
         "measurement": {"start_s": m["start_ns"] / 1e9, "end_s": m["end_ns"] / 1e9},
     }

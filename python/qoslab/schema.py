@@ -31,6 +31,7 @@ _REF_KINDS = {
     "curve": "curve table `{ min_th, max_th, max_p }` ([below](#curve-tables))",
     "meter": "meter table with a `type` ([Meters](#meters))",
     "queue": "queue table with a `type` ([Queues](#queues))",
+    "size": 'size with unit (`"100KB"`) or a distribution table ([below](#size-distribution-tables))',
 }
 
 
@@ -100,6 +101,7 @@ def reference_markdown() -> str:
         ("[[node]]", p["node"]["items"]["properties"]),
         ("[[link]]", p["link"]["items"]["properties"]),
         ("[[flow]]", p["flow"]["items"]["properties"]),
+        ("[[arrivals]]", p["arrivals"]["items"]["properties"]),
         ("[[capture]]", p["capture"]["items"]["properties"]),
         ("[[conditioner]]", p["conditioner"]["items"]["properties"]),
     ]
@@ -108,7 +110,7 @@ def reference_markdown() -> str:
     lines += ["", "## Queues", "", "A queue table has a `type`, one of:", ""]
     for q in s["$defs"]["queue"]["oneOf"]:
         kind = q["properties"]["type"]["const"]
-        lines += [f"### `type = \"{kind}\"`", "", q.get("description", ""), "", *_rows(q["properties"]), ""]
+        lines += [f'### `type = "{kind}"`', "", q.get("description", ""), "", *_rows(q["properties"]), ""]
         for key, v in q["properties"].items():
             item = v.get("items", {}).get("properties") if v.get("type") == "array" else None
             if item:
@@ -116,6 +118,14 @@ def reference_markdown() -> str:
     lines += ["## Meters", "", "A conditioner's `meter` table has a `type`, one of:", ""]
     for m in s["$defs"]["meter"]["oneOf"]:
         kind = m["properties"]["type"]["const"]
-        lines += [f"### `type = \"{kind}\"`", "", *_rows(m["properties"]), ""]
+        lines += [f'### `type = "{kind}"`', "", *_rows(m["properties"]), ""]
     lines += ["## Curve tables", "", *_rows(s["$defs"]["curve"]["properties"]), ""]
+    lines += [
+        "## Size distribution tables",
+        "",
+        "A `size` (or a UDP flow's `packet_size`) may be a table instead of a fixed size:",
+        "",
+        *_rows(s["$defs"]["size"]["oneOf"][1]["properties"]),
+        "",
+    ]
     return "\n".join(lines).rstrip() + "\n"

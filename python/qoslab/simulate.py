@@ -33,12 +33,41 @@ TABLES = (
     "flows",
     "links",
     "flow_drops",
+    "transfers",
+    "classes",
     "series_queue",
     "series_flow",
     "series_meter",
     "series_gauges",
     "conditioners",
 )
+
+
+#: The process index of a transfer of a declared flow (not of an arrival process).
+_DECLARED = 0xFFFF_FFFF
+
+#: Transfer-size bins of summary.json's ``transfers.by_size``: (label, from, below) in bytes.
+SIZE_BINS: tuple[tuple[str, int, float], ...] = (
+    ("<100KB", 0, 100_000),
+    ("100KB-10MB", 100_000, 10_000_000),
+    (">=10MB", 10_000_000, float("inf")),
+)
+
+_CODEPOINTS = {0: "BE", 46: "EF", **{8 * c: f"CS{c}" for c in range(1, 8)}}
+_CODEPOINTS.update({8 * c + 2 * p: f"AF{c}{p}" for c in range(1, 5) for p in range(1, 4)})
+
+
+def codepoint_name(dscp: int) -> str:
+    """A codepoint's name: "AF11", "EF", "CS1", "BE", or its number."""
+    return _CODEPOINTS.get(dscp, str(dscp))
+
+
+def _num(x: Any) -> float | int | None:
+    """A number for JSON: integers stay integers, NaN becomes null."""
+    v = float(x)
+    if v != v:
+        return None
+    return int(x) if isinstance(x, (int, np.integer)) else v
 
 
 def jain_index(x: np.ndarray | list[float]) -> float:
@@ -96,7 +125,9 @@ class Result:
     # -- the tables, as columns (numpy arrays and lists), pandas-free -------------------------------
 
     def _flow_names(self) -> list[str]:
-        return [f["name"] for f in self.scenario.resolved["flows"]]
+        """The flows table's rows: the declared flows, then the arrival processes."""
+        res = self.scenario.resolved
+        return [f["name"] for f in res["flows"]] + [a["name"] for a in res.get("arrivals", [])]
 
     def _dir_names(self) -> list[str]:
         return [f"{lk['name']}:{d}" for lk in self.scenario.resolved["links"] for d in ("ab", "ba")]
@@ -109,13 +140,32 @@ class Result:
         cond = res.get("conditioners", [])
         cond_names = [c["name"] for c in cond]
         if table == "flows":
-            flows = res["flows"]
+            rows = [*res["flows"], *({**a, "kind": "arrivals"} for a in res.get("arrivals", []))]
             return {
                 "name": names,
-                "src": [f["src"] for f in flows],
-                "dst": [f["dst"] for f in flows],
-                "kind": [f["kind"] for f in flows],
+                "src": [f["src"] for f in rows],
+                "dst": [f["dst"] for f in rows],
+                "kind": [f["kind"] for f in rows],
+                "dscp": np.asarray([f["dscp"] for f in rows], dtype=np.uint64),
                 **raw["flows"],
+            }
+        if table == "transfers":
+            t = raw["transfers"]
+            procs = [a["name"] for a in res.get("arrivals", [])]
+            declared = [f["name"] for f in res["flows"]]
+            return {
+                "flow_name": [
+                    declared[int(i)] if int(p) == _DECLARED else procs[int(p)]
+                    for p, i in zip(t["process"], t["id"], strict=True)
+                ],
+                **t,
+            }
+        if table == "classes":
+            c = raw["classes"]
+            return {
+                "dscp": c["dscp"],
+                "codepoint": [codepoint_name(int(d)) for d in c["dscp"]],
+                **{k: v for k, v in c.items() if k != "dscp"},
             }
         if table == "links":
             link_names = [lk["name"] for lk in res["links"]]
@@ -188,6 +238,14 @@ class Result:
         return self._frame("flow_drops")
 
     @_Table
+    def transfers(self) -> pd.DataFrame:
+        return self._frame("transfers")
+
+    @_Table
+    def classes(self) -> pd.DataFrame:
+        return self._frame("classes")
+
+    @_Table
     def series_queue(self) -> pd.DataFrame:
         return self._frame("series_queue")
 
@@ -223,7 +281,42 @@ class Result:
 
     @property
     def fairness_index(self) -> float:
-        return jain_index(self.raw["flows"]["throughput_bps"])
+        """Jain's index of the declared flows' throughput (arrival processes' rows left out, when
+        there are declared flows)."""
+        thr = np.asarray(self.raw["flows"]["throughput_bps"])
+        n = len(self.scenario.resolved["flows"])
+        return jain_index(thr[:n] if n else thr)
+
+    def transfer_summary(self) -> dict[str, Any]:
+        """Flow completion times and slowdowns of the finished transfers, by size bin and by class
+        (summary.json's ``transfers``); empty when the scenario has no finite transfers."""
+        t = self.raw["transfers"]
+        if len(t["size_bytes"]) == 0:
+            return {}
+        fct = np.asarray(t["fct_s"], dtype=float)
+        slow = np.asarray(t["slowdown"], dtype=float)
+        size = np.asarray(t["size_bytes"], dtype=np.int64)
+        dscp = np.asarray(t["dscp"], dtype=np.int64)
+        done = ~np.isnan(fct)
+
+        def stats(mask: np.ndarray) -> dict[str, Any]:
+            m = mask & done
+            out: dict[str, Any] = {"finished": int(m.sum()), "unfinished": int((mask & ~done).sum())}
+            if m.any():
+                for name, x in (("fct_s", fct[m]), ("slowdown", slow[m])):
+                    out[name] = {
+                        "mean": float(x.mean()),
+                        "median": float(np.median(x)),
+                        "p99": float(np.quantile(x, 0.99)),
+                    }
+            return out
+
+        everything = np.ones(len(size), dtype=bool)
+        return {
+            "all": stats(everything),
+            "by_size": {label: stats((size >= lo) & (size < hi)) for label, lo, hi in SIZE_BINS},
+            "by_class": {codepoint_name(int(d)): stats(dscp == d) for d in np.unique(dscp)},
+        }
 
     def summary(self) -> dict[str, Any]:
         """summary.json's contents."""
@@ -282,6 +375,7 @@ class Result:
             # columns).
             "window_drops": drops("window_"),
             "flows": self._flow_rows(),
+            **self._traffic_summary(),
             "events": self.events,
             "packet_hops": self.packet_hops,
             "conservation_violations": self.violations,
@@ -289,6 +383,30 @@ class Result:
             **({"partial": True, "simulated_until_s": self.simulated_until_s} if self.partial else {}),
             **({"stopped": self.stopped} if self.stopped else {}),
         }
+
+    def _traffic_summary(self) -> dict[str, Any]:
+        """summary.json's keys for finite transfers, arrival processes and classes (only when the
+        scenario has them, so other summaries are unchanged)."""
+        out: dict[str, Any] = {}
+        transfers = self.transfer_summary()
+        if transfers:
+            out["transfers"] = transfers
+        arrivals = self.scenario.resolved.get("arrivals", [])
+        if arrivals:
+            pc = self.raw["processes"]
+            out["arrivals"] = {
+                a["name"]: {k: int(pc[k][i]) for k in ("arrivals", "refused", "completed", "peak_active")}
+                for i, a in enumerate(arrivals)
+            }
+        c = self.raw["classes"]
+        out["classes"] = {
+            codepoint_name(int(d)): {
+                "flows": int(c["flows"][i]),
+                **{k[len("delay_") :]: _num(c[k][i]) for k in c if k.startswith("delay_")},
+            }
+            for i, d in enumerate(c["dscp"])
+        }
+        return out
 
     def _flow_rows(self) -> list[dict[str, Any]]:
         """summary.json's per-flow entries (columns converted once, not element by element:

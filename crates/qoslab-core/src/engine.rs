@@ -53,6 +53,8 @@ pub enum EventKind {
     /// Open or close the measurement window.
     MeasureStart,
     MeasureEnd,
+    /// The next flow of arrival process `0` arrives.
+    FlowArrival(u32),
 }
 
 impl EventKind {
@@ -73,6 +75,7 @@ impl EventKind {
             EventKind::Sample => (10, 0, 0),
             EventKind::MeasureStart => (11, 0, 0),
             EventKind::MeasureEnd => (12, 0, 0),
+            EventKind::FlowArrival(a) => (13, a, 0),
         }
     }
     #[inline(always)]
@@ -90,6 +93,7 @@ impl EventKind {
             9 => EventKind::Signal(a, b),
             10 => EventKind::Sample,
             11 => EventKind::MeasureStart,
+            13 => EventKind::FlowArrival(a),
             // 12: only encode() writes tags (every kind round-trips in a test); a checked
             // arm for the impossible rest cost 0.6 % of the 5-flow run's instructions.
             _ => EventKind::MeasureEnd,
@@ -437,6 +441,7 @@ mod tests {
             EventKind::Sample,
             EventKind::MeasureStart,
             EventKind::MeasureEnd,
+            EventKind::FlowArrival(u32::MAX),
         ];
         let mut q = EventQueue::new();
         for k in kinds {

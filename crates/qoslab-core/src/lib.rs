@@ -27,6 +27,7 @@ pub mod prefetch;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod traffic;
 pub mod units;
 

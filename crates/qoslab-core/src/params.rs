@@ -47,6 +47,8 @@ pub enum ParamKind {
     Bytes,
     /// A queue limit such as "100pkts" or "64KB".
     Limit,
+    /// A size string, or a size-distribution table `{ dist, mean, shape, sigma, cdf }`.
+    Size,
     /// A RED curve table `{ min_th, max_th, max_p }` (thresholds in packets).
     Curve,
     /// One of a fixed set of words.

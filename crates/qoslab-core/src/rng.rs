@@ -11,6 +11,10 @@ pub mod stream {
     pub const FLOW_TRAFFIC: u64 = 2 << 56;
     pub const QUEUE: u64 = 3 << 56;
     pub const MARKER: u64 = 4 << 56;
+    /// Flow-arrival processes: arrival times, sizes and their connections' clock phases.
+    pub const ARRIVALS: u64 = 5 << 56;
+    /// Per-packet sizes of a UDP source with a size distribution.
+    pub const PACKET_SIZES: u64 = 6 << 56;
 }
 
 fn splitmix64(mut z: u64) -> u64 {

@@ -250,6 +250,9 @@ fn run<'py>(
     // length: a slice that took longer than 50 ms halves the next, one under 10 ms doubles it,
     // up to the progress chunk (from 10 ms of simulated time). Where a run pauses does not change it (events are processed in
     // the same order); progress is reported once per chunk.
+    // Finished transfers leave the simulation after every slice (its memory stays flat over
+    // any number of them); their columns are built at the end.
+    let mut records: Vec<qoslab_core::sim::FlowRecord> = Vec::new();
     let mut step = chunk.min(10_000_000);
     let mut until: u64 = 0;
     let mut next_report = chunk;
@@ -264,6 +267,7 @@ fn run<'py>(
                 sim.now() as f64 / 1e9
             )));
         }
+        records.append(&mut sim.take_records());
         let wall = t0.elapsed();
         if wall > Duration::from_millis(50) {
             step = (step / 2).max(1_000);
@@ -293,7 +297,8 @@ fn run<'py>(
             }
         }
     }
-    let r = sim.results();
+    let mut r = sim.results();
+    records.append(&mut r.records);
     if let Some(e) = &r.capture_error {
         return Err(PyOSError::new_err(format!(
             "writing a packet capture failed: {e}"
@@ -383,7 +388,41 @@ fn run<'py>(
     cols(py, &f, "final_cwnd", gf(&|x| x.final_cwnd))?;
     cols(py, &f, "final_ssthresh", gf(&|x| x.final_ssthresh))?;
     cols(py, &f, "srtt_s", gf(&|x| x.srtt_s))?;
+    delay_columns(py, &f, &fl.iter().map(|x| x.delay).collect::<Vec<_>>())?;
+    cols(py, &f, "jitter_s", gf(&|x| x.jitter_s))?;
     out.set_item("flows", f)?;
+    let c = PyDict::new(py);
+    colu(
+        py,
+        &c,
+        "dscp",
+        r.classes.iter().map(|x| x.dscp as u64).collect(),
+    )?;
+    colu(py, &c, "flows", r.classes.iter().map(|x| x.flows).collect())?;
+    delay_columns(
+        py,
+        &c,
+        &r.classes.iter().map(|x| x.delay).collect::<Vec<_>>(),
+    )?;
+    out.set_item("classes", c)?;
+    out.set_item("transfers", transfer_columns(py, &records)?)?;
+    let pc = PyDict::new(py);
+    let ps = &r.processes;
+    colu(py, &pc, "arrivals", ps.iter().map(|x| x.arrivals).collect())?;
+    colu(py, &pc, "refused", ps.iter().map(|x| x.refused).collect())?;
+    colu(
+        py,
+        &pc,
+        "completed",
+        ps.iter().map(|x| x.completed).collect(),
+    )?;
+    colu(
+        py,
+        &pc,
+        "peak_active",
+        ps.iter().map(|x| x.peak_active).collect(),
+    )?;
+    out.set_item("processes", pc)?;
     // Where drops happened: (flow, link direction, drops).
     let (mut df, mut dd, mut dn) = (Vec::new(), Vec::new(), Vec::new());
     for (i, x) in fl.iter().enumerate() {
@@ -644,6 +683,69 @@ fn run<'py>(
     out.set_item("violations", r.violations)?;
     out.set_item("capture_records", r.capture_records)?;
     Ok(out)
+}
+
+/// The delay columns of a table: packets counted, mean and percentiles (seconds).
+fn delay_columns<'py>(
+    py: Python<'py>,
+    d: &Bound<'py, PyDict>,
+    v: &[qoslab_core::sim::DelaySummary],
+) -> PyResult<()> {
+    colu(
+        py,
+        d,
+        "delay_packets",
+        v.iter().map(|x| x.packets).collect(),
+    )?;
+    cols(py, d, "delay_mean_s", v.iter().map(|x| x.mean_s).collect())?;
+    cols(py, d, "delay_p50_s", v.iter().map(|x| x.p50_s).collect())?;
+    cols(py, d, "delay_p90_s", v.iter().map(|x| x.p90_s).collect())?;
+    cols(py, d, "delay_p99_s", v.iter().map(|x| x.p99_s).collect())?;
+    cols(py, d, "delay_p999_s", v.iter().map(|x| x.p999_s).collect())?;
+    cols(py, d, "delay_max_s", v.iter().map(|x| x.max_s).collect())
+}
+
+/// One row per finite transfer (finished, then unfinished at the end of the run).
+fn transfer_columns<'py>(
+    py: Python<'py>,
+    recs: &[qoslab_core::sim::FlowRecord],
+) -> PyResult<Bound<'py, PyDict>> {
+    let t = PyDict::new(py);
+    let u = |h: &dyn Fn(&qoslab_core::sim::FlowRecord) -> u64| recs.iter().map(h).collect();
+    let s = |h: &dyn Fn(&qoslab_core::sim::FlowRecord) -> f64| recs.iter().map(h).collect();
+    colu(py, &t, "process", u(&|r| r.process as u64))?;
+    colu(py, &t, "id", u(&|r| r.id))?;
+    colu(py, &t, "slot", u(&|r| r.slot as u64))?;
+    colu(py, &t, "dscp", u(&|r| r.dscp as u64))?;
+    colu(py, &t, "size_bytes", u(&|r| r.size_bytes))?;
+    colu(py, &t, "segments", u(&|r| r.segments))?;
+    cols(py, &t, "start_s", s(&|r| r.start_ns as f64 / 1e9))?;
+    cols(
+        py,
+        &t,
+        "end_s",
+        s(&|r| r.end_ns.map_or(f64::NAN, |e| e as f64 / 1e9)),
+    )?;
+    cols(
+        py,
+        &t,
+        "fct_s",
+        s(&|r| r.end_ns.map_or(f64::NAN, |e| (e - r.start_ns) as f64 / 1e9)),
+    )?;
+    cols(py, &t, "ideal_fct_s", s(&|r| r.ideal_ns as f64 / 1e9))?;
+    cols(
+        py,
+        &t,
+        "slowdown",
+        s(&|r| {
+            r.end_ns.map_or(f64::NAN, |e| {
+                (e - r.start_ns) as f64 / r.ideal_ns.max(1) as f64
+            })
+        }),
+    )?;
+    colu(py, &t, "retransmits", u(&|r| r.retransmits))?;
+    colu(py, &t, "timeouts", u(&|r| r.timeouts))?;
+    Ok(t)
 }
 
 /// The JSON Schema of the scenario format, generated from the core's declarations.

@@ -35,6 +35,7 @@ BUILTIN: tuple[str, ...] = (
     "qoslab.experiments.fdd_red",
     "qoslab.experiments.twam_dwred",
     "qoslab.experiments.probe_marker",
+    "qoslab.experiments.mixed_traffic",
 )
 
 Point = tuple[dict[str, Any], Scenario]

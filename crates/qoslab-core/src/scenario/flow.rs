@@ -2,13 +2,17 @@
 //! its endpoints, route check, start and stop.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::arrivals::{read_trace, resolve_size};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
+use crate::traffic::sizes::SizeDist;
 pub use crate::traffic::tcp::TcpConfig;
+use crate::traffic::trace::TraceRow;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowConfig {
@@ -25,11 +29,35 @@ pub struct FlowConfig {
     pub start_max_ns: u64,
     pub stop_ns: Option<u64>,
     pub packet_size_bytes: u32,
+    /// UDP sources: packet sizes drawn per packet from this distribution (its description;
+    /// `packet_size_bytes` is then its mean, rounded).
+    pub packet_size_dist: Option<String>,
+    #[serde(skip)]
+    pub packet_sizes: Option<SizeDist>,
+    /// A finite TCP transfer: this many bytes, in ⌈size / packet_size⌉ segments.
+    pub size_bytes: Option<u64>,
     pub dscp: u8,
     pub rate_bps: Option<u64>,
     pub on_ns: Option<u64>,
     pub off_ns: Option<u64>,
+    /// Pareto shape of a `pareto` source's ON and OFF periods.
+    pub shape: Option<f64>,
+    /// A `trace` flow: the file, its digest and row count (the rows themselves are shared).
+    pub trace: Option<TraceInfo>,
+    #[serde(skip)]
+    pub trace_rows: Option<Arc<[TraceRow]>>,
     pub tcp: Option<TcpConfig>,
+}
+
+/// What the resolved scenario records of a trace: enough to tell two traces apart.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceInfo {
+    pub file: String,
+    pub flow: Option<String>,
+    pub rows: u64,
+    pub bytes: u64,
+    /// FNV-1a of the file's bytes (hex), so a changed trace changes the scenario's hash.
+    pub digest: String,
 }
 
 fn tcp_defaults() -> TcpConfig {
@@ -134,32 +162,109 @@ fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
 /// The keys of a flow's traffic source: a rate for the UDP sources, mean ON/OFF times for
 /// ON/OFF, neither for TCP.
 fn check_source_keys(key: &str, fs: &FlowSpec) -> Result<(), Bad> {
-    let needs_rate = matches!(fs.kind, FlowType::Cbr | FlowType::Onoff | FlowType::Poisson);
+    let needs_rate = matches!(
+        fs.kind,
+        FlowType::Cbr | FlowType::Onoff | FlowType::Poisson | FlowType::Pareto
+    );
     if needs_rate && fs.rate.is_none() {
         return Err(bad(
             format!("{key}.rate"),
-            "a cbr, onoff or poisson flow needs a rate (e.g. \"1Mbps\")",
+            "a cbr, onoff, pareto or poisson flow needs a rate (e.g. \"1Mbps\")",
         ));
     }
     if !needs_rate && fs.rate.is_some() {
         return Err(bad(
             format!("{key}.rate"),
-            "`rate` applies to cbr, onoff and poisson flows, not to tcp",
+            "`rate` applies to cbr, onoff, pareto and poisson flows, not to tcp or trace",
         ));
     }
-    if fs.kind == FlowType::Onoff && (fs.on.is_none() || fs.off.is_none()) {
+    let on_off = matches!(fs.kind, FlowType::Onoff | FlowType::Pareto);
+    if on_off && (fs.on.is_none() || fs.off.is_none()) {
         return Err(bad(
             format!("{key}.on"),
-            "an onoff flow needs mean `on` and `off` times",
+            "an onoff or pareto flow needs mean `on` and `off` times",
         ));
     }
-    if fs.kind != FlowType::Onoff && (fs.on.is_some() || fs.off.is_some()) {
+    if !on_off && (fs.on.is_some() || fs.off.is_some()) {
         return Err(bad(
             format!("{key}.on"),
-            "`on`/`off` apply to onoff flows only",
+            "`on`/`off` apply to onoff and pareto flows only",
+        ));
+    }
+    if fs.kind != FlowType::Pareto && fs.shape.is_some() {
+        return Err(bad(
+            format!("{key}.shape"),
+            "`shape` applies to pareto flows only",
+        ));
+    }
+    if let Some(a) = fs.shape {
+        if !(a > 1.0 && a <= 100.0) {
+            return Err(bad(
+                format!("{key}.shape"),
+                format!("the Pareto shape must be in (1, 100] (a finite mean), got {a}"),
+            ));
+        }
+    }
+    if fs.kind == FlowType::Trace && fs.trace.is_none() {
+        return Err(bad(
+            format!("{key}.trace"),
+            "a trace flow needs `trace`, a CSV file of (time, size[, flow]) rows",
+        ));
+    }
+    if fs.kind != FlowType::Trace && (fs.trace.is_some() || fs.trace_flow.is_some()) {
+        return Err(bad(
+            format!("{key}.trace"),
+            "`trace`/`trace_flow` apply to trace flows only",
+        ));
+    }
+    if fs.kind != FlowType::Tcp && fs.size.is_some() {
+        return Err(bad(
+            format!("{key}.size"),
+            "`size` (a finite transfer) applies to tcp flows only",
+        ));
+    }
+    if fs.size.is_some_and(|s| s.0 == 0) {
+        return Err(bad(
+            format!("{key}.size"),
+            "the transfer size must be positive",
         ));
     }
     Ok(())
+}
+
+/// The `[tcp]` defaults (ns-2's, overridden by the section) and its packet size.
+pub(super) fn tcp_base(spec: &ScenarioSpec) -> Result<(TcpConfig, Option<u64>), Bad> {
+    let mut tcp_base = tcp_defaults();
+    let mut base_pkt: Option<u64> = None;
+    apply_tcp(&mut tcp_base, &spec.tcp, &mut base_pkt);
+    validate_tcp("tcp", &tcp_base)?;
+    Ok((tcp_base, base_pkt))
+}
+
+/// A flow's own TCP settings over the defaults, validated under `key`.
+pub(super) fn tcp_for(
+    key: &str,
+    base: &TcpConfig,
+    own: Option<&TcpSpec>,
+    pkt: &mut Option<u64>,
+) -> Result<TcpConfig, Bad> {
+    let mut tcp = base.clone();
+    if let Some(t) = own {
+        apply_tcp(&mut tcp, t, pkt);
+        validate_tcp(&format!("{key}.tcp"), &tcp)?;
+    }
+    Ok(tcp)
+}
+
+/// A data packet size in bytes, checked to be 1..=65535.
+pub(super) fn check_packet_size(key: &str, bytes: u64) -> Result<u32, Bad> {
+    if bytes == 0 || bytes > 65_535 {
+        return Err(bad(
+            format!("{key}.packet_size"),
+            format!("packet size must be 1..65535 bytes, got {bytes}"),
+        ));
+    }
+    Ok(bytes as u32)
 }
 
 /// The `[[flow]]` tables with the `[tcp]` defaults applied.
@@ -168,11 +273,9 @@ pub(super) fn resolve_flows(
     duration: u64,
     nodes: &Nodes,
     links: &[LinkConfig],
+    base_dir: &std::path::Path,
 ) -> Result<Vec<FlowConfig>, Bad> {
-    let mut tcp_base = tcp_defaults();
-    let mut base_pkt: Option<u64> = None;
-    apply_tcp(&mut tcp_base, &spec.tcp, &mut base_pkt);
-    validate_tcp("tcp", &tcp_base)?;
+    let (tcp_base, base_pkt) = tcp_base(spec)?;
     let component = components(&adjacency(nodes.names.len(), links));
     let mut flows = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
@@ -184,34 +287,48 @@ pub(super) fn resolve_flows(
         let count = fs.count.unwrap_or(1) as usize;
         check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
         check_len(format!("{key}.rate"), &fs.rate, count, fs.count)?;
-        let mut tcp = tcp_base.clone();
         // `[tcp] packet_size` is a TCP default; UDP sources default to 1000 bytes.
         let mut pkt = if fs.kind == FlowType::Tcp {
             base_pkt
         } else {
             None
         };
-        if let Some(t) = &fs.tcp {
-            if fs.kind != FlowType::Tcp {
-                return Err(bad(
-                    format!("{key}.tcp"),
-                    "TCP settings given for a flow that is not of type \"tcp\"",
-                ));
-            }
-            apply_tcp(&mut tcp, t, &mut pkt);
-            validate_tcp(&format!("{key}.tcp"), &tcp)?;
-        }
-        if let Some(p) = fs.packet_size {
-            pkt = Some(p.0);
-        }
-        let packet_size = pkt.unwrap_or(1000);
-        if packet_size == 0 || packet_size > 65_535 {
+        if fs.tcp.is_some() && fs.kind != FlowType::Tcp {
             return Err(bad(
-                format!("{key}.packet_size"),
-                format!("packet size must be 1..65535 bytes, got {packet_size}"),
+                format!("{key}.tcp"),
+                "TCP settings given for a flow that is not of type \"tcp\"",
             ));
         }
+        let tcp = tcp_for(&key, &tcp_base, fs.tcp.as_ref(), &mut pkt)?;
+        let mut packet_sizes = None;
+        match &fs.packet_size {
+            None => {}
+            Some(SizeSpec::Fixed(p)) => pkt = Some(p.0),
+            Some(SizeSpec::Dist(d)) => {
+                if matches!(fs.kind, FlowType::Tcp | FlowType::Trace) {
+                    return Err(bad(
+                        format!("{key}.packet_size"),
+                        "a size distribution applies to UDP sources (cbr, poisson, onoff, \
+                         pareto); a TCP flow's segment size is fixed and a trace gives its own",
+                    ));
+                }
+                let dist = resolve_size(&format!("{key}.packet_size"), d, base_dir)?;
+                pkt = Some(dist.mean().round().max(1.0) as u64);
+                packet_sizes = Some(dist);
+            }
+        }
+        let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
         check_source_keys(&key, fs)?;
+        let trace = match &fs.trace {
+            Some(file) => Some(read_trace(
+                &format!("{key}.trace"),
+                file,
+                fs.trace_flow.as_deref(),
+                base_dir,
+                duration,
+            )?),
+            None => None,
+        };
         for i in 0..count {
             let src = expand(&fs.src, fs.count, i);
             let dst = expand(&fs.dst, fs.count, i);
@@ -273,19 +390,25 @@ pub(super) fn resolve_flows(
                 start_ns,
                 start_max_ns,
                 stop_ns,
-                packet_size_bytes: packet_size as u32,
+                packet_size_bytes: packet_size,
+                packet_size_dist: packet_sizes.as_ref().map(SizeDist::describe),
+                packet_sizes: packet_sizes.clone(),
+                size_bytes: fs.size.map(|s| s.0),
                 dscp: fs.dscp.map(|d| d.0).unwrap_or(0),
                 rate_bps: rate,
                 on_ns: fs.on.map(|d| d.0),
                 off_ns: fs.off.map(|d| d.0),
+                shape: (fs.kind == FlowType::Pareto).then(|| fs.shape.unwrap_or(1.5)),
+                trace: trace.as_ref().map(|t| t.0.clone()),
+                trace_rows: trace.as_ref().map(|t| t.1.clone()),
                 tcp: (fs.kind == FlowType::Tcp).then(|| tcp.clone()),
             });
         }
     }
-    if flows.is_empty() {
+    if flows.is_empty() && spec.arrivals.is_empty() {
         return Err(bad(
             "flow",
-            "the scenario declares no flows ([[flow]] tables)",
+            "the scenario declares no flows ([[flow]] or [[arrivals]] tables)",
         ));
     }
 

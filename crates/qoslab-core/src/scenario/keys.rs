@@ -46,6 +46,12 @@ pub const SCENARIO: &[Param] = &[
     ),
     Param::new("flow", TABLE, "required", "[[flow]] tables: the traffic."),
     Param::new(
+        "arrivals",
+        TABLE,
+        "none",
+        "[[arrivals]] tables: finite TCP transfers arriving as a Poisson process.",
+    ),
+    Param::new(
         "capture",
         TABLE,
         "none",
@@ -255,10 +261,11 @@ pub const FLOW: &[Param] = &[
     Param::new(
         "type",
         ParamKind::Choice {
-            choices: &["tcp", "cbr", "onoff", "poisson"],
+            choices: &["tcp", "cbr", "onoff", "poisson", "pareto", "trace"],
         },
         "tcp",
-        "Bulk TCP (FTP-like), or a UDP source.",
+        "TCP (bulk, or finite with `size`), or a UDP source: constant rate, exponential \
+         ON/OFF, Poisson, Pareto ON/OFF, or a trace replayed open loop.",
     ),
     Param::new(
         "start",
@@ -269,9 +276,16 @@ pub const FLOW: &[Param] = &[
     Param::new("stop", ParamKind::Duration, "never", "Stop time."),
     Param::new(
         "packet_size",
-        ParamKind::Bytes,
+        ParamKind::Size,
         "[tcp] packet_size, 1000B for UDP",
-        "Data packet size.",
+        "Data packet size; UDP sources may give a distribution table (sizes drawn per packet).",
+    ),
+    Param::new(
+        "size",
+        ParamKind::Bytes,
+        "unlimited",
+        "TCP: a finite transfer of this many bytes (⌈size / packet_size⌉ segments); its \
+         completion time goes to the transfers table.",
     ),
     Param::new(
         "rate",
@@ -292,6 +306,25 @@ pub const FLOW: &[Param] = &[
         "ON/OFF mean idle time (exponential).",
     ),
     Param::new(
+        "shape",
+        crate::params::open_closed(1.0, 100.0),
+        "1.5",
+        "pareto: the shape (tail index) of the ON and OFF periods.",
+    ),
+    Param::new(
+        "trace",
+        NAME,
+        "required for trace",
+        "trace: a CSV file of `time, size[, flow]` rows (seconds, bytes), relative to the \
+         scenario file.",
+    ),
+    Param::new(
+        "trace_flow",
+        NAME,
+        "every row",
+        "trace: replay only the rows of this flow id.",
+    ),
+    Param::new(
         "dscp",
         NAME,
         "BE (0)",
@@ -302,6 +335,101 @@ pub const FLOW: &[Param] = &[
         TABLE,
         "[tcp]",
         "Per-flow TCP settings, overriding [tcp].",
+    ),
+];
+
+/// `[[arrivals]]`.
+pub const ARRIVALS: &[Param] = &[
+    Param::new(
+        "name",
+        NAME,
+        "required",
+        "The process's name (its row in the flows table).",
+    ),
+    Param::new("src", NAME, "required", "Sending node."),
+    Param::new("dst", NAME, "required", "Receiving node."),
+    Param::new(
+        "arrival_rate",
+        crate::params::open_closed(0.0, 1e7),
+        "or load",
+        "Mean flow arrivals per second (Poisson).",
+    ),
+    Param::new(
+        "load",
+        crate::params::open_closed(0.0, 10.0),
+        "or arrival_rate",
+        "Offered load as a fraction of the slowest link on the route: arrival_rate = load · \
+         capacity / (8 · mean size).",
+    ),
+    Param::new(
+        "size",
+        ParamKind::Size,
+        "required",
+        "Transfer size: fixed (\"100KB\") or a distribution table.",
+    ),
+    Param::new(
+        "start",
+        ParamKind::Duration,
+        "0s",
+        "First possible arrival.",
+    ),
+    Param::new(
+        "stop",
+        ParamKind::Duration,
+        "the end",
+        "No arrival from then on.",
+    ),
+    Param::new(
+        "packet_size",
+        ParamKind::Bytes,
+        "[tcp] packet_size",
+        "Segment size.",
+    ),
+    Param::new("dscp", NAME, "BE (0)", "Codepoint set by the host."),
+    Param::new("tcp", TABLE, "[tcp]", "TCP settings, overriding [tcp]."),
+    Param::new(
+        "max_active",
+        INT1,
+        "1000",
+        "Most connections open at once; an arrival finding them all busy is refused (counted \
+         in the summary).",
+    ),
+];
+
+/// A size-distribution table.
+pub const SIZE_DIST: &[Param] = &[
+    Param::new(
+        "dist",
+        ParamKind::Choice {
+            choices: &["fixed", "exponential", "pareto", "lognormal", "empirical"],
+        },
+        "required",
+        "The distribution.",
+    ),
+    Param::new(
+        "mean",
+        ParamKind::Bytes,
+        "required but for empirical",
+        "The mean size.",
+    ),
+    Param::new(
+        "shape",
+        crate::params::open_closed(1.0, 100.0),
+        "required for pareto",
+        "Pareto shape (tail index).",
+    ),
+    Param::new(
+        "sigma",
+        crate::params::open_closed(0.0, 10.0),
+        "required for lognormal",
+        "Standard deviation of the underlying normal.",
+    ),
+    Param::new(
+        "cdf",
+        NAME,
+        "required for empirical",
+        "\"websearch\" (Alizadeh et al. 2010), \"datamining\" (Greenberg et al. 2009) or a CDF \
+         file of `size_bytes probability` lines, relative to the scenario file.",
     ),
 ];
 

@@ -2,6 +2,7 @@
 //! builds from. One schema, validated in one place: the Python front end hands TOML text (or
 //! a table converted to TOML) to [`Scenario::from_toml`] and never re-implements any check.
 
+mod arrivals;
 mod conditioner;
 mod flat;
 mod flow;
@@ -17,8 +18,9 @@ use std::fmt;
 use serde::Serialize;
 
 pub use crate::aqm::{Discipline, QueueConfig};
+pub use arrivals::ArrivalConfig;
 pub use conditioner::{Action, Classifier, ConditionerConfig, Direction, MeterConfig, Scope};
-pub use flow::{FlowConfig, TcpConfig};
+pub use flow::{FlowConfig, TcpConfig, TraceInfo};
 use spec::*;
 pub use spec::{FlowType, Start, TcpVariant};
 pub use topology::{adjacency, components, routes, shortest_path, Adjacency, LinkConfig};
@@ -107,6 +109,8 @@ pub struct Scenario {
     pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
     pub flows: Vec<FlowConfig>,
+    /// Flow-arrival processes: their connections follow the declared flows.
+    pub arrivals: Vec<ArrivalConfig>,
     pub measurement: MeasurementConfig,
     pub captures: Vec<CaptureConfig>,
     pub conditioners: Vec<ConditionerConfig>,
@@ -117,16 +121,22 @@ impl Scenario {
     /// b→a): minimum-hop, ties broken by link declaration order ([`shortest_path`], computed
     /// for all flows at once by [`routes`]).
     pub fn flow_routes(&self) -> Vec<(Vec<u32>, Vec<u32>)> {
+        self.routes_of(self.flows.iter().map(|f| (f.src_idx, f.dst_idx)))
+    }
+
+    /// Every arrival process's (forward, reverse) route, as [`Scenario::flow_routes`].
+    pub fn arrival_routes(&self) -> Vec<(Vec<u32>, Vec<u32>)> {
+        self.routes_of(self.arrivals.iter().map(|a| (a.src_idx, a.dst_idx)))
+    }
+
+    fn routes_of(&self, ends: impl Iterator<Item = (usize, usize)>) -> Vec<(Vec<u32>, Vec<u32>)> {
         let adj = adjacency(self.nodes.len(), &self.links);
-        let pairs: Vec<(usize, usize)> = self
-            .flows
-            .iter()
-            .flat_map(|f| [(f.src_idx, f.dst_idx), (f.dst_idx, f.src_idx)])
-            .collect();
+        let pairs: Vec<(usize, usize)> = ends.flat_map(|(s, d)| [(s, d), (d, s)]).collect();
+        let n = pairs.len() / 2;
         let mut paths = routes(&adj, &pairs)
             .into_iter()
             .map(|p| p.expect("validated route"));
-        (0..self.flows.len())
+        (0..n)
             .map(|_| (paths.next().expect("fwd"), paths.next().expect("rev")))
             .collect()
     }
@@ -153,7 +163,7 @@ impl Scenario {
                 message: e.message().trim().to_string(),
             }
         })?;
-        resolve(spec).map_err(|b| {
+        resolve(spec, &base_dir(file)).map_err(|b| {
             let pos = locate::span_of(src, &b.key).map(|s| locate::line_col(src, s.start));
             ScenarioError {
                 file: file.to_string(),
@@ -208,7 +218,18 @@ fn check_len<T: Clone>(
     Ok(())
 }
 
-fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
+/// The directory that files a scenario names (CDFs, traces) are relative to: the scenario
+/// file's own (`file` may carry a note after the path, as "x.toml (with --set …)"), else the
+/// working directory.
+fn base_dir(file: &str) -> std::path::PathBuf {
+    let path = file.split(" (with ").next().unwrap_or(file);
+    match std::path::Path::new(path).parent() {
+        Some(p) if std::path::Path::new(path).is_file() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
+}
+
+fn resolve(spec: ScenarioSpec, base_dir: &std::path::Path) -> Result<Scenario, Bad> {
     if spec.name.trim().is_empty() {
         return Err(bad("name", "the scenario name must not be empty"));
     }
@@ -218,7 +239,10 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
     }
     let nodes = topology::resolve_nodes(&spec.nodes)?;
     let (links, link_names) = topology::resolve_links(&spec.links, &nodes)?;
-    let flows = flow::resolve_flows(&spec, duration, &nodes, &links)?;
+    let flows = flow::resolve_flows(&spec, duration, &nodes, &links, base_dir)?;
+    let flow_names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+    let arrivals =
+        arrivals::resolve_arrivals(&spec, duration, &nodes, &links, &flow_names, base_dir)?;
     let measurement = resolve_measurement(&spec.measurement, duration, &links, &link_names)?;
     let captures = resolve_captures(&spec.captures, &link_names)?;
     let conditioners =
@@ -233,6 +257,7 @@ fn resolve(spec: ScenarioSpec) -> Result<Scenario, Bad> {
         measurement,
         links,
         flows,
+        arrivals,
         captures,
         conditioners,
     })

@@ -74,6 +74,7 @@ fn value_schema(kind: &ParamKind) -> Value {
             "100pkts",
         ),
         ParamKind::Curve => obj(vec![("$ref", s("#/$defs/curve"))]),
+        ParamKind::Size => obj(vec![("$ref", s("#/$defs/size"))]),
         ParamKind::Choice { choices } => obj(vec![(
             "enum",
             Value::Array(choices.iter().map(|c| s(c)).collect()),
@@ -128,6 +129,17 @@ fn required(params: &[Param]) -> Vec<&'static str> {
         .filter(|p| p.default == "required")
         .map(|p| p.name)
         .collect()
+}
+
+/// A size: a string with a unit, or a distribution table.
+fn size_schema() -> Value {
+    obj(vec![(
+        "oneOf",
+        Value::Array(vec![
+            value_schema(&ParamKind::Bytes),
+            object(SIZE_DIST, &["dist"], None),
+        ]),
+    )])
 }
 
 /// The JSON Schema of the scenario format (draft 2020-12), as a TOML value (the Python side
@@ -206,6 +218,18 @@ pub fn json_schema() -> Value {
         fp.insert("tcp".into(), section(TCP));
     }
     put("flow", Value::Table(flow));
+    let mut arrivals = match array_of(ARRIVALS) {
+        Value::Table(t) => t,
+        _ => unreachable!(),
+    };
+    if let Some(ap) = arrivals
+        .get_mut("items")
+        .and_then(|i| i.get_mut("properties"))
+        .and_then(Value::as_table_mut)
+    {
+        ap.insert("tcp".into(), section(TCP));
+    }
+    put("arrivals", Value::Table(arrivals));
     put("capture", array_of(CAPTURE));
     put("conditioner", Value::Table(cond));
     let queues: Vec<Value> = QUEUE_TYPES
@@ -267,6 +291,7 @@ pub fn json_schema() -> Value {
             ("queue", obj(vec![("oneOf", Value::Array(queues))])),
             ("meter", obj(vec![("oneOf", Value::Array(meters))])),
             ("curve", curve),
+            ("size", size_schema()),
         ]),
     );
     Value::Table(top)
@@ -336,6 +361,16 @@ mod tests {
             names(FLOW),
             serde_fields::<FlowSpec>("src = \"a\"\ndst = \"b\""),
             "[[flow]]",
+        );
+        same(
+            names(ARRIVALS),
+            serde_fields::<ArrivalSpec>("name = \"w\"\nsrc = \"a\"\ndst = \"b\"\nsize = \"1KB\""),
+            "[[arrivals]]",
+        );
+        same(
+            names(SIZE_DIST),
+            serde_fields::<SizeDistSpec>("dist = \"fixed\""),
+            "size distribution",
         );
         let mut top = serde_fields::<ScenarioSpec>("name = \"x\"\nduration = \"1s\"");
         top.sort();

@@ -219,6 +219,8 @@ pub struct ScenarioSpec {
     pub links: Vec<LinkSpec>,
     #[serde(default, rename = "flow")]
     pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub arrivals: Vec<ArrivalSpec>,
     #[serde(default, rename = "capture")]
     pub captures: Vec<CaptureSpec>,
     #[serde(default, rename = "conditioner")]
@@ -316,6 +318,93 @@ pub enum FlowType {
     Cbr,
     Onoff,
     Poisson,
+    /// Pareto ON/OFF (ns-2 `Application/Traffic/Pareto`): heavy-tailed ON and OFF periods.
+    Pareto,
+    /// A trace replayed open loop: (time, size[, flow]) rows of a CSV file.
+    Trace,
+}
+
+/// A size in bytes: fixed ("500B") or drawn from a distribution, written as a table
+/// `{ dist = "exponential", mean = "500B" }` (see [`SizeDistSpec`]).
+#[derive(Debug, Clone)]
+pub enum SizeSpec {
+    Fixed(BytesStr),
+    Dist(SizeDistSpec),
+}
+
+impl<'de> Deserialize<'de> for SizeSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SizeSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a size such as \"100KB\", or a distribution table such as \
+                     { dist = \"pareto\", mean = \"100KB\", shape = 1.2 }",
+                )
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<SizeSpec, E> {
+                units::parse_bytes(s)
+                    .map(|b| SizeSpec::Fixed(BytesStr(b)))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<SizeSpec, E> {
+                Err(E::custom(format!(
+                    "{v} has no unit: expected a size such as \"{v}B\""
+                )))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<SizeSpec, E> {
+                self.visit_i64(v.min(i64::MAX as u64) as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<SizeSpec, E> {
+                Err(E::custom(format!(
+                    "{v} has no unit: expected a size such as \"1000B\""
+                )))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, m: A) -> Result<SizeSpec, A::Error> {
+                SizeDistSpec::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(SizeSpec::Dist)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A size distribution: `dist` is "fixed", "exponential", "pareto" (with `shape`, > 1),
+/// "lognormal" (with `sigma`) or "empirical" (with `cdf`: "websearch", "datamining" or a CDF
+/// file). `mean` is required except for "empirical".
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeDistSpec {
+    pub dist: String,
+    pub mean: Option<BytesStr>,
+    pub shape: Option<f64>,
+    pub sigma: Option<f64>,
+    pub cdf: Option<String>,
+}
+
+/// A flow-arrival process (`[[arrivals]]`): finite TCP transfers opened at Poisson times,
+/// each a new connection (SYN, slow start) of a size drawn from `size`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalSpec {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    /// Mean arrivals per second (Poisson); or `load`.
+    pub arrival_rate: Option<f64>,
+    /// Offered load as a fraction of the slowest link on the route: sets `arrival_rate` to
+    /// load · capacity / (8 · mean size).
+    pub load: Option<f64>,
+    pub size: SizeSpec,
+    /// Arrivals happen in [start, stop).
+    pub start: Option<DurationStr>,
+    pub stop: Option<DurationStr>,
+    pub packet_size: Option<BytesStr>,
+    pub dscp: Option<Dscp>,
+    pub tcp: Option<TcpSpec>,
+    /// Most connections open at once; an arrival finding them all busy is refused (counted).
+    pub max_active: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -331,12 +420,21 @@ pub struct FlowSpec {
     pub kind: FlowType,
     pub start: Option<PerIndex<StartStr>>,
     pub stop: Option<DurationStr>,
-    pub packet_size: Option<BytesStr>,
+    /// Data packet size: fixed, or (UDP sources) a distribution table.
+    pub packet_size: Option<SizeSpec>,
+    /// A finite TCP transfer of this many bytes (default: unlimited, a bulk transfer).
+    pub size: Option<BytesStr>,
     /// CBR rate, ON/OFF peak rate, Poisson mean rate.
     pub rate: Option<PerIndex<RateStr>>,
-    /// ON/OFF mean burst and idle times (exponential).
+    /// ON/OFF mean burst and idle times (exponential; Pareto for `type = "pareto"`).
     pub on: Option<DurationStr>,
     pub off: Option<DurationStr>,
+    /// Pareto shape of the ON and OFF periods (`type = "pareto"`, default 1.5).
+    pub shape: Option<f64>,
+    /// The trace file replayed by a `type = "trace"` flow (relative to the scenario file).
+    pub trace: Option<String>,
+    /// Only the rows of this flow id of the trace (default: every row).
+    pub trace_flow: Option<String>,
     /// DiffServ codepoint set by the host ("AF11", "EF", … or 0..=63; default best effort).
     pub dscp: Option<Dscp>,
     /// Per-flow TCP settings, overriding `[tcp]`.

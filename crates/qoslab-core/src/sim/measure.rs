@@ -1,6 +1,7 @@
 //! Measurement: time-series samples and the results of a run, with the conservation checks.
 
-use super::{Endpoint, FlowStats, Simulation};
+use super::delay::DelaySummary;
+use super::{ClassResult, Endpoint, FlowRecord, FlowStats, ProcessCounts, Simulation};
 use crate::conditioner::Meter;
 use crate::engine::EventKind;
 use crate::packet::PacketKind;
@@ -200,14 +201,18 @@ impl Simulation {
         }
         let dt = (now - self.last_sample) as f64 / 1e9;
         let record_cwnd = self.scenario.measurement.cwnd;
-        for (fi, f) in self.flows.iter_mut().enumerate() {
-            s.f_time_ns.push(now);
-            s.f_flow.push(fi as u32);
-            s.f_throughput_bps.push(if dt > 0.0 {
-                f.stats.bin_bytes as f64 * 8.0 / dt
+        let declared = self.scenario.flows.len();
+        let rate = |bytes: u64| {
+            if dt > 0.0 {
+                bytes as f64 * 8.0 / dt
             } else {
                 0.0
-            });
+            }
+        };
+        for (fi, f) in self.flows[..declared].iter_mut().enumerate() {
+            s.f_time_ns.push(now);
+            s.f_flow.push(fi as u32);
+            s.f_throughput_bps.push(rate(f.stats.bin_bytes));
             f.stats.bin_bytes = 0;
             let (c, t) = match &f.ep {
                 Endpoint::Tcp { sender, .. } if record_cwnd => (sender.cwnd, sender.ssthresh),
@@ -216,9 +221,27 @@ impl Simulation {
             s.f_cwnd.push(c);
             s.f_ssthresh.push(t);
         }
+        // An arrival process is one row: the throughput of all its connections.
+        for (p, pr) in self.procs.iter().enumerate() {
+            let slots = &mut self.flows[pr.first..pr.first + pr.cfg.max_active as usize];
+            let bytes: u64 = slots.iter().map(|f| f.stats.bin_bytes).sum();
+            slots.iter_mut().for_each(|f| f.stats.bin_bytes = 0);
+            s.f_time_ns.push(now);
+            s.f_flow.push((declared + p) as u32);
+            s.f_throughput_bps.push(rate(bytes));
+            s.f_cwnd.push(f64::NAN);
+            s.f_ssthresh.push(f64::NAN);
+        }
         for (ci, c) in self.conds.iter().enumerate() {
             let aggregate = c.cfg.scope == Scope::Aggregate;
-            for (slot, m) in c.meters.iter().enumerate() {
+            // Per-flow meters of the declared flows (an arrival process's connections come
+            // and go; their meters are not sampled).
+            let meters = if aggregate {
+                &c.meters[..]
+            } else {
+                &c.meters[..declared]
+            };
+            for (slot, m) in meters.iter().enumerate() {
                 if let Some(level) = m.as_ref().and_then(|m| m.token_level(now)) {
                     s.m_time_ns.push(now);
                     s.m_cond.push(ci as u32);
@@ -308,6 +331,12 @@ impl Simulation {
                     st.window_delivered_bytes
                 };
                 FlowResult {
+                    delay: DelaySummary::of(&f.delay.sketch),
+                    jitter_s: if f.delay.jitter.packets() < 2 {
+                        f64::NAN
+                    } else {
+                        f.delay.jitter.jitter_ns() / 1e9
+                    },
                     start_ns: f.start,
                     throughput_bps: window_bytes as f64 * 8.0 / window_s,
                     goodput_bps: st.window_goodput_pkts as f64 * f.size as f64 * 8.0 / window_s,
@@ -324,6 +353,9 @@ impl Simulation {
                 }
             })
             .collect();
+        let (flows, classes) = self.fold_processes(flows);
+        let mut records = std::mem::take(&mut self.records);
+        records.extend(self.unfinished_records());
         let links: Vec<LinkResult> = self
             .dirs
             .iter()
@@ -350,6 +382,9 @@ impl Simulation {
         let memory = self.memory();
         RunResults {
             flows,
+            classes,
+            records,
+            processes: self.process_counts(),
             links,
             series: std::mem::take(&mut self.series),
             events: self.events,
@@ -367,6 +402,10 @@ impl Simulation {
 
 #[derive(Debug, Clone)]
 pub struct FlowResult {
+    /// One-way delay of the data packets delivered in the measurement window.
+    pub delay: DelaySummary,
+    /// RFC 3550 interarrival jitter at the end of the run (NaN for an arrival process).
+    pub jitter_s: f64,
     pub start_ns: SimTime,
     pub throughput_bps: f64,
     pub goodput_bps: f64,
@@ -399,7 +438,15 @@ pub struct LinkResult {
 
 #[derive(Debug, Clone)]
 pub struct RunResults {
+    /// The declared flows, then one row per arrival process (its connections together).
     pub flows: Vec<FlowResult>,
+    /// Per DiffServ class (the codepoint the hosts set): the flows' delays together.
+    pub classes: Vec<ClassResult>,
+    /// Finite transfers: those finished since the last [`Simulation::take_records`], then
+    /// those unfinished at the end (no `end_ns`).
+    pub records: Vec<FlowRecord>,
+    /// Per arrival process: arrivals, refusals, completions.
+    pub processes: Vec<ProcessCounts>,
     pub links: Vec<LinkResult>,
     pub series: Series,
     pub events: u64,

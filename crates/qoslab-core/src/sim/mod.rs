@@ -8,14 +8,20 @@
 //! timers and signals between components; [`measure`] samples time series and collects the
 //! results.
 
+mod arrivals;
 pub mod build;
+pub mod delay;
+mod fold;
 mod forward;
 pub mod measure;
 mod signals;
 mod transport;
 pub mod window;
 
+pub use arrivals::{FlowRecord, ProcessCounts};
 pub use build::{build_aqm, build_multi, pre_color, Conditioner};
+pub use delay::{DelayStats, DelaySummary};
+pub use fold::ClassResult;
 pub use measure::{jain_index, FlowResult, LinkResult, MemoryUse, RunResults, Series};
 
 use crate::aqm::{AnyAqm, Aqm};
@@ -28,7 +34,7 @@ use crate::rng::{stream, SimRng};
 use crate::scenario::{FlowConfig, FlowType, MeasurementPoint, Scenario};
 use crate::traffic::sink::TcpSink;
 use crate::traffic::tcp::{SendBuf, TcpSender};
-use crate::traffic::udp::{UdpKind, UdpSource};
+use crate::traffic::udp::{PacketSizes, UdpKind, UdpSource};
 use crate::units::SimTime;
 
 #[derive(Debug, Clone, Default)]
@@ -87,6 +93,12 @@ struct Flow {
     start: SimTime,
     ep: Endpoint,
     stats: FlowStats,
+    delay: DelayStats,
+    /// A finite transfer in progress (or done) on this flow.
+    transfer: Option<arrivals::Transfer>,
+    /// A finished connection of an arrival process whose packets are still in the network:
+    /// its slot is freed when the last one is delivered or dropped.
+    draining: bool,
     /// RFC 7323 TS.Recent: the TSval of the latest data packet the receiver got (echoed by
     /// its ACKs) and of the latest ACK the sender got (echoed by its data packets).
     ts_recent_data: u64,
@@ -124,6 +136,13 @@ pub struct Simulation {
     /// that ever held a packet (every direction is sampled; this keeps the order stable).
     events: u64,
     hops: u64,
+    /// Arrival processes; their slots are flows `first..first + max_active` after the
+    /// declared flows.
+    procs: Vec<arrivals::Process>,
+    /// Finished transfers not yet taken by [`Simulation::take_records`].
+    records: Vec<FlowRecord>,
+    /// The declared flows' paths (for finite transfers' ideal completion times).
+    static_paths: Vec<arrivals::PathModel>,
 }
 
 impl Simulation {
@@ -131,8 +150,11 @@ impl Simulation {
         let sc = scenario.clone();
         let mut dirs = build_dirs(&sc, seed);
         let mut q = EventQueue::new();
-        let mut flows = Vec::with_capacity(sc.flows.len());
+        let slots: usize = sc.arrivals.iter().map(|a| a.max_active as usize).sum();
+        let mut flows = Vec::with_capacity(sc.flows.len() + slots);
+        let mut static_paths = Vec::with_capacity(sc.flows.len());
         for ((f, fc), route) in sc.flows.iter().enumerate().zip(sc.flow_routes()) {
+            static_paths.push(arrivals::PathModel::new(&route.0, &route.1, &dirs));
             let flow = build_flow(fc, f, route, seed);
             q.at(flow.start, EventKind::FlowStart(f as u32));
             if let Some(stop) = fc.stop_ns {
@@ -141,6 +163,14 @@ impl Simulation {
                 }
             }
             flows.push(flow);
+        }
+        let mut procs = Vec::with_capacity(sc.arrivals.len());
+        for (p, (a, route)) in sc.arrivals.iter().zip(sc.arrival_routes()).enumerate() {
+            let path = arrivals::PathModel::new(&route.0, &route.1, &dirs);
+            procs.push(arrivals::Process::new(a, p, flows.len(), path, seed));
+            for _ in 0..a.max_active {
+                flows.push(slot_flow(a, route.clone()));
+            }
         }
         let mut conds = Vec::new();
         let mut conds_at = vec![Vec::new(); dirs.len()];
@@ -175,10 +205,11 @@ impl Simulation {
             }
         }
         let signal_routes = signal_routes(&sc, &conds);
+        let n_flows = flows.len();
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
-        Simulation {
+        let mut sim = Simulation {
             seed,
             q,
             arena: PacketArena::with_capacity(1024),
@@ -187,7 +218,7 @@ impl Simulation {
             buf: Vec::with_capacity(64),
             captures: Vec::new(),
             capture_error: None,
-            cwnd_buf: vec![f64::NAN; sc.flows.len()],
+            cwnd_buf: vec![f64::NAN; n_flows],
             conds,
             conds_at,
             reverse_watch,
@@ -199,8 +230,13 @@ impl Simulation {
             last_sample: 0,
             events: 0,
             hops: 0,
+            procs,
+            records: Vec::new(),
+            static_paths,
             scenario: sc,
-        }
+        };
+        sim.arm_arrivals();
+        sim
     }
 
     /// Captures the packets leaving link direction `dir` (link index * 2 + 0 for a→b, + 1 for
@@ -269,6 +305,7 @@ impl Simulation {
             EventKind::Sample => self.on_sample(now),
             EventKind::MeasureStart => self.on_measure_start(),
             EventKind::MeasureEnd => self.on_measure_end(),
+            EventKind::FlowArrival(p) => self.on_flow_arrival(now, p as usize),
         }
     }
 }
@@ -316,13 +353,19 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
         src: UdpSource {
             kind,
             size: fc.packet_size_bytes,
-            rate_bps: fc.rate_bps.expect("validated: UDP sources have a rate"),
+            rate_bps: fc.rate_bps.unwrap_or(1),
             on_mean_ns: fc.on_ns.unwrap_or(0),
             off_mean_ns: fc.off_ns.unwrap_or(0),
             on: false,
             seq: 0,
             active: false,
             rng: SimRng::derive(seed, stream::FLOW_TRAFFIC | f as u64),
+            sizes: fc.packet_sizes.clone().map(|dist| PacketSizes {
+                dist,
+                rng: SimRng::derive(seed, stream::PACKET_SIZES | f as u64),
+            }),
+            trace: fc.trace_rows.clone(),
+            next_row: 0,
         },
         send_pending: false,
     };
@@ -345,6 +388,10 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
         FlowType::Cbr => udp(UdpKind::Cbr),
         FlowType::Poisson => udp(UdpKind::Poisson),
         FlowType::Onoff => udp(UdpKind::OnOff),
+        FlowType::Pareto => udp(UdpKind::Pareto {
+            shape: fc.shape.expect("validated: pareto flows have a shape"),
+        }),
+        FlowType::Trace => udp(UdpKind::Trace),
     };
     Flow {
         src: fc.src_idx,
@@ -356,6 +403,37 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
         start,
         ep,
         stats: FlowStats::default(),
+        delay: DelayStats::default(),
+        transfer: None,
+        draining: false,
+        ts_recent_data: 0,
+        ts_recent_ack: 0,
+    }
+}
+
+/// A connection slot of arrival process `a` (idle until an arrival takes it).
+fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>)) -> Flow {
+    Flow {
+        src: a.src_idx,
+        dst: a.dst_idx,
+        fwd,
+        rev,
+        size: a.packet_size_bytes,
+        dscp: a.dscp,
+        start: 0,
+        ep: Endpoint::Tcp {
+            sender: Box::new(TcpSender::new(&a.tcp, 0.0)),
+            sink: TcpSink::new(a.tcp.delayed_ack),
+            rto_scheduled: None,
+            delack_gen: 0,
+            delack_interval: a.tcp.delack_interval_ns,
+            ack_size: a.tcp.ack_size_bytes,
+            ecn: a.tcp.ecn,
+        },
+        stats: FlowStats::default(),
+        delay: DelayStats::default(),
+        transfer: None,
+        draining: false,
         ts_recent_data: 0,
         ts_recent_ack: 0,
     }
@@ -386,5 +464,7 @@ fn signal_routes(
 
 #[cfg(test)]
 mod queue_tests;
+#[cfg(test)]
+mod transfer_tests;
 #[cfg(test)]
 mod twam_tests;

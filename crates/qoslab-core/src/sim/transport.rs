@@ -23,6 +23,7 @@ impl Simulation {
                 if p.ecn & 3 == 3 {
                     flow.stats.ecn_marks += 1;
                 }
+                flow.delay.on_packet(p.created_at, now, in_window);
                 if in_window {
                     flow.stats.window_delivered_bytes += p.size as u64;
                     if crate::ds::drop_precedence(p.dscp) == 0 {
@@ -75,8 +76,14 @@ impl Simulation {
                     sender.on_ack(now, p.ack, p.tcp_flags & ECE != 0, &mut buf);
                     self.transmit_tcp(now, fi, &mut buf);
                     self.buf = buf;
+                    if self.flows[fi].transfer.is_some() {
+                        self.check_transfer(now, fi);
+                    }
                 }
             }
+        }
+        if self.flows[fi].draining {
+            self.release_if_idle(fi);
         }
     }
 
@@ -200,6 +207,10 @@ impl Simulation {
     // --- sources ---------------------------------------------------------------------
 
     pub(super) fn on_flow_start(&mut self, now: SimTime, fi: usize) {
+        if let Some(size) = self.scenario.flows[fi].size_bytes {
+            self.begin_transfer(now, fi, u32::MAX, fi as u64, size);
+            return;
+        }
         match &mut self.flows[fi].ep {
             Endpoint::Tcp { sender, .. } => {
                 let mut buf = std::mem::take(&mut self.buf);
@@ -210,12 +221,16 @@ impl Simulation {
             Endpoint::Udp { src, send_pending } => {
                 src.active = true;
                 src.on = true;
-                if src.kind == UdpKind::OnOff {
+                if matches!(src.kind, UdpKind::OnOff | UdpKind::Pareto { .. }) {
                     let p = src.period(true);
                     self.q.at(now + p, EventKind::UdpToggle(fi as u32));
                 }
+                let first = match &src.trace {
+                    Some(rows) => now + rows[0].at_ns,
+                    None => now,
+                };
                 *send_pending = true;
-                self.q.at(now, EventKind::UdpSend(fi as u32));
+                self.q.at(first, EventKind::UdpSend(fi as u32));
             }
         }
     }
@@ -232,6 +247,7 @@ impl Simulation {
             let f = &self.flows[fi];
             (f.size, f.dscp, f.fwd[0] as usize)
         };
+        let start = self.flows[fi].start;
         let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
             return;
         };
@@ -239,12 +255,36 @@ impl Simulation {
         if !src.active || !src.on {
             return;
         }
+        let size = match &src.trace {
+            Some(rows) => {
+                let row = rows[src.next_row];
+                src.next_row += 1;
+                // The rows' times are offsets from the flow's start: the next one is due at
+                // start + its offset (the same instant for rows with equal times).
+                if let Some(next) = rows.get(src.next_row) {
+                    *send_pending = true;
+                    self.q.at(start + next.at_ns, EventKind::UdpSend(fi as u32));
+                }
+                row.size
+            }
+            None => {
+                let gap = src.next_gap();
+                *send_pending = true;
+                self.q.at(now + gap, EventKind::UdpSend(fi as u32));
+                let s = src.next_size();
+                if src.sizes.is_some() {
+                    s
+                } else {
+                    size
+                }
+            }
+        };
+        let Endpoint::Udp { src, .. } = &mut self.flows[fi].ep else {
+            return;
+        };
         let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, src.seq, now);
         p.dscp = dscp;
         src.seq += 1;
-        let gap = src.next_gap();
-        *send_pending = true;
-        self.q.at(now + gap, EventKind::UdpSend(fi as u32));
         self.emit(now, fi, first, p);
     }
 

@@ -1,4 +1,6 @@
 //! Traffic sources and transports.
 pub mod sink;
+pub mod sizes;
 pub mod tcp;
+pub mod trace;
 pub mod udp;

@@ -207,6 +207,19 @@ impl TcpSender {
         self.send_much(now, 0, out);
     }
 
+    /// Starts a finite transfer of `segments` data segments (after ns-2's SYN, segment 0, when
+    /// the sender has one), as ns-2's `send`/`produce`: the application limit is fixed.
+    pub fn start_transfer(&mut self, now: SimTime, segments: u64, out: &mut SendBuf) {
+        let n = segments.min(i64::MAX as u64 / 2) as i64;
+        self.curseq = if self.syn { n + 1 } else { n };
+        self.send_much(now, 0, out);
+    }
+
+    /// A finite transfer is complete: its last segment has been acknowledged.
+    pub fn transfer_done(&self) -> bool {
+        self.curseq != i64::MAX && self.highest_ack + 1 >= self.curseq
+    }
+
     /// Stops the application: no new data; what is outstanding is still recovered.
     pub fn stop(&mut self) {
         self.curseq = self.t_seqno.max(self.maxseq + 1);

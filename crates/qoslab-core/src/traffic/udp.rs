@@ -1,16 +1,44 @@
 //! UDP sources: constant bit rate (ns-2 `Application/Traffic/CBR` with `random_ 0`), Poisson
 //! (exponential inter-packet times of the given mean rate) and exponential ON/OFF (peak
 //! `rate` during ON periods of mean `on`, silent during OFF periods of mean `off`, as ns-2's
-//! `Application/Traffic/Exponential`).
+//! `Application/Traffic/Exponential`), Pareto ON/OFF (the same with Pareto-distributed ON
+//! and OFF periods of the given means and shape, as ns-2's `Application/Traffic/Pareto`, whose
+//! ON periods are counted in packets instead) and trace replay ([`crate::traffic::trace`]).
+//! A source may draw each packet's size from a distribution ([`SizeDist`]), from a stream of
+//! its own, so its send times are those of the same source with a fixed size.
+
+use std::sync::Arc;
 
 use crate::rng::SimRng;
+use crate::traffic::sizes::SizeDist;
+use crate::traffic::trace::TraceRow;
 use crate::units::{tx_time, SimTime, NS_PER_SEC};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum UdpKind {
     Cbr,
     Poisson,
     OnOff,
+    /// ON/OFF with Pareto periods of shape `shape`.
+    Pareto {
+        shape: f64,
+    },
+    /// A trace's rows, replayed from the flow's start.
+    Trace,
+}
+
+/// Per-packet sizes drawn from a distribution, from their own stream.
+#[derive(Debug, Clone)]
+pub struct PacketSizes {
+    pub dist: SizeDist,
+    pub rng: SimRng,
+}
+
+impl PacketSizes {
+    /// The next packet's size, bytes (1..=65535).
+    pub fn draw(&mut self) -> u32 {
+        self.dist.sample(&mut self.rng).clamp(1, 65_535) as u32
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -25,6 +53,11 @@ pub struct UdpSource {
     pub seq: u64,
     pub active: bool,
     pub rng: SimRng,
+    /// Sizes drawn per packet (`None`: every packet is `size` bytes).
+    pub sizes: Option<PacketSizes>,
+    /// A trace source's rows, and the next row to send.
+    pub trace: Option<Arc<[TraceRow]>>,
+    pub next_row: usize,
 }
 
 impl UdpSource {
@@ -36,7 +69,9 @@ impl UdpSource {
     /// Delay until the next packet after one was sent.
     pub fn next_gap(&mut self) -> SimTime {
         match self.kind {
-            UdpKind::Cbr | UdpKind::OnOff => self.interval(),
+            UdpKind::Cbr | UdpKind::OnOff | UdpKind::Pareto { .. } | UdpKind::Trace => {
+                self.interval()
+            }
             UdpKind::Poisson => {
                 let mean = self.interval() as f64;
                 (self.rng.exponential(mean).round() as u64).max(1)
@@ -51,7 +86,23 @@ impl UdpSource {
         } else {
             self.off_mean_ns
         } as f64;
-        (self.rng.exponential(mean).round() as u64).max(1)
+        let t = match self.kind {
+            UdpKind::Pareto { shape } => {
+                // Scale from the mean; inverse transform with 1 - u in (0, 1].
+                let scale = mean * (shape - 1.0) / shape;
+                scale / (1.0 - self.rng.uniform()).powf(1.0 / shape)
+            }
+            _ => self.rng.exponential(mean),
+        };
+        (t.round() as u64).max(1)
+    }
+
+    /// The size of the next packet, bytes.
+    pub fn next_size(&mut self) -> u32 {
+        match &mut self.sizes {
+            Some(s) => s.draw(),
+            None => self.size,
+        }
     }
 }
 

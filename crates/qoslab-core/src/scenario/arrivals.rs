@@ -1,0 +1,346 @@
+//! Flow-arrival processes (`[[arrivals]]`): finite TCP transfers opened at the times of a
+//! Poisson process, sizes drawn from a distribution; and the files a scenario may name for
+//! them (empirical CDFs, traces), read relative to the scenario file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::flow::{check_packet_size, tcp_base, tcp_for, TraceInfo};
+use super::spec::*;
+use super::topology::{adjacency, components, Nodes};
+use super::{bad, Bad, LinkConfig};
+use crate::traffic::sizes::{EmpiricalCdf, SizeDist};
+use crate::traffic::tcp::TcpConfig;
+use crate::traffic::trace::{self, TraceRow};
+
+/// The default cap on a process's open connections.
+pub const DEFAULT_MAX_ACTIVE: u32 = 1_000;
+/// The largest cap a scenario may set (each open connection holds a few kilobytes).
+pub const MAX_ACTIVE_LIMIT: u32 = 1_000_000;
+/// The largest CDF file read (bytes).
+const MAX_CDF_BYTES: u64 = 16 << 20;
+
+/// A resolved flow-arrival process.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArrivalConfig {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    #[serde(skip)]
+    pub src_idx: usize,
+    #[serde(skip)]
+    pub dst_idx: usize,
+    /// Mean arrivals per second.
+    pub arrival_rate: f64,
+    /// The size distribution, described ("pareto(mean=100000B, shape=1.2)").
+    pub size_dist: String,
+    /// Its mean, bytes.
+    pub mean_size_bytes: f64,
+    #[serde(skip)]
+    pub sizes: SizeDist,
+    pub start_ns: u64,
+    pub stop_ns: u64,
+    pub packet_size_bytes: u32,
+    pub dscp: u8,
+    pub max_active: u32,
+    pub tcp: TcpConfig,
+}
+
+/// Resolves a size distribution table under `key`; a CDF file is read relative to
+/// `base_dir`.
+pub(super) fn resolve_size(key: &str, d: &SizeDistSpec, base_dir: &Path) -> Result<SizeDist, Bad> {
+    let needs = |what: &str, present: bool, name: &str| -> Result<(), Bad> {
+        if present {
+            Ok(())
+        } else {
+            Err(bad(
+                format!("{key}.{name}"),
+                format!("a {} size distribution needs `{name}`{what}", d.dist),
+            ))
+        }
+    };
+    let refuse = |present: bool, name: &str| -> Result<(), Bad> {
+        if present {
+            Err(bad(
+                format!("{key}.{name}"),
+                format!("`{name}` does not apply to a {} distribution", d.dist),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let mean = d.mean.map(|m| m.0 as f64);
+    let positive_mean = || -> Result<f64, Bad> {
+        match mean {
+            Some(m) if m >= 1.0 => Ok(m),
+            Some(_) => Err(bad(
+                format!("{key}.mean"),
+                "the mean must be at least 1 byte",
+            )),
+            None => Err(bad(
+                format!("{key}.mean"),
+                format!("a {} size distribution needs `mean`", d.dist),
+            )),
+        }
+    };
+    match d.dist.as_str() {
+        "fixed" | "exponential" => {
+            refuse(d.shape.is_some(), "shape")?;
+            refuse(d.sigma.is_some(), "sigma")?;
+            refuse(d.cdf.is_some(), "cdf")?;
+            let m = positive_mean()?;
+            Ok(if d.dist == "fixed" {
+                SizeDist::Fixed(m as u64)
+            } else {
+                SizeDist::Exponential { mean: m }
+            })
+        }
+        "pareto" => {
+            refuse(d.sigma.is_some(), "sigma")?;
+            refuse(d.cdf.is_some(), "cdf")?;
+            needs(" (the tail index, > 1)", d.shape.is_some(), "shape")?;
+            let a = d.shape.unwrap_or(0.0);
+            if !(a > 1.0 && a <= 100.0) {
+                return Err(bad(
+                    format!("{key}.shape"),
+                    format!("the Pareto shape must be in (1, 100] (a finite mean), got {a}"),
+                ));
+            }
+            let m = positive_mean()?;
+            Ok(SizeDist::Pareto {
+                shape: a,
+                scale: m * (a - 1.0) / a,
+            })
+        }
+        "lognormal" => {
+            refuse(d.shape.is_some(), "shape")?;
+            refuse(d.cdf.is_some(), "cdf")?;
+            needs(" (of the underlying normal)", d.sigma.is_some(), "sigma")?;
+            let s = d.sigma.unwrap_or(0.0);
+            if !(s > 0.0 && s <= 10.0) {
+                return Err(bad(
+                    format!("{key}.sigma"),
+                    format!("sigma must be in (0, 10], got {s}"),
+                ));
+            }
+            let m = positive_mean()?;
+            Ok(SizeDist::Lognormal {
+                mu: m.ln() - s * s / 2.0,
+                sigma: s,
+            })
+        }
+        "empirical" => {
+            refuse(d.shape.is_some(), "shape")?;
+            refuse(d.sigma.is_some(), "sigma")?;
+            refuse(d.mean.is_some(), "mean")?;
+            needs(
+                &format!(
+                    " (one of {} or a CDF file)",
+                    crate::traffic::sizes::builtin_names().join(", ")
+                ),
+                d.cdf.is_some(),
+                "cdf",
+            )?;
+            let name = d.cdf.as_deref().unwrap_or_default();
+            let cdf = match EmpiricalCdf::builtin(name) {
+                Some(c) => c,
+                None => {
+                    let k = format!("{key}.cdf");
+                    let (path, text) = read_file(&k, name, base_dir, MAX_CDF_BYTES)?;
+                    EmpiricalCdf::parse(&text)
+                        .map_err(|e| bad(k, format!("{}: {e}", path.display())))?
+                }
+            };
+            Ok(SizeDist::Empirical(cdf))
+        }
+        other => Err(bad(
+            format!("{key}.dist"),
+            format!(
+                "unknown size distribution {other:?}: expected \"fixed\", \"exponential\", \
+                 \"pareto\", \"lognormal\" or \"empirical\""
+            ),
+        )),
+    }
+}
+
+/// Reads `name` (relative to `base_dir` unless absolute), at most `limit` bytes of UTF-8.
+fn read_file(key: &str, name: &str, base_dir: &Path, limit: u64) -> Result<(PathBuf, String), Bad> {
+    let path = base_dir.join(name);
+    let meta = std::fs::metadata(&path)
+        .map_err(|e| bad(key, format!("cannot read {}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(bad(key, format!("{} is not a file", path.display())));
+    }
+    if meta.len() > limit {
+        return Err(bad(
+            key,
+            format!(
+                "{} is {} bytes, over the limit of {limit} bytes",
+                path.display(),
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(&path)
+        .map_err(|e| bad(key, format!("cannot read {}: {e}", path.display())))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| bad(key, format!("{} is not UTF-8 text: {e}", path.display())))?;
+    Ok((path, text))
+}
+
+/// Reads and parses a trace file for a flow (`key` names its `trace` key).
+pub(super) fn read_trace(
+    key: &str,
+    file: &str,
+    flow: Option<&str>,
+    base_dir: &Path,
+    duration: u64,
+) -> Result<(TraceInfo, Arc<[TraceRow]>), Bad> {
+    let (path, text) = read_file(key, file, base_dir, trace::MAX_FILE_BYTES)?;
+    let rows =
+        trace::parse(&text, flow).map_err(|e| bad(key, format!("{}: {e}", path.display())))?;
+    let _ = duration; // rows after the end of the run are simply not sent
+    let info = TraceInfo {
+        file: file.to_string(),
+        flow: flow.map(str::to_string),
+        rows: rows.len() as u64,
+        bytes: rows.iter().map(|r| r.size as u64).sum(),
+        digest: format!("{:016x}", trace::fnv1a(text.as_bytes())),
+    };
+    Ok((info, rows.into()))
+}
+
+/// The `[[arrivals]]` tables.
+pub(super) fn resolve_arrivals(
+    spec: &ScenarioSpec,
+    duration: u64,
+    nodes: &Nodes,
+    links: &[LinkConfig],
+    flow_names: &[&str],
+    base_dir: &Path,
+) -> Result<Vec<ArrivalConfig>, Bad> {
+    let (base, base_pkt) = tcp_base(spec)?;
+    let adj = adjacency(nodes.names.len(), links);
+    let component = components(&adj);
+    let mut out: Vec<ArrivalConfig> = Vec::new();
+    for (n, a) in spec.arrivals.iter().enumerate() {
+        let key = format!("arrivals[{n}]");
+        if a.name.trim().is_empty() {
+            return Err(bad(format!("{key}.name"), "the name must not be empty"));
+        }
+        if flow_names.contains(&a.name.as_str()) || out.iter().any(|o| o.name == a.name) {
+            return Err(bad(
+                format!("{key}.name"),
+                format!("duplicate flow name {:?}", a.name),
+            ));
+        }
+        let src_idx = nodes.lookup(format!("{key}.src"), &a.src)?;
+        let dst_idx = nodes.lookup(format!("{key}.dst"), &a.dst)?;
+        if src_idx == dst_idx {
+            return Err(bad(
+                format!("{key}.dst"),
+                format!("source and destination are the same node {:?}", a.src),
+            ));
+        }
+        if component[src_idx] != component[dst_idx] {
+            return Err(bad(
+                format!("{key}.dst"),
+                format!(
+                    "no route from {:?} to {:?}: the links do not connect them",
+                    a.src, a.dst
+                ),
+            ));
+        }
+        let mut pkt = base_pkt;
+        let tcp = tcp_for(&key, &base, a.tcp.as_ref(), &mut pkt)?;
+        if let Some(p) = a.packet_size {
+            pkt = Some(p.0);
+        }
+        let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
+        let sizes = match &a.size {
+            SizeSpec::Fixed(b) if b.0 == 0 => {
+                return Err(bad(
+                    format!("{key}.size"),
+                    "the transfer size must be positive",
+                ))
+            }
+            SizeSpec::Fixed(b) => SizeDist::Fixed(b.0),
+            SizeSpec::Dist(d) => resolve_size(&format!("{key}.size"), d, base_dir)?,
+        };
+        let mean = sizes.mean();
+        let arrival_rate = match (a.arrival_rate, a.load) {
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    format!("{key}.load"),
+                    "give `arrival_rate` or `load`, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(bad(
+                    format!("{key}.arrival_rate"),
+                    "an arrival process needs `arrival_rate` (flows per second) or `load`",
+                ))
+            }
+            (Some(r), None) => {
+                if !(r > 0.0 && r <= 1e7) {
+                    return Err(bad(
+                        format!("{key}.arrival_rate"),
+                        format!("arrival_rate must be in (0, 1e7] flows per second, got {r}"),
+                    ));
+                }
+                r
+            }
+            (None, Some(l)) => {
+                if !(l > 0.0 && l <= 10.0) {
+                    return Err(bad(
+                        format!("{key}.load"),
+                        format!("load must be in (0, 10] (a fraction of the capacity), got {l}"),
+                    ));
+                }
+                let path = super::topology::shortest_path(&adj, src_idx, dst_idx)
+                    .expect("connected: checked above");
+                let capacity = path
+                    .iter()
+                    .map(|&d| links[d as usize / 2].bandwidth_bps)
+                    .min()
+                    .unwrap_or(1) as f64;
+                l * capacity / (8.0 * mean)
+            }
+        };
+        let start_ns = a.start.map(|d| d.0).unwrap_or(0);
+        let stop_ns = a.stop.map(|d| d.0).unwrap_or(duration).min(duration);
+        if start_ns >= stop_ns {
+            return Err(bad(
+                format!("{key}.stop"),
+                "the arrivals stop before they start (or start after the end of the run)",
+            ));
+        }
+        let max_active = a.max_active.unwrap_or(DEFAULT_MAX_ACTIVE);
+        if !(1..=MAX_ACTIVE_LIMIT).contains(&max_active) {
+            return Err(bad(
+                format!("{key}.max_active"),
+                format!("max_active must be 1..={MAX_ACTIVE_LIMIT}, got {max_active}"),
+            ));
+        }
+        out.push(ArrivalConfig {
+            name: a.name.clone(),
+            src: a.src.clone(),
+            dst: a.dst.clone(),
+            src_idx,
+            dst_idx,
+            arrival_rate,
+            size_dist: sizes.describe(),
+            mean_size_bytes: mean,
+            sizes,
+            start_ns,
+            stop_ns,
+            packet_size_bytes: packet_size,
+            dscp: a.dscp.map(|d| d.0).unwrap_or(0),
+            max_active,
+            tcp,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,346 @@
+//! Finite transfers and flow-arrival processes at run time.
+//!
+//! A flow with a `size` (or a connection opened by an arrival process) sends ⌈size /
+//! packet size⌉ data segments (after ns-2's SYN) and is complete when the last one is
+//! acknowledged; its record (start, end, size, the ideal completion time on the empty path)
+//! goes to [`Simulation::take_records`]. An arrival process owns `max_active` flow slots,
+//! built once: an arrival takes a free slot (or is refused when none is free), and a slot is
+//! free again once its connection is complete and none of its packets is still in the
+//! network, so memory does not grow with the number of finished flows.
+
+use super::{Endpoint, Simulation};
+use crate::engine::EventKind;
+use crate::rng::{stream, SimRng};
+use crate::scenario::ArrivalConfig;
+use crate::traffic::sink::TcpSink;
+use crate::traffic::tcp::TcpSender;
+use crate::units::{tx_time, SimTime};
+
+/// A finished (or, at the end of the run, unfinished) transfer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowRecord {
+    /// The arrival process (its index), or `u32::MAX` for a declared flow.
+    pub process: u32,
+    /// The connection's number within its process (from 0), or the declared flow's index.
+    pub id: u64,
+    /// Flow slot that carried it (the flows of the run, then each process's slots).
+    pub slot: u32,
+    pub dscp: u8,
+    pub size_bytes: u64,
+    pub segments: u64,
+    pub start_ns: SimTime,
+    /// When the last segment was acknowledged (`None`: unfinished at the end of the run).
+    pub end_ns: Option<SimTime>,
+    /// The completion time on the empty path ([`ideal_fct`]).
+    pub ideal_ns: SimTime,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+/// A transfer in progress on a flow slot.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Transfer {
+    pub process: u32,
+    pub id: u64,
+    pub size_bytes: u64,
+    pub segments: u64,
+    pub start: SimTime,
+    /// Retransmissions and timeouts of the slot when the transfer began (slots are reused).
+    pub retransmits0: u64,
+    pub timeouts0: u64,
+    pub done: bool,
+}
+
+/// The path a transfer crosses, for its ideal completion time.
+#[derive(Debug, Clone)]
+pub(super) struct PathModel {
+    /// (bit/s, propagation ns) of each forward and reverse link direction.
+    fwd: Vec<(u64, u64)>,
+    rev: Vec<(u64, u64)>,
+}
+
+impl PathModel {
+    pub fn new(fwd: &[u32], rev: &[u32], dirs: &[crate::net::link::LinkDir]) -> Self {
+        let m = |r: &[u32]| {
+            r.iter()
+                .map(|&d| (dirs[d as usize].bps, dirs[d as usize].delay))
+                .collect()
+        };
+        PathModel {
+            fwd: m(fwd),
+            rev: m(rev),
+        }
+    }
+
+    /// The ideal completion time of `segments` data segments of `packet` bytes with ACKs
+    /// of `ack` bytes on the empty path, with a window never limiting: (the SYN's round trip,
+    /// when there is one, then) the first segment's store-and-forward trip, the others
+    /// following it at the slowest link's rate, and the last ACK's trip back.
+    pub fn ideal_fct(&self, segments: u64, packet: u32, ack: u32, syn: bool) -> SimTime {
+        let trip = |hops: &[(u64, u64)], bytes: u64| -> u64 {
+            hops.iter().map(|&(bps, d)| d + tx_time(bytes, bps)).sum()
+        };
+        let slowest = self.fwd.iter().map(|h| h.0).min().unwrap_or(u64::MAX);
+        let handshake = if syn {
+            trip(&self.fwd, 40) + trip(&self.rev, ack as u64)
+        } else {
+            0
+        };
+        handshake
+            + trip(&self.fwd, packet as u64)
+            + segments.saturating_sub(1) * tx_time(packet as u64, slowest)
+            + trip(&self.rev, ack as u64)
+    }
+}
+
+/// An arrival process at run time.
+pub(super) struct Process {
+    pub cfg: ArrivalConfig,
+    /// Its slots are flows `first .. first + max_active`.
+    pub first: usize,
+    pub free: Vec<u32>,
+    pub rng: SimRng,
+    pub path: PathModel,
+    pub arrivals: u64,
+    pub refused: u64,
+    pub completed: u64,
+    /// Connections open now and the most open at once.
+    pub active: u64,
+    pub peak_active: u64,
+}
+
+impl Process {
+    pub fn new(
+        cfg: &ArrivalConfig,
+        index: usize,
+        first: usize,
+        path: PathModel,
+        seed: u64,
+    ) -> Self {
+        let n = cfg.max_active as usize;
+        Process {
+            cfg: cfg.clone(),
+            first,
+            // Lowest slot first.
+            free: (first..first + n).rev().map(|i| i as u32).collect(),
+            rng: SimRng::derive(seed, stream::ARRIVALS | index as u64),
+            path,
+            arrivals: 0,
+            refused: 0,
+            completed: 0,
+            active: 0,
+            peak_active: 0,
+        }
+    }
+
+    /// Time to the next arrival (exponential, at least 1 ns).
+    pub fn gap(&mut self) -> SimTime {
+        let mean = 1e9 / self.cfg.arrival_rate;
+        (self.rng.exponential(mean).round() as u64).max(1)
+    }
+}
+
+/// What the results report of an arrival process.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProcessCounts {
+    pub arrivals: u64,
+    pub refused: u64,
+    pub completed: u64,
+    pub peak_active: u64,
+}
+
+impl Simulation {
+    /// The first arrival of every process, at its start plus an exponential gap.
+    pub(super) fn arm_arrivals(&mut self) {
+        for p in 0..self.procs.len() {
+            let t = self.procs[p].cfg.start_ns + self.procs[p].gap();
+            if t < self.procs[p].cfg.stop_ns {
+                self.q.at(t, EventKind::FlowArrival(p as u32));
+            }
+        }
+    }
+
+    /// A flow of process `p` arrives: the next arrival is scheduled, and the flow opens a
+    /// connection on a free slot (refused when none is free).
+    pub(super) fn on_flow_arrival(&mut self, now: SimTime, p: usize) {
+        let pr = &mut self.procs[p];
+        let next = now + pr.gap();
+        if next < pr.cfg.stop_ns {
+            self.q.at(next, EventKind::FlowArrival(p as u32));
+        }
+        pr.arrivals += 1;
+        let size = pr.cfg.sizes.sample(&mut pr.rng).max(1);
+        let phase = pr.rng.uniform();
+        let Some(slot) = pr.free.pop() else {
+            pr.refused += 1;
+            return;
+        };
+        pr.active += 1;
+        pr.peak_active = pr.peak_active.max(pr.active);
+        let id = pr.arrivals - 1;
+        let fi = slot as usize;
+        let tcp = pr.cfg.tcp.clone();
+        let f = &mut self.flows[fi];
+        if let Endpoint::Tcp {
+            sender,
+            sink,
+            rto_scheduled,
+            ..
+        } = &mut f.ep
+        {
+            // The slot's counters run on across its connections (the process's row sums
+            // them; each transfer's record takes the difference).
+            let stats = std::mem::take(&mut sender.stats);
+            **sender = TcpSender::new(&tcp, phase);
+            sender.stats = stats;
+            *sink = TcpSink::new(tcp.delayed_ack);
+            *rto_scheduled = None;
+        }
+        f.ts_recent_ack = 0;
+        f.ts_recent_data = 0;
+        f.start = now;
+        // A new connection meets fresh per-flow meters.
+        for c in &mut self.conds {
+            if c.cfg.scope == crate::scenario::Scope::PerFlow {
+                c.meters[fi] = None;
+            }
+        }
+        self.begin_transfer(now, fi, p as u32, id, size);
+    }
+
+    /// Starts a finite transfer of `size` bytes on flow `fi`.
+    pub(super) fn begin_transfer(
+        &mut self,
+        now: SimTime,
+        fi: usize,
+        process: u32,
+        id: u64,
+        size: u64,
+    ) {
+        let f = &mut self.flows[fi];
+        let segments = size.div_ceil(f.size as u64);
+        let (retransmits0, timeouts0) = match &f.ep {
+            Endpoint::Tcp { sender, .. } => (f.stats.retransmits, sender.stats.timeouts),
+            Endpoint::Udp { .. } => (0, 0),
+        };
+        f.transfer = Some(Transfer {
+            process,
+            id,
+            size_bytes: size,
+            segments,
+            start: now,
+            retransmits0,
+            timeouts0,
+            done: false,
+        });
+        let mut buf = std::mem::take(&mut self.buf);
+        if let Endpoint::Tcp { sender, .. } = &mut self.flows[fi].ep {
+            sender.start_transfer(now, segments, &mut buf);
+        }
+        self.transmit_tcp(now, fi, &mut buf);
+        self.buf = buf;
+    }
+
+    /// After an ACK reached flow `fi`'s sender: records the transfer when it is complete.
+    pub(super) fn check_transfer(&mut self, now: SimTime, fi: usize) {
+        let f = &mut self.flows[fi];
+        let Some(t) = f.transfer.as_mut() else {
+            return;
+        };
+        let Endpoint::Tcp { sender, .. } = &f.ep else {
+            return;
+        };
+        if t.done || !sender.transfer_done() {
+            return;
+        }
+        t.done = true;
+        let t = *t;
+        let rec = self.record_of(fi, &t, Some(now));
+        self.records.push(rec);
+        if t.process != u32::MAX {
+            let pr = &mut self.procs[t.process as usize];
+            pr.completed += 1;
+            pr.active -= 1;
+            self.flows[fi].draining = true;
+            self.release_if_idle(fi);
+        }
+    }
+
+    pub(super) fn record_of(&self, fi: usize, t: &Transfer, end: Option<SimTime>) -> FlowRecord {
+        let f = &self.flows[fi];
+        let (timeouts, ack, syn) = match &f.ep {
+            Endpoint::Tcp {
+                sender, ack_size, ..
+            } => (sender.stats.timeouts, *ack_size, sender.syn),
+            Endpoint::Udp { .. } => (0, 40, false),
+        };
+        let ideal_ns = match t.process {
+            u32::MAX => self.static_paths[fi].ideal_fct(t.segments, f.size, ack, syn),
+            p => self.procs[p as usize]
+                .path
+                .ideal_fct(t.segments, f.size, ack, syn),
+        };
+        FlowRecord {
+            process: t.process,
+            id: t.id,
+            slot: fi as u32,
+            dscp: f.dscp,
+            size_bytes: t.size_bytes,
+            segments: t.segments,
+            start_ns: t.start,
+            end_ns: end,
+            ideal_ns,
+            retransmits: f.stats.retransmits - t.retransmits0,
+            timeouts: timeouts - t.timeouts0,
+        }
+    }
+
+    /// A finished connection's slot is free once none of its packets is in the network.
+    pub(super) fn release_if_idle(&mut self, fi: usize) {
+        let f = &self.flows[fi];
+        let st = &f.stats;
+        let idle = st.sent_pkts == st.delivered_pkts + st.dropped_pkts
+            && st.acks_sent == st.acks_delivered + st.acks_dropped;
+        if !idle {
+            return;
+        }
+        let p = f
+            .transfer
+            .expect("a draining slot carries a transfer")
+            .process as usize;
+        let f = &mut self.flows[fi];
+        f.draining = false;
+        f.transfer = None;
+        self.procs[p].free.push(fi as u32);
+    }
+
+    /// The finished transfers recorded since the last call (the caller streams them out, so
+    /// the simulation does not keep them).
+    pub fn take_records(&mut self) -> Vec<FlowRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// Transfers still running: their records with no end.
+    pub(super) fn unfinished_records(&self) -> Vec<FlowRecord> {
+        self.flows
+            .iter()
+            .enumerate()
+            .filter_map(|(fi, f)| match &f.transfer {
+                Some(t) if !t.done => Some(self.record_of(fi, t, None)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub(super) fn process_counts(&self) -> Vec<ProcessCounts> {
+        self.procs
+            .iter()
+            .map(|p| ProcessCounts {
+                arrivals: p.arrivals,
+                refused: p.refused,
+                completed: p.completed,
+                peak_active: p.peak_active,
+            })
+            .collect()
+    }
+}

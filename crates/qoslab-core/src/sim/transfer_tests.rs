@@ -1,0 +1,155 @@
+//! Finite transfers and arrival processes, end to end.
+
+use crate::scenario::Scenario;
+use crate::sim::Simulation;
+
+fn run(toml: &str, seed: u64) -> (Simulation, crate::RunResults) {
+    let sc = Scenario::from_toml(toml, "<test>").expect("valid scenario");
+    let mut sim = Simulation::new(&sc, seed);
+    sim.run();
+    let r = sim.results();
+    (sim, r)
+}
+
+fn one_link(extra: &str) -> String {
+    let limit = if extra.contains("load = 0.9") { "20pkts" } else { "10000pkts" };
+    format!(
+        r#"
+name = "t"
+duration = "10s"
+[tcp]
+window = 10000
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[link]]
+a = "a"
+b = "b"
+bandwidth = "100Mbps"
+delay = "10ms"
+queue = {{ type = "droptail", limit = "{limit}" }}
+{extra}
+"#
+    )
+}
+
+/// A transfer of n segments on an idle path, with an initial window of 2 after the SYN and
+/// one more segment per ACK (slow start, no delayed ACKs), takes the SYN's round trip and R
+/// more, where R is the least with 2 + 4 + … + 2^R ≥ n; each round adds at most one
+/// serialisation time per segment on top of the propagation round trip.
+#[test]
+fn a_finite_flow_completes_in_the_slow_start_rounds() {
+    for (n, rounds) in [
+        (1u64, 1u64),
+        (2, 1),
+        (3, 2),
+        (6, 2),
+        (7, 3),
+        (100, 6),
+        (126, 6),
+        (127, 7),
+    ] {
+        let size = n * 1000;
+        let sc = one_link(&format!(
+            "[[flow]]\nsrc = \"a\"\ndst = \"b\"\nsize = \"{size}B\"\nstart = \"1s\"\n"
+        ));
+        let (_, r) = run(&sc, 1);
+        assert_eq!(r.records.len(), 1, "n = {n}");
+        let rec = r.records[0];
+        assert_eq!(rec.segments, n);
+        let fct = rec.end_ns.expect("finished") - rec.start_ns;
+        let rtt = 20_000_000u64;
+        let tx = 80_000u64; // 1000 B at 100 Mbit/s
+        let lo = (1 + rounds) * rtt;
+        let hi = lo + (rounds + 1) * 2 * tx + 2 * (1 << rounds) * tx;
+        assert!(
+            (lo..=hi).contains(&fct),
+            "n = {n}: FCT {fct} ns outside [{lo}, {hi}] ({rounds} rounds after the SYN)"
+        );
+        assert!(rec.ideal_ns <= fct, "the ideal FCT is a lower bound");
+        assert_eq!(r.flows[0].stats.delivered_pkts, n + 1, "SYN and n segments");
+    }
+}
+
+/// Arrivals are accounted for: each is refused, completed or still running at the end; a
+/// slot is reused only once its connection's packets are gone; the conservation laws hold.
+#[test]
+fn arrivals_reuse_slots_and_account_for_every_flow() {
+    let sc = one_link(
+        r#"
+[[arrivals]]
+name = "web"
+src = "a"
+dst = "b"
+load = 0.9
+size = { dist = "exponential", mean = "50KB" }
+max_active = 4
+"#,
+    );
+    let (_, r) = run(&sc, 3);
+    assert!(r.violations.is_empty(), "{:?}", r.violations);
+    let p = r.processes[0];
+    let unfinished = r.records.iter().filter(|x| x.end_ns.is_none()).count() as u64;
+    let finished = r.records.len() as u64 - unfinished;
+    assert_eq!(finished, p.completed);
+    assert_eq!(p.arrivals, p.completed + p.refused + unfinished);
+    assert!(p.arrivals > 500, "{p:?}");
+    assert!(p.refused > 0, "4 slots at load 0.9 refuse some: {p:?}");
+    assert!(r.flows[0].timeouts > 0, "a 20-packet buffer at load 0.9 times out");
+    assert!(p.peak_active <= 4);
+    // One row for the process, its bytes those of every connection.
+    assert_eq!(r.flows.len(), 1);
+    let sizes: u64 = r
+        .records
+        .iter()
+        .filter(|x| x.end_ns.is_some())
+        .map(|x| x.segments)
+        .sum();
+    assert!(r.flows[0].stats.delivered_pkts >= sizes);
+    // The slots' counters run on across connections: the window's counts are differences of
+    // snapshots and never wrap.
+    assert!(r.flows[0].window.timeouts <= r.flows[0].timeouts);
+    assert!(r.flows[0].window.fast_retransmits <= r.flows[0].fast_retransmits);
+    let per_transfer: u64 = r.records.iter().map(|x| x.timeouts).sum();
+    assert_eq!(per_transfer, r.flows[0].timeouts);
+    // Connection ids are the arrival numbers of the accepted arrivals, each once.
+    let mut ids: Vec<u64> = r.records.iter().map(|x| x.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), r.records.len());
+}
+
+/// The simulation's memory does not grow with the number of finished flows: 40,000 short
+/// transfers, state measured after 10,000 and after 40,000.
+#[test]
+fn memory_stays_flat_over_finished_flows() {
+    let sc = Scenario::from_toml(
+        &one_link(
+            r#"
+[[arrivals]]
+name = "web"
+src = "a"
+dst = "b"
+arrival_rate = 2000
+size = "5KB"
+"#,
+        )
+        .replace("duration = \"10s\"", "duration = \"20s\""),
+        "<test>",
+    )
+    .unwrap();
+    let mut sim = Simulation::new(&sc, 1);
+    let mut finished = 0;
+    sim.run_until(5_000_000_000);
+    finished += sim.take_records().len();
+    let early = sim.memory().state();
+    sim.run_until(20_000_000_000);
+    finished += sim.take_records().len();
+    let late = sim.memory().state();
+    assert!(finished > 39_000, "{finished}");
+    assert!(
+        late as f64 <= early as f64 * 1.05,
+        "state grew from {early} to {late} bytes"
+    );
+}
