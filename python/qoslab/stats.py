@@ -201,8 +201,8 @@ class Estimate:
 def _decimals_for(mean: float, half: float, digits: int) -> int:
     """Decimals to show: two significant digits of the CI's half-width (a mean is known no
     better than that, however close to 0 it is); ``digits`` significant digits of the mean when
-    there is no interval."""
-    if half > 0:
+    there is no interval (or one of rounding noise, below 1e-9 of the mean: identical seeds)."""
+    if half > 1e-9 * abs(mean):
         return min(max(0, 1 - math.floor(math.log10(half))), 12)
     mag = math.floor(math.log10(abs(mean))) if mean != 0 else 0
     return min(max(0, digits - 1 - mag), 12)

@@ -167,6 +167,12 @@ def analyse(ctx: Context) -> None:
         r = runs[runs["mechanism"] == mech]
         return pd.Series(r[metric].to_numpy(float), index=r["seed"].to_numpy(int))
 
+    # every run's metrics, for paired analyses of one's own (one row per mechanism and seed)
+    per_run = runs[["mechanism", "seed", "scenario", "scenario_sha256", *[m for m, _, _ in _SHOWN]]]
+    cols = [c for c in runs.columns if c.startswith(("fct_s_", "slowdown_", "transfers_", "voice_", "long_"))]
+    per_run = runs[[*dict.fromkeys([*per_run.columns, *cols])]]
+    per_run.sort_values(["mechanism", "seed"]).to_csv(ctx.out / "mix-runs.csv", index=False)
+    ctx.files.append(ctx.out / "mix-runs.csv")
     rows = []
     for metric, label, scale in _SHOWN:
         row: dict[str, Any] = {"metric": metric, "quantity": label}
@@ -188,7 +194,7 @@ def analyse(ctx: Context) -> None:
         df,
         title="Web FCT, long-flow contracts and voice delay per mechanism",
         columns={"quantity": "quantity", **{m: m for m in MECHANISMS}},
-        caption=f"Means over seeds with 95 % CIs. {prov}.",
+        caption=f"Means over seeds with 95 % CIs (every run's metrics: `mix-runs.csv`). {prov}.",
     )
     ctx.table(
         "mix-paired",
