@@ -17,6 +17,10 @@ script that, when run with ``ns script.tcl``, writes one JSON results file;
                 "drops", "early_drops", "forced_drops"}],
      "total_drops": int, "packet_hops": int}
 
+A finite transfer (a TCP flow with ``size_bytes``) adds ``size_bytes``, ``segments``,
+``start_s``, ``end_s`` and ``fct_s`` (``end_s - start_s``; both NaN when it had not completed
+by ``duration_s``) to its flow's entry; bulk and UDP flows have none of them.
+
 DiffServ scenarios (see "DiffServ" below) add ``by_dscp`` and
 ``policed_drops`` to every link direction, ``marked``, ``colored`` and
 ``policed_drops`` to every flow, and a top-level ``conditioners`` list.
@@ -69,6 +73,16 @@ Semantics pinned down by this module (ns-2 itself is ambiguous or odd here):
   ``max(1, round(Exp(on_s / interval)))`` packets at the peak rate, each idle
   period is ``Exp(off_s)`` added to one packet interval, and the source starts
   with an idle period.  CBR sends its first packet at ``start_s``.
+* Finite transfers (``size_bytes``, docs/validation/ns2-finite-flows.md): the FTP gets
+  ``produce n`` at ``start_s`` instead of ``start``, with ``n = ceil(size_bytes /
+  packet_size_bytes)`` as in qoslab (not ``send size_bytes``, which ns-2 divides by the
+  payload ``packetSize_``).  ``produce n`` sets the application limit ``curseq_`` to n and
+  sending the SYN adds one, so the SYN and n data segments go out.  ns-2 calls ``$agent
+  done`` on the first ACK with ``highest_ack_ >= curseq_ - 1`` (the last data segment
+  acknowledged); an ``Agent/TCP instproc done`` handler records that time, ``end_s``.  A
+  finite transfer with ``stop_s`` is refused (ns-2's FTP stop sets ``curseq_`` to
+  ``maxseq_``: the transfer would "complete" one segment before qoslab's).  A script without
+  finite transfers is exactly what it was before they existed.
 * ``stop_s``: applications stop generating at ``stop_s``.  A TCP sender stops
   sending new data but still retransmits what is outstanding.
 * Throughput is the number of bytes delivered in order to the receiver within

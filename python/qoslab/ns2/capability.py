@@ -93,10 +93,23 @@ def flow_reason(where: str, f: dict[str, Any]) -> str | None:
     """Why ns-2 cannot run flow ``f`` (the core has validated it), or None."""
     if f["kind"] not in _FLOW_KINDS:
         return f"{where}: flow kind {f['kind']!r} is not supported by the ns-2 export"
+    if f.get("packet_size_dist"):
+        return (
+            f"{where}: packet sizes drawn from a distribution ({f['packet_size_dist']}) are not "
+            "supported by the ns-2 export"
+        )
     if f["kind"] == "tcp" and f["tcp"]["variant"] not in TCP_CLASSES:
         variant = f["tcp"]["variant"]
         supported = ", ".join(TCP_CLASSES)
         return f"{where}: TCP variant {variant!r} is not supported (only {supported})"
+    if f["kind"] == "tcp" and f.get("size_bytes") is not None and f.get("stop_s") is not None:
+        # ns-2's FTP stop (`advance 0`) sets curseq_ to maxseq_, so `done` fires once segment
+        # maxseq_ - 1 is acknowledged; qoslab's stop keeps curseq at maxseq + 1: a stopped
+        # transfer would "complete" one segment apart in the two simulators.
+        return (
+            f"{where}: a finite transfer (`size`) with `stop` is not supported by the ns-2 export "
+            "(ns-2's FTP stop truncates the transfer one segment before qoslab's does)"
+        )
     return None
 
 

@@ -73,6 +73,11 @@ def unsupported_reason(resolved: dict[str, Any]) -> str | None:
         reason = flow_reason(f"flow {f['name']!r}", f)
         if reason:
             return reason
+    for a in resolved.get("arrivals", []):
+        return (
+            f"arrivals {a['name']!r}: flow-arrival processes are not supported by the ns-2 export "
+            "(declare the transfers as [[flow]] tables with `size`)"
+        )
     if ds_active(resolved):
         try:
             ds_plan(resolved)

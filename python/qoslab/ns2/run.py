@@ -4,6 +4,7 @@ included)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -94,9 +95,20 @@ def _run_in(
     except (OSError, ValueError) as exc:
         raise Ns2Error(f"ns-2 wrote unreadable results {out_path}: {exc}") from exc
     results["wall_time_s"] = wall
+    _transfer_results(results)
     if plan is not None:
         _ds_results(results, plan, resolved)
     return results
+
+
+def _transfer_results(results: dict[str, Any]) -> None:
+    """A finite transfer's ``end_s`` and ``fct_s`` as floats, NaN when it had not finished by
+    ``duration_s`` (the script writes null). Bulk and UDP flows have no transfer fields."""
+    for f in results["flows"]:
+        if "size_bytes" not in f:
+            continue
+        for k in ("start_s", "end_s", "fct_s"):
+            f[k] = math.nan if f[k] is None else float(f[k])
 
 
 def _ds_results(results: dict[str, Any], plan: DsPlan, resolved: dict[str, Any]) -> None:

@@ -247,6 +247,64 @@ proc qoslab_finish {} {
 """
 
 
+#: Procedures added to the script of a scenario with finite transfers (TCP flows with
+#: ``size_bytes``), and the line of ``qoslab_finish`` that then also writes each transfer's
+#: fields: the script of a scenario without finite transfers is exactly what it was before
+#: finite transfers existed.
+_TCL_FINITE_PROCS = r"""
+# Finite transfers (flows with `size`): ns-2 calls `$agent done` (TcpAgent::finish, tcp.cc)
+# on the first new ACK with highest_ack_ >= curseq_ - 1, i.e. when the last data segment is
+# acknowledged.  The first call per finite flow records the time; bulk flows are ignored.
+proc qoslab_done {agent} {
+    global ns qoslab_finite_of qoslab_end
+    if {![info exists qoslab_finite_of($agent)]} { return }
+    set i $qoslab_finite_of($agent)
+    if {![info exists qoslab_end($i)]} {
+        set qoslab_end($i) [$ns now]
+    }
+}
+Agent/TCP instproc done {} { qoslab_done $self }
+
+# The JSON pairs of a finite flow's transfer (none for bulk and UDP flows).
+proc qoslab_transfer_pairs {i} {
+    global qoslab_size qoslab_nseg qoslab_start qoslab_end
+    if {![info exists qoslab_size($i)]} { return {} }
+    if {[info exists qoslab_end($i)]} {
+        set end $qoslab_end($i)
+        set fct [expr {$end - $qoslab_start($i)}]
+    } else {
+        set end null
+        set fct null
+    }
+    return [list size_bytes $qoslab_size($i) segments $qoslab_nseg($i) \
+        start_s $qoslab_start($i) end_s $end fct_s $fct]
+}
+"""
+
+#: The end of ``qoslab_finish``'s per-flow JSON pairs, and what it becomes in a script with
+#: finite transfers (Tcl 8.5's ``{*}`` splices the transfer's pairs into the list).
+_FLOW_PAIRS_END = "retransmitted_packets $rexmit]]"
+_FLOW_PAIRS_END_FINITE = "retransmitted_packets $rexmit {*}[qoslab_transfer_pairs $i]]]"
+
+
+def finite_segments(f: dict[str, Any]) -> int | None:
+    """The number of data segments of flow ``f``'s finite transfer (None for a bulk or UDP
+    flow): ``ceil(size_bytes / packet_size_bytes)``, as qoslab's core counts them.  With
+    ``syn`` the sender also sends the SYN (segment 0) before them."""
+    size = f.get("size_bytes")
+    if f["kind"] != "tcp" or size is None:
+        return None
+    return -(-int(size) // int(f["packet_size_bytes"]))
+
+
+def _procs(resolved: dict[str, Any]) -> str:
+    """The measurement procedures of the script, with those of finite transfers if any."""
+    if not any(finite_segments(f) is not None for f in resolved["flows"]):
+        return _TCL_PROCS
+    assert _TCL_PROCS.count(_FLOW_PAIRS_END) == 1
+    return _TCL_PROCS.replace(_FLOW_PAIRS_END, _FLOW_PAIRS_END_FINITE) + _TCL_FINITE_PROCS
+
+
 def _poll_interval(resolved: dict[str, Any]) -> float | None:
     """Return the period at which 32-bit byte counters must be polled, if any."""
     max_bw = max((float(link["bandwidth_bps"]) for link in resolved["links"]), default=0.0)
@@ -290,7 +348,7 @@ def build_tcl(resolved: dict[str, Any], seed: int, out_path: str) -> tuple[str, 
         "set qoslab_t0 [clock milliseconds]",
         f"set qoslab_win_len {tcl_number(mend - mstart)}",
         "set qoslab_end_done 0",
-        _TCL_PROCS,
+        _procs(resolved),
         "# ---- nodes ----",
     ]
     for name, i in node_idx.items():
@@ -421,6 +479,14 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
             "$app attach-agent $src",
             f"set qoslab_tx({i}) $src",
         ]
+        segments = finite_segments(f)
+        if segments is not None:
+            lines += [
+                f"set qoslab_finite_of($src) {i}",
+                f"set qoslab_size({i}) {int(f['size_bytes'])}",
+                f"set qoslab_nseg({i}) {segments}",
+                f"set qoslab_start({i}) {tcl_number(float(f['start_s']))}",
+            ]
     else:
         rate = float(f["rate_bps"])
         lines += [
@@ -472,7 +538,15 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
     ]
     start = float(f["start_s"])
     if start < duration:
-        lines.append(f'$ns at {tcl_number(start)} "$app start"')
+        segments = finite_segments(f)
+        if segments is not None:
+            # A finite transfer: FTP `produce n` is `advance n` (ns-source.tcl), which sets the
+            # application limit curseq_ to n (tcp.cc TcpAgent::command); with syn_, sending the
+            # SYN adds one (TcpAgent::output), so segments 0..n go out: the SYN and n data
+            # segments (without syn_, segments 0..n-1). qoslab's curseq is the same n + 1 (n).
+            lines.append(f'$ns at {tcl_number(start)} "$app produce {segments}"')
+        else:
+            lines.append(f'$ns at {tcl_number(start)} "$app start"')
     stop = f.get("stop_s")
     if stop is not None and float(stop) < duration:
         lines.append(f'$ns at {tcl_number(float(stop))} "$app stop"')

@@ -12,7 +12,11 @@ fn run(toml: &str, seed: u64) -> (Simulation, crate::RunResults) {
 }
 
 fn one_link(extra: &str) -> String {
-    let limit = if extra.contains("load = 0.9") { "20pkts" } else { "10000pkts" };
+    let limit = if extra.contains("load = 0.9") {
+        "20pkts"
+    } else {
+        "10000pkts"
+    };
     format!(
         r#"
 name = "t"
@@ -96,7 +100,10 @@ max_active = 4
     assert_eq!(p.arrivals, p.completed + p.refused + unfinished);
     assert!(p.arrivals > 500, "{p:?}");
     assert!(p.refused > 0, "4 slots at load 0.9 refuse some: {p:?}");
-    assert!(r.flows[0].timeouts > 0, "a 20-packet buffer at load 0.9 times out");
+    assert!(
+        r.flows[0].timeouts > 0,
+        "a 20-packet buffer at load 0.9 times out"
+    );
     assert!(p.peak_active <= 4);
     // One row for the process, its bytes those of every connection.
     assert_eq!(r.flows.len(), 1);
@@ -152,4 +159,31 @@ size = "5KB"
         late as f64 <= early as f64 * 1.05,
         "state grew from {early} to {late} bytes"
     );
+}
+
+/// A transfer stopped before its end is not complete: its record has no end.
+#[test]
+fn a_stopped_transfer_is_recorded_unfinished() {
+    let sc = one_link(
+        "[[flow]]\nsrc = \"a\"\ndst = \"b\"\nsize = \"100KB\"\nstart = \"1s\"\nstop = \"1.1s\"\n",
+    );
+    let (_, r) = run(&sc, 1);
+    assert_eq!(r.records.len(), 1);
+    assert_eq!(r.records[0].end_ns, None, "{:?}", r.records[0]);
+    assert!(r.flows[0].stats.delivered_pkts < 100);
+}
+
+/// With delayed ACKs the SYN is acknowledged at once (ns-2's SYN_immediate_ack_): a
+/// one-segment transfer takes two round trips, not two plus the delayed-ACK interval.
+#[test]
+fn the_syn_is_not_delayed() {
+    let sc = one_link(
+        "[[flow]]\nsrc = \"a\"\ndst = \"b\"\nsize = \"1000B\"\nstart = \"1s\"\ntcp = { delayed_ack = true }\n",
+    );
+    let (_, r) = run(&sc, 1);
+    let rec = r.records[0];
+    let fct = rec.end_ns.unwrap() - rec.start_ns;
+    // SYN round trip, then the one segment's round trip and the delayed ACK of it (100 ms).
+    assert!(fct < 2 * 20_300_000 + 100_000_000, "{fct}");
+    assert!(fct > 2 * 20_000_000 + 100_000_000 - 1, "{fct}");
 }

@@ -104,9 +104,11 @@ impl TcpSink {
             self.ooo[k] = true;
         }
         self.goodput_pkts += self.next - before;
-        // Filling a hole (more than one segment released) or out of order: ACK at once.
-        let filled_hole = self.next - before > 1;
-        if !self.delayed || !in_order || filled_hole {
+        // As ns-2's DelAckSink: out of order, in order below the highest segment seen (it
+        // filled a hole, all of it or the first of several: RFC2581_immediate_ack_), or
+        // segment 0 (SYN_immediate_ack_): ACK at once.
+        let below_max_seen = self.next - before > 1 || self.ooo.iter().any(|&b| b);
+        if !self.delayed || !in_order || below_max_seen || seq == 0 {
             self.pending = false;
             return SinkAction::AckNow;
         }
@@ -164,10 +166,25 @@ mod tests {
     #[test]
     fn delayed_ack_every_second_segment() {
         let mut s = TcpSink::new(true);
-        assert_eq!(s.on_data(0), SinkAction::Delay);
-        assert_eq!(s.on_data(1), SinkAction::AckNow);
-        assert_eq!(s.on_data(3), SinkAction::AckNow);
+        // ns-2 SYN_immediate_ack_: segment 0 (the SYN) is acknowledged at once.
+        assert_eq!(s.on_data(0), SinkAction::AckNow);
+        assert_eq!(s.on_data(1), SinkAction::Delay);
         assert_eq!(s.on_data(2), SinkAction::AckNow);
-        assert_eq!(s.ackno(), 3);
+        assert_eq!(s.on_data(4), SinkAction::AckNow);
+        assert_eq!(s.on_data(3), SinkAction::AckNow);
+        assert_eq!(s.ackno(), 4);
+    }
+
+    #[test]
+    fn filling_the_first_of_two_holes_is_acknowledged_at_once() {
+        // ns-2 RFC2581_immediate_ack_: an in-order segment below the highest seen.
+        let mut s = TcpSink::new(true);
+        assert_eq!(s.on_data(0), SinkAction::AckNow);
+        assert_eq!(s.on_data(2), SinkAction::AckNow);
+        assert_eq!(s.on_data(4), SinkAction::AckNow);
+        assert_eq!(s.on_data(1), SinkAction::AckNow); // releases 1, 2; 4 still above
+        assert_eq!(s.ackno(), 2);
+        assert_eq!(s.on_data(3), SinkAction::AckNow); // releases 3, 4
+        assert_eq!(s.on_data(5), SinkAction::Delay);
     }
 }

@@ -114,6 +114,9 @@ pub struct TcpSender {
     pub maxseq: i64,
     /// The application's limit: segments below it may be sent.
     curseq: i64,
+    /// A finite transfer's limit as started (`curseq` then; [`TcpSender::stop`] lowers
+    /// `curseq`, never this).
+    transfer_end: Option<i64>,
     pub dupacks: u32,
     /// Reno window inflation during fast recovery.
     pub dupwnd: i64,
@@ -171,6 +174,7 @@ impl TcpSender {
             last_ack: -1,
             maxseq: -1,
             curseq: 0,
+            transfer_end: None,
             dupacks: 0,
             dupwnd: 0,
             recover: 0,
@@ -212,12 +216,15 @@ impl TcpSender {
     pub fn start_transfer(&mut self, now: SimTime, segments: u64, out: &mut SendBuf) {
         let n = segments.min(i64::MAX as u64 / 2) as i64;
         self.curseq = if self.syn { n + 1 } else { n };
+        self.transfer_end = Some(self.curseq);
         self.send_much(now, 0, out);
     }
 
-    /// A finite transfer is complete: its last segment has been acknowledged.
+    /// A finite transfer is complete: its last segment has been acknowledged (a transfer
+    /// stopped before its end never is).
     pub fn transfer_done(&self) -> bool {
-        self.curseq != i64::MAX && self.highest_ack + 1 >= self.curseq
+        self.transfer_end
+            .is_some_and(|end| self.highest_ack + 1 >= end)
     }
 
     /// Stops the application: no new data; what is outstanding is still recovered.
