@@ -29,7 +29,12 @@ from qoslab.schema import json_schema
 # -- the builder cannot drift from the schema ---------------------------------------------------
 
 _NAME_KINDS = {"name", "dscp", "rates"}
-_REF_KINDS = {"#/$defs/curve": "curve", "#/$defs/queue": "queue", "#/$defs/meter": "meter"}
+_REF_KINDS = {
+    "#/$defs/curve": "curve",
+    "#/$defs/queue": "queue",
+    "#/$defs/meter": "meter",
+    "#/$defs/size": "size",
+}
 
 
 def _required(obj: dict[str, Any]) -> set[str]:
@@ -118,6 +123,9 @@ def differences(schema: dict[str, Any]) -> list[str]:
     out: list[str] = []
     _compare_object("scenario", schema, b.ScenarioSpec, out)
     _compare_object("curve", schema["$defs"]["curve"], b.Curve, out)
+    # a size: a string with a unit, or a distribution table
+    _compare_value("size (string)", schema["$defs"]["size"]["oneOf"][0], {"kind": "bytes"}, out)
+    _compare_object("size", schema["$defs"]["size"]["oneOf"][1], b.SizeDistribution, out)
     for family, registry in (("queue", b.QUEUES), ("meter", b.METERS)):
         kinds = []
         for obj in schema["$defs"][family]["oneOf"]:
@@ -550,6 +558,8 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
             return st.one_of([st.deferred(lambda m=m: _strategy(m)) for m in b.METERS.values()])
         if kind == "table":
             return st.deferred(lambda: _strategy(meta["cls"]))
+        if kind == "size":  # a size with a unit, or a distribution table
+            return value({**meta, "kind": "bytes"}) | st.deferred(lambda: _strategy(b.SizeDistribution))
         assert kind == "tables", kind
         return st.lists(st.deferred(lambda: _strategy(meta["cls"])), max_size=2)
 
@@ -565,7 +575,9 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
             kw[f.name] = draw(v)
         if cls is b.Flow:  # the flow's cheap cross-checks
             kw["type"] = kw["type"] if kw["rate"] is not None and kw["tcp"] is None else None
-            if kw["type"] == "onoff" and (kw["on"] is None or kw["off"] is None):
+            if kw["type"] in ("onoff", "pareto") and (kw["on"] is None or kw["off"] is None):
+                kw["type"] = "cbr"
+            if kw["type"] == "trace" and kw["trace"] is None:
                 kw["type"] = "cbr"
         return cls(**kw)
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ARD",
     "ARM",
+    "Arrivals",
     "DWRED",
     "FDDRED",
     "METERS",
@@ -75,6 +76,7 @@ __all__ = [
     "Queue",
     "RIOPlusO",
     "ScenarioSpec",
+    "SizeDistribution",
     "SrTCM",
     "TcpSettings",
     "TokenBucket",
@@ -103,7 +105,8 @@ _T = TypeVar("_T")
 #: One value for a whole group (``count``), or a list of one value per member.
 PerMember: TypeAlias = _T | list[_T]
 
-FlowType = Literal["tcp", "cbr", "onoff", "poisson"]
+FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace"]
+SizeLaw = Literal["fixed", "exponential", "pareto", "lognormal", "empirical"]
 TcpVariant = Literal["reno", "newreno"]
 Direction = Literal["ab", "ba"]
 CaptureDirection = Literal["ab", "ba", "both"]
@@ -199,6 +202,10 @@ def _number(v: object) -> bool:
 def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
     """What is wrong with the single value ``v`` of a field described by ``meta``, or None."""
     kind = meta["kind"]
+    if kind == "size":  # a size with a unit, or a distribution
+        if isinstance(v, SizeDistribution):
+            return None
+        return _one_problem({**meta, "kind": "bytes"}, v)
     if kind in _UNITS or kind == "start":
         if isinstance(v, str):
             if kind == "start" and (m := _UNIFORM.match(v)):
@@ -396,8 +403,9 @@ def _read(meta: Mapping[str, Any], v: object, key: str, source: str) -> object:
         return Queue.from_table(v, key=key, source=source)  # type: ignore[arg-type]
     if kind == "meter":
         return Meter.from_table(v, key=key, source=source)  # type: ignore[arg-type]
-    if kind == "table":
-        return meta["cls"].from_table(v, key=key, source=source)
+    if kind == "table" or (kind == "size" and isinstance(v, Mapping)):
+        cls = SizeDistribution if kind == "size" else meta["cls"]
+        return cls.from_table(v, key=key, source=source)  # type: ignore[arg-type]
     if kind == "tables":
         if not isinstance(v, list):
             raise scenario_error(source, f"expected a list of tables, got {_what(v)}", key=key)
@@ -1068,22 +1076,29 @@ class Link(Component):
 
 @dataclass(kw_only=True, repr=False)
 class Flow(Component):
-    """A traffic source (``[[flow]]``): bulk TCP (FTP-like), or a UDP source: constant bit
-    rate (``"cbr"``), exponential ON/OFF (``"onoff"``) or Poisson (``"poisson"``).
+    """A traffic source (``[[flow]]``): TCP (bulk, or a finite transfer of ``size``), or a UDP
+    source: constant bit rate (``"cbr"``), exponential ON/OFF (``"onoff"``), Poisson
+    (``"poisson"``), Pareto ON/OFF (``"pareto"``) or a trace replayed open loop (``"trace"``).
 
     Attributes:
         name: Flow name; ``{i}`` in groups. Default: "flowN".
         count: A group of ``count`` flows written once. Default: 1.
         src: Sending node. Required.
         dst: Receiving node. Required.
-        type: ``"tcp"``, ``"cbr"``, ``"onoff"`` or ``"poisson"``. Default: tcp.
+        type: ``"tcp"``, ``"cbr"``, ``"onoff"``, ``"poisson"``, ``"pareto"`` or ``"trace"``.
+            Default: tcp.
         start: Start time, or ``"uniform(LO, HI)"`` (or a list per member). Default: 0s.
         stop: Stop time. Default: never.
-        packet_size: Data packet size. Default: [tcp] packet_size, 1000B for UDP.
+        packet_size: Data packet size; UDP sources may give a :class:`SizeDistribution`.
+            Default: [tcp] packet_size, 1000B for UDP.
+        size: TCP: a finite transfer of this many bytes. Default: unlimited.
         rate: CBR rate, ON/OFF peak rate, Poisson mean rate (or a list per member). Required
             for UDP.
         on: ON/OFF mean burst time (exponential). Required for onoff.
         off: ON/OFF mean idle time (exponential). Required for onoff.
+        shape: pareto: the shape of the ON and OFF periods. Default: 1.5.
+        trace: trace: a CSV file of ``time, size[, flow]`` rows. Required for trace.
+        trace_flow: trace: replay only the rows of this flow id. Default: every row.
         dscp: Codepoint set by the host ("AF11", "EF", … or 0..=63). Default: BE (0).
         tcp: Per-flow TCP settings, overriding the scenario's ``tcp``.
     """
@@ -1095,25 +1110,88 @@ class Flow(Component):
     type: FlowType | None = _opt("choice", choices=FlowType)
     start: PerMember[Start] | None = _opt("start", per_member=True)
     stop: Duration | None = _opt("duration")
-    packet_size: Size | None = _opt("bytes")
+    packet_size: Size | SizeDistribution | None = _opt("size")
+    size: Size | None = _opt("bytes")
     rate: PerMember[Rate] | None = _opt("rate", per_member=True)
     on: Duration | None = _opt("duration")
     off: Duration | None = _opt("duration")
+    shape: float | None = _opt("number", lo=1.0, hi=100.0, lo_open=True)
+    trace: str | None = _opt("name")
+    trace_flow: str | None = _opt("name")
     dscp: Codepoint | None = _opt("dscp")
     tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
 
     @classmethod
     def _cross_problem(cls, values: Mapping[str, Any]) -> tuple[str, str] | None:
         kind = values.get("type") or "tcp"
-        if kind != "tcp" and values.get("rate") is None:
+        if kind == "trace" and values.get("trace") is None:
+            return "trace", "a trace flow needs `trace`"
+        if kind not in ("tcp", "trace") and values.get("rate") is None:
             return "rate", f"a {kind} flow needs `rate`"
-        if kind == "onoff":
+        if kind in ("onoff", "pareto"):
             for k in ("on", "off"):
                 if values.get(k) is None:
-                    return k, f"an onoff flow needs `{k}`"
+                    return k, f"an {kind} flow needs `{k}`"
         if kind != "tcp" and values.get("tcp") is not None:
             return "tcp", f"a {kind} flow is not TCP: `tcp` settings do not apply"
         return None
+
+
+@dataclass(kw_only=True, repr=False)
+class SizeDistribution(Component):
+    """A size drawn from a distribution: a finite transfer's (``Arrivals.size``) or a UDP
+    packet's (``Flow.packet_size``). See docs/workloads.md.
+
+    Attributes:
+        dist: ``"fixed"``, ``"exponential"``, ``"pareto"``, ``"lognormal"`` or ``"empirical"``.
+            Required.
+        mean: The mean size. Required but for empirical.
+        shape: Pareto shape (tail index). Required for pareto.
+        sigma: Standard deviation of the underlying normal. Required for lognormal.
+        cdf: ``"websearch"``, ``"datamining"`` or a CDF file. Required for empirical.
+    """
+
+    dist: SizeLaw = field(metadata=_req("choice", choices=SizeLaw))
+    mean: Size | None = _opt("bytes")
+    shape: float | None = _opt("number", lo=1.0, hi=100.0, lo_open=True)
+    sigma: float | None = _opt("number", lo=0.0, hi=10.0, lo_open=True)
+    cdf: str | None = _opt("name")
+
+
+@dataclass(kw_only=True, repr=False)
+class Arrivals(Component):
+    """A flow-arrival process (``[[arrivals]]``): finite TCP transfers opened at Poisson times,
+    each a new connection, sizes from ``size``. Its connections are one row of the flows table
+    and one row each of the transfers table.
+
+    Attributes:
+        name: The process's name. Required.
+        src: Sending node. Required.
+        dst: Receiving node. Required.
+        arrival_rate: Mean flow arrivals per second (or ``load``).
+        load: Offered load as a fraction of the slowest link on the route (or ``arrival_rate``).
+        size: Transfer size: fixed (``"100KB"``) or a :class:`SizeDistribution`. Required.
+        start: First possible arrival. Default: 0s.
+        stop: No arrival from then on. Default: the end.
+        packet_size: Segment size. Default: [tcp] packet_size.
+        dscp: Codepoint set by the host. Default: BE (0).
+        tcp: TCP settings, overriding the scenario's ``tcp``.
+        max_active: Most connections open at once (an arrival finding them busy is refused).
+            Default: 1000.
+    """
+
+    name: str = field(metadata=_req("name"))
+    src: str = field(metadata=_req("name"))
+    dst: str = field(metadata=_req("name"))
+    arrival_rate: float | None = _opt("number", lo=0.0, hi=1e7, lo_open=True)
+    load: float | None = _opt("number", lo=0.0, hi=10.0, lo_open=True)
+    size: Size | SizeDistribution = field(metadata=_req("size"))
+    start: Duration | None = _opt("duration")
+    stop: Duration | None = _opt("duration")
+    packet_size: Size | None = _opt("bytes")
+    dscp: Codepoint | None = _opt("dscp")
+    tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
+    max_active: int | None = _opt("integer", lo=1)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -1164,7 +1242,7 @@ class Conditioner(Component):
     red: str | None = _opt("name")
 
 
-Item: TypeAlias = Node | Link | Flow | Capture | Conditioner
+Item: TypeAlias = Node | Link | Flow | Arrivals | Capture | Conditioner
 
 
 @dataclass(kw_only=True, repr=False)
@@ -1182,7 +1260,8 @@ class ScenarioSpec(Component):
         measurement: Measurement window and sampling. Default: the whole run.
         nodes: The nodes (``[[node]]``). Required.
         links: The links (``[[link]]``). Required.
-        flows: The traffic (``[[flow]]``). Required.
+        flows: The traffic (``[[flow]]``). Required unless there are arrivals.
+        arrivals: Flow-arrival processes (``[[arrivals]]``). Default: none.
         captures: pcap captures of link directions (``[[capture]]``). Default: none.
         conditioners: DiffServ traffic conditioners (``[[conditioner]]``). Default: none.
     """
@@ -1195,7 +1274,10 @@ class ScenarioSpec(Component):
     measurement: Measurement | None = _opt("table", cls=Measurement)
     nodes: list[Node] = field(metadata=_req("tables", key="node", cls=Node))
     links: list[Link] = field(metadata=_req("tables", key="link", cls=Link))
-    flows: list[Flow] = field(metadata=_req("tables", key="flow", cls=Flow))
+    flows: list[Flow] = field(default_factory=list, metadata=_m("tables", key="flow", cls=Flow))
+    arrivals: list[Arrivals] = field(
+        default_factory=list, metadata=_m("tables", key="arrivals", cls=Arrivals)
+    )
     captures: list[Capture] = field(default_factory=list, metadata=_m("tables", key="capture", cls=Capture))
     conditioners: list[Conditioner] = field(
         default_factory=list, metadata=_m("tables", key="conditioner", cls=Conditioner)
@@ -1207,6 +1289,7 @@ class ScenarioSpec(Component):
             Node: self.nodes,
             Link: self.links,
             Flow: self.flows,
+            Arrivals: self.arrivals,
             Capture: self.captures,
             Conditioner: self.conditioners,
         }

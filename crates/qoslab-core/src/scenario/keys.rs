@@ -44,7 +44,12 @@ pub const SCENARIO: &[Param] = &[
         "required",
         "[[link]] tables: full-duplex links with a queue per direction.",
     ),
-    Param::new("flow", TABLE, "required", "[[flow]] tables: the traffic."),
+    Param::new(
+        "flow",
+        TABLE,
+        "none (then [[arrivals]])",
+        "[[flow]] tables: the traffic (at least one flow or arrival process).",
+    ),
     Param::new(
         "arrivals",
         TABLE,

@@ -131,6 +131,18 @@ fn required(params: &[Param]) -> Vec<&'static str> {
         .collect()
 }
 
+/// An array-of-tables schema whose items' `tcp` key is the `[tcp]` section's schema.
+fn with_tcp(mut array: Value, tcp: Value) -> Value {
+    if let Some(p) = array
+        .get_mut("items")
+        .and_then(|i| i.get_mut("properties"))
+        .and_then(Value::as_table_mut)
+    {
+        p.insert("tcp".into(), tcp);
+    }
+    array
+}
+
 /// A size: a string with a unit, or a distribution table.
 fn size_schema() -> Value {
     obj(vec![(
@@ -153,11 +165,7 @@ pub fn json_schema() -> Value {
         ])
     };
     let queue_ref = obj(vec![("$ref", s("#/$defs/queue"))]);
-    let mut top = match object(
-        SCENARIO,
-        &["name", "duration", "node", "link", "flow"],
-        None,
-    ) {
+    let mut top = match object(SCENARIO, &["name", "duration", "node", "link"], None) {
         Value::Table(t) => t,
         _ => unreachable!("an object schema is a table"),
     };
@@ -206,30 +214,8 @@ pub fn json_schema() -> Value {
     put("measurement", section(MEASUREMENT));
     put("node", array_of(NODE));
     put("link", Value::Table(link));
-    let mut flow = match array_of(FLOW) {
-        Value::Table(t) => t,
-        _ => unreachable!(),
-    };
-    if let Some(fp) = flow
-        .get_mut("items")
-        .and_then(|i| i.get_mut("properties"))
-        .and_then(Value::as_table_mut)
-    {
-        fp.insert("tcp".into(), section(TCP));
-    }
-    put("flow", Value::Table(flow));
-    let mut arrivals = match array_of(ARRIVALS) {
-        Value::Table(t) => t,
-        _ => unreachable!(),
-    };
-    if let Some(ap) = arrivals
-        .get_mut("items")
-        .and_then(|i| i.get_mut("properties"))
-        .and_then(Value::as_table_mut)
-    {
-        ap.insert("tcp".into(), section(TCP));
-    }
-    put("arrivals", Value::Table(arrivals));
+    put("flow", with_tcp(array_of(FLOW), section(TCP)));
+    put("arrivals", with_tcp(array_of(ARRIVALS), section(TCP)));
     put("capture", array_of(CAPTURE));
     put("conditioner", Value::Table(cond));
     let queues: Vec<Value> = QUEUE_TYPES
