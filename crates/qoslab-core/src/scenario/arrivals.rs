@@ -196,12 +196,11 @@ pub(super) fn read_trace(
     file: &str,
     flow: Option<&str>,
     base_dir: &Path,
-    duration: u64,
 ) -> Result<(TraceInfo, Arc<[TraceRow]>), Bad> {
     let (path, text) = read_file(key, file, base_dir, trace::MAX_FILE_BYTES)?;
     let rows =
         trace::parse(&text, flow).map_err(|e| bad(key, format!("{}: {e}", path.display())))?;
-    let _ = duration; // rows after the end of the run are simply not sent
+    // Rows after the end of the run are simply not sent.
     let info = TraceInfo {
         file: file.to_string(),
         flow: flow.map(str::to_string),

@@ -325,7 +325,6 @@ pub(super) fn resolve_flows(
                 file,
                 fs.trace_flow.as_deref(),
                 base_dir,
-                duration,
             )?),
             None => None,
         };
