@@ -46,6 +46,27 @@ def test_library_validates_what_reaches_a_command_line() -> None:
     assert '"sh"' not in src and "shell=True" not in src
 
 
+def test_workloads_the_emulator_cannot_generate_are_refused() -> None:
+    """Finite transfers, arrival processes and drawn packet sizes would run as bulk TCP and
+    fixed-size datagrams on the emulator's generators: refused, not silently changed."""
+    base = load_scenario(HERE.parent / "scenarios" / "fdd-red-s1.toml")
+    emu.check_supported(base)  # the scenario itself is emulable
+    for sets, what in (
+        (["flow[0].size=100KB"], "finite transfer"),
+        (
+            [
+                'flow[0].type="cbr"',
+                'flow[0].rate="1Mbps"',
+                'flow[0].packet_size={ dist = "exponential", mean = "500B" }',
+            ],
+            "distribution",
+        ),
+        (['arrivals=[{ name = "w", src = "s0", dst = "d0", load = 0.1, size = "10KB" }]'], "flow-arrival"),
+    ):
+        with pytest.raises(emu.EmulationError, match=what):
+            emu.check_supported(base.with_overrides(sets))
+
+
 def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:
     """Ctrl-C or SIGTERM while a run starts a child (or creates its state, or tears down)
     is raised once that is done, not inside it (where the fork's at-fork hooks lost it);

@@ -279,6 +279,15 @@ def check_supported(sc: Scenario) -> None:
     for i, f in enumerate(sc.resolved["flows"]):
         if f["kind"] not in ("tcp", "cbr", "poisson", "onoff"):
             raise EmulationError(f"flow[{i}] ({f['name']}): type {f['kind']!r} is not emulated")
+        # the emulator's traffic generators run bulk TCP and fixed-size datagrams only
+        if f.get("size_bytes") is not None:
+            raise EmulationError(f"flow[{i}] ({f['name']}): a finite transfer (`size`) is not emulated")
+        if f.get("packet_size_dist"):
+            raise EmulationError(
+                f"flow[{i}] ({f['name']}): packet sizes drawn from a distribution are not emulated"
+            )
+    for i, a in enumerate(sc.resolved.get("arrivals", [])):
+        raise EmulationError(f"arrivals[{i}] ({a['name']}): flow-arrival processes are not emulated")
     if len(sc.resolved["flows"]) > 60000:
         raise EmulationError("too many flows for one port each")
     # Mechanisms that need the simulator's own hooks, which the link daemon does not drive:

@@ -53,13 +53,10 @@ SIZE_BINS: tuple[tuple[str, int, float], ...] = (
     (">=10MB", 10_000_000, float("inf")),
 )
 
-_CODEPOINTS = {0: "BE", 46: "EF", **{8 * c: f"CS{c}" for c in range(1, 8)}}
-_CODEPOINTS.update({8 * c + 2 * p: f"AF{c}{p}" for c in range(1, 5) for p in range(1, 4)})
-
 
 def codepoint_name(dscp: int) -> str:
-    """A codepoint's name: "AF11", "EF", "CS1", "BE", or its number."""
-    return _CODEPOINTS.get(dscp, str(dscp))
+    """A codepoint's name: "AF11", "EF", "CS1", "BE", or its number (the core's names)."""
+    return _core.dscp_name(dscp)
 
 
 def _num(x: Any) -> float | int | None:

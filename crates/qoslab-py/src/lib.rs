@@ -761,6 +761,12 @@ fn drop_precedence(dscp: u8) -> u8 {
     qoslab_core::ds::drop_precedence(dscp)
 }
 
+/// A codepoint's conventional name ("AF11", "EF", "CS1", "BE", else its number).
+#[pyfunction]
+fn dscp_name(dscp: u8) -> String {
+    qoslab_core::ds::dscp_name(dscp)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -775,6 +781,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_resolved, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(drop_precedence, m)?)?;
+    m.add_function(wrap_pyfunction!(dscp_name, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(table_to_toml, m)?)?;
     Ok(())

@@ -31,13 +31,13 @@ from qoslab.experiments.base import Experiment, Options, Sweep, register, scenar
 from qoslab.experiments.runner import Context
 from qoslab.figures import Line, Panel, bar_group, panels
 from qoslab.scenario import Scenario
+from qoslab.simulate import SIZE_BINS
 from qoslab.stats import estimate, paired
 
 if TYPE_CHECKING:
     from qoslab.simulate import Result
 
 CONTRACT_BPS = 1.5e6
-BINS = (("<100KB", 0, 100_000), ("100KB-10MB", 100_000, 10_000_000), (">=10MB", 10_000_000, np.inf))
 _Q = "link.bottleneck.queue_ab"
 _CURVES = "in = { min_th = 60, max_th = 150, max_p = 0.02 }, out = { min_th = 20, max_th = 60, max_p = 0.1 }"
 
@@ -97,17 +97,15 @@ def run_metrics(res: Result) -> dict[str, float]:
     """FCT and slowdown by size bin, the long flows' throughput against contract, voice delay and
     jitter."""
     out: dict[str, float] = {}
-    t = res.transfers
-    done = t[t["fct_s"].notna()]
-    for label, lo, hi in BINS:
-        b = done[(done["size_bytes"] >= lo) & (done["size_bytes"] < hi)]
-        out[f"transfers_{label}"] = float(len(b))
+    nan = float("nan")
+    ts = res.transfer_summary()  # summary.json's `transfers`: the statistics per size bin
+    for label, _, _ in SIZE_BINS:
+        b = ts.get("by_size", {}).get(label, {})
+        out[f"transfers_{label}"] = float(b.get("finished", 0))
         for col in ("fct_s", "slowdown"):
-            x = b[col].to_numpy(float)
-            out[f"{col}_mean_{label}"] = float(x.mean()) if len(x) else float("nan")
-            out[f"{col}_median_{label}"] = float(np.median(x)) if len(x) else float("nan")
-            out[f"{col}_p99_{label}"] = float(np.quantile(x, 0.99)) if len(x) else float("nan")
-    out["unfinished_transfers"] = float(t["fct_s"].isna().sum())
+            for stat in ("mean", "median", "p99"):
+                out[f"{col}_{stat}_{label}"] = float(b.get(col, {}).get(stat, nan))
+    out["unfinished_transfers"] = float(ts.get("all", {}).get("unfinished", 0))
     f = res.flows
     longs = f[f["name"].str.startswith("long")]["throughput_bps"].to_numpy(float)
     out["long_contract_ratio_mean"] = float((longs / CONTRACT_BPS).mean())
@@ -168,9 +166,9 @@ def analyse(ctx: Context) -> None:
         return pd.Series(r[metric].to_numpy(float), index=r["seed"].to_numpy(int))
 
     # every run's metrics, for paired analyses of one's own (one row per mechanism and seed)
-    per_run = runs[["mechanism", "seed", "scenario", "scenario_sha256", *[m for m, _, _ in _SHOWN]]]
     cols = [c for c in runs.columns if c.startswith(("fct_s_", "slowdown_", "transfers_", "voice_", "long_"))]
-    per_run = runs[[*dict.fromkeys([*per_run.columns, *cols])]]
+    keys = ["mechanism", "seed", "scenario", "scenario_sha256", *[m for m, _, _ in _SHOWN], *cols]
+    per_run = runs[list(dict.fromkeys(keys))]
     per_run.sort_values(["mechanism", "seed"]).to_csv(ctx.out / "mix-runs.csv", index=False)
     ctx.files.append(ctx.out / "mix-runs.csv")
     rows = []

@@ -108,11 +108,8 @@ pub(super) fn resolve_size(key: &str, d: &SizeDistSpec, base_dir: &Path) -> Resu
                     format!("the Pareto shape must be in (1, 100] (a finite mean), got {a}"),
                 ));
             }
-            let m = positive_mean()?;
-            Ok(SizeDist::Pareto {
-                shape: a,
-                scale: m * (a - 1.0) / a,
-            })
+            SizeDist::pareto_from_mean(positive_mean()?, a)
+                .map_err(|e| bad(format!("{key}.shape"), e.to_string()))
         }
         "lognormal" => {
             refuse(d.shape.is_some(), "shape")?;
@@ -125,11 +122,8 @@ pub(super) fn resolve_size(key: &str, d: &SizeDistSpec, base_dir: &Path) -> Resu
                     format!("sigma must be in (0, 10], got {s}"),
                 ));
             }
-            let m = positive_mean()?;
-            Ok(SizeDist::Lognormal {
-                mu: m.ln() - s * s / 2.0,
-                sigma: s,
-            })
+            SizeDist::lognormal_from_mean(positive_mean()?, s)
+                .map_err(|e| bad(format!("{key}.sigma"), e.to_string()))
         }
         "empirical" => {
             refuse(d.shape.is_some(), "shape")?;

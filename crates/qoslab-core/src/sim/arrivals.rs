@@ -4,9 +4,9 @@
 //! packet size⌉ data segments (after ns-2's SYN) and is complete when the last one is
 //! acknowledged; its record (start, end, size, the ideal completion time on the empty path)
 //! goes to [`Simulation::take_records`]. An arrival process owns `max_active` flow slots,
-//! built once: an arrival takes a free slot (or is refused when none is free), and a slot is
-//! free again once its connection is complete and none of its packets is still in the
-//! network, so memory does not grow with the number of finished flows.
+//! built once: an arrival takes a free slot (or is refused when none is free); a finished
+//! connection's slot is taken back, when a slot is needed, once none of its packets is still
+//! in the network. Memory does not grow with the number of finished flows.
 
 use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
@@ -99,6 +99,8 @@ pub(super) struct Process {
     /// Its slots are flows `first .. first + max_active`.
     pub first: usize,
     pub free: Vec<u32>,
+    /// Slots of finished connections that may still have packets in the network.
+    pub draining: Vec<u32>,
     pub rng: SimRng,
     pub path: PathModel,
     pub arrivals: u64,
@@ -123,6 +125,7 @@ impl Process {
             first,
             // Lowest slot first.
             free: (first..first + n).rev().map(|i| i as u32).collect(),
+            draining: Vec::new(),
             rng: SimRng::derive(seed, stream::ARRIVALS | index as u64),
             path,
             arrivals: 0,
@@ -131,6 +134,22 @@ impl Process {
             active: 0,
             peak_active: 0,
         }
+    }
+
+    /// Finished connections none of whose packets is still in the network give their slots
+    /// back (looked at when a slot is needed, not on every packet).
+    fn reclaim(&mut self, flows: &mut [super::Flow]) {
+        self.draining.retain(|&fi| {
+            let f = &mut flows[fi as usize];
+            let st = &f.stats;
+            let idle = st.sent_pkts == st.delivered_pkts + st.dropped_pkts
+                && st.acks_sent == st.acks_delivered + st.acks_dropped;
+            if idle {
+                f.transfer = None;
+                self.free.push(fi);
+            }
+            !idle
+        });
     }
 
     /// Time to the next arrival (exponential, at least 1 ns).
@@ -171,6 +190,9 @@ impl Simulation {
         pr.arrivals += 1;
         let size = pr.cfg.sizes.sample(&mut pr.rng).max(1);
         let phase = pr.rng.uniform();
+        // Slots of connections finished since (a few: each waits only for its last packets)
+        // come back first, so the same few slots stay in use and in cache.
+        pr.reclaim(&mut self.flows);
         let Some(slot) = pr.free.pop() else {
             pr.refused += 1;
             return;
@@ -261,8 +283,7 @@ impl Simulation {
             let pr = &mut self.procs[t.process as usize];
             pr.completed += 1;
             pr.active -= 1;
-            self.flows[fi].draining = true;
-            self.release_if_idle(fi);
+            pr.draining.push(fi as u32);
         }
     }
 
@@ -293,25 +314,6 @@ impl Simulation {
             retransmits: f.stats.retransmits - t.retransmits0,
             timeouts: timeouts - t.timeouts0,
         }
-    }
-
-    /// A finished connection's slot is free once none of its packets is in the network.
-    pub(super) fn release_if_idle(&mut self, fi: usize) {
-        let f = &self.flows[fi];
-        let st = &f.stats;
-        let idle = st.sent_pkts == st.delivered_pkts + st.dropped_pkts
-            && st.acks_sent == st.acks_delivered + st.acks_dropped;
-        if !idle {
-            return;
-        }
-        let p = f
-            .transfer
-            .expect("a draining slot carries a transfer")
-            .process as usize;
-        let f = &mut self.flows[fi];
-        f.draining = false;
-        f.transfer = None;
-        self.procs[p].free.push(fi as u32);
     }
 
     /// The finished transfers recorded since the last call (the caller streams them out, so

@@ -118,10 +118,6 @@ impl Simulation {
             }
             PacketKind::Ack => st.acks_dropped += 1,
         }
-        let fi = p.flow as usize;
-        if self.flows[fi].draining {
-            self.release_if_idle(fi);
-        }
     }
 
     pub(super) fn on_arrive(&mut self, now: SimTime, d: usize) {

@@ -96,9 +96,6 @@ struct Flow {
     delay: DelayStats,
     /// A finite transfer in progress (or done) on this flow.
     transfer: Option<arrivals::Transfer>,
-    /// A finished connection of an arrival process whose packets are still in the network:
-    /// its slot is freed when the last one is delivered or dropped.
-    draining: bool,
     /// RFC 7323 TS.Recent: the TSval of the latest data packet the receiver got (echoed by
     /// its ACKs) and of the latest ACK the sender got (echoed by its data packets).
     ts_recent_data: u64,
@@ -405,7 +402,6 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
         stats: FlowStats::default(),
         delay: DelayStats::default(),
         transfer: None,
-        draining: false,
         ts_recent_data: 0,
         ts_recent_ack: 0,
     }
@@ -433,7 +429,6 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>
         stats: FlowStats::default(),
         delay: DelayStats::default(),
         transfer: None,
-        draining: false,
         ts_recent_data: 0,
         ts_recent_ack: 0,
     }

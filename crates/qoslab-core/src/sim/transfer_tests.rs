@@ -187,3 +187,29 @@ fn the_syn_is_not_delayed() {
     assert!(fct < 2 * 20_300_000 + 100_000_000, "{fct}");
     assert!(fct > 2 * 20_000_000 + 100_000_000 - 1, "{fct}");
 }
+
+/// Arrivals happen in [start, stop) only, and `arrival_rate` sets their mean rate.
+#[test]
+fn arrivals_keep_to_their_window_and_rate() {
+    let sc = one_link(
+        r#"
+[[arrivals]]
+name = "web"
+src = "a"
+dst = "b"
+arrival_rate = 50
+size = "2KB"
+start = "2s"
+stop = "6s"
+"#,
+    );
+    let (_, r) = run(&sc, 5);
+    let p = r.processes[0];
+    assert!(r
+        .records
+        .iter()
+        .all(|x| (2_000_000_000..6_000_000_000).contains(&x.start_ns)));
+    // 4 s at 50 per second: 200 expected, Poisson standard deviation 14.
+    assert!((150..=250).contains(&p.arrivals), "{p:?}");
+    assert_eq!(p.completed, p.arrivals);
+}

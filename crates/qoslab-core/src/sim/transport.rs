@@ -82,9 +82,6 @@ impl Simulation {
                 }
             }
         }
-        if self.flows[fi].draining {
-            self.release_if_idle(fi);
-        }
     }
 
     pub(super) fn send_ack(&mut self, now: SimTime, fi: usize) {
@@ -243,11 +240,10 @@ impl Simulation {
     }
 
     pub(super) fn on_udp_send(&mut self, now: SimTime, fi: usize) {
-        let (size, dscp, first) = {
+        let (dscp, first, start) = {
             let f = &self.flows[fi];
-            (f.size, f.dscp, f.fwd[0] as usize)
+            (f.dscp, f.fwd[0] as usize, f.start)
         };
-        let start = self.flows[fi].start;
         let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
             return;
         };
@@ -255,7 +251,7 @@ impl Simulation {
         if !src.active || !src.on {
             return;
         }
-        let size = match &src.trace {
+        let packet_size = match &src.trace {
             Some(rows) => {
                 let row = rows[src.next_row];
                 src.next_row += 1;
@@ -271,18 +267,10 @@ impl Simulation {
                 let gap = src.next_gap();
                 *send_pending = true;
                 self.q.at(now + gap, EventKind::UdpSend(fi as u32));
-                let s = src.next_size();
-                if src.sizes.is_some() {
-                    s
-                } else {
-                    size
-                }
+                src.next_size()
             }
         };
-        let Endpoint::Udp { src, .. } = &mut self.flows[fi].ep else {
-            return;
-        };
-        let mut p = PacketMeta::new(fi as u32, PacketKind::Data, size, src.seq, now);
+        let mut p = PacketMeta::new(fi as u32, PacketKind::Data, packet_size, src.seq, now);
         p.dscp = dscp;
         src.seq += 1;
         self.emit(now, fi, first, p);

@@ -119,7 +119,11 @@ impl QuantileSketch {
     /// Bucket index of a finite `x > 0`: `⌈log_γ x⌉`.
     #[inline]
     fn index(&self, x: f64) -> i32 {
-        (x.ln() * self.inv_ln_gamma).ceil() as i32
+        // ⌈v⌉ without `f64::ceil`, a library call on x86-64 without SSE4.1 (it was a fifth of
+        // the cost of an add): truncate toward zero, then step up if that fell below v.
+        let v = x.ln() * self.inv_ln_gamma;
+        let t = v as i32;
+        t + i32::from((t as f64) < v)
     }
 
     /// Representative value of bucket `i`: `2γ^i/(γ+1)`.

@@ -1,18 +1,12 @@
 //! Tests of the quantile sketch against exact sample quantiles.
 use super::*;
 use crate::rng::SimRng;
+use crate::traffic::sizes::standard_normal;
 
 const N: usize = 1_000_000;
 const QS: [f64; 6] = [0.01, 0.1, 0.5, 0.9, 0.99, 0.999];
 /// Allowance for rounding in `ln` near a bucket boundary (see the module docs).
 const ROUNDING: f64 = 1e-9;
-
-fn standard_normal(rng: &mut SimRng) -> f64 {
-    // Box–Muller; 1 - u lies in (0, 1], so the logarithm is finite.
-    let u1 = 1.0 - rng.uniform();
-    let u2 = rng.uniform();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
 
 /// Feeds `xs` to a fresh sketch and checks every quantile in `QS` (and q = 0, 1) against
 /// the exact sorted sample of the same rank.
