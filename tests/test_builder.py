@@ -162,7 +162,7 @@ def test_the_drift_check_fails_on_each_kind_of_drift():
 
     def new_kind(s):
         s["$defs"]["queue"]["oneOf"].append(
-            {"properties": {"type": {"const": "codel"}}, "required": ["type"]}
+            {"properties": {"type": {"const": "sfq"}}, "required": ["type"]}
         )
 
     def new_key(s):
@@ -194,7 +194,7 @@ def test_the_drift_check_fails_on_each_kind_of_drift():
         ]
 
     for change, needle in (
-        (new_kind, "queue type 'codel' is in the schema but has no builder class"),
+        (new_kind, "queue type 'sfq' is in the schema but has no builder class"),
         (new_key, "queue red: key `limit_bytes` is in the schema but RED has no field"),
         (dropped_key, "scenario.flow[]: Flow has a field `dscp` the schema does not have"),
         (enum, "queue rio.mode: choices"),
@@ -357,6 +357,29 @@ def kitchen_sink() -> b.ScenarioSpec:
             penalty="fig2",
             victim="random",
         ),
+        b.CoDel(limit="100pkts", target="5ms", interval="100ms", ecn=True),
+        b.FQCoDel(
+            limit="200pkts",
+            target="5ms",
+            interval="100ms",
+            ecn=False,
+            quantum="1514B",
+            flows=256,
+            drop_batch=32,
+        ),
+        b.PIE(
+            limit="100pkts",
+            target="15ms",
+            t_update="15ms",
+            alpha=0.125,
+            beta=1.25,
+            max_burst="150ms",
+            ecn=True,
+            mark_ecn_th=0.1,
+            derandomize=False,
+            mean_pkt_size="1500B",
+        ),
+        b.StepMarking(limit="100pkts", threshold="20pkts"),
     ]
     assert {type(q) for q in queues} == set(b.QUEUES.values())
     meters: list[b.Meter] = [
@@ -606,9 +629,9 @@ def _error(fn, *args, **kw) -> qoslab.ScenarioError:
 
 
 def test_an_unknown_kind_names_the_key_and_every_choice():
-    e = _error(b.Queue.from_table, {"type": "codel", "limit": "10pkts"}, key="link[1].queue_ab")
+    e = _error(b.Queue.from_table, {"type": "cake", "limit": "10pkts"}, key="link[1].queue_ab")
     assert e.key == "link[1].queue_ab.type"
-    assert "'codel'" in e.message and all(repr(k) in e.message for k in b.QUEUES)
+    assert "'cake'" in e.message and all(repr(k) in e.message for k in b.QUEUES)
     e = _error(b.Meter.from_table, {"type": "srTCM"})
     assert e.key == "type" and all(repr(k) in e.message for k in b.METERS)
     e = _error(b.Meter.from_table, {"cir": "1Mbps"})

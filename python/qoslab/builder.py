@@ -49,6 +49,10 @@ __all__ = [
     "ARD",
     "ARM",
     "Arrivals",
+    "CoDel",
+    "FQCoDel",
+    "PIE",
+    "StepMarking",
     "DWRED",
     "FDDRED",
     "METERS",
@@ -751,9 +755,130 @@ class MultiQueue(Queue):
     queues: list[PhysicalQueue] = field(metadata=_req("tables", cls=PhysicalQueue))
 
 
+@dataclass(kw_only=True, repr=False)
+class CoDel(Queue):
+    """CoDel, Controlled Delay (RFC 8289): drops (or, with ``ecn``, marks) at dequeue once the
+    sojourn time has stayed above ``target`` for an ``interval``, at a rate growing as √count.
+    ``type = "codel"``.
+
+    Attributes:
+        limit: Buffer size, in packets or bytes. Default: 50pkts.
+        target: Acceptable standing queue delay (RFC 8289 TARGET). Default: 5ms.
+        interval: Sliding window of the minimum sojourn time, on the order of a worst-case RTT
+            (RFC 8289 INTERVAL); also the control law's base. Default: 100ms.
+        ecn: Mark ECN-capable packets Congestion Experienced instead of dropping them (RFC 8289
+            §5.7); packets that are not ECN-capable are still dropped. Default: false.
+    """
+
+    _tag = "codel"
+    limit: Limit | None = _opt("limit")
+    target: Duration | None = _opt("duration")
+    interval: Duration | None = _opt("duration")
+    ecn: bool | None = _opt("bool")
+
+
+@dataclass(kw_only=True, repr=False)
+class FQCoDel(Queue):
+    """FQ-CoDel (RFC 8290; Linux's default qdisc): flows hashed into queues served by deficit
+    round robin, new flows first, CoDel in each queue; on overflow the fattest queue loses
+    packets from its head. ``type = "fq_codel"``.
+
+    Attributes:
+        limit: Buffer size, in packets or bytes, over all flow queues. Default: 50pkts.
+        target, interval: CoDel's, per flow queue (as :class:`CoDel`). Default: 5ms, 100ms.
+        ecn: Mark ECN-capable packets instead of dropping them, as Linux's default. Default:
+            true.
+        quantum: Bytes each flow queue may send per DRR round (RFC 8290 §4.2; Linux: the MTU
+            plus the Ethernet header). Default: 1514B.
+        flows: Number of flow queues the hash maps flows into (RFC 8290 §5.2.1). Default: 1024.
+        drop_batch: On overflow, most packets dropped from the fattest flow queue's head at once
+            (Linux's drop_batch; dropping stops earlier once half its bytes are gone).
+            Default: 64.
+    """
+
+    _tag = "fq_codel"
+    limit: Limit | None = _opt("limit")
+    target: Duration | None = _opt("duration")
+    interval: Duration | None = _opt("duration")
+    ecn: bool | None = _opt("bool")
+    quantum: Size | None = _opt("bytes")
+    flows: int | None = _opt("integer", lo=1)
+    drop_batch: int | None = _opt("integer", lo=1)
+
+
+@dataclass(kw_only=True, repr=False)
+class PIE(Queue):
+    """PIE, Proportional Integral controller Enhanced (RFC 8033; DOCSIS 3.1's AQM): random
+    early drop with a probability a PI controller sets from the queueing delay every
+    ``t_update``, with a burst allowance and de-randomised drops. ``type = "pie"``.
+
+    Attributes:
+        limit: Buffer size, in packets or bytes. Default: 50pkts.
+        target: QDELAY_REF: the target queueing delay. Default: 15ms.
+        t_update: T_UPDATE: how often drop_prob is updated. Default: 15ms.
+        alpha: α, per second: the weight of the delay's distance from target. Default: 0.125.
+        beta: β, per second: the weight of the delay's change since the last update.
+            Default: 1.25.
+        max_burst: MAX_BURST: the burst allowance after an idle period. Default: 150ms.
+        ecn: Mark ECN-capable packets instead of dropping them while drop_prob ≤ mark_ecn_th.
+            Default: false.
+        mark_ecn_th: Above this drop probability ECN-capable packets are dropped too (RFC 8033
+            §5.1). Default: 0.1.
+        derandomize: De-randomise drops with accu_prob (RFC 8033 §5.1); false: independent
+            drops with probability drop_prob. Default: true.
+        mean_pkt_size: MEAN_PKTSIZE: no early drop while at most two such packets' bytes wait.
+            Default: 1500B.
+    """
+
+    _tag = "pie"
+    limit: Limit | None = _opt("limit")
+    target: Duration | None = _opt("duration")
+    t_update: Duration | None = _opt("duration")
+    alpha: float | None = _opt("number", lo=0.0)
+    beta: float | None = _opt("number", lo=0.0)
+    max_burst: Duration | None = _opt("duration")
+    ecn: bool | None = _opt("bool")
+    mark_ecn_th: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
+    derandomize: bool | None = _opt("bool")
+    mean_pkt_size: Size | None = _opt("bytes")
+
+
+@dataclass(kw_only=True, repr=False)
+class StepMarking(Queue):
+    """Step marking at an instantaneous threshold, the switch side of DCTCP (RFC 8257 §3.1):
+    ECN-capable arrivals are marked while more than ``threshold`` waits; tail drop at the
+    limit. ``type = "step"``.
+
+    Attributes:
+        limit: Buffer size, in packets or bytes. Default: 50pkts.
+        threshold: K: mark ECN-capable arrivals while more than this waits, in packets
+            (``"65pkts"``) or bytes (``"90KB"``); DCTCP's guideline is K > C·RTT/7. Required.
+    """
+
+    _tag = "step"
+    limit: Limit | None = _opt("limit")
+    threshold: Limit = field(metadata=_req("limit"))
+
+
 #: Every queue kind, by its ``type``.
 QUEUES: dict[str, type[Queue]] = {
-    q._tag: q for q in (DropTail, RED, AdaptiveRED, RIO, WRED, RIOPlusO, DWRED, MultiQueue, FDDRED) if q._tag
+    q._tag: q
+    for q in (
+        DropTail,
+        RED,
+        AdaptiveRED,
+        RIO,
+        WRED,
+        RIOPlusO,
+        DWRED,
+        MultiQueue,
+        FDDRED,
+        CoDel,
+        FQCoDel,
+        PIE,
+        StepMarking,
+    )
+    if q._tag
 }
 Queue._registry = dict(QUEUES)
 

@@ -504,15 +504,15 @@ def _link_columns() -> Iterator[Column]:
     yield Column(
         "window_admitted",
         "packets",
-        "Packets admitted to the queue inside the measurement window (single-FIFO directions; 0 on "
-        "multi-queue links).",
+        "Packets admitted to the queue inside the measurement window. On links whose queue decides "
+        "at dequeue (multi, codel, fq_codel, pie), counted when their transmission starts: packets "
+        "dropped at dequeue are not counted.",
     )
     yield Column(
         "window_wait_ns",
         "ns",
         "Sum, over the packets admitted inside the measurement window, of the time from admission to "
-        "the start of their transmission (0 on multi-queue links); divided by window_admitted it is "
-        "the mean queueing delay.",
+        "the start of their transmission; divided by window_admitted it is the mean queueing delay.",
     )
     yield Column(
         "queued_at_end",

@@ -20,7 +20,7 @@ use qoslab_core::net::link::{Admit, LinkDir, LinkStats};
 use qoslab_core::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
 use qoslab_core::rng::{stream, SimRng};
 use qoslab_core::scenario::{Action, Scenario};
-use qoslab_core::sim::{build_aqm, build_multi, Conditioner};
+use qoslab_core::sim::{build_aqm, build_qdisc, Conditioner};
 use qoslab_core::units::SimTime;
 
 use crate::ipv4::Headers;
@@ -117,7 +117,7 @@ impl Emulator {
                 SimRng::derive(seed, stream::QUEUE | dir_id),
                 (0, SimTime::MAX),
             );
-            link.multi = build_multi(qc, l.bandwidth_bps, seed, dir_id).map(Box::new);
+            link.held = build_qdisc(qc, l.bandwidth_bps, seed, dir_id);
             out.push(Dir {
                 spec,
                 link,
@@ -224,10 +224,13 @@ impl Emulator {
         for i in range {
             d.link.depart(i);
         }
-        let admit = if d.link.multi.is_some() {
-            let a = d.link.enqueue_multi(now, id, &mut self.arena);
+        let admit = if d.link.held.is_some() {
+            // Only multi queues reach here (the disciplines that drop at dequeue are not
+            // emulable: `QueueDiscipline::emulable`), and they never drop packets they hold.
+            let a = d.link.enqueue_held(now, id, &mut self.arena);
+            debug_assert!(d.link.take_dropped().is_none());
             if let Admit::Queued { .. } = a {
-                if let Some((done, _)) = d.link.start_next(now) {
+                if let Some((done, _)) = d.link.start_next(now, &mut self.arena) {
                     d.tx_done = Some(done);
                 }
             }
@@ -297,7 +300,8 @@ impl Emulator {
             for i in d.link.advance(t) {
                 d.link.depart(i);
             }
-            d.tx_done = d.link.start_next(t).map(|(done, _)| done);
+            d.tx_done = d.link.start_next(t, &mut self.arena).map(|(done, _)| done);
+            debug_assert!(d.link.take_dropped().is_none());
         }
     }
 

@@ -7,18 +7,22 @@
 
 pub mod af;
 pub mod ared;
+pub mod codel;
 pub mod droptail;
 pub mod dsred;
 pub mod dwred;
 pub mod ewma;
 pub mod fdd_red;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod registry;
 pub mod rio;
 pub mod rio_plus_o;
+pub mod step;
 pub mod wred;
 
-use crate::packet::PacketMeta;
+use crate::packet::{PacketArena, PacketId, PacketMeta};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
@@ -140,4 +144,69 @@ pub trait Aqm {
     /// A signal from another component arrives (the value it carries; DWRED: the window a
     /// TWAM ingress signals). See [`registry::QueueDiscipline::signal_source`].
     fn on_signal(&mut self, _value: f64) {}
+}
+
+/// A packet a [`Qdisc`] hands to the transmitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dequeued {
+    pub id: PacketId,
+    pub size: u32,
+    /// The discipline set ECN Congestion Experienced on it at dequeue (CoDel).
+    pub marked: bool,
+}
+
+/// One queue's state for the time series: packets and bytes waiting, and the discipline's
+/// averages ([`Aqm::average`], [`Aqm::averages`]; NaN where there is none).
+#[derive(Debug, Clone, Copy)]
+pub struct QueueSample {
+    pub len_pkts: u64,
+    pub len_bytes: u64,
+    pub average: f64,
+    pub averages: [f64; 3],
+}
+
+/// Packets a [`Qdisc`] dropped while deciding (at dequeue, or to make room for an arrival),
+/// with the reason; the host accounts for them and frees them.
+pub type Dropped = Vec<(PacketId, DropReason)>;
+
+/// A queue discipline that holds its packets and decides at dequeue too, Linux's qdisc: CoDel's
+/// sojourn-time drops, FQ-CoDel's flow queues, PIE's dequeue-side delay estimate, a multi
+/// queue's scheduler. Unlike an [`Aqm`] on the FIFO line, departure times depend on later
+/// decisions, so the link host drives it with an explicit end-of-transmission event and asks
+/// for one packet each time the transmitter is free.
+pub trait Qdisc: Send {
+    /// A packet arrives (the host has set its `prec`); the verdict on it. Packets already held
+    /// that the discipline drops instead (FQ-CoDel's drop from the fattest flow) go to
+    /// `dropped`; the arriving packet is never among them.
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        arena: &mut PacketArena,
+        dropped: &mut Dropped,
+    ) -> Verdict;
+    /// The transmitter is free at `now`: the packet it sends next, if any. Packets dropped on
+    /// the way (CoDel) go to `dropped`.
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        arena: &mut PacketArena,
+        dropped: &mut Dropped,
+    ) -> Option<Dequeued>;
+    /// Packets waiting.
+    fn waiting(&self) -> usize;
+    /// Bytes waiting.
+    fn waiting_bytes(&self) -> u64;
+    /// How many queues it reports in time series (a multi queue: its physical queues).
+    fn queues(&self) -> usize {
+        1
+    }
+    /// The state of reported queue `i` (`i < queues()`).
+    fn sample(&self, i: usize) -> QueueSample;
+    /// The discipline of reported queue `i`, for signals (DWRED inside a multi queue).
+    fn aqm_mut(&mut self, _i: usize) -> Option<&mut AnyAqm> {
+        None
+    }
+    /// Heap bytes held (memory accounting).
+    fn heap_bytes(&self) -> usize;
 }

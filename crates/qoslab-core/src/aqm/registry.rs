@@ -11,7 +11,7 @@
 
 use serde::{Serialize, Serializer};
 
-use super::{Aqm, QueueView, Verdict};
+use super::{Aqm, Qdisc, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::{key_error, KeyError, Param, Table, LIMIT};
 use crate::rng::SimRng;
@@ -44,6 +44,30 @@ pub trait QueueDiscipline: Sized {
     /// The conditioner whose window signal it follows, and the signalling delay (ns).
     fn signal_source(&self) -> Option<(&str, u64)> {
         None
+    }
+    /// Kinds that hold their packets and decide at dequeue too (CoDel, FQ-CoDel, PIE, multi
+    /// queues): the [`Qdisc`] of one link direction. `None` for the kinds the FIFO line runs
+    /// through [`Self::build`].
+    fn qdisc(&self, _env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
+        None
+    }
+}
+
+/// What a [`Qdisc`] is built for: its link direction and run.
+#[derive(Debug, Clone, Copy)]
+pub struct QdiscEnv {
+    pub link_bps: u64,
+    /// The queue's buffer.
+    pub limit: Limit,
+    pub seed: u64,
+    /// The link direction (link index · 2 + direction), which names its random streams.
+    pub dir_id: u64,
+}
+
+impl QdiscEnv {
+    /// The direction's own random stream (the one a FIFO-line discipline would get).
+    pub fn rng(&self) -> SimRng {
+        SimRng::derive(self.seed, crate::rng::stream::QUEUE | self.dir_id)
     }
 }
 
@@ -242,6 +266,10 @@ macro_rules! queue_registry {
             pub fn signal_source(&self) -> Option<(&str, u64)> {
                 match self { $( Discipline::$variant(c) => c.signal_source(), )* }
             }
+            /// The packet-holding queue of kinds that decide at dequeue ([`Qdisc`]).
+            pub fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
+                match self { $( Discipline::$variant(c) => c.qdisc(env), )* }
+            }
         }
 
         impl Aqm for AnyAqm {
@@ -285,7 +313,9 @@ macro_rules! queue_registry {
     };
 }
 
-use super::{ared, droptail, dsred, dwred, fdd_red, red, rio, rio_plus_o, wred};
+use super::{
+    ared, codel, droptail, dsred, dwred, fdd_red, fq_codel, pie, red, rio, rio_plus_o, step, wred,
+};
 use crate::net::multiqueue;
 
 queue_registry! {
@@ -308,6 +338,14 @@ queue_registry! {
     "multi" => Multi(multiqueue::MultiConfig => droptail::DropTail),
     /// FDD-RED (Hashemi et al.): RED decides when, a fair-dropping index whose packet.
     "fdd_red" => FddRed(fdd_red::FddRedConfig => Box<fdd_red::FddRed>),
+    /// CoDel (RFC 8289): drops (or marks) at dequeue when the sojourn time stays above target.
+    "codel" => Codel(codel::CodelConfig => droptail::DropTail),
+    /// FQ-CoDel (RFC 8290): flow queues served by DRR, CoDel in each.
+    "fq_codel" => FqCodel(fq_codel::FqCodelConfig => droptail::DropTail),
+    /// PIE (RFC 8033): a drop probability driven by the queueing delay.
+    "pie" => Pie(pie::PieConfig => droptail::DropTail),
+    /// Step marking at an instantaneous threshold (DCTCP's switch, RFC 8257 §3.1).
+    "step" => Step(step::StepConfig => step::Step),
 }
 
 /// One queue: its buffer limit and discipline, and the key path of its table (for errors
@@ -395,8 +433,9 @@ impl QueueConfig {
     }
 }
 
-impl Serialize for QueueConfig {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl QueueConfig {
+    /// The flat form: every key of every kind, the unused ones at neutral values.
+    pub fn flat_form(&self) -> FlatQueue<'_> {
         let (limit_pkts, limit_bytes) = match self.limit {
             Limit::Packets(p) => (Some(p), None),
             Limit::Bytes(b) => (None, Some(b)),
@@ -431,6 +470,18 @@ impl Serialize for QueueConfig {
             emulable: self.discipline.emulable(),
         };
         self.discipline.flat(&mut f);
-        f.serialize(s)
+        f
+    }
+
+    /// Whether it can set ECN Congestion Experienced (its flat form's `ecn`; a multi queue: any
+    /// of its physical queues). DCTCP needs such a queue on its path.
+    pub fn marks_ecn(&self) -> bool {
+        self.flat_form().ecn || self.subqueues().iter().any(|s| s.queue.marks_ecn())
+    }
+}
+
+impl Serialize for QueueConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.flat_form().serialize(s)
     }
 }

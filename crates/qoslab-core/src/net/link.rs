@@ -13,13 +13,14 @@
 //! sees is exactly the packets whose transmission has not started, and an idle period starts
 //! at the end of the last transmission (ns-2's `REDQueue::deque` on an empty queue).
 //!
-//! A multi-queue scheduler (priority, WRR, DRR) cannot fix departure times at admission; such
-//! a link needs an explicit transmission event and will get its own host.
+//! A discipline that holds its packets and decides at dequeue ([`Qdisc`]: a multi queue's
+//! scheduler, CoDel, FQ-CoDel, PIE) cannot fix departure times at admission: such a link
+//! direction asks it for a packet whenever the transmitter is free, driven by an explicit
+//! end-of-transmission event, and its packets enter the line when their transmission starts.
 
 use std::collections::VecDeque;
 
-use super::multiqueue::MultiQueue;
-use crate::aqm::{AnyAqm, Aqm, DropReason, QueueView, Verdict};
+use crate::aqm::{AnyAqm, Aqm, DropReason, Dropped, Qdisc, QueueView, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
 use crate::units::{ceil_div, Limit, SimTime, NS_PER_SEC};
@@ -39,8 +40,9 @@ pub struct LinkStats {
     /// Arrivals and drops per drop precedence of packets arriving inside the window.
     pub window_arrivals_by_prec: [u64; 3],
     pub window_drops_by_prec: [u64; 3],
-    /// FIFO line only (0 on multi-queue links): packets admitted inside the window and the sum
-    /// of their waiting times before transmission starts (ns), fixed at admission.
+    /// Packets admitted inside the window and the sum of their waiting times before
+    /// transmission starts (ns): fixed at admission on the FIFO line; counted when their
+    /// transmission starts under a [`Qdisc`] (packets it drops at dequeue are not counted).
     pub window_admitted: u64,
     pub window_wait_ns: u64,
 }
@@ -91,12 +93,15 @@ pub struct LinkDir {
     win: (SimTime, SimTime),
     pub stats: LinkStats,
     pub capture: Option<usize>,
-    /// Several physical queues and a scheduler instead of the single FIFO; packets then enter
-    /// `line` when their transmission starts, and an end-of-transmission event drives the
-    /// scheduler.
-    pub multi: Option<Box<MultiQueue>>,
-    /// An end-of-transmission event is pending (multi-queue links only).
+    /// A discipline holding its packets instead of the single FIFO ([`Qdisc`]); packets then
+    /// enter `line` when their transmission starts, and an end-of-transmission event asks it
+    /// for the next.
+    pub held: Option<Box<dyn Qdisc>>,
+    /// An end-of-transmission event is pending (`held` links only).
     pub tx_pending: bool,
+    /// Packets the [`Qdisc`] dropped, accounted for and waiting for the caller to free them
+    /// ([`Self::take_dropped`]).
+    dropped: Dropped,
 }
 
 /// What happened to an arriving packet.
@@ -146,15 +151,16 @@ impl LinkDir {
             win,
             stats: LinkStats::default(),
             capture: None,
-            multi: None,
+            held: None,
             tx_pending: false,
+            dropped: Vec::new(),
         }
     }
 
     /// Packets waiting (not yet being transmitted).
     #[inline]
     pub fn waiting(&self) -> usize {
-        match &self.multi {
+        match &self.held {
             Some(m) => m.waiting(),
             None => self.line.len() - self.started,
         }
@@ -162,23 +168,65 @@ impl LinkDir {
 
     /// Bytes waiting.
     pub fn waiting_bytes(&self) -> u64 {
-        match &self.multi {
+        match &self.held {
             Some(m) => m.waiting_bytes(),
             None => self.q_bytes,
         }
     }
 
-    /// Multi-queue links: classifies and judges an arriving packet.
-    pub fn enqueue_multi(&mut self, now: SimTime, id: PacketId, arena: &mut PacketArena) -> Admit {
+    /// `held` links: the discipline judges an arriving packet (and may drop packets it holds:
+    /// see [`Self::take_dropped`]).
+    pub fn enqueue_held(&mut self, now: SimTime, id: PacketId, arena: &mut PacketArena) -> Admit {
         self.stats.arrivals += 1;
-        let m = self.multi.as_mut().expect("a multi-queue link");
-        let (_, v) = m.admit(now, id, arena);
-        let prec = arena.get(id).prec;
+        let pkt = arena.get_mut(id);
+        pkt.prec = crate::ds::drop_precedence(pkt.dscp);
+        pkt.enqueued_at = now;
+        let prec = pkt.prec;
+        let m = self
+            .held
+            .as_mut()
+            .expect("a link with a packet-holding queue");
+        let from = self.dropped.len();
+        let v = m.enqueue(now, id, arena, &mut self.dropped);
+        self.account_dropped(from, arena);
         match self.account(now, prec, v) {
             Some(r) => Admit::Dropped(r),
             None => Admit::Queued {
                 schedule_arrival: None,
             },
+        }
+    }
+
+    /// Counts the drops the discipline reported from `dropped[from..]` (by the precedence of
+    /// each packet, in the window when it arrived in the window).
+    fn account_dropped(&mut self, from: usize, arena: &PacketArena) {
+        for k in from..self.dropped.len() {
+            let (id, r) = self.dropped[k];
+            let p = arena.get(id);
+            let prec = p.prec as usize;
+            self.stats.drops[r as usize] += 1;
+            self.stats.drops_by_prec[prec] += 1;
+            if p.enqueued_at >= self.win.0 && p.enqueued_at < self.win.1 {
+                self.stats.window_drops_by_prec[prec] += 1;
+            }
+        }
+    }
+
+    /// The packets the [`Qdisc`] dropped since the last call (already counted here): the
+    /// caller frees them and tells their flows.
+    pub fn take_dropped(&mut self) -> Option<Dropped> {
+        if self.dropped.is_empty() {
+            None
+        } else {
+            Some(std::mem::take(&mut self.dropped))
+        }
+    }
+
+    /// Gives back the buffer [`Self::take_dropped`] took, emptied, to reuse its allocation.
+    pub fn restore_dropped(&mut self, mut buf: Dropped) {
+        if self.dropped.is_empty() {
+            buf.clear();
+            self.dropped = buf;
         }
     }
 
@@ -212,14 +260,35 @@ impl LinkDir {
         reason
     }
 
-    /// Multi-queue links: if the transmitter is free, starts the packet the scheduler picks.
+    /// `held` links: if the transmitter is free, starts the packet the discipline hands over.
     /// Returns the end of its transmission, and its far-end arrival time and id when an arrival
-    /// event must be scheduled (the line was empty).
-    pub fn start_next(&mut self, now: SimTime) -> Option<(SimTime, Option<(SimTime, PacketId)>)> {
+    /// event must be scheduled (the line was empty). Packets dropped at dequeue are left for
+    /// [`Self::take_dropped`].
+    pub fn start_next(
+        &mut self,
+        now: SimTime,
+        arena: &mut PacketArena,
+    ) -> Option<(SimTime, Option<(SimTime, PacketId)>)> {
         if self.tx_pending || self.last_done > now {
             return None;
         }
-        let (id, size) = self.multi.as_mut().expect("a multi-queue link").next(now)?;
+        let m = self
+            .held
+            .as_mut()
+            .expect("a link with a packet-holding queue");
+        let from = self.dropped.len();
+        let next = m.dequeue(now, arena, &mut self.dropped);
+        self.account_dropped(from, arena);
+        let d = next?;
+        if d.marked {
+            self.stats.marks += 1;
+        }
+        let p = arena.get(d.id);
+        if p.enqueued_at >= self.win.0 && p.enqueued_at < self.win.1 {
+            self.stats.window_admitted += 1;
+            self.stats.window_wait_ns += now - p.enqueued_at;
+        }
+        let (id, size, prec) = (d.id, d.size, p.prec);
         if self.last_done < now || self.busy_bits == 0 {
             self.busy_start = now;
             self.busy_bits = 0;
@@ -232,7 +301,7 @@ impl LinkDir {
         self.line.push_back(InLine {
             id,
             size,
-            prec: 0,
+            prec,
             start: now,
             done,
         });
@@ -376,7 +445,7 @@ impl LinkDir {
 
     /// Packets admitted and not yet transmitted completely (waiting or being serialised).
     pub fn queued(&self) -> u64 {
-        let waiting_elsewhere = self.multi.as_ref().map_or(0, |m| m.waiting());
+        let waiting_elsewhere = self.held.as_ref().map_or(0, |m| m.waiting());
         (self.line.len() - self.departed + waiting_elsewhere) as u64
     }
 

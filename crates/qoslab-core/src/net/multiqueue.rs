@@ -9,8 +9,10 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::scheduler::Scheduler;
-use crate::aqm::registry::{FlatQueue, Ns2Export, QueueConfig, QueueDiscipline};
-use crate::aqm::{AnyAqm, Aqm, Discipline, QueueView, Verdict};
+use crate::aqm::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline};
+use crate::aqm::{
+    AnyAqm, Aqm, Dequeued, Discipline, Dropped, Qdisc, QueueSample, QueueView, Verdict,
+};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table};
 use crate::rng::SimRng;
@@ -167,9 +169,64 @@ impl QueueDiscipline for MultiConfig {
             None => Ns2Export::Dsred,
         }
     }
+    fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
+        Some(Box::new(self.build_queue(
+            env.link_bps,
+            env.seed,
+            env.dir_id,
+        )))
+    }
 }
 
 impl MultiConfig {
+    /// The physical queues and scheduler for a link direction of `bps` bit/s (`dir_id` names
+    /// the sub-queues' random streams).
+    pub fn build_queue(&self, bps: u64, seed: u64, dir_id: u64) -> MultiQueue {
+        let queues = &self.queues;
+        let default = queues
+            .iter()
+            .position(|s| s.default)
+            .expect("validated: one default queue");
+        let mut class_of = [default as u8; 64];
+        for (i, s) in queues.iter().enumerate() {
+            for &d in &s.dscp {
+                class_of[d as usize] = i as u8;
+            }
+        }
+        let subs = queues
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                // Sub-queue streams: distinct from every link direction's own stream.
+                let rng = SimRng::derive(
+                    seed,
+                    crate::rng::stream::QUEUE | (1 << 40) | (dir_id << 4) | i as u64,
+                );
+                SubQueue::new(s.queue.discipline.build(bps), s.queue.limit(), rng)
+            })
+            .collect();
+        let sched = match self.scheduler {
+            SchedulerKind::Priority => Scheduler::Priority,
+            SchedulerKind::Rr => Scheduler::RoundRobin { next: 0 },
+            SchedulerKind::Wrr => Scheduler::Wrr {
+                weights: queues.iter().map(|s| s.weight).collect(),
+                current: 0,
+                served: 0,
+            },
+            SchedulerKind::Drr => Scheduler::Drr {
+                quanta: queues.iter().map(|s| s.quantum_bytes).collect(),
+                deficit: vec![0; queues.len()],
+                current: 0,
+                visited: false,
+            },
+        };
+        MultiQueue {
+            subs,
+            class_of,
+            sched,
+        }
+    }
+
     /// Why ns-2's dsRED cannot be this multi queue, or `None`. A dsRED queue has up to 8
     /// physical queues served by PRI, RR or WRR (whole packets), each a droptail (DROP mode),
     /// RIO-C, RIO-D or WRED queue, with one `limit_` and one mean packet size for all of them
@@ -284,6 +341,16 @@ fn subqueue(
             return Err(key_error(
                 format!("{sk}.queue.type"),
                 "a physical queue cannot itself be a multi queue",
+            ))
+        }
+        Discipline::Codel(_) | Discipline::FqCodel(_) | Discipline::Pie(_) => {
+            return Err(key_error(
+                format!("{sk}.queue.type"),
+                format!(
+                    "a physical queue of a multi queue cannot be {} (it decides at dequeue; \
+                     use it as a link's queue)",
+                    inner.type_name()
+                ),
             ))
         }
         _ => {}
@@ -444,12 +511,65 @@ impl MultiQueue {
         }
         Some((id, size))
     }
+}
 
-    pub fn waiting(&self) -> usize {
+impl Qdisc for MultiQueue {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        arena: &mut PacketArena,
+        _dropped: &mut Dropped,
+    ) -> Verdict {
+        self.admit(now, id, arena).1
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        _arena: &mut PacketArena,
+        _dropped: &mut Dropped,
+    ) -> Option<Dequeued> {
+        self.next(now).map(|(id, size)| Dequeued {
+            id,
+            size,
+            marked: false,
+        })
+    }
+
+    fn waiting(&self) -> usize {
         self.subs.iter().map(|s| s.fifo.len()).sum()
     }
 
-    pub fn waiting_bytes(&self) -> u64 {
+    fn waiting_bytes(&self) -> u64 {
         self.subs.iter().map(|s| s.bytes).sum()
+    }
+
+    fn queues(&self) -> usize {
+        self.subs.len()
+    }
+
+    fn sample(&self, i: usize) -> QueueSample {
+        let s = &self.subs[i];
+        QueueSample {
+            len_pkts: s.fifo.len() as u64,
+            len_bytes: s.bytes,
+            average: s.aqm.average().unwrap_or(f64::NAN),
+            averages: s.aqm.averages(),
+        }
+    }
+
+    fn aqm_mut(&mut self, i: usize) -> Option<&mut AnyAqm> {
+        self.subs.get_mut(i).map(|s| &mut s.aqm)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<MultiQueue>()
+            + self.subs.capacity() * std::mem::size_of::<SubQueue>()
+            + self
+                .subs
+                .iter()
+                .map(|s| s.fifo.capacity() * std::mem::size_of::<(PacketId, u32, u8)>())
+                .sum::<usize>()
     }
 }

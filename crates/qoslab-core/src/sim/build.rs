@@ -3,66 +3,28 @@
 //! drive the very same state machines. Every kind is built by its own configuration
 //! ([`crate::aqm::registry`]): there is no fallback to a default algorithm.
 
-use crate::aqm::AnyAqm;
+use crate::aqm::registry::QdiscEnv;
+use crate::aqm::{AnyAqm, Qdisc};
 use crate::conditioner::{AnyMeter, Color, Meter, MeterSpec};
-use crate::net::multiqueue::{MultiQueue, SchedulerKind, SubQueue};
-use crate::net::scheduler::Scheduler;
 use crate::packet::PacketMeta;
 use crate::rng::{stream, SimRng};
-use crate::scenario::{Action, ConditionerConfig, Discipline, QueueConfig, Scope};
+use crate::scenario::{Action, ConditionerConfig, QueueConfig, Scope};
 use crate::units::SimTime;
 
-/// The queue discipline of a resolved queue on a link of `bps` bit/s. A multi queue's own
-/// discipline is a tail drop: its physical queues are built by [`build_multi`].
+/// The queue discipline of a resolved queue on a link of `bps` bit/s. A packet-holding kind's
+/// own discipline is a tail drop: its queue is built by [`build_qdisc`].
 pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
     qc.discipline.build(bps)
 }
 
-/// The physical queues and scheduler of a multi-queue link direction; `None` for any other
-/// queue.
-pub fn build_multi(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> Option<MultiQueue> {
-    let Discipline::Multi(m) = &qc.discipline else {
-        return None;
-    };
-    let queues = &m.queues;
-    let default = queues
-        .iter()
-        .position(|s| s.default)
-        .expect("validated: one default queue");
-    let mut class_of = [default as u8; 64];
-    for (i, s) in queues.iter().enumerate() {
-        for &d in &s.dscp {
-            class_of[d as usize] = i as u8;
-        }
-    }
-    let subs = queues
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            // Sub-queue streams: distinct from every link direction's own stream.
-            let rng = SimRng::derive(seed, stream::QUEUE | (1 << 40) | (dir_id << 4) | i as u64);
-            SubQueue::new(build_aqm(&s.queue, bps), s.queue.limit(), rng)
-        })
-        .collect();
-    let sched = match m.scheduler {
-        SchedulerKind::Priority => Scheduler::Priority,
-        SchedulerKind::Rr => Scheduler::RoundRobin { next: 0 },
-        SchedulerKind::Wrr => Scheduler::Wrr {
-            weights: queues.iter().map(|s| s.weight).collect(),
-            current: 0,
-            served: 0,
-        },
-        SchedulerKind::Drr => Scheduler::Drr {
-            quanta: queues.iter().map(|s| s.quantum_bytes).collect(),
-            deficit: vec![0; queues.len()],
-            current: 0,
-            visited: false,
-        },
-    };
-    Some(MultiQueue {
-        subs,
-        class_of,
-        sched,
+/// The packet-holding queue of a link direction whose discipline decides at dequeue (CoDel,
+/// FQ-CoDel, PIE, a multi queue's scheduler); `None` for the kinds the FIFO line runs.
+pub fn build_qdisc(qc: &QueueConfig, bps: u64, seed: u64, dir_id: u64) -> Option<Box<dyn Qdisc>> {
+    qc.discipline.qdisc(&QdiscEnv {
+        link_bps: bps,
+        limit: qc.limit(),
+        seed,
+        dir_id,
     })
 }
 

@@ -18,8 +18,10 @@ impl Simulation {
             return;
         }
         self.advance(now, d);
-        if self.dirs[d].multi.is_some() {
-            match self.dirs[d].enqueue_multi(now, id, &mut self.arena) {
+        if self.dirs[d].held.is_some() {
+            let admit = self.dirs[d].enqueue_held(now, id, &mut self.arena);
+            self.free_dropped(d);
+            match admit {
                 Admit::Dropped(r) => self.on_drop(d, id, r),
                 Admit::Queued { .. } => self.start_next(now, d),
             }
@@ -67,9 +69,23 @@ impl Simulation {
         true
     }
 
-    /// Multi-queue links: start the next transmission if the transmitter is free.
+    /// The packets direction `d`'s packet-holding queue dropped (already counted by the link):
+    /// freed, and their flows told.
+    fn free_dropped(&mut self, d: usize) {
+        if let Some(buf) = self.dirs[d].take_dropped() {
+            for &(id, r) in &buf {
+                self.on_drop(d, id, r);
+            }
+            self.dirs[d].restore_dropped(buf);
+        }
+    }
+
+    /// Links with a packet-holding queue: start the next transmission if the transmitter is
+    /// free.
     pub(super) fn start_next(&mut self, now: SimTime, d: usize) {
-        if let Some((done, arrival)) = self.dirs[d].start_next(now) {
+        let next = self.dirs[d].start_next(now, &mut self.arena);
+        self.free_dropped(d);
+        if let Some((done, arrival)) = next {
             self.q.at(done, EventKind::TxDone(d as u32));
             if let Some((t, id)) = arrival {
                 self.q.at(t, EventKind::Arrive(d as u32, id as u32));

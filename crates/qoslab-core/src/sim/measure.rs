@@ -107,23 +107,7 @@ impl Simulation {
                 .iter()
                 .map(|d| {
                     d.line.capacity() * std::mem::size_of::<InLine>()
-                        + d.multi.as_ref().map_or(0, |m| {
-                            std::mem::size_of_val(&**m)
-                                    + m.subs.capacity()
-                                        * std::mem::size_of::<crate::net::multiqueue::SubQueue>()
-                                    + m.subs
-                                        .iter()
-                                        .map(|s| {
-                                            s.fifo.capacity()
-                                                * std::mem::size_of::<(
-                                                    crate::packet::PacketId,
-                                                    u32,
-                                                    u8,
-                                                )>(
-                                                )
-                                        })
-                                        .sum::<usize>()
-                        })
+                        + d.held.as_ref().map_or(0, |m| m.heap_bytes())
                 })
                 .sum::<usize>();
         let flows = self.flows.capacity() * std::mem::size_of::<super::Flow>()
@@ -170,7 +154,7 @@ impl Simulation {
         }
         let s = &mut self.series;
         for (d, l) in self.dirs.iter().enumerate() {
-            match &l.multi {
+            match &l.held {
                 None => {
                     s.q_time_ns.push(now);
                     s.q_dir.push(d as u32);
@@ -184,15 +168,15 @@ impl Simulation {
                     }
                 }
                 Some(m) => {
-                    for (i, sub) in m.subs.iter().enumerate() {
+                    for i in 0..m.queues() {
+                        let q = m.sample(i);
                         s.q_time_ns.push(now);
                         s.q_dir.push(d as u32);
                         s.q_sub.push(i as u32);
-                        s.q_len_pkts.push(sub.fifo.len() as u32);
-                        s.q_len_bytes.push(sub.bytes);
-                        s.q_avg
-                            .push(crate::aqm::Aqm::average(&sub.aqm).unwrap_or(f64::NAN));
-                        for (k, v) in crate::aqm::Aqm::averages(&sub.aqm).into_iter().enumerate() {
+                        s.q_len_pkts.push(q.len_pkts as u32);
+                        s.q_len_bytes.push(q.len_bytes);
+                        s.q_avg.push(q.average);
+                        for (k, v) in q.averages.into_iter().enumerate() {
                             s.q_avg_prec[k].push(v);
                         }
                     }

@@ -19,7 +19,7 @@ mod transport;
 pub mod window;
 
 pub use arrivals::{FlowRecord, ProcessCounts};
-pub use build::{build_aqm, build_multi, pre_color, Conditioner};
+pub use build::{build_aqm, build_qdisc, pre_color, Conditioner};
 pub use delay::{DelayStats, DelaySummary};
 pub use fold::ClassResult;
 pub use measure::{jain_index, FlowResult, LinkResult, MemoryUse, RunResults, Series};
@@ -330,7 +330,7 @@ fn build_dirs(sc: &Scenario, seed: u64) -> Vec<LinkDir> {
                 SimRng::derive(seed, stream::QUEUE | dir_id),
                 (sc.measurement.start_ns, sc.measurement.end_ns),
             );
-            dir.multi = build_multi(qc, l.bandwidth_bps, seed, dir_id).map(Box::new);
+            dir.held = build_qdisc(qc, l.bandwidth_bps, seed, dir_id);
             dirs.push(dir);
         }
     }

@@ -1,0 +1,300 @@
+//! PIE, "Proportional Integral controller Enhanced" (RFC 8033; DOCSIS 3.1's AQM).
+//!
+//! An arriving packet is dropped at random with probability `drop_prob`; every `t_update`
+//! the controller moves `drop_prob` by α·(qdelay − target) + β·(qdelay − qdelay_old), scaled
+//! down while `drop_prob` is small (RFC 8033 §4.2's table), the increase capped at 2 % above
+//! 10 %, and decayed by 2 % per update while the queue stays empty. A burst allowance
+//! (`max_burst`) lets a new burst through unharmed; the de-randomisation of RFC 8033 §5.1
+//! (`accu_prob`) spaces drops more evenly than independent coin flips; the work-conserving
+//! safeguard never drops while the delay is under half the target and `drop_prob` under 20 %,
+//! or while at most two packets' worth of bytes wait. With `ecn`, an ECN-capable packet is
+//! marked instead while `drop_prob` ≤ `mark_ecn_th` (RFC 8033 §5.1).
+//!
+//! The queueing delay is measured with timestamps, as Linux's default: the sojourn time of the
+//! packet that last left (0 once the queue is empty). PIE holds its packets so that the delay
+//! is read at dequeue; the periodic update runs in order at its own times, caught up at each
+//! enqueue and dequeue (nothing that the update reads changes in between). Left out: the
+//! 250 ms "p += 2 %" rule of Linux (not in RFC 8033), byte mode, and the rate estimator.
+
+use super::codel::{fits, Fifo, Held};
+use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::{Dequeued, Dropped, Qdisc, QueueSample, Verdict};
+use crate::packet::{PacketArena, PacketId};
+use crate::params::{at_least, key_error, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::rng::SimRng;
+use crate::units::{Limit, SimTime};
+
+const PARAMS: &[Param] = &[
+    LIMIT,
+    Param::new("target", ParamKind::Duration, "15ms", "QDELAY_REF: the target queueing delay."),
+    Param::new("t_update", ParamKind::Duration, "15ms", "T_UPDATE: how often drop_prob is updated."),
+    Param::new("alpha", at_least(0.0), "0.125", "α, per second: the weight of the delay's distance from target."),
+    Param::new("beta", at_least(0.0), "1.25", "β, per second: the weight of the delay's change since the last update."),
+    Param::new("max_burst", ParamKind::Duration, "150ms", "MAX_BURST: the burst allowance after an idle period."),
+    Param::new("ecn", ParamKind::Bool, "false", "Mark ECN-capable packets instead of dropping them while drop_prob ≤ mark_ecn_th."),
+    Param::new("mark_ecn_th", open_closed(0.0, 1.0), "0.1", "Above this drop probability ECN-capable packets are dropped too (RFC 8033 §5.1)."),
+    Param::new("derandomize", ParamKind::Bool, "true", "De-randomise drops with accu_prob (RFC 8033 §5.1); false: independent drops with probability drop_prob."),
+    Param::new("mean_pkt_size", ParamKind::Bytes, "1500B", "MEAN_PKTSIZE: no early drop while at most two such packets' bytes wait."),
+];
+
+/// PIE's configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PieConfig {
+    pub target: SimTime,
+    pub t_update: SimTime,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_burst: SimTime,
+    pub ecn: bool,
+    pub mark_ecn_th: f64,
+    pub derandomize: bool,
+    pub mean_pkt_size: u64,
+}
+
+impl QueueDiscipline for PieConfig {
+    type Runtime = super::DropTail;
+    const DOC: &'static str = "PIE (RFC 8033): random early drop with a probability a PI controller sets from the queueing delay every t_update; burst allowance and de-randomised drops.";
+    const PARAMS: &'static [Param] = PARAMS;
+    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+        let c = PieConfig {
+            target: t.duration("target")?.unwrap_or(15_000_000),
+            t_update: t.duration("t_update")?.unwrap_or(15_000_000),
+            alpha: t.f64("alpha")?.unwrap_or(0.125),
+            beta: t.f64("beta")?.unwrap_or(1.25),
+            max_burst: t.duration("max_burst")?.unwrap_or(150_000_000),
+            ecn: t.bool("ecn")?.unwrap_or(false),
+            mark_ecn_th: t.f64("mark_ecn_th")?.unwrap_or(0.1),
+            derandomize: t.bool("derandomize")?.unwrap_or(true),
+            mean_pkt_size: t.bytes("mean_pkt_size")?.unwrap_or(1500),
+        };
+        if c.target == 0 {
+            return Err(key_error(t.key("target"), "target must be positive"));
+        }
+        if c.t_update < 1_000 {
+            return Err(key_error(
+                t.key("t_update"),
+                "t_update must be at least 1us (it paces the controller)",
+            ));
+        }
+        Ok(c)
+    }
+    fn build(&self, _link_bps: u64) -> super::DropTail {
+        super::DropTail
+    }
+    fn flat(&self, f: &mut FlatQueue<'_>) {
+        f.ecn = self.ecn;
+        f.extra.extend([
+            ("target_s", self.target as f64 / 1e9),
+            ("tupdate_s", self.t_update as f64 / 1e9),
+            ("alpha", self.alpha),
+            ("beta", self.beta),
+            ("max_burst_s", self.max_burst as f64 / 1e9),
+            ("mark_ecn_th", self.mark_ecn_th),
+            ("derandomize", if self.derandomize { 1.0 } else { 0.0 }),
+            ("mean_pkt_size_bytes", self.mean_pkt_size as f64),
+        ]);
+    }
+    fn ns2(&self, _limit: Limit) -> Ns2Export {
+        Ns2Export::Refused("ns-2.35 has no PIE (use the ns-3 cross-check)".into())
+    }
+    fn emulable(&self) -> bool {
+        false
+    }
+    fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
+        Some(Box::new(Pie::new(*self, env.limit, env.rng())))
+    }
+}
+
+/// The drop-probability update of RFC 8033 §4.2, from the current and previous queueing
+/// delays (seconds): the new `drop_prob`.
+pub fn update_drop_prob(c: &PieConfig, drop_prob: f64, qdelay: f64, qdelay_old: f64) -> f64 {
+    let target = c.target as f64 / 1e9;
+    let mut p = c.alpha * (qdelay - target) + c.beta * (qdelay - qdelay_old);
+    // Auto-tuning: small probabilities move in small steps.
+    p /= match drop_prob {
+        x if x < 0.000_001 => 2048.0,
+        x if x < 0.000_01 => 512.0,
+        x if x < 0.000_1 => 128.0,
+        x if x < 0.001 => 32.0,
+        x if x < 0.01 => 8.0,
+        x if x < 0.1 => 2.0,
+        _ => 1.0,
+    };
+    if drop_prob >= 0.1 && p > 0.02 {
+        p = 0.02;
+    }
+    let mut next = drop_prob + p;
+    if qdelay == 0.0 && qdelay_old == 0.0 {
+        next *= 0.98;
+    }
+    next.clamp(0.0, 1.0)
+}
+
+/// The PIE discipline.
+#[derive(Debug, Clone)]
+pub struct Pie {
+    cfg: PieConfig,
+    limit: Limit,
+    fifo: Fifo,
+    rng: SimRng,
+    pub drop_prob: f64,
+    /// Queueing delay of the last departure, s (0 once the queue is empty).
+    pub qdelay: f64,
+    pub qdelay_old: f64,
+    pub burst_allowance: SimTime,
+    accu_prob: f64,
+    /// When the next update is due.
+    next_update: SimTime,
+}
+
+impl Pie {
+    pub fn new(cfg: PieConfig, limit: Limit, rng: SimRng) -> Self {
+        Pie {
+            cfg,
+            limit,
+            fifo: Fifo::default(),
+            rng,
+            drop_prob: 0.0,
+            qdelay: 0.0,
+            qdelay_old: 0.0,
+            burst_allowance: cfg.max_burst,
+            accu_prob: 0.0,
+            next_update: cfg.t_update,
+        }
+    }
+
+    /// Runs the periodic updates due by `now`, in order.
+    pub fn catch_up(&mut self, now: SimTime) {
+        while self.next_update <= now {
+            self.update();
+            self.next_update += self.cfg.t_update;
+            if self.next_update <= now
+                && self.drop_prob == 0.0
+                && self.qdelay == 0.0
+                && self.qdelay_old == 0.0
+                && self.burst_allowance == self.cfg.max_burst
+            {
+                // Idle and settled: every further update until `now` leaves drop_prob at 0
+                // and the burst allowance full.
+                let skipped = (now - self.next_update) / self.cfg.t_update + 1;
+                self.next_update += skipped * self.cfg.t_update;
+            }
+        }
+    }
+
+    /// One update (RFC 8033 §4.2–4.3).
+    fn update(&mut self) {
+        let half = self.cfg.target as f64 / 2e9;
+        self.drop_prob = update_drop_prob(&self.cfg, self.drop_prob, self.qdelay, self.qdelay_old);
+        self.burst_allowance = self.burst_allowance.saturating_sub(self.cfg.t_update);
+        if self.drop_prob == 0.0 && self.qdelay < half && self.qdelay_old < half {
+            self.burst_allowance = self.cfg.max_burst;
+        }
+        self.qdelay_old = self.qdelay;
+    }
+
+    /// RFC 8033 §5.1 `drop_early`, with the de-randomisation.
+    fn drop_early(&mut self) -> bool {
+        let half = self.cfg.target as f64 / 2e9;
+        if (self.qdelay_old < half && self.drop_prob < 0.2)
+            || self.fifo.bytes <= 2 * self.cfg.mean_pkt_size
+        {
+            return false;
+        }
+        if !self.cfg.derandomize {
+            return self.rng.uniform() < self.drop_prob;
+        }
+        if self.drop_prob == 0.0 {
+            self.accu_prob = 0.0;
+        }
+        self.accu_prob += self.drop_prob;
+        if self.accu_prob < 0.85 {
+            return false;
+        }
+        if self.accu_prob >= 8.5 {
+            self.accu_prob = 0.0;
+            return true;
+        }
+        if self.rng.uniform() < self.drop_prob {
+            self.accu_prob = 0.0;
+            return true;
+        }
+        false
+    }
+}
+
+impl Qdisc for Pie {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        id: PacketId,
+        arena: &mut PacketArena,
+        _dropped: &mut Dropped,
+    ) -> Verdict {
+        self.catch_up(now);
+        let pkt = arena.get(id);
+        let (size, ect) = (pkt.size, pkt.ecn != 0);
+        if !fits(self.limit, self.fifo.len(), self.fifo.bytes, size) {
+            return Verdict::Overflow;
+        }
+        let mut verdict = Verdict::Enqueue;
+        if self.burst_allowance == 0 && self.drop_early() {
+            if self.cfg.ecn && ect && self.drop_prob <= self.cfg.mark_ecn_th {
+                verdict = Verdict::Mark;
+                arena.get_mut(id).ecn = 3;
+            } else {
+                return Verdict::EarlyDrop;
+            }
+        }
+        self.fifo.push(Held {
+            id,
+            size,
+            enqueued_at: now,
+        });
+        verdict
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        _arena: &mut PacketArena,
+        _dropped: &mut Dropped,
+    ) -> Option<Dequeued> {
+        self.catch_up(now);
+        let h = self.fifo.pop();
+        self.qdelay = match h {
+            Some(h) if !self.fifo.is_empty() => (now - h.enqueued_at) as f64 / 1e9,
+            _ => 0.0,
+        };
+        h.map(|h| Dequeued {
+            id: h.id,
+            size: h.size,
+            marked: false,
+        })
+    }
+
+    fn waiting(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn waiting_bytes(&self) -> u64 {
+        self.fifo.bytes
+    }
+
+    fn sample(&self, _i: usize) -> QueueSample {
+        QueueSample {
+            len_pkts: self.fifo.len() as u64,
+            len_bytes: self.fifo.bytes,
+            average: f64::NAN,
+            averages: [f64::NAN; 3],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.fifo.packets.capacity() * std::mem::size_of::<Held>()
+    }
+}
+
+#[cfg(test)]
+#[path = "pie_tests.rs"]
+mod tests;
