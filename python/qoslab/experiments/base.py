@@ -36,6 +36,7 @@ BUILTIN: tuple[str, ...] = (
     "qoslab.experiments.twam_dwred",
     "qoslab.experiments.probe_marker",
     "qoslab.experiments.mixed_traffic",
+    "qoslab.experiments.modern_aqm",
 )
 
 Point = tuple[dict[str, Any], Scenario]
