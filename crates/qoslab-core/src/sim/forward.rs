@@ -19,13 +19,7 @@ impl Simulation {
         }
         self.advance(now, d);
         if self.dirs[d].held.is_some() {
-            let admit = self.dirs[d].enqueue_held(now, id, &mut self.arena);
-            self.free_dropped(d);
-            match admit {
-                Admit::Dropped(r) => self.on_drop(d, id, r),
-                Admit::Queued { .. } => self.start_next(now, d),
-            }
-            return;
+            return self.send_held(now, d, id);
         }
         match self.dirs[d].enqueue(now, id, &mut self.arena) {
             Admit::Queued {
@@ -35,6 +29,18 @@ impl Simulation {
                 schedule_arrival: None,
             } => {}
             Admit::Dropped(r) => self.on_drop(d, id, r),
+        }
+    }
+
+    /// A packet enters link direction `d` whose queue holds its packets (a [`crate::aqm::Qdisc`]).
+    /// Kept out of line: the FIFO line is the hot path.
+    #[inline(never)]
+    fn send_held(&mut self, now: SimTime, d: usize, id: PacketId) {
+        let admit = self.dirs[d].enqueue_held(now, id, &mut self.arena);
+        self.free_dropped(d);
+        match admit {
+            Admit::Dropped(r) => self.on_drop(d, id, r),
+            Admit::Queued { .. } => self.start_next(now, d),
         }
     }
 
