@@ -50,6 +50,45 @@ PORT_BASE = 5001
 EPOCH_DELAY_S = 4.0
 #: Congestion controls the senders may use (``net.ipv4.tcp_congestion_control``).
 CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
+#: The kernel congestion control that runs each ``tcp.variant`` of the simulator. Linux's
+#: ``reno`` is NewReno with SACK; ns-2-style Reno, NewReno and SACK all map to it.
+KERNEL_CC = {"reno": "reno", "newreno": "reno", "sack": "reno", "cubic": "cubic", "bbr": "bbr"}
+
+
+def _allow_cc(cc: str, say: Any) -> None:
+    """A namespace may select only the congestion controls the host allows
+    (``net.ipv4.tcp_allowed_congestion_control``); ``cc`` is added to that list when the
+    kernel has it, and is an error when it does not."""
+    base = Path("/proc/sys/net/ipv4")
+    available = (base / "tcp_available_congestion_control").read_text().split()
+    allowed = (base / "tcp_allowed_congestion_control").read_text().split()
+    if cc in allowed:
+        return
+    if cc not in available:
+        raise EmulationError(
+            f"cc: the kernel has no {cc!r} congestion control (available: {' '.join(available)}; "
+            f"try `modprobe tcp_{cc}`)"
+        )
+    _sh(["sysctl", "-q", "-w", f"net.ipv4.tcp_allowed_congestion_control={' '.join([*allowed, cc])}"])
+    say(f"allowed the {cc} congestion control in namespaces (net.ipv4.tcp_allowed_congestion_control)")
+
+
+def scenario_cc(sc: Scenario) -> str:
+    """The kernel congestion control for the scenario's TCP senders: their ``tcp.variant``
+    (one for all of them; the link daemon's hosts share one sysctl)."""
+    variants = {f["tcp"]["variant"] for f in sc.resolved["flows"] if f.get("tcp")}
+    if len(variants) > 1:
+        raise EmulationError(
+            f"tcp.variant: the emulated hosts run one congestion control; the flows use {sorted(variants)}"
+        )
+    v = variants.pop() if variants else "reno"
+    if v not in KERNEL_CC:
+        raise EmulationError(
+            f"tcp.variant: {v!r} is not emulated (the kernel side runs {', '.join(sorted(KERNEL_CC))})"
+        )
+    return KERNEL_CC[v]
+
+
 #: How long the sinks (one Python process per flow) may take to listen on a loaded machine.
 SINK_WAIT_S = 60.0
 REPO = Path(__file__).resolve().parents[2]
@@ -307,7 +346,8 @@ def check_supported(sc: Scenario) -> None:
                 if not x.get("emulable", True):
                     raise EmulationError(
                         f"link {lk['name']!r} {d}: a {x['type']} queue is not emulated (it needs the "
-                        "simulator's signalling or reverse-path hooks); run it with `qoslab run`"
+                        "simulator's signalling, reverse-path or dequeue-time hooks); run it with "
+                        "`qoslab run`"
                     )
 
 
@@ -432,7 +472,7 @@ def run(
     *,
     duration_s: float | None = None,
     out: str | Path | None = None,
-    cc: str = "reno",
+    cc: str | None = None,
     kernel_links: tuple[str, ...] = (),
     dscp_count: bool = True,
     window_clamp: bool = False,
@@ -440,15 +480,24 @@ def run(
 ) -> EmuResult:
     """Emulates ``scenario`` for ``duration_s`` real seconds (default: its own duration).
 
-    ``cc``: congestion control of every TCP sender (reno, cubic or bbr). ``kernel_links``:
+    ``cc``: congestion control of every TCP sender (reno, cubic or bbr); by default the one
+    the scenario's ``tcp.variant`` names (:func:`scenario_cc`), and it must agree with it.
+    ``kernel_links``:
     links whose directions the kernel serialises instead of the daemon (htb at the link
     rate + pfifo of the queue's packet limit on the sender's veth; the daemon then adds the
     propagation delay only) — the calibration reference. ``window_clamp``: the receivers clamp
     their advertised window at the scenario's TCP ``window`` (ns-2's ``window_``) with
     ``TCP_WINDOW_CLAMP`` (off by default: see docs/emulation.md).
     """
-    if cc not in CONGESTION_CONTROLS:
+    if cc is not None and cc not in CONGESTION_CONTROLS:
         raise EmulationError(f"cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
+    want = scenario_cc(scenario)
+    if cc is not None and cc != want:
+        raise EmulationError(
+            f"cc: {cc!r} differs from the scenario's tcp.variant (emulated as {want!r}); set "
+            "tcp.variant instead, so that the simulation it is compared with runs the same sender"
+        )
+    cc = want
     if duration_s is not None and not (isinstance(duration_s, int | float) and 0 < duration_s <= 86400):
         raise EmulationError(f"duration: expected seconds in (0, 86400], got {duration_s!r}")
     # Ctrl-C and SIGTERM raise, so that the teardown runs, but never while something is being
@@ -506,6 +555,7 @@ def _run(
     nodes: list[str] = r["nodes"]
     links: list[dict[str, Any]] = r["links"]
     flows: list[dict[str, Any]] = r["flows"]
+    _allow_cc(cc, say)
     scen_file = work / "scenario.toml"
     scen_file.write_text(sc.text)
     plan = json.loads(_sh([str(linkd_path()), "plan", str(scen_file), str(seed)]))

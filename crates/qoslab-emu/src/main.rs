@@ -338,6 +338,9 @@ fn write_counters(
                 "drops_prec2": st.drops_by_prec[2],
                 "queued_at_end": held,
                 "propagating_at_end": propagating,
+                // The daemon's window is the whole run (start-up included).
+                "window_admitted": st.window_admitted,
+                "window_wait_ns": st.window_wait_ns,
             })
         })
         .collect();
