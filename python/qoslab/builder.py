@@ -111,7 +111,7 @@ PerMember: TypeAlias = _T | list[_T]
 
 FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace"]
 SizeLaw = Literal["fixed", "exponential", "pareto", "lognormal", "empirical"]
-TcpVariant = Literal["reno", "newreno"]
+TcpVariant = Literal["reno", "newreno", "sack", "cubic", "dctcp", "bbr"]
 Direction = Literal["ab", "ba"]
 CaptureDirection = Literal["ab", "ba", "both"]
 MeasurementPoint = Literal["receiver", "sender"]
@@ -1101,7 +1101,10 @@ class TcpSettings(Component):
     ``tcp`` table overriding them (ns-2.35's one-way agents and TCPSink).
 
     Attributes:
-        variant: Congestion control, ``"reno"`` or ``"newreno"``. Default: reno.
+        variant: Congestion control and loss recovery: ``"reno"`` or ``"newreno"`` (ns-2.35's
+            agents), ``"sack"`` (Reno with SACK recovery), ``"cubic"`` (RFC 9438), ``"dctcp"``
+            (RFC 8257, implies ``ecn``; needs a marking queue on the route) or ``"bbr"`` (BBR
+            v1, implies ``pacing``). Default: reno.
         packet_size: Data packet size on the wire. Default: 1000B.
         ack_size: ACK size on the wire. Default: 40B.
         window: Advertised-window cap, packets (ns-2's window_). Default: 20.
@@ -1116,6 +1119,10 @@ class TcpSettings(Component):
         dupack_threshold: Duplicate ACKs that trigger fast retransmit. Default: 3.
         ecn: The sender is ECN-capable (RFC 3168; ECT on data packets). Default: false.
         syn: Model ns-2's SYN (a 40-byte segment 0) before the initial window. Default: true.
+        pacing: Pace new segments at Linux's rate, gain·cwnd/srtt (gain 2 in slow start, 1.2
+            after); bbr always paces at its own rate. Default: false.
+        sack: SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr;
+            implied by variant sack; not for reno/newreno. Default: false.
     """
 
     variant: TcpVariant | None = _opt("choice", choices=TcpVariant)
@@ -1133,6 +1140,8 @@ class TcpSettings(Component):
     dupack_threshold: int | None = _opt("integer", lo=1)
     ecn: bool | None = _opt("bool")
     syn: bool | None = _opt("bool")
+    pacing: bool | None = _opt("bool")
+    sack: bool | None = _opt("bool")
 
 
 @dataclass(kw_only=True, repr=False)

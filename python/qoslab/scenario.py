@@ -238,6 +238,8 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
                 "max_burst": t["max_burst"],
                 "syn": t["syn"],
                 "ecn": t["ecn"],
+                "pacing": t["pacing"],
+                "sack": t["sack"],
             }
         flows.append(
             {

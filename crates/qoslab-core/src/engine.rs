@@ -55,6 +55,9 @@ pub enum EventKind {
     MeasureEnd,
     /// The next flow of arrival process `0` arrives.
     FlowArrival(u32),
+    /// Flow `0`'s paced sender may release its next segment (checked against the sender's
+    /// pacing time; at most one pending per flow).
+    Pace(u32),
 }
 
 impl EventKind {
@@ -76,6 +79,7 @@ impl EventKind {
             EventKind::MeasureStart => (11, 0, 0),
             EventKind::MeasureEnd => (12, 0, 0),
             EventKind::FlowArrival(a) => (13, a, 0),
+            EventKind::Pace(a) => (14, a, 0),
         }
     }
     #[inline(always)]
@@ -94,6 +98,7 @@ impl EventKind {
             10 => EventKind::Sample,
             11 => EventKind::MeasureStart,
             13 => EventKind::FlowArrival(a),
+            14 => EventKind::Pace(a),
             // 12: only encode() writes tags (every kind round-trips in a test); a checked
             // arm for the impossible rest cost 0.6 % of the 5-flow run's instructions.
             _ => EventKind::MeasureEnd,
@@ -442,6 +447,7 @@ mod tests {
             EventKind::MeasureStart,
             EventKind::MeasureEnd,
             EventKind::FlowArrival(u32::MAX),
+            EventKind::Pace(u32::MAX),
         ];
         let mut q = EventQueue::new();
         for k in kinds {

@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use super::arrivals::{read_trace, resolve_size};
 use super::spec::*;
-use super::topology::{adjacency, components, Nodes};
+use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
+use crate::traffic::cc::Recovery;
 use crate::traffic::sizes::SizeDist;
 pub use crate::traffic::tcp::TcpConfig;
 use crate::traffic::trace::TraceRow;
@@ -77,6 +78,8 @@ fn tcp_defaults() -> TcpConfig {
         dupack_threshold: 3,
         ecn: false,
         syn: true,
+        pacing: false,
+        sack: false,
     }
 }
 
@@ -126,6 +129,23 @@ fn apply_tcp(base: &mut TcpConfig, s: &TcpSpec, packet_size: &mut Option<u64>) {
     if let Some(v) = s.syn {
         base.syn = v;
     }
+    if let Some(v) = s.pacing {
+        base.pacing = v;
+    }
+    if let Some(v) = s.sack {
+        base.sack = v;
+    }
+    // DCTCP implies ECN and BBR pacing unless this table says otherwise (then `validate_tcp`
+    // refuses it).
+    if base.variant.requires_ecn() && s.ecn != Some(false) {
+        base.ecn = true;
+    }
+    if base.variant.always_paces() && s.pacing != Some(false) {
+        base.pacing = true;
+    }
+    if base.variant.recovery() == Recovery::Sack && s.sack != Some(false) {
+        base.sack = true;
+    }
 }
 
 fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
@@ -155,6 +175,40 @@ fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
     }
     if t.dupack_threshold == 0 {
         return Err(bad(format!("{key}.dupack_threshold"), "must be at least 1"));
+    }
+    if t.variant.requires_ecn() && !t.ecn {
+        return Err(bad(
+            format!("{key}.ecn"),
+            format!(
+                "variant {} requires ECN: `ecn` cannot be false",
+                t.variant.name()
+            ),
+        ));
+    }
+    if t.sack != t.uses_sack() {
+        return Err(bad(
+            format!("{key}.sack"),
+            "variant sack is SACK recovery: `sack` cannot be false",
+        ));
+    }
+    if t.sack && t.variant.is_ns2_agent() {
+        return Err(bad(
+            format!("{key}.sack"),
+            format!(
+                "variant {} is ns-2's non-SACK agent; for Reno with SACK recovery use variant \
+                 = \"sack\"",
+                t.variant.name()
+            ),
+        ));
+    }
+    if t.variant.always_paces() && !t.pacing {
+        return Err(bad(
+            format!("{key}.pacing"),
+            format!(
+                "variant {} always paces: `pacing` cannot be false",
+                t.variant.name()
+            ),
+        ));
     }
     Ok(())
 }
@@ -278,6 +332,7 @@ pub(super) fn resolve_flows(
     let (tcp_base, base_pkt) = tcp_base(spec)?;
     let component = components(&adjacency(nodes.names.len(), links));
     let mut flows = Vec::new();
+    let mut flow_keys = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
     for (n, fs) in spec.flows.iter().enumerate() {
         let key = format!("flow[{n}]");
@@ -379,6 +434,7 @@ pub(super) fn resolve_flows(
             if rate == Some(0) {
                 return Err(bad(format!("{key}.rate"), "the rate must be positive"));
             }
+            flow_keys.push(key.clone());
             flows.push(FlowConfig {
                 name,
                 src,
@@ -410,6 +466,55 @@ pub(super) fn resolve_flows(
             "the scenario declares no flows ([[flow]] or [[arrivals]] tables)",
         ));
     }
+    check_ecn_marking(&flows, &flow_keys, nodes, links)?;
 
     Ok(flows)
+}
+
+/// A flow whose variant reacts to ECN marks only (DCTCP) needs a queue on its forward route
+/// that can set Congestion Experienced; without one it would silently run as Reno.
+fn check_ecn_marking(
+    flows: &[FlowConfig],
+    keys: &[String],
+    nodes: &Nodes,
+    links: &[LinkConfig],
+) -> Result<(), Bad> {
+    let needy: Vec<usize> = (0..flows.len())
+        .filter(|&i| {
+            flows[i]
+                .tcp
+                .as_ref()
+                .is_some_and(|t| t.variant.requires_ecn())
+        })
+        .collect();
+    if needy.is_empty() {
+        return Ok(());
+    }
+    let pairs: Vec<(usize, usize)> = needy
+        .iter()
+        .map(|&i| (flows[i].src_idx, flows[i].dst_idx))
+        .collect();
+    let adj = adjacency(nodes.names.len(), links);
+    for (&i, route) in needy.iter().zip(routes(&adj, &pairs)) {
+        let marks = route.unwrap_or_default().iter().any(|&d| {
+            let l = &links[d as usize / 2];
+            let q = if d % 2 == 0 { &l.queue_ab } else { &l.queue_ba };
+            q.marks_ecn()
+        });
+        if !marks {
+            let f = &flows[i];
+            return Err(bad(
+                format!("{}.tcp.variant", keys[i]),
+                format!(
+                    "flow `{}` uses {}, but no queue on its route {} → {} marks ECN \
+                     (give one a marking queue, e.g. type = \"step\" or ecn = true)",
+                    f.name,
+                    f.tcp.as_ref().map_or("", |t| t.variant.name()),
+                    f.src,
+                    f.dst
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -75,10 +75,13 @@ pub const TCP: &[Param] = &[
     Param::new(
         "variant",
         ParamKind::Choice {
-            choices: &["reno", "newreno"],
+            choices: crate::traffic::cc::VARIANT_NAMES,
         },
         "reno",
-        "TCP congestion control (ns-2.35's one-way agents).",
+        "TCP congestion control and loss recovery: reno and newreno are ns-2.35's one-way \
+         agents; sack is Reno with SACK recovery (RFC 6675); cubic (RFC 9438), dctcp (RFC 8257, \
+         implies ecn) and bbr (BBR v1, implies pacing) use NewReno recovery, or SACK's with \
+         sack = true.",
     ),
     Param::new(
         "packet_size",
@@ -158,6 +161,20 @@ pub const TCP: &[Param] = &[
         ParamKind::Bool,
         "true",
         "Model ns-2's SYN (a 40-byte segment 0) before the initial window.",
+    ),
+    Param::new(
+        "pacing",
+        ParamKind::Bool,
+        "false",
+        "Pace new segments at Linux's rate, gain·cwnd/srtt (gain 2 in slow start, 1.2 after); \
+         bbr always paces at its own rate.",
+    ),
+    Param::new(
+        "sack",
+        ParamKind::Bool,
+        "false",
+        "SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr; \
+         implied by variant sack; not for reno/newreno (ns-2's non-SACK agents).",
     ),
 ];
 

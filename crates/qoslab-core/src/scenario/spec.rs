@@ -309,6 +309,10 @@ pub struct TcpSpec {
     pub ecn: Option<bool>,
     /// Model ns-2's SYN (segment 0, 40 bytes) before the initial window (default true).
     pub syn: Option<bool>,
+    /// Pace new segments at Linux's rate (default false).
+    pub pacing: Option<bool>,
+    /// SACK loss recovery (RFC 6675) with cubic, dctcp or bbr (default false).
+    pub sack: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]

@@ -215,7 +215,7 @@ impl Simulation {
             let stats = std::mem::take(&mut sender.stats);
             **sender = TcpSender::new(&tcp, phase);
             sender.stats = stats;
-            *sink = TcpSink::new(tcp.delayed_ack);
+            *sink = TcpSink::for_tcp(&tcp);
             *rto_scheduled = None;
         }
         f.ts_recent_ack = 0;

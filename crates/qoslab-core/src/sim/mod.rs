@@ -140,6 +140,8 @@ pub struct Simulation {
     records: Vec<FlowRecord>,
     /// The declared flows' paths (for finite transfers' ideal completion times).
     static_paths: Vec<arrivals::PathModel>,
+    /// SACK blocks of the ACKs in flight of SACK flows, by packet id (`transport`).
+    sack_blocks: Vec<crate::traffic::sink::SackBlocks>,
 }
 
 impl Simulation {
@@ -230,6 +232,7 @@ impl Simulation {
             procs,
             records: Vec::new(),
             static_paths,
+            sack_blocks: Vec::new(),
             scenario: sc,
         };
         sim.arm_arrivals();
@@ -296,6 +299,7 @@ impl Simulation {
             EventKind::UdpSend(f) => self.on_udp_send(now, f as usize),
             EventKind::UdpToggle(f) => self.on_udp_toggle(now, f as usize),
             EventKind::Rto(f) => self.on_rto(now, f as usize),
+            EventKind::Pace(f) => self.on_pace(now, f as usize),
             EventKind::DelAck(f, g) => self.on_delack(now, f as usize, g),
             EventKind::Timer(c) => self.on_timer(now, c as usize),
             EventKind::Signal(t, bits) => self.on_signal(t as usize, bits),
@@ -374,7 +378,7 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
                 .expect("validated: TCP flows have TCP settings");
             Endpoint::Tcp {
                 sender: Box::new(TcpSender::new(t, start_rng.uniform())),
-                sink: TcpSink::new(t.delayed_ack),
+                sink: TcpSink::for_tcp(t),
                 rto_scheduled: None,
                 delack_gen: 0,
                 delack_interval: t.delack_interval_ns,
@@ -419,7 +423,7 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>
         start: 0,
         ep: Endpoint::Tcp {
             sender: Box::new(TcpSender::new(&a.tcp, 0.0)),
-            sink: TcpSink::new(a.tcp.delayed_ack),
+            sink: TcpSink::for_tcp(&a.tcp),
             rto_scheduled: None,
             delack_gen: 0,
             delack_interval: a.tcp.delack_interval_ns,

@@ -33,6 +33,18 @@ impl Simulation {
                 if self.at_receiver {
                     flow.stats.bin_bytes += p.size as u64;
                 }
+                // DCTCP's receiver (RFC 8257 §3.2): a change of CE state first sends the held
+                // delayed ACK, with the old state.
+                let flush = match &mut flow.ep {
+                    Endpoint::Tcp {
+                        sink, ecn: true, ..
+                    } => sink.dctcp_ce_change(p.ecn & 3 == 3),
+                    _ => false,
+                };
+                if flush {
+                    self.send_ack(now, fi);
+                }
+                let flow = &mut self.flows[fi];
                 if let Endpoint::Tcp {
                     sink,
                     delack_gen,
@@ -73,7 +85,14 @@ impl Simulation {
                 flow.ts_recent_ack = p.created_at;
                 if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
                     let mut buf = std::mem::take(&mut self.buf);
-                    sender.on_ack(now, p.ack, p.tcp_flags & ECE != 0, &mut buf);
+                    let ece = p.tcp_flags & ECE != 0;
+                    if sender.sack.is_some() {
+                        // The ACK's SACK blocks, kept beside the packet (see `send_ack`).
+                        let blocks = self.sack_blocks[id];
+                        sender.on_ack_sack(now, p.ack, ece, &blocks, &mut buf);
+                    } else {
+                        sender.on_ack(now, p.ack, ece, &mut buf);
+                    }
                     self.transmit_tcp(now, fi, &mut buf);
                     self.buf = buf;
                     if self.flows[fi].transfer.is_some() {
@@ -103,7 +122,17 @@ impl Simulation {
         p.ts_echo = flow.ts_recent_data;
         flow.stats.acks_sent += 1;
         let first = flow.rev[0] as usize;
+        let blocks = sink.sack_blocks();
         let id = self.arena.alloc(p);
+        if let Some(b) = blocks {
+            // SACK blocks live in a side table indexed by packet id, written only for SACK
+            // flows' ACKs, so `PacketMeta` stays as small as every packet needs; it grows
+            // with the arena, not per packet.
+            if self.sack_blocks.len() <= id {
+                self.sack_blocks.resize(id + 1, [(0, 0); 3]);
+            }
+            self.sack_blocks[id] = b;
+        }
         self.send_on(now, first, id);
     }
 
@@ -140,6 +169,25 @@ impl Simulation {
             self.emit(now, fi, first, p);
         }
         self.sync_rto(fi);
+        if let Endpoint::Tcp { sender, .. } = &mut self.flows[fi].ep {
+            if let Some(at) = sender.pacer.request() {
+                self.q.at(at, EventKind::Pace(fi as u32));
+            }
+        }
+    }
+
+    /// A paced sender's timer: release what the window and the pacing rate allow.
+    pub(super) fn on_pace(&mut self, now: SimTime, fi: usize) {
+        let Endpoint::Tcp { sender, .. } = &mut self.flows[fi].ep else {
+            return;
+        };
+        if !sender.pacer.on_event(now) {
+            return; // stale
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        sender.on_pace(now, &mut buf);
+        self.transmit_tcp(now, fi, &mut buf);
+        self.buf = buf;
     }
 
     /// Makes sure a heap event exists no later than the sender's retransmission deadline.

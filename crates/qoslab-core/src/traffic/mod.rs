@@ -1,4 +1,6 @@
 //! Traffic sources and transports.
+pub mod cc;
+pub mod pacing;
 pub mod sink;
 pub mod sizes;
 pub mod tcp;

@@ -1,6 +1,14 @@
 //! TCP receiver (ns-2 `TCPSink` / `TCPSink/DelAck`): acknowledges the highest in-order
 //! sequence number received. Out-of-order segments are remembered in a ring of flags, so a
 //! retransmission that fills a hole advances the cumulative ACK past everything behind it.
+//!
+//! ECN-Echo follows RFC 3168 §6.1.3 as ns-2 does (set by CE, held until CWR), or for DCTCP
+//! RFC 8257 §3.2: each ACK echoes the CE state of the segments it covers, and with delayed
+//! ACKs a change of that state first acknowledges the held segment at once with the old
+//! state ([`TcpSink::dctcp_ce_change`]).
+//!
+//! With SACK (RFC 2018 §4) every ACK reports up to three blocks of out-of-order data, the
+//! first holding the segment that arrived last, then the blocks most recently reported.
 
 use std::collections::VecDeque;
 
@@ -20,7 +28,17 @@ pub struct TcpSink {
     /// ECN flags of the segments this ACK will cover (the held segment of a delayed ACK and
     /// the current one): bits [`SEEN_ECT`], [`SEEN_CE`], [`SEEN_CWR`], [`SEEN_NEGOTIATION`].
     seen: u8,
+    /// RFC 8257 §3.2 echo (DCTCP) instead of RFC 3168's.
+    dctcp: bool,
+    /// DCTCP.CE: the CE state of the last ECN-capable segment received.
+    ce_state: bool,
+    /// RFC 2018 SACK: one out-of-order segment of each of the most recently changed blocks,
+    /// newest first (`u64::MAX`: none).
+    sack_recent: Option<[u64; 3]>,
 }
+
+/// SACK blocks of one ACK: [left edge, right edge) in segments, newest first; (0, 0) unused.
+pub type SackBlocks = [(u64, u64); 3];
 
 const SEEN_ECT: u8 = 1;
 const SEEN_CE: u8 = 2;
@@ -42,17 +60,99 @@ impl TcpSink {
         self.ooo.capacity() * std::mem::size_of::<bool>()
     }
 
-    pub fn new(delayed: bool) -> Self {
+    /// A sink with delayed ACKs or not, echoing ECN as DCTCP's receiver (`dctcp`) or as
+    /// RFC 3168's.
+    pub fn new(delayed: bool, dctcp: bool) -> Self {
         TcpSink {
             delayed,
+            dctcp,
             ..Default::default()
         }
+    }
+
+    /// The sink a TCP flow of configuration `t` talks to.
+    pub fn for_tcp(t: &super::tcp::TcpConfig) -> Self {
+        let mut s = TcpSink::new(t.delayed_ack, t.variant.dctcp_receiver());
+        if t.uses_sack() {
+            s.sack_recent = Some([u64::MAX; 3]);
+        }
+        s
+    }
+
+    /// The SACK blocks for the ACK about to be sent (None without SACK).
+    pub fn sack_blocks(&self) -> Option<SackBlocks> {
+        let recent = self.sack_recent.as_ref()?;
+        let mut out: SackBlocks = [(0, 0); 3];
+        let mut n = 0;
+        for &s in recent {
+            if let Some(b) = self.block_of(s) {
+                if !out[..n].contains(&b) {
+                    out[n] = b;
+                    n += 1;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The block of out-of-order data holding segment `s`, if it is held.
+    fn block_of(&self, s: u64) -> Option<(u64, u64)> {
+        if s == u64::MAX || s <= self.next {
+            return None;
+        }
+        let k = (s - self.next) as usize;
+        if !self.ooo.get(k).copied().unwrap_or(false) {
+            return None;
+        }
+        let lo = (1..k)
+            .rev()
+            .take_while(|&i| self.ooo[i])
+            .last()
+            .unwrap_or(k);
+        let hi = (k + 1..self.ooo.len())
+            .take_while(|&i| self.ooo[i])
+            .last()
+            .unwrap_or(k);
+        Some((self.next + lo as u64, self.next + hi as u64 + 1))
+    }
+
+    fn note_sack(&mut self, seq: u64) {
+        let Some(block) = self.block_of(seq) else {
+            return;
+        };
+        let Some(recent) = self.sack_recent.as_mut() else {
+            return;
+        };
+        // Entries of the same (possibly merged) block give way to the newest arrival.
+        let mut kept = [u64::MAX; 3];
+        kept[0] = seq;
+        let mut n = 1;
+        for &r in recent.iter() {
+            if n < 3 && r != u64::MAX && !(block.0..block.1).contains(&r) {
+                kept[n] = r;
+                n += 1;
+            }
+        }
+        *recent = kept;
+    }
+
+    /// DCTCP (RFC 8257 §3.2): a segment with CE state `ce` arrives. If that changes the state
+    /// while a delayed ACK is held, the held ACK must go out now, before the segment is
+    /// recorded, carrying the old state: returns true (and the held ACK is no longer pending).
+    pub fn dctcp_ce_change(&mut self, ce: bool) -> bool {
+        if !self.dctcp || ce == self.ce_state {
+            return false;
+        }
+        std::mem::take(&mut self.pending)
     }
 
     /// Notes the ECN codepoint and flags of an arriving segment: ECN-capable (`ect`),
     /// Congestion Experienced (`ce`), carrying CWR, or carrying ECE without ECT (ns-2's
     /// negotiation on segment 0).
     pub fn on_ecn(&mut self, ect: bool, ce: bool, cwr: bool, ece: bool) {
+        if self.dctcp && (ect || !ece) {
+            self.ce_state = ect && ce;
+        }
         if ect {
             self.seen |= SEEN_ECT;
             if ce {
@@ -71,6 +171,9 @@ impl TcpSink {
     /// ACK still echoes); ECN-capable segments carry the state; a negotiation is answered.
     pub fn take_ece(&mut self) -> bool {
         let seen = std::mem::take(&mut self.seen);
+        if self.dctcp {
+            return self.ce_state || seen & SEEN_NEGOTIATION != 0;
+        }
         if seen & SEEN_CWR != 0 {
             self.ecn_unacked = false;
         }
@@ -102,6 +205,7 @@ impl TcpSink {
                 self.ooo.resize(k + 1, false);
             }
             self.ooo[k] = true;
+            self.note_sack(seq);
         }
         self.goodput_pkts += self.next - before;
         // As ns-2's DelAckSink: out of order, in order below the highest segment seen (it
@@ -128,7 +232,7 @@ mod tests {
 
     #[test]
     fn cumulative_acks_with_a_hole() {
-        let mut s = TcpSink::new(false);
+        let mut s = TcpSink::new(false, false);
         for q in [0, 1, 3, 4] {
             assert_eq!(s.on_data(q), SinkAction::AckNow);
         }
@@ -142,7 +246,7 @@ mod tests {
 
     #[test]
     fn ecn_echo_from_ce_until_cwr() {
-        let mut s = TcpSink::new(false);
+        let mut s = TcpSink::new(false, false);
         // segment 0: ns-2's negotiation (ECE, not ECT) is answered with ECE
         s.on_ecn(false, false, false, true);
         assert!(s.take_ece());
@@ -164,8 +268,72 @@ mod tests {
     }
 
     #[test]
+    fn dctcp_echo_reflects_each_segments_ce_state() {
+        // RFC 8257 §3.2: no latching until CWR; the echo follows CE segment by segment.
+        let mut s = TcpSink::new(false, true);
+        s.on_ecn(false, false, false, true); // the negotiation is answered
+        assert!(s.take_ece());
+        for (ce, cwr) in [(true, false), (false, false), (true, true), (true, false)] {
+            assert!(!s.dctcp_ce_change(ce), "no held ACK without delayed ACKs");
+            s.on_ecn(true, ce, cwr, false);
+            assert_eq!(s.take_ece(), ce);
+        }
+        // The RFC 3168 sink would have kept echoing after the first CE.
+        let mut s = TcpSink::new(false, false);
+        s.on_ecn(true, true, false, false);
+        s.take_ece();
+        s.on_ecn(true, false, false, false);
+        assert!(s.take_ece());
+    }
+
+    #[test]
+    fn dctcp_delayed_ack_flushed_when_ce_state_changes() {
+        let mut s = TcpSink::new(true, true);
+        assert_eq!(s.on_data(0), SinkAction::AckNow);
+        s.take_ece();
+        // Segment 1 (not CE) is held; segment 2 arrives CE: the held ACK goes first, not CE.
+        assert!(!s.dctcp_ce_change(false));
+        s.on_ecn(true, false, false, false);
+        assert_eq!(s.on_data(1), SinkAction::Delay);
+        assert!(s.dctcp_ce_change(true));
+        assert!(!s.pending);
+        assert_eq!((s.ackno(), s.take_ece()), (1, false));
+        s.on_ecn(true, true, false, false);
+        assert_eq!(s.on_data(2), SinkAction::Delay);
+        // Segment 3 also CE: the state did not change, one ACK for both, with ECE.
+        assert!(!s.dctcp_ce_change(true));
+        s.on_ecn(true, true, false, false);
+        assert_eq!(s.on_data(3), SinkAction::AckNow);
+        assert_eq!((s.ackno(), s.take_ece()), (3, true));
+    }
+
+    #[test]
+    fn sack_blocks_newest_first_as_rfc_2018() {
+        // RFC 2018 §4's rules: segments 0..=1 in order, then 3, 5, 6, 8 (holes 2, 4, 7).
+        let mut s = TcpSink::new(false, false);
+        s.sack_recent = Some([u64::MAX; 3]);
+        for q in [0, 1, 3] {
+            s.on_data(q);
+        }
+        assert_eq!(s.sack_blocks(), Some([(3, 4), (0, 0), (0, 0)]));
+        s.on_data(5);
+        s.on_data(6);
+        assert_eq!(s.sack_blocks(), Some([(5, 7), (3, 4), (0, 0)]));
+        s.on_data(8);
+        assert_eq!(s.sack_blocks(), Some([(8, 9), (5, 7), (3, 4)]));
+        // 4 fills a hole between two blocks: they merge, and the merged block comes first.
+        s.on_data(4);
+        assert_eq!(s.sack_blocks(), Some([(3, 7), (8, 9), (0, 0)]));
+        // 2 fills the first hole: the cumulative ACK passes 3..7; 8 is still reported.
+        s.on_data(2);
+        assert_eq!(s.ackno(), 6);
+        assert_eq!(s.sack_blocks(), Some([(8, 9), (0, 0), (0, 0)]));
+        assert_eq!(TcpSink::new(false, false).sack_blocks(), None);
+    }
+
+    #[test]
     fn delayed_ack_every_second_segment() {
-        let mut s = TcpSink::new(true);
+        let mut s = TcpSink::new(true, false);
         // ns-2 SYN_immediate_ack_: segment 0 (the SYN) is acknowledged at once.
         assert_eq!(s.on_data(0), SinkAction::AckNow);
         assert_eq!(s.on_data(1), SinkAction::Delay);
@@ -178,7 +346,7 @@ mod tests {
     #[test]
     fn filling_the_first_of_two_holes_is_acknowledged_at_once() {
         // ns-2 RFC2581_immediate_ack_: an in-order segment below the highest seen.
-        let mut s = TcpSink::new(true);
+        let mut s = TcpSink::new(true, false);
         assert_eq!(s.on_data(0), SinkAction::AckNow);
         assert_eq!(s.on_data(2), SinkAction::AckNow);
         assert_eq!(s.on_data(4), SinkAction::AckNow);

@@ -14,16 +14,17 @@
 //! segment per RTT, never a retransmission), exponential backoff capped at 64 and `max_rto`,
 //! the advertised-window cap `window` and `max_burst`, limited transmit, and ns-2's SYN
 //! (segment 0 is a 40-byte SYN; cwnd opens to the initial window when it is acknowledged).
+//!
+//! The window itself is set by the congestion control of the flow's variant
+//! ([`super::cc`]; `reno` and `newreno` keep ns-2's arithmetic bit for bit); the timer and
+//! RTT estimator are in `rto.rs`, SACK recovery (RFC 6675) in `sack.rs`, pacing in
+//! [`super::pacing`].
 
+pub use super::cc::TcpVariant;
+use super::cc::{AckSample, AnyCc, CongestionControl, Recovery, Window};
+use super::pacing::Pacer;
 use crate::units::{SimTime, NS_PER_SEC};
-
-/// TCP congestion control: ns-2.35's one-way `Agent/TCP/Reno` and `Agent/TCP/Newreno`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TcpVariant {
-    Reno,
-    Newreno,
-}
+pub use sack::Scoreboard;
 
 /// A TCP flow's resolved settings (ns-2.35's defaults unless the scenario says otherwise).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -43,17 +44,23 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// ns-2 `syn_`: segment 0 is a 40-byte SYN; cwnd is 1 until it is acknowledged.
     pub syn: bool,
+    /// Pace new segments at Linux's rate ([`super::pacing`]).
+    pub pacing: bool,
+    /// SACK loss recovery (RFC 6675) whatever the variant's own (implied by `sack`).
+    pub sack: bool,
 }
 
 impl TcpConfig {
+    /// NewReno loss recovery (RFC 6582 partial ACKs), for every variant but `reno`.
     pub fn is_newreno(&self) -> bool {
-        self.variant == TcpVariant::Newreno
+        self.variant.recovery() == Recovery::NewReno && !self.sack
+    }
+
+    /// SACK blocks on ACKs and RFC 6675 recovery.
+    pub fn uses_sack(&self) -> bool {
+        self.sack || self.variant.recovery() == Recovery::Sack
     }
 }
-
-const T_SRTT_BITS: u32 = 3;
-const T_RTTVAR_BITS: u32 = 2;
-const RTTVAR_EXP: u32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CwndAction {
@@ -76,9 +83,22 @@ pub struct TcpStats {
     pub ecn_responses: u64,
 }
 
+/// Which window reduction the congestion control is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reduction {
+    Loss,
+    Ecn,
+    Timeout,
+}
+
 #[derive(Debug, Clone)]
 pub struct TcpSender {
     newreno: bool,
+    /// The congestion-control algorithm: it sets `cwnd` and `ssthresh`.
+    pub cc: AnyCc,
+    pub pacer: Pacer,
+    /// SACK recovery's scoreboard (RFC 6675), for SACK senders.
+    pub sack: Option<Box<Scoreboard>>,
     /// Advertised window cap `wnd_`, packets.
     wnd: f64,
     /// Initial window after the SYN is acknowledged (`windowInit_`).
@@ -150,6 +170,13 @@ impl TcpSender {
         let tick = cfg.tick_ns as f64 / NS_PER_SEC as f64;
         TcpSender {
             newreno: cfg.is_newreno(),
+            cc: {
+                let mut cc = AnyCc::new(cfg.variant);
+                cc.set_phase(boot_phase);
+                cc
+            },
+            pacer: Pacer::new(cfg.pacing || AnyCc::new(cfg.variant).always_paces()),
+            sack: cfg.uses_sack().then(Box::default),
             wnd: cfg.window_pkts as f64,
             wnd_init: cfg.initial_window_pkts as f64,
             numdupacks: cfg.dupack_threshold,
@@ -182,7 +209,7 @@ impl TcpSender {
             first_partial: false,
             t_srtt: 0,
             // ns-2 rttvar_init_ = 12 s: only matters if the first RTO backs off past 8.
-            t_rttvar: ((12.0 / tick) as i64) << T_RTTVAR_BITS,
+            t_rttvar: ((12.0 / tick) as i64) << rto::T_RTTVAR_BITS,
             t_rtxcur: cfg.initial_rto_ns as f64 / NS_PER_SEC as f64,
             backoff: 1,
             rtt_active: false,
@@ -227,6 +254,11 @@ impl TcpSender {
             .is_some_and(|end| self.highest_ack + 1 >= end)
     }
 
+    /// The pacing timer allows the next segment ([`Pacer::on_event`] was true).
+    pub fn on_pace(&mut self, now: SimTime, out: &mut SendBuf) {
+        self.send_much(now, self.max_burst, out);
+    }
+
     /// Stops the application: no new data; what is outstanding is still recovered.
     pub fn stop(&mut self) {
         self.curseq = self.t_seqno.max(self.maxseq + 1);
@@ -239,6 +271,8 @@ impl TcpSender {
         let cwr = self.ecn && self.cong_action;
         self.cong_action = false;
         out.push((seqno as u64, retransmit, cwr));
+        self.cc
+            .on_send(seqno, now, self.maxseq - self.highest_ack, self.highest_ack);
         self.stats.data_sent += 1;
         if retransmit {
             self.stats.retransmits += 1;
@@ -262,14 +296,25 @@ impl TcpSender {
         let mut win = self.window();
         let mut n = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            if !self.pacer.may_send(now) {
+                break;
+            }
             let s = self.t_seqno;
             self.output(now, s, out);
+            if self.pacer.enabled {
+                let (w, rate) = (self.cwnd.min(self.wnd), self.cc.pacing_rate());
+                self.pacer.on_send(now, w, self.ssthresh, rate);
+            }
             n += 1;
             self.t_seqno += 1;
             win = self.window();
             if max_burst > 0 && n == max_burst {
                 break;
             }
+        }
+        if self.t_seqno >= self.curseq && self.t_seqno <= self.highest_ack + win {
+            // Application-limited: the window has room and nothing is left to send.
+            self.cc.on_app_limited(self.maxseq - self.highest_ack);
         }
     }
 
@@ -286,134 +331,39 @@ impl TcpSender {
         }
     }
 
-    // --- timers and RTT -------------------------------------------------------------
-
-    fn rtt_timeout(&self) -> f64 {
-        // RFC 2988 as in ns-2 (rfc2988_ true): clamp to min_rto before backing off.
-        let mut t = if self.t_rtxcur < self.min_rto {
-            self.min_rto * self.backoff as f64
-        } else {
-            self.t_rtxcur * self.backoff as f64
-        };
-        if t > self.max_rto {
-            t = self.max_rto;
-        }
-        if t < 2.0 * self.tick {
-            t = 2.0 * self.tick;
-        }
-        t
-    }
-
-    /// The current retransmission timeout in seconds.
-    pub fn rto(&self) -> f64 {
-        self.rtt_timeout()
-    }
-
-    fn set_rtx_timer(&mut self, now: SimTime) {
-        let d = (self.rtt_timeout() * NS_PER_SEC as f64).round() as u64;
-        self.rtx_deadline = Some(now + d);
-        self.rtx_gen = self.rtx_gen.wrapping_add(1);
-    }
-
-    fn cancel_rtx_timer(&mut self) {
-        if self.rtx_deadline.is_some() {
-            self.rtx_deadline = None;
-            self.rtx_gen = self.rtx_gen.wrapping_add(1);
-        }
-    }
-
-    fn newtimer(&mut self, now: SimTime, ackno: i64) {
-        if self.t_seqno > ackno || ackno < self.maxseq || self.cwnd < 1.0 {
-            self.set_rtx_timer(now);
-        } else {
-            self.cancel_rtx_timer();
-        }
-    }
-
-    fn rtt_backoff(&mut self) {
-        if self.backoff < 64 || self.rtt_timeout() < self.max_rto {
-            self.backoff <<= 1;
-        }
-        if self.backoff > 8 {
-            // Backed off this far: move srtt into the variance (ns-2, after BSD).
-            self.t_rttvar += self.t_srtt >> T_SRTT_BITS;
-            self.t_srtt = 0;
-        }
-    }
-
-    fn reset_rtx_timer(&mut self, now: SimTime, mild: bool, backoff: bool) {
-        if backoff {
-            self.rtt_backoff();
-        }
-        self.set_rtx_timer(now);
-        if !mild {
-            self.t_seqno = self.highest_ack + 1;
-        }
-        self.rtt_active = false;
-    }
-
-    /// Jacobson/Karels on a clock of granularity `tick` (ns-2 `rtt_update`, no timestamps):
-    /// the sample is measured in whole ticks of a clock whose phase is `boot_time`.
-    fn rtt_update(&mut self, now: SimTime, tao_ns: u64) {
-        let tao = tao_ns as f64 / NS_PER_SEC as f64;
-        let sendtime = (now - tao_ns) as f64 / NS_PER_SEC as f64 + self.boot_time;
-        let tickoff = sendtime % self.tick;
-        let mut t_rtt = ((tao + tickoff) / self.tick) as i64;
-        if t_rtt < 1 {
-            t_rtt = 1;
-        }
-        if self.t_srtt != 0 {
-            // ns-2 keeps delta in a short; the values here never approach its range.
-            let mut delta = t_rtt - (self.t_srtt >> T_SRTT_BITS);
-            self.t_srtt += delta;
-            if self.t_srtt <= 0 {
-                self.t_srtt = 1;
-            }
-            if delta < 0 {
-                delta = -delta;
-            }
-            delta -= self.t_rttvar >> T_RTTVAR_BITS;
-            self.t_rttvar += delta;
-            if self.t_rttvar <= 0 {
-                self.t_rttvar = 1;
-            }
-        } else {
-            self.t_srtt = t_rtt << T_SRTT_BITS;
-            self.t_rttvar = t_rtt << (T_RTTVAR_BITS - 1);
-        }
-        let scaled = (self.t_rttvar << (RTTVAR_EXP + (T_SRTT_BITS - T_RTTVAR_BITS))) + self.t_srtt;
-        self.t_rtxcur = (scaled >> T_SRTT_BITS) as f64 * self.tick;
-    }
-
-    /// Smoothed RTT estimate in seconds (0 before the first sample).
-    pub fn srtt(&self) -> f64 {
-        (self.t_srtt as f64 / (1 << T_SRTT_BITS) as f64) * self.tick
-    }
-
     // --- window changes -------------------------------------------------------------
 
-    fn opencwnd(&mut self) {
-        if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0;
-        } else {
-            self.cwnd += 1.0 / self.cwnd;
+    fn cc_window(&self) -> Window {
+        Window {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
         }
     }
 
-    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` (`to_one` false) or
-    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)` (`to_one` true): ssthresh is
-    /// floored to an integer (at least 2), cwnd keeps its fraction.
-    fn slowdown(&mut self, to_one: bool) {
-        let halfwin = self.windowd() / 2.0;
-        self.ssthresh = halfwin.trunc().max(2.0);
-        self.cwnd = if to_one { 1.0 } else { halfwin };
+    fn set_cc_window(&mut self, w: Window) {
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
+    }
+
+    /// A window reduction decided by the congestion control from ns-2's `windowd()` (for Reno
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, or `CLOSE_CWND_RESTART` on a
+    /// timeout); the next segment carries CWR.
+    fn reduce(&mut self, now: SimTime, why: Reduction) {
+        let flight = self.windowd();
+        let mut w = self.cc_window();
+        match why {
+            Reduction::Loss => self.cc.on_congestion(&mut w, flight, now),
+            Reduction::Ecn => self.cc.on_ecn_echo(&mut w, flight, now),
+            Reduction::Timeout => self.cc.on_timeout(&mut w, flight, now),
+        }
+        self.set_cc_window(w);
         self.cong_action = true;
     }
 
     /// The response to an ECN-Echo (ns-2 `TcpAgent::ecn`, RFC 3168 §6.1.2): halve the window
     /// at most once per window of data (not again until `recover` is acknowledged, unless a
     /// timeout intervened), without retransmitting anything.
-    fn ecn_response(&mut self, ackno: i64) {
+    fn ecn_response(&mut self, now: SimTime, ackno: i64) {
         if ackno > self.recover || self.last_cwnd_action == CwndAction::Timeout {
             self.recover = self.maxseq;
             self.last_cwnd_action = CwndAction::Ecn;
@@ -427,7 +377,7 @@ impl TcpSender {
             } else {
                 self.ecn_backoff = false;
             }
-            self.slowdown(false);
+            self.reduce(now, Reduction::Ecn);
             self.stats.ecn_responses += 1;
         }
     }
@@ -473,7 +423,7 @@ impl TcpSender {
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::DupAck;
-        self.slowdown(false);
+        self.reduce(now, Reduction::Loss);
         self.reset_rtx_timer(now, true, false);
         self.stats.fast_retransmits += 1;
         let s = self.last_ack + 1;
@@ -511,18 +461,45 @@ impl TcpSender {
         self.output(now, s, out);
     }
 
+    /// What a new cumulative ACK tells the congestion control (before the sender's state
+    /// moves); the pacer takes its RTT sample.
+    fn ack_sample(&mut self, now: SimTime, ackno: i64, ece: bool, recovering: bool) -> AckSample {
+        let sample = AckSample {
+            now,
+            acked: (ackno - self.last_ack).min(u32::MAX as i64) as u32,
+            ece,
+            ackno,
+            snd_nxt: self.maxseq.max(ackno) + 1,
+            rtt_ns: (!recovering && self.rtt_active && ackno >= self.rtt_seq)
+                .then(|| now - self.rtt_ts),
+            in_flight: (self.maxseq - ackno).max(0),
+            in_recovery: recovering,
+        };
+        if let Some(r) = sample.rtt_ns {
+            self.pacer.on_rtt_sample(r);
+        }
+        sample
+    }
+
     /// Processes a cumulative ACK for sequence number `ackno` (-1: nothing received yet),
-    /// carrying ECN-Echo if `ece`.
+    /// carrying ECN-Echo if `ece` (a SACK sender: an ACK without SACK blocks).
     pub fn on_ack(&mut self, now: SimTime, ackno: i64, ece: bool, out: &mut SendBuf) {
+        if self.sack.is_some() {
+            return self.on_ack_sack(now, ackno, ece, &[(0, 0); 3], out);
+        }
         self.stats.acks_received += 1;
         if ece && self.ecn {
-            self.ecn_response(ackno);
+            self.ecn_response(now, ackno);
         }
         if ackno > self.last_ack {
             let partial =
                 self.newreno && ackno < self.recover && self.last_cwnd_action == CwndAction::DupAck;
+            let sample = self.ack_sample(now, ackno, ece, partial);
             if partial {
                 self.partial_ack(now, ackno, out);
+                let mut w = self.cc_window();
+                self.cc.on_ack(&mut w, &sample);
+                self.set_cc_window(w);
             } else {
                 if self.dupwnd > 0 || !self.newreno {
                     self.dupwnd = 0;
@@ -532,10 +509,13 @@ impl TcpSender {
                 }
                 self.first_partial = false;
                 self.newack(now, ackno, ece);
+                let mut w = self.cc_window();
+                self.cc.on_ack(&mut w, &sample);
                 // An ACK carrying ECN-Echo does not open the window (ns-2 `old_ecn_` 0).
                 if !self.ect || !ece {
-                    self.opencwnd();
+                    self.cc.increase(&mut w, &sample);
                 }
+                self.set_cc_window(w);
                 if self.ect && !ece {
                     self.ecn_backoff = false;
                 }
@@ -571,6 +551,9 @@ impl TcpSender {
 
     /// The retransmission timer expired.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut SendBuf) {
+        if let Some(sb) = self.sack.as_mut() {
+            sb.reset(); // go back to the first unacknowledged segment, forgetting SACKs
+        }
         self.rtx_deadline = None;
         self.dupwnd = 0;
         self.dupacks = 0;
@@ -592,7 +575,7 @@ impl TcpSender {
             self.cong_action = true;
         } else if outstanding {
             self.stats.timeouts += 1;
-            self.slowdown(true);
+            self.reduce(now, Reduction::Timeout);
         } else {
             self.cwnd = 1.0;
         }
@@ -601,6 +584,11 @@ impl TcpSender {
         self.send_much(now, self.max_burst, out);
     }
 }
+
+#[path = "rto.rs"]
+mod rto;
+#[path = "sack.rs"]
+mod sack;
 
 #[cfg(test)]
 #[path = "tests/mod.rs"]

@@ -40,6 +40,8 @@ fn config(variant: &str) -> TcpConfig {
         dupack_threshold: 3,
         ecn: false,
         syn: true,
+        pacing: false,
+        sack: false,
     }
 }
 
@@ -501,5 +503,8 @@ fn newreno_lost_retransmission_times_out() {
 
 // --- 5. RTO backoff -----------------------------------------------------------------------
 
+mod bbr;
+mod cc;
 mod ecn;
+mod pipe;
 mod timers;

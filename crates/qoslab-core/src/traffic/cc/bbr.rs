@@ -1,0 +1,361 @@
+//! BBR v1 (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5),
+//! 2016; draft-cardwell-iccrg-bbr-congestion-control-00), in packets and nanoseconds.
+//!
+//! The model: BtlBw, the windowed maximum of delivery-rate samples ([`super::rate`]) over the
+//! last 10 round trips (§4.1.1; a round ends when a segment sent after the previous round's
+//! end is delivered), and RTprop, the minimum RTT over 10 s (§4.1.2). Application-limited
+//! samples enter the filter only if they raise it. RTprop takes a sample that is strictly
+//! lower, or any sample once 10 s old (Linux's rule; the draft also accepts an equal one).
+//!
+//! The states (§4.3): Startup paces at 2/ln 2 · BtlBw with cwnd gain 2/ln 2 until BtlBw grows
+//! less than 25 % in three rounds (the pipe is full); Drain paces at ln 2/2 until the data in
+//! flight is at most one BDP = BtlBw · RTprop; ProbeBW cycles the pacing gain through the eight
+//! phases [5/4, 3/4, 1, 1, 1, 1, 1, 1], each at least one RTprop long (the 5/4 phase until the
+//! flight reaches 5/4 BDP or a loss, the 3/4 phase ends early at one BDP), cwnd gain 2;
+//! ProbeRTT, entered when RTprop has not been refreshed for 10 s, holds cwnd at 4 packets for
+//! 200 ms and one round, then returns to ProbeBW (or Startup if the pipe was never full).
+//! cwnd = cwnd_gain · BDP, grown by the segments acknowledged towards it (§4.2.3); pacing rate
+//! pacing_gain · BtlBw, which never falls during Startup (§4.2.1). Losses (§4.2.3.4): at fast
+//! retransmit cwnd becomes the flight, and on a timeout 1; the window before either is
+//! restored when recovery ends. ECN is ignored (v1).
+//!
+//! Deviations: the ProbeBW cycle's first phase is derived from the sender's clock phase (a
+//! per-flow uniform draw), not a fresh random number; no send quantum is added to the cwnd
+//! target (segments leave one at a time); no long-term bandwidth (policer) detection; until
+//! the first rate sample the pacing rate is 2/ln 2 · cwnd / srtt.
+
+use super::rate::{RateSample, RateSampler};
+use super::{AckSample, CongestionControl, Window};
+use crate::units::{SimTime, NS_PER_SEC};
+
+/// 2/ln 2: Startup's gains.
+pub const HIGH_GAIN: f64 = 2.885_390_081_777_927;
+/// ProbeBW's pacing gains.
+pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// BtlBw filter length, round trips.
+pub const BTLBW_ROUNDS: u64 = 10;
+/// RTprop filter length.
+pub const RTPROP_WINDOW: SimTime = 10 * NS_PER_SEC;
+/// ProbeRTT's minimum duration.
+pub const PROBE_RTT_TIME: SimTime = 200_000_000;
+/// The smallest cwnd, packets (BBRMinPipeCwnd).
+pub const MIN_PIPE_CWND: f64 = 4.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bbr {
+    pub mode: Mode,
+    pub pacing_gain: f64,
+    pub cwnd_gain: f64,
+    /// The largest rate sample of each of the last rounds: (round, packets/s).
+    bw_rounds: [(u64, f64); BTLBW_ROUNDS as usize],
+    /// BtlBw, packets per second (0 before a sample).
+    pub btlbw: f64,
+    /// RTprop, ns (`u64::MAX` before a sample), and when it was last set.
+    pub rtprop: u64,
+    rtprop_stamp: SimTime,
+    pub round_count: u64,
+    next_round_delivered: u64,
+    round_start: bool,
+    pub filled_pipe: bool,
+    full_bw: f64,
+    full_bw_count: u32,
+    pub cycle_index: usize,
+    cycle_stamp: SimTime,
+    /// The first ProbeBW phase (a per-flow draw, never the 3/4 phase).
+    cycle_start: usize,
+    probe_rtt_done: Option<SimTime>,
+    probe_rtt_round_done: bool,
+    /// Times ProbeRTT was entered.
+    pub probe_rtt_count: u64,
+    prior_cwnd: f64,
+    /// In fast recovery or after a timeout: the segment whose acknowledgement ends it
+    /// (None until the first ACK after a timeout tells SND.NXT).
+    recovering: Option<Option<i64>>,
+    loss_seen: bool,
+    /// The pacing rate, packets per second (0: not yet known).
+    pub pacing_rate: f64,
+    pub sampler: RateSampler,
+}
+
+impl Default for Bbr {
+    fn default() -> Self {
+        Bbr {
+            mode: Mode::Startup,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            bw_rounds: [(0, 0.0); BTLBW_ROUNDS as usize],
+            btlbw: 0.0,
+            rtprop: u64::MAX,
+            rtprop_stamp: 0,
+            round_count: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            filled_pipe: false,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            cycle_index: 0,
+            cycle_stamp: 0,
+            cycle_start: 2,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            probe_rtt_count: 0,
+            prior_cwnd: 0.0,
+            recovering: None,
+            loss_seen: false,
+            pacing_rate: 0.0,
+            sampler: RateSampler::default(),
+        }
+    }
+}
+
+impl Bbr {
+    /// BDP · gain, packets (None before RTprop and BtlBw are known).
+    fn inflight(&self, gain: f64) -> Option<f64> {
+        (self.rtprop != u64::MAX && self.btlbw > 0.0)
+            .then(|| gain * self.btlbw * self.rtprop as f64 / NS_PER_SEC as f64)
+    }
+
+    fn update_btlbw(&mut self, rs: &RateSample) {
+        if rs.prior_delivered >= self.next_round_delivered {
+            self.next_round_delivered = self.sampler.delivered;
+            self.round_count += 1;
+            self.round_start = true;
+        } else {
+            self.round_start = false;
+        }
+        if rs.delivery_rate >= self.btlbw || !rs.is_app_limited {
+            let slot = &mut self.bw_rounds[(self.round_count % BTLBW_ROUNDS) as usize];
+            if slot.0 != self.round_count {
+                *slot = (self.round_count, 0.0);
+            }
+            slot.1 = slot.1.max(rs.delivery_rate);
+            let oldest = self.round_count.saturating_sub(BTLBW_ROUNDS - 1);
+            self.btlbw = self
+                .bw_rounds
+                .iter()
+                .filter(|(r, _)| *r >= oldest)
+                .fold(0.0, |m, (_, b)| f64::max(m, *b));
+        }
+    }
+
+    fn enter_probe_bw(&mut self, now: SimTime) {
+        self.mode = Mode::ProbeBw;
+        self.pacing_gain = 1.0;
+        self.cwnd_gain = 2.0;
+        self.cycle_index = self.cycle_start;
+        self.cycle_stamp = now;
+        self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+    }
+
+    fn check_cycle_phase(&mut self, now: SimTime, prior_inflight: f64) {
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let full_length = now - self.cycle_stamp > self.rtprop;
+        let bdp = |g| self.inflight(g).unwrap_or(f64::MAX);
+        let next = if self.pacing_gain > 1.0 {
+            full_length && (self.loss_seen || prior_inflight >= bdp(self.pacing_gain))
+        } else if self.pacing_gain < 1.0 {
+            full_length || prior_inflight <= bdp(1.0)
+        } else {
+            full_length
+        };
+        if next {
+            self.cycle_index = (self.cycle_index + 1) % GAIN_CYCLE.len();
+            self.cycle_stamp = now;
+            self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+        }
+    }
+
+    fn check_full_pipe_and_drain(&mut self, now: SimTime, rs: &RateSample, in_flight: f64) {
+        if !self.filled_pipe && self.round_start && !rs.is_app_limited {
+            if self.btlbw >= self.full_bw * 1.25 {
+                self.full_bw = self.btlbw;
+                self.full_bw_count = 0;
+            } else {
+                self.full_bw_count += 1;
+                self.filled_pipe = self.full_bw_count >= 3;
+            }
+        }
+        if self.mode == Mode::Startup && self.filled_pipe {
+            self.mode = Mode::Drain;
+            self.pacing_gain = 1.0 / HIGH_GAIN;
+            self.cwnd_gain = HIGH_GAIN;
+        }
+        if self.mode == Mode::Drain && self.inflight(1.0).is_some_and(|b| in_flight <= b) {
+            self.enter_probe_bw(now);
+        }
+    }
+
+    fn check_probe_rtt(
+        &mut self,
+        w: &mut Window,
+        now: SimTime,
+        rtprop_expired: bool,
+        in_flight: f64,
+    ) {
+        if self.mode != Mode::ProbeRtt && rtprop_expired {
+            // BBRSaveCwnd: the window now, unless a recovery already saved a larger one.
+            self.prior_cwnd = if self.recovering.is_none() {
+                w.cwnd
+            } else {
+                self.prior_cwnd.max(w.cwnd)
+            };
+            self.mode = Mode::ProbeRtt;
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.probe_rtt_done = None;
+            self.probe_rtt_count += 1;
+        }
+        if self.mode != Mode::ProbeRtt {
+            return;
+        }
+        // Keep the low delivery rates of ProbeRTT out of the BtlBw filter (Linux marks the
+        // connection application-limited while in ProbeRTT).
+        self.sampler.on_app_limited(in_flight as i64);
+        match self.probe_rtt_done {
+            None if in_flight <= MIN_PIPE_CWND => {
+                self.probe_rtt_done = Some(now + PROBE_RTT_TIME);
+                self.probe_rtt_round_done = false;
+                self.next_round_delivered = self.sampler.delivered;
+            }
+            Some(done) => {
+                self.probe_rtt_round_done |= self.round_start;
+                if self.probe_rtt_round_done && now > done {
+                    self.rtprop_stamp = now;
+                    if self.recovering.is_none() {
+                        w.cwnd = w.cwnd.max(self.prior_cwnd); // BBRRestoreCwnd
+                    }
+                    if self.filled_pipe {
+                        self.enter_probe_bw(now);
+                    } else {
+                        self.mode = Mode::Startup;
+                        self.pacing_gain = HIGH_GAIN;
+                        self.cwnd_gain = HIGH_GAIN;
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn set_cwnd(&mut self, w: &mut Window, ack: &AckSample) {
+        let acked = ack.acked as f64;
+        if let Some(target) = self.inflight(self.cwnd_gain) {
+            if self.filled_pipe {
+                w.cwnd = (w.cwnd + acked).min(target);
+            } else if w.cwnd < target || self.sampler.delivered < 10 {
+                w.cwnd += acked;
+            }
+        } else {
+            w.cwnd += acked;
+        }
+        w.cwnd = w.cwnd.max(MIN_PIPE_CWND);
+        if self.mode == Mode::ProbeRtt {
+            w.cwnd = w.cwnd.min(MIN_PIPE_CWND);
+        }
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
+        let rs = self
+            .sampler
+            .on_ack(ack.now, ack.ackno - ack.acked as i64 + 1, ack.ackno);
+        let in_flight = ack.in_flight as f64;
+        let prior_inflight = in_flight + ack.acked as f64;
+        let rtprop_expired = ack.now > self.rtprop_stamp + RTPROP_WINDOW;
+        if let Some(rs) = rs {
+            self.update_btlbw(&rs);
+            self.check_cycle_phase(ack.now, prior_inflight);
+            self.check_full_pipe_and_drain(ack.now, &rs, in_flight);
+            // Strictly lower, as Linux's `bbr_update_min_rtt`: on a steady path RTprop then
+            // expires every 10 s and ProbeRTT re-measures it.
+            if rs.rtt_ns < self.rtprop || rtprop_expired {
+                self.rtprop = rs.rtt_ns;
+                self.rtprop_stamp = ack.now;
+            }
+        } else {
+            self.round_start = false;
+        }
+        self.check_probe_rtt(w, ack.now, rtprop_expired, in_flight);
+        self.loss_seen = false;
+        // Pacing rate (§4.2.1): never lowered while the pipe is not yet full.
+        let rate = self.pacing_gain * self.btlbw;
+        if self.btlbw > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        } else if self.pacing_rate == 0.0 {
+            if let Some(r) = ack.rtt_ns {
+                self.pacing_rate = HIGH_GAIN * w.cwnd * NS_PER_SEC as f64 / r.max(1) as f64;
+            }
+        }
+        // cwnd (§4.2.3): recovery keeps the sender's window until it ends; then the window
+        // before it is restored.
+        if let Some(end) = self.recovering {
+            let end = *self.recovering.insert(Some(end.unwrap_or(ack.snd_nxt - 1)));
+            if ack.in_recovery || end.is_some_and(|e| ack.ackno < e) {
+                return;
+            }
+            self.recovering = None;
+            w.cwnd = w.cwnd.max(self.prior_cwnd);
+        }
+        self.set_cwnd(w, ack);
+    }
+
+    fn increase(&mut self, _w: &mut Window, _ack: &AckSample) {}
+
+    fn on_congestion(&mut self, w: &mut Window, flight: f64, _now: SimTime) {
+        self.loss_seen = true;
+        if self.recovering.is_none() {
+            self.prior_cwnd = if self.mode == Mode::ProbeRtt {
+                self.prior_cwnd.max(w.cwnd)
+            } else {
+                w.cwnd
+            };
+        }
+        self.recovering = Some(Some(i64::MIN));
+        w.cwnd = flight.max(MIN_PIPE_CWND);
+    }
+
+    fn on_ecn_echo(&mut self, _w: &mut Window, _flight: f64, _now: SimTime) {}
+
+    fn on_timeout(&mut self, w: &mut Window, _flight: f64, _now: SimTime) {
+        self.loss_seen = true;
+        if self.recovering.is_none() {
+            self.prior_cwnd = w.cwnd;
+        }
+        self.recovering = Some(None);
+        w.cwnd = 1.0;
+    }
+
+    fn on_send(&mut self, seq: i64, now: SimTime, in_flight: i64, highest_ack: i64) {
+        self.sampler.on_send(seq, now, in_flight, highest_ack);
+    }
+
+    fn on_app_limited(&mut self, in_flight: i64) {
+        self.sampler.on_app_limited(in_flight);
+    }
+
+    fn pacing_rate(&self) -> Option<f64> {
+        (self.pacing_rate > 0.0).then_some(self.pacing_rate)
+    }
+
+    fn always_paces(&self) -> bool {
+        true
+    }
+
+    fn set_phase(&mut self, phase: f64) {
+        // Any phase but the 3/4 one (index 1), as the draft's random start.
+        let k = ((phase * 7.0) as usize).min(6);
+        self.cycle_start = if k == 0 { 0 } else { k + 1 };
+    }
+}

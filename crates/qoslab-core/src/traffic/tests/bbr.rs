@@ -1,0 +1,73 @@
+//! BBR v1 on the scripted path of [`super::pipe`]: a 10,000 packet/s bottleneck (100 µs per
+//! segment, an unlimited buffer) and a 40 ms propagation RTT (40.1 ms with one
+//! serialisation: the smallest RTT a segment can see), BDP 401 packets.
+
+use super::pipe::Pipe;
+use super::{config, TcpVariant, MS};
+use crate::traffic::cc::bbr::{Bbr, Mode, GAIN_CYCLE};
+use crate::traffic::cc::AnyCc;
+use crate::units::NS_PER_SEC;
+
+fn bbr(p: &Pipe) -> &Bbr {
+    let AnyCc::Bbr(b) = &p.tcp.cc else {
+        panic!("not BBR")
+    };
+    b
+}
+
+#[test]
+fn bbr_estimates_the_path_cycles_its_gains_and_probes_rtt() {
+    let mut c = config("reno");
+    c.variant = TcpVariant::Bbr;
+    c.window_pkts = 100_000;
+    let mut p = Pipe::new(&c, 40 * MS, 100_000);
+    p.start();
+    // The ProbeBW phases of each stay in ProbeBW (sampled every millisecond), and the times
+    // ProbeRTT is entered.
+    let mut stints: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut probe_rtt_at = Vec::new();
+    let mut last_mode = Mode::Startup;
+    for ms in 1..=45_000u64 {
+        assert_eq!(p.run_until(ms * MS), 0, "no timeout");
+        let b = bbr(&p);
+        let phases = stints.last_mut().expect("a stint");
+        if b.mode == Mode::ProbeBw && phases.last() != Some(&b.cycle_index) {
+            phases.push(b.cycle_index);
+        }
+        if b.mode == Mode::ProbeRtt && last_mode != Mode::ProbeRtt {
+            probe_rtt_at.push(ms as f64 / 1e3);
+            stints.push(Vec::new());
+        }
+        last_mode = b.mode;
+    }
+    let b = bbr(&p);
+    let (rate, rtprop) = (b.btlbw, b.rtprop as f64 / NS_PER_SEC as f64);
+    eprintln!(
+        "bbr: btlbw {rate:.1} pkt/s (10000), rtprop {:.4} ms (40.1), probe_rtt at {probe_rtt_at:?}, \
+         first phases {:?}",
+        rtprop * 1e3,
+        &stints[0][..12]
+    );
+    assert!((rate - 10_000.0).abs() / 10_000.0 < 0.02, "btlbw {rate}");
+    assert!((rtprop - 0.0401).abs() / 0.0401 < 0.02, "rtprop {rtprop}");
+    // The gain cycle: in each stay in ProbeBW (the cycle restarts after ProbeRTT), the eight
+    // phases in order; every one of them used.
+    for phases in &stints {
+        for w in phases.windows(2) {
+            assert_eq!(w[1], (w[0] + 1) % GAIN_CYCLE.len(), "{phases:?}");
+        }
+    }
+    let mut seen: Vec<usize> = stints.concat();
+    assert!(seen.len() > 64);
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen, (0..8).collect::<Vec<_>>());
+    // ProbeRTT about every 10 s (10 s after the last RTprop update, which ProbeRTT refreshes
+    // 200 ms and a round after entering it).
+    assert!(probe_rtt_at.len() >= 3, "{probe_rtt_at:?}");
+    for w in probe_rtt_at.windows(2) {
+        let gap = w[1] - w[0];
+        assert!((10.0..10.6).contains(&gap), "{probe_rtt_at:?}");
+    }
+    assert_eq!(b.probe_rtt_count as usize, probe_rtt_at.len());
+}
