@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs test test-rust test-python lint fmt bench reproduce ns2 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
+.PHONY: venv build demo docs test test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -50,6 +50,20 @@ ns2:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2 tshark) >/tmp/qoslab-apt.log 2>&1 \
 		|| echo "could not install ns2/tshark (see /tmp/qoslab-apt.log): those tests will be skipped"; \
 	else echo "ns-2 not found and apt-get unavailable (or not root): ns-2 tests will be skipped"; fi
+
+# ns-3.37 for `qoslab crosscheck --against ns3` (Debian's libns3-dev, and nlohmann-json3-dev for
+# the JSON header the program reads its input with); tools/ns3/qoslab_ns3.cc is compiled into
+# ~/.cache/qoslab/ns3/<hash of the source> here (or on first use). Skipped with a message where
+# apt is absent or we are not root (tests/test_ns3.py then skips its ns-3 runs).
+ns3:
+	@if [ -f /usr/include/ns3/core-module.h ] && [ -f /usr/include/nlohmann/json.hpp ]; then echo "ns-3: /usr/include/ns3"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing libns3-dev and nlohmann-json3-dev (Debian packages) for the ns-3 cross-checks"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libns3-dev nlohmann-json3-dev g++) >/tmp/qoslab-apt-ns3.log 2>&1 \
+		|| echo "could not install ns-3 (see /tmp/qoslab-apt-ns3.log): the ns-3 tests will be skipped"; \
+	else echo "ns-3 not found and apt-get unavailable (or not root): the ns-3 tests will be skipped"; fi
+	@if [ -f /usr/include/ns3/core-module.h ] && [ -x $(PY) ]; then \
+		$(PY) -c "from qoslab import ns3; print('ns-3 program:', ns3.build_program())" || true; fi
 
 # Emulation mode's tools (iproute2, iptables, ethtool; Debian packages) for tests/test_emulate.py;
 # skipped with a message where apt is absent or we are not root (those tests are then skipped).
@@ -109,7 +123,7 @@ docs: $(VENV)/.deps
 	@$(PY) -c "import mkdocs" 2>/dev/null || $(PIP) install -q 'mkdocs>=1.6,<2'
 	$(VENV)/bin/mkdocs build --strict
 
-test: build ns2 emu-deps slurm-deps
+test: build ns2 ns3 emu-deps slurm-deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace --release -q
@@ -119,11 +133,11 @@ test: build ns2 emu-deps slurm-deps
 	$(MAKE) -s fuzz-smoke
 	$(VENV)/bin/pytest -q
 
-bench: build ns2
+bench: build ns2 ns3
 	$(VENV)/bin/qoslab bench
 	cargo bench -p qoslab-core --bench components
 
-reproduce: build ns2
+reproduce: build ns2 ns3
 	$(VENV)/bin/pytest -q -m slow
 	$(VENV)/bin/qoslab reproduce all
 

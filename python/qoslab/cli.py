@@ -1035,26 +1035,36 @@ def crosscheck(
     flavour: Annotated[
         str,
         typer.Option(
-            help="qoslab side: 'ns2' (every dsRED mechanism in its ns-2 flavour) or 'reference' "
-            "(the scenario as written)."
+            help="qoslab side against ns-2: 'ns2' (every dsRED mechanism in its ns-2 flavour) or "
+            "'reference' (the scenario as written; always so against ns-3)."
         ),
     ] = "ns2",
+    against: Annotated[
+        str, typer.Option(help="The reference simulator: 'ns2' (ns-2.35) or 'ns3' (ns-3.37).")
+    ] = "ns2",
 ) -> None:
-    """Run a scenario in qoslab and in ns-2, print the metrics side by side and a verdict per
-    metric family. Exit status: 0 all agree, 1 something disagrees, 2 ns-2 cannot express it."""
+    """Run a scenario in qoslab and in ns-2 (or ns-3 with --against ns3), print the metrics side
+    by side and a verdict per metric family. Exit status: 0 all agree, 1 something disagrees, 2
+    the reference simulator cannot express the scenario."""
     import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
-    from qoslab import ns2
-    from qoslab.crosscheck import as_records, verdicts
+    from qoslab import ns2, ns3
+    from qoslab.crosscheck import CrosscheckRefused, as_records, verdicts
     from qoslab.crosscheck import crosscheck as run_crosscheck
 
-    if ns2.ns2_available() is None:
+    if against not in ("ns2", "ns3"):
+        _fail(f"--against must be 'ns2' or 'ns3', not {against!r}")
+    if against == "ns2" and ns2.ns2_available() is None:
         _fail("ns-2 (`ns`) is not installed: `apt-get install ns2` (or `make ns2`)")
+    if against == "ns3" and ns3.ns3_missing():
+        _fail(f"ns-3 is not available: {ns3.ns3_missing()}")
     if seeds < 1:
         _fail("--seeds must be at least 1")
     sc = _load(scenario, set_)
+    if against == "ns3":
+        flavour = "reference"
     con = Console(stderr=True)
     try:
         rows, notes = run_crosscheck(
@@ -1062,14 +1072,18 @@ def crosscheck(
             list(range(1, seeds + 1)),
             progress=lambda m: con.log(m) if con.is_terminal else None,
             flavour=flavour,
+            against=against,
         )
-    except ns2.Ns2Error as e:
+    except (ns2.Ns2Error, CrosscheckRefused) as e:
         typer.echo(f"error: {scenario}: {str(e).splitlines()[0]}", err=True)
         raise typer.Exit(2) from None
+    except ns3.Ns3Error as e:
+        _fail(f"{scenario}: {e}")
     except ValueError as e:
         _fail(str(e))
-    t = Table(title=f"{sc.name}: qoslab ({flavour} flavour) vs ns-2, {seeds} seeds (mean ± 95 % CI)")
-    for c in ("metric", "qoslab", "ns-2", "difference", "verdict"):
+    ref = "ns-2" if against == "ns2" else "ns-3"
+    t = Table(title=f"{sc.name}: qoslab ({flavour} flavour) vs {ref}, {seeds} seeds (mean ± 95 % CI)")
+    for c in ("metric", "qoslab", ref, "difference", "verdict"):
         t.add_column(c, justify="right" if c != "metric" else "left")
     for r in rows:
         diff = "" if r.rel_diff != r.rel_diff else f"{r.rel_diff * 100:+.1f} %"
@@ -1085,13 +1099,13 @@ def crosscheck(
             extra += f"; within noise (more seeds would decide): {', '.join(v.noise)}"
         out.print(f"{v.family}: {v.verdict.upper()} (rows: {v.rows}; {v.worst}{extra})")
     if csv is not None:
-        pd.DataFrame(as_records(rows)).to_csv(csv, index=False)
+        pd.DataFrame(as_records(rows, against)).to_csv(csv, index=False)
     if json_out is not None:
         import json
 
         from qoslab.crosscheck import as_document
 
-        doc = as_document(rows, notes, scenario=str(scenario), seeds=seeds, flavour=flavour)
+        doc = as_document(rows, notes, scenario=str(scenario), seeds=seeds, flavour=flavour, against=against)
         json_out.write_text(json.dumps(doc, indent=2) + "\n")
     raise typer.Exit(0 if all(v.verdict == "agree" for v in vs) else 1)
 
@@ -1122,8 +1136,13 @@ def emulate(
         bool, typer.Option("--compare", help="Also simulate it and print both side by side.")
     ] = False,
     cc: Annotated[
-        str, typer.Option("--cc", help="Congestion control of the TCP senders: reno, cubic or bbr.")
-    ] = "reno",
+        str | None,
+        typer.Option(
+            "--cc",
+            help="Congestion control of the TCP senders: reno, cubic or bbr (default: the scenario's "
+            "tcp.variant, which it must match).",
+        ),
+    ] = None,
     window_clamp: Annotated[
         bool,
         typer.Option("--window-clamp", help="Receivers clamp their window at the scenario's TCP window."),
@@ -1155,9 +1174,13 @@ def emulate(
         _fail("--force goes with --cleanup")
     if scenario is None:
         _fail("a scenario file is required (or --cleanup)")
-    if cc not in emu.CONGESTION_CONTROLS:
+    if cc is not None and cc not in emu.CONGESTION_CONTROLS:
         _fail(f"--cc: expected one of {', '.join(emu.CONGESTION_CONTROLS)}, got {cc!r}")
     sc = _load(scenario, set_)
+    try:
+        cc = cc or emu.scenario_cc(sc)
+    except emu.EmulationError as e:
+        _fail(str(e))
     try:
         res = emu.run(
             sc, seed, duration_s=duration, out=out, cc=cc, window_clamp=window_clamp, log=lambda m: con.log(m)

@@ -1,0 +1,444 @@
+"""How each element of a resolved qoslab scenario is expressed in ns-3.37, or why it cannot be.
+
+Every function here is pure: it takes one element of the SI-unit resolved form
+(:func:`qoslab.ns3.export.to_ns3_resolved`) and returns what the C++ program applies: a queue
+disc's TypeId with *every* attribute that matters set explicitly (never ns-3's defaults), a TCP
+socket's congestion and recovery TypeIds with its attributes and the defaults to set before it
+is created, or a UDP source's process. A refusal is an :class:`Ns3Refusal` whose message names
+the element and the reason, in one line.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: The point-to-point device's own transmit queue, in front of which the queue disc sits.
+#: ns-3 hands a packet from the queue disc to the device while the device queue has room, so
+#: with one packet there the queue disc holds the backlog less the one packet waiting in the
+#: device (the packet being serialised has left both). qoslab's limit counts every waiting
+#: packet, so the queue disc gets ``limit - 1`` (see :func:`queue_limit`).
+DEVICE_QUEUE = "1p"
+
+#: IPv4 + TCP headers without options (timestamps off; SACK blocks appear only on ACKs).
+TCP_HEADERS = 40
+
+#: IPv4 + UDP headers.
+UDP_HEADERS = 28
+
+#: An effectively infinite retry count: qoslab's TCP never gives up on a segment.
+NEVER_GIVE_UP = 1_000_000
+
+#: ns-3.37's TCP without SACK is defective on the cross-check scenarios: it emulates SACK from
+#: duplicate ACKs (TcpTxBuffer::AddRenoSack), so the duplicates that follow one spurious timeout
+#: mark segments in flight as lost, which it retransmits, which makes more duplicates: 15 390
+#: retransmissions against qoslab's 450 and 14 times its drops on dumbbell-5-droptail, and a
+#: segmentation fault in TcpRateLinux::SkbSent on dumbbell-5-red. The export therefore enables
+#: SACK on every ns-3 socket (``sack_workaround``); with one loss per window, as under RED or a
+#: shared DropTail at these loads, SACK and NewReno recover alike (measured:
+#: docs/validation/ns3.md). ``sack_workaround=False`` gives the literal mapping.
+SACK_WORKAROUND = True
+
+#: The sender restarts its retransmission timer at a fast retransmit, as qoslab's TCP and
+#: ns-2's do (``reset_rtx_timer`` in ``dupack_action``); ns-3.37's TcpSocketBase keeps it running
+#: from the last new ACK, so with the 200 ms minimum RTO and round trips of 150 ms nearly every
+#: fast retransmit of a small window (50 flows over 10 Mbps) ends in a timeout. The program's
+#: ``QoslabTcpSocket`` is TcpSocketBase with that one difference.
+RESTART_RTO_ON_FAST_RETRANSMIT = True
+
+#: The sender's RTT estimator: RFC 6298 with one sample per round trip and Karn's rule on the
+#: handshake (the program's ``QoslabRttPerRound``), as qoslab's TCP times one segment per round
+#: trip; ns-3's RttMeanDeviation samples every ACK (rttvar collapses, spurious timeouts:
+#: fdd-red-s1 has 128 timeouts a run against 12.7, qoslab 5.3). BBR keeps ns-3's per-ACK
+#: estimator: with one sample per round trip ns-3.37's TcpBbr times out until it collapses
+#: (0.78 of 10 Mbps on dumbbell-5-red), with per-ACK samples it fills the link (9.8 Mbps).
+RTT_ESTIMATOR = "ns3::QoslabRttPerRound"
+RTT_ESTIMATOR_BBR = "ns3::RttMeanDeviation"
+
+#: ns-3.37 caps the backed-off RTO at 60 s in TcpSocketBase::ReTxTimeout (not an attribute).
+NS3_MAX_RTO_S = 60.0
+
+#: qoslab TCP variant -> ns-3 congestion-control TypeId. reno and newreno map to TcpNewReno's
+#: growth: slow start adds one segment per ACK and congestion avoidance segSize²/cwnd per ACK,
+#: whatever the ACK covers: RFC 5681's per-ACK rule (eq. 3) and qoslab's/ns-2's (``cwnd +=
+#: 1/cwnd`` per new ACK: about half a segment per RTT with delayed ACKs). TcpLinuxReno counts
+#: the segments acknowledged (one segment per RTT with delayed ACKs, Linux's byte counting),
+#: which qoslab does not. The program's ``ns3::QoslabNewReno`` is TcpNewReno whose loss
+#: response halves the congestion window, as qoslab and RFC 5681 (FlightSize) do: TcpNewReno
+#: halves BytesInFlight, which with SACK (:data:`SACK_WORKAROUND`) is RFC 6675's pipe, three or
+#: more segments below the window at a fast retransmit (measured: 16 % fewer drops than
+#: qoslab on dumbbell-5-red, against 0.5 % with the window halved). ns-3 has no Reno loss
+#: recovery: its recovery is NewReno's (RFC 6582) or SACK's, so ``reno`` runs as NewReno.
+CONGESTION = {
+    "reno": "ns3::QoslabNewReno",
+    "newreno": "ns3::QoslabNewReno",
+    "sack": "ns3::QoslabNewReno",  # qoslab's `sack`: Reno's congestion control, SACK recovery
+    "cubic": "ns3::TcpCubic",
+    "bbr": "ns3::TcpBbr",
+    "dctcp": "ns3::TcpDctcp",
+}
+
+#: Loss recovery for every variant: RFC 5681/6582 window halving (ns-3's default is PRR).
+RECOVERY = "ns3::TcpClassicRecovery"
+
+#: Drop reasons (substrings of ns-3's reason strings) counted as early (AQM) drops; every
+#: other drop is forced (buffer overflow, average above max_th). A child queue's reason is
+#: prefixed by its parent's "(Dropped by child queue disc) ".
+EARLY_RED = ["Unforced drop"]
+EARLY_CODEL = ["Target exceeded drop"]
+
+#: Time::Max(), ns-3's "never" for a Time attribute (the program sets it as a TimeValue: no
+#: string spells it exactly). CoDel's/FQ-CoDel's/PIE's CE thresholds and PIE's activation
+#: threshold are off this way; any other value turns the feature on (PIE with an activation
+#: threshold stays inactive until the queue delay reaches it).
+NEVER = "@max"
+
+#: Queue kinds the export has no ns-3 counterpart for, with why.
+_NOT_NS3 = {
+    "rio": "RIO (multi-precedence RED) has no ns-3 queue disc",
+    "wred": "WRED (per-precedence RED) has no ns-3 queue disc",
+    "multi": "multi-queue schedulers with DiffServ classification are not exported to ns-3",
+    "ared": "Adaptive RED is not mapped to ns-3's ARED (its adaptation differs in interval and bounds)",
+    "fdd_red": "FDD-RED has no ns-3 queue disc",
+    "fdd-red": "FDD-RED has no ns-3 queue disc",
+    "dwred": "DWRED has no ns-3 queue disc",
+}
+
+
+class Ns3Refusal(ValueError):
+    """An element of the scenario that the ns-3 export cannot express (one line: where and why)."""
+
+
+def ns_time(seconds: float) -> str:
+    """A duration as an ns-3 Time string, in whole nanoseconds (exact, no float formatting)."""
+    return f"{round(seconds * 1e9)}ns"
+
+
+def _bool(v: Any) -> str:
+    return "true" if v else "false"
+
+
+def _num(v: float) -> str:
+    return repr(float(v))
+
+
+def queue_limit(where: str, q: dict[str, Any]) -> tuple[str, str]:
+    """The queue disc's ``MaxSize`` (one waiting packet less than qoslab's limit: that one
+    waits in the device's queue) and its unit, ``"p"`` or ``"B"``."""
+    lp, lb = q.get("limit_pkts"), q.get("limit_bytes")
+    if lb is not None:
+        mps = q.get("mean_pkt_size_bytes")
+        if not mps or int(lb) <= int(mps):
+            raise Ns3Refusal(
+                f"{where}: a byte limit needs a mean packet size below it (the device queue holds "
+                "one packet of it)"
+            )
+        return f"{int(lb) - int(mps)}B", "B"
+    if lp is None:
+        return "10000000p", "p"  # unlimited, as the ns-2 export's UNLIMITED_QUEUE_PKTS
+    if int(lp) < 2:
+        raise Ns3Refusal(
+            f"{where}: a limit below 2 packets cannot be expressed (ns-3's device queue already "
+            "holds one waiting packet)"
+        )
+    return f"{int(lp) - 1}p", "p"
+
+
+def _threshold(th_pkts: float, unit: str, mps: int) -> str:
+    """A RED threshold in packets as the queue disc sees it: one packet less (the one in the
+    device queue), in bytes when the queue counts bytes; never exactly 0 (ns-3 reads MinTh =
+    MaxTh = 0 as "choose them yourself")."""
+    v = max(float(th_pkts) - 1.0, 1e-9)
+    return _num(v * mps if unit == "B" else v)
+
+
+def queue_disc(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
+    """The ns-3 queue disc for one link direction's queue ``q``: ``{"type_id", "attributes":
+    [[name, value], ...], "early_drop_reasons": [...]}`` and, for fq_codel, ``quantum``."""
+    kind = q.get("type")
+    if kind in _NOT_NS3:
+        raise Ns3Refusal(f"{where}: {_NOT_NS3[kind]}")
+    if kind == "droptail":
+        size, _ = queue_limit(where, q)
+        return {"type_id": "ns3::FifoQueueDisc", "attributes": [["MaxSize", size]], "early_drop_reasons": []}
+    if kind == "red":
+        return _red(where, q, link)
+    if kind == "step":
+        return _step(where, q, link)
+    if kind == "codel":
+        size, _ = queue_limit(where, q)
+        return {
+            "type_id": "ns3::CoDelQueueDisc",
+            "attributes": [
+                ["MaxSize", size],
+                ["Target", ns_time(q["target_s"])],
+                ["Interval", ns_time(q["interval_s"])],
+                ["MinBytes", str(max_packet)],
+                ["UseEcn", _bool(q.get("ecn"))],
+                ["UseL4s", "false"],
+                ["CeThreshold", NEVER],
+            ],
+            "early_drop_reasons": EARLY_CODEL,
+        }
+    if kind == "fq_codel":
+        return _fq_codel(where, q)
+    if kind == "pie":
+        return _pie(where, q)
+    raise Ns3Refusal(f"{where}: queue type {kind!r} is not supported by the ns-3 export")
+
+
+def _red_common(q: dict[str, Any], link: dict[str, Any], size: str, mps: int) -> list[list[str]]:
+    return [
+        ["MaxSize", size],
+        ["MeanPktSize", str(mps)],
+        ["IdlePktSize", str(mps)],
+        ["ARED", "false"],
+        ["AdaptMaxP", "false"],
+        ["FengAdaptive", "false"],
+        ["NLRED", "false"],
+        ["Ns1Compat", "false"],
+        ["LinkBandwidth", f"{int(link['bandwidth_bps'])}bps"],  # the idle-time decay
+        ["LinkDelay", ns_time(link["delay_s"])],
+    ]
+
+
+def _red(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
+    size, unit = queue_limit(where, q)
+    if bool(q.get("byte_mode")) != (unit == "B"):
+        raise Ns3Refusal(
+            f"{where}: ns-3's RED scales its drop probability by packet size exactly when its "
+            "limit is in bytes; byte_mode must match the limit's unit"
+        )
+    mps = int(q["mean_pkt_size_bytes"])
+    max_p = float(q["max_p"])
+    return {
+        "type_id": "ns3::RedQueueDisc",
+        "attributes": [
+            *_red_common(q, link, size, mps),
+            ["MinTh", _threshold(q["min_th"], unit, mps)],
+            ["MaxTh", _threshold(q["max_th"], unit, mps)],
+            ["QW", _num(q["w_q"])],
+            ["LInterm", _num(1.0 / max_p) if max_p > 0 else "1e12"],
+            ["Gentle", _bool(q.get("gentle"))],
+            ["Wait", _bool(q.get("wait", True))],
+            ["UseEcn", _bool(q.get("ecn"))],
+            ["UseHardDrop", "true"],  # above max_th (2 max_th gentle): drop, as Floyd and ns-2
+        ],
+        "early_drop_reasons": EARLY_RED,
+    }
+
+
+def _step(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
+    """DCTCP's marking threshold K as ns-3's RED: MinTh = MaxTh = K, QW = 1 (the instantaneous
+    queue), marking (not dropping) above K."""
+    size, unit = queue_limit(where, q)
+    mps = int(q.get("mean_pkt_size_bytes") or 1500)
+    if q.get("threshold_bytes") is not None:
+        if unit != "B":
+            raise Ns3Refusal(f"{where}: a step threshold in bytes needs a byte limit in ns-3 (RED's unit)")
+        k = _num(max(float(q["threshold_bytes"]) - mps, 1e-9))
+    else:
+        if unit != "p":
+            raise Ns3Refusal(
+                f"{where}: a step threshold in packets needs a packet limit in ns-3 (RED's unit)"
+            )
+        k = _threshold(q["threshold_pkts"], "p", mps)
+    return {
+        "type_id": "ns3::RedQueueDisc",
+        "attributes": [
+            *_red_common(q, link, size, mps),
+            ["MinTh", k],
+            ["MaxTh", k],
+            ["QW", "1.0"],
+            ["LInterm", "1.0"],
+            ["Gentle", "false"],
+            ["Wait", "false"],
+            ["UseEcn", _bool(q.get("ecn", True))],
+            ["UseHardDrop", "false"],
+        ],
+        "early_drop_reasons": EARLY_RED,
+    }
+
+
+def _fq_codel(where: str, q: dict[str, Any]) -> dict[str, Any]:
+    size, unit = queue_limit(where, q)
+    if unit != "p":
+        raise Ns3Refusal(f"{where}: ns-3's FqCoDelQueueDisc counts its limit in packets only")
+    return {
+        "type_id": "ns3::FqCoDelQueueDisc",
+        "attributes": [
+            ["MaxSize", size],
+            ["Target", ns_time(q["target_s"])],
+            ["Interval", ns_time(q["interval_s"])],
+            ["Flows", str(int(q["flows"]))],
+            ["DropBatchSize", str(int(q.get("drop_batch", q.get("drop_batch_size", 64))))],
+            ["Perturbation", str(int(q.get("perturbation", 0)))],
+            ["UseEcn", _bool(q.get("ecn"))],
+            ["UseL4s", "false"],
+            ["CeThreshold", NEVER],
+            ["EnableSetAssociativeHash", "false"],
+        ],
+        # Quantum is not an attribute in ns-3.37: the program calls SetQuantum.
+        "quantum": int(q["quantum_bytes"]),
+        "early_drop_reasons": EARLY_CODEL,
+    }
+
+
+def _pie(where: str, q: dict[str, Any]) -> dict[str, Any]:
+    size, _ = queue_limit(where, q)
+    return {
+        "type_id": "ns3::PieQueueDisc",
+        "attributes": [
+            ["MaxSize", size],
+            ["MeanPktSize", str(int(q.get("mean_pkt_size_bytes") or 1000))],
+            ["A", _num(q["alpha"])],
+            ["B", _num(q["beta"])],
+            ["Tupdate", ns_time(q["tupdate_s"])],
+            ["Supdate", "0ns"],
+            ["QueueDelayReference", ns_time(q["target_s"])],
+            ["MaxBurstAllowance", ns_time(q["max_burst_s"])],
+            ["UseDequeueRateEstimator", "false"],  # timestamps, as RFC 8033's Linux default
+            ["UseCapDropAdjustment", "true"],
+            ["UseEcn", _bool(q.get("ecn"))],
+            ["MarkEcnThreshold", _num(q.get("mark_ecn_th", 0.1))],
+            ["UseDerandomization", _bool(q.get("derandomize"))],
+            ["ActiveThreshold", NEVER],
+            ["CeThreshold", NEVER],
+            ["UseL4s", "false"],
+        ],
+        "early_drop_reasons": EARLY_RED,
+    }
+
+
+def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WORKAROUND) -> dict[str, Any]:
+    """The ns-3 TCP sender and receiver sockets of flow ``f``: ``{"congestion", "recovery",
+    "socket": [[attr, value]], "defaults": [[path, value]], "pacing"}``. ``defaults`` are set
+    with Config::SetDefault just before the flow's sockets are created (the RTT estimator, the
+    congestion control's own parameters and pacing's are read from defaults at creation)."""
+    t = f["tcp"]
+    variant = t["variant"]
+    if variant not in CONGESTION:
+        raise Ns3Refusal(
+            f"{where}: TCP variant {variant!r} is not supported by the ns-3 export "
+            f"(only {', '.join(CONGESTION)})"
+        )
+    if f.get("stop_s") is not None:
+        raise Ns3Refusal(
+            f"{where}: a TCP flow with `stop` is not supported by the ns-3 export (an ns-3 socket "
+            "sends whatever the application has already written to its buffer)"
+        )
+    if not t.get("syn", True):
+        raise Ns3Refusal(
+            f"{where}: `syn = false` cannot be expressed (ns-3's TCP always opens with a handshake)"
+        )
+    if int(t["ack_size_bytes"]) != TCP_HEADERS:
+        raise Ns3Refusal(
+            f"{where}: ack_size {t['ack_size_bytes']} B cannot be expressed (an ns-3 ACK is {TCP_HEADERS} B)"
+        )
+    if t.get("max_burst"):
+        raise Ns3Refusal(f"{where}: max_burst cannot be expressed (ns-3's TCP has no burst limit)")
+    if not math.isclose(float(t["max_rto_s"]), NS3_MAX_RTO_S):
+        raise Ns3Refusal(f"{where}: max_rto must be {NS3_MAX_RTO_S:g} s (ns-3.37's fixed RTO cap)")
+    pacing = bool(t.get("pacing", False))
+    if variant == "bbr" and not pacing:
+        raise Ns3Refusal(f"{where}: BBR without pacing cannot be expressed (ns-3's TcpBbr needs pacing)")
+    seg = int(f["packet_size_bytes"]) - TCP_HEADERS
+    window_bytes = int(t["window_pkts"]) * seg
+    ecn = bool(t.get("ecn")) or variant == "dctcp"
+    socket = [
+        ["SegmentSize", str(seg)],
+        ["InitialCwnd", str(int(t["initial_window_pkts"]))],
+        ["InitialSlowStartThreshold", str(window_bytes)],
+        # qoslab's `window` caps the packets outstanding: the receiver's advertised window
+        ["RcvBufSize", str(window_bytes)],
+        # the application keeps the send buffer full, so the sender is limited by the window
+        # alone; a send buffer larger than the peer's window crashes ns-3.37 (a null TcpTxItem
+        # in TcpRateLinux::SkbSent after a timeout with SACK, dumbbell-5-red seeds 1, 3, 5, 8)
+        ["SndBufSize", str(window_bytes)],
+        ["WindowScaling", _bool(window_bytes > 65535)],
+        ["MaxWindowSize", "65535"],
+        ["Sack", _bool(t.get("sack", False) or variant == "sack" or sack_workaround)],
+        ["Timestamp", "false"],
+        ["LimitedTransmit", "true"],
+        ["ReTxThreshold", str(int(t.get("dupack_threshold", 3)))],
+        ["MinRto", ns_time(t["min_rto_s"])],
+        ["ClockGranularity", ns_time(t["tick_s"])],
+        ["ConnTimeout", ns_time(t["initial_rto_s"])],
+        ["ConnCount", str(NEVER_GIVE_UP)],
+        ["DataRetries", str(NEVER_GIVE_UP)],
+        ["DelAckCount", "2" if t["delayed_ack"] else "1"],
+        ["DelAckTimeout", ns_time(t["delack_interval_s"])],
+        ["TcpNoDelay", "true"],
+        ["PersistTimeout", "6000000000ns"],
+        ["UseEcn", "On" if ecn else "Off"],
+    ]
+    defaults = [
+        ["ns3::RttEstimator::InitialEstimation", ns_time(t["initial_rto_s"])],
+        ["ns3::RttMeanDeviation::Alpha", "0.125"],
+        ["ns3::RttMeanDeviation::Beta", "0.25"],
+        ["ns3::TcpSocketState::EnablePacing", _bool(pacing)],
+        ["ns3::TcpSocketState::MaxPacingRate", "4000000000bps"],
+        ["ns3::TcpSocketState::PacingSsRatio", "200"],
+        ["ns3::TcpSocketState::PacingCaRatio", "120"],
+        ["ns3::TcpSocketState::PaceInitialWindow", "false"],
+        *_congestion_defaults(variant, t),
+    ]
+    return {
+        "congestion": CONGESTION[variant],
+        "recovery": RECOVERY,
+        "socket": socket,
+        "defaults": defaults,
+        "pacing": pacing,
+        "restart_rto_on_fast_retransmit": RESTART_RTO_ON_FAST_RETRANSMIT,
+        "rtt_estimator": RTT_ESTIMATOR_BBR if variant == "bbr" else RTT_ESTIMATOR,
+    }
+
+
+def _congestion_defaults(variant: str, t: dict[str, Any]) -> list[list[str]]:
+    """The congestion control's own parameters (Linux's values unless the flow says otherwise)."""
+    if variant == "cubic":
+        # qoslab's CUBIC (RFC 9438, C 0.4, beta 0.7, fast convergence) with HyStart as Linux
+        # runs it: from cwnd 16, ACK trains of ACKs <= 2 ms apart, or the smallest of a round's
+        # first 8 RTT samples above delay_min + clamp(delay_min/8, 4 ms, 16 ms).
+        return [
+            ["ns3::TcpCubic::FastConvergence", _bool(t.get("fast_convergence", True))],
+            ["ns3::TcpCubic::Beta", _num(t.get("beta", 0.7))],
+            ["ns3::TcpCubic::C", _num(t.get("c", 0.4))],
+            ["ns3::TcpCubic::HyStart", _bool(t.get("hystart", True))],
+            ["ns3::TcpCubic::HyStartLowWindow", "16"],
+            ["ns3::TcpCubic::HyStartDetect", "3"],  # both tests
+            ["ns3::TcpCubic::HyStartMinSamples", "8"],
+            ["ns3::TcpCubic::HyStartAckDelta", "2000000ns"],
+            ["ns3::TcpCubic::HyStartDelayMin", "4000000ns"],
+            ["ns3::TcpCubic::HyStartDelayMax", "16000000ns"],
+            ["ns3::TcpCubic::CubicDelta", "10000000ns"],
+            ["ns3::TcpCubic::CntClamp", "20"],
+        ]
+    if variant == "dctcp":
+        return [
+            ["ns3::TcpDctcp::DctcpShiftG", _num(t.get("g", 0.0625))],
+            ["ns3::TcpDctcp::DctcpAlphaOnInit", _num(t.get("alpha_init", 1.0))],
+            ["ns3::TcpDctcp::UseEct0", "true"],
+        ]
+    if variant == "bbr":
+        return [
+            ["ns3::TcpBbr::HighGain", "2.89"],
+            ["ns3::TcpBbr::BwWindowLength", "10"],
+            ["ns3::TcpBbr::RttWindowLength", "10000000000ns"],
+            ["ns3::TcpBbr::ProbeRttDuration", "200000000ns"],
+        ]
+    return []
+
+
+def udp_source(where: str, f: dict[str, Any]) -> dict[str, Any]:
+    """A UDP flow's process: ``{"process": "cbr" | "poisson" | "onoff", "interval_s", "on_s",
+    "off_s"}``; the interval is one packet's time at the flow's rate (its size on the wire)."""
+    kind = f["kind"]
+    if kind not in ("cbr", "poisson", "onoff"):
+        raise Ns3Refusal(f"{where}: flow kind {kind!r} is not supported by the ns-3 export")
+    return {
+        "process": kind,
+        "interval_s": 8.0 * int(f["packet_size_bytes"]) / float(f["rate_bps"]),
+        "on_s": f.get("on_s"),
+        "off_s": f.get("off_s"),
+    }
