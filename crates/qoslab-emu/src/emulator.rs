@@ -220,10 +220,7 @@ impl Emulator {
         }
         self.run_tx(now, s);
         let d = &mut self.dirs[s];
-        let range = d.link.advance(now);
-        for i in range {
-            d.link.depart(i);
-        }
+        d.link.advance(now);
         let admit = if d.link.held.is_some() {
             // Only multi queues reach here (the disciplines that drop at dequeue are not
             // emulable: `QueueDiscipline::emulable`), and they never drop packets they hold.
@@ -297,9 +294,7 @@ impl Emulator {
         let d = &mut self.dirs[s];
         while let Some(t) = d.tx_done.filter(|&t| t <= now) {
             d.link.tx_pending = false;
-            for i in d.link.advance(t) {
-                d.link.depart(i);
-            }
+            d.link.advance(t);
             d.tx_done = d.link.start_next(t, &mut self.arena).map(|(done, _)| done);
             debug_assert!(d.link.take_dropped().is_none());
         }
@@ -330,9 +325,7 @@ impl Emulator {
                 match (d.tx_done.filter(|&t| t <= now), head.filter(|&t| t <= now)) {
                     (Some(t), h) if h.is_none_or(|h| t <= h) => self.run_tx(t, s),
                     (_, Some(t)) => {
-                        for i in d.link.advance(t) {
-                            d.link.depart(i);
-                        }
+                        d.link.advance(t);
                         let (id, _) = d.link.arrive();
                         out.push((id, t));
                     }

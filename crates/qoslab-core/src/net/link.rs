@@ -310,9 +310,9 @@ impl LinkDir {
         Some((done, was_empty.then_some((done + self.delay, id))))
     }
 
-    /// Moves the start cursor to `now`. Returns the range of packets whose transmission ended
-    /// since the last call (for the caller's capture and counters); call [`Self::depart`] for
-    /// each of them in order.
+    /// Moves the link to `now`: the start cursor past the packets whose transmission has
+    /// started, and the departure counters past those whose transmission has ended. Returns
+    /// the range of `line` that ended since the last call (for the caller's capture).
     #[inline]
     pub fn advance(&mut self, now: SimTime) -> std::ops::Range<usize> {
         while self.started < self.line.len() && self.line[self.started].start <= now {
@@ -326,24 +326,16 @@ impl LinkDir {
             }
         }
         let from = self.departed;
-        let mut to = from;
-        while to < self.started && self.line[to].done <= now {
-            to += 1;
+        while self.departed < self.started && self.line[self.departed].done <= now {
+            let e = self.line[self.departed];
+            self.departed += 1;
+            self.stats.departures += 1;
+            self.stats.departed_bytes += e.size as u64;
+            if e.done >= self.win.0 && e.done < self.win.1 {
+                self.stats.window_bytes += e.size as u64;
+            }
         }
-        from..to
-    }
-
-    /// Records the end of transmission of `line[i]` (from the range [`Self::advance`] gave).
-    #[inline]
-    pub fn depart(&mut self, i: usize) {
-        debug_assert_eq!(i, self.departed);
-        let e = self.line[i];
-        self.departed += 1;
-        self.stats.departures += 1;
-        self.stats.departed_bytes += e.size as u64;
-        if e.done >= self.win.0 && e.done < self.win.1 {
-            self.stats.window_bytes += e.size as u64;
-        }
+        from..self.departed
     }
 
     pub fn view(&self) -> QueueView {
@@ -481,9 +473,7 @@ mod window_tests {
             let mut p = PacketMeta::new(0, PacketKind::Data, 1000, 0, t);
             p.dscp = dscp;
             let id = arena.alloc(p);
-            for i in l.advance(t) {
-                l.depart(i);
-            }
+            l.advance(t);
             matches!(l.enqueue(t, id, &mut arena), Admit::Queued { .. })
         };
         // Before the window: not counted.

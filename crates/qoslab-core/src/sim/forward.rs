@@ -110,18 +110,18 @@ impl Simulation {
     #[inline]
     pub(super) fn advance(&mut self, now: SimTime, d: usize) {
         let range = self.dirs[d].advance(now);
+        self.hops += range.len() as u64;
+        let Some(c) = self.dirs[d].capture else {
+            return;
+        };
         for i in range {
-            self.hops += 1;
-            if let Some(c) = self.dirs[d].capture {
-                let e = self.dirs[d].line[i];
-                let p = *self.arena.get(e.id);
-                let f = &self.flows[p.flow as usize];
-                let udp = matches!(f.ep, Endpoint::Udp { .. });
-                if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {
-                    self.capture_error.get_or_insert_with(|| err.to_string());
-                }
+            let e = self.dirs[d].line[i];
+            let p = *self.arena.get(e.id);
+            let f = &self.flows[p.flow as usize];
+            let udp = matches!(f.ep, Endpoint::Udp { .. });
+            if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {
+                self.capture_error.get_or_insert_with(|| err.to_string());
             }
-            self.dirs[d].depart(i);
         }
     }
 

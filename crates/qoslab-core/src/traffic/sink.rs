@@ -80,8 +80,12 @@ impl TcpSink {
     }
 
     /// The SACK blocks for the ACK about to be sent (None without SACK).
+    #[inline]
     pub fn sack_blocks(&self) -> Option<SackBlocks> {
-        let recent = self.sack_recent.as_ref()?;
+        self.sack_recent.as_ref().map(|r| self.blocks(r))
+    }
+
+    fn blocks(&self, recent: &[u64; 3]) -> SackBlocks {
         let mut out: SackBlocks = [(0, 0); 3];
         let mut n = 0;
         for &s in recent {
@@ -92,7 +96,7 @@ impl TcpSink {
                 }
             }
         }
-        Some(out)
+        out
     }
 
     /// The block of out-of-order data holding segment `s`, if it is held.
@@ -117,6 +121,9 @@ impl TcpSink {
     }
 
     fn note_sack(&mut self, seq: u64) {
+        if self.sack_recent.is_none() {
+            return;
+        }
         let Some(block) = self.block_of(seq) else {
             return;
         };

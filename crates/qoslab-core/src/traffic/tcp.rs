@@ -168,14 +168,12 @@ impl TcpSender {
     /// tick clock (ns-2 draws it uniformly per agent).
     pub fn new(cfg: &TcpConfig, boot_phase: f64) -> Self {
         let tick = cfg.tick_ns as f64 / NS_PER_SEC as f64;
+        let mut cc = AnyCc::new(cfg.variant);
+        cc.set_phase(boot_phase);
         TcpSender {
             newreno: cfg.is_newreno(),
-            cc: {
-                let mut cc = AnyCc::new(cfg.variant);
-                cc.set_phase(boot_phase);
-                cc
-            },
-            pacer: Pacer::new(cfg.pacing || AnyCc::new(cfg.variant).always_paces()),
+            pacer: Pacer::new(cfg.pacing || cc.always_paces()),
+            cc,
             sack: cfg.uses_sack().then(Box::default),
             wnd: cfg.window_pkts as f64,
             wnd_init: cfg.initial_window_pkts as f64,

@@ -138,13 +138,45 @@ macro_rules! cc_registry {
             pub fn new(variant: TcpVariant) -> AnyCc {
                 match variant { $(TcpVariant::$variant => AnyCc::$variant(<$ty>::default()),)+ }
             }
+        }
+
+        /// Dispatch by `match` on the concrete type: no virtual call on the per-ACK and
+        /// per-segment path.
+        impl CongestionControl for AnyCc {
             #[inline]
-            fn inner(&mut self) -> &mut dyn CongestionControl {
-                match self { $(AnyCc::$variant(c) => c,)+ }
+            fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
+                match self { $(AnyCc::$variant(c) => c.on_ack(w, ack),)+ }
             }
             #[inline]
-            fn inner_ref(&self) -> &dyn CongestionControl {
-                match self { $(AnyCc::$variant(c) => c,)+ }
+            fn increase(&mut self, w: &mut Window, ack: &AckSample) {
+                match self { $(AnyCc::$variant(c) => c.increase(w, ack),)+ }
+            }
+            fn on_congestion(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+                match self { $(AnyCc::$variant(c) => c.on_congestion(w, flight, now),)+ }
+            }
+            fn on_ecn_echo(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+                match self { $(AnyCc::$variant(c) => c.on_ecn_echo(w, flight, now),)+ }
+            }
+            fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+                match self { $(AnyCc::$variant(c) => c.on_timeout(w, flight, now),)+ }
+            }
+            #[inline]
+            fn on_send(&mut self, seq: i64, now: SimTime, in_flight: i64, highest_ack: i64) {
+                match self { $(AnyCc::$variant(c) => c.on_send(seq, now, in_flight, highest_ack),)+ }
+            }
+            #[inline]
+            fn on_app_limited(&mut self, in_flight: i64) {
+                match self { $(AnyCc::$variant(c) => c.on_app_limited(in_flight),)+ }
+            }
+            #[inline]
+            fn pacing_rate(&self) -> Option<f64> {
+                match self { $(AnyCc::$variant(c) => c.pacing_rate(),)+ }
+            }
+            fn always_paces(&self) -> bool {
+                match self { $(AnyCc::$variant(c) => c.always_paces(),)+ }
+            }
+            fn set_phase(&mut self, phase: f64) {
+                match self { $(AnyCc::$variant(c) => c.set_phase(phase),)+ }
             }
         }
     };
@@ -218,42 +250,6 @@ impl TcpVariant {
     /// It needs ECN (`tcp.ecn` is implied) and a queue on its forward route that marks.
     pub fn requires_ecn(self) -> bool {
         self == TcpVariant::Dctcp
-    }
-}
-
-impl CongestionControl for AnyCc {
-    #[inline]
-    fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
-        self.inner().on_ack(w, ack)
-    }
-    #[inline]
-    fn increase(&mut self, w: &mut Window, ack: &AckSample) {
-        self.inner().increase(w, ack)
-    }
-    fn on_congestion(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        self.inner().on_congestion(w, flight, now)
-    }
-    fn on_ecn_echo(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        self.inner().on_ecn_echo(w, flight, now)
-    }
-    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        self.inner().on_timeout(w, flight, now)
-    }
-    #[inline]
-    fn on_send(&mut self, seq: i64, now: SimTime, in_flight: i64, highest_ack: i64) {
-        self.inner().on_send(seq, now, in_flight, highest_ack)
-    }
-    fn on_app_limited(&mut self, in_flight: i64) {
-        self.inner().on_app_limited(in_flight)
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        self.inner_ref().pacing_rate()
-    }
-    fn always_paces(&self) -> bool {
-        self.inner_ref().always_paces()
-    }
-    fn set_phase(&mut self, phase: f64) {
-        self.inner().set_phase(phase)
     }
 }
 
