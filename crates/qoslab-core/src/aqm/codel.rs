@@ -118,6 +118,21 @@ impl Fifo {
     pub fn is_empty(&self) -> bool {
         self.packets.is_empty()
     }
+
+    /// Its state for the time series (no average).
+    pub fn sample(&self) -> QueueSample {
+        QueueSample {
+            len_pkts: self.packets.len() as u64,
+            len_bytes: self.bytes,
+            average: f64::NAN,
+            averages: [f64::NAN; 3],
+        }
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.packets.capacity() * std::mem::size_of::<Held>()
+    }
 }
 
 /// CoDel's per-queue state (RFC 8289 §5's variables).
@@ -131,9 +146,6 @@ pub struct CodelState {
     pub count: u32,
     lastcount: u32,
     pub dropping: bool,
-    /// The largest packet seen: a queue holding at most this many bytes is never "above
-    /// target" (RFC 8289 `maxpacket`).
-    maxpacket: u32,
 }
 
 /// The control law: the next drop time, `t + interval / √count`.
@@ -141,21 +153,26 @@ pub fn control_law(t: SimTime, interval: SimTime, count: u32) -> SimTime {
     t + (interval as f64 / (count.max(1) as f64).sqrt()) as SimTime
 }
 
-impl CodelState {
-    /// Notes an arrival of `size` bytes (for `maxpacket`).
-    pub fn on_enqueue(&mut self, size: u32) {
-        self.maxpacket = self.maxpacket.max(size);
-    }
+/// What CoDel is run with: its parameters and the largest packet its queue has seen (a queue
+/// holding at most that many bytes is never "above target", RFC 8289 `maxpacket`; Linux uses
+/// the MTU).
+#[derive(Debug, Clone, Copy)]
+pub struct CodelRun<'a> {
+    pub params: &'a CodelParams,
+    pub maxpacket: u32,
+}
 
+impl CodelState {
     /// RFC 8289 `dodequeue`: the head packet and whether it may be dropped.
-    fn dodequeue(&mut self, now: SimTime, q: &mut Fifo, p: &CodelParams) -> Option<(Held, bool)> {
+    fn dodequeue(&mut self, now: SimTime, q: &mut Fifo, r: CodelRun) -> Option<(Held, bool)> {
+        let p = r.params;
         let Some(h) = q.pop() else {
             self.first_above_time = 0;
             return None;
         };
         let sojourn = now - h.enqueued_at;
         let mut ok_to_drop = false;
-        if sojourn < p.target || q.bytes <= self.maxpacket as u64 {
+        if sojourn < p.target || q.bytes <= r.maxpacket as u64 {
             // Below target, or too little left to form a standing queue.
             self.first_above_time = 0;
         } else if self.first_above_time == 0 {
@@ -185,11 +202,12 @@ impl CodelState {
         &mut self,
         now: SimTime,
         q: &mut Fifo,
-        p: &CodelParams,
+        r: CodelRun,
         arena: &mut PacketArena,
         dropped: &mut Dropped,
     ) -> Option<(Held, bool)> {
-        let Some((mut h, mut ok_to_drop)) = self.dodequeue(now, q, p) else {
+        let p = r.params;
+        let Some((mut h, mut ok_to_drop)) = self.dodequeue(now, q, r) else {
             self.dropping = false;
             return None;
         };
@@ -205,7 +223,7 @@ impl CodelState {
                     return Some((h, true));
                 }
                 dropped.push((h.id, DropReason::Early));
-                match self.dodequeue(now, q, p) {
+                match self.dodequeue(now, q, r) {
                     None => {
                         self.dropping = false;
                         return None;
@@ -244,7 +262,7 @@ impl CodelState {
         if marked {
             return Some((h, true));
         }
-        self.dodequeue(now, q, p).map(|(next, _)| (next, false))
+        self.dodequeue(now, q, r).map(|(next, _)| (next, false))
     }
 }
 
@@ -286,6 +304,7 @@ pub struct Codel {
     params: CodelParams,
     limit: Limit,
     fifo: Fifo,
+    maxpacket: u32,
     pub state: CodelState,
 }
 
@@ -295,6 +314,7 @@ impl Codel {
             params,
             limit,
             fifo: Fifo::default(),
+            maxpacket: 0,
             state: CodelState::default(),
         }
     }
@@ -320,7 +340,7 @@ impl Qdisc for Codel {
         if !fits(self.limit, self.fifo.len(), self.fifo.bytes, size) {
             return Verdict::Overflow;
         }
-        self.state.on_enqueue(size);
+        self.maxpacket = self.maxpacket.max(size);
         self.fifo.push(Held {
             id,
             size,
@@ -335,9 +355,13 @@ impl Qdisc for Codel {
         arena: &mut PacketArena,
         dropped: &mut Dropped,
     ) -> Option<Dequeued> {
+        let run = CodelRun {
+            params: &self.params,
+            maxpacket: self.maxpacket,
+        };
         let (h, marked) = self
             .state
-            .dequeue(now, &mut self.fifo, &self.params, arena, dropped)?;
+            .dequeue(now, &mut self.fifo, run, arena, dropped)?;
         Some(Dequeued {
             id: h.id,
             size: h.size,
@@ -354,16 +378,11 @@ impl Qdisc for Codel {
     }
 
     fn sample(&self, _i: usize) -> QueueSample {
-        QueueSample {
-            len_pkts: self.fifo.len() as u64,
-            len_bytes: self.fifo.bytes,
-            average: f64::NAN,
-            averages: [f64::NAN; 3],
-        }
+        self.fifo.sample()
     }
 
     fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + self.fifo.packets.capacity() * std::mem::size_of::<Held>()
+        std::mem::size_of::<Self>() + self.fifo.heap_bytes()
     }
 }
 

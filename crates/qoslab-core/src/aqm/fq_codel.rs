@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::codel::{CodelParams, CodelState, Fifo, Held, CODEL_ECN, INTERVAL, TARGET};
+use super::codel::{CodelParams, CodelRun, CodelState, Fifo, Held, CODEL_ECN, INTERVAL, TARGET};
 use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
@@ -265,10 +265,11 @@ impl Qdisc for FqCodel {
                 continue;
             }
             let (pkts, bytes) = (q.fifo.len(), q.fifo.bytes);
-            q.codel.on_enqueue(self.maxpacket);
-            let got = q
-                .codel
-                .dequeue(now, &mut q.fifo, &self.cfg.codel, arena, dropped);
+            let run = CodelRun {
+                params: &self.cfg.codel,
+                maxpacket: self.maxpacket,
+            };
+            let got = q.codel.dequeue(now, &mut q.fifo, run, arena, dropped);
             self.pkts -= pkts - q.fifo.len();
             self.bytes -= bytes - q.fifo.bytes;
             match got {
@@ -322,7 +323,7 @@ impl Qdisc for FqCodel {
             + self
                 .queues
                 .iter()
-                .map(|q| q.fifo.packets.capacity() * std::mem::size_of::<Held>())
+                .map(|q| q.fifo.heap_bytes())
                 .sum::<usize>()
             + (self.new_flows.capacity() + self.old_flows.capacity()) * 4
     }

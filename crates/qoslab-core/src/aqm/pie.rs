@@ -282,16 +282,11 @@ impl Qdisc for Pie {
     }
 
     fn sample(&self, _i: usize) -> QueueSample {
-        QueueSample {
-            len_pkts: self.fifo.len() as u64,
-            len_bytes: self.fifo.bytes,
-            average: f64::NAN,
-            averages: [f64::NAN; 3],
-        }
+        self.fifo.sample()
     }
 
     fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + self.fifo.packets.capacity() * std::mem::size_of::<Held>()
+        std::mem::size_of::<Self>() + self.fifo.heap_bytes()
     }
 }
 

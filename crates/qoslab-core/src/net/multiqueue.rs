@@ -465,8 +465,8 @@ impl MultiQueue {
         id: PacketId,
         arena: &mut PacketArena,
     ) -> (usize, Verdict) {
+        // The host has set `prec` from the codepoint (`LinkDir::enqueue_held`).
         let pkt = arena.get_mut(id);
-        pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let q = self.class_of[pkt.dscp as usize & 63] as usize;
         let sub = &mut self.subs[q];
         sub.arrivals += 1;
