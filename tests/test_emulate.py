@@ -21,6 +21,7 @@ import pytest
 
 from qoslab import emulate as emu
 from qoslab.scenario import load_scenario
+from qoslab.schema import tcp_variants
 from qoslab.simulate import run as simulate
 
 HERE = Path(__file__).resolve().parent
@@ -435,12 +436,6 @@ def test_cleanup_leaves_live_runs_alone_unless_forced(clean: None) -> None:
             p.wait()
 
 
-def _core_variants() -> list[str]:
-    from qoslab import _core
-
-    return list(_core.scenario_schema()["properties"]["tcp"]["properties"]["variant"]["enum"])
-
-
 def _mean_wait_s(links: pd.DataFrame) -> float:
     b = links[(links["link_name"] == "bottleneck") & (links["direction"] == "ab")].iloc[0]
     return float(b["window_wait_ns"]) / float(b["window_admitted"]) / 1e9
@@ -460,7 +455,7 @@ _BBR_GAP = (
     [
         v if v != "bbr" else pytest.param(v, marks=pytest.mark.xfail(strict=True, reason=_BBR_GAP))
         for v in ("cubic", "bbr")
-        if v in _core_variants()
+        if v in tcp_variants()
     ],
 )
 def test_modern_tcp_simulated_vs_kernel(clean: None, variant: str) -> None:

@@ -22,6 +22,11 @@ def json_schema() -> dict[str, Any]:
     return schema
 
 
+def tcp_variants() -> list[str]:
+    """The names ``tcp.variant`` accepts in this build of the core, in registry order."""
+    return list(json_schema()["properties"]["tcp"]["properties"]["variant"]["enum"])
+
+
 def json_text() -> str:
     return json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 

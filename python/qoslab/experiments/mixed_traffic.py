@@ -22,6 +22,7 @@ so neither has a reading here that the papers support.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -83,14 +84,62 @@ BASELINE = "rio"
 METRICS = ("qoslab.experiments.mixed_traffic:run_metrics",)
 
 
-def mix_scenario(mechanism: str, overrides: list[str]) -> Scenario:
-    """The mixed-traffic scenario with ``mechanism``'s bottleneck (and edge), and ``overrides``."""
-    _, sets, extra = MECHANISMS[mechanism]
+def mix_scenario(
+    mechanism: str,
+    overrides: list[str],
+    mechanisms: dict[str, tuple[str, list[str], str]] = MECHANISMS,
+    name: str = "",
+) -> Scenario:
+    """The mixed-traffic scenario with ``mechanism``'s bottleneck (and edge) from
+    ``mechanisms``, and ``overrides``; named ``name`` (default ``mixed-traffic-MECHANISM``)."""
+    _, sets, extra = mechanisms[mechanism]
     path = scenarios_dir() / "mixed-traffic.toml"
     text = path.read_text() + extra
-    name = f"mixed-traffic-{mechanism}"
+    name = name or f"mixed-traffic-{mechanism}"
     sc = Scenario(text.replace('name = "mixed-traffic"', f'name = "{name}"', 1), str(path))
     return sc.with_overrides([*sets, *overrides])
+
+
+def comparison_rows(
+    per_seed: Callable[[str, str], pd.Series],
+    mechanisms: list[str],
+    shown: tuple[tuple[str, str, float], ...],
+    baseline: str,
+) -> pd.DataFrame:
+    """One row per shown metric: each mechanism's mean over seeds with its CI (``MECH``,
+    ``MECH_mean``), and its paired difference from ``baseline`` (``MECH_vs_rio``, ``_p``)."""
+    rows = []
+    for metric, label, scale in shown:
+        row: dict[str, Any] = {"metric": metric, "quantity": label}
+        for m in mechanisms:
+            e = estimate(per_seed(m, metric))
+            row[m] = e.fmt(3, scale)
+            row[f"{m}_mean"] = e.mean / scale
+            if m != baseline:
+                p = paired(per_seed(m, metric), per_seed(baseline, metric))
+                row[f"{m}_vs_rio"] = p.fmt(3, scale)
+                row[f"{m}_vs_rio_p"] = p.p
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def mean_bars(
+    per_seed: Callable[[str, str], pd.Series],
+    mechanisms: list[str],
+    series: list[tuple[str, str]],
+    scale: float,
+) -> list[Line]:
+    """Bars of each mechanism's mean over seeds with its 95 % CI, one series per (metric,
+    label)."""
+    out = []
+    for metric, label in series:
+        means, errs = [], []
+        for m in mechanisms:
+            e = estimate(per_seed(m, metric))
+            means.append(e.mean / scale)
+            errs.append((e.ci_high - e.ci_low) / 2 / scale if np.isfinite(e.ci_high) else 0.0)
+        out.append((label, means, errs))
+    return bar_group(out, len(mechanisms))
 
 
 def run_metrics(res: Result) -> dict[str, float]:
@@ -171,19 +220,7 @@ def analyse(ctx: Context) -> None:
     per_run = runs[list(dict.fromkeys(keys))]
     per_run.sort_values(["mechanism", "seed"]).to_csv(ctx.out / "mix-runs.csv", index=False)
     ctx.files.append(ctx.out / "mix-runs.csv")
-    rows = []
-    for metric, label, scale in _SHOWN:
-        row: dict[str, Any] = {"metric": metric, "quantity": label}
-        for m in MECHANISMS:
-            e = estimate(per_seed(m, metric))
-            row[m] = e.fmt(3, scale)
-            row[f"{m}_mean"] = e.mean / scale
-            if m != BASELINE:
-                p = paired(per_seed(m, metric), per_seed(BASELINE, metric))
-                row[f"{m}_vs_rio"] = p.fmt(3, scale)
-                row[f"{m}_vs_rio_p"] = p.p
-        rows.append(row)
-    df = pd.DataFrame(rows)
+    df = comparison_rows(per_seed, list(MECHANISMS), _SHOWN, BASELINE)
     df["seeds"] = ctx.provenance(["mix"]).split("seeds ")[-1]
     df["version"] = ctx.version
     prov = ctx.provenance(["mix"])
@@ -207,15 +244,7 @@ def analyse(ctx: Context) -> None:
     mechs = list(MECHANISMS)
 
     def group(metrics: list[tuple[str, str]], scale: float) -> list[Line]:
-        series = []
-        for metric, label in metrics:
-            means, errs = [], []
-            for m in mechs:
-                e = estimate(per_seed(m, metric))
-                means.append(e.mean / scale)
-                errs.append((e.ci_high - e.ci_low) / 2 / scale if np.isfinite(e.ci_high) else 0.0)
-            series.append((label, means, errs))
-        return bar_group(series, len(mechs))
+        return mean_bars(per_seed, mechs, metrics, scale)
 
     fig = panels(
         [

@@ -30,17 +30,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
-from qoslab import _core
 from qoslab.experiments import mixed_traffic as mix
 from qoslab.experiments.base import Experiment, Options, Sweep, register
 from qoslab.experiments.runner import Context
-from qoslab.figures import Panel, bar_group, panels
+from qoslab.figures import Panel, panels
 from qoslab.scenario import Scenario
+from qoslab.schema import tcp_variants
 from qoslab.simulate import jain_index
-from qoslab.stats import estimate, paired
 
 if TYPE_CHECKING:
     from qoslab.simulate import Result
@@ -74,20 +72,19 @@ METRICS = ("qoslab.experiments.modern_aqm:run_metrics",)
 
 def senders() -> list[str]:
     """The congestion controls of :data:`SENDERS` this build of the core accepts."""
-    schema = _core.scenario_schema()
-    choices = schema["properties"]["tcp"]["properties"]["variant"]["enum"]
+    choices = tcp_variants()
     return [s for s in SENDERS if s in choices]
 
 
 def scenario(mechanism: str, sender: str, overrides: list[str]) -> Scenario:
     """The mixed-traffic scenario with ``mechanism`` at the bottleneck and ``sender`` for every
     TCP flow (the long flows and the web transfers)."""
-    _, sets, extra = MECHANISMS[mechanism]
-    base = mix.mix_scenario("rio", [])
-    text = base.text + extra
-    name = f"modern-aqm-{mechanism}-{sender}"
-    sc = Scenario(text.replace('name = "mixed-traffic-rio"', f'name = "{name}"', 1), base.source)
-    return sc.with_overrides([*sets, f"tcp.variant={sender}", *overrides])
+    return mix.mix_scenario(
+        mechanism,
+        [f"tcp.variant={sender}", *overrides],
+        mechanisms=MECHANISMS,
+        name=f"modern-aqm-{mechanism}-{sender}",
+    )
 
 
 def run_metrics(res: Result) -> dict[str, float]:
@@ -157,19 +154,7 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
     keep = ["mechanism", "sender", "seed", "scenario", "scenario_sha256", *[m for m, _, _ in _SHOWN]]
     runs[keep].sort_values(["mechanism", "seed"]).to_csv(ctx.out / f"{sender}-runs.csv", index=False)
     ctx.files.append(ctx.out / f"{sender}-runs.csv")
-    rows = []
-    for metric, label, scale in _SHOWN:
-        row: dict[str, Any] = {"metric": metric, "quantity": label}
-        for m in mechs:
-            e = estimate(per_seed(m, metric))
-            row[m] = e.fmt(3, scale)
-            row[f"{m}_mean"] = e.mean / scale
-            if m != BASELINE:
-                p = paired(per_seed(m, metric), per_seed(BASELINE, metric))
-                row[f"{m}_vs_rio"] = p.fmt(3, scale)
-                row[f"{m}_vs_rio_p"] = p.p
-        rows.append(row)
-    df = pd.DataFrame(rows)
+    df = mix.comparison_rows(per_seed, mechs, _SHOWN, BASELINE)
     prov = ctx.provenance([sender])
     df["version"] = ctx.version
     ctx.table(
@@ -188,12 +173,7 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
     )
 
     def group(metric: str, scale: float) -> list[Any]:
-        means, errs = [], []
-        for m in mechs:
-            e = estimate(per_seed(m, metric))
-            means.append(e.mean / scale)
-            errs.append((e.ci_high - e.ci_low) / 2 / scale if np.isfinite(e.ci_high) else 0.0)
-        return bar_group([("mean over seeds", means, errs)], len(mechs))
+        return mix.mean_bars(per_seed, mechs, [(metric, "mean over seeds")], scale)
 
     fig = panels(
         [
