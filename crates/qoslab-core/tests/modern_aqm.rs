@@ -3,6 +3,9 @@
 //! 100 ms bottleneck with a 1000-packet buffer, where tail drop builds a standing queue of
 //! hundreds of milliseconds.
 
+mod common;
+
+use common::Dumbbell;
 use qoslab_core::{RunResults, Scenario, Simulation};
 
 /// `n` Reno flows (and, with `cbr`, a 64 kbit/s CBR flow) over the bottleneck with queue
@@ -21,56 +24,20 @@ packet_size = "200B"
     } else {
         ""
     };
-    let src = format!(
-        r#"
-name = "aqm"
-duration = "40s"
-tcp = {{ packet_size = "1000B", window = 10000 {tcp} }}
-
-[[node]]
-name = "s{{i}}"
-count = {n}
-[[node]]
-name = "r1"
-[[node]]
-name = "r2"
-[[node]]
-name = "d{{i}}"
-count = {n}
-
-[[link]]
-count = {n}
-a = "s{{i}}"
-b = "r1"
-bandwidth = "1Gbps"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-a = "r1"
-b = "r2"
-bandwidth = "10Mbps"
-delay = "48ms"
-queue_ab = {queue}
-
-[[link]]
-count = {n}
-a = "r2"
-b = "d{{i}}"
-bandwidth = "1Gbps"
-delay = "1ms"
-
-[[flow]]
-count = {n}
-src = "s{{i}}"
-dst = "d{{i}}"
-start = "uniform(0s, 1s)"
-{cbr_flow}
-[measurement]
-bottleneck = "bottleneck"
-start = "10s"
-"#
-    );
+    let src = Dumbbell {
+        n,
+        tcp,
+        packet_size: "1000B",
+        bandwidth: "10Mbps",
+        delay: "48ms",
+        queue,
+        access_queue: "",
+        duration: "40s",
+        start: "uniform(0s, 1s)",
+        measure_from: "10s",
+        extra: cbr_flow,
+    }
+    .toml();
     let sc = Scenario::from_toml(&src, "aqm.toml").unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&sc, seed);
     sim.run();

@@ -2,6 +2,9 @@
 //! it from silently running as Reno), CUBIC against Reno on a long fat path, and the variant
 //! registry's error messages.
 
+mod common;
+
+use common::Dumbbell;
 use qoslab_core::{RunResults, Scenario, Simulation};
 
 /// `n` TCP flows with settings `tcp` over a 100 Mbit/s bottleneck of queue `queue`; the
@@ -9,52 +12,21 @@ use qoslab_core::{RunResults, Scenario, Simulation};
 /// direction's index.
 fn dumbbell(tcp: &str, queue: &str, delay_ms: u32, n: usize) -> Result<String, String> {
     let dur = if delay_ms > 10 { "60s" } else { "20s" };
-    let src = format!(
-        r#"
-name = "tcp"
-duration = "{dur}"
-tcp = {{ packet_size = "1500B", window = 100000 {tcp} }}
-[[node]]
-name = "s{{i}}"
-count = {n}
-[[node]]
-name = "r1"
-[[node]]
-name = "r2"
-[[node]]
-name = "d{{i}}"
-count = {n}
-[[link]]
-count = {n}
-a = "s{{i}}"
-b = "r1"
-bandwidth = "1Gbps"
-delay = "1ms"
-queue = {{ type = "droptail", limit = "1000pkts" }}
-[[link]]
-name = "bottleneck"
-a = "r1"
-b = "r2"
-bandwidth = "100Mbps"
-delay = "{delay_ms}ms"
-queue_ab = {queue}
-[[link]]
-count = {n}
-a = "r2"
-b = "d{{i}}"
-bandwidth = "1Gbps"
-delay = "1ms"
-queue = {{ type = "droptail", limit = "1000pkts" }}
-[[flow]]
-count = {n}
-src = "s{{i}}"
-dst = "d{{i}}"
-start = "uniform(0s, 0.1s)"
-[measurement]
-bottleneck = "bottleneck"
-start = "5s"
-"#
-    );
+    let delay = format!("{delay_ms}ms");
+    let src = Dumbbell {
+        n,
+        tcp,
+        packet_size: "1500B",
+        bandwidth: "100Mbps",
+        delay: &delay,
+        queue,
+        access_queue: r#"{ type = "droptail", limit = "1000pkts" }"#,
+        duration: dur,
+        start: "uniform(0s, 0.1s)",
+        measure_from: "5s",
+        extra: "",
+    }
+    .toml();
     Scenario::from_toml(&src, "tcp.toml")
         .map(|_| src)
         .map_err(|e| e.to_string())

@@ -3,17 +3,14 @@ included)."""
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import shutil
-import subprocess
 import tempfile
-import time
 from typing import Any
 
 from qoslab.ns2.plan import DsPlan
 from qoslab.ns2.tcl import build_tcl
+from qoslab.refrun import run_json, transfer_times
 
 #: Environment variable that may name the ns-2 binary (default: ``ns`` on PATH).
 NS_ENV_VAR = "QOSLAB_NS2"
@@ -29,11 +26,6 @@ def ns2_available() -> str | None:
     The binary is ``$QOSLAB_NS2`` if that variable is set, else ``ns`` on PATH.
     """
     return shutil.which(os.environ.get(NS_ENV_VAR) or "ns")
-
-
-def _tail(text: str, limit: int = 4000) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def run_ns2(
@@ -66,49 +58,14 @@ def _run_in(
 ) -> dict[str, Any]:
     script_path = os.path.join(workdir, "scenario.tcl")
     out_path = os.path.join(workdir, "results.json")
-    if os.path.exists(out_path):
-        os.remove(out_path)
     script, plan = build_tcl(resolved, seed, out_path)
     with open(script_path, "w", encoding="utf-8") as fh:
         fh.write(script)
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            [ns, script_path],
-            cwd=workdir,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise Ns2Error(f"ns-2 timed out after {timeout} s ({script_path})") from exc
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0 or not os.path.exists(out_path):
-        msg = _tail(proc.stderr) or _tail(proc.stdout) or "(no output)"
-        raise Ns2Error(f"ns-2 failed with exit code {proc.returncode} on {script_path}: {msg}")
-    try:
-        with open(out_path, encoding="utf-8") as fh:
-            results: dict[str, Any] = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise Ns2Error(f"ns-2 wrote unreadable results {out_path}: {exc}") from exc
-    results["wall_time_s"] = wall
-    _transfer_results(results)
+    results = run_json([ns, script_path], workdir, out_path, timeout, "ns-2", Ns2Error, script_path)
+    transfer_times(results)
     if plan is not None:
         _ds_results(results, plan, resolved)
     return results
-
-
-def _transfer_results(results: dict[str, Any]) -> None:
-    """A finite transfer's ``end_s`` and ``fct_s`` as floats, NaN when it had not finished by
-    ``duration_s`` (the script writes null). Bulk and UDP flows have no transfer fields."""
-    for f in results["flows"]:
-        if "size_bytes" not in f:
-            continue
-        for k in ("start_s", "end_s", "fct_s"):
-            f[k] = math.nan if f[k] is None else float(f[k])
 
 
 def _ds_results(results: dict[str, Any], plan: DsPlan, resolved: dict[str, Any]) -> None:

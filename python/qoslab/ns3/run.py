@@ -9,12 +9,12 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from qoslab.ns3.export import program_input
 from qoslab.ns3.mapping import SACK_WORKAROUND
+from qoslab.refrun import run_json, transfer_times
 
 #: The program's source, in the repository (tools/ns3/qoslab_ns3.cc).
 SOURCE = Path(__file__).resolve().parents[3] / "tools" / "ns3" / "qoslab_ns3.cc"
@@ -118,38 +118,10 @@ def run_ns3(
 def _run_in(exe: Path, doc: dict[str, Any], workdir: str, timeout: float | None) -> dict[str, Any]:
     inp = os.path.join(workdir, "scenario.json")
     out = os.path.join(workdir, "results.json")
-    if os.path.exists(out):
-        os.remove(out)
     with open(inp, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
-    t0 = time.perf_counter()
-    try:
-        p = subprocess.run(
-            [str(exe), inp, out],
-            cwd=workdir,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as e:
-        raise Ns3Error(f"ns-3 timed out after {timeout} s ({inp})") from e
-    wall = time.perf_counter() - t0
-    if p.returncode != 0 or not os.path.exists(out):
-        msg = (p.stderr.strip() or p.stdout.strip() or "(no output)")[-3000:]
-        raise Ns3Error(f"ns-3 failed with exit code {p.returncode} on {inp}: {msg}")
-    try:
-        with open(out, encoding="utf-8") as fh:
-            results: dict[str, Any] = json.load(fh)
-    except (OSError, ValueError) as e:
-        raise Ns3Error(f"ns-3 wrote unreadable results {out}: {e}") from e
-    results["wall_time_s"] = wall
-    for f in results["flows"]:
-        if "size_bytes" in f:
-            for k in ("start_s", "end_s", "fct_s"):
-                f[k] = math.nan if f[k] is None else float(f[k])
+    results = run_json([str(exe), inp, out], workdir, out, timeout, "ns-3", Ns3Error, inp)
+    transfer_times(results)
     for lk in results["links"]:
         if lk["mean_queue_delay_s"] is None:
             lk["mean_queue_delay_s"] = math.nan
