@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from qoslab import emulate as emu
-from qoslab.scenario import load_scenario
+from qoslab.scenario import Scenario, load_scenario
 from qoslab.schema import tcp_variants
 from qoslab.simulate import run as simulate
 
@@ -67,6 +67,31 @@ def test_workloads_the_emulator_cannot_generate_are_refused() -> None:
     ):
         with pytest.raises(emu.EmulationError, match=what):
             emu.check_supported(base.with_overrides(sets))
+
+
+def test_the_kernel_sender_follows_the_scenario_or_is_refused() -> None:
+    """The emulated hosts run the scenario's tcp.variant; what the kernel cannot run as the
+    simulator does is refused with one line, never run as another sender."""
+    base = load_scenario(HERE.parent / "scenarios" / "fdd-red-s1.toml")
+    assert emu.scenario_cc(base) == "reno"
+    assert emu.scenario_cc(base.with_overrides(["tcp.variant=cubic"])) == "cubic"
+    assert emu.scenario_cc(base.with_overrides(["tcp.variant=sack"])) == "reno"
+    for sets, what in (
+        (
+            ["tcp.variant=dctcp", 'link.bottleneck.queue_ab={ type = "step", threshold = "20pkts" }'],
+            "'dctcp' is not emulated",
+        ),
+        (["tcp.variant=cubic", "tcp.pacing=true"], "tcp.pacing"),
+    ):
+        with pytest.raises(emu.EmulationError, match=what):
+            emu.scenario_cc(base.with_overrides(sets))
+    # one more flow with a sender of its own
+    extra = '\n[[flow]]\nname = "x"\nsrc = "s0"\ndst = "d0"\ntcp = { variant = "cubic", sack = true }\n'
+    two = Scenario(base.text + extra, base.source)
+    with pytest.raises(emu.EmulationError, match="one congestion control"):
+        emu.scenario_cc(two)
+    with pytest.raises(emu.EmulationError, match="tcp.sack"):
+        emu.scenario_cc(two.with_overrides(["tcp.variant=cubic"]))
 
 
 def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:

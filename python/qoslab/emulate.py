@@ -86,6 +86,17 @@ def scenario_cc(sc: Scenario) -> str:
         raise EmulationError(
             f"tcp.variant: {v!r} is not emulated (the kernel side runs {', '.join(sorted(KERNEL_CC))})"
         )
+    tcps = [f["tcp"] for f in sc.resolved["flows"] if f.get("tcp")]
+    if len({t["sack"] for t in tcps}) > 1:
+        raise EmulationError("tcp.sack: the emulated hosts run SACK for all flows or for none")
+    for t in tcps:
+        # Linux paces a TCP socket itself only when its congestion control asks (BBR); other
+        # senders would run unpaced.
+        if t["pacing"] and KERNEL_CC[v] != "bbr":
+            raise EmulationError(
+                f"tcp.pacing: the kernel does not pace {v} senders without the fq qdisc; "
+                "pacing is emulated with bbr only"
+            )
     return KERNEL_CC[v]
 
 
@@ -583,7 +594,8 @@ def _run(
             "net.ipv6.conf.default.disable_ipv6": 1,
             # ns-2's one-way TCP: no SACK, no timestamps (the segment size is exactly the
             # scenario's packet size), ECN only where the scenario asks for it.
-            "net.ipv4.tcp_sack": 0,
+            # SACK as the scenario's senders (`variant = "sack"` or `sack = true`).
+            "net.ipv4.tcp_sack": 1 if tcp_any.get("sack") else 0,
             "net.ipv4.tcp_timestamps": 0,
             "net.ipv4.tcp_ecn": 1 if tcp_any.get("ecn") else 0,
             "net.ipv4.tcp_no_metrics_save": 1,
