@@ -160,3 +160,13 @@ def test_bad_multi_queue_is_rejected():
     with pytest.raises(qoslab.ScenarioError) as e:
         two_nodes([cbr("u", "1Mbps")], {"type": "rio", "in": {"min_th": 5, "max_th": 10, "max_p": 0.1}})
     assert e.value.args[3] == "link[0].queue_ab.out"
+    # A discipline that holds its own packets cannot be a physical queue.
+    for kind in ("codel", "fq_codel", "pie", "multi"):
+        sub = (
+            {"type": kind}
+            if kind != "multi"
+            else multi("rr", [{"default": True, "queue": {"type": "droptail"}}])
+        )
+        with pytest.raises(qoslab.ScenarioError) as e:
+            two_nodes([cbr("u", "1Mbps")], multi("rr", [{"default": True, "queue": sub}]))
+        assert e.value.args[3] == "link[0].queue_ab.queues[0].queue.type", (kind, e.value.args[0])

@@ -274,6 +274,7 @@ pub struct CodelConfig {
 
 impl QueueDiscipline for CodelConfig {
     type Runtime = super::DropTail;
+    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "CoDel (RFC 8289): drops, or marks with ecn, at dequeue once the sojourn time has stayed above target for an interval, at a rate growing as √count.";
     const PARAMS: &'static [Param] = &[LIMIT, TARGET, INTERVAL, CODEL_ECN];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {

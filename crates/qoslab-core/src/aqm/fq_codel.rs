@@ -53,6 +53,7 @@ pub struct FqCodelConfig {
 
 impl QueueDiscipline for FqCodelConfig {
     type Runtime = super::DropTail;
+    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "FQ-CoDel (RFC 8290): flows hashed into queues served by deficit round robin, new flows first, CoDel in each queue; overflow drops from the fattest queue.";
     const PARAMS: &'static [Param] = &[LIMIT, TARGET, INTERVAL, FQ_ECN, QUANTUM, FLOWS, DROP_BATCH];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {

@@ -53,6 +53,7 @@ pub struct PieConfig {
 
 impl QueueDiscipline for PieConfig {
     type Runtime = super::DropTail;
+    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "PIE (RFC 8033): random early drop with a probability a PI controller sets from the queueing delay every t_update; burst allowance and de-randomised drops.";
     const PARAMS: &'static [Param] = PARAMS;
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {

@@ -45,9 +45,11 @@ pub trait QueueDiscipline: Sized {
     fn signal_source(&self) -> Option<(&str, u64)> {
         None
     }
-    /// Kinds that hold their packets and decide at dequeue too (CoDel, FQ-CoDel, PIE, multi
-    /// queues): the [`Qdisc`] of one link direction. `None` for the kinds the FIFO line runs
-    /// through [`Self::build`].
+    /// It holds its packets and decides at dequeue too (CoDel, FQ-CoDel, PIE, multi queues):
+    /// [`Self::qdisc`] builds it, and it cannot be a multi queue's physical queue.
+    const HOLDS_PACKETS: bool = false;
+    /// Kinds that hold their packets ([`Self::HOLDS_PACKETS`]): the [`Qdisc`] of one link
+    /// direction. `None` for the kinds the FIFO line runs through [`Self::build`].
     fn qdisc(&self, _env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
         None
     }
@@ -265,6 +267,10 @@ macro_rules! queue_registry {
             }
             pub fn signal_source(&self) -> Option<(&str, u64)> {
                 match self { $( Discipline::$variant(c) => c.signal_source(), )* }
+            }
+            /// Whether it holds its packets ([`QueueDiscipline::HOLDS_PACKETS`]).
+            pub fn holds_packets(&self) -> bool {
+                match self { $( Discipline::$variant(_) => <$config as QueueDiscipline>::HOLDS_PACKETS, )* }
             }
             /// The packet-holding queue of kinds that decide at dequeue ([`Qdisc`]).
             pub fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {

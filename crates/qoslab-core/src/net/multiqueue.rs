@@ -94,6 +94,7 @@ const SUBQUEUE_PARAMS: &[Param] = &[
 
 impl QueueDiscipline for MultiConfig {
     type Runtime = super::super::aqm::DropTail;
+    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "Several physical queues, each with its own discipline, classified by codepoint and served by a scheduler (priority, rr, wrr, drr).";
     const PARAMS: &'static [Param] = &[
         Param {
@@ -343,7 +344,7 @@ fn subqueue(
                 "a physical queue cannot itself be a multi queue",
             ))
         }
-        Discipline::Codel(_) | Discipline::FqCodel(_) | Discipline::Pie(_) => {
+        ref d if d.holds_packets() => {
             return Err(key_error(
                 format!("{sk}.queue.type"),
                 format!(
