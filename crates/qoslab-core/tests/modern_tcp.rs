@@ -101,6 +101,41 @@ fn dctcp_needs_a_marking_queue_on_its_route() {
     );
 }
 
+/// The check covers arrival processes too: each of their connections takes the route of the
+/// process, so a DCTCP web mix over a tail-drop bottleneck is refused, and accepted once the
+/// bottleneck marks.
+#[test]
+fn dctcp_arrivals_need_a_marking_queue_on_their_route() {
+    let web = |queue: &str| {
+        let mut d = Dumbbell {
+            n: 1,
+            tcp: "",
+            packet_size: "1500B",
+            bandwidth: "100Mbps",
+            delay: "3ms",
+            queue,
+            access_queue: "",
+            duration: "10s",
+            start: "0s",
+            measure_from: "1s",
+            extra: "",
+        };
+        let extra = "[[arrivals]]\nname = \"web\"\nsrc = \"s0\"\ndst = \"d0\"\n\
+                     arrival_rate = 20\nsize = \"30KB\"\ntcp = { variant = \"dctcp\" }\n";
+        d.extra = extra;
+        Scenario::from_toml(&d.toml(), "web.toml").map_err(|e| e.to_string())
+    };
+    let err = web(r#"{ type = "droptail", limit = "1000pkts" }"#).unwrap_err();
+    assert!(err.contains("arrivals[0].tcp.variant"), "{err}");
+    assert!(
+        err.contains("`web` uses dctcp, but no queue on its route s0 → d0 marks ECN"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let sc = web(STEP).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.arrivals[0].tcp.variant.name(), "dctcp");
+}
+
 #[test]
 fn an_unknown_variant_names_the_key_and_the_choices() {
     let err = dumbbell(r#", variant = "vegas""#, STEP, 3, 1).unwrap_err();
@@ -222,6 +257,13 @@ fn sack_recovers_the_slow_start_overshoot() {
     );
     assert!(plain.flows[0].timeouts > 0);
     assert!(sack.flows[0].timeouts < plain.flows[0].timeouts);
+    // The memory accounting sees the SACK state: the sender's scoreboard (one entry per
+    // segment it held, hundreds here) and the receiver's blocks carried to the sender.
+    eprintln!(
+        "flow state: cubic {} B, cubic+sack {} B",
+        plain.memory.flows, sack.memory.flows
+    );
+    assert!(sack.memory.flows > plain.memory.flows + 200);
     assert!(sack.links[b].utilization > plain.links[b].utilization + 0.2);
     let err = dumbbell(r#", variant = "newreno", sack = true"#, STEP, 3, 1).unwrap_err();
     assert!(

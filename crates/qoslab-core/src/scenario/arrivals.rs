@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::flow::{check_packet_size, tcp_base, tcp_for, TraceInfo};
+use super::flow::{
+    check_ecn_marking, check_packet_size, tcp_base, tcp_for, RoutedSender, TraceInfo,
+};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, Bad, LinkConfig};
@@ -335,5 +337,17 @@ pub(super) fn resolve_arrivals(
             tcp,
         });
     }
+    let senders: Vec<RoutedSender<'_>> = out
+        .iter()
+        .enumerate()
+        .map(|(n, a)| RoutedSender {
+            key: format!("arrivals[{n}]"),
+            name: &a.name,
+            variant: a.tcp.variant,
+            src: (&a.src, a.src_idx),
+            dst: (&a.dst, a.dst_idx),
+        })
+        .collect();
+    check_ecn_marking(&senders, nodes, links)?;
     Ok(out)
 }

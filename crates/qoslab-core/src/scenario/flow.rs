@@ -466,52 +466,66 @@ pub(super) fn resolve_flows(
             "the scenario declares no flows ([[flow]] or [[arrivals]] tables)",
         ));
     }
-    check_ecn_marking(&flows, &flow_keys, nodes, links)?;
+    let senders: Vec<RoutedSender<'_>> = flows
+        .iter()
+        .zip(&flow_keys)
+        .filter_map(|(f, key)| {
+            Some(RoutedSender {
+                key: key.clone(),
+                name: &f.name,
+                variant: f.tcp.as_ref()?.variant,
+                src: (&f.src, f.src_idx),
+                dst: (&f.dst, f.dst_idx),
+            })
+        })
+        .collect();
+    check_ecn_marking(&senders, nodes, links)?;
 
     Ok(flows)
 }
 
-/// A flow whose variant reacts to ECN marks only (DCTCP) needs a queue on its forward route
+/// A TCP sender, for the checks that look at its route: a bulk or finite flow, or an
+/// arrival process (each of whose connections takes the same route).
+pub(super) struct RoutedSender<'a> {
+    pub key: String,
+    pub name: &'a str,
+    pub variant: crate::traffic::cc::TcpVariant,
+    pub src: (&'a str, usize),
+    pub dst: (&'a str, usize),
+}
+
+/// A sender whose variant reacts to ECN marks only (DCTCP) needs a queue on its forward route
 /// that can set Congestion Experienced; without one it would silently run as Reno.
-fn check_ecn_marking(
-    flows: &[FlowConfig],
-    keys: &[String],
+pub(super) fn check_ecn_marking(
+    senders: &[RoutedSender<'_>],
     nodes: &Nodes,
     links: &[LinkConfig],
 ) -> Result<(), Bad> {
-    let needy: Vec<usize> = (0..flows.len())
-        .filter(|&i| {
-            flows[i]
-                .tcp
-                .as_ref()
-                .is_some_and(|t| t.variant.requires_ecn())
-        })
+    let needy: Vec<&RoutedSender<'_>> = senders
+        .iter()
+        .filter(|s| s.variant.requires_ecn())
         .collect();
     if needy.is_empty() {
         return Ok(());
     }
-    let pairs: Vec<(usize, usize)> = needy
-        .iter()
-        .map(|&i| (flows[i].src_idx, flows[i].dst_idx))
-        .collect();
+    let pairs: Vec<(usize, usize)> = needy.iter().map(|s| (s.src.1, s.dst.1)).collect();
     let adj = adjacency(nodes.names.len(), links);
-    for (&i, route) in needy.iter().zip(routes(&adj, &pairs)) {
+    for (s, route) in needy.iter().zip(routes(&adj, &pairs)) {
         let marks = route.unwrap_or_default().iter().any(|&d| {
             let l = &links[d as usize / 2];
             let q = if d % 2 == 0 { &l.queue_ab } else { &l.queue_ba };
             q.marks_ecn()
         });
         if !marks {
-            let f = &flows[i];
             return Err(bad(
-                format!("{}.tcp.variant", keys[i]),
+                format!("{}.tcp.variant", s.key),
                 format!(
-                    "flow `{}` uses {}, but no queue on its route {} → {} marks ECN \
+                    "`{}` uses {}, but no queue on its route {} → {} marks ECN \
                      (give one a marking queue, e.g. type = \"step\" or ecn = true)",
-                    f.name,
-                    f.tcp.as_ref().map_or("", |t| t.variant.name()),
-                    f.src,
-                    f.dst
+                    s.name,
+                    s.variant.name(),
+                    s.src.0,
+                    s.dst.0
                 ),
             ));
         }
