@@ -118,15 +118,15 @@ impl Simulation {
                     (f.fwd.capacity() + f.rev.capacity()) * 4
                         + f.stats.drops_at.capacity() * 16
                         + match &f.ep {
-                            Endpoint::Tcp { sink, .. } => {
-                                std::mem::size_of::<crate::traffic::tcp::TcpSender>()
-                                    + sink.heap_bytes()
+                            Endpoint::Tcp { sender, sink, .. } => {
+                                sender.heap_bytes() + sink.heap_bytes()
                             }
                             Endpoint::Udp { .. } => 0,
                         }
                 })
                 .sum::<usize>()
-            + self.cwnd_buf.capacity() * 8;
+            + self.cwnd_buf.capacity() * 8
+            + self.sack_blocks.capacity() * std::mem::size_of::<crate::traffic::sink::SackBlocks>();
         let conditioners = self
             .conds
             .iter()

@@ -35,6 +35,11 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Heap memory held by the scoreboard, bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.sacked.capacity() * std::mem::size_of::<bool>()
+    }
+
     fn advance(&mut self, snd_una: i64) {
         while self.base < snd_una {
             self.sacked.pop_front();

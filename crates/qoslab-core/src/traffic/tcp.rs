@@ -164,6 +164,17 @@ pub struct TcpSender {
 pub type SendBuf = Vec<(u64, bool, bool)>;
 
 impl TcpSender {
+    /// Memory the sender holds, bytes: itself, its SACK scoreboard and its congestion
+    /// control's buffers (HyStart's send times, BBR's delivery-rate states).
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<TcpSender>()
+            + self.cc.heap_bytes()
+            + self
+                .sack
+                .as_ref()
+                .map_or(0, |s| std::mem::size_of::<Scoreboard>() + s.heap_bytes())
+    }
+
     /// A sender with the configuration `cfg`; `boot_phase` in [0, 1) sets the phase of its
     /// tick clock (ns-2 draws it uniformly per agent).
     pub fn new(cfg: &TcpConfig, boot_phase: f64) -> Self {

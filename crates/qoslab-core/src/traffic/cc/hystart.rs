@@ -44,6 +44,11 @@ pub struct HyStart {
 }
 
 impl HyStart {
+    /// Heap memory held by the send-time ring, bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.sent.capacity() * std::mem::size_of::<(i64, SimTime)>()
+    }
+
     /// Segment `seq` is sent at `now` (`highest_ack` acknowledged so far).
     pub fn on_send(&mut self, seq: i64, now: SimTime, highest_ack: i64) {
         let span = (seq - highest_ack).max(1) as usize;

@@ -197,6 +197,18 @@ cc_registry! {
         "BBR v1 (Cardwell et al. 2016): model-based rate and window; always paced."),
 }
 
+impl AnyCc {
+    /// Heap memory held by the algorithm beyond its enum slot, bytes: BBR's box and its
+    /// delivery-rate states, CUBIC's HyStart send times.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            AnyCc::Cubic(c) => c.hystart.heap_bytes(),
+            AnyCc::Bbr(b) => std::mem::size_of::<bbr::Bbr>() + b.sampler.heap_bytes(),
+            AnyCc::Reno(_) | AnyCc::Newreno(_) | AnyCc::Sack(_) | AnyCc::Dctcp(_) => 0,
+        }
+    }
+}
+
 /// A boxed algorithm is one (large states are boxed in the registry).
 impl<T: CongestionControl + ?Sized> CongestionControl for Box<T> {
     fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
