@@ -161,9 +161,7 @@ def test_the_drift_check_fails_on_each_kind_of_drift():
     rio = list(queues).index("rio")
 
     def new_kind(s):
-        s["$defs"]["queue"]["oneOf"].append(
-            {"properties": {"type": {"const": "sfq"}}, "required": ["type"]}
-        )
+        s["$defs"]["queue"]["oneOf"].append({"properties": {"type": {"const": "sfq"}}, "required": ["type"]})
 
     def new_key(s):
         s["$defs"]["queue"]["oneOf"][red]["properties"]["limit_bytes"] = {"type": "string"}

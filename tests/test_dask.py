@@ -37,6 +37,8 @@ SWEEP = [
     "--set",
     "measurement.end=20s",
 ]
+
+
 def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
     cluster = distributed.LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None

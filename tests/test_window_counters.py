@@ -69,4 +69,3 @@ def test_window_counts_on_a_dsred_scenario() -> None:
 
 def test_window_counts_with_ecn() -> None:
     _check("fdd-red-s1.toml", ["tcp.ecn=true", "link.bottleneck.queue_ab.ecn=true"], seed=2)
-
