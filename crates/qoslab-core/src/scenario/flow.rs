@@ -466,20 +466,7 @@ pub(super) fn resolve_flows(
             "the scenario declares no flows ([[flow]] or [[arrivals]] tables)",
         ));
     }
-    let senders: Vec<RoutedSender<'_>> = flows
-        .iter()
-        .zip(&flow_keys)
-        .filter_map(|(f, key)| {
-            Some(RoutedSender {
-                key: key.clone(),
-                name: &f.name,
-                variant: f.tcp.as_ref()?.variant,
-                src: (&f.src, f.src_idx),
-                dst: (&f.dst, f.dst_idx),
-            })
-        })
-        .collect();
-    check_ecn_marking(&senders, nodes, links)?;
+    check_ecn_marking(&tcp_senders(&flows, &flow_keys), nodes, links)?;
 
     Ok(flows)
 }
@@ -492,6 +479,23 @@ pub(super) struct RoutedSender<'a> {
     pub variant: crate::traffic::cc::TcpVariant,
     pub src: (&'a str, usize),
     pub dst: (&'a str, usize),
+}
+
+/// The TCP flows as routed senders, each named by its key.
+fn tcp_senders<'a>(flows: &'a [FlowConfig], keys: &[String]) -> Vec<RoutedSender<'a>> {
+    flows
+        .iter()
+        .zip(keys)
+        .filter_map(|(f, key)| {
+            Some(RoutedSender {
+                key: key.clone(),
+                name: &f.name,
+                variant: f.tcp.as_ref()?.variant,
+                src: (&f.src, f.src_idx),
+                dst: (&f.dst, f.dst_idx),
+            })
+        })
+        .collect()
 }
 
 /// A sender whose variant reacts to ECN marks only (DCTCP) needs a queue on its forward route
