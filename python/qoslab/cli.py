@@ -313,6 +313,10 @@ def bench(
     ns2_all: Annotated[
         bool, typer.Option("--ns2-all", help="Run ns-2 also on the workloads it is too slow for.")
     ] = False,
+    no_ns3: Annotated[bool, typer.Option("--no-ns3", help="Do not run ns-3 even if present.")] = False,
+    ns3_all: Annotated[
+        bool, typer.Option("--ns3-all", help="Run ns-3 also on the workloads it is too slow for.")
+    ] = False,
     repeat: Annotated[int, typer.Option(help="Whole-process runs per simulator (the median is shown).")] = 5,
     instructions: Annotated[
         bool,
@@ -322,7 +326,8 @@ def bench(
         Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
     ] = None,
 ) -> None:
-    """Measure qoslab against ns-2 on fixed workloads: core and whole process, start-up, memory."""
+    """Measure qoslab against ns-2 and ns-3 on fixed workloads: core and whole process, start-up,
+    memory."""
     from qoslab.bench import main as bench_main
 
     if repeat < 1:
@@ -333,6 +338,8 @@ def bench(
             use_ns2=not no_ns2,
             repeat=repeat,
             ns2_all=ns2_all,
+            use_ns3=not no_ns3,
+            ns3_all=ns3_all,
             instructions=instructions,
             json_path=json_out,
         )

@@ -1,0 +1,122 @@
+"""``qoslab bench``'s workloads and figures (docs/performance.md): the workloads build with the
+keys they are named for, the reference simulators are n/a with one line of reason where they
+cannot run, and ``--json`` holds every figure. Speed is never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import QOSLAB, one_line_error
+from qoslab import bench
+from qoslab.ns2 import unsupported_reason as ns2_reason
+from qoslab.ns3 import CONGESTION, ns3_missing, to_ns3_resolved
+from qoslab.ns3 import unsupported_reason as ns3_reason
+from qoslab.ns3.run import program_path
+from qoslab.scenario import to_ns2_resolved
+
+SMALL = "red-5flows-1Mbps-100s"
+
+
+def _workload(name: str) -> bench.Workload:
+    return next(w for w in bench.WORKLOADS if w.name == name)
+
+
+def test_the_cubic_and_fq_codel_workloads_run_what_they_are_named_for() -> None:
+    scs = {
+        name: _workload(name).build()
+        for name in ("red-200flows-100Mbps-60s", "cubic-200flows-100Mbps-5s", "fqcodel-200flows-100Mbps-5s")
+    }
+    for name, sc in scs.items():
+        r = sc.resolved
+        bottleneck = next(lk for lk in r["links"] if lk["name"] == "bottleneck")
+        variants = {f["tcp"]["variant"] for f in r["flows"]}
+        assert len(r["flows"]) == 200, name
+        assert variants == {"cubic" if name.startswith("cubic") else "reno"}, name
+        assert bottleneck["queue_ab"]["type"] == ("fq_codel" if name.startswith("fqcodel") else "red"), name
+        assert r["duration_ns"] == (60 if name.startswith("red") else 5) * 10**9, name
+    fq = next(lk for lk in scs["fqcodel-200flows-100Mbps-5s"].resolved["links"] if lk["name"] == "bottleneck")
+    assert fq["queue_ab"]["limit_pkts"] == 1500 and fq["queue_ab"]["ecn"] is False
+    # the original workloads' scenario text is unchanged by the new parameters
+    assert "variant" not in bench.dumbbell(200, "100Mbps", "60s")["tcp"]
+
+
+def test_ns2_refuses_the_new_workloads_and_ns3_takes_them() -> None:
+    for name in ("cubic-200flows-100Mbps-5s", "fqcodel-200flows-100Mbps-5s"):
+        sc = _workload(name).build()
+        assert ns2_reason(to_ns2_resolved(sc.resolved, 1)), name
+        assert ns3_reason(to_ns3_resolved(sc.resolved, 1)) is None, name
+    # a DiffServ workload is refused by the ns-3 export, found from the scenario
+    rio = _workload("tb-rio-20flows-6Mbps-200s").build()
+    assert ns3_reason(to_ns3_resolved(rio.resolved, 1))
+
+
+def test_the_ns3_input_carries_the_workloads_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "_ns3_program", lambda: (Path("/nonexistent/qoslab_ns3"), ""))
+    for name, want in (
+        ("cubic-200flows-100Mbps-5s", (CONGESTION["cubic"], "ns3::RedQueueDisc")),
+        ("fqcodel-200flows-100Mbps-5s", (CONGESTION["reno"], "ns3::FqCoDelQueueDisc")),
+    ):
+        w = _workload(name)
+        d = tmp_path / name
+        d.mkdir()
+        ref = bench._prepare_ns3(w, w.build(), d, True, False)
+        assert not ref.note and ref.full[1:] == ["ns3-full.json", "ns3-full-results.json"]
+        full, setup = (json.loads((d / f"ns3-{k}.json").read_text()) for k in ("full", "setup"))
+        assert {f["tcp"]["congestion"] for f in full["flows"]} == {want[0]}
+        assert (
+            next(lk for lk in full["links"] if lk["name"] == "bottleneck")["queue_ab"]["type_id"] == want[1]
+        )
+        assert full["duration_s"] == 5.0 and setup["duration_s"] == 0.001
+        # ns-2 says why not, in one line
+        ns2 = bench._prepare_ns2(w, w.build(), d, True, False)
+        assert ns2.note and "\n" not in ns2.note and not ns2.full
+    # a workload too slow for ns-3 is noted, and --ns3-all runs it
+    slow = _workload("red-200flows-100Mbps-60s")
+    assert "--ns3-all" in bench._prepare_ns3(slow, slow.build(), tmp_path, True, False).note
+    assert not bench._prepare_ns3(slow, slow.build(), tmp_path, True, True).note
+
+
+def test_missing_ns3_is_a_one_line_note_and_the_rest_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "_ns3_program", lambda: (None, "ns-3 not available: libns3-core.so not found"))
+    row = bench.measure(_workload(SMALL), repeat=1, ns2=False)
+    assert row["ns3_note"] == "ns-3 not available: libns3-core.so not found"
+    assert row["ns2_note"] == "not run (--no-ns2)"
+    for k in ("ns2", "ns3"):
+        for f in ("whole_s", "setup_s", "core_s", "core_ratio", "whole_ratio"):
+            assert row[f"{k}_{f}"] is None
+    assert row["qoslab_core_s"] > 0 and row["qoslab_whole_s"] > 0 and row["repeats"] == 1
+
+
+def test_bench_json_has_every_figure_of_both_references(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    # ns-3 runs (about 3 s) if its program is compiled; compiling it is not this test's job
+    ns3 = [] if ns3_missing() is None and program_path().exists() else ["--no-ns3"]
+    p = subprocess.run(
+        [QOSLAB, "bench", "--workload", SMALL, "--repeat", "1", "--no-ns2", *ns3, "--json", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "ns-3 whole s" in p.stdout and "ns-2 n/a on red-5flows-1Mbps-100s: not run (--no-ns2)" in p.stdout
+    doc = json.loads(out.read_text())
+    assert set(doc["references"]) == {"ns2", "ns3"} and doc["references"]["ns2"] is None
+    assert (doc["references"]["ns3"] is None) == bool(ns3)
+    (row,) = doc["workloads"]
+    for k in ("ns2", "ns3"):
+        for f in ("note", "whole_s", "setup_s", "core_s", "core_ratio", "whole_ratio"):
+            assert f"{k}_{f}" in row
+    if doc["references"]["ns3"]:  # ns-3 ran: its figures are there, or one line says why not
+        assert (row["ns3_whole_s"] is not None and row["ns3_core_ratio"] is not None) or (
+            row["ns3_note"] and "\n" not in row["ns3_note"]
+        )
+    else:
+        assert row["ns3_note"] and row["ns3_whole_s"] is None
+
+
+def test_an_unknown_workload_is_a_one_line_error() -> None:
+    p = subprocess.run([QOSLAB, "bench", "--workload", "nope", "--no-ns3"], capture_output=True, text=True)
+    assert "unknown workload 'nope'" in one_line_error(p)
