@@ -3,7 +3,8 @@
 //!
 //! The model: BtlBw, the windowed maximum of delivery-rate samples ([`super::rate`]) over the
 //! last 10 round trips (§4.1.1; a round ends when a segment sent after the previous round's
-//! end is delivered), and RTprop, the minimum RTT over 10 s (§4.1.2). Application-limited
+//! end is delivered), and RTprop, the minimum RTT over 10 s (§4.1.2; never from an ACK that
+//! covers a retransmission, Karn's rule). Application-limited
 //! samples enter the filter only if they raise it. RTprop takes a sample that is strictly
 //! lower, or any sample once 10 s old (Linux's rule; the draft also accepts an equal one).
 //!
@@ -279,9 +280,11 @@ impl CongestionControl for Bbr {
             self.check_cycle_phase(ack.now, prior_inflight);
             self.check_full_pipe_and_drain(ack.now, &rs, in_flight);
             // Strictly lower, as Linux's `bbr_update_min_rtt`: on a steady path RTprop then
-            // expires every 10 s and ProbeRTT re-measures it.
-            if rs.rtt_ns < self.rtprop || rtprop_expired {
-                self.rtprop = rs.rtt_ns;
+            // expires every 10 s and ProbeRTT re-measures it. No sample from an ACK that
+            // covers a retransmission (Karn): a go-back-N resend of a segment the receiver
+            // already holds is acknowledged within a millisecond.
+            if let Some(rtt) = rs.rtt_ns.filter(|&r| r < self.rtprop || rtprop_expired) {
+                self.rtprop = rtt;
                 self.rtprop_stamp = ack.now;
             }
         } else {

@@ -16,7 +16,7 @@
 
 use crate::units::SimTime;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct SendState {
     seq: i64,
     delivered: u64,
@@ -24,7 +24,20 @@ struct SendState {
     first_sent_time: SimTime,
     sent_time: SimTime,
     is_app_limited: bool,
+    /// Sent more than once (its slot already held it when it was sent).
+    retransmitted: bool,
 }
+
+/// A slot that holds no segment.
+const EMPTY: SendState = SendState {
+    seq: i64::MIN,
+    delivered: 0,
+    delivered_time: 0,
+    first_sent_time: 0,
+    sent_time: 0,
+    is_app_limited: false,
+    retransmitted: false,
+};
 
 /// One rate sample (RS in the draft).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -37,8 +50,9 @@ pub struct RateSample {
     /// RS.prior_delivered: C.delivered when the sampled segment was sent.
     pub prior_delivered: u64,
     pub is_app_limited: bool,
-    /// RS.rtt: now − P.sent_time of the sampled segment, ns.
-    pub rtt_ns: u64,
+    /// RS.rtt: now − P.sent_time of the sampled segment, ns; None when the ACK covers a
+    /// retransmitted segment (Karn's rule, RFC 6298 §3, as Linux's `tcp_clean_rtx_queue`).
+    pub rtt_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -71,6 +85,8 @@ impl RateSampler {
         if span >= self.ring.len() {
             self.grow((span + 1).next_power_of_two().max(64), highest_ack, seq);
         }
+        // Its slot still holds it (the ring covers every outstanding segment): a retransmission.
+        let retransmitted = self.slot(seq).seq == seq;
         let p = SendState {
             seq,
             delivered: self.delivered,
@@ -78,15 +94,16 @@ impl RateSampler {
             first_sent_time: self.first_sent_time,
             sent_time: now,
             is_app_limited: self.app_limited != 0,
+            retransmitted,
         };
         *self.slot(seq) = p;
     }
 
     fn grow(&mut self, len: usize, highest_ack: i64, upto: i64) {
-        let old = std::mem::replace(&mut self.ring, vec![SendState::default(); len]);
+        let old = std::mem::replace(&mut self.ring, vec![EMPTY; len]);
         if !old.is_empty() {
             let mask = old.len() - 1;
-            for seq in (highest_ack + 1).max(0)..upto {
+            for seq in (highest_ack + 1).max(0)..=upto {
                 let e = old[seq as usize & mask];
                 if e.seq == seq {
                     *self.slot(seq) = e;
@@ -108,11 +125,13 @@ impl RateSampler {
             return None;
         }
         let mut best: Option<SendState> = None;
+        let mut retransmitted = false;
         for seq in from.max(0)..=to {
             let p = *self.slot(seq);
             if p.seq != seq {
                 continue; // never recorded (overwritten by a later window)
             }
+            retransmitted |= p.retransmitted;
             self.delivered += 1;
             self.delivered_time = now;
             let later = |b: SendState| {
@@ -141,7 +160,7 @@ impl RateSampler {
             interval_ns: interval,
             prior_delivered: p.delivered,
             is_app_limited: p.is_app_limited,
-            rtt_ns: now - p.sent_time,
+            rtt_ns: (!retransmitted).then(|| now - p.sent_time),
         })
     }
 
@@ -173,12 +192,30 @@ mod tests {
         }
         let rs = last.unwrap();
         assert!((rs.delivery_rate - 1000.0).abs() < 1.0, "{rs:?}");
-        assert_eq!(rs.rtt_ns, 10 * MS);
+        assert_eq!(rs.rtt_ns, Some(10 * MS));
         assert!(!rs.is_app_limited);
         assert!(
             r.heap_bytes() > 0 && r.ring.len() == 64,
             "no growth past the window"
         );
+    }
+
+    /// After a timeout, go-back-N resends segments the receiver already holds: the ACK of
+    /// the first resend covers them 1 ms after the second left. No RTT from that ACK (Karn);
+    /// the next ACK of new data is timed again.
+    #[test]
+    fn no_rtt_sample_from_an_ack_covering_a_retransmission() {
+        let mut r = RateSampler::default();
+        for s in 0..4i64 {
+            r.on_send(s, s as u64 * MS, s, -1);
+        }
+        r.on_send(0, 300 * MS, 4, -1);
+        r.on_send(1, 339 * MS, 4, -1);
+        let rs = r.on_ack(340 * MS, 0, 3).unwrap();
+        assert_eq!(rs.rtt_ns, None, "{rs:?}");
+        r.on_send(4, 340 * MS, 0, 3);
+        let rs = r.on_ack(380 * MS, 4, 4).unwrap();
+        assert_eq!(rs.rtt_ns, Some(40 * MS));
     }
 
     #[test]
