@@ -467,10 +467,15 @@ def _mean_wait_s(links: pd.DataFrame) -> float:
 
 
 _BBR_GAP = (
-    "finding (2026-11-23): over the daemon's RIO, the simulated BBR v1 splits 0.637/0.363 with a "
-    "11.3 ms mean queueing delay, Linux's tcp_bbr 0.809/0.191 with 26.4 ms (3 emulated, 5 simulated "
-    "seeds); not yet explained (the kernel's BBR paces from TSO-sized bursts and its ProbeBW phase "
-    "randomisation differs; see docs/validation/ns3.md for the ns-3 side)"
+    "finding (2026-11-23, traced with ss -tin and nstat in the sender namespaces): the scenario "
+    "turns SACK off, and Linux without SACK degenerates here (after the first timeout it raises "
+    "its reordering estimate to 300, so every later loss waits for a timeout; a cumulative ACK "
+    "of ~500 segments gives BBR 83-120 Mbit/s bandwidth samples on the 8 Mbit/s link; "
+    "utilisation 0.5): emulated 0.809/0.191, 26.4 ms. With tcp.sack = true the kernel gives "
+    "0.794/0.206, 27.3 ms, utilisation 0.99, flow 1 policer-detected (lt_bw) about half the "
+    "time. The simulated BBR v1 (0.700/0.300, 18.1 ms after the Karn's-rule fix of its RTT "
+    "samples; 0.539/0.461, 22.3 ms with SACK) has no policer detection and no recovery of lost "
+    "retransmissions without a timeout (RACK): 9-20 timeouts per flow against the kernel's 0"
 )
 
 
