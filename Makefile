@@ -140,6 +140,7 @@ bench: build ns2 ns3
 reproduce: build ns2 ns3
 	$(VENV)/bin/pytest -q -m slow
 	$(VENV)/bin/qoslab reproduce all
+	for s in sack cubic bbr; do $(VENV)/bin/qoslab reproduce all --sender $$s || exit 1; done
 
 fmt:
 	cargo fmt --all

@@ -738,6 +738,14 @@ def reproduce(
             "OUT/NAME-ns2/), to set beside the experiment's own results.",
         ),
     ] = None,
+    sender: Annotated[
+        str | None,
+        typer.Option(
+            "--sender",
+            help="Run every TCP sender with this congestion control (cubic, bbr, sack, ...; outputs "
+            "go to OUT/NAME-SENDER/): whether each of the paper's conclusions survives under it.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -752,6 +760,8 @@ def reproduce(
         if name is None:
             raise ValueError("name an experiment (qoslab reproduce --list shows them)")
         exps = experiments.available() if name == "all" else [experiments.get(name)]
+        if sender is not None and name == "all":
+            exps = [e for e in exps if not e.own_senders]
         if seeds is not None and seeds < 1:
             raise ValueError(f"--seeds must be at least 1, got {seeds}")
         ex = _executor(
@@ -787,6 +797,7 @@ def reproduce(
                 store=store,
                 executor=ex,
                 flavour=flavour,
+                sender=sender,
                 progress=not quiet,
             )
         c = rep.comparison

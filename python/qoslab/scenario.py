@@ -99,6 +99,25 @@ class Scenario:
             # point into no file the user has. The key and message are what they need.
             raise scenario_error(label, e.message or str(e), key=e.key or "") from None
 
+    def with_tcp_variant(self, variant: str) -> Scenario:
+        """Returns a copy in which every TCP sender runs ``variant`` (``"cubic"``, ``"bbr"``,
+        ``"sack"``, …): the ``[tcp]`` default and every ``variant`` a flow's or an arrival
+        process's own ``tcp`` table names. Nothing else changes (window, segment size, ECN,
+        delayed ACKs stay as the scenario gives them); the core rejects a variant the scenario
+        cannot run (DCTCP without a marking queue) with one line."""
+        table = self.table()
+        table.setdefault("tcp", {})["variant"] = variant
+        for key in ("flow", "arrivals"):
+            for entry in table.get(key, []):
+                own = entry.get("tcp")
+                if isinstance(own, dict) and "variant" in own:
+                    own["variant"] = variant
+        label = f"{self.source} (every TCP sender {variant})"
+        try:
+            return Scenario.from_table(table, label)
+        except _core.ScenarioError as e:
+            raise scenario_error(label, e.message or str(e), key=e.key or "tcp.variant") from None
+
     def link_direction_index(self, link: str, direction: str = "ab") -> int:
         """The index of ``link``'s direction ``"ab"`` or ``"ba"`` (a ScenarioError otherwise)."""
         names = [lk["name"] for lk in self.resolved["links"]]

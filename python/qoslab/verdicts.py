@@ -19,7 +19,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,6 +63,8 @@ class Verdict:
     supported: str = ""
     quick: bool = False
     flavour: str = "reference"
+    #: the TCP senders: "as published" (the paper's scenarios), or the variant every sender ran
+    sender: str = "as published"
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -190,13 +192,21 @@ def write(path: Path, experiment: str, header: dict[str, Any], verdicts: Sequenc
     return path
 
 
+#: the fields every record has (those with a default may be absent from older files)
+_REQUIRED = [
+    k
+    for k, f in Verdict.__dataclass_fields__.items()
+    if f.default is MISSING and f.default_factory is MISSING
+]
+
+
 def read(path: Path) -> dict[str, Any]:
     """A ``verdicts.json`` document (checked: every record has the fields and a known verdict)."""
     doc = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(doc, dict) or not isinstance(doc.get("verdicts"), list):
         raise ValueError(f"{path}: not a verdicts file (no `verdicts` list)")
     for i, v in enumerate(doc["verdicts"]):
-        missing = [k for k in Verdict.__dataclass_fields__ if k not in v]
+        missing = [k for k in _REQUIRED if k not in v]
         if missing:
             raise ValueError(f"{path}: verdicts[{i}] lacks {', '.join(missing)}")
         if v["verdict"] not in VERDICTS:
@@ -322,10 +332,61 @@ def block(path: Path) -> str:
     return m.group(0)[len(BEGIN) + 1 : -len(END)]
 
 
+# -- today's TCP: one claim's verdicts under each sender ----------------------------------------
+
+#: The senders of the survival table, in its column order ("as published": the paper's TCP).
+SENDER_ORDER = ("as published", "sack", "cubic", "bbr")
+_SHORT = {REPRODUCES: "reproduces", DOES_NOT: "does not", INCONCLUSIVE: "inconclusive"}
+
+
+def sender_of(doc: dict[str, Any]) -> str:
+    return str(doc.get("sender", "as published"))
+
+
+def survival_table(docs: Sequence[dict[str, Any]]) -> str:
+    """Per experiment, one row per claim of the paper and one column per TCP sender: how many
+    of the claim's readings reproduce, do not, or are inconclusive when every sender runs that
+    congestion control (``qoslab reproduce NAME --sender S``). A claim "survives" a sender when
+    its readings reproduce under it as they do under the paper's TCP."""
+    by_exp: dict[str, dict[str, dict[str, Any]]] = {}
+    for d in docs:
+        by_exp.setdefault(d["experiment"], {})[sender_of(d)] = d
+    out: list[str] = []
+    for name in sorted(by_exp):
+        runs = by_exp[name]
+        cols = [s for s in SENDER_ORDER if s in runs] + sorted(set(runs) - set(SENDER_ORDER))
+        first = runs[cols[0]]
+        out += [f"### {_cell(first.get('study', name))} (`{name}`)", ""]
+        out.append("| claim | " + " | ".join(f"{c} ({_mode(runs[c])})" for c in cols) + " |")
+        out.append("|---" * (len(cols) + 1) + "|")
+        claims: dict[tuple[str, str], dict[str, list[str]]] = {}
+        for c in cols:
+            for v in runs[c]["verdicts"]:
+                claims.setdefault((v["claim"], v["section"]), {}).setdefault(c, []).append(v["verdict"])
+        for (claim, section), per in claims.items():
+            cells = [_counts(per.get(c, [])) for c in cols]
+            out.append(f"| “{_cell(claim)}” ({_cell(section)}) | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _mode(doc: dict[str, Any]) -> str:
+    return f"{'quick' if doc.get('quick') else 'full'}, {doc.get('seeds', '?')} seeds"
+
+
+def _counts(verdicts: Sequence[str]) -> str:
+    """``["reproduces", "reproduces", "inconclusive"]`` → ``"2 reproduces · 1 inconclusive"``."""
+    if not verdicts:
+        return "—"
+    parts = [f"{verdicts.count(v)} {_SHORT[v]}" for v in VERDICTS if v in verdicts]
+    return " · ".join(parts)
+
+
 def update_docs(root: Path) -> list[Path]:
     """Rewrites the generated blocks of README.md (the table of studies) and of each
-    experiment's page (its per-reading verdicts) from ``docs/verdicts/*.json``; returns the files
-    that changed."""
+    experiment's page (its per-reading verdicts) from ``docs/verdicts/*.json``, and of
+    docs/experiments/todays-tcp.md (each claim under each TCP sender, runs of one mode) from
+    ``docs/verdicts/senders/*.json``; returns the files that changed."""
     docs = [read(p) for p in sorted((root / "docs" / "verdicts").glob("*.json"))]
     changed = []
     if _replace_block(root / "README.md", readme_table(docs)):
@@ -334,6 +395,10 @@ def update_docs(root: Path) -> list[Path]:
         page = root / "docs" / "experiments" / f"{doc['experiment']}.md"
         if _replace_block(page, page_table(doc)):
             changed.append(page)
+    tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
+    senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
+    if senders and _replace_block(tcp_page, survival_table(senders)):
+        changed.append(tcp_page)
     return changed
 
 

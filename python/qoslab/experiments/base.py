@@ -91,13 +91,16 @@ class Reference:
 
 @dataclass(frozen=True)
 class Options:
-    """How an experiment is being run: quick or full, with which seeds, and in which flavour
+    """How an experiment is being run: quick or full, with which seeds, in which flavour
     (None: each mechanism as the experiment defines it; "ns2": every mechanism that has ns-2.35
-    dsRED's flavour switched to it, see :func:`qoslab.ns2.flavour.ns2_flavoured`)."""
+    dsRED's flavour switched to it, see :func:`qoslab.ns2.flavour.ns2_flavoured`) and with which
+    TCP senders (None: as the paper's scenarios give them; a variant such as "cubic": every TCP
+    sender runs it, see :meth:`qoslab.Scenario.with_tcp_variant`)."""
 
     quick: bool
     seeds: list[int]
     flavour: str | None = None
+    sender: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,9 @@ class Experiment:
     #: How the README's table of studies names the paper ("Hur, ARD marker"); experiments
     #: without one (e.g. a baseline of another study) give no verdicts.
     study: str = ""
+    #: The experiment compares TCP senders itself (its sweeps set ``tcp.variant``), so a
+    #: reproduction with every sender replaced (``--sender``) would be meaningless: refused.
+    own_senders: bool = False
 
 
 _REGISTRY: dict[str, Experiment] = {}

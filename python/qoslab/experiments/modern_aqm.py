@@ -226,5 +226,6 @@ register(
         analyse=analyse,
         seeds=10,
         quick_seeds=3,
+        own_senders=True,
     )
 )

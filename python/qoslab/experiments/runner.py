@@ -40,6 +40,20 @@ def flavoured(scenario: Scenario, flavour: str) -> Scenario:
     return ns2_flavoured(scenario)[0]
 
 
+def as_run(scenario: Scenario, options: Options) -> Scenario:
+    """``scenario`` as the reproduction runs it: in its flavour, with its TCP senders."""
+    if options.flavour is not None:
+        scenario = flavoured(scenario, options.flavour)
+    if options.sender is not None:
+        scenario = scenario.with_tcp_variant(options.sender)
+    return scenario
+
+
+def out_name(experiment: str, options: Options) -> str:
+    """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``, …"""
+    return "-".join([experiment, *(x for x in (options.flavour, options.sender) if x)])
+
+
 @dataclass
 class Section:
     kind: str  # "table" | "figure" | "text"
@@ -78,12 +92,10 @@ class Context:
 
     def run(self, scenario: Scenario, seed: int) -> Result:
         """Runs one scenario outside the store (for series the store does not keep), in the
-        reproduction's flavour."""
+        reproduction's flavour and with its TCP senders."""
         from qoslab.simulate import run
 
-        if self.options.flavour is not None:
-            scenario = flavoured(scenario, self.options.flavour)
-        return run(scenario, seed)
+        return run(as_run(scenario, self.options), seed)
 
     def sweep_name(self, sweep: str) -> str:
         if sweep not in self.sweeps:
@@ -254,7 +266,12 @@ class Context:
     def verdict(self, v: Verdict) -> Verdict:
         """Adds a verdict (one claim under one reading) to ``verdicts.json`` and the report,
         marked with the run's mode (quick or full) and flavour."""
-        v = replace(v, quick=self.options.quick, flavour=self.options.flavour or "reference")
+        v = replace(
+            v,
+            quick=self.options.quick,
+            flavour=self.options.flavour or "reference",
+            sender=self.options.sender or PAPER_SENDERS,
+        )
         self.verdicts.append(v)
         return v
 
@@ -306,27 +323,33 @@ def reproduce(
     executor: Executor | None = None,
     progress: bool = True,
     flavour: str | None = None,
+    sender: str | None = None,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
     ``out/NAME/``: its tables, figures and ``report.md``.
 
     ``flavour="ns2"`` runs every scenario (and every run the analysis makes itself) with each
     mechanism that has ns-2.35 dsRED's flavour switched to it, and writes ``out/NAME-ns2/``:
-    the same experiment as ns-2 would run it, to set beside the default one."""
+    the same experiment as ns-2 would run it, to set beside the default one.
+
+    ``sender="cubic"`` (or ``"bbr"``, ``"sack"``, any variant the core has) runs every TCP
+    sender of every scenario with that congestion control, and writes ``out/NAME-cubic/``: its
+    verdicts say whether each of the paper's conclusions survives under today's TCP."""
     t0 = time.perf_counter()
     exp = name if isinstance(name, Experiment) else get(name)
     if flavour not in (None, "ns2"):
         raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
+    _check_sender(exp, sender)
     n = seeds if seeds is not None else (exp.quick_seeds if quick else exp.seeds)
-    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour)
+    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender)
     sweeps = exp.plan(opts)
     _validate(exp, sweeps)
-    if flavour is not None:
-        sweeps = [replace(sw, points=[(p, flavoured(sc, flavour)) for p, sc in sw.points]) for sw in sweeps]
+    if flavour is not None or sender is not None:
+        sweeps = [replace(sw, points=[(p, as_run(sc, opts)) for p, sc in sw.points]) for sw in sweeps]
     specs: list[RunSpec] = []
     for sw in sweeps:
         specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
-    out_dir = Path(out) / (exp.name if flavour is None else f"{exp.name}-{flavour}")
+    out_dir = Path(out) / out_name(exp.name, opts)
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "report.md").exists():
         raise ValueError(f"{out_dir} exists and does not hold a previous report: choose another --out")
     st = store if isinstance(store, Store) else Store(store)
@@ -358,6 +381,22 @@ def reproduce(
     return Reproduction(exp, opts, out_dir, report, rep, wall, comp, [*ctx.files, runs_csv, report])
 
 
+#: How verdicts and reports name the senders of a reproduction without ``sender``.
+PAPER_SENDERS = "as published"
+
+
+def _check_sender(exp: Experiment, sender: str | None) -> None:
+    if sender is None:
+        return
+    from qoslab.schema import tcp_variants
+
+    if exp.own_senders:
+        raise ValueError(f"experiment {exp.name} compares TCP senders itself: it takes no --sender")
+    choices = tcp_variants()
+    if sender not in choices:
+        raise ValueError(f"unknown sender {sender!r}: expected one of {', '.join(choices)}")
+
+
 def _write_verdicts(ctx: Context) -> Path:
     exp, opts = ctx.experiment, ctx.options
     header = {
@@ -367,6 +406,7 @@ def _write_verdicts(ctx: Context) -> Path:
         "quick": opts.quick,
         "seeds": len(opts.seeds),
         "flavour": opts.flavour or "reference",
+        "sender": opts.sender or PAPER_SENDERS,
         "command": _command(ctx),
     }
     return write_verdicts(ctx.out / "verdicts.json", exp.name, header, ctx.verdicts)
@@ -384,6 +424,7 @@ def _command(ctx: Context) -> str:
             else ""
         )
         + (f" --flavour {opts.flavour}" if opts.flavour else "")
+        + (f" --sender {opts.sender}" if opts.sender else "")
     )
 
 
@@ -433,6 +474,24 @@ def _flavours(ctx: Context) -> str:
     )
 
 
+def _senders(ctx: Context) -> str:
+    """Which TCP congestion control the experiment's senders ran."""
+    if ctx.options.sender:
+        return (
+            f"**{ctx.options.sender}** for every TCP sender (`--sender {ctx.options.sender}`), in place "
+            "of the paper's: the verdicts say whether each conclusion survives under it"
+        )
+    seen = sorted(
+        {f["tcp"]["variant"] for sw in ctx.sweeps.values() for _, sc in sw.points for f in _tcp_flows(sc)}
+    )
+    return (", ".join(seen) or "none") + " (as the scenarios give them)"
+
+
+def _tcp_flows(sc: Scenario) -> list[dict[str, Any]]:
+    r = sc.resolved
+    return [f for f in [*r.get("flows", []), *r.get("arrivals", [])] if isinstance(f.get("tcp"), dict)]
+
+
 def _write_report(
     ctx: Context, comp: pd.DataFrame, rep: SweepReport, executor: Executor, store: Store, wall: float
 ) -> Path:
@@ -445,6 +504,17 @@ def _write_report(
         "",
         f"Paper: {exp.paper}",
         "",
+        *(
+            [
+                f"**Every TCP sender runs {opts.sender}** in place of the paper's TCP (`--sender "
+                f"{opts.sender}`). The verdicts below are the paper's claims tested under it: whether "
+                "each conclusion survives under today's TCP. The text of the analysis is the "
+                "experiment's own and may describe the paper's setting.",
+                "",
+            ]
+            if opts.sender
+            else []
+        ),
         "## Provenance",
         "",
         "| | |",
@@ -453,6 +523,7 @@ def _write_report(
         f"| git revision | {git_revision() or 'n/a'} |",
         f"| mode | {'quick (`--quick`)' if opts.quick else 'full'} |",
         f"| mechanism flavour | {_flavours(ctx)} |",
+        f"| TCP senders | {_senders(ctx)} |",
         f"| seeds | {seed_ranges(all_seeds)} ({len(opts.seeds)} per point) |",
         f"| runs | {rep.total} distinct: {rep.computed} computed now, {rep.reused} reused from the store, "
         f"{len(rep.failed)} failed |",

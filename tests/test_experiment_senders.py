@@ -1,0 +1,145 @@
+"""Issue 22: the five studies under today's TCP. ``reproduce(..., sender="cubic")`` runs every
+TCP sender of every scenario (and of every run the analysis makes itself) with that congestion
+control, into ``NAME-cubic/``, and its verdicts record the sender; docs/experiments/todays-tcp.md
+sets each claim's verdicts under the paper's TCP beside those under SACK, CUBIC and BBR."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pandas as pd
+import pytest
+
+import qoslab
+from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error
+from qoslab import experiments, verdicts
+from qoslab.experiments.base import Experiment, Sweep
+from qoslab.stats import paired
+from qoslab.verdicts import Claim
+
+
+def _variants(sc: qoslab.Scenario) -> list[str]:
+    r = sc.resolved
+    return [f["tcp"]["variant"] for f in [*r["flows"], *r["arrivals"]] if f.get("tcp")]
+
+
+def test_with_tcp_variant_replaces_every_sender_and_nothing_else():
+    sc = qoslab.load_scenario(SCENARIOS / "mixed-traffic.toml")
+    assert set(_variants(sc)) == {"reno"} and sc.resolved["arrivals"], "a web mix of arrivals"
+    cubic = sc.with_tcp_variant("cubic")
+    assert set(_variants(cubic)) == {"cubic"}
+    assert len(_variants(cubic)) == len(_variants(sc))
+
+    # UDP sources, links and every other TCP setting are as they were
+    def rest(s: qoslab.Scenario) -> tuple:
+        r = s.resolved
+        both = [*r["flows"], *r["arrivals"]]
+        rest = [{k: v for k, v in f.items() if k != "tcp"} for f in both]
+        tcp = [{k: v for k, v in f["tcp"].items() if k != "variant"} for f in both if f.get("tcp")]
+        return rest, tcp, r["links"], r["conditioners"]
+
+    assert rest(cubic) == rest(sc)
+    assert cubic.sha256() != sc.sha256() and cubic.name == sc.name
+    # a flow's own tcp table naming a variant is replaced too
+    t = sc.table()
+    t["flow"][0]["tcp"] = {"variant": "newreno"}
+    own = qoslab.Scenario.from_table(t).with_tcp_variant("bbr")
+    assert set(_variants(own)) == {"bbr"}
+
+
+def test_a_sender_the_scenario_cannot_run_is_one_clear_error():
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_tcp_variant("dctcp")
+    msg = str(e.value)
+    assert "\n" not in msg and "every TCP sender dctcp" in msg, msg
+    with pytest.raises(qoslab.ScenarioError, match="variant"):
+        sc.with_tcp_variant("vegas")
+
+
+def _experiment(seen: list[list[str]], *, own_senders: bool = False) -> Experiment:
+    short = ["duration=20s", "measurement.start=5s", "measurement.end=20s"]
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").with_overrides(short)
+
+    def plan(opts: experiments.Options) -> list[Sweep]:
+        return [Sweep("one", [({"k": 1}, sc)], opts.seeds)]
+
+    def analyse(ctx: experiments.Context) -> None:
+        r = ctx.run(sc, ctx.options.seeds[0])
+        seen.append(_variants(r.scenario))
+        flows = ctx.flows("one")
+        ctx.table("flows", flows[["seed", "flow_name", "throughput_bps"]], title="flows")
+        per_seed = flows.groupby("seed")["throughput_bps"].sum()
+        claim = Claim("flows get something", "Sec. 1", "greater", "> 0")
+        ctx.verdict(claim.paired("as stated", paired(per_seed, per_seed * 0)))
+
+    return Experiment(
+        "sender-probe",
+        "t",
+        "",
+        "",
+        plan=plan,
+        analyse=analyse,
+        seeds=2,
+        quick_seeds=2,
+        own_senders=own_senders,
+    )
+
+
+def test_reproduce_with_every_sender_replaced(tmp_path):
+    seen: list[list[str]] = []
+    exp = _experiment(seen)
+    store = tmp_path / "store"
+    ref = experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
+    cub = experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="cubic")
+    assert ref.out.name == "sender-probe" and cub.out.name == "sender-probe-cubic"
+    # the analysis's own run follows the reproduction's senders
+    assert set(seen[0]) == {"reno"} and set(seen[1]) == {"cubic"}, seen
+    # other runs (another scenario), with other results
+    assert cub.sweep.computed == 2, "a sender run must not reuse the paper's runs"
+    a = pd.read_csv(ref.out / "flows.csv")["throughput_bps"]
+    b = pd.read_csv(cub.out / "flows.csv")["throughput_bps"]
+    assert not a.equals(b)
+    rep = (cub.out / "report.md").read_text()
+    assert "| TCP senders | **cubic** for every TCP sender" in rep, rep[:3000]
+    assert "| TCP senders | reno (as the scenarios give them) |" in (ref.out / "report.md").read_text()
+    doc = verdicts.read(cub.out / "verdicts.json")
+    assert doc["sender"] == "cubic" and {v["sender"] for v in doc["verdicts"]} == {"cubic"}
+    assert doc["command"].endswith("--sender cubic")
+    assert verdicts.read(ref.out / "verdicts.json")["sender"] == "as published"
+    with pytest.raises(ValueError, match="unknown sender 'vegas': expected one of reno, newreno"):
+        experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="vegas")
+    own = _experiment([], own_senders=True)
+    with pytest.raises(ValueError, match="compares TCP senders itself"):
+        experiments.reproduce(own, quick=True, out=tmp_path, store=store, progress=False, sender="bbr")
+
+
+def test_cli_sender_option_is_one_line_on_bad_input(tmp_path):
+    for args, want in (
+        (["red-baseline", "--sender", "vegas"], "unknown sender 'vegas'"),
+        (["modern-aqm", "--sender", "cubic"], "modern-aqm compares TCP senders itself"),
+    ):
+        p = subprocess.run(
+            [QOSLAB, "reproduce", *args, "--quick", "--out", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert p.returncode == 1 and want in one_line_error(p), (p.returncode, p.stderr[-500:])
+
+
+def test_todays_tcp_page_is_generated_from_the_committed_verdicts():
+    """docs/experiments/todays-tcp.md's tables are what ``python -m qoslab.verdicts readme``
+    writes from docs/verdicts/senders/*.json: every study of docs/verdicts/ under its paper's TCP
+    and under each of SACK, CUBIC and BBR, in runs of one mode and seed count, over the same
+    claims."""
+    studies = {verdicts.read(f)["experiment"] for f in (ROOT / "docs" / "verdicts").glob("*.json")}
+    docs = [verdicts.read(f) for f in sorted((ROOT / "docs" / "verdicts" / "senders").glob("*.json"))]
+    for name in studies:
+        mine = [d for d in docs if d["experiment"] == name]
+        assert {verdicts.sender_of(d) for d in mine} == {"as published", "sack", "cubic", "bbr"}, name
+        assert len({(d["quick"], d["seeds"]) for d in mine}) == 1, name
+        claims = [{(v["claim"], v["section"]) for v in d["verdicts"]} for d in mine]
+        assert all(c == claims[0] for c in claims), name
+    page = ROOT / "docs" / "experiments" / "todays-tcp.md"
+    assert verdicts.block(page) == verdicts.survival_table(docs)
