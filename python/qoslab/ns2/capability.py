@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
+#: qoslab's variants and the ns-2.35 agents they are cross-checked against: ``sack`` (Reno
+#: congestion control with SACK recovery) against ``Agent/TCP/Sack1`` (Fall & Floyd's SACK
+#: sender, RFC 2018 blocks) and its ``Agent/TCPSink/Sack1`` receiver.
+TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
 
 
 _FLOW_KINDS = ("tcp", "cbr", "onoff", "poisson")

@@ -453,11 +453,12 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
             }
         )
         lines.extend(f"$src set {k} {v}" for k, v in params.items())
+        sink = "Agent/TCPSink/Sack1" if t["variant"] == "sack" else "Agent/TCPSink"
         if t["delayed_ack"]:
-            lines.append("set dst [new Agent/TCPSink/DelAck]")
+            lines.append(f"set dst [new {sink}/DelAck]")
             lines.append(f"$dst set interval_ {tcl_number(t['delack_interval_s'])}")
         else:
-            lines.append("set dst [new Agent/TCPSink]")
+            lines.append(f"set dst [new {sink}]")
         for k, v in (
             ("packetSize_", str(t["ack_size_bytes"])),
             ("ttl_", str(AGENT_TTL)),
