@@ -18,6 +18,7 @@ import pytest
 from conftest import QOSLAB, SCENARIOS
 from qoslab import ns3
 from qoslab.crosscheck import FAMILIES_NS3, Row, crosscheck, judge, verdicts
+from qoslab.ns3.export import BBR_FIRST_STREAM
 from qoslab.ns3.mapping import Ns3Refusal, queue_disc, tcp_socket
 from qoslab.scenario import Scenario, load_scenario
 from qoslab.simulate import run
@@ -81,7 +82,8 @@ def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
     a = _attrs(d)
     assert d["type_id"] == "ns3::CoDelQueueDisc"
     assert a["Target"] == "5000000ns" and a["Interval"] == "100000000ns" and a["UseEcn"] == "true"
-    assert a["MinBytes"] == "1500" and a["MaxSize"] == "99p"
+    # RFC 8289's `bytes() <= MAXPACKET` with ns-3's `GetNBytes() < MinBytes`
+    assert a["MinBytes"] == "1501" and a["MaxSize"] == "99p"
     assert d["early_drop_reasons"] == ["Target exceeded drop"]
 
     fq = _queue(
@@ -113,12 +115,29 @@ def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
 
     step = _queue("step", threshold_pkts=20.0, ecn=True)
     d = queue_disc("q", step, LINK, 1500)
-    a = _attrs(d)
-    assert d["type_id"] == "ns3::RedQueueDisc"
-    assert a["MinTh"] == a["MaxTh"] == "19.0" and a["QW"] == "1.0"
-    assert a["UseHardDrop"] == "false" and a["UseEcn"] == "true"
+    # marks ECN-capable arrivals while more than K wait (K - 1 in the queue disc), drops nothing
+    # early (a packet that is not ECN-capable only at the limit)
+    assert d["type_id"] == "ns3::QoslabStepQueueDisc" and d["early_drop_reasons"] == []
+    assert _attrs(d) == {"MaxSize": "99p", "Threshold": "19p"}
+    sb = _queue("step", limit_pkts=None, limit_bytes=150000, threshold_bytes=30000.0, ecn=True)
+    assert _attrs(queue_disc("q", sb, LINK, 1500)) == {"MaxSize": "148500B", "Threshold": "28500B"}
     with pytest.raises(Ns3Refusal, match="threshold in bytes needs a byte limit"):
         queue_disc("q", _queue("step", threshold_bytes=30000.0, ecn=True), LINK, 1500)
+
+
+def test_fq_codel_s_hash_salt_is_drawn_per_run() -> None:
+    """As qoslab's (the link's random stream) and Linux's (at qdisc creation): a fixed salt
+    hashed the same flows to the same queues in every seed."""
+    sc = load_scenario(SCENARIOS / "ns3" / "dumbbell-5-fq_codel.toml")
+
+    def salt(seed: int) -> str:
+        doc = ns3.program_input(ns3.to_ns3_resolved(sc.resolved, seed), seed)
+        bn = next(lk for lk in doc["links"] if lk["name"] == "bottleneck")
+        return _attrs(bn["queue_ab"])["Perturbation"]
+
+    assert salt(1) == salt(1) != salt(2)
+    doc = ns3.program_input(ns3.to_ns3_resolved(sc.resolved, 1), 1)
+    assert ["ns3::CoDelQueueDisc::MinBytes", "1501"] in doc["defaults"]  # FQ-CoDel's flow queues
 
 
 @pytest.mark.parametrize("kind", ["rio", "wred", "multi", "ared", "something_new"])
@@ -157,6 +176,9 @@ def test_tcp_settings_are_explicit() -> None:
     a = dict(s["socket"])
     assert s["congestion"] == "ns3::QoslabNewReno" and s["recovery"] == "ns3::TcpClassicRecovery"
     assert s["restart_rto_on_fast_retransmit"] is True
+    # ns-3.37's departures from RFC 6298, RFC 5681 and Linux, corrected by the program's socket
+    assert s["karn_backoff"] is s["loss_exit_increase"] is s["stop_idle_rto_timer"] is True
+    assert s["raw_rtt_sample"] is s["linux_rate_estimator"] is True
     assert a["SegmentSize"] == "960" and a["InitialCwnd"] == "2"
     assert a["RcvBufSize"] == a["SndBufSize"] == a["InitialSlowStartThreshold"] == str(64 * 960)
     assert a["DelAckCount"] == "1" and a["Timestamp"] == "false" and a["UseEcn"] == "Off"
@@ -178,15 +200,16 @@ def test_tcp_variants() -> None:
     sack = tcp_socket("f", _flow(variant="sack"), sack_workaround=False)
     assert sack["congestion"] == "ns3::QoslabNewReno" and dict(sack["socket"])["Sack"] == "true"
     cubic = tcp_socket("f", _flow(variant="cubic"))
-    assert cubic["congestion"] == "ns3::TcpCubic"
+    assert cubic["congestion"] == "ns3::QoslabCubic"  # TcpCubic with RFC 9438's Reno-friendly region
     assert dict(cubic["defaults"])["ns3::TcpCubic::Beta"] == "0.7"
     assert dict(cubic["defaults"])["ns3::TcpCubic::HyStart"] == "true"
     dctcp = tcp_socket("f", _flow(variant="dctcp"))
-    assert dctcp["congestion"] == "ns3::TcpDctcp" and dict(dctcp["socket"])["UseEcn"] == "On"
+    assert dctcp["congestion"] == "ns3::QoslabDctcp" and dict(dctcp["socket"])["UseEcn"] == "On"
     bbr = tcp_socket("f", _flow(variant="bbr", pacing=True))
     assert bbr["congestion"] == "ns3::TcpBbr" and bbr["pacing"] is True
-    assert bbr["rtt_estimator"] == "ns3::RttMeanDeviation"
-    assert cubic["rtt_estimator"] == dctcp["rtt_estimator"] == "ns3::QoslabRttPerRound"
+    assert (
+        bbr["rtt_estimator"] == cubic["rtt_estimator"] == dctcp["rtt_estimator"] == "ns3::QoslabRttPerRound"
+    )
     with pytest.raises(Ns3Refusal, match="BBR without pacing"):
         tcp_socket("f", _flow(variant="bbr"))
 
@@ -235,8 +258,9 @@ def test_program_input_of_a_scenario() -> None:
         ("codel", "ns3::CoDelQueueDisc", "ns3::QoslabNewReno"),
         ("fq_codel", "ns3::FqCoDelQueueDisc", "ns3::QoslabNewReno"),
         ("pie", "ns3::PieQueueDisc", "ns3::QoslabNewReno"),
-        ("step-dctcp", "ns3::RedQueueDisc", "ns3::TcpDctcp"),
-        ("cubic", "ns3::FifoQueueDisc", "ns3::TcpCubic"),
+        ("step-dctcp", "ns3::QoslabStepQueueDisc", "ns3::QoslabDctcp"),
+        ("cubic", "ns3::FifoQueueDisc", "ns3::QoslabCubic"),
+        ("bbr", "ns3::FifoQueueDisc", "ns3::TcpBbr"),
     ],
 )
 def test_the_core_s_new_kinds_export(name: str, type_id: str, congestion: str) -> None:
@@ -246,6 +270,24 @@ def test_the_core_s_new_kinds_export(name: str, type_id: str, congestion: str) -
     bn = next(lk for lk in doc["links"] if lk["name"] == "bottleneck")
     assert bn["queue_ab"]["type_id"] == type_id
     assert {f["tcp"]["congestion"] for f in doc["flows"]} == {congestion}
+
+
+def test_bbr_flows_draw_their_own_probe_bw_phases() -> None:
+    """TcpBbr's random stream is 4 for every flow unless set: every flow of a run would draw the
+    same ProbeBW phases (qoslab draws one per flow)."""
+    sc = load_scenario(SCENARIOS / "ns3" / "dumbbell-5-bbr.toml")
+    doc = ns3.program_input(ns3.to_ns3_resolved(sc.resolved, 1), 1)
+    streams = [dict(f["tcp"]["defaults"])["ns3::TcpBbr::Stream"] for f in doc["flows"]]
+    assert len(set(streams)) == 5 and all(int(x) >= BBR_FIRST_STREAM for x in streams)
+
+
+@pytest.mark.parametrize("variant", ["cubic", "bbr", "dctcp"])
+def test_mixed_with_reno_scenarios_export_each_flow_s_congestion_control(variant: str) -> None:
+    sc = load_scenario(SCENARIOS / "ns3" / f"dumbbell-6-{variant}-reno.toml")
+    doc = ns3.program_input(ns3.to_ns3_resolved(sc.resolved, 1), 1)
+    cc = {f["name"]: f["tcp"]["congestion"] for f in doc["flows"]}
+    assert {cc[f"reno{i}"] for i in range(3)} == {"ns3::QoslabNewReno"}
+    assert {cc[f"{variant}{i}"] for i in range(3)} == {ns3.CONGESTION[variant]}
 
 
 @pytest.mark.parametrize(
@@ -412,16 +454,127 @@ def test_runs_are_deterministic_per_seed_and_differ_between_seeds(tmp_path: Any)
 
 
 @needs_ns3
-def test_crosscheck_dumbbell_5_red_agrees_against_ns3() -> None:
-    rows, notes = crosscheck(
-        load_scenario(SCENARIOS / "ns3" / "dumbbell-5-red.toml"), list(range(1, 11)), against="ns3"
+def test_crosscheck_dumbbell_5_red_agrees_against_ns3_short() -> None:
+    """The suite's version of the agreement table (3 seeds of 30 s; the ten-seed table is
+    test_ten_seed_agreement_against_ns3, slow)."""
+    sc = load_scenario(SCENARIOS / "ns3" / "dumbbell-5-red.toml").with_overrides(
+        ["duration=30s", "measurement.end=30s"]
     )
+    rows, notes = crosscheck(sc, [1, 2, 3], against="ns3")
     vs = {v.family: v for v in verdicts(rows)}
     assert set(vs) >= {"per-flow throughput", "Jain index", "queueing delay", "drops", "utilisation"}
     assert all(v.verdict == "agree" for v in vs.values()), [(v.family, v.worst) for v in vs.values()]
     delay = next(r for r in rows if r.metric == "queue_delay_ms bottleneck:ab")
     assert abs(delay.rel_diff) < 0.15 and not np.isnan(delay.ns2.mean)
     assert any("SACK" in n for n in notes) == ns3.SACK_WORKAROUND
+
+
+def _short(name: str, seconds: int = 20) -> Scenario:
+    return load_scenario(SCENARIOS / "ns3" / f"{name}.toml").with_overrides(
+        [f"duration={seconds}s", f"measurement.end={seconds}s"]
+    )
+
+
+def _bottleneck(o: dict[str, Any]) -> dict[str, Any]:
+    return next(lk for lk in o["links"] if lk["name"] == "bottleneck" and lk["direction"] == "ab")
+
+
+@needs_ns3
+def test_fq_codel_s_flow_queues_keep_one_packet_as_rfc_8289() -> None:
+    """CoDel may not drop from a queue holding one MTU or less (RFC 8289 `bytes() <= MAXPACKET`):
+    with ns-3's `< MinBytes` and MinBytes = MTU, FQ-CoDel's flow queues of a packet or two were
+    dropped from, the link idled 1.5 % of the time and queued 15 % less than qoslab."""
+    sc = _short("dumbbell-5-fq_codel")
+    r = run(sc, 1)
+    q = r.links[(r.links.link_name == "bottleneck") & (r.links.direction == "ab")].iloc[0]
+    ours = q.window_wait_ns / q.window_admitted / 1e6
+    o = ns3.run_ns3(ns3.to_ns3_resolved(sc.resolved, 1), 1)
+    assert _bottleneck(o)["mean_queue_delay_s"] * 1e3 == pytest.approx(ours, rel=0.08)
+    assert sum(f["throughput_bps"] for f in o["flows"]) > 0.995 * 10e6 * 1500 / 1502
+
+
+@needs_ns3
+def test_cubic_grows_in_the_reno_friendly_region(monkeypatch: pytest.MonkeyPatch) -> None:
+    """QoslabCubic (RFC 9438 section 4.3) grows faster than ns-3.37's TcpCubic after a reduction
+    at this BDP (about 25 packets a flow), so it overflows the buffer more often: about 65 %
+    more fast retransmits over ten seeds (qoslab's count), here in 20 s of one seed."""
+    r = ns3.to_ns3_resolved(_short("dumbbell-5-cubic").resolved, 1)
+    friendly = ns3.run_ns3(r, 1)
+    monkeypatch.setitem(ns3.mapping.CONGESTION, "cubic", "ns3::TcpCubic")
+    plain = ns3.run_ns3(copy.deepcopy(r), 1)
+    fr = [sum(f["fast_retransmits"] for f in o["flows"]) for o in (friendly, plain)]
+    assert fr[0] > 1.3 * fr[1], fr
+
+
+@needs_ns3
+def test_bbr_keeps_its_delivery_rate_and_its_timer_after_a_timeout() -> None:
+    """Seed 3 of dumbbell-5-bbr: with ns-3.37's delivery-rate estimator, smoothed-RTT RTprop and
+    retransmission timer left running with nothing in flight, two of the five flows collapsed to
+    50 kb/s and timed out every 280 ms (365 timeouts in 60 s); corrected, every flow keeps near
+    its 2 Mb/s share."""
+    o = ns3.run_ns3(ns3.to_ns3_resolved(_short("dumbbell-5-bbr").resolved, 3), 3)
+    assert sum(f["timeouts"] for f in o["flows"]) < 30, [f["timeouts"] for f in o["flows"]]
+    assert min(f["throughput_bps"] for f in o["flows"]) > 1e6, [f["throughput_bps"] for f in o["flows"]]
+
+
+@needs_ns3
+def test_dctcp_keeps_two_segments_and_step_drops_nothing_early() -> None:
+    """DCTCP's reduction keeps two segments (Linux's dctcp_ssthresh; ns-3.37's TcpDctcp can
+    leave half a segment and stall: seed 3, two of five flows at 0), and the step queue marks
+    ECN-capable packets above K but drops NewReno's only at the limit (ns-3's RED would drop
+    them at K)."""
+    o = ns3.run_ns3(ns3.to_ns3_resolved(_short("dumbbell-5-step-dctcp").resolved, 3), 3)
+    assert min(f["throughput_bps"] for f in o["flows"]) > 1e6
+    mixed = ns3.run_ns3(ns3.to_ns3_resolved(_short("dumbbell-6-dctcp-reno").resolved, 1), 1)
+    q = _bottleneck(mixed)
+    assert q["marks"] > 100 and q["drops"] == q["forced_drops"] > 0 and q["early_drops"] == 0, q
+    assert q["mean_queue_delay_s"] > 0.06  # NewReno fills the 100 packets, not K = 20
+
+
+#: The agreement table of docs/validation/ns3.md, ten seeds each: scenario (scenarios/ns3/ or
+#: scenarios/), overrides, and the metric families that disagree there (findings explained in
+#: docs/validation/ns3.md; a change that makes one agree must update the document).
+AGREEMENT: list[tuple[str, list[str], set[str]]] = [
+    ("dumbbell-5-droptail", [], set()),
+    ("dumbbell-5-red", [], set()),
+    ("dumbbell-5-red", ["link[1].queue_ab.ecn=true", "tcp.ecn=true"], set()),
+    ("dumbbell-5-droptail", ['tcp.variant="sack"'], set()),
+    ("dumbbell-5-red", ['tcp.variant="sack"'], set()),
+    ("dumbbell-5-codel", [], set()),
+    ("dumbbell-5-pie", [], set()),
+    ("dumbbell-5-fq_codel", [], set()),
+    ("dumbbell-5-step-dctcp", [], set()),
+    ("dumbbell-5-cubic", [], set()),
+    # qoslab's BBR leaves out the draft's 3 send quanta of cwnd headroom (a qoslab finding)
+    ("dumbbell-5-bbr", [], {"Jain index", "queueing delay", "utilisation"}),
+    ("dumbbell-6-cubic-reno", [], set()),
+    # and freezes its window through loss recovery (both qoslab findings, docs/validation/ns3.md)
+    ("dumbbell-6-bbr-reno", [], {"per-flow throughput", "Jain index", "queueing delay", "drops"}),
+    ("dumbbell-6-dctcp-reno", [], set()),
+    ("dumbbell-50-droptail", [], set()),
+    ("dumbbell-50-red", [], set()),
+    ("dumbbell-50-codel", [], set()),
+    ("dumbbell-50-fq_codel", [], set()),
+    # windows under one packet a round trip: fairness follows how flows leave RTO backoff
+    ("dumbbell-50-pie", [], {"Jain index"}),
+    # one row of five exchangeable flows (ftp0, -11.2 %, p = 0.008); seeds 11-20 all agree
+    ("fdd-red-s1", [], {"per-flow throughput"}),
+    ("fdd-red-s3", [], set()),
+    ("finite-flows", [], set()),
+]
+
+
+@pytest.mark.slow
+@needs_ns3
+@pytest.mark.parametrize(
+    ("scenario", "overrides", "findings"), AGREEMENT, ids=[" ".join([a[0], *a[1]]) for a in AGREEMENT]
+)
+def test_ten_seed_agreement_against_ns3(scenario: str, overrides: list[str], findings: set[str]) -> None:
+    path = SCENARIOS / "ns3" / f"{scenario}.toml"
+    sc = load_scenario(path if path.exists() else SCENARIOS / f"{scenario}.toml")
+    rows, _ = crosscheck(sc.with_overrides(overrides) if overrides else sc, list(range(1, 11)), against="ns3")
+    disagree = {v.family for v in verdicts(rows) if v.verdict == "disagree"}
+    assert disagree == findings, [(v.family, v.worst) for v in verdicts(rows)]
 
 
 @needs_ns3

@@ -18,8 +18,13 @@
 //               mean_queue_delay_s}],
 //    "total_drops", "packet_hops", "events"}
 //
-// Three classes of its own match qoslab's TCP where ns-3.37 differs (docs/validation/ns3.md):
-// QoslabRttPerRound, QoslabNewReno and QoslabTcpSocket, below.
+// Classes of its own, below, match qoslab's TCP where ns-3.37 differs from it (QoslabRttPerRound,
+// QoslabNewReno, QoslabTcpSocket's timer restart at a fast retransmit) or where ns-3.37 departs
+// from the RFCs or Linux (QoslabCubic, QoslabDctcp, QoslabRateLinux, QoslabTcpSocket's other
+// switches) or has no counterpart of a qoslab queue (QoslabStepQueueDisc); each is documented
+// where it is defined and in docs/validation/ns3.md. The optional keys of a flow's "tcp" object
+// (karn_backoff, loss_exit_increase, stop_idle_rto_timer, raw_rtt_sample, linux_rate_estimator)
+// switch QoslabTcpSocket's corrections; absent, ns-3.37's behaviour.
 //
 // Every link direction has a queue disc (the backlog) in front of a point-to-point device whose
 // own transmit queue holds one packet. A packet's queueing delay is the time from its admission
@@ -157,11 +162,353 @@ class QoslabNewReno : public TcpNewReno
 
 NS_OBJECT_ENSURE_REGISTERED(QoslabNewReno);
 
-// A TCP sender socket that restarts its retransmission timer at a fast retransmit, as qoslab's
-// TCP and ns-2's (`reset_rtx_timer` in dupack_action) do. ns-3.37 keeps the timer running from
-// the last new ACK: with the minimum RTO of 200 ms and a round trip of 150 ms, the timer
-// expires a few tens of milliseconds after the fast retransmit, before the retransmission can
-// be acknowledged, and nearly every fast retransmit of a small window becomes a timeout.
+// TcpCubic with RFC 9438's Reno-friendly region (section 4.3), which ns-3.37's TcpCubic lacks
+// and Linux's CUBIC (tcp_friendliness) and qoslab's have. W_est starts at the window of the
+// epoch's first congestion-avoidance ACK and grows by alpha * acked / cwnd per ACK, alpha =
+// 3 (1 - beta) / (1 + beta) until W_est reaches the window at the last congestion event
+// (cwnd_prior), 1 after; while the cubic window is below W_est, cwnd = W_est (whole segments:
+// TcpCubic counts the window in segments). The cubic growth itself, HyStart, the multiplicative
+// decrease and the timeout's reset are TcpCubic's.
+class QoslabCubic : public TcpCubic
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::QoslabCubic")
+                                .SetParent<TcpCubic>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<QoslabCubic>();
+        return tid;
+    }
+
+    QoslabCubic() = default;
+
+    QoslabCubic(const QoslabCubic& r) = default;
+
+    std::string GetName() const override
+    {
+        return "QoslabCubic";
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        // TcpCubic spends a slow-start ACK's segments in slow start (none on congestion
+        // avoidance, even when the window passes ssthresh): so does W_est
+        bool slowStart = tcb->m_cWnd < tcb->m_ssThresh;
+        uint32_t cwnd = tcb->GetCwndInSegments();
+        TcpCubic::IncreaseWindow(tcb, segmentsAcked);
+        if (slowStart || segmentsAcked == 0 || cwnd == 0)
+        {
+            return;
+        }
+        if (!m_epoch)
+        {
+            m_epoch = true;
+            m_wEst = cwnd;
+        }
+        double beta = Beta();
+        double alpha = m_wEst >= m_cwndPrior ? 1.0 : 3.0 * (1.0 - beta) / (1.0 + beta);
+        m_wEst += alpha * segmentsAcked / cwnd;
+        uint32_t est = static_cast<uint32_t>(m_wEst);
+        if (est > tcb->GetCwndInSegments())
+        {
+            tcb->m_cWnd = est * tcb->m_segmentSize;
+        }
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        // a congestion event (fast retransmit, ECN, timeout): a new epoch follows
+        m_cwndPrior = tcb->GetCwndInSegments();
+        m_epoch = false;
+        return TcpCubic::GetSsThresh(tcb, bytesInFlight);
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_LOSS)
+        {
+            m_epoch = false;
+        }
+        TcpCubic::CongestionStateSet(tcb, newState);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<QoslabCubic>(this);
+    }
+
+  private:
+    double Beta() const
+    {
+        DoubleValue v;
+        GetAttribute("Beta", v);
+        return v.Get();
+    }
+
+    bool m_epoch{false};     // inside a congestion-avoidance epoch (W_est valid)
+    double m_wEst{0};        // W_est, segments
+    double m_cwndPrior{0};   // the window at the last congestion event, segments
+};
+
+NS_OBJECT_ENSURE_REGISTERED(QoslabCubic);
+
+// TcpDctcp whose reduction keeps at least two segments, as Linux's dctcp_ssthresh (max(cwnd -
+// cwnd * alpha / 2, 2)) and qoslab's DCTCP. ns-3.37's TcpDctcp has no floor: one ECN-Echo with
+// alpha = 1 and a window of one segment leaves half a segment, too little to send anything,
+// and the flow waits for a timer (it stalled for good once the retransmission timer stops when
+// nothing is outstanding, RFC 6298 5.2: dumbbell-5-step-dctcp seed 3, two flows of five).
+class QoslabDctcp : public TcpDctcp
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::QoslabDctcp")
+                                .SetParent<TcpDctcp>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<QoslabDctcp>();
+        return tid;
+    }
+
+    QoslabDctcp() = default;
+
+    QoslabDctcp(const QoslabDctcp& r) = default;
+
+    std::string GetName() const override
+    {
+        return "QoslabDctcp";
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        return std::max(2 * tcb->m_segmentSize, TcpDctcp::GetSsThresh(tcb, bytesInFlight));
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<QoslabDctcp>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(QoslabDctcp);
+
+// qoslab's `step` queue (DCTCP's switch, RFC 8257 section 3.1): a FIFO that marks an
+// ECN-capable arrival Congestion Experienced while more than Threshold waits, and tail-drops
+// at MaxSize; a packet that is not ECN-capable is never dropped early. ns-3's RED with MinTh =
+// MaxTh = K marks alike but drops the packets it cannot mark, which under DCTCP mixed with a
+// TCP without ECN drops the latter at K instead of at the limit.
+class QoslabStepQueueDisc : public FifoQueueDisc
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::QoslabStepQueueDisc")
+                .SetParent<FifoQueueDisc>()
+                .SetGroupName("TrafficControl")
+                .AddConstructor<QoslabStepQueueDisc>()
+                .AddAttribute("Threshold",
+                              "K: ECN-capable arrivals are marked while more than this waits",
+                              QueueSizeValue(QueueSize("20p")),
+                              MakeQueueSizeAccessor(&QoslabStepQueueDisc::m_threshold),
+                              MakeQueueSizeChecker());
+        return tid;
+    }
+
+    static constexpr const char* STEP_MARK = "Step mark";
+
+  private:
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override
+    {
+        if (GetCurrentSize() + item > GetMaxSize())
+        {
+            DropBeforeEnqueue(item, LIMIT_EXCEEDED_DROP);
+            return false;
+        }
+        uint32_t waiting = m_threshold.GetUnit() == QueueSizeUnit::PACKETS ? GetNPackets()
+                                                                           : GetNBytes();
+        if (waiting > m_threshold.GetValue())
+        {
+            Mark(item, STEP_MARK); // false, and nothing done, when the packet is not ECT
+        }
+        return GetInternalQueue(0)->Enqueue(item);
+    }
+
+    QueueSize m_threshold;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(QoslabStepQueueDisc);
+
+// Linux's delivery-rate estimator (net/ipv4/tcp_rate.c), which BBR's bandwidth filter is fed
+// with, in place of ns-3.37's TcpRateLinux. Two differences from ns-3.37's (both fixed in later
+// ns-3): its ACK phase is measured from the *previous* sample's delivered time instead of this
+// sample's (ns-3 issue 1026: `m_ackElapsed = Now - m_priorTime` before m_priorTime is updated),
+// and its sample persists from ACK to ACK, so an invalid sample (no packet delivered, or an
+// interval shorter than the minimum RTT) or a lower application-limited one carries the
+// previous delivery rate, which TcpBbr takes as a new one (ns-3 issue 735). Here, as in Linux,
+// every ACK starts a fresh sample, and an invalid one has a delivery rate of 0, which TcpBbr
+// ignores.
+class QoslabRateLinux : public TcpRateOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::QoslabRateLinux")
+                                .SetParent<TcpRateOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<QoslabRateLinux>();
+        return tid;
+    }
+
+    void SkbSent(TcpTxItem* skb, bool isStartOfTransmission) override
+    {
+        TcpTxItem::RateInformation& info = skb->GetRateInformation();
+        if (isStartOfTransmission)
+        {
+            // nothing in flight: the sampling interval starts now (tcp_rate_skb_sent)
+            m_rate.m_firstSentTime = Simulator::Now();
+            m_rate.m_deliveredTime = Simulator::Now();
+        }
+        info.m_firstSent = m_rate.m_firstSentTime;
+        info.m_deliveredTime = m_rate.m_deliveredTime;
+        info.m_isAppLimited = m_rate.m_appLimited != 0;
+        info.m_delivered = m_rate.m_delivered;
+    }
+
+    void SkbDelivered(TcpTxItem* skb) override
+    {
+        TcpTxItem::RateInformation& info = skb->GetRateInformation();
+        if (info.m_deliveredTime == Time::Max())
+        {
+            return; // counted already (SACKed before this cumulative ACK)
+        }
+        m_rate.m_delivered += skb->GetSeqSize();
+        m_rate.m_deliveredTime = Simulator::Now();
+        // tcp_rate_skb_delivered: the most recently sent packet of the ACK gives the sample
+        if (!m_hasPrior || info.m_delivered > m_priorDelivered)
+        {
+            m_hasPrior = true;
+            m_priorDelivered = info.m_delivered;
+            m_rs.m_priorDelivered = static_cast<uint32_t>(info.m_delivered);
+            m_rs.m_priorTime = info.m_deliveredTime;
+            m_rs.m_isAppLimited = info.m_isAppLimited;
+            m_rs.m_sendElapsed = skb->GetLastSent() - info.m_firstSent;
+            m_rate.m_firstSentTime = skb->GetLastSent();
+        }
+        info.m_deliveredTime = Time::Max();
+        m_rate.m_txItemDelivered = static_cast<uint32_t>(info.m_delivered);
+    }
+
+    void CalculateAppLimited(uint32_t cWnd,
+                             uint32_t inFlight,
+                             uint32_t segmentSize,
+                             const SequenceNumber32& tailSeq,
+                             const SequenceNumber32& nextTx,
+                             const uint32_t lostOut,
+                             const uint32_t retransOut) override
+    {
+        // tcp_rate_check_app_limited (as ns-3.37's): less than a segment to send, the window
+        // not full, every lost packet retransmitted
+        if (tailSeq - nextTx < static_cast<int32_t>(segmentSize) && inFlight < cWnd &&
+            lostOut <= retransOut)
+        {
+            m_rate.m_appLimited = std::max<uint32_t>(m_rate.m_delivered + inFlight, 1);
+        }
+    }
+
+    const TcpRateSample& GenerateSample(uint32_t delivered,
+                                        uint32_t lost,
+                                        bool isSackReneg,
+                                        uint32_t priorInFlight,
+                                        const Time& minRtt) override
+    {
+        // tcp_rate_gen
+        if (m_rate.m_appLimited != 0 && m_rate.m_delivered > m_rate.m_appLimited)
+        {
+            m_rate.m_appLimited = 0;
+        }
+        m_out = m_rs;
+        bool hasPrior = m_hasPrior;
+        uint64_t priorDelivered = m_priorDelivered;
+        m_rs = TcpRateSample();
+        m_hasPrior = false;
+        m_out.m_ackedSacked = delivered;
+        m_out.m_bytesLoss = lost;
+        m_out.m_priorInFlight = priorInFlight;
+        m_out.m_deliveryRate = DataRate(0);
+        if (!hasPrior || isSackReneg)
+        {
+            m_out.m_delivered = -1;
+            m_out.m_interval = Seconds(0);
+            return m_out;
+        }
+        m_out.m_ackElapsed = Simulator::Now() - m_out.m_priorTime;
+        m_out.m_interval = std::max(m_out.m_sendElapsed, m_out.m_ackElapsed);
+        m_out.m_delivered = static_cast<int32_t>(m_rate.m_delivered - priorDelivered);
+        if (m_out.m_interval < minRtt || m_out.m_interval.IsZero())
+        {
+            m_out.m_interval = Seconds(0); // invalid (tcp_rate_gen's interval_us = -1)
+            return m_out;
+        }
+        if (!m_out.m_isAppLimited || (int64_t(m_out.m_delivered) * m_rate.m_rateInterval.GetNanoSeconds() >=
+                                      int64_t(m_rate.m_rateDelivered) * m_out.m_interval.GetNanoSeconds()))
+        {
+            m_rate.m_rateDelivered = m_out.m_delivered;
+            m_rate.m_rateInterval = m_out.m_interval;
+            m_rate.m_rateAppLimited = m_out.m_isAppLimited;
+        }
+        // the sample's rate, application-limited or not (BBR decides: bbr_update_bw)
+        m_out.m_deliveryRate = DataRate(m_out.m_delivered * 8.0 / m_out.m_interval.GetSeconds());
+        return m_out;
+    }
+
+    const TcpRateConnection& GetConnectionRate() override
+    {
+        return m_rate;
+    }
+
+  private:
+    TcpRateConnection m_rate;
+    TcpRateSample m_rs;        // this ACK's sample, being built
+    TcpRateSample m_out;       // the last sample generated
+    bool m_hasPrior{false};    // this ACK delivered a packet with rate information
+    uint64_t m_priorDelivered{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(QoslabRateLinux);
+
+// The sender's socket: TcpSocketBase with these differences, each switched by the scenario's
+// JSON (docs/validation/ns3.md):
+//
+// * restartOnFastRetransmit: the retransmission timer restarts at a fast retransmit, as
+//   qoslab's TCP and ns-2's (`reset_rtx_timer` in dupack_action) do. ns-3.37 keeps it running
+//   from the last new ACK: with the minimum RTO of 200 ms and a round trip of 150 ms, the timer
+//   expires a few tens of milliseconds after the fast retransmit, before the retransmission can
+//   be acknowledged, and nearly every fast retransmit of a small window becomes a timeout.
+// * rawRttSample: the congestion control sees each ACK's RTT sample (TcpSocketState's
+//   m_lastRtt, "last RTT sample collected") and the minimum of those samples (m_minRtt), as
+//   Linux gives them to BBR and CUBIC (rs->rtt_us, tcp_min_rtt). ns-3.37 stores the *smoothed*
+//   RTT in both (fixed in later ns-3: issue 1043), so TcpBbr's RTprop is a minimum of srtt and
+//   TcpCubic's delay_min and HyStart read srtt. The RTO estimator is not affected.
+// * stopIdleTimer: RFC 6298 (5.2), "when all outstanding data has been acknowledged, turn off
+//   the retransmission timer"; the next segment sent starts it (5.1). ns-3.37 turns it off only
+//   when the send buffer is empty, so a paced sender with data waiting in its buffer and
+//   nothing in flight times out RTO after the last ACK, however recently the next segment
+//   left.
+// * keepBackoff: Karn's algorithm as RFC 6298 (5.5, 5.7) and Linux (icsk_backoff) apply it: the
+//   RTO doubled by a timeout stays doubled until an RTT sample is taken, i.e. until a segment
+//   that was not retransmitted is acknowledged. ns-3.37 recomputes the RTO from the estimator
+//   at every new ACK, so the ACK of the retransmission itself collapses the backoff, and after
+//   repeated losses of the same segment the sender retransmits every 200 ms, not at 0.2, 0.4,
+//   0.8 s...
+// * lossExitIncrease: RFC 5681 (3.1) slow start after a timeout, "cwnd incremented by at most
+//   SMSS for each ACK that cumulatively acknowledges new data". When the first ACK after a
+//   timeout's retransmission acknowledges everything up to the recovery point (one lost
+//   segment, the others received), ns-3.37 leaves CA_LOSS passing the congestion control only
+//   the segments acknowledged above the recovery point, none: the window stays at one segment
+//   for another round trip. Here that ACK grows the window as any other.
+// * linuxRate: QoslabRateLinux (above) estimates the delivery rate.
 class QoslabTcpSocket : public TcpSocketBase
 {
   public:
@@ -184,6 +531,15 @@ class QoslabTcpSocket : public TcpSocketBase
     }
 
     bool restartOnFastRetransmit = true;
+    bool rawRttSample = false;
+    bool stopIdleTimer = false;
+    bool keepBackoff = false;
+    bool lossExitIncrease = false;
+
+    void UseLinuxRateEstimator()
+    {
+        m_rateOps = CreateObject<QoslabRateLinux>();
+    }
 
   protected:
     void ProcessAck(const SequenceNumber32& ackNumber,
@@ -192,6 +548,7 @@ class QoslabTcpSocket : public TcpSocketBase
                     const SequenceNumber32& oldHeadSequence) override
     {
         TcpSocketState::TcpCongState_t before = m_tcb->m_congState;
+        SequenceNumber32 recover = m_recover;
         TcpSocketBase::ProcessAck(ackNumber, scoreboardUpdated, currentDelivered, oldHeadSequence);
         if (restartOnFastRetransmit && before != TcpSocketState::CA_RECOVERY &&
             m_tcb->m_congState == TcpSocketState::CA_RECOVERY)
@@ -199,26 +556,107 @@ class QoslabTcpSocket : public TcpSocketBase
             m_retxEvent.Cancel();
             m_retxEvent = Simulator::Schedule(m_rto, &QoslabTcpSocket::ReTxTimeout, this);
         }
+        if (lossExitIncrease && before == TcpSocketState::CA_LOSS &&
+            m_tcb->m_congState == TcpSocketState::CA_OPEN && ackNumber >= recover &&
+            ackNumber - recover < static_cast<int32_t>(m_tcb->m_segmentSize) &&
+            !m_congestionControl->HasCongControl())
+        {
+            // TcpSocketBase passed the congestion control only the segments above the
+            // recovery point, none here: this ACK's segments below it were never counted
+            uint32_t acked = (ackNumber - oldHeadSequence) / m_tcb->m_segmentSize;
+            if (acked > 0)
+            {
+                m_congestionControl->IncreaseWindow(m_tcb, acked);
+                m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+            }
+        }
+    }
+
+    void EstimateRtt(const TcpHeader& tcpHeader) override
+    {
+        // TcpSocketBase::EstimateRtt's sample (timestamps are off): the oldest segment in the
+        // history, if this ACK covers it and it was not retransmitted (Karn)
+        Time m(0);
+        if (!m_history.empty())
+        {
+            const RttHistory& h = m_history.front();
+            if (!h.retx && tcpHeader.GetAckNumber() >= h.seq + SequenceNumber32(h.count))
+            {
+                m = Simulator::Now() - h.time;
+            }
+        }
+        TcpSocketBase::EstimateRtt(tcpHeader);
+        if (m.IsZero())
+        {
+            return;
+        }
+        m_backedOff = false; // an RTT sample: the RTO is computed afresh (RFC 6298 5.7)
+        if (rawRttSample)
+        {
+            m_minRawRtt = std::min(m_minRawRtt, m);
+            m_tcb->m_lastRtt = m;
+            m_tcb->m_minRtt = m_minRawRtt;
+        }
+    }
+
+    void ReTxTimeout() override
+    {
+        Time before = m_rto.Get();
+        TcpSocketBase::ReTxTimeout();
+        if (m_rto.Get() > before)
+        {
+            m_backedOff = true;
+        }
+    }
+
+    void NewAck(const SequenceNumber32& seq, bool resetRTO) override
+    {
+        Time rto = m_rto.Get();
+        TcpSocketBase::NewAck(seq, resetRTO);
+        if (keepBackoff && m_backedOff && resetRTO && m_state != TcpSocket::SYN_RCVD)
+        {
+            // the base class recomputed the RTO from the estimator: keep the backed-off one
+            m_rto = rto;
+            m_retxEvent.Cancel();
+            m_retxEvent = Simulator::Schedule(m_rto, &QoslabTcpSocket::ReTxTimeout, this);
+        }
+        if (stopIdleTimer && m_state == TcpSocket::ESTABLISHED && seq >= m_tcb->m_highTxMark.Get())
+        {
+            m_retxEvent.Cancel();
+        }
     }
 
     Ptr<TcpSocketBase> Fork() override
     {
         return CopyObject<QoslabTcpSocket>(this);
     }
+
+  private:
+    Time m_minRawRtt{Time::Max()};
+    bool m_backedOff{false}; // a timeout doubled the RTO and no RTT sample has been taken since
 };
 
 NS_OBJECT_ENSURE_REGISTERED(QoslabTcpSocket);
 
 // The sender's socket: TcpL4Protocol::CreateSocket's steps with QoslabTcpSocket.
 Ptr<TcpSocketBase>
-CreateSenderSocket(Ptr<Node> node, TypeId cc, TypeId rec, TypeId rtt, bool restart)
+CreateSenderSocket(Ptr<Node> node, TypeId cc, TypeId rec, TypeId rtt, const json& t)
 {
     Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
     ObjectFactory rttFactory(rtt.GetName());
     ObjectFactory ccFactory(cc.GetName());
     ObjectFactory recFactory(rec.GetName());
     Ptr<QoslabTcpSocket> socket = CreateObject<QoslabTcpSocket>();
-    socket->restartOnFastRetransmit = restart;
+    socket->restartOnFastRetransmit = t.at("restart_rto_on_fast_retransmit").get<bool>();
+    // optional keys (absent: ns-3.37's behaviour)
+    socket->rawRttSample = t.value("raw_rtt_sample", false);
+    socket->stopIdleTimer = t.value("stop_idle_rto_timer", false);
+    socket->keepBackoff = t.value("karn_backoff", false);
+    socket->lossExitIncrease = t.value("loss_exit_increase", false);
+    if (t.value("linux_rate_estimator", false))
+    {
+        socket->UseLinuxRateEstimator();
+    }
     socket->SetNode(node);
     socket->SetTcp(tcp);
     socket->SetRtt(rttFactory.Create<RttEstimator>());
@@ -846,8 +1284,7 @@ Main(const std::string& in, const std::string& out)
             TypeId rec = TypeId::LookupByName(t.at("recovery").get<std::string>());
             Ptr<TcpL4Protocol> dstTcp = dst->GetObject<TcpL4Protocol>();
             TypeId rtt = TypeId::LookupByName(t.at("rtt_estimator").get<std::string>());
-            f->socket =
-                CreateSenderSocket(src, cc, rec, rtt, t.at("restart_rto_on_fast_retransmit").get<bool>());
+            f->socket = CreateSenderSocket(src, cc, rec, rtt, t);
             SetAll(PeekPointer(f->socket), t.at("socket"));
             f->listener = dstTcp->CreateSocket(cc, rec);
             SetAll(PeekPointer(f->listener), t.at("socket"));

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from qoslab.ns3.mapping import (
+    CONGESTION,
     DEVICE_QUEUE,
     SACK_WORKAROUND,
     Ns3Refusal,
+    codel_min_bytes,
+    fq_codel_perturbation,
     ns_time,
     queue_disc,
     tcp_socket,
@@ -22,6 +25,10 @@ RNG_SEED = 1
 #: The first RNG stream number given to the scenario's random variables (RED, PIE, UDP
 #: sources), assigned in declaration order.
 FIRST_STREAM = 100
+
+#: A BBR flow's random stream (ProbeBW's phase draws) is ``BBR_FIRST_STREAM + its index``,
+#: clear of the streams numbered from FIRST_STREAM.
+BBR_FIRST_STREAM = 100_000
 
 #: A flow's server port is ``BASE_PORT + its index`` (below ns-3's ephemeral ports, 49152+).
 BASE_PORT = 10000
@@ -95,7 +102,11 @@ def program_input(r: dict[str, Any], seed: int, *, sack_workaround: bool = SACK_
             "device_queue": DEVICE_QUEUE,
         }
         for qk in ("queue_ab", "queue_ba"):
-            out[qk] = queue_disc(f"link {lk['name']!r} {qk}", lk[qk], lk, max_packet)
+            where = f"link {lk['name']!r} {qk}"
+            q = lk[qk]
+            if q.get("type") == "fq_codel" and q.get("perturbation") is None:
+                q = dict(q, perturbation=fq_codel_perturbation(seed, where))
+            out[qk] = queue_disc(where, q, lk, max_packet)
         links.append(out)
     flows = []
     for i, f in enumerate(r["flows"]):
@@ -113,6 +124,11 @@ def program_input(r: dict[str, Any], seed: int, *, sack_workaround: bool = SACK_
         }
         if f["kind"] == "tcp":
             entry["tcp"] = tcp_socket(where, f, sack_workaround=sack_workaround)
+            if entry["tcp"]["congestion"] == CONGESTION["bbr"]:
+                # ProbeBW's first phase is a random draw per flow (qoslab: the sender's clock
+                # phase); TcpBbr's stream is 4 for every flow unless set, so every flow of a run
+                # drew the same phases
+                entry["tcp"]["defaults"].append(["ns3::TcpBbr::Stream", str(BBR_FIRST_STREAM + i)])
             entry["payload_bytes"] = size - 40
             sb = f.get("size_bytes")
             # qoslab's finite transfer: ceil(size / packet_size) full segments after the SYN
@@ -130,7 +146,8 @@ def program_input(r: dict[str, Any], seed: int, *, sack_workaround: bool = SACK_
         "rng_seed": RNG_SEED,
         "rng_run": seed,
         "first_stream": FIRST_STREAM,
-        "defaults": [*GLOBAL_DEFAULTS, ["ns3::CoDelQueueDisc::MinBytes", str(max_packet)]],
+        # FQ-CoDel's per-flow CoDel queue discs are created with the defaults
+        "defaults": [*GLOBAL_DEFAULTS, ["ns3::CoDelQueueDisc::MinBytes", str(codel_min_bytes(max_packet))]],
         "duration_s": float(r["duration_s"]),
         "window": {"start_s": float(r["measurement"]["start_s"]), "end_s": float(r["measurement"]["end_s"])},
         "nodes": list(r["nodes"]),

@@ -11,6 +11,7 @@ the element and the reason, in one line.
 from __future__ import annotations
 
 import math
+import zlib
 from typing import Any
 
 #: The point-to-point device's own transmit queue, in front of which the queue disc sits.
@@ -49,11 +50,45 @@ RESTART_RTO_ON_FAST_RETRANSMIT = True
 #: The sender's RTT estimator: RFC 6298 with one sample per round trip and Karn's rule on the
 #: handshake (the program's ``QoslabRttPerRound``), as qoslab's TCP times one segment per round
 #: trip; ns-3's RttMeanDeviation samples every ACK (rttvar collapses, spurious timeouts:
-#: fdd-red-s1 has 128 timeouts a run against 12.7, qoslab 5.3). BBR keeps ns-3's per-ACK
-#: estimator: with one sample per round trip ns-3.37's TcpBbr times out until it collapses
-#: (0.78 of 10 Mbps on dumbbell-5-red), with per-ACK samples it fills the link (9.8 Mbps).
+#: fdd-red-s1 has 128 timeouts a run against 12.7, qoslab 5.3). BBR too: its RTprop and
+#: delivery rate no longer come from the RTO estimator (:data:`RAW_RTT_SAMPLE`,
+#: :data:`LINUX_RATE_ESTIMATOR`).
 RTT_ESTIMATOR = "ns3::QoslabRttPerRound"
-RTT_ESTIMATOR_BBR = "ns3::RttMeanDeviation"
+
+#: Karn's algorithm as RFC 6298 (5.5, 5.7) and Linux apply it: an RTO doubled by a timeout
+#: stays doubled until an RTT sample is taken (a segment that was not retransmitted is
+#: acknowledged), as qoslab's and ns-2's (``backoff`` reset only when the timed segment is
+#: acknowledged). ns-3.37 recomputes the RTO from the estimator at every new ACK, so the ACK of
+#: the retransmission itself collapses the backoff: on dumbbell-50-red (seeds 1-4) that gave
+#: 33 % more drops than qoslab and a Jain index of 0.986 against 0.906; kept, 8312 drops
+#: against 8284 and 0.901 (docs/validation/ns3.md).
+KARN_BACKOFF = True
+
+#: RFC 5681 (3.1): after a timeout, slow start grows the window for each ACK of new data.
+#: ns-3.37 leaves CA_LOSS on an ACK reaching the recovery point passing the congestion control
+#: only the segments above that point, none when the one lost segment's retransmission fills
+#: the hole: the window stays at one segment for another round trip (on dumbbell-50-droptail,
+#: seeds 1-4: 825 timeouts against qoslab's 123; with the increase 185).
+LOSS_EXIT_INCREASE = True
+
+#: RFC 6298 (5.2): when all outstanding data has been acknowledged the retransmission timer is
+#: turned off (and the next segment sent starts it). ns-3.37 turns it off only when the send
+#: buffer is empty, so a paced sender with data waiting and nothing in flight times out one RTO
+#: after the last ACK however recently its next segment left (ns-3's BBR, once its pacing rate
+#: had collapsed: a timeout every 280 ms, docs/validation/ns3.md).
+STOP_IDLE_RTO_TIMER = True
+
+#: The congestion control reads each ACK's RTT sample and the minimum of the samples, as Linux
+#: passes them to BBR and CUBIC; ns-3.37 stores the smoothed RTT in both (TcpSocketState's
+#: m_lastRtt and m_minRtt; fixed in later ns-3, issue 1043), so TcpBbr's RTprop is a minimum of
+#: srtt and TcpCubic's delay_min and HyStart read srtt.
+RAW_RTT_SAMPLE = True
+
+#: Linux's delivery-rate estimator (tcp_rate.c) for BBR, the program's ``QoslabRateLinux``:
+#: ns-3.37's TcpRateLinux measures the ACK phase from the previous sample's delivered time
+#: (ns-3 issue 1026) and carries a sample's rate over to the next ACK when that one is invalid
+#: (issue 735), which TcpBbr takes as a new sample.
+LINUX_RATE_ESTIMATOR = True
 
 #: ns-3.37 caps the backed-off RTO at 60 s in TcpSocketBase::ReTxTimeout (not an attribute).
 NS3_MAX_RTO_S = 60.0
@@ -73,9 +108,11 @@ CONGESTION = {
     "reno": "ns3::QoslabNewReno",
     "newreno": "ns3::QoslabNewReno",
     "sack": "ns3::QoslabNewReno",  # qoslab's `sack`: Reno's congestion control, SACK recovery
-    "cubic": "ns3::TcpCubic",
+    # TcpCubic with RFC 9438's Reno-friendly region (ns-3.37's TcpCubic has none): CUBIC_FRIENDLY
+    "cubic": "ns3::QoslabCubic",
     "bbr": "ns3::TcpBbr",
-    "dctcp": "ns3::TcpDctcp",
+    # TcpDctcp with Linux's two-segment floor on the reduction (dctcp_ssthresh; qoslab's too)
+    "dctcp": "ns3::QoslabDctcp",
 }
 
 #: Loss recovery for every variant: RFC 5681/6582 window halving (ns-3's default is PRR).
@@ -152,6 +189,16 @@ def _threshold(th_pkts: float, unit: str, mps: int) -> str:
     return _num(v * mps if unit == "B" else v)
 
 
+def codel_min_bytes(max_packet: int) -> int:
+    """CoDel's ``MinBytes`` for a largest packet of ``max_packet`` bytes: one more. RFC 8289 (and
+    Linux, and qoslab) keep the sojourn time from counting as above target while the queue holds
+    at most one MTU (``bytes() <= MAXPACKET``); ns-3.37's test is ``GetNBytes() < MinBytes``, so
+    with MinBytes = MTU a queue holding exactly one full packet can be dropped from. Under
+    FQ-CoDel, where each flow queue holds a packet or two, that dropped 7 % more than qoslab,
+    left the link idle 1.5 % of the time and queued 15 % less (docs/validation/ns3.md)."""
+    return int(max_packet) + 1
+
+
 def queue_disc(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
     """The ns-3 queue disc for one link direction's queue ``q``: ``{"type_id", "attributes":
     [[name, value], ...], "early_drop_reasons": [...]}`` and, for fq_codel, ``quantum``."""
@@ -173,7 +220,7 @@ def queue_disc(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: 
                 ["MaxSize", size],
                 ["Target", ns_time(q["target_s"])],
                 ["Interval", ns_time(q["interval_s"])],
-                ["MinBytes", str(max_packet)],
+                ["MinBytes", str(codel_min_bytes(max_packet))],
                 ["UseEcn", _bool(q.get("ecn"))],
                 ["UseL4s", "false"],
                 ["CeThreshold", NEVER],
@@ -229,34 +276,24 @@ def _red(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
 
 
 def _step(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
-    """DCTCP's marking threshold K as ns-3's RED: MinTh = MaxTh = K, QW = 1 (the instantaneous
-    queue), marking (not dropping) above K."""
+    """DCTCP's marking threshold K as the program's ``QoslabStepQueueDisc``: a FIFO marking an
+    ECN-capable arrival while more than K waits (one packet less in the queue disc: the device
+    queue holds one), tail drop at the limit, no early drop of packets that are not ECN-capable
+    (qoslab's `step`; ns-3's RED with MinTh = MaxTh = K would drop them at K)."""
     size, unit = queue_limit(where, q)
     mps = int(q.get("mean_pkt_size_bytes") or 1500)
     if q.get("threshold_bytes") is not None:
         if unit != "B":
-            raise Ns3Refusal(f"{where}: a step threshold in bytes needs a byte limit in ns-3 (RED's unit)")
-        k = _num(max(float(q["threshold_bytes"]) - mps, 1e-9))
+            raise Ns3Refusal(f"{where}: a step threshold in bytes needs a byte limit in ns-3")
+        k = f"{max(int(q['threshold_bytes']) - mps, 0)}B"
     else:
         if unit != "p":
-            raise Ns3Refusal(
-                f"{where}: a step threshold in packets needs a packet limit in ns-3 (RED's unit)"
-            )
-        k = _threshold(q["threshold_pkts"], "p", mps)
+            raise Ns3Refusal(f"{where}: a step threshold in packets needs a packet limit in ns-3")
+        k = f"{max(int(q['threshold_pkts']) - 1, 0)}p"
     return {
-        "type_id": "ns3::RedQueueDisc",
-        "attributes": [
-            *_red_common(q, link, size, mps),
-            ["MinTh", k],
-            ["MaxTh", k],
-            ["QW", "1.0"],
-            ["LInterm", "1.0"],
-            ["Gentle", "false"],
-            ["Wait", "false"],
-            ["UseEcn", _bool(q.get("ecn", True))],
-            ["UseHardDrop", "false"],
-        ],
-        "early_drop_reasons": EARLY_RED,
+        "type_id": "ns3::QoslabStepQueueDisc",
+        "attributes": [["MaxSize", size], ["Threshold", k]],
+        "early_drop_reasons": [],
     }
 
 
@@ -272,6 +309,8 @@ def _fq_codel(where: str, q: dict[str, Any]) -> dict[str, Any]:
             ["Interval", ns_time(q["interval_s"])],
             ["Flows", str(int(q["flows"]))],
             ["DropBatchSize", str(int(q.get("drop_batch", q.get("drop_batch_size", 64))))],
+            # the hash's salt: drawn per run by the export (fq_codel_perturbation), as Linux
+            # draws it when the qdisc is created and qoslab from the link's random stream
             ["Perturbation", str(int(q.get("perturbation", 0)))],
             ["UseEcn", _bool(q.get("ecn"))],
             ["UseL4s", "false"],
@@ -282,6 +321,15 @@ def _fq_codel(where: str, q: dict[str, Any]) -> dict[str, Any]:
         "quantum": int(q["quantum_bytes"]),
         "early_drop_reasons": EARLY_CODEL,
     }
+
+
+def fq_codel_perturbation(seed: int, where: str) -> int:
+    """FQ-CoDel's hash salt for run ``seed`` at ``where`` (a link direction): a 32-bit value
+    fixed by the two. With a salt of 0 in every run, ns-3 hashed the same flows to the same
+    queues in every seed (on dumbbell-50-fq_codel no two of the 50 flows ever shared one of the
+    1024 queues), where qoslab (and Linux, at qdisc creation) draw it: 50 flows in 1024 queues
+    share one in 70 % of the runs, and the flows sharing it get half a share each."""
+    return zlib.crc32(f"qoslab-fq_codel:{seed}:{where}".encode())
 
 
 def _pie(where: str, q: dict[str, Any]) -> dict[str, Any]:
@@ -390,7 +438,12 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
         "defaults": defaults,
         "pacing": pacing,
         "restart_rto_on_fast_retransmit": RESTART_RTO_ON_FAST_RETRANSMIT,
-        "rtt_estimator": RTT_ESTIMATOR_BBR if variant == "bbr" else RTT_ESTIMATOR,
+        "karn_backoff": KARN_BACKOFF,
+        "loss_exit_increase": LOSS_EXIT_INCREASE,
+        "stop_idle_rto_timer": STOP_IDLE_RTO_TIMER,
+        "raw_rtt_sample": RAW_RTT_SAMPLE,
+        "linux_rate_estimator": LINUX_RATE_ESTIMATOR,
+        "rtt_estimator": RTT_ESTIMATOR,
     }
 
 
