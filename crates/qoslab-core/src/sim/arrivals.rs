@@ -203,6 +203,7 @@ impl Simulation {
         let fi = slot as usize;
         let tcp = pr.cfg.tcp.clone();
         let f = &mut self.flows[fi];
+        let segment_bytes = f.size;
         if let Endpoint::Tcp {
             sender,
             sink,
@@ -213,7 +214,7 @@ impl Simulation {
             // The slot's counters run on across its connections (the process's row sums
             // them; each transfer's record takes the difference).
             let stats = std::mem::take(&mut sender.stats);
-            **sender = TcpSender::new(&tcp, phase);
+            **sender = TcpSender::with_segments(&tcp, phase, segment_bytes);
             sender.stats = stats;
             *sink = TcpSink::for_tcp(&tcp);
             *rto_scheduled = None;

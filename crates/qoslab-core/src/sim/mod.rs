@@ -377,7 +377,11 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
                 .as_ref()
                 .expect("validated: TCP flows have TCP settings");
             Endpoint::Tcp {
-                sender: Box::new(TcpSender::new(t, start_rng.uniform())),
+                sender: Box::new(TcpSender::with_segments(
+                    t,
+                    start_rng.uniform(),
+                    fc.packet_size_bytes,
+                )),
                 sink: TcpSink::for_tcp(t),
                 rto_scheduled: None,
                 delack_gen: 0,
@@ -422,7 +426,7 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>
         dscp: a.dscp,
         start: 0,
         ep: Endpoint::Tcp {
-            sender: Box::new(TcpSender::new(&a.tcp, 0.0)),
+            sender: Box::new(TcpSender::with_segments(&a.tcp, 0.0, a.packet_size_bytes)),
             sink: TcpSink::for_tcp(&a.tcp),
             rto_scheduled: None,
             delack_gen: 0,

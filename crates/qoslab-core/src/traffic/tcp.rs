@@ -164,6 +164,14 @@ pub struct TcpSender {
 pub type SendBuf = Vec<(u64, bool, bool)>;
 
 impl TcpSender {
+    /// A sender of `segment_bytes`-byte segments (algorithms that size in bytes, such as
+    /// BBR's send quantum, are told the size).
+    pub fn with_segments(cfg: &TcpConfig, boot_phase: f64, segment_bytes: u32) -> Self {
+        let mut s = TcpSender::new(cfg, boot_phase);
+        s.cc.set_segment_size(segment_bytes);
+        s
+    }
+
     /// Memory the sender holds, bytes: itself, its SACK scoreboard and its congestion
     /// control's buffers (HyStart's send times, BBR's delivery-rate states).
     pub fn heap_bytes(&self) -> usize {

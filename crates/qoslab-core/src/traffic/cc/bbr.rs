@@ -15,15 +15,18 @@
 //! flight reaches 5/4 BDP or a loss, the 3/4 phase ends early at one BDP), cwnd gain 2;
 //! ProbeRTT, entered when RTprop has not been refreshed for 10 s, holds cwnd at 4 packets for
 //! 200 ms and one round, then returns to ProbeBW (or Startup if the pipe was never full).
-//! cwnd = cwnd_gain · BDP, grown by the segments acknowledged towards it (§4.2.3); pacing rate
-//! pacing_gain · BtlBw, which never falls during Startup (§4.2.1). Losses (§4.2.3.4): at fast
-//! retransmit cwnd becomes the flight, and on a timeout 1; the window before either is
-//! restored when recovery ends. ECN is ignored (v1).
+//! cwnd = cwnd_gain · BDP + 3 send quanta (§4.2.3.2; the quantum is 1 segment below
+//! 1.2 Mbit/s of pacing rate, 2 below 24 Mbit/s, else 1 ms of it up to 64 KB, §4.2.2), grown by
+//! the segments acknowledged towards it (§4.2.3); pacing rate pacing_gain · BtlBw, which never
+//! falls during Startup (§4.2.1). Losses (§4.2.3.4-5, as Linux's
+//! `bbr_set_cwnd_to_recover_or_restore`): at fast retransmit cwnd becomes the flight and
+//! packet conservation holds for one round (cwnd ≥ flight + acked); after it the window grows
+//! towards its target on every ACK, in recovery or not; on a timeout cwnd becomes 1 and grows
+//! the same way; the window before either is restored when recovery ends. ECN is ignored (v1).
 //!
 //! Deviations: the ProbeBW cycle's first phase is derived from the sender's clock phase (a
-//! per-flow uniform draw), not a fresh random number; no send quantum is added to the cwnd
-//! target (segments leave one at a time); no long-term bandwidth (policer) detection; until
-//! the first rate sample the pacing rate is 2/ln 2 · cwnd / srtt.
+//! per-flow uniform draw), not a fresh random number; no long-term bandwidth (policer)
+//! detection; until the first rate sample the pacing rate is 2/ln 2 · cwnd / srtt.
 
 use super::rate::{RateSample, RateSampler};
 use super::{AckSample, CongestionControl, Window};
@@ -82,6 +85,10 @@ pub struct Bbr {
     /// (None until the first ACK after a timeout tells SND.NXT).
     recovering: Option<Option<i64>>,
     loss_seen: bool,
+    /// The first round of a fast recovery: cwnd ≥ flight + acked, no growth (§4.2.3.4).
+    packet_conservation: bool,
+    /// The segment size, bytes, for the send quantum (0: unknown, no quantum).
+    segment_bytes: u32,
     /// The pacing rate, packets per second (0: not yet known).
     pub pacing_rate: f64,
     pub sampler: RateSampler,
@@ -112,6 +119,8 @@ impl Default for Bbr {
             prior_cwnd: 0.0,
             recovering: None,
             loss_seen: false,
+            packet_conservation: false,
+            segment_bytes: 0,
             pacing_rate: 0.0,
             sampler: RateSampler::default(),
         }
@@ -119,10 +128,32 @@ impl Default for Bbr {
 }
 
 impl Bbr {
-    /// BDP · gain, packets (None before RTprop and BtlBw are known).
+    /// BBRInflight (§4.2.3.2): BDP · gain plus three send quanta, packets (None before RTprop
+    /// and BtlBw are known).
     fn inflight(&self, gain: f64) -> Option<f64> {
-        (self.rtprop != u64::MAX && self.btlbw > 0.0)
-            .then(|| gain * self.btlbw * self.rtprop as f64 / NS_PER_SEC as f64)
+        (self.rtprop != u64::MAX && self.btlbw > 0.0).then(|| {
+            gain * self.btlbw * self.rtprop as f64 / NS_PER_SEC as f64 + 3.0 * self.send_quantum()
+        })
+    }
+
+    /// BBRSetSendQuantum (§4.2.2), packets: 1 segment below a pacing rate of 1.2 Mbit/s, 2
+    /// below 24 Mbit/s, else the segments of 1 ms at the pacing rate, at most 64 KB.
+    pub fn send_quantum(&self) -> f64 {
+        if self.segment_bytes == 0 {
+            return 0.0;
+        }
+        let seg = self.segment_bytes as f64;
+        let bps = self.pacing_rate * seg * 8.0;
+        if bps < 1.2e6 {
+            1.0
+        } else if bps < 24e6 {
+            2.0
+        } else {
+            (self.pacing_rate * 1e-3)
+                .min(65536.0 / seg)
+                .floor()
+                .max(2.0)
+        }
     }
 
     fn update_btlbw(&mut self, rs: &RateSample) {
@@ -277,6 +308,9 @@ impl CongestionControl for Bbr {
         let rtprop_expired = ack.now > self.rtprop_stamp + RTPROP_WINDOW;
         if let Some(rs) = rs {
             self.update_btlbw(&rs);
+            if self.round_start {
+                self.packet_conservation = false; // one round of it (Linux's bbr_update_bw)
+            }
             self.check_cycle_phase(ack.now, prior_inflight);
             self.check_full_pipe_and_drain(ack.now, &rs, in_flight);
             // Strictly lower, as Linux's `bbr_update_min_rtt`: on a steady path RTprop then
@@ -301,14 +335,24 @@ impl CongestionControl for Bbr {
                 self.pacing_rate = HIGH_GAIN * w.cwnd * NS_PER_SEC as f64 / r.max(1) as f64;
             }
         }
-        // cwnd (§4.2.3): recovery keeps the sender's window until it ends; then the window
-        // before it is restored.
+        // cwnd (§4.2.3.4-5): in the first round of a fast recovery packet conservation;
+        // after it, and after a timeout, the usual growth towards the target; when recovery
+        // ends the window before it is restored.
         if let Some(end) = self.recovering {
             let end = *self.recovering.insert(Some(end.unwrap_or(ack.snd_nxt - 1)));
             if ack.in_recovery || end.is_some_and(|e| ack.ackno < e) {
+                if self.packet_conservation {
+                    w.cwnd = w.cwnd.max(in_flight + ack.acked as f64);
+                    if self.mode == Mode::ProbeRtt {
+                        w.cwnd = w.cwnd.min(MIN_PIPE_CWND);
+                    }
+                } else {
+                    self.set_cwnd(w, ack);
+                }
                 return;
             }
             self.recovering = None;
+            self.packet_conservation = false;
             w.cwnd = w.cwnd.max(self.prior_cwnd);
         }
         self.set_cwnd(w, ack);
@@ -324,6 +368,9 @@ impl CongestionControl for Bbr {
             } else {
                 w.cwnd
             };
+            // Conservation for one round from here (Linux sets next_rtt_delivered).
+            self.packet_conservation = true;
+            self.next_round_delivered = self.sampler.delivered;
         }
         self.recovering = Some(Some(i64::MIN));
         w.cwnd = flight.max(MIN_PIPE_CWND);
@@ -337,6 +384,7 @@ impl CongestionControl for Bbr {
             self.prior_cwnd = w.cwnd;
         }
         self.recovering = Some(None);
+        self.packet_conservation = false;
         w.cwnd = 1.0;
     }
 
@@ -354,6 +402,10 @@ impl CongestionControl for Bbr {
 
     fn always_paces(&self) -> bool {
         true
+    }
+
+    fn set_segment_size(&mut self, bytes: u32) {
+        self.segment_bytes = bytes;
     }
 
     fn set_phase(&mut self, phase: f64) {

@@ -89,6 +89,8 @@ pub trait CongestionControl {
     /// A per-flow uniform draw in [0, 1) (the sender's clock phase), for algorithms that
     /// randomise a start (BBR's first ProbeBW phase).
     fn set_phase(&mut self, _phase: f64) {}
+    /// The flow's segment size, bytes, for algorithms that size in bytes (BBR's send quantum).
+    fn set_segment_size(&mut self, _bytes: u32) {}
 }
 
 /// Loss recovery after fast retransmit (the sender's part of a variant).
@@ -178,6 +180,9 @@ macro_rules! cc_registry {
             fn set_phase(&mut self, phase: f64) {
                 match self { $(AnyCc::$variant(c) => c.set_phase(phase),)+ }
             }
+            fn set_segment_size(&mut self, bytes: u32) {
+                match self { $(AnyCc::$variant(c) => c.set_segment_size(bytes),)+ }
+            }
         }
     };
 }
@@ -240,6 +245,9 @@ impl<T: CongestionControl + ?Sized> CongestionControl for Box<T> {
     }
     fn set_phase(&mut self, phase: f64) {
         (**self).set_phase(phase)
+    }
+    fn set_segment_size(&mut self, bytes: u32) {
+        (**self).set_segment_size(bytes)
     }
 }
 
