@@ -131,7 +131,7 @@ test: build ns2 ns3 emu-deps slurm-deps
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest qoslab._core --mypy-config-file pyproject.toml --allowlist tools/stubtest-allowlist.txt
 	$(MAKE) -s fuzz-smoke
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 bench: build ns2 ns3
 	$(VENV)/bin/qoslab bench
