@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -474,7 +475,12 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
     if kind not in classes:
         raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
     try:
-        return classes[kind](**jobqueue_kwargs(opts))
+        with warnings.catch_warnings():
+            # A second sweep on the machine finds the dashboard's port taken; distributed then
+            # serves it on another port (the cluster's dashboard_link) and says so with a
+            # warning that would break the sweep's one-line messages.
+            warnings.filterwarnings("ignore", message=r"Port \d+ is already in use")
+            return classes[kind](**jobqueue_kwargs(opts))
     except (ValueError, TypeError) as e:
         raise ExecutorError(f"{kind} cluster: {e}") from None
 
