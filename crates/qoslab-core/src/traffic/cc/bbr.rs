@@ -130,7 +130,7 @@ impl Default for Bbr {
 impl Bbr {
     /// BBRInflight (§4.2.3.2): BDP · gain plus three send quanta, packets (None before RTprop
     /// and BtlBw are known).
-    fn inflight(&self, gain: f64) -> Option<f64> {
+    pub(crate) fn inflight(&self, gain: f64) -> Option<f64> {
         (self.rtprop != u64::MAX && self.btlbw > 0.0).then(|| {
             gain * self.btlbw * self.rtprop as f64 / NS_PER_SEC as f64 + 3.0 * self.send_quantum()
         })

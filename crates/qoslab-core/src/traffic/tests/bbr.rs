@@ -86,4 +86,10 @@ fn the_send_quantum_follows_the_draft() {
         b.pacing_rate = rate;
         assert_eq!(b.send_quantum(), quantum, "{rate} segments/s");
     }
+    // BBRInflight (§4.2.3.2): gain · BtlBw · RTprop + 3 quanta. At 1,000 segments/s and
+    // 40 ms the BDP is 40 segments and the quantum 2: cwnd_gain 2 targets 86.
+    b.pacing_rate = 1_000.0;
+    b.btlbw = 1_000.0;
+    b.rtprop = 40 * MS;
+    assert_eq!(b.inflight(2.0), Some(86.0));
 }
