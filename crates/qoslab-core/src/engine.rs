@@ -207,6 +207,11 @@ pub struct EventQueue {
     occupied: Vec<u64>,
     in_buckets: usize,
     overflow: Heap,
+    /// Heap mode: the front's top is the event [`Self::pop_until`] returned last, not yet
+    /// removed. Handling an event usually schedules one (the link's next arrival), so the
+    /// next [`Self::at`] overwrites the top and sifts it down once, instead of a pop (sift to
+    /// the bottom and back up) followed by a push; any other operation removes it first.
+    top_taken: bool,
     next_seq: u64,
     now: SimTime,
 }
@@ -224,6 +229,7 @@ impl Default for EventQueue {
             occupied: Vec::new(),
             in_buckets: 0,
             overflow: Heap::new(),
+            top_taken: false,
             next_seq: 0,
             now: 0,
         }
@@ -259,6 +265,15 @@ impl EventQueue {
             b,
         };
         self.next_seq += 1;
+        if self.top_taken {
+            // The taken top is earlier than `e` (time never goes back, and `e`'s sequence
+            // number is the largest), so `e` may take its place.
+            self.top_taken = false;
+            if let Some(mut top) = self.front.peek_mut() {
+                *top = e;
+            }
+            return;
+        }
         if self.calendar {
             self.place(e);
         } else {
@@ -266,6 +281,14 @@ impl EventQueue {
             if self.front.len() > self.calendar_on {
                 self.become_calendar();
             }
+        }
+    }
+    /// Removes the taken top, if any (before anything else looks at the front).
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.top_taken {
+            self.top_taken = false;
+            self.front.pop();
         }
     }
     /// From one heap to the calendar: every entry placed by its bucket.
@@ -374,13 +397,19 @@ impl EventQueue {
     /// The next event if it is due no later than `until` (the event loop's one call per event).
     #[inline(always)]
     pub fn pop_until(&mut self, until: SimTime) -> Option<Event> {
+        self.settle();
         if self.front.is_empty() && !self.refill() {
             return None;
         }
-        if self.front.peek()?.time() > until {
+        let top = *self.front.peek()?;
+        if top.time() > until {
             return None;
         }
-        let top = self.front.pop()?;
+        if self.calendar {
+            self.front.pop();
+        } else {
+            self.top_taken = true;
+        }
         self.now = top.time();
         Some(Event {
             time: top.time(),
@@ -396,18 +425,22 @@ impl EventQueue {
     /// prefetching what it will touch).
     #[inline]
     pub fn peek_kind(&self) -> Option<EventKind> {
+        if self.top_taken {
+            return None; // the next event is under the taken top (a hint only)
+        }
         self.front
             .peek()
             .map(|e| EventKind::decode(e.tag(), e.a, e.b))
     }
     pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.settle();
         if self.front.is_empty() && !self.refill() {
             return None;
         }
         self.front.peek().map(|e| e.time())
     }
     pub fn len(&self) -> usize {
-        self.front.len() + self.in_buckets + self.overflow.len()
+        self.front.len() - self.top_taken as usize + self.in_buckets + self.overflow.len()
     }
     /// Heap memory held (allocated capacity), bytes.
     pub fn heap_bytes(&self) -> usize {

@@ -18,9 +18,8 @@
 //! direction asks it for a packet whenever the transmitter is free, driven by an explicit
 //! end-of-transmission event, and its packets enter the line when their transmission starts.
 
-use std::collections::VecDeque;
-
 use crate::aqm::{AnyAqm, Aqm, DropReason, Dropped, Qdisc, QueueView, Verdict};
+use crate::net::ring::Ring;
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
 use crate::units::{ceil_div, Limit, SimTime, NS_PER_SEC};
@@ -70,7 +69,7 @@ pub struct LinkDir {
     pub bps: u64,
     pub delay: SimTime,
     /// Every admitted packet not yet arrived at the far node, in order.
-    pub line: VecDeque<InLine>,
+    pub line: Ring<InLine>,
     /// `line[..started]` have started transmission (as of the last `advance`).
     pub started: usize,
     /// `line[..departed]` have finished transmission and are propagating.
@@ -135,7 +134,7 @@ impl LinkDir {
             to,
             bps,
             delay,
-            line: VecDeque::new(),
+            line: Ring::new(),
             started: 0,
             departed: 0,
             q_bytes: 0,
@@ -315,8 +314,12 @@ impl LinkDir {
     /// the range of `line` that ended since the last call (for the caller's capture).
     #[inline]
     pub fn advance(&mut self, now: SimTime) -> std::ops::Range<usize> {
-        while self.started < self.line.len() && self.line[self.started].start <= now {
-            let e = self.line[self.started];
+        let len = self.line.len();
+        while self.started < len {
+            let e = self.line.at(self.started);
+            if e.start > now {
+                break;
+            }
             self.q_bytes -= e.size as u64;
             self.waiting_by_prec[e.prec as usize] -= 1;
             self.started += 1;
@@ -326,8 +329,11 @@ impl LinkDir {
             }
         }
         let from = self.departed;
-        while self.departed < self.started && self.line[self.departed].done <= now {
-            let e = self.line[self.departed];
+        while self.departed < self.started {
+            let e = self.line.at(self.departed);
+            if e.done > now {
+                break;
+            }
             self.departed += 1;
             self.stats.departures += 1;
             self.stats.departed_bytes += e.size as u64;

@@ -2,4 +2,5 @@
 pub mod link;
 pub mod multiqueue;
 pub mod pcap;
+pub mod ring;
 pub mod scheduler;

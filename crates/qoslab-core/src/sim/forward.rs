@@ -115,7 +115,7 @@ impl Simulation {
             return;
         };
         for i in range {
-            let e = self.dirs[d].line[i];
+            let e = self.dirs[d].line.at(i);
             let p = *self.arena.get(e.id);
             let f = &self.flows[p.flow as usize];
             let udp = matches!(f.ep, Endpoint::Udp { .. });
