@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import random
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +66,8 @@ class Scenario:
 
     def table(self) -> dict[str, Any]:
         """The scenario as written (a nested dict), for programmatic changes."""
+        import tomllib  # here, not at the top: a run of a file needs no TOML parsing in Python
+
         return tomllib.loads(self.text)
 
     def sha256(self) -> str:
@@ -148,6 +148,8 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def parse_value(text: str) -> Any:
     """A ``--set`` value: a TOML literal (``0.02``, ``true``, ``[1, 2]``) or else a string."""
+    import tomllib
+
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -205,6 +207,8 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
 def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
     """The resolved scenario in the SI-unit form :mod:`qoslab.ns2` exports, with random start
     times drawn for ``seed`` (from the same distribution as qoslab's, not the same values)."""
+    import random
+
     rng = random.Random(f"qoslab-ns2-start-{seed}")
     r = copy.deepcopy(resolved)
 

@@ -1,0 +1,91 @@
+"""Start-up of a short run: what `import qoslab` and `qoslab run` load, and that what replaces
+the heavy imports computes the same numbers. Behaviour only: time is measured by `qoslab bench`
+(its start-up column), never asserted."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+
+import typer
+
+from conftest import SCENARIOS
+from qoslab import cli
+
+S1 = str(SCENARIOS / "fdd-red-s1.toml")
+HEAVY = ("pandas", "pyarrow", "matplotlib")
+
+#: Runs `qoslab ARGS` through the CLI's own entry point in a fresh interpreter and prints, as
+#: JSON, which of HEAVY it had imported by the end (the exit code of the command first).
+_PROBE = """
+import json, sys
+sys.argv = ["qoslab", *sys.argv[1:]]
+from qoslab.cli import main
+try:
+    main()
+    code = 0
+except SystemExit as e:
+    code = e.code or 0
+print(json.dumps([code, sorted(m for m in HEAVY if m in sys.modules)]))
+""".replace("HEAVY", repr(HEAVY))
+
+
+def _loaded_by(*args: str) -> list[str]:
+    p = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120)
+    code, loaded = json.loads(p.stdout.strip().splitlines()[-1])
+    assert code == 0, p.stderr
+    return list(loaded)
+
+
+def test_import_qoslab_loads_none_of_the_heavy_modules():
+    code = f"import sys, qoslab; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert p.stdout.strip() == "[]"
+
+
+def test_qoslab_run_summary_only_loads_none_of_the_heavy_modules(tmp_path):
+    """`qoslab run FILE --out DIR --summary-only` writes summary.json with neither pandas, pyarrow
+    nor matplotlib; `qoslab run FILE` (the printed table only) as well."""
+    out = tmp_path / "o"
+    assert _loaded_by("run", S1, "--out", str(out), "--summary-only") == []
+    assert sorted(p.name for p in out.iterdir()) == ["scenario.toml", "summary.json"]
+    assert (
+        _loaded_by(
+            "run", S1, "--set", "duration=5s", "--set", "measurement.start=1s", "--set", "measurement.end=5s"
+        )
+        == []
+    )
+
+
+def test_qoslab_run_with_tables_loads_pyarrow_only(tmp_path):
+    assert _loaded_by("run", S1, "--out", str(tmp_path / "o")) == ["pyarrow"]
+
+
+def _help(cmd: typer.core.TyperGroup, args: list[str]) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.suppress(SystemExit):
+        cmd.main(args=args, prog_name="qoslab")
+    return buf.getvalue()
+
+
+def test_the_cli_builds_only_the_command_it_runs_and_the_same_one(monkeypatch):
+    """`qoslab NAME …` builds the group with only NAME (typer builds every command otherwise);
+    the command is the one the whole group has: the same help, parameter for parameter. Bare
+    `qoslab`, options and unknown names get the whole group."""
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("TERM", "dumb")
+    full = cli.command_for([])
+    cli._plain_metavars(full)
+    names = sorted(full.commands)
+    assert {"run", "check", "sweep", "reproduce", "plot", "export-ns2", "bench"} <= set(names)
+    for args in ([], ["--help"], ["--version"], ["runn"], ["-x", "run"]):
+        assert sorted(cli.command_for(args).commands) == names
+    for name in names:
+        one = cli.command_for([name, "x"])
+        cli._plain_metavars(one)
+        assert list(one.commands) == [name]
+        assert _help(one, [name, "--help"]) == _help(full, [name, "--help"]) != ""
+        assert [p.opts for p in one.commands[name].params] == [p.opts for p in full.commands[name].params]
