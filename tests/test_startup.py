@@ -7,16 +7,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import random
+import struct
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 import typer
 
 from conftest import SCENARIOS
 from qoslab import cli
+from qoslab.simulate import _np_std, _np_sum, jain_index
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
-HEAVY = ("pandas", "pyarrow", "matplotlib")
+HEAVY = ("pandas", "pyarrow", "matplotlib", "numpy")
 
 #: Runs `qoslab ARGS` through the CLI's own entry point in a fresh interpreter and prints, as
 #: JSON, which of HEAVY it had imported by the end (the exit code of the command first).
@@ -47,8 +52,8 @@ def test_import_qoslab_loads_none_of_the_heavy_modules():
 
 
 def test_qoslab_run_summary_only_loads_none_of_the_heavy_modules(tmp_path):
-    """`qoslab run FILE --out DIR --summary-only` writes summary.json with neither pandas, pyarrow
-    nor matplotlib; `qoslab run FILE` (the printed table only) as well."""
+    """`qoslab run FILE --out DIR --summary-only` writes summary.json with neither pandas, pyarrow,
+    matplotlib nor numpy; `qoslab run FILE` (the printed table only) as well."""
     out = tmp_path / "o"
     assert _loaded_by("run", S1, "--out", str(out), "--summary-only") == []
     assert sorted(p.name for p in out.iterdir()) == ["scenario.toml", "summary.json"]
@@ -60,8 +65,36 @@ def test_qoslab_run_summary_only_loads_none_of_the_heavy_modules(tmp_path):
     )
 
 
-def test_qoslab_run_with_tables_loads_pyarrow_only(tmp_path):
-    assert _loaded_by("run", S1, "--out", str(tmp_path / "o")) == ["pyarrow"]
+def test_qoslab_run_with_tables_loads_pyarrow_and_numpy_only(tmp_path):
+    assert _loaded_by("run", S1, "--out", str(tmp_path / "o")) == ["numpy", "pyarrow"]
+
+
+def _bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_summary_sums_and_std_are_numpys_to_the_last_bit(seed):
+    """summary.json's sums, standard deviation and Jain index, computed without numpy, equal
+    numpy's bit for bit: the same additions in the same (pairwise) order, for lengths on both
+    sides of numpy's 8-value and 128-value blocks and magnitudes far apart."""
+    rng = random.Random(seed)
+    lengths = [*range(0, 20), 127, 128, 129, 255, 256, 257, 1000, 1031, 5000, rng.randint(2, 20000)]
+    for n in lengths:
+        for kind in range(3):
+            if kind == 0:
+                xs = [rng.uniform(0, 1e7) for _ in range(n)]
+            elif kind == 1:
+                xs = [rng.lognormvariate(0, 6) * rng.choice((1, -1)) for _ in range(n)]
+            else:
+                xs = [rng.uniform(-1, 1) * 10.0 ** rng.randint(-12, 12) for _ in range(n)]
+            a = np.asarray(xs)
+            assert _bits(_np_sum(xs)) == _bits(float(a.sum())), n
+            if n:
+                assert _bits(_np_std(xs)) == _bits(float(np.std(a))), n
+                s2 = float((a * a).sum())
+                want = 1.0 if s2 == 0 else float(a.sum() ** 2 / (n * s2))
+                assert _bits(jain_index(xs)) == _bits(want) and _bits(jain_index(a)) == _bits(want), n
 
 
 def _help(cmd: typer.core.TyperGroup, args: list[str]) -> str:

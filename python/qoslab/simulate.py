@@ -2,20 +2,23 @@
 
 The tables of a :class:`Result` are pandas DataFrames built on first use: a run whose caller
 only reads :meth:`Result.summary` (``qoslab run`` without ``--out``, ``--summary-only``) never
-imports pandas or pyarrow, which is most of a short run's start-up cost.
+imports pandas or pyarrow, which is most of a short run's start-up cost. The core returns its
+columns as ``array.array`` buffers; numpy wraps them (without copying) only when a table or
+:meth:`Result.columns` is asked for, so that a summary needs no numpy either: its sums and
+standard deviation are computed here in numpy's own order of additions (:func:`_np_sum`), so
+that they are the same numbers to the last bit.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from qoslab import _core
 from qoslab.budget import Budget, BudgetError, Pace
@@ -23,6 +26,9 @@ from qoslab.budget import check as check_budget
 from qoslab.scenario import Scenario, load_scenario
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
     import pandas as pd
 
 #: summary.json keys whose values depend on the machine, not on the simulation.
@@ -64,14 +70,75 @@ def _num(x: Any) -> float | int | None:
     v = float(x)
     if v != v:
         return None
-    return int(x) if isinstance(x, (int, np.integer)) else v
+    return int(x) if isinstance(x, int) or _is_numpy_integer(x) else v
 
 
-def jain_index(x: np.ndarray | list[float]) -> float:
+def _is_numpy_integer(x: Any) -> bool:
+    np = sys.modules.get("numpy")  # a numpy integer exists only if numpy was imported
+    return np is not None and isinstance(x, np.integer)
+
+
+def _pairwise(a: list[float], lo: int, n: int) -> float:
+    """numpy's pairwise summation of ``a[lo:lo + n]`` (``pairwise_sum`` in its ``loops_utils``):
+    below 8 values in order, up to 128 in eight interleaved partial sums, above that the two
+    halves (split at a multiple of 8) summed apart."""
+    if n < 8:
+        res = -0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r = a[lo : lo + 8]
+        i, whole = 8, n - n % 8
+        while i < whole:
+            for j in range(8):
+                r[j] += a[lo + i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for k in range(lo + i, lo + n):
+            res += a[k]
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise(a, lo, half) + _pairwise(a, lo + half, n - half)
+
+
+def _np_sum(x: Sequence[float]) -> float:
+    """``float(numpy.sum(x))`` of a float64 vector, to the last bit, without numpy: the same
+    additions in the same order (numpy starts from its identity, 0.0). Tested against numpy."""
+    a = [float(v) for v in x]
+    return 0.0 + _pairwise(a, 0, len(a))
+
+
+def _np_std(x: Sequence[float]) -> float:
+    """``float(numpy.std(x))`` of a float64 vector, to the last bit, without numpy (numpy's
+    ``_var``: the mean, the squared deviations summed, over n; its square root)."""
+    a = [float(v) for v in x]
+    if not a:
+        return math.nan
+    mean = _np_sum(a) / len(a)
+    return math.sqrt(_np_sum([(v - mean) * (v - mean) for v in a]) / len(a))
+
+
+def jain_index(x: Sequence[float] | np.ndarray) -> float:
     """Jain's fairness index (Σx)² / (n·Σx²): 1 when all values are equal, 1/n at worst."""
-    a = np.asarray(x, dtype=float)
-    s2 = float((a * a).sum())
-    return 1.0 if s2 == 0 else float(a.sum() ** 2 / (len(a) * s2))
+    a = [float(v) for v in x]
+    s2 = _np_sum([v * v for v in a])
+    return 1.0 if s2 == 0 else _np_sum(a) ** 2 / (len(a) * s2)
+
+
+def _numpy_columns(cols: dict[str, Any]) -> dict[str, Any]:
+    """The core's numeric columns (``array.array`` of type "d" or "Q") as numpy float64 and
+    uint64 arrays sharing their buffers; anything else (lists of names, numpy arrays) as is."""
+    import array
+
+    import numpy as np
+
+    types = {"d": np.float64, "Q": np.uint64}
+    return {
+        k: np.frombuffer(v, dtype=types[v.typecode]) if isinstance(v, array.array) else v
+        for k, v in cols.items()
+    }
 
 
 class _Table(cached_property["pd.DataFrame"]):
@@ -132,7 +199,10 @@ class Result:
     def columns(self, table: str) -> dict[str, Any]:
         """Table ``table`` (one of :data:`TABLES`) as ordered columns, exactly as the DataFrame
         of the same name holds them."""
-        raw, res = self.raw, self.scenario.resolved
+        import numpy as np
+
+        raw = {k: _numpy_columns(v) if isinstance(v, dict) else v for k, v in self.raw.items()}
+        res = self.scenario.resolved
         names = self._flow_names()
         cond = res.get("conditioners", [])
         cond_names = [c["name"] for c in cond]
@@ -218,6 +288,7 @@ class Result:
         raise KeyError(f"no table {table!r} (tables: {', '.join(TABLES)})")
 
     def _frame(self, table: str) -> pd.DataFrame:
+        import numpy as np
         import pandas as pd
 
         return pd.DataFrame({k: np.asarray(v) for k, v in self.columns(table).items()})
@@ -280,7 +351,7 @@ class Result:
     def fairness_index(self) -> float:
         """Jain's index of the declared flows' throughput (arrival processes' rows left out, when
         there are declared flows)."""
-        thr = np.asarray(self.raw["flows"]["throughput_bps"])
+        thr = self.raw["flows"]["throughput_bps"].tolist()
         n = len(self.scenario.resolved["flows"])
         return jain_index(thr[:n] if n else thr)
 
@@ -290,6 +361,8 @@ class Result:
         t = self.raw["transfers"]
         if len(t["size_bytes"]) == 0:
             return {}
+        import numpy as np
+
         fct = np.asarray(t["fct_s"], dtype=float)
         slow = np.asarray(t["slowdown"], dtype=float)
         size = np.asarray(t["size_bytes"], dtype=np.int64)
@@ -322,10 +395,10 @@ class Result:
         fl = self.raw["flows"]
         b = self._bottleneck_row()
         link_names = [x["name"] for x in sc.resolved["links"]]
-        thr = np.asarray(fl["throughput_bps"])
+        thr = fl["throughput_bps"].tolist()
 
         def total(cols: list[str]) -> int:
-            return int(np.stack([np.asarray(lk[c]) for c in cols], axis=1).sum())
+            return sum(int(x) for c in cols for x in lk[c].tolist())
 
         def at_b(col: str) -> int:
             return int(lk[col][b])
@@ -358,8 +431,8 @@ class Result:
             ],
             "sampling_interval_s": sc.resolved["measurement"]["interval_ns"] / 1e9,
             "fairness_index": self.fairness_index,
-            "throughput_std_bps": float(np.std(thr)),
-            "aggregate_throughput_bps": float(thr.sum()),
+            "throughput_std_bps": _np_std(thr),
+            "aggregate_throughput_bps": _np_sum(thr),
             "bottleneck": link_names[int(lk["link"][b])],
             "utilization": float(lk["utilization"][b]),
             "utilization_by_link": {
@@ -414,7 +487,7 @@ class Result:
         window_cols = [c for c in fl if c.startswith("window_")]
         # bit rates are floats, counts integers
         col = {
-            c: [(float if c.endswith("_bps") else int)(x) for x in np.asarray(fl[c]).tolist()]
+            c: [(float if c.endswith("_bps") else int)(x) for x in fl[c].tolist()]
             for c in (*SUMMARY_FLOW_KEYS, *window_cols)
         }
         return [
@@ -470,6 +543,8 @@ def _arrow_column(pa: Any, v: Any) -> Any:
     """A column as pyarrow holds it: numpy arrays as they are, lists of names as strings (also
     when empty). Built from buffers: ``pa.array`` imports pandas to look for pandas types
     (0.2-0.3 s, more than the whole run of a small scenario)."""
+    import numpy as np
+
     if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
         n = len(v)
         if v.dtype == np.bool_:

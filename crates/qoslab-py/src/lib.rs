@@ -5,11 +5,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 use qoslab_core::aqm::DROP_REASONS;
 use qoslab_core::{Scenario, ScenarioError as CoreScenarioError, Simulation};
 
@@ -183,11 +182,39 @@ fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
     })
 }
 
+/// A numeric column as Python's `array.array` of type code `code` ("d": f64, "Q": u64), from
+/// the values' native-endian bytes. Not a numpy array: building one imports numpy (0.1-0.2 s,
+/// a third of a short run's whole process), which a run that only writes its summary never
+/// needs; the tables wrap these buffers in numpy arrays without copying (qoslab.simulate).
+fn column<'py>(
+    py: Python<'py>,
+    code: &str,
+    n: usize,
+    bytes: impl Fn(&mut [u8]),
+) -> PyResult<Bound<'py, PyAny>> {
+    let raw = PyBytes::new_with(py, n * 8, |buf| {
+        bytes(buf);
+        Ok(())
+    })?;
+    let a = py.import("array")?.getattr("array")?.call1((code,))?;
+    a.call_method1("frombytes", (raw,))?;
+    Ok(a)
+}
 fn cols<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<f64>) -> PyResult<()> {
-    d.set_item(name, v.into_pyarray(py))
+    let fill = |buf: &mut [u8]| {
+        for (c, x) in buf.chunks_exact_mut(8).zip(&v) {
+            c.copy_from_slice(&x.to_ne_bytes());
+        }
+    };
+    d.set_item(name, column(py, "d", v.len(), fill)?)
 }
 fn colu<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<u64>) -> PyResult<()> {
-    d.set_item(name, v.into_pyarray(py))
+    let fill = |buf: &mut [u8]| {
+        for (c, x) in buf.chunks_exact_mut(8).zip(&v) {
+            c.copy_from_slice(&x.to_ne_bytes());
+        }
+    };
+    d.set_item(name, column(py, "Q", v.len(), fill)?)
 }
 
 /// Runs a scenario with `seed`. `captures` lists (link direction, pcap path) pairs;
