@@ -22,7 +22,7 @@ use crate::aqm::{AnyAqm, Aqm, DropReason, Dropped, Qdisc, QueueView, Verdict};
 use crate::net::ring::Ring;
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
-use crate::units::{ceil_div, Limit, SimTime, NS_PER_SEC};
+use crate::units::{Limit, SimTime, NS_PER_SEC};
 
 /// `repr(C)`: the counters every packet-hop updates first (two cache lines), then those of
 /// drops and marks.
@@ -85,7 +85,6 @@ pub struct LinkDir {
     busy_start: SimTime,
     pub bps: u64,
     pub delay: SimTime,
-    busy_bits: u128,
     /// Packets waiting per drop precedence.
     pub waiting_by_prec: [u64; 3],
     /// Measurement window for utilisation.
@@ -100,6 +99,7 @@ pub struct LinkDir {
     dequeue_hook: bool,
     /// An end-of-transmission event is pending (`held` links only).
     pub tx_pending: bool,
+    busy: BusyClock,
     pub stats: LinkStats,
     pub limit: Limit,
     pub rng: SimRng,
@@ -110,6 +110,55 @@ pub struct LinkDir {
     /// Packets the [`Qdisc`] dropped, accounted for and waiting for the caller to free them
     /// ([`Self::take_dropped`]).
     dropped: Dropped,
+}
+
+/// The transmitter's clock over a busy period: the end of the transmission of the bits
+/// sent since the period started, `ceil(bits · 10⁹ / bps)` ns after its start, so rounding
+/// never accumulates (each end is within 1 ns of the exact value). Kept as the exact
+/// quotient and remainder of `bits · 10⁹` by `bps`, advanced by those of the packet's own
+/// bits (remembered for the last packet size), so that a packet-hop divides only when the
+/// size changes: the 128-bit division per packet this replaces was a library call.
+#[derive(Debug, Clone, Copy, Default)]
+struct BusyClock {
+    /// `bits · 10⁹ = q · bps + r`, `0 <= r < bps` (`r + dr < 2 · bps` fits: rates are at most
+    /// `units::MAX_RATE_BPS`).
+    q: u64,
+    r: u64,
+    /// Quotient and remainder of `size · 8 · 10⁹` by `bps` for `size == last_size`.
+    last_size: u32,
+    dq: u64,
+    dr: u64,
+}
+
+impl BusyClock {
+    /// No bits sent in this busy period yet.
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.q == 0 && self.r == 0
+    }
+    #[inline(always)]
+    fn restart(&mut self) {
+        self.q = 0;
+        self.r = 0;
+    }
+    /// Adds a packet of `size` bytes; returns when its transmission ends, in ns from the
+    /// start of the busy period (rounded up).
+    #[inline(always)]
+    fn add(&mut self, size: u32, bps: u64) -> SimTime {
+        if size != self.last_size {
+            let bits_ns = size as u128 * 8 * NS_PER_SEC as u128;
+            self.dq = (bits_ns / bps as u128) as u64;
+            self.dr = (bits_ns % bps as u128) as u64;
+            self.last_size = size;
+        }
+        self.q += self.dq;
+        self.r += self.dr;
+        if self.r >= bps {
+            self.q += 1;
+            self.r -= bps;
+        }
+        self.q + (self.r > 0) as u64
+    }
 }
 
 /// What happened to an arriving packet.
@@ -152,7 +201,7 @@ impl LinkDir {
             aqm,
             rng,
             busy_start: 0,
-            busy_bits: 0,
+            busy: BusyClock::default(),
             last_done: 0,
             // ns-2 starts every RED queue idle at time 0 (`AvgQueue::default`).
             idle_notified: true,
@@ -297,13 +346,11 @@ impl LinkDir {
             self.stats.window_wait_ns += now - p.enqueued_at;
         }
         let (id, size, prec) = (d.id, d.size, p.prec);
-        if self.last_done < now || self.busy_bits == 0 {
+        if self.last_done < now || self.busy.is_empty() {
             self.busy_start = now;
-            self.busy_bits = 0;
+            self.busy.restart();
         }
-        self.busy_bits += size as u128 * 8;
-        let done = self.busy_start
-            + ceil_div(self.busy_bits * NS_PER_SEC as u128, self.bps as u128) as u64;
+        let done = self.busy_start + self.busy.add(size, self.bps);
         self.last_done = done;
         let was_empty = self.line.is_empty();
         self.line.push_back(InLine {
@@ -392,14 +439,12 @@ impl LinkDir {
         // never accumulates: each end is within 1 ns of the exact value.
         let start = if self.last_done <= now {
             self.busy_start = now;
-            self.busy_bits = 0;
+            self.busy.restart();
             now
         } else {
             self.last_done
         };
-        self.busy_bits += size as u128 * 8;
-        let done = self.busy_start
-            + ceil_div(self.busy_bits * NS_PER_SEC as u128, self.bps as u128) as u64;
+        let done = self.busy_start + self.busy.add(size, self.bps);
         self.last_done = done;
         self.idle_notified = false;
         if in_win {
@@ -459,6 +504,36 @@ impl LinkDir {
     /// Packets propagating.
     pub fn in_pipe(&self) -> u64 {
         self.departed as u64
+    }
+}
+
+#[cfg(test)]
+mod busy_clock_tests {
+    use super::BusyClock;
+    use crate::units::{ceil_div, NS_PER_SEC};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every end equals the division of the cumulative bits, whatever the sizes, the rate
+        /// (1 bit/s to the largest accepted, 10 Tbit/s) and the restarts.
+        #[test]
+        fn ends_are_the_cumulative_division(
+            bps in prop_oneof![1u64..1_000, 1_000u64..=crate::units::MAX_RATE_BPS],
+            packets in proptest::collection::vec((prop_oneof![Just(1000u32), Just(40u32), 0u32..70_000], any::<bool>()), 1..300),
+        ) {
+            let mut clock = BusyClock::default();
+            let mut bits: u128 = 0;
+            for (size, restart) in packets {
+                if restart {
+                    clock.restart();
+                    bits = 0;
+                }
+                bits += size as u128 * 8;
+                let expected = ceil_div(bits * NS_PER_SEC as u128, bps as u128) as u64;
+                prop_assert_eq!(clock.add(size, bps), expected);
+                prop_assert_eq!(clock.is_empty(), bits == 0);
+            }
+        }
     }
 }
 
