@@ -38,6 +38,9 @@ $(STAMP): $(VENV)/.deps $(SRC)
 	mkdir -p build/wheel-data  # pyproject's [tool.maturin] data: empty but for `make wheel`
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
 	cargo build --release -q -p qoslab-emu
+	# Bytecode of the package, written once: with PYTHONDONTWRITEBYTECODE set (as on the CI
+	# machines) every `qoslab` call would otherwise compile qoslab's modules again (~0.07 s).
+	$(PY) -m compileall -q python/qoslab >/dev/null
 	touch $@
 
 build: $(STAMP)

@@ -12,6 +12,7 @@ and one per experiment; compare two files with ``--compare OLD NEW``.
 from __future__ import annotations
 
 import argparse
+import array
 import hashlib
 import json
 import sys
@@ -38,6 +39,10 @@ def _feed(h: Any, v: Any, path: str = "") -> None:
                 continue
             h.update(f"<{k}>".encode())
             _feed(h, v[k], f"{path}{k}/")
+    elif isinstance(v, array.array):
+        # The core's columns come as array.array buffers (since 878b68f); hashed as the numpy
+        # arrays they were before, so that digests stay comparable across that change.
+        _feed(h, np.frombuffer(v, dtype={"d": np.float64, "Q": np.uint64}[v.typecode]), path)
     elif isinstance(v, np.ndarray):
         h.update(str(v.dtype).encode())
         h.update(np.ascontiguousarray(v).tobytes())
