@@ -66,10 +66,10 @@ pub struct InLine {
 }
 
 /// `repr(C)`, in this order: what every packet-hop reads and writes first (the line, its
-/// cursors, the transmitter's clock; two cache lines), then the counters, then the queue
-/// discipline's state and what only set-up and the results read. Left to the compiler the
-/// hot fields were spread over the whole 750 bytes, and at 200 flows the 802 link
-/// directions do not fit in L2.
+/// cursors, the transmitter's clock and flags; the first four cache lines), then the
+/// counters, then the queue discipline's state and what only set-up and the results read.
+/// Left to the compiler the hot fields were spread over the whole 750 bytes, and at 200
+/// flows the 802 link directions do not fit in L2.
 #[repr(C)]
 pub struct LinkDir {
     /// Every admitted packet not yet arrived at the far node, in order.

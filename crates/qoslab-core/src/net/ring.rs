@@ -86,10 +86,6 @@ impl<T: Copy> Ring<T> {
         self.mask = cap - 1;
         self.head = 0;
     }
-    /// The elements from front to back.
-    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        (0..self.len).map(|i| self.at(i))
-    }
 }
 
 #[cfg(test)]
@@ -118,7 +114,6 @@ mod tests {
                     prop_assert_eq!(ring.get(i), reference.get(i).copied());
                 }
             }
-            prop_assert!(ring.iter().eq(reference.iter().copied()));
         }
     }
 }
