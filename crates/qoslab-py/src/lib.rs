@@ -186,35 +186,29 @@ fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
 /// the values' native-endian bytes. Not a numpy array: building one imports numpy (0.1-0.2 s,
 /// a third of a short run's whole process), which a run that only writes its summary never
 /// needs; the tables wrap these buffers in numpy arrays without copying (qoslab.simulate).
-fn column<'py>(
+fn column<'py, T: Copy>(
     py: Python<'py>,
+    d: &Bound<'py, PyDict>,
+    name: &str,
     code: &str,
-    n: usize,
-    bytes: impl Fn(&mut [u8]),
-) -> PyResult<Bound<'py, PyAny>> {
-    let raw = PyBytes::new_with(py, n * 8, |buf| {
-        bytes(buf);
+    values: &[T],
+    bytes: fn(T) -> [u8; 8],
+) -> PyResult<()> {
+    let raw = PyBytes::new_with(py, values.len() * 8, |buf| {
+        for (c, &x) in buf.chunks_exact_mut(8).zip(values) {
+            c.copy_from_slice(&bytes(x));
+        }
         Ok(())
     })?;
     let a = py.import("array")?.getattr("array")?.call1((code,))?;
     a.call_method1("frombytes", (raw,))?;
-    Ok(a)
+    d.set_item(name, a)
 }
 fn cols<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<f64>) -> PyResult<()> {
-    let fill = |buf: &mut [u8]| {
-        for (c, x) in buf.chunks_exact_mut(8).zip(&v) {
-            c.copy_from_slice(&x.to_ne_bytes());
-        }
-    };
-    d.set_item(name, column(py, "d", v.len(), fill)?)
+    column(py, d, name, "d", &v, f64::to_ne_bytes)
 }
 fn colu<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, v: Vec<u64>) -> PyResult<()> {
-    let fill = |buf: &mut [u8]| {
-        for (c, x) in buf.chunks_exact_mut(8).zip(&v) {
-            c.copy_from_slice(&x.to_ne_bytes());
-        }
-    };
-    d.set_item(name, column(py, "Q", v.len(), fill)?)
+    column(py, d, name, "Q", &v, u64::to_ne_bytes)
 }
 
 /// Runs a scenario with `seed`. `captures` lists (link direction, pcap path) pairs;
