@@ -25,6 +25,7 @@ import numpy as np
 from qoslab import _core
 from qoslab.experiments import base
 from qoslab.scenario import load_scenario
+from qoslab.simulate import as_numpy
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Outputs left out of the digests (``--ignore TABLE/COLUMN``): columns added since the file
@@ -42,7 +43,7 @@ def _feed(h: Any, v: Any, path: str = "") -> None:
     elif isinstance(v, array.array):
         # The core's columns come as array.array buffers (since 878b68f); hashed as the numpy
         # arrays they were before, so that digests stay comparable across that change.
-        _feed(h, np.frombuffer(v, dtype={"d": np.float64, "Q": np.uint64}[v.typecode]), path)
+        _feed(h, as_numpy(v), path)
     elif isinstance(v, np.ndarray):
         h.update(str(v.dtype).encode())
         h.update(np.ascontiguousarray(v).tobytes())

@@ -127,18 +127,22 @@ def jain_index(x: Sequence[float] | np.ndarray) -> float:
     return 1.0 if s2 == 0 else _np_sum(a) ** 2 / (len(a) * s2)
 
 
-def _numpy_columns(cols: dict[str, Any]) -> dict[str, Any]:
-    """The core's numeric columns (``array.array`` of type "d" or "Q") as numpy float64 and
-    uint64 arrays sharing their buffers; anything else (lists of names, numpy arrays) as is."""
+def as_numpy(v: Any) -> Any:
+    """One of the core's numeric columns (``array.array`` of type "d" or "Q") as the numpy
+    float64 or uint64 array sharing its buffer; anything else (lists of names, numpy arrays) as
+    is."""
     import array
 
+    if not isinstance(v, array.array):
+        return v
     import numpy as np
 
-    types = {"d": np.float64, "Q": np.uint64}
-    return {
-        k: np.frombuffer(v, dtype=types[v.typecode]) if isinstance(v, array.array) else v
-        for k, v in cols.items()
-    }
+    return np.frombuffer(v, dtype={"d": np.float64, "Q": np.uint64}[v.typecode])
+
+
+def _numpy_columns(cols: dict[str, Any]) -> dict[str, Any]:
+    """A table of the core's columns with the numeric ones as numpy arrays (:func:`as_numpy`)."""
+    return {k: as_numpy(v) for k, v in cols.items()}
 
 
 class _Table(cached_property["pd.DataFrame"]):
