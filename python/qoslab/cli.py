@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from qoslab import _core
+from qoslab import _core, run_command
+from qoslab.run_command import fail as _fail
+from qoslab.run_command import load as _load
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     from collections.abc import Callable
@@ -21,7 +22,6 @@ if TYPE_CHECKING:  # the commands import what they use when they run (start-up t
 
     from qoslab.executors import Executor
     from qoslab.experiments.runner import Reproduction
-    from qoslab.scenario import Scenario
     from qoslab.store import Store
     from qoslab.sweep import RunSpec
 
@@ -74,63 +74,6 @@ def _main(
     """qoslab: packet-level simulation of DiffServ conditioners and AQM."""
 
 
-def _fail(msg: str, code: int = 1) -> NoReturn:
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(code)
-
-
-def _load(path: Path, overrides: list[str] | None) -> Scenario:
-    from qoslab.scenario import load_scenario
-
-    try:
-        return load_scenario(path).with_overrides(overrides or [], via="--set")
-    except _core.ScenarioError as e:
-        _fail(str(e.args[0]))
-
-
-class Progress:
-    """A rich bar on a terminal; plain lines otherwise (every 10 % of simulated time and at least
-    every 30 s), only for runs longer than 2 s."""
-
-    EVERY_S = 30.0
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.t0 = time.perf_counter()
-        self.tty = sys.stderr.isatty()
-        self.bar: Any = None  # a rich Progress once shown
-        self.task: Any = None
-        self.next_plain = 0.1
-        self.next_time = self.EVERY_S
-
-    def __call__(self, frac: float) -> None:
-        elapsed = time.perf_counter() - self.t0
-        if elapsed < 2.0 and self.bar is None:
-            return
-        if self.tty:
-            if self.bar is None:
-                from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-                self.bar = Progress(
-                    TextColumn("{task.description}"),
-                    BarColumn(),
-                    TextColumn("{task.percentage:>3.0f}%"),
-                    TimeRemainingColumn(),
-                    transient=True,
-                )
-                self.bar.start()
-                self.task = self.bar.add_task(self.label, total=1.0)
-            self.bar.update(self.task, completed=frac)
-            if frac >= 1.0:
-                self.bar.stop()
-        elif frac >= self.next_plain or frac >= 1.0 or elapsed >= self.next_time:
-            eta = f", about {elapsed * (1 - frac) / frac:.0f} s to go" if 0 < frac < 1 else ""
-            typer.echo(f"{self.label}: {frac * 100:.3g}% of simulated time ({elapsed:.1f} s{eta})", err=True)
-            while self.next_plain <= frac:
-                self.next_plain += 0.1
-            self.next_time = elapsed + self.EVERY_S
-
-
 @app.command()
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
@@ -161,129 +104,7 @@ def run(
     """Run a scenario and print per-flow throughput, fairness, utilisation and drops. Memory and
     capture size are estimated first and wall time is measured as it runs, against a budget
     (--max-memory, --max-capture, --max-time, or QOSLAB_MAX_MEMORY, ...: docs/robustness.md)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from qoslab.simulate import RunInterrupted
-    from qoslab.simulate import run as run_sim
-
-    if summary_only and out is None:
-        _fail("--summary-only writes summary.json: give the directory with --out")
-    sc = _load(scenario, set_)
-    from qoslab.budget import Budget, BudgetError, human_seconds
-    from qoslab.simulate import RunOverBudget
-
-    try:
-        budget = Budget.from_env(max_memory, max_capture, max_time)
-        res = run_sim(
-            sc,
-            seed,
-            progress=Progress(f"{sc.name} (seed {seed if seed is not None else sc.default_seed})"),
-            out=out,
-            tables=not summary_only,
-            budget=budget,
-        )
-    except _core.ScenarioError as e:
-        _fail(str(e.args[0]))
-    except RunOverBudget as e:
-        where = f"; wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
-        _fail(f"{e}{where}; raise the limit with --max-time or QOSLAB_MAX_TIME")
-    except BudgetError as e:
-        _fail(str(e))
-    except OSError as e:
-        _fail(str(e))
-    except RunInterrupted as e:
-        r = e.result
-        where = f": wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
-        typer.echo(
-            f"interrupted at t = {r.simulated_until_s:g} s of {sc.resolved['duration_ns'] / 1e9:g} s{where}",
-            err=True,
-        )
-        raise typer.Exit(130) from None
-    s = res.summary()
-    con = Console()
-    t = Table(title=f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}")
-    for c in ("flow", "throughput (kbps)", "sent pkts", "retransmits", "drops", "timeouts"):
-        t.add_column(c, justify="right")
-    shown, more = _rows_shown(len(s["flows"]))
-    if more:
-        t.caption = more
-    for f in (s["flows"][i] for i in shown):
-        t.add_row(
-            f["name"],
-            f"{f['throughput_bps'] / 1e3:.1f}",
-            str(f["sent_packets"]),
-            str(f["retransmitted_packets"]),
-            str(f["dropped_packets"]),
-            str(f["timeouts"]),
-        )
-    con.print(t)
-    if sc.resolved.get("conditioners"):
-        con.print(_diffserv_table(res))
-    w = s["measurement_window_s"]
-    d = s["drops"]
-    every = human_seconds(s["sampling_interval_s"])
-    con.print(f"measurement window {w[0]:g}-{w[1]:g} s; time series sampled every {every}")
-    con.print(
-        f"Jain index {s['fairness_index']:.4f} | "
-        f"aggregate {s['aggregate_throughput_bps'] / 1e3:.1f} kbps | "
-        f"utilisation of {s['bottleneck']} {s['utilization'] * 100:.2f} %"
-    )
-    con.print(
-        f"drops at {s['bottleneck']}: {d['bottleneck']} (early {d['bottleneck_early']}, forced "
-        f"{d['bottleneck_forced']}, overflow {d['bottleneck_overflow']}); all links {d['total']}"
-    )
-    con.print(
-        f"{res.packet_hops} packet-hops in {res.wall_time_s:.3f} s wall "
-        f"({res.packet_hops / max(res.wall_time_s, 1e-9) / 1e6:.1f} M hops/s)"
-    )
-    if res.violations:
-        _fail("conservation check failed: " + "; ".join(res.violations), 2)
-    if out is not None:
-        con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
-
-
-#: Rows of a per-flow table printed by `qoslab run` (the first and the last half each); the
-#: rest are in the tables written with --out. Ten thousand rows took rich 13 s to lay out.
-MAX_ROWS_SHOWN = 40
-
-
-def _rows_shown(n: int) -> tuple[list[int], str]:
-    """The rows of an n-row per-flow table to print, and a caption for those left out."""
-    if n <= MAX_ROWS_SHOWN:
-        return list(range(n)), ""
-    half = MAX_ROWS_SHOWN // 2
-    return (
-        [*range(half), *range(n - half, n)],
-        f"{n - MAX_ROWS_SHOWN:,} of {n:,} flows not shown (all are in flows.parquet, or Result.flows)",
-    )
-
-
-def _diffserv_table(res: Any) -> Any:
-    """Per flow, over the whole run: in-profile throughput, packets coloured green, yellow and
-    red by the conditioners, and drops by drop precedence (0: AFx1, 1: AFx2, 2: AFx3 and best
-    effort; docs/outputs.md)."""
-    from rich.table import Table
-
-    f = res.columns("flows")
-    t = Table(
-        title="DiffServ: colours and drops by drop precedence",
-        caption="IN kbps inside the measurement window; packets over the whole run",
-    )
-    heads = ("flow", "IN kbps", "green", "yellow", "red", "drops AFx1", "AFx2", "AFx3/BE")
-    for c in heads:
-        t.add_column(c, justify="right")
-    shown, more = _rows_shown(len(f["name"]))
-    if more:
-        t.caption = f"{t.caption}; {more}"
-    for i in shown:
-        t.add_row(
-            f["name"][i],
-            f"{f['in_throughput_bps'][i] / 1e3:.1f}",
-            *(str(int(f[c][i])) for c in ("green_packets", "yellow_packets", "red_packets")),
-            *(str(int(f[f"drops_prec{p}"][i])) for p in range(3)),
-        )
-    return t
+    run_command.run(scenario, seed, set_, out, summary_only, max_memory, max_capture, max_time)
 
 
 @app.command()
@@ -1243,10 +1064,6 @@ def emulate(
         con.print(f"wrote {out}/summary.json and CSV tables")
 
 
-def _sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 #: Metavars of options whose value has a shape of its own (the rest are named after their type).
 _METAVARS = {
     "--grid": "KEY=V1,V2,…",
@@ -1322,9 +1139,7 @@ def command_for(args: list[str]) -> Any:
 def main() -> None:
     import signal
 
-    # SIGTERM (a batch system's kill, `timeout`) stops a run like Ctrl-C: promptly, keeping what
-    # was measured.
-    signal.signal(signal.SIGTERM, _sigterm)
+    signal.signal(signal.SIGTERM, run_command.sigterm_as_interrupt)
     cli = command_for(sys.argv[1:])
     _plain_metavars(cli)
     try:
