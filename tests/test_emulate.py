@@ -154,18 +154,21 @@ def clean() -> None:
     assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
 
 
+@pytest.mark.alone
 @needs_emulation
 def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None) -> None:
     """One 10 Mbit/s DropTail bottleneck of 50 packets: the daemon's serialisation against the
     kernel's htb + pfifo at the same rate and limit (same propagation delay, added by the
-    daemon in both runs). htb counts the 14-byte Ethernet header, so at 1000-byte IP packets
-    it carries 1.4 % less IP traffic than the daemon: within the 5 % asked."""
+    daemon in both runs). htb meters the 14-byte Ethernet header too; its size table takes it
+    off (emulate.py), so both carry IP bytes at 10 Mbit/s: 8 runs differed by at most 0.4 %
+    (docs/emulation.md). Without the size table the kernel carried 1.4 % less, and up to 5.1 %
+    less when losses synchronised: this test failed then at its former 5 % bound."""
     sc = load_scenario(SCEN / "calibration.toml")
     d = emu.run(sc, 1, duration_s=8)
     k = emu.run(sc, 1, duration_s=8, kernel_links=("bottleneck",))
     agg_d, agg_k = d.flows["throughput_bps"].sum(), k.flows["throughput_bps"].sum()
     print(f"calibration: daemon {agg_d / 1e6:.3f} Mbit/s, kernel htb+pfifo {agg_k / 1e6:.3f} Mbit/s")
-    assert abs(agg_d / agg_k - 1) <= 0.05
+    assert abs(agg_d / agg_k - 1) <= 0.02
     assert 0.93 <= agg_d / 10e6 <= 1.0 + 1e-9, "the daemon never exceeds the link rate"
     bd = d.links[(d.links["link_name"] == "bottleneck") & (d.links["direction"] == "ab")].iloc[0]
     bk = k.links[(k.links["link_name"] == "bottleneck") & (k.links["direction"] == "ab")].iloc[0]

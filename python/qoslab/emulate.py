@@ -654,7 +654,12 @@ def _run(
                 dev = f"l{li}{'a' if d == 0 else 'b'}"
                 rate = f"{lk['bandwidth_bps']}bit"
                 tc = ["ip", "netns", "exec", ns[frm_i], "tc"]
-                _sh([*tc, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1"])
+                # htb meters skb->len, which on a veth includes the 14-byte Ethernet header; the
+                # size table takes it off, so that both serialise IP bytes at the link's rate
+                _sh(
+                    [*tc, "qdisc", "add", "dev", dev, "root", "handle", "1:"]
+                    + ["stab", "overhead", "-14", "linklayer", "ethernet", "htb", "default", "1"]
+                )
                 _sh(
                     [*tc, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb"]
                     + ["rate", rate, "ceil", rate]
