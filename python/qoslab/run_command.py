@@ -20,13 +20,13 @@ MAX_ROWS_SHOWN = 40
 
 def echo_err(msg: str) -> None:
     """``typer.echo(msg, err=True)``: one line on stderr, flushed. Written here when that is
-    certainly what click writes (no ANSI escape, which click strips off a terminal, and a UTF-8
-    stderr, which click does not re-wrap); by click otherwise."""
+    certainly what typer (its copy of click's echo) writes: no ANSI escape, which it strips off a
+    terminal, and a UTF-8 stderr, which it does not re-wrap; by typer otherwise."""
     err = sys.stderr
     if err is None or "\x1b" in msg or not (getattr(err, "encoding", None) or "").lower().startswith("utf"):
-        import click
+        import typer
 
-        click.echo(msg, err=True)
+        typer.echo(msg, err=True)
         return
     err.write(msg + "\n")
     err.flush()
