@@ -1,7 +1,8 @@
 """Type stub of the native module ``qoslab._core`` (crates/qoslab-py/src/lib.rs), checked
 against the built module by ``python -m mypy.stubtest qoslab._core`` (``make test``)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from os import PathLike
 from typing import Any, final
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "dscp_name",
     "scenario_schema",
     "table_to_toml",
+    "write_parquet",
 ]
 
 __version__: str
@@ -63,3 +65,12 @@ def simulate_resolved(
 def scenario_schema() -> dict[str, Any]: ...
 def drop_precedence(dscp: int) -> int: ...
 def dscp_name(dscp: int) -> str: ...
+def write_parquet(
+    path: str | PathLike[str],
+    columns: Sequence[tuple[str, Any]],
+    metadata: Sequence[tuple[str, str]],
+) -> None:
+    """Writes a table as a Parquet file (one row group, PLAIN, uncompressed, OPTIONAL fields).
+    Each column is a list of str or a one-dimensional buffer of numbers whose format gives its
+    type (array.array's b B h H i I l L q Q f d, "?" for booleans); all of one length. OSError
+    (naming the path) if the file cannot be written, ValueError for a bad column."""

@@ -10,7 +10,8 @@
 //! * [`traffic`] — TCP Reno/NewReno senders and sinks (ns-2 one-way semantics), UDP sources;
 //! * [`net`] — link directions (queue host, transmitter, propagation pipe) and pcap capture;
 //! * [`scenario`] — the scenario schema, its validation and resolution;
-//! * [`sim`] — the simulation that ties them together and collects results.
+//! * [`sim`] — the simulation that ties them together and collects results;
+//! * [`parquet`] — a minimal Parquet writer for the run's tables.
 //!
 //! Invariants checked at the end of every run: for every flow, data packets sent equal those
 //! delivered, dropped or still in flight (and the same for ACKs); for every link direction,
@@ -23,6 +24,7 @@ pub mod engine;
 pub mod net;
 pub mod packet;
 pub mod params;
+pub mod parquet;
 pub mod prefetch;
 pub mod rng;
 pub mod scenario;

@@ -1,0 +1,535 @@
+//! A minimal Parquet writer for the flat tables of a run (`NAME.parquet`), so that writing them
+//! needs neither pyarrow nor numpy on the Python side (their import alone took longer than a
+//! short run's whole process).
+//!
+//! Written from the format's specification (apache/parquet-format: `parquet.thrift`,
+//! `Encodings.md`), not from another implementation. The layout is the simplest a reader
+//! must accept:
+//!
+//! ```text
+//! "PAR1" | column 0: page, page, … | column 1: … | FileMetaData | footer length (u32 LE) | "PAR1"
+//! ```
+//!
+//! * one row group; one column chunk per column; data pages of version 1, PLAIN encoding,
+//!   UNCOMPRESSED, each about [`PAGE_BYTES`] of values (at least one row), so that tables of
+//!   millions of rows make no huge page;
+//! * every field OPTIONAL (nullable), as pyarrow writes a table's fields by default, with no
+//!   null: a page's definition levels are one RLE run of 1s (bit width 1), behind the 4-byte
+//!   length that version-1 pages put in front of them;
+//! * page headers and the footer in Thrift's compact protocol ([`Thrift`]);
+//! * types annotated the way pyarrow annotates them (logical type and the legacy converted
+//!   type), so that a reader gets back the same Arrow types without an `ARROW:schema` entry:
+//!   8/16-bit and unsigned integers as `INTEGER(bits, signed)`, strings as `STRING`;
+//! * no statistics, dictionary, index or bloom filter (all optional).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+#[cfg(test)]
+mod tests;
+mod thrift;
+
+pub use thrift::{varint, zigzag, Thrift};
+
+/// Target size of one data page's values in bytes (a page holds at least one row).
+pub const PAGE_BYTES: usize = 1 << 20;
+
+/// The largest page body Parquet can describe (its sizes are `i32`), less room for the
+/// definition levels.
+const MAX_PAGE_BODY: usize = i32::MAX as usize - 64;
+
+const MAGIC: &[u8; 4] = b"PAR1";
+
+/// The writer's name in the file's `created_by` (the format is "NAME version X").
+const CREATED_BY: &str = concat!("qoslab-core version ", env!("CARGO_PKG_VERSION"));
+
+/// UTF-8 strings stored back to back (one allocation however many rows): string `i` is
+/// `data[ends[i - 1]..ends[i]]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Strings {
+    data: String,
+    ends: Vec<usize>,
+}
+
+impl Strings {
+    pub fn with_capacity(rows: usize, bytes: usize) -> Self {
+        Strings {
+            data: String::with_capacity(bytes),
+            ends: Vec::with_capacity(rows),
+        }
+    }
+
+    pub fn push(&mut self, s: &str) {
+        self.data.push_str(s);
+        self.ends.push(self.data.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// String `i` (panics if out of range, as slice indexing does).
+    pub fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.data[start..self.ends[i]]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Strings {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
+        let mut s = Strings::default();
+        for x in iter {
+            s.push(x.as_ref());
+        }
+        s
+    }
+}
+
+/// A column's values; the variant decides the Parquet type (see [`Values::schema_type`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Values<'a> {
+    Bool(&'a [bool]),
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    Utf8(&'a Strings),
+}
+
+/// One named column of a table.
+#[derive(Debug, Clone, Copy)]
+pub struct Column<'a> {
+    pub name: &'a str,
+    pub values: Values<'a>,
+}
+
+/// Why a table was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum ParquetError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("column `{column}` has {len} values where column `{first}` has {expected}")]
+    Length {
+        column: String,
+        len: usize,
+        first: String,
+        expected: usize,
+    },
+    #[error(
+        "column `{column}` holds a string of {bytes} bytes, over the 2 GiB a Parquet page can hold"
+    )]
+    TooLarge { column: String, bytes: usize },
+}
+
+// Parquet's enums (parquet.thrift), the values this writer uses.
+mod code {
+    // Type
+    pub const BOOLEAN: i32 = 0;
+    pub const INT32: i32 = 1;
+    pub const INT64: i32 = 2;
+    pub const FLOAT: i32 = 4;
+    pub const DOUBLE: i32 = 5;
+    pub const BYTE_ARRAY: i32 = 6;
+    // ConvertedType
+    pub const UTF8: i32 = 0;
+    pub const UINT_8: i32 = 11;
+    pub const UINT_16: i32 = 12;
+    pub const UINT_32: i32 = 13;
+    pub const UINT_64: i32 = 14;
+    pub const INT_8: i32 = 15;
+    pub const INT_16: i32 = 16;
+    // FieldRepetitionType
+    pub const REQUIRED: i32 = 0;
+    pub const OPTIONAL: i32 = 1;
+    // Encoding
+    pub const PLAIN: i32 = 0;
+    pub const RLE: i32 = 3;
+    // CompressionCodec
+    pub const UNCOMPRESSED: i32 = 0;
+    // PageType
+    pub const DATA_PAGE: i32 = 0;
+    // LogicalType union members
+    pub const LOGICAL_STRING: i16 = 1;
+    pub const LOGICAL_INTEGER: i16 = 10;
+}
+
+/// How a column is declared in the schema: physical type, and the annotation if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaType {
+    pub physical: i32,
+    pub annotation: Option<Annotation>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Annotation {
+    /// LogicalType STRING, ConvertedType UTF8.
+    String,
+    /// LogicalType INTEGER(bits, signed) and the matching ConvertedType.
+    Integer { bits: i8, signed: bool },
+}
+
+impl Values<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Bool(v) => v.len(),
+            Values::I8(v) => v.len(),
+            Values::I16(v) => v.len(),
+            Values::I32(v) => v.len(),
+            Values::I64(v) => v.len(),
+            Values::U8(v) => v.len(),
+            Values::U16(v) => v.len(),
+            Values::U32(v) => v.len(),
+            Values::U64(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::F64(v) => v.len(),
+            Values::Utf8(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The Parquet type of the column, annotated as pyarrow annotates the same Arrow type (a
+    /// 32- or 64-bit signed integer, a float or a boolean needs none).
+    pub fn schema_type(&self) -> SchemaType {
+        use Annotation::*;
+        let int = |bits, signed| Some(Integer { bits, signed });
+        let (physical, annotation) = match self {
+            Values::Bool(_) => (code::BOOLEAN, None),
+            Values::I8(_) => (code::INT32, int(8, true)),
+            Values::I16(_) => (code::INT32, int(16, true)),
+            Values::I32(_) => (code::INT32, None),
+            Values::I64(_) => (code::INT64, None),
+            Values::U8(_) => (code::INT32, int(8, false)),
+            Values::U16(_) => (code::INT32, int(16, false)),
+            Values::U32(_) => (code::INT32, int(32, false)),
+            Values::U64(_) => (code::INT64, int(64, false)),
+            Values::F32(_) => (code::FLOAT, None),
+            Values::F64(_) => (code::DOUBLE, None),
+            Values::Utf8(_) => (code::BYTE_ARRAY, Some(String)),
+        };
+        SchemaType {
+            physical,
+            annotation,
+        }
+    }
+
+    /// Row ranges of the pages: about [`PAGE_BYTES`] of values each, at least one row each,
+    /// one empty page for an empty column.
+    fn pages(&self) -> Vec<(usize, usize)> {
+        let n = self.len();
+        let rows_per_page = match self {
+            Values::Bool(_) => PAGE_BYTES * 8,
+            Values::I8(_) | Values::I16(_) | Values::I32(_) | Values::U8(_) => PAGE_BYTES / 4,
+            Values::U16(_) | Values::U32(_) | Values::F32(_) => PAGE_BYTES / 4,
+            Values::I64(_) | Values::U64(_) | Values::F64(_) => PAGE_BYTES / 8,
+            Values::Utf8(s) => {
+                let mut out = Vec::new();
+                let (mut start, mut bytes) = (0, 0);
+                for (i, x) in s.iter().enumerate() {
+                    bytes += 4 + x.len();
+                    if bytes >= PAGE_BYTES {
+                        out.push((start, i + 1));
+                        (start, bytes) = (i + 1, 0);
+                    }
+                }
+                if start < n || out.is_empty() {
+                    out.push((start, n));
+                }
+                return out;
+            }
+        };
+        if n == 0 {
+            return vec![(0, 0)];
+        }
+        (0..n)
+            .step_by(rows_per_page)
+            .map(|a| (a, (a + rows_per_page).min(n)))
+            .collect()
+    }
+
+    /// Appends rows `a..b` PLAIN-encoded: little-endian values (8- and 16-bit integers widened
+    /// to INT32, unsigned ones as their two's-complement bits), booleans one bit each from the
+    /// least significant, strings as a 4-byte length and the bytes.
+    fn plain(&self, a: usize, b: usize, out: &mut Vec<u8>) {
+        fn put<T: Copy, const N: usize>(v: &[T], out: &mut Vec<u8>, le: fn(T) -> [u8; N]) {
+            out.reserve(v.len() * N);
+            for &x in v {
+                out.extend_from_slice(&le(x));
+            }
+        }
+        match self {
+            Values::Bool(v) => {
+                for chunk in v[a..b].chunks(8) {
+                    let byte = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0u8, |acc, (i, &x)| acc | (u8::from(x) << i));
+                    out.push(byte);
+                }
+            }
+            Values::I8(v) => put(&v[a..b], out, |x| i32::from(x).to_le_bytes()),
+            Values::I16(v) => put(&v[a..b], out, |x| i32::from(x).to_le_bytes()),
+            Values::I32(v) => put(&v[a..b], out, i32::to_le_bytes),
+            Values::I64(v) => put(&v[a..b], out, i64::to_le_bytes),
+            Values::U8(v) => put(&v[a..b], out, |x| u32::from(x).to_le_bytes()),
+            Values::U16(v) => put(&v[a..b], out, |x| u32::from(x).to_le_bytes()),
+            Values::U32(v) => put(&v[a..b], out, u32::to_le_bytes),
+            Values::U64(v) => put(&v[a..b], out, u64::to_le_bytes),
+            Values::F32(v) => put(&v[a..b], out, f32::to_le_bytes),
+            Values::F64(v) => put(&v[a..b], out, f64::to_le_bytes),
+            Values::Utf8(s) => {
+                for i in a..b {
+                    let x = s.get(i).as_bytes();
+                    // checked before writing: no string is over MAX_PAGE_BODY bytes
+                    out.extend_from_slice(&(x.len() as u32).to_le_bytes());
+                    out.extend_from_slice(x);
+                }
+            }
+        }
+    }
+}
+
+/// Writes `columns` (all of the same length) as a Parquet file at `path`, with `metadata` as
+/// the file's key-value metadata. Columns are checked before the file is created; an I/O
+/// error names the path.
+pub fn write_table(
+    path: &Path,
+    columns: &[Column<'_>],
+    metadata: &[(String, String)],
+) -> Result<(), ParquetError> {
+    check(columns)?;
+    let io_err = |source| ParquetError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::create(path).map_err(io_err)?;
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    write_checked(&mut w, columns, metadata).map_err(io_err)?;
+    // BufWriter's drop would swallow the last write's error
+    w.into_inner().map_err(|e| io_err(e.into_error()))?;
+    Ok(())
+}
+
+/// [`write_table`] into any writer (returns the bytes written).
+pub fn write_to<W: Write>(
+    w: W,
+    columns: &[Column<'_>],
+    metadata: &[(String, String)],
+) -> Result<u64, ParquetError> {
+    check(columns)?;
+    write_checked(w, columns, metadata).map_err(|source| ParquetError::Io {
+        path: PathBuf::from("<writer>"),
+        source,
+    })
+}
+
+/// Equal lengths, and no string too long for a page.
+fn check(columns: &[Column<'_>]) -> Result<(), ParquetError> {
+    if let Some(first) = columns.first() {
+        let expected = first.values.len();
+        for c in columns {
+            if c.values.len() != expected {
+                return Err(ParquetError::Length {
+                    column: c.name.to_string(),
+                    len: c.values.len(),
+                    first: first.name.to_string(),
+                    expected,
+                });
+            }
+            if let Values::Utf8(s) = c.values {
+                if let Some(bytes) = s.iter().map(str::len).find(|&l| l > MAX_PAGE_BODY - 4) {
+                    return Err(ParquetError::TooLarge {
+                        column: c.name.to_string(),
+                        bytes,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A writer that counts the bytes written (the offsets the footer records).
+struct Counting<W> {
+    inner: W,
+    pos: u64,
+}
+
+impl<W: Write> Counting<W> {
+    fn put(&mut self, b: &[u8]) -> io::Result<()> {
+        self.inner.write_all(b)?;
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+}
+
+/// What the footer says of one column chunk.
+struct ChunkMeta {
+    data_page_offset: i64,
+    bytes: i64,
+}
+
+fn write_checked<W: Write>(
+    w: W,
+    columns: &[Column<'_>],
+    metadata: &[(String, String)],
+) -> io::Result<u64> {
+    let mut w = Counting { inner: w, pos: 0 };
+    w.put(MAGIC)?;
+    let rows = columns.first().map_or(0, |c| c.values.len());
+    let mut body = Vec::new();
+    let mut chunks = Vec::with_capacity(columns.len());
+    for c in columns {
+        let start = w.pos;
+        for (a, b) in c.values.pages() {
+            body.clear();
+            definition_levels(b - a, &mut body);
+            c.values.plain(a, b, &mut body);
+            // checked: a page is ~PAGE_BYTES, or one string of at most MAX_PAGE_BODY bytes
+            let size = i32::try_from(body.len()).map_err(|_| io::Error::other("page too large"))?;
+            w.put(&page_header((b - a) as i32, size))?;
+            w.put(&body)?;
+        }
+        chunks.push(ChunkMeta {
+            data_page_offset: start as i64,
+            bytes: (w.pos - start) as i64,
+        });
+    }
+    let footer = file_metadata(columns, &chunks, rows as i64, metadata);
+    w.put(&footer)?;
+    w.put(&(footer.len() as u32).to_le_bytes())?;
+    w.put(MAGIC)?;
+    w.inner.flush()?;
+    Ok(w.pos)
+}
+
+/// A version-1 page's definition levels (maximum level 1, so bit width 1): the 4-byte
+/// little-endian length, then one RLE run of `n` 1s (header `n << 1` as a varint, the value in
+/// one byte); nothing after the length for an empty page (a run is at least one value long).
+pub fn definition_levels(n: usize, out: &mut Vec<u8>) {
+    let mut run = Vec::with_capacity(11);
+    if n > 0 {
+        varint((n as u64) << 1, &mut run);
+        run.push(1);
+    }
+    out.extend_from_slice(&(run.len() as u32).to_le_bytes());
+    out.extend_from_slice(&run);
+}
+
+/// PageHeader of a DATA_PAGE of `num_values` values and `size` bytes, uncompressed, PLAIN
+/// values and RLE definition and repetition levels.
+pub fn page_header(num_values: i32, size: i32) -> Vec<u8> {
+    let mut t = Thrift::default();
+    t.i32(1, code::DATA_PAGE);
+    t.i32(2, size);
+    t.i32(3, size);
+    t.strukt(5, |t| {
+        t.i32(1, num_values);
+        t.i32(2, code::PLAIN);
+        t.i32(3, code::RLE);
+        t.i32(4, code::RLE);
+    });
+    t.finish()
+}
+
+/// FileMetaData: format version 2, the schema (a root group, then one OPTIONAL field per
+/// column), one row group, the key-value metadata and `created_by`.
+fn file_metadata(
+    columns: &[Column<'_>],
+    chunks: &[ChunkMeta],
+    rows: i64,
+    metadata: &[(String, String)],
+) -> Vec<u8> {
+    let mut t = Thrift::default();
+    t.i32(1, 2);
+    t.list_of_structs(2, columns.len() + 1, |t, i| {
+        if i == 0 {
+            t.i32(3, code::REQUIRED);
+            t.binary(4, b"schema");
+            t.i32(5, columns.len() as i32);
+            return;
+        }
+        let c = &columns[i - 1];
+        let ty = c.values.schema_type();
+        t.i32(1, ty.physical);
+        t.i32(3, code::OPTIONAL);
+        t.binary(4, c.name.as_bytes());
+        match ty.annotation {
+            None => {}
+            Some(Annotation::String) => {
+                t.i32(6, code::UTF8);
+                t.strukt(10, |t| t.strukt(code::LOGICAL_STRING, |_| {}));
+            }
+            Some(Annotation::Integer { bits, signed }) => {
+                let converted = match (bits, signed) {
+                    (8, true) => code::INT_8,
+                    (16, true) => code::INT_16,
+                    (8, false) => code::UINT_8,
+                    (16, false) => code::UINT_16,
+                    (32, false) => code::UINT_32,
+                    _ => code::UINT_64,
+                };
+                t.i32(6, converted);
+                t.strukt(10, |t| {
+                    t.strukt(code::LOGICAL_INTEGER, |t| {
+                        t.i8(1, bits);
+                        t.bool(2, signed);
+                    })
+                });
+            }
+        }
+    });
+    t.i64(3, rows);
+    let total: i64 = chunks.iter().map(|c| c.bytes).sum();
+    t.list_of_structs(4, 1, |t, _| {
+        t.list_of_structs(1, columns.len(), |t, i| {
+            let (c, m) = (&columns[i], &chunks[i]);
+            t.i64(2, 0); // file_offset: deprecated, required; 0 as pyarrow writes it
+            t.strukt(3, |t| {
+                t.i32(1, c.values.schema_type().physical);
+                t.list_i32(2, &[code::PLAIN, code::RLE]);
+                t.list_binary(3, &[c.name.as_bytes()]);
+                t.i32(4, code::UNCOMPRESSED);
+                t.i64(5, rows);
+                t.i64(6, m.bytes);
+                t.i64(7, m.bytes);
+                t.i64(9, m.data_page_offset);
+            });
+        });
+        t.i64(2, total);
+        t.i64(3, rows);
+        t.i64(
+            5,
+            chunks
+                .first()
+                .map_or(MAGIC.len() as i64, |m| m.data_page_offset),
+        );
+        t.i64(6, total);
+        t.i16(7, 0);
+    });
+    if !metadata.is_empty() {
+        t.list_of_structs(5, metadata.len(), |t, i| {
+            t.binary(1, metadata[i].0.as_bytes());
+            t.binary(2, metadata[i].1.as_bytes());
+        });
+    }
+    t.binary(6, CREATED_BY.as_bytes());
+    t.finish()
+}
