@@ -13,7 +13,6 @@ here, when a listed column is no longer written, or when the page is stale::
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -1395,6 +1394,8 @@ def markdown() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import argparse  # here: `qoslab run` imports this module for summary.json's keys
+
     p = argparse.ArgumentParser(
         prog="python -m qoslab.outputs",
         description="Print docs/outputs.md (every output file and column), or check it is up to date.",
