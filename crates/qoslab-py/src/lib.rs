@@ -14,6 +14,8 @@ use qoslab_core::aqm::DROP_REASONS;
 use qoslab_core::parquet::{self, Column, ParquetError, Strings, Values};
 use qoslab_core::{Scenario, ScenarioError as CoreScenarioError, Simulation};
 
+mod topy;
+
 create_exception!(
     qoslab,
     ScenarioError,
@@ -136,7 +138,7 @@ fn parse(text: &str, file: &str) -> PyResult<Scenario> {
 #[pyfunction]
 fn resolve_scenario<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bound<'py, PyAny>> {
     let sc = parse(text, file)?;
-    toml_to_py(py, &resolved_table(&sc, file)?)
+    resolved_py(py, &sc, file)
 }
 
 /// The resolved form as TOML, or a ScenarioError naming the file.
@@ -152,6 +154,24 @@ fn resolved_table(sc: &Scenario, file: &str) -> PyResult<toml::Value> {
     })
 }
 
+/// The resolved form as Python objects (what `toml_to_py(resolved_table(..))` gives, built
+/// directly: see `topy`), or a ScenarioError naming the file.
+fn resolved_py<'py>(py: Python<'py>, sc: &Scenario, file: &str) -> PyResult<Bound<'py, PyAny>> {
+    topy::to_py(py, sc).map_err(|e| match e {
+        topy::ToPyError::Python(e) => e,
+        e => {
+            let m = format!("a value is out of range: {e}");
+            ScenarioError::new_err((
+                format!("{file}: {m}"),
+                file.to_string(),
+                None::<usize>,
+                String::new(),
+                m,
+            ))
+        }
+    })
+}
+
 /// A parsed, validated and resolved scenario, kept typed on the Rust side so that a run does
 /// not parse its TOML again.
 #[pyclass(frozen, module = "qoslab._core")]
@@ -164,7 +184,7 @@ struct Resolved {
 impl Resolved {
     /// The resolved scenario as a dict (the flat form the Python side reads).
     fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        toml_to_py(py, &resolved_table(&self.inner, &self.file)?)
+        resolved_py(py, &self.inner, &self.file)
     }
 
     /// The resolved scenario as TOML: `table_to_toml(self.table())` without the round trip
