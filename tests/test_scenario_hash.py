@@ -20,6 +20,39 @@ def test_canonical_toml_is_the_resolved_table_written_as_toml():
         assert sc.core.canonical_toml() == _core.table_to_toml(sc.resolved), p.name
 
 
+def _same(a: object, b: object, where: str = "") -> None:
+    """``a`` and ``b`` are equal with the same types (True is not 1, 1.0 is not 1) and every
+    dict of ``a`` has its keys in byte order, as the resolved table always had them."""
+    assert type(a) is type(b), (where, a, b)
+    if isinstance(a, dict):
+        assert isinstance(b, dict)
+        keys = list(a)
+        assert keys == sorted(keys, key=str.encode), (where, keys)
+        assert set(keys) == set(b), (where, set(keys) ^ set(b))
+        for k in keys:
+            _same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b or (a != a and b != b), (where, a, b)
+
+
+def test_resolved_table_is_its_canonical_toml_read_back():
+    """The core builds the resolved dict straight from the typed scenario (crates/qoslab-py's
+    topy): it must equal, key order and types included, the canonical TOML it hashes, read by
+    Python's own TOML parser, for every scenario and a 300-flow workload."""
+    import tomllib
+
+    from qoslab.bench import dumbbell
+
+    cases = [load_scenario(p) for p in sorted(SCENARIOS.glob("*.toml"))]
+    cases.append(qoslab.Scenario.from_table(dumbbell(300, "100Mbps", "5s")))
+    for sc in cases:
+        _same(sc.resolved, tomllib.loads(sc.core.canonical_toml()), sc.name)
+
+
 def test_summary_json_reads_back_equal():
     res = qoslab.run(SCENARIOS / "fdd-red-s1.toml", seed=2)
     s = res.summary()
