@@ -65,8 +65,26 @@ def test_qoslab_run_summary_only_loads_none_of_the_heavy_modules(tmp_path):
     )
 
 
-def test_qoslab_run_with_tables_loads_pyarrow_and_numpy_only(tmp_path):
-    assert _loaded_by("run", S1, "--out", str(tmp_path / "o")) == ["numpy", "pyarrow"]
+def test_qoslab_run_with_tables_loads_none_of_the_heavy_modules(tmp_path):
+    """The Parquet tables are written by the core's own writer from the core's array.array
+    columns: `qoslab run FILE --out DIR` and `run(FILE, out=DIR)` import neither numpy, pandas,
+    pyarrow nor matplotlib, and write every table."""
+    from qoslab.simulate import TABLES
+
+    out = tmp_path / "o"
+    assert _loaded_by("run", S1, "--out", str(out)) == []
+    tables = sorted(f"{t}.parquet" for t in TABLES)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*tables, "scenario.toml", "summary.json"])
+    lib = tmp_path / "lib"
+    code = (
+        "import sys\n"
+        "from qoslab.simulate import run\n"
+        f"run({S1!r}, out={str(lib)!r})\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert p.stdout.strip() == "[]"
+    assert sorted(p.name for p in lib.glob("*.parquet")) == tables
 
 
 def _bits(x: float) -> bytes:

@@ -1,16 +1,18 @@
 """Running a scenario and shaping its results into tables and output files.
 
 The tables of a :class:`Result` are pandas DataFrames built on first use: a run whose caller
-only reads :meth:`Result.summary` (``qoslab run`` without ``--out``, ``--summary-only``) never
-imports pandas or pyarrow, which is most of a short run's start-up cost. The core returns its
-columns as ``array.array`` buffers; numpy wraps them (without copying) only when a table or
-:meth:`Result.columns` is asked for, so that a summary needs no numpy either: its sums and
-standard deviation are computed here in numpy's own order of additions (:func:`_np_sum`), so
-that they are the same numbers to the last bit.
+only reads :meth:`Result.summary` or writes its outputs (``qoslab run``, with or without
+``--out``) never imports pandas, pyarrow or numpy, which were most of a short run's start-up
+cost. The core returns its columns as ``array.array`` buffers; numpy wraps them (without
+copying) only when a table or :meth:`Result.columns` is asked for. The Parquet tables are
+written from the same buffers by the core's own writer (``qoslab_core::parquet``), and a
+summary's sums and standard deviation are computed here in numpy's own order of additions
+(:func:`_np_sum`), so that they are the same numbers to the last bit.
 """
 
 from __future__ import annotations
 
+import array
 import json
 import math
 import sys
@@ -131,8 +133,6 @@ def as_numpy(v: Any) -> Any:
     """One of the core's numeric columns (``array.array`` of type "d" or "Q") as the numpy
     float64 or uint64 array sharing its buffer; anything else (lists of names, numpy arrays) as
     is."""
-    import array
-
     if not isinstance(v, array.array):
         return v
     import numpy as np
@@ -140,9 +140,10 @@ def as_numpy(v: Any) -> Any:
     return np.frombuffer(v, dtype={"d": np.float64, "Q": np.uint64}[v.typecode])
 
 
-def _numpy_columns(cols: dict[str, Any]) -> dict[str, Any]:
-    """A table of the core's columns with the numeric ones as numpy arrays (:func:`as_numpy`)."""
-    return {k: as_numpy(v) for k, v in cols.items()}
+def _seconds(ns: array.array[int]) -> array.array[float]:
+    """A column of nanoseconds in seconds: ``ns / 1e9`` as numpy computes it for a uint64 array
+    (each value rounded to float64, then divided), without numpy."""
+    return array.array("d", [t / 1e9 for t in ns])
 
 
 class _Table(cached_property["pd.DataFrame"]):
@@ -190,7 +191,7 @@ class Result:
             f"{self.events:,} events, {self.packet_hops:,} packet-hops in {self.wall_time_s:.3g} s>"
         )
 
-    # -- the tables, as columns (numpy arrays and lists), pandas-free -------------------------------
+    # -- the tables, as columns (array.array or numpy arrays, and lists), pandas-free --------------
 
     def _flow_names(self) -> list[str]:
         """The flows table's rows: the declared flows, then the arrival processes."""
@@ -202,10 +203,15 @@ class Result:
 
     def columns(self, table: str) -> dict[str, Any]:
         """Table ``table`` (one of :data:`TABLES`) as ordered columns, exactly as the DataFrame
-        of the same name holds them."""
-        import numpy as np
+        of the same name holds them: numeric ones as numpy arrays (float64 or uint64), names as
+        lists of str."""
+        return {k: as_numpy(v) for k, v in self._raw_columns(table).items()}
 
-        raw = {k: _numpy_columns(v) if isinstance(v, dict) else v for k, v in self.raw.items()}
+    def _raw_columns(self, table: str) -> dict[str, Any]:
+        """:meth:`columns` without numpy: numeric columns as ``array.array`` of type "d"
+        (float64) or "Q" (uint64), names as lists of str. The one definition of every table,
+        which :meth:`columns`, the DataFrames and the Parquet files share."""
+        raw = self.raw
         res = self.scenario.resolved
         names = self._flow_names()
         cond = res.get("conditioners", [])
@@ -217,7 +223,7 @@ class Result:
                 "src": [f["src"] for f in rows],
                 "dst": [f["dst"] for f in rows],
                 "kind": [f["kind"] for f in rows],
-                "dscp": np.asarray([f["dscp"] for f in rows], dtype=np.uint64),
+                "dscp": array.array("Q", [f["dscp"] for f in rows]),
                 **raw["flows"],
             }
         if table == "transfers":
@@ -252,7 +258,7 @@ class Result:
         if table == "series_queue":
             dirs = self._dir_names()
             sq = raw["series_queue"]
-            cols = {"time_s": sq["time_ns"] / 1e9}
+            cols = {"time_s": _seconds(sq["time_ns"])}
             for k, v in sq.items():
                 cols[k] = v
                 if k == "time_ns":
@@ -260,7 +266,7 @@ class Result:
             return cols
         if table == "series_flow":
             sf = raw["series_flow"]
-            cols = {"time_s": sf["time_ns"] / 1e9}
+            cols = {"time_s": _seconds(sf["time_ns"])}
             for i, (k, v) in enumerate(sf.items()):
                 cols[k] = v
                 if i == 0:
@@ -269,7 +275,7 @@ class Result:
         if table == "series_meter":
             sm = raw["series_meter"]
             return {
-                "time_s": sm["time_ns"] / 1e9,
+                "time_s": _seconds(sm["time_ns"]),
                 **sm,
                 "conditioner_name": [cond_names[i] for i in sm["conditioner"]],
                 "flow_name": [names[i] if i < len(names) else "(aggregate)" for i in sm["flow"]],
@@ -277,7 +283,7 @@ class Result:
         if table == "series_gauges":
             sg = raw["series_gauges"]
             gauge_names = list(raw["gauge_names"])
-            cols = {"time_s": sg["time_ns"] / 1e9, **{k: v for k, v in sg.items() if k != "gauge"}}
+            cols = {"time_s": _seconds(sg["time_ns"]), **{k: v for k, v in sg.items() if k != "gauge"}}
             cols["conditioner_name"] = [cond_names[i] for i in sg["conditioner"]]
             cols["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sg["flow"]]
             cols["name"] = [gauge_names[i] for i in sg["gauge"]]
@@ -507,19 +513,17 @@ class Result:
 
     def write(self, out: str | Path, *, tables: bool = True) -> Path:
         """Writes summary.json, scenario.toml and (``tables``) the Parquet tables into directory
-        ``out``. The tables are written from the core's columns by pyarrow, without pandas."""
+        ``out``. The tables are written from the core's columns by the core's Parquet writer
+        (read back by pyarrow as the same table pyarrow would have written), without numpy,
+        pandas or pyarrow; a file that cannot be written raises OSError naming it."""
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         if tables:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
             meta = {"scenario": self.scenario.name, "seed": self.seed, "version": _core.__version__}
-            table_meta = {f"qoslab.{k}".encode(): str(v).encode() for k, v in meta.items()}
+            file_meta = [(f"qoslab.{k}", str(v)) for k, v in meta.items()]
             for name in TABLES:
-                cols = self.columns(name)
-                t = pa.table({k: _arrow_column(pa, v) for k, v in cols.items()})
-                pq.write_table(t.replace_schema_metadata(table_meta), d / f"{name}.parquet")
+                cols = list(self._raw_columns(name).items())
+                _core.write_parquet(str(d / f"{name}.parquet"), cols, file_meta)
         (d / "summary.json").write_text(summary_json(self.summary()))
         (d / "scenario.toml").write_text(self.scenario.text)
         return d
@@ -541,26 +545,6 @@ def summary_json(summary: dict[str, Any]) -> str:
         else:
             lines.append(f"  {dump(k)}: {dump(v)}")
     return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def _arrow_column(pa: Any, v: Any) -> Any:
-    """A column as pyarrow holds it: numpy arrays as they are, lists of names as strings (also
-    when empty). Built from buffers: ``pa.array`` imports pandas to look for pandas types
-    (0.2-0.3 s, more than the whole run of a small scenario)."""
-    import numpy as np
-
-    if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
-        n = len(v)
-        if v.dtype == np.bool_:
-            bits = np.packbits(v, bitorder="little")
-            return pa.Array.from_buffers(pa.bool_(), n, [None, pa.py_buffer(bits)])
-        v = np.ascontiguousarray(v)
-        return pa.Array.from_buffers(pa.from_numpy_dtype(v.dtype), n, [None, pa.py_buffer(v)])
-    encoded = [str(x).encode() for x in v]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    data = b"".join(encoded)
-    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def run(
