@@ -62,3 +62,22 @@ def test_summary_json_reads_back_equal():
     assert math.isnan(back.pop("nan_example")) and back == {k: v for k, v in s.items() if k != "nan_example"}
     # one flow per line
     assert sum(1 for line in text.splitlines() if line.startswith('    {"id": ')) == len(s["flows"])
+
+
+def test_a_large_run_hashes_its_scenario_beside_the_simulation():
+    """A run of a scenario with at least HASH_BESIDE_FROM flows plus links hashes it on a
+    second thread while the core simulates: the hash is there when run() returns (nothing else
+    asked for it) and equals the hash computed afresh."""
+    from qoslab.bench import dumbbell
+    from qoslab.simulate import HASH_BESIDE_FROM, run
+
+    table = dumbbell(400, "100Mbps", "2s")
+    sc = qoslab.Scenario.from_table(table)
+    assert len(sc.resolved["flows"]) + len(sc.resolved["links"]) >= HASH_BESIDE_FROM
+    assert sc._sha256 is None
+    res = run(sc, seed=1)
+    assert sc._sha256 is not None
+    assert res.summary()["scenario_sha256"] == qoslab.Scenario.from_table(table).sha256()
+    small = load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    run(small, seed=1)
+    assert small._sha256 is None  # below the threshold: hashed only when asked

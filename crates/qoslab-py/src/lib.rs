@@ -141,34 +141,23 @@ fn resolve_scenario<'py>(py: Python<'py>, text: &str, file: &str) -> PyResult<Bo
     resolved_py(py, &sc, file)
 }
 
-/// The resolved form as TOML, or a ScenarioError naming the file.
-fn resolved_table(sc: &Scenario, file: &str) -> PyResult<toml::Value> {
-    sc.to_toml_value().map_err(|m| {
-        ScenarioError::new_err((
-            format!("{file}: {m}"),
-            file.to_string(),
-            None::<usize>,
-            String::new(),
-            m,
-        ))
-    })
+/// A ScenarioError naming the file: the resolved scenario holds a value TOML cannot (`m`).
+fn resolved_err(file: &str, m: String) -> PyErr {
+    ScenarioError::new_err((
+        format!("{file}: {m}"),
+        file.to_string(),
+        None::<usize>,
+        String::new(),
+        m,
+    ))
 }
 
-/// The resolved form as Python objects (what `toml_to_py(resolved_table(..))` gives, built
-/// directly: see `topy`), or a ScenarioError naming the file.
+/// The resolved form as Python objects (what `toml_to_py` of the resolved `toml::Value` gave,
+/// built directly: see `topy`), or a ScenarioError naming the file.
 fn resolved_py<'py>(py: Python<'py>, sc: &Scenario, file: &str) -> PyResult<Bound<'py, PyAny>> {
     topy::to_py(py, sc).map_err(|e| match e {
         topy::ToPyError::Python(e) => e,
-        e => {
-            let m = format!("a value is out of range: {e}");
-            ScenarioError::new_err((
-                format!("{file}: {m}"),
-                file.to_string(),
-                None::<usize>,
-                String::new(),
-                m,
-            ))
-        }
+        e => resolved_err(file, format!("a value is out of range: {e}")),
     })
 }
 
@@ -188,10 +177,17 @@ impl Resolved {
     }
 
     /// The resolved scenario as TOML: `table_to_toml(self.table())` without the round trip
-    /// through Python objects (the scenario's hash; a second at 10,000 flows that way).
-    fn canonical_toml(&self) -> PyResult<String> {
-        toml::to_string(&resolved_table(&self.inner, &self.file)?)
-            .map_err(|e| table_err("", format!("cannot write the scenario as TOML: {e}")))
+    /// through Python objects (the scenario's hash; a second at 10,000 flows that way). The GIL
+    /// is released while it is written (a run computes it beside the simulation).
+    fn canonical_toml(&self, py: Python<'_>) -> PyResult<String> {
+        match py.detach(|| self.inner.to_toml_value().map(|v| toml::to_string(&v))) {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(e)) => Err(table_err(
+                "",
+                format!("cannot write the scenario as TOML: {e}"),
+            )),
+            Err(m) => Err(resolved_err(&self.file, m)),
+        }
     }
 }
 
