@@ -281,7 +281,7 @@ def _median(xs: list[float | None]) -> float | None:
 
 def _qoslab_cmd() -> list[str]:
     exe = Path(sys.executable).parent / "qoslab"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "qoslab.cli"]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "qoslab.entry"]
 
 
 def _write_ns2(sc: Scenario, path: Path) -> None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from qoslab.summary_keys import SUMMARY_FLOW_KEYS
+
 #: The units a column may have (a consistent vocabulary for the whole page).
 UNITS = (
     "bit/s",
@@ -726,18 +728,6 @@ SERIES_GAUGES = OutputFile(
 
 # -- summary.json -----------------------------------------------------------------------------------
 
-#: summary.json's per-flow keys besides id, name and window (written by Result.summary).
-SUMMARY_FLOW_KEYS = (
-    "throughput_bps",
-    "goodput_bps",
-    "delivered_bytes",
-    "sent_packets",
-    "retransmitted_packets",
-    "dropped_packets",
-    "timeouts",
-    "ecn_marks",
-    "ecn_responses",
-)
 
 _DROP_KEYS: tuple[tuple[str, str], ...] = (
     ("total", "all drops on every link direction (early, forced, overflow and policed; data and ACKs)"),

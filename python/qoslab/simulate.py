@@ -27,6 +27,7 @@ from qoslab._gc import paused
 from qoslab.budget import Budget, BudgetError, Pace
 from qoslab.budget import check as check_budget
 from qoslab.scenario import Scenario, load_scenario
+from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -495,8 +496,6 @@ class Result:
     def _flow_rows(self) -> list[dict[str, Any]]:
         """summary.json's per-flow entries (columns converted once, not element by element:
         10,000 flows took 2 s)."""
-        from qoslab.outputs import SUMMARY_FLOW_KEYS  # the keys' documentation, no heavy imports
-
         fl = self.raw["flows"]
         window_cols = [c for c in fl if c.startswith("window_")]
         # bit rates are floats, counts integers
