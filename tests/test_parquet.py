@@ -1,12 +1,12 @@
-"""The core's Parquet writer (crates/qoslab-core/src/parquet.rs, `_core.write_parquet`), read
+"""The core's Parquet writer (crates/qoslab-core/src/parquet/, `_core.write_parquet`), read
 back by pyarrow: every scenario's tables read back as the same Arrow tables (types, nullability,
 values, metadata) as pyarrow's own writer made of the same columns (the writer `Result.write`
-used before; kept here as the reference), and random tables of every column kind round-trip."""
+used before; kept here as the reference), and random tables of every column kind round-trip to
+the bit, PLAIN or dictionary-encoded (columns of few values, runs, distinct values)."""
 
 from __future__ import annotations
 
 import array
-import math
 import struct
 import subprocess
 import sys
@@ -36,14 +36,15 @@ def _arrow_column(v: Any) -> pa.Array:
     return pa.array([str(x) for x in v], type=pa.string())
 
 
-def reference_write(res: Result, out: Path) -> None:
-    """The tables as pyarrow writes them (pyarrow's defaults, the same metadata keys)."""
+def reference_write(res: Result, out: Path, **options: Any) -> None:
+    """The tables as pyarrow writes them (pyarrow's defaults unless ``options`` say otherwise,
+    the same metadata keys)."""
     out.mkdir(parents=True, exist_ok=True)
     meta = {"scenario": res.scenario.name, "seed": res.seed, "version": _core.__version__}
     table_meta = {f"qoslab.{k}".encode(): str(v).encode() for k, v in meta.items()}
     for name in TABLES:
         t = pa.table({k: _arrow_column(v) for k, v in res.columns(name).items()})
-        pq.write_table(t.replace_schema_metadata(table_meta), out / f"{name}.parquet")
+        pq.write_table(t.replace_schema_metadata(table_meta), out / f"{name}.parquet", **options)
 
 
 def same_column(a: pa.ChunkedArray, b: pa.ChunkedArray) -> bool:
@@ -73,6 +74,7 @@ def test_every_scenarios_tables_read_back_as_pyarrow_writes_them(path, tmp_path)
     res = qoslab.run(path)
     res.write(tmp_path / "new")
     reference_write(res, tmp_path / "old")
+    reference_write(res, tmp_path / "plain", compression="none")
     for name in TABLES:
         new_file, old_file = tmp_path / "new" / f"{name}.parquet", tmp_path / "old" / f"{name}.parquet"
         new, old = pq.read_table(new_file), pq.read_table(old_file)
@@ -85,6 +87,9 @@ def test_every_scenarios_tables_read_back_as_pyarrow_writes_them(path, tmp_path)
         # the types come from the Parquet schema alone: no ARROW:schema entry in the file
         kv = pq.ParquetFile(new_file).metadata.metadata
         assert b"ARROW:schema" not in kv
+        # dictionary encoding where it pays: no larger than pyarrow's dictionary-encoded file
+        # without compression
+        assert new_file.stat().st_size <= (tmp_path / "plain" / f"{name}.parquet").stat().st_size, name
         a, b = pd.read_parquet(new_file), pd.read_parquet(old_file)
         assert list(a.dtypes) == list(b.dtypes)
         pd.testing.assert_frame_equal(a, b, check_exact=True)
@@ -123,17 +128,50 @@ _INT_RANGES = {
 KINDS = [*_INT_RANGES, "f", "d", "?", "str"]
 
 
+def _f64(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def _f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+# NaNs of other payloads and signs, and both zeros: distinct dictionary entries (a float is keyed
+# by its bits); a signalling NaN only as a double (converting it to float32 would quiet it)
+_SPECIAL_F64 = [
+    _f64(b)
+    for b in (0x7FF8_0000_0000_0000, 0x7FF8_0000_0000_0001, 0xFFF8_0000_0000_0000, 0x7FF0_0000_0000_0001)
+]
+_SPECIAL_F32 = [_f32(b) for b in (0x7FC0_0000, 0x7FC0_0001, 0xFFC1_2345)]
+
+
 def _values(kind: str) -> st.SearchStrategy[Any]:
     if kind in _INT_RANGES:
         _, lo, hi = _INT_RANGES[kind]
         return st.integers(lo, hi)
     if kind == "f":
-        return st.floats(width=32)
+        return st.one_of(st.floats(width=32), st.sampled_from([*_SPECIAL_F32, 0.0, -0.0]))
     if kind == "d":
-        return st.floats()
+        return st.one_of(st.floats(), st.sampled_from([*_SPECIAL_F64, 0.0, -0.0]))
     if kind == "?":
         return st.booleans()
-    return st.text()
+    return st.one_of(st.text(), st.just(""))
+
+
+@st.composite
+def _column(draw: st.DrawFn, kind: str, n: int) -> list[Any]:
+    """Any values (mostly distinct: PLAIN), a few values in any order, or runs of a few values
+    (dictionary-encoded; the indices in RLE and bit-packed runs, mixed)."""
+    mode = draw(st.sampled_from(["any", "few", "runs"]))
+    if mode == "any":
+        return draw(st.lists(_values(kind), min_size=n, max_size=n))
+    pool = draw(st.lists(_values(kind), min_size=1, max_size=5))
+    if mode == "few":
+        return draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+    out: list[Any] = []
+    while len(out) < n:
+        out += [draw(st.sampled_from(pool))] * draw(st.integers(1, 20))
+    return out[:n]
 
 
 def _as_column(kind: str, values: list[Any]) -> Any:
@@ -151,17 +189,21 @@ def _arrow_type(kind: str) -> pa.DataType:
     return {"f": pa.float32(), "d": pa.float64(), "?": pa.bool_(), "str": pa.string()}[kind]
 
 
-def _same_value(a: Any, b: Any) -> bool:
-    if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or struct.pack("<d", a) == struct.pack("<d", b)
-    return bool(a == b and type(a) is type(b))
+def _distinct(kind: str, values: list[Any]) -> int:
+    """How many different values the column holds, told apart as the writer tells them (a
+    number by its bits as stored, a string by its text)."""
+    if kind in ("?", "str"):
+        return len(set(values))
+    raw = array.array(kind, values)
+    b = raw.tobytes()
+    return len({b[i : i + raw.itemsize] for i in range(0, len(b), raw.itemsize)})
 
 
 @st.composite
 def tables(draw: st.DrawFn) -> tuple[list[str], int, list[list[Any]]]:
     kinds = draw(st.lists(st.sampled_from(KINDS), min_size=1, max_size=6))
-    n = draw(st.integers(0, 40))
-    cols = [draw(st.lists(_values(k), min_size=n, max_size=n)) for k in kinds]
+    n = draw(st.integers(0, 200))
+    cols = [draw(_column(k, n)) for k in kinds]
     return kinds, n, cols
 
 
@@ -177,15 +219,72 @@ def test_random_tables_round_trip_through_pyarrow(table, tmp_path):
     back = pq.read_table(path)
     assert back.schema.metadata == {b"qoslab.scenario": "é ✓".encode(), b"k": b""}
     assert back.num_rows == n
-    for nm, k, v in rows:
+    chunks = pq.ParquetFile(path).metadata.row_group(0) if rows else None
+    for i, (nm, k, v) in enumerate(rows):
         field = back.schema.field(nm)
         assert field.type == _arrow_type(k) and field.nullable, (nm, field)
-        got = back.column(nm).to_pylist()
-        assert len(got) == n and all(_same_value(a, b) for a, b in zip(got, v, strict=True)), (nm, got, v)
+        got = back.column(nm)
+        if k in ("?", "str"):
+            assert got.to_pylist() == v, (nm, got, v)
+        else:  # to the bit: NaN payloads and signs, -0.0
+            assert got.to_numpy().tobytes() == array.array(k, v).tobytes(), (nm, got, v)
+        # PLAIN where a dictionary cannot pay (booleans, every value distinct), a dictionary
+        # where one value repeats
+        encodings = chunks.column(i).encodings
+        distinct = _distinct(k, v)
+        if k == "?" or distinct == n:
+            assert encodings == ("PLAIN", "RLE"), (nm, encodings)
+        elif distinct == 1:
+            assert encodings == ("PLAIN", "RLE", "RLE_DICTIONARY"), (nm, encodings)
+    # the same table writes the same bytes
+    _core.write_parquet(tmp_path / "again.parquet", [(nm, _as_column(k, v)) for nm, k, v in rows], meta)
+    assert (tmp_path / "again.parquet").read_bytes() == path.read_bytes()
     # and pyarrow's own file of the same table reads back the same
     ref = pa.table({nm: pa.array(v, type=_arrow_type(k)) for nm, k, v in rows})
     pq.write_table(ref, tmp_path / "ref.parquet")
     assert_same_table(back, pq.read_table(tmp_path / "ref.parquet"))
+
+
+def test_columns_of_few_values_are_dictionary_encoded(tmp_path):
+    """A column of a few values is a dictionary page and RLE_DICTIONARY data pages (every kind
+    but booleans); one of distinct values, booleans, and one whose dictionary would be over 1
+    MiB are PLAIN. Fails if the dictionary path is switched off."""
+    n = 1000
+    few = {k: [lo, hi, lo, lo, 0] for k, (_, lo, hi) in _INT_RANGES.items()}
+    few |= {"f": [0.0, -0.0, *_SPECIAL_F32], "d": [0.0, -0.0, *_SPECIAL_F64], "str": ["", "a", "é ✓"]}
+    cols = [(f"few_{k}", _as_column(k, [v[i % len(v)] for i in range(n)])) for k, v in few.items()]
+    cols += [
+        ("runs", array.array("q", [i // 100 for i in range(n)])),
+        ("distinct", array.array("d", [i / 7 for i in range(n)])),
+        ("bool", _as_column("?", [i % 3 == 0 for i in range(n)])),
+    ]
+    path = tmp_path / "t.parquet"
+    _core.write_parquet(path, cols, [])
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    back = pq.read_table(path)
+    for i, (name, col) in enumerate(cols):
+        chunk = meta.column(i)
+        if name.startswith("few_") or name == "runs":
+            assert chunk.encodings == ("PLAIN", "RLE", "RLE_DICTIONARY"), name
+            assert chunk.has_dictionary_page and chunk.dictionary_page_offset < chunk.data_page_offset, name
+            # a few bytes of dictionary, at most 3 bits of index per row
+            assert chunk.total_compressed_size < 120 + n * 3 // 8, (name, chunk.total_compressed_size)
+        else:
+            assert chunk.encodings == ("PLAIN", "RLE") and not chunk.has_dictionary_page, name
+        if isinstance(col, list) or name == "bool":
+            assert back.column(name).to_pylist() == list(col), name
+        else:
+            assert back.column(name).to_numpy().tobytes() == col.tobytes(), name
+    # the row group starts at the first column's dictionary page
+    assert meta.column(0).dictionary_page_offset == 4
+
+    # a dictionary over 1 MiB is not written, however much it would save: 1,100 strings of
+    # 1,000 bytes three times each (1.1 MB of dictionary) are PLAIN, 1,000 of them a dictionary
+    for distinct, encodings in ((1100, ("PLAIN", "RLE")), (1000, ("PLAIN", "RLE", "RLE_DICTIONARY"))):
+        words = [f"{i:01000d}" for i in range(distinct)] * 3
+        _core.write_parquet(path, [("s", words)], [])
+        assert pq.ParquetFile(path).metadata.row_group(0).column(0).encodings == encodings
+        assert pq.read_table(path).column("s").to_pylist() == words
 
 
 def test_tables_of_many_pages_and_long_strings(tmp_path):
@@ -215,6 +314,29 @@ def test_tables_of_many_pages_and_long_strings(tmp_path):
     words = ["", "ü", "x" * 1_500_000, "日本語", "y" * 700_000, *(f"w{i}" for i in range(200_000))]
     _core.write_parquet(tmp_path / "s.parquet", [("s", words)], [])
     assert pq.read_table(tmp_path / "s.parquet").column("s").to_pylist() == words
+
+    # dictionary-encoded columns of many pages, every page referring to the one dictionary:
+    # 2.5 million doubles of 300 values (NaNs and zeros of both signs among them) in runs and
+    # not, and 300,000 strings of 40 names (over 3 pages of PLAIN strings)
+    values = rng.standard_normal(300)
+    values[:4] = [np.nan, -np.nan, 0.0, -0.0]
+    few = values[rng.integers(0, 300, n)]
+    few[: n // 2] = np.sort(few[: n // 2])  # runs
+    names = [f"flow-{i:02d}-{'x' * 20}" for i in range(40)]
+    s = [names[i] for i in rng.integers(0, 40, 300_000)]
+    path = tmp_path / "dict.parquet"
+    _core.write_parquet(path, [("few", few), ("i", u % np.uint64(7))], [])
+    _core.write_parquet(tmp_path / "dict_s.parquet", [("s", s)], [])
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    meta_s = pq.ParquetFile(tmp_path / "dict_s.parquet").metadata.row_group(0)
+    for chunk in (meta.column(0), meta.column(1), meta_s.column(0)):
+        assert chunk.encodings == ("PLAIN", "RLE", "RLE_DICTIONARY"), chunk
+    # a dictionary of 300 doubles and 9 bits an index: far under the PLAIN 8 bytes a value
+    assert meta.column(0).total_compressed_size < 300 * 8 + n * 9 // 8 + 100 * 40
+    back = pq.read_table(path)
+    assert back.column("few").to_numpy().tobytes() == few.tobytes()
+    assert (back.column("i").to_numpy() == u % np.uint64(7)).all()
+    assert pq.read_table(tmp_path / "dict_s.parquet").column("s").to_pylist() == s
 
     empty = [("s", []), ("d", array.array("d")), ("b", memoryview(b"").cast("?")), ("q", array.array("q"))]
     _core.write_parquet(tmp_path / "e.parquet", empty, [("a", "b")])

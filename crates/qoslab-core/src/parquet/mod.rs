@@ -7,12 +7,22 @@
 //! must accept:
 //!
 //! ```text
-//! "PAR1" | column 0: page, page, … | column 1: … | FileMetaData | footer length (u32 LE) | "PAR1"
+//! "PAR1" | column 0: [dictionary page] page, page, … | column 1: … | FileMetaData
+//!        | footer length (u32 LE) | "PAR1"
 //! ```
 //!
-//! * one row group; one column chunk per column; data pages of version 1, PLAIN encoding,
-//!   UNCOMPRESSED, each about [`PAGE_BYTES`] of values (at least one row), so that tables of
-//!   millions of rows make no huge page;
+//! * one row group; one column chunk per column; data pages of version 1, UNCOMPRESSED, each
+//!   about [`PAGE_BYTES`] of PLAIN values (at least one row), so that tables of millions of
+//!   rows make no huge page;
+//! * dictionary encoding where it pays, as pyarrow does by default (a run's tables have many
+//!   repeated times, names, counters and NaNs): a PLAIN dictionary page, entries in order of
+//!   first appearance, then data pages of RLE_DICTIONARY indices (the RLE/bit-packed hybrid,
+//!   [`hybrid`]), all pages of the chunk referring to the one dictionary. The rule
+//!   ([`Values::dictionary`]): a column is dictionary-encoded when it is not boolean, not empty,
+//!   its dictionary is at most [`DICT_PAGE_BYTES`] (pyarrow's fallback limit, 1 MiB), and the
+//!   dictionary plus every index at full bit width is smaller than the PLAIN values; otherwise
+//!   it is PLAIN. Entries are told apart by their bits (NaN payloads, -0.0 and 0.0 are distinct
+//!   entries) and strings by their bytes;
 //! * every field OPTIONAL (nullable), as pyarrow writes a table's fields by default, with no
 //!   null: a page's definition levels are one RLE run of 1s (bit width 1), behind the 4-byte
 //!   length that version-1 pages put in front of them;
@@ -20,9 +30,13 @@
 //! * types annotated the way pyarrow annotates them (logical type and the legacy converted
 //!   type), so that a reader gets back the same Arrow types without an `ARROW:schema` entry:
 //!   8/16-bit and unsigned integers as `INTEGER(bits, signed)`, strings as `STRING`;
-//! * no statistics, dictionary, index or bloom filter (all optional).
+//! * no compression, statistics, index or bloom filter (all optional).
+//!
+//! The output is a function of the columns alone: the same table writes the same bytes.
 
+use std::collections::HashMap;
 use std::fs::File;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -34,6 +48,10 @@ pub use thrift::{varint, zigzag, Thrift};
 
 /// Target size of one data page's values in bytes (a page holds at least one row).
 pub const PAGE_BYTES: usize = 1 << 20;
+
+/// The largest dictionary page: a column whose dictionary would be larger is written PLAIN
+/// (pyarrow's `dictionary_pagesize_limit`, 1 MiB, past which it falls back to PLAIN).
+pub const DICT_PAGE_BYTES: usize = 1 << 20;
 
 /// The largest page body Parquet can describe (its sizes are `i32`), less room for the
 /// definition levels.
@@ -159,10 +177,12 @@ mod code {
     // Encoding
     pub const PLAIN: i32 = 0;
     pub const RLE: i32 = 3;
+    pub const RLE_DICTIONARY: i32 = 8;
     // CompressionCodec
     pub const UNCOMPRESSED: i32 = 0;
     // PageType
     pub const DATA_PAGE: i32 = 0;
+    pub const DICTIONARY_PAGE: i32 = 2;
     // LogicalType union members
     pub const LOGICAL_STRING: i16 = 1;
     pub const LOGICAL_INTEGER: i16 = 10;
@@ -306,6 +326,228 @@ impl Values<'_> {
     }
 }
 
+impl Values<'_> {
+    /// Appends rows `rows` PLAIN-encoded, in that order: a dictionary page, its entries given
+    /// as the rows where they first appear.
+    fn plain_rows(&self, rows: &[usize], out: &mut Vec<u8>) {
+        fn put<T: Copy, const N: usize>(
+            v: &[T],
+            rows: &[usize],
+            out: &mut Vec<u8>,
+            le: fn(T) -> [u8; N],
+        ) {
+            out.reserve(rows.len() * N);
+            for &i in rows {
+                out.extend_from_slice(&le(v[i]));
+            }
+        }
+        match self {
+            Values::Bool(v) => {
+                let bits: Vec<bool> = rows.iter().map(|&i| v[i]).collect();
+                Values::Bool(&bits).plain(0, bits.len(), out);
+            }
+            Values::I8(v) => put(v, rows, out, |x| i32::from(x).to_le_bytes()),
+            Values::I16(v) => put(v, rows, out, |x| i32::from(x).to_le_bytes()),
+            Values::I32(v) => put(v, rows, out, i32::to_le_bytes),
+            Values::I64(v) => put(v, rows, out, i64::to_le_bytes),
+            Values::U8(v) => put(v, rows, out, |x| u32::from(x).to_le_bytes()),
+            Values::U16(v) => put(v, rows, out, |x| u32::from(x).to_le_bytes()),
+            Values::U32(v) => put(v, rows, out, u32::to_le_bytes),
+            Values::U64(v) => put(v, rows, out, u64::to_le_bytes),
+            Values::F32(v) => put(v, rows, out, f32::to_le_bytes),
+            Values::F64(v) => put(v, rows, out, f64::to_le_bytes),
+            Values::Utf8(s) => {
+                for &i in rows {
+                    let x = s.get(i).as_bytes();
+                    out.extend_from_slice(&(x.len() as u32).to_le_bytes());
+                    out.extend_from_slice(x);
+                }
+            }
+        }
+    }
+
+    /// The column's dictionary, or `None` if the column is to be written PLAIN: booleans, an
+    /// empty column, a dictionary of over [`DICT_PAGE_BYTES`], or one that does not pay (its
+    /// PLAIN size plus every row's index at the full bit width is not smaller than the PLAIN
+    /// column; the RLE runs of the indices can only make the encoded column smaller). Both
+    /// terms only grow as entries are added, so building stops at the first entry that breaks
+    /// the rule: a column of distinct values costs at most about a dictionary page of work.
+    pub fn dictionary(&self) -> Option<Dictionary> {
+        let n = self.len();
+        // keys: a number's bits (sign-extended or zero-extended integers, a float's
+        // `to_bits`), a string's bytes
+        match self {
+            Values::Bool(_) => None,
+            Values::I8(v) => Dictionary::build(n, v.iter().map(|&x| x as u64), |_| 4, 4 * n),
+            Values::I16(v) => Dictionary::build(n, v.iter().map(|&x| x as u64), |_| 4, 4 * n),
+            Values::I32(v) => Dictionary::build(n, v.iter().map(|&x| x as u64), |_| 4, 4 * n),
+            Values::I64(v) => Dictionary::build(n, v.iter().map(|&x| x as u64), |_| 8, 8 * n),
+            Values::U8(v) => Dictionary::build(n, v.iter().map(|&x| u64::from(x)), |_| 4, 4 * n),
+            Values::U16(v) => Dictionary::build(n, v.iter().map(|&x| u64::from(x)), |_| 4, 4 * n),
+            Values::U32(v) => Dictionary::build(n, v.iter().map(|&x| u64::from(x)), |_| 4, 4 * n),
+            Values::U64(v) => Dictionary::build(n, v.iter().copied(), |_| 8, 8 * n),
+            Values::F32(v) => {
+                Dictionary::build(n, v.iter().map(|x| u64::from(x.to_bits())), |_| 4, 4 * n)
+            }
+            Values::F64(v) => Dictionary::build(n, v.iter().map(|x| x.to_bits()), |_| 8, 8 * n),
+            Values::Utf8(s) => Dictionary::build(
+                n,
+                s.iter().map(str::as_bytes),
+                |k: &[u8]| 4 + k.len(),
+                4 * n + s.data.len(),
+            ),
+        }
+    }
+}
+
+/// A column chunk's dictionary: its entries, each given as the row where it first appears
+/// (entries in order of first appearance), and every row's entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dictionary {
+    pub first_rows: Vec<usize>,
+    pub indices: Vec<u32>,
+}
+
+impl Dictionary {
+    /// See [`Values::dictionary`]: the `n` `keys` tell the rows' values apart, `entry_bytes` is a
+    /// key's PLAIN size, `plain_bytes` the PLAIN size of the whole column.
+    fn build<K: Hash + Eq + Copy>(
+        n: usize,
+        keys: impl Iterator<Item = K>,
+        entry_bytes: impl Fn(K) -> usize,
+        plain_bytes: usize,
+    ) -> Option<Dictionary> {
+        let mut map: HashMap<K, u32, BuildHasherDefault<KeyHasher>> = HashMap::default();
+        let mut first_rows = Vec::new();
+        let mut indices = Vec::with_capacity(n);
+        let mut dict_bytes = 0;
+        let mut prev: Option<(K, u32)> = None;
+        for (row, k) in keys.enumerate() {
+            let i = match prev {
+                // runs of one value are common (a time across queues): no lookup
+                Some((p, i)) if p == k => i,
+                _ => {
+                    let next = first_rows.len() as u32;
+                    let i = *map.entry(k).or_insert(next);
+                    if i == next {
+                        first_rows.push(row);
+                        dict_bytes += entry_bytes(k);
+                        let index_bytes =
+                            (n * usize::from(bit_width(first_rows.len()))).div_ceil(8);
+                        if dict_bytes > DICT_PAGE_BYTES || dict_bytes + index_bytes >= plain_bytes {
+                            return None;
+                        }
+                    }
+                    prev = Some((k, i));
+                    i
+                }
+            };
+            indices.push(i);
+        }
+        (n > 0).then_some(Dictionary {
+            first_rows,
+            indices,
+        })
+    }
+
+    /// The bit width of the indices (at least 1, as pyarrow writes a one-entry dictionary's).
+    pub fn bit_width(&self) -> u8 {
+        bit_width(self.first_rows.len())
+    }
+}
+
+/// Bits of an index into a dictionary of `entries` entries: ceil(log2(entries)), at least 1.
+pub fn bit_width(entries: usize) -> u8 {
+    (usize::BITS - entries.saturating_sub(1).leading_zeros()).max(1) as u8
+}
+
+/// The dictionary's hasher: FxHash's multiply-rotate over 8-byte words, finished by
+/// MurmurHash3's fmix64 so that keys differing only in their high bits (floats such as 1.0,
+/// 2.0, 3.0) spread over the table's low bits. (std's SipHash is several times slower; a
+/// dictionary's order does not depend on the hasher.)
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// Appends `v` in the RLE/bit-packed hybrid encoding at bit width `width` (Encodings.md; a
+/// dictionary data page puts the width in one byte in front): a run of 8 or more equal values
+/// is an RLE run (header `len << 1` as a varint, the value in ceil(width / 8) bytes, little
+/// endian); other values go into bit-packed runs (header `groups << 1 | 1`, then groups of 8
+/// values packed from the least significant bit). A bit-packed run counts whole groups, so
+/// before an RLE run the pending values are completed to a multiple of 8 with the run's first
+/// values (the run stays RLE only if 8 or more are left); only the last group of all is
+/// padded with 0s, which the reader ignores (it knows the page's number of values).
+pub fn hybrid(v: &[u32], width: u8, out: &mut Vec<u8>) {
+    let value_bytes = usize::from(width).div_ceil(8);
+    let (mut pending, mut i) = (0, 0);
+    while i < v.len() {
+        let mut j = i + 1;
+        while j < v.len() && v[j] == v[i] {
+            j += 1;
+        }
+        let fill = (8 - (i - pending) % 8) % 8;
+        if j - i >= fill + 8 {
+            bit_packed(&v[pending..i + fill], width, out);
+            varint(((j - i - fill) as u64) << 1, out);
+            out.extend_from_slice(&v[i].to_le_bytes()[..value_bytes]);
+            pending = j;
+        }
+        i = j;
+    }
+    bit_packed(&v[pending..], width, out);
+}
+
+/// One bit-packed run of `v` (nothing if `v` is empty), its last group padded with 0s.
+fn bit_packed(v: &[u32], width: u8, out: &mut Vec<u8>) {
+    if v.is_empty() {
+        return;
+    }
+    let groups = v.len().div_ceil(8);
+    varint(((groups as u64) << 1) | 1, out);
+    let (mut acc, mut bits) = (0u64, 0u8);
+    for k in 0..groups * 8 {
+        acc |= u64::from(v.get(k).copied().unwrap_or(0)) << bits;
+        bits += width;
+        while bits >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+    // 8 values of `width` bits are `width` whole bytes: nothing is left over
+}
+
 /// Writes `columns` (all of the same length) as a Parquet file at `path`, with `metadata` as
 /// the file's key-value metadata. Columns are checked before the file is created; an I/O
 /// error names the path.
@@ -382,6 +624,9 @@ impl<W: Write> Counting<W> {
 
 /// What the footer says of one column chunk.
 struct ChunkMeta {
+    /// Where the chunk starts: its dictionary page if any, else its first data page.
+    start: i64,
+    dictionary: bool,
     data_page_offset: i64,
     bytes: i64,
 }
@@ -396,19 +641,44 @@ fn write_checked<W: Write>(
     let rows = columns.first().map_or(0, |c| c.values.len());
     let mut body = Vec::new();
     let mut chunks = Vec::with_capacity(columns.len());
+    // checked: a page is ~PAGE_BYTES (its indices fewer), a dictionary at most
+    // DICT_PAGE_BYTES plus one entry, or one string of at most MAX_PAGE_BODY bytes
+    let size =
+        |body: &Vec<u8>| i32::try_from(body.len()).map_err(|_| io::Error::other("page too large"));
     for c in columns {
         let start = w.pos;
+        let dictionary = c.values.dictionary();
+        if let Some(d) = &dictionary {
+            body.clear();
+            c.values.plain_rows(&d.first_rows, &mut body);
+            w.put(&dictionary_page_header(
+                d.first_rows.len() as i32,
+                size(&body)?,
+            ))?;
+            w.put(&body)?;
+        }
+        let data_page_offset = w.pos;
         for (a, b) in c.values.pages() {
             body.clear();
             definition_levels(b - a, &mut body);
-            c.values.plain(a, b, &mut body);
-            // checked: a page is ~PAGE_BYTES, or one string of at most MAX_PAGE_BODY bytes
-            let size = i32::try_from(body.len()).map_err(|_| io::Error::other("page too large"))?;
-            w.put(&page_header((b - a) as i32, size))?;
+            let encoding = match &dictionary {
+                Some(d) => {
+                    body.push(d.bit_width());
+                    hybrid(&d.indices[a..b], d.bit_width(), &mut body);
+                    code::RLE_DICTIONARY
+                }
+                None => {
+                    c.values.plain(a, b, &mut body);
+                    code::PLAIN
+                }
+            };
+            w.put(&page_header((b - a) as i32, size(&body)?, encoding))?;
             w.put(&body)?;
         }
         chunks.push(ChunkMeta {
-            data_page_offset: start as i64,
+            start: start as i64,
+            dictionary: dictionary.is_some(),
+            data_page_offset: data_page_offset as i64,
             bytes: (w.pos - start) as i64,
         });
     }
@@ -433,18 +703,32 @@ pub fn definition_levels(n: usize, out: &mut Vec<u8>) {
     out.extend_from_slice(&run);
 }
 
-/// PageHeader of a DATA_PAGE of `num_values` values and `size` bytes, uncompressed, PLAIN
-/// values and RLE definition and repetition levels.
-pub fn page_header(num_values: i32, size: i32) -> Vec<u8> {
+/// PageHeader of a DATA_PAGE of `num_values` values and `size` bytes, uncompressed, the
+/// values in `encoding` (PLAIN or RLE_DICTIONARY), RLE definition and repetition levels.
+pub fn page_header(num_values: i32, size: i32, encoding: i32) -> Vec<u8> {
     let mut t = Thrift::default();
     t.i32(1, code::DATA_PAGE);
     t.i32(2, size);
     t.i32(3, size);
     t.strukt(5, |t| {
         t.i32(1, num_values);
-        t.i32(2, code::PLAIN);
+        t.i32(2, encoding);
         t.i32(3, code::RLE);
         t.i32(4, code::RLE);
+    });
+    t.finish()
+}
+
+/// PageHeader of a DICTIONARY_PAGE of `num_values` PLAIN entries and `size` bytes,
+/// uncompressed.
+pub fn dictionary_page_header(num_values: i32, size: i32) -> Vec<u8> {
+    let mut t = Thrift::default();
+    t.i32(1, code::DICTIONARY_PAGE);
+    t.i32(2, size);
+    t.i32(3, size);
+    t.strukt(7, |t| {
+        t.i32(1, num_values);
+        t.i32(2, code::PLAIN);
     });
     t.finish()
 }
@@ -504,23 +788,26 @@ fn file_metadata(
             t.i64(2, 0); // file_offset: deprecated, required; 0 as pyarrow writes it
             t.strukt(3, |t| {
                 t.i32(1, c.values.schema_type().physical);
-                t.list_i32(2, &[code::PLAIN, code::RLE]);
+                // PLAIN: the values or the dictionary page; RLE: the levels
+                if m.dictionary {
+                    t.list_i32(2, &[code::PLAIN, code::RLE, code::RLE_DICTIONARY]);
+                } else {
+                    t.list_i32(2, &[code::PLAIN, code::RLE]);
+                }
                 t.list_binary(3, &[c.name.as_bytes()]);
                 t.i32(4, code::UNCOMPRESSED);
                 t.i64(5, rows);
                 t.i64(6, m.bytes);
                 t.i64(7, m.bytes);
                 t.i64(9, m.data_page_offset);
+                if m.dictionary {
+                    t.i64(11, m.start);
+                }
             });
         });
         t.i64(2, total);
         t.i64(3, rows);
-        t.i64(
-            5,
-            chunks
-                .first()
-                .map_or(MAGIC.len() as i64, |m| m.data_page_offset),
-        );
+        t.i64(5, chunks.first().map_or(MAGIC.len() as i64, |m| m.start));
         t.i64(6, total);
         t.i16(7, 0);
     });
