@@ -230,38 +230,27 @@ impl<'py> Seq<'py> {
     }
 }
 
-impl<'py> ser::SerializeSeq for Seq<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ToPyError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
-        self.push(v)
-    }
-    fn end(self) -> Out<'py> {
-        self.finish()
-    }
+/// serde's three array-like traits, all `Seq::push` per element and `Seq::finish` at the end.
+macro_rules! seq_impl {
+    ($($trait:ident :: $element:ident),*) => {$(
+        impl<'py> ser::$trait for Seq<'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = ToPyError;
+            fn $element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
+                self.push(v)
+            }
+            fn end(self) -> Out<'py> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl<'py> ser::SerializeTuple for Seq<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ToPyError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
-        self.push(v)
-    }
-    fn end(self) -> Out<'py> {
-        self.finish()
-    }
-}
-
-impl<'py> ser::SerializeTupleStruct for Seq<'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ToPyError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
-        self.push(v)
-    }
-    fn end(self) -> Out<'py> {
-        self.finish()
-    }
-}
+seq_impl!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 /// A table being built: its entries are sorted by key when it ends.
 pub struct Map<'py> {
