@@ -10,7 +10,6 @@ import string
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
-from rich.table import Table as RichTable
 
 from qoslab.textable import Table, render_line, render_table
 
@@ -23,15 +22,6 @@ def _rich(obj: object, width: int) -> str:
     buf = io.StringIO()
     Console(file=buf, width=width, force_terminal=False).print(obj)
     return buf.getvalue()
-
-
-def _rich_table(t: Table) -> RichTable:
-    r = RichTable(title=t.title or None, caption=t.caption or None)
-    for h in t.headers:
-        r.add_column(h, justify="right")
-    for row in t.rows:
-        r.add_row(*row)
-    return r
 
 
 @st.composite
@@ -50,7 +40,7 @@ def tables(draw: st.DrawFn) -> Table:
 def test_a_table_is_rich_s_or_declined(t: Table, width: int) -> None:
     mine = render_table(t, width)
     if mine is not None:
-        assert mine == _rich(_rich_table(t), width)
+        assert mine == _rich(t.to_rich(), width)
         assert mine == _rich(t.to_rich(), width)
 
 

@@ -30,6 +30,7 @@ from qoslab.scenario import Scenario, load_scenario
 from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Sequence
 
     import numpy as np
@@ -611,7 +612,7 @@ def run(
 HASH_BESIDE_FROM = 1_000
 
 
-def _hash_beside(sc: Scenario) -> Any:
+def _hash_beside(sc: Scenario) -> threading.Thread | None:
     """A started thread computing ``sc.sha256()`` (summary.json's scenario_sha256) while the
     core simulates, for a large scenario not hashed yet; else None. The core writes the
     canonical TOML with the GIL released and hashlib hashes it so: at 10,000 flows 1.0 s that
