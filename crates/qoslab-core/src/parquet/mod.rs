@@ -285,67 +285,33 @@ impl Values<'_> {
             .collect()
     }
 
-    /// Appends rows `a..b` PLAIN-encoded: little-endian values (8- and 16-bit integers widened
-    /// to INT32, unsigned ones as their two's-complement bits), booleans one bit each from the
-    /// least significant, strings as a 4-byte length and the bytes.
-    fn plain(&self, a: usize, b: usize, out: &mut Vec<u8>) {
-        fn put<T: Copy, const N: usize>(v: &[T], out: &mut Vec<u8>, le: fn(T) -> [u8; N]) {
-            out.reserve(v.len() * N);
-            for &x in v {
-                out.extend_from_slice(&le(x));
+    /// Appends the values of `rows`, in that order, PLAIN-encoded: little-endian values (8-
+    /// and 16-bit integers widened to INT32, unsigned ones as their two's-complement bits),
+    /// booleans one bit each from the least significant, strings as a 4-byte length and the
+    /// bytes. A data page's rows are a range; a dictionary page's, the rows where its entries
+    /// first appear.
+    fn plain(&self, rows: impl ExactSizeIterator<Item = usize>, out: &mut Vec<u8>) {
+        fn put<T: Copy, const N: usize>(
+            v: &[T],
+            rows: impl ExactSizeIterator<Item = usize>,
+            out: &mut Vec<u8>,
+            le: fn(T) -> [u8; N],
+        ) {
+            out.reserve(rows.len() * N);
+            for i in rows {
+                out.extend_from_slice(&le(v[i]));
             }
         }
         match self {
             Values::Bool(v) => {
-                for chunk in v[a..b].chunks(8) {
+                let bits: Vec<bool> = rows.map(|i| v[i]).collect();
+                for chunk in bits.chunks(8) {
                     let byte = chunk
                         .iter()
                         .enumerate()
                         .fold(0u8, |acc, (i, &x)| acc | (u8::from(x) << i));
                     out.push(byte);
                 }
-            }
-            Values::I8(v) => put(&v[a..b], out, |x| i32::from(x).to_le_bytes()),
-            Values::I16(v) => put(&v[a..b], out, |x| i32::from(x).to_le_bytes()),
-            Values::I32(v) => put(&v[a..b], out, i32::to_le_bytes),
-            Values::I64(v) => put(&v[a..b], out, i64::to_le_bytes),
-            Values::U8(v) => put(&v[a..b], out, |x| u32::from(x).to_le_bytes()),
-            Values::U16(v) => put(&v[a..b], out, |x| u32::from(x).to_le_bytes()),
-            Values::U32(v) => put(&v[a..b], out, u32::to_le_bytes),
-            Values::U64(v) => put(&v[a..b], out, u64::to_le_bytes),
-            Values::F32(v) => put(&v[a..b], out, f32::to_le_bytes),
-            Values::F64(v) => put(&v[a..b], out, f64::to_le_bytes),
-            Values::Utf8(s) => {
-                for i in a..b {
-                    let x = s.get(i).as_bytes();
-                    // checked before writing: no string is over MAX_PAGE_BODY bytes
-                    out.extend_from_slice(&(x.len() as u32).to_le_bytes());
-                    out.extend_from_slice(x);
-                }
-            }
-        }
-    }
-}
-
-impl Values<'_> {
-    /// Appends rows `rows` PLAIN-encoded, in that order: a dictionary page, its entries given
-    /// as the rows where they first appear.
-    fn plain_rows(&self, rows: &[usize], out: &mut Vec<u8>) {
-        fn put<T: Copy, const N: usize>(
-            v: &[T],
-            rows: &[usize],
-            out: &mut Vec<u8>,
-            le: fn(T) -> [u8; N],
-        ) {
-            out.reserve(rows.len() * N);
-            for &i in rows {
-                out.extend_from_slice(&le(v[i]));
-            }
-        }
-        match self {
-            Values::Bool(v) => {
-                let bits: Vec<bool> = rows.iter().map(|&i| v[i]).collect();
-                Values::Bool(&bits).plain(0, bits.len(), out);
             }
             Values::I8(v) => put(v, rows, out, |x| i32::from(x).to_le_bytes()),
             Values::I16(v) => put(v, rows, out, |x| i32::from(x).to_le_bytes()),
@@ -358,8 +324,9 @@ impl Values<'_> {
             Values::F32(v) => put(v, rows, out, f32::to_le_bytes),
             Values::F64(v) => put(v, rows, out, f64::to_le_bytes),
             Values::Utf8(s) => {
-                for &i in rows {
+                for i in rows {
                     let x = s.get(i).as_bytes();
+                    // checked before writing: no string is over MAX_PAGE_BODY bytes
                     out.extend_from_slice(&(x.len() as u32).to_le_bytes());
                     out.extend_from_slice(x);
                 }
@@ -503,7 +470,7 @@ fn write_checked<W: Write>(
         let dictionary = c.values.dictionary();
         if let Some(d) = &dictionary {
             body.clear();
-            c.values.plain_rows(&d.first_rows, &mut body);
+            c.values.plain(d.first_rows.iter().copied(), &mut body);
             w.put(&dictionary_page_header(
                 d.first_rows.len() as i32,
                 size(&body)?,
@@ -521,7 +488,7 @@ fn write_checked<W: Write>(
                     code::RLE_DICTIONARY
                 }
                 None => {
-                    c.values.plain(a, b, &mut body);
+                    c.values.plain(a..b, &mut body);
                     code::PLAIN
                 }
             };

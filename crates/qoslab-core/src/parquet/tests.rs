@@ -41,20 +41,20 @@ fn plain_encodings() {
     let bools = [
         true, false, true, true, false, false, false, false, true, true,
     ];
-    Values::Bool(&bools).plain(0, 10, &mut o);
+    Values::Bool(&bools).plain(0..10, &mut o);
     assert_eq!(o, [0b0000_1101, 0b0000_0011]);
     o.clear();
-    Values::I8(&[-1, 2]).plain(0, 2, &mut o);
+    Values::I8(&[-1, 2]).plain(0..2, &mut o);
     assert_eq!(o, [0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0]);
     o.clear();
-    Values::U32(&[u32::MAX]).plain(0, 1, &mut o);
+    Values::U32(&[u32::MAX]).plain(0..1, &mut o);
     assert_eq!(o, [0xff; 4]);
     o.clear();
-    Values::U16(&[0xffff]).plain(0, 1, &mut o);
+    Values::U16(&[0xffff]).plain(0..1, &mut o);
     assert_eq!(o, [0xff, 0xff, 0, 0]);
     o.clear();
     let s: Strings = ["", "é", "ab"].into_iter().collect();
-    Values::Utf8(&s).plain(1, 3, &mut o);
+    Values::Utf8(&s).plain(1..3, &mut o);
     assert_eq!(o, [2, 0, 0, 0, 0xc3, 0xa9, 2, 0, 0, 0, b'a', b'b']);
 }
 
@@ -253,7 +253,7 @@ fn dictionary_entries_in_order_of_first_appearance() {
     assert_eq!(d.indices, [0, 1, 0, 0, 1, 2, 0, 0]);
     assert_eq!(d.bit_width(), 2);
     let mut o = Vec::new();
-    Values::I64(&[7, 3, 7, 7, 3, 9, 7, 7]).plain_rows(&d.first_rows, &mut o);
+    Values::I64(&[7, 3, 7, 7, 3, 9, 7, 7]).plain(d.first_rows.iter().copied(), &mut o);
     assert_eq!(o.len(), 24);
     assert_eq!(&o[16..], 9i64.to_le_bytes());
     let s: Strings = ["b", "", "b", "", "b", "é", "", "b"].into_iter().collect();
@@ -282,7 +282,7 @@ fn dictionary_keys_are_bits() {
     let d = Values::F64(&v).dictionary().unwrap();
     assert_eq!(d.first_rows, [0, 1, 2, 3, 8]);
     let mut o = Vec::new();
-    Values::F64(&v).plain_rows(&d.first_rows, &mut o);
+    Values::F64(&v).plain(d.first_rows.iter().copied(), &mut o);
     let back: Vec<u64> = o
         .chunks(8)
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
