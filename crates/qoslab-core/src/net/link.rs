@@ -370,20 +370,7 @@ impl LinkDir {
     /// the range of `line` that ended since the last call (for the caller's capture).
     #[inline]
     pub fn advance(&mut self, now: SimTime) -> std::ops::Range<usize> {
-        let len = self.line.len();
-        while self.started < len {
-            let e = self.line.at(self.started);
-            if e.start > now {
-                break;
-            }
-            self.q_bytes -= e.size as u64;
-            self.waiting_by_prec[e.prec as usize] -= 1;
-            self.started += 1;
-            if self.dequeue_hook {
-                let view = self.view();
-                self.aqm.on_dequeue(e.start, e.prec, view);
-            }
-        }
+        self.advance_starts(now);
         let from = self.departed;
         while self.departed < self.started {
             let e = self.line.at(self.departed);
@@ -391,13 +378,57 @@ impl LinkDir {
                 break;
             }
             self.departed += 1;
-            self.stats.departures += 1;
-            self.stats.departed_bytes += e.size as u64;
-            if e.done >= self.win.0 && e.done < self.win.1 {
-                self.stats.window_bytes += e.size as u64;
-            }
+            self.count_departure(&e);
         }
         from..self.departed
+    }
+
+    /// Moves the start cursor to `now` only: what a new arrival's queue discipline sees (the
+    /// packets waiting). The departures' counters may lag: they are sums, brought up to date
+    /// by [`Self::advance`] before anything reads them, and [`Self::arrive`] counts the head
+    /// itself if they lag behind it. Only for a direction that is [`Self::lazy`].
+    #[inline]
+    pub fn advance_starts(&mut self, now: SimTime) {
+        let len = self.line.len();
+        while self.started < len {
+            let e = self.line.at(self.started);
+            if e.start > now {
+                break;
+            }
+            let (start, size, prec) = (e.start, e.size, e.prec);
+            self.count_start(size, prec);
+            self.started += 1;
+            if self.dequeue_hook {
+                let view = self.view();
+                self.aqm.on_dequeue(start, prec, view);
+            }
+        }
+    }
+
+    /// A packet's transmission started: it no longer waits.
+    #[inline(always)]
+    fn count_start(&mut self, size: u32, prec: u8) {
+        self.q_bytes -= size as u64;
+        self.waiting_by_prec[prec as usize] -= 1;
+    }
+
+    /// A packet's transmission ended: one packet-hop.
+    #[inline(always)]
+    fn count_departure(&mut self, e: &InLine) {
+        self.stats.departures += 1;
+        self.stats.departed_bytes += e.size as u64;
+        if e.done >= self.win.0 && e.done < self.win.1 {
+            self.stats.window_bytes += e.size as u64;
+        }
+    }
+
+    /// Nothing but sums depends on when this direction's cursors are moved: no discipline
+    /// watching dequeues (its calls must come in time order), no capture (its records are
+    /// written as transmissions end) and no packet-holding discipline. Such a direction's
+    /// arrivals skip [`Self::advance`] ([`Self::arrive`] keeps the sums right).
+    #[inline(always)]
+    pub fn lazy(&self) -> bool {
+        !self.dequeue_hook && self.capture.is_none() && self.held.is_none()
     }
 
     pub fn view(&self) -> QueueView {
@@ -475,20 +506,28 @@ impl LinkDir {
         }
     }
 
-    /// The head reaches the far node (after [`Self::advance`] to `now`): removes it and returns
-    /// it, with the next head's arrival time and id if any.
+    /// The head reaches the far node: removes it and returns it, with the next head's arrival
+    /// time and id if any. After [`Self::advance`] to `now`, or on a [`Self::lazy`] direction
+    /// whose cursors lag: the head's start and end (both at or before `now`, since it
+    /// arrives) are then counted here.
     #[inline]
     pub fn arrive(&mut self) -> (PacketId, Option<(SimTime, PacketId)>) {
         let head = self
             .line
             .pop_front()
             .expect("an arrival is scheduled only for a packet");
-        debug_assert!(
-            self.departed > 0,
-            "a packet arrives only after its transmission"
-        );
-        self.started -= 1;
-        self.departed -= 1;
+        if self.started == 0 {
+            debug_assert!(self.lazy(), "only a lazy direction's cursors lag");
+            self.count_start(head.size, head.prec);
+        } else {
+            self.started -= 1;
+        }
+        if self.departed == 0 {
+            debug_assert!(self.lazy(), "only a lazy direction's cursors lag");
+            self.count_departure(&head);
+        } else {
+            self.departed -= 1;
+        }
         (
             head.id,
             self.line.front().map(|h| (h.done + self.delay, h.id)),

@@ -17,9 +17,13 @@ impl Simulation {
         if !self.conds_at[d].is_empty() && !self.condition(now, d, id) {
             return;
         }
-        self.advance(now, d);
-        if self.dirs[d].held.is_some() {
-            return self.send_held(now, d, id);
+        if self.dirs[d].lazy() {
+            self.dirs[d].advance_starts(now);
+        } else {
+            self.advance(now, d);
+            if self.dirs[d].held.is_some() {
+                return self.send_held(now, d, id);
+            }
         }
         match self.dirs[d].enqueue(now, id, &mut self.arena) {
             Admit::Queued {
@@ -110,7 +114,6 @@ impl Simulation {
     #[inline]
     pub(super) fn advance(&mut self, now: SimTime, d: usize) {
         let range = self.dirs[d].advance(now);
-        self.hops += range.len() as u64;
         let Some(c) = self.dirs[d].capture else {
             return;
         };
@@ -143,7 +146,9 @@ impl Simulation {
     }
 
     pub(super) fn on_arrive(&mut self, now: SimTime, d: usize) {
-        self.advance(now, d);
+        if !self.dirs[d].lazy() {
+            self.advance(now, d);
+        }
         let (id, next) = self.dirs[d].arrive();
         if let Some((t, head)) = next {
             self.q.at(t, EventKind::Arrive(d as u32, head as u32));

@@ -372,7 +372,8 @@ impl Simulation {
             links,
             series: std::mem::take(&mut self.series),
             events: self.events,
-            packet_hops: self.hops,
+            // Every packet-hop is one departure from a link direction (all brought up to date above).
+            packet_hops: self.dirs.iter().map(|l| l.stats.departures).sum(),
             peak_packets_in_flight: self.arena.slots_used() as u64,
             memory,
             end_ns: self.q.now(),

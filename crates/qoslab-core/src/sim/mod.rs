@@ -129,10 +129,8 @@ pub struct Simulation {
     at_receiver: bool,
     series: Series,
     last_sample: SimTime,
-    /// Directions worth sampling: those with a queue discipline other than DropTail, or
-    /// that ever held a packet (every direction is sampled; this keeps the order stable).
+    /// Events handled.
     events: u64,
-    hops: u64,
     /// Arrival processes; their slots are flows `first..first + max_active` after the
     /// declared flows.
     procs: Vec<arrivals::Process>,
@@ -228,7 +226,6 @@ impl Simulation {
             series: Series::default(),
             last_sample: 0,
             events: 0,
-            hops: 0,
             procs,
             records: Vec::new(),
             static_paths,
