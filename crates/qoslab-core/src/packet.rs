@@ -28,8 +28,9 @@ pub struct PacketMeta {
     pub seq: u64,
     /// TCP acknowledgements: the highest in-order sequence number received (cumulative).
     pub ack: i64,
-    /// Index of the next link on this packet's route.
-    pub hop: u16,
+    /// Position of the link direction the packet is on in the simulation's route table
+    /// (its route, then the end of it, follow).
+    pub at: u32,
     /// DiffServ codepoint (6 bits).
     pub dscp: u8,
     /// ECN field (RFC 3168): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
@@ -59,7 +60,7 @@ impl PacketMeta {
             size,
             seq,
             ack: 0,
-            hop: 0,
+            at: 0,
             dscp: 0,
             ecn: 0,
             prec: 0,

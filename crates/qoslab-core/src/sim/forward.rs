@@ -158,20 +158,12 @@ impl Simulation {
             self.dirs[d ^ 1].aqm.on_reverse(now, &p);
         }
         let p = self.arena.get_mut(id);
-        p.hop += 1;
-        let hop = p.hop as usize;
-        let kind = p.kind;
-        let f = &self.flows[p.flow as usize];
-        let route = if kind == PacketKind::Data {
-            &f.fwd
-        } else {
-            &f.rev
-        };
-        if hop == route.len() {
+        p.at += 1;
+        let next = self.routes[p.at as usize];
+        if next == super::ROUTE_END {
             self.deliver(now, id);
         } else {
-            let next = route[hop] as usize;
-            self.send_on(now, next, id);
+            self.send_on(now, next as usize, id);
         }
     }
 }

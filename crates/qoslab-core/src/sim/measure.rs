@@ -126,6 +126,7 @@ impl Simulation {
                 })
                 .sum::<usize>()
             + self.cwnd_buf.capacity() * 8
+            + self.routes.capacity() * 4
             + self.sack_blocks.capacity() * std::mem::size_of::<crate::traffic::sink::SackBlocks>();
         let conditioners = self
             .conds

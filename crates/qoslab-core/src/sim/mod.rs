@@ -88,6 +88,9 @@ struct Flow {
     dst: usize,
     fwd: Vec<u32>,
     rev: Vec<u32>,
+    /// Where `fwd` and `rev` start in [`Simulation::routes`].
+    fwd_at: u32,
+    rev_at: u32,
     size: u32,
     dscp: u8,
     start: SimTime,
@@ -140,6 +143,27 @@ pub struct Simulation {
     static_paths: Vec<arrivals::PathModel>,
     /// SACK blocks of the ACKs in flight of SACK flows, by packet id (`transport`).
     sack_blocks: Vec<crate::traffic::sink::SackBlocks>,
+    /// Every flow's forward and reverse routes, one after the other, each followed by
+    /// [`ROUTE_END`]: a packet keeps its position here ([`PacketMeta::at`]), so that a hop
+    /// finds the next link direction in this small table instead of in its flow.
+    routes: Vec<u32>,
+}
+
+/// Ends a route in [`Simulation::routes`].
+const ROUTE_END: u32 = u32::MAX;
+
+/// The flat route table of `flows`, whose `fwd_at` and `rev_at` it sets.
+fn route_table(flows: &mut [Flow]) -> Vec<u32> {
+    let mut routes = Vec::new();
+    for f in flows {
+        f.fwd_at = routes.len() as u32;
+        routes.extend_from_slice(&f.fwd);
+        routes.push(ROUTE_END);
+        f.rev_at = routes.len() as u32;
+        routes.extend_from_slice(&f.rev);
+        routes.push(ROUTE_END);
+    }
+    routes
 }
 
 impl Simulation {
@@ -203,6 +227,7 @@ impl Simulation {
         }
         let signal_routes = signal_routes(&sc, &conds);
         let n_flows = flows.len();
+        let routes = route_table(&mut flows);
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
@@ -230,6 +255,7 @@ impl Simulation {
             records: Vec::new(),
             static_paths,
             sack_blocks: Vec::new(),
+            routes,
             scenario: sc,
         };
         sim.arm_arrivals();
@@ -409,6 +435,8 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
         transfer: None,
         ts_recent_data: 0,
         ts_recent_ack: 0,
+        fwd_at: 0,
+        rev_at: 0,
     }
 }
 
@@ -436,6 +464,8 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>
         transfer: None,
         ts_recent_data: 0,
         ts_recent_ack: 0,
+        fwd_at: 0,
+        rev_at: 0,
     }
 }
 

@@ -120,8 +120,9 @@ impl Simulation {
             p.tcp_flags |= ECE;
         }
         p.ts_echo = flow.ts_recent_data;
+        p.at = flow.rev_at;
         flow.stats.acks_sent += 1;
-        let first = flow.rev[0] as usize;
+        let first = self.routes[p.at as usize] as usize;
         let blocks = sink.sack_blocks();
         let id = self.arena.alloc(p);
         if let Some(b) = blocks {
@@ -326,8 +327,10 @@ impl Simulation {
 
     /// A source emits a data packet onto its first link: count it and send it.
     #[inline]
-    pub(super) fn emit(&mut self, now: SimTime, fi: usize, first: usize, p: PacketMeta) {
+    pub(super) fn emit(&mut self, now: SimTime, fi: usize, first: usize, mut p: PacketMeta) {
         let size = p.size as u64;
+        p.at = self.flows[fi].fwd_at;
+        debug_assert_eq!(self.routes[p.at as usize] as usize, first);
         let st = &mut self.flows[fi].stats;
         st.sent_pkts += 1;
         st.sent_bytes += size;
