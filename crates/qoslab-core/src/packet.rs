@@ -18,7 +18,12 @@ pub enum PacketKind {
 }
 
 /// What queues, meters and the transport see of a packet.
+///
+/// One cache line, aligned to it: 58 bytes of fields would otherwise straddle two lines in
+/// three arena slots out of four (cachegrind, 200 flows: 11 % fewer L1 misses, 5 % fewer L2
+/// misses, 1 % more instructions).
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct PacketMeta {
     pub flow: u32,
     pub kind: PacketKind,
