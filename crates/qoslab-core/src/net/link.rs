@@ -99,6 +99,9 @@ pub struct LinkDir {
     dequeue_hook: bool,
     /// An end-of-transmission event is pending (`held` links only).
     pub tx_pending: bool,
+    /// [`Self::lazy`], kept up to date by [`Self::set_held`] and [`Self::set_capture`]
+    /// (through which `held` and `capture` are set).
+    lazy: bool,
     busy: BusyClock,
     pub stats: LinkStats,
     pub limit: Limit,
@@ -210,8 +213,27 @@ impl LinkDir {
             capture: None,
             held: None,
             tx_pending: false,
+            lazy: !dequeue_hook,
             dropped: Vec::new(),
         }
+    }
+
+    /// Gives this direction a packet-holding discipline (or none).
+    pub fn set_held(&mut self, held: Option<Box<dyn Qdisc>>) {
+        self.held = held;
+        self.lazy = !self.dequeue_hook && self.capture.is_none() && self.held.is_none();
+    }
+
+    /// Captures this direction's packets into capture `c`.
+    pub fn set_capture(&mut self, c: usize) {
+        self.capture = Some(c);
+        self.lazy = false;
+    }
+
+    /// `now` is inside the measurement window.
+    #[inline(always)]
+    fn in_window(&self, now: SimTime) -> bool {
+        now >= self.win.0 && now < self.win.1
     }
 
     /// Packets waiting (not yet being transmitted).
@@ -246,7 +268,8 @@ impl LinkDir {
         let from = self.dropped.len();
         let v = m.enqueue(now, id, arena, &mut self.dropped);
         self.account_dropped(from, arena);
-        match self.account(now, prec, v) {
+        let in_win = self.in_window(now);
+        match self.account(in_win, prec, v) {
             Some(r) => Admit::Dropped(r),
             None => Admit::Queued {
                 schedule_arrival: None,
@@ -290,9 +313,8 @@ impl LinkDir {
     /// The host's bookkeeping of one arrival of drop precedence `prec` and the verdict its
     /// queue discipline gave: arrivals, marks and drops, by precedence, over the run and in
     /// the measurement window. Returns why the packet is dropped, if it is.
-    fn account(&mut self, now: SimTime, prec: u8, v: Verdict) -> Option<DropReason> {
+    fn account(&mut self, in_win: bool, prec: u8, v: Verdict) -> Option<DropReason> {
         let prec = prec as usize;
-        let in_win = now >= self.win.0 && now < self.win.1;
         self.stats.arrivals_by_prec[prec] += 1;
         if in_win {
             self.stats.window_arrivals_by_prec[prec] += 1;
@@ -387,8 +409,16 @@ impl LinkDir {
     /// packets waiting). The departures' counters may lag: they are sums, brought up to date
     /// by [`Self::advance`] before anything reads them, and [`Self::arrive`] counts the head
     /// itself if they lag behind it. Only for a direction that is [`Self::lazy`].
-    #[inline]
+    #[inline(always)]
     pub fn advance_starts(&mut self, now: SimTime) {
+        // Usually nothing started since the last look (the check inlined, the loop not).
+        if self.started < self.line.len() && self.line.at(self.started).start <= now {
+            self.advance_starts_from(now);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_starts_from(&mut self, now: SimTime) {
         let len = self.line.len();
         while self.started < len {
             let e = self.line.at(self.started);
@@ -428,7 +458,11 @@ impl LinkDir {
     /// arrivals skip [`Self::advance`] ([`Self::arrive`] keeps the sums right).
     #[inline(always)]
     pub fn lazy(&self) -> bool {
-        !self.dequeue_hook && self.capture.is_none() && self.held.is_none()
+        debug_assert_eq!(
+            self.lazy,
+            !self.dequeue_hook && self.capture.is_none() && self.held.is_none()
+        );
+        self.lazy
     }
 
     pub fn view(&self) -> QueueView {
@@ -454,10 +488,10 @@ impl LinkDir {
         let pkt = arena.get_mut(id);
         pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let prec = pkt.prec;
-        let in_win = now >= self.win.0 && now < self.win.1;
+        let in_win = self.in_window(now);
         let pkt = &*pkt;
         let verdict = crate::aqm::admit(&mut self.aqm, now, pkt, view, &mut self.rng);
-        if let Some(r) = self.account(now, prec, verdict) {
+        if let Some(r) = self.account(in_win, prec, verdict) {
             return Admit::Dropped(r);
         }
         if verdict == Verdict::Mark {

@@ -270,7 +270,7 @@ impl Simulation {
         out: Box<dyn std::io::Write + Send>,
     ) -> std::io::Result<()> {
         let w = PcapWriter::new(out)?;
-        self.dirs[dir].capture = Some(self.captures.len());
+        self.dirs[dir].set_capture(self.captures.len());
         self.captures.push(w);
         Ok(())
     }
@@ -357,7 +357,7 @@ fn build_dirs(sc: &Scenario, seed: u64) -> Vec<LinkDir> {
                 SimRng::derive(seed, stream::QUEUE | dir_id),
                 (sc.measurement.start_ns, sc.measurement.end_ns),
             );
-            dir.held = build_qdisc(qc, l.bandwidth_bps, seed, dir_id);
+            dir.set_held(build_qdisc(qc, l.bandwidth_bps, seed, dir_id));
             dirs.push(dir);
         }
     }
