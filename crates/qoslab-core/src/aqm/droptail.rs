@@ -62,6 +62,10 @@ impl Aqm for DropTail {
         // Only the buffer drops: the host's check (`aqm::admit`).
         Verdict::Enqueue
     }
+    /// Idle periods do not matter to a tail drop: the host need not watch for them.
+    fn wants_idle(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -110,6 +110,11 @@ pub trait Aqm {
     ) -> Verdict;
     /// The transmitter asked for a packet and found the queue empty: an idle period starts.
     fn on_idle(&mut self, _now: SimTime) {}
+    /// Whether [`Aqm::on_idle`] does anything (so the host can skip watching for idle
+    /// periods). True unless a discipline says otherwise.
+    fn wants_idle(&self) -> bool {
+        true
+    }
     /// A packet of drop precedence `prec` left the queue for the transmitter at `at` (the
     /// start of its transmission); `q` is what waits after it. Called only when
     /// [`Aqm::wants_dequeue`] (ns-2's dsRED starts idle periods per precedence here).

@@ -182,6 +182,9 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     fn on_idle(&mut self, now: SimTime) {
         (**self).on_idle(now)
     }
+    fn wants_idle(&self) -> bool {
+        (**self).wants_idle()
+    }
     fn on_dequeue(&mut self, at: SimTime, prec: u8, q: QueueView) {
         (**self).on_dequeue(at, prec, q)
     }
@@ -286,6 +289,9 @@ macro_rules! queue_registry {
             #[inline]
             fn on_idle(&mut self, now: SimTime) {
                 match self { $( AnyAqm::$variant(a) => a.on_idle(now), )* }
+            }
+            fn wants_idle(&self) -> bool {
+                match self { $( AnyAqm::$variant(a) => a.wants_idle(), )* }
             }
             #[inline]
             fn on_dequeue(&mut self, at: SimTime, prec: u8, q: QueueView) {

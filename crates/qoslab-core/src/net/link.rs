@@ -97,6 +97,8 @@ pub struct LinkDir {
     idle_notified: bool,
     /// The discipline watches dequeues ([`crate::aqm::Aqm::wants_dequeue`]).
     dequeue_hook: bool,
+    /// The discipline watches idle periods ([`crate::aqm::Aqm::wants_idle`]).
+    idle_hook: bool,
     /// An end-of-transmission event is pending (`held` links only).
     pub tx_pending: bool,
     /// [`Self::lazy`], kept up to date by [`Self::set_held`] and [`Self::set_capture`]
@@ -190,6 +192,7 @@ impl LinkDir {
         let dequeue_hook = aqm.wants_dequeue();
         LinkDir {
             dequeue_hook,
+            idle_hook: aqm.wants_idle(),
             link,
             from,
             to,
@@ -479,7 +482,11 @@ impl LinkDir {
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, arena: &mut PacketArena) -> Admit {
         self.stats.arrivals += 1;
-        if self.started == self.line.len() && self.last_done <= now && !self.idle_notified {
+        if self.idle_hook
+            && self.started == self.line.len()
+            && self.last_done <= now
+            && !self.idle_notified
+        {
             // The transmitter found nothing to send when it finished at `last_done`.
             self.aqm.on_idle(self.last_done);
             self.idle_notified = true;
