@@ -117,7 +117,7 @@ impl Emulator {
                 SimRng::derive(seed, stream::QUEUE | dir_id),
                 (0, SimTime::MAX),
             );
-            link.held = build_qdisc(qc, l.bandwidth_bps, seed, dir_id);
+            link.set_held(build_qdisc(qc, l.bandwidth_bps, seed, dir_id));
             out.push(Dir {
                 spec,
                 link,
@@ -221,7 +221,7 @@ impl Emulator {
         self.run_tx(now, s);
         let d = &mut self.dirs[s];
         d.link.advance(now);
-        let admit = if d.link.held.is_some() {
+        let admit = if d.link.held().is_some() {
             // Only multi queues reach here (the disciplines that drop at dequeue are not
             // emulable: `QueueDiscipline::emulable`), and they never drop packets they hold.
             let a = d.link.enqueue_held(now, id, &mut self.arena);

@@ -89,11 +89,11 @@ pub struct LinkDir {
     pub waiting_by_prec: [u64; 3],
     /// Measurement window for utilisation.
     win: (SimTime, SimTime),
-    pub capture: Option<usize>,
+    capture: Option<usize>,
     /// A discipline holding its packets instead of the single FIFO ([`Qdisc`]); packets then
     /// enter `line` when their transmission starts, and an end-of-transmission event asks it
     /// for the next.
-    pub held: Option<Box<dyn Qdisc>>,
+    held: Option<Box<dyn Qdisc>>,
     idle_notified: bool,
     /// The discipline watches dequeues ([`crate::aqm::Aqm::wants_dequeue`]).
     dequeue_hook: bool,
@@ -225,6 +225,20 @@ impl LinkDir {
     pub fn set_held(&mut self, held: Option<Box<dyn Qdisc>>) {
         self.held = held;
         self.lazy = !self.dequeue_hook && self.capture.is_none() && self.held.is_none();
+    }
+
+    /// The packet-holding discipline, if any ([`Self::set_held`]).
+    pub fn held(&self) -> Option<&dyn Qdisc> {
+        self.held.as_deref()
+    }
+
+    pub fn held_mut(&mut self) -> Option<&mut (dyn Qdisc + 'static)> {
+        self.held.as_deref_mut()
+    }
+
+    /// The capture this direction's packets go to, if any ([`Self::set_capture`]).
+    pub fn capture(&self) -> Option<usize> {
+        self.capture
     }
 
     /// Captures this direction's packets into capture `c`.

@@ -21,7 +21,7 @@ impl Simulation {
             self.dirs[d].advance_starts(now);
         } else {
             self.advance(now, d);
-            if self.dirs[d].held.is_some() {
+            if self.dirs[d].held().is_some() {
                 return self.send_held(now, d, id);
             }
         }
@@ -114,7 +114,7 @@ impl Simulation {
     #[inline]
     pub(super) fn advance(&mut self, now: SimTime, d: usize) {
         let range = self.dirs[d].advance(now);
-        let Some(c) = self.dirs[d].capture else {
+        let Some(c) = self.dirs[d].capture() else {
             return;
         };
         for i in range {

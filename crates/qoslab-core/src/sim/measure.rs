@@ -107,7 +107,7 @@ impl Simulation {
                 .iter()
                 .map(|d| {
                     d.line.capacity() * std::mem::size_of::<InLine>()
-                        + d.held.as_ref().map_or(0, |m| m.heap_bytes())
+                        + d.held().map_or(0, |m| m.heap_bytes())
                 })
                 .sum::<usize>();
         let flows = self.flows.capacity() * std::mem::size_of::<super::Flow>()
@@ -155,7 +155,7 @@ impl Simulation {
         }
         let s = &mut self.series;
         for (d, l) in self.dirs.iter().enumerate() {
-            match &l.held {
+            match l.held() {
                 None => {
                     s.q_time_ns.push(now);
                     s.q_dir.push(d as u32);

@@ -45,7 +45,7 @@ impl Simulation {
     pub(super) fn on_signal(&mut self, route: usize, bits: u32) {
         let (_, d, sub, _) = self.signal_routes[route];
         let dir = &mut self.dirs[d];
-        let aqm = match (sub, dir.held.as_mut()) {
+        let aqm = match (sub, dir.held_mut()) {
             (Some(i), Some(m)) => m.aqm_mut(i).expect("validated: a physical queue"),
             _ => &mut dir.aqm,
         };
