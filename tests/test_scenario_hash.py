@@ -81,3 +81,55 @@ def test_a_large_run_hashes_its_scenario_beside_the_simulation():
     small = load_scenario(SCENARIOS / "fdd-red-s1.toml")
     run(small, seed=1)
     assert small._sha256 is None  # below the threshold: hashed only when asked
+
+
+def test_canonical_toml_of_strings_toml_quotes_in_other_ways():
+    # crates/qoslab-py's canon writes the canonical TOML itself, every scalar through toml's own
+    # value writer: a string with quotes, a backslash, a line break or non-ASCII text comes out
+    # as toml writes it (literal, multi-line, escaped), and so does a 300-flow workload.
+    from qoslab.bench import dumbbell
+
+    t = load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
+    t["name"] = 'it\'s "quoted"'
+    t["description"] = "two\nlines, a \\ and é\ttab"
+    t["flow"][0]["name"] = "ftp 'number' {i}"
+    for table in (t, dumbbell(300, "100Mbps", "5s")):
+        sc = qoslab.Scenario.from_table(table)
+        assert sc.core.canonical_toml() == _core.table_to_toml(sc.resolved), sc.name
+
+
+def test_the_outline_is_the_resolved_table_less_the_keys_a_run_does_not_read():
+    """A run reads the outline (the resolved table whose flows and links keep only the keys in
+    OUTLINE_FIELDS): the same objects, key order and types included, as the resolved table's."""
+    from qoslab.bench import dumbbell
+    from qoslab.scenario import OUTLINE_FIELDS
+
+    keep = dict(OUTLINE_FIELDS)
+    cases = [load_scenario(p) for p in sorted(SCENARIOS.glob("*.toml"))]
+    cases.append(qoslab.Scenario.from_table(dumbbell(300, "100Mbps", "5s")))
+    for sc in cases:
+        full = sc.core.table()
+        expected = {
+            k: [{f: e[f] for f in e if f in keep[k]} for e in v] if k in keep else v for k, v in full.items()
+        }
+        assert set(keep["flows"]) <= set(full["flows"][0]) and set(keep["links"]) <= set(full["links"][0])
+        _same(sc.outline, expected, sc.name)
+        assert "resolved" not in sc.__dict__  # the outline did not build it
+        assert sc.resolved == full and sc.outline is sc.resolved  # once built, it is the outline
+
+
+def test_a_run_writes_its_outputs_without_the_resolved_table(tmp_path):
+    """qoslab run's path (running, the tables, summary.json, the printout's summary of a few
+    flows) reads only the outline; a summary of some flow rows is the summary with only those
+    entries in ``flows``."""
+    from qoslab.simulate import run
+
+    sc = load_scenario(SCENARIOS / "ard-rio-20flows.toml")
+    res = run(sc, seed=3, out=tmp_path)
+    assert "resolved" not in sc.__dict__
+    s = res.summary()
+    assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(summary_json(s))
+    part = res.summary(flow_rows=[7, 0, 19])
+    assert part["flows"] == [s["flows"][7], s["flows"][0], s["flows"][19]]
+    assert {**part, "flows": None} == {**s, "flows": None}
+    assert [f["id"] for f in s["flows"]] == list(range(20)) and res.summary(flow_rows=[])["flows"] == []

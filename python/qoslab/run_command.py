@@ -144,17 +144,18 @@ def run(
         r = e.result
         where = f": wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
         echo_err(
-            f"interrupted at t = {r.simulated_until_s:g} s of {sc.resolved['duration_ns'] / 1e9:g} s{where}"
+            f"interrupted at t = {r.simulated_until_s:g} s of {sc.outline['duration_ns'] / 1e9:g} s{where}"
         )
         raise SystemExit(130) from None
-    s = res.summary()
+    # the flows table has a row per flow; summary.json's entries only of the rows printed
+    shown, more = rows_shown(len(res.raw["flows"]["throughput_bps"]))
+    s = res.summary(flow_rows=shown)
     con = Console()
     t = Table(title=f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}")
     for c in ("flow", "throughput (kbps)", "sent pkts", "retransmits", "drops", "timeouts"):
         t.add_column(c)
-    shown, more = rows_shown(len(s["flows"]))
     t.caption = more
-    for f in (s["flows"][i] for i in shown):
+    for f in s["flows"]:
         t.add_row(
             f["name"],
             f"{f['throughput_bps'] / 1e3:.1f}",
@@ -164,7 +165,7 @@ def run(
             str(f["timeouts"]),
         )
     con.print(t)
-    if sc.resolved.get("conditioners"):
+    if sc.outline.get("conditioners"):
         con.print(diffserv_table(res))
     w = s["measurement_window_s"]
     d = s["drops"]

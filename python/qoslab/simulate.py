@@ -198,11 +198,11 @@ class Result:
 
     def _flow_names(self) -> list[str]:
         """The flows table's rows: the declared flows, then the arrival processes."""
-        res = self.scenario.resolved
+        res = self.scenario.outline
         return [f["name"] for f in res["flows"]] + [a["name"] for a in res.get("arrivals", [])]
 
     def _dir_names(self) -> list[str]:
-        return [f"{lk['name']}:{d}" for lk in self.scenario.resolved["links"] for d in ("ab", "ba")]
+        return [f"{lk['name']}:{d}" for lk in self.scenario.outline["links"] for d in ("ab", "ba")]
 
     def columns(self, table: str) -> dict[str, Any]:
         """Table ``table`` (one of :data:`TABLES`) as ordered columns, exactly as the DataFrame
@@ -215,7 +215,7 @@ class Result:
         (float64) or "Q" (uint64), names as lists of str. The one definition of every table,
         which :meth:`columns`, the DataFrames and the Parquet files share."""
         raw = self.raw
-        res = self.scenario.resolved
+        res = self.scenario.outline
         names = self._flow_names()
         cond = res.get("conditioners", [])
         cond_names = [c["name"] for c in cond]
@@ -349,8 +349,8 @@ class Result:
     def _bottleneck_row(self) -> int:
         """The row of the links table that is the bottleneck link's busier direction (the first
         such row on a tie)."""
-        name = self.scenario.resolved["measurement"]["bottleneck"]
-        link_names = [lk["name"] for lk in self.scenario.resolved["links"]]
+        name = self.scenario.outline["measurement"]["bottleneck"]
+        link_names = [lk["name"] for lk in self.scenario.outline["links"]]
         rows = [r for r, i in enumerate(self.raw["links"]["link"]) if link_names[i] == name]
         dep = self.raw["links"]["departed_bytes"]
         return max(rows, key=lambda r: (int(dep[r]), -r))
@@ -365,7 +365,7 @@ class Result:
         """Jain's index of the declared flows' throughput (arrival processes' rows left out, when
         there are declared flows)."""
         thr = self.raw["flows"]["throughput_bps"].tolist()
-        n = len(self.scenario.resolved["flows"])
+        n = len(self.scenario.outline["flows"])
         return jain_index(thr[:n] if n else thr)
 
     def transfer_summary(self) -> dict[str, Any]:
@@ -401,20 +401,21 @@ class Result:
             "by_class": {codepoint_name(int(d)): stats(dscp == d) for d in np.unique(dscp)},
         }
 
-    def summary(self) -> dict[str, Any]:
-        """summary.json's contents."""
-        return paused(self._summary)
+    def summary(self, *, flow_rows: Sequence[int] | None = None) -> dict[str, Any]:
+        """summary.json's contents; with ``flow_rows``, its ``flows`` holds only the entries of
+        those rows of the flows table, in that order (a printout of a few of 10,000 flows)."""
+        return paused(lambda: self._summary(flow_rows))
 
-    def _summary(self) -> dict[str, Any]:
+    def _summary(self, flow_rows: Sequence[int] | None) -> dict[str, Any]:
         sc = self.scenario
         lk = self.raw["links"]
         fl = self.raw["flows"]
         b = self._bottleneck_row()
-        link_names = [x["name"] for x in sc.resolved["links"]]
+        link_names = [x["name"] for x in sc.outline["links"]]
         thr = fl["throughput_bps"].tolist()
 
         def total(cols: list[str]) -> int:
-            return sum(int(x) for c in cols for x in lk[c].tolist())
+            return sum(sum(_summary_column(lk, c)) for c in cols)
 
         def at_b(col: str) -> int:
             return int(lk[col][b])
@@ -440,27 +441,33 @@ class Result:
             "scenario_sha256": sc.sha256(),
             "seed": self.seed,
             "version": _core.__version__,
-            "duration_s": sc.resolved["duration_ns"] / 1e9,
+            "duration_s": sc.outline["duration_ns"] / 1e9,
             "measurement_window_s": [
-                sc.resolved["measurement"]["start_ns"] / 1e9,
-                sc.resolved["measurement"]["end_ns"] / 1e9,
+                sc.outline["measurement"]["start_ns"] / 1e9,
+                sc.outline["measurement"]["end_ns"] / 1e9,
             ],
-            "sampling_interval_s": sc.resolved["measurement"]["interval_ns"] / 1e9,
+            "sampling_interval_s": sc.outline["measurement"]["interval_ns"] / 1e9,
             "fairness_index": self.fairness_index,
             "throughput_std_bps": _np_std(thr),
             "aggregate_throughput_bps": _np_sum(thr),
             "bottleneck": link_names[int(lk["link"][b])],
             "utilization": float(lk["utilization"][b]),
-            "utilization_by_link": {
-                f"{link_names[int(i)]}:{d}": float(u)
-                for i, d, u in zip(lk["link"], lk["direction"], lk["utilization"], strict=True)
-            },
+            "utilization_by_link": dict(
+                zip(
+                    [
+                        f"{link_names[i]}:{d}"
+                        for i, d in zip(_summary_column(lk, "link", int), lk["direction"], strict=True)
+                    ],
+                    _summary_column(lk, "utilization", float),
+                    strict=True,
+                )
+            ),
             "drops": drops(""),
             # The same counts inside the measurement window (drops by reason per link
             # direction and per drop precedence of each flow are in the tables' window_*
             # columns).
             "window_drops": drops("window_"),
-            "flows": self._flow_rows(),
+            "flows": self._flow_rows(flow_rows),
             **self._traffic_summary(),
             "events": self.events,
             "packet_hops": self.packet_hops,
@@ -477,7 +484,7 @@ class Result:
         transfers = self.transfer_summary()
         if transfers:
             out["transfers"] = transfers
-        arrivals = self.scenario.resolved.get("arrivals", [])
+        arrivals = self.scenario.outline.get("arrivals", [])
         if arrivals:
             pc = self.raw["processes"]
             out["arrivals"] = {
@@ -494,25 +501,32 @@ class Result:
         }
         return out
 
-    def _flow_rows(self) -> list[dict[str, Any]]:
-        """summary.json's per-flow entries (columns converted once, not element by element:
-        10,000 flows took 2 s)."""
+    def _flow_rows(self, rows: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """summary.json's per-flow entries, of ``rows`` only if given (columns converted once,
+        not element by element: 10,000 flows took 2 s; rows zipped from the columns, not looked
+        up key by key)."""
         fl = self.raw["flows"]
+        # every window_* column of the flows table, without the prefix
         window_cols = [c for c in fl if c.startswith("window_")]
-        # bit rates are floats, counts integers
-        col = {
-            c: [(float if c.endswith("_bps") else int)(x) for x in fl[c].tolist()]
-            for c in (*SUMMARY_FLOW_KEYS, *window_cols)
-        }
+        keys = ("id", "name", *SUMMARY_FLOW_KEYS, "window")
+        window_keys = [c[7:] for c in window_cols]
+        names = self._flow_names()
+        ids = range(len(names)) if rows is None else list(rows)
+
+        def column(c: str) -> list[Any]:
+            values = _summary_column(fl, c)
+            return values if rows is None else [values[i] for i in ids]
+
+        heads = zip(
+            ids,
+            names if rows is None else [names[i] for i in ids],
+            *map(column, SUMMARY_FLOW_KEYS),
+            strict=True,
+        )
+        windows = zip(*map(column, window_cols), strict=True) if window_cols else [()] * len(ids)
         return [
-            {
-                "id": i,
-                "name": name,
-                **{c: col[c][i] for c in SUMMARY_FLOW_KEYS},
-                # every window_* column of the flows table, without the prefix
-                "window": {c[7:]: col[c][i] for c in window_cols},
-            }
-            for i, name in enumerate(self._flow_names())
+            dict(zip(keys, (*head, dict(zip(window_keys, w, strict=True))), strict=True))
+            for head, w in zip(heads, windows, strict=True)
         ]
 
     def write(self, out: str | Path, *, tables: bool = True) -> Path:
@@ -528,18 +542,30 @@ class Result:
             for name in TABLES:
                 cols = list(self._raw_columns(name).items())
                 _core.write_parquet(str(d / f"{name}.parquet"), cols, file_meta)
-        (d / "summary.json").write_text(summary_json(self.summary()))
+        (d / "summary.json").write_text(paused(lambda: summary_json(self.summary())))
         (d / "scenario.toml").write_text(self.scenario.text)
         return d
+
+
+def _summary_column(cols: dict[str, Any], name: str, kind: type | None = None) -> list[Any]:
+    """Column ``name`` as summary.json's values: ``kind`` (by default a bit rate, ``*_bps``, as
+    floats and a count as integers; an ``array.array`` of type "d" or "Q" is that already: its
+    ``tolist()``)."""
+    col = cols[name]
+    if kind is None:
+        kind = float if name.endswith("_bps") else int
+    values: list[Any] = col.tolist()
+    if getattr(col, "typecode", None) == ("d" if kind is float else "Q"):
+        return values
+    return [kind(x) for x in values]
 
 
 def summary_json(summary: dict[str, Any]) -> str:
     """summary.json's text: one top-level key per line and one flow per line, each value
     compact. (``json.dumps(indent=...)`` runs Python's pure-Python encoder: 1.2 s for 10,000
-    flows; this uses the C encoder for every value.)"""
-
-    def dump(v: Any) -> str:
-        return json.dumps(v, allow_nan=True, separators=(", ", ": "))
+    flows; this uses the C encoder for every value, one encoder for all: what
+    ``json.dumps(v, allow_nan=True, separators=(", ", ": "))`` builds on every call.)"""
+    dump = json.JSONEncoder(allow_nan=True, separators=(", ", ": ")).encode
 
     lines = []
     for k, v in summary.items():
@@ -578,7 +604,7 @@ def run(
     cap: list[tuple[int, str]] = []
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
-    for c in sc.resolved.get("captures", []):
+    for c in sc.outline.get("captures", []):
         dirs = ["ab", "ba"] if c["direction"] == "both" else [c["direction"]]
         for d in dirs:
             fname = c["file"] if len(dirs) == 1 else c["file"].replace(".pcap", f".{d}.pcap")
@@ -587,19 +613,21 @@ def run(
     for link, d, path in captures or []:
         cap.append((sc.link_direction_index(link, d), str(path)))
     budget = budget if budget is not None else Budget.from_env()
-    check_budget(sc.source, sc.resolved, [d for d, _ in cap], budget, Path(out or "."))
+    check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."))
     pace = Pace(budget.time_limit(), progress)
     hashing = _hash_beside(sc)
-    t0 = time.perf_counter()
-    raw = _core.simulate_resolved(sc.core, seed, cap, pace)
-    wall = time.perf_counter() - t0
-    if hashing is not None:
-        hashing.join()
+    try:
+        t0 = time.perf_counter()
+        raw = _core.simulate_resolved(sc.core, seed, cap, pace)
+        wall = time.perf_counter() - t0
 
-    res = Result(sc, seed, raw, wall)
-    res.stopped = pace.verdict if res.partial else None
-    if out is not None:
-        res.write(out, tables=tables)
+        res = Result(sc, seed, raw, wall)
+        res.stopped = pace.verdict if res.partial else None
+        if out is not None:
+            res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
+    finally:
+        if hashing is not None:
+            hashing.join()
     if res.stopped:
         raise RunOverBudget(res, out)
     if res.partial:
@@ -614,22 +642,24 @@ HASH_BESIDE_FROM = 1_000
 
 def _hash_beside(sc: Scenario) -> threading.Thread | None:
     """A started thread computing ``sc.sha256()`` (summary.json's scenario_sha256) while the
-    core simulates, for a large scenario not hashed yet; else None. The core writes the
-    canonical TOML with the GIL released and hashlib hashes it so: at 10,000 flows 1.0 s that
-    the run no longer adds. A failure in the thread leaves the hash to be computed (and its
-    error raised) where the summary asks for it."""
-    r = sc.resolved
+    core simulates and the tables are written, for a large scenario not hashed yet; else None.
+    ``sc.sha256()`` waits for it. The core writes the canonical TOML with the GIL released and
+    hashlib hashes it so (at 10,000 flows 0.1-0.2 s, 0.7-1.3 s before crates/qoslab-py's
+    canon). A failure in the thread leaves the hash to be computed (and its error raised) where
+    the summary asks for it."""
+    r = sc.outline
     if sc._sha256 is not None or len(r["flows"]) + len(r["links"]) < HASH_BESIDE_FROM:
         return None
     import threading
 
     def work() -> None:
         try:
-            sc.sha256()
+            sc._sha256 = sc._compute_sha256()
         except Exception:  # noqa: BLE001 - raised again where the summary asks for the hash
             pass
 
     t = threading.Thread(target=work, name="qoslab-scenario-hash", daemon=True)
+    sc._hashing = t
     t.start()
     return t
 
@@ -642,7 +672,7 @@ class RunOverBudget(BudgetError):
     def __init__(self, result: Result, out: str | Path | None) -> None:
         super().__init__(
             f"{result.scenario.source}: stopped at t = {result.simulated_until_s:g} s of "
-            f"{result.scenario.resolved['duration_ns'] / 1e9:g} s: {result.stopped}"
+            f"{result.scenario.outline['duration_ns'] / 1e9:g} s: {result.stopped}"
         )
         self.result = result
         self.out = out

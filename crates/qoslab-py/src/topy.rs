@@ -10,6 +10,10 @@
 //! `{variant: value}`. Keys are interned: ten thousand flows repeat the same few dozen.
 //!
 //! At 10,000 flows the two-step conversion took 1.66 s of the scenario's 2.7 s load.
+//!
+//! An outline ([`to_py_outline`], `Resolved.outline`) builds the same objects but only the
+//! listed keys of the elements of the listed arrays: a run reads a flow's name and endpoints,
+//! not its 30 TCP and queue parameters.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -56,21 +60,60 @@ pub fn to_py<'py, T: Serialize + ?Sized>(
     py: Python<'py>,
     value: &T,
 ) -> Result<Bound<'py, PyAny>, ToPyError> {
-    value.serialize(ToPy { py })
+    value.serialize(ToPy {
+        py,
+        keep: Keep::All,
+    })
+}
+
+/// [`to_py`] of a table in which each entry named in `fields` (an array of tables) keeps, of
+/// each of its elements, only the listed keys: the same objects as `to_py` gives, less the
+/// keys left out (which are not converted at all, so nothing they hold can fail).
+pub fn to_py_outline<'py, T: Serialize + ?Sized>(
+    py: Python<'py>,
+    value: &T,
+    fields: &[(String, Vec<String>)],
+) -> Result<Bound<'py, PyAny>, ToPyError> {
+    value.serialize(ToPy {
+        py,
+        keep: Keep::Outline(fields),
+    })
+}
+
+/// What of a value to build.
+#[derive(Clone, Copy)]
+enum Keep<'k> {
+    /// All of it.
+    All,
+    /// A table whose entries named here keep only the listed keys of their elements.
+    Outline(&'k [(String, Vec<String>)]),
+    /// An array whose elements keep only these keys.
+    Elements(&'k [String]),
+    /// A table that keeps only these keys.
+    Keys(&'k [String]),
 }
 
 #[derive(Clone, Copy)]
-struct ToPy<'py> {
+struct ToPy<'py, 'k> {
     py: Python<'py>,
+    keep: Keep<'k>,
 }
 
 type Out<'py> = Result<Bound<'py, PyAny>, ToPyError>;
 
-impl<'py> ToPy<'py> {
+impl<'py> ToPy<'py, '_> {
     fn int(self, v: i64) -> Out<'py> {
         Ok(v.into_pyobject(self.py)
             .map(Bound::into_any)
             .unwrap_or_else(|e| match e {}))
+    }
+
+    /// The same serializer building all of a value (a variant's contents).
+    fn all(self) -> Self {
+        ToPy {
+            py: self.py,
+            keep: Keep::All,
+        }
     }
 
     /// `{variant: inner}`.
@@ -81,16 +124,16 @@ impl<'py> ToPy<'py> {
     }
 }
 
-impl<'py> ser::Serializer for ToPy<'py> {
+impl<'py, 'k> ser::Serializer for ToPy<'py, 'k> {
     type Ok = Bound<'py, PyAny>;
     type Error = ToPyError;
-    type SerializeSeq = Seq<'py>;
-    type SerializeTuple = Seq<'py>;
-    type SerializeTupleStruct = Seq<'py>;
-    type SerializeTupleVariant = Variant<Seq<'py>>;
-    type SerializeMap = Map<'py>;
-    type SerializeStruct = Map<'py>;
-    type SerializeStructVariant = Variant<Map<'py>>;
+    type SerializeSeq = Seq<'py, 'k>;
+    type SerializeTuple = Seq<'py, 'k>;
+    type SerializeTupleStruct = Seq<'py, 'k>;
+    type SerializeTupleVariant = Variant<Seq<'py, 'k>>;
+    type SerializeMap = Map<'py, 'k>;
+    type SerializeStruct = Map<'py, 'k>;
+    type SerializeStructVariant = Variant<Map<'py, 'k>>;
 
     fn serialize_bool(self, v: bool) -> Out<'py> {
         Ok(PyBool::new(self.py, v).to_owned().into_any())
@@ -163,19 +206,28 @@ impl<'py> ser::Serializer for ToPy<'py> {
         variant: &'static str,
         v: &T,
     ) -> Out<'py> {
-        let inner = v.serialize(self)?;
+        let inner = v.serialize(self.all())?;
         self.variant(variant, inner)
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'py>, ToPyError> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'py, 'k>, ToPyError> {
+        // the elements of an array of an outline keep only their listed keys
+        let keep = match self.keep {
+            Keep::Elements(keys) => Keep::Keys(keys),
+            _ => Keep::All,
+        };
         Ok(Seq {
-            to: self,
+            to: ToPy { py: self.py, keep },
             items: Vec::with_capacity(len.unwrap_or(0)),
         })
     }
-    fn serialize_tuple(self, len: usize) -> Result<Seq<'py>, ToPyError> {
+    fn serialize_tuple(self, len: usize) -> Result<Seq<'py, 'k>, ToPyError> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq<'py>, ToPyError> {
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<Seq<'py, 'k>, ToPyError> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -184,20 +236,20 @@ impl<'py> ser::Serializer for ToPy<'py> {
         _: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Variant<Seq<'py>>, ToPyError> {
+    ) -> Result<Variant<Seq<'py, 'k>>, ToPyError> {
         Ok(Variant {
             variant,
-            inner: self.serialize_seq(Some(len))?,
+            inner: self.all().serialize_seq(Some(len))?,
         })
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Map<'py>, ToPyError> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Map<'py, 'k>, ToPyError> {
         Ok(Map {
             to: self,
             entries: Vec::with_capacity(len.unwrap_or(0)),
             next_key: None,
         })
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Map<'py>, ToPyError> {
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Map<'py, 'k>, ToPyError> {
         self.serialize_map(Some(len))
     }
     fn serialize_struct_variant(
@@ -206,21 +258,21 @@ impl<'py> ser::Serializer for ToPy<'py> {
         _: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Variant<Map<'py>>, ToPyError> {
+    ) -> Result<Variant<Map<'py, 'k>>, ToPyError> {
         Ok(Variant {
             variant,
-            inner: self.serialize_map(Some(len))?,
+            inner: self.all().serialize_map(Some(len))?,
         })
     }
 }
 
 /// An array being built.
-pub struct Seq<'py> {
-    to: ToPy<'py>,
+pub struct Seq<'py, 'k> {
+    to: ToPy<'py, 'k>,
     items: Vec<Bound<'py, PyAny>>,
 }
 
-impl<'py> Seq<'py> {
+impl<'py> Seq<'py, '_> {
     fn push<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
         self.items.push(v.serialize(self.to)?);
         Ok(())
@@ -233,7 +285,7 @@ impl<'py> Seq<'py> {
 /// serde's three array-like traits, all `Seq::push` per element and `Seq::finish` at the end.
 macro_rules! seq_impl {
     ($($trait:ident :: $element:ident),*) => {$(
-        impl<'py> ser::$trait for Seq<'py> {
+        impl<'py> ser::$trait for Seq<'py, '_> {
             type Ok = Bound<'py, PyAny>;
             type Error = ToPyError;
             fn $element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
@@ -253,20 +305,31 @@ seq_impl!(
 );
 
 /// A table being built: its entries are sorted by key when it ends.
-pub struct Map<'py> {
-    to: ToPy<'py>,
+pub struct Map<'py, 'k> {
+    to: ToPy<'py, 'k>,
     entries: Vec<(Cow<'static, str>, Bound<'py, PyAny>)>,
     next_key: Option<String>,
 }
 
-impl<'py> Map<'py> {
-    /// Adds `key = v`, or nothing when `v` is `None`.
+impl<'py> Map<'py, '_> {
+    /// Adds `key = v`, or nothing when `v` is `None` (or when an outline leaves `key` out).
     fn entry<T: Serialize + ?Sized>(
         &mut self,
         key: Cow<'static, str>,
         v: &T,
     ) -> Result<(), ToPyError> {
-        match v.serialize(self.to) {
+        let keep = match self.to.keep {
+            Keep::Outline(fields) => fields
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(Keep::All, |(_, keys)| Keep::Elements(keys)),
+            Keep::Keys(keys) if !keys.iter().any(|k| *k == key) => return Ok(()),
+            _ => Keep::All,
+        };
+        match v.serialize(ToPy {
+            py: self.to.py,
+            keep,
+        }) {
             Ok(x) => self.entries.push((key, x)),
             Err(ToPyError::UnsupportedNone) => {}
             Err(e) => return Err(e),
@@ -285,11 +348,11 @@ impl<'py> Map<'py> {
     }
 }
 
-impl<'py> ser::SerializeMap for Map<'py> {
+impl<'py> ser::SerializeMap for Map<'py, '_> {
     type Ok = Bound<'py, PyAny>;
     type Error = ToPyError;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), ToPyError> {
-        let k = key.serialize(self.to)?;
+        let k = key.serialize(self.to.all())?;
         let k = k
             .cast::<PyString>()
             .map_err(|_| ToPyError::Message("map key was not a string".to_string()))?;
@@ -308,7 +371,7 @@ impl<'py> ser::SerializeMap for Map<'py> {
     }
 }
 
-impl<'py> ser::SerializeStruct for Map<'py> {
+impl<'py> ser::SerializeStruct for Map<'py, '_> {
     type Ok = Bound<'py, PyAny>;
     type Error = ToPyError;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -329,7 +392,7 @@ pub struct Variant<I> {
     inner: I,
 }
 
-impl<'py> ser::SerializeTupleVariant for Variant<Seq<'py>> {
+impl<'py> ser::SerializeTupleVariant for Variant<Seq<'py, '_>> {
     type Ok = Bound<'py, PyAny>;
     type Error = ToPyError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ToPyError> {
@@ -341,7 +404,7 @@ impl<'py> ser::SerializeTupleVariant for Variant<Seq<'py>> {
     }
 }
 
-impl<'py> ser::SerializeStructVariant for Variant<Map<'py>> {
+impl<'py> ser::SerializeStructVariant for Variant<Map<'py, '_>> {
     type Ok = Bound<'py, PyAny>;
     type Error = ToPyError;
     fn serialize_field<T: Serialize + ?Sized>(
