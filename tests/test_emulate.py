@@ -482,6 +482,7 @@ _BBR_GAP = (
 )
 
 
+@pytest.mark.alone
 @needs_emulation
 @pytest.mark.parametrize(
     "variant",
@@ -497,10 +498,18 @@ _BBR_GAP = (
 def test_modern_tcp_simulated_vs_kernel(clean: None, variant: str) -> None:
     """Issue 22: the simulator's CUBIC and BBR against Linux's own (``tcp_cubic``, ``tcp_bbr``)
     over the link daemon's RIO: the same two contracted flows as above. The shares must order
-    alike and agree within 15 %, as for Reno; the bottleneck's mean queueing delay (its
-    occupancy) within a factor of 2: the kernel's HyStart, pacing and segmentation offload
-    differ in the details, and the daemon counts waiting times over the whole run (start-up
-    included), the simulation over its measurement window."""
+    alike and differ by at most 0.06 of the bottleneck; the bottleneck's mean queueing delay
+    (its occupancy) within a factor of 2: the kernel's HyStart, pacing and segmentation
+    offload differ in the details, and the daemon counts waiting times over the whole run
+    (start-up included), the simulation over its measurement window.
+
+    The share bound is not Reno's 15 % of each share (0.044 here, on the 1 Mbit/s flow's
+    0.294): Linux's CUBIC gives the 6 Mbit/s contract a little more than the simulated one, a
+    gap that is systematic (8 seeds on a quiet machine: 0.733 +- 0.013 per run against
+    0.704 +- 0.011 over 20 simulated seeds; docs/emulation.md), and means of three runs
+    ranged 0.719-0.750 between sessions, so a quiet run in six crossed 0.044. The machine's
+    load moves it further (0.775 in a fresh-clone `make test`, 0.59-0.76 beside compilers):
+    the test runs alone."""
     # BBR with SACK, as Linux runs it: without SACK the kernel's own recovery breaks down on
     # this path (see _BBR_GAP), which would test Linux's non-SACK failure mode, not BBR.
     extra = ["tcp.sack=true"] if variant == "bbr" else []
@@ -518,5 +527,5 @@ def test_modern_tcp_simulated_vs_kernel(clean: None, variant: str) -> None:
         f"mean queueing delay simulated {wait_sim * 1e3:.1f} ms, emulated {wait_emu * 1e3:.1f} ms"
     )
     assert (np.argsort(share_sim) == np.argsort(share_emu)).all()
-    assert (np.abs(share_emu / share_sim - 1) <= 0.15).all()
+    assert (np.abs(share_emu - share_sim) <= 0.06).all()
     assert 0.5 <= wait_emu / wait_sim <= 2.0
