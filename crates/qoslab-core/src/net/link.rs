@@ -464,7 +464,7 @@ impl LinkDir {
     fn count_departure(&mut self, e: &InLine) {
         self.stats.departures += 1;
         self.stats.departed_bytes += e.size as u64;
-        if e.done >= self.win.0 && e.done < self.win.1 {
+        if self.in_window(e.done) {
             self.stats.window_bytes += e.size as u64;
         }
     }

@@ -115,8 +115,7 @@ impl Simulation {
                 .flows
                 .iter()
                 .map(|f| {
-                    (f.fwd.capacity() + f.rev.capacity()) * 4
-                        + f.stats.drops_at.capacity() * 16
+                    f.stats.drops_at.capacity() * 16
                         + match &f.ep {
                             Endpoint::Tcp { sender, sink, .. } => {
                                 sender.heap_bytes() + sink.heap_bytes()

@@ -86,9 +86,7 @@ enum Endpoint {
 struct Flow {
     src: usize,
     dst: usize,
-    fwd: Vec<u32>,
-    rev: Vec<u32>,
-    /// Where `fwd` and `rev` start in [`Simulation::routes`].
+    /// Where the flow's forward and reverse routes start in [`Simulation::routes`].
     fwd_at: u32,
     rev_at: u32,
     size: u32,
@@ -152,18 +150,21 @@ pub struct Simulation {
 /// Ends a route in [`Simulation::routes`].
 const ROUTE_END: u32 = u32::MAX;
 
-/// The flat route table of `flows`, whose `fwd_at` and `rev_at` it sets.
-fn route_table(flows: &mut [Flow]) -> Vec<u32> {
-    let mut routes = Vec::new();
-    for f in flows {
-        f.fwd_at = routes.len() as u32;
-        routes.extend_from_slice(&f.fwd);
-        routes.push(ROUTE_END);
-        f.rev_at = routes.len() as u32;
-        routes.extend_from_slice(&f.rev);
-        routes.push(ROUTE_END);
-    }
-    routes
+/// Appends a flow's forward and reverse routes to the route table; returns where each starts.
+fn add_routes(routes: &mut Vec<u32>, (fwd, rev): &(Vec<u32>, Vec<u32>)) -> (u32, u32) {
+    let fwd_at = routes.len() as u32;
+    routes.extend_from_slice(fwd);
+    routes.push(ROUTE_END);
+    let rev_at = routes.len() as u32;
+    routes.extend_from_slice(rev);
+    routes.push(ROUTE_END);
+    (fwd_at, rev_at)
+}
+
+/// The route starting at `at` in the route table, up to its end.
+fn route_at(routes: &[u32], at: u32) -> &[u32] {
+    let r = &routes[at as usize..];
+    &r[..r.iter().position(|&d| d == ROUTE_END).unwrap_or(r.len())]
 }
 
 impl Simulation {
@@ -174,9 +175,10 @@ impl Simulation {
         let slots: usize = sc.arrivals.iter().map(|a| a.max_active as usize).sum();
         let mut flows = Vec::with_capacity(sc.flows.len() + slots);
         let mut static_paths = Vec::with_capacity(sc.flows.len());
+        let mut routes = Vec::new();
         for ((f, fc), route) in sc.flows.iter().enumerate().zip(sc.flow_routes()) {
             static_paths.push(arrivals::PathModel::new(&route.0, &route.1, &dirs));
-            let flow = build_flow(fc, f, route, seed);
+            let flow = build_flow(fc, f, add_routes(&mut routes, &route), seed);
             q.at(flow.start, EventKind::FlowStart(f as u32));
             if let Some(stop) = fc.stop_ns {
                 if stop < sc.duration_ns {
@@ -190,7 +192,7 @@ impl Simulation {
             let path = arrivals::PathModel::new(&route.0, &route.1, &dirs);
             procs.push(arrivals::Process::new(a, p, flows.len(), path, seed));
             for _ in 0..a.max_active {
-                flows.push(slot_flow(a, route.clone()));
+                flows.push(slot_flow(a, add_routes(&mut routes, &route)));
             }
         }
         let mut conds = Vec::new();
@@ -203,9 +205,9 @@ impl Simulation {
         let path_rtts: Vec<SimTime> = flows
             .iter()
             .map(|f| {
-                f.fwd
+                route_at(&routes, f.fwd_at)
                     .iter()
-                    .chain(&f.rev)
+                    .chain(route_at(&routes, f.rev_at))
                     .map(|&d| dirs[d as usize].delay)
                     .sum()
             })
@@ -227,7 +229,6 @@ impl Simulation {
         }
         let signal_routes = signal_routes(&sc, &conds);
         let n_flows = flows.len();
-        let routes = route_table(&mut flows);
         q.at(sc.measurement.start_ns, EventKind::MeasureStart);
         q.at(sc.measurement.end_ns, EventKind::MeasureEnd);
         q.at(0, EventKind::Sample);
@@ -366,7 +367,7 @@ fn build_dirs(sc: &Scenario, seed: u64) -> Vec<LinkDir> {
 
 /// Flow number `f` on its (forward, reverse) route: its start time (drawn from its own stream
 /// when random) and endpoint.
-fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed: u64) -> Flow {
+fn build_flow(fc: &FlowConfig, f: usize, (fwd_at, rev_at): (u32, u32), seed: u64) -> Flow {
     let mut start_rng = SimRng::derive(seed, stream::FLOW_START | f as u64);
     let start = if fc.start_max_ns > fc.start_ns {
         fc.start_ns + (start_rng.uniform() * (fc.start_max_ns - fc.start_ns) as f64) as u64
@@ -424,8 +425,6 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
     Flow {
         src: fc.src_idx,
         dst: fc.dst_idx,
-        fwd,
-        rev,
         size: fc.packet_size_bytes,
         dscp: fc.dscp,
         start,
@@ -435,18 +434,16 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd, rev): (Vec<u32>, Vec<u32>), seed:
         transfer: None,
         ts_recent_data: 0,
         ts_recent_ack: 0,
-        fwd_at: 0,
-        rev_at: 0,
+        fwd_at,
+        rev_at,
     }
 }
 
 /// A connection slot of arrival process `a` (idle until an arrival takes it).
-fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>)) -> Flow {
+fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd_at, rev_at): (u32, u32)) -> Flow {
     Flow {
         src: a.src_idx,
         dst: a.dst_idx,
-        fwd,
-        rev,
         size: a.packet_size_bytes,
         dscp: a.dscp,
         start: 0,
@@ -464,8 +461,8 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd, rev): (Vec<u32>, Vec<u32>
         transfer: None,
         ts_recent_data: 0,
         ts_recent_ack: 0,
-        fwd_at: 0,
-        rev_at: 0,
+        fwd_at,
+        rev_at,
     }
 }
 

@@ -138,9 +138,9 @@ impl Simulation {
     }
 
     pub(super) fn transmit_tcp(&mut self, now: SimTime, fi: usize, buf: &mut SendBuf) {
-        let (size, dscp, first) = {
+        let (size, dscp) = {
             let f = &self.flows[fi];
-            (f.size, f.dscp, f.fwd[0] as usize)
+            (f.size, f.dscp)
         };
         let (ecn, syn) = match &self.flows[fi].ep {
             Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn),
@@ -167,7 +167,7 @@ impl Simulation {
             if rtx {
                 self.flows[fi].stats.retransmits += 1;
             }
-            self.emit(now, fi, first, p);
+            self.emit(now, fi, p);
         }
         self.sync_rto(fi);
         if let Endpoint::Tcp { sender, .. } = &mut self.flows[fi].ep {
@@ -289,9 +289,9 @@ impl Simulation {
     }
 
     pub(super) fn on_udp_send(&mut self, now: SimTime, fi: usize) {
-        let (dscp, first, start) = {
+        let (dscp, start) = {
             let f = &self.flows[fi];
-            (f.dscp, f.fwd[0] as usize, f.start)
+            (f.dscp, f.start)
         };
         let Endpoint::Udp { src, send_pending } = &mut self.flows[fi].ep else {
             return;
@@ -322,15 +322,15 @@ impl Simulation {
         let mut p = PacketMeta::new(fi as u32, PacketKind::Data, packet_size, src.seq, now);
         p.dscp = dscp;
         src.seq += 1;
-        self.emit(now, fi, first, p);
+        self.emit(now, fi, p);
     }
 
-    /// A source emits a data packet onto its first link: count it and send it.
+    /// A source emits a data packet onto the first link of its route: count it and send it.
     #[inline]
-    pub(super) fn emit(&mut self, now: SimTime, fi: usize, first: usize, mut p: PacketMeta) {
+    pub(super) fn emit(&mut self, now: SimTime, fi: usize, mut p: PacketMeta) {
         let size = p.size as u64;
         p.at = self.flows[fi].fwd_at;
-        debug_assert_eq!(self.routes[p.at as usize] as usize, first);
+        let first = self.routes[p.at as usize] as usize;
         let st = &mut self.flows[fi].stats;
         st.sent_pkts += 1;
         st.sent_bytes += size;
