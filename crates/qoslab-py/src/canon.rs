@@ -514,10 +514,18 @@ impl Map<'_> {
 impl ser::SerializeMap for Map<'_> {
     type Ok = Piece;
     type Error = Decline;
+    /// A key is what toml writes as a plain string (a string, a char, a unit variant, and those
+    /// inside `Some` or a newtype): written as a value, then unquoted; anything else declined.
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Decline> {
-        self.next_key = Some(key.serialize(KeyIn {
-            tree: &mut *self.tree,
-        })?);
+        let tree = &mut *self.tree;
+        let start = tree.text.len();
+        let Ok(Piece::Scalar(text)) = key.serialize(Build { tree: &mut *tree }) else {
+            return Err(Decline::Other);
+        };
+        let quoted = tree.text[text.range()].to_owned();
+        tree.text.truncate(start);
+        let bare = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"'));
+        self.next_key = Some(tree.key(bare.ok_or(Decline::Other)?)?);
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Decline> {
@@ -583,140 +591,6 @@ impl ser::SerializeStructVariant for Variant<Map<'_>> {
             tree: self.inner.tree,
         }
         .variant(self.name, inner)
-    }
-}
-
-/// A map key, added to the tree's keys: what becomes a TOML string (a string, a char, a unit
-/// variant, and those inside `Some` or a newtype); anything else is declined.
-struct KeyIn<'t> {
-    tree: &'t mut Tree,
-}
-
-impl ser::Serializer for KeyIn<'_> {
-    type Ok = Span;
-    type Error = Decline;
-    type SerializeSeq = ser::Impossible<Span, Decline>;
-    type SerializeTuple = ser::Impossible<Span, Decline>;
-    type SerializeTupleStruct = ser::Impossible<Span, Decline>;
-    type SerializeTupleVariant = ser::Impossible<Span, Decline>;
-    type SerializeMap = ser::Impossible<Span, Decline>;
-    type SerializeStruct = ser::Impossible<Span, Decline>;
-    type SerializeStructVariant = ser::Impossible<Span, Decline>;
-
-    fn serialize_str(self, v: &str) -> Result<Span, Decline> {
-        self.tree.key(v)
-    }
-    fn serialize_char(self, v: char) -> Result<Span, Decline> {
-        self.tree.key(v.encode_utf8(&mut [0; 4]))
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<Span, Decline> {
-        self.tree.field(variant)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Span, Decline> {
-        v.serialize(self)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<Span, Decline> {
-        v.serialize(self)
-    }
-    fn serialize_bool(self, _: bool) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_i8(self, _: i8) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_i16(self, _: i16) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_i32(self, _: i32) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_i64(self, _: i64) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_u8(self, _: u8) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_u16(self, _: u16) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_u32(self, _: u32) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_u64(self, _: u64) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_f32(self, _: f32) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_f64(self, _: f64) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_none(self) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_unit(self) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Span, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Decline> {
-        Err(Decline::Other)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Decline> {
-        Err(Decline::Other)
     }
 }
 
@@ -923,6 +797,27 @@ mod tests {
         };
         let got = canonical_toml(&top).expect("written");
         assert_eq!(Some(got), two_step(&top));
+    }
+
+    #[test]
+    fn map_keys_of_every_kind_toml_takes() {
+        #[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+        enum K {
+            Alpha,
+            Beta,
+        }
+        let chars: BTreeMap<char, u8> = [('b', 1), ('a', 2)].into();
+        let variants: BTreeMap<K, u8> = [(K::Beta, 1), (K::Alpha, 2)].into();
+        let some: BTreeMap<Option<&str>, u8> = [(Some("x-y"), 1)].into();
+        let ints: BTreeMap<u8, u8> = [(1, 1)].into();
+        assert!(canonical_toml(&chars).is_some());
+        assert_eq!(canonical_toml(&chars), two_step(&chars));
+        assert!(canonical_toml(&variants).is_some());
+        assert_eq!(canonical_toml(&variants), two_step(&variants));
+        assert!(canonical_toml(&some).is_some());
+        assert_eq!(canonical_toml(&some), two_step(&some));
+        // left to toml, whatever it makes of them
+        assert!(canonical_toml(&ints).is_none());
     }
 
     #[test]
