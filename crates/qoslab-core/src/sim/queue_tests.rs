@@ -1,6 +1,8 @@
 //! The event queue's two structures run a simulation identically: the same scenario with the
 //! queue a heap throughout, a calendar throughout, and switching between the two every few
 //! events gives the same results, bit for bit (the order of events is the same total order).
+//! Likewise the link host's two ways of counting departures: lazily (`LinkDir::lazy`) and as
+//! every arrival advances its direction (what a capture on a direction requires).
 
 use super::*;
 use crate::engine::EventQueue;
@@ -58,8 +60,24 @@ interval = "100ms"
 
 /// Everything a run reports that the order of events could change.
 fn fingerprint(thresholds: Option<(usize, usize)>) -> Vec<u64> {
+    run_fingerprint(thresholds, false)
+}
+
+/// [`fingerprint`], with a capture on every link direction if `capture_all` (none is lazy then).
+fn run_fingerprint(thresholds: Option<(usize, usize)>, capture_all: bool) -> Vec<u64> {
     let sc = Scenario::from_toml(MANY, "queue-structures").expect("valid scenario");
     let mut sim = Simulation::new(&sc, 7);
+    if capture_all {
+        for d in 0..sim.dirs.len() {
+            sim.attach_capture(d, Box::new(std::io::sink()))
+                .expect("a capture");
+        }
+    }
+    assert_eq!(
+        sim.dirs.iter().any(|d| d.lazy()),
+        !capture_all,
+        "tail-drop and RED directions without a capture count lazily"
+    );
     if let Some((on, off)) = thresholds {
         // Move the initial events, in order, into a queue with the given thresholds.
         let mut q = EventQueue::with_calendar_thresholds(on, off);
@@ -88,6 +106,8 @@ fn fingerprint(thresholds: Option<(usize, usize)>) -> Vec<u64> {
     for l in &r.links {
         out.extend([
             l.stats.departures,
+            l.stats.departed_bytes,
+            l.stats.window_bytes,
             l.stats.total_drops(),
             l.stats.window_wait_ns,
         ]);
@@ -104,4 +124,10 @@ fn heap_calendar_and_switching_give_the_same_run() {
     assert_eq!(heap, fingerprint(None), "default thresholds");
     assert_eq!(heap, fingerprint(Some((0, 0))), "a calendar throughout");
     assert_eq!(heap, fingerprint(Some((40, 10))), "switching often");
+}
+
+#[test]
+fn lazy_and_eager_departure_counts_give_the_same_run() {
+    let lazy = fingerprint(None);
+    assert_eq!(lazy, run_fingerprint(None, true));
 }
