@@ -62,6 +62,10 @@ impl Aqm for DropTail {
         // Only the buffer drops: the host's check (`aqm::admit`).
         Verdict::Enqueue
     }
+    /// Only the buffer drops: the host's check alone decides.
+    fn wants_enqueue(&self) -> bool {
+        false
+    }
     /// Idle periods do not matter to a tail drop: the host need not watch for them.
     fn wants_idle(&self) -> bool {
         false

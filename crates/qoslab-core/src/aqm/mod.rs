@@ -108,6 +108,12 @@ pub trait Aqm {
         q: QueueView,
         rng: &mut SimRng,
     ) -> Verdict;
+    /// Whether [`Aqm::on_enqueue`] can decide anything but [`Verdict::Enqueue`] or
+    /// [`Aqm::on_overflow`] does anything; when not, the host admits on its buffer check
+    /// alone ([`admit`] without the calls). True unless a discipline says otherwise.
+    fn wants_enqueue(&self) -> bool {
+        true
+    }
     /// The transmitter asked for a packet and found the queue empty: an idle period starts.
     fn on_idle(&mut self, _now: SimTime) {}
     /// Whether [`Aqm::on_idle`] does anything (so the host can skip watching for idle

@@ -182,6 +182,9 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     fn on_idle(&mut self, now: SimTime) {
         (**self).on_idle(now)
     }
+    fn wants_enqueue(&self) -> bool {
+        (**self).wants_enqueue()
+    }
     fn wants_idle(&self) -> bool {
         (**self).wants_idle()
     }
@@ -289,6 +292,9 @@ macro_rules! queue_registry {
             #[inline]
             fn on_idle(&mut self, now: SimTime) {
                 match self { $( AnyAqm::$variant(a) => a.on_idle(now), )* }
+            }
+            fn wants_enqueue(&self) -> bool {
+                match self { $( AnyAqm::$variant(a) => a.wants_enqueue(), )* }
             }
             fn wants_idle(&self) -> bool {
                 match self { $( AnyAqm::$variant(a) => a.wants_idle(), )* }

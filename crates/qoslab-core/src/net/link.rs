@@ -99,6 +99,8 @@ pub struct LinkDir {
     dequeue_hook: bool,
     /// The discipline watches idle periods ([`crate::aqm::Aqm::wants_idle`]).
     idle_hook: bool,
+    /// The discipline judges arrivals ([`crate::aqm::Aqm::wants_enqueue`]).
+    enqueue_hook: bool,
     /// An end-of-transmission event is pending (`held` links only).
     pub tx_pending: bool,
     /// [`Self::lazy`], kept up to date by [`Self::set_held`] and [`Self::set_capture`]
@@ -193,6 +195,7 @@ impl LinkDir {
         LinkDir {
             dequeue_hook,
             idle_hook: aqm.wants_idle(),
+            enqueue_hook: aqm.wants_enqueue(),
             link,
             from,
             to,
@@ -510,17 +513,21 @@ impl LinkDir {
         pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let prec = pkt.prec;
         let in_win = self.in_window(now);
-        let pkt = &*pkt;
-        let verdict = crate::aqm::admit(&mut self.aqm, now, pkt, view, &mut self.rng);
+        let verdict = if self.enqueue_hook {
+            crate::aqm::admit(&mut self.aqm, now, pkt, view, &mut self.rng)
+        } else if view.full_for(pkt.size as u64) {
+            Verdict::Overflow
+        } else {
+            Verdict::Enqueue
+        };
         if let Some(r) = self.account(in_win, prec, verdict) {
             return Admit::Dropped(r);
         }
         if verdict == Verdict::Mark {
-            arena.get_mut(id).ecn = 3;
+            pkt.ecn = 3;
         }
-        let p = arena.get_mut(id);
-        p.enqueued_at = now;
-        let size = p.size;
+        pkt.enqueued_at = now;
+        let size = pkt.size;
         // Transmission times come from the cumulative bits of the busy period, so rounding
         // never accumulates: each end is within 1 ns of the exact value.
         let start = if self.last_done <= now {
@@ -602,79 +609,5 @@ impl LinkDir {
 }
 
 #[cfg(test)]
-mod busy_clock_tests {
-    use super::BusyClock;
-    use crate::units::{ceil_div, NS_PER_SEC};
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Every end equals the division of the cumulative bits, whatever the sizes, the rate
-        /// (1 bit/s to the largest accepted, 10 Tbit/s) and the restarts.
-        #[test]
-        fn ends_are_the_cumulative_division(
-            bps in prop_oneof![1u64..1_000, 1_000u64..=crate::units::MAX_RATE_BPS],
-            packets in proptest::collection::vec((prop_oneof![Just(1000u32), Just(40u32), 0u32..70_000], any::<bool>()), 1..300),
-        ) {
-            let mut clock = BusyClock::default();
-            let mut bits: u128 = 0;
-            for (size, restart) in packets {
-                if restart {
-                    clock.restart();
-                    bits = 0;
-                }
-                bits += size as u128 * 8;
-                let expected = ceil_div(bits * NS_PER_SEC as u128, bps as u128) as u64;
-                prop_assert_eq!(clock.add(size, bps), expected);
-                prop_assert_eq!(clock.is_empty(), bits == 0);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod window_tests {
-    use super::*;
-    use crate::aqm::droptail::DropTail;
-    use crate::packet::{PacketKind, PacketMeta};
-
-    #[test]
-    fn window_counts_waiting_times_and_per_precedence_arrivals() {
-        // 8 Mbit/s: a 1000-byte packet takes 1 ms. Window [10 ms, 20 ms).
-        const MS: u64 = 1_000_000;
-        let mut l = LinkDir::new(
-            0,
-            0,
-            1,
-            8_000_000,
-            0,
-            Limit::Packets(2),
-            AnyAqm::DropTail(DropTail),
-            SimRng::derive(0, 0),
-            (10 * MS, 20 * MS),
-        );
-        let mut arena = PacketArena::with_capacity(8);
-        let mut send = |l: &mut LinkDir, t: u64, dscp: u8| {
-            let mut p = PacketMeta::new(0, PacketKind::Data, 1000, 0, t);
-            p.dscp = dscp;
-            let id = arena.alloc(p);
-            l.advance(t);
-            matches!(l.enqueue(t, id, &mut arena), Admit::Queued { .. })
-        };
-        // Before the window: not counted.
-        assert!(send(&mut l, 5 * MS, 10));
-        // Four back-to-back arrivals at 12 ms: the first starts at once, the next two wait 1 ms
-        // and 2 ms, the fourth finds two waiting (limit 2) and is dropped.
-        assert!(send(&mut l, 12 * MS, 10));
-        assert!(send(&mut l, 12 * MS, 12));
-        assert!(send(&mut l, 12 * MS, 12));
-        assert!(!send(&mut l, 12 * MS, 12));
-        // After the window: not counted.
-        assert!(send(&mut l, 30 * MS, 12));
-        let s = &l.stats;
-        assert_eq!(s.window_admitted, 3);
-        assert_eq!(s.window_wait_ns, 3 * MS);
-        assert_eq!(s.window_arrivals_by_prec, [1, 3, 0]);
-        assert_eq!(s.window_drops_by_prec, [0, 1, 0]);
-        assert_eq!(s.arrivals_by_prec, [2, 4, 0]);
-    }
-}
+#[path = "link_tests.rs"]
+mod tests;

@@ -1,0 +1,116 @@
+//! Tests of the link host ([`super`]): the transmitter's clock, the window's counters, and
+//! the buffer check of a discipline that does not judge arrivals.
+
+mod busy_clock_tests {
+    use super::super::BusyClock;
+    use crate::units::{ceil_div, NS_PER_SEC};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every end equals the division of the cumulative bits, whatever the sizes, the rate
+        /// (1 bit/s to the largest accepted, 10 Tbit/s) and the restarts.
+        #[test]
+        fn ends_are_the_cumulative_division(
+            bps in prop_oneof![1u64..1_000, 1_000u64..=crate::units::MAX_RATE_BPS],
+            packets in proptest::collection::vec((prop_oneof![Just(1000u32), Just(40u32), 0u32..70_000], any::<bool>()), 1..300),
+        ) {
+            let mut clock = BusyClock::default();
+            let mut bits: u128 = 0;
+            for (size, restart) in packets {
+                if restart {
+                    clock.restart();
+                    bits = 0;
+                }
+                bits += size as u128 * 8;
+                let expected = ceil_div(bits * NS_PER_SEC as u128, bps as u128) as u64;
+                prop_assert_eq!(clock.add(size, bps), expected);
+                prop_assert_eq!(clock.is_empty(), bits == 0);
+            }
+        }
+    }
+}
+
+mod window_tests {
+    use super::super::*;
+    use crate::aqm::droptail::DropTail;
+    use crate::packet::{PacketKind, PacketMeta};
+
+    #[test]
+    fn window_counts_waiting_times_and_per_precedence_arrivals() {
+        // 8 Mbit/s: a 1000-byte packet takes 1 ms. Window [10 ms, 20 ms).
+        const MS: u64 = 1_000_000;
+        let mut l = LinkDir::new(
+            0,
+            0,
+            1,
+            8_000_000,
+            0,
+            Limit::Packets(2),
+            AnyAqm::DropTail(DropTail),
+            SimRng::derive(0, 0),
+            (10 * MS, 20 * MS),
+        );
+        let mut arena = PacketArena::with_capacity(8);
+        let mut send = |l: &mut LinkDir, t: u64, dscp: u8| {
+            let mut p = PacketMeta::new(0, PacketKind::Data, 1000, 0, t);
+            p.dscp = dscp;
+            let id = arena.alloc(p);
+            l.advance(t);
+            matches!(l.enqueue(t, id, &mut arena), Admit::Queued { .. })
+        };
+        // Before the window: not counted.
+        assert!(send(&mut l, 5 * MS, 10));
+        // Four back-to-back arrivals at 12 ms: the first starts at once, the next two wait 1 ms
+        // and 2 ms, the fourth finds two waiting (limit 2) and is dropped.
+        assert!(send(&mut l, 12 * MS, 10));
+        assert!(send(&mut l, 12 * MS, 12));
+        assert!(send(&mut l, 12 * MS, 12));
+        assert!(!send(&mut l, 12 * MS, 12));
+        // After the window: not counted.
+        assert!(send(&mut l, 30 * MS, 12));
+        let s = &l.stats;
+        assert_eq!(s.window_admitted, 3);
+        assert_eq!(s.window_wait_ns, 3 * MS);
+        assert_eq!(s.window_arrivals_by_prec, [1, 3, 0]);
+        assert_eq!(s.window_drops_by_prec, [0, 1, 0]);
+        assert_eq!(s.arrivals_by_prec, [2, 4, 0]);
+    }
+}
+
+/// A tail drop does not judge arrivals ([`crate::aqm::Aqm::wants_enqueue`]): the host admits
+/// on its buffer check alone, in bytes as in packets, and counts the overflow.
+#[test]
+fn a_tail_drop_is_admitted_on_the_buffer_check_alone() {
+    use super::*;
+    use crate::aqm::droptail::DropTail;
+    use crate::packet::{PacketKind, PacketMeta};
+    for (limit, admitted) in [(Limit::Bytes(2500), 3), (Limit::Packets(1), 2)] {
+        // 8 Mbit/s: a 1000-byte packet takes 1 ms; five arrive at once.
+        let mut l = LinkDir::new(
+            0,
+            0,
+            1,
+            8_000_000,
+            0,
+            limit,
+            AnyAqm::DropTail(DropTail),
+            SimRng::derive(0, 0),
+            (0, u64::MAX),
+        );
+        assert!(!l.enqueue_hook);
+        let mut arena = PacketArena::with_capacity(8);
+        let verdicts: Vec<bool> = (0..5)
+            .map(|_| {
+                let id = arena.alloc(PacketMeta::new(0, PacketKind::Data, 1000, 0, 0));
+                matches!(l.enqueue(0, id, &mut arena), Admit::Queued { .. })
+            })
+            .collect();
+        // The first starts at once (never waits); then the buffer fills.
+        let expected: Vec<bool> = (0..5).map(|k| k < admitted).collect();
+        assert_eq!(verdicts, expected, "{limit:?}");
+        assert_eq!(
+            l.stats.drops[DropReason::Overflow as usize],
+            5 - admitted as u64
+        );
+    }
+}
