@@ -1,5 +1,5 @@
 //! Tests of the link host ([`super`]): the transmitter's clock, the window's counters, and
-//! the buffer check of a discipline that does not judge arrivals.
+//! the layout of a link direction.
 
 mod busy_clock_tests {
     use super::super::BusyClock;
@@ -75,6 +75,44 @@ mod window_tests {
         assert_eq!(s.window_drops_by_prec, [0, 1, 0]);
         assert_eq!(s.arrivals_by_prec, [2, 4, 0]);
     }
+}
+
+/// A hop through a tail-drop queue reads and writes only the first five cache lines of its
+/// link direction (the field order of [`LinkDir`]): every field such a hop touches ends by
+/// byte 320, and the queue discipline's state, which it leaves alone, starts after.
+#[test]
+fn a_tail_drop_hop_touches_the_first_five_cache_lines() {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+    let stats = offset_of!(LinkDir, stats);
+    let ends = [
+        offset_of!(LinkDir, line) + size_of::<Ring<InLine>>(),
+        offset_of!(LinkDir, started) + size_of::<usize>(),
+        offset_of!(LinkDir, departed) + size_of::<usize>(),
+        offset_of!(LinkDir, q_bytes) + 8,
+        offset_of!(LinkDir, last_done) + 8,
+        offset_of!(LinkDir, busy_start) + 8,
+        offset_of!(LinkDir, bps) + 8,
+        offset_of!(LinkDir, delay) + 8,
+        offset_of!(LinkDir, win) + 16,
+        offset_of!(LinkDir, lazy) + 1,
+        offset_of!(LinkDir, guarded) + 1,
+        offset_of!(LinkDir, watched) + 1,
+        offset_of!(LinkDir, busy) + size_of::<BusyClock>(),
+        offset_of!(LinkDir, waiting_by_prec) + 24,
+        offset_of!(LinkDir, limit) + size_of::<Limit>(),
+        stats + offset_of!(LinkStats, arrivals) + 8,
+        stats + offset_of!(LinkStats, departures) + 8,
+        stats + offset_of!(LinkStats, departed_bytes) + 8,
+        stats + offset_of!(LinkStats, window_bytes) + 8,
+        stats + offset_of!(LinkStats, arrivals_by_prec) + 24,
+        stats + offset_of!(LinkStats, window_arrivals_by_prec) + 24,
+        stats + offset_of!(LinkStats, window_admitted) + 8,
+        stats + offset_of!(LinkStats, window_wait_ns) + 8,
+    ];
+    let hot_end = ends.into_iter().max().unwrap();
+    assert!(hot_end <= 5 * 64, "a hop's fields end at byte {hot_end}");
+    assert!(offset_of!(LinkDir, aqm) >= hot_end);
 }
 
 /// A tail drop does not judge arrivals ([`crate::aqm::Aqm::wants_enqueue`]): the host admits

@@ -14,18 +14,21 @@ impl Simulation {
 
     #[inline]
     pub(super) fn send_on(&mut self, now: SimTime, d: usize, id: PacketId) {
-        if !self.conds_at[d].is_empty() && !self.condition(now, d, id) {
+        if self.dirs[d].guarded && !self.condition(now, d, id) {
             return;
         }
-        if self.dirs[d].lazy() {
-            self.dirs[d].advance_starts(now);
+        let dir = &mut self.dirs[d];
+        if dir.lazy() {
+            dir.advance_starts(now);
         } else {
             self.advance(now, d);
             if self.dirs[d].held().is_some() {
                 return self.send_held(now, d, id);
             }
         }
-        match self.dirs[d].enqueue(now, id, &mut self.arena) {
+        // One look-up of the direction for the hop (`dirs` and `arena` are distinct fields).
+        let dir = &mut self.dirs[d];
+        match dir.enqueue(now, id, &mut self.arena) {
             Admit::Queued {
                 schedule_arrival: Some(t),
             } => self.q.at(t, EventKind::Arrive(d as u32, id as u32)),
@@ -149,11 +152,13 @@ impl Simulation {
         if !self.dirs[d].lazy() {
             self.advance(now, d);
         }
-        let (id, next) = self.dirs[d].arrive();
+        let dir = &mut self.dirs[d];
+        let (id, next) = dir.arrive();
+        let watched = dir.watched;
         if let Some((t, head)) = next {
             self.q.at(t, EventKind::Arrive(d as u32, head as u32));
         }
-        if self.reverse_watch[d] {
+        if watched {
             let p = *self.arena.get(id);
             self.dirs[d ^ 1].aqm.on_reverse(now, &p);
         }

@@ -116,9 +116,6 @@ pub struct Simulation {
     conds: Vec<Conditioner>,
     /// Conditioners guarding each link direction's queue, in declaration order.
     conds_at: Vec<Vec<usize>>,
-    /// Per direction: the opposite direction's queue watches the packets arriving at the end
-    /// of this one (FDD-RED's RTT estimator sees the ACKs reach its router).
-    reverse_watch: Vec<bool>,
     /// DWRED queues fed by a TWAM's window signal: (conditioner, direction, physical queue
     /// of a multi-queue link, signalling delay).
     signal_routes: Vec<(usize, usize, Option<usize>, SimTime)>,
@@ -199,6 +196,7 @@ impl Simulation {
         let mut conds_at = vec![Vec::new(); dirs.len()];
         for (i, c) in sc.conditioners.iter().enumerate() {
             conds_at[c.dir_idx].push(i);
+            dirs[c.dir_idx].guarded = true;
             conds.push(Conditioner::new(c, i, flows.len(), seed));
         }
         // Round-trip propagation delay of every flow (FDD-RED's oracle RTTs).
@@ -215,9 +213,9 @@ impl Simulation {
         for d in &mut dirs {
             d.aqm.set_path_rtts(&path_rtts);
         }
-        let reverse_watch: Vec<bool> = (0..dirs.len())
-            .map(|d| dirs[d ^ 1].aqm.wants_reverse())
-            .collect();
+        for d in 0..dirs.len() {
+            dirs[d].watched = dirs[d ^ 1].aqm.wants_reverse();
+        }
         // Meters with a timer (TWAM: one instance for the LSP aggregate, ticking every
         // α·RTT_LSP) are built at once and their timers armed.
         for (ci, c) in conds.iter_mut().enumerate() {
@@ -244,7 +242,6 @@ impl Simulation {
             cwnd_buf: vec![f64::NAN; n_flows],
             conds,
             conds_at,
-            reverse_watch,
             signal_routes,
             in_window: false,
             window: window::WindowSnapshots::default(),
