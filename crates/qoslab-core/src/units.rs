@@ -16,8 +16,23 @@ pub fn secs(t: u64) -> f64 {
 }
 
 /// Converts seconds to nanoseconds, rounding to the nearest nanosecond.
+#[inline]
 pub fn from_secs(s: f64) -> u64 {
-    (s * NS_PER_SEC as f64).round() as u64
+    round_u64(s * NS_PER_SEC as f64)
+}
+
+/// `x.round() as u64` (halves away from zero; negative numbers and NaN give 0; saturating)
+/// without the library call `f64::round` is on the baseline x86-64 (every retransmission
+/// timer is set through it): the cast truncates, and below 2^52 the fraction it leaves is
+/// exact to subtract (above, every `f64` is whole).
+#[inline]
+pub fn round_u64(x: f64) -> u64 {
+    let i = x as u64;
+    if x - i as f64 >= 0.5 {
+        i.saturating_add(1)
+    } else {
+        i
+    }
 }
 
 /// Time to serialise `bytes` at `bps`, rounded up to whole nanoseconds.
@@ -186,6 +201,45 @@ pub fn parse_limit(s: &str) -> Result<Limit, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The same as the library's rounding for every `f64`: any bit pattern, whole numbers
+        /// and halves, both sides of 2^52, 2^53 and 2^64.
+        #[test]
+        fn round_u64_is_the_library_rounding(
+            x in prop_oneof![
+                any::<u64>().prop_map(f64::from_bits),
+                (0u64..1 << 54).prop_map(|n| n as f64 / 2.0),
+                -1e20f64..1e20,
+                (0u64..1 << 20).prop_map(|k| (1u64 << 52) as f64 + k as f64 / 4.0),
+                (0u64..1 << 20).prop_map(|k| 18_446_744_073_709_551_616.0 - k as f64 * 2048.0),
+            ],
+        ) {
+            prop_assert_eq!(round_u64(x), x.round() as u64, "{}", x);
+        }
+    }
+
+    #[test]
+    fn round_u64_at_the_edges() {
+        for x in [
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            -0.5,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1.8446744073709552e19,
+            4.5e15 + 0.5,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            assert_eq!(round_u64(x), x.round() as u64, "{x}");
+        }
+    }
 
     #[test]
     fn values_beyond_the_limits_are_errors_naming_the_limit() {

@@ -155,7 +155,7 @@ impl Process {
     /// Time to the next arrival (exponential, at least 1 ns).
     pub fn gap(&mut self) -> SimTime {
         let mean = 1e9 / self.cfg.arrival_rate;
-        (self.rng.exponential(mean).round() as u64).max(1)
+        crate::units::round_u64(self.rng.exponential(mean)).max(1)
     }
 }
 

@@ -78,7 +78,7 @@ impl Pacer {
     pub fn on_send(&mut self, now: SimTime, cwnd: f64, ssthresh: f64, rate_pps: Option<f64>) {
         if self.enabled {
             let gap = self.gap_ns(cwnd, ssthresh, rate_pps);
-            self.next = now.max(self.next) + gap.round() as SimTime;
+            self.next = now.max(self.next) + crate::units::round_u64(gap);
         }
     }
 

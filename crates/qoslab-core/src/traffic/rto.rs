@@ -33,7 +33,7 @@ impl TcpSender {
     }
 
     pub(super) fn set_rtx_timer(&mut self, now: SimTime) {
-        let d = (self.rtt_timeout() * NS_PER_SEC as f64).round() as u64;
+        let d = crate::units::from_secs(self.rtt_timeout());
         self.rtx_deadline = Some(now + d);
         self.rtx_gen = self.rtx_gen.wrapping_add(1);
     }

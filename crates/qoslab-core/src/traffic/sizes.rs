@@ -141,7 +141,7 @@ fn to_bytes(x: f64) -> u64 {
     if x >= u64::MAX as f64 {
         u64::MAX
     } else if x >= 1.5 {
-        x.round() as u64
+        crate::units::round_u64(x)
     } else {
         1
     }

@@ -240,7 +240,8 @@ impl TcpSender {
 
     /// The usable window in packets: min(int(cwnd) + dupwnd, wnd), as ns-2's `window()`.
     pub fn window(&self) -> i64 {
-        let w = self.cwnd.trunc() as i64 + self.dupwnd;
+        // The cast truncates as `trunc` does (ns-2's `int(cwnd_)`), without its library call.
+        let w = self.cwnd as i64 + self.dupwnd;
         w.min(self.wnd as i64)
     }
 

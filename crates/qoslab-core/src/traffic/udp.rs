@@ -74,7 +74,7 @@ impl UdpSource {
             }
             UdpKind::Poisson => {
                 let mean = self.interval() as f64;
-                (self.rng.exponential(mean).round() as u64).max(1)
+                crate::units::round_u64(self.rng.exponential(mean)).max(1)
             }
         }
     }
@@ -94,7 +94,7 @@ impl UdpSource {
             }
             _ => self.rng.exponential(mean),
         };
-        (t.round() as u64).max(1)
+        crate::units::round_u64(t).max(1)
     }
 
     /// The size of the next packet, bytes.
