@@ -303,7 +303,13 @@ impl Simulation {
                     crate::prefetch::read(self.dirs.as_ptr().wrapping_add(d as usize));
                 }
             }
-            self.dispatch(e.time, e.kind);
+            // A packet's arrival (98 % of the events at 200 flows) is handled outside
+            // `dispatch`, whose frame (every other handler inlined) costs more to set up
+            // than the arrival's own (cachegrind: 3 % of the run's instructions).
+            match e.kind {
+                EventKind::Arrive(d, _) => self.on_arrive(e.time, d as usize),
+                kind => self.dispatch(e.time, kind),
+            }
         }
     }
 
