@@ -207,11 +207,15 @@ pub struct EventQueue {
     occupied: Vec<u64>,
     in_buckets: usize,
     overflow: Heap,
-    /// Heap mode: the front's top is the event [`Self::pop_until`] returned last, not yet
-    /// removed. Handling an event usually schedules one (the link's next arrival), so the
-    /// next [`Self::at`] overwrites the top and sifts it down once, instead of a pop (sift to
-    /// the bottom and back up) followed by a push; any other operation removes it first.
+    /// The front's top is the event [`Self::pop_until`] returned last, not yet removed.
+    /// Handling an event usually schedules one (the link's next arrival), so the next
+    /// [`Self::at`] overwrites the top and sifts it down once, instead of a pop (sift to the
+    /// bottom and back up) followed by a push; any other operation removes it first. In a
+    /// calendar, only an event of the current bucket takes the top's place.
     top_taken: bool,
+    /// Events before this time belong in the front: the end of the current bucket in a
+    /// calendar, the end of time in one heap.
+    front_end: SimTime,
     next_seq: u64,
     now: SimTime,
 }
@@ -230,6 +234,7 @@ impl Default for EventQueue {
             in_buckets: 0,
             overflow: Heap::new(),
             top_taken: false,
+            front_end: SimTime::MAX,
             next_seq: 0,
             now: 0,
         }
@@ -267,10 +272,15 @@ impl EventQueue {
         self.next_seq += 1;
         if self.top_taken {
             // The taken top is earlier than `e` (time never goes back, and `e`'s sequence
-            // number is the largest), so `e` may take its place.
+            // number is the largest), so `e` may take its place, if it belongs in the front
+            // (a calendar's later buckets hold the rest).
             self.top_taken = false;
-            if let Some(mut top) = self.front.peek_mut() {
-                *top = e;
+            if e.time() < self.front_end {
+                if let Some(mut top) = self.front.peek_mut() {
+                    *top = e;
+                }
+            } else {
+                self.pop_and_place(e);
             }
             return;
         }
@@ -282,6 +292,12 @@ impl EventQueue {
                 self.become_calendar();
             }
         }
+    }
+    /// A calendar's taken top goes, and `e`, of a later bucket, is placed.
+    #[inline(never)]
+    fn pop_and_place(&mut self, e: Entry) {
+        self.front.pop();
+        self.place(e);
     }
     /// Removes the taken top, if any (before anything else looks at the front).
     #[inline(always)]
@@ -299,16 +315,22 @@ impl EventQueue {
             self.buckets = vec![Vec::new(); BUCKETS];
             self.occupied = vec![0; BUCKETS / 64];
         }
-        self.cur = self.now >> BUCKET_SHIFT;
+        self.set_cur(self.now >> BUCKET_SHIFT);
         let all = std::mem::take(&mut self.front).into_vec();
         for e in all {
             self.place(e);
         }
     }
+    /// Makes bucket `b` the calendar's current one.
+    fn set_cur(&mut self, b: u64) {
+        self.cur = b;
+        self.front_end = (b + 1).saturating_mul(1 << BUCKET_SHIFT);
+    }
     /// From the calendar back to one heap.
     #[cold]
     fn become_heap(&mut self) {
         self.calendar = false;
+        self.front_end = SimTime::MAX;
         let mut all = std::mem::take(&mut self.front).into_vec();
         for (w, word) in self.occupied.iter_mut().enumerate() {
             while *word != 0 {
@@ -348,7 +370,7 @@ impl EventQueue {
         }
         if self.in_buckets > 0 {
             let next = self.next_occupied();
-            self.cur = next;
+            self.set_cur(next);
             let slot = next as usize & (BUCKETS - 1);
             // The front's (empty) storage goes back to the bucket for reuse.
             let spare = std::mem::take(&mut self.front).into_vec();
@@ -357,7 +379,7 @@ impl EventQueue {
             self.in_buckets -= bucket.len();
             self.front = Heap::from(bucket);
         } else if let Some(e) = self.overflow.peek() {
-            self.cur = e.time() >> BUCKET_SHIFT;
+            self.set_cur(e.time() >> BUCKET_SHIFT);
         } else {
             return false;
         }
@@ -405,11 +427,7 @@ impl EventQueue {
         if top.time() > until {
             return None;
         }
-        if self.calendar {
-            self.front.pop();
-        } else {
-            self.top_taken = true;
-        }
+        self.top_taken = true;
         self.now = top.time();
         Some(Event {
             time: top.time(),
@@ -425,12 +443,18 @@ impl EventQueue {
     /// prefetching what it will touch).
     #[inline]
     pub fn peek_kind(&self) -> Option<EventKind> {
-        if self.top_taken {
-            return None; // the next event is under the taken top (a hint only)
-        }
-        self.front
-            .peek()
-            .map(|e| EventKind::decode(e.tag(), e.a, e.b))
+        let next = if self.top_taken {
+            // The next event, unless the one being handled schedules an earlier one, is the
+            // earlier of the taken top's children.
+            match self.front.as_slice() {
+                [_, a, b, ..] => Some(if a.key() < b.key() { a } else { b }),
+                [_, a] => Some(a),
+                _ => None,
+            }
+        } else {
+            self.front.peek()
+        };
+        next.map(|e| EventKind::decode(e.tag(), e.a, e.b))
     }
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.settle();
@@ -557,6 +581,35 @@ mod prop {
                 popped.push((e.time, j));
             }
             prop_assert_eq!(popped, expected);
+        }
+
+        /// The look-ahead the event loop prefetches by: after a pop, with nothing scheduled
+        /// since, the hint is the next event or none (a calendar whose front holds only the
+        /// taken top); never another event.
+        #[test]
+        fn the_hint_is_the_next_event(
+            times in proptest::collection::vec(0u64..200_000, 1..300),
+            thresholds in prop_oneof![Just((usize::MAX, 0)), Just((0, 0)), Just((8, 2))],
+        ) {
+            let mut q = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
+            for (i, &t) in times.iter().enumerate() {
+                q.at(t, EventKind::FlowStart(i as u32));
+            }
+            let one_heap = thresholds.0 == usize::MAX;
+            let mut hint = q.peek_kind();
+            loop {
+                let next = q.pop().map(|e| e.kind);
+                if one_heap {
+                    // One heap always knows its next event.
+                    prop_assert_eq!(hint, next);
+                } else {
+                    prop_assert!(hint.is_none() || hint == next);
+                }
+                if next.is_none() {
+                    break;
+                }
+                hint = q.peek_kind();
+            }
         }
     }
 }
