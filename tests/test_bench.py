@@ -91,6 +91,34 @@ def test_missing_ns3_is_a_one_line_note_and_the_rest_runs(monkeypatch: pytest.Mo
     assert row["qoslab_core_s"] > 0 and row["qoslab_whole_s"] > 0 and row["repeats"] == 1
 
 
+def test_a_slow_reference_cuts_the_rounds_but_not_qoslabs_core_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ns-2 taking over a minute (faked) leaves one round of whole processes, and qoslab's
+    core is still measured ``repeat`` times, its median reported."""
+    fake = bench._Reference("ns2", full=["ns-full"], setup=["ns-setup"])
+    monkeypatch.setattr(bench, "_prepare_ns2", lambda *a: fake)
+    timed = bench._timed
+
+    def fake_timed(cmd: list[str], cwd: Path, timeout: float) -> tuple[float | None, str]:
+        if cmd[0].startswith("ns-"):
+            return (61.0 if cmd == fake.full else 0.5), ""
+        return timed(cmd, cwd, timeout)
+
+    monkeypatch.setattr(bench, "_timed", fake_timed)
+    walls = iter([0.30, 0.10, 0.20, 0.40, 0.50])
+    core = bench._measure_core
+
+    def fake_core(name: str, scale: float = 1.0) -> dict[str, object]:
+        return {**core(name, scale), "wall_s": next(walls)}
+
+    monkeypatch.setattr(bench, "_measure_core", fake_core)
+    row = bench.measure(_workload(SMALL), repeat=3, ns3=False)
+    assert row["repeats"] == 1 and fake.whole_s == [61.0]
+    # the first wall is the full-duration run, then half and setup-only (0.10, 0.20 unused
+    # as core times), then two more full runs
+    assert row["qoslab_core_runs"] == 3 and row["qoslab_core_s"] == 0.40
+    assert row["ns2_core_s"] == pytest.approx(60.5) and row["ns2_core_ratio"] == pytest.approx(60.5 / 0.40)
+
+
 def test_bench_json_has_every_figure_of_both_references(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     # ns-3 runs (about 3 s) if its program is compiled; compiling it is not this test's job
