@@ -109,4 +109,29 @@ mod tests {
             Verdict::Overflow
         );
     }
+
+    /// A tail drop does not judge arrivals (`wants_enqueue` false), so the host's shortcut,
+    /// the buffer check alone, gives the full admission's verdict for every queue state.
+    #[test]
+    fn the_buffer_check_alone_is_a_tail_drops_admission() {
+        let mut d = DropTail;
+        assert!(!d.wants_enqueue());
+        let mut rng = SimRng::derive(0, 0);
+        let p = PacketMeta::new(0, PacketKind::Data, 500, 0, 0);
+        for limit in [Limit::Packets(3), Limit::Bytes(1499), Limit::Bytes(1500)] {
+            for n in 0..5u64 {
+                let q = QueueView {
+                    len_pkts: n,
+                    len_bytes: n * 500,
+                    limit,
+                    len_by_prec: [0; 3],
+                };
+                assert_eq!(
+                    crate::aqm::admit_by_buffer(&p, q),
+                    crate::aqm::admit(&mut d, 0, &p, q, &mut rng),
+                    "{limit:?}, {n} waiting"
+                );
+            }
+        }
+    }
 }

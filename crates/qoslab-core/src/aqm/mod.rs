@@ -81,11 +81,22 @@ pub fn admit<A: Aqm + ?Sized>(
     rng: &mut SimRng,
 ) -> Verdict {
     let v = aqm.on_enqueue(now, pkt, q, rng);
-    if v != Verdict::Overflow && q.full_for(pkt.size as u64) {
+    if v != Verdict::Overflow && admit_by_buffer(pkt, q) == Verdict::Overflow {
         aqm.on_overflow(pkt, v);
         return Verdict::Overflow;
     }
     v
+}
+
+/// [`admit`] for a discipline that does not judge arrivals ([`Aqm::wants_enqueue`] false):
+/// the buffer check alone, without calling the discipline.
+#[inline]
+pub fn admit_by_buffer(pkt: &PacketMeta, q: QueueView) -> Verdict {
+    if q.full_for(pkt.size as u64) {
+        Verdict::Overflow
+    } else {
+        Verdict::Enqueue
+    }
 }
 
 /// Why a packet was dropped; counters are indexed by `as usize`.

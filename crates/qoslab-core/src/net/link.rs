@@ -525,10 +525,8 @@ impl LinkDir {
         let in_win = self.in_window(now);
         let verdict = if self.enqueue_hook {
             crate::aqm::admit(&mut self.aqm, now, pkt, view, &mut self.rng)
-        } else if view.full_for(pkt.size as u64) {
-            Verdict::Overflow
         } else {
-            Verdict::Enqueue
+            crate::aqm::admit_by_buffer(pkt, view)
         };
         if let Some(r) = self.account(in_win, prec, verdict) {
             return Admit::Dropped(r);

@@ -26,7 +26,8 @@ impl Simulation {
                 return self.send_held(now, d, id);
             }
         }
-        // One look-up of the direction for the hop (`dirs` and `arena` are distinct fields).
+        // `dirs` and `arena` are distinct fields: the direction stays borrowed through the
+        // enqueue.
         let dir = &mut self.dirs[d];
         match dir.enqueue(now, id, &mut self.arena) {
             Admit::Queued {
