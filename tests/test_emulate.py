@@ -168,7 +168,10 @@ def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None) -> None:
     k = emu.run(sc, 1, duration_s=8, kernel_links=("bottleneck",))
     agg_d, agg_k = d.flows["throughput_bps"].sum(), k.flows["throughput_bps"].sum()
     print(f"calibration: daemon {agg_d / 1e6:.3f} Mbit/s, kernel htb+pfifo {agg_k / 1e6:.3f} Mbit/s")
-    assert abs(agg_d / agg_k - 1) <= 0.02
+    # The daemons' release lateness of both runs goes with a failure: a machine that stalled
+    # them shows there (a fresh-clone run once carried 9.70 against 9.96 Mbit/s).
+    late = {run: r.lateness().to_dict(orient="records") for run, r in (("daemon", d), ("kernel", k))}
+    assert abs(agg_d / agg_k - 1) <= 0.02, late
     assert 0.93 <= agg_d / 10e6 <= 1.0 + 1e-9, "the daemon never exceeds the link rate"
     bd = d.links[(d.links["link_name"] == "bottleneck") & (d.links["direction"] == "ab")].iloc[0]
     bk = k.links[(k.links["link_name"] == "bottleneck") & (k.links["direction"] == "ab")].iloc[0]
