@@ -75,17 +75,17 @@ def drr_scenario_file(tmp_path: Path) -> Path:
     return path
 
 
-def _lock_files() -> tuple[str, str] | None:
+def xdist_lock_files() -> tuple[Path, Path] | None:
     """The gate and the lock of this xdist run (None without xdist: nothing runs beside)."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if run is None:
         return None
     base = Path(tempfile.gettempdir()) / f"qoslab-pytest-{run}"
-    return f"{base}.gate", f"{base}.lock"
+    return base.with_suffix(".gate"), base.with_suffix(".lock")
 
 
-#: How deeply this process holds the lock already (a fixture set up inside a test's body).
-_HOLDING = [0]
+#: This process holds the lock already (a fixture set up from inside a test's body).
+_holding = [False]
 
 
 @contextlib.contextmanager
@@ -93,20 +93,10 @@ def _held(alone: bool) -> Iterator[None]:
     """Holds the lock shared (a test, a fixture's setup) or exclusively (an ``alone`` test).
     Taken once per process: a fixture that a test sets up from its body (the lock already
     held) must not wait at the gate an ``alone`` test holds while waiting for that lock."""
-    files = _lock_files()
-    if files is None or _HOLDING[0]:
+    files = xdist_lock_files()
+    if files is None or _holding[0]:
         yield
         return
-    _HOLDING[0] += 1
-    try:
-        with _lock_files_held(files, alone):
-            yield
-    finally:
-        _HOLDING[0] -= 1
-
-
-@contextlib.contextmanager
-def _lock_files_held(files: tuple[str, str], alone: bool) -> Iterator[None]:
     with open(files[0], "a") as gate, open(files[1], "a") as lock:
         if alone:
             fcntl.flock(gate, fcntl.LOCK_EX)
@@ -115,9 +105,11 @@ def _lock_files_held(files: tuple[str, str], alone: bool) -> Iterator[None]:
             fcntl.flock(gate, fcntl.LOCK_SH)
             fcntl.flock(lock, fcntl.LOCK_SH)
             fcntl.flock(gate, fcntl.LOCK_UN)
+        _holding[0] = True
         try:
             yield
         finally:
+            _holding[0] = False
             fcntl.flock(lock, fcntl.LOCK_UN)
             if alone:
                 fcntl.flock(gate, fcntl.LOCK_UN)

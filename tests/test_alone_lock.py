@@ -7,21 +7,23 @@ beside anything and no lock is taken)."""
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from conftest import xdist_lock_files
+
 pytestmark = pytest.mark.skipif(
-    os.environ.get("PYTEST_XDIST_TESTRUNUID") is None or not Path("/proc/locks").exists(),
+    xdist_lock_files() is None or not Path("/proc/locks").exists(),
     reason="the lock is taken only under pytest-xdist (make test runs with -n 2), and read from /proc/locks",
 )
 
 
 def _locks_held_here() -> list[str]:
     """This process's flock locks on the run's lock file: 'READ' (shared) or 'WRITE'."""
-    run = os.environ["PYTEST_XDIST_TESTRUNUID"]
-    lock = Path(tempfile.gettempdir()) / f"qoslab-pytest-{run}.lock"
+    files = xdist_lock_files()
+    assert files is not None
+    lock = files[1]
     if not lock.exists():
         return []  # nothing has taken it yet
     st = os.stat(lock)
