@@ -958,6 +958,12 @@ class _EmuFlowRow:  # the columns of an emulated run's flows table that `emulate
     dropped_packets: int
 
 
+class _LateSourceRow:  # EmuResult.late_sources()
+    name: str
+    send_slip_max_s: float
+    late_sends: int
+
+
 @app.command()
 def emulate(
     scenario: Annotated[Path | None, typer.Argument(help="Scenario file (TOML).")] = None,
@@ -1059,6 +1065,12 @@ def emulate(
             f"release lateness over {int(lat['count'].sum())} packets: mean "
             f"{(lat['mean_us'] * lat['count']).sum() / max(lat['count'].sum(), 1):.0f} us, worst p99 "
             f"{lat['p99_us'].max():.0f} us, max {lat['max_us'].max():.0f} us"
+        )
+    for ls in typed_rows(res.late_sources(), _LateSourceRow):
+        # a busy host delayed the source; its catch-up burst is not the scenario's arrivals
+        con.print(
+            f"[yellow]source of {ls.name} sent {ls.late_sends} packets more than 1 ms late (worst "
+            f"{ls.send_slip_max_s * 1e3:.1f} ms): its arrivals differ from the simulated ones[/]"
         )
     if out is not None:
         con.print(f"wrote {out}/summary.json and CSV tables")

@@ -19,6 +19,10 @@ from typing import Any
 
 #: Width of the throughput bins (s).
 BIN_S = 0.1
+#: A UDP source's send later than this after its scheduled time counts as late (s).
+SLIP_S = 0.001
+#: How many late sends a UDP source records one by one.
+MAX_SLIPS = 100_000
 
 
 def _sleep_until(t: float) -> None:
@@ -184,8 +188,20 @@ def udp_source(a: argparse.Namespace) -> dict[str, Any]:
     t = a.start
     on_until = t + (rng.expovariate(1 / a.on) if a.kind == "onoff" else float("inf"))
     sent = 0
+    # Schedule slip: a source descheduled by a busy host sends late, then catches up in a
+    # burst, which a meter sees as a different arrival process (tokens lost while the bucket
+    # is full). Sends later than SLIP_S are recorded so that the run can say so and a check
+    # can replay the arrivals the meter actually saw.
+    slip_max, late_sends = 0.0, 0
+    slips: list[list[float]] = []
     while t < a.stop:
         _sleep_until(t)
+        slip = time.monotonic() - t
+        slip_max = max(slip_max, slip)
+        if slip > SLIP_S:
+            late_sends += 1
+            if len(slips) < MAX_SLIPS:
+                slips.append([round(t - a.start, 9), round(slip, 6)])
         try:
             s.sendto(payload, (a.dst, a.port))
             sent += 1
@@ -198,7 +214,15 @@ def udp_source(a: argparse.Namespace) -> dict[str, Any]:
         if a.kind == "onoff" and t >= on_until:
             t = on_until + rng.expovariate(1 / a.off)
             on_until = t + rng.expovariate(1 / a.on)
-    return {"packets": sent, "bytes": sent * a.size, "start_late_s": late}
+    return {
+        "packets": sent,
+        "bytes": sent * a.size,
+        "start_late_s": late,
+        "slip_max_s": slip_max,
+        "late_sends": late_sends,
+        # [scheduled send time after --start, how late it was sent] (s), the first MAX_SLIPS
+        "late_send_slips": slips,
+    }
 
 
 def main() -> None:

@@ -377,6 +377,16 @@ class EmuResult:
     prefix: str
     #: Per-flow throughput at the receiver per second of the run (bytes on the wire).
     series_flow: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Per UDP flow (by name), its source's schedule: worst slip and the sends over 1 ms late,
+    #: as ``[scheduled time after the flow's start, slip]`` (s).
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def late_sources(self) -> pd.DataFrame:
+        """UDP flows whose source sent a packet more than 1 ms after its scheduled time."""
+        f = self.flows
+        if "late_sends" not in f:
+            return f.iloc[0:0]
+        return f.loc[f["late_sends"] > 0, ["name", "send_slip_max_s", "late_sends"]]
 
     @property
     def fairness_index(self) -> float:
@@ -411,6 +421,7 @@ class EmuResult:
             getattr(self, name).to_csv(d / f"{name}.csv", index=False)
         (d / "summary.json").write_text(json.dumps(self.summary(), indent=2, default=float) + "\n")
         (d / "daemons.json").write_text(json.dumps(self.daemons, indent=2) + "\n")
+        (d / "sources.json").write_text(json.dumps(self.sources) + "\n")
         (d / "scenario.toml").write_text(self.scenario.text)
         return d
 
@@ -915,6 +926,7 @@ def _assemble(
     m = r["measurement"]
     w0, w1 = m["start_ns"] / 1e9, m["end_ns"] / 1e9
     frows = []
+    sources: dict[str, dict[str, Any]] = {}
     series: list[dict[str, Any]] = []
     for fi, f in enumerate(r["flows"]):
         sink = traffic.get(("sink", fi), {})
@@ -971,8 +983,18 @@ def _assemble(
                 ),
                 "source_error": src.get("error", ""),
                 "start_late_s": float(src.get("start_late_s", float("nan"))),
+                # UDP sources: how late the worst send was, and how many were over 1 ms late
+                "send_slip_max_s": float(src.get("slip_max_s", float("nan"))),
+                "late_sends": int(src.get("late_sends", 0)),
             }
         )
+        if f["kind"] != "tcp":
+            sources[f["name"]] = {
+                "start_late_s": src.get("start_late_s"),
+                "slip_max_s": src.get("slip_max_s"),
+                "late_sends": src.get("late_sends", 0),
+                "late_send_slips": src.get("late_send_slips", []),
+            }
     lrows = [row for d in reports for row in d["links"]]
     links = (
         pd.DataFrame(lrows).sort_values("direction_index").reset_index(drop=True) if lrows else pd.DataFrame()
@@ -1001,6 +1023,7 @@ def _assemble(
         wall_time_s=wall,
         prefix=prefix,
         series_flow=pd.DataFrame(series),
+        sources=sources,
     )
 
 
