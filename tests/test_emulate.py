@@ -219,12 +219,27 @@ def test_rio_two_contracts_simulated_vs_emulated(clean: None) -> None:
     emus = [emu.run(sc, s) for s in (1, 2, 3)]
     shares = [e.flows["throughput_bps"].to_numpy() / e.flows["throughput_bps"].sum() for e in emus]
     share_emu = np.mean(shares, axis=0)
-    print(
+    kernel = [
+        e.flows[["kernel_total_retrans", "kernel_reordering", "kernel_host_timeouts"]].to_numpy().tolist()
+        for e in emus
+    ]
+    late = [float(e.lateness()["max_us"].max()) for e in emus]
+    seen = (
         f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)} "
-        f"(runs {[x.round(3).tolist() for x in shares]})"
+        f"(runs {[x.round(3).tolist() for x in shares]}; per run and flow the kernel's "
+        f"[retransmitted segments, reordering estimate, host timeouts] {kernel}; "
+        f"max release lateness {late} us)"
     )
-    assert (np.argsort(share_sim) == np.argsort(share_emu)).all()
-    assert (np.abs(share_emu / share_sim - 1) <= 0.15).all()
+    print(seen)
+    assert (np.argsort(share_sim) == np.argsort(share_emu)).all(), seen
+    assert (np.abs(share_emu / share_sim - 1) <= 0.15).all(), seen
+    # the kernel retransmitted what the daemons dropped (but for the last few, which the
+    # source's stop can leave unrepaired; 2 in 24 flow-runs measured) and its reordering
+    # estimate starts at Linux's 3 (tcp_reordering)
+    for e in emus:
+        f = e.flows
+        assert (f["kernel_total_retrans"] >= f["dropped_packets"] - 3).all(), seen
+        assert (f["kernel_reordering"] >= 3).all(), seen
     # the AF11 packets are protected: RIO drops far fewer of them than of AF12
     for e in emus:
         b = e.links[(e.links["link_name"] == "bottleneck") & (e.links["direction"] == "ab")].iloc[0]

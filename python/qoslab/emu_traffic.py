@@ -14,6 +14,7 @@ import json
 import random
 import select
 import socket
+import struct
 import time
 from typing import Any
 
@@ -117,6 +118,60 @@ def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
     return {"bytes": total, "bin_s": BIN_S, "bin_bytes": bins.bytes}
 
 
+#: The host's TCP counters (/proc/net/netstat, this namespace's) that a source reports the
+#: change of over its run: retransmission timeouts, losses recovered by duplicate ACKs with
+#: and without SACK, reordering detected, tail loss probes, timeouts undone as spurious.
+TCPEXT_COUNTERS = (
+    "TCPTimeouts",
+    "TCPRenoRecovery",
+    "TCPSackRecovery",
+    "TCPRenoReorder",
+    "TCPSACKReorder",
+    "TCPTSReorder",
+    "TCPLossProbes",
+    "TCPSpuriousRTOs",
+)
+
+
+def tcpext() -> dict[str, int]:
+    """This network namespace's TcpExt counters named in TCPEXT_COUNTERS (those it has)."""
+    try:
+        with open("/proc/net/netstat") as f:
+            lines = [ln.split() for ln in f if ln.startswith("TcpExt:")]
+    except OSError:
+        return {}
+    if len(lines) < 2:
+        return {}
+    row = dict(zip(lines[0][1:], lines[1][1:], strict=False))
+    return {k: int(row[k]) for k in TCPEXT_COUNTERS if k in row}
+
+
+def tcp_info(s: socket.socket) -> dict[str, int]:
+    """The connection's state from the kernel (``struct tcp_info``, linux/tcp.h): its
+    retransmission timeout now and its backoff, its reordering estimate (segments; raised
+    when duplicate ACKs turn out to be reordering, which without SACK delays every later
+    fast retransmit), the segments retransmitted in all, congestion window and threshold."""
+    try:
+        b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    except OSError:
+        return {}
+    if len(b) < 104:
+        return {}
+    backoff = b[4]  # offsets: linux/tcp.h, unchanged since Linux 2.6
+    (rto_us,) = struct.unpack_from("I", b, 8)
+    rtt_us, _rttvar, snd_ssthresh, snd_cwnd, _advmss, reordering = struct.unpack_from("6I", b, 68)
+    (total_retrans,) = struct.unpack_from("I", b, 100)
+    return {
+        "backoff": backoff,
+        "rto_us": rto_us,
+        "rtt_us": rtt_us,
+        "snd_ssthresh": snd_ssthresh,
+        "snd_cwnd": snd_cwnd,
+        "reordering": reordering,
+        "total_retrans": total_retrans,
+    }
+
+
 def tcp_source(a: argparse.Namespace) -> dict[str, Any]:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
@@ -127,6 +182,8 @@ def tcp_source(a: argparse.Namespace) -> dict[str, Any]:
     late = time.monotonic() - a.start
     sent = 0
     err = ""
+    before = tcpext()
+    info: dict[str, int] = {}
     try:
         s.settimeout(max(a.stop - time.monotonic(), 0.1))
         s.connect((a.dst, a.port))
@@ -143,11 +200,20 @@ def tcp_source(a: argparse.Namespace) -> dict[str, Any]:
                     sent += s.send(buf)
                 except BlockingIOError:
                     pass
+        info = tcp_info(s)
     except OSError as e:
         err = str(e)
     finally:
         s.close()
-    return {"bytes": sent, "error": err, "start_late_s": late}
+    after = tcpext()
+    return {
+        "bytes": sent,
+        "error": err,
+        "start_late_s": late,
+        "tcp_info": info,
+        # the whole namespace's: shared by the flows that start on this host
+        "host_tcpext": {k: after[k] - before[k] for k in after if k in before},
+    }
 
 
 def udp_sink(a: argparse.Namespace) -> dict[str, Any]:

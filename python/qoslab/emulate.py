@@ -377,8 +377,9 @@ class EmuResult:
     prefix: str
     #: Per-flow throughput at the receiver per second of the run (bytes on the wire).
     series_flow: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: Per UDP flow (by name), its source's schedule: worst slip and the sends over 1 ms late,
-    #: as ``[scheduled time after the flow's start, slip]`` (s).
+    #: Per flow (by name), what its source saw. UDP: its schedule, the worst slip and the sends
+    #: over 1 ms late as ``[scheduled time after the flow's start, slip]`` (s). TCP: the
+    #: kernel's ``tcp_info`` at the end and its host's TcpExt counters' change over the run.
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def late_sources(self) -> pd.DataFrame:
@@ -913,6 +914,10 @@ def _run(
     return res
 
 
+def _int_or_nan(x: Any) -> float:
+    return float("nan") if x is None else float(int(x))
+
+
 def _assemble(
     sc: Scenario,
     seed: int,
@@ -986,9 +991,20 @@ def _assemble(
                 # UDP sources: how late the worst send was, and how many were over 1 ms late
                 "send_slip_max_s": float(src.get("slip_max_s", float("nan"))),
                 "late_sends": int(src.get("late_sends", 0)),
+                # TCP sources: the kernel's view of the connection when it closed (tcp_info), and
+                # the retransmission timeouts of its host over the run (shared by the host's flows)
+                "kernel_total_retrans": _int_or_nan(src.get("tcp_info", {}).get("total_retrans")),
+                "kernel_reordering": _int_or_nan(src.get("tcp_info", {}).get("reordering")),
+                "kernel_host_timeouts": _int_or_nan(src.get("host_tcpext", {}).get("TCPTimeouts")),
             }
         )
-        if f["kind"] != "tcp":
+        if f["kind"] == "tcp":
+            sources[f["name"]] = {
+                "start_late_s": src.get("start_late_s"),
+                "tcp_info": src.get("tcp_info", {}),
+                "host_tcpext": src.get("host_tcpext", {}),
+            }
+        else:
             sources[f["name"]] = {
                 "start_late_s": src.get("start_late_s"),
                 "slip_max_s": src.get("slip_max_s"),
