@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -190,7 +191,8 @@ def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None) -> None:
 def test_token_bucket_marker_counts_match_receiver(clean: None) -> None:
     """2 Mbit/s CBR through a token bucket (CIR 1 Mbit/s, CBS 5000 B) marking AF11/AF12: the
     receiver's iptables per-DSCP counters equal the daemon's colour counters exactly, and
-    the green rate is the CIR within 3 %."""
+    the green count is the token bucket's on the arrivals the daemon got (the source's late
+    sends replayed, see below) within 2 packets: CIR for 5 s and CBS, 630, when on time."""
     sc = load_scenario(SCEN / "cbr-marker.toml")
     r = emu.run(sc, 1)
     c = r.conditioners.iloc[0]
@@ -200,9 +202,11 @@ def test_token_bucket_marker_counts_match_receiver(clean: None) -> None:
     assert got[0] == 0 and got[14] == 0 and c.red_packets == 0
     total = c.green_packets + c.yellow_packets
     assert abs(total - 1250) <= 3, total  # 2 Mbit/s of 1000-byte packets for 5 s
-    green_rate = c.green_packets * 1000 * 8 / 5.0
-    print(f"marker: green rate {green_rate / 1e3:.1f} kbit/s vs CIR 1000 kbit/s")
-    assert abs(green_rate / 1e6 - 1) <= 0.03
+    sent = int(round(r.flows.loc[0, "sent_bytes"] / 1000))
+    on_time, replayed, late = _replayed_greens(r.sources["u"], sent)
+    print(f"marker: green {c.green_packets}, token bucket on the arrivals {replayed} ({late})")
+    assert on_time == 629  # floor(5 + 0.5 * 1249): the last packet leaves at 4.996 s
+    assert abs(c.green_packets - replayed) <= 2, late
 
 
 @needs_emulation
@@ -436,6 +440,24 @@ def _token_bucket_greens(times: list[float], size: int, cir_bps: float = 1e6, cb
     return green
 
 
+def _replayed_greens(src: dict[str, Any], n: int) -> tuple[int, int, str]:
+    """The green packets of cbr-marker.toml's token bucket on its source's n packets (1000
+    bytes at 2 Mbit/s) sent on schedule, and sent when the source's report says (its sends
+    over 1 ms late moved), and a line saying how late the source was."""
+    gap = 1000 * 8 / 2e6
+    scheduled = [i * gap for i in range(n)]
+    actual = list(scheduled)
+    assert len(src["late_send_slips"]) == src["late_sends"]
+    for at, slip in src["late_send_slips"]:
+        actual[int(round(at / gap))] = at + slip
+    on_time, replayed = _token_bucket_greens(scheduled, 1000), _token_bucket_greens(actual, 1000)
+    late = (
+        f"{src['late_sends']} late sends, worst {src['slip_max_s'] * 1e3:.1f} ms, "
+        f"{on_time - replayed} green lost to them"
+    )
+    return on_time, replayed, late
+
+
 def test_token_bucket_replay_counts_the_tokens_a_stall_loses() -> None:
     """The replay above: 750 packets of 1000 bytes at 2 Mbit/s (the last at 2.996 s) into a
     1 Mbit/s bucket of 5 packets mark floor(5 + 374.5) = 379 green; a 100 ms stall with a
@@ -484,16 +506,9 @@ def test_compare_prints_simulated_and_emulated_side_by_side(clean: None, tmp_pat
     sim_y, emu_y = (int(x) for x in rows["marked yellow (packets)"])
     assert abs(sim_g - (5 + 375)) <= 1  # CBS 5 packets + 1 Mbit/s for 3 s
     src = json.loads((tmp_path / "sources.json").read_text())["u"]
-    size, gap = 1000, 1000 * 8 / 2e6  # the scenario's 1000-byte packets at 2 Mbit/s
-    flows = pd.read_csv(tmp_path / "flows.csv")
-    n = int(round(flows.loc[0, "sent_bytes"] / size))
-    scheduled = [i * gap for i in range(n)]
-    actual = list(scheduled)
-    for at, slip in src["late_send_slips"]:
-        actual[int(round(at / gap))] = at + slip
-    assert len(src["late_send_slips"]) == src["late_sends"]
-    lost = _token_bucket_greens(scheduled, size) - _token_bucket_greens(actual, size)
-    late = f"{src['late_sends']} late sends, worst {src['slip_max_s'] * 1e3:.1f} ms, {lost} green lost"
+    n = int(round(pd.read_csv(tmp_path / "flows.csv").loc[0, "sent_bytes"] / 1000))
+    on_time, replayed, late = _replayed_greens(src, n)
+    lost = on_time - replayed
     assert abs(sim_g - lost - emu_g) <= 2, late
     assert abs(sim_y + lost - emu_y) <= 3, late
     assert rows["Jain index"] == ["1.000", "1.000"]
