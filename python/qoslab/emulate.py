@@ -377,9 +377,10 @@ class EmuResult:
     prefix: str
     #: Per-flow throughput at the receiver per second of the run (bytes on the wire).
     series_flow: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: Per flow (by name), what its source saw. UDP: its schedule, the worst slip and the sends
-    #: over 1 ms late as ``[scheduled time after the flow's start, slip]`` (s). TCP: the
-    #: kernel's ``tcp_info`` at the end and its host's TcpExt counters' change over the run.
+    #: Per flow (by name), its source's report (emu_traffic.py). UDP: the worst slip behind
+    #: its schedule and the sends over 1 ms late as ``[scheduled time after the flow's start,
+    #: slip]`` (s). TCP: the kernel's ``tcp_info`` at the end and its host's TcpExt counters'
+    #: change over the run.
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def late_sources(self) -> pd.DataFrame:
@@ -998,19 +999,7 @@ def _assemble(
                 "kernel_host_timeouts": _int_or_nan(src.get("host_tcpext", {}).get("TCPTimeouts")),
             }
         )
-        if f["kind"] == "tcp":
-            sources[f["name"]] = {
-                "start_late_s": src.get("start_late_s"),
-                "tcp_info": src.get("tcp_info", {}),
-                "host_tcpext": src.get("host_tcpext", {}),
-            }
-        else:
-            sources[f["name"]] = {
-                "start_late_s": src.get("start_late_s"),
-                "slip_max_s": src.get("slip_max_s"),
-                "late_sends": src.get("late_sends", 0),
-                "late_send_slips": src.get("late_send_slips", []),
-            }
+        sources[f["name"]] = src
     lrows = [row for d in reports for row in d["links"]]
     links = (
         pd.DataFrame(lrows).sort_values("direction_index").reset_index(drop=True) if lrows else pd.DataFrame()
