@@ -141,6 +141,9 @@ class Workload:
     build: Callable[[], Scenario]
     ns2_note: str = ""
     ns3_note: str = ""
+    #: Said under the memory table: what the run's length leaves out (a run that ends inside
+    #: its flows' warm-up measures the warm-up's memory and speed).
+    warmup_note: str = ""
 
 
 #: ns-3's note for the workloads too slow for it. On the 2-core CI machine ns-3 simulated
@@ -184,6 +187,10 @@ WORKLOADS: tuple[Workload, ...] = (
         ns2_note="not run by default: ns-2's static routing over 20,002 nodes is quadratic "
         "(--ns2-all runs it)",
         ns3_note=_NS3_SLOW.format("five times the flows of the 2,000-flow workload, already too slow for it"),
+        warmup_note="ends inside its flows' warm-up (they start over the first second; at 2 s the "
+        "bottleneck is 80 % used, Jain's index 0.14), so its state T/2 → T and its speed are the "
+        "warm-up's; after it (8-40 s) the state grows by 0.3 MB a simulated second and slowing, and "
+        'a hop costs about 2x the 200-flow one: docs/performance.md, "After the warm-up"',
     ),
 )
 
@@ -427,7 +434,11 @@ def measure(
 ) -> dict[str, Any]:
     """Every figure of one workload (see the module's docstring)."""
     sc = w.build()
-    row: dict[str, Any] = {"workload": w.name, "flows": len(sc.resolved["flows"])}
+    row: dict[str, Any] = {
+        "workload": w.name,
+        "flows": len(sc.resolved["flows"]),
+        "warmup_note": w.warmup_note,
+    }
     log(f"{w.name}: qoslab core …")
     row["qoslab_core"] = _measure_core(w.name)
     row["qoslab_core_half_duration"] = _measure_core(w.name, 0.5)
@@ -638,6 +649,9 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         "duration; B/flow: links, flow and endpoint state over the flows; B/packet: per packet in flight; "
         "peak RSS: the whole worker (Python, the scenario's parse)."
     )
+    for r in rows:
+        if r.get("warmup_note"):
+            con.print(f"{r['workload']}: {r['warmup_note']}")
     for k, label in _REFS:  # one line per reason, naming the workloads it applies to
         by_note: dict[str, list[str]] = {}
         for r in rows:

@@ -98,6 +98,18 @@ impl Series {
 }
 
 impl Simulation {
+    /// Packet-hops counted so far: departures from every link direction. Mid-run the count
+    /// lags by the packets whose transmission ended on a lazy direction since it was last
+    /// looked at (at most its line); [`Self::results`] brings it up to date.
+    pub fn packet_hops(&self) -> u64 {
+        self.dirs.iter().map(|l| l.stats.departures).sum()
+    }
+
+    /// Packets alive now: admitted to a link or being handled, not yet delivered or dropped.
+    pub fn packets_alive(&self) -> usize {
+        self.arena.len()
+    }
+
     /// Memory held now, by part ([`MemoryUse`]).
     pub fn memory(&self) -> MemoryUse {
         use crate::net::link::{InLine, LinkDir};

@@ -213,3 +213,43 @@ stop = "6s"
     assert!((150..=250).contains(&p.arrivals), "{p:?}");
     assert_eq!(p.completed, p.arrivals);
 }
+
+/// The counts a run reports mid-way (`examples/memory_over_time`): packet-hops never
+/// decrease, lag the final count by no more than what is still in the lines, and come to
+/// exactly the results' count; over one link each packet delivered or still travelling
+/// made one hop; the packets alive are at most what a window holds.
+#[test]
+fn packet_hops_and_packets_alive_mid_run() {
+    let sc = Scenario::from_toml(
+        &one_link("[[flow]]\nsrc = \"a\"\ndst = \"b\"\nstart = \"0s\"\n"),
+        "<test>",
+    )
+    .unwrap();
+    let mut sim = Simulation::new(&sc, 1);
+    let mut last = 0;
+    for t in 1..=10u64 {
+        sim.run_until(t * 1_000_000_000);
+        let hops = sim.packet_hops();
+        assert!(hops >= last, "packet-hops went back: {last} -> {hops}");
+        last = hops;
+        // at most the window (10,000 packets) and an ACK for each
+        let alive = sim.packets_alive();
+        assert!(
+            (1..=20_000).contains(&alive),
+            "{alive} packets alive at {t} s"
+        );
+    }
+    let r = sim.results();
+    assert_eq!(sim.packet_hops(), r.packet_hops);
+    assert!(r.packet_hops >= last);
+    let f = &r.flows[0].stats;
+    assert!(f.delivered_pkts > 100_000, "{}", f.delivered_pkts);
+    // every packet sent made its one hop, or is still on the link
+    let sent = f.sent_pkts + f.acks_sent;
+    let arrived = f.delivered_pkts + f.acks_delivered;
+    assert!(
+        (arrived..=sent).contains(&r.packet_hops),
+        "{} hops for {arrived} arrived and {sent} sent",
+        r.packet_hops
+    );
+}
