@@ -31,8 +31,26 @@ fn main() {
         eprintln!("usage: memory_over_time FILE [SEED] [STEP_S]");
         std::process::exit(2);
     };
-    let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let step_s: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let seed: u64 = match args.get(2).map(|s| s.parse()) {
+        None => 1,
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            eprintln!(
+                "SEED {:?}: {e} (a whole number from 0 to {})",
+                args[2],
+                u64::MAX
+            );
+            std::process::exit(2);
+        }
+    };
+    let step_s: f64 = match args.get(3).map(|s| s.parse::<f64>()) {
+        None => 1.0,
+        Some(Ok(s)) if s.is_finite() && s >= 1e-6 => s,
+        _ => {
+            eprintln!("STEP_S {:?}: a number of seconds, at least 1e-6", args[3]);
+            std::process::exit(2);
+        }
+    };
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => {
@@ -47,7 +65,7 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let step_ns = (step_s * 1e9).round().max(1.0) as u64;
+    let step_ns = (step_s * 1e9).round().min(u64::MAX as f64) as u64;
     let mut sim = Simulation::new(&sc, seed);
     let mut out = std::io::stdout().lock();
     // A closed pipe (`| head`) ends the run quietly, where `println!` would panic.

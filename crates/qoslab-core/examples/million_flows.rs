@@ -2,7 +2,19 @@
 //! as they finish: `cargo run --release --example million_flows`. The state must stay flat:
 //! finished connections free their slots and their records are taken out (as the Python
 //! binding does between slices of simulated time).
+use std::io::Write;
+
 use qoslab_core::{Scenario, Simulation};
+
+/// `println!`, except that a closed pipe (`| head`) ends the program quietly instead of
+/// panicking.
+macro_rules! out {
+    ($($t:tt)*) => {
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    };
+}
 
 const SCENARIO: &str = r#"
 name = "million-flows"
@@ -32,15 +44,18 @@ fn main() {
     let mut sim = Simulation::new(&sc, 1);
     let t0 = std::time::Instant::now();
     let mut finished = 0usize;
-    println!(
+    out!(
         "{:>8} {:>10} {:>14} {:>10}",
-        "time s", "finished", "state bytes", "wall s"
+        "time s",
+        "finished",
+        "state bytes",
+        "wall s"
     );
     for step in 1..=26u64 {
         sim.run_until(step * 20_000_000_000);
         finished += sim.take_records().len();
         if step % 5 == 1 || step == 26 {
-            println!(
+            out!(
                 "{:>8} {:>10} {:>14} {:>10.1}",
                 step * 20,
                 finished,

@@ -1,11 +1,43 @@
 //! Runs a scenario file and prints per-flow throughput: `cargo run --release --example run -- FILE [SEED]`.
+use std::io::Write;
+
 use qoslab_core::{jain_index, Scenario, Simulation};
+
+/// `println!`, except that a closed pipe (`| head`) ends the program quietly instead of
+/// panicking.
+macro_rules! out {
+    ($($t:tt)*) => {
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    };
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = &args[1];
-    let seed: u64 = args.get(2).map(|s| s.parse().unwrap()).unwrap_or(1);
-    let src = std::fs::read_to_string(path).unwrap();
+    let (Some(path), None) = (args.get(1), args.get(3)) else {
+        eprintln!("usage: run FILE [SEED]");
+        std::process::exit(2);
+    };
+    let seed: u64 = match args.get(2).map(|s| s.parse()) {
+        None => 1,
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            eprintln!(
+                "SEED {:?}: {e} (a whole number from 0 to {})",
+                args[2],
+                u64::MAX
+            );
+            std::process::exit(2);
+        }
+    };
+    let src = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            std::process::exit(1);
+        }
+    };
     let sc = match Scenario::from_toml(&src, path) {
         Ok(s) => s,
         Err(e) => {
@@ -21,7 +53,7 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     let thr: Vec<f64> = r.flows.iter().map(|f| f.throughput_bps).collect();
     for (f, fr) in sc.flows.iter().zip(&r.flows) {
-        println!(
+        out!(
             "{:>8} {:>10.0} bps sent {:>6} drops {:>5} rtx {:>5} to {:>3} fr {:>4} cwnd {:>6.2}",
             f.name,
             fr.throughput_bps,
@@ -34,13 +66,13 @@ fn main() {
         );
     }
     let b = sc.measurement.bottleneck_idx * 2;
-    println!(
+    out!(
         "jain {:.4} util {:.4} bottleneck drops {:?}",
         jain_index(&thr),
         r.links[b].utilization,
         r.links[b].stats.drops
     );
-    println!(
+    out!(
         "memory: state {:.2} MB (packets {:.2}, links {:.2}, flows {:.2}, events {:.2}), series {:.2} MB, peak {} packets in flight",
         r.memory.state() as f64 / 1048576.0,
         r.memory.packets as f64 / 1048576.0,
@@ -50,7 +82,7 @@ fn main() {
         r.memory.series as f64 / 1048576.0,
         r.peak_packets_in_flight
     );
-    println!(
+    out!(
         "events {} hops {} wall {:.3}s (setup {:.3}s) {:.2} Mhops/s violations {:?}",
         r.events,
         r.packet_hops,
