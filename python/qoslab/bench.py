@@ -10,7 +10,8 @@ For each workload it measures, side by side:
   and the compiled ns-3 program (:mod:`qoslab.ns3`) on its JSON input, each the median of
   ``repeat`` runs, alternating between them;
 - **start-up**: ``qoslab run`` of the same scenario with a near-zero duration;
-- **memory**: the core's own accounting (allocated capacity, so high-water marks) of its
+- **memory**: the core's own accounting (allocated capacity, so high-water marks; the links'
+  lines give back what they no longer hold once a simulated second) of its
   state at half and at the full duration (flat: nothing grows with simulated time but the
   time series the scenario asks for, shown apart), bytes per flow (links, flow and endpoint
   state of the setup-only run, over the flows) and per packet in flight (an arena slot and
@@ -189,8 +190,8 @@ WORKLOADS: tuple[Workload, ...] = (
         ns3_note=_NS3_SLOW.format("five times the flows of the 2,000-flow workload, already too slow for it"),
         warmup_note="ends inside its flows' warm-up (they start over the first second; at 2 s the "
         "bottleneck is 80 % used, Jain's index 0.14), so its state T/2 → T and its speed are the "
-        "warm-up's; after it (8-40 s) the state grows by 0.3 MB a simulated second and slowing, and "
-        'a hop costs about 2x the 200-flow one: docs/performance.md, "After the warm-up"',
+        "warm-up's; after it the state is flat (128.5-128.8 MB from 10 to 40 s) and a hop costs about "
+        '2x the 200-flow one: docs/performance.md, "After the warm-up"',
     ),
 )
 

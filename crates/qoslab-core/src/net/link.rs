@@ -55,8 +55,14 @@ impl LinkStats {
     }
 }
 
+/// Entries a link direction's line holds from the start, and the least it is shrunk to
+/// ([`LinkDir::shrink_line`]): a line's ring doubles when it fills and, shrunk only to a
+/// floor it did not start at, the state would creep up towards that floor over a long run
+/// (every line that ever held more than half of it).
+pub const LINE_FLOOR: usize = 32;
+
 /// An admitted packet with its transmission times.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct InLine {
     pub id: PacketId,
     pub size: u32,
@@ -209,7 +215,7 @@ impl LinkDir {
             to,
             bps,
             delay,
-            line: Ring::new(),
+            line: Ring::with_capacity(LINE_FLOOR, InLine::default()),
             started: 0,
             departed: 0,
             q_bytes: 0,
@@ -433,6 +439,14 @@ impl LinkDir {
             self.count_departure(&e);
         }
         from..self.departed
+    }
+
+    /// Gives back the capacity of the line that it no longer needs: it halves while a quarter
+    /// or less is in use, down to [`LINE_FLOOR`]. A line's ring doubles when it fills; without
+    /// this it would keep the capacity of its longest queue ever (at 10,000 flows the state
+    /// crept up long after the warm-up: docs/performance.md, "After the warm-up").
+    pub fn shrink_line(&mut self) {
+        self.line.shrink(LINE_FLOOR);
     }
 
     /// Moves the start cursor to `now` only: what a new arrival's queue discipline sees (the

@@ -28,6 +28,16 @@ impl<T: Copy> Ring<T> {
     pub fn new() -> Self {
         Self::default()
     }
+    /// An empty ring holding `cap` (a power of two) without growing; `fill` pads the slots.
+    pub fn with_capacity(cap: usize, fill: T) -> Self {
+        assert!(cap.is_power_of_two(), "ring capacity {cap}");
+        Ring {
+            buf: vec![fill; cap],
+            mask: cap - 1,
+            head: 0,
+            len: 0,
+        }
+    }
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
@@ -74,6 +84,27 @@ impl<T: Copy> Ring<T> {
         self.len -= 1;
         Some(x)
     }
+    /// Halves the capacity while a quarter of it or less is in use, down to `floor` (a power
+    /// of two), keeping the order: what is left is at least twice the length. A ring's
+    /// capacity otherwise follows the longest it has ever been; this lets it follow what it
+    /// holds now (the link host calls it about once a simulated second, off the hop's path).
+    pub fn shrink(&mut self, floor: usize) {
+        debug_assert!(floor.is_power_of_two());
+        let mut cap = self.buf.len();
+        while cap > floor && self.len * 4 <= cap {
+            cap /= 2;
+        }
+        if cap == self.buf.len() {
+            return;
+        }
+        let fill = self.buf[0];
+        let mut buf = Vec::with_capacity(cap);
+        buf.extend((0..self.len).map(|i| self.at(i)));
+        buf.resize(cap, fill);
+        self.buf = buf;
+        self.mask = cap - 1;
+        self.head = 0;
+    }
     /// Doubles the capacity (at least 4, as `VecDeque`), keeping the order; `fill` pads the new
     /// slots.
     #[cold]
@@ -94,16 +125,53 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::VecDeque;
 
+    /// A ring that once held 1,000 and now holds 10 comes down to 32: it halves while a
+    /// quarter or less is in use (10 of 64 is, 10 of 32 is not), keeping its elements in
+    /// order; down to the floor, and no further.
+    #[test]
+    fn shrinks_to_what_it_holds() {
+        let mut ring = Ring::new();
+        for k in 0..1000 {
+            ring.push_back(k);
+        }
+        while ring.len() > 10 {
+            ring.pop_front();
+        }
+        assert_eq!(ring.capacity(), 1024);
+        ring.shrink(16);
+        assert_eq!(ring.capacity(), 32);
+        let held: Vec<usize> = (0..10).map(|i| ring.at(i)).collect();
+        assert_eq!(held, (990..1000).collect::<Vec<_>>());
+        ring.push_back(1000);
+        assert_eq!(ring.get(10), Some(1000));
+        while ring.len() > 1 {
+            ring.pop_front();
+        }
+        ring.shrink(16);
+        assert_eq!(ring.capacity(), 16);
+        assert_eq!(ring.front(), Some(1000));
+    }
+
     proptest! {
-        /// The same answers as `VecDeque` under any mix of pushes and pops, across growth
-        /// and wrap-around.
+        /// The same answers as `VecDeque` under any mix of pushes, pops and shrinks, across
+        /// growth and wrap-around.
         #[test]
-        fn behaves_as_a_deque(ops in proptest::collection::vec(0u8..3, 0..600)) {
+        fn behaves_as_a_deque(ops in proptest::collection::vec(0u8..4, 0..600)) {
             let mut ring = Ring::new();
             let mut reference = VecDeque::new();
             for (k, op) in ops.into_iter().enumerate() {
                 if op == 0 {
                     prop_assert_eq!(ring.pop_front(), reference.pop_front());
+                } else if op == 3 && k % 8 == 0 {
+                    // shrinking keeps the order (checked below) and room for twice the length
+                    let before = ring.capacity();
+                    ring.shrink(4);
+                    let after = ring.capacity();
+                    prop_assert!(after <= before);
+                    if after < before {
+                        prop_assert!(after.is_power_of_two() && after >= 2 * ring.len());
+                        prop_assert!(after == 4 || 4 * ring.len() > after);
+                    }
                 } else {
                     ring.push_back(k);
                     reference.push_back(k);

@@ -41,14 +41,21 @@ pub struct Series {
     pub gauge_names: Vec<&'static str>,
 }
 
+/// How often (simulated time) every link's line gives back the capacity it no longer needs
+/// ([`crate::net::link::LinkDir::shrink_line`]).
+pub(super) const LINE_SHRINK_EVERY_NS: SimTime = 1_000_000_000;
+
 /// Memory the simulation holds, by part (allocated capacity, so high-water marks: vectors
-/// and queues keep their capacity), bytes. The scenario's own configuration is not counted.
+/// and queues keep their capacity, except the links' lines, which give back what they no
+/// longer hold once a simulated second), bytes. The scenario's own configuration is not
+/// counted.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MemoryUse {
     /// The packet arena: one slot per packet alive at the high-water mark.
     pub packets: usize,
     /// Link directions: their state and queue disciplines, and their lines of packets
-    /// (admitted, not yet arrived).
+    /// (admitted, not yet arrived; each line's capacity follows its longest queue since the
+    /// last shrink, [`LINE_SHRINK_EVERY_NS`]).
     pub links: usize,
     /// Flows: routes, counters, TCP senders and receivers.
     pub flows: usize,
@@ -268,6 +275,18 @@ impl Simulation {
         let next = now + self.scenario.measurement.interval_ns;
         if next <= self.scenario.duration_ns {
             self.q.at(next, EventKind::Sample);
+        }
+    }
+
+    /// Every link's line gives back the capacity it no longer needs
+    /// ([`LINE_SHRINK_EVERY_NS`]); [`Simulation::run_until`] calls it between slices of
+    /// events, outside the event loop.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn shrink_lines(&mut self) {
+        self.next_line_shrink += LINE_SHRINK_EVERY_NS;
+        for l in &mut self.dirs {
+            l.shrink_line();
         }
     }
 

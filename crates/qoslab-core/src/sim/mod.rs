@@ -127,6 +127,9 @@ pub struct Simulation {
     at_receiver: bool,
     series: Series,
     last_sample: SimTime,
+    /// When the links' lines next shrink to what they hold
+    /// ([`measure::LINE_SHRINK_EVERY_NS`]).
+    next_line_shrink: SimTime,
     /// Events handled.
     events: u64,
     /// Arrival processes; their slots are flows `first..first + max_active` after the
@@ -248,6 +251,7 @@ impl Simulation {
             at_receiver: sc.measurement.point == MeasurementPoint::Receiver,
             series: Series::default(),
             last_sample: 0,
+            next_line_shrink: measure::LINE_SHRINK_EVERY_NS,
             events: 0,
             procs,
             records: Vec::new(),
@@ -292,6 +296,21 @@ impl Simulation {
     /// Runs every event up to and including time `until` (capped at the scenario duration).
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.scenario.duration_ns);
+        // Once a simulated second the links' lines shrink to what they hold, between slices
+        // of events: in the loop's dispatch (the sample's handler) it cost 1 % more
+        // instructions at 200 flows (cachegrind), the compiler laying the loop out anew. Not
+        // at `until` itself: the memory read at the end of a run or a slice is then what the
+        // lines needed since the last shrink, not less.
+        while self.next_line_shrink < until {
+            let t = self.next_line_shrink;
+            self.run_events_until(t);
+            self.shrink_lines();
+        }
+        self.run_events_until(until);
+    }
+
+    /// The event loop: every event up to and including time `until`.
+    fn run_events_until(&mut self, until: SimTime) {
         while let Some(e) = self.q.pop_until(until) {
             self.events += 1;
             // With many pending events (thousands of flows), the next packet to arrive and its

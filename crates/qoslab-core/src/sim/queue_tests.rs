@@ -2,7 +2,8 @@
 //! queue a heap throughout, a calendar throughout, and switching between the two every few
 //! events gives the same results, bit for bit (the order of events is the same total order).
 //! Likewise the link host's two ways of counting departures: lazily (`LinkDir::lazy`) and as
-//! every arrival advances its direction (what a capture on a direction requires).
+//! every arrival advances its direction (what a capture on a direction requires), and runs
+//! with and without the lines' shrinking.
 
 use super::*;
 use crate::engine::EventQueue;
@@ -65,8 +66,20 @@ fn fingerprint(thresholds: Option<(usize, usize)>) -> Vec<u64> {
 
 /// [`fingerprint`], with a capture on every link direction if `capture_all` (none is lazy then).
 fn run_fingerprint(thresholds: Option<(usize, usize)>, capture_all: bool) -> Vec<u64> {
+    run_fingerprint_shrinking(thresholds, capture_all, true)
+}
+
+/// [`run_fingerprint`], with the links' lines never shrunk unless `shrink_lines`.
+fn run_fingerprint_shrinking(
+    thresholds: Option<(usize, usize)>,
+    capture_all: bool,
+    shrink_lines: bool,
+) -> Vec<u64> {
     let sc = Scenario::from_toml(MANY, "queue-structures").expect("valid scenario");
     let mut sim = Simulation::new(&sc, 7);
+    if !shrink_lines {
+        sim.next_line_shrink = SimTime::MAX;
+    }
     if capture_all {
         for d in 0..sim.dirs.len() {
             sim.attach_capture(d, Box::new(std::io::sink()))
@@ -130,4 +143,60 @@ fn heap_calendar_and_switching_give_the_same_run() {
 fn lazy_and_eager_departure_counts_give_the_same_run() {
     let lazy = fingerprint(None);
     assert_eq!(lazy, run_fingerprint(None, true));
+}
+
+/// The lines' shrinking (once a simulated second, between slices of events) changes where a
+/// line keeps its packets, never which or when: the run is the same with it and without.
+#[test]
+fn shrinking_the_lines_gives_the_same_run() {
+    assert_eq!(
+        fingerprint(None),
+        run_fingerprint_shrinking(None, false, false)
+    );
+}
+
+/// A line that held a 600-packet queue for half a second gives its capacity back once the
+/// queue has drained: 1,024 entries at the peak, the floor (32) two seconds later; without
+/// the shrinking it would keep the 1,024 for the rest of the run.
+#[test]
+fn a_drained_line_gives_its_capacity_back() {
+    let sc = Scenario::from_toml(
+        r#"
+name = "burst"
+duration = "3s"
+[[node]]
+name = "a"
+[[node]]
+name = "b"
+[[link]]
+a = "a"
+b = "b"
+bandwidth = "10Mbps"
+delay = "10ms"
+queue = { type = "droptail", limit = "2000pkts" }
+[[flow]]
+src = "a"
+dst = "b"
+type = "cbr"
+rate = "20Mbps"
+packet_size = "1000B"
+start = "0s"
+stop = "0.5s"
+"#,
+        "burst",
+    )
+    .expect("valid scenario");
+    let mut sim = Simulation::new(&sc, 1);
+    sim.run_until(500_000_000);
+    let peak = sim.dirs[0].line.capacity();
+    assert!(sim.dirs[0].line.len() > 600, "{}", sim.dirs[0].line.len());
+    assert_eq!(peak, 1024);
+    let links_at_peak = sim.memory().links;
+    sim.run_until(2_500_000_000);
+    assert!(sim.dirs[0].line.is_empty());
+    assert_eq!(sim.dirs[0].line.capacity(), 32);
+    assert_eq!(
+        links_at_peak - sim.memory().links,
+        (1024 - 32) * std::mem::size_of::<crate::net::link::InLine>()
+    );
 }
