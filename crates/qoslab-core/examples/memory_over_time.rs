@@ -90,7 +90,7 @@ fn main() {
     let mut t = 0u64;
     let mut hops_before = 0u64;
     while t < sc.duration_ns {
-        t = (t + step_ns).min(sc.duration_ns);
+        t = t.saturating_add(step_ns).min(sc.duration_ns);
         let w0 = std::time::Instant::now();
         sim.run_until(t);
         let wall = w0.elapsed().as_secs_f64();

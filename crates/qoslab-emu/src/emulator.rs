@@ -91,7 +91,14 @@ pub struct Emulator {
     udp_seq: Vec<u64>,
     pub flows: Vec<FlowCounters>,
     pub unclassified: u64,
+    /// When [`Self::due`] next lets the lines give back the capacity they no longer hold
+    /// (once a second, as the simulator does: `LinkDir::shrink_line`); a daemon runs for a
+    /// long time.
+    next_line_shrink: SimTime,
 }
+
+/// How often the lines shrink to what they hold (ns).
+const LINE_SHRINK_EVERY_NS: SimTime = 1_000_000_000;
 
 impl Emulator {
     /// The directions `dirs` of `sc`, with the simulator's random streams for `seed`;
@@ -154,6 +161,7 @@ impl Emulator {
             udp_seq: vec![0; sc.flows.len()],
             flows: vec![FlowCounters::default(); sc.flows.len()],
             unclassified: 0,
+            next_line_shrink: LINE_SHRINK_EVERY_NS,
         }
     }
 
@@ -340,6 +348,12 @@ impl Emulator {
                 out.push((id, t));
             }
         }
+        if now >= self.next_line_shrink {
+            self.next_line_shrink = now + LINE_SHRINK_EVERY_NS;
+            for d in &mut self.dirs {
+                d.link.shrink_line();
+            }
+        }
     }
 
     /// The packet's metadata as it leaves (DSCP and ECN as the conditioners and the queue
@@ -468,6 +482,24 @@ rate = "1Mbps"
         let other = parse(&packet(UDP, 0, 1, 2, 100)).unwrap();
         assert_eq!(e.arrive(20 * MS, 0, &other), Admission::Unclassified);
         assert_eq!(e.unclassified, 1);
+    }
+
+    /// A daemon's line gives back what a burst made it take once the burst has left: 600
+    /// packets queued at once take 1,024 entries; a second after they are all due, 32.
+    #[test]
+    fn a_drained_line_gives_its_capacity_back() {
+        let sc = scenario(r#"{ type = "droptail", limit = "1000pkts" }"#, "");
+        let mut e = emu(&sc);
+        for _ in 0..600 {
+            e.arrive(0, 0, &udp(0, 1000));
+        }
+        assert_eq!(e.dirs[0].link.line.capacity(), 1024);
+        let mut out = Vec::new();
+        e.due(700 * MS, &mut out);
+        assert_eq!(out.len(), 600);
+        assert_eq!(e.dirs[0].link.line.capacity(), 1024, "not yet a second");
+        e.due(1000 * MS, &mut out);
+        assert_eq!(e.dirs[0].link.line.capacity(), 32);
     }
 
     #[test]

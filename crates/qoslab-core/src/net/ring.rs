@@ -152,17 +152,61 @@ mod tests {
         assert_eq!(ring.front(), Some(1000));
     }
 
+    /// A ring that grew to 64 and wrapped around its end shrinks to 32 with its elements in
+    /// order.
+    #[test]
+    fn a_wrapped_ring_shrinks_in_order() {
+        let mut ring = Ring::new();
+        let mut reference = VecDeque::new();
+        for k in 0..48 {
+            ring.push_back(k);
+            reference.push_back(k);
+        }
+        for _ in 0..40 {
+            ring.pop_front();
+            reference.pop_front();
+        }
+        for k in 48..68 {
+            ring.push_back(k);
+            reference.push_back(k);
+        }
+        for _ in 0..12 {
+            ring.pop_front();
+            reference.pop_front();
+        }
+        // head at slot 52 of 64, 16 elements: 12 before the end, 4 after the wrap
+        assert_eq!((ring.capacity(), ring.len(), ring.head), (64, 16, 52));
+        ring.shrink(4);
+        assert_eq!(ring.capacity(), 32);
+        assert!(ring.iter_eq(&reference));
+        ring.push_back(68);
+        reference.push_back(68);
+        assert!(ring.iter_eq(&reference));
+    }
+
+    impl Ring<usize> {
+        fn iter_eq(&self, reference: &VecDeque<usize>) -> bool {
+            self.len() == reference.len() && (0..self.len()).all(|i| self.at(i) == reference[i])
+        }
+    }
+
     proptest! {
         /// The same answers as `VecDeque` under any mix of pushes, pops and shrinks, across
-        /// growth and wrap-around.
+        /// growth and wrap-around: the first half of the operations leans to pushes or pops
+        /// as `first` says, the second half as `then` says, so that rings grow, wrap and
+        /// drain (and shrink) within one case.
         #[test]
-        fn behaves_as_a_deque(ops in proptest::collection::vec(0u8..4, 0..600)) {
+        fn behaves_as_a_deque(
+            first in 1u8..7,
+            then in 1u8..7,
+            ops in proptest::collection::vec(0u8..8, 0..600),
+        ) {
             let mut ring = Ring::new();
             let mut reference = VecDeque::new();
+            let half = ops.len() / 2;
             for (k, op) in ops.into_iter().enumerate() {
-                if op == 0 {
-                    prop_assert_eq!(ring.pop_front(), reference.pop_front());
-                } else if op == 3 && k % 8 == 0 {
+                let pop_below = if k < half { first } else { then };
+                if op == 7 {
                     // shrinking keeps the order (checked below) and room for twice the length
                     let before = ring.capacity();
                     ring.shrink(4);
@@ -172,6 +216,8 @@ mod tests {
                         prop_assert!(after.is_power_of_two() && after >= 2 * ring.len());
                         prop_assert!(after == 4 || 4 * ring.len() > after);
                     }
+                } else if op < pop_below {
+                    prop_assert_eq!(ring.pop_front(), reference.pop_front());
                 } else {
                     ring.push_back(k);
                     reference.push_back(k);

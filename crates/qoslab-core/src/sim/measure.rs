@@ -46,16 +46,16 @@ pub struct Series {
 pub(super) const LINE_SHRINK_EVERY_NS: SimTime = 1_000_000_000;
 
 /// Memory the simulation holds, by part (allocated capacity, so high-water marks: vectors
-/// and queues keep their capacity, except the links' lines, which give back what they no
-/// longer hold once a simulated second), bytes. The scenario's own configuration is not
+/// and queues keep their capacity, except the links' lines, which give back most of what
+/// they no longer hold once a simulated second), bytes. The scenario's own configuration is not
 /// counted.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MemoryUse {
     /// The packet arena: one slot per packet alive at the high-water mark.
     pub packets: usize,
     /// Link directions: their state and queue disciplines, and their lines of packets
-    /// (admitted, not yet arrived; each line's capacity follows its longest queue since the
-    /// last shrink, [`LINE_SHRINK_EVERY_NS`]).
+    /// (admitted, not yet arrived). A line's capacity is at most four times what it held at
+    /// the last shrink (once a simulated second), or its longest queue since if that is more.
     pub links: usize,
     /// Flows: routes, counters, TCP senders and receivers.
     pub flows: usize,
@@ -280,14 +280,22 @@ impl Simulation {
 
     /// Every link's line gives back the capacity it no longer needs
     /// ([`LINE_SHRINK_EVERY_NS`]); [`Simulation::run_until`] calls it between slices of
-    /// events, outside the event loop.
+    /// events, outside the event loop. The next shrink is the first whole second at or after
+    /// the next event: with no event in between the lines do not change, and a sparse run
+    /// (a long duration, its flows ended) does not walk every direction every second.
     #[cold]
     #[inline(never)]
     pub(super) fn shrink_lines(&mut self) {
-        self.next_line_shrink += LINE_SHRINK_EVERY_NS;
         for l in &mut self.dirs {
             l.shrink_line();
         }
+        let next = self.next_line_shrink + LINE_SHRINK_EVERY_NS;
+        let first_event = self.q.peek_time().unwrap_or(SimTime::MAX);
+        self.next_line_shrink = next.max(
+            first_event
+                .div_ceil(LINE_SHRINK_EVERY_NS)
+                .saturating_mul(LINE_SHRINK_EVERY_NS),
+        );
     }
 
     /// Collects the results. Call after [`Simulation::run`].

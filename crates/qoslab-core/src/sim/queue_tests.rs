@@ -66,16 +66,18 @@ fn fingerprint(thresholds: Option<(usize, usize)>) -> Vec<u64> {
 
 /// [`fingerprint`], with a capture on every link direction if `capture_all` (none is lazy then).
 fn run_fingerprint(thresholds: Option<(usize, usize)>, capture_all: bool) -> Vec<u64> {
-    run_fingerprint_shrinking(thresholds, capture_all, true)
+    run_fingerprint_shrinking(MANY, thresholds, capture_all, true).0
 }
 
-/// [`run_fingerprint`], with the links' lines never shrunk unless `shrink_lines`.
+/// [`run_fingerprint`] of `scenario`, with the links' lines never shrunk unless
+/// `shrink_lines`; and the link directions' memory at the end.
 fn run_fingerprint_shrinking(
+    scenario: &str,
     thresholds: Option<(usize, usize)>,
     capture_all: bool,
     shrink_lines: bool,
-) -> Vec<u64> {
-    let sc = Scenario::from_toml(MANY, "queue-structures").expect("valid scenario");
+) -> (Vec<u64>, usize) {
+    let sc = Scenario::from_toml(scenario, "queue-structures").expect("valid scenario");
     let mut sim = Simulation::new(&sc, 7);
     if !shrink_lines {
         sim.next_line_shrink = SimTime::MAX;
@@ -106,6 +108,7 @@ fn run_fingerprint_shrinking(
     }
     sim.run();
     let r = sim.results();
+    let links_bytes = r.memory.links;
     let mut out = vec![r.events, r.packet_hops, r.end_ns];
     for f in &r.flows {
         out.extend([
@@ -127,7 +130,7 @@ fn run_fingerprint_shrinking(
     }
     out.extend(r.series.q_avg.iter().map(|v| v.to_bits()));
     out.extend(r.series.f_cwnd.iter().map(|v| v.to_bits()));
-    out
+    (out, links_bytes)
 }
 
 #[test]
@@ -147,11 +150,22 @@ fn lazy_and_eager_departure_counts_give_the_same_run() {
 
 /// The lines' shrinking (once a simulated second, between slices of events) changes where a
 /// line keeps its packets, never which or when: the run is the same with it and without.
+/// The 40 flows stop at 3 s, a second before the run's last shrink, so that the shrinking
+/// is seen to give capacity back, not only to leave the run alone.
 #[test]
 fn shrinking_the_lines_gives_the_same_run() {
-    assert_eq!(
-        fingerprint(None),
-        run_fingerprint_shrinking(None, false, false)
+    let stopping = MANY.replace(
+        "start = \"uniform(0s, 1s)\"",
+        "start = \"uniform(0s, 1s)\"\nstop = \"3s\"",
+    );
+    assert_ne!(stopping, MANY);
+    let (with, with_bytes) = run_fingerprint_shrinking(&stopping, None, false, true);
+    let (without, without_bytes) = run_fingerprint_shrinking(&stopping, None, false, false);
+    assert!(with[1] > 10_000, "the run moves packets: {} hops", with[1]);
+    assert_eq!(with, without);
+    assert!(
+        with_bytes + 10 * 1024 < without_bytes,
+        "links {with_bytes} bytes with the shrinking, {without_bytes} without"
     );
 }
 

@@ -241,7 +241,6 @@ fn packet_hops_and_packets_alive_mid_run() {
     }
     let r = sim.results();
     assert_eq!(sim.packet_hops(), r.packet_hops);
-    assert!(r.packet_hops >= last);
     let f = &r.flows[0].stats;
     assert!(f.delivered_pkts > 100_000, "{}", f.delivered_pkts);
     // every packet sent made its one hop, or is still on the link
