@@ -251,8 +251,13 @@ def udp_source(a: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(a.seed)
     _sleep_until(a.start)
     late = time.monotonic() - a.start
-    t = a.start
-    on_until = t + (rng.expovariate(1 / a.on) if a.kind == "onoff" else float("inf"))
+    # The schedule is kept in whole nanoseconds after --start, as the simulator keeps its
+    # clock: adding a float gap to a float clock 1,250 times can land the send due at --stop
+    # a few ulps before it, and one packet more goes out than the simulator sends.
+    span_ns = round((a.stop - a.start) * 1e9)
+    gap_ns = max(round(gap * 1e9), 1)
+    off_ns = 0
+    on_until_ns = round(rng.expovariate(1 / a.on) * 1e9) if a.kind == "onoff" else None
     sent = 0
     # Schedule slip: a source descheduled by a busy host sends late, then catches up in a
     # burst, which a meter sees as a different arrival process (tokens lost while the bucket
@@ -260,26 +265,27 @@ def udp_source(a: argparse.Namespace) -> dict[str, Any]:
     # can replay the arrivals the meter actually saw.
     slip_max, late_sends = 0.0, 0
     slips: list[list[float]] = []
-    while t < a.stop:
+    while off_ns < span_ns:
+        t = a.start + off_ns / 1e9
         _sleep_until(t)
         slip = time.monotonic() - t
         slip_max = max(slip_max, slip)
         if slip > SLIP_S:
             late_sends += 1
             if len(slips) < MAX_SLIPS:
-                slips.append([round(t - a.start, 9), round(slip, 6)])
+                slips.append([off_ns / 1e9, round(slip, 6)])
         try:
             s.sendto(payload, (a.dst, a.port))
             sent += 1
         except OSError:
             pass
         if a.kind == "poisson":
-            t += rng.expovariate(1 / gap)
+            off_ns += round(rng.expovariate(1 / gap) * 1e9)
         else:
-            t += gap
-        if a.kind == "onoff" and t >= on_until:
-            t = on_until + rng.expovariate(1 / a.off)
-            on_until = t + rng.expovariate(1 / a.on)
+            off_ns += gap_ns
+        if on_until_ns is not None and off_ns >= on_until_ns:
+            off_ns = on_until_ns + round(rng.expovariate(1 / a.off) * 1e9)
+            on_until_ns = off_ns + round(rng.expovariate(1 / a.on) * 1e9)
     return {
         "packets": sent,
         "bytes": sent * a.size,
