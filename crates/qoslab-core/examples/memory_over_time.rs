@@ -17,64 +17,29 @@
 //! Packet-hops are counted as `Simulation::packet_hops` counts them mid-run: they lag by what
 //! lazy directions have not yet counted (at most the packets in their lines), so a step's
 //! count is off by the change in that lag, not by the lag.
-use std::io::Write;
+use qoslab_core::Simulation;
 
-use qoslab_core::{Scenario, Simulation};
+mod common;
 
 fn mb(b: usize) -> f64 {
     b as f64 / 1048576.0
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let Some(path) = args.get(1) else {
-        eprintln!("usage: memory_over_time FILE [SEED] [STEP_S]");
-        std::process::exit(2);
-    };
-    let seed: u64 = match args.get(2).map(|s| s.parse()) {
-        None => 1,
-        Some(Ok(s)) => s,
-        Some(Err(e)) => {
-            eprintln!(
-                "SEED {:?}: {e} (a whole number from 0 to {})",
-                args[2],
-                u64::MAX
-            );
-            std::process::exit(2);
-        }
-    };
-    let step_s: f64 = match args.get(3).map(|s| s.parse::<f64>()) {
+    let args = common::args("memory_over_time FILE [SEED] [STEP_S]", 1, 2);
+    let seed = common::seed(args.get(1));
+    let step_s: f64 = match args.get(2).map(|s| s.parse::<f64>()) {
         None => 1.0,
         Some(Ok(s)) if s.is_finite() && s >= 1e-6 => s,
         _ => {
-            eprintln!("STEP_S {:?}: a number of seconds, at least 1e-6", args[3]);
+            eprintln!("STEP_S {:?}: a number of seconds, at least 1e-6", args[2]);
             std::process::exit(2);
         }
     };
-    let src = match std::fs::read_to_string(path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            std::process::exit(1);
-        }
-    };
-    let sc = match Scenario::from_toml(&src, path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(1);
-        }
-    };
+    let sc = common::scenario(&args[0]);
     let step_ns = (step_s * 1e9).round().min(u64::MAX as f64) as u64;
     let mut sim = Simulation::new(&sc, seed);
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) ends the run quietly, where `println!` would panic.
-    let mut line = |s: String| {
-        if writeln!(out, "{s}").and_then(|_| out.flush()).is_err() {
-            std::process::exit(0);
-        }
-    };
-    line(format!(
+    out!(
         "{:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9} {:>12} {:>8} {:>9}",
         "time s",
         "state MB",
@@ -86,7 +51,7 @@ fn main() {
         "hops",
         "wall s",
         "M hops/s"
-    ));
+    );
     let mut t = 0u64;
     let mut hops_before = 0u64;
     while t < sc.duration_ns {
@@ -96,7 +61,7 @@ fn main() {
         let wall = w0.elapsed().as_secs_f64();
         let hops = sim.packet_hops();
         let m = sim.memory();
-        line(format!(
+        out!(
             "{:>7.1} {:>9.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9} {:>12} {:>8.3} {:>9.2}",
             t as f64 / 1e9,
             mb(m.state()),
@@ -108,7 +73,7 @@ fn main() {
             hops - hops_before,
             wall,
             (hops - hops_before) as f64 / wall / 1e6
-        ));
+        );
         hops_before = hops;
     }
 }

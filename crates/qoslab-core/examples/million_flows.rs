@@ -2,19 +2,9 @@
 //! as they finish: `cargo run --release --example million_flows`. The state must stay flat:
 //! finished connections free their slots and their records are taken out (as the Python
 //! binding does between slices of simulated time).
-use std::io::Write;
-
 use qoslab_core::{Scenario, Simulation};
 
-/// `println!`, except that a closed pipe (`| head`) ends the program quietly instead of
-/// panicking.
-macro_rules! out {
-    ($($t:tt)*) => {
-        if writeln!(std::io::stdout(), $($t)*).is_err() {
-            std::process::exit(0);
-        }
-    };
-}
+mod common;
 
 const SCENARIO: &str = r#"
 name = "million-flows"

@@ -1,50 +1,12 @@
 //! Runs a scenario file and prints per-flow throughput: `cargo run --release --example run -- FILE [SEED]`.
-use std::io::Write;
+use qoslab_core::{jain_index, Simulation};
 
-use qoslab_core::{jain_index, Scenario, Simulation};
-
-/// `println!`, except that a closed pipe (`| head`) ends the program quietly instead of
-/// panicking.
-macro_rules! out {
-    ($($t:tt)*) => {
-        if writeln!(std::io::stdout(), $($t)*).is_err() {
-            std::process::exit(0);
-        }
-    };
-}
+mod common;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let (Some(path), None) = (args.get(1), args.get(3)) else {
-        eprintln!("usage: run FILE [SEED]");
-        std::process::exit(2);
-    };
-    let seed: u64 = match args.get(2).map(|s| s.parse()) {
-        None => 1,
-        Some(Ok(s)) => s,
-        Some(Err(e)) => {
-            eprintln!(
-                "SEED {:?}: {e} (a whole number from 0 to {})",
-                args[2],
-                u64::MAX
-            );
-            std::process::exit(2);
-        }
-    };
-    let src = match std::fs::read_to_string(path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            std::process::exit(1);
-        }
-    };
-    let sc = match Scenario::from_toml(&src, path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(1);
-        }
-    };
+    let args = common::args("run FILE [SEED]", 1, 1);
+    let seed = common::seed(args.get(1));
+    let sc = common::scenario(&args[0]);
     let t0 = std::time::Instant::now();
     let mut sim = Simulation::new(&sc, seed);
     let setup = t0.elapsed().as_secs_f64();
