@@ -16,7 +16,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use qoslab_core::aqm::DropReason;
-use qoslab_core::net::link::{Admit, LinkDir, LinkStats};
+use qoslab_core::net::link::{Admit, LinkDir, LinkStats, LINE_SHRINK_EVERY_NS};
 use qoslab_core::packet::{PacketArena, PacketId, PacketKind, PacketMeta};
 use qoslab_core::rng::{stream, SimRng};
 use qoslab_core::scenario::{Action, Scenario};
@@ -92,13 +92,10 @@ pub struct Emulator {
     pub flows: Vec<FlowCounters>,
     pub unclassified: u64,
     /// When [`Self::due`] next lets the lines give back the capacity they no longer hold
-    /// (once a second, as the simulator does: `LinkDir::shrink_line`); a daemon runs for a
-    /// long time.
+    /// (every [`LINE_SHRINK_EVERY_NS`] of its clock, as the simulator does:
+    /// `LinkDir::shrink_line`); a daemon runs for a long time.
     next_line_shrink: SimTime,
 }
-
-/// How often the lines shrink to what they hold (ns).
-const LINE_SHRINK_EVERY_NS: SimTime = 1_000_000_000;
 
 impl Emulator {
     /// The directions `dirs` of `sc`, with the simulator's random streams for `seed`;

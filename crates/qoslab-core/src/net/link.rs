@@ -61,6 +61,10 @@ impl LinkStats {
 /// (every line that ever held more than half of it).
 pub const LINE_FLOOR: usize = 32;
 
+/// How often (simulated time, or the emulation daemon's clock) every line gives back the
+/// capacity it no longer needs ([`LinkDir::shrink_line`]).
+pub const LINE_SHRINK_EVERY_NS: SimTime = NS_PER_SEC;
+
 /// An admitted packet with its transmission times.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InLine {

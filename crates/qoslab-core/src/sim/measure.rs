@@ -4,6 +4,7 @@ use super::delay::DelaySummary;
 use super::{ClassResult, Endpoint, FlowRecord, FlowStats, ProcessCounts, Simulation};
 use crate::conditioner::Meter;
 use crate::engine::EventKind;
+use crate::net::link::LINE_SHRINK_EVERY_NS;
 use crate::packet::PacketKind;
 use crate::scenario::{MeasurementPoint, Scope};
 use crate::units::SimTime;
@@ -40,10 +41,6 @@ pub struct Series {
     pub g_value: Vec<f64>,
     pub gauge_names: Vec<&'static str>,
 }
-
-/// How often (simulated time) every link's line gives back the capacity it no longer needs
-/// ([`crate::net::link::LinkDir::shrink_line`]).
-pub(super) const LINE_SHRINK_EVERY_NS: SimTime = 1_000_000_000;
 
 /// Memory the simulation holds, by part (allocated capacity, so high-water marks: vectors
 /// and queues keep their capacity, except the links' lines, which give back most of what

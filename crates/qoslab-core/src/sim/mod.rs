@@ -128,7 +128,7 @@ pub struct Simulation {
     series: Series,
     last_sample: SimTime,
     /// When the links' lines next shrink to what they hold
-    /// ([`measure::LINE_SHRINK_EVERY_NS`]).
+    /// ([`crate::net::link::LINE_SHRINK_EVERY_NS`]).
     next_line_shrink: SimTime,
     /// Events handled.
     events: u64,
@@ -251,7 +251,7 @@ impl Simulation {
             at_receiver: sc.measurement.point == MeasurementPoint::Receiver,
             series: Series::default(),
             last_sample: 0,
-            next_line_shrink: measure::LINE_SHRINK_EVERY_NS,
+            next_line_shrink: crate::net::link::LINE_SHRINK_EVERY_NS,
             events: 0,
             procs,
             records: Vec::new(),
