@@ -94,22 +94,20 @@ impl<T: Copy> Ring<T> {
         while cap > floor && self.len * 4 <= cap {
             cap /= 2;
         }
-        if cap == self.buf.len() {
-            return;
+        if cap < self.buf.len() {
+            self.relocate(cap, self.buf[0]);
         }
-        let fill = self.buf[0];
-        let mut buf = Vec::with_capacity(cap);
-        buf.extend((0..self.len).map(|i| self.at(i)));
-        buf.resize(cap, fill);
-        self.buf = buf;
-        self.mask = cap - 1;
-        self.head = 0;
     }
     /// Doubles the capacity (at least 4, as `VecDeque`), keeping the order; `fill` pads the new
     /// slots.
     #[cold]
     fn grow(&mut self, fill: T) {
-        let cap = (self.buf.len() * 2).max(4);
+        self.relocate((self.buf.len() * 2).max(4), fill);
+    }
+    /// Moves the elements, in order, to the front of a new buffer of `cap` (a power of two,
+    /// at least the length) padded with `fill`.
+    #[cold]
+    fn relocate(&mut self, cap: usize, fill: T) {
         let mut buf = Vec::with_capacity(cap);
         buf.extend((0..self.len).map(|i| self.at(i)));
         buf.resize(cap, fill);
