@@ -25,13 +25,12 @@ EVENTS = ("Ir", "D1mr", "D1mw", "DLmr", "DLmw", "Bcm")
 
 
 class Counts:
-    """One cachegrind output file's counts by event, by (file, event) and by (file, line,
-    event)."""
+    """One cachegrind output file's counts by event, and by (place, event) where a place is
+    a source file (``by["file"]``) or a line of one (``by["line"]``, ``FILE:LINE``)."""
 
     def __init__(self, path: Path) -> None:
         self.total: Counter[str] = Counter()
-        self.by_file: Counter[tuple[str, str]] = Counter()
-        self.by_line: Counter[tuple[str, int, str]] = Counter()
+        self.by: dict[str, Counter[tuple[str, str]]] = {"file": Counter(), "line": Counter()}
         try:
             self._read(path)
         except UnicodeDecodeError as e:
@@ -55,8 +54,8 @@ class Counts:
                         raise ValueError(f"{path}:{k}: not a line of counts: {raw.strip()[:60]!r}") from None
                     for name, n in zip(names, counts, strict=False):
                         self.total[name] += n
-                        self.by_file[(fl, name)] += n
-                        self.by_line[(fl, line, name)] += n
+                        self.by["file"][(fl, name)] += n
+                        self.by["line"][(f"{fl}:{line}", name)] += n
         if not names:
             raise ValueError(f"{path}: not a cachegrind output file (no 'events:' line)")
 
@@ -102,30 +101,19 @@ def main(argv: list[str] | None = None) -> int:
         if ev in whole.total:
             x, y = phases(first.total[ev], whole.total[ev])
             print(f"  {ev:6} {x:9.2f} {y:9.2f}")
-    files = sorted(
-        (
-            (_short(f), *phases(first.by_file[(f, ev)], whole.by_file[(f, ev)]))
-            for (f, ev) in whole.by_file
-            if ev == a.event
-        ),
-        key=lambda r: r[2] - r[1],
-        reverse=True,
-    )
-    print(f"{a.event} per hop by file: first, later, change")
-    for name, x, y in files[: a.rows]:
-        print(f"  {x:8.3f} {y:8.3f} {y - x:+8.3f}  {name}")
-    lines = sorted(
-        (
-            (f"{_short(f)}:{ln}", *phases(first.by_line[(f, ln, ev)], whole.by_line[(f, ln, ev)]))
-            for (f, ln, ev) in whole.by_line
-            if ev == a.event
-        ),
-        key=lambda r: r[2] - r[1],
-        reverse=True,
-    )
-    print(f"{a.event} per hop by line: first, later, change")
-    for name, x, y in lines[: a.rows]:
-        print(f"  {x:8.3f} {y:8.3f} {y - x:+8.3f}  {name}")
+    for kind in ("file", "line"):
+        rows = sorted(
+            (
+                (place, *phases(first.by[kind][(place, ev)], n))
+                for (place, ev), n in whole.by[kind].items()
+                if ev == a.event
+            ),
+            key=lambda r: r[2] - r[1],
+            reverse=True,
+        )
+        print(f"{a.event} per hop by {kind}: first, later, change")
+        for place, x, y in rows[: a.rows]:
+            print(f"  {x:8.3f} {y:8.3f} {y - x:+8.3f}  {_short(place)}")
     return 0
 
 
