@@ -5,14 +5,27 @@
 /// Drop precedence of a codepoint in a multi-precedence (RIO/WRED) queue: AFx1 → 0 (IN),
 /// AFx2 → 1, AFx3 → 2, EF → 0, anything else (best effort) → 2 (the lowest; a queue with fewer
 /// precedences folds it into its last one).
-#[inline]
+///
+/// One load from a table of every `u8`: every arrival at a queue asks, and the `match` this
+/// replaced was a chain of comparisons (cachegrind: −0.5 % instructions at 200 flows, −0.7 %
+/// on `ard-rio-20flows`).
+#[inline(always)]
 pub fn drop_precedence(dscp: u8) -> u8 {
-    match dscp {
-        10 | 18 | 26 | 34 | 46 => 0,
-        12 | 20 | 28 | 36 => 1,
-        _ => 2,
-    }
+    DROP_PRECEDENCE[dscp as usize]
 }
+
+/// [`drop_precedence`] of every byte (values above 63 are not codepoints: best effort).
+static DROP_PRECEDENCE: [u8; 256] = {
+    let mut t = [2u8; 256];
+    t[46] = 0; // EF
+    let mut class = 1;
+    while class <= 4 {
+        t[8 * class + 2] = 0; // AFx1
+        t[8 * class + 4] = 1; // AFx2
+        class += 1;
+    }
+    t
+};
 
 /// The codepoint of a name: "EF", "AF11".."AF43", "BE"/"CS0"/"DEFAULT", "CS1".."CS7", or a
 /// decimal 0..=63.
@@ -80,5 +93,29 @@ mod tests {
         assert_eq!(drop_precedence(12), 1);
         assert_eq!(drop_precedence(14), 2);
         assert_eq!(drop_precedence(0), 2);
+    }
+
+    /// Every byte, against the names: AFxy (RFC 2597) has precedence y - 1 (AFx3 and anything
+    /// not AF or EF folded into the lowest, 2), EF the highest.
+    #[test]
+    fn drop_precedence_of_every_byte() {
+        for v in 0..=255u8 {
+            let want = if v > 63 {
+                2
+            } else {
+                let name = dscp_name(v);
+                match name.strip_prefix("AF") {
+                    Some(xy) => (xy.as_bytes()[1] - b'1').min(2),
+                    None if name == "EF" => 0,
+                    None => 2,
+                }
+            };
+            assert_eq!(
+                drop_precedence(v),
+                want,
+                "codepoint {v} ({})",
+                dscp_name(v.min(63))
+            );
+        }
     }
 }
