@@ -98,8 +98,10 @@ pub struct LinkDir {
     busy_start: SimTime,
     pub bps: u64,
     pub delay: SimTime,
-    /// Measurement window for utilisation.
-    win: (SimTime, SimTime),
+    /// The measurement window `[start, start + len)`, kept as its start and length so that
+    /// [`Self::in_window`] is one subtraction and one comparison.
+    win_start: SimTime,
+    win_len: SimTime,
     idle_notified: bool,
     /// The discipline watches dequeues ([`crate::aqm::Aqm::wants_dequeue`]).
     dequeue_hook: bool,
@@ -232,7 +234,8 @@ impl LinkDir {
             last_done: 0,
             // ns-2 starts every RED queue idle at time 0 (`AvgQueue::default`).
             idle_notified: true,
-            win,
+            win_start: win.0,
+            win_len: win.1.saturating_sub(win.0),
             stats: LinkStats::default(),
             capture: None,
             held: None,
@@ -273,7 +276,8 @@ impl LinkDir {
     /// `now` is inside the measurement window.
     #[inline(always)]
     fn in_window(&self, now: SimTime) -> bool {
-        now >= self.win.0 && now < self.win.1
+        // Before the start, the difference wraps above any length.
+        now.wrapping_sub(self.win_start) < self.win_len
     }
 
     /// Packets waiting (not yet being transmitted).
@@ -326,7 +330,7 @@ impl LinkDir {
             let prec = p.prec as usize;
             self.stats.drops[r as usize] += 1;
             self.stats.drops_by_prec[prec] += 1;
-            if p.enqueued_at >= self.win.0 && p.enqueued_at < self.win.1 {
+            if self.in_window(p.enqueued_at) {
                 self.stats.window_drops_by_prec[prec] += 1;
             }
         }
@@ -403,7 +407,7 @@ impl LinkDir {
             self.stats.marks += 1;
         }
         let p = arena.get(d.id);
-        if p.enqueued_at >= self.win.0 && p.enqueued_at < self.win.1 {
+        if self.in_window(p.enqueued_at) {
             self.stats.window_admitted += 1;
             self.stats.window_wait_ns += now - p.enqueued_at;
         }

@@ -75,6 +75,37 @@ mod window_tests {
         assert_eq!(s.window_drops_by_prec, [0, 1, 0]);
         assert_eq!(s.arrivals_by_prec, [2, 4, 0]);
     }
+
+    /// The window holds its start and not its end; a window ending before it starts holds
+    /// nothing (times on both sides of the wrap of the start-and-length test).
+    #[test]
+    fn the_window_holds_its_start_not_its_end() {
+        let dir = |win| {
+            LinkDir::new(
+                0,
+                0,
+                1,
+                8_000_000,
+                0,
+                Limit::Packets(2),
+                AnyAqm::DropTail(DropTail),
+                SimRng::derive(0, 0),
+                win,
+            )
+        };
+        let l = dir((10, 20));
+        let inside: Vec<u64> = [0, 9, 10, 19, 20, u64::MAX]
+            .into_iter()
+            .filter(|&t| l.in_window(t))
+            .collect();
+        assert_eq!(inside, [10, 19]);
+        let all = dir((0, u64::MAX));
+        assert!(all.in_window(0) && all.in_window(u64::MAX - 1) && !all.in_window(u64::MAX));
+        let none = dir((20, 10));
+        assert!([0, 10, 15, 20, u64::MAX]
+            .iter()
+            .all(|&t| !none.in_window(t)));
+    }
 }
 
 /// A hop through a tail-drop queue reads and writes only the first five cache lines of its
@@ -94,7 +125,8 @@ fn a_tail_drop_hop_touches_the_first_five_cache_lines() {
         offset_of!(LinkDir, busy_start) + 8,
         offset_of!(LinkDir, bps) + 8,
         offset_of!(LinkDir, delay) + 8,
-        offset_of!(LinkDir, win) + 16,
+        offset_of!(LinkDir, win_start) + 8,
+        offset_of!(LinkDir, win_len) + 8,
         offset_of!(LinkDir, lazy) + 1,
         offset_of!(LinkDir, guarded) + 1,
         offset_of!(LinkDir, watched) + 1,
