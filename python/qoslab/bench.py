@@ -17,9 +17,12 @@ For each workload it measures, side by side:
   state of the setup-only run, over the flows) and per packet in flight (an arena slot and
   a line entry); and the worker's peak resident memory, which includes Python and the
   scenario's parse;
-- **per hop**: events per packet-hop, and, with ``--instructions``, instructions and cache
-  misses per hop from cachegrind on a shortened run (hardware counters are not used: most
-  virtual machines do not expose them).
+- **per hop**: events per packet-hop; the core's time per hop, over the whole call and net
+  of the set-up (the setup-only run's time and hops taken off), and each against the
+  200-flow workload's (:data:`HOP_COST_BASE`) when the call measures it: the issue's scaling
+  aim, "cost per hop within 2× of the 200-flow cost", read off one call; and, with
+  ``--instructions``, instructions and cache misses per hop from cachegrind on a shortened
+  run (hardware counters are not used: most virtual machines do not expose them).
 
 A reference simulator that is missing, whose export refuses the workload (ns-2 has no CUBIC
 or FQ-CoDel), that a workload notes as too slow for it, or that fails, is "n/a" there with the
@@ -53,6 +56,9 @@ if TYPE_CHECKING:
 
 #: Simulated duration of the "setup only" runs (start-up, and the reference simulators' setup).
 SETUP_DURATION = "1ms"
+
+#: The workload whose cost per hop the others' are compared with (:func:`hop_costs`).
+HOP_COST_BASE = "red-200flows-100Mbps-60s"
 
 
 def dumbbell(
@@ -588,6 +594,7 @@ def main(
                 log=lambda s: con.print(f"[dim]{s}[/dim]"),
             )
         )
+    hop_costs(rows)
     doc = {
         "version": _core.__version__,
         "python": sys.version.split()[0],
@@ -602,6 +609,26 @@ def main(
     if json_path is not None:
         con.print(f"wrote {json_path}")
     return rows
+
+
+def hop_costs(rows: list[dict[str, Any]]) -> None:
+    """Adds to each row the core's nanoseconds per packet-hop, over the whole call
+    (``ns_per_hop``: the median core time over the hops) and net of the set-up
+    (``ns_per_hop_net``: less the setup-only run's time and hops), and, when ``rows`` hold
+    :data:`HOP_COST_BASE`, both against that workload's (``hop_cost_ratio``,
+    ``hop_cost_ratio_net``; None otherwise)."""
+    for r in rows:
+        q, setup = r["qoslab_core"], r["qoslab_core_setup"]
+        r["ns_per_hop"] = r["qoslab_core_s"] / max(q["hops"], 1) * 1e9
+        net_hops = q["hops"] - setup["hops"]
+        net_s = r["qoslab_core_s"] - setup["wall_s"]
+        r["ns_per_hop_net"] = net_s / net_hops * 1e9 if net_hops > 0 and net_s > 0 else None
+    base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
+    for r in rows:
+        r["hop_cost_base"] = HOP_COST_BASE if base else None
+        r["hop_cost_ratio"] = r["ns_per_hop"] / base["ns_per_hop"] if base else None
+        net, base_net = r["ns_per_hop_net"], base["ns_per_hop_net"] if base else None
+        r["hop_cost_ratio_net"] = net / base_net if net and base_net else None
 
 
 def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
@@ -630,13 +657,19 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         f"qoslab's (qoslab faster by ×N). start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}."
     )
     m = Table(title="memory and cost per hop (qoslab)")
-    for c in ("workload", "events/hop", "state MB (T/2 → T)", "series MB", "B/flow", "B/packet"):
+    base = "× 200 flows" if any(r.get("hop_cost_base") for r in rows) else "× base"
+    for c in ("workload", "ns/hop", base, "net ns/hop", base, "events/hop"):
         m.add_column(c, justify="right")
-    m.add_column("peak RSS MB (T/2 → T)", justify="right")
+    for c in ("state MB (T/2 → T)", "series MB", "B/flow", "B/packet", "peak RSS MB (T/2 → T)"):
+        m.add_column(c, justify="right")
     for r in rows:
         q, h = r["qoslab_core"], r["qoslab_core_half_duration"]
         m.add_row(
             r["workload"],
+            _f(r.get("ns_per_hop"), "{:.1f}"),
+            _f(r.get("hop_cost_ratio"), "{:.2f}×"),
+            _f(r.get("ns_per_hop_net"), "{:.1f}"),
+            _f(r.get("hop_cost_ratio_net"), "{:.2f}×"),
             f"{q['events'] / max(q['hops'], 1):.2f}",
             f"{h['memory_bytes']['state'] / 2**20:.1f} → {q['memory_bytes']['state'] / 2**20:.1f}",
             f"{q['memory_bytes']['series'] / 2**20:.1f}",
@@ -646,6 +679,8 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         )
     con.print(m)
     con.print(
+        "ns/hop: the core's median time over its packet-hops; net: less the setup-only run's time and "
+        f"hops; ×: against {HOP_COST_BASE} in this call (n/a when it was not measured). "
         "state: the core's memory but the time series (allocated capacity), at half and at the full "
         "duration; B/flow: links, flow and endpoint state over the flows; B/packet: per packet in flight; "
         "peak RSS: the whole worker (Python, the scenario's parse)."
