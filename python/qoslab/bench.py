@@ -624,10 +624,11 @@ def hop_costs(rows: list[dict[str, Any]]) -> None:
         net_s = r["qoslab_core_s"] - setup["wall_s"]
         r["ns_per_hop_net"] = net_s / net_hops * 1e9 if net_hops > 0 and net_s > 0 else None
     base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
+    base_ns, base_net = (base["ns_per_hop"], base["ns_per_hop_net"]) if base else (None, None)
     for r in rows:
         r["hop_cost_base"] = HOP_COST_BASE if base else None
-        r["hop_cost_ratio"] = r["ns_per_hop"] / base["ns_per_hop"] if base else None
-        net, base_net = r["ns_per_hop_net"], base["ns_per_hop_net"] if base else None
+        r["hop_cost_ratio"] = r["ns_per_hop"] / base_ns if base_ns else None
+        net = r["ns_per_hop_net"]
         r["hop_cost_ratio_net"] = net / base_net if net and base_net else None
 
 
@@ -657,7 +658,8 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         f"qoslab's (qoslab faster by ×N). start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}."
     )
     m = Table(title="memory and cost per hop (qoslab)")
-    base = "× 200 flows" if any(r.get("hop_cost_base") for r in rows) else "× base"
+    base_flows = [r["flows"] for r in rows if r["workload"] == r["hop_cost_base"]]
+    base = f"× {base_flows[0]:,} flows" if base_flows else "× base"
     for c in ("workload", "ns/hop", base, "net ns/hop", base, "events/hop"):
         m.add_column(c, justify="right")
     for c in ("state MB (T/2 → T)", "series MB", "B/flow", "B/packet", "peak RSS MB (T/2 → T)"):
@@ -666,10 +668,10 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         q, h = r["qoslab_core"], r["qoslab_core_half_duration"]
         m.add_row(
             r["workload"],
-            _f(r.get("ns_per_hop"), "{:.1f}"),
-            _f(r.get("hop_cost_ratio"), "{:.2f}×"),
-            _f(r.get("ns_per_hop_net"), "{:.1f}"),
-            _f(r.get("hop_cost_ratio_net"), "{:.2f}×"),
+            _f(r["ns_per_hop"], "{:.1f}"),
+            _f(r["hop_cost_ratio"], "{:.2f}×"),
+            _f(r["ns_per_hop_net"], "{:.1f}"),
+            _f(r["hop_cost_ratio_net"], "{:.2f}×"),
             f"{q['events'] / max(q['hops'], 1):.2f}",
             f"{h['memory_bytes']['state'] / 2**20:.1f} → {q['memory_bytes']['state'] / 2**20:.1f}",
             f"{q['memory_bytes']['series'] / 2**20:.1f}",
