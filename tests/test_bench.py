@@ -168,3 +168,67 @@ def test_hop_costs_of_the_ninth_rounds_call_are_the_figures_docs_give() -> None:
 def test_an_unknown_workload_is_a_one_line_error() -> None:
     p = subprocess.run([QOSLAB, "bench", "--workload", "nope", "--no-ns3"], capture_output=True, text=True)
     assert "unknown workload 'nope'" in one_line_error(p)
+
+
+def _sysfs(root: Path, caches: list[tuple[int, str, str, int]]) -> Path:
+    """A Linux sysfs cache directory holding ``(level, type, size, ways)`` with 64-byte lines."""
+    for i, (level, kind, size, ways) in enumerate(caches):
+        d = root / f"index{i}"
+        d.mkdir(parents=True)
+        for key, value in {
+            "level": level,
+            "type": kind,
+            "size": size,
+            "ways_of_associativity": ways,
+            "coherency_line_size": 64,
+        }.items():
+            (d / key).write_text(f"{value}\n")
+    return root
+
+
+def test_cachegrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None:
+    """cachegrind's own detection reads CPUID, which on the CI machine describes a 320 MB
+    direct-mapped L3 (simulated as 256 MB): the bench passes the caches sysfs describes, the
+    last level being the highest one holding data."""
+    ci = [
+        (1, "Data", "32K", 8),
+        (1, "Instruction", "32K", 8),
+        (2, "Unified", "1024K", 8),
+        (3, "Unified", "32768K", 16),
+    ]
+    caches = bench.cache_geometry(_sysfs(tmp_path / "ci", ci))
+    assert caches is not None
+    assert caches["LL"] == bench.Cache(32 * 2**20, 16, 64)
+    assert caches["D1"] == caches["I1"] == bench.Cache(32 * 2**10, 8, 64)
+    cmd = bench.cachegrind_command(tmp_path / "cg.out", SMALL, 0.5, caches)
+    assert {"--LL=33554432,16,64", "--D1=32768,8,64", "--I1=32768,8,64"} <= set(cmd)
+    assert cmd[-4:] == ["qoslab.bench", "--worker", SMALL, "0.5"]
+    # Without an L3 the last level is the L2; without a first level, nothing is passed.
+    two = bench.cache_geometry(_sysfs(tmp_path / "two", ci[:3]))
+    assert two is not None and two["LL"] == bench.Cache(2**20, 8, 64)
+    assert bench.cache_geometry(_sysfs(tmp_path / "no-l1d", ci[1:])) is None
+    assert bench.cache_geometry(tmp_path / "absent") is None
+    assert not any(a.startswith("--LL") for a in bench.cachegrind_command(tmp_path / "o", SMALL, 1.0, None))
+
+
+@pytest.mark.parametrize(
+    ("size", "ways", "expected"),
+    [
+        (32 * 2**20, 16, (32 * 2**20, 16)),  # 32,768 sets: as it is
+        (12 * 2**20, 16, (12 * 2**20, 24)),  # 12,288 sets -> 8,192 of 24 ways, the same size
+        (48 * 2**10, 12, (48 * 2**10, 12)),  # 64 sets
+        (5 * 2**20, 20, (5 * 2**20, 20)),  # 4,096 sets
+        (3 * 2**20 + 2**19, 14, (3 * 2**20 + 2**19, 14)),  # 3.5 MiB 14-way: 4,096 sets
+        (10 * 2**20, 16, (10 * 2**20, 20)),  # 10,240 sets -> 8,192 of 20 ways
+        (192 * 2**10, 1, (128 * 2**10, 1)),  # 3,072 direct-mapped sets: no whole ways keep the size
+        (2**15, 0, (2**15, 512)),  # fully associative: one set
+    ],
+)
+def test_a_cache_is_made_simulable_with_a_power_of_two_set_count(
+    size: int, ways: int, expected: tuple[int, int]
+) -> None:
+    c = bench.simulable(size, ways, 64)
+    sets = c.size // (c.assoc * c.line)
+    assert (c.size, c.assoc) == expected
+    assert sets & (sets - 1) == 0 and sets * c.assoc * c.line == c.size
+    assert size * 2 // 3 <= c.size <= size

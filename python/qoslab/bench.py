@@ -22,7 +22,9 @@ For each workload it measures, side by side:
   200-flow workload's (:data:`HOP_COST_BASE`) when the call measures it: the issue's scaling
   aim, "cost per hop within 2× of the 200-flow cost", read off one call; and, with
   ``--instructions``, instructions and cache misses per hop from cachegrind on a shortened
-  run (hardware counters are not used: most virtual machines do not expose them).
+  run (hardware counters are not used: most virtual machines do not expose them), simulating
+  the caches Linux's sysfs describes (:func:`cache_geometry`; cachegrind's own detection
+  reads CPUID, which a virtual machine may fill with a cache that does not exist).
 
 A reference simulator that is missing, whose export refuses the workload (ns-2 has no CUBIC
 or FQ-CoDel), that a workload notes as too slow for it, or that fails, is "n/a" there with the
@@ -383,20 +385,99 @@ def _prepare_ns3(w: Workload, sc: Scenario, d: Path, use: bool, run_all: bool) -
     )
 
 
-def _cachegrind(name: str, scale: float) -> dict[str, float] | None:
-    """Instructions, first-level data misses and last-level misses per packet-hop, from
-    cachegrind on the workload shortened to ``scale`` of its duration (None without valgrind).
-    Interpreter start-up is excluded by subtracting a run of the same worker at duration ~0."""
-    vg = shutil.which("valgrind")
-    if vg is None:
+#: Where Linux describes the first CPU's caches (:func:`cache_geometry`).
+SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+@dataclass(frozen=True)
+class Cache:
+    """A cache as cachegrind simulates it: ``size`` bytes, ``assoc`` ways, ``line`` bytes a
+    line (its set count, ``size / (assoc · line)``, a power of two)."""
+
+    size: int
+    assoc: int
+    line: int
+
+    def arg(self) -> str:
+        """cachegrind's spelling, as in ``--LL=33554432,16,64``."""
+        return f"{self.size},{self.assoc},{self.line}"
+
+    def describe(self) -> str:
+        return f"{self.size // 1024:,} KiB {self.assoc}-way {self.line} B lines"
+
+
+def simulable(size: int, assoc: int, line: int) -> Cache:
+    """The cache cachegrind can simulate for one of ``size`` bytes, ``assoc`` ways (0: fully
+    associative) and ``line``-byte lines. cachegrind wants a power-of-two set count; where
+    the real one is not (a 12 MiB 16-way cache has 12,288 sets), the sets are cut to the
+    power of two below and the ways raised to keep the size (8,192 sets of 24 ways), or as
+    near it as whole ways allow."""
+    if assoc <= 0:
+        assoc = max(size // line, 1)
+    sets = max(size // (assoc * line), 1)
+    pow2 = 1 << (sets.bit_length() - 1)
+    ways = max(size // (line * pow2), 1)
+    return Cache(pow2 * ways * line, ways, line)
+
+
+def _sysfs_size(text: str) -> int:
+    """``32K``, ``1024K``, ``32M`` or a plain byte count."""
+    t = text.strip().upper()
+    mult = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(t[-1:], 1)
+    return int(t[:-1] if mult > 1 else t) * mult
+
+
+def cache_geometry(root: Path = SYSFS_CACHES) -> dict[str, Cache] | None:
+    """This machine's first-level instruction (``I1``) and data (``D1``) caches and its last
+    level (``LL``: the highest level holding data, the L3 on most servers), from Linux's
+    sysfs, as cachegrind can simulate them (:func:`simulable`); None where sysfs does not
+    describe them. cachegrind's own detection reads CPUID, which a virtual machine may fill
+    with a cache that does not exist: on the 2-core CI machine it finds a 320 MB
+    direct-mapped L3, where sysfs has 32 MiB of 16 ways."""
+    found: dict[str, tuple[int, Cache]] = {}
+    try:
+        for d in sorted(root.glob("index*")):
+            level = int((d / "level").read_text())
+            kind = (d / "type").read_text().strip()
+            cache = simulable(
+                _sysfs_size((d / "size").read_text()),
+                int((d / "ways_of_associativity").read_text()),
+                int((d / "coherency_line_size").read_text()),
+            )
+            if level == 1 and kind in ("Instruction", "Data"):
+                found["I1" if kind == "Instruction" else "D1"] = (level, cache)
+            if kind in ("Unified", "Data") and level > found.get("LL", (1, cache))[0]:
+                found["LL"] = (level, cache)
+    except (OSError, ValueError):
         return None
+    if set(found) != {"I1", "D1", "LL"}:
+        return None
+    return {k: c for k, (_, c) in found.items()}
+
+
+def cachegrind_command(out: Path, name: str, scale: float, caches: dict[str, Cache] | None) -> list[str]:
+    """The command that runs the worker on ``name`` at ``scale`` of its duration under
+    cachegrind, simulating ``caches`` (valgrind's own detection when None)."""
+    vg = shutil.which("valgrind") or "valgrind"
+    cmd = [vg, "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={out}"]
+    cmd += [f"--{k}={c.arg()}" for k, c in sorted((caches or {}).items())]
+    return cmd + [sys.executable, "-m", "qoslab.bench", "--worker", name, str(scale)]
+
+
+def _cachegrind(name: str, scale: float) -> dict[str, Any] | None:
+    """Instructions, first-level data misses and last-level misses per packet-hop, from
+    cachegrind on the workload shortened to ``scale`` of its duration (None without valgrind),
+    with this machine's caches (:func:`cache_geometry`), which the row records.
+    Interpreter start-up is excluded by subtracting a run of the same worker at duration ~0."""
+    if shutil.which("valgrind") is None:
+        return None
+    caches = cache_geometry()
 
     def one(s: float) -> tuple[dict[str, int], int]:
         with tempfile.TemporaryDirectory(prefix="qoslab-cg-") as tmp:
             out = Path(tmp) / "cg.out"
             p = subprocess.run(
-                [vg, "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={out}", sys.executable]
-                + ["-m", "qoslab.bench", "--worker", name, str(s)],
+                cachegrind_command(out, name, s, caches),
                 capture_output=True,
                 text=True,
                 check=True,
@@ -423,7 +504,10 @@ def _cachegrind(name: str, scale: float) -> dict[str, float] | None:
         "instructions_per_hop": per("Ir"),
         "d1_misses_per_hop": per("D1mr") + per("D1mw"),
         "ll_misses_per_hop": per("DLmr") + per("DLmw") + per("ILmr"),
+        "ll_read_misses_per_hop": per("DLmr"),
         "scale": scale,
+        "caches": {k: c.arg() for k, c in caches.items()} if caches else None,
+        "last_level": caches["LL"].describe() if caches else "valgrind's detection",
     }
 
 
@@ -700,10 +784,12 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         cg = r.get("cachegrind")
         if cg:
+            last = cg.get("last_level", "as valgrind detects it")
             con.print(
                 f"{r['workload']}: {cg['instructions_per_hop']:.0f} instructions, "
                 f"{cg['d1_misses_per_hop']:.1f} L1 data misses, {cg['ll_misses_per_hop']:.2f} last-level "
-                f"misses per hop (cachegrind, {cg['scale']:.3g} of the duration)"
+                f"misses ({cg.get('ll_read_misses_per_hop', float('nan')):.2f} reads) per hop (cachegrind, "
+                f"{cg['scale']:.3g} of the duration; last level {last})"
             )
 
 
