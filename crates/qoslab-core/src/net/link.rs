@@ -526,10 +526,29 @@ impl LinkDir {
         }
     }
 
-    /// A packet arrives at the queue (after [`Self::advance`] to `now`). Dropped packets stay
-    /// in the arena: the caller frees them.
+    /// [`Self::view`] of the FIFO line (no packet-holding queue), from the hop's own cache
+    /// lines: asking [`Self::waiting`] would read `held`, far behind them, and cost a hop
+    /// through a tail-drop queue a sixth line (at 10,000 flows, 0.33 first-level misses a hop
+    /// on that read alone, cachegrind).
+    #[inline(always)]
+    fn line_view(&self) -> QueueView {
+        QueueView {
+            len_pkts: (self.line.len() - self.started) as u64,
+            len_bytes: self.q_bytes,
+            limit: self.limit,
+            len_by_prec: self.waiting_by_prec,
+        }
+    }
+
+    /// A packet arrives at the FIFO line of a direction without a packet-holding queue (those
+    /// take [`Self::enqueue_held`]), after [`Self::advance`] to `now`. Dropped packets stay in
+    /// the arena: the caller frees them.
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, arena: &mut PacketArena) -> Admit {
+        debug_assert!(
+            self.held.is_none(),
+            "a held queue's arrival on the FIFO line"
+        );
         self.stats.arrivals += 1;
         if self.idle_hook
             && self.started == self.line.len()
@@ -540,7 +559,7 @@ impl LinkDir {
             self.aqm.on_idle(self.last_done);
             self.idle_notified = true;
         }
-        let view = self.view();
+        let view = self.line_view();
         let pkt = arena.get_mut(id);
         pkt.prec = crate::ds::drop_precedence(pkt.dscp);
         let prec = pkt.prec;
@@ -586,7 +605,7 @@ impl LinkDir {
             // Starts at once: never counted as waiting.
             self.started += 1;
             if self.dequeue_hook {
-                let view = self.view();
+                let view = self.line_view();
                 self.aqm.on_dequeue(now, prec, view);
             }
         } else {
