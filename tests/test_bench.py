@@ -211,6 +211,54 @@ def test_cachegrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None
     assert not any(a.startswith("--LL") for a in bench.cachegrind_command(tmp_path / "o", SMALL, 1.0, None))
 
 
+def test_the_cachegrind_runs_simulate_the_machines_caches_and_record_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both cachegrind runs (the workload and its set-up alone) get the caches
+    :func:`bench.cache_geometry` finds, the row records them, and the figures are the
+    difference of the two runs over the difference of their hops."""
+    caches = {
+        "I1": bench.Cache(2**15, 8, 64),
+        "D1": bench.Cache(2**15, 8, 64),
+        "LL": bench.Cache(2**25, 16, 64),
+    }
+    geometry: dict[str, bench.Cache] | None = caches
+    cmds: list[list[str]] = []
+
+    def fake_run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        cmds.append(cmd)
+        out = Path(next(a for a in cmd if a.startswith("--cachegrind-out-file=")).split("=", 1)[1])
+        full = float(cmd[-1]) > 0  # the workload, or its set-up alone
+        counts = "3000 900 100 250 50 0" if full else "1000 400 50 50 10 0"
+        out.write_text(f"events: Ir D1mr D1mw DLmr DLmw ILmr\nsummary: {counts}\n")
+        return subprocess.CompletedProcess(cmd, 0, stdout=json.dumps({"hops": 110 if full else 10}) + "\n")
+
+    monkeypatch.setattr(bench.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(bench, "cache_geometry", lambda: geometry)
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    row = bench._cachegrind(SMALL, 0.5)
+    assert row is not None
+    assert [c[-1] for c in cmds] == ["0.5", "0.0"]
+    assert all("--LL=33554432,16,64" in c and "--D1=32768,8,64" in c for c in cmds)
+    assert row["caches"] == {"I1": "32768,8,64", "D1": "32768,8,64", "LL": "33554432,16,64"}
+    assert row["last_level"] == "32,768 KiB 16-way 64 B lines"
+    # (3000 - 1000) / (110 - 10) instructions; (900 + 100 - 400 - 50) / 100 L1 misses; ...
+    assert (row["instructions_per_hop"], row["d1_misses_per_hop"]) == (20.0, 5.5)
+    assert (row["ll_misses_per_hop"], row["ll_read_misses_per_hop"]) == (2.4, 2.0)
+    # Without a description of the caches, cachegrind detects them, and the row says so.
+    geometry, cmds = None, []
+    row = bench._cachegrind(SMALL, 0.5)
+    assert row is not None and row["caches"] is None and row["last_level"] == "valgrind's detection"
+    assert not any(a.startswith(("--LL", "--D1", "--I1")) for c in cmds for a in c)
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("32K\n", 2**15), ("32768K", 2**25), ("32M", 2**25), ("1048576", 2**20)]
+)
+def test_sysfs_cache_sizes_are_read_with_their_units(text: str, size: int) -> None:
+    assert bench._sysfs_size(text) == size
+
+
 @pytest.mark.parametrize(
     ("size", "ways", "expected"),
     [
@@ -220,7 +268,7 @@ def test_cachegrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None
         (5 * 2**20, 20, (5 * 2**20, 20)),  # 4,096 sets
         (3 * 2**20 + 2**19, 14, (3 * 2**20 + 2**19, 14)),  # 3.5 MiB 14-way: 4,096 sets
         (10 * 2**20, 16, (10 * 2**20, 20)),  # 10,240 sets -> 8,192 of 20 ways
-        (192 * 2**10, 1, (128 * 2**10, 1)),  # 3,072 direct-mapped sets: no whole ways keep the size
+        (192 * 2**10, 1, (192 * 2**10, 3)),  # 3,072 direct-mapped sets -> 1,024 of 3 ways
         (2**15, 0, (2**15, 512)),  # fully associative: one set
     ],
 )
@@ -231,4 +279,4 @@ def test_a_cache_is_made_simulable_with_a_power_of_two_set_count(
     sets = c.size // (c.assoc * c.line)
     assert (c.size, c.assoc) == expected
     assert sets & (sets - 1) == 0 and sets * c.assoc * c.line == c.size
-    assert size * 2 // 3 <= c.size <= size
+    assert c.size == size

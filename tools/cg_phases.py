@@ -5,8 +5,11 @@ the phase of interest begins; the later phase's counts are the differences of th
 phases are divided by their packet-hops (``examples/run`` prints them on its last line) and
 shown by source file and by source line, sorted by the change:
 
-    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=524288,8,64 \\
+    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=33554432,16,64 \\
         --cachegrind-out-file=/tmp/a.out target/release/examples/run build/d2k-3s.toml 1
+
+(the caches of the 2-core CI machine as Linux's sysfs describes them; ``qoslab bench``'s
+``cache_geometry`` reads them)
     (the same for build/d2k-6s.toml into /tmp/b.out)
     python3 tools/cg_phases.py /tmp/a.out HOPS_A /tmp/b.out HOPS_B --event D1mr
 

@@ -409,15 +409,18 @@ class Cache:
 def simulable(size: int, assoc: int, line: int) -> Cache:
     """The cache cachegrind can simulate for one of ``size`` bytes, ``assoc`` ways (0: fully
     associative) and ``line``-byte lines. cachegrind wants a power-of-two set count; where
-    the real one is not (a 12 MiB 16-way cache has 12,288 sets), the sets are cut to the
-    power of two below and the ways raised to keep the size (8,192 sets of 24 ways), or as
-    near it as whole ways allow."""
+    the real one is not (a 12 MiB 16-way cache has 12,288 sets), the sets are cut to a power
+    of two that divides the number of lines and the ways raised to keep the size exactly
+    (8,192 sets of 24 ways; a 192 KiB direct-mapped cache, 3,072 sets, becomes 1,024 sets of
+    3 ways)."""
+    lines = max(size // line, 1)
     if assoc <= 0:
-        assoc = max(size // line, 1)
-    sets = max(size // (assoc * line), 1)
-    pow2 = 1 << (sets.bit_length() - 1)
-    ways = max(size // (line * pow2), 1)
-    return Cache(pow2 * ways * line, ways, line)
+        assoc = lines
+    sets = max(lines // assoc, 1)
+    below = 1 << (sets.bit_length() - 1)  # the power of two at or below the real set count
+    divides = lines & -lines  # the largest power of two dividing the number of lines
+    sets = min(below, divides)
+    return Cache(lines * line, lines // sets, line)
 
 
 def _sysfs_size(text: str) -> int:
@@ -784,7 +787,7 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         cg = r.get("cachegrind")
         if cg:
-            last = cg.get("last_level", "as valgrind detects it")
+            last = cg.get("last_level", "valgrind's detection")
             con.print(
                 f"{r['workload']}: {cg['instructions_per_hop']:.0f} instructions, "
                 f"{cg['d1_misses_per_hop']:.1f} L1 data misses, {cg['ll_misses_per_hop']:.2f} last-level "
