@@ -7,11 +7,11 @@ shown by source file and by source line, sorted by the change:
 
     valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=33554432,16,64 \\
         --cachegrind-out-file=/tmp/a.out target/release/examples/run build/d2k-3s.toml 1
-
-(the caches of the 2-core CI machine as Linux's sysfs describes them; ``qoslab bench``'s
-``cache_geometry`` reads them)
     (the same for build/d2k-6s.toml into /tmp/b.out)
     python3 tools/cg_phases.py /tmp/a.out HOPS_A /tmp/b.out HOPS_B --event D1mr
+
+The cache sizes are the 2-core CI machine's, as Linux's sysfs describes them (``qoslab bench``'s
+``cache_geometry`` reads them there).
 
 Standard library only: it runs without the project's environment.
 """

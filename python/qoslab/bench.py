@@ -787,12 +787,11 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         cg = r.get("cachegrind")
         if cg:
-            last = cg.get("last_level", "valgrind's detection")
             con.print(
                 f"{r['workload']}: {cg['instructions_per_hop']:.0f} instructions, "
                 f"{cg['d1_misses_per_hop']:.1f} L1 data misses, {cg['ll_misses_per_hop']:.2f} last-level "
-                f"misses ({cg.get('ll_read_misses_per_hop', float('nan')):.2f} reads) per hop (cachegrind, "
-                f"{cg['scale']:.3g} of the duration; last level {last})"
+                f"misses ({cg['ll_read_misses_per_hop']:.2f} reads) per hop (cachegrind, "
+                f"{cg['scale']:.3g} of the duration; last level {cg['last_level']})"
             )
 
 

@@ -518,8 +518,14 @@ impl LinkDir {
     }
 
     pub fn view(&self) -> QueueView {
+        self.view_of(self.waiting())
+    }
+
+    /// The queue's view with `len_pkts` packets waiting.
+    #[inline(always)]
+    fn view_of(&self, len_pkts: usize) -> QueueView {
         QueueView {
-            len_pkts: self.waiting() as u64,
+            len_pkts: len_pkts as u64,
             len_bytes: self.q_bytes,
             limit: self.limit,
             len_by_prec: self.waiting_by_prec,
@@ -532,12 +538,7 @@ impl LinkDir {
     /// on that read alone, cachegrind).
     #[inline(always)]
     fn line_view(&self) -> QueueView {
-        QueueView {
-            len_pkts: (self.line.len() - self.started) as u64,
-            len_bytes: self.q_bytes,
-            limit: self.limit,
-            len_by_prec: self.waiting_by_prec,
-        }
+        self.view_of(self.line.len() - self.started)
     }
 
     /// A packet arrives at the FIFO line of a direction without a packet-holding queue (those
