@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,6 +136,7 @@ def test_bench_json_has_every_figure_of_both_references(tmp_path: Path) -> None:
     assert (doc["references"]["ns3"] is None) == bool(ns3)
     (row,) = doc["workloads"]
     assert row["ns_per_hop"] > 0 and row["hop_cost_ratio"] is None  # the 200-flow base not in the call
+    assert row["hop_cost_ratio_paired"] is None and row["hop_cost_pairs"] == []  # nor paired with it
     assert "ns/hop" in p.stdout and "× base" in p.stdout
     for k in ("ns2", "ns3"):
         for f in ("note", "whole_s", "setup_s", "core_s", "core_ratio", "whole_ratio"):
@@ -163,6 +165,66 @@ def test_hop_costs_of_the_ninth_rounds_call_are_the_figures_docs_give() -> None:
     bench.hop_costs(alone)
     assert all(r["hop_cost_ratio"] is None and r["hop_cost_base"] is None for r in alone)
     assert all(r["ns_per_hop_net"] < r["ns_per_hop"] for r in alone if r["flows"] >= 2000)
+
+
+class _Drifting:
+    """Core runs whose time grows with every round, as a shared machine's may: round ``i``'s
+    runs take ``(1 + i)²`` times the quiet machine's. A base hop costs 100 ns there, a hop of
+    the other workload 200; each workload's setup-only run takes 10 ms and 0 hops."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, name: str) -> dict[str, Any]:
+        self.calls.append(name)
+        slow = (1 + (len(self.calls) - 1) // 2) ** 2
+        per_hop = 100e-9 if name == bench.HOP_COST_BASE else 200e-9
+        return {"wall_s": 0.01 + 1e6 * per_hop * slow, "hops": 1_000_000}
+
+
+def _row(name: str, core_wall_s: float = 1.0) -> dict[str, Any]:
+    return {
+        "workload": name,
+        "qoslab_core": {"wall_s": core_wall_s, "hops": 1_000_000},
+        "qoslab_core_setup": {"wall_s": 0.01, "hops": 0},
+    }
+
+
+def test_the_paired_cost_per_hop_divides_runs_of_the_same_round() -> None:
+    """Each round runs both workloads, the base first in every other round, and divides the
+    two runs of that round: with the machine slowing down every round (by 1, 4, 9, 16, 25 ×),
+    every round's ratio is the quiet machine's 2×, net of the setup as well. Dividing runs of
+    different rounds would not be."""
+    fake = _Drifting()
+    row, base = _row("red-10000flows-10Gbps-2s"), _row(bench.HOP_COST_BASE)
+    bench.paired_hop_costs(row, base, 5, measure=fake)
+    b, w = bench.HOP_COST_BASE, row["workload"]
+    assert fake.calls == [b, w, w, b, b, w, w, b, b, w]
+    assert row["hop_cost_pairs"] == pytest.approx(
+        [(0.01 + 0.2 * k * k) / (0.01 + 0.1 * k * k) for k in range(1, 6)]
+    )
+    assert row["hop_cost_ratio_paired"] == pytest.approx((0.01 + 0.2 * 9) / (0.01 + 0.1 * 9))
+    assert row["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
+
+
+def test_rows_are_paired_with_the_base_only_when_the_call_measures_it() -> None:
+    fake = _Drifting()
+    rows = [_row(bench.HOP_COST_BASE), _row("red-10000flows-10Gbps-2s"), _row("slow", core_wall_s=31.0)]
+    bench.pair_with_base(rows, 3, measure=fake)
+    base, big, slow = rows
+    assert base["hop_cost_ratio_paired"] == 1.0 and base["hop_cost_pairs"] == []
+    assert len(big["hop_cost_pairs"]) == 3 and big["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
+    assert slow["hop_cost_ratio_paired"] is None and "slow" not in fake.calls
+    assert len(fake.calls) == 6
+    for rows, pairs in (([_row(bench.HOP_COST_BASE), _row("big")], 0), ([_row("big")], 3)):
+        bench.pair_with_base(rows, pairs, measure=fake)
+        assert all(r["hop_cost_ratio_paired"] is None and r["hop_cost_pairs"] == [] for r in rows)
+    assert len(fake.calls) == 6
+
+
+def test_negative_pairs_is_a_one_line_error() -> None:
+    p = subprocess.run([QOSLAB, "bench", "--pairs", "-1", "--no-ns3"], capture_output=True, text=True)
+    assert "--pairs must be at least 0, got -1" in one_line_error(p)
 
 
 def test_an_unknown_workload_is_a_one_line_error() -> None:

@@ -20,7 +20,10 @@ For each workload it measures, side by side:
 - **per hop**: events per packet-hop; the core's time per hop, over the whole call and net
   of the set-up (the setup-only run's time and hops taken off), and each against the
   200-flow workload's (:data:`HOP_COST_BASE`) when the call measures it: the issue's scaling
-  aim, "cost per hop within 2× of the 200-flow cost", read off one call; and, with
+  aim, "cost per hop within 2× of the 200-flow cost", read off one call, and the same
+  paired in time (``pairs`` rounds of one core run of each workload, alternating; the
+  medians above are taken a minute or more apart, and on a shared machine the 10,000-flow
+  hop's cost moves by a third within minutes: :func:`paired_hop_costs`); and, with
   ``--instructions``, instructions and cache misses per hop from cachegrind on a shortened
   run (hardware counters are not used: most virtual machines do not expose them), simulating
   the caches Linux's sysfs describes (:func:`cache_geometry`; cachegrind's own detection
@@ -61,6 +64,10 @@ SETUP_DURATION = "1ms"
 
 #: The workload whose cost per hop the others' are compared with (:func:`hop_costs`).
 HOP_COST_BASE = "red-200flows-100Mbps-60s"
+
+#: Rounds of a workload's core run alternating with the base's (:func:`paired_hop_costs`): at
+#: 10,000 flows nine rounds take about 30 s.
+PAIRS = 9
 
 
 def dumbbell(
@@ -646,9 +653,12 @@ def main(
     ns3_all: bool = False,
     instructions: bool = False,
     json_path: Path | None = None,
+    pairs: int = PAIRS,
 ) -> list[dict[str, Any]]:
-    """Measures the workloads (``only``: these, by name; ValueError for an unknown one), prints
-    the tables and writes every figure to ``json_path``; returns the rows."""
+    """Measures the workloads (``only``: these, by name; ValueError for an unknown one), pairs
+    each with :data:`HOP_COST_BASE` in ``pairs`` alternating rounds when the call measures it
+    (:func:`paired_hop_costs`), prints the tables and writes every figure to ``json_path``;
+    returns the rows."""
     from rich.console import Console
 
     from qoslab.ns2 import ns2_available
@@ -682,6 +692,7 @@ def main(
             )
         )
     hop_costs(rows)
+    pair_with_base(rows, pairs, log=lambda s: con.print(f"[dim]{s}[/dim]"))
     doc = {
         "version": _core.__version__,
         "python": sys.version.split()[0],
@@ -719,6 +730,77 @@ def hop_costs(rows: list[dict[str, Any]]) -> None:
         r["hop_cost_ratio_net"] = net / base_net if net and base_net else None
 
 
+def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> float | None:
+    """A core run's nanoseconds per packet-hop; with ``setup`` (the workload's setup-only run),
+    net of it (None when the setup is not shorter than the run)."""
+    wall, hops = run["wall_s"], run["hops"]
+    if setup is not None:
+        wall, hops = wall - setup["wall_s"], hops - setup["hops"]
+    return wall / hops * 1e9 if wall > 0 and hops > 0 else None
+
+
+def paired_hop_costs(
+    row: dict[str, Any],
+    base: dict[str, Any],
+    pairs: int,
+    measure: Callable[[str], dict[str, Any]] = _measure_core,
+    log: Callable[[str], None] = lambda s: None,
+) -> None:
+    """The cost per hop of ``row``'s workload against ``base``'s, paired in time: ``pairs``
+    rounds of one core run of each, the base first in every other round, each round's ratio
+    of the two runs' ns/hop (and net of each workload's setup-only run). The call's own
+    ratio (:func:`hop_costs`) divides medians taken a minute or more apart, and on a shared
+    machine the 10,000-flow hop's cost moves by a third within minutes ("Twelfth round" in
+    docs/performance.md); a round's two runs are seconds apart. Adds ``hop_cost_pairs`` (the
+    rounds' ratios), ``hop_cost_ratio_paired`` and ``hop_cost_ratio_paired_net`` (their
+    medians; None without rounds)."""
+    name, base_name = row["workload"], base["workload"]
+    ratios: list[float] = []
+    nets: list[float] = []
+    for i in range(pairs):
+        log(f"{name}: paired with {base_name}, round {i + 1}/{pairs} …")
+        order = (base_name, name) if i % 2 == 0 else (name, base_name)
+        got = {n: measure(n) for n in order}
+        w, b = _per_hop_ns(got[name]), _per_hop_ns(got[base_name])
+        if w and b:
+            ratios.append(w / b)
+        wn = _per_hop_ns(got[name], row["qoslab_core_setup"])
+        bn = _per_hop_ns(got[base_name], base["qoslab_core_setup"])
+        if wn and bn:
+            nets.append(wn / bn)
+    row["hop_cost_pairs"] = ratios
+    row["hop_cost_ratio_paired"] = statistics.median(ratios) if ratios else None
+    row["hop_cost_ratio_paired_net"] = statistics.median(nets) if nets else None
+
+
+def pair_with_base(
+    rows: list[dict[str, Any]],
+    pairs: int,
+    measure: Callable[[str], dict[str, Any]] = _measure_core,
+    log: Callable[[str], None] = lambda s: None,
+) -> None:
+    """:func:`paired_hop_costs` of every row against :data:`HOP_COST_BASE`'s when ``rows`` hold
+    it and ``pairs`` > 0; the base is then 1× of itself. Rows without a base, and workloads
+    whose core run takes 30 s or more (none of today's), get None and no rounds."""
+    base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
+    for r in rows:
+        if base is None or r is base or pairs == 0 or r["qoslab_core"]["wall_s"] >= 30:
+            r["hop_cost_pairs"] = []
+            itself = r is base and pairs > 0
+            r["hop_cost_ratio_paired"] = r["hop_cost_ratio_paired_net"] = 1.0 if itself else None
+        else:
+            paired_hop_costs(r, base, pairs, measure, log)
+
+
+def _paired(r: dict[str, Any]) -> str:
+    """The paired ratio's median and range, as the table shows it."""
+    med = r.get("hop_cost_ratio_paired")
+    if med is None:
+        return "n/a"
+    xs = r.get("hop_cost_pairs") or []
+    return f"{med:.2f}×" + (f" ({min(xs):.2f}–{max(xs):.2f})" if xs else "")
+
+
 def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
     """The speed table, the memory and per-hop table, and the notes under them."""
     from rich.table import Table
@@ -744,22 +826,37 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         "the ns-3 program on its JSON input. Medians of alternating runs. ×: the reference's time over "
         f"qoslab's (qoslab faster by ×N). start-up: `qoslab run` of the scenario cut to {SETUP_DURATION}."
     )
-    m = Table(title="memory and cost per hop (qoslab)")
+    hop = Table(title="cost per hop (qoslab)")
     base_flows = [r["flows"] for r in rows if r["workload"] == r["hop_cost_base"]]
     base = f"× {base_flows[0]:,} flows" if base_flows else "× base"
-    for c in ("workload", "ns/hop", base, "net ns/hop", base, "events/hop"):
-        m.add_column(c, justify="right")
-    for c in ("state MB (T/2 → T)", "series MB", "B/flow", "B/packet", "peak RSS MB (T/2 → T)"):
-        m.add_column(c, justify="right")
+    for col in ("workload", "ns/hop", base, "net ns/hop", base, "paired ×", "net paired ×", "events/hop"):
+        hop.add_column(col, justify="right")
     for r in rows:
-        q, h = r["qoslab_core"], r["qoslab_core_half_duration"]
-        m.add_row(
+        q = r["qoslab_core"]
+        hop.add_row(
             r["workload"],
             _f(r["ns_per_hop"], "{:.1f}"),
             _f(r["hop_cost_ratio"], "{:.2f}×"),
             _f(r["ns_per_hop_net"], "{:.1f}"),
             _f(r["hop_cost_ratio_net"], "{:.2f}×"),
+            _paired(r),
+            _f(r["hop_cost_ratio_paired_net"], "{:.2f}×"),
             f"{q['events'] / max(q['hops'], 1):.2f}",
+        )
+    con.print(hop)
+    con.print(
+        "ns/hop: the core's median time over its packet-hops; net: less the setup-only run's time and "
+        f"hops; ×: against {HOP_COST_BASE} in this call (n/a when it was not measured); paired: the median "
+        "(and range) over rounds of one run of each, alternating, of the two runs' ratio (seconds apart, "
+        "where the medians are a minute or more)."
+    )
+    m = Table(title="memory (qoslab)")
+    for col in ("workload", "state MB (T/2 → T)", "series MB", "B/flow", "B/packet", "peak RSS MB (T/2 → T)"):
+        m.add_column(col, justify="right")
+    for r in rows:
+        q, h = r["qoslab_core"], r["qoslab_core_half_duration"]
+        m.add_row(
+            r["workload"],
             f"{h['memory_bytes']['state'] / 2**20:.1f} → {q['memory_bytes']['state'] / 2**20:.1f}",
             f"{q['memory_bytes']['series'] / 2**20:.1f}",
             f"{r['bytes_per_flow']:,.0f}",
@@ -768,8 +865,6 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         )
     con.print(m)
     con.print(
-        "ns/hop: the core's median time over its packet-hops; net: less the setup-only run's time and "
-        f"hops; ×: against {HOP_COST_BASE} in this call (n/a when it was not measured). "
         "state: the core's memory but the time series (allocated capacity), at half and at the full "
         "duration; B/flow: links, flow and endpoint state over the flows; B/packet: per packet in flight; "
         "peak RSS: the whole worker (Python, the scenario's parse)."

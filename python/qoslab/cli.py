@@ -146,6 +146,13 @@ def bench(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
     ] = None,
+    pairs: Annotated[
+        int,
+        typer.Option(
+            help="Rounds of each workload's core alternating with the 200-flow one's, for the cost "
+            "per hop paired in time (0: none; only when the 200-flow workload is measured)."
+        ),
+    ] = 9,
 ) -> None:
     """Measure qoslab against ns-2 and ns-3 on fixed workloads: core and whole process, start-up,
     memory."""
@@ -153,6 +160,8 @@ def bench(
 
     if repeat < 1:
         _fail(f"--repeat must be at least 1, got {repeat}")
+    if pairs < 0:
+        _fail(f"--pairs must be at least 0, got {pairs}")
     try:
         bench_main(
             workload or None,
@@ -163,6 +172,7 @@ def bench(
             ns3_all=ns3_all,
             instructions=instructions,
             json_path=json_out,
+            pairs=pairs,
         )
     except ValueError as e:
         _fail(str(e))
