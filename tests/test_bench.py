@@ -4,6 +4,7 @@ cannot run, and ``--json`` holds every figure. Speed is never asserted here."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 from pathlib import Path
@@ -167,44 +168,72 @@ def test_hop_costs_of_the_ninth_rounds_call_are_the_figures_docs_give() -> None:
     assert all(r["ns_per_hop_net"] < r["ns_per_hop"] for r in alone if r["flows"] >= 2000)
 
 
+#: The other workload's hop against the base's on a quiet machine, round by round: 2× but in
+#: the third round. The median of the rounds' ratios is 2×; the ratio of the rounds' medians
+#: is not (3×, net of the setup).
+ROUND_RATIOS = (2, 2, 3, 2, 2)
+
+
 class _Drifting:
     """Core runs whose time grows with every round, as a shared machine's may: round ``i``'s
     runs take ``(1 + i)²`` times the quiet machine's. A base hop costs 100 ns there, a hop of
-    the other workload 200; each workload's setup-only run takes 10 ms and 0 hops."""
+    the other workload ``ROUND_RATIOS[i]`` times that. Each run includes its workload's setup
+    (:func:`_row`: 10 ms for the base, 30 ms for the other), which takes no hops."""
 
-    def __init__(self) -> None:
+    def __init__(self, fail_at: int | None = None) -> None:
         self.calls: list[str] = []
+        self.fail_at = fail_at
 
     def __call__(self, name: str) -> dict[str, Any]:
         self.calls.append(name)
-        slow = (1 + (len(self.calls) - 1) // 2) ** 2
-        per_hop = 100e-9 if name == bench.HOP_COST_BASE else 200e-9
-        return {"wall_s": 0.01 + 1e6 * per_hop * slow, "hops": 1_000_000}
+        if len(self.calls) == self.fail_at:
+            raise subprocess.CalledProcessError(
+                1, ["worker"], stderr="Traceback …\nMemoryError: out of memory\n"
+            )
+        i = (len(self.calls) - 1) // 2
+        slow = (1 + i) ** 2
+        if name == bench.HOP_COST_BASE:
+            return {"wall_s": 0.01 + 0.1 * slow, "hops": 1_000_000}
+        return {"wall_s": 0.03 + 0.1 * ROUND_RATIOS[i % len(ROUND_RATIOS)] * slow, "hops": 1_000_000}
 
 
 def _row(name: str, core_wall_s: float = 1.0) -> dict[str, Any]:
+    setup = 0.01 if name == bench.HOP_COST_BASE else 0.03
     return {
         "workload": name,
         "qoslab_core": {"wall_s": core_wall_s, "hops": 1_000_000},
-        "qoslab_core_setup": {"wall_s": 0.01, "hops": 0},
+        "qoslab_core_setup": {"wall_s": setup, "hops": 0},
     }
 
 
 def test_the_paired_cost_per_hop_divides_runs_of_the_same_round() -> None:
     """Each round runs both workloads, the base first in every other round, and divides the
-    two runs of that round: with the machine slowing down every round (by 1, 4, 9, 16, 25 ×),
-    every round's ratio is the quiet machine's 2×, net of the setup as well. Dividing runs of
-    different rounds would not be."""
+    two runs of that round; the paired figure is the median of those ratios. With the machine
+    slowing down every round (1, 4, 9, 16 and 25 times), every round's ratio net of each
+    workload's own setup is the quiet machine's. Dividing runs of different rounds, the
+    medians of the runs, or by the other workload's setup would give other figures."""
     fake = _Drifting()
     row, base = _row("red-10000flows-10Gbps-2s"), _row(bench.HOP_COST_BASE)
     bench.paired_hop_costs(row, base, 5, measure=fake)
     b, w = bench.HOP_COST_BASE, row["workload"]
     assert fake.calls == [b, w, w, b, b, w, w, b, b, w]
-    assert row["hop_cost_pairs"] == pytest.approx(
-        [(0.01 + 0.2 * k * k) / (0.01 + 0.1 * k * k) for k in range(1, 6)]
-    )
-    assert row["hop_cost_ratio_paired"] == pytest.approx((0.01 + 0.2 * 9) / (0.01 + 0.1 * 9))
+    gross = [
+        (0.03 + 0.1 * r * k * k) / (0.01 + 0.1 * k * k)
+        for r, k in zip(ROUND_RATIOS, range(1, 6), strict=True)
+    ]
+    assert row["hop_cost_pairs"] == pytest.approx(gross)
+    assert row["hop_cost_ratio_paired"] == pytest.approx(sorted(gross)[2])
     assert row["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
+    assert row["hop_cost_pairs_note"] == ""
+
+
+def test_a_failed_round_keeps_the_rounds_before_it() -> None:
+    """A worker that fails in the third round (the fifth run) stops the rounds: the two
+    before it are kept, and the row says which round failed and why, in one line."""
+    row, base = _row("red-10000flows-10Gbps-2s"), _row(bench.HOP_COST_BASE)
+    bench.paired_hop_costs(row, base, 5, measure=_Drifting(fail_at=5))
+    assert len(row["hop_cost_pairs"]) == 2 and row["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
+    assert row["hop_cost_pairs_note"] == "round 3 of 5 failed: MemoryError: out of memory"
 
 
 def test_rows_are_paired_with_the_base_only_when_the_call_measures_it() -> None:
@@ -212,7 +241,8 @@ def test_rows_are_paired_with_the_base_only_when_the_call_measures_it() -> None:
     rows = [_row(bench.HOP_COST_BASE), _row("red-10000flows-10Gbps-2s"), _row("slow", core_wall_s=31.0)]
     bench.pair_with_base(rows, 3, measure=fake)
     base, big, slow = rows
-    assert base["hop_cost_ratio_paired"] == 1.0 and base["hop_cost_pairs"] == []
+    assert base["hop_cost_ratio_paired"] == 1.0 and base["hop_cost_ratio_paired_net"] == 1.0
+    assert base["hop_cost_pairs"] == []
     assert len(big["hop_cost_pairs"]) == 3 and big["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
     assert slow["hop_cost_ratio_paired"] is None and "slow" not in fake.calls
     assert len(fake.calls) == 6
@@ -223,8 +253,20 @@ def test_rows_are_paired_with_the_base_only_when_the_call_measures_it() -> None:
 
 
 def test_negative_pairs_is_a_one_line_error() -> None:
-    p = subprocess.run([QOSLAB, "bench", "--pairs", "-1", "--no-ns3"], capture_output=True, text=True)
+    p = subprocess.run(
+        [QOSLAB, "bench", "--pairs", "-1", "--workload", SMALL, "--no-ns2", "--no-ns3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "--pairs must be at least 0, got -1" in one_line_error(p)
+
+
+def test_the_clis_default_pairs_is_the_benchs() -> None:
+    """The CLI does not import the bench module at start-up, so it repeats the default."""
+    from qoslab import cli
+
+    assert inspect.signature(cli.bench).parameters["pairs"].default == bench.PAIRS
 
 
 def test_an_unknown_workload_is_a_one_line_error() -> None:

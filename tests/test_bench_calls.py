@@ -67,7 +67,7 @@ def test_the_median_and_spread_over_the_calls_and_the_calls_above_the_aim(
     assert out[0].startswith("3 calls (version 0.1.0+abc, 2026-11-20T00:00:00Z to 2026-11-22T00:00:00Z)")
     row = next(line for line in out if line.startswith("red-10000flows"))
     assert "2.10x (1.80x-2.40x)" in row and "1.80x (1.70x-1.90x)" in row
-    assert row.split()[-4:] == ["1", "(0)", "0", "(0)"]  # no paired figures in these calls
+    assert row.split()[-4:] == ["1", "(0)", "n/a", "(n/a)"]  # no paired figures in these calls
 
 
 def test_a_file_of_several_calls_counts_each(tmp_path: Path) -> None:
@@ -87,6 +87,7 @@ def test_a_file_of_several_calls_counts_each(tmp_path: Path) -> None:
         (b'{"rows": []}', "call.json: not a `qoslab bench --json` file (no 'workloads' list)"),
         (b'{"calls": []}', "call.json: 'calls' is not a non-empty list"),
         (b'{"calls": [{"workloads": []}, 3]}', "call.json: call 2: not a `qoslab bench --json` file"),
+        (b'{"workloads": [3]}', "call.json: workload 1 is not a row with a 'workload' name"),
     ],
 )
 def test_bad_files_get_one_line_naming_them(
@@ -106,3 +107,18 @@ def test_a_missing_file_and_a_bad_aim(tmp_path: Path, capsys: pytest.CaptureFixt
     f.write_text(json.dumps(_call("d", 100.0, 200.0, 2.0)))
     assert bench_calls.main([str(f), "--aim", "0"]) == 2
     assert "--aim: must be a positive number, got 0.0" in capsys.readouterr().err
+
+
+def test_booleans_and_nan_are_not_figures(tmp_path: Path) -> None:
+    call = _call("d", 100.0, 200.0, 2.0)
+    call["workloads"][1]["hop_cost_ratio_net"] = True
+    call["workloads"][1]["ns_per_hop_net"] = float("nan")
+    f = tmp_path / "call.json"
+    f.write_text(json.dumps(call))  # NaN: Python's json writes and reads it
+    (big,) = [
+        r for r in bench_calls.summarise(bench_calls.calls_in(f), 2.0) if r["workload"] == "red-10000flows"
+    ]
+    assert big["hop_cost_ratio_net"] is None and big["ns_per_hop_net"] is None
+    assert big["hop_cost_ratio_net_above_aim"] is None and big["hop_cost_ratio"] == pytest.approx(
+        (2.0, 2.0, 2.0, 1)
+    )

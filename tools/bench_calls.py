@@ -4,8 +4,8 @@ put the ratio above an aim.
 
 One call's ratio moves with the machine: on the 2-core CI machine (a shared virtual machine)
 the 10,000-flow hop waits on memory, and 21 calls in one sitting gave 1.45x to 2.55x; the
-ratio paired in time (`--pairs`), 2.06x to 2.16x (docs/bench/round12-calls.json). This puts
-a figure and its spread side by side:
+ratio paired in time (`--pairs`), which the last six of them measured, 2.06x to 2.16x
+(docs/bench/round12-calls.json). This puts a figure and its spread side by side:
 
     for i in 1 2 3 4 5; do
         .venv/bin/qoslab bench --workload red-200flows-100Mbps-60s \\
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -54,30 +55,41 @@ def calls_in(path: Path) -> list[dict[str, Any]]:
     if not isinstance(calls, list) or not calls:
         raise ValueError(f"{path}: 'calls' is not a non-empty list")
     for k, c in enumerate(calls):
+        where = f"{path}" if len(calls) == 1 else f"{path}: call {k + 1}"
         if not isinstance(c, dict) or not isinstance(c.get("workloads"), list):
-            where = f"{path}" if len(calls) == 1 else f"{path}: call {k + 1}"
             raise ValueError(f"{where}: not a `qoslab bench --json` file (no 'workloads' list)")
+        for j, r in enumerate(c["workloads"]):
+            if not isinstance(r, dict) or not isinstance(r.get("workload"), str):
+                raise ValueError(f"{where}: workload {j + 1} is not a row with a 'workload' name")
     return calls
+
+
+def _numbers(rows: list[dict[str, Any]], key: str) -> list[float]:
+    """The rows' finite numbers under ``key`` (None, booleans and NaN are not figures)."""
+    xs = (r.get(key) for r in rows)
+    return [
+        float(x) for x in xs if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    ]
 
 
 def summarise(calls: list[dict[str, Any]], aim: float) -> list[dict[str, Any]]:
     """Per workload, in the order first seen: the number of calls that measured it, each
     figure's median, least and most over them (and how many calls gave it), and the calls
-    whose ratios (:data:`RATIOS`) exceed `aim`. A figure a call left out (None: not measured)
-    is left out of that figure's summary."""
+    whose ratios (:data:`RATIOS`) exceed `aim` (None when no call gave that ratio). A figure a
+    call left out (None: not measured) is left out of that figure's summary."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for c in calls:
         for r in c["workloads"]:
-            rows.setdefault(str(r.get("workload")), []).append(r)
+            rows.setdefault(r["workload"], []).append(r)
     out = []
     for name, rs in rows.items():
         s: dict[str, Any] = {"workload": name, "calls": len(rs)}
         for key, _ in FIGURES:
-            xs = [float(r[key]) for r in rs if isinstance(r.get(key), (int, float))]
+            xs = _numbers(rs, key)
             s[key] = (statistics.median(xs), min(xs), max(xs), len(xs)) if xs else None
         for key in RATIOS:
-            xs = [float(r[key]) for r in rs if isinstance(r.get(key), (int, float))]
-            s[f"{key}_above_aim"] = sum(x > aim for x in xs)
+            xs = _numbers(rs, key)
+            s[f"{key}_above_aim"] = sum(x > aim for x in xs) if xs else None
         out.append(s)
     return out
 
@@ -88,6 +100,16 @@ def _cell(v: tuple[float, float, float, int] | None, ratio: bool) -> str:
     med, lo, hi, _ = v
     f = "{:.2f}x" if ratio else "{:.1f}"
     return f"{f.format(med)} ({f.format(lo)}-{f.format(hi)})"
+
+
+def _counts(s: dict[str, Any], key: str) -> str:
+    """The calls above the aim, gross (net): n/a where no call gave the ratio."""
+
+    def one(k: str) -> str:
+        n = s[f"{k}_above_aim"]
+        return "n/a" if n is None else str(n)
+
+    return f"{one(key)} ({one(key + '_net')})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                 s["workload"],
                 str(s["calls"]),
                 *(_cell(s[k], k.startswith("hop_cost")) for k, _ in FIGURES),
-                f"{s['hop_cost_ratio_above_aim']} ({s['hop_cost_ratio_net_above_aim']})",
-                f"{s['hop_cost_ratio_paired_above_aim']} ({s['hop_cost_ratio_paired_net_above_aim']})",
+                _counts(s, "hop_cost_ratio"),
+                _counts(s, "hop_cost_ratio_paired"),
             ]
         )
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]

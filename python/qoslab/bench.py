@@ -22,7 +22,8 @@ For each workload it measures, side by side:
   200-flow workload's (:data:`HOP_COST_BASE`) when the call measures it: the issue's scaling
   aim, "cost per hop within 2× of the 200-flow cost", read off one call, and the same
   paired in time (``pairs`` rounds of one core run of each workload, alternating; the
-  medians above are taken a minute or more apart, and on a shared machine the 10,000-flow
+  medians above are taken tens of seconds apart, minutes when a reference runs between
+  them, and on a shared machine the 10,000-flow
   hop's cost moves by a third within minutes: :func:`paired_hop_costs`); and, with
   ``--instructions``, instructions and cache misses per hop from cachegrind on a shortened
   run (hardware counters are not used: most virtual machines do not expose them), simulating
@@ -748,19 +749,26 @@ def paired_hop_costs(
 ) -> None:
     """The cost per hop of ``row``'s workload against ``base``'s, paired in time: ``pairs``
     rounds of one core run of each, the base first in every other round, each round's ratio
-    of the two runs' ns/hop (and net of each workload's setup-only run). The call's own
-    ratio (:func:`hop_costs`) divides medians taken a minute or more apart, and on a shared
-    machine the 10,000-flow hop's cost moves by a third within minutes ("Twelfth round" in
+    of the two runs' ns/hop (and net of each workload's setup-only run, measured once
+    earlier in the call). The call's own ratio (:func:`hop_costs`) divides medians taken tens
+    of seconds apart (minutes when a reference runs between them), and on a shared machine
+    the 10,000-flow hop's cost moves by a third within minutes ("Twelfth round" in
     docs/performance.md); a round's two runs are seconds apart. Adds ``hop_cost_pairs`` (the
     rounds' ratios), ``hop_cost_ratio_paired`` and ``hop_cost_ratio_paired_net`` (their
-    medians; None without rounds)."""
+    medians; None without rounds) and ``hop_cost_pairs_note`` (why the rounds stopped early
+    when a run failed: the rounds before it are kept, and so is the rest of the call)."""
     name, base_name = row["workload"], base["workload"]
     ratios: list[float] = []
     nets: list[float] = []
+    row["hop_cost_pairs_note"] = ""
     for i in range(pairs):
         log(f"{name}: paired with {base_name}, round {i + 1}/{pairs} …")
         order = (base_name, name) if i % 2 == 0 else (name, base_name)
-        got = {n: measure(n) for n in order}
+        try:
+            got = {n: measure(n) for n in order}
+        except (subprocess.CalledProcessError, OSError, ValueError, KeyError) as e:
+            row["hop_cost_pairs_note"] = f"round {i + 1} of {pairs} failed: {_why(e)}"
+            break
         w, b = _per_hop_ns(got[name]), _per_hop_ns(got[base_name])
         if w and b:
             ratios.append(w / b)
@@ -771,6 +779,13 @@ def paired_hop_costs(
     row["hop_cost_pairs"] = ratios
     row["hop_cost_ratio_paired"] = statistics.median(ratios) if ratios else None
     row["hop_cost_ratio_paired_net"] = statistics.median(nets) if nets else None
+
+
+def _why(e: Exception) -> str:
+    """One line on a failed core run: the worker's last line of error output, else the error."""
+    err = getattr(e, "stderr", None)
+    last = err.strip().splitlines()[-1] if isinstance(err, str) and err.strip() else str(e)
+    return last[:200]
 
 
 def pair_with_base(
@@ -786,6 +801,7 @@ def pair_with_base(
     for r in rows:
         if base is None or r is base or pairs == 0 or r["qoslab_core"]["wall_s"] >= 30:
             r["hop_cost_pairs"] = []
+            r["hop_cost_pairs_note"] = ""
             itself = r is base and pairs > 0
             r["hop_cost_ratio_paired"] = r["hop_cost_ratio_paired_net"] = 1.0 if itself else None
         else:
@@ -848,7 +864,7 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         "ns/hop: the core's median time over its packet-hops; net: less the setup-only run's time and "
         f"hops; ×: against {HOP_COST_BASE} in this call (n/a when it was not measured); paired: the median "
         "(and range) over rounds of one run of each, alternating, of the two runs' ratio (seconds apart, "
-        "where the medians are a minute or more)."
+        "where the medians are tens of seconds or minutes)."
     )
     m = Table(title="memory (qoslab)")
     for col in ("workload", "state MB (T/2 → T)", "series MB", "B/flow", "B/packet", "peak RSS MB (T/2 → T)"):
@@ -872,6 +888,8 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         if r.get("warmup_note"):
             con.print(f"{r['workload']}: {r['warmup_note']}")
+        if r.get("hop_cost_pairs_note"):
+            con.print(f"{r['workload']}: paired rounds: {r['hop_cost_pairs_note']}")
     for k, label in _REFS:  # one line per reason, naming the workloads it applies to
         by_note: dict[str, list[str]] = {}
         for r in rows:
