@@ -23,11 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
+
+import _script
 
 #: The figures of a workload's row summarised over the calls, with their headings.
 FIGURES = (
@@ -120,15 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     if not a.aim > 0:
         print(f"--aim: must be a positive number, got {a.aim}", file=sys.stderr)
         return 2
-    calls: list[dict[str, Any]] = []
-    try:
-        for f in a.files:
-            calls += calls_in(f)
-    except OSError as e:
-        print(f"{e.filename}: {e.strerror}", file=sys.stderr)
-        return 1
-    except ValueError as e:
-        print(e, file=sys.stderr)
+    calls = _script.read(lambda: [c for f in a.files for c in calls_in(f)])
+    if calls is None:
         return 1
     versions = sorted({str(c.get("version")) for c in calls})
     dates = sorted(str(c.get("date")) for c in calls if c.get("date"))
@@ -157,8 +151,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:  # `| head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    _script.run(main)

@@ -19,10 +19,11 @@ Standard library only: it runs without the project's environment.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from pathlib import Path
+
+import _script
 
 EVENTS = ("Ir", "D1mr", "D1mw", "DLmr", "DLmw", "Bcm")
 
@@ -82,14 +83,10 @@ def main(argv: list[str] | None = None) -> int:
             f"hops: need 0 < FIRST_HOPS < WHOLE_HOPS, got {a.first_hops} and {a.whole_hops}", file=sys.stderr
         )
         return 2
-    try:
-        first, whole = Counts(a.first), Counts(a.whole)
-    except OSError as e:
-        print(f"{e.filename}: {e.strerror}", file=sys.stderr)
+    counts = _script.read(lambda: (Counts(a.first), Counts(a.whole)))
+    if counts is None:
         return 1
-    except ValueError as e:
-        print(e, file=sys.stderr)
-        return 1
+    first, whole = counts
     if a.event not in whole.total:
         print(
             f"--event {a.event}: not recorded (recorded: {', '.join(sorted(whole.total))})", file=sys.stderr
@@ -121,8 +118,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:  # `| head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    _script.run(main)

@@ -66,6 +66,10 @@ SETUP_DURATION = "1ms"
 #: The workload whose cost per hop the others' are compared with (:func:`hop_costs`).
 HOP_COST_BASE = "red-200flows-100Mbps-60s"
 
+#: A core run this long (seconds) or longer is measured once, not ``repeat`` times
+#: (:func:`_alternate`), and not paired (:func:`pair_with_base`).
+SLOW_CORE_S = 30
+
 #: Rounds of a workload's core run alternating with the base's (:func:`paired_hop_costs`): at
 #: 10,000 flows nine rounds take about 30 s.
 PAIRS = 9
@@ -595,7 +599,7 @@ def _alternate(
     cores: list[float] = []
     qw: list[float | None] = []
     qs: list[float | None] = []
-    reps = repeat if row["qoslab_core"]["wall_s"] < 30 else 1
+    reps = repeat if row["qoslab_core"]["wall_s"] < SLOW_CORE_S else 1
     for i in range(repeat):
         if i >= reps:
             break
@@ -622,7 +626,7 @@ def _alternate(
     # A reference that takes over a minute cuts the rounds to one; qoslab's core, seconds a
     # run, still gets its `repeat` runs (one alone, the 2,000-flow workload's once took 2.04 s
     # against 1.64 s for qoslab's whole process in the same round: a slow moment of the machine).
-    if row["qoslab_core"]["wall_s"] < 30:
+    if row["qoslab_core"]["wall_s"] < SLOW_CORE_S:
         while len(cores) < repeat:
             log(f"{name}: qoslab core, run {len(cores) + 1}/{repeat} …")
             cores.append(_measure_core(name)["wall_s"])
@@ -710,27 +714,6 @@ def main(
     return rows
 
 
-def hop_costs(rows: list[dict[str, Any]]) -> None:
-    """Adds to each row the core's nanoseconds per packet-hop, over the whole call
-    (``ns_per_hop``: the median core time over the hops) and net of the set-up
-    (``ns_per_hop_net``: less the setup-only run's time and hops), and, when ``rows`` hold
-    :data:`HOP_COST_BASE`, both against that workload's (``hop_cost_ratio``,
-    ``hop_cost_ratio_net``; None otherwise)."""
-    for r in rows:
-        q, setup = r["qoslab_core"], r["qoslab_core_setup"]
-        r["ns_per_hop"] = r["qoslab_core_s"] / max(q["hops"], 1) * 1e9
-        net_hops = q["hops"] - setup["hops"]
-        net_s = r["qoslab_core_s"] - setup["wall_s"]
-        r["ns_per_hop_net"] = net_s / net_hops * 1e9 if net_hops > 0 and net_s > 0 else None
-    base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
-    base_ns, base_net = (base["ns_per_hop"], base["ns_per_hop_net"]) if base else (None, None)
-    for r in rows:
-        r["hop_cost_base"] = HOP_COST_BASE if base else None
-        r["hop_cost_ratio"] = r["ns_per_hop"] / base_ns if base_ns else None
-        net = r["ns_per_hop_net"]
-        r["hop_cost_ratio_net"] = net / base_net if net and base_net else None
-
-
 def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> float | None:
     """A core run's nanoseconds per packet-hop; with ``setup`` (the workload's setup-only run),
     net of it (None when the setup is not shorter than the run)."""
@@ -738,6 +721,25 @@ def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> flo
     if setup is not None:
         wall, hops = wall - setup["wall_s"], hops - setup["hops"]
     return wall / hops * 1e9 if wall > 0 and hops > 0 else None
+
+
+def hop_costs(rows: list[dict[str, Any]]) -> None:
+    """Adds to each row the core's nanoseconds per packet-hop, over the whole call
+    (``ns_per_hop``: the median core time over the hops) and net of the set-up
+    (``ns_per_hop_net``: less the setup-only run's time and hops), and, when ``rows`` hold
+    :data:`HOP_COST_BASE`, both against that workload's (``hop_cost_ratio``,
+    ``hop_cost_ratio_net``; None otherwise)."""
+    for r in rows:
+        median_run = {"wall_s": r["qoslab_core_s"], "hops": r["qoslab_core"]["hops"]}
+        r["ns_per_hop"] = _per_hop_ns(median_run)
+        r["ns_per_hop_net"] = _per_hop_ns(median_run, r["qoslab_core_setup"])
+    base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
+    base_ns, base_net = (base["ns_per_hop"], base["ns_per_hop_net"]) if base else (None, None)
+    for r in rows:
+        r["hop_cost_base"] = HOP_COST_BASE if base else None
+        r["hop_cost_ratio"] = r["ns_per_hop"] / base_ns if r["ns_per_hop"] and base_ns else None
+        net = r["ns_per_hop_net"]
+        r["hop_cost_ratio_net"] = net / base_net if net and base_net else None
 
 
 def paired_hop_costs(
@@ -766,7 +768,7 @@ def paired_hop_costs(
         order = (base_name, name) if i % 2 == 0 else (name, base_name)
         try:
             got = {n: measure(n) for n in order}
-        except (subprocess.CalledProcessError, OSError, ValueError, KeyError) as e:
+        except (subprocess.CalledProcessError, OSError, ValueError) as e:
             row["hop_cost_pairs_note"] = f"round {i + 1} of {pairs} failed: {_why(e)}"
             break
         w, b = _per_hop_ns(got[name]), _per_hop_ns(got[base_name])
@@ -799,7 +801,7 @@ def pair_with_base(
     whose core run takes 30 s or more (none of today's), get None and no rounds."""
     base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
     for r in rows:
-        if base is None or r is base or pairs == 0 or r["qoslab_core"]["wall_s"] >= 30:
+        if base is None or r is base or pairs == 0 or r["qoslab_core"]["wall_s"] >= SLOW_CORE_S:
             r["hop_cost_pairs"] = []
             r["hop_cost_pairs_note"] = ""
             itself = r is base and pairs > 0
@@ -810,10 +812,9 @@ def pair_with_base(
 
 def _paired(r: dict[str, Any]) -> str:
     """The paired ratio's median and range, as the table shows it."""
-    med = r.get("hop_cost_ratio_paired")
+    med, xs = r["hop_cost_ratio_paired"], r["hop_cost_pairs"]
     if med is None:
         return "n/a"
-    xs = r.get("hop_cost_pairs") or []
     return f"{med:.2f}×" + (f" ({min(xs):.2f}–{max(xs):.2f})" if xs else "")
 
 
@@ -888,7 +889,7 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         if r.get("warmup_note"):
             con.print(f"{r['workload']}: {r['warmup_note']}")
-        if r.get("hop_cost_pairs_note"):
+        if r["hop_cost_pairs_note"]:
             con.print(f"{r['workload']}: paired rounds: {r['hop_cost_pairs_note']}")
     for k, label in _REFS:  # one line per reason, naming the workloads it applies to
         by_note: dict[str, list[str]] = {}
