@@ -174,7 +174,14 @@ def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None) -> None:
     # them shows there (a fresh-clone run once carried 9.70 against 9.96 Mbit/s).
     late = {run: r.lateness().to_dict(orient="records") for run, r in (("daemon", d), ("kernel", k))}
     assert abs(agg_d / agg_k - 1) <= 0.02, late
-    assert 0.93 <= agg_d / 10e6 <= 1.0 + 1e-9, "the daemon never exceeds the link rate"
+    # The daemon never serialises faster than the link: the data packets whose (scheduled)
+    # release falls in the window began serialising at most one packet time before it opened,
+    # so they carry at most the rate over the window plus one packet. The edge packet is real:
+    # a CI run carried 10.0008 Mbit/s over the 6 s window, 616 bytes above the rate.
+    m = d.scenario.resolved["measurement"]
+    window_s = (m["end_ns"] - m["start_ns"]) / 1e9
+    edge = 1000 * 8 / window_s
+    assert 0.93 * 10e6 <= agg_d <= 10e6 + edge, "the daemon never exceeds the link rate"
     bd = d.links[(d.links["link_name"] == "bottleneck") & (d.links["direction"] == "ab")].iloc[0]
     bk = k.links[(k.links["link_name"] == "bottleneck") & (k.links["direction"] == "ab")].iloc[0]
     drops_d, drops_k = int(bd["overflow_drops"]), int(bk["overflow_drops"])
