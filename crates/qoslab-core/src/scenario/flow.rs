@@ -83,7 +83,14 @@ fn tcp_defaults() -> TcpConfig {
     }
 }
 
-fn apply_tcp(base: &mut TcpConfig, s: &TcpSpec, packet_size: &mut Option<u64>) {
+/// `s` over `base`, under `key` (`tcp` or `flow[i].tcp`); `packet_size` is checked by the
+/// caller, which knows the flow's kind.
+fn apply_tcp(
+    key: &str,
+    base: &mut TcpConfig,
+    s: &TcpSpec,
+    packet_size: &mut Option<u64>,
+) -> Result<(), Bad> {
     if let Some(v) = s.variant {
         base.variant = v;
     }
@@ -91,6 +98,14 @@ fn apply_tcp(base: &mut TcpConfig, s: &TcpSpec, packet_size: &mut Option<u64>) {
         *packet_size = Some(v.0);
     }
     if let Some(v) = s.ack_size {
+        // An ACK is a packet on the wire like any other: 1..=65535 bytes, checked before it
+        // is narrowed (a 5 GB ACK wrapped to 705 MB and stalled the flow without a word).
+        if v.0 == 0 || v.0 > 65_535 {
+            return Err(bad(
+                format!("{key}.ack_size"),
+                format!("ACK size must be 1..65535 bytes, got {}", v.0),
+            ));
+        }
         base.ack_size_bytes = v.0 as u32;
     }
     if let Some(v) = s.window {
@@ -146,6 +161,7 @@ fn apply_tcp(base: &mut TcpConfig, s: &TcpSpec, packet_size: &mut Option<u64>) {
     if base.variant.recovery() == Recovery::Sack && s.sack != Some(false) {
         base.sack = true;
     }
+    Ok(())
 }
 
 fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
@@ -290,7 +306,7 @@ fn check_source_keys(key: &str, fs: &FlowSpec) -> Result<(), Bad> {
 pub(super) fn tcp_base(spec: &ScenarioSpec) -> Result<(TcpConfig, Option<u64>), Bad> {
     let mut tcp_base = tcp_defaults();
     let mut base_pkt: Option<u64> = None;
-    apply_tcp(&mut tcp_base, &spec.tcp, &mut base_pkt);
+    apply_tcp("tcp", &mut tcp_base, &spec.tcp, &mut base_pkt)?;
     validate_tcp("tcp", &tcp_base)?;
     Ok((tcp_base, base_pkt))
 }
@@ -304,8 +320,9 @@ pub(super) fn tcp_for(
 ) -> Result<TcpConfig, Bad> {
     let mut tcp = base.clone();
     if let Some(t) = own {
-        apply_tcp(&mut tcp, t, pkt);
-        validate_tcp(&format!("{key}.tcp"), &tcp)?;
+        let key = format!("{key}.tcp");
+        apply_tcp(&key, &mut tcp, t, pkt)?;
+        validate_tcp(&key, &tcp)?;
     }
     Ok(tcp)
 }
