@@ -3,6 +3,13 @@
 
 pub type PacketId = usize;
 
+/// The largest packet on a wire, bytes: an IP packet's. Every size a packet is made with is
+/// within it: the scenario refuses larger flows', ACKs' and traces' sizes with one line, size
+/// distributions are clamped to it, and the emulator's packets carry a 16-bit IP length. A
+/// link's line keeps sizes in 16 bits on that ground (`net::link::InLine`); checking it on
+/// every packet cost the 200-flow hop about 1 % (docs/performance.md, thirteenth round).
+pub const MAX_PACKET_BYTES: u32 = 65_535;
+
 /// TCP ECN-Echo (RFC 3168 §6.1): on an ACK, the receiver saw CE and has not yet seen CWR; on
 /// segment 0 of an ECN-capable sender (not ECT), ns-2's ECN negotiation.
 pub const ECE: u8 = 1;
@@ -59,6 +66,7 @@ pub struct PacketMeta {
 
 impl PacketMeta {
     pub fn new(flow: u32, kind: PacketKind, size: u32, seq: u64, now: u64) -> Self {
+        debug_assert!(size <= MAX_PACKET_BYTES, "a packet of {size} bytes");
         PacketMeta {
             flow,
             kind,
@@ -105,12 +113,22 @@ impl PacketArena {
                 self.live[id] = true;
                 id
             }
-            None => {
-                self.slots.push(p);
-                self.live.push(true);
-                self.slots.len() - 1
-            }
+            None => self.push(p),
         }
+    }
+    /// A new slot: the arena grows (during the warm-up only, out of the hop's line).
+    #[cold]
+    #[inline(never)]
+    fn push(&mut self, p: PacketMeta) -> PacketId {
+        // Ids fit in 32 bits (a link's line keeps them so: `InLine`). 2³² packets in flight
+        // would take 256 GiB of slots alone: memory runs out long before.
+        assert!(
+            self.slots.len() < u32::MAX as usize,
+            "2^32 packets in flight"
+        );
+        self.slots.push(p);
+        self.live.push(true);
+        self.slots.len() - 1
     }
     #[inline]
     pub fn free(&mut self, id: PacketId) -> PacketMeta {

@@ -231,3 +231,23 @@ fn a_tail_drop_is_admitted_on_the_buffer_check_alone() {
         );
     }
 }
+
+/// A line's entry is 24 bytes (eight entries in three cache lines, where 32-byte entries made
+/// two a line) and keeps what it is given at the edges of its narrowed fields: the largest IP
+/// packet, the last 32-bit packet id, every drop precedence, and times of the whole range.
+#[test]
+fn a_line_entry_is_24_bytes_and_keeps_its_fields() {
+    use super::*;
+    assert_eq!(std::mem::size_of::<InLine>(), 24);
+    for (id, size, prec) in [
+        (0, 1, 0),
+        (u32::MAX as usize, MAX_PACKET_BYTES, 2),
+        (7, 40, 1),
+    ] {
+        let e = InLine::new(id, size, prec, 3, u64::MAX);
+        assert_eq!(
+            (e.id(), e.size(), e.prec(), e.start, e.done),
+            (id, size, prec, 3, u64::MAX)
+        );
+    }
+}

@@ -10,6 +10,7 @@ use super::arrivals::{read_trace, resolve_size};
 use super::spec::*;
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
+use crate::packet::MAX_PACKET_BYTES;
 use crate::traffic::cc::Recovery;
 use crate::traffic::sizes::SizeDist;
 pub use crate::traffic::tcp::TcpConfig;
@@ -100,7 +101,7 @@ fn apply_tcp(
     if let Some(v) = s.ack_size {
         // An ACK is a packet on the wire like any other: 1..=65535 bytes, checked before it
         // is narrowed (a 5 GB ACK wrapped to 705 MB and stalled the flow without a word).
-        if v.0 == 0 || v.0 > 65_535 {
+        if v.0 == 0 || v.0 > u64::from(MAX_PACKET_BYTES) {
             return Err(bad(
                 format!("{key}.ack_size"),
                 format!("ACK size must be 1..65535 bytes, got {}", v.0),
@@ -329,7 +330,7 @@ pub(super) fn tcp_for(
 
 /// A data packet size in bytes, checked to be 1..=65535.
 pub(super) fn check_packet_size(key: &str, bytes: u64) -> Result<u32, Bad> {
-    if bytes == 0 || bytes > 65_535 {
+    if bytes == 0 || bytes > u64::from(MAX_PACKET_BYTES) {
         return Err(bad(
             format!("{key}.packet_size"),
             format!("packet size must be 1..65535 bytes, got {bytes}"),

@@ -123,7 +123,7 @@ impl Simulation {
         };
         for i in range {
             let e = self.dirs[d].line.at(i);
-            let p = *self.arena.get(e.id);
+            let p = *self.arena.get(e.id());
             let f = &self.flows[p.flow as usize];
             let udp = matches!(f.ep, Endpoint::Udp { .. });
             if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {

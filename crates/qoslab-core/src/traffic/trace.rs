@@ -7,6 +7,7 @@
 //! Blank lines and lines starting with `#` are skipped, and so is a first line naming the
 //! columns (`time,size,flow`). Every malformed line is reported with its number.
 
+use crate::packet::MAX_PACKET_BYTES;
 use crate::units::SimTime;
 
 /// One packet of a trace: when (ns after the flow's start) and how large (bytes).
@@ -61,7 +62,7 @@ pub fn parse(text: &str, flow: Option<&str>) -> Result<Vec<TraceRow>, String> {
                 fields[1]
             )
         })?;
-        if size == 0 || size > 65_535 {
+        if size == 0 || size > u64::from(MAX_PACKET_BYTES) {
             return Err(format!(
                 "line {no}: size {size} is out of range (1 to 65535 bytes)"
             ));

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::packet::MAX_PACKET_BYTES;
 use crate::rng::SimRng;
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::trace::TraceRow;
@@ -37,7 +38,9 @@ pub struct PacketSizes {
 impl PacketSizes {
     /// The next packet's size, bytes (1..=65535).
     pub fn draw(&mut self) -> u32 {
-        self.dist.sample(&mut self.rng).clamp(1, 65_535) as u32
+        self.dist
+            .sample(&mut self.rng)
+            .clamp(1, u64::from(MAX_PACKET_BYTES)) as u32
     }
 }
 
