@@ -1105,8 +1105,8 @@ class TcpSettings(Component):
             agents), ``"sack"`` (Reno with SACK recovery), ``"cubic"`` (RFC 9438), ``"dctcp"``
             (RFC 8257, implies ``ecn``; needs a marking queue on the route) or ``"bbr"`` (BBR
             v1, implies ``pacing``). Default: reno.
-        packet_size: Data packet size on the wire. Default: 1000B.
-        ack_size: ACK size on the wire. Default: 40B.
+        packet_size: Data packet size on the wire, 1..65535 bytes. Default: 1000B.
+        ack_size: ACK size on the wire, 1..65535 bytes. Default: 40B.
         window: Advertised-window cap, packets (ns-2's window_). Default: 20.
         initial_window: Initial congestion window, packets. Default: 2.
         min_rto: Minimum retransmission timeout. Default: 200ms.

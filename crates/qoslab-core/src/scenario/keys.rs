@@ -87,9 +87,14 @@ pub const TCP: &[Param] = &[
         "packet_size",
         ParamKind::Bytes,
         "1000B",
-        "Data packet size on the wire.",
+        "Data packet size on the wire, 1..65535 bytes.",
     ),
-    Param::new("ack_size", ParamKind::Bytes, "40B", "ACK size on the wire."),
+    Param::new(
+        "ack_size",
+        ParamKind::Bytes,
+        "40B",
+        "ACK size on the wire, 1..65535 bytes.",
+    ),
     Param::new(
         "window",
         INT1,
