@@ -174,13 +174,16 @@ def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None) -> None:
     # them shows there (a fresh-clone run once carried 9.70 against 9.96 Mbit/s).
     late = {run: r.lateness().to_dict(orient="records") for run, r in (("daemon", d), ("kernel", k))}
     assert abs(agg_d / agg_k - 1) <= 0.02, late
-    # The daemon never serialises faster than the link: the data packets whose (scheduled)
-    # release falls in the window began serialising at most one packet time before it opened,
-    # so they carry at most the rate over the window plus one packet. The edge packet is real:
-    # a CI run carried 10.0008 Mbit/s over the 6 s window, 616 bytes above the rate.
+    # The daemon never serialises faster than the link. A packet is counted when it is released
+    # (its transmission's end plus the 5 ms propagation delay), so the packets counted in the
+    # window ended their transmissions in the window moved 5 ms earlier, and the first of them
+    # began up to one packet time before it: at most the rate over the window plus one packet
+    # (the largest, 1000 B here). The edge packet is real: a CI run carried 10.0008 Mbit/s over
+    # the 6 s window, 616 bytes above the rate. The window is whole 0.1 s bins, as counted.
     m = d.scenario.resolved["measurement"]
+    assert m["start_ns"] % 100_000_000 == 0 and m["end_ns"] % 100_000_000 == 0, m
     window_s = (m["end_ns"] - m["start_ns"]) / 1e9
-    edge = 1000 * 8 / window_s
+    edge = max(f["packet_size_bytes"] for f in d.scenario.resolved["flows"]) * 8 / window_s
     assert 0.93 * 10e6 <= agg_d <= 10e6 + edge, "the daemon never exceeds the link rate"
     bd = d.links[(d.links["link_name"] == "bottleneck") & (d.links["direction"] == "ab")].iloc[0]
     bk = k.links[(k.links["link_name"] == "bottleneck") & (k.links["direction"] == "ab")].iloc[0]

@@ -181,3 +181,22 @@ def test_api_captures_name_a_known_link_and_direction(tmp_path):
         with pytest.raises(qoslab.ScenarioError):
             qoslab.run(sc, seed=1, captures=[cap])
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "assignment, key, got",
+    [
+        ('tcp.ack_size="0B"', "tcp.ack_size", "got 0"),
+        ('tcp.ack_size="65536B"', "tcp.ack_size", "got 65536"),
+        ('flow[0].tcp.ack_size="5GB"', "flow[0].tcp.ack_size", "got 5000000000"),
+    ],
+)
+def test_an_ack_size_beyond_an_ip_packet_is_refused_naming_its_key(assignment, key, got):
+    """An ACK is 1..65535 bytes on the wire: a larger size wrapped when narrowed to 32 bits
+    (5 GB became 705 MB ACKs and the flow stalled without a word), and a link's line keeps
+    sizes in 16 bits (docs/performance.md, thirteenth round). 65535 itself is accepted."""
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides([assignment])
+    assert e.value.key == key and got in e.value.message, e.value
+    assert sc.with_overrides(['tcp.ack_size="65535B"']).resolved["flows"][0]["tcp"]["ack_size_bytes"] == 65535

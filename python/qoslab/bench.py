@@ -210,7 +210,7 @@ WORKLOADS: tuple[Workload, ...] = (
         ns3_note=_NS3_SLOW.format("five times the flows of the 2,000-flow workload, already too slow for it"),
         warmup_note="ends inside its flows' warm-up (they start over the first second; at 2 s the "
         "bottleneck is 80 % used, Jain's index 0.14), so its state T/2 → T and its speed are the "
-        "warm-up's; after it the state is flat (128.5-128.8 MB from 10 to 40 s) and a hop costs about "
+        "warm-up's; after it the state is flat (117.9-118.2 MB from 10 to 40 s) and a hop costs about "
         '2x the 200-flow one: docs/performance.md, "After the warm-up"',
     ),
 )

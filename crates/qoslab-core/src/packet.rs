@@ -7,7 +7,8 @@ pub type PacketId = usize;
 /// within it: the scenario refuses larger flows', ACKs' and traces' sizes with one line, size
 /// distributions are clamped to it, and the emulator's packets carry a 16-bit IP length. A
 /// link's line keeps sizes in 16 bits on that ground (`net::link::InLine`); checking it on
-/// every packet cost the 200-flow hop about 1 % (docs/performance.md, thirteenth round).
+/// every packet cost the 200-flow run 0.7 % more instructions (docs/performance.md,
+/// thirteenth round).
 pub const MAX_PACKET_BYTES: u32 = 65_535;
 
 /// TCP ECN-Echo (RFC 3168 §6.1): on an ACK, the receiver saw CE and has not yet seen CWR; on

@@ -67,8 +67,9 @@ pub const LINE_SHRINK_EVERY_NS: SimTime = NS_PER_SEC;
 
 /// An admitted packet with its transmission times, in 24 bytes: the packet's id in 32 bits
 /// (the arena never holds more: [`PacketArena::alloc`]) and its size in 16 (no packet is
-/// larger than an IP packet: [`MAX_PACKET_BYTES`]). At 32 bytes a line's ring held two entries a cache line; at 10,000
-/// flows writing a new entry missed the last-level cache 0.34 times a hop.
+/// larger than an IP packet: [`MAX_PACKET_BYTES`]). At 32 bytes a line's ring held two
+/// entries a cache line; at 10,000 flows writing a new entry missed the last-level cache 0.34
+/// times a hop (6 s, cachegrind).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InLine {
     pub start: SimTime,
