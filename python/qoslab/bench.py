@@ -798,7 +798,7 @@ def pair_with_base(
 ) -> None:
     """:func:`paired_hop_costs` of every row against :data:`HOP_COST_BASE`'s when ``rows`` hold
     it and ``pairs`` > 0; the base is then 1× of itself. Rows without a base, and workloads
-    whose core run takes 30 s or more (none of today's), get None and no rounds."""
+    whose core run takes :data:`SLOW_CORE_S` or more (none of today's), get None and no rounds."""
     base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
     for r in rows:
         if base is None or r is base or pairs == 0 or r["qoslab_core"]["wall_s"] >= SLOW_CORE_S:

@@ -99,15 +99,9 @@ fn apply_tcp(
         *packet_size = Some(v.0);
     }
     if let Some(v) = s.ack_size {
-        // An ACK is a packet on the wire like any other: 1..=65535 bytes, checked before it
-        // is narrowed (a 5 GB ACK wrapped to 705 MB and stalled the flow without a word).
-        if v.0 == 0 || v.0 > u64::from(MAX_PACKET_BYTES) {
-            return Err(bad(
-                format!("{key}.ack_size"),
-                format!("ACK size must be 1..65535 bytes, got {}", v.0),
-            ));
-        }
-        base.ack_size_bytes = v.0 as u32;
+        // An ACK is a packet on the wire like any other, checked before it is narrowed (a 5 GB
+        // ACK wrapped to 705 MB and stalled the flow without a word).
+        base.ack_size_bytes = check_wire_size(&format!("{key}.ack_size"), "ACK", v.0)?;
     }
     if let Some(v) = s.window {
         base.window_pkts = v;
@@ -328,12 +322,18 @@ pub(super) fn tcp_for(
     Ok(tcp)
 }
 
-/// A data packet size in bytes, checked to be 1..=65535.
+/// A data packet size in bytes, checked to be 1..=[`MAX_PACKET_BYTES`].
 pub(super) fn check_packet_size(key: &str, bytes: u64) -> Result<u32, Bad> {
+    check_wire_size(&format!("{key}.packet_size"), "packet", bytes)
+}
+
+/// The size of a packet on the wire at `key` (`what`: "packet", "ACK"), checked to be
+/// 1..=[`MAX_PACKET_BYTES`] (a link's line keeps sizes in 16 bits).
+fn check_wire_size(key: &str, what: &str, bytes: u64) -> Result<u32, Bad> {
     if bytes == 0 || bytes > u64::from(MAX_PACKET_BYTES) {
         return Err(bad(
-            format!("{key}.packet_size"),
-            format!("packet size must be 1..65535 bytes, got {bytes}"),
+            key,
+            format!("{what} size must be 1..{MAX_PACKET_BYTES} bytes, got {bytes}"),
         ));
     }
     Ok(bytes as u32)

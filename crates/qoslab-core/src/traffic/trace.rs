@@ -64,7 +64,7 @@ pub fn parse(text: &str, flow: Option<&str>) -> Result<Vec<TraceRow>, String> {
         })?;
         if size == 0 || size > u64::from(MAX_PACKET_BYTES) {
             return Err(format!(
-                "line {no}: size {size} is out of range (1 to 65535 bytes)"
+                "line {no}: size {size} is out of range (1 to {MAX_PACKET_BYTES} bytes)"
             ));
         }
         let at_ns = (t * 1e9).round() as u64;
