@@ -110,24 +110,25 @@ impl InLine {
 /// `repr(C)`, in this order: what every packet-hop reads and writes (the line and its
 /// cursors; the transmitter's times, the window and the flags; the transmitter's clock and
 /// the waiting counts; the buffer limit and the counters every arrival and departure
-/// updates: the first five cache lines of 64 bytes), then the rest of the counters, the
-/// queue discipline's state (not touched by a hop through a tail-drop queue) and what only
-/// set-up and the results read. Left to the compiler the hot fields were spread over the
-/// whole 768 bytes; in the previous order a hop through a tail-drop queue touched seven
-/// lines.
-#[repr(C)]
+/// updates: the first four cache lines of 64 bytes, the struct being aligned to 64), then
+/// the rest of the counters, the queue discipline's state (not touched by a hop through a
+/// tail-drop queue) and what only set-up and the results read. Left to the compiler the hot
+/// fields were spread over the whole 768 bytes; in the previous order a hop through a
+/// tail-drop queue touched seven lines, and until the fourteenth round five (304 bytes,
+/// starting 16 bytes into a line as the allocator placed the directions).
+#[repr(C, align(64))]
 pub struct LinkDir {
     /// Every admitted packet not yet arrived at the far node, in order.
     pub line: Ring<InLine>,
-    /// `line[..started]` have started transmission (as of the last `advance`).
-    pub started: usize,
+    /// `line[..started]` have started transmission (as of the last `advance`); 32 bits, as
+    /// the ring's length.
+    started: u32,
     /// `line[..departed]` have finished transmission and are propagating.
-    pub departed: usize,
+    departed: u32,
     /// Bytes waiting (not started).
     pub q_bytes: u64,
     /// End of the last admitted packet's transmission.
     pub last_done: SimTime,
-    busy_start: SimTime,
     pub bps: u64,
     pub delay: SimTime,
     /// The measurement window `[start, start + len)`, kept as its start and length so that
@@ -152,8 +153,8 @@ pub struct LinkDir {
     pub guarded: bool,
     pub watched: bool,
     busy: BusyClock,
-    /// Packets waiting per drop precedence.
-    pub waiting_by_prec: [u64; 3],
+    /// Packets waiting per drop precedence (fewer than the arena's 2^32 packets).
+    waiting_by_prec: [u32; 3],
     pub limit: Limit,
     pub stats: LinkStats,
     pub aqm: AnyAqm,
@@ -176,11 +177,12 @@ pub struct LinkDir {
 /// never accumulates (each end is within 1 ns of the exact value). Kept as the exact
 /// quotient and remainder of `bits · 10⁹` by `bps`, advanced by those of the packet's own
 /// bits (remembered for the last packet size), so that a packet-hop divides only when the
-/// size changes: the 128-bit division per packet this replaces was a library call.
+/// size changes: the 128-bit division per packet this replaces was a library call. The
+/// quotient is kept with the period's start added (so the start needs no field of its own).
 #[derive(Debug, Clone, Copy, Default)]
 struct BusyClock {
-    /// `bits · 10⁹ = q · bps + r`, `0 <= r < bps` (`r + dr < 2 · bps` fits: rates are at most
-    /// `units::MAX_RATE_BPS`).
+    /// `(q − start) · bps + r = bits · 10⁹`, `0 <= r < bps` (`r + dr < 2 · bps` fits: rates
+    /// are at most `units::MAX_RATE_BPS`); `start` is the busy period's start, ns.
     q: u64,
     r: u64,
     /// Quotient and remainder of `size · 8 · 10⁹` by `bps` for `size == last_size`.
@@ -190,18 +192,13 @@ struct BusyClock {
 }
 
 impl BusyClock {
-    /// No bits sent in this busy period yet.
+    /// A busy period starts at `now`.
     #[inline(always)]
-    fn is_empty(&self) -> bool {
-        self.q == 0 && self.r == 0
-    }
-    #[inline(always)]
-    fn restart(&mut self) {
-        self.q = 0;
+    fn restart(&mut self, now: SimTime) {
+        self.q = now;
         self.r = 0;
     }
-    /// Adds a packet of `size` bytes; returns when its transmission ends, in ns from the
-    /// start of the busy period (rounded up).
+    /// Adds a packet of `size` bytes; returns when its transmission ends, ns (rounded up).
     #[inline(always)]
     fn add(&mut self, size: u32, bps: u64) -> SimTime {
         if size != self.last_size {
@@ -261,7 +258,6 @@ impl LinkDir {
             limit,
             aqm,
             rng,
-            busy_start: 0,
             busy: BusyClock::default(),
             last_done: 0,
             // ns-2 starts every RED queue idle at time 0 (`AvgQueue::default`).
@@ -317,7 +313,7 @@ impl LinkDir {
     pub fn waiting(&self) -> usize {
         match &self.held {
             Some(m) => m.waiting(),
-            None => self.line.len() - self.started,
+            None => self.line.len() - self.started as usize,
         }
     }
 
@@ -444,11 +440,12 @@ impl LinkDir {
             self.stats.window_wait_ns += now - p.enqueued_at;
         }
         let (id, size, prec) = (d.id, d.size, p.prec);
-        if self.last_done < now || self.busy.is_empty() {
-            self.busy_start = now;
-            self.busy.restart();
+        // Before the first packet the clock reads 0 and `last_done` is 0: at `now` = 0 the
+        // period would restart where the clock already is.
+        if self.last_done < now {
+            self.busy.restart(now);
         }
-        let done = self.busy_start + self.busy.add(size, self.bps);
+        let done = self.busy.add(size, self.bps);
         self.last_done = done;
         let was_empty = self.line.is_empty();
         self.line.push_back(InLine::new(id, size, prec, now, done));
@@ -465,14 +462,14 @@ impl LinkDir {
         self.advance_starts(now);
         let from = self.departed;
         while self.departed < self.started {
-            let e = self.line.at(self.departed);
+            let e = self.line.at(self.departed as usize);
             if e.done > now {
                 break;
             }
             self.departed += 1;
             self.count_departure(&e);
         }
-        from..self.departed
+        from as usize..self.departed as usize
     }
 
     /// Gives back the capacity of the line that it no longer needs: it halves while a quarter
@@ -490,7 +487,9 @@ impl LinkDir {
     #[inline(always)]
     pub fn advance_starts(&mut self, now: SimTime) {
         // Usually nothing started since the last look (the check inlined, the loop not).
-        if self.started < self.line.len() && self.line.at(self.started).start <= now {
+        if (self.started as usize) < self.line.len()
+            && self.line.at(self.started as usize).start <= now
+        {
             self.advance_starts_from(now);
         }
     }
@@ -498,8 +497,8 @@ impl LinkDir {
     #[inline(never)]
     fn advance_starts_from(&mut self, now: SimTime) {
         let len = self.line.len();
-        while self.started < len {
-            let e = self.line.at(self.started);
+        while (self.started as usize) < len {
+            let e = self.line.at(self.started as usize);
             if e.start > now {
                 break;
             }
@@ -554,7 +553,7 @@ impl LinkDir {
             len_pkts: len_pkts as u64,
             len_bytes: self.q_bytes,
             limit: self.limit,
-            len_by_prec: self.waiting_by_prec,
+            len_by_prec: self.waiting_by_prec.map(u64::from),
         }
     }
 
@@ -564,7 +563,7 @@ impl LinkDir {
     /// on that read alone, cachegrind).
     #[inline(always)]
     fn line_view(&self) -> QueueView {
-        self.view_of(self.line.len() - self.started)
+        self.view_of(self.line.len() - self.started as usize)
     }
 
     /// A packet arrives at the FIFO line of a direction without a packet-holding queue (those
@@ -578,7 +577,7 @@ impl LinkDir {
         );
         self.stats.arrivals += 1;
         if self.idle_hook
-            && self.started == self.line.len()
+            && self.started as usize == self.line.len()
             && self.last_done <= now
             && !self.idle_notified
         {
@@ -607,13 +606,12 @@ impl LinkDir {
         // Transmission times come from the cumulative bits of the busy period, so rounding
         // never accumulates: each end is within 1 ns of the exact value.
         let start = if self.last_done <= now {
-            self.busy_start = now;
-            self.busy.restart();
+            self.busy.restart(now);
             now
         } else {
             self.last_done
         };
-        let done = self.busy_start + self.busy.add(size, self.bps);
+        let done = self.busy.add(size, self.bps);
         self.last_done = done;
         self.idle_notified = false;
         if in_win {
@@ -670,7 +668,7 @@ impl LinkDir {
     /// Packets admitted and not yet transmitted completely (waiting or being serialised).
     pub fn queued(&self) -> u64 {
         let waiting_elsewhere = self.held.as_ref().map_or(0, |m| m.waiting());
-        (self.line.len() - self.departed + waiting_elsewhere) as u64
+        (self.line.len() - self.departed as usize + waiting_elsewhere) as u64
     }
 
     /// Packets propagating.

@@ -2,22 +2,28 @@
 //! element's slot is its position masked (one `and`), not a compare-and-wrap as in
 //! `VecDeque`: the link host reads its line a few times on every packet-hop.
 
-/// The ring. Positions are counted from the front (`0` is the oldest element).
+/// The largest capacity: positions and the length are kept in 32 bits. (A link's line holds
+/// at most the packets in flight, fewer than the arena's 2^32 slots; 2^31 line entries would
+/// take 48 GiB.)
+pub const MAX_CAPACITY: usize = 1 << 31;
+
+/// The ring. Positions are counted from the front (`0` is the oldest element). 24 bytes: the
+/// buffer (its capacity is its length, and the mask that length less one) and the front's
+/// slot and the length in 32 bits, so that with the cursors beside it a link direction's
+/// line fits the first of its cache lines (`net::link::LinkDir`). A ring never holds more than
+/// [`MAX_CAPACITY`] elements ([`Self::relocate`] checks it, on the growth path).
 #[derive(Debug, Clone)]
 pub struct Ring<T: Copy> {
-    buf: Vec<T>,
-    /// `buf.len() - 1` (the capacity is a power of two); `0` with an empty buffer.
-    mask: usize,
+    buf: Box<[T]>,
     /// Slot of the front element.
-    head: usize,
-    len: usize,
+    head: u32,
+    len: u32,
 }
 
 impl<T: Copy> Default for Ring<T> {
     fn default() -> Self {
         Ring {
-            buf: Vec::new(),
-            mask: 0,
+            buf: Box::default(),
             head: 0,
             len: 0,
         }
@@ -30,17 +36,25 @@ impl<T: Copy> Ring<T> {
     }
     /// An empty ring holding `cap` (a power of two) without growing; `fill` pads the slots.
     pub fn with_capacity(cap: usize, fill: T) -> Self {
-        assert!(cap.is_power_of_two(), "ring capacity {cap}");
+        assert!(
+            cap.is_power_of_two() && cap <= MAX_CAPACITY,
+            "ring capacity {cap}"
+        );
         Ring {
-            buf: vec![fill; cap],
-            mask: cap - 1,
+            buf: vec![fill; cap].into_boxed_slice(),
             head: 0,
             len: 0,
         }
     }
+    /// `capacity - 1`: a position's slot is `(head + position) & mask` (the capacity is a
+    /// power of two). Only read where the ring holds an element, so never of an empty buffer.
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.buf.len().wrapping_sub(1)
+    }
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
@@ -53,13 +67,13 @@ impl<T: Copy> Ring<T> {
     /// The element at position `i` from the front (`i < len`).
     #[inline(always)]
     pub fn at(&self, i: usize) -> T {
-        debug_assert!(i < self.len, "ring position {i} of {}", self.len);
-        self.buf[(self.head + i) & self.mask]
+        debug_assert!(i < self.len(), "ring position {i} of {}", self.len);
+        self.buf[(self.head as usize + i) & self.mask()]
     }
     /// The element at position `i` from the front, if there is one.
     #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
-        (i < self.len).then(|| self.at(i))
+        (i < self.len()).then(|| self.at(i))
     }
     #[inline(always)]
     pub fn front(&self) -> Option<T> {
@@ -67,10 +81,10 @@ impl<T: Copy> Ring<T> {
     }
     #[inline(always)]
     pub fn push_back(&mut self, x: T) {
-        if self.len == self.buf.len() {
+        if self.len() == self.buf.len() {
             self.grow(x);
         }
-        let slot = (self.head + self.len) & self.mask;
+        let slot = (self.head as usize + self.len()) & self.mask();
         self.buf[slot] = x;
         self.len += 1;
     }
@@ -79,8 +93,8 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask;
+        let x = self.buf[self.head as usize];
+        self.head = ((self.head as usize + 1) & self.mask()) as u32;
         self.len -= 1;
         Some(x)
     }
@@ -91,7 +105,7 @@ impl<T: Copy> Ring<T> {
     pub fn shrink(&mut self, floor: usize) {
         debug_assert!(floor.is_power_of_two());
         let mut cap = self.buf.len();
-        while cap > floor && self.len * 4 <= cap {
+        while cap > floor && self.len() * 4 <= cap {
             cap /= 2;
         }
         if cap < self.buf.len() {
@@ -105,14 +119,17 @@ impl<T: Copy> Ring<T> {
         self.relocate((self.buf.len() * 2).max(4), fill);
     }
     /// Moves the elements, in order, to the front of a new buffer of `cap` (a power of two,
-    /// at least the length) padded with `fill`.
+    /// at least the length, at most [`MAX_CAPACITY`]) padded with `fill`.
     #[cold]
     fn relocate(&mut self, cap: usize, fill: T) {
+        assert!(
+            cap <= MAX_CAPACITY,
+            "a ring of over {MAX_CAPACITY} elements"
+        );
         let mut buf = Vec::with_capacity(cap);
-        buf.extend((0..self.len).map(|i| self.at(i)));
+        buf.extend((0..self.len()).map(|i| self.at(i)));
         buf.resize(cap, fill);
-        self.buf = buf;
-        self.mask = cap - 1;
+        self.buf = buf.into_boxed_slice();
         self.head = 0;
     }
 }
@@ -180,6 +197,15 @@ mod tests {
         ring.push_back(68);
         reference.push_back(68);
         assert!(ring.iter_eq(&reference));
+    }
+
+    /// Positions and the length are 32-bit: a capacity beyond [`super::MAX_CAPACITY`] is
+    /// refused before anything is allocated.
+    #[test]
+    #[should_panic(expected = "ring capacity 4294967296")]
+    fn refuses_a_capacity_beyond_32_bit_positions() {
+        assert!(super::MAX_CAPACITY <= u32::MAX as usize + 1);
+        let _ = Ring::with_capacity(super::MAX_CAPACITY * 2, 0u8);
     }
 
     impl Ring<usize> {
