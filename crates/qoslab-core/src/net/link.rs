@@ -440,8 +440,9 @@ impl LinkDir {
             self.stats.window_wait_ns += now - p.enqueued_at;
         }
         let (id, size, prec) = (d.id, d.size, p.prec);
-        // Before the first packet the clock reads 0 and `last_done` is 0: at `now` = 0 the
-        // period would restart where the clock already is.
+        // At `last_done == now` the period goes on. (It used to restart there too when no
+        // bits had been added since the last restart; `last_done` is then the period's start,
+        // where a restart at `now` leaves the clock.)
         if self.last_done < now {
             self.busy.restart(now);
         }
