@@ -82,6 +82,59 @@ mod window_tests {
         assert_eq!(s.arrivals_by_prec, [2, 4, 0]);
     }
 
+    /// A packet-holding queue's transmitter: a packet handed over when the last one ends
+    /// (`now == last_done`) continues the busy period, so its end is the rounded-up division
+    /// of the period's bits, not the last end plus its own rounded-up time; one handed over
+    /// after an idle spell starts a new period. At 7 Mbit/s a 1000-byte packet takes
+    /// 1,142,857.14 ns: 1,142,858 rounded up, two back to back 2,285,715 (restarting at the
+    /// first end would give 2,285,716).
+    #[test]
+    fn a_held_queue_continues_its_busy_period_at_the_last_end() {
+        use crate::aqm::codel::{Codel, CodelParams};
+        const MS: u64 = 1_000_000;
+        let mut l = LinkDir::new(
+            0,
+            0,
+            1,
+            7_000_000,
+            0,
+            Limit::Packets(10),
+            AnyAqm::DropTail(DropTail),
+            SimRng::derive(0, 0),
+            (0, u64::MAX),
+        );
+        let params = CodelParams {
+            target: 5 * MS,
+            interval: 100 * MS,
+            ecn: false,
+        };
+        l.set_held(Some(Box::new(Codel::new(params, Limit::Packets(10)))));
+        let mut arena = PacketArena::with_capacity(8);
+        let arrive = |l: &mut LinkDir, arena: &mut PacketArena, t: u64| {
+            let id = arena.alloc(PacketMeta::new(0, PacketKind::Data, 1000, 0, t));
+            assert!(matches!(l.enqueue_held(t, id, arena), Admit::Queued { .. }));
+        };
+        // What the simulation does at the end of a transmission (`on_tx_done`).
+        let tx_done = |l: &mut LinkDir, arena: &mut PacketArena, t: u64| {
+            l.tx_pending = false;
+            l.advance(t);
+            l.start_next(t, arena).map(|(end, _)| end)
+        };
+        arrive(&mut l, &mut arena, 0);
+        arrive(&mut l, &mut arena, 0);
+        let first = l.start_next(0, &mut arena).unwrap().0;
+        assert_eq!(first, 1_142_858);
+        // The second, waiting, is handed over at the first's end: the period goes on.
+        assert_eq!(tx_done(&mut l, &mut arena, first), Some(2_285_715));
+        assert_eq!(tx_done(&mut l, &mut arena, 2_285_715), None);
+        // After an idle spell a new period starts.
+        arrive(&mut l, &mut arena, 10 * MS);
+        assert_eq!(
+            l.start_next(10 * MS, &mut arena).unwrap().0,
+            10 * MS + 1_142_858
+        );
+    }
+
     /// The window holds its start and not its end; a window ending before it starts holds
     /// nothing (times on both sides of the wrap of the start-and-length test).
     #[test]
