@@ -301,6 +301,18 @@ impl LinkDir {
         self.lazy = false;
     }
 
+    /// The start cursor as a position in the line.
+    #[inline(always)]
+    fn started(&self) -> usize {
+        self.started as usize
+    }
+
+    /// The departure cursor as a position in the line.
+    #[inline(always)]
+    fn departed(&self) -> usize {
+        self.departed as usize
+    }
+
     /// `now` is inside the measurement window.
     #[inline(always)]
     fn in_window(&self, now: SimTime) -> bool {
@@ -313,7 +325,7 @@ impl LinkDir {
     pub fn waiting(&self) -> usize {
         match &self.held {
             Some(m) => m.waiting(),
-            None => self.line.len() - self.started as usize,
+            None => self.line.len() - self.started(),
         }
     }
 
@@ -461,16 +473,16 @@ impl LinkDir {
     #[inline]
     pub fn advance(&mut self, now: SimTime) -> std::ops::Range<usize> {
         self.advance_starts(now);
-        let from = self.departed;
+        let from = self.departed();
         while self.departed < self.started {
-            let e = self.line.at(self.departed as usize);
+            let e = self.line.at(self.departed());
             if e.done > now {
                 break;
             }
             self.departed += 1;
             self.count_departure(&e);
         }
-        from as usize..self.departed as usize
+        from..self.departed()
     }
 
     /// Gives back the capacity of the line that it no longer needs: it halves while a quarter
@@ -488,9 +500,7 @@ impl LinkDir {
     #[inline(always)]
     pub fn advance_starts(&mut self, now: SimTime) {
         // Usually nothing started since the last look (the check inlined, the loop not).
-        if (self.started as usize) < self.line.len()
-            && self.line.at(self.started as usize).start <= now
-        {
+        if self.started() < self.line.len() && self.line.at(self.started()).start <= now {
             self.advance_starts_from(now);
         }
     }
@@ -498,8 +508,8 @@ impl LinkDir {
     #[inline(never)]
     fn advance_starts_from(&mut self, now: SimTime) {
         let len = self.line.len();
-        while (self.started as usize) < len {
-            let e = self.line.at(self.started as usize);
+        while self.started() < len {
+            let e = self.line.at(self.started());
             if e.start > now {
                 break;
             }
@@ -564,7 +574,7 @@ impl LinkDir {
     /// on that read alone, cachegrind).
     #[inline(always)]
     fn line_view(&self) -> QueueView {
-        self.view_of(self.line.len() - self.started as usize)
+        self.view_of(self.line.len() - self.started())
     }
 
     /// A packet arrives at the FIFO line of a direction without a packet-holding queue (those
@@ -578,7 +588,7 @@ impl LinkDir {
         );
         self.stats.arrivals += 1;
         if self.idle_hook
-            && self.started as usize == self.line.len()
+            && self.started() == self.line.len()
             && self.last_done <= now
             && !self.idle_notified
         {
@@ -669,7 +679,7 @@ impl LinkDir {
     /// Packets admitted and not yet transmitted completely (waiting or being serialised).
     pub fn queued(&self) -> u64 {
         let waiting_elsewhere = self.held.as_ref().map_or(0, |m| m.waiting());
-        (self.line.len() - self.departed as usize + waiting_elsewhere) as u64
+        (self.line.len() - self.departed() + waiting_elsewhere) as u64
     }
 
     /// Packets propagating.

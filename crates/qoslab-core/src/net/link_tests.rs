@@ -1,6 +1,27 @@
 //! Tests of the link host ([`super`]): the transmitter's clock, the window's counters, and
 //! the layout of a link direction.
 
+/// A link direction of `bps` bit/s with no propagation delay and a tail-drop queue of
+/// `limit`, measuring over `win` (the tests' common set-up).
+fn tail_drop_dir(
+    bps: u64,
+    limit: crate::units::Limit,
+    win: (crate::units::SimTime, crate::units::SimTime),
+) -> super::LinkDir {
+    use crate::aqm::{droptail::DropTail, AnyAqm};
+    super::LinkDir::new(
+        0,
+        0,
+        1,
+        bps,
+        0,
+        limit,
+        AnyAqm::DropTail(DropTail),
+        crate::rng::SimRng::derive(0, 0),
+        win,
+    )
+}
+
 mod busy_clock_tests {
     use super::super::BusyClock;
     use crate::units::{ceil_div, NS_PER_SEC};
@@ -38,24 +59,14 @@ mod busy_clock_tests {
 
 mod window_tests {
     use super::super::*;
-    use crate::aqm::droptail::DropTail;
+    use super::tail_drop_dir;
     use crate::packet::{PacketKind, PacketMeta};
 
     #[test]
     fn window_counts_waiting_times_and_per_precedence_arrivals() {
         // 8 Mbit/s: a 1000-byte packet takes 1 ms. Window [10 ms, 20 ms).
         const MS: u64 = 1_000_000;
-        let mut l = LinkDir::new(
-            0,
-            0,
-            1,
-            8_000_000,
-            0,
-            Limit::Packets(2),
-            AnyAqm::DropTail(DropTail),
-            SimRng::derive(0, 0),
-            (10 * MS, 20 * MS),
-        );
+        let mut l = tail_drop_dir(8_000_000, Limit::Packets(2), (10 * MS, 20 * MS));
         let mut arena = PacketArena::with_capacity(8);
         let mut send = |l: &mut LinkDir, t: u64, dscp: u8| {
             let mut p = PacketMeta::new(0, PacketKind::Data, 1000, 0, t);
@@ -92,17 +103,7 @@ mod window_tests {
     fn a_held_queue_continues_its_busy_period_at_the_last_end() {
         use crate::aqm::codel::{Codel, CodelParams};
         const MS: u64 = 1_000_000;
-        let mut l = LinkDir::new(
-            0,
-            0,
-            1,
-            7_000_000,
-            0,
-            Limit::Packets(10),
-            AnyAqm::DropTail(DropTail),
-            SimRng::derive(0, 0),
-            (0, u64::MAX),
-        );
+        let mut l = tail_drop_dir(7_000_000, Limit::Packets(10), (0, u64::MAX));
         let params = CodelParams {
             target: 5 * MS,
             interval: 100 * MS,
@@ -139,19 +140,7 @@ mod window_tests {
     /// nothing (times on both sides of the wrap of the start-and-length test).
     #[test]
     fn the_window_holds_its_start_not_its_end() {
-        let dir = |win| {
-            LinkDir::new(
-                0,
-                0,
-                1,
-                8_000_000,
-                0,
-                Limit::Packets(2),
-                AnyAqm::DropTail(DropTail),
-                SimRng::derive(0, 0),
-                win,
-            )
-        };
+        let dir = |win| tail_drop_dir(8_000_000, Limit::Packets(2), win);
         let l = dir((10, 20));
         let inside: Vec<u64> = [0, 9, 10, 19, 20, u64::MAX]
             .into_iter()
@@ -222,21 +211,10 @@ fn a_tail_drop_hop_touches_the_first_four_cache_lines() {
 #[test]
 fn the_line_view_is_the_queue_view() {
     use super::*;
-    use crate::aqm::droptail::DropTail;
     use crate::packet::{PacketKind, PacketMeta};
     // 8 Mbit/s: a 1000-byte packet takes 1 ms; a burst of six every 4 ms, of three
     // precedences (AF11, AF12, AF13), some dropped by the five-packet buffer.
-    let mut l = LinkDir::new(
-        0,
-        0,
-        1,
-        8_000_000,
-        0,
-        Limit::Packets(5),
-        AnyAqm::DropTail(DropTail),
-        SimRng::derive(0, 0),
-        (0, u64::MAX),
-    );
+    let mut l = tail_drop_dir(8_000_000, Limit::Packets(5), (0, u64::MAX));
     let mut arena = PacketArena::with_capacity(64);
     let mut lens = Vec::new();
     for k in 0..40u64 {
@@ -265,21 +243,10 @@ fn the_line_view_is_the_queue_view() {
 #[test]
 fn a_tail_drop_is_admitted_on_the_buffer_check_alone() {
     use super::*;
-    use crate::aqm::droptail::DropTail;
     use crate::packet::{PacketKind, PacketMeta};
     for (limit, admitted) in [(Limit::Bytes(2500), 3), (Limit::Packets(1), 2)] {
         // 8 Mbit/s: a 1000-byte packet takes 1 ms; five arrive at once.
-        let mut l = LinkDir::new(
-            0,
-            0,
-            1,
-            8_000_000,
-            0,
-            limit,
-            AnyAqm::DropTail(DropTail),
-            SimRng::derive(0, 0),
-            (0, u64::MAX),
-        );
+        let mut l = tail_drop_dir(8_000_000, limit, (0, u64::MAX));
         assert!(!l.enqueue_hook);
         let mut arena = PacketArena::with_capacity(8);
         let verdicts: Vec<bool> = (0..5)

@@ -19,7 +19,7 @@ fn check_capacity(cap: usize) {
 /// buffer (its capacity is its length, and the mask that length less one) and the front's
 /// slot and the length in 32 bits, so that with the cursors beside it a link direction's
 /// line fits the first of its cache lines (`net::link::LinkDir`). A ring never holds more than
-/// [`MAX_CAPACITY`] elements ([`Self::relocate`] checks it, on the growth path).
+/// [`MAX_CAPACITY`] elements (`check_capacity`, where it is made and where it grows).
 #[derive(Debug, Clone)]
 pub struct Ring<T: Copy> {
     buf: Box<[T]>,
