@@ -367,19 +367,12 @@ impl EventQueue {
             self.occupied = vec![0; BUCKETS / 64];
         }
         self.set_cur(self.now >> BUCKET_SHIFT);
+        // The first bucket is a heap (the events of the current bucket go back to the front).
         let all = std::mem::take(&mut self.front).into_vec();
-        self.run.clear();
-        self.pos = 0;
         for e in all {
-            if e.time() >> BUCKET_SHIFT <= self.cur {
-                self.run.push(e);
-            } else {
-                self.place(e);
-            }
+            self.place(e);
         }
-        self.run.sort_unstable_by_key(Entry::key);
-        self.run_mode = true;
-        self.bucket_len = self.run.len() as u64;
+        self.bucket_len = self.front.len() as u64;
         self.out_mark = self.next_seq - self.len() as u64;
     }
     /// Makes bucket `b` the calendar's current one.
@@ -393,10 +386,8 @@ impl EventQueue {
         self.calendar = false;
         self.run_mode = false;
         self.front_end = SimTime::MAX;
+        // Called by the refill only, with the run spent and cleared.
         let mut all = std::mem::take(&mut self.front).into_vec();
-        all.extend_from_slice(&self.run[self.pos..]);
-        self.run.clear();
-        self.pos = 0;
         for (w, word) in self.occupied.iter_mut().enumerate() {
             while *word != 0 {
                 let slot = w * 64 + word.trailing_zeros() as usize;
@@ -456,7 +447,8 @@ impl EventQueue {
         // Events out of the calendar now (the front and run are spent): those handled since
         // the last refill, less the last bucket's, were scheduled into it while it was current.
         let out = self.next_seq - (self.in_buckets + self.overflow.len()) as u64;
-        let late = (out - self.out_mark).saturating_sub(self.bucket_len);
+        // Every event of the last bucket was handled before this refill.
+        let late = out - self.out_mark - self.bucket_len;
         self.late_sum = self.late_sum - self.late_sum / 16 + late;
         self.bucketed_sum = self.bucketed_sum - self.bucketed_sum / 16 + self.bucket_len;
         self.bucket_len = 0;
