@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -290,10 +291,10 @@ def _sysfs(root: Path, caches: list[tuple[int, str, str, int]]) -> Path:
     return root
 
 
-def test_cachegrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None:
-    """cachegrind's own detection reads CPUID, which on the CI machine describes a 320 MB
+def test_callgrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None:
+    """valgrind's own detection reads CPUID, which on the CI machine describes a 320 MB
     direct-mapped L3 (simulated as 256 MB): the bench passes the caches sysfs describes, the
-    last level being the highest one holding data."""
+    last level being the highest one holding data, and counts inside the event loop only."""
     ci = [
         (1, "Data", "32K", 8),
         (1, "Instruction", "32K", 8),
@@ -304,56 +305,78 @@ def test_cachegrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None
     assert caches is not None
     assert caches["LL"] == bench.Cache(32 * 2**20, 16, 64)
     assert caches["D1"] == caches["I1"] == bench.Cache(32 * 2**10, 8, 64)
-    cmd = bench.cachegrind_command(tmp_path / "cg.out", SMALL, 0.5, caches)
+    cmd = bench.callgrind_command(tmp_path / "cg.out", SMALL, 0.5, caches)
     assert {"--LL=33554432,16,64", "--D1=32768,8,64", "--I1=32768,8,64"} <= set(cmd)
+    assert {"--tool=callgrind", "--cache-sim=yes", f"--toggle-collect={bench.EVENT_LOOP}"} <= set(cmd)
     assert cmd[-4:] == ["qoslab.bench", "--worker", SMALL, "0.5"]
     # Without an L3 the last level is the L2; without a first level, nothing is passed.
     two = bench.cache_geometry(_sysfs(tmp_path / "two", ci[:3]))
     assert two is not None and two["LL"] == bench.Cache(2**20, 8, 64)
     assert bench.cache_geometry(_sysfs(tmp_path / "no-l1d", ci[1:])) is None
     assert bench.cache_geometry(tmp_path / "absent") is None
-    assert not any(a.startswith("--LL") for a in bench.cachegrind_command(tmp_path / "o", SMALL, 1.0, None))
+    assert not any(a.startswith("--LL") for a in bench.callgrind_command(tmp_path / "o", SMALL, 1.0, None))
 
 
-def test_the_cachegrind_runs_simulate_the_machines_caches_and_record_them(
+def test_the_event_loops_counts_simulate_the_machines_caches_and_record_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Both cachegrind runs (the workload and its set-up alone) get the caches
-    :func:`bench.cache_geometry` finds, the row records them, and the figures are the
-    difference of the two runs over the difference of their hops."""
+    """One callgrind run, with the caches :func:`bench.cache_geometry` finds, which the row
+    records; the figures are its counts over its hops, nothing taken off. Where it counted
+    nothing (no symbols), the row says why instead of giving figures."""
     caches = {
         "I1": bench.Cache(2**15, 8, 64),
         "D1": bench.Cache(2**15, 8, 64),
         "LL": bench.Cache(2**25, 16, 64),
     }
     geometry: dict[str, bench.Cache] | None = caches
+    counts = "2000 500 50 200 40 0"
     cmds: list[list[str]] = []
 
     def fake_run(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
         cmds.append(cmd)
-        out = Path(next(a for a in cmd if a.startswith("--cachegrind-out-file=")).split("=", 1)[1])
-        full = float(cmd[-1]) > 0  # the workload, or its set-up alone
-        counts = "3000 900 100 250 50 0" if full else "1000 400 50 50 10 0"
-        out.write_text(f"events: Ir D1mr D1mw DLmr DLmw ILmr\nsummary: {counts}\n")
-        return subprocess.CompletedProcess(cmd, 0, stdout=json.dumps({"hops": 110 if full else 10}) + "\n")
+        out = Path(next(a for a in cmd if a.startswith("--callgrind-out-file=")).split("=", 1)[1])
+        out.write_text(f"events: Ir D1mr D1mw DLmr DLmw ILmr\nsummary: {counts}\ntotals: {counts}\n")
+        return subprocess.CompletedProcess(cmd, 0, stdout=json.dumps({"hops": 100}) + "\n")
 
     monkeypatch.setattr(bench.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(bench, "cache_geometry", lambda: geometry)
     monkeypatch.setattr(bench.subprocess, "run", fake_run)
-    row = bench._cachegrind(SMALL, 0.5)
-    assert row is not None
-    assert [c[-1] for c in cmds] == ["0.5", "0.0"]
+    row = bench._event_loop_counts(SMALL, 0.5)
+    assert row is not None and "note" not in row
+    assert [c[-1] for c in cmds] == ["0.5"]
     assert all("--LL=33554432,16,64" in c and "--D1=32768,8,64" in c for c in cmds)
     assert row["caches"] == {"I1": "32768,8,64", "D1": "32768,8,64", "LL": "33554432,16,64"}
     assert row["last_level"] == "32,768 KiB 16-way 64 B lines"
-    # (3000 - 1000) / (110 - 10) instructions; (900 + 100 - 400 - 50) / 100 L1 misses; ...
+    assert row["scope"] == bench.EVENT_LOOP
+    # 2000 / 100 instructions; (500 + 50) / 100 L1 misses; (200 + 40 + 0) / 100 last-level.
     assert (row["instructions_per_hop"], row["d1_misses_per_hop"]) == (20.0, 5.5)
     assert (row["ll_misses_per_hop"], row["ll_read_misses_per_hop"]) == (2.4, 2.0)
-    # Without a description of the caches, cachegrind detects them, and the row says so.
+    # Without a description of the caches, valgrind detects them, and the row says so.
     geometry, cmds = None, []
-    row = bench._cachegrind(SMALL, 0.5)
+    row = bench._event_loop_counts(SMALL, 0.5)
     assert row is not None and row["caches"] is None and row["last_level"] == "valgrind's detection"
     assert not any(a.startswith(("--LL", "--D1", "--I1")) for c in cmds for a in c)
+    # Nothing counted in the loop: a note, and no figure that could be read as one.
+    counts = "0 0 0 0 0 0"
+    row = bench._event_loop_counts(SMALL, 0.5)
+    assert row is not None and "stripped" in row["note"] and "instructions_per_hop" not in row
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_the_instruction_counts_are_the_event_loops_alone() -> None:
+    """Counted in the loop only, a hop costs the same whether the run is short or long; with
+    the interpreter's start-up and the scenario's parse counted too (about 240 M instructions
+    here, which the loop's 150,000 hops at 5 flows would carry), the quarter-length run's hop
+    would cost several times the full one's. And no count is negative, as they were when a
+    set-up-only run was taken off (its second parse of the scenario came off with it)."""
+    full = bench._event_loop_counts(SMALL, 1.0)
+    quarter = bench._event_loop_counts(SMALL, 0.25)
+    assert full is not None and quarter is not None
+    assert "note" not in full, full.get("note")
+    for row in (full, quarter):
+        assert 100 < row["instructions_per_hop"] < 2000, row
+        assert min(row["d1_misses_per_hop"], row["ll_misses_per_hop"], row["ll_read_misses_per_hop"]) >= 0
+    assert quarter["instructions_per_hop"] / full["instructions_per_hop"] == pytest.approx(1.0, abs=0.15)
 
 
 @pytest.mark.parametrize(

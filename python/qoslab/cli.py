@@ -141,7 +141,9 @@ def bench(
     repeat: Annotated[int, typer.Option(help="Whole-process runs per simulator (the median is shown).")] = 5,
     instructions: Annotated[
         bool,
-        typer.Option("--instructions", help="Also instructions and cache misses per hop (cachegrind)."),
+        typer.Option(
+            "--instructions", help="Also instructions and cache misses per hop in the event loop (callgrind)."
+        ),
     ] = False,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write every figure to this JSON file.")
