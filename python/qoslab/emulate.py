@@ -441,12 +441,21 @@ class _Signals:
     file and work directory, the teardown. Starting a child with a ``preexec_fn`` makes
     CPython run the at-fork hooks (logging's lock release) around the fork, and a
     KeyboardInterrupt raised in a hook is only printed ("Exception ignored in ...") — a
-    Ctrl-C arriving then was lost and the run went on to its end. Only the main thread gets
-    signals; elsewhere this does nothing."""
+    Ctrl-C arriving then was lost and the run went on to its end.
+
+    A signal can also land, unheld, in a finalizer: after each command, ``Popen.__del__``
+    runs Python code, and an exception raised there is likewise only printed (a run sent
+    SIGINT just after its state file appeared went on to its end, exit 0). So every signal
+    raised is remembered, and :meth:`check`, called where the run waits and before anything
+    is held, raises it again if the run is still going: one that propagated never comes back
+    to a check (the teardown holds signals). Only the main thread gets signals; elsewhere
+    this does nothing."""
 
     def __init__(self) -> None:
         self.hold = 0
         self.pending: int | None = None
+        #: The signal last raised by the handler, until :meth:`check` raises it again.
+        self.raised: int | None = None
         self.old: dict[int, Any] = {}
         if threading.current_thread() is not threading.main_thread():
             return
@@ -460,7 +469,15 @@ class _Signals:
             if self.pending is None:
                 self.pending = signum
             return
+        self.raised = signum
         self._raise(signum, frame)
+
+    def check(self) -> None:
+        """Raises again a signal whose exception was swallowed (see the class): the run is
+        still going after the handler raised. Nothing while signals are held."""
+        if self.raised is not None and not self.hold:
+            signum, self.raised = self.raised, None
+            self._raise(signum, None)
 
     def _raise(self, signum: int, frame: Any) -> None:
         if signum == signal.SIGTERM:
@@ -472,6 +489,7 @@ class _Signals:
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
+        self.check()
         self.hold += 1
         try:
             yield
@@ -546,7 +564,9 @@ def run(
             st.work = str(work)
             st.save()
         t_wall = time.perf_counter()
-        return _run(sc, seed, st, work, cc, kernel_links, dscp_count, window_clamp, say, t_wall, out, sig)
+        res = _run(sc, seed, st, work, cc, kernel_links, dscp_count, window_clamp, say, t_wall, out, sig)
+        sig.check()  # a Ctrl-C swallowed after the last wait: the run is still interrupted
+        return res
     finally:
         sig.hold += 1  # first, before any call (where a signal could be raised)
         try:
@@ -746,6 +766,7 @@ def _run(
             raise EmulationError(
                 f"the traffic sinks were not listening after {SINK_WAIT_S:g} s (or one died): {logs.strip()}"
             )
+        sig.check()
         time.sleep(0.01)
     epoch = time.monotonic() + EPOCH_DELAY_S
     epoch_unix = time.time() + (epoch - time.monotonic())
@@ -800,6 +821,7 @@ def _run(
                     f"the link daemons were not ready {EPOCH_DELAY_S:g} s after they started "
                     f"(machine overloaded?): {logs.strip()}"
                 )
+            sig.check()
             time.sleep(0.01)
     say(f"{len(ns)} namespaces, {len(links)} links, {len(daemons)} link daemons ({st.prefix})")
     for fi, (f, fp) in enumerate(zip(flows, plan["flows"], strict=True)):
@@ -848,11 +870,14 @@ def _run(
             )
     say(f"traffic for {dur:g} s")
     for role, fi, p, _ in procs:
-        try:
-            p.wait(timeout=max(epoch + dur + 15 - time.monotonic(), 1))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            raise EmulationError(f"{role} of flow {flows[fi]['name']} did not finish in time") from None
+        deadline = max(epoch + dur + 15, time.monotonic() + 1)
+        while p.poll() is None:
+            if time.monotonic() > deadline:
+                p.kill()
+                raise EmulationError(f"{role} of flow {flows[fi]['name']} did not finish in time")
+            sig.check()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(timeout=0.2)
     # counters: the receivers' iptables first (the daemons hold nothing by now)
     dscp_rows = []
     for n, rl in count_rules.items():
