@@ -153,15 +153,29 @@ fn event_queue_10k(bencher: Bencher, pending: u32) {
         });
 }
 
-/// 10 000 packet-hops through one link direction (the 5-flow scenario's bottleneck: 1 Mbit/s,
-/// RED), fed a 500-byte packet every 3.6 ms: admission, transmission times, departure
-/// counting and arrival at the far node, as the simulator does them.
-#[divan::bench]
-fn link_hop_10k(bencher: Bencher) {
+/// 10 000 packet-hops through one direction of the 5-flow scenario's bottleneck (1 Mbit/s), fed
+/// a 500-byte packet every 3.6 ms: admission, transmission times, departure counting and
+/// arrival at the far node, as the simulator does them, through its RED queue (`queue_ab`) or
+/// its tail-drop one (`queue_ba`; the bench's dumbbells' access and exit links, two of a
+/// packet's three hops). Each hop also takes a packet from the arena and gives it back, which
+/// the simulator does once a packet, not once a hop.
+#[divan::bench(args = ["red", "droptail"])]
+fn link_hop_10k(bencher: Bencher, queue: &str) {
     use qoslab_core::net::link::{Admit, LinkDir};
     use qoslab_core::packet::PacketArena;
     let sc = Scenario::from_toml(FIVE_FLOWS, "bench").expect("valid scenario");
     let l = &sc.links[sc.measurement.bottleneck_idx];
+    let q = if queue == "red" {
+        &l.queue_ab
+    } else {
+        &l.queue_ba
+    };
+    let aqm = qoslab_core::sim::build_aqm(q, l.bandwidth_bps);
+    assert_eq!(
+        q.type_name(),
+        queue,
+        "the bottleneck's queue in that direction"
+    );
     bencher
         .with_inputs(|| {
             let link = LinkDir::new(
@@ -170,8 +184,8 @@ fn link_hop_10k(bencher: Bencher) {
                 1,
                 l.bandwidth_bps,
                 l.delay_ns,
-                l.queue_ab.limit(),
-                qoslab_core::sim::build_aqm(&l.queue_ab, l.bandwidth_bps),
+                q.limit(),
+                aqm.clone(),
                 SimRng::derive(4, 4),
                 (0, u64::MAX),
             );
