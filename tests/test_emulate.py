@@ -66,6 +66,9 @@ def test_a_ctrl_c_swallowed_by_a_finalizer_is_raised_again(monkeypatch: pytest.M
 
     swallowed: list[type[BaseException]] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_type))
+    # Python's own Ctrl-C handler for the run to find: a test earlier in this process may have
+    # left another (importing dask_jobqueue installs one that calls sys.exit).
+    found = signal.signal(signal.SIGINT, signal.default_int_handler)
     sig = emu._Signals()
     try:
         Finalized()  # collected at once: the handler raises inside __del__
@@ -84,7 +87,9 @@ def test_a_ctrl_c_swallowed_by_a_finalizer_is_raised_again(monkeypatch: pytest.M
         assert sig.hold == 0
     finally:
         sig.restore()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        restored = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, found)
+    assert restored is signal.default_int_handler, "the run puts back the handler it found"
 
 
 def test_workloads_the_emulator_cannot_generate_are_refused() -> None:
