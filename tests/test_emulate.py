@@ -265,6 +265,22 @@ def test_token_bucket_marker_counts_match_receiver(clean: None, tmp_path: Path) 
     assert abs(c.green_packets - replayed) <= 2, late
 
 
+def _runs_seen(shares: list[np.ndarray], emus: list[emu.EmuResult]) -> str:
+    """Each emulated run's shares, its senders' kernel counters and its daemons' worst release
+    lateness, for a comparison's print and failure messages: a share out of bounds can then be
+    told from a disturbed run or from a kernel whose recovery broke down (docs/emulation.md)."""
+    kernel = [
+        e.flows[["kernel_total_retrans", "kernel_reordering", "kernel_host_timeouts"]].to_numpy().tolist()
+        for e in emus
+    ]
+    late = [float(e.lateness()["max_us"].max()) for e in emus]
+    return (
+        f"runs {[x.round(3).tolist() for x in shares]}; per run and flow the kernel's "
+        f"[retransmitted segments, reordering estimate, host timeouts] {kernel}; "
+        f"max release lateness {late} us"
+    )
+
+
 @needs_emulation
 def test_rio_two_contracts_simulated_vs_emulated(clean: None) -> None:
     """Two TCP flows with 6 and 1 Mbit/s contracts over an 8 Mbit/s RIO bottleneck: the
@@ -279,16 +295,9 @@ def test_rio_two_contracts_simulated_vs_emulated(clean: None) -> None:
     emus = [emu.run(sc, s) for s in (1, 2, 3)]
     shares = [e.flows["throughput_bps"].to_numpy() / e.flows["throughput_bps"].sum() for e in emus]
     share_emu = np.mean(shares, axis=0)
-    kernel = [
-        e.flows[["kernel_total_retrans", "kernel_reordering", "kernel_host_timeouts"]].to_numpy().tolist()
-        for e in emus
-    ]
-    late = [float(e.lateness()["max_us"].max()) for e in emus]
     seen = (
         f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)} "
-        f"(runs {[x.round(3).tolist() for x in shares]}; per run and flow the kernel's "
-        f"[retransmitted segments, reordering estimate, host timeouts] {kernel}; "
-        f"max release lateness {late} us)"
+        f"({_runs_seen(shares, emus)})"
     )
     print(seen)
     assert (np.argsort(share_sim) == np.argsort(share_emu)).all(), seen
@@ -670,22 +679,12 @@ def test_modern_tcp_simulated_vs_kernel(clean: None, variant: str) -> None:
     shares = [e.flows["throughput_bps"].to_numpy() / e.flows["throughput_bps"].sum() for e in emus]
     share_emu = np.mean(shares, axis=0)
     wait_emu = float(np.mean([_mean_wait_s(e.links) for e in emus]))
-    print(
+    seen = (
         f"{variant}: shares simulated {share_sim.round(3)}, emulated {share_emu.round(3)}; "
-        f"mean queueing delay simulated {wait_sim * 1e3:.1f} ms, emulated {wait_emu * 1e3:.1f} ms"
+        f"mean queueing delay simulated {wait_sim * 1e3:.1f} ms, emulated {wait_emu * 1e3:.1f} ms "
+        f"({_runs_seen(shares, emus)})"
     )
-    # Each emulated run's shares, its daemons' worst release lateness and its senders' kernel
-    # counters, so that a share out of bounds can be told from a disturbed run or a kernel
-    # whose recovery broke down (docs/emulation.md)
-    for s, (share, e) in enumerate(zip(shares, emus, strict=True), 1):
-        late = e.lateness()
-        k = e.flows
-        print(
-            f"  seed {s}: {share.round(3)}, daemons' lateness p99 {late['p99_us'].max():.0f} µs, "
-            f"max {late['max_us'].max():.0f} µs; kernel reordering {k['kernel_reordering'].tolist()}, "
-            f"timeouts {k['kernel_host_timeouts'].tolist()}, "
-            f"retransmitted {k['kernel_total_retrans'].tolist()}"
-        )
-    assert (np.argsort(share_sim) == np.argsort(share_emu)).all()
-    assert (np.abs(share_emu - share_sim) <= 0.06).all()
-    assert 0.5 <= wait_emu / wait_sim <= 2.0
+    print(seen)
+    assert (np.argsort(share_sim) == np.argsort(share_emu)).all(), seen
+    assert (np.abs(share_emu - share_sim) <= 0.06).all(), seen
+    assert 0.5 <= wait_emu / wait_sim <= 2.0, seen
