@@ -200,3 +200,60 @@ def test_an_ack_size_beyond_an_ip_packet_is_refused_naming_its_key(assignment, k
         sc.with_overrides([assignment])
     assert e.value.key == key and got in e.value.message, e.value
     assert sc.with_overrides(['tcp.ack_size="65535B"']).resolved["flows"][0]["tcp"]["ack_size_bytes"] == 65535
+
+
+# -- group members by their output names, one unit grammar, errors that say what to set --------
+
+
+def test_a_group_member_is_addressed_by_its_output_name():
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    t = sc.with_overrides(["link.access0.delay=5ms", "flow.ftp3.start=2s"], via="--set").table()
+    access = next(link for link in t["link"] if link["name"] == "access{i}")
+    assert access["delay"] == ["5ms", "44ms", "44ms", "44ms", "44ms"]
+    flows = t["flow"][0]
+    assert flows["start"][3] == "2s" and flows["start"][0] == "uniform(0s, 1s)"
+    # The member really is changed: its RTT, and so its throughput, moves; the others' starts,
+    # drawn per member, are the same draws as before.
+    base = qoslab.run(sc, seed=2, tables=False).summary()["flows"]
+    same = qoslab.run(sc.with_overrides(['flow.ftp3.start="uniform(0s, 1s)"']), seed=2, tables=False)
+    assert [f["throughput_bps"] for f in same.summary()["flows"]] == [f["throughput_bps"] for f in base]
+    short = sc.with_overrides(["link.access0.delay=1ms"])
+    delays = {link["name"]: link["delay_ns"] for link in short.resolved["links"]}
+    assert delays["access0"] == 1_000_000 and delays["access1"] == 44_000_000
+    thr = [f["throughput_bps"] for f in qoslab.run(short, seed=2, tables=False).summary()["flows"]]
+    assert thr[0] == max(thr) and thr[0] > 1.2 * base[0]["throughput_bps"], thr
+
+
+@pytest.mark.parametrize(
+    "assignment, needle",
+    [
+        ("link.access0.queue.limit=5pkts", "set it for the whole group with `link.access{i}.queue.limit=…`"),
+        ("link.access7.delay=1ms", "no link named 'access7'"),
+        (
+            "duration=10s",
+            'set measurement.end (and measurement.start) within the duration, e.g. measurement.end = "10s"',
+        ),
+        ("tcp.window=abc", 'the string "abc", expected a whole number from 0 to 4294967295'),
+        ("tcp.window=1.5", "expected a whole number"),
+        (
+            "link.bottleneck.bandwidth=1MB/s",
+            "bps, b/s, bit/s or bits/s, after an optional prefix k, M, G or T",
+        ),
+    ],
+)
+def test_override_errors_say_what_to_set(assignment, needle):
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides([assignment], via="--set")
+    assert needle in str(e.value), e.value
+
+
+@pytest.mark.parametrize(
+    "text", ["10Mbps", "10Mb/s", "10Mbit/s", "10mbps", "10MBIT/S".lower(), "0.01Gbits/s"]
+)
+def test_one_rate_grammar_everywhere(text):
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").with_overrides(
+        [f"link.bottleneck.bandwidth={text}"]
+    )
+    bottleneck = next(link for link in sc.resolved["links"] if link["name"] == "bottleneck")
+    assert bottleneck["bandwidth_bps"] == 10_000_000

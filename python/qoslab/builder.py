@@ -131,7 +131,7 @@ ProbeIncrease = Literal["double_plus_one", "plus_one", "divide"]
 # The unit patterns of the JSON Schema (the test compares them with the core's).
 UNIT_PATTERNS: dict[str, str] = {
     "duration": r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min)\s*$",
-    "rate": r"^\s*[0-9.eE+-]+\s*([kKMG]?bps|[kMG]?b/s)\s*$",
+    "rate": r"^\s*[0-9.eE+-]+\s*[kKmMgGtT]?(bps|b/s|bit/s|bits/s)\s*$",
     "bytes": r"^\s*[0-9.eE+-]+\s*(B|bytes|[kK]B|MB|GB|KiB|MiB)\s*$",
     "limit": r"^\s*[0-9.eE+-]+\s*(pkts|pkt|packets|B|bytes|[kK]B|MB|GB|KiB|MiB)\s*$",
 }
@@ -140,7 +140,7 @@ _UNIFORM = re.compile(r"^\s*uniform\((.*),(.*)\)\s*$")
 _EXPECTED = {
     "duration": 'a duration string such as "26ms" (units: ns, us, ms, s, min)',
     "start": 'a start time such as "0s" or "uniform(0s, 1s)"',
-    "rate": 'a rate string such as "1.2Mbps" (units: bps, kbps, Mbps, Gbps)',
+    "rate": 'a rate string such as "1.2Mbps" (bps, b/s, bit/s or bits/s; prefix k, M, G or T in either case)',
     "bytes": 'a size string such as "500B" or "64KB" (units: B, KB, MB, GB, KiB, MiB)',
     "limit": 'a queue limit such as "100pkts" or "64KB"',
 }

@@ -79,7 +79,7 @@ _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Z
 #: their canonical name: unit → (its kind's base unit, factor).
 UNIT_SCALE: dict[str, tuple[str, float]] = {
     **{u: ("s", f) for u, f in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("min", 60.0))},
-    **{u: ("bps", f) for u, f in (("bps", 1.0), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9))},
+    **{u: ("bps", f) for u, f in (("bps", 1.0), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12))},
     **{u: ("B", f) for u, f in (("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9))},
     **{u: ("B", f) for u, f in (("KiB", 1024.0), ("MiB", 1024.0**2))},
     "pkts": ("pkts", 1.0),
@@ -87,11 +87,6 @@ UNIT_SCALE: dict[str, tuple[str, float]] = {
 #: The other spellings the scenario format accepts, by their canonical name.
 UNIT_ALIASES = {
     "µs": "us",
-    "b/s": "bps",
-    "Kbps": "kbps",
-    "kb/s": "kbps",
-    "Mb/s": "Mbps",
-    "Gb/s": "Gbps",
     "bytes": "B",
     "kB": "KB",
     "pkt": "pkts",
@@ -146,11 +141,24 @@ def typed_column(key: str, values: Iterable[Any]) -> tuple[str, list[Any]]:
     return f"{key}_{base}", out
 
 
+#: A rate's unit as the core reads it (units.rs, ``rate_mult``): a prefix in either case, then
+#: bps, b/s, bit/s or bits/s.
+_RATE_UNIT = re.compile(r"^([kKmMgGtT]?)(?:bps|b/s|bit/s|bits/s)$")
+
+
+def _canonical(unit: str) -> str:
+    """A unit's canonical name (``"mbit/s"`` → ``"Mbps"``); an unknown unit unchanged."""
+    rate = _RATE_UNIT.match(unit)
+    if rate:
+        return {"": "bps", "k": "kbps"}.get(rate.group(1).lower(), f"{rate.group(1).upper()}bps")
+    return UNIT_ALIASES.get(unit, unit)
+
+
 def _quantity(text: str) -> tuple[str, str] | None:
     """``"1.5Mb/s"`` → ``("1.5", "Mbps")`` (the number as written, the unit's canonical name);
     None for anything that is not a number with a unit of the scenario format."""
     m = _QUANTITY.match(text)
-    unit = UNIT_ALIASES.get(m.group(2), m.group(2)) if m else ""
+    unit = _canonical(m.group(2)) if m else ""
     return (m.group(1), unit) if m and unit in UNIT_SCALE else None
 
 

@@ -227,7 +227,11 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
             wanted = parts[i + 1]
             found = [e for e in nxt if isinstance(e, dict) and e.get("name") == wanted]
             if not found:
-                raise scenario_error(via, f"no {name} named {wanted!r}", key=key)
+                member = _group_member(nxt, wanted)
+                if member is None:
+                    raise scenario_error(via, f"no {name} named {wanted!r}", key=key)
+                _set_member_key(name, *member, parts[i + 2 :], value, key=key, via=via)
+                return
             nxt = found[0]
             i += 1
         for j in idx:
@@ -239,6 +243,57 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
             nxt = nxt[j]
         cur = nxt
         i += 1
+
+
+#: The keys a group takes once per member (a list of `count` values), by array of tables; a
+#: conditioner's meter takes any of its keys per member.
+_PER_MEMBER = {"link": ("bandwidth", "delay"), "flow": ("start",)}
+
+
+def _group_member(entries: list[Any], wanted: str) -> tuple[dict[str, Any], int] | None:
+    """The group whose members' names include ``wanted`` (``access2`` of ``access{i}`` with
+    count ≥ 3), with the member's index; None when no group has it."""
+    for e in entries:
+        template, count = (e.get("name"), e.get("count", 1)) if isinstance(e, dict) else (None, 1)
+        if not isinstance(template, str) or "{i}" not in template or not isinstance(count, int):
+            continue
+        head, tail = template.split("{i}", 1)
+        pattern = re.escape(head) + r"(0|[1-9][0-9]*)" + re.escape(tail).replace(r"\{i\}", r"\1")
+        m = re.fullmatch(pattern, wanted)
+        if m and int(m.group(1)) < count:
+            return e, int(m.group(1))
+    return None
+
+
+def _set_member_key(
+    section: str, group: dict[str, Any], k: int, rest: list[str], value: Any, *, key: str, via: str
+) -> None:
+    """Sets member ``k``'s own value of a per-member key in ``group`` (the shared value becomes
+    a list of one value per member); any other key is refused with what to write instead."""
+    count, template = group.get("count", 1), group["name"]
+    sub = ".".join(rest)
+    per_member = sub in _PER_MEMBER.get(section, ()) or (
+        section == "conditioner" and len(rest) == 2 and rest[0] == "meter"
+    )
+    if not per_member:
+        takes = ", ".join(f"`{p}`" for p in _PER_MEMBER.get(section, ())) or "a meter's keys"
+        raise scenario_error(
+            via,
+            f"`{template.replace('{i}', str(k))}` is member {k} of the group `{template}` (count {count}), "
+            f"whose `{sub}` is one value for every member (per member: {takes}); set it for the whole "
+            f"group with `{section}.{template}.{sub}=…`, or give the member a [[{section}]] table of its own",
+            key=key,
+        )
+    holder = group["meter"] if rest[0] == "meter" else group
+    leaf = rest[-1]
+    current = holder.get(leaf)
+    values = list(current) if isinstance(current, list) else [current] * count
+    if len(values) != count:
+        raise scenario_error(
+            via, f"`{section}.{template}.{sub}` has {len(values)} values for {count} members", key=key
+        )
+    values[k] = value
+    holder[leaf] = values
 
 
 def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:

@@ -126,18 +126,33 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
     )
 }
 
-/// Parses a bit rate such as `"1.2Mbps"`, `"64kbps"`, `"10Gbps"`, `"500bps"`.
+/// The spellings of a rate's unit, for errors and the schema's reference.
+pub const RATE_UNITS: &str = "bps, b/s, bit/s or bits/s, after an optional prefix k, M, G or T \
+     in either case (250kbps, 1.2Mbit/s, 10gbps)";
+
+/// The factor of a rate unit: an optional decimal prefix (`k`, `M`, `G`, `T`, either case: no
+/// rate is ever given in millibits) and one of `bps`, `b/s`, `bit/s`, `bits/s`. The `b` stays
+/// lower case: `MB/s` and `MBps` are bytes in common use, and are refused rather than misread.
+fn rate_mult(unit: &str) -> Option<f64> {
+    let (mult, rest) = match unit.chars().next()? {
+        'k' | 'K' => (1e3, &unit[1..]),
+        'm' | 'M' => (1e6, &unit[1..]),
+        'g' | 'G' => (1e9, &unit[1..]),
+        't' | 'T' => (1e12, &unit[1..]),
+        _ => (1.0, unit),
+    };
+    matches!(rest, "bps" | "b/s" | "bit/s" | "bits/s").then_some(mult)
+}
+
+/// Parses a bit rate such as `"1.2Mbps"`, `"64kbps"`, `"10Gbit/s"`, `"500bps"`, `"1mbps"`.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
-    let expected = "expected a rate such as \"1.2Mbps\" (units: bps, kbps, Mbps, Gbps)";
+    let expected = format!("expected a rate such as \"1.2Mbps\" (units: {RATE_UNITS})");
     let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?}: {expected}"))?;
     let v = check_value(v, "rate", s)?;
-    let mult = match unit {
-        "bps" | "b/s" => 1.0,
-        "kbps" | "Kbps" | "kb/s" => 1e3,
-        "Mbps" | "Mb/s" => 1e6,
-        "Gbps" | "Gb/s" => 1e9,
-        "" => return Err(format!("{s:?} has no unit: {expected}")),
-        u => return Err(format!("unknown rate unit {u:?} in {s:?}: {expected}")),
+    let mult = match rate_mult(unit) {
+        Some(m) => m,
+        None if unit.is_empty() => return Err(format!("{s:?} has no unit: {expected}")),
+        None => return Err(format!("unknown rate unit {unit:?} in {s:?}: {expected}")),
     };
     at_most(v * mult, MAX_RATE_BPS, "rate", s, "10 Tbps")
 }
@@ -260,7 +275,8 @@ mod tests {
         }
         assert!(parse_duration("104days").is_err());
         assert_eq!(parse_duration("8000000s").unwrap(), 8_000_000 * NS_PER_SEC);
-        assert!(parse_rate("10Tbps").is_err());
+        assert_eq!(parse_rate("10Tbps").unwrap(), MAX_RATE_BPS);
+        assert!(parse_rate("10.001Tbps").unwrap_err().contains("10 Tbps"));
         assert_eq!(parse_rate("10000Gbps").unwrap(), MAX_RATE_BPS);
         assert_eq!(
             parse_limit("4294967296pkts").unwrap(),
@@ -292,6 +308,30 @@ mod tests {
             .unwrap_err()
             .contains("unknown rate unit"));
         assert!(parse_limit("1.5pkts").is_err());
+    }
+
+    #[test]
+    fn one_rate_grammar_with_prefixes_in_either_case() {
+        for (text, bps) in [
+            ("1Mbit/s", 1_000_000),
+            ("1Mb/s", 1_000_000),
+            ("1mbps", 1_000_000),
+            ("1 MBIT/S".to_lowercase().as_str(), 1_000_000),
+            ("2.5Gbits/s", 2_500_000_000),
+            ("64Kbit/s", 64_000),
+            ("500bit/s", 500),
+            ("1Tbps", 1_000_000_000_000),
+        ] {
+            assert_eq!(parse_rate(text), Ok(bps), "{text}");
+        }
+        // Bytes per second are refused, not read as bits; the error lists every spelling.
+        for text in ["1MB/s", "1MBps", "1Mbyte/s", "1Mibps"] {
+            let err = parse_rate(text).unwrap_err();
+            assert!(
+                err.contains("unknown rate unit") && err.contains(RATE_UNITS),
+                "{err}"
+            );
+        }
     }
 
     #[test]

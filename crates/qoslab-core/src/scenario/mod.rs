@@ -160,7 +160,7 @@ impl Scenario {
                 line,
                 column,
                 key,
-                message: e.message().trim().to_string(),
+                message: plain_types(e.message().trim()),
             }
         })?;
         resolve(spec, &base_dir(file)).map_err(|b| {
@@ -263,6 +263,31 @@ fn resolve(spec: ScenarioSpec, base_dir: &std::path::Path) -> Result<Scenario, B
     })
 }
 
+/// serde's message with Rust's type names (`expected u32`) in the words of the scenario format
+/// (`expected a whole number from 0 to 4294967295`), and the value it got named as TOML does.
+fn plain_types(message: &str) -> String {
+    const NAMES: [(&str, &str); 9] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        ("expected u64", "expected a whole number from 0 to 2^63 - 1"),
+        (
+            "expected usize",
+            "expected a whole number from 0 to 2^63 - 1",
+        ),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("floating point", "number"),
+        ("invalid type: string", "invalid type: the string"),
+    ];
+    NAMES.iter().fold(message.to_string(), |m, (rust, plain)| {
+        m.replace(rust, plain)
+    })
+}
+
 /// The measurement window, sampling and headline bottleneck (default: the slowest link).
 fn resolve_measurement(
     m: &MeasurementSpec,
@@ -273,9 +298,14 @@ fn resolve_measurement(
     let start_ns = m.start.map(|d| d.0).unwrap_or(0);
     let end_ns = m.end.map(|d| d.0).unwrap_or(duration);
     if end_ns > duration {
+        let (end, run) = (crate::units::secs(end_ns), crate::units::secs(duration));
         return Err(bad(
             "measurement.end",
-            "the measurement window ends after the run does",
+            format!(
+                "the measurement window ends at {end}s, after the run does ({run}s): \
+                 set measurement.end (and measurement.start) within the duration, \
+                 e.g. measurement.end = \"{run}s\""
+            ),
         ));
     }
     if start_ns >= end_ns {

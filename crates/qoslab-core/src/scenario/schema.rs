@@ -64,7 +64,10 @@ fn value_schema(kind: &ParamKind) -> Value {
         ]),
         ParamKind::Bool => obj(vec![("type", s("boolean"))]),
         ParamKind::Duration => unit(r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min)\s*$", "26ms"),
-        ParamKind::Rate => unit(r"^\s*[0-9.eE+-]+\s*([kKMG]?bps|[kMG]?b/s)\s*$", "1.2Mbps"),
+        ParamKind::Rate => unit(
+            r"^\s*[0-9.eE+-]+\s*[kKmMgGtT]?(bps|b/s|bit/s|bits/s)\s*$",
+            "1.2Mbps",
+        ),
         ParamKind::Bytes => unit(
             r"^\s*[0-9.eE+-]+\s*(B|bytes|[kK]B|MB|GB|KiB|MiB)\s*$",
             "500B",
