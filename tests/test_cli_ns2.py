@@ -36,6 +36,51 @@ def test_export_ns2_script_runs_in_ns2(tmp_path):
     assert sum(f["throughput_bps"] for f in res["flows"]) > 0.9 * 1.2e6
 
 
+def test_export_ns2_short_option_relative_results_and_trace(tmp_path):
+    """`-o` writes the script; its results and the optional trace land beside it whatever the
+    working directory ns-2 runs in, and the script names no absolute path of the exporter's."""
+    ns = require("ns")
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    out = folder / "red.tcl"
+    args = ["--set", "duration=5s", "--set", "measurement.start=1s", "--set", "measurement.end=5s"]
+    p = subprocess.run(
+        [
+            QOSLAB,
+            "export-ns2",
+            str(SCENARIOS / "fdd-red-s1.toml"),
+            "-o",
+            str(out),
+            "--trace",
+            "red.tr",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    script = out.read_text()
+    assert str(tmp_path) not in script and "trace-all" in script
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = subprocess.run([ns, str(out)], capture_output=True, text=True, cwd=elsewhere, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert not list(elsewhere.iterdir())
+    res = json.loads((folder / "red.json").read_text())
+    trace = (folder / "red.tr").read_text().splitlines()
+    # ns-2's trace: one line per event, '+' enqueue, '-' dequeue, 'r' receive, 'd' drop; every
+    # packet the sinks counted was received on the last hop, so the trace holds at least as
+    # many receive events as delivered packets.
+    assert {line[0] for line in trace} >= {"+", "-", "r"}
+    delivered = sum(f.get("rx_packets", 0) for f in res["flows"])
+    assert sum(1 for line in trace if line[0] == "r") >= delivered
+    plain = subprocess.run(
+        [QOSLAB, "export-ns2", str(SCENARIOS / "fdd-red-s1.toml"), *args], capture_output=True, text=True
+    )
+    assert "trace-all" not in plain.stdout and 'set qoslab_trace ""' in plain.stdout
+
+
 def test_export_ns2_refuses_what_ns2_cannot_express(tmp_path):
     path = drr_scenario_file(tmp_path)
     p = subprocess.run([QOSLAB, "export-ns2", str(path)], capture_output=True, text=True)

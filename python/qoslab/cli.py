@@ -851,9 +851,16 @@ def export_ns2(
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Write the Tcl script here (default: stdout).")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the Tcl script here (default: stdout).")
+    ] = None,
+    trace: Annotated[
+        str | None,
+        typer.Option(help="Also write ns-2's per-packet trace (trace-all) to this file, beside the script."),
+    ] = None,
 ) -> None:
-    """Write an ns-2 Tcl script for a scenario that uses only mechanisms ns-2 has."""
+    """Write an ns-2 Tcl script for a scenario that uses only mechanisms ns-2 has. The script
+    writes its results (JSON) and any trace beside itself, wherever it is run from."""
     from qoslab import ns2
     from qoslab.scenario import to_ns2_resolved
 
@@ -863,13 +870,14 @@ def export_ns2(
     reason = ns2.unsupported_reason(resolved)
     if reason:
         _fail(f"{scenario}: ns-2 cannot express this scenario: {reason}")
-    results = str(out.with_suffix(".json")) if out else f"{sc.name}-seed{seed}.json"
-    tcl = ns2.to_tcl(resolved, seed, results)
+    results = out.with_suffix(".json").name if out else f"{sc.name}-seed{seed}.json"
+    tcl = ns2.to_tcl(resolved, seed, results, trace=trace)
     if out is None:
         sys.stdout.write(tcl)
     else:
         out.write_text(tcl)
-        typer.echo(f"wrote {out} (run: ns {out}; it writes {results})", err=True)
+        extra = f" and the trace {trace}" if trace else ""
+        typer.echo(f"wrote {out} (run: ns {out}; it writes {results}{extra} beside it)", err=True)
 
 
 @app.command()
