@@ -20,6 +20,20 @@ def test_reference_page_is_up_to_date():
     )
 
 
+def test_scenario_format_lists_every_kind_the_core_registers():
+    """docs/scenario-format.md's kind tables are generated from the schema; a kind added to a
+    registry (or a description changed) without regenerating them fails here."""
+    page = ROOT / "docs" / "scenario-format.md"
+    text = page.read_text()
+    assert text == schema.page_with_kinds(text), (
+        "docs/scenario-format.md's kinds are stale: regenerate them with `python -c \"from pathlib "
+        "import Path; from qoslab import schema; p = Path('docs/scenario-format.md'); "
+        "p.write_text(schema.page_with_kinds(p.read_text()))\"`"
+    )
+    for kind in ("codel", "fq_codel", "pie", "step", "srtcm", "cubic", "bbr", "trace", "pareto"):
+        assert f"`{kind}`" in text.split(schema.KINDS_BEGIN)[1], kind
+
+
 def test_schema_lists_every_queue_kind_and_its_keys():
     s = schema.json_schema()
     kinds = {q["properties"]["type"]["const"]: q for q in s["$defs"]["queue"]["oneOf"]}

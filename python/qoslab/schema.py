@@ -134,3 +134,54 @@ def reference_markdown() -> str:
         "",
     ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+#: The generated part of docs/scenario-format.md: every kind the core registers, by family.
+KINDS_BEGIN = "<!-- kinds:begin (generated from the core's registries: qoslab.schema.kinds_markdown) -->"
+KINDS_END = "<!-- kinds:end -->"
+
+
+def kinds_markdown() -> str:
+    """A table per family of every kind this build accepts (queues, meters, TCP variants,
+    traffic sources), each with its one-line description, for docs/scenario-format.md."""
+    sch = json_schema()
+    defs, props = sch["$defs"], sch["properties"]
+
+    def table(title: str, rows: list[tuple[str, str]], more: str) -> list[str]:
+        out = [f"**{title}** ({more}):", "", "| kind | what it is |", "|---|---|"]
+        out += [f"| `{name}` | {doc} |" for name, doc in rows]
+        return [*out, ""]
+
+    def one_of(family: str) -> list[tuple[str, str]]:
+        return [(o["properties"]["type"]["const"], o.get("description", "")) for o in defs[family]["oneOf"]]
+
+    variant = props["tcp"]["properties"]["variant"]
+    flow_type = props["flow"]["items"]["properties"]["type"]
+
+    def names(enum: list[str]) -> str:
+        return ", ".join(f"`{v}`" for v in enum)
+
+    lines = [
+        *table(
+            "Queues",
+            one_of("queue"),
+            "`type` of a `queue`, `queue_ab` or `queue_ba` table; "
+            "keys in [the reference](scenario-reference.md#queues)",
+        ),
+        *table(
+            "Meters",
+            one_of("meter"),
+            "`type` of a conditioner's `meter`; keys in [the reference](scenario-reference.md#meters)",
+        ),
+        f"**TCP variants** (`[tcp] variant`): {names(variant['enum'])}. {variant['description']}",
+        "",
+        f"**Traffic sources** (`[[flow]] type`): {names(flow_type['enum'])}. {flow_type['description']} "
+        f"And `[[arrivals]]`: {props['arrivals']['description']}",
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def page_with_kinds(page: str) -> str:
+    """``page`` with its generated kinds block replaced by :func:`kinds_markdown`'s."""
+    head, rest = page.split(KINDS_BEGIN, 1)
+    return f"{head}{KINDS_BEGIN}\n{kinds_markdown()}{KINDS_END}{rest.split(KINDS_END, 1)[1]}"
