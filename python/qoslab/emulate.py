@@ -106,12 +106,12 @@ def scenario_cc(sc: Scenario, *, mixed: bool = False) -> str:
     """The kernel congestion control for the scenario's TCP senders: their ``tcp.variant``
     (one for all of them unless ``mixed``; then the first flow's, the hosts' default, while
     each source still sets its own: :func:`flow_ccs`)."""
-    ccs = [c for c in flow_ccs(sc) if c]
     variants = {f["tcp"]["variant"] for f in sc.resolved["flows"] if f.get("tcp")}
     if len(variants) > 1 and not mixed:
         raise EmulationError(
             f"tcp.variant: the emulated hosts run one congestion control; the flows use {sorted(variants)}"
         )
+    ccs = [c for c in flow_ccs(sc) if c]
     return ccs[0] if ccs else "reno"
 
 
