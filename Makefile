@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs test test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
+.PHONY: venv build demo docs validate-linux test test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -144,6 +144,14 @@ reproduce: build ns2 ns3
 	$(VENV)/bin/pytest -q -m slow
 	$(VENV)/bin/qoslab reproduce all
 	for s in sack cubic bbr; do $(VENV)/bin/qoslab reproduce all --sender $$s || exit 1; done
+
+# The simulated senders against the Linux kernel on the committed grid (docs/validation/linux.md).
+# Kernel side (root, emulation; ~40 min): `make validate-linux`. The simulated side alone, reusing
+# the committed kernel results (no root): `make validate-linux SIM_ONLY=1 FLAVOUR=linux`.
+FLAVOUR ?= ns2
+validate-linux: build
+	$(if $(SIM_ONLY),,$(MAKE) emu-deps)
+	$(PY) -m qoslab.validate_linux --out docs/validation/linux --flavour $(FLAVOUR) $(if $(SIM_ONLY),--sim-only) $(VALIDATE_ARGS)
 
 fmt:
 	cargo fmt --all

@@ -73,23 +73,22 @@ def _allow_cc(cc: str, say: Any) -> None:
     say(f"allowed the {cc} congestion control in namespaces (net.ipv4.tcp_allowed_congestion_control)")
 
 
-def scenario_cc(sc: Scenario) -> str:
-    """The kernel congestion control for the scenario's TCP senders: their ``tcp.variant``
-    (one for all of them; the link daemon's hosts share one sysctl)."""
-    variants = {f["tcp"]["variant"] for f in sc.resolved["flows"] if f.get("tcp")}
-    if len(variants) > 1:
-        raise EmulationError(
-            f"tcp.variant: the emulated hosts run one congestion control; the flows use {sorted(variants)}"
-        )
-    v = variants.pop() if variants else "reno"
-    if v not in KERNEL_CC:
-        raise EmulationError(
-            f"tcp.variant: {v!r} is not emulated (the kernel side runs {', '.join(sorted(KERNEL_CC))})"
-        )
+def flow_ccs(sc: Scenario) -> list[str]:
+    """The kernel congestion control of each flow's sender (its ``tcp.variant``; ``""`` for a
+    UDP flow). Flows may differ (each source sets ``TCP_CONGESTION`` on its socket); SACK is a
+    host sysctl, so it must be the same for all."""
+    out: list[str] = []
     tcps = [f["tcp"] for f in sc.resolved["flows"] if f.get("tcp")]
-    if len({t["sack"] for t in tcps}) > 1:
-        raise EmulationError("tcp.sack: the emulated hosts run SACK for all flows or for none")
-    for t in tcps:
+    for f in sc.resolved["flows"]:
+        t = f.get("tcp")
+        if not t:
+            out.append("")
+            continue
+        v = t["variant"]
+        if v not in KERNEL_CC:
+            raise EmulationError(
+                f"tcp.variant: {v!r} is not emulated (the kernel side runs {', '.join(sorted(KERNEL_CC))})"
+            )
         # Linux paces a TCP socket itself only when its congestion control asks (BBR); other
         # senders would run unpaced.
         if t["pacing"] and KERNEL_CC[v] != "bbr":
@@ -97,7 +96,23 @@ def scenario_cc(sc: Scenario) -> str:
                 f"tcp.pacing: the kernel does not pace {v} senders without the fq qdisc; "
                 "pacing is emulated with bbr only"
             )
-    return KERNEL_CC[v]
+        out.append(KERNEL_CC[v])
+    if len({t["sack"] for t in tcps}) > 1:
+        raise EmulationError("tcp.sack: the emulated hosts run SACK for all flows or for none")
+    return out
+
+
+def scenario_cc(sc: Scenario, *, mixed: bool = False) -> str:
+    """The kernel congestion control for the scenario's TCP senders: their ``tcp.variant``
+    (one for all of them unless ``mixed``; then the first flow's, the hosts' default, while
+    each source still sets its own: :func:`flow_ccs`)."""
+    variants = {f["tcp"]["variant"] for f in sc.resolved["flows"] if f.get("tcp")}
+    if len(variants) > 1 and not mixed:
+        raise EmulationError(
+            f"tcp.variant: the emulated hosts run one congestion control; the flows use {sorted(variants)}"
+        )
+    ccs = [c for c in flow_ccs(sc) if c]
+    return ccs[0] if ccs else "reno"
 
 
 #: How long the sinks (one Python process per flow) may take to listen on a loaded machine.
@@ -382,6 +397,10 @@ class EmuResult:
     #: slip]`` (s). TCP: the kernel's ``tcp_info`` at the end and its host's TcpExt counters'
     #: change over the run.
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What a sending host's kernel was set to, read back from it before the traffic started
+    #: (:func:`_read_host_settings`): kernel release, TCP sysctls, the veth's offloads, qdiscs
+    #: and routes.
+    host_settings: dict[str, Any] = field(default_factory=dict)
 
     def late_sources(self) -> pd.DataFrame:
         """UDP flows whose source sent a packet more than 1 ms after its scheduled time."""
@@ -414,6 +433,7 @@ class EmuResult:
             "lateness": self.lateness().to_dict(orient="records"),
             "wall_time_s": self.wall_time_s,
             "run_prefix": self.prefix,
+            "host_settings": self.host_settings,
         }
 
     def write(self, out: str | Path) -> Path:
@@ -524,6 +544,8 @@ def run(
 
     ``cc``: congestion control of every TCP sender (reno, cubic or bbr); by default the one
     the scenario's ``tcp.variant`` names (:func:`scenario_cc`), and it must agree with it.
+    Without ``cc`` the flows may name different variants: each source then runs its own
+    (:func:`flow_ccs`).
     ``kernel_links``:
     links whose directions the kernel serialises instead of the daemon (htb at the link
     rate + pfifo of the queue's packet limit on the sender's veth; the daemon then adds the
@@ -533,7 +555,7 @@ def run(
     """
     if cc is not None and cc not in CONGESTION_CONTROLS:
         raise EmulationError(f"cc: expected one of {', '.join(CONGESTION_CONTROLS)}, got {cc!r}")
-    want = scenario_cc(scenario)
+    want = scenario_cc(scenario, mixed=cc is None)
     if cc is not None and cc != want:
         raise EmulationError(
             f"cc: {cc!r} differs from the scenario's tcp.variant (emulated as {want!r}); set "
@@ -599,7 +621,9 @@ def _run(
     nodes: list[str] = r["nodes"]
     links: list[dict[str, Any]] = r["links"]
     flows: list[dict[str, Any]] = r["flows"]
-    _allow_cc(cc, say)
+    flow_cc = [c or cc for c in flow_ccs(sc)]
+    for c in sorted(set(flow_cc)):
+        _allow_cc(c, say)
     scen_file = work / "scenario.toml"
     scen_file.write_text(sc.text)
     plan = json.loads(_sh([str(linkd_path()), "plan", str(scen_file), str(seed)]))
@@ -671,6 +695,16 @@ def _run(
         if here in hosts and tcp_any:
             iw = ["initcwnd", str(tcp_any.get("initial_window_pkts", 2))]
         _sh(["ip", "-n", ns[here], "route", "replace", f"{_addr_node(dest)}/32", "via", via, "dev", dev, *iw])
+    first_src = node_idx[flows[0]["src"]] if flows else 0
+    host_dev = next(
+        (
+            f"l{li}{'a' if node_idx[lk['a']] == first_src else 'b'}"
+            for li, lk in enumerate(links)
+            if first_src in (node_idx[lk["a"]], node_idx[lk["b"]])
+        ),
+        "lo",
+    )
+    settings = _read_host_settings(ns[first_src], host_dev, nodes[first_src])
     # NFQUEUE rules (and kernel serialisation for the calibration's reference links)
     kernel_dirs = {sc.link_direction_index(k, d) for k in kernel_links for d in ("ab", "ba")}
     incoming: dict[int, list[dict[str, Any]]] = {i: [] for i in range(len(nodes))}
@@ -844,7 +878,7 @@ def _run(
                 "source",
                 fi,
                 s,
-                ["tcp-source", *common, "--mss", str(f["packet_size_bytes"] - 40), "--cc", cc],
+                ["tcp-source", *common, "--mss", str(f["packet_size_bytes"] - 40), "--cc", flow_cc[fi]],
             )
         else:
             spawn(
@@ -935,9 +969,68 @@ def _run(
         at = res.links["direction_index"] == di
         res.links.loc[at, "overflow_drops"] = ks["overflow_drops"]
         res.links.loc[at, "kernel_sent_packets"] = ks["departures"]
+    res.host_settings = settings
     if out is not None:
         res.write(out)
     return res
+
+
+#: The sysctls :func:`_read_host_settings` reads back (the run sets the first six).
+HOST_SYSCTLS = (
+    "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_sack",
+    "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_ecn",
+    "net.ipv4.tcp_no_metrics_save",
+    "net.ipv4.conf.all.rp_filter",
+    "net.ipv4.tcp_dsack",
+    "net.ipv4.tcp_recovery",
+    "net.ipv4.tcp_early_retrans",
+    "net.ipv4.tcp_frto",
+    "net.ipv4.tcp_window_scaling",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_autocorking",
+    "net.ipv4.tcp_slow_start_after_idle",
+    "net.ipv4.tcp_pacing_ss_ratio",
+    "net.ipv4.tcp_pacing_ca_ratio",
+    "net.ipv4.tcp_min_tso_segs",
+    "net.ipv4.tcp_limit_output_bytes",
+    "net.ipv4.tcp_reordering",
+    "net.ipv4.tcp_retries2",
+    "net.core.default_qdisc",
+)
+#: The offloads read back from a host's veth (``ethtool -k``).
+OFFLOADS = ("tcp-segmentation-offload", "generic-segmentation-offload", "generic-receive-offload")
+
+
+def _read_host_settings(ns_name: str, dev: str, node: str) -> dict[str, Any]:
+    """A sending host's kernel settings as the kernel reports them (not as the run asked):
+    ``uname -r``, :data:`HOST_SYSCTLS`, the :data:`OFFLOADS` of its veth, its qdiscs and
+    routes (``initcwnd``). A sysctl this kernel lacks is recorded as ``None``."""
+    sysctls: dict[str, str | None] = {}
+    for k in HOST_SYSCTLS:
+        r = subprocess.run(
+            ["ip", "netns", "exec", ns_name, "sysctl", "-n", k], capture_output=True, text=True
+        )
+        if r.returncode != 0:  # a host-wide one (net.core.default_qdisc): the root namespace's
+            r = subprocess.run(["sysctl", "-n", k], capture_output=True, text=True)
+        sysctls[k] = " ".join(r.stdout.split()) if r.returncode == 0 else None
+    eth = _sh(["ip", "netns", "exec", ns_name, "ethtool", "-k", dev])
+    offloads = {}
+    for line in eth.splitlines():
+        key, _, val = line.strip().partition(":")
+        if key in OFFLOADS:
+            offloads[key] = val.strip()
+    return {
+        "kernel": os.uname().release,
+        "host": node,
+        "device": dev,
+        "sysctl": sysctls,
+        "offloads": offloads,
+        "qdiscs": _sh(["ip", "netns", "exec", ns_name, "tc", "qdisc", "show"]).strip().splitlines(),
+        "routes": _sh(["ip", "-n", ns_name, "route", "show"]).strip().splitlines(),
+    }
 
 
 def _int_or_nan(x: Any) -> float:

@@ -1,0 +1,355 @@
+"""Validation of the simulated TCP senders against the real Linux kernel (issue 54, item 3).
+
+A committed grid of dumbbells (BBR against CUBIC, CUBIC against Reno, five CUBIC flows with
+mixed RTTs, single CUBIC and BBR flows), each point run
+
+- by the kernel: :func:`qoslab.emulate.run` (real namespaces and kernel TCP; the bottleneck's
+  pfifo is the project's DropTail in the link daemon), ``reps`` repetitions, a run whose link
+  daemons show a stalled host repeated (:data:`STALL_MAX_US`, :data:`STALL_P99_US`);
+- by the simulator: the same scenario, ``seeds`` seeds, with the chosen transport
+  ``flavour`` (``ns2``: today's senders; ``linux``: ``tcp.flavour = "linux"``).
+
+The kernel side needs root; its raw results are written to ``kernel.json`` and can be reused
+(``--sim-only --kernel-results FILE``) to regenerate the simulated side without root.
+The comparison, figures and table are :mod:`qoslab.validate_linux_report`.
+
+    sudo .venv/bin/python -m qoslab.validate_linux --out docs/validation/linux
+    .venv/bin/python -m qoslab.validate_linux --sim-only --flavour linux
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qoslab.scenario import Scenario
+from qoslab.simulate import jain_index
+from qoslab.simulate import run as simulate
+
+#: Bytes on the wire of a full segment (MSS 1460: no timestamps, 40 bytes of headers).
+PACKET_BYTES = 1500
+#: Run length and measurement window (s): the first 10 s (slow start, BBR's start-up) are out.
+DURATION_S = 30.0
+WINDOW_S = (10.0, 30.0)
+#: Access links: fast enough never to queue, their delay sets each flow's RTT.
+ACCESS_BPS = 100e6
+#: A run is taken as disturbed by the host (a stalled daemon, not the model) and repeated when
+#: a link daemon released a packet more than this late (µs) ...
+STALL_MAX_US = 50_000.0
+#: ... or when 1 % of a daemon's releases were later than this (µs).
+STALL_P99_US = 1_000.0
+#: Attempts per repetition before a disturbed run is kept (and flagged).
+MAX_ATTEMPTS = 3
+FLAVOURS = ("ns2", "linux")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point: flows of ``variants`` with base RTTs ``rtts_ms`` through one pfifo
+    (DropTail) bottleneck of ``rate_mbps`` whose buffer is ``buffer_bdp`` bandwidth-delay
+    products (of the mean base RTT), in packets of :data:`PACKET_BYTES`."""
+
+    name: str
+    family: str
+    variants: tuple[str, ...]
+    rtts_ms: tuple[float, ...]
+    rate_mbps: float
+    buffer_bdp: float
+
+    @property
+    def bdp_pkts(self) -> float:
+        return self.rate_mbps * 1e6 * float(np.mean(self.rtts_ms)) / 1e3 / 8 / PACKET_BYTES
+
+    @property
+    def limit_pkts(self) -> int:
+        return max(2, int(round(self.buffer_bdp * self.bdp_pkts)))
+
+
+def _grid() -> list[Point]:
+    g: list[Point] = []
+    for b in (0.5, 1.0, 2.0, 4.0):
+        g.append(Point(f"bbr-cubic-{b:g}bdp", "bbr-cubic", ("bbr", "cubic"), (40.0, 40.0), 10.0, b))
+    for b in (1.0, 2.4):
+        g.append(Point(f"cubic-reno-{b:g}bdp", "cubic-reno", ("cubic", "reno"), (50.0, 50.0), 10.0, b))
+    g.append(Point("cubic5-1bdp", "cubic5", ("cubic",) * 5, (20.0, 40.0, 60.0, 80.0, 100.0), 20.0, 1.0))
+    for v in ("cubic", "bbr"):
+        for b in (1.0, 2.4, 4.0):
+            g.append(Point(f"{v}-alone-{b:g}bdp", f"{v}-alone", (v,), (40.0,), 10.0, b))
+    return g
+
+
+#: The committed grid (issue 54). DCTCP is absent: see :data:`DCTCP_NOTE`.
+GRID: tuple[Point, ...] = tuple(_grid())
+DCTCP_NOTE = (
+    "DCTCP with a step marker is not in the grid: this host's kernel has no tcp_dctcp "
+    "(CONFIG_TCP_CONG_DCTCP is not set, no loadable modules), and the emulation refuses "
+    "tcp.variant = dctcp"
+)
+
+
+#: The simulator's ``tcp.variant`` for a kernel congestion control, per flavour: ns-2's
+#: ``reno`` agent has no SACK, and Linux's ``reno`` is NewReno with SACK (``variant = "sack"``
+#: among today's senders). The kernel side runs the ``ns2`` names (emulate.KERNEL_CC maps them
+#: back).
+SIM_VARIANT: dict[str, dict[str, str]] = {"ns2": {"reno": "sack"}, "linux": {"reno": "sack"}}
+
+
+def scenario(p: Point, flavour: str = "ns2") -> Scenario:
+    """The point's scenario as both sides run it: SACK on (as Linux by default), no
+    timestamps (emulation turns them off: a segment is exactly :data:`PACKET_BYTES`), IW 10,
+    an advertised-window cap far above any window reached."""
+    bott_delay = min(p.rtts_ms) / 2 - 1.0
+    access = [r / 2 - bott_delay for r in p.rtts_ms]
+    n = len(p.variants)
+    lines = [
+        f'name = "validate-linux-{p.name}"',
+        f'description = "validate-linux grid point {p.name}"',
+        f'duration = "{DURATION_S:g}s"',
+        "[tcp]",
+        f'packet_size = "{PACKET_BYTES}B"',
+        "window = 10000",
+        "initial_window = 10",
+        'variant = "cubic"',
+        "sack = true",
+        "[measurement]",
+        f'start = "{WINDOW_S[0]:g}s"',
+        f'end = "{WINDOW_S[1]:g}s"',
+        'bottleneck = "bottleneck"',
+        "[[node]]",
+        'name = "h{i}"',
+        f"count = {n}",
+        "[[node]]",
+        'name = "r1"',
+        "[[node]]",
+        'name = "r2"',
+        "[[link]]",
+        'name = "access{i}"',
+        f"count = {n}",
+        'a = "h{i}"',
+        'b = "r1"',
+        f'bandwidth = "{ACCESS_BPS / 1e6:g}Mbps"',
+        "delay = [" + ", ".join(f'"{d:g}ms"' for d in access) + "]",
+        'queue = { type = "droptail", limit = "1000pkts" }',
+        "[[link]]",
+        'name = "bottleneck"',
+        'a = "r1"',
+        'b = "r2"',
+        f'bandwidth = "{p.rate_mbps:g}Mbps"',
+        f'delay = "{bott_delay:g}ms"',
+        f'queue_ab = {{ type = "droptail", limit = "{p.limit_pkts}pkts" }}',
+        'queue_ba = { type = "droptail", limit = "1000pkts" }',
+    ]
+    for i, v in enumerate(p.variants):
+        lines += [
+            "[[flow]]",
+            f'name = "{v}{i}"',
+            f'src = "h{i}"',
+            'dst = "r2"',
+            'start = "uniform(0s, 0.5s)"',
+            f'tcp = {{ variant = "{SIM_VARIANT[flavour].get(v, v)}" }}',
+        ]
+    return Scenario("\n".join(lines) + "\n", f"<validate-linux {p.name}>")
+
+
+def sim_overrides(flavour: str) -> list[str]:
+    """The simulated side's settings beyond the shared scenario. ``ns2``: today's senders,
+    with delayed ACKs every second segment or 40 ms as Linux's receiver; ``linux``: the
+    flavour's own receiver (``tcp.flavour = "linux"``)."""
+    if flavour == "ns2":
+        return ["tcp.delayed_ack=true", "tcp.delack_interval=40ms"]
+    if flavour == "linux":
+        return ['tcp.flavour="linux"']
+    raise ValueError(f"flavour: expected one of {', '.join(FLAVOURS)}, got {flavour!r}")
+
+
+def _bottleneck(links: Any) -> Any:
+    return links[(links["link_name"] == "bottleneck") & (links["direction"] == "ab")].iloc[0]
+
+
+def _qdelay_ms(links: Any) -> float:
+    b = _bottleneck(links)
+    n = float(b["window_admitted"])
+    return float(b["window_wait_ns"]) / n / 1e6 if n else float("nan")
+
+
+def _record(p: Point, flows: Any, links_run: Any, *, kernel: bool) -> dict[str, Any]:
+    thr = flows["throughput_bps"].to_numpy(dtype=float)
+    tot = float(thr.sum())
+    rows = []
+    for i, f in enumerate(flows.to_dict(orient="records")):
+        rows.append(
+            {
+                "name": f["name"],
+                "variant": p.variants[i],
+                "rtt_ms": p.rtts_ms[i],
+                "throughput_bps": float(f["throughput_bps"]),
+                "share": float(f["throughput_bps"]) / tot if tot else float("nan"),
+                "retransmits": float(f["kernel_total_retrans"] if kernel else f["retransmitted_packets"]),
+                "timeouts": float(f["kernel_host_timeouts"] if kernel else f["timeouts"]),
+                "dropped": float(f["dropped_packets"]),
+                **({"reordering": float(f["kernel_reordering"])} if kernel else {}),
+            }
+        )
+    b = _bottleneck(links_run)
+    return {
+        "flows": rows,
+        "jain": jain_index(thr),
+        "utilization": tot / (p.rate_mbps * 1e6),
+        # over the whole run on both sides: the daemon counts every packet it admits
+        "qdelay_ms": _qdelay_ms(links_run),
+        "bottleneck_drops": float(b["overflow_drops"]),
+    }
+
+
+def run_kernel_point(p: Point, reps: int, say: Callable[[str], None]) -> dict[str, Any]:
+    """``reps`` kept emulated runs of ``p`` (seeds 1..reps) and every discarded one."""
+    from qoslab import emulate
+
+    sc = scenario(p)
+    runs: list[dict[str, Any]] = []
+    settings: dict[str, Any] = {}
+    for seed in range(1, reps + 1):
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            t0 = time.time()
+            try:
+                res = emulate.run(sc, seed)
+            except (emulate.EmulationError, OSError) as e:
+                # e.g. another user's `qoslab emulate --cleanup --force` tearing this run down
+                say(f"  kernel {p.name} seed {seed} attempt {attempt}: failed: {e}")
+                runs.append({"seed": seed, "attempt": attempt, "kept": False, "error": str(e)})
+                continue
+            late = res.lateness()
+            lat = {
+                "max_us": float(late["max_us"].max()),
+                "p99_us": float(late["p99_us"].max()),
+                "mean_us": float(late["mean_us"].max()),
+            }
+            stalled = lat["max_us"] > STALL_MAX_US or lat["p99_us"] > STALL_P99_US
+            keep = not stalled or attempt == MAX_ATTEMPTS
+            rec = {
+                "seed": seed,
+                "attempt": attempt,
+                "kept": keep,
+                "stalled": stalled,
+                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
+                "lateness": lat,
+                **_record(p, res.flows, res.links, kernel=True),
+            }
+            settings = settings or res.host_settings
+            runs.append(rec)
+            shares = [round(f["share"], 3) for f in rec["flows"]]
+            say(
+                f"  kernel {p.name} seed {seed} attempt {attempt}: shares {shares} jain {rec['jain']:.3f} "
+                f"qdelay {rec['qdelay_ms']:.1f} ms retrans {[f['retransmits'] for f in rec['flows']]} "
+                f"timeouts {[f['timeouts'] for f in rec['flows']]} lateness max {lat['max_us']:.0f} "
+                f"p99 {lat['p99_us']:.0f} us{' STALLED' if stalled else ''}"
+            )
+            if keep:
+                break
+    return {"point": asdict(p), "scenario": sc.text, "host_settings": settings, "runs": runs}
+
+
+def run_sim_point(p: Point, seeds: int, flavour: str) -> dict[str, Any]:
+    """The simulated runs of ``p`` (seeds 1..seeds). The queue delay comes from a second run
+    of the same seed measured over the whole run, as the link daemon counts it."""
+    sc = scenario(p, flavour).with_overrides(sim_overrides(flavour))
+    whole = sc.with_overrides(['measurement.start="0s"'])
+    runs = []
+    for seed in range(1, seeds + 1):
+        r = simulate(sc, seed)
+        w = simulate(whole, seed)
+        rec = {"seed": seed, **_record(p, r.flows, w.links, kernel=False)}
+        # retransmissions and timeouts are whole-run counts on both sides too
+        runs.append(rec)
+    return {"point": asdict(p), "flavour": flavour, "overrides": sim_overrides(flavour), "runs": runs}
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="python -m qoslab.validate_linux",
+        description="The simulated senders against the Linux kernel (docs/validation/linux.md).",
+    )
+    ap.add_argument(
+        "--out", default="docs/validation/linux", help="directory of the results (default %(default)s)"
+    )
+    ap.add_argument("--flavour", default="ns2", choices=FLAVOURS, help="simulated transport flavour")
+    ap.add_argument("--reps", type=int, default=3, help="kernel repetitions per point (>= 3 for a verdict)")
+    ap.add_argument("--seeds", type=int, default=5, help="simulated seeds per point")
+    ap.add_argument("--points", default="", help="comma-separated point names (default: the whole grid)")
+    ap.add_argument(
+        "--resume", action="store_true", help="keep the kernel points OUT/kernel.json already holds"
+    )
+    ap.add_argument("--sim-only", action="store_true", help="reuse the kernel results instead of emulating")
+    ap.add_argument("--kernel-results", default="", help="kernel results to reuse (default OUT/kernel.json)")
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from qoslab import validate_linux_report as report
+
+    a = _parse(argv)
+    out = Path(a.out)
+    names = [s for s in a.points.split(",") if s]
+    byname = {p.name: p for p in GRID}
+    bad = [s for s in names if s not in byname]
+    if bad:
+        print(f"error: --points: no grid point {bad[0]!r} (points: {', '.join(byname)})", file=sys.stderr)
+        return 2
+    if a.reps < 1 or a.seeds < 1:
+        print("error: --reps and --seeds must be at least 1", file=sys.stderr)
+        return 2
+    points = [byname[s] for s in names] if names else list(GRID)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def say(s: str) -> None:
+        print(s, flush=True)
+
+    kpath = Path(a.kernel_results) if a.kernel_results else out / "kernel.json"
+    if a.sim_only:
+        if not kpath.is_file():
+            print(
+                f"error: --kernel-results: {kpath} not found (run without --sim-only as root first)",
+                file=sys.stderr,
+            )
+            return 2
+        kernel = json.loads(kpath.read_text())
+    else:
+        from qoslab import emulate
+
+        ok, why = emulate.availability()
+        if not ok:
+            print(f"error: the kernel side needs emulation: {why}", file=sys.stderr)
+            return 2
+        kernel = json.loads(kpath.read_text()) if kpath.is_file() else {"points": {}}
+        for p in points:
+            if a.resume and p.name in kernel["points"]:
+                continue
+            say(f"kernel: {p.name} ({p.limit_pkts} packets = {p.buffer_bdp:g} BDP)")
+            try:
+                kernel["points"][p.name] = run_kernel_point(p, a.reps, say)
+            except emulate.EmulationError as e:
+                print(f"error: {p.name}: {e}", file=sys.stderr)
+                return 1
+            kernel["dctcp"] = DCTCP_NOTE
+            kpath.write_text(json.dumps(kernel, indent=1) + "\n")  # after every point
+    sims = {}
+    for p in points:
+        if p.name not in kernel["points"]:
+            say(f"sim: {p.name}: no kernel results, skipped")
+            continue
+        say(f"sim ({a.flavour}): {p.name}")
+        sims[p.name] = run_sim_point(p, a.seeds, a.flavour)
+    report.write(out, kernel, sims, a.flavour, say)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

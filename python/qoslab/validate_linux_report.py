@@ -1,0 +1,289 @@
+"""The comparison of :mod:`qoslab.validate_linux`'s simulated runs with the kernel's: per grid
+point the kernel's mean and spread over its kept repetitions, the simulated mean over seeds,
+a verdict per target, a JSON, a markdown table and a figure per family.
+
+A target holds when the simulated mean lies within the target's tolerance of the kernel's
+mean, or within two of the kernel's standard deviations of it when its repetitions spread
+wider than the tolerance (a difference the kernel's own run-to-run spread cannot tell from
+none). Tolerances (issue 54): each flow's share within 10 % of the kernel's, Jain's index
+within 0.03, the bottleneck's mean queueing delay within 15 %, the retransmissions (all flows,
+whole run) within 25 %.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Relative tolerances of the targets (share: of each flow's share).
+SHARE_TOL = 0.10
+JAIN_TOL = 0.03
+QDELAY_TOL = 0.15
+RETRANS_TOL = 0.25
+#: Kept kernel repetitions a verdict needs.
+MIN_REPS = 3
+
+
+def _ms(x: list[float]) -> tuple[float, float]:
+    a = np.asarray(x, dtype=float)
+    return float(a.mean()), float(a.std(ddof=1)) if len(a) > 1 else 0.0
+
+
+def holds(sim: float, kmean: float, ksd: float, tol: float) -> bool:
+    """``sim`` within ``tol`` (absolute) of ``kmean``, or within 2 ``ksd`` of it."""
+    return bool(abs(sim - kmean) <= max(tol, 2 * ksd) + 1e-12)
+
+
+def _judge(s: dict[str, Any], k: dict[str, Any], key: str, tol: float, *, relative: bool) -> bool:
+    km, ksd = k[key]
+    return holds(s[key][0], km, ksd, tol * km if relative else tol)
+
+
+def _stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    n_flows = len(runs[0]["flows"])
+    per_min = [
+        float(sum(f["timeouts"] for f in r["flows"])) for r in runs
+    ]  # whole-run counts; the run length is the same on both sides
+    return {
+        "n": len(runs),
+        "share": [_ms([r["flows"][i]["share"] for r in runs]) for i in range(n_flows)],
+        "share_runs": [[r["flows"][i]["share"] for r in runs] for i in range(n_flows)],
+        "jain": _ms([r["jain"] for r in runs]),
+        "qdelay_ms": _ms([r["qdelay_ms"] for r in runs]),
+        "utilization": _ms([r["utilization"] for r in runs]),
+        "retransmits": _ms([sum(f["retransmits"] for f in r["flows"]) for r in runs]),
+        "retransmits_flow": [_ms([r["flows"][i]["retransmits"] for r in runs]) for i in range(n_flows)],
+        "timeouts": _ms(per_min),
+        "timeouts_flow": [_ms([r["flows"][i]["timeouts"] for r in runs]) for i in range(n_flows)],
+        "drops": _ms([r["bottleneck_drops"] for r in runs]),
+    }
+
+
+def compare(kpoint: dict[str, Any], spoint: dict[str, Any]) -> dict[str, Any]:
+    """One point's kernel and simulated statistics and its verdicts (``None``: not judged)."""
+    kept = [r for r in kpoint["runs"] if r["kept"]]
+    k, s = _stats(kept), _stats(spoint["runs"])
+    lat = [r["lateness"] for r in kept]
+    enough = len(kept) >= MIN_REPS
+    multi = len(k["share"]) > 1
+    verdict: dict[str, bool | None] = {"share": None, "jain": None, "qdelay": None, "retransmits": None}
+    if enough:
+        if multi:
+            verdict["share"] = all(
+                holds(sm, km, ksd, SHARE_TOL * km)
+                for (km, ksd), (sm, _) in zip(k["share"], s["share"], strict=True)
+            )
+            verdict["jain"] = _judge(s, k, "jain", JAIN_TOL, relative=False)
+        verdict["qdelay"] = _judge(s, k, "qdelay_ms", QDELAY_TOL, relative=True)
+        verdict["retransmits"] = _judge(s, k, "retransmits", RETRANS_TOL, relative=True)
+    return {
+        "point": kpoint["point"],
+        "kernel": k,
+        "sim": s,
+        "verdict": verdict,
+        "kernel_discarded": len(kpoint["runs"]) - len(kept),
+        "kernel_stalled_kept": sum(1 for r in kept if r["stalled"]),
+        "lateness_max_us": max((x["max_us"] for x in lat), default=float("nan")),
+        "lateness_p99_us": max((x["p99_us"] for x in lat), default=float("nan")),
+    }
+
+
+def _pm(x: tuple[float, float], fmt: str = ".3f") -> str:
+    return f"{x[0]:{fmt}} ± {x[1]:{fmt}}"
+
+
+def _v(b: bool | None) -> str:
+    return "—" if b is None else ("holds" if b else "**fails**")
+
+
+def table(rows: list[dict[str, Any]], flavour: str) -> str:
+    """The markdown table of every point (kernel mean ± sd over its kept runs, simulated mean
+    ± sd over seeds)."""
+    out = [
+        f"| point | shares kernel | shares sim ({flavour}) | Jain kernel / sim | queue delay ms kernel / sim "
+        "| retransmits kernel / sim | timeouts kernel / sim | verdicts share / Jain / delay / retr. |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for c in rows:
+        k, s, v = c["kernel"], c["sim"], c["verdict"]
+        ks = " / ".join(_pm(x) for x in k["share"])
+        ss = " / ".join(_pm(x) for x in s["share"])
+        out.append(
+            f"| {c['point']['name']} | {ks} | {ss} | {_pm(k['jain'])} / {_pm(s['jain'])} "
+            f"| {_pm(k['qdelay_ms'], '.1f')} / {_pm(s['qdelay_ms'], '.1f')} "
+            f"| {_pm(k['retransmits'], '.0f')} / {_pm(s['retransmits'], '.0f')} "
+            f"| {_pm(k['timeouts'], '.1f')} / {_pm(s['timeouts'], '.1f')} "
+            f"| {_v(v['share'])} / {_v(v['jain'])} / {_v(v['qdelay'])} / {_v(v['retransmits'])} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def _errbar(ax: Any, x: list[float], ms: list[tuple[float, float]], dx: float, **kw: Any) -> None:
+    xs = [a + dx for a in x]
+    ax.errorbar(
+        xs,
+        [m for m, _ in ms],
+        yerr=[2 * sd for _, sd in ms],
+        capsize=3,
+        marker="o",
+        ms=4,
+        linestyle="-",
+        **kw,
+    )
+
+
+def _buffer_axis(ax: Any, bufs: list[float]) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(bufs)
+    ax.set_xticklabels([f"{b:g}" for b in bufs])
+    ax.minorticks_off()
+    ax.set_xlim(min(bufs) * 0.8, max(bufs) * 1.25)
+    ax.set_xlabel("buffer (BDP)")
+
+
+def figure(family: str, rows: list[dict[str, Any]], flavour: str, path: Path) -> None:
+    """Share (of the first flow, or of every flow for the mixed-RTT point) and queue delay
+    against the buffer; kernel runs as dots, means with ± 2 sd bars."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.0, 3.2), dpi=90)
+    a1, a2 = fig.subplots(1, 2)
+    first = rows[0]
+    multi = len(first["kernel"]["share"]) > 1
+    if family == "cubic5":
+        c = first
+        rtts = c["point"]["rtts_ms"]
+        for i, r in enumerate(rtts):
+            a1.scatter(
+                [r - 2] * len(c["kernel"]["share_runs"][i]),
+                c["kernel"]["share_runs"][i],
+                s=10,
+                color="C0",
+                alpha=0.5,
+            )
+        _errbar(a1, rtts, c["kernel"]["share"], -2, color="C0", label="kernel (mean ± 2 sd)")
+        _errbar(a1, rtts, c["sim"]["share"], 2, color="C3", label=f"simulated, {flavour}")
+        a1.axhline(0.2, color="grey", lw=0.5)
+        a1.set_xlabel("base RTT (ms)")
+        a1.set_ylabel("share of the bottleneck")
+        _errbar(a2, rtts, c["kernel"]["retransmits_flow"], -2, color="C0", label="kernel")
+        _errbar(a2, rtts, c["sim"]["retransmits_flow"], 2, color="C3", label="simulated")
+        a2.set_xlabel("base RTT (ms)")
+        a2.set_ylabel("retransmitted segments (run)")
+    else:
+        bufs = [c["point"]["buffer_bdp"] for c in rows]
+        if multi:
+            lead = first["point"]["variants"][0]
+            for c, b in zip(rows, bufs, strict=True):
+                ys = c["kernel"]["share_runs"][0]
+                a1.scatter([b * 0.96] * len(ys), ys, s=10, color="C0", alpha=0.5)
+            _errbar(
+                a1, bufs, [c["kernel"]["share"][0] for c in rows], 0, color="C0", label="kernel (mean ± 2 sd)"
+            )
+            _errbar(
+                a1,
+                [b * 1.04 for b in bufs],
+                [c["sim"]["share"][0] for c in rows],
+                0,
+                color="C3",
+                label=f"simulated, {flavour}",
+            )
+            a1.set_ylabel(f"{lead} flow's share")
+            a1.set_ylim(0, 1)
+            a1.axhline(0.5, color="grey", lw=0.5)
+        else:
+            _errbar(
+                a1,
+                bufs,
+                [c["kernel"]["retransmits"] for c in rows],
+                0,
+                color="C0",
+                label="kernel (mean ± 2 sd)",
+            )
+            _errbar(
+                a1,
+                [b * 1.04 for b in bufs],
+                [c["sim"]["retransmits"] for c in rows],
+                0,
+                color="C3",
+                label=f"simulated, {flavour}",
+            )
+            a1.set_ylabel("retransmitted segments (run)")
+        _buffer_axis(a1, bufs)
+        _errbar(a2, bufs, [c["kernel"]["qdelay_ms"] for c in rows], 0, color="C0", label="kernel")
+        _errbar(
+            a2,
+            [b * 1.04 for b in bufs],
+            [c["sim"]["qdelay_ms"] for c in rows],
+            0,
+            color="C3",
+            label="simulated",
+        )
+        _buffer_axis(a2, bufs)
+        a2.set_ylabel("mean queueing delay (ms)")
+    a1.legend(fontsize=7, loc="best")
+    p0 = first["point"]
+    rtts = sorted(set(p0["rtts_ms"]))
+    rtt = f"{rtts[0]:g} ms" if len(rtts) == 1 else f"{rtts[0]:g}-{rtts[-1]:g} ms"
+    vs = p0["variants"]
+    who = f"{len(vs)} x {vs[0]}" if len(vs) > 1 and len(set(vs)) == 1 else " + ".join(vs)
+    fig.suptitle(
+        f"{who}, {p0['rate_mbps']:g} Mbit/s, RTT {rtt}, pfifo: kernel "
+        f"({first['kernel']['n']} runs) vs simulated ({flavour}, {first['sim']['n']} seeds)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def _update_page(page: Path, flavour: str, text: str) -> None:
+    """Puts the table between ``<!-- table:FLAVOUR -->`` and ``<!-- /table:FLAVOUR -->`` in
+    ``page`` (docs/validation/linux.md), when it has those markers."""
+    if not page.is_file():
+        return
+    doc = page.read_text()
+    start, end = f"<!-- table:{flavour} -->", f"<!-- /table:{flavour} -->"
+    i, j = doc.find(start), doc.find(end)
+    if i < 0 or j < i:
+        return
+    page.write_text(doc[: i + len(start)] + "\n" + text + doc[j:])
+
+
+def write(
+    out: Path,
+    kernel: dict[str, Any],
+    sims: dict[str, dict[str, Any]],
+    flavour: str,
+    say: Callable[[str], None],
+) -> list[dict[str, Any]]:
+    """Writes ``results-FLAVOUR.json``, ``table-FLAVOUR.txt`` (markdown; also put into the page
+    ``OUT.md`` between its markers) and ``FAMILY-FLAVOUR.png`` to
+    ``out``; returns the comparisons."""
+    rows = [compare(kernel["points"][name], sp) for name, sp in sims.items()]
+    doc = {
+        "flavour": flavour,
+        "tolerances": {
+            "share": SHARE_TOL,
+            "jain": JAIN_TOL,
+            "qdelay": QDELAY_TOL,
+            "retransmits": RETRANS_TOL,
+        },
+        "rule": "holds when |sim - kernel mean| <= max(tolerance, 2 kernel sd)",
+        "dctcp": kernel.get("dctcp", ""),
+        "points": rows,
+        "sim_runs": sims,
+    }
+    (out / f"results-{flavour}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (out / f"table-{flavour}.txt").write_text(table(rows, flavour))
+    _update_page(out.parent / f"{out.name}.md", flavour, table(rows, flavour))
+    fams: dict[str, list[dict[str, Any]]] = {}
+    for c in rows:
+        fams.setdefault(c["point"]["family"], []).append(c)
+    for fam, rs in fams.items():
+        figure(fam, rs, flavour, out / f"{fam}-{flavour}.png")
+    say(table(rows, flavour))
+    return rows

@@ -1,0 +1,195 @@
+"""The kernel-validation grid (docs/validation/linux.md, qoslab.validate_linux): its points as
+issue 54 asks, the verdict rule, the committed kernel results, the simulated side regenerated
+from them without root, and (as root, with the emulation tools) one point run against the
+kernel here."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qoslab import emulate as emu
+from qoslab import validate_linux as vl
+from qoslab import validate_linux_report as vr
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "docs" / "validation" / "linux" / "kernel.json"
+
+
+def test_the_grid_is_the_issues() -> None:
+    by = {p.name: p for p in vl.GRID}
+    bc = [p for p in vl.GRID if p.family == "bbr-cubic"]
+    assert [p.buffer_bdp for p in bc] == [0.5, 1.0, 2.0, 4.0]
+    assert all(p.rtts_ms == (40.0, 40.0) and p.variants == ("bbr", "cubic") for p in bc)
+    assert [p.buffer_bdp for p in vl.GRID if p.family == "cubic-reno"] == [1.0, 2.4]
+    five = by["cubic5-1bdp"]
+    assert five.rtts_ms == (20.0, 40.0, 60.0, 80.0, 100.0) and five.rate_mbps == 20.0
+    # 20 Mbit/s x 60 ms (mean RTT) / 1500 B = 100 packets
+    assert five.limit_pkts == 100
+    for v in ("cubic", "bbr"):
+        assert [p.buffer_bdp for p in vl.GRID if p.family == f"{v}-alone"] == [1.0, 2.4, 4.0]
+    # 10 Mbit/s x 40 ms / 1500 B = 33.3 packets
+    assert by["bbr-cubic-0.5bdp"].limit_pkts == 17 and by["bbr-cubic-4bdp"].limit_pkts == 133
+
+
+def test_a_points_scenario_has_the_rtts_and_buffer_it_names() -> None:
+    p = {q.name: q for q in vl.GRID}["cubic5-1bdp"]
+    r = vl.scenario(p).resolved
+    links = {lk["name"]: lk for lk in r["links"]}
+    b = links["bottleneck"]
+    assert b["queue_ab"]["limit_pkts"] == 100 and b["bandwidth_bps"] == 20e6
+    for i, rtt in enumerate(p.rtts_ms):
+        one_way = links[f"access{i}"]["delay_ns"] + b["delay_ns"]
+        assert 2 * one_way == pytest.approx(rtt * 1e6)
+    assert [f["tcp"]["variant"] for f in r["flows"]] == ["cubic"] * 5
+    assert all(f["tcp"]["sack"] for f in r["flows"])
+    mixed = vl.scenario({q.name: q for q in vl.GRID}["bbr-cubic-1bdp"])
+    assert emu.flow_ccs(mixed) == ["bbr", "cubic"]
+    with pytest.raises(emu.EmulationError, match="one congestion control"):
+        emu.scenario_cc(mixed)  # one cc for all is still the default's demand
+    assert emu.scenario_cc(mixed, mixed=True) == "bbr"
+    with pytest.raises(ValueError, match="flavour"):
+        vl.sim_overrides("ns3")
+
+
+def test_the_verdict_rule() -> None:
+    # within the tolerance, or within two kernel standard deviations when those are wider
+    assert vr.holds(0.55, 0.5, 0.0, 0.05) and not vr.holds(0.56, 0.5, 0.0, 0.05)
+    assert vr.holds(0.59, 0.5, 0.05, 0.05) and not vr.holds(0.61, 0.5, 0.05, 0.05)
+
+
+def _fake_kernel(p: vl.Point, shares: list[float]) -> dict[str, object]:
+    runs = []
+    for i, s in enumerate(shares):
+        flows = [
+            {"name": "a", "share": s, "retransmits": 100.0 + i, "timeouts": 0.0},
+            {"name": "b", "share": 1 - s, "retransmits": 100.0, "timeouts": 0.0},
+        ]
+        runs.append(
+            {
+                "kept": True,
+                "stalled": False,
+                "lateness": {"max_us": 1000.0, "p99_us": 200.0, "mean_us": 60.0},
+                "flows": flows,
+                "jain": 0.9,
+                "utilization": 1.0,
+                "qdelay_ms": 20.0,
+                "bottleneck_drops": 50.0,
+            }
+        )
+    return {"point": vars(p), "runs": runs}
+
+
+def test_compare_judges_each_target() -> None:
+    p = {q.name: q for q in vl.GRID}["bbr-cubic-1bdp"]
+    k = _fake_kernel(p, [0.70, 0.72, 0.74])
+    sim = _fake_kernel(p, [0.60, 0.60, 0.60])
+    c = vr.compare(k, sim)  # type: ignore[arg-type]
+    # kernel 0.72 +- 0.02: 0.60 is beyond 10 % (0.072) and beyond 2 sd (0.04)
+    assert c["verdict"]["share"] is False
+    assert c["verdict"]["jain"] is True and c["verdict"]["qdelay"] is True
+    assert c["verdict"]["retransmits"] is True
+    c2 = vr.compare(k, _fake_kernel(p, [0.70, 0.70, 0.70]))  # type: ignore[arg-type]
+    assert c2["verdict"]["share"] is True
+    few = {"point": k["point"], "runs": k["runs"][:2]}  # type: ignore[index]
+    assert vr.compare(few, sim)["verdict"]["share"] is None  # type: ignore[arg-type]
+
+
+def test_committed_kernel_results_cover_the_grid_with_their_settings() -> None:
+    """The committed kernel side: every grid point with at least three kept runs, and the
+    host's settings as the kernel reported them (offloads off, SACK on, no timestamps)."""
+    data = json.loads(COMMITTED.read_text())
+    assert "tcp_dctcp" in data["dctcp"]
+    for p in vl.GRID:
+        kp = data["points"][p.name]
+        kept = [r for r in kp["runs"] if r["kept"]]
+        assert len(kept) >= 3, p.name
+        for r in kept:
+            assert math.isclose(sum(f["share"] for f in r["flows"]), 1.0, rel_tol=1e-9)
+            assert [f["variant"] for f in r["flows"]] == list(p.variants)
+        hs = kp["host_settings"]
+        assert hs["kernel"] and set(hs["offloads"].values()) == {"off"}, hs["offloads"]
+        assert hs["sysctl"]["net.ipv4.tcp_sack"] == "1" and hs["sysctl"]["net.ipv4.tcp_timestamps"] == "0"
+        assert hs["sysctl"]["net.ipv4.tcp_congestion_control"] == p.variants[0]
+
+
+def test_sim_only_regenerates_the_simulated_side_from_kernel_results(tmp_path: Path) -> None:
+    """`--sim-only --kernel-results FILE`: no root, no emulation; writes the JSON, table and
+    figure of the chosen flavour. A single CUBIC flow fills a 10 Mbit/s link."""
+    data = json.loads(COMMITTED.read_text())
+    one = {"points": {"cubic-alone-1bdp": data["points"]["cubic-alone-1bdp"]}, "dctcp": data["dctcp"]}
+    kfile = tmp_path / "k.json"
+    kfile.write_text(json.dumps(one))
+    rc = vl.main(
+        [
+            "--sim-only",
+            "--kernel-results",
+            str(kfile),
+            "--out",
+            str(tmp_path),
+            "--points",
+            "cubic-alone-1bdp",
+            "--seeds",
+            "1",
+        ]
+    )
+    assert rc == 0
+    res = json.loads((tmp_path / "results-ns2.json").read_text())
+    (pt,) = res["points"]
+    assert pt["sim"]["utilization"][0] > 0.9
+    assert (tmp_path / "cubic-alone-ns2.png").stat().st_size > 10_000
+    assert "cubic-alone-1bdp" in (tmp_path / "table-ns2.txt").read_text()
+    assert (
+        vl.main(["--sim-only", "--kernel-results", str(tmp_path / "none.json"), "--out", str(tmp_path)]) == 2
+    )
+
+
+_OK, _WHY = emu.availability()
+needs_emulation = pytest.mark.skipif(not _OK, reason=f"emulation unavailable: {_WHY}")
+if not _OK:
+    print(f"test_validate_linux: kernel runs skipped: {_WHY}", file=sys.stderr)
+
+
+@pytest.mark.alone
+@needs_emulation
+def test_cubic_alone_at_one_bdp_kernel_vs_simulated() -> None:
+    """One grid point here (CUBIC alone, 10 Mbit/s, 40 ms, 33 packets): one kernel run
+    against simulated seeds 1-3. Both fill the link (a single CUBIC flow with a 1-BDP buffer
+    keeps it busy) and the bottleneck's mean queueing delay agrees within a factor of 1.5 (the
+    committed runs: docs/validation/linux.md). The run is repeated when its daemons show a
+    stalled host; its lateness is printed either way."""
+    p = {q.name: q for q in vl.GRID}["cubic-alone-1bdp"]
+    k = vl.run_kernel_point(p, 1, print)
+    (run,) = [r for r in k["runs"] if r["kept"]]
+    s = vl.run_sim_point(p, 3, "ns2")
+    qs = float(np.mean([r["qdelay_ms"] for r in s["runs"]]))
+    seen = (
+        f"kernel utilisation {run['utilization']:.3f}, queue delay {run['qdelay_ms']:.1f} ms, "
+        f"lateness {run['lateness']}; simulated queue delay {qs:.1f} ms"
+    )
+    print(seen)
+    assert run["utilization"] > 0.9, seen
+    assert all(r["utilization"] > 0.9 for r in s["runs"]), seen
+    assert 2 / 3 <= run["qdelay_ms"] / qs <= 1.5, seen
+    assert k["host_settings"]["offloads"] and set(k["host_settings"]["offloads"].values()) == {"off"}
+
+
+@pytest.mark.alone
+@pytest.mark.slow
+@needs_emulation
+def test_bbr_against_cubic_at_one_bdp_three_kernel_runs() -> None:
+    """BBR against CUBIC, 1 BDP: three kernel runs. The kernel's BBR takes the larger share at
+    a shallow buffer (Hock et al. 2017; the committed runs give it 0.89-0.91 at 1 BDP), with
+    the link full. The simulated side is not asserted here (today's BBR is the issue)."""
+    p = {q.name: q for q in vl.GRID}["bbr-cubic-1bdp"]
+    k = vl.run_kernel_point(p, 3, print)
+    kept = [r for r in k["runs"] if r["kept"]]
+    bbr = [r["flows"][0]["share"] for r in kept]
+    print(f"kernel BBR shares {bbr}")
+    assert float(np.mean(bbr)) > 0.7, bbr
+    assert all(r["utilization"] > 0.9 for r in kept), kept
