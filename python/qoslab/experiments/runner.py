@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,15 @@ class Context:
         self._runs: dict[str, pd.DataFrame] = {}
         self._flows: dict[str, pd.DataFrame] = {}
         self.verdicts: list[Verdict] = []
+        #: Where the analysis reports each table and figure it writes (None: silent).
+        self.say: Callable[[str], None] | None = None
+        self._t0 = time.perf_counter()
+
+    def _progress(self, what: str) -> None:
+        if self.say is not None:
+            self.say(
+                f"{self.experiment.name}: {what} ({time.perf_counter() - self._t0:.0f} s into the analysis)"
+            )
 
     # -- data -------------------------------------------------------------------------------------
 
@@ -235,6 +245,7 @@ class Context:
     ) -> Path:
         """Writes ``name.csv`` (every column) and ``name.md`` (``columns``), adds a section. A
         quick run's caption says so."""
+        self._progress(f"table {name}")
         csv = self.out / f"{name}.csv"
         df.to_csv(csv, index=False)
         md = markdown_table(df, columns, formats)
@@ -250,6 +261,7 @@ class Context:
     ) -> list[Path]:
         """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
         begins by saying so) and adds a section."""
+        self._progress(f"figure {name}")
         footer = self.provenance(sweeps)
         if self.options.quick:
             footer = f"QUICK RUN (shortened runs, {len(self.options.seeds)} seeds) · {footer}"
@@ -360,6 +372,12 @@ def reproduce(
             shutil.rmtree(out_dir)
         out_dir.mkdir(parents=True)
         ctx = Context(exp, opts, sweeps, specs, st, out_dir)
+        if progress:
+            ctx.say = _say
+            reused = (
+                "every run reused from the store" if rep.computed == 0 and rep.total else f"{rep.total} runs"
+            )
+            _say(f"{exp.name}: {reused}; analysing: statistics, tables and figures")
         comp = ctx.comparison()
         try:
             exp.analyse(ctx)
@@ -379,6 +397,11 @@ def reproduce(
         if not isinstance(store, Store):
             st.close()
     return Reproduction(exp, opts, out_dir, report, rep, wall, comp, [*ctx.files, runs_csv, report])
+
+
+def _say(line: str) -> None:
+    """A progress line on stderr, where the runs' progress went."""
+    print(line, file=sys.stderr, flush=True)
 
 
 #: How verdicts and reports name the senders of a reproduction without ``sender``.
