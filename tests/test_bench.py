@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import QOSLAB, one_line_error
-from qoslab import bench
+from qoslab import bench, bench_guards
 from qoslab.ns2 import unsupported_reason as ns2_reason
 from qoslab.ns3 import CONGESTION, ns3_missing, to_ns3_resolved
 from qoslab.ns3 import unsupported_reason as ns3_reason
@@ -149,6 +149,11 @@ def test_bench_json_has_every_figure_of_both_references(tmp_path: Path) -> None:
         )
     else:
         assert row["ns3_note"] and row["ns3_whole_s"] is None
+    # the guards: the 200-flow ones not judged in a call without those workloads, and said so
+    assert doc["guards"] and doc["guards_verdict"] == bench_guards.verdict(doc["guards"])
+    base = next(g for g in doc["guards"] if g["guard"] == "core vs ns-2")
+    assert base["holds"] is None and base["note"] == "not measured in this call"
+    assert "guards (docs/performance.md)" in p.stdout and "judged guards" in p.stdout
 
 
 def test_hop_costs_of_the_ninth_rounds_call_are_the_figures_docs_give() -> None:

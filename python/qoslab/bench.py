@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qoslab import _core
+from qoslab import _core, bench_guards
 from qoslab.scenario import Scenario, load_scenario, to_ns2_resolved
 
 if TYPE_CHECKING:
@@ -715,6 +715,7 @@ def main(
         )
     hop_costs(rows)
     pair_with_base(rows, pairs, log=lambda s: con.print(f"[dim]{s}[/dim]"))
+    guards = bench_guards.evaluate(rows)
     doc = {
         "version": _core.__version__,
         "python": sys.version.split()[0],
@@ -722,13 +723,32 @@ def main(
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "references": refs,
         "workloads": rows,
+        "guards": guards,
+        "guards_verdict": bench_guards.verdict(guards),
     }
     if json_path is not None:
         json_path.write_text(json.dumps(doc, indent=2) + "\n")
     _print_tables(con, rows)
+    _print_guards(con, guards)
     if json_path is not None:
         con.print(f"wrote {json_path}")
     return rows
+
+
+def _print_guards(con: Console, guards: list[dict[str, Any]]) -> None:
+    """The guards of :mod:`qoslab.bench_guards`: each aim, its value in this call, and whether
+    it holds (n/a with the reason where it could not be judged)."""
+    from rich.table import Table
+
+    t = Table(title="guards (docs/performance.md)")
+    for col in ("guard", "workload", "aim", "this call", "holds"):
+        t.add_column(col)
+    for g in guards:
+        value = "n/a" if g["value"] is None else f"{g['value']:.3g}"
+        holds = "n/a: " + g["note"] if g["holds"] is None else ("yes" if g["holds"] else "NO")
+        t.add_row(g["guard"], g["workload"], g["aim"], value, holds)
+    con.print(t)
+    con.print(bench_guards.verdict(guards))
 
 
 def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> float | None:

@@ -1,0 +1,133 @@
+"""The per-hop figures held as guards (issue 58): what one ``qoslab bench`` call must show for
+the speed the project states on docs/performance.md to still be true.
+
+A guard reads the call's own rows; it never times anything itself and no test asserts a time:
+``qoslab bench --json`` records each guard (its aim, the workload, the measured value, whether
+it holds, and why it could not be judged), and the bench prints them under its tables.
+
+- **core against ns-2**: the core at least 4× ns-2's core on the 200-flow RED dumbbell;
+- **core against ns-3**: at least 100× ns-3's on the 200-flow CUBIC and FQ-CoDel dumbbells;
+- **whole process**: faster than ns-2 and ns-3, process against process, on every workload
+  either ran;
+- **scaling**: a hop at 2,000 and at 10,000 flows within 2.5× of the 200-flow hop (the paired
+  rounds' median where the call paired them, else the medians' ratio);
+- **flat state**: the core's state (its memory less the time series, which grow with simulated
+  time by design) at the full duration within 5 % of its state at half the duration, except in
+  a workload that ends inside its flows' warm-up (said, not judged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+#: The workloads of :data:`qoslab.bench.WORKLOADS` the guards name.
+BASE_200 = "red-200flows-100Mbps-60s"
+NS3_DUMBBELLS = ("cubic-200flows-100Mbps-5s", "fqcodel-200flows-100Mbps-5s")
+SCALED = ("red-2000flows-1Gbps-10s", "red-10000flows-10Gbps-2s")
+
+CORE_VS_NS2 = 4.0
+CORE_VS_NS3 = 100.0
+SCALING = 2.5
+FLAT = 0.05
+
+
+def _guard(
+    guard: str, aim: str, workload: str, value: float | None, holds: bool | None, note: str = ""
+) -> dict[str, Any]:
+    return {"guard": guard, "aim": aim, "workload": workload, "value": value, "holds": holds, "note": note}
+
+
+def _at_least(row: dict[str, Any], key: str, bound: float, guard: str, aim: str, ref: str) -> dict[str, Any]:
+    value = row.get(key)
+    if value is None:
+        why = row.get(f"{ref}_note") or f"{ref} not run"
+        return _guard(guard, aim, row["workload"], None, None, why)
+    return _guard(guard, aim, row["workload"], value, value >= bound)
+
+
+def evaluate(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every guard on the rows of one bench call (a workload the call did not measure is
+    reported as not judged)."""
+    by_name = {r["workload"]: r for r in rows}
+    out: list[dict[str, Any]] = []
+
+    def missing(guard: str, aim: str, name: str) -> dict[str, Any]:
+        return _guard(guard, aim, name, None, None, "not measured in this call")
+
+    aim = f"core ≥ {CORE_VS_NS2:g}× ns-2's core"
+    r = by_name.get(BASE_200)
+    out.append(
+        _at_least(r, "ns2_core_ratio", CORE_VS_NS2, "core vs ns-2", aim, "ns2")
+        if r
+        else missing("core vs ns-2", aim, BASE_200)
+    )
+    aim = f"core ≥ {CORE_VS_NS3:g}× ns-3's core"
+    for name in NS3_DUMBBELLS:
+        r = by_name.get(name)
+        out.append(
+            _at_least(r, "ns3_core_ratio", CORE_VS_NS3, "core vs ns-3", aim, "ns3")
+            if r
+            else missing("core vs ns-3", aim, name)
+        )
+    for r in rows:
+        for ref in ("ns2", "ns3"):
+            if r.get(f"{ref}_whole_ratio") is not None:
+                out.append(
+                    _at_least(
+                        r,
+                        f"{ref}_whole_ratio",
+                        1.0,
+                        f"whole process vs {ref}",
+                        f"faster than {ref}, process against process",
+                        ref,
+                    )
+                )
+    aim = f"hop ≤ {SCALING:g}× the 200-flow hop"
+    for name in SCALED:
+        r = by_name.get(name)
+        if r is None:
+            out.append(missing("scaling", aim, name))
+            continue
+        paired = r.get("hop_cost_ratio_paired")
+        value = paired if paired is not None else r.get("hop_cost_ratio")
+        how = (
+            "paired rounds' median"
+            if paired is not None
+            else "ratio of the call's medians (no paired rounds)"
+        )
+        out.append(_guard("scaling", aim, name, value, None if value is None else value <= SCALING, how))
+    aim = f"state at T within {FLAT:.0%} of T/2"
+    for r in rows:
+        full, half = (
+            r["qoslab_core"]["memory_bytes"]["state"],
+            r["qoslab_core_half_duration"]["memory_bytes"]["state"],
+        )
+        growth = full / half - 1.0 if half else None
+        if r.get("warmup_note"):
+            out.append(
+                _guard(
+                    "flat state",
+                    aim,
+                    r["workload"],
+                    growth,
+                    None,
+                    "ends inside its warm-up: " + r["warmup_note"][:80] + "…",
+                )
+            )
+        else:
+            out.append(
+                _guard(
+                    "flat state", aim, r["workload"], growth, None if growth is None else abs(growth) <= FLAT
+                )
+            )
+    return out
+
+
+def verdict(guards: Sequence[dict[str, Any]]) -> str:
+    """``"all N judged hold"``, or the guards that do not, by name and workload."""
+    judged = [g for g in guards if g["holds"] is not None]
+    failed = [f"{g['guard']} on {g['workload']}" for g in judged if not g["holds"]]
+    if failed:
+        return f"{len(failed)} of {len(judged)} judged guards fail: " + "; ".join(failed)
+    return f"all {len(judged)} judged guards hold ({len(guards) - len(judged)} not judged)"
