@@ -217,10 +217,26 @@ PROBE_MARKER = (
         "dropping probability for OUT packets is lower: in the range [15%,30%]",
         "less",
         "OUT loss A_IN + 1 − 2·A_IN + 1 in [−45, −20] percentage points",
-        "Sec. 4: [15 %, 30 %] against [50 %, 60 %], whose differences span −45 to −20 points; the "
-        "two ranges separately need the per-arm losses, which the records do not carry",
+        "Sec. 4: [15 %, 30 %] against [50 %, 60 %], whose differences span −45 to −20 points",
         low=-45.0,
         high=-20.0,
+        section="against 2·A_IN + 1",
+        part="difference",
+    ),
+    *(
+        Magnitude(
+            "dropping probability for OUT packets is lower: in the range [15%,30%]",
+            "greater",
+            f"{who}'s OUT loss in [{lo:g}, {hi:g}] %",
+            f"Sec. 4's range for {who}; the direction boundary is the range's low end",
+            threshold=lo,
+            low=lo,
+            high=hi,
+            section=f"the {who} marker's OUT loss alone",
+            part=f"{who}: {lo:g}–{hi:g} %",
+            from_next_run=True,
+        )
+        for who, lo, hi in (("A_IN + 1", 15.0, 30.0), ("2·A_IN + 1", 50.0, 60.0))
     ),
     Magnitude(
         "On the contrary performance are poorer in hard differentiation",

@@ -245,7 +245,8 @@ class Magnitude:
     effect is within this of zero shows that the compared arms gave identical values in every
     seed: the quantity did not move, and the reading is ``not testable here``.
     ``part``: the part of a compound claim; ``borrow``: for a part tested on another claim's
-    records (the text ``match`` of that claim)."""
+    records (the text ``match`` of that claim); ``from_next_run``: a part whose records only runs
+    from this version on write."""
 
     match: str
     direction: Direction
@@ -259,6 +260,8 @@ class Magnitude:
     section: str = ""
     part: str = ""
     borrow: str = ""
+    #: a part whose records runs write from this version on (the committed files predate it)
+    from_next_run: bool = False
 
     @property
     def bounds(self) -> tuple[float, float]:
