@@ -58,7 +58,8 @@ PROCEDURE = (
     "claim (each part of a compound claim), Holm's step-down procedure over the readings' "
     "p-values of the direction test (α = 0.05); a reading not significant after it is "
     "inconclusive. p-values are recomputed from the stored effect, 95 % t interval and seeds "
-    "(`p_direction`, `p_holm` in the JSON)."
+    "against the claim's direction boundary (`p_direction`, `p_holm` in the JSON); a record of "
+    "fewer than two seeds has no interval and no p, is inconclusive and stays out of the family."
 )
 
 
