@@ -105,6 +105,15 @@ def test_a_pinned_quantity_is_never_called_reproduces():
     assert finalise([one], [rec], "run")[0]["verdict"] == REPRODUCES
 
 
+def test_movement_over_seeds_and_arms():
+    """What the runs record as ``moves``: the largest spread within an arm and the largest
+    difference between arms' means."""
+    assert verdicts.rules.movement([[0.999, 0.999], [0.999, 0.999, 0.999]]) == 0.0
+    assert verdicts.rules.movement([[0.90, 0.95], [0.99, 0.99]]) == pytest.approx(0.065)
+    assert verdicts.rules.movement([[0.90, 1.00], [0.95, 0.95]]) == pytest.approx(0.10)
+    assert math.isnan(verdicts.rules.movement([[], [math.nan]]))
+
+
 def test_holm_on_known_p_values():
     # sorted 0.005, 0.01, 0.03, 0.04 → ×4, ×3, ×2, ×1 = 0.02, 0.03, 0.06, 0.04 → monotone 0.06
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])

@@ -37,6 +37,7 @@ from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
 from qoslab.stats import Estimate, estimate, paired
 from qoslab.verdicts import Claim
+from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -457,17 +458,6 @@ def _table1_diff(a: str, b: str) -> str:
     return " / ".join(f"{TABLE1[(n, a)] - TABLE1[(n, b)]:+.3f}" for n in (4, 20)) + " (Table 1, 4 / 20 flows)"
 
 
-def utilisation_moves(per_arm: dict[str, pd.Series]) -> float:
-    """How far the link utilisation moves in one reading, over its seeds and its arms (RIO
-    alone, ARM: the dropper disabled, ARD): the largest spread over seeds within an arm and the
-    largest difference between two arms' means. A saturated link pins it at 0.999+ in every arm
-    and seed; then "without a decrease in the link utilization" is a test that cannot fail
-    (``qoslab.verdicts.rules``)."""
-    spreads = [float(v.max() - v.min()) for v in per_arm.values() if len(v)]
-    means = [float(v.mean()) for v in per_arm.values() if len(v)]
-    return max(spreads + [max(means) - min(means)] if means else [0.0])
-
-
 def _verdicts(ctx: Context) -> None:
     """One verdict per claim and reading: every setting (host bucket depth, RTT regime) in the
     paper's window (100-200 s) and in the start-up (0-20 s), and for the dropper's claims both
@@ -549,13 +539,15 @@ def _verdicts(ctx: Context) -> None:
                 if order == "before_remark":
                     ctx.verdict(largest.paired(reading, paired(ard_j, seeds("rio")), supported=support))
             if period == "steady":
+                # how far utilisation moves over seeds and arms (RIO alone, ARM: the dropper
+                # disabled, ARD): on a saturated link it is pinned and the claim cannot fail
                 u = {k: seeds(k, "utilization") for k in ("rio", "arm", "ard")}
                 ctx.verdict(
                     util.paired(
                         reading,
                         paired(u["ard"], u["rio"]),
                         supported=support,
-                        moves=utilisation_moves(u),
+                        moves=movement([list(v) for v in u.values()]),
                     )
                 )
                 ctx.verdict(

@@ -105,8 +105,9 @@ FDD_RED = tuple(
             "greater",
             f"FDD-RED − RED ≥ +{d_agg / 2e3:.1f} kbps aggregate (Table 2: +{d_agg / 1e3:.1f} kbps)",
             HALF + "; both parts of the claim (flows' throughput, bottleneck utilisation) are the "
-            "aggregate throughput here, so one record tests both; margin 1 kbps",
+            "aggregate throughput here, so one record tests both; margin and resolution 1 kbps",
             margin=1e3,
+            resolution=1e3,
             low=d_agg / 2,
             part="aggregate throughput = utilisation",
         ),

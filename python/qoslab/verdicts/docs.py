@@ -113,11 +113,12 @@ def readme_table(docs: Sequence[dict[str, Any]], against: str) -> str:
     run, and whether its verdicts were computed by the core ``against`` (the checkout's when
     the table was generated)."""
     out = [
-        f"Generated against core `{against}` (the checkout's fingerprint when this table was made; "
-        "`python -m qoslab.verdicts check` compares with the code you have).",
+        f"Generated against core `{against}` (the checkout's core fingerprint when this table was made; "
+        "`python -m qoslab.verdicts check` compares the core and the experiment code with the checkout you "
+        "have).",
         "",
         "| study | experiment | run | claims (parts) by the verdict of most of their readings | "
-        "readings per verdict | current |",
+        "readings per verdict | computed by that core |",
         "|---|---|---|---|---|---|",
     ]
     for doc in sorted(docs, key=lambda d: str(d.get("study", d["experiment"]))):
@@ -147,8 +148,9 @@ def page_table(doc: dict[str, Any], against: str) -> str:
         f"From `{cmd}` (qoslab {doc.get('version', '?')}, "
         f"{'quick run: shortened runs, ' if doc.get('quick') else 'full-length runs, '}"
         f"{doc.get('seeds', '?')} seeds; `docs/verdicts/{doc['experiment']}.json`). "
-        f"Verdicts: {doc.get('decided', 'decided by the run')}. Current for the checkout "
-        f"(core `{against}` when this page was generated): {cur}.\n\n"
+        f"Verdicts: {doc.get('decided', 'decided by the run')}. Computed by the checkout's core "
+        f"(`{against}` when this page was generated): {cur}; `python -m qoslab.verdicts check` "
+        "also compares the experiment code.\n\n"
         f"How the verdicts are decided: {PROCEDURE}\n\n"
         "Claims by the verdict of most of their readings: "
         + "; ".join(f"{k} — {v}" for k, v in claim_verdicts(doc).items())

@@ -63,6 +63,20 @@ PROCEDURE = (
 )
 
 
+def movement(per_arm: Sequence[Sequence[float]]) -> float:
+    """How far a quantity moves over one reading's seeds and arms (each arm's per-seed values;
+    the arms include the mechanism-disabled ones): the largest spread over seeds within an arm
+    and the largest difference between two arms' means. Zero (or no more than the claim's
+    interval) means the quantity is pinned in this setup, e.g. a saturated link's utilisation,
+    and a test on it cannot fail (``moves`` of a record)."""
+    arms = [[float(x) for x in a if math.isfinite(float(x))] for a in per_arm]
+    arms = [a for a in arms if a]
+    if not arms:
+        return math.nan
+    means = [sum(a) / len(a) for a in arms]
+    return max([max(a) - min(a) for a in arms] + [max(means) - min(means)])
+
+
 def holm(ps: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the order given: the k-th smallest p (k from 0)
     times ``m − k``, made non-decreasing and capped at 1."""
