@@ -83,9 +83,9 @@ def counts(verdicts: Sequence[str]) -> str:
 
 def claim_verdicts(doc: dict[str, Any]) -> dict[str, str]:
     """Each claim part of a file (named as on the pages; with its section where the claim is
-    made of several figures) with the verdict of most of its testable readings (``not testable
-    here`` only when none is testable); a tie goes to the more cautious verdict (later in
-    :data:`VERDICTS`: reproduces < weaker < does not < inconclusive)."""
+    made of several figures) with the verdict of most of its readings; a tie goes to the more
+    cautious verdict (later in :data:`VERDICTS`: reproduces < weaker < does not < inconclusive <
+    not testable)."""
     sections: dict[str, set[str]] = {}
     for v in doc["verdicts"]:
         sections.setdefault(_claim_name(v), set()).add(v["section"])
@@ -96,7 +96,7 @@ def claim_verdicts(doc: dict[str, Any]) -> dict[str, str]:
         per.setdefault(key, []).append(v["verdict"])
     out = {}
     for k, vs in per.items():
-        c = Counter(x for x in vs if x != NOT_TESTABLE) or Counter(vs)
+        c = Counter(vs)
         top = max(c.values())
         out[k] = [v for v in VERDICTS if c.get(v) == top][-1]
     return out
