@@ -239,9 +239,18 @@ def test_check_finds_no_problem_in_the_checkout_and_reports_placeholders(tmp_pat
     (tmp_path / "README.md").write_text("fine\n")
     (tmp_path / "docs" / "page.md").write_text("took RUNTIME on 2 cores\nTODO: measure\nTODOS are words\n")
     assert currency.placeholders(tmp_path) == ["docs/page.md:1: RUNTIME", "docs/page.md:2: TODO"]
+    # a malformed file and a file without fingerprints are problems (CI fails), named by path
+    (tmp_path / "docs" / "verdicts" / "senders").mkdir(parents=True)
+    (tmp_path / "docs" / "verdicts" / "a.json").write_text("{")
+    (tmp_path / "docs" / "verdicts" / "b.json").write_text('{"experiment": "b", "verdicts": []}')
+    problems, _ = currency.check(tmp_path)
+    assert any("a.json: not JSON" in p for p in problems), problems
+    assert any("b.json: no `fingerprint.core`" in p for p in problems), problems
+    assert sum("placeholder" in p for p in problems) == 2
 
 
 def test_the_core_fingerprint_is_the_builds():
     """``check`` reads the checkout's core fingerprint from the sources as build.rs hashes them;
     the built extension of this tree must carry the same."""
-    assert qoslab.__version__.rpartition("+")[2] == currency.core_fingerprint(ROOT)
+    built, source = qoslab.__version__.rpartition("+")[2], currency.core_fingerprint(ROOT)
+    assert built == source, f"extension {built} is not this tree's core {source}: run `make build`"
