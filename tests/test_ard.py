@@ -121,8 +121,10 @@ def test_ard_quick_pins_what_we_measure(tmp_path: Path) -> None:
     from qoslab.experiments.ard import DROP_ORDERS, PERIODS, SETTING_READING, SETTINGS, STARTUP_SETTINGS
 
     vs = verdicts.read(d / "verdicts.json")["verdicts"]
-    by = {(v["claim"], v["reading"]): v for v in vs}
-    assert len(by) == len(vs)  # one record per claim and reading
+    by = {(v["claim"], v["reading"]): v for v in vs if v["part"] != "fairness"}
+    # one record per claim (part) and reading; the compound claim's fairness part is tested on
+    # copies of the ARD − RIO fairness records
+    assert len(by) + sum(v["part"] == "fairness" for v in vs) == len(vs)
     claims = {v["claim"] for v in vs}
     assert len(claims) == 6
     steady = [f"{SETTING_READING[s]}, {PERIODS['steady']}" for s in SETTINGS]
@@ -141,7 +143,11 @@ def test_ard_quick_pins_what_we_measure(tmp_path: Path) -> None:
                     f"{steady[list(SETTINGS).index(bucket)]}, {n} flows",
                 )
             ]
-            assert biased["verdict"] == verdicts.DOES_NOT and biased["seeds"] == 3, biased
+            assert biased["sign_verdict"] == verdicts.DOES_NOT and biased["seeds"] == 3, biased
+            assert biased["verdict"] in (verdicts.DOES_NOT, verdicts.INCONCLUSIVE), biased
+    # the utilisation part: the run measures how far utilisation moves over seeds and arms
+    util = [v for v in vs if v["part"] == "utilisation"]
+    assert util and all(v["moves"] is not None and v["moves"] >= 0 for v in util)
 
 
 @pytest.mark.slow

@@ -204,6 +204,6 @@ def test_reproduce_all_ends_with_a_summary_of_every_experiment(tmp_path):
     row = t.iloc[0]
     assert row["runs (computed, failed)"] == "10 (7, 1)" and row["time"] == "12 s"
     assert row["paper's numbers in our CI"] == "1/2"
-    assert row["verdicts: reproduce/not/inconclusive"] == "1/2/0"
-    assert t.iloc[1]["verdicts: reproduce/not/inconclusive"] == "-"
+    assert row["verdicts: reproduces/weaker/not/inconclusive/not testable"] == "1/0/2/0/0"
+    assert t.iloc[1]["verdicts: reproduces/weaker/not/inconclusive/not testable"] == "-"
     assert t.iloc[1]["paper's numbers in our CI"] == "-"

@@ -245,7 +245,8 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch)
         else:
             direction, margin = "greater", 0.0
         ci = tuple(math.inf if x is None else x for x in v["ci95"])
-        assert v["verdict"] == decide(ci, direction, 0.0, margin), v
+        assert v["sign_verdict"] == decide(ci, direction, 0.0, margin), v
+        assert v["decided_from"] == "run" and v["magnitude"], v
     n_rw = len(fdd_red.READINGS) * len(fdd_red.WINDOWS)
     sizes = sorted(len(r) for r in by_claim.values())
     # Table 2 (Jain, throughput) × 2 RTT settings: readings × windows × 2 measurement windows;
@@ -291,5 +292,6 @@ def test_fdd_red_full(tmp_path):
     v = {(x["claim"], x["reading"]): x["verdict"] for x in vs}
     for rtt in ("homogeneous", "heterogeneous"):
         claim = f"In both experiment, FDD-RED is fairer than RED algorithm [{rtt} RTTs]"
-        assert v[(claim, "shares, estimator, 80 s steady state, window unlimited")] == "reproduces"
+        got = v[(claim, "shares, estimator, 80 s steady state, window unlimited")]
+        assert got in ("reproduces", "weaker than claimed"), got
     assert all(x["seeds"] == 20 for x in vs)

@@ -683,7 +683,7 @@ def reproduction_summary(reps: list[Reproduction]) -> pd.DataFrame:
                 "runs (computed, failed)": f"{sw.total} ({sw.computed}, {len(sw.failed)})",
                 "time": f"{rep.wall_time_s:.0f} s",
                 "paper's numbers in our CI": in_ci,
-                "verdicts: reproduce/not/inconclusive": tally,
+                "verdicts: reproduces/weaker/not/inconclusive/not testable": tally,
                 "report": str(rep.report),
             }
         )

@@ -37,6 +37,7 @@ from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
 from qoslab.stats import Estimate, estimate, paired
 from qoslab.verdicts import Claim
+from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -538,11 +539,15 @@ def _verdicts(ctx: Context) -> None:
                 if order == "before_remark":
                     ctx.verdict(largest.paired(reading, paired(ard_j, seeds("rio")), supported=support))
             if period == "steady":
+                # how far utilisation moves over seeds and arms (RIO alone, ARM: the dropper
+                # disabled, ARD): on a saturated link it is pinned and the claim cannot fail
+                u = {k: seeds(k, "utilization") for k in ("rio", "arm", "ard")}
                 ctx.verdict(
                     util.paired(
                         reading,
-                        paired(seeds("ard", "utilization"), seeds("rio", "utilization")),
+                        paired(u["ard"], u["rio"]),
                         supported=support,
+                        moves=movement([list(v) for v in u.values()]),
                     )
                 )
                 ctx.verdict(

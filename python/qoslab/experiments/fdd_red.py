@@ -52,6 +52,7 @@ from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
 from qoslab.frames import typed_rows
 from qoslab.stats import Paired, SummaryRow, estimate, paired
 from qoslab.verdicts import Claim
+from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -320,7 +321,13 @@ def _verdicts(ctx: Context) -> None:
                         (perf[rtt], "aggregate_throughput_bps"),
                     ):
                         test = _pair(ctx, "tables", metric, where, arm)
-                        ctx.verdict(claim.paired(name, test, supported=sup))
+                        moves = None
+                        if metric == "aggregate_throughput_bps":
+                            # a saturated bottleneck pins the aggregate: how far it moves over
+                            # seeds and the two queues (RED: the mechanism disabled)
+                            arms = [_seeds(ctx, "tables", metric, {**where, "aqm": q}) for q in (arm, "red")]
+                            moves = movement([list(s) for s in arms])
+                        ctx.verdict(claim.paired(name, test, supported=sup, moves=moves))
     drops = Claim(
         "RED drops more packets than FDD-RED algorithm",
         "Sec. III-B, Table 1 (scenario 1, 20 s)",

@@ -806,6 +806,23 @@ def _verdicts(ctx: Context) -> None:
                 supported=sup,
             )
         )
+        # the compound claim's two ranges, each marker's OUT loss on its own
+        for marker, who, low in (("probe_plus_one", "the A_IN + 1", 15.0), ("probe", "the 2·A_IN + 1", 50.0)):
+            ctx.verdict(
+                Claim(
+                    "dropping probability for OUT packets is lower: in the range [15%,30%] for the "
+                    "different configurations tested, versus the range [50%,60%]",
+                    f"Sec. 4 ({who} marker's OUT loss alone, 10 flows, soft)",
+                    "greater",
+                    "OUT loss 15–30 % (A_IN + 1), 50–60 % (2·A_IN + 1)",
+                    threshold=low,
+                    unit=" % OUT loss",
+                ).one_sample(
+                    reading,
+                    estimate(_per_seed_mean(select(soft, {"marker": marker}), "loss_out_pct")),
+                    supported=sup,
+                )
+            )
         ctx.verdict(
             Claim(
                 "On the contrary performance are poorer in hard differentiation",

@@ -23,9 +23,10 @@ from qoslab.results import RunRow, load
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
 from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
-from qoslab.verdicts import Verdict
+from qoslab.verdicts import Verdict, finalise
 from qoslab.verdicts import markdown as verdict_markdown
 from qoslab.verdicts import write as write_verdicts
+from qoslab.verdicts.currency import experiment_fingerprint, rules_fingerprint
 
 if TYPE_CHECKING:
     from qoslab.figures import Figure
@@ -420,8 +421,20 @@ def _check_sender(exp: Experiment, sender: str | None) -> None:
         raise ValueError(f"unknown sender {sender!r}: expected one of {', '.join(choices)}")
 
 
+def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
+    """The run's records re-decided against the paper's declared magnitudes, the claims' parts
+    and Holm's correction (:func:`qoslab.verdicts.finalise`); an experiment without declared
+    magnitudes (a plugin) keeps the sign-only verdicts its claims gave."""
+    from qoslab.experiments.magnitudes import DECLARED
+
+    recs = [v.as_json() for v in ctx.verdicts]
+    decls = DECLARED.get(ctx.experiment.name)
+    return finalise(decls, recs, "run") if decls else recs
+
+
 def _write_verdicts(ctx: Context) -> Path:
     exp, opts = ctx.experiment, ctx.options
+    rules = rules_fingerprint() if exp.name in _declared_names() else None
     header = {
         "study": exp.study or exp.title,
         "title": exp.title,
@@ -431,8 +444,20 @@ def _write_verdicts(ctx: Context) -> Path:
         "flavour": opts.flavour or "reference",
         "sender": opts.sender or PAPER_SENDERS,
         "command": _command(ctx),
+        "fingerprint": {
+            "core": str(ctx.version).rpartition("+")[2],
+            "experiment": experiment_fingerprint(exp.name),
+            "rules": rules,
+        },
+        "decided": "decided by the run",
     }
-    return write_verdicts(ctx.out / "verdicts.json", exp.name, header, ctx.verdicts)
+    return write_verdicts(ctx.out / "verdicts.json", exp.name, header, _final_verdicts(ctx))
+
+
+def _declared_names() -> set[str]:
+    from qoslab.experiments.magnitudes import DECLARED
+
+    return set(DECLARED)
 
 
 def _command(ctx: Context) -> str:
@@ -581,11 +606,12 @@ def _write_report(
             "## Verdicts",
             "",
             "One row per claim of the paper and per reading of it (`verdicts.json`); the verdict "
-            "is decided from the test's 95 % interval, never by hand"
+            "is decided from the test's 95 % interval against the paper's magnitude, with Holm's "
+            "correction over the claim's readings, never by hand"
             + (" — **from a quick run: shortened runs and few seeds**" if opts.quick else "")
             + ".",
             "",
-            verdict_markdown(v.as_json() for v in ctx.verdicts),
+            verdict_markdown(_final_verdicts(ctx)),
         ]
     if not comp.empty:
         lines += [

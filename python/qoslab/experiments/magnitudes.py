@@ -1,0 +1,404 @@
+"""What each paper claims, as a quantity: one :class:`~qoslab.verdicts.Magnitude` per claim
+(or part of a compound claim) of the five studies, in the units of the effect its verdict
+records carry.
+
+How the magnitudes were set (the papers are in ``../shared/papers/``):
+
+- where the paper gives a range ("98 % to more than 99 %", "from two to three times",
+  "[15 %, 30 %] versus [50 %, 60 %]"), that range;
+- where it gives one number per scheme from **one simulation run** (Hur's Table 1, Hashemi's
+  Tables 1-2, Kim's Table I and Figs. 7-9), the smallest effect that counts is **half the effect
+  the paper reports**: a single run has no interval, and half its effect is the least that can
+  still be called the effect the paper shows; larger effects reproduce (open far end);
+- where it gives only a word or a plot ("remarkable", "consistently better", a frontier below
+  another), a declared smallest effect, stated with its reason in ``why``; these are our
+  declarations, not numbers read from the paper, and are marked so.
+
+``threshold``/``margin`` keep the claim's direction as the experiments test it (a difference
+inside the margin is no difference). ``resolution``: a paired difference with a zero-width
+interval and an effect within it of zero means identical arms in every seed (not testable).
+"""
+
+from __future__ import annotations
+
+import math
+
+from qoslab.verdicts.core import Magnitude
+
+INF = math.inf
+HALF = "half the effect of the paper's single run"
+DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no number"
+
+ARD = (
+    Magnitude(
+        "the throughputs of TCP flows can be highly biased",
+        "less",
+        "Jain ≤ 0.90 under RIO alone (Table 1: 0.786 / 0.852, 4 / 20 flows)",
+        "both of Table 1's RIO values lie below 0.90; Jain ≥ 0.99 is what the paper calls fair "
+        "(its ARD rows, 0.999 / 0.991), so the direction boundary is 0.99",
+        threshold=0.99,
+        high=0.90,
+    ),
+    Magnitude(
+        "the ARM scheme improves TCP fairness compared to the RIO-based scheme",
+        "greater",
+        "ARM − RIO ≥ +0.049 Jain (Table 1: +0.204 / +0.098)",
+        HALF + ", the smaller of the two (20 flows)",
+        low=0.049,
+    ),
+    Magnitude(
+        "the ARD marker increases TCP fairness more than the ARM scheme",
+        "greater",
+        "ARD − ARM ≥ +0.0045 Jain (Table 1: +0.009 / +0.041)",
+        HALF + ", the smaller of the two (4 flows)",
+        low=0.0045,
+    ),
+    Magnitude(
+        "the FI values at the ARD marker are the largest among the schemes",
+        "greater",
+        "ARD − RIO ≥ +0.0695 Jain (Table 1: +0.213 / +0.139)",
+        HALF + ", the smaller of the two (20 flows)",
+        low=0.0695,
+    ),
+    Magnitude(
+        "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
+        "greater",
+        "utilisation ARD − RIO > −0.01 (Fig. 8(d): 'no large decrease')",
+        "a non-inferiority margin of 1 % of the link: the paper's text (Sec. III) says only 'no "
+        "large decrease'; the utilisation part alone; resolution 0.001 of the link",
+        threshold=-0.01,
+        resolution=1e-3,
+        part="utilisation",
+    ),
+    Magnitude(
+        "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
+        "greater",
+        "ARD − RIO ≥ +0.0695 Jain (Table 1: +0.213 / +0.139)",
+        "the fairness part, tested on the records of 'the FI values at the ARD marker are the "
+        "largest' (ARD against RIO alone); " + HALF,
+        low=0.0695,
+        part="fairness",
+        borrow="the FI values at the ARD marker are the largest among the schemes",
+    ),
+    Magnitude(
+        "the STDs also become lower when using the ARD scheme than when using the ARM scheme",
+        "less",
+        "STD of IN throughput ARD − ARM ≤ −5 kb/s",
+        DECLARED_ONLY + " (Fig. 8(a)); 5 kb/s is 1 % of the 494 kb/s λ_IN the paper reports",
+        high=-5e3,
+    ),
+)
+
+FDD_RED = tuple(
+    m
+    for rtt, d_jain, d_agg in (("homogeneous", 0.029, 10584.0), ("heterogeneous", 0.013, 6328.0))
+    for m in (
+        Magnitude(
+            f"FDD-RED is fairer than RED algorithm [{rtt} RTTs]",
+            "greater",
+            f"FDD-RED − RED ≥ +{d_jain / 2:g} Jain (Table 2: +{d_jain:g})",
+            HALF,
+            low=d_jain / 2,
+        ),
+        Magnitude(
+            f"flows throughput and bottleneck utilization [{rtt} RTTs]",
+            "greater",
+            f"FDD-RED − RED ≥ +{d_agg / 2e3:.1f} kbps aggregate (Table 2: +{d_agg / 1e3:.1f} kbps)",
+            HALF + "; both parts of the claim (flows' throughput, bottleneck utilisation) are the "
+            "aggregate throughput here, so one record tests both; margin and resolution 1 kbps",
+            margin=1e3,
+            resolution=1e3,
+            low=d_agg / 2,
+            part="aggregate throughput = utilisation",
+        ),
+    )
+) + (
+    Magnitude(
+        "RED drops more packets than FDD-RED algorithm",
+        "less",
+        "drops FDD-RED vs RED ≤ −27.5 % (Table 1: 149 → 67, −55 %)",
+        HALF + "; margin 5 %",
+        margin=0.05,
+        high=-0.275,
+    ),
+    Magnitude(
+        "According to this figure, FDD-RED drops fewer packets",
+        "less",
+        "drops FDD-RED vs RED ≤ −27.5 % (Fig. 10 has no numbers; Table 1's −55 %)",
+        "the paper's only number for the drops of the same 1 Mbps, 100 ms setup is Table 1's; "
+        + HALF
+        + "; margin 5 %",
+        margin=0.05,
+        high=-0.275,
+    ),
+    Magnitude(
+        "FDD-RED has lower drop count than RED algorithm for different flow numbers",
+        "less",
+        "drops FDD-RED vs RED ≤ −27.5 % (Fig. 11 has no numbers; Table 1's −55 %)",
+        "as for Fig. 10: Table 1's effect, halved; margin 5 %",
+        margin=0.05,
+        high=-0.275,
+    ),
+)
+
+_FRONTIER = "our scheme consistently achieves better performance than that of an all-IN"
+_SMALL_GAIN = DECLARED_ONLY + "; 5 % lower delay at equal goodput is the least we count as a gain"
+
+PROBE_MARKER = (
+    *(
+        Magnitude(
+            f"{_FRONTIER} packet marking scenario (Fig. {f}:",
+            "less",
+            "delay ratio − 1 ≤ −0.05",
+            _SMALL_GAIN,
+            high=-0.05,
+        )
+        for f in (3, 4, 5, 6)
+    ),
+    Magnitude(
+        "Performance improvement provided by the marker employment is remarkable",
+        "less",
+        "relative delay change 40 − 10 flows ≤ −0.05",
+        _SMALL_GAIN + " ('remarkable')",
+        high=-0.05,
+    ),
+    Magnitude(
+        "The improvement is more significant when IN and OUT packets receive more different",
+        "less",
+        "relative delay change hard − soft ≤ −0.05",
+        _SMALL_GAIN,
+        high=-0.05,
+    ),
+    Magnitude(
+        "IN packet percentage varies from about 98% to more than 99%",
+        "greater",
+        "lowest IN share in [0.97, 0.99]",
+        "Sec. 4: 'from about 98 %'; 'about' read as within one percentage point",
+        threshold=0.97,
+        low=0.97,
+        high=0.99,
+    ),
+    Magnitude(
+        "IN packet percentage varies from about 94% to 97% with 40 sources",
+        "greater",
+        "lowest IN share in [0.93, 0.95]",
+        "Sec. 4: 'from about 94 %'; 'about' read as within one percentage point",
+        threshold=0.93,
+        low=0.93,
+        high=0.95,
+    ),
+    Magnitude(
+        "IN loss percentage is very small (OUT)",
+        "greater",
+        "OUT loss in [95, 100] %",
+        "Sec. 4 / Fig. 7 'near 100 %'; direction boundary 90 % as the experiment tests it, 'near' "
+        "read as within 5 points",
+        threshold=90.0,
+        low=95.0,
+        high=100.0,
+    ),
+    Magnitude(
+        "IN loss percentage is very small (IN)",
+        "less",
+        "IN loss in [0, 1] %",
+        "Sec. 4 / Fig. 7 'very small', read as below 1 %",
+        threshold=1.0,
+        low=0.0,
+        high=1.0,
+    ),
+    Magnitude(
+        "delay decrease achievable by marker employment is almost doubled",
+        "less",
+        "relative delay change A_IN + 1 − 2·A_IN + 1 ≤ −0.10",
+        DECLARED_ONLY + "; 'almost doubled' a gain of the order of Fig. 3's: 0.10 is the least we "
+        "count (the doubling itself is not checked: the paper gives no number for Fig. 3's gain)",
+        high=-0.10,
+    ),
+    Magnitude(
+        "dropping probability for OUT packets is lower: in the range [15%,30%]",
+        "less",
+        "OUT loss A_IN + 1 − 2·A_IN + 1 in [−45, −20] percentage points",
+        "Sec. 4: [15 %, 30 %] against [50 %, 60 %], whose differences span −45 to −20 points",
+        low=-45.0,
+        high=-20.0,
+        section="against 2·A_IN + 1",
+        part="difference",
+    ),
+    *(
+        Magnitude(
+            "dropping probability for OUT packets is lower: in the range [15%,30%]",
+            "greater",
+            f"{who}'s OUT loss in [{lo:g}, {hi:g}] %",
+            f"Sec. 4's range for {who}; the direction boundary is the range's low end",
+            threshold=lo,
+            low=lo,
+            high=hi,
+            section=f"the {who} marker's OUT loss alone",
+            part=f"{who}: {lo:g}–{hi:g} %",
+            from_next_run=True,
+        )
+        for who, lo, hi in (("A_IN + 1", 15.0, 30.0), ("2·A_IN + 1", 50.0, 60.0))
+    ),
+    Magnitude(
+        "On the contrary performance are poorer in hard differentiation",
+        "greater",
+        "relative delay change A_IN + 1 − 2·A_IN + 1 ≥ +0.05",
+        _SMALL_GAIN,
+        low=0.05,
+    ),
+    Magnitude(
+        "For 10 flows and in hard differentiation better performance results are achieved",
+        "less",
+        "TCP delay ratio − 1 ≤ −0.05",
+        _SMALL_GAIN,
+        high=-0.05,
+    ),
+    Magnitude(
+        "the performance of marked flows and free flows are almost the same",
+        "greater",
+        "min(marked/free, free/marked) in [0.9, 1]",
+        "Sec. 4.2 'almost the same', read as within 10 %",
+        threshold=0.9,
+        low=0.9,
+        high=1.0,
+    ),
+    Magnitude(
+        "the marked flows experiment lower throughput (from two to three times)",
+        "less",
+        "marked/free in [1/3, 1/2]",
+        "Sec. 4.2 'from two to three times' lower; the direction boundary is 'almost the same' "
+        "(within 10 %, marked/free < 0.9)",
+        threshold=0.9,
+        low=1 / 3,
+        high=0.5,
+    ),
+)
+
+RIO_PLUS_O = (
+    Magnitude(
+        "the throughput in RI+O is significantly improved",
+        "greater",
+        "thr/profile of the 1080K and 1350K flows, RI+O − RIO ≥ +0.0975 (Table I: +0.195)",
+        HALF + " ('significantly': Table I's gain lifts both flows from below to above their profile)",
+        low=0.0975,
+    ),
+    Magnitude(
+        "the flows with large profile rates cannot reach their contracted profile rates",
+        "less",
+        "thr/profile of the 1350K flow with RIO ≤ 0.9525 (Table I: 0.905)",
+        HALF + ": the paper's shortfall 0.095 halved",
+        threshold=1.0,
+        high=1 - 0.095 / 2,
+    ),
+    Magnitude(
+        "the average OUT packet drop probability of BE flows is much larger in RI+O",
+        "greater",
+        "BE OUT drop rate RI+O − RIO ≥ +0.016 (Table I: 0.015 → 0.047)",
+        HALF,
+        low=0.016,
+    ),
+    Magnitude(
+        "In 40% subscription level, AS flows can maintain",
+        "greater",
+        "BE flows at the break-even RI+O − RIO ≥ +8.5 (Fig. 7: 13 → 30)",
+        HALF,
+        low=8.5,
+    ),
+    Magnitude(
+        "In 50% subscription level, 9 with RIO and 17 with RI+O",
+        "greater",
+        "BE flows at the break-even RI+O − RIO ≥ +4 (Fig. 7: 9 → 17)",
+        HALF,
+        low=4.0,
+    ),
+    Magnitude(
+        "With 1Mbps profile rate, RIO can assure",
+        "greater",
+        "subscription met RI+O − RIO ≥ +10 points (Fig. 8: 60 → 80 %)",
+        HALF,
+        low=10.0,
+    ),
+    Magnitude(
+        "Even with 2Mbps profile rate, RI+O can assure",
+        "greater",
+        "subscription met RI+O − RIO ≥ +30 points (Fig. 8: never → 60 %)",
+        HALF + " ('never' counted as 0 %)",
+        low=30.0,
+    ),
+    *(
+        Magnitude(
+            "RIO fails to meet the assurance for the AS flows with 10 times",
+            "greater",
+            f"first failing multiple RI+O − RIO ≥ +{g / 2:g} (Fig. 9: +{g:g})",
+            HALF,
+            low=g / 2,
+            section=f"unit {u} Mbps",
+        )
+        for u, g in (("0.1", 4.0), ("0.2", 5.0), ("0.3", 5.0), ("0.4", 5.0))
+    ),
+)
+
+_REACH = "every flow ≥ 0.95 r_i, the experiments' 'reaches its contract'"
+_FAIL = (
+    "largest-r_i flows ≤ 0.95 r_i: 'fail to reach' read as below the same 0.95 line "
+    "(the figures give no numbers)"
+)
+
+TWAM_DWRED = (
+    Magnitude(
+        "all Relative flows achieve the contracted capacity",
+        "greater",
+        "worst flow / r_i ≥ 0.95",
+        _REACH,
+        threshold=0.95,
+        low=0.95,
+    ),
+    Magnitude(
+        "the larger r_i flows fail to reach their contracted r_i",
+        "less",
+        "largest group / r_i ≤ 0.95",
+        _FAIL,
+        threshold=1.0,
+        high=0.95,
+    ),
+    Magnitude(
+        "Flows No 8, 9 and 10 fail to obtain their contracted rate",
+        "less",
+        "largest group / r_i ≤ 0.95",
+        _FAIL,
+        threshold=1.0,
+        high=0.95,
+    ),
+    Magnitude(
+        "differentiation between TCP flows is preserved in a fair way",
+        "greater",
+        "worst flow / r_i ≥ 0.95",
+        _REACH,
+        threshold=0.95,
+        low=0.95,
+    ),
+    Magnitude(
+        "a throughput proportional to their reserved capacity",
+        "greater",
+        "worst flow / r_i ≥ 0.95",
+        _REACH,
+        threshold=0.95,
+        low=0.95,
+    ),
+    Magnitude(
+        "The limitations of TSW2CM and static WRED are once again apparent here",
+        "greater",
+        "worst flow / r_i, TWAM − TSW2CM ≥ +0.05",
+        DECLARED_ONLY + " (Fig. 3); 5 % of the contract is the least we count",
+        low=0.05,
+    ),
+)
+
+#: the declarations of each experiment with verdicts
+DECLARED: dict[str, tuple[Magnitude, ...]] = {
+    "ard": ARD,
+    "fdd-red": FDD_RED,
+    "probe-marker": PROBE_MARKER,
+    "rio-plus-o": RIO_PLUS_O,
+    "twam-dwred": TWAM_DWRED,
+}

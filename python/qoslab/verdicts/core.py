@@ -1,0 +1,271 @@
+"""The verdict record, the decision rule and the claim under test.
+
+A verdict is decided from a test, never by hand. :func:`decide` places an effect's 95 %
+confidence interval against the claim's direction (``threshold`` and ``margin``) and against the
+paper's magnitude (a range, or a smallest effect that would count, declared per claim in
+``qoslab.experiments.magnitudes``):
+
+- ``reproduces``: the interval lies inside the paper's range (beyond the smallest effect);
+- ``weaker than claimed``: the direction holds, but the interval excludes the paper's magnitude
+  (it lies between the threshold and the range; or past the range's far end, which the reason
+  says);
+- ``does not reproduce``: the interval excludes the claimed direction, or lies inside the margin;
+- ``inconclusive``: the interval straddles a boundary (or is undefined: one seed);
+- ``not testable here``: the quantity cannot move in this setup (see :mod:`qoslab.verdicts.rules`
+  for how that is detected).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import MISSING, asdict, dataclass
+from typing import Any, Literal
+
+from qoslab.stats import Estimate, Paired, one_sample_p
+
+REPRODUCES = "reproduces"
+WEAKER = "weaker than claimed"
+DOES_NOT = "does not reproduce"
+INCONCLUSIVE = "inconclusive"
+NOT_TESTABLE = "not testable here"
+VERDICTS = (REPRODUCES, WEAKER, DOES_NOT, INCONCLUSIVE, NOT_TESTABLE)
+
+Direction = Literal["greater", "less"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One claim (or one part of a compound claim) of the paper under one reading.
+
+    - ``claim``: the paper's words (quoted), ``section``: where they are, ``part``: which part of
+      a compound claim this record tests ("" for a claim with one part);
+    - ``reading``: the name of the variant that implements the reading, ``supported``: what the
+      paper's text says about this reading;
+    - ``ours``/``paper``: the numbers set side by side, as text; ``magnitude``: the paper's
+      magnitude as declared for the decision (with its justification);
+    - ``effect`` and ``ci95``: the quantity the verdict is decided on and its 95 % interval;
+      ``test`` and ``p`` (as the run computed it); ``p_direction``: the two-sided p of the test
+      against the claim's direction boundary, ``p_holm``: that p after Holm's correction over the
+      claim's readings;
+    - ``moves``: how far the claim's quantity moved under the reading's mechanism-disabled or
+      perturbed arms (None: not measured by the run that made the record);
+    - ``seeds``: how many seeds (pairs); ``quick``: from a ``--quick`` run;
+    - ``verdict``: one of :data:`VERDICTS`; ``sign_verdict``: the verdict on the sign alone (the
+      rule before magnitudes, kept for comparison); ``reason``: why, in a sentence;
+    - ``decided_from``: "run" (decided when the run wrote the record) or "stored interval"
+      (re-decided later from the stored effect, interval and seeds, without a rerun).
+    """
+
+    claim: str
+    section: str
+    reading: str
+    ours: str
+    paper: str
+    effect: float
+    ci95: tuple[float, float]
+    test: str
+    p: float
+    seeds: int
+    verdict: str
+    reason: str
+    supported: str = ""
+    quick: bool = False
+    flavour: str = "reference"
+    #: the TCP senders: "as published" (the paper's scenarios), or the variant every sender ran
+    sender: str = "as published"
+    part: str = ""
+    magnitude: str = ""
+    p_direction: float | None = None
+    p_holm: float | None = None
+    moves: float | None = None
+    sign_verdict: str = ""
+    decided_from: str = ""
+    borrowed_from: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, got {self.verdict!r}")
+        for name in ("claim", "section", "reading", "reason"):
+            if not str(getattr(self, name)).strip():
+                raise ValueError(f"a verdict needs a {name}")
+
+    def as_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ci95"] = [_num(x) for x in self.ci95]
+        for k in ("effect", "p", "p_direction", "p_holm", "moves"):
+            d[k] = _num(d[k])
+        return d
+
+
+def _num(x: float | None) -> float | None:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+#: the fields every record has (those with a default may be absent from older files)
+REQUIRED = [
+    k
+    for k, f in Verdict.__dataclass_fields__.items()
+    if f.default is MISSING and f.default_factory is MISSING
+]
+
+
+def bar_of(direction: Direction, threshold: float, margin: float) -> float:
+    """The boundary the interval must clear for the claimed direction."""
+    return threshold + margin if direction == "greater" else threshold - margin
+
+
+def decide(
+    ci95: tuple[float, float],
+    direction: Direction,
+    threshold: float = 0.0,
+    margin: float = 0.0,
+    magnitude: tuple[float, float] | None = None,
+    testable: bool = True,
+) -> str:
+    """The verdict on a claim that a quantity is ``direction`` than ``threshold`` (by more than
+    ``margin``, the least effect that is not "no difference"), of the paper's ``magnitude``
+    (``(low, high)`` in the effect's units, either end may be infinite; None: the claim gives a
+    direction only). ``testable=False``: the quantity was found not to move (``not testable
+    here``), whatever the interval says."""
+    if not testable:
+        return NOT_TESTABLE
+    lo, hi = ci95
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return INCONCLUSIVE
+    bar = bar_of(direction, threshold, margin)
+    if direction == "greater":
+        beyond, against = lo > bar, hi <= bar
+    else:
+        beyond, against = hi < bar, lo >= bar
+    if against:
+        return DOES_NOT
+    if not beyond:
+        return INCONCLUSIVE
+    if magnitude is None:
+        return REPRODUCES
+    a, b = magnitude
+    if a <= lo and hi <= b:
+        return REPRODUCES
+    if hi < a or lo > b:
+        return WEAKER
+    return INCONCLUSIVE
+
+
+@dataclass
+class Claim:
+    """A claim and how its sign is tested; :meth:`paired` and :meth:`one_sample` turn a
+    measurement into a :class:`Verdict` for one reading. The verdict these give is the sign
+    alone; the runner re-decides every record against the paper's magnitude, the claim's parts
+    and Holm's correction (:func:`qoslab.verdicts.rules.finalise`) before it writes them."""
+
+    claim: str
+    section: str
+    direction: Direction
+    paper: str
+    threshold: float = 0.0
+    margin: float = 0.0
+    unit: str = ""
+    scale: float = 1.0
+    digits: int = 3
+
+    def paired(
+        self, reading: str, test: Paired, *, supported: str = "", moves: float | None = None
+    ) -> Verdict:
+        """The verdict under ``reading`` from a paired comparison (the claimed effect is the mean
+        per-seed difference). ``moves``: how far the quantity moved under the reading's
+        mechanism-disabled or perturbed arms (see :mod:`qoslab.verdicts.rules`)."""
+        ours = f"{test.fmt(self.digits, self.scale)}{self.unit} (paired, {test.n} seeds)"
+        return self._verdict(
+            reading, ours, test.mean, test.ci95, "paired t", test.p, test.n, supported, moves
+        )
+
+    def one_sample(
+        self, reading: str, est: Estimate, *, supported: str = "", moves: float | None = None
+    ) -> Verdict:
+        """The verdict under ``reading`` from a quantity over seeds, against the threshold."""
+        ours = f"{est.fmt(self.digits, self.scale)}{self.unit} ({est.n} seeds)"
+        p = one_sample_p(est, self.threshold)
+        return self._verdict(
+            reading, ours, est.mean, (est.ci_low, est.ci_high), "one-sample t", p, est.n, supported, moves
+        )
+
+    def _verdict(
+        self,
+        reading: str,
+        ours: str,
+        effect: float,
+        ci95: tuple[float, float],
+        test: str,
+        p: float,
+        n: int,
+        supported: str,
+        moves: float | None,
+    ) -> Verdict:
+        v = decide(ci95, self.direction, self.threshold, self.margin)
+        return Verdict(
+            claim=self.claim,
+            section=self.section,
+            reading=reading,
+            ours=ours,
+            paper=self.paper,
+            effect=effect,
+            ci95=ci95,
+            test=test,
+            p=p,
+            seeds=n,
+            verdict=v,
+            reason=self._reason(v),
+            supported=supported,
+            moves=moves,
+            sign_verdict=v,
+            decided_from="run",
+        )
+
+    def _reason(self, v: str) -> str:
+        side = ">" if self.direction == "greater" else "<"
+        bar = bar_of(self.direction, self.threshold, self.margin)
+        what = f"{side} {bar:g}"
+        if v == REPRODUCES:
+            return f"the 95 % CI lies entirely {what}"
+        if v == DOES_NOT:
+            return f"the 95 % CI lies entirely on the other side of {bar:g} (the claim needs {what})"
+        return f"the 95 % CI includes {bar:g}"
+
+
+@dataclass(frozen=True)
+class Magnitude:
+    """What the paper claims, as a quantity, for one claim (or one part of a compound claim).
+
+    ``match`` (and ``section``, when several claims share words) find the claim's records by
+    substring. ``direction``/``threshold``/``margin``: the direction of the claim and the margin
+    inside which a difference counts as none. ``low``/``high``: the paper's magnitude in the
+    record's effect units (an open end is infinite). ``paper``: the magnitude in words, and
+    ``why``: where it comes from in the paper (its tables, figures or text) and how it was turned
+    into the range. ``resolution``: a paired difference whose interval has zero width and whose
+    effect is within this of zero shows that the compared arms gave identical values in every
+    seed: the quantity did not move, and the reading is ``not testable here``.
+    ``part``: the part of a compound claim; ``borrow``: for a part tested on another claim's
+    records (the text ``match`` of that claim); ``from_next_run``: a part whose records only runs
+    from this version on write."""
+
+    match: str
+    direction: Direction
+    paper: str
+    why: str
+    threshold: float = 0.0
+    margin: float = 0.0
+    low: float = -math.inf
+    high: float = math.inf
+    resolution: float = 1e-9
+    section: str = ""
+    part: str = ""
+    borrow: str = ""
+    #: a part whose records runs write from this version on (the committed files predate it)
+    from_next_run: bool = False
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+    def describe(self) -> str:
+        return f"{self.paper} ({self.why})"

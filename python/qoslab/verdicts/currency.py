@@ -1,0 +1,183 @@
+"""Fingerprints, files and the checks CI runs on the committed verdicts.
+
+A verdicts file records, under ``fingerprint``, what computed it:
+
+- ``core``: the simulator's fingerprint, the ``<hash>`` of ``qoslab.__version__``
+  (``0.1.0+<hash>``). ``crates/qoslab-py/build.rs`` computes it (FNV-1a, 64 bits, top 48 bits)
+  over the core's and the bindings' Rust sources, the core's ``Cargo.toml`` and the Python
+  modules that shape a stored run (``simulate.py``, ``tasks.py``, ``scenario.py``).
+  :func:`core_fingerprint` computes the same hash from the source tree, without a build, so
+  ``check`` can tell whether a committed file was computed by the code in the checkout;
+- ``experiment``: the same hash over the experiment's own module(s) and the shared experiment
+  code (``base.py``, ``runner.py``, ``topologies.py``, ``stats.py``); None for files computed
+  before this was recorded;
+- ``rules``: the same hash over the decision rules and the declared magnitudes
+  (``verdicts/core.py``, ``verdicts/rules.py``, ``experiments/magnitudes.py``).
+
+``check`` sorts what it finds into *problems* (a malformed or missing file, a file without
+fingerprints or decided under other rules, a literal placeholder left in ``docs/``): exit 1,
+and CI fails; and *stale* files (computed by another core or experiment code than the
+checkout's): listed, exit 3, unless ``--allow-stale`` (what CI runs: the core changes often
+and a full rerun takes hours, so staleness is reported, not fatal).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from qoslab.verdicts.core import REQUIRED, VERDICTS, Verdict
+
+ROOT = Path(__file__).resolve().parents[3]
+PKG = Path(__file__).resolve().parents[1]
+
+#: literal placeholders that must not survive in docs/ or README.md
+PLACEHOLDERS = ("RUNTIME", "FULLCOST", "TESTTIME", "TODO", "TBD", "FIXME", "XXX")
+_PLACEHOLDER = re.compile(r"\b(" + "|".join(PLACEHOLDERS) + r")\b")
+
+
+def _fnv(files: Sequence[Path], rel_to: Path) -> str:
+    h = 0xCBF29CE484222325
+    for f in files:
+        rel = _relpath(f, rel_to)
+        data = rel.encode() + (f.read_bytes() if f.exists() else b"")
+        for b in data:
+            h ^= b
+            h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h >> 16:012x}"
+
+
+def _relpath(f: Path, base: Path) -> str:
+    """``f`` relative to ``base`` with ``..`` where needed, as Rust's ``strip_prefix`` of the
+    joined (unnormalised) path gives it in build.rs."""
+    fp, bp = f.parts, base.parts
+    k = 0
+    while k < min(len(fp), len(bp)) and fp[k] == bp[k]:
+        k += 1
+    return "/".join([".."] * (len(bp) - k) + list(fp[k:]))
+
+
+def core_fingerprint(root: Path = ROOT) -> str | None:
+    """The checkout's core fingerprint, as build.rs computes it (None outside a source tree)."""
+    py = root / "crates" / "qoslab-py"
+    core = root / "crates" / "qoslab-core"
+    if not (py / "build.rs").exists():
+        return None
+    files: list[Path] = []
+    for d in (core / "src", py / "src"):
+        files += [p for p in d.rglob("*") if p.is_file() and p.suffix in (".rs", ".toml")]
+    files.append(core / "Cargo.toml")
+    files += [
+        p
+        for p in (root / "python" / "qoslab" / f for f in ("simulate.py", "tasks.py", "scenario.py"))
+        if p.exists()
+    ]
+    # build.rs sorts the joined paths (crates/qoslab-py/../qoslab-core/...) component-wise
+    keyed = sorted(files, key=lambda p: tuple(_relpath(p, py).split("/")))
+    return _fnv(keyed, py)
+
+
+_SHARED = ("base.py", "runner.py", "topologies.py")
+
+
+def experiment_fingerprint(name: str) -> str:
+    """The hash of an experiment's own module(s) and the shared experiment code."""
+    exp = PKG / "experiments"
+    mod = name.replace("-", "_")
+    files = sorted(exp.glob(f"{mod}*.py")) + [exp / f for f in _SHARED] + [PKG / "stats.py"]
+    return _fnv(files, PKG)
+
+
+def rules_fingerprint() -> str:
+    files = [
+        PKG / "verdicts" / "core.py",
+        PKG / "verdicts" / "rules.py",
+        PKG / "experiments" / "magnitudes.py",
+    ]
+    return _fnv(files, PKG)
+
+
+def write(
+    path: Path, experiment: str, header: dict[str, Any], verdicts: Sequence[Verdict | dict[str, Any]]
+) -> Path:
+    recs = [v.as_json() if isinstance(v, Verdict) else v for v in verdicts]
+    doc = {"experiment": experiment, **header, "verdicts": recs}
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A ``verdicts.json`` document (checked: every record has the fields and a known verdict)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("verdicts"), list):
+        raise ValueError(f"{path}: not a verdicts file (no `verdicts` list)")
+    for i, v in enumerate(doc["verdicts"]):
+        missing = [k for k in REQUIRED if k not in v]
+        if missing:
+            raise ValueError(f"{path}: verdicts[{i}] lacks {', '.join(missing)}")
+        if v["verdict"] not in VERDICTS:
+            raise ValueError(f"{path}: verdicts[{i}].verdict {v['verdict']!r} is not one of {VERDICTS}")
+    return doc
+
+
+def placeholders(root: Path = ROOT) -> list[str]:
+    """``path:line: TOKEN`` for every literal placeholder in docs/**/*.md and README.md."""
+    out = []
+    for p in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]:
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            for m in _PLACEHOLDER.finditer(line):
+                out.append(f"{p.relative_to(root)}:{n}: {m.group(1)}")
+    return out
+
+
+def verdict_files(root: Path = ROOT) -> list[Path]:
+    d = root / "docs" / "verdicts"
+    return sorted(d.glob("*.json")) + sorted((d / "senders").glob("*.json"))
+
+
+def check(root: Path = ROOT) -> tuple[list[str], list[str]]:
+    """(problems, stale): see the module's text. Reads fingerprints; reruns nothing."""
+    problems: list[str] = []
+    stale: list[str] = []
+    core = core_fingerprint(root)
+    rules = rules_fingerprint()
+    files = verdict_files(root)
+    if not files:
+        problems.append(f"{root / 'docs' / 'verdicts'}: no verdicts files")
+    for p in files:
+        rel = p.relative_to(root)
+        try:
+            doc = read(p)
+        except (OSError, ValueError) as e:
+            problems.append(f"{e}")
+            continue
+        fp = doc.get("fingerprint")
+        if not isinstance(fp, dict) or not fp.get("core"):
+            problems.append(f"{rel}: no `fingerprint.core` (run `python -m qoslab.verdicts redecide`)")
+            continue
+        if fp.get("rules") != rules:
+            problems.append(
+                f"{rel}: decided under rules `{fp.get('rules')}`, the checkout's are `{rules}` "
+                "(run `python -m qoslab.verdicts redecide`)"
+            )
+        undecided = [i for i, v in enumerate(doc["verdicts"]) if not v.get("decided_from")]
+        if undecided:
+            problems.append(f"{rel}: verdicts{undecided[:3]} were not decided by the rules")
+        why = []
+        if core is not None and fp["core"] != core:
+            why.append(f"core `{fp['core']}` ≠ checkout `{core}`")
+        exp = fp.get("experiment")
+        if exp is None:
+            why.append("experiment code not fingerprinted (run predates fingerprints)")
+        elif exp != experiment_fingerprint(doc["experiment"]):
+            why.append(f"experiment code `{exp}` ≠ checkout `{experiment_fingerprint(doc['experiment'])}`")
+        if why:
+            stale.append(f"{rel}: stale: " + "; ".join(why))
+    problems += [f"placeholder {p}" for p in placeholders(root)]
+    return problems, stale

@@ -1,0 +1,132 @@
+"""``python -m qoslab.verdicts readme | check [--allow-stale] | redecide`` (from a source
+checkout).
+
+- ``readme``: rewrites the generated blocks of README.md, each experiment page and
+  docs/experiments/todays-tcp.md from ``docs/verdicts/**/*.json``;
+- ``check``: lists problems (exit 1) and stale files (exit 3 unless ``--allow-stale``); see
+  :mod:`qoslab.verdicts.currency`;
+- ``redecide``: re-decides the committed files from their stored effects and intervals under
+  the current rules and declared magnitudes (no rerun), then regenerates the docs.
+
+``make verdicts`` reruns every study in full and copies its ``verdicts.json`` here instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from qoslab.verdicts.currency import (
+    ROOT,
+    check,
+    core_fingerprint,
+    read,
+    rules_fingerprint,
+    verdict_files,
+    write,
+)
+from qoslab.verdicts.docs import (
+    core_of,
+    generated_against,
+    page_table,
+    readme_table,
+    replace_block,
+    survival_table,
+)
+from qoslab.verdicts.rules import finalise
+
+REDECIDED = (
+    "re-decided from the stored effects and intervals by `python -m qoslab.verdicts redecide` (no rerun)"
+)
+
+
+def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
+    """Rewrites the generated blocks (README.md, each experiment's page, todays-tcp.md) from
+    ``docs/verdicts/``; ``against``: the core to call current (default: the checkout's).
+    Returns the files that changed."""
+    against = against or core_fingerprint(root) or "?"
+    docs = [read(p) for p in sorted((root / "docs" / "verdicts").glob("*.json"))]
+    changed = []
+    if replace_block(root / "README.md", readme_table(docs, against)):
+        changed.append(root / "README.md")
+    for doc in docs:
+        page = root / "docs" / "experiments" / f"{doc['experiment']}.md"
+        if replace_block(page, page_table(doc, against)):
+            changed.append(page)
+    tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
+    senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
+    if senders and replace_block(tcp_page, survival_table(senders, against)):
+        changed.append(tcp_page)
+    return changed
+
+
+def declared(experiment: str) -> Any:
+    from qoslab.experiments.magnitudes import DECLARED
+
+    if experiment not in DECLARED:
+        raise ValueError(f"experiment {experiment!r}: no claims declared in qoslab/experiments/magnitudes.py")
+    return DECLARED[experiment]
+
+
+def redecide_file(path: Path) -> bool:
+    """Re-decides one committed file from its stored numbers; True when it changed."""
+    doc = read(path)
+    rules = rules_fingerprint()
+    raw = doc.get("fingerprint")
+    fp: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    if fp.get("rules") == rules and all(v.get("decided_from") for v in doc["verdicts"]):
+        return False
+    recs = finalise(declared(doc["experiment"]), doc["verdicts"], "stored interval")
+    header = {k: v for k, v in doc.items() if k not in ("experiment", "verdicts")}
+    header["fingerprint"] = {"core": core_of(doc), "experiment": fp.get("experiment"), "rules": rules}
+    header["decided"] = REDECIDED
+    write(path, doc["experiment"], header, recs)
+    return True
+
+
+def main(argv: Sequence[str]) -> int:
+    args = list(argv)
+    if (
+        not args
+        or args[0] not in ("readme", "check", "redecide")
+        or not (ROOT / "docs" / "verdicts").is_dir()
+    ):
+        print(
+            "usage (from a source checkout): "
+            "python -m qoslab.verdicts readme | check [--allow-stale] | redecide",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        if args[0] == "check":
+            return _check(allow_stale="--allow-stale" in args[1:])
+        if args[0] == "redecide":
+            for p in verdict_files(ROOT):
+                if redecide_file(p):
+                    print(f"re-decided {p.relative_to(ROOT)}")
+        changed = update_docs(ROOT)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(f"updated {p.relative_to(ROOT)}" for p in changed) or "docs already up to date")
+    return 0
+
+
+def _check(allow_stale: bool) -> int:
+    problems, stale = check(ROOT)
+    core = core_fingerprint(ROOT)
+    readme_core = generated_against(ROOT / "README.md")
+    print(f"checkout core fingerprint: {core}; README and pages generated against: {readme_core}")
+    if readme_core != core:
+        print("  (their 'current' column describes that core: `python -m qoslab.verdicts readme` updates it)")
+    for s in stale:
+        print(s)
+    for p in problems:
+        print(f"problem: {p}")
+    n = len(verdict_files(ROOT))
+    print(f"{n} verdict files: {n - len(stale)} current, {len(stale)} stale, {len(problems)} problems")
+    if problems:
+        return 1
+    return 3 if stale and not allow_stale else 0
