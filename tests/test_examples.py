@@ -222,3 +222,26 @@ if __name__ == "__main__":
     text = INDEX.read_text()
     head, rest = text.split(BEGIN)
     INDEX.write_text(f"{head}{BEGIN}\n{index_table()}\n{END}{rest.split(END)[1]}")
+
+
+def test_every_page_of_the_site_is_linked_from_its_index() -> None:
+    """docs/index.md names every page of mkdocs.yml's nav (mkdocs --strict already fails on a
+    page missing from the nav), so the site's front page goes stale with no new page."""
+    import yaml
+
+    pages: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x)
+        elif isinstance(node, dict):
+            for x in node.values():
+                walk(x)
+        else:
+            pages.append(str(node))
+
+    walk(yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"])
+    index = (ROOT / "docs" / "index.md").read_text()
+    missing = [p for p in pages if p != "index.md" and f"]({p}" not in index]
+    assert not missing, f"docs/index.md does not link {missing}"
