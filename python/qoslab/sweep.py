@@ -232,11 +232,12 @@ def sweep_statistics(
 
 
 def write_sweep_tables(out: Path, runs: pd.DataFrame, stats: pd.DataFrame) -> tuple[Path, Path]:
-    """Writes ``out/runs.csv`` (the runs without their time-series paths) and ``out/stats.csv``
+    """Writes ``out/runs.csv`` (the runs without their time-series paths and checksums) and ``out/stats.csv``
     (with the qoslab version); returns both paths."""
     out.mkdir(parents=True, exist_ok=True)
     runs_csv, stats_csv = out / "runs.csv", out / "stats.csv"
-    runs.drop(columns=["series_queue", "series_flow"]).to_csv(runs_csv, index=False)
+    series = ["series_queue", "series_flow", "series_queue_sha256", "series_flow_sha256"]
+    runs.drop(columns=[c for c in series if c in runs.columns]).to_csv(runs_csv, index=False)
     stats.assign(version=_core.__version__).to_csv(stats_csv, index=False)
     return runs_csv, stats_csv
 
