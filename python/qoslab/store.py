@@ -43,24 +43,20 @@ from typing import Any
 import pandas as pd
 
 from qoslab import store_checks as checks
+from qoslab.store_schema import DB_NAME as DB_NAME
+from qoslab.store_schema import FORMAT as FORMAT
 from qoslab.store_schema import MIGRATIONS as _MIGRATIONS
 from qoslab.store_schema import SCHEMA as _SCHEMA
 from qoslab.store_schema import SCHEMA_VERSION, _schema_of
+from qoslab.store_schema import StoreError as StoreError
 from qoslab.store_schema import migrate as migrate
 
-FORMAT = "qoslab-results"
-DB_NAME = "results.db"
 #: Default store directory (relative to the working directory); ``QOSLAB_STORE`` overrides it.
 DEFAULT_STORE = "results/store"
 
 
 def default_store() -> Path:
     return Path(os.environ.get("QOSLAB_STORE", DEFAULT_STORE))
-
-
-class StoreError(Exception):
-    """A result store that cannot be used: locked, corrupted, missing or of another format.
-    The message is one line that names the store."""
 
 
 @dataclass(frozen=True, order=True)

@@ -10,6 +10,14 @@ import sqlite3
 from pathlib import Path
 
 SCHEMA_VERSION = 3
+FORMAT = "qoslab-results"
+DB_NAME = "results.db"
+
+
+class StoreError(Exception):
+    """A result store that cannot be used: locked, corrupted, missing or of another format.
+    The message is one line that names the store."""
+
 
 #: Schema 2 → 3 (run by qoslab.store.migrate in one transaction): sweep membership keyed by
 #: (sweep, run, params), so that two grid points that give one run both keep it; the sweeps'
@@ -122,8 +130,6 @@ def migrate(path: str | Path) -> tuple[int, int, Path | None]:
     """Brings the store at ``path`` to this qoslab's schema, after copying its database to
     ``results.db.schema<N>.bak`` (SQLite's online backup). Returns (old schema, new schema,
     backup path or None when there was nothing to do). Holds the writer lock throughout."""
-    from qoslab.store import DB_NAME, FORMAT, StoreError  # the store imports this module
-
     p = Path(path)
     db = p if p.suffix == ".db" or p.is_file() else p / DB_NAME
     if not db.exists():
