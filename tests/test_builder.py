@@ -501,7 +501,7 @@ def kitchen_sink() -> b.ScenarioSpec:
     return sc
 
 
-def test_a_scenario_with_every_kind_round_trips_and_the_core_accepts_it():
+def test_a_scenario_with_every_kind_round_trips_and_the_core_accepts_it(tmp_path):
     sc = kitchen_sink()
     text = sc.to_toml()
     assert b.ScenarioSpec.from_toml(text) == sc
@@ -525,8 +525,9 @@ def test_a_scenario_with_every_kind_round_trips_and_the_core_accepts_it():
         assert written[kind] == {"type", *(b.toml_key(f) for f in dataclasses.fields(cls))}, kind
     resolved = sc.to_scenario().resolved
     assert len(resolved["conditioners"]) == 11 and len(resolved["flows"]) == 5
-    res = sc.run(seed=2, tables=False)
+    res = sc.run(seed=2, tables=False, out=tmp_path / "run")  # it captures: its files go there
     assert res.summary()["conservation_violations"] == []
+    assert (tmp_path / "run" / "q0.ab.pcap").is_file() and (tmp_path / "run" / "q0.ba.pcap").is_file()
 
 
 def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:

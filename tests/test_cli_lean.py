@@ -93,7 +93,7 @@ def test_summary_only_and_the_option_spellings(tmp_path):
     args += ["--set", "measurement.start=2s", "--set", "measurement.end=10s", "--max-memory", "8GB"]
     code, stdout, stderr = _same(args, tmp_path, out)
     assert code == 0 and "seed 3" in stdout and "".join(stdout.split()).endswith(f"wrote{out}/summary.json")
-    assert sorted(p.name for p in out.iterdir()) == ["scenario.toml", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".qoslab-run", "scenario.toml", "summary.json"]
 
 
 @pytest.mark.parametrize(
@@ -156,11 +156,17 @@ def test_parse_run_reads_the_usual_invocations():
         "summary_only": True,
     }
     assert parse_run(["run", S1, "--seed", "1", "--seed", "2"]) is None
+    assert parse_run(["run", S1, "--allow-path", "a", "--allow-path=b", "--force"]) == {
+        "scenario": Path(S1),
+        "set_": None,
+        "allow_path": [Path("a"), Path("b")],
+        "force": True,
+    }
 
 
 TOKENS = [S1, "--seed", "3", "+4", "٣", "x", "--seed=5", "--out", "d", "--out=", "--set", "a=1"]
 TOKENS += ["--set=b=2", "--summary-only", "--summary-only=1", "--max-time", "1h", "--max-capture=2GB"]
-TOKENS += ["--", "-", "-5", "s"]
+TOKENS += ["--", "-", "-5", "s", "--force", "--allow-path", "--allow-path=e"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -177,6 +183,8 @@ def test_what_the_lean_path_accepts_click_parses_to_the_same_values(args):
             typer_values[k] = Path(typer_values[k])
     if "set_" in typer_values:
         typer_values["set_"] = list(typer_values["set_"])
+    if "allow_path" in typer_values:
+        typer_values["allow_path"] = [Path(p) for p in typer_values["allow_path"]]
     assert {k: v for k, v in mine.items() if v is not None} == typer_values
 
 
@@ -189,4 +197,4 @@ def test_the_lean_run_loads_neither_typer_click_rich_nor_the_heavy_modules(tmp_p
     code, stdout, stderr, loaded = _qoslab("qoslab.entry", args, tmp_path)
     assert code == 0 and stderr == "" and "Jain index" in stdout
     assert loaded == []
-    assert sorted(p.name for p in out.iterdir()) == ["scenario.toml", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".qoslab-run", "scenario.toml", "summary.json"]

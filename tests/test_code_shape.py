@@ -76,4 +76,80 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
     build.rs), so that a change to them never reuses stored results."""
     build = (Path(__file__).resolve().parents[1] / "crates" / "qoslab-py" / "build.rs").read_text()
     listed = set(re.findall(r'"(\w+\.py)"', build))
-    assert {"simulate.py", "tasks.py", "scenario.py"} <= listed, listed
+    assert {"simulate.py", "tasks.py", "scenario.py", "summary_keys.py", "budget.py"} <= listed, listed
+    # Every module the run path imports (statically, function-level imports included, typing-only
+    # ones not) is fingerprinted, but for those that cannot change a stored result.
+    shaping = run_path_modules() - NOT_SHAPING.keys()
+    assert {"summary_keys.py", "budget.py", "simulate.py", "store.py"} <= shaping, shaping
+    missing = sorted(shaping - listed)
+    assert not missing, f"modules on the run path that build.rs does not fingerprint: {missing}"
+    gone = sorted(f for f in listed if not (PY / f).is_file())
+    assert not gone, f"build.rs fingerprints modules that do not exist: {gone}"
+
+
+PY = Path(__file__).resolve().parents[1] / "python" / "qoslab"
+#: Where a stored run is computed and recorded: a worker's tasks.execute, the coordinator's store.
+RUN_PATH = ("tasks.py", "store.py")
+#: Modules the run path imports whose code cannot change a stored result, and why.
+NOT_SHAPING = {
+    "outputs.py": "the tables' column documentation, imported for help() docstrings only",
+    "builder.py": "builds scenarios in Python (qoslab.builder, loaded on first use): what it builds is "
+    "the scenario text, whose canonical hash is part of every run's key",
+    "toml_writer.py": "writes the builder's scenarios as TOML (as builder.py)",
+}
+
+
+def _imports(path: Path) -> set[str]:
+    """The qoslab modules ``path`` imports (files relative to python/qoslab), skipping the
+    ``if TYPE_CHECKING:`` blocks (typing only)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    out: set[str] = set()
+
+    def module_file(dotted: str) -> str | None:
+        parts = dotted.split(".")[1:]
+        if not parts:
+            return "__init__.py"
+        f = PY.joinpath(*parts)
+        if f.with_suffix(".py").is_file():
+            return str(f.with_suffix(".py").relative_to(PY))
+        if (f / "__init__.py").is_file():
+            return str((f / "__init__.py").relative_to(PY))
+        return None
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for n in node.orelse:
+                visit(n)
+            return
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "qoslab":
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            out.update(f for f in map(module_file, names) if f)
+        elif isinstance(node, ast.Import):
+            mods = [a.name for a in node.names if a.name.split(".")[0] == "qoslab"]
+            out.update(f for f in map(module_file, mods) if f)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return out
+
+
+def run_path_modules() -> set[str]:
+    """Every qoslab module reachable by imports from :data:`RUN_PATH`."""
+    seen: set[str] = set()
+    todo = list(RUN_PATH)
+    while todo:
+        f = todo.pop()
+        if f not in seen:
+            seen.add(f)
+            todo += _imports(PY / f) - seen
+    return seen
+
+
+def test_the_import_finder_follows_function_level_imports_and_skips_typing_ones() -> None:
+    mods = run_path_modules()
+    # simulate is imported inside tasks.execute; qoslab.sweep only under TYPE_CHECKING nowhere
+    assert "simulate.py" in mods and "summary_keys.py" in mods, mods
+    assert "cli.py" not in mods and "sweep.py" not in mods, mods

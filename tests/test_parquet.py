@@ -378,12 +378,19 @@ def test_a_file_that_cannot_be_written_is_an_oserror_naming_it(tmp_path):
     assert e.value.filename == str(out / "flows.parquet")
 
 
-def test_qoslab_run_reports_an_unwritable_table_in_one_line(tmp_path):
+def test_qoslab_run_reports_an_unwritable_out_in_one_line(tmp_path):
+    # A folder holding something else is refused before the run (qoslab.rundir, issue 56) ...
     out = tmp_path / "out"
     (out / "flows.parquet").mkdir(parents=True)
     p = subprocess.run([QOSLAB, "run", S1, "--out", str(out)], capture_output=True, text=True, timeout=120)
     line = one_line_error(p)
-    assert str(out / "flows.parquet") in line and "Is a directory" in line, line
+    assert str(out) in line and "holds no qoslab run" in line, line
+    # ... and one that cannot be made is one line naming it
+    (tmp_path / "file").write_text("")
+    bad = tmp_path / "file" / "out"
+    p = subprocess.run([QOSLAB, "run", S1, "--out", str(bad)], capture_output=True, text=True, timeout=120)
+    line = one_line_error(p)
+    assert str(tmp_path / "file") in line and "Not a directory" in line, line
 
 
 def test_the_writer_needs_no_numpy():

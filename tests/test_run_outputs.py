@@ -142,7 +142,7 @@ def test_tables_written_equal_the_result_frames_and_summary_only_writes_no_table
         assert meta[b"qoslab.seed"] == b"3" and meta[b"qoslab.version"] == qoslab.__version__.encode()
     only, stdout = run_cli(tmp_path, "b", "--seed", "3", "--summary-only")
     assert "wrote" in stdout and "Parquet" not in stdout
-    assert sorted(p.name for p in only.iterdir()) == ["scenario.toml", "summary.json"]
+    assert sorted(p.name for p in only.iterdir()) == [".qoslab-run", "scenario.toml", "summary.json"]
     a, b = (json.loads((d / "summary.json").read_text()) for d in (out, only))
     assert strip_wall(a) == strip_wall(b)
     p = subprocess.run([QOSLAB, "run", S1, "--summary-only"], capture_output=True, text=True, timeout=60)

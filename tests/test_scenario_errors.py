@@ -168,8 +168,14 @@ def test_a_capture_through_a_symlink_out_of_the_output_directory_is_refused(tmp_
     )
     t = sc.table()
     t["capture"] = [{"link": "bottleneck", "file": "link/escaped.pcap"}]
-    with pytest.raises(qoslab.ScenarioError, match="resolves outside the output directory"):
+    # a folder holding anything but an earlier qoslab run is refused as a whole (issue 56) ...
+    with pytest.raises(OSError, match="holds no qoslab run"):
         qoslab.run(qoslab.Scenario.from_table(t), seed=1, out=out)
+    # ... and a capture path that leaves the run's folder through a symbolic link is refused
+    from qoslab.rundir import inside
+
+    with pytest.raises(qoslab.ScenarioError, match="resolves outside the output directory"):
+        inside(out, "link/escaped.pcap", "s.toml")
     assert not list(outside.iterdir())
 
 

@@ -56,7 +56,7 @@ def test_qoslab_run_summary_only_loads_none_of_the_heavy_modules(tmp_path):
     matplotlib nor numpy; `qoslab run FILE` (the printed table only) as well."""
     out = tmp_path / "o"
     assert _loaded_by("run", S1, "--out", str(out), "--summary-only") == []
-    assert sorted(p.name for p in out.iterdir()) == ["scenario.toml", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".qoslab-run", "scenario.toml", "summary.json"]
     assert (
         _loaded_by(
             "run", S1, "--set", "duration=5s", "--set", "measurement.start=1s", "--set", "measurement.end=5s"
@@ -74,7 +74,8 @@ def test_qoslab_run_with_tables_loads_none_of_the_heavy_modules(tmp_path):
     out = tmp_path / "o"
     assert _loaded_by("run", S1, "--out", str(out)) == []
     tables = sorted(f"{t}.parquet" for t in TABLES)
-    assert sorted(p.name for p in out.iterdir()) == sorted([*tables, "scenario.toml", "summary.json"])
+    written = sorted([*tables, ".qoslab-run", "scenario.toml", "summary.json"])
+    assert sorted(p.name for p in out.iterdir()) == written
     lib = tmp_path / "lib"
     code = (
         "import sys\n"

@@ -342,9 +342,29 @@ def _schema1_store(path):
     with Store(path) as st:
         run_sweep(plan([({}, short_s1())], [1], "t"), st, SerialExecutor(), progress=False)
     c = sqlite3.connect(path / "results.db", isolation_level=None)
+    downgrade_to_schema2(c)
     c.execute("DROP INDEX sweep_runs_run")
     c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     c.close()
+
+
+def downgrade_to_schema2(c):
+    """Turns a store of this qoslab's schema (3) into what schema 2 wrote: sweep membership keyed
+    by (sweep, run), no sweeps table, no checksum columns."""
+    c.executescript(
+        """
+        CREATE TABLE sr2 (sweep TEXT NOT NULL, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                          params TEXT NOT NULL, PRIMARY KEY (sweep, run_id));
+        INSERT OR REPLACE INTO sr2 SELECT sweep, run_id, params FROM sweep_runs;
+        DROP TABLE sweep_runs;
+        ALTER TABLE sr2 RENAME TO sweep_runs;
+        CREATE INDEX sweep_runs_run ON sweep_runs (run_id);
+        DROP TABLE sweeps;
+        ALTER TABLE runs DROP COLUMN series_queue_sha256;
+        ALTER TABLE runs DROP COLUMN series_flow_sha256;
+        UPDATE meta SET value = '2' WHERE key = 'schema_version';
+        """
+    )
 
 
 def test_older_schema_is_refused_with_the_command_then_migrated_with_a_backup(tmp_path):
@@ -359,7 +379,7 @@ def test_older_schema_is_refused_with_the_command_then_migrated_with_a_backup(tm
     p = subprocess.run(
         [QOSLAB, "results", "--store", str(d), "--migrate"], capture_output=True, text=True, timeout=60
     )
-    assert p.returncode == 0 and "from schema 1 to 2" in p.stdout, p
+    assert p.returncode == 0 and "from schema 1 to 3" in p.stdout, p
     backup = d / "results.db.schema1.bak"
     old = sqlite3.connect(backup)
     assert old.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
@@ -372,7 +392,7 @@ def test_older_schema_is_refused_with_the_command_then_migrated_with_a_backup(tm
     p = subprocess.run(
         [QOSLAB, "results", "--store", str(d), "--migrate"], capture_output=True, text=True, timeout=60
     )
-    assert "already has schema 2" in p.stdout
+    assert "already has schema 3" in p.stdout
 
 
 def test_newer_schema_is_refused(tmp_path):

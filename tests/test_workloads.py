@@ -274,7 +274,7 @@ def test_malformed_trace_and_cdf_lines_are_named(tmp_path: Path) -> None:
         (
             "t.toml",
             FLOW + 'type = "trace"\ntrace = "t.csv"\n',
-            "t.csv: line 2: size",
+            "t.csv: line 2: the size",
         ),
         (
             "c.toml",
@@ -288,4 +288,5 @@ def test_malformed_trace_and_cdf_lines_are_named(tmp_path: Path) -> None:
             qoslab.load_scenario(p)
         msg = str(e.value)
         assert want in msg and str(p) in msg, msg
+        assert "abc" not in msg and "size 500" not in msg, msg  # no content echoed
         assert "\n" not in msg

@@ -27,15 +27,31 @@ fn main() {
         collect(&d, &mut files);
     }
     files.push(core.join("Cargo.toml"));
-    // The Python modules that shape what a run stores: its tables and summary (simulate), its
-    // metrics (tasks) and how a scenario is read and overridden (scenario). A change to any of
-    // them must not reuse stored results either.
+    // The Python modules that shape what a run stores: every module the run path imports (a
+    // worker's tasks.execute and the store that records its result; tests/test_code_shape.py
+    // derives that set from the imports and fails when one is missing here): its tables and
+    // summary (simulate, summary_keys), its metrics (tasks), its budget and stopping (budget),
+    // how a scenario is read and overridden (scenario), how the result is stored (store,
+    // store_checks, store_schema). A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
-    let py_files: Vec<PathBuf> = ["simulate.py", "tasks.py", "scenario.py"]
-        .iter()
-        .map(|f| py.join(f))
-        .filter(|p| p.exists())
-        .collect();
+    let py_files: Vec<PathBuf> = [
+        "__init__.py",
+        "_gc.py",
+        "budget.py",
+        "errors.py",
+        "rundir.py",
+        "scenario.py",
+        "simulate.py",
+        "store.py",
+        "store_checks.py",
+        "store_schema.py",
+        "summary_keys.py",
+        "tasks.py",
+    ]
+    .iter()
+    .map(|f| py.join(f))
+    .filter(|p| p.exists())
+    .collect();
     files.extend(py_files.iter().cloned());
     files.sort();
     // FNV-1a, 64 bits, over each file's path (relative) and contents.

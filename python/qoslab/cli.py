@@ -74,6 +74,16 @@ def _main(
     """qoslab: packet-level simulation of DiffServ conditioners and AQM."""
 
 
+AllowPathOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--allow-path",
+        help="Also let the scenario read files (traces, CDFs) from this folder; by default only "
+        "its own folder (repeatable).",
+    ),
+]
+
+
 @app.command()
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
@@ -100,22 +110,33 @@ def run(
         str | None,
         typer.Option("--max-time", help="Stop a run whose pace says it exceeds this (default 24h; 0: none)."),
     ] = None,
+    allow_path: AllowPathOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the earlier qoslab run in --out (its folder is cleared).")
+    ] = False,
 ) -> None:
     """Run a scenario and print per-flow throughput, fairness, utilisation and drops. Memory and
     capture size are estimated first and wall time is measured as it runs, against a budget
-    (--max-memory, --max-capture, --max-time, or QOSLAB_MAX_MEMORY, ...: docs/robustness.md)."""
-    run_command.run(scenario, seed, set_, out, summary_only, max_memory, max_capture, max_time)
+    (--max-memory, --max-capture, --max-time, or QOSLAB_MAX_MEMORY, ...: docs/robustness.md).
+    Outputs go to --out (empty, or an earlier run with --force); without it, a scenario that
+    captures writes into a fresh folder under qoslab-runs/."""
+    run_command.run(
+        scenario, seed, set_, out, summary_only, max_memory, max_capture, max_time, allow_path, force
+    )
 
 
 @app.command()
-def check(scenario: Annotated[list[Path], typer.Argument(help="Scenario file(s) to validate.")]) -> None:
+def check(
+    scenario: Annotated[list[Path], typer.Argument(help="Scenario file(s) to validate.")],
+    allow_path: AllowPathOpt = None,
+) -> None:
     """Validate scenario files: exit 0 when all are valid, 1 with one error line per bad file."""
     from qoslab.scenario import load_scenario
 
     bad = 0
     for p in scenario:
         try:
-            sc = load_scenario(p)
+            sc = load_scenario(p, allow_paths=allow_path or ())
             typer.echo(
                 f"{p}: ok ({len(sc.resolved['nodes'])} nodes, {len(sc.resolved['links'])} links, "
                 f"{len(sc.resolved['flows'])} flows)"
@@ -453,6 +474,15 @@ def sweep(
     scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
     quiet: QuietOpt = False,
+    allow_path: AllowPathOpt = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Start the sweep name afresh when the store has it with another grid (its stored "
+            "runs stay; only their membership of this name is dropped).",
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
     from rich.console import Console
@@ -463,7 +493,7 @@ def sweep(
 
     with _Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
-        base = _load(scenario, set_)
+        base = _load(scenario, set_, allow_path)
         points = sw.override_points(base, axes)
         seed_values = sw.seed_list(seeds, first_seed)
         label = name or base.name
@@ -492,7 +522,10 @@ def sweep(
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
             _say_removed(st)
-            rep = sw.run_sweep(specs, st, ex, retries=retries, label=label, progress=not quiet)
+            rep = sw.run_sweep(
+                specs, st, ex, retries=retries, label=label, progress=not quiet, grid=axes,
+                replace_grid=replace,
+            )
             runs = sw.sweep_runs(st, specs, axes)
         by = sw.axis_columns(runs, axes)
         stats = sw.sweep_statistics(runs, show_metrics, by=by)
@@ -750,9 +783,16 @@ def results(
                 n = st.count_runs()
                 for p in problems:
                     typer.echo(f"problem: {p}", err=True)
+                old = st.unchecksummed()
+                if old:
+                    typer.echo(
+                        f"{st.db_path}: {old} run(s) stored before checksums (schema 2): their time "
+                        "series were read as Parquet, not compared with a SHA-256",
+                        err=True,
+                    )
                 if problems:
                     _fail(f"{st.db_path}: {len(problems)} problem(s) in {n} runs")
-                typer.echo(f"{st.db_path}: {n} runs, consistent")
+                typer.echo(f"{st.db_path}: {n} runs, consistent (time series files match their SHA-256)")
                 return
             if sweeps:
                 df = res_mod.sweeps(st)

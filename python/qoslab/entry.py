@@ -7,9 +7,10 @@ what it understands exactly as click would parse it:
 
 - one SCENARIO (not starting with ``-``),
 - ``--seed N`` (``N`` an optional sign and ASCII digits), ``--out DIR``, ``--set K=V``
-  (repeatable), ``--max-memory V``, ``--max-capture V``, ``--max-time V``, each also as
-  ``--opt=V``, with a non-empty value not starting with ``-``, each but ``--set`` at most once,
-- ``--summary-only``,
+  (repeatable), ``--allow-path DIR`` (repeatable), ``--max-memory V``, ``--max-capture V``,
+  ``--max-time V``, each also as ``--opt=V``, with a non-empty value not starting with ``-``,
+  each but ``--set`` and ``--allow-path`` at most once,
+- ``--summary-only``, ``--force``,
 
 and calls the command's body (qoslab.run_command.run) with the values typer would have passed.
 Anything else (``--help``, an unknown option, a missing or odd value, a path that exists but
@@ -32,7 +33,10 @@ _VALUED = {
     "--max-memory": "max_memory",
     "--max-capture": "max_capture",
     "--max-time": "max_time",
+    "--allow-path": "allow_path",
 }
+#: The options that may be repeated (their values collected in a list).
+_REPEATED = ("set_", "allow_path")
 
 
 def _readable(path: str) -> bool:
@@ -49,12 +53,12 @@ def parse_run(args: list[str]) -> dict[str, Any] | None:
     typer should parse them (see the module's docstring)."""
     if len(args) < 2 or args[0] != "run":
         return None
-    opts: dict[str, Any] = {"set_": []}
+    opts: dict[str, Any] = {"set_": [], "allow_path": []}
     scenario: str | None = None
     it = iter(args[1:])
     for a in it:
-        if a == "--summary-only":
-            opts["summary_only"] = True
+        if a in ("--summary-only", "--force"):
+            opts[a[2:].replace("-", "_")] = True
             continue
         if not a.startswith("-"):
             if scenario is not None:
@@ -67,10 +71,10 @@ def parse_run(args: list[str]) -> dict[str, Any] | None:
             return None  # --help, --, unknown options, -x
         if not eq:
             value = next(it, "")
-        if not value or value.startswith("-") or (key in opts and key != "set_"):
+        if not value or value.startswith("-") or (key in opts and key not in _REPEATED):
             return None
-        if key == "set_":
-            opts["set_"].append(value)
+        if key in _REPEATED:
+            opts[key].append(value)
         elif key == "seed":
             digits = value[1:] if value[:1] in "+-" else value
             if not (digits.isascii() and digits.isdigit()):
@@ -86,6 +90,9 @@ def parse_run(args: list[str]) -> dict[str, Any] | None:
     if "out" in opts:
         opts["out"] = Path(opts["out"])
     opts["set_"] = opts["set_"] or None
+    allowed = opts.pop("allow_path")
+    if allowed:
+        opts["allow_path"] = [Path(p) for p in allowed]
     return opts
 
 

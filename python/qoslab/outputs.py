@@ -907,6 +907,13 @@ SCENARIO_TOML = OutputFile(
     "scenario_sha256 hashes).",
 )
 
+RUN_MARKER = OutputFile(
+    ".qoslab-run",
+    "run",
+    "Written first (a small JSON object: format, scenario, seed, version, pid, started): marks the folder "
+    "as a qoslab run, the only kind `--force` clears before a new run replaces it (qoslab.rundir).",
+)
+
 PCAP = OutputFile(
     "<capture file>.pcap",
     "run",
@@ -1118,6 +1125,13 @@ STORE_RUNS = OutputFile(
             "The extra metric functions (MODULE:FUNCTION) the run was computed with, sorted.",
         ),
         Column("summary", "JSON text", "The run's summary.json; NULL if failed."),
+        Column(
+            "series_queue_sha256",
+            "text",
+            "SHA-256 of the series_queue file, recorded when the run was stored (NULL if failed, or "
+            "stored before schema 3); results --check, reading and a resumed sweep verify it.",
+        ),
+        Column("series_flow_sha256", "text", "The same for the series_flow file."),
     ),
 )
 
@@ -1171,11 +1185,24 @@ STORE_ATTEMPTS = OutputFile(
 STORE_SWEEP_RUNS = OutputFile(
     "results.db: sweep_runs",
     "store",
-    "Sweep membership: one row per (sweep, run); a run shared by several sweeps is computed once.",
+    "Sweep membership: one row per (sweep, run, grid point); a run shared by several sweeps (or by "
+    "two points of one grid) is computed once and listed under each.",
     (
         Column("sweep", "text", "The sweep's name."),
         _RUN_ID,
         Column("params", "JSON text", "The grid point this sweep gave the run ({key: value as given})."),
+    ),
+)
+
+STORE_SWEEPS = OutputFile(
+    "results.db: sweeps",
+    "store",
+    "One row per sweep name: the grid it was run with (another grid under the name is refused, "
+    "`--replace` starts it afresh).",
+    (
+        Column("name", "text", "The sweep's name."),
+        Column("grid", "JSON text", "Its grid: {key: [values as given, sorted]}."),
+        Column("created", "Unix time, s", "When the name was given this grid."),
     ),
 )
 
@@ -1221,6 +1248,7 @@ STORE_SERIES_FLOW = OutputFile(
 OUTPUTS: tuple[OutputFile, ...] = (
     SUMMARY,
     SCENARIO_TOML,
+    RUN_MARKER,
     FLOWS,
     LINKS,
     CONDITIONERS,
@@ -1240,6 +1268,7 @@ OUTPUTS: tuple[OutputFile, ...] = (
     STORE_QUEUES,
     STORE_ATTEMPTS,
     STORE_SWEEP_RUNS,
+    STORE_SWEEPS,
     STORE_SCENARIOS,
     STORE_META,
     STORE_SERIES_QUEUE,
@@ -1252,7 +1281,9 @@ _GROUPS: dict[str, tuple[str, str]] = {
         "Written into DIR by `qoslab run --out` (and `qoslab.run(..., out=DIR)`): summary.json, "
         "scenario.toml and the eight Parquet tables (no CSV copies; `--summary-only` writes the first "
         "two alone), plus any pcap captures. Each table's Parquet metadata holds qoslab.scenario, "
-        "qoslab.seed and qoslab.version. A partial run (stopped early) writes the same files.",
+        "qoslab.seed and qoslab.version. A partial run (stopped early) writes the same files. DIR "
+        "must be absent, empty or an earlier run's (replaced with `--force`); without `--out` a "
+        "scenario that captures writes them into a fresh folder under qoslab-runs/.",
     ),
     "sweep": (
         "`qoslab sweep SCENARIO … --out DIR`",

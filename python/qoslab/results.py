@@ -29,7 +29,8 @@ TABLES = ("runs", "flows", "queues", "metrics", "attempts", "series_queue", "ser
 
 _RUN_COLS = (
     "r.id AS run_id, r.scenario, r.scenario_sha256, r.seed, r.version, r.status, r.error, "
-    "r.attempts, r.wall_time_s, r.worker, r.finished_at, r.series_queue, r.series_flow"
+    "r.attempts, r.wall_time_s, r.worker, r.finished_at, r.series_queue, r.series_flow, "
+    "r.series_queue_sha256, r.series_flow_sha256"
 )
 
 
@@ -42,6 +43,10 @@ class RunRow:
     seed: int
     version: str
     status: str
+    series_queue: str | None
+    series_flow: str | None
+    series_queue_sha256: str | None
+    series_flow_sha256: str | None
 
 
 def _where(
@@ -281,10 +286,8 @@ def load(
             rel = getattr(r, col)
             if r.status != "ok" or rel is None:
                 continue
-            path = st.root / rel
-            if not path.is_file():
-                raise StoreError(f"result store {st.root}: time series file {rel} is missing")
-            df = pd.read_parquet(path)
+            sha = getattr(r, f"{col}_sha256")
+            df = _read_series(st, rel, sha if isinstance(sha, str) else None)
             df.insert(0, "run_id", r.run_id)
             for c in ("scenario", "scenario_sha256", "seed", "version", "params"):
                 df[c] = getattr(r, c)
@@ -294,6 +297,20 @@ def load(
     finally:
         if not isinstance(store, Store):
             st.close()
+
+
+def _read_series(st: Store, rel: str, sha256: str | None) -> pd.DataFrame:
+    """A run's time-series file, verified against its checksum; a file that is missing,
+    damaged or unreadable is one StoreError line, never a traceback."""
+    path = st.series_path(rel, sha256)
+    try:
+        return pd.read_parquet(path)
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors on a damaged file are many
+        first = (str(e).splitlines() or [type(e).__name__])[0][:200]
+        raise StoreError(
+            f"result store {st.root}: time series file {rel} is not a readable Parquet file ({first}); "
+            "running the sweep again recomputes its run"
+        ) from None
 
 
 def sweeps(store: str | Path | Store | None = None) -> pd.DataFrame:

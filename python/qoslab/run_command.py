@@ -38,13 +38,14 @@ def fail(msg: str, code: int = 1) -> NoReturn:
     raise SystemExit(code)
 
 
-def load(path: Path, overrides: list[str] | None) -> Scenario:
-    """The scenario at ``path`` with ``--set`` overrides; a scenario error ends the process."""
+def load(path: Path, overrides: list[str] | None, allow_paths: list[Path] | None = None) -> Scenario:
+    """The scenario at ``path`` with ``--set`` overrides, reading files from its folder and
+    ``allow_paths`` (``--allow-path``); a scenario error ends the process."""
     from qoslab import _core
     from qoslab.scenario import load_scenario
 
     try:
-        return load_scenario(path).with_overrides(overrides or [], via="--set")
+        return load_scenario(path, allow_paths=allow_paths or ()).with_overrides(overrides or [], via="--set")
     except _core.ScenarioError as e:
         fail(str(e.args[0]))
 
@@ -107,6 +108,8 @@ def run(
     max_memory: str | None = None,
     max_capture: str | None = None,
     max_time: str | None = None,
+    allow_path: list[Path] | None = None,
+    force: bool = False,
 ) -> None:
     """``qoslab run``: run a scenario and print per-flow throughput, fairness, utilisation and
     drops (the arguments are the command's options; see qoslab.cli.run)."""
@@ -117,7 +120,7 @@ def run(
 
     if summary_only and out is None:
         fail("--summary-only writes summary.json: give the directory with --out")
-    sc = load(scenario, set_)
+    sc = load(scenario, set_, allow_path)
     from qoslab.budget import Budget, BudgetError, human_seconds
     from qoslab.simulate import RunOverBudget
 
@@ -130,6 +133,7 @@ def run(
             out=out,
             tables=not summary_only,
             budget=budget,
+            force=force,
         )
     except _core.ScenarioError as e:
         fail(str(e.args[0]))
@@ -186,8 +190,10 @@ def run(
     )
     if res.violations:
         fail("conservation check failed: " + "; ".join(res.violations), 2)
-    if out is not None:
-        con.print(f"wrote {out}/summary.json" + ("" if summary_only else " and Parquet tables"))
+    if res.out is not None:
+        what = "" if summary_only else " and Parquet tables"
+        caps = " and the captures" if sc.outline.get("captures") else ""
+        con.print(f"wrote {res.out}/summary.json{what}{caps}")
 
 
 def rows_shown(n: int) -> tuple[list[int], str]:

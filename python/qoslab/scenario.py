@@ -19,6 +19,7 @@ from qoslab.errors import scenario_error
 
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Sequence
 
 #: The keys of each flow and link that a run reads (:attr:`Scenario.outline`).
 OUTLINE_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -35,11 +36,16 @@ class Scenario:
     so an invalid scenario raises :class:`qoslab.ScenarioError` naming the file and key.
     """
 
-    def __init__(self, text: str, source: str = "<scenario>") -> None:
+    def __init__(
+        self, text: str, source: str = "<scenario>", *, allow_paths: Sequence[str | Path] = ()
+    ) -> None:
         self.text = text
         self.source = source
+        #: Folders besides the scenario's own from which it may read files (traces, CDFs):
+        #: ``--allow-path``. Without them a file outside the scenario's folder is refused.
+        self.allow_paths: tuple[str, ...] = tuple(str(p) for p in allow_paths)
         #: The typed scenario the core resolved (parsed once; runs reuse it).
-        self.core = _core.resolve(text, source)
+        self.core = _core.resolve(text, source, list(self.allow_paths))
         self._outline: dict[str, Any] | None = None
         self._sha256: str | None = None
         #: A thread computing ``_sha256`` (qoslab.simulate's run of a large scenario).
@@ -72,20 +78,24 @@ class Scenario:
             f"{r['duration_ns'] / 1e9:g} s, sha256 {self.sha256()[:12]}>"
         )
 
-    def __getstate__(self) -> dict[str, str]:
+    def __getstate__(self) -> dict[str, Any]:
         # The core's typed form does not pickle: a copy in another process parses it again.
-        return {"text": self.text, "source": self.source}
+        return {"text": self.text, "source": self.source, "allow_paths": self.allow_paths}
 
-    def __setstate__(self, state: dict[str, str]) -> None:
-        self.__init__(state["text"], state["source"])  # type: ignore[misc]
-
-    @classmethod
-    def from_toml(cls, text: str, source: str = "<string>") -> Scenario:
-        return cls(text, source)
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["text"], state["source"], allow_paths=state.get("allow_paths", ()))  # type: ignore[misc]
 
     @classmethod
-    def from_table(cls, table: dict[str, Any], source: str = "<python>") -> Scenario:
-        return cls(_core.table_to_toml(table), source)
+    def from_toml(
+        cls, text: str, source: str = "<string>", *, allow_paths: Sequence[str | Path] = ()
+    ) -> Scenario:
+        return cls(text, source, allow_paths=allow_paths)
+
+    @classmethod
+    def from_table(
+        cls, table: dict[str, Any], source: str = "<python>", *, allow_paths: Sequence[str | Path] = ()
+    ) -> Scenario:
+        return cls(_core.table_to_toml(table), source, allow_paths=allow_paths)
 
     @property
     def name(self) -> str:
@@ -130,7 +140,7 @@ class Scenario:
             set_key(table, key.strip(), parse_value(value.strip()), via=via)
         label = f"{self.source} (with {via} {', '.join(assignments)})"
         try:
-            return Scenario.from_table(table, label)
+            return Scenario.from_table(table, label, allow_paths=self.allow_paths)
         except _core.ScenarioError as e:
             # The core located the error in TOML generated from the table: its line and column
             # point into no file the user has. The key and message are what they need.
@@ -151,7 +161,7 @@ class Scenario:
                     own["variant"] = variant
         label = f"{self.source} (every TCP sender {variant})"
         try:
-            return Scenario.from_table(table, label)
+            return Scenario.from_table(table, label, allow_paths=self.allow_paths)
         except _core.ScenarioError as e:
             raise scenario_error(label, e.message or str(e), key=e.key or "tcp.variant") from None
 
@@ -165,8 +175,9 @@ class Scenario:
         return names.index(link) * 2 + (0 if direction == "ab" else 1)
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Reads and validates a scenario file."""
+def load_scenario(path: str | Path, *, allow_paths: Sequence[str | Path] = ()) -> Scenario:
+    """Reads and validates a scenario file. The files it names for reading (traces, CDFs)
+    must lie in its folder, or in one of the folders ``allow_paths``."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -180,7 +191,7 @@ def load_scenario(path: str | Path) -> Scenario:
         line = data.count(b"\n", 0, e.start) + 1
         msg = f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} (line {line})"
         raise _core.ScenarioError(f"{p}:{line}: {msg}", str(p), line, "", msg) from None
-    return Scenario(text, str(p))
+    return Scenario(text, str(p), allow_paths=allow_paths)
 
 
 def parse_value(text: str) -> Any:

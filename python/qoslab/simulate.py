@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qoslab import _core
+from qoslab import _core, rundir
 from qoslab._gc import paused
 from qoslab.budget import Budget, BudgetError, Pace
 from qoslab.budget import check as check_budget
@@ -185,6 +185,8 @@ class Result:
         self.partial = bool(raw.get("interrupted", False))
         #: Why a partial run stopped, if not Ctrl-C/SIGTERM (its time budget).
         self.stopped: str | None = None
+        #: The folder the run wrote into (``out``, or a fresh one for its captures), if any.
+        self.out: Path | None = None
         self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
 
     def __repr__(self) -> str:
@@ -586,6 +588,7 @@ def run(
     out: str | Path | None = None,
     tables: bool = True,
     budget: Budget | None = None,
+    force: bool = False,
 ) -> Result:
     """Runs ``scenario`` (a :class:`Scenario` or a file path) with ``seed`` (default: the
     scenario's own). ``captures`` lists (link name, "ab"/"ba", pcap path) to record;
@@ -596,24 +599,27 @@ def run(
     ``budget`` (default: :meth:`Budget.from_env`) bounds memory and capture bytes, estimated
     before running (a run above is refused with a ScenarioError), and wall-clock time, measured
     from the run's pace: a run that would take longer stops early and raises
-    :class:`RunOverBudget` carrying what it measured so far (written to ``out``, partial)."""
+    :class:`RunOverBudget` carrying what it measured so far (written to ``out``, partial).
+
+    ``out`` must be empty, absent, or an earlier run's (replaced only with ``force``); without
+    it a scenario that captures writes into a fresh folder under ``qoslab-runs/``
+    (:mod:`qoslab.rundir`), named by ``Result.out``."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     seed = sc.default_seed if seed is None else int(seed)
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
-    cap: list[tuple[int, str]] = []
-    if out is not None:
-        Path(out).mkdir(parents=True, exist_ok=True)
-    for c in sc.outline.get("captures", []):
-        dirs = ["ab", "ba"] if c["direction"] == "both" else [c["direction"]]
-        for d in dirs:
-            fname = c["file"] if len(dirs) == 1 else c["file"].replace(".pcap", f".{d}.pcap")
-            inside = _inside(Path(out or "."), fname, sc)
-            cap.append((sc.link_direction_index(c["link"], d), str(inside)))
-    for link, d, path in captures or []:
-        cap.append((sc.link_direction_index(link, d), str(path)))
-    budget = budget if budget is not None else Budget.from_env()
-    check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."))
+    fresh = out is None and bool(sc.outline.get("captures"))
+    out = rundir.claim(out, sc.name, seed, force=force) if out is not None else None
+    out = rundir.fresh(sc.name, seed) if fresh else out
+    try:
+        cap = rundir.capture_paths(sc, out)
+        cap += [(sc.link_direction_index(link, d), str(path)) for link, d, path in captures or []]
+        budget = budget if budget is not None else Budget.from_env()
+        check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."))
+    except BaseException:
+        if out is not None:
+            rundir.abandon(out, remove=fresh)  # refused before it ran: nothing of it is kept
+        raise
     pace = Pace(budget.time_limit(), progress)
     hashing = _hash_beside(sc)
     try:
@@ -622,6 +628,7 @@ def run(
         wall = time.perf_counter() - t0
 
         res = Result(sc, seed, raw, wall)
+        res.out = None if out is None else Path(out)
         res.stopped = pace.verdict if res.partial else None
         if out is not None:
             res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
@@ -686,17 +693,6 @@ class RunInterrupted(KeyboardInterrupt):
         super().__init__(f"interrupted at t = {result.simulated_until_s:g} s")
         self.result = result
         self.out = out
-
-
-def _inside(out: Path, name: str, sc: Scenario) -> Path:
-    """``out / name``, refused if it resolves outside ``out`` (through a symbolic link; the core
-    already refuses absolute paths and ``..``)."""
-    path = out / name
-    base = out.resolve()
-    if not path.resolve().is_relative_to(base):
-        msg = f"the capture file {name!r} resolves outside the output directory {str(out)!r} (a symlink)"
-        raise _core.ScenarioError(f"{sc.source}: {msg}", sc.source, None, "capture.file", msg)
-    return path
 
 
 def finite(x: float) -> float | None:

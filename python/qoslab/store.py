@@ -6,6 +6,11 @@ Layout of a store directory::
     results.db.lock    advisory lock held by the one process that writes (a sweep coordinator)
     series/ab/<run>.queue.parquet, series/ab/<run>.flow.parquet
 
+Stored runs do not change: a run belongs to every sweep that used it, with the parameters each
+gave it (``sweep_runs``), and a sweep name keeps the grid it was first run with (``sweeps``;
+:meth:`Store.claim_sweep`). Each Parquet file's SHA-256 is recorded with its run
+(:mod:`qoslab.store_checks`).
+
 A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
 metrics, per-flow and per-queue rows, its attempt record and its sweep membership — is written in
 one transaction, after its Parquet files have been written and renamed into place, so a crash
@@ -30,27 +35,28 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-SCHEMA_VERSION = 2
-FORMAT = "qoslab-results"
-DB_NAME = "results.db"
+from qoslab import store_checks as checks
+from qoslab.store_schema import DB_NAME as DB_NAME
+from qoslab.store_schema import FORMAT as FORMAT
+from qoslab.store_schema import MIGRATIONS as _MIGRATIONS
+from qoslab.store_schema import SCHEMA as _SCHEMA
+from qoslab.store_schema import SCHEMA_VERSION, _schema_of
+from qoslab.store_schema import StoreError as StoreError
+from qoslab.store_schema import migrate as migrate
+
 #: Default store directory (relative to the working directory); ``QOSLAB_STORE`` overrides it.
 DEFAULT_STORE = "results/store"
 
 
 def default_store() -> Path:
     return Path(os.environ.get("QOSLAB_STORE", DEFAULT_STORE))
-
-
-class StoreError(Exception):
-    """A result store that cannot be used: locked, corrupted, missing or of another format.
-    The message is one line that names the store."""
 
 
 @dataclass(frozen=True, order=True)
@@ -64,81 +70,6 @@ class RunKey:
     def slug(self) -> str:
         return f"{self.scenario_sha256[:16]}-s{self.seed}-v{self.version}"
 
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS scenarios (
-    sha256 TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    toml TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    scenario_sha256 TEXT NOT NULL REFERENCES scenarios(sha256),
-    seed INTEGER NOT NULL,
-    version TEXT NOT NULL,
-    scenario TEXT NOT NULL,
-    scenario_source TEXT,
-    sweep TEXT,
-    params TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
-    error TEXT,
-    traceback TEXT,
-    attempts INTEGER NOT NULL,
-    wall_time_s REAL,
-    worker TEXT,
-    started_at REAL,
-    finished_at REAL,
-    series_queue TEXT,
-    series_flow TEXT,
-    metric_functions TEXT NOT NULL DEFAULT '[]',
-    summary TEXT,
-    UNIQUE (scenario_sha256, seed, version)
-);
-CREATE TABLE IF NOT EXISTS metrics (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    value REAL,
-    PRIMARY KEY (run_id, name)
-);
-CREATE TABLE IF NOT EXISTS flows (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    flow INTEGER NOT NULL,
-    PRIMARY KEY (run_id, flow)
-);
-CREATE TABLE IF NOT EXISTS queues (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    queue TEXT NOT NULL,
-    PRIMARY KEY (run_id, queue)
-);
-CREATE TABLE IF NOT EXISTS attempts (
-    id INTEGER PRIMARY KEY,
-    scenario_sha256 TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    version TEXT NOT NULL,
-    attempt INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    error TEXT,
-    worker TEXT,
-    wall_time_s REAL,
-    finished_at REAL
-);
-CREATE INDEX IF NOT EXISTS attempts_key ON attempts (scenario_sha256, seed, version);
-CREATE TABLE IF NOT EXISTS sweep_runs (
-    sweep TEXT NOT NULL,
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    params TEXT NOT NULL,
-    PRIMARY KEY (sweep, run_id)
-);
-CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);
-"""
-
-#: How to bring a store of schema N to N + 1 (SQL run in one transaction by :func:`migrate`).
-#: Schema 2 indexes sweep membership by run: replacing a run deletes its memberships, which
-#: scanned the whole table in schema 1.
-_MIGRATIONS: dict[int, str] = {
-    1: "CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);",
-}
 
 _TEMPORARY = ".*.tmp"
 
@@ -184,6 +115,8 @@ class Store:
         self.timeout = timeout
         self._lock_fd: int | None = None
         self._columns: dict[str, set[str]] = {}
+        #: SHA-256 of the series files this process wrote, by path, until their run is recorded.
+        self._digests: dict[str, str] = {}
         if not self.db_path.exists():
             if not create:
                 raise StoreError(f"no result store at {self.db_path}")
@@ -434,6 +367,7 @@ class Store:
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(t, tmp)
+            digest = checks.sha256_of(tmp)
             os.replace(tmp, dest)
         except OSError as e:
             with contextlib.suppress(OSError):
@@ -443,7 +377,20 @@ class Store:
                 f"result store {self.root}: cannot write {rel} ({reason}); the runs stored before "
                 "are kept: free some space (or use another --store) and run the same command to resume"
             ) from None
+        self._digests[str(rel)] = digest
         return str(rel)
+
+    def _digest(self, rel: str | None) -> str | None:
+        """The SHA-256 of series file ``rel``: as written by :meth:`write_series`, else read
+        from the file now (a run recorded with files written some other way)."""
+        if rel is None:
+            return None
+        if rel in self._digests:
+            return self._digests.pop(rel)
+        try:
+            return checks.sha256_of(self.root / rel)
+        except OSError:
+            return None
 
     def record(
         self,
@@ -509,6 +456,14 @@ class Store:
                 keep = prev is not None and prev[1] == "ok"
                 if keep and status == "ok" and not set(fns) <= set(json.loads(prev[2] or "[]")):
                     keep = False  # the new result carries metrics the stored one lacks
+                if keep and status == "ok" and self._damaged_ids([int(prev[0])]):
+                    keep = False  # its files fail their checksums: the new result replaces them
+                if prev is not None:
+                    # the first sweep that stored the run keeps its label (memberships list all)
+                    first_sweep, first_params = c.execute(
+                        "SELECT sweep, params FROM runs WHERE id = ?", (prev[0],)
+                    ).fetchone()
+                    first_params = json.loads(first_params or "{}")
                 if keep:
                     run_id = int(prev[0])
                     c.execute("UPDATE runs SET attempts = ? WHERE id = ?", (n_attempts, run_id))
@@ -527,8 +482,9 @@ class Store:
                     cur = c.execute(
                         "INSERT INTO runs (scenario_sha256, seed, version, scenario, scenario_source, sweep, "
                         "params, status, error, traceback, attempts, wall_time_s, worker, started_at, "
-                        "finished_at, series_queue, series_flow, metric_functions, summary) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "finished_at, series_queue, series_flow, metric_functions, summary, "
+                        "series_queue_sha256, series_flow_sha256) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             key.scenario_sha256,
                             key.seed,
@@ -549,6 +505,8 @@ class Store:
                             (series or {}).get("flow"),
                             json.dumps(fns),
                             json.dumps(summary, default=_json_default) if summary is not None else None,
+                            self._digest((series or {}).get("queue")),
+                            self._digest((series or {}).get("flow")),
                         ),
                     )
                     run_id = int(cur.lastrowid or 0)
@@ -562,12 +520,12 @@ class Store:
                     if queues is not None:
                         self._insert_frame("queues", run_id, queues)
                     c.executemany(
-                        "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                        "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
                         [(sw, run_id, pj) for sw, pj in kept_memberships],
                     )
                 for sweep, params in memberships:
                     c.execute(
-                        "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                        "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
                         (sweep, run_id, json.dumps(params, sort_keys=True, default=str)),
                     )
                 c.execute("COMMIT")
@@ -588,7 +546,7 @@ class Store:
             c.execute("BEGIN IMMEDIATE")
             try:
                 c.executemany(
-                    "INSERT OR REPLACE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                    "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
                     [(s, ids[k], json.dumps(p, sort_keys=True, default=str)) for k, s, p in rows if k in ids],
                 )
                 c.execute("COMMIT")
@@ -597,18 +555,75 @@ class Store:
                     c.execute("ROLLBACK")
                 raise
 
+    # -- sweeps ------------------------------------------------------------------------------------
+
+    def claim_sweep(self, name: str, grid: Mapping[str, Sequence[Any]], *, replace: bool = False) -> None:
+        """Records that sweep ``name`` runs over ``grid`` ({key: values}). A name already stored
+        with another grid is refused (:class:`StoreError` naming both), unless ``replace``: then
+        its memberships are dropped (its runs stay) and the name starts afresh with ``grid``. A
+        name stored before sweeps kept their grids (schema 2) is compared with the grid its
+        memberships imply: the same keys, values among the new grid's (a resumed sweep)."""
+        c = self.conn
+        with self._guard():
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                refused = checks.claim_sweep(c, name, grid, replace=replace)
+                if refused is not None:
+                    raise StoreError(f"result store {self.root}: {refused}")
+                c.execute("COMMIT")
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+
     # -- integrity --------------------------------------------------------------------------------
+
+    def _damaged_ids(self, ids: Iterable[int]) -> set[int]:
+        """Of the successful runs ``ids``, those whose series files are missing or fail their
+        checksums."""
+        bad: set[int] = set()
+        for rid in ids:
+            row = self.conn.execute(
+                "SELECT series_queue, series_queue_sha256, series_flow, series_flow_sha256 "
+                "FROM runs WHERE id = ? AND status = 'ok'",
+                (rid,),
+            ).fetchone()
+            if row is not None and any(
+                checks.file_problem(self.root, rel, sha) for rel, sha in ((row[0], row[1]), (row[2], row[3]))
+            ):
+                bad.add(rid)
+        return bad
+
+    def damaged(self, keys: Iterable[RunKey]) -> set[RunKey]:
+        """Of ``keys``, the stored successful runs whose time-series files are missing or fail
+        their checksums (a sweep computes them again)."""
+        ids = self.run_ids(keys)
+        with self._guard():
+            bad = self._damaged_ids(ids.values())
+        return {k for k, i in ids.items() if i in bad}
+
+    def series_path(self, rel: str, sha256: str | None) -> Path:
+        """The path of series file ``rel``, verified against its checksum first: a missing,
+        unreadable or damaged file is one :class:`StoreError` line."""
+        problem = checks.file_problem(self.root, rel, sha256)
+        if problem is not None:
+            raise StoreError(
+                f"result store {self.root}: {problem}; `qoslab results --check` lists every damaged file, "
+                "and running the sweep again recomputes its runs"
+            )
+        return self.root / rel
 
     def verify(self) -> list[str]:
         """Consistency problems: successful runs without metrics or flows, or whose Parquet
-        files are missing. Empty when the store is whole."""
+        files are missing, unreadable or fail their checksums. Empty when the store is whole."""
         problems: list[str] = []
         with self._guard():
             rows = self.conn.execute(
                 "SELECT r.id, r.scenario, r.seed, r.series_queue, r.series_flow, "
                 "(SELECT COUNT(*) FROM metrics m WHERE m.run_id = r.id), "
                 "(SELECT COUNT(*) FROM flows f WHERE f.run_id = r.id), "
-                "(SELECT COUNT(*) FROM queues q WHERE q.run_id = r.id) "
+                "(SELECT COUNT(*) FROM queues q WHERE q.run_id = r.id), "
+                "r.series_queue_sha256, r.series_flow_sha256 "
                 "FROM runs r WHERE r.status = 'ok'"
             ).fetchall()
             ic = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
@@ -617,75 +632,26 @@ class Store:
         for f in self.temporaries():
             rel = f.relative_to(self.root)
             problems.append(f"temporary file {rel} (a writer is active, or it was killed)")
-        for rid, name, seed, sq, sf, nm, nf, nq in rows:
+        for rid, name, seed, sq, sf, nm, nf, nq, hq, hf in rows:
             what = f"run {rid} ({name}, seed {seed})"
             if nm == 0 or nf == 0 or nq == 0:
                 problems.append(f"{what}: {nm} metrics, {nf} flow rows, {nq} queue rows")
-            for rel in (sq, sf):
-                if rel is None or not (self.root / rel).is_file():
-                    problems.append(f"{what}: time series file {rel} is missing")
+            for rel, sha in ((sq, hq), (sf, hf)):
+                problem = checks.file_problem(self.root, rel, sha)
+                if problem is not None:
+                    problems.append(f"{what}: {problem}")
         return problems
 
-
-def _schema_of(meta: dict[str, str]) -> int:
-    try:
-        return int(meta.get("schema_version", ""))
-    except ValueError:
-        return -1
-
-
-def migrate(path: str | Path) -> tuple[int, int, Path | None]:
-    """Brings the store at ``path`` to this qoslab's schema, after copying its database to
-    ``results.db.schema<N>.bak`` (SQLite's online backup). Returns (old schema, new schema,
-    backup path or None when there was nothing to do). Holds the writer lock throughout."""
-    p = Path(path)
-    db = p if p.suffix == ".db" or p.is_file() else p / DB_NAME
-    if not db.exists():
-        raise StoreError(f"no result store at {db}")
-    lock = db.with_name(db.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise StoreError(f"result store {db.parent} is in use by another qoslab process") from None
-        try:
-            conn = sqlite3.connect(db, isolation_level=None)
-            try:
-                meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-                if meta.get("format") != FORMAT:
-                    raise StoreError(f"{db} is an SQLite database but not a qoslab result store")
-                old = _schema_of(meta)
-                if old == SCHEMA_VERSION:
-                    return old, old, None
-                if old > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"result store {db} has schema {old}, newer than this qoslab's {SCHEMA_VERSION}"
-                    )
-                if any(v not in _MIGRATIONS for v in range(old, SCHEMA_VERSION)):
-                    raise StoreError(f"result store {db} has schema {old}: no migration to {SCHEMA_VERSION}")
-                backup = db.with_name(f"{db.name}.schema{old}.bak")
-                dst = sqlite3.connect(backup)
-                try:
-                    conn.backup(dst)
-                finally:
-                    dst.close()
-                script = "".join(_MIGRATIONS[v] + "\n" for v in range(old, SCHEMA_VERSION))
-                conn.executescript(
-                    "BEGIN IMMEDIATE;\n"
-                    + script
-                    + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';\n"
-                    + "COMMIT;"
-                )
-                return old, SCHEMA_VERSION, backup
-            finally:
-                conn.close()
-        except sqlite3.Error as e:
-            raise StoreError(f"result store {db}: migration failed, nothing changed ({e})") from None
-    finally:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    def unchecksummed(self) -> int:
+        """Successful runs stored without checksums (before schema 3): their files are checked
+        by reading them as Parquet only."""
+        with self._guard():
+            return int(
+                self.conn.execute(
+                    "SELECT COUNT(*) FROM runs WHERE status = 'ok' AND "
+                    "(series_queue_sha256 IS NULL OR series_flow_sha256 IS NULL)"
+                ).fetchone()[0]
+            )
 
 
 def _json_default(o: Any) -> Any:

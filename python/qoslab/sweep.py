@@ -232,11 +232,12 @@ def sweep_statistics(
 
 
 def write_sweep_tables(out: Path, runs: pd.DataFrame, stats: pd.DataFrame) -> tuple[Path, Path]:
-    """Writes ``out/runs.csv`` (the runs without their time-series paths) and ``out/stats.csv``
+    """Writes ``out/runs.csv`` (the runs without their time-series paths and checksums) and ``out/stats.csv``
     (with the qoslab version); returns both paths."""
     out.mkdir(parents=True, exist_ok=True)
     runs_csv, stats_csv = out / "runs.csv", out / "stats.csv"
-    runs.drop(columns=["series_queue", "series_flow"]).to_csv(runs_csv, index=False)
+    series = ["series_queue", "series_flow", "series_queue_sha256", "series_flow_sha256"]
+    runs.drop(columns=[c for c in series if c in runs.columns]).to_csv(runs_csv, index=False)
     stats.assign(version=_core.__version__).to_csv(stats_csv, index=False)
     return runs_csv, stats_csv
 
@@ -348,13 +349,21 @@ def run_sweep(
     retries: int = 1,
     progress: bool = True,
     label: str = "sweep",
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    replace_grid: bool = False,
 ) -> SweepReport:
     """Computes the runs of ``specs`` that the store lacks (or holds as failed) and stores them.
 
     Each failing run is recorded with its error and retried ``retries`` times; the sweep carries
     on and the failures are listed in the returned report. ``metrics`` names extra metric
     functions (``"module:function"``) every run computes, on top of each spec's own. A stored
-    run counts as done when it succeeded and was computed with every metric function asked for.
+    run counts as done when it succeeded and was computed with every metric function asked for,
+    and its time-series files pass their checksums (a damaged run is computed again).
+
+    With ``grid`` (the sweep's axes, {key: values}), the specs' sweep name is claimed for that
+    grid (:meth:`Store.claim_sweep`): a name stored with another grid is refused with a
+    StoreError naming both, unless ``replace_grid`` starts the name afresh. Stored runs never
+    change: a run already stored is only added to this sweep's memberships.
     """
     t0 = time.perf_counter()
     by_key: dict[RunKey, list[RunSpec]] = {}
@@ -367,12 +376,26 @@ def run_sweep(
         resolve_metric_function(m)  # fail early, in the coordinator, on a typo
     store.acquire()
     try:
+        if grid is not None:
+            for name in dict.fromkeys(s.sweep for s in specs):
+                store.claim_sweep(name, grid, replace=replace_grid)
         stored = store.stored(by_key)
         ok_keys = [k for k, (st, have) in stored.items() if st == "ok" and set(fns[k]) <= have]
+        damaged = store.damaged(ok_keys)
+        ok_keys = [k for k in ok_keys if k not in damaged]
         store.add_memberships([(k, s.sweep, dict(s.params)) for k in ok_keys for s in by_key[k]])
         done = set(ok_keys)
         todo = [k for k in by_key if k not in done]
-        tasks = [RunTask(k, by_key[k][0].scenario.text, by_key[k][0].scenario.source, fns[k]) for k in todo]
+        tasks = [
+            RunTask(
+                k,
+                by_key[k][0].scenario.text,
+                by_key[k][0].scenario.source,
+                fns[k],
+                allow_paths=by_key[k][0].scenario.allow_paths,
+            )
+            for k in todo
+        ]
         prog = SweepProgress(len(by_key), len(ok_keys), label, enabled=progress)
         failed: dict[RunKey, str] = {}
         counters: dict[str, Any] = {"attempts": 0, "compute": 0.0}

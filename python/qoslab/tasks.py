@@ -45,6 +45,8 @@ class RunTask:
     scenario_source: str
     metrics: tuple[str, ...] = ()
     attempt: int = 1
+    #: Folders besides the scenario's own it may read files from (``--allow-path``).
+    allow_paths: tuple[str, ...] = ()
 
 
 @dataclass
@@ -192,7 +194,7 @@ def execute(task: RunTask) -> RunOutput:
     t0 = time.perf_counter()
     who = worker_name()
     try:
-        sc = Scenario(task.scenario_text, task.scenario_source)
+        sc = Scenario(task.scenario_text, task.scenario_source, allow_paths=task.allow_paths)
         if sc.sha256() != task.key.scenario_sha256:
             raise RuntimeError("the scenario's hash differs on this worker (another qoslab build?)")
         res = run_sim(sc, task.key.seed)

@@ -128,7 +128,12 @@ fn table_to_toml(table: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 fn parse(text: &str, file: &str) -> PyResult<Scenario> {
-    catch_unwind(|| Scenario::from_toml(text, file))
+    parse_allowing(text, file, &[])
+}
+
+/// [`parse`], the files the scenario reads allowed in the folders `allow` too.
+fn parse_allowing(text: &str, file: &str, allow: &[std::path::PathBuf]) -> PyResult<Scenario> {
+    catch_unwind(|| Scenario::from_toml_allowing(text, file, allow))
         .map_err(|_| {
             PyRuntimeError::new_err("internal error while parsing the scenario (please report it)")
         })?
@@ -214,11 +219,13 @@ impl Resolved {
     }
 }
 
-/// Parses and validates scenario TOML once, for [`simulate_resolved`] and [`Resolved::table`].
+/// Parses and validates scenario TOML once, for [`simulate_resolved`] and [`Resolved::table`];
+/// the files it reads may lie in its folder or in the folders `allow`.
 #[pyfunction]
-fn resolve(text: &str, file: &str) -> PyResult<Resolved> {
+#[pyo3(signature = (text, file, allow=Vec::new()))]
+fn resolve(text: &str, file: &str, allow: Vec<std::path::PathBuf>) -> PyResult<Resolved> {
     Ok(Resolved {
-        inner: parse(text, file)?,
+        inner: parse_allowing(text, file, &allow)?,
         file: file.to_string(),
     })
 }

@@ -75,7 +75,7 @@ def ns2_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
             changed += 1
     if not changed:
         return sc, notes
-    return Scenario.from_table(table, f"{sc.source} (ns2 flavour)"), notes
+    return Scenario.from_table(table, f"{sc.source} (ns2 flavour)", allow_paths=sc.allow_paths), notes
 
 
 def flavours_used(sc: Scenario) -> dict[str, set[str]]:

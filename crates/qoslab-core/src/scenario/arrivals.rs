@@ -2,7 +2,6 @@
 //! Poisson process, sizes drawn from a distribution; and the files a scenario may name for
 //! them (empirical CDFs, traces), read relative to the scenario file.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -10,6 +9,7 @@ use serde::Serialize;
 use super::flow::{
     check_ecn_marking, check_packet_size, tcp_base, tcp_for, RoutedSender, TraceInfo,
 };
+use super::inputs::{read_file, InputRoots};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, Bad, LinkConfig};
@@ -52,7 +52,11 @@ pub struct ArrivalConfig {
 
 /// Resolves a size distribution table under `key`; a CDF file is read relative to
 /// `base_dir`.
-pub(super) fn resolve_size(key: &str, d: &SizeDistSpec, base_dir: &Path) -> Result<SizeDist, Bad> {
+pub(super) fn resolve_size(
+    key: &str,
+    d: &SizeDistSpec,
+    base_dir: &InputRoots,
+) -> Result<SizeDist, Bad> {
     let needs = |what: &str, present: bool, name: &str| -> Result<(), Bad> {
         if present {
             Ok(())
@@ -161,37 +165,12 @@ pub(super) fn resolve_size(key: &str, d: &SizeDistSpec, base_dir: &Path) -> Resu
     }
 }
 
-/// Reads `name` (relative to `base_dir` unless absolute), at most `limit` bytes of UTF-8.
-fn read_file(key: &str, name: &str, base_dir: &Path, limit: u64) -> Result<(PathBuf, String), Bad> {
-    let path = base_dir.join(name);
-    let meta = std::fs::metadata(&path)
-        .map_err(|e| bad(key, format!("cannot read {}: {e}", path.display())))?;
-    if !meta.is_file() {
-        return Err(bad(key, format!("{} is not a file", path.display())));
-    }
-    if meta.len() > limit {
-        return Err(bad(
-            key,
-            format!(
-                "{} is {} bytes, over the limit of {limit} bytes",
-                path.display(),
-                meta.len()
-            ),
-        ));
-    }
-    let bytes = std::fs::read(&path)
-        .map_err(|e| bad(key, format!("cannot read {}: {e}", path.display())))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| bad(key, format!("{} is not UTF-8 text: {e}", path.display())))?;
-    Ok((path, text))
-}
-
 /// Reads and parses a trace file for a flow (`key` names its `trace` key).
 pub(super) fn read_trace(
     key: &str,
     file: &str,
     flow: Option<&str>,
-    base_dir: &Path,
+    base_dir: &InputRoots,
 ) -> Result<(TraceInfo, Arc<[TraceRow]>), Bad> {
     let (path, text) = read_file(key, file, base_dir, trace::MAX_FILE_BYTES)?;
     let rows =
@@ -214,7 +193,7 @@ pub(super) fn resolve_arrivals(
     nodes: &Nodes,
     links: &[LinkConfig],
     flow_names: &[&str],
-    base_dir: &Path,
+    base_dir: &InputRoots,
 ) -> Result<Vec<ArrivalConfig>, Bad> {
     let (base, base_pkt) = tcp_base(spec)?;
     let adj = adjacency(nodes.names.len(), links);

@@ -345,7 +345,7 @@ pub(super) fn resolve_flows(
     duration: u64,
     nodes: &Nodes,
     links: &[LinkConfig],
-    base_dir: &std::path::Path,
+    base_dir: &super::inputs::InputRoots,
 ) -> Result<Vec<FlowConfig>, Bad> {
     let (tcp_base, base_pkt) = tcp_base(spec)?;
     let component = components(&adjacency(nodes.names.len(), links));

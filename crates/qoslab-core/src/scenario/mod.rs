@@ -6,6 +6,7 @@ mod arrivals;
 mod conditioner;
 mod flat;
 mod flow;
+mod inputs;
 mod keys;
 pub mod locate;
 pub mod schema;
@@ -21,6 +22,7 @@ pub use crate::aqm::{Discipline, QueueConfig};
 pub use arrivals::ArrivalConfig;
 pub use conditioner::{Action, Classifier, ConditionerConfig, Direction, MeterConfig, Scope};
 pub use flow::{FlowConfig, TcpConfig, TraceInfo};
+pub use inputs::InputRoots;
 use spec::*;
 pub use spec::{FlowType, Start, TcpVariant};
 pub use topology::{adjacency, components, routes, shortest_path, Adjacency, LinkConfig};
@@ -141,8 +143,19 @@ impl Scenario {
             .collect()
     }
 
-    /// Parses and validates TOML text; `file` names the source in error messages.
+    /// Parses and validates TOML text; `file` names the source in error messages. The files
+    /// the scenario names for reading must lie in its folder ([`InputRoots`]).
     pub fn from_toml(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_allowing(src, file, &[])
+    }
+
+    /// [`Scenario::from_toml`], with the files the scenario reads allowed in the folders
+    /// `allowed` too (`--allow-path`).
+    pub fn from_toml_allowing(
+        src: &str,
+        file: &str,
+        allowed: &[std::path::PathBuf],
+    ) -> Result<Scenario, ScenarioError> {
         let spec: ScenarioSpec = toml::from_str(src).map_err(|e| {
             let (line, column, key) = match e.span() {
                 Some(s) => {
@@ -163,7 +176,11 @@ impl Scenario {
                 message: plain_types(e.message().trim()),
             }
         })?;
-        resolve(spec, &base_dir(file)).map_err(|b| {
+        let roots = InputRoots {
+            base: base_dir(file),
+            allowed: allowed.to_vec(),
+        };
+        resolve(spec, &roots).map_err(|b| {
             let pos = locate::span_of(src, &b.key).map(|s| locate::line_col(src, s.start));
             ScenarioError {
                 file: file.to_string(),
@@ -219,17 +236,23 @@ fn check_len<T: Clone>(
 }
 
 /// The directory that files a scenario names (CDFs, traces) are relative to: the scenario
-/// file's own (`file` may carry a note after the path, as "x.toml (with --set …)"), else the
-/// working directory.
+/// file's own (`file` may carry a note after the path, as "x.toml (with --set …)" or
+/// "x.toml (every TCP sender cubic)"), else the working directory.
 fn base_dir(file: &str) -> std::path::PathBuf {
-    let path = file.split(" (with ").next().unwrap_or(file);
-    match std::path::Path::new(path).parent() {
-        Some(p) if std::path::Path::new(path).is_file() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
+    let candidates = std::iter::once(file).chain(file.match_indices(" (").map(|(i, _)| &file[..i]));
+    for path in candidates {
+        let p = std::path::Path::new(path);
+        if p.is_file() {
+            return match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => std::path::PathBuf::from("."),
+            };
+        }
     }
+    std::path::PathBuf::from(".")
 }
 
-fn resolve(spec: ScenarioSpec, base_dir: &std::path::Path) -> Result<Scenario, Bad> {
+fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     if spec.name.trim().is_empty() {
         return Err(bad("name", "the scenario name must not be empty"));
     }
@@ -407,6 +430,7 @@ fn resolve_captures(
         };
         let file = c.file.clone().unwrap_or_else(|| format!("{}.pcap", c.link));
         confined(&file).map_err(|m| bad(format!("capture[{n}].file"), m))?;
+        check_capture_names(n, &file, direction, &captures)?;
         captures.push(CaptureConfig {
             link: c.link.clone(),
             link_idx,
@@ -416,6 +440,66 @@ fn resolve_captures(
     }
 
     Ok(captures)
+}
+
+/// The files a capture writes, relative to the output directory and normalised (no empty or
+/// `.` components): one, or for `direction = "both"` one per direction, ".pcap" becoming
+/// ".ab.pcap" and ".ba.pcap" (as qoslab.simulate names them).
+pub fn capture_files(file: &str, direction: CaptureDirection) -> Vec<String> {
+    let norm = |f: &str| {
+        f.split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    match direction {
+        CaptureDirection::Both => ["ab", "ba"]
+            .iter()
+            .map(|d| norm(&file.replace(".pcap", &format!(".{d}.pcap"))))
+            .collect(),
+        _ => vec![norm(file)],
+    }
+}
+
+/// A capture's file must end in ".pcap" (so that it can never be one of the files qoslab
+/// itself writes beside it: summary.json, scenario.toml, the .parquet tables) and must not be,
+/// or hold, the file of an earlier capture: two captures into one file would mix their
+/// packets.
+fn check_capture_names(
+    n: usize,
+    file: &str,
+    direction: CaptureDirection,
+    earlier: &[CaptureConfig],
+) -> Result<(), Bad> {
+    let key = format!("capture[{n}].file");
+    if !file.ends_with(".pcap") {
+        return Err(bad(
+            key,
+            format!(
+                "the capture file {file:?} must end in .pcap (qoslab writes summary.json, \
+                 scenario.toml and .parquet tables beside it)"
+            ),
+        ));
+    }
+    let mine = capture_files(file, direction);
+    for (m, c) in earlier.iter().enumerate() {
+        for theirs in capture_files(&c.file, c.direction) {
+            for f in &mine {
+                let nested =
+                    f.starts_with(&format!("{theirs}/")) || theirs.starts_with(&format!("{f}/"));
+                if *f == theirs || nested {
+                    return Err(bad(
+                        key,
+                        format!(
+                            "the capture file {f:?} collides with capture[{m}]'s {theirs:?}: \
+                             each capture needs a file of its own"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -50,27 +50,24 @@ pub fn parse(text: &str, flow: Option<&str>) -> Result<Vec<TraceRow>, String> {
         }
         let t: f64 = fields[0]
             .parse()
-            .map_err(|_| format!("line {no}: time {:?} is not a number of seconds", fields[0]))?;
+            .map_err(|_| format!("line {no}: the time is not a number of seconds"))?;
         if !(0.0..=1.0e9).contains(&t) {
             return Err(format!(
-                "line {no}: time {t} is out of range (0 to 1e9 seconds)"
+                "line {no}: the time is out of range (0 to 1e9 seconds)"
             ));
         }
-        let size: u64 = fields[1].parse().map_err(|_| {
-            format!(
-                "line {no}: size {:?} is not a whole number of bytes",
-                fields[1]
-            )
-        })?;
+        let size: u64 = fields[1]
+            .parse()
+            .map_err(|_| format!("line {no}: the size is not a whole number of bytes"))?;
         if size == 0 || size > u64::from(MAX_PACKET_BYTES) {
             return Err(format!(
-                "line {no}: size {size} is out of range (1 to {MAX_PACKET_BYTES} bytes)"
+                "line {no}: the size is out of range (1 to {MAX_PACKET_BYTES} bytes)"
             ));
         }
         let at_ns = (t * 1e9).round() as u64;
         if at_ns < last {
             return Err(format!(
-                "line {no}: time {t} goes back (the rows must be in time order)"
+                "line {no}: the time goes back (the rows must be in time order)"
             ));
         }
         last = at_ns;
@@ -144,13 +141,13 @@ mod tests {
     #[test]
     fn malformed_lines_are_named() {
         let cases = [
-            ("0,100\nx,100\n", "line 2: time \"x\""),
-            ("0,100\n1,0\n", "line 2: size 0 is out of range"),
-            ("0,100\n1,70000\n", "line 2: size 70000"),
-            ("1,100\n0.5,100\n", "line 2: time 0.5 goes back"),
+            ("0,100\nx,100\n", "line 2: the time is not"),
+            ("0,100\n1,0\n", "line 2: the size is out of range"),
+            ("0,100\n1,70000\n", "line 2: the size is out of range"),
+            ("1,100\n0.5,100\n", "line 2: the time goes back"),
             ("0,100,a,b\n", "line 1: expected"),
-            ("0,1.5\n", "line 1: size \"1.5\""),
-            ("-1,100\n", "line 1: time -1 is out of range"),
+            ("0,1.5\n", "line 1: the size is not a whole"),
+            ("-1,100\n", "line 1: the time is out of range"),
             ("", "no rows"),
         ];
         for (text, want) in cases {

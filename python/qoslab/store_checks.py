@@ -1,0 +1,115 @@
+"""The result store's integrity: checksums of its Parquet files and the grids of its sweeps.
+
+Every time-series Parquet file's SHA-256 (hashlib's, over the whole file) is recorded in the
+run's row when the run is committed (``runs.series_queue_sha256``, ``runs.series_flow_sha256``).
+``qoslab results --check`` verifies every file against it, reading a series verifies its file
+first, and a resumed sweep recomputes a run whose files are missing or fail their checksum.
+Runs stored before schema 3 have no checksum: --check says how many, and reads those files as
+Parquet instead (which catches what breaks the file's structure, not every changed byte).
+
+A sweep name belongs to one grid (``sweeps``: name, grid): reusing the name with another grid
+would mix two experiments under one label, so it is refused (``--replace`` starts the name
+afresh: its memberships go, its runs stay).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: Bytes hashed per read.
+_CHUNK = 1 << 20
+
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of the file at ``path`` (hex); OSError if it cannot be read."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def file_problem(root: Path, rel: str | None, sha256: str | None) -> str | None:
+    """Why the series file ``rel`` of a store at ``root`` cannot be trusted (missing, unreadable,
+    failing its checksum, or, without one, not readable as Parquet), or None."""
+    if rel is None:
+        return "time series file is not recorded"
+    path = root / rel
+    if not path.is_file():
+        return f"time series file {rel} is missing"
+    try:
+        if sha256 is not None:
+            got = sha256_of(path)
+            if got != sha256:
+                return f"time series file {rel} fails its checksum (SHA-256 {got[:12]}…, not {sha256[:12]}…)"
+            return None
+        import pyarrow.parquet as pq
+
+        pq.read_table(path)
+    except OSError as e:
+        return f"time series file {rel} cannot be read ({e.strerror or e})"
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors on a damaged file are many
+        first = (str(e).splitlines() or [type(e).__name__])[0][:200]
+        return f"time series file {rel} is not a readable Parquet file ({first})"
+    return None
+
+
+def grid_key(grid: Mapping[str, Sequence[Any]]) -> dict[str, list[str]]:
+    """A grid as stored and compared: each key's values as strings, in a fixed order (a grid
+    given in another order is the same grid)."""
+    return {k: sorted(str(v) for v in vals) for k, vals in sorted(grid.items())}
+
+
+def grid_text(grid: Mapping[str, Sequence[Any]]) -> str:
+    """A grid as the user would write it: ``--grid KEY=V1,V2 --grid …`` (or ``no --grid``)."""
+    if not grid:
+        return "no --grid"
+    return " ".join(f"--grid {k}={','.join(str(v) for v in vals)}" for k, vals in grid.items())
+
+
+def grid_of_memberships(params: Sequence[str]) -> dict[str, list[str]]:
+    """The grid that stored memberships' parameters (JSON objects) imply: every key with the
+    values it took."""
+    out: dict[str, set[str]] = {}
+    for text in params:
+        try:
+            p = json.loads(text) if text else {}
+        except ValueError:
+            continue
+        for k, v in p.items() if isinstance(p, dict) else ():
+            out.setdefault(str(k), set()).add(str(v))
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def claim_sweep(
+    c: sqlite3.Connection, name: str, grid: Mapping[str, Sequence[Any]], *, replace: bool
+) -> str | None:
+    """qoslab.store.Store.claim_sweep's work, inside the caller's transaction: records the grid
+    of sweep ``name``, or returns why it may not (the name is stored with another grid)."""
+    want = grid_key(grid)
+    row = c.execute("SELECT grid FROM sweeps WHERE name = ?", (name,)).fetchone()
+    if row is not None:
+        have: dict[str, list[str]] = json.loads(row[0])
+        same = have == want
+    else:
+        params = [r[0] for r in c.execute("SELECT params FROM sweep_runs WHERE sweep = ?", (name,))]
+        have = grid_of_memberships(params)
+        # stored before sweeps kept their grids: a resumed sweep has the keys and the values
+        same = not params or (set(have) == set(want) and all(set(v) <= set(want[k]) for k, v in have.items()))
+    if not same and not replace:
+        return (
+            f"sweep name {name!r} is stored with {grid_text(have)}, this sweep has {grid_text(grid)}: "
+            "choose another --name, or give --replace to start the name afresh (its stored runs are kept)"
+        )
+    if not same:
+        c.execute("DELETE FROM sweep_runs WHERE sweep = ?", (name,))
+    c.execute(
+        "INSERT OR REPLACE INTO sweeps (name, grid, created) VALUES (?, ?, ?)",
+        (name, json.dumps(want), time.time()),
+    )
+    return None

@@ -1,0 +1,172 @@
+"""Issue 56's store findings as tests: stored runs are never relabelled (a sweep name keeps its
+grid; membership, not a rewritten ``params``), a schema-2 store migrates forward keeping every
+row, and every Parquet file's SHA-256 is recorded at commit: ``results --check`` reports a
+changed byte, reading gives one line, and a resumed sweep recomputes the damaged run."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+
+import pandas as pd
+import pytest
+
+import qoslab.results
+from conftest import QOSLAB, SCENARIOS, one_line_error
+from qoslab.executors import SerialExecutor
+from qoslab.store import Store, StoreError
+from qoslab.sweep import override_points, plan, run_sweep
+from test_store import downgrade_to_schema2
+
+S1 = str(SCENARIOS / "fdd-red-s1.toml")
+SHORT = ["duration=3s", "measurement.start=1s", "measurement.end=3s"]
+MAX_P = "link.bottleneck.queue_ab.max_p=0.01,0.05"
+BANDWIDTH = "link.bottleneck.bandwidth=1Mbps,2Mbps"
+
+
+def sweep(store, name, grid, seeds, *extra):
+    args = [QOSLAB, "sweep", S1, "--store", str(store), "--name", name, "--executor", "serial", "--quiet"]
+    args += ["--grid", grid, "--seeds", str(seeds), *sum((["--set", s] for s in SHORT), []), *extra]
+    return subprocess.run(args, capture_output=True, text=True, timeout=600)
+
+
+def by_point(store, name):
+    runs = qoslab.results.load(store, sweep=name)
+    return runs.sort_values(["params", "seed"]).reset_index(drop=True)
+
+
+def test_a_sweep_name_reused_with_another_grid_is_refused_and_nothing_stored_changes(tmp_path):
+    st = tmp_path / "st"
+    assert sweep(st, "max_p", MAX_P, 3).returncode == 0
+    before = by_point(st, "max_p")
+    assert len(before) == 6 and before["link.bottleneck.queue_ab.max_p"].notna().all()
+    runs_before = qoslab.results.load(st)
+    # the issue's reproduction: the same name, another grid (its 1Mbps point is the 0.01 runs)
+    p = sweep(st, "max_p", BANDWIDTH, 2)
+    msg = one_line_error(p)
+    assert p.returncode == 1 and "sweep name 'max_p'" in msg, p
+    assert "--grid link.bottleneck.queue_ab.max_p=0.01,0.05" in msg and f"--grid {BANDWIDTH}" in msg, msg
+    assert "--replace" in msg
+    pd.testing.assert_frame_equal(by_point(st, "max_p"), before)
+    pd.testing.assert_frame_equal(qoslab.results.load(st), runs_before)
+    # under another name the shared runs belong to both sweeps, each with its own parameters
+    assert sweep(st, "bw", BANDWIDTH, 2).returncode == 0
+    pd.testing.assert_frame_equal(by_point(st, "max_p"), before)
+    bw = by_point(st, "bw")
+    assert set(bw["params"]) == {
+        '{"link.bottleneck.bandwidth": "1Mbps"}',
+        '{"link.bottleneck.bandwidth": "2Mbps"}',
+    }
+    shared = set(bw["run_id"]) & set(before["run_id"])
+    assert len(shared) == 2  # seeds 1 and 2 of max_p = 0.01 at 1 Mbps
+    runs_now = qoslab.results.load(st).set_index("run_id")
+    old = runs_before.set_index("run_id")
+    # their params, sweep and metrics as they were
+    pd.testing.assert_frame_equal(runs_now.loc[old.index, old.columns], old)
+    # --replace starts the name afresh: the runs stay, only the membership of the name goes
+    assert sweep(st, "max_p", BANDWIDTH, 2, "--replace").returncode == 0
+    assert set(by_point(st, "max_p")["params"]) == set(bw["params"])
+    assert set(old.index) <= set(qoslab.results.load(st)["run_id"])
+
+
+def test_a_resumed_sweep_with_its_own_grid_is_not_refused(tmp_path):
+    st = tmp_path / "st"
+    assert sweep(st, "s", MAX_P, 1).returncode == 0
+    p = sweep(st, "s", "link.bottleneck.queue_ab.max_p=0.05,0.01", 2)  # same grid, more seeds
+    assert p.returncode == 0 and "2 computed, 2 reused" in p.stdout, p
+
+
+def test_two_grid_points_that_make_one_run_both_keep_it(tmp_path):
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    axes = {"link.bottleneck.bandwidth": ["1Mbps", "1000kbps"]}
+    specs = plan(override_points(base, axes), [1], "same")
+    assert specs[0].key == specs[1].key
+    with Store(tmp_path / "st") as st:
+        rep = run_sweep(specs, st, SerialExecutor(), progress=False, grid=axes)
+        assert rep.computed == 1
+    runs = qoslab.results.load(tmp_path / "st", sweep="same")
+    assert sorted(runs["link.bottleneck.bandwidth_bps"]) == [1e6, 1e6] and len(set(runs["run_id"])) == 1
+    assert sorted(runs["params"]) == sorted(
+        ['{"link.bottleneck.bandwidth": "1Mbps"}', '{"link.bottleneck.bandwidth": "1000kbps"}']
+    )
+
+
+def test_a_schema2_store_migrates_keeping_every_row_and_its_sweeps_grids(tmp_path):
+    st = tmp_path / "st"
+    assert sweep(st, "max_p", MAX_P, 2).returncode == 0
+    c = sqlite3.connect(st / "results.db", isolation_level=None)
+    downgrade_to_schema2(c)
+    tables = ("runs", "metrics", "flows", "queues", "attempts", "sweep_runs", "scenarios")
+    counts = {t: c.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
+    c.close()
+    p = subprocess.run([QOSLAB, "results", "--store", str(st), "--migrate"], capture_output=True, text=True)
+    assert "from schema 2 to 3" in p.stdout, p
+    with Store(st, create=False) as s:
+        assert {t: s.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables} == counts
+        assert s.unchecksummed() == 4 and s.verify() == []
+    p = subprocess.run([QOSLAB, "results", "--store", str(st), "--check"], capture_output=True, text=True)
+    assert p.returncode == 0 and "4 run(s) stored before checksums" in p.stderr, p
+    # the grid its memberships imply: the same grid resumes, another is refused
+    assert sweep(st, "max_p", MAX_P, 2).returncode == 0
+    p = sweep(st, "max_p", BANDWIDTH, 2)
+    assert p.returncode == 1 and "max_p=0.01,0.05" in one_line_error(p), p
+
+
+# -- checksums -----------------------------------------------------------------------------------
+
+
+def test_every_changed_byte_of_a_series_file_is_found_read_as_one_line_and_recomputed(tmp_path):
+    st = tmp_path / "st"
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    specs = plan([({}, base)], [1], "one")
+    with Store(st) as s:
+        run_sweep(specs, s, SerialExecutor(), progress=False)
+    runs = qoslab.results.load(st)
+    path = st / runs["series_flow"].iloc[0]
+    good = path.read_bytes()
+    n = len(good)
+    positions = sorted({0, 1, 3, 4, 8, n // 8, n // 4, n // 2, 3 * n // 4, n - 9, n - 5, n - 1})
+    assert len(positions) == 12
+    for pos in positions:
+        bad = bytearray(good)
+        bad[pos] ^= 0xFF
+        path.write_bytes(bytes(bad))
+        p = subprocess.run([QOSLAB, "results", "--store", str(st), "--check"], capture_output=True, text=True)
+        assert p.returncode == 1 and "fails its checksum" in p.stderr and path.name in p.stderr, (pos, p)
+        with pytest.raises(StoreError, match="fails its checksum") as e:
+            qoslab.results.load(st, "series_flow")
+        assert "\n" not in str(e.value)
+        p = subprocess.run(
+            [QOSLAB, "results", "--store", str(st), "--table", "series_flow"], capture_output=True, text=True
+        )
+        assert p.returncode == 1 and "fails its checksum" in one_line_error(p), (pos, p)
+        path.write_bytes(good)
+    # a resumed sweep recomputes the damaged run, after which the store is whole
+    path.write_bytes(good[: n // 2])
+    with Store(st) as s:
+        assert s.damaged([specs[0].key]) == {specs[0].key}
+        rep = run_sweep(specs, s, SerialExecutor(), progress=False)
+        assert rep.computed == 1 and rep.reused == 0
+        assert s.verify() == [] and s.damaged([specs[0].key]) == set()
+    assert len(qoslab.results.load(st, "series_flow")) > 0
+    with Store(st) as s:
+        assert run_sweep(specs, s, SerialExecutor(), progress=False).reused == 1
+
+
+def test_a_file_without_a_checksum_is_still_read_as_parquet(tmp_path):
+    st = tmp_path / "st"
+    with Store(st) as s:
+        run_sweep(
+            plan([({}, qoslab.load_scenario(S1).with_overrides(SHORT))], [1], "one"),
+            s,
+            SerialExecutor(),
+            progress=False,
+        )
+        s.conn.execute("UPDATE runs SET series_flow_sha256 = NULL")
+        rel = s.conn.execute("SELECT series_flow FROM runs").fetchone()[0]
+    (st / rel).write_bytes(b"PAR1 not parquet PAR1")
+    with Store(st, create=False) as s:
+        (problem,) = s.verify()
+        assert "is not a readable Parquet file" in problem
+    with pytest.raises(StoreError, match="not a readable Parquet file"):
+        qoslab.results.load(st, "series_flow")
