@@ -14,7 +14,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, one_line_error
-from qoslab.budget import Budget, _cgroup_limit, estimate
+from qoslab.budget import SLOT_FACTOR, Budget, _cgroup_limit, estimate
 
 TWO_NODES = """
 name = "{name}"
@@ -42,14 +42,15 @@ RUN_IN_CORE = (
 )
 
 
+#: Prints the peak RSS (kB) of the process's own memory: VmHWM, not getrusage's ru_maxrss, which
+#: a child started by fork and exec inherits from its parent (here pytest, hundreds of MB).
+_PRINT_HWM = "\nprint(next(x.split()[1] for x in open('/proc/self/status') if x.startswith('VmHWM:')))"
+
+
 def _peak(code: str) -> tuple[float, list[str]]:
     """Runs ``code`` in a fresh interpreter; (its peak RSS in bytes, the lines it printed)."""
     p = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            code + "\nimport resource as _r\nprint(_r.getrusage(_r.RUSAGE_SELF).ru_maxrss)",
-        ],
+        [sys.executable, "-c", code + _PRINT_HWM],
         capture_output=True,
         text=True,
         timeout=120,
@@ -135,13 +136,13 @@ def test_arrival_slots_are_built_as_needed_and_counted_up_to_max_active(tmp_path
     assert float(big_wall) < float(small_wall) + 2.0, (small_wall, big_wall)
     sc = qoslab.load_scenario(big)
     est = estimate(sc.outline, [], sc.core)
-    assert est.slot_bytes == 1_000_000 * sc.core.slot_bytes()[0]
+    assert est.slot_bytes == SLOT_FACTOR * 1_000_000 * sc.core.slot_bytes()[0]
 
 
 def test_arrival_slot_estimate_bounds_what_busy_slots_take(tmp_path):
     """Every one of 20,000 slots busy at once (long transfers arriving far faster than they
-    finish): what the slots add to the core's peak is at most the estimate and more than a
-    third of it (an upper bound: part of what is allocated is never touched)."""
+    finish): what the slots add to the core's peak is at most the estimate and more than half
+    of it."""
     text = TWO_NODES.format(name="busy", duration="0.4s", bandwidth="1Mbps")
     text += '[[arrivals]]\nname = "web"\nsrc = "a"\ndst = "b"\narrival_rate = 100000\nsize = "1MB"\n'
     busy = tmp_path / "busy.toml"
@@ -159,7 +160,7 @@ def test_arrival_slot_estimate_bounds_what_busy_slots_take(tmp_path):
     sc = qoslab.load_scenario(busy)
     est = estimate(sc.outline, [], sc.core).slot_bytes
     added = busy_rss - few_rss
-    assert est / 3 <= added <= est, (added, est)
+    assert est / 2 <= added <= est, (added, est)
 
 
 def _pcap_records(path: Path) -> tuple[int, int]:
@@ -263,3 +264,23 @@ def test_the_cgroup_memory_limit_is_a_ceiling(tmp_path, v2):
     assert _cgroup_limit(root, proc) == 4e9
     (leaf / names[0]).write_text("2000000000\n")
     assert _cgroup_limit(root, proc) == 2e9 - 100
+
+
+def test_finished_transfers_records_are_counted(tmp_path):
+    """The records of finished transfers stay in memory until the run ends (for the exact
+    medians and 99th percentiles of the transfers table): the estimate counts them, ~100,000
+    transfers of 2 KB at 20,000 a second, against the peak they add to `qoslab.run(out=...)`."""
+    text = TWO_NODES.format(name="rec", duration="{}", bandwidth="1Gbps")
+    text += '[[arrivals]]\nname = "web"\nsrc = "a"\ndst = "b"\narrival_rate = 20000\nsize = "2KB"\n'
+    peaks, ests = [], []
+    for d in ("0.5s", "5s"):
+        s = tmp_path / f"rec{d}.toml"
+        s.write_text(text.format(d))
+        rss, _ = _peak(f"import qoslab\nqoslab.run({str(s)!r}, out={str(tmp_path / d)!r})")
+        sc = qoslab.load_scenario(s)
+        peaks.append(rss)
+        ests.append(estimate(sc.outline, [], sc.core))
+    added = peaks[1] - peaks[0]
+    est_added = ests[1].memory_bytes - ests[0].memory_bytes
+    assert ests[1].transfers > 100_000
+    assert est_added / 2 <= added <= est_added, (added, est_added)

@@ -35,6 +35,16 @@ FLOW_BYTES = 70 * 2**10
 DIRECTION_BYTES = 4 * 2**10
 ROW_BYTES = 250
 PCAP_RECORD_BYTES = 56
+#: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
+#: its columns and the transfers table (``qoslab run --out`` of 20,000 and 220,000 transfers: 276
+#: bytes a transfer more at the peak). The records are kept until the run ends.
+RECORD_BYTES = 400
+#: An open connection's slot takes up to this many times what the core allocates when it
+#: builds one (``Resolved.slot_bytes``: its flow, TCP sender and receiver): the flow table
+#: grows by doubling (and holds its old copy while it moves), and an open connection has
+#: events and packets besides. Measured: 1.59 times at 20,000 busy slots
+#: (tests/test_budget_counts.py).
+SLOT_FACTOR = 2.0
 DEFAULT_MAX_TIME_S = 24 * 3600.0
 MAX_CAPTURE_DEFAULT = 20 * 2**30
 
@@ -246,6 +256,8 @@ class Estimate(NamedTuple):
     queue_bytes: float = 0.0
     trace_bytes: float = 0.0
     slot_bytes: float = 0.0
+    #: Transfers the arrival processes may start (each keeps a record until the run ends).
+    transfers: float = 0.0
 
 
 def estimate(
@@ -269,10 +281,13 @@ def estimate(
     if core is not None:
         fq, trace = core.state_bytes()
         arrivals = resolved.get("arrivals", [])
-        # Every slot it may build, each at what the core allocates for it (its flow, TCP sender
-        # and receiver): an upper bound, as allocated capacity is not all touched.
-        slots = float(sum(int(a["max_active"]) * b for a, b in zip(arrivals, core.slot_bytes(), strict=True)))
+        # Every slot it may build, open.
+        slots = SLOT_FACTOR * float(
+            sum(int(a["max_active"]) * b for a, b in zip(arrivals, core.slot_bytes(), strict=True))
+        )
         memory += fq + trace + slots
+    transfers = expected_transfers(resolved)
+    memory += RECORD_BYTES * transfers
     sizes = [int(f["packet_size_bytes"]) for f in flows] or [1000]
     data = max(min(sizes), 40)
     capture = 0.0
@@ -283,8 +298,19 @@ def estimate(
         pkts = 2 * float(lk["bandwidth_bps"]) * dur / 1e9 / (8 * data)
         capture += 24 + PCAP_RECORD_BYTES * pkts
     return Estimate(
-        rows, float(memory), capture, len(flows), intervals, float(fq), float(trace), float(slots)
+        rows, float(memory), capture, len(flows), intervals, float(fq), float(trace), slots, transfers
     )
+
+
+def expected_transfers(resolved: dict[str, Any]) -> float:
+    """At most how many transfers the arrival processes start (Poisson: the mean over their
+    active time plus five standard deviations), each leaving a record."""
+    dur = int(resolved["duration_ns"])
+    n = 0.0
+    for a in resolved.get("arrivals", []):
+        active = max(min(int(a["stop_ns"]), dur) - int(a["start_ns"]), 0) / 1e9
+        n += float(a["arrival_rate"]) * active
+    return n + 5 * math.sqrt(n) if n > 0 else 0.0
 
 
 def _raise_hint(what: str) -> str:
@@ -319,6 +345,11 @@ def check(
                     est.slot_bytes,
                     "arrivals.max_active",
                     f"arrival processes' connection slots: {human_bytes(est.slot_bytes)}",
+                ),
+                (
+                    RECORD_BYTES * est.transfers,
+                    "arrivals",
+                    f"about {est.transfers:.3g} transfers' records at {RECORD_BYTES} bytes each",
                 ),
                 (FLOW_BYTES * est.flows, "flow", f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"),
                 (
