@@ -35,6 +35,16 @@ FLOW_BYTES = 70 * 2**10
 DIRECTION_BYTES = 4 * 2**10
 ROW_BYTES = 250
 PCAP_RECORD_BYTES = 56
+#: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
+#: its columns and the transfers table (``qoslab run --out`` of 20,000 and 220,000 transfers: 276
+#: bytes a transfer more at the peak). The records are kept until the run ends.
+RECORD_BYTES = 400
+#: An open connection's slot takes up to this many times what the core allocates when it
+#: builds one (``Resolved.slot_bytes``: its flow, TCP sender and receiver): the flow table
+#: grows by doubling (and holds its old copy while it moves), and an open connection has
+#: events and packets besides. Measured: 1.59 times at 20,000 busy slots
+#: (tests/test_budget_counts.py).
+SLOT_FACTOR = 2.0
 DEFAULT_MAX_TIME_S = 24 * 3600.0
 MAX_CAPTURE_DEFAULT = 20 * 2**30
 
@@ -108,6 +118,82 @@ def _available_memory() -> float:
     return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
+#: A limit at or above this is no limit (cgroup v1 writes 2^63 rounded down to a page).
+_UNLIMITED = 2**62
+
+
+def _cgroup_limit(
+    root: Path = Path("/sys/fs/cgroup"), proc: Path = Path("/proc/self/cgroup")
+) -> float | None:
+    """The tightest memory limit of this process's cgroup and its ancestors, less what the
+    cgroup already uses (v2 ``memory.max``/``memory.current``, v1 ``memory.limit_in_bytes``/
+    ``memory.usage_in_bytes``); ``None`` when there is none."""
+    try:
+        lines = proc.read_text().splitlines()
+    except OSError:
+        return None
+    best: float | None = None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[0] == "0" and parts[1] == "":
+            base, limit_name, used_name = root, "memory.max", "memory.current"
+        elif "memory" in parts[1].split(","):
+            base, limit_name, used_name = root / "memory", "memory.limit_in_bytes", "memory.usage_in_bytes"
+        else:
+            continue
+        rel = Path(parts[2].lstrip("/"))
+        # The cgroup itself, then each ancestor (inside a container only the root may be mounted).
+        for d in [base / rel, *(base / a for a in rel.parents)]:
+            try:
+                text = (d / limit_name).read_text().strip()
+            except OSError:
+                continue
+            if text == "max" or not text.isdigit() or int(text) >= _UNLIMITED:
+                continue
+            try:
+                used = float((d / used_name).read_text().strip())
+            except (OSError, ValueError):
+                used = 0.0
+            room = max(float(text) - used, 0.0)
+            best = room if best is None else min(best, room)
+    return best
+
+
+def _address_space_limit() -> float | None:
+    """Room left under ``ulimit -v`` (RLIMIT_AS): the soft limit less the address space this
+    process maps already; ``None`` when unlimited."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft >= _UNLIMITED:
+        return None
+    mapped = 0.0
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                mapped = float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return max(float(soft) - mapped, 0.0)
+
+
+def process_ceiling() -> tuple[float, str] | None:
+    """The memory this process may still take whatever the budget says: the tighter of
+    ``ulimit -v`` (RLIMIT_AS) and its cgroup's ``memory.max``, each less what is used already;
+    ``None`` when neither is set."""
+    found = [
+        (v, what)
+        for v, what in (
+            (_address_space_limit(), "the room left under ulimit -v (RLIMIT_AS)"),
+            (_cgroup_limit(), "the room left under the cgroup's memory limit"),
+        )
+        if v is not None
+    ]
+    return min(found) if found else None
+
+
 class Budget(NamedTuple):
     """Limits of one run (bytes, bytes, seconds); ``None`` is "the default", 0 "no limit".
     (Named tuples, not dataclasses, here: importing dataclasses brings inspect, ~10 ms of the
@@ -132,9 +218,16 @@ class Budget(NamedTuple):
         )
 
     def memory_limit(self) -> tuple[float, str]:
+        """The limit and what sets it: ``--max-memory`` (0: none), else 80 % of the available
+        memory, in either case at most the process's own ceiling (:func:`process_ceiling`)."""
         if self.max_memory is not None:
-            return self.max_memory, "--max-memory"
-        return 0.8 * _available_memory(), "80 % of the available memory"
+            limit, what = self.max_memory, "--max-memory"
+        else:
+            limit, what = 0.8 * _available_memory(), "80 % of the available memory"
+        ceiling = process_ceiling()
+        if ceiling is not None and (limit <= 0 or ceiling[0] < limit):
+            return max(ceiling[0], 1.0), ceiling[1]
+        return limit, what
 
     def capture_limit(self, where: Path) -> tuple[float, str]:
         if self.max_capture is not None:
@@ -159,10 +252,22 @@ class Estimate(NamedTuple):
     capture_bytes: float
     flows: int
     intervals: int
+    #: FQ-CoDel flow queues, trace rows and arrival processes' connection slots (with ``core``).
+    queue_bytes: float = 0.0
+    trace_bytes: float = 0.0
+    slot_bytes: float = 0.0
+    #: Transfers the arrival processes may start (each keeps a record until the run ends).
+    transfers: float = 0.0
 
 
-def estimate(resolved: dict[str, Any], captured_directions: list[int]) -> Estimate:
-    """Memory and capture bytes of a run of ``resolved`` capturing ``captured_directions``."""
+def estimate(
+    resolved: dict[str, Any], captured_directions: list[int], core: _core.Resolved | None = None
+) -> Estimate:
+    """Memory and capture bytes of a run of ``resolved`` capturing ``captured_directions``.
+    With ``core`` (the scenario's resolved form in the core) also what its queues, traces and
+    arrival processes can allocate: every FQ-CoDel flow queue (held from the start), each
+    trace's rows once per file, and every connection slot an arrival process may build
+    (``max_active`` of them)."""
     flows = resolved["flows"]
     links = resolved["links"]
     dur = int(resolved["duration_ns"])
@@ -170,7 +275,19 @@ def estimate(resolved: dict[str, Any], captured_directions: list[int]) -> Estima
     intervals = dur // interval + 1
     conditioners = len(resolved.get("conditioners", []))
     rows = intervals * (len(flows) + 2 * len(links) + 2 * conditioners)
-    memory = BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + ROW_BYTES * rows
+    memory = float(BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + ROW_BYTES * rows)
+    fq = trace = 0
+    slots = 0.0
+    if core is not None:
+        fq, trace = core.state_bytes()
+        arrivals = resolved.get("arrivals", [])
+        # Every slot it may build, open.
+        slots = SLOT_FACTOR * float(
+            sum(int(a["max_active"]) * b for a, b in zip(arrivals, core.slot_bytes(), strict=True))
+        )
+        memory += fq + trace + slots
+    transfers = expected_transfers(resolved)
+    memory += RECORD_BYTES * transfers
     sizes = [int(f["packet_size_bytes"]) for f in flows] or [1000]
     data = max(min(sizes), 40)
     capture = 0.0
@@ -180,28 +297,73 @@ def estimate(resolved: dict[str, Any], captured_directions: list[int]) -> Estima
         # link's two directions' capacity in data packets
         pkts = 2 * float(lk["bandwidth_bps"]) * dur / 1e9 / (8 * data)
         capture += 24 + PCAP_RECORD_BYTES * pkts
-    return Estimate(rows, float(memory), capture, len(flows), intervals)
+    return Estimate(
+        rows, float(memory), capture, len(flows), intervals, float(fq), float(trace), slots, transfers
+    )
 
 
-def check(source: str, resolved: dict[str, Any], captured: list[int], budget: Budget, out: Path) -> Estimate:
+def expected_transfers(resolved: dict[str, Any]) -> float:
+    """At most how many transfers the arrival processes start (Poisson: the mean over their
+    active time plus five standard deviations), each leaving a record."""
+    dur = int(resolved["duration_ns"])
+    n = 0.0
+    for a in resolved.get("arrivals", []):
+        active = max(min(int(a["stop_ns"]), dur) - int(a["start_ns"]), 0) / 1e9
+        n += float(a["arrival_rate"]) * active
+    return n + 5 * math.sqrt(n) if n > 0 else 0.0
+
+
+def _raise_hint(what: str) -> str:
+    if "ulimit" in what or "cgroup" in what:
+        return "the process cannot have more: raise that limit or make the scenario smaller"
+    return "raise it with --max-memory or QOSLAB_MAX_MEMORY"
+
+
+def check(
+    source: str,
+    resolved: dict[str, Any],
+    captured: list[int],
+    budget: Budget,
+    out: Path,
+    core: _core.Resolved | None = None,
+) -> Estimate:
     """Refuses (:class:`_core.ScenarioError`, one line naming the file and the key) a run whose
     memory or capture estimate is above ``budget``."""
-    est = estimate(resolved, captured)
+    est = estimate(resolved, captured, core)
     limit, what = budget.memory_limit()
     if limit > 0 and est.memory_bytes > limit:
         series = ROW_BYTES * est.series_rows
-        if series >= est.memory_bytes / 2:
-            key = "measurement.interval"
-            why = (
-                f"{est.series_rows:.3g} time-series rows: {est.intervals:.3g} intervals of "
-                f"{resolved['measurement']['interval_ns'] / 1e9:g} s"
-            )
-        else:
-            key = "flow"
-            why = f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"
+        key, why = max(
+            [
+                (
+                    est.queue_bytes,
+                    "link.queue.flows",
+                    f"FQ-CoDel flow queues: {human_bytes(est.queue_bytes)}",
+                ),
+                (est.trace_bytes, "flow.trace", f"trace rows: {human_bytes(est.trace_bytes)}"),
+                (
+                    est.slot_bytes,
+                    "arrivals.max_active",
+                    f"arrival processes' connection slots: {human_bytes(est.slot_bytes)}",
+                ),
+                (
+                    RECORD_BYTES * est.transfers,
+                    "arrivals",
+                    f"about {est.transfers:.3g} transfers' records at {RECORD_BYTES} bytes each",
+                ),
+                (FLOW_BYTES * est.flows, "flow", f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"),
+                (
+                    series,
+                    "measurement.interval",
+                    f"{est.series_rows:.3g} time-series rows: {est.intervals:.3g} intervals of "
+                    f"{resolved['measurement']['interval_ns'] / 1e9:g} s",
+                ),
+            ],
+            key=lambda x: x[0],
+        )[1:]
         msg = (
             f"the run would need about {human_bytes(est.memory_bytes)} of memory ({why}), above "
-            f"{human_bytes(limit)} ({what}); raise it with --max-memory or QOSLAB_MAX_MEMORY"
+            f"{human_bytes(limit)} ({what}); {_raise_hint(what)}"
         )
         raise _core.ScenarioError(f"{source}: key `{key}`: {msg}", source, None, key, msg)
     if not captured:  # no capture, no limit to look up (the free disk space: shutil, statvfs)
@@ -215,6 +377,16 @@ def check(source: str, resolved: dict[str, Any], captured: list[int], budget: Bu
         )
         raise _core.ScenarioError(f"{source}: key `capture`: {msg}", source, None, "capture", msg)
     return est
+
+
+def capture_note(stopped_ns: int | None, limit: float, what: str) -> str | None:
+    """The line saying that the captures stopped at their limit (at ``stopped_ns``), if they did."""
+    if stopped_ns is None:
+        return None
+    return (
+        f"the packet captures stopped at t = {stopped_ns / 1e9:g} s, at {human_bytes(limit)} ({what}); "
+        "the files hold the packets before then"
+    )
 
 
 class Pace:

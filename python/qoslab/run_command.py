@@ -151,6 +151,8 @@ def run(
             f"interrupted at t = {r.simulated_until_s:g} s of {sc.outline['duration_ns'] / 1e9:g} s{where}"
         )
         raise SystemExit(130) from None
+    if res.capture_stopped:
+        echo_err(f"warning: {sc.source}: {res.capture_stopped}")
     # the flows table has a row per flow; summary.json's entries only of the rows printed
     shown, more = rows_shown(len(res.raw["flows"]["throughput_bps"]))
     s = res.summary(flow_rows=shown)

@@ -28,6 +28,19 @@ OUTLINE_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+def _resolve_limit() -> tuple[int, str]:
+    """The memory a scenario's resolved form may take (bytes, what sets it): the run's memory
+    budget (``QOSLAB_MAX_MEMORY``, else 80 % of the available memory), at most what the
+    process may still allocate (``ulimit -v``, the cgroup's limit); 0 for none."""
+    from qoslab.budget import Budget, BudgetError
+
+    try:
+        limit, what = Budget.from_env().memory_limit()
+    except BudgetError:  # a malformed QOSLAB_MAX_MEMORY is reported where a run reads it
+        return 0, ""
+    return (int(min(limit, 2**63)), what) if limit > 0 else (0, "")
+
+
 class Scenario:
     """A scenario: TOML text plus the name of where it came from (for error messages).
 
@@ -45,7 +58,7 @@ class Scenario:
         #: ``--allow-path``. Without them a file outside the scenario's folder is refused.
         self.allow_paths: tuple[str, ...] = tuple(str(p) for p in allow_paths)
         #: The typed scenario the core resolved (parsed once; runs reuse it).
-        self.core = _core.resolve(text, source, list(self.allow_paths))
+        self.core = _core.resolve(text, source, list(self.allow_paths), *_resolve_limit())
         self._outline: dict[str, Any] | None = None
         self._sha256: str | None = None
         #: A thread computing ``_sha256`` (qoslab.simulate's run of a large scenario).

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from qoslab import _core, rundir
 from qoslab._gc import paused
-from qoslab.budget import Budget, BudgetError, Pace
+from qoslab.budget import Budget, BudgetError, Pace, capture_note
 from qoslab.budget import check as check_budget
 from qoslab.scenario import Scenario, load_scenario
 from qoslab.summary_keys import SUMMARY_FLOW_KEYS
@@ -187,6 +187,8 @@ class Result:
         self.stopped: str | None = None
         #: The folder the run wrote into (``out``, or a fresh one for its captures), if any.
         self.out: Path | None = None
+        #: When the packet captures reached their byte limit: one line saying so (the run went on).
+        self.capture_stopped: str | None = None
         self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
 
     def __repr__(self) -> str:
@@ -615,21 +617,24 @@ def run(
         cap = rundir.capture_paths(sc, out)
         cap += [(sc.link_direction_index(link, d), str(path)) for link, d, path in captures or []]
         budget = budget if budget is not None else Budget.from_env()
-        check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."))
+        check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."), sc.core)
     except BaseException:
         if out is not None:
             rundir.abandon(out, remove=fresh)  # refused before it ran: nothing of it is kept
         raise
+    # The captures' bytes are also counted as they are written: they stop at the limit.
+    cap_limit, cap_what = budget.capture_limit(Path(out or ".")) if cap else (0.0, "")
     pace = Pace(budget.time_limit(), progress)
     hashing = _hash_beside(sc)
     try:
         t0 = time.perf_counter()
-        raw = _core.simulate_resolved(sc.core, seed, cap, pace)
+        raw = _core.simulate_resolved(sc.core, seed, cap, pace, capture_limit=int(min(cap_limit, 2**63)))
         wall = time.perf_counter() - t0
 
         res = Result(sc, seed, raw, wall)
         res.out = None if out is None else Path(out)
         res.stopped = pace.verdict if res.partial else None
+        res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
         if out is not None:
             res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
     finally:

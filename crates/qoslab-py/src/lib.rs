@@ -181,6 +181,57 @@ struct Resolved {
 
 #[pymethods]
 impl Resolved {
+    /// (nodes, links, flows, arrival processes, conditioners): the sizes `qoslab check` prints,
+    /// without building the resolved form in Python.
+    fn counts(&self) -> (usize, usize, usize, usize, usize) {
+        let s = &self.inner;
+        (
+            s.nodes.len(),
+            s.links.len(),
+            s.flows.len(),
+            s.arrivals.len(),
+            s.conditioners.len(),
+        )
+    }
+
+    /// (FQ-CoDel flow queues, trace rows) in bytes: what the queues hold from the start
+    /// (`flows` queues of every FQ-CoDel, sub-queues included) and the traces' rows (one
+    /// shared copy per file and `trace_flow`), for the memory budget.
+    fn state_bytes(&self) -> (u64, u64) {
+        use qoslab_core::aqm::Discipline;
+        let mut fq = 0u64;
+        for l in &self.inner.links {
+            for q in [&l.queue_ab, &l.queue_ba] {
+                for (_, x) in q.with_subqueues() {
+                    if let Discipline::FqCodel(c) = &x.discipline {
+                        fq += c.flows as u64 * qoslab_core::aqm::fq_codel::QUEUE_BYTES as u64;
+                    }
+                }
+            }
+        }
+        let mut seen: Vec<*const qoslab_core::traffic::trace::TraceRow> = Vec::new();
+        let mut trace = 0u64;
+        for f in &self.inner.flows {
+            if let Some(rows) = &f.trace_rows {
+                if !seen.contains(&rows.as_ptr()) {
+                    seen.push(rows.as_ptr());
+                    trace += std::mem::size_of_val(&**rows) as u64;
+                }
+            }
+        }
+        (fq, trace)
+    }
+
+    /// Bytes each arrival process's connection slot takes when built
+    /// (`qoslab_core::sim::slot_bytes`), for the memory budget.
+    fn slot_bytes(&self) -> Vec<usize> {
+        self.inner
+            .arrivals
+            .iter()
+            .map(qoslab_core::sim::slot_bytes)
+            .collect()
+    }
+
     /// The resolved scenario as a dict (the flat form the Python side reads).
     fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         resolved_py(py, &self.inner, &self.file)
@@ -220,12 +271,26 @@ impl Resolved {
 }
 
 /// Parses and validates scenario TOML once, for [`simulate_resolved`] and [`Resolved::table`];
-/// the files it reads may lie in its folder or in the folders `allow`.
+/// the files it reads may lie in its folder or in the folders `allow`. With `max_bytes` (0:
+/// none), a scenario whose resolved form would take more memory is refused before its groups
+/// are expanded (`limit_what` says what sets the limit).
 #[pyfunction]
-#[pyo3(signature = (text, file, allow=Vec::new()))]
-fn resolve(text: &str, file: &str, allow: Vec<std::path::PathBuf>) -> PyResult<Resolved> {
+#[pyo3(signature = (text, file, allow=Vec::new(), max_bytes=0, limit_what=""))]
+fn resolve(
+    text: &str,
+    file: &str,
+    allow: Vec<std::path::PathBuf>,
+    max_bytes: u64,
+    limit_what: &str,
+) -> PyResult<Resolved> {
+    let limit = (max_bytes > 0).then_some((max_bytes, limit_what));
+    let inner = catch_unwind(|| Scenario::from_toml_checked(text, file, &allow, limit))
+        .map_err(|_| {
+            PyRuntimeError::new_err("internal error while parsing the scenario (please report it)")
+        })?
+        .map_err(scenario_err)?;
     Ok(Resolved {
-        inner: parse_allowing(text, file, &allow)?,
+        inner,
         file: file.to_string(),
     })
 }
@@ -273,12 +338,12 @@ fn simulate<'py>(
     chunks: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(text, file)?;
-    run(py, &sc, seed, captures, progress, chunks)
+    run(py, &sc, seed, captures, progress, chunks, 0)
 }
 
 /// [`simulate`] for a scenario resolved once by [`resolve`].
 #[pyfunction]
-#[pyo3(signature = (scenario, seed, captures=Vec::new(), progress=None, chunks=100))]
+#[pyo3(signature = (scenario, seed, captures=Vec::new(), progress=None, chunks=100, capture_limit=0))]
 fn simulate_resolved<'py>(
     py: Python<'py>,
     scenario: &Resolved,
@@ -286,8 +351,17 @@ fn simulate_resolved<'py>(
     captures: Vec<(usize, String)>,
     progress: Option<Bound<'py, PyAny>>,
     chunks: u64,
+    capture_limit: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    run(py, &scenario.inner, seed, captures, progress, chunks)
+    run(
+        py,
+        &scenario.inner,
+        seed,
+        captures,
+        progress,
+        chunks,
+        capture_limit,
+    )
 }
 
 fn run<'py>(
@@ -297,6 +371,7 @@ fn run<'py>(
     captures: Vec<(usize, String)>,
     progress: Option<Bound<'py, PyAny>>,
     chunks: u64,
+    capture_limit: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut sim = catch_unwind(|| Simulation::new(sc, seed)).map_err(|_| {
         PyRuntimeError::new_err("internal error while building the simulation (please report it)")
@@ -312,6 +387,7 @@ fn run<'py>(
         sim.attach_capture(dir, Box::new(std::io::BufWriter::new(f)))
             .map_err(|e| PyOSError::new_err(format!("{path}: {e}")))?;
     }
+    sim.set_capture_limit(capture_limit);
     let total = sc.duration_ns;
     let chunk = (total / chunks.max(1)).max(1);
     // Slices of simulated time short enough in wall-clock time that Ctrl-C (or SIGTERM, which
@@ -751,6 +827,8 @@ fn run<'py>(
     )?;
     out.set_item("violations", r.violations)?;
     out.set_item("capture_records", r.capture_records)?;
+    out.set_item("capture_bytes", sim.capture_bytes())?;
+    out.set_item("capture_stopped_ns", sim.capture_stopped())?;
     Ok(out)
 }
 
@@ -991,6 +1069,10 @@ fn dscp_name(dscp: u8) -> String {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add(
+        "FQ_CODEL_QUEUE_BYTES",
+        qoslab_core::aqm::fq_codel::QUEUE_BYTES,
+    )?;
     // The package version plus a fingerprint of the simulator's source (see build.rs).
     m.add(
         "__version__",

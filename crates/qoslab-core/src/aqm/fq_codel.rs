@@ -124,6 +124,10 @@ struct FlowQueue {
     list: List,
 }
 
+/// Bytes of one flow queue: FQ-CoDel holds `flows` of them from the start (at most 65,536 per
+/// link direction, ~5.8 MB), besides the packets they hold.
+pub const QUEUE_BYTES: usize = std::mem::size_of::<FlowQueue>();
+
 /// The FQ-CoDel discipline.
 #[derive(Debug, Clone)]
 pub struct FqCodel {

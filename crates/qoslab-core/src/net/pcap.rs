@@ -13,6 +13,9 @@ pub struct PcapWriter {
     pub records: u64,
 }
 
+/// The pcap file header's bytes.
+pub const HEADER_BYTES: u64 = 24;
+
 fn addr(node: usize) -> [u8; 4] {
     let n = node as u32 + 1;
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
@@ -45,6 +48,11 @@ impl PcapWriter {
             buf: Vec::with_capacity(96),
             records: 0,
         })
+    }
+
+    /// The bytes of one record: its 16-byte header, then the IPv4 header and a UDP or TCP one.
+    pub fn record_len(udp: bool) -> u64 {
+        16 + 20 + if udp { 8 } else { 20 }
     }
 
     /// Writes one record. `src`/`dst` are the flow's endpoint nodes; `udp` selects the header.
@@ -110,6 +118,7 @@ impl PcapWriter {
             b.extend_from_slice(&65535u16.to_be_bytes());
             b.extend_from_slice(&[0, 0, 0, 0]);
         }
+        debug_assert_eq!(b.len() as u64, Self::record_len(udp));
         self.out.write_all(b)?;
         self.records += 1;
         Ok(())

@@ -339,6 +339,38 @@ fn check_wire_size(key: &str, what: &str, bytes: u64) -> Result<u32, Bad> {
     Ok(bytes as u32)
 }
 
+/// Traces read so far, by (file, `trace_flow`): every `[[flow]]` naming the same file (however
+/// spelled) shares one copy of its rows.
+type TraceCache = HashMap<(std::path::PathBuf, Option<String>), (TraceInfo, Arc<[TraceRow]>)>;
+
+/// [`read_trace`], once per file and `trace_flow`: a flow naming a file read already shares its
+/// rows.
+fn shared_trace(
+    cache: &mut TraceCache,
+    key: &str,
+    file: &str,
+    flow: Option<&str>,
+    base_dir: &super::inputs::InputRoots,
+) -> Result<(TraceInfo, Arc<[TraceRow]>), Bad> {
+    // The cache's key only: read_trace still confines the file (and refuses it before a
+    // second flow could share a copy of what it may not read).
+    let joined = base_dir.base.join(file);
+    let id = (
+        std::fs::canonicalize(&joined).unwrap_or(joined),
+        flow.map(str::to_string),
+    );
+    if let Some((info, rows)) = cache.get(&id) {
+        let info = TraceInfo {
+            file: file.to_string(),
+            ..info.clone()
+        };
+        return Ok((info, rows.clone()));
+    }
+    let read = read_trace(key, file, flow, base_dir)?;
+    cache.insert(id, read.clone());
+    Ok(read)
+}
+
 /// The `[[flow]]` tables with the `[tcp]` defaults applied.
 pub(super) fn resolve_flows(
     spec: &ScenarioSpec,
@@ -352,6 +384,7 @@ pub(super) fn resolve_flows(
     let mut flows = Vec::new();
     let mut flow_keys = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
+    let mut traces = TraceCache::new();
     for (n, fs) in spec.flows.iter().enumerate() {
         let key = format!("flow[{n}]");
         if fs.count == Some(0) {
@@ -393,7 +426,8 @@ pub(super) fn resolve_flows(
         let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
         check_source_keys(&key, fs)?;
         let trace = match &fs.trace {
-            Some(file) => Some(read_trace(
+            Some(file) => Some(shared_trace(
+                &mut traces,
                 &format!("{key}.trace"),
                 file,
                 fs.trace_flow.as_deref(),

@@ -146,7 +146,7 @@ impl Scenario {
     /// Parses and validates TOML text; `file` names the source in error messages. The files
     /// the scenario names for reading must lie in its folder ([`InputRoots`]).
     pub fn from_toml(src: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        Scenario::from_toml_allowing(src, file, &[])
+        Scenario::from_toml_checked(src, file, &[], None)
     }
 
     /// [`Scenario::from_toml`], with the files the scenario reads allowed in the folders
@@ -155,6 +155,27 @@ impl Scenario {
         src: &str,
         file: &str,
         allowed: &[std::path::PathBuf],
+    ) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_checked(src, file, allowed, None)
+    }
+
+    /// [`Scenario::from_toml`], refusing (before expanding its groups) a scenario whose
+    /// resolved form would take more than `limit`: (bytes, what sets them), see
+    /// [`resolved_bytes`].
+    pub fn from_toml_within(
+        src: &str,
+        file: &str,
+        limit: Option<(u64, &str)>,
+    ) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_checked(src, file, &[], limit)
+    }
+
+    /// Both: the files it reads allowed in `allowed` too, and its resolved form within `limit`.
+    pub fn from_toml_checked(
+        src: &str,
+        file: &str,
+        allowed: &[std::path::PathBuf],
+        limit: Option<(u64, &str)>,
     ) -> Result<Scenario, ScenarioError> {
         let spec: ScenarioSpec = toml::from_str(src).map_err(|e| {
             let (line, column, key) = match e.span() {
@@ -180,7 +201,11 @@ impl Scenario {
             base: base_dir(file),
             allowed: allowed.to_vec(),
         };
-        resolve(spec, &roots).map_err(|b| {
+        let checked = match limit {
+            Some((max, what)) => within(&spec, max, what),
+            None => Ok(()),
+        };
+        checked.and_then(|()| resolve(spec, &roots)).map_err(|b| {
             let pos = locate::span_of(src, &b.key).map(|s| locate::line_col(src, s.start));
             ScenarioError {
                 file: file.to_string(),
@@ -250,6 +275,68 @@ fn base_dir(file: &str) -> std::path::PathBuf {
         }
     }
     std::path::PathBuf::from(".")
+}
+
+/// Bytes the resolved form of `spec` takes at most while it is built: every expanded flow,
+/// link, node and conditioner as its struct twice over (a vector grows by doubling) plus its
+/// strings; and the `[[flow]]`/`[[link]]`/... key with the most entries (the one to shrink).
+fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
+    let n = |c: Option<u32>| c.unwrap_or(1) as u64;
+    // Names and endpoints: three short strings of an expanded entry (24-byte headers, a
+    // 16-byte heap block each at least).
+    const STRINGS: u64 = 3 * 40;
+    let per = |size: usize| 2 * size as u64 + STRINGS;
+    let mut largest = (0u64, String::from("flow"));
+    let mut total = 0u64;
+    let groups = [
+        (
+            "flow",
+            spec.flows.iter().map(|f| n(f.count)).collect::<Vec<_>>(),
+            per(std::mem::size_of::<FlowConfig>()),
+        ),
+        (
+            "link",
+            spec.links.iter().map(|l| n(l.count)).collect(),
+            per(std::mem::size_of::<LinkConfig>()),
+        ),
+        (
+            "node",
+            spec.nodes.iter().map(|x| n(x.count)).collect(),
+            per(std::mem::size_of::<String>()),
+        ),
+        (
+            "conditioner",
+            spec.conditioners.iter().map(|c| n(c.count)).collect(),
+            per(std::mem::size_of::<ConditionerConfig>()),
+        ),
+    ];
+    for (key, counts, each) in groups {
+        for (i, c) in counts.into_iter().enumerate() {
+            total = total.saturating_add(c.saturating_mul(each));
+            if c > largest.0 {
+                largest = (c, format!("{key}[{i}].count"));
+            }
+        }
+    }
+    (total, largest.1)
+}
+
+/// Refuses `spec` when [`resolved_bytes`] is above `max` bytes (`what` sets them).
+fn within(spec: &ScenarioSpec, max: u64, what: &str) -> Result<(), Bad> {
+    let (need, key) = resolved_bytes(spec);
+    if need <= max {
+        return Ok(());
+    }
+    let flows: u64 = spec.flows.iter().map(|f| f.count.unwrap_or(1) as u64).sum();
+    Err(bad(
+        key,
+        format!(
+            "the scenario ({flows} flows) would take about {} MB of memory just to read, above \
+             {} MB ({what}); make its groups smaller",
+            need.div_ceil(1_000_000),
+            max / 1_000_000
+        ),
+    ))
 }
 
 fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {

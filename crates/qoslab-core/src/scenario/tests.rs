@@ -132,3 +132,40 @@ fn paths_a_scenario_names_stay_inside_the_output_directory() {
         assert!(e.contains(why), "{bad}: {e}");
     }
 }
+
+/// Every `[[flow]]` naming one trace file (however spelled) shares one copy of its rows; a
+/// different `trace_flow` of it is a copy of its own.
+#[test]
+fn flows_naming_one_trace_share_its_rows() {
+    let dir = std::env::temp_dir().join(format!("qoslab-trace-share-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.csv"), "0.001,100,x\n0.002,200,y\n").unwrap();
+    let file = dir.join("s.toml");
+    let flow = |name: &str, trace: &str, extra: &str| {
+        format!(
+            "[[flow]]\nname = \"{name}\"\nsrc = \"a\"\ndst = \"b\"\ntype = \"trace\"\ntrace = \"{trace}\"\n{extra}"
+        )
+    };
+    let text = format!(
+        "name = \"t\"\nduration = \"1s\"\n[[node]]\nname = \"a\"\n[[node]]\nname = \"b\"\n\
+         [[link]]\na = \"a\"\nb = \"b\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n{}{}{}{}",
+        flow("p", "t.csv", ""),
+        flow("q", "./t.csv", ""),
+        flow("r", "t.csv", "count = 3\n").replace("name = \"r\"", "name = \"r{i}\""),
+        flow("s", "t.csv", "trace_flow = \"y\"\n"),
+    );
+    std::fs::write(&file, &text).unwrap();
+    let sc = Scenario::from_toml(&text, file.to_str().unwrap()).unwrap();
+    let rows: Vec<_> = sc
+        .flows
+        .iter()
+        .map(|f| f.trace_rows.clone().unwrap())
+        .collect();
+    for r in &rows[1..5] {
+        assert!(std::sync::Arc::ptr_eq(&rows[0], r));
+    }
+    assert!(!std::sync::Arc::ptr_eq(&rows[0], &rows[5]));
+    assert_eq!((rows[0].len(), rows[5].len()), (2, 1));
+    assert_eq!(sc.flows[1].trace.as_ref().unwrap().file, "./t.csv");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

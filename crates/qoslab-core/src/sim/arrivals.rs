@@ -3,10 +3,12 @@
 //! A flow with a `size` (or a connection opened by an arrival process) sends ⌈size /
 //! packet size⌉ data segments (after ns-2's SYN) and is complete when the last one is
 //! acknowledged; its record (start, end, size, the ideal completion time on the empty path)
-//! goes to [`Simulation::take_records`]. An arrival process owns `max_active` flow slots,
-//! built once: an arrival takes a free slot (or is refused when none is free); a finished
-//! connection's slot is taken back, when a slot is needed, once none of its packets is still
-//! in the network. Memory does not grow with the number of finished flows.
+//! goes to [`Simulation::take_records`]. An arrival process owns up to `max_active` flow
+//! slots, built as they are first needed (a slot is a flow: its TCP sender and receiver): an
+//! arrival takes a free slot, else a new one while fewer than `max_active` exist (else it is
+//! refused); a finished connection's slot is taken back, when a slot is needed, once none of
+//! its packets is still in the network. Memory grows with the most connections open at once,
+//! not with `max_active` nor with the number of finished flows.
 
 use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
@@ -96,8 +98,13 @@ impl PathModel {
 /// An arrival process at run time.
 pub(super) struct Process {
     pub cfg: ArrivalConfig,
-    /// Its slots are flows `first .. first + max_active`.
-    pub first: usize,
+    /// Its slots built so far (flow indices, in the order they were built; at most
+    /// `max_active`).
+    pub slots: Vec<u32>,
+    /// Where its route starts in the simulation's route table (every slot shares it) and the
+    /// route's round-trip propagation delay.
+    pub route: (u32, u32),
+    pub rtt: SimTime,
     pub free: Vec<u32>,
     /// Slots of finished connections that may still have packets in the network.
     pub draining: Vec<u32>,
@@ -115,16 +122,16 @@ impl Process {
     pub fn new(
         cfg: &ArrivalConfig,
         index: usize,
-        first: usize,
+        (route, rtt): ((u32, u32), SimTime),
         path: PathModel,
         seed: u64,
     ) -> Self {
-        let n = cfg.max_active as usize;
         Process {
             cfg: cfg.clone(),
-            first,
-            // Lowest slot first.
-            free: (first..first + n).rev().map(|i| i as u32).collect(),
+            slots: Vec::new(),
+            route,
+            rtt,
+            free: Vec::new(),
             draining: Vec::new(),
             rng: SimRng::derive(seed, stream::ARRIVALS | index as u64),
             path,
@@ -193,10 +200,18 @@ impl Simulation {
         // Slots of connections finished since (a few: each waits only for its last packets)
         // come back first, so the same few slots stay in use and in cache.
         pr.reclaim(&mut self.flows);
-        let Some(slot) = pr.free.pop() else {
-            pr.refused += 1;
-            return;
+        // A slot given back, else a new one (the lowest never used, as when all were built at
+        // once and handed out lowest first).
+        let (given_back, room) = (pr.free.pop(), pr.slots.len() < pr.cfg.max_active as usize);
+        let slot = match given_back {
+            Some(slot) => slot,
+            None if room => self.new_slot(p),
+            None => {
+                self.procs[p].refused += 1;
+                return;
+            }
         };
+        let pr = &mut self.procs[p];
         pr.active += 1;
         pr.peak_active = pr.peak_active.max(pr.active);
         let id = pr.arrivals - 1;
@@ -229,6 +244,28 @@ impl Simulation {
             }
         }
         self.begin_transfer(now, fi, p as u32, id, size);
+    }
+
+    /// Builds a slot of process `p`: a flow after all others, with its per-flow state in the
+    /// conditioners, the queues (path RTTs) and the meters' window buffer.
+    fn new_slot(&mut self, p: usize) -> u32 {
+        let pr = &mut self.procs[p];
+        let fi = self.flows.len() as u32;
+        pr.slots.push(fi);
+        self.flows.push(super::slot_flow(&pr.cfg, pr.route));
+        self.cwnd_buf.push(f64::NAN);
+        for c in &mut self.conds {
+            if c.cfg.scope == crate::scenario::Scope::PerFlow {
+                c.meters.push(None);
+            }
+        }
+        self.path_rtts.push(pr.rtt);
+        if self.wants_rtts {
+            for d in &mut self.dirs {
+                crate::aqm::Aqm::set_path_rtts(&mut d.aqm, &self.path_rtts);
+            }
+        }
+        fi
     }
 
     /// Starts a finite transfer of `size` bytes on flow `fi`.

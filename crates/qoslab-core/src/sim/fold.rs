@@ -83,13 +83,20 @@ impl Simulation {
         for f in &self.flows[..declared] {
             class(f.dscp, 1, &f.delay.sketch);
         }
-        let mut rows: Vec<FlowResult> = all.drain(..declared).collect();
+        let rows_of_slots = all.split_off(declared);
+        let mut rows = all;
         for pr in &self.procs {
-            let n = pr.cfg.max_active as usize;
-            let slots: Vec<FlowResult> = all.drain(..n).collect();
+            // Its slots' rows in slot order (as when every slot was built at the start: a slot
+            // never used added nothing).
+            let mut order = pr.slots.clone();
+            order.sort_unstable();
+            let slots: Vec<&FlowResult> = order
+                .iter()
+                .map(|&fi| &rows_of_slots[fi as usize - declared])
+                .collect();
             let mut sketch = QuantileSketch::new(crate::stats::DEFAULT_ALPHA);
-            for f in &self.flows[pr.first..pr.first + n] {
-                sketch.merge(&f.delay.sketch);
+            for &fi in &order {
+                sketch.merge(&self.flows[fi as usize].delay.sketch);
             }
             class(pr.cfg.dscp, 1, &sketch);
             let mut row = FlowResult {
@@ -109,7 +116,7 @@ impl Simulation {
                 window: FlowCounters::default(),
                 stats: FlowStats::default(),
             };
-            for s in &slots {
+            for s in slots {
                 row.throughput_bps += s.throughput_bps;
                 row.goodput_bps += s.goodput_bps;
                 row.in_throughput_bps += s.in_throughput_bps;

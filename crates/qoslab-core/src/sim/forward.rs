@@ -5,6 +5,7 @@ use super::{Endpoint, Simulation};
 use crate::aqm::{Aqm, DropReason};
 use crate::engine::EventKind;
 use crate::net::link::Admit;
+use crate::net::pcap::PcapWriter;
 use crate::packet::{PacketId, PacketKind};
 use crate::scenario::Action;
 use crate::units::SimTime;
@@ -126,6 +127,17 @@ impl Simulation {
             let p = *self.arena.get(e.id());
             let f = &self.flows[p.flow as usize];
             let udp = matches!(f.ep, Endpoint::Udp { .. });
+            // Past the capture limit nothing more is written: every file ends after a whole
+            // record, so each is a valid capture up to the time it stopped.
+            let len = PcapWriter::record_len(udp);
+            if self.capture_stopped.is_some() {
+                break;
+            }
+            if self.capture_limit > 0 && self.capture_written + len > self.capture_limit {
+                self.capture_stopped = Some(e.done);
+                break;
+            }
+            self.capture_written += len;
             if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {
                 self.capture_error.get_or_insert_with(|| err.to_string());
             }

@@ -141,6 +141,7 @@ impl Simulation {
                 })
                 .sum::<usize>()
             + self.cwnd_buf.capacity() * 8
+            + self.path_rtts.capacity() * 8
             + self.routes.capacity() * 4
             + self.sack_blocks.capacity() * std::mem::size_of::<crate::traffic::sink::SackBlocks>();
         let conditioners = self
@@ -222,10 +223,14 @@ impl Simulation {
             s.f_ssthresh.push(t);
         }
         // An arrival process is one row: the throughput of all its connections.
+        // Only the slots built so far (at most the most connections open at once).
         for (p, pr) in self.procs.iter().enumerate() {
-            let slots = &mut self.flows[pr.first..pr.first + pr.cfg.max_active as usize];
-            let bytes: u64 = slots.iter().map(|f| f.stats.bin_bytes).sum();
-            slots.iter_mut().for_each(|f| f.stats.bin_bytes = 0);
+            let mut bytes = 0u64;
+            for &fi in &pr.slots {
+                let st = &mut self.flows[fi as usize].stats;
+                bytes += st.bin_bytes;
+                st.bin_bytes = 0;
+            }
             s.f_time_ns.push(now);
             s.f_flow.push((declared + p) as u32);
             s.f_throughput_bps.push(rate(bytes));

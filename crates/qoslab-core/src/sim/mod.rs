@@ -113,6 +113,12 @@ pub struct Simulation {
     buf: SendBuf,
     captures: Vec<PcapWriter>,
     capture_error: Option<String>,
+    /// Bytes all captures together may write (0: no limit) and, once it was reached, the
+    /// simulated time of the first record left out ([`Simulation::set_capture_limit`]).
+    capture_limit: u64,
+    capture_stopped: Option<SimTime>,
+    /// Bytes the captures have written (file headers and records).
+    capture_written: u64,
     conds: Vec<Conditioner>,
     /// Conditioners guarding each link direction's queue, in declaration order.
     conds_at: Vec<Vec<usize>>,
@@ -132,9 +138,12 @@ pub struct Simulation {
     next_line_shrink: SimTime,
     /// Events handled.
     events: u64,
-    /// Arrival processes; their slots are flows `first..first + max_active` after the
-    /// declared flows.
+    /// Arrival processes; their slots are flows after the declared flows, built as needed.
     procs: Vec<arrivals::Process>,
+    /// Every flow's round-trip propagation delay (FDD-RED's oracle RTTs), and whether a queue
+    /// reads them (a new slot's is then handed to the queues).
+    path_rtts: Vec<SimTime>,
+    wants_rtts: bool,
     /// Finished transfers not yet taken by [`Simulation::take_records`].
     records: Vec<FlowRecord>,
     /// The declared flows' paths (for finite transfers' ideal completion times).
@@ -172,8 +181,7 @@ impl Simulation {
         let sc = scenario.clone();
         let mut dirs = build_dirs(&sc, seed);
         let mut q = EventQueue::new();
-        let slots: usize = sc.arrivals.iter().map(|a| a.max_active as usize).sum();
-        let mut flows = Vec::with_capacity(sc.flows.len() + slots);
+        let mut flows = Vec::with_capacity(sc.flows.len());
         let mut static_paths = Vec::with_capacity(sc.flows.len());
         let mut routes = Vec::new();
         for ((f, fc), route) in sc.flows.iter().enumerate().zip(sc.flow_routes()) {
@@ -187,13 +195,18 @@ impl Simulation {
             }
             flows.push(flow);
         }
+        // Arrival processes build their slots (flows) as they need them (`arrivals`).
         let mut procs = Vec::with_capacity(sc.arrivals.len());
         for (p, (a, route)) in sc.arrivals.iter().zip(sc.arrival_routes()).enumerate() {
             let path = arrivals::PathModel::new(&route.0, &route.1, &dirs);
-            procs.push(arrivals::Process::new(a, p, flows.len(), path, seed));
-            for _ in 0..a.max_active {
-                flows.push(slot_flow(a, add_routes(&mut routes, &route)));
-            }
+            let rtt = route
+                .0
+                .iter()
+                .chain(&route.1)
+                .map(|&d| dirs[d as usize].delay)
+                .sum();
+            let at = add_routes(&mut routes, &route);
+            procs.push(arrivals::Process::new(a, p, (at, rtt), path, seed));
         }
         let mut conds = Vec::new();
         let mut conds_at = vec![Vec::new(); dirs.len()];
@@ -213,8 +226,10 @@ impl Simulation {
                     .sum()
             })
             .collect();
+        let mut wants_rtts = false;
         for d in &mut dirs {
             d.aqm.set_path_rtts(&path_rtts);
+            wants_rtts |= matches!(d.aqm, AnyAqm::FddRed(_));
         }
         for d in 0..dirs.len() {
             dirs[d].watched = dirs[d ^ 1].aqm.wants_reverse();
@@ -242,6 +257,9 @@ impl Simulation {
             buf: Vec::with_capacity(64),
             captures: Vec::new(),
             capture_error: None,
+            capture_limit: 0,
+            capture_stopped: None,
+            capture_written: 0,
             cwnd_buf: vec![f64::NAN; n_flows],
             conds,
             conds_at,
@@ -254,6 +272,8 @@ impl Simulation {
             next_line_shrink: crate::net::link::LINE_SHRINK_EVERY_NS,
             events: 0,
             procs,
+            path_rtts,
+            wants_rtts,
             records: Vec::new(),
             static_paths,
             sack_blocks: Vec::new(),
@@ -272,9 +292,27 @@ impl Simulation {
         out: Box<dyn std::io::Write + Send>,
     ) -> std::io::Result<()> {
         let w = PcapWriter::new(out)?;
+        self.capture_written += crate::net::pcap::HEADER_BYTES;
         self.dirs[dir].set_capture(self.captures.len());
         self.captures.push(w);
         Ok(())
+    }
+
+    /// Stops every capture before the bytes they write together would exceed `bytes` (0: no
+    /// limit): the files end after their last whole record, valid pcap files up to
+    /// [`Simulation::capture_stopped`].
+    pub fn set_capture_limit(&mut self, bytes: u64) {
+        self.capture_limit = bytes;
+    }
+
+    /// When the captures stopped at their limit (the first record left out), if they did.
+    pub fn capture_stopped(&self) -> Option<SimTime> {
+        self.capture_stopped
+    }
+
+    /// Bytes the captures have written so far.
+    pub fn capture_bytes(&self) -> u64 {
+        self.capture_written
     }
 
     /// The queue discipline of link direction `dir` (link index * 2 + 0 for a→b, + 1 for b→a),
@@ -459,6 +497,19 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd_at, rev_at): (u32, u32), seed: u64
         fwd_at,
         rev_at,
     }
+}
+
+/// Bytes of an arrival process's connection slot when built (its flow, TCP sender and
+/// receiver, and its share of the per-flow tables), before its windows grow.
+pub fn slot_bytes(a: &crate::scenario::ArrivalConfig) -> usize {
+    let f = slot_flow(a, (0, 0));
+    let heap = match &f.ep {
+        Endpoint::Tcp { sender, sink, .. } => {
+            std::mem::size_of::<TcpSender>() + sender.heap_bytes() + sink.heap_bytes()
+        }
+        Endpoint::Udp { .. } => 0,
+    };
+    std::mem::size_of::<Flow>() + heap + 3 * 8
 }
 
 /// A connection slot of arrival process `a` (idle until an arrival takes it).

@@ -254,3 +254,95 @@ fn packet_hops_and_packets_alive_mid_run() {
         r.packet_hops
     );
 }
+
+/// An arrival process builds its slots as it needs them: `max_active = 1000000` (the schema's
+/// limit) with a few hundred connections builds no more slots than there were open at once
+/// (it built all million up front, 2.5 GB, and sampled each at every interval), and its
+/// transfers and per-process row are those of a `max_active` never reached.
+#[test]
+fn arrival_slots_are_built_as_needed() {
+    let arrivals = |max: u32| {
+        one_link(&format!(
+            r#"
+[[arrivals]]
+name = "web"
+src = "a"
+dst = "b"
+arrival_rate = 200
+size = {{ dist = "exponential", mean = "20KB" }}
+max_active = {max}
+"#
+        ))
+        .replace("duration = \"10s\"", "duration = \"2s\"")
+    };
+    let (small_sim, small) = run(&arrivals(1000), 5);
+    let (big_sim, big) = run(&arrivals(1_000_000), 5);
+    let p = big.processes[0];
+    assert!(p.completed > 300 && p.peak_active < 1000, "{p:?}");
+    assert_eq!(big.records, small.records);
+    assert_eq!(big.processes, small.processes);
+    assert_eq!(
+        big.flows[0].throughput_bps.to_bits(),
+        small.flows[0].throughput_bps.to_bits()
+    );
+    assert_eq!(big.flows[0].delay, small.flows[0].delay);
+    assert_eq!(big.series.f_throughput_bps, small.series.f_throughput_bps);
+    // The slots built are those of the most connections open at once.
+    let per_slot = big_sim.memory().flows as f64 / p.peak_active as f64;
+    assert!(
+        big_sim.memory().flows == small_sim.memory().flows && per_slot < 20_000.0,
+        "{} bytes of flows for {} slots",
+        big_sim.memory().flows,
+        p.peak_active
+    );
+}
+
+/// Captures stop before the bytes they write together exceed their limit: the files end after
+/// a whole record (40-byte TCP headers after each 16-byte record header), the run goes on.
+#[test]
+fn captures_stop_at_their_limit() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sc = Scenario::from_toml(
+        &one_link(
+            r#"
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+type = "tcp"
+"#,
+        ),
+        "<test>",
+    )
+    .unwrap();
+    let capture = |limit: u64| {
+        let (ab, ba) = (Sink::default(), Sink::default());
+        let mut sim = Simulation::new(&sc, 1);
+        sim.attach_capture(0, Box::new(ab.clone())).unwrap();
+        sim.attach_capture(1, Box::new(ba.clone())).unwrap();
+        sim.set_capture_limit(limit);
+        sim.run();
+        let r = sim.results();
+        let (ab, ba) = (ab.0.lock().unwrap().len(), ba.0.lock().unwrap().len());
+        (sim.capture_stopped(), ab as u64, ba as u64, r.packet_hops)
+    };
+    let (stopped, ab, ba, hops) = capture(0);
+    assert!(stopped.is_none() && ab + ba > 1_000_000);
+    let (stopped, ab2, ba2, hops2) = capture(100_000);
+    let stopped = stopped.expect("stopped at the limit");
+    assert!(stopped > 0 && stopped < 10_000_000_000);
+    assert!(ab2 + ba2 <= 100_000 && ab2 + ba2 > 100_000 - 56);
+    assert_eq!(((ab2 - 24) % 56, (ba2 - 24) % 56), (0, 0));
+    assert_eq!(hops2, hops);
+}

@@ -124,9 +124,14 @@ impl Simulation {
         };
         let now = self.counters();
         let (f1, l1) = self.window.close.as_ref().unwrap_or(&now);
-        (
-            f1.iter().zip(f0).map(|(b, a)| b.since(*a)).collect(),
-            l1.iter().zip(l0).map(|(b, a)| b.since(*a)).collect(),
-        )
+        // A flow built after the window opened (an arrival process's slot) started from zero;
+        // one built after it closed counts nothing.
+        let flows = (0..self.flows.len())
+            .map(|i| {
+                let a = f0.get(i).copied().unwrap_or_default();
+                f1.get(i).map_or_else(FlowCounters::default, |b| b.since(a))
+            })
+            .collect();
+        (flows, l1.iter().zip(l0).map(|(b, a)| b.since(*a)).collect())
     }
 }
