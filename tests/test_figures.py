@@ -9,7 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qoslab.figures import Line, Panel, Ref, bar_group, cdf, contradicted_title, interval_methods, panels
+from qoslab.figures import (
+    Line,
+    Panel,
+    Ref,
+    bar_group,
+    cdf,
+    contradicted_title,
+    guess_bounds,
+    interval_methods,
+    panels,
+)
 from qoslab.report import save_figure
 
 
@@ -104,6 +114,16 @@ def test_intervals_of_bounded_quantities_stay_in_bounds() -> None:
     assert "Student t, clipped to ≥ 0" in fig.axes[1].get_xlabel()
     assert "bootstrap percentile, inside [0, 1]" in fig.axes[2].get_xlabel()
     assert "bootstrap percentile" in interval_methods([boot])
+    # the title names the quantity when the y label gives only its unit
+    sd = panels(
+        [Panel([Line([1], [3.0], "e", err=[5.0])], title="(b) STD of the flows' throughput", ylabel="kb/s")],
+        title="t",
+    )
+    assert _bars(sd.axes[0]) == [(0.0, 8.0)]
+    assert guess_bounds("Jain's index, RIO only vs ARM") == (0.0, 1.0) and guess_bounds(
+        "utilisation (%)"
+    ) == (0, 100)
+    assert guess_bounds("Jain's index: differences to RIO alone") is None
     # an unbounded quantity keeps its t interval
     free = panels([Panel([Line([1], [0.0], "d", err=[2.0])], ylabel="change (kb/s)")], title="t")
     assert _bars(free.axes[0]) == [(-2.0, 2.0)] and "Student t" in free.axes[0].get_xlabel()

@@ -150,7 +150,9 @@ def test_run_figure_shades_the_window_and_says_when_sampling_aliases(run_dir):
         assert len(spans) == 1
         assert _span(spans[0]) == (w0, w1)
     # fdd-red-s1 samples every 1 s, its RTTs are ~0.1-0.2 s: the cwnd panel and the CLI say so
-    assert "aliased" in fig.get_label() and "the sawtooth is aliased" in " ".join(fig.axes[1].get_xlabel().split())
+    assert "aliased" in fig.get_label() and "the sawtooth is aliased" in " ".join(
+        fig.axes[1].get_xlabel().split()
+    )
     assert sampling_warning(0.01, [0.1]) == "" and "≤ 0.025 s" in sampling_warning(0.5, [0.1, 0.3])
     assert sampling_warning(0.5, [float("nan")]) == ""
 
@@ -168,7 +170,9 @@ def test_cwnd_is_drawn_against_the_receiver_window_it_meets(tmp_path_factory):
         6,
         6,
     ]
-    assert cwnd.get_ylim() == pytest.approx((0.0, 6.9)) and "cwnd itself reaches" in " ".join(cwnd.get_title().split())
+    assert cwnd.get_ylim() == pytest.approx((0.0, 6.9)) and "cwnd itself reaches" in " ".join(
+        cwnd.get_title().split()
+    )
     # the flows' lines are the window the sender uses, min(cwnd, 6), sample by sample
     first = sf[sf["flow_name"] == "ftp0"]["cwnd"].clip(upper=6.0)
     drawn = {ln.get_label(): ln for ln in cwnd.get_lines()}

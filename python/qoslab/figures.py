@@ -37,7 +37,15 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import numpy as np
 import pandas as pd
 
-from qoslab.intervals import BOOTSTRAP, STUDENT, Bounds, bootstrap_interval, clipped_interval, describe
+from qoslab.intervals import (
+    BOOTSTRAP,
+    CLIPPED,
+    STUDENT,
+    Bounds,
+    bootstrap_interval,
+    clipped_interval,
+    describe,
+)
 from qoslab.report import new_figure
 
 if TYPE_CHECKING:
@@ -139,10 +147,10 @@ _BOUNDED_WORDS = (
 
 def guess_bounds(ylabel: str) -> Bounds | None:
     """The range of the quantity a y label names: Jain's index and utilisation in [0, 1] (in
-    [0, 100] with "%"), a standard deviation ≥ 0; ``None`` for anything else (no guess for a
-    difference, a change or a ratio, which may be negative)."""
+    [0, 100] with "%"), a standard deviation ≥ 0; ``None`` for anything else (and for a
+    difference, a change or a gain, which may be negative)."""
     low = ylabel.lower()
-    if any(w in low for w in ("difference", "change", "Δ", "gain", "relative", " vs ", "ratio", "−")):
+    if any(w in low for w in ("difference", "change", "δ", "gain", "−", "minus")):
         return None
     for words, (lo, hi) in _BOUNDED_WORDS:
         if any(w in low for w in words):
@@ -150,6 +158,14 @@ def guess_bounds(ylabel: str) -> Bounds | None:
                 return (lo, 100.0)
             return (lo, hi)
     return None
+
+
+def _panel_bounds(p: Panel) -> Bounds | None:
+    """The panel's declared bounds, else those its y label names, else its title's (a panel
+    titled "STD of the flows' throughput" over a y label of "kb/s")."""
+    if p.bounds is not None:
+        return p.bounds
+    return guess_bounds(p.ylabel) or guess_bounds(p.title)
 
 
 def _interval(ln: Line, bounds: Bounds | None) -> tuple[np.ndarray | None, str | None]:
@@ -180,7 +196,7 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
         ax.set_axis_off()
         ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
         return
-    bounds = p.bounds if p.bounds is not None else guess_bounds(p.ylabel)
+    bounds = _panel_bounds(p)
     methods: dict[str, None] = {}
     if p.window is not None:
         ax.axvspan(*p.window, color="0.93", zorder=0, lw=0, label="measurement window")
@@ -235,6 +251,8 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
         ax.set_ylim(*p.ylim)
     ax.set_title(_wrap(p.title, title_width), fontsize=9)
     # how the bars were made, under the x label: "95 % CI: Student t, clipped to [0, 1]"
+    if CLIPPED in methods:  # the clip is a no-op for the others
+        methods.pop(STUDENT, None)
     said = "; ".join(describe(m, None if m == STUDENT else bounds) for m in methods)
     ax.set_xlabel(p.xlabel + (f"\n{said}" if said else ""), fontsize=9 if not said else 8)
     ax.set_ylabel(p.ylabel, fontsize=9)
@@ -247,7 +265,7 @@ def interval_methods(grid: Sequence[Sequence[Panel]] | Sequence[Panel]) -> str:
     percentile, inside [0, 1]."); empty without bars."""
     said: dict[str, None] = {}
     for p in [q for row in _rows(grid) for q in row]:
-        bounds = p.bounds if p.bounds is not None else guess_bounds(p.ylabel)
+        bounds = _panel_bounds(p)
         for ln in p.lines:
             _, m = _interval(ln, bounds)
             if m is not None:
@@ -317,7 +335,7 @@ def _scale_axes(pairs: list[tuple[Axes, Panel]], sharey: bool | None) -> None:
             continue
         mid = (lo + hi) / 2
         lo, hi = mid - need / 2, mid + need / 2
-        b = p.bounds if p.bounds is not None else guess_bounds(p.ylabel)
+        b = _panel_bounds(p)
         pad = 0.05 * need
         if b is not None and b[1] is not None and hi > b[1] + pad:
             lo, hi = lo - (hi - b[1] - pad), b[1] + pad

@@ -451,8 +451,8 @@ def sweep_figure(
             ]
     seeds = seed_ranges(runs["seed"])
     lo, hi = int(stats["n"].min()), int(stats["n"].max())
-    over = f"n = {lo} runs per point" if lo == hi else f"n = {lo}-{hi} runs per point (n at each point)"
-    title = f"sweep {sweep}: {m_name}, mean and 95% CI over {over}"
+    over = f"n = {lo} runs per point" if lo == hi else f"n = {lo}-{hi} runs per point"
+    title = f"sweep {sweep}: {m_name}, mean and 95% CI, {over}"
     fig = panels([panel], title=title, panel_size=(6.4, 4.2))
     versions = ", ".join(sorted(set(runs["version"])))
     prov = f"store {store or 'results/store'} · sweep {sweep} · seeds {seeds} · qoslab {versions}"
