@@ -114,6 +114,11 @@ def test_intervals_of_bounded_quantities_stay_in_bounds() -> None:
     assert "Student t, clipped to ≥ 0" in fig.axes[1].get_xlabel()
     assert "bootstrap percentile, inside [0, 1]" in fig.axes[2].get_xlabel()
     assert "bootstrap percentile" in interval_methods([boot])
+    # a horizontal interval of a utilisation in % stays at or under 100
+    frontier = Line([99.5], [150.0], "f", xerr=[2.0])
+    fx = panels([Panel([frontier], xlabel="goodput utilisation (%)", ylabel="delay (ms)")], title="t")
+    seg = [c for c in fx.axes[0].containers if c.has_xerr][0].lines[2][0].get_segments()[0]
+    assert max(seg[:, 0]) == 100.0 and min(seg[:, 0]) == 97.5
     # the title names the quantity when the y label gives only its unit
     sd = panels(
         [Panel([Line([1], [3.0], "e", err=[5.0])], title="(b) STD of the flows' throughput", ylabel="kb/s")],

@@ -121,6 +121,9 @@ class Panel:
     #: the y label (:func:`guess_bounds`: Jain's index and utilisation in [0, 1], a standard
     #: deviation ≥ 0), ``(None, None)`` says unbounded.
     bounds: Bounds | None = None
+    #: The range of the quantity on x, for horizontal intervals (``Line.xerr``); ``None``
+    #: guesses it from the x label (a utilisation in [0, 1], or [0, 100] in %).
+    xbounds: Bounds | None = None
     #: The measurement window ``(start, end)`` on a time axis, shaded.
     window: tuple[float, float] | None = None
     #: What the y axis measures, for sharing scales (:func:`panels`); ``None``: the y label.
@@ -191,6 +194,20 @@ def _interval(ln: Line, bounds: Bounds | None) -> tuple[np.ndarray | None, str |
     return np.nan_to_num(np.clip(np.stack([y - lows, highs - y]), 0.0, None)), method
 
 
+def _xerr(ln: Line, bounds: Bounds | None) -> np.ndarray | None:
+    """The (2, n) horizontal error bars of ``ln``, clipped to ``bounds``."""
+    if ln.xerr is None:
+        return None
+    x = np.asarray(ln.x, dtype=float)
+    half = np.nan_to_num(np.asarray(ln.xerr, dtype=float))
+    lo, hi = x - half, x + half
+    if bounds is not None and bounds[0] is not None:
+        lo = np.maximum(lo, bounds[0])
+    if bounds is not None and bounds[1] is not None:
+        hi = np.minimum(hi, bounds[1])
+    return np.clip(np.stack([x - lo, hi - x]), 0.0, None)
+
+
 def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None:
     if p.empty:
         ax.set_axis_off()
@@ -213,7 +230,7 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
             continue
         style = {"marker": "o", "markersize": 4, "lw": 1.2, **colour, **ln.style}
         if err is not None or ln.xerr is not None:
-            xerr = None if ln.xerr is None else np.nan_to_num(np.asarray(ln.xerr, dtype=float))
+            xerr = _xerr(ln, p.xbounds if p.xbounds is not None else guess_bounds(p.xlabel))
             ax.errorbar(ln.x, ln.y, yerr=err, xerr=xerr, capsize=3, label=ln.label, **style)
         else:
             ax.plot(ln.x, ln.y, label=ln.label, **style)
