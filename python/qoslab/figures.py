@@ -205,7 +205,8 @@ def _xerr(ln: Line, bounds: Bounds | None) -> np.ndarray | None:
         lo = np.maximum(lo, bounds[0])
     if bounds is not None and bounds[1] is not None:
         hi = np.minimum(hi, bounds[1])
-    return np.clip(np.stack([x - lo, hi - x]), 0.0, None)
+    out: np.ndarray = np.clip(np.stack([x - lo, hi - x]), 0.0, None)
+    return out
 
 
 def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None:
