@@ -149,11 +149,11 @@ def test_run_figure_shades_the_window_and_says_when_sampling_aliases(run_dir):
         spans = [p for p in ax.patches if p.get_label() == "measurement window"]
         assert len(spans) == 1
         assert _span(spans[0]) == (w0, w1)
-    # fdd-red-s1 samples every 1 s, its RTTs are ~0.1-0.2 s: the cwnd panel and the CLI say so
-    assert "aliased" in fig.get_label() and "the sawtooth is aliased" in " ".join(
-        fig.axes[1].get_xlabel().split()
-    )
+    # fdd-red-s1 samples every 1 s, its smoothed RTTs are ~0.3 s: the cwnd panel and the CLI say so
+    said = "peaks and halvings between samples are not drawn"
+    assert said in fig.get_label() and said in " ".join(fig.axes[1].get_xlabel().split())
     assert sampling_warning(0.01, [0.1]) == "" and "≤ 0.025 s" in sampling_warning(0.5, [0.1, 0.3])
+    assert "= 5 × the smallest smoothed RTT (0.1 s)" in sampling_warning(0.5, [0.1, 0.3])
     assert sampling_warning(0.5, [float("nan")]) == ""
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -179,21 +180,23 @@ def select_flows(names: Sequence[str], throughput: dict[str, float], specs: Sequ
     return [n for n in names if n in chosen]
 
 
-#: The sampling interval above which a run's cwnd sawtooth is drawn aliased, as a fraction of
+#: The sampling interval above which a run's cwnd is drawn from too few samples, as a fraction of
 #: the flows' smallest smoothed RTT (fewer than 4 samples per RTT).
 ALIAS_FRACTION = 0.25
 
 
 def sampling_warning(interval: float, rtts: Sequence[float]) -> str:
     """A sentence when samples every ``interval`` s are too sparse for the flows' round-trip
-    times (the cwnd's sawtooth between samples is not seen), else ``""``."""
+    times (cwnd changes every RTT: its peaks and halvings between two samples are not drawn),
+    else ``""``."""
     known = [r for r in rtts if np.isfinite(r) and r > 0]
     if not known or not np.isfinite(interval) or interval <= ALIAS_FRACTION * min(known):
         return ""
+    rtt = min(known)
     return (
-        f"sampled every {interval:g} s, the smallest smoothed RTT is {min(known):.3g} s: the cwnd is "
-        f"drawn from sparse samples (aliased sawtooth); set measurement.interval ≤ "
-        f"{ALIAS_FRACTION * min(known):.2g} s to see it"
+        f"sampled every {interval:g} s = {interval / rtt:.2g} × the smallest smoothed RTT ({rtt:.3g} s): "
+        f"cwnd's peaks and halvings between samples are not drawn; measurement.interval ≤ "
+        f"{ALIAS_FRACTION * rtt:.2g} s shows every RTT"
     )
 
 
@@ -263,7 +266,7 @@ def run_figure(run_dir: str | Path, flows: Sequence[str] = ()) -> tuple[Figure, 
     rtts = _rtts(d, shown)
     alias = sampling_warning(float(summary.get("sampling_interval_s", float("nan"))), rtts)
     if alias and cwnd.lines:
-        cwnd.xlabel += "\n" + textwrap.fill(alias.split(": the cwnd")[0] + ": the sawtooth is aliased", 60)
+        cwnd.xlabel += "\n" + textwrap.fill(alias.split("; measurement")[0], 64)
     more = f" ({len(shown)} of {len(names)} flows)" if len(names) > len(shown) else ""
     title = (
         f"{summary.get('scenario', d.name)}, seed {summary.get('seed', '?')}: queue, cwnd and "
@@ -455,7 +458,8 @@ def sweep_figure(
     title = f"sweep {sweep}: {m_name}, mean and 95% CI, {over}"
     fig = panels([panel], title=title, panel_size=(6.4, 4.2))
     versions = ", ".join(sorted(set(runs["version"])))
-    prov = f"store {store or 'results/store'} · sweep {sweep} · seeds {seeds} · qoslab {versions}"
+    where = store or os.environ.get("QOSLAB_STORE") or "results/store"
+    prov = f"store {where} · sweep {sweep} · seeds {seeds} · qoslab {versions}"
     return fig, prov
 
 
