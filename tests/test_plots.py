@@ -267,6 +267,18 @@ def test_sweep_figure_labels_logx_and_n_per_point(store, tmp_path):
         cwd=tmp_path,
     )
     assert "red_avg_mean_pkts" in one_line_error(err)
+    # a store written before the split still plots its avg_queue_mean_pkts, under a label saying so
+    import sqlite3
+
+    with sqlite3.connect(store / "results.db") as db:
+        ids = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM metrics")]
+        db.executemany(
+            "INSERT INTO metrics (run_id, name, value) VALUES (?, 'avg_queue_mean_pkts', 40.0)",
+            [(i,) for i in ids],
+        )
+    old, _ = sweep_figure(store, "fdd-red-s1", "avg_queue_mean_pkts", x=LIMIT)
+    assert old.axes[0].get_ylabel() == "avg_queue_mean_pkts (deprecated name) (packets)"
+    assert {y for ln in old.axes[0].get_lines() for y in ln.get_ydata()} == {40.0}
     bad = subprocess.run(
         [
             QOSLAB,
