@@ -114,6 +114,18 @@ def test_intervals_of_bounded_quantities_stay_in_bounds() -> None:
     assert "Student t, clipped to ≥ 0" in fig.axes[1].get_xlabel()
     assert "bootstrap percentile, inside [0, 1]" in fig.axes[2].get_xlabel()
     assert "bootstrap percentile" in interval_methods([boot])
+    # estimates_line carries the per-seed values (scaled with the means) to the bootstrap
+    from qoslab.figures import estimates_line
+    from qoslab.stats import estimate
+
+    seeds = [[970.0, 1000.0, 1000.0]]
+    ln = estimates_line([0], [estimate(seeds[0])], label="e", scale=1000.0, values=seeds)
+    assert ln.values == [[0.97, 1.0, 1.0]]
+    eb = panels([Panel([ln], ylabel="Jain's index")], title="t")
+    assert (
+        all(0.97 <= lo <= hi <= 1.0 for lo, hi in _bars(eb.axes[0]))
+        and "bootstrap" in eb.axes[0].get_xlabel()
+    )
     # a horizontal interval of a utilisation in % stays at or under 100
     frontier = Line([99.5], [150.0], "f", xerr=[2.0])
     fx = panels([Panel([frontier], xlabel="goodput utilisation (%)", ylabel="delay (ms)")], title="t")

@@ -461,13 +461,16 @@ def estimates_line(
     label: str | None,
     scale: float = 1.0,
     bounds: Bounds | None = None,
+    values: Sequence[Sequence[float]] | None = None,
     **style: Any,
 ) -> Line:
     """A line of :class:`qoslab.stats.Estimate` s (mean ± 95 % CI) at ``xs``; ``bounds``: the
-    quantity's range, see :class:`Line`."""
+    quantity's range, ``values``: the per-seed values behind each estimate (unscaled; their
+    bootstrap interval is drawn instead), see :class:`Line`."""
     m = [e.mean / scale for e in estimates]
     h = [(e.ci_high - e.mean) / scale if np.isfinite(e.ci_high) else 0.0 for e in estimates]
-    return Line(list(xs), m, label, err=h, style=style, bounds=bounds)
+    per_seed = None if values is None else [[v / scale for v in vs] for vs in values]
+    return Line(list(xs), m, label, err=h, style=style, bounds=bounds, values=per_seed)
 
 
 def grouped(
