@@ -91,6 +91,7 @@ def test_red_baseline_quick_writes_report_tables_and_figures(tmp_path):
         assert svg.lstrip().startswith("<?xml") and f"qoslab {qoslab.__version__}" in svg, stem
         # a quick run's figure says so in its footer (and metadata)
         assert "QUICK RUN (shortened runs, 3 seeds)" in svg, stem
+        assert 'id="quick-stamp"' in svg, stem  # ... and across the figure (report.draw_footer)
     # ... and so does every table
     for md in d.glob("*.md"):
         if md.name != "report.md":

@@ -7,8 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from qoslab.figures import Line, Panel, Ref, bar_group, cdf, panels
+from qoslab.figures import (
+    Line,
+    Panel,
+    Ref,
+    bar_group,
+    cdf,
+    contradicted_title,
+    guess_bounds,
+    interval_methods,
+    panels,
+)
 from qoslab.report import save_figure
 
 
@@ -54,3 +65,143 @@ def test_empty_panel_shows_its_reason_and_cdf_is_a_distribution() -> None:
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert "no edge bucket in this arm" in texts
     assert not fig.axes[1].axison
+
+
+# -- the honesty rules -------------------------------------------------------------------------
+
+
+def _bars(ax):  # noqa: ANN001, ANN202
+    """(low, high) of every vertical error bar drawn on ``ax``."""
+    out = []
+    for c in ax.containers:
+        if getattr(c, "has_yerr", False):
+            for seg in c.lines[2][-1].get_segments():
+                out.append((min(seg[:, 1]), max(seg[:, 1])))
+    return out
+
+
+def _span(patch):  # noqa: ANN001, ANN202
+    """(x0, x1) of an axvspan (a Rectangle, or a Polygon in older matplotlib)."""
+    if hasattr(patch, "get_width"):
+        return (patch.get_x(), patch.get_x() + patch.get_width())
+    xs = patch.get_xy()[:, 0]
+    return (min(xs), max(xs))
+
+
+def test_intervals_of_bounded_quantities_stay_in_bounds() -> None:
+    from qoslab.intervals import bootstrap_interval, clipped_interval
+
+    # Student t gives 0.99 ± 0.03 = [0.96, 1.02] and 3 ± 5 = [-2, 8]
+    assert clipped_interval(0.99, 0.03, (0.0, 1.0)) == (pytest.approx(0.96), 1.0, "Student t, clipped")
+    assert clipped_interval(3.0, 5.0, (0.0, None)) == (0.0, 8.0, "Student t, clipped")
+    assert clipped_interval(0.5, 0.1, (0.0, 1.0)) == (0.4, 0.6, "Student t")
+    b = bootstrap_interval([0.97, 0.999, 1.0, 1.0], (0.0, 1.0))
+    assert 0.97 <= b[0] < b[1] <= 1.0 and bootstrap_interval([0.97, 0.999, 1.0, 1.0], (0.0, 1.0)) == b
+    # the bootstrap interval of the mean is inside the values' range, and narrower than it
+    v = [0.2, 0.4, 0.5, 0.9, 0.6]
+    lo, hi = bootstrap_interval(v, (None, None))
+    assert 0.2 < lo < sum(v) / 5 < hi < 0.9
+    # drawn: a Jain panel (bounds guessed from its label) and a std panel (declared)
+    jain = Panel([Line([1, 2], [0.99, 0.6], "a", err=[0.03, 0.5])], ylabel="Jain's index")
+    std = Panel([Line([1, 2], [3.0, 1.0], "b", err=[5.0, 0.2])], ylabel="σ (kb/s)", bounds=(0.0, None))
+    boot = Panel([Line([1], [0.99], "c", values=[[0.97, 1.0, 1.0]], err=[0.05])], ylabel="utilisation")
+    fig = panels([jain, std, boot], title="t")
+    assert _bars(fig.axes[0]) == [(pytest.approx(0.96), 1.0), (pytest.approx(0.1), 1.0)]
+    assert _bars(fig.axes[1]) == [(0.0, 8.0), (pytest.approx(0.8), pytest.approx(1.2))]
+    assert all(0.97 <= lo and hi <= 1.0 for lo, hi in _bars(fig.axes[2])), _bars(fig.axes[2])
+    # the method is said on the figure and for a caption
+    assert "Student t, clipped to [0, 1]" in fig.axes[0].get_xlabel()
+    assert "Student t, clipped to ≥ 0" in fig.axes[1].get_xlabel()
+    assert "bootstrap percentile, inside [0, 1]" in fig.axes[2].get_xlabel()
+    assert "bootstrap percentile" in interval_methods([boot])
+    # estimates_line carries the per-seed values (scaled with the means) to the bootstrap
+    from qoslab.figures import estimates_line
+    from qoslab.stats import estimate
+
+    seeds = [[970.0, 1000.0, 1000.0]]
+    ln = estimates_line([0], [estimate(seeds[0])], label="e", scale=1000.0, values=seeds)
+    assert ln.values == [[0.97, 1.0, 1.0]]
+    eb = panels([Panel([ln], ylabel="Jain's index")], title="t")
+    assert (
+        all(0.97 <= lo <= hi <= 1.0 for lo, hi in _bars(eb.axes[0]))
+        and "bootstrap" in eb.axes[0].get_xlabel()
+    )
+    # a horizontal interval of a utilisation in % stays at or under 100
+    frontier = Line([99.5], [150.0], "f", xerr=[2.0])
+    fx = panels([Panel([frontier], xlabel="goodput utilisation (%)", ylabel="delay (ms)")], title="t")
+    seg = [c for c in fx.axes[0].containers if c.has_xerr][0].lines[2][0].get_segments()[0]
+    assert max(seg[:, 0]) == 100.0 and min(seg[:, 0]) == 97.5
+    # the title names the quantity when the y label gives only its unit
+    sd = panels(
+        [Panel([Line([1], [3.0], "e", err=[5.0])], title="(b) STD of the flows' throughput", ylabel="kb/s")],
+        title="t",
+    )
+    assert _bars(sd.axes[0]) == [(0.0, 8.0)]
+    assert guess_bounds("Jain's index, RIO only vs ARM") == (0.0, 1.0) and guess_bounds(
+        "utilisation (%)"
+    ) == (0, 100)
+    assert guess_bounds("Jain's index: differences to RIO alone") is None
+    # an unbounded quantity keeps its t interval
+    free = panels([Panel([Line([1], [0.0], "d", err=[2.0])], ylabel="change (kb/s)")], title="t")
+    assert _bars(free.axes[0]) == [(-2.0, 2.0)] and "Student t" in free.axes[0].get_xlabel()
+
+
+def test_panels_of_one_quantity_share_their_y_scale_and_no_span_is_degenerate() -> None:
+    def fig4to6(**kw):  # noqa: ANN003, ANN202
+        ps = [Panel([Line([0, 1], [0, top], "x")], ylabel="throughput (kb/s)") for top in (600, 700, 500)]
+        return panels([*ps, Panel([Line([0, 1], [5, 6], "q")], ylabel="queue (packets)")], title="t", **kw)
+
+    fig = fig4to6()
+    lims = [ax.get_ylim() for ax in fig.axes[:3]]
+    assert lims[0] == lims[1] == lims[2] and lims[0][1] >= 700
+    assert fig.axes[3].get_ylim()[1] < 10  # another quantity keeps its own
+    alone = fig4to6(sharey=False)
+    assert alone.axes[0].get_ylim() != alone.axes[1].get_ylim()
+    # fig8 (d): utilisation 0.9985-1.0005 is shown over a span of at least 2 %, kept near [0, 1]
+    flat = panels([Panel([Line([0, 1, 2], [0.9990, 1.0, 0.9995], "u")], ylabel="utilisation")], title="t")
+    lo, hi = flat.axes[0].get_ylim()
+    assert hi - lo >= 0.02 * 0.999 and hi <= 1.002 and lo <= 0.9990
+
+
+def test_more_than_eight_series_never_repeat_a_colour() -> None:
+    from matplotlib.colors import to_hex
+
+    lines = [Line([0, 1], [k, k + 1], f"flow{k}", style={"marker": "none"}) for k in range(12)]
+    fig = panels([Panel(lines), Panel([Line([0, 1], [1, 2], "flow3")])], title="t")
+    colours = [to_hex(ln.get_color()) for ln in fig.axes[0].get_lines()]
+    assert len(set(colours)) == 12, colours
+    # one colour per label across panels (the shared legend)
+    assert to_hex(fig.axes[1].get_lines()[0].get_color()) == colours[3]
+    few = panels([Panel(lines[:8])], title="t")
+    assert len({to_hex(ln.get_color()) for ln in few.axes[0].get_lines()}) == 8
+
+
+def test_time_series_shade_the_measurement_window() -> None:
+    fig = panels([Panel([Line([0, 10, 20], [1, 2, 3], "q")], window=(5.0, 15.0))], title="t")
+    ax = fig.axes[0]
+    spans = [p for p in ax.patches if p.get_label() == "measurement window"]
+    assert len(spans) == 1
+    assert _span(spans[0]) == (5.0, 15.0)
+    assert "measurement window" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def test_quick_runs_are_stamped_on_the_figure(tmp_path: Path) -> None:
+    fig = panels([Panel([Line([0, 1], [0, 1], "a")])], title="t")
+    save_figure(fig, tmp_path, "q", "q", "QUICK RUN (shortened runs, 3 seeds) · scenario x · seeds 1-3")
+    stamps = [t for t in fig.texts if t.get_gid() == "quick-stamp"]
+    assert (
+        len(stamps) == 1 and stamps[0].get_text().startswith("QUICK RUN") and stamps[0].get_fontsize() >= 20
+    )
+    assert 'id="quick-stamp"' in (tmp_path / "q.svg").read_text()
+    full = panels([Panel([Line([0, 1], [0, 1], "a")])], title="t")
+    save_figure(full, tmp_path, "f", "f", "scenario x · seeds 1-10")
+    assert not [t for t in full.texts if t.get_gid() == "quick-stamp"]
+
+
+def test_a_title_the_data_contradict_is_flagged() -> None:
+    base = Line([1, 2, 3], [0.9, 0.8, 0.7], "RIO only")
+    arm = Line([1, 2, 3], [0.95, 0.75, 0.72], "ARM")
+    why = contradicted_title("Where ARM and ARD help: Jain's index", [base, arm], "RIO only")
+    assert "ARM at 2" in why and "1 point" in why
+    assert contradicted_title("Jain's index against the RTT spread", [base, arm], "RIO only") == ""
+    assert contradicted_title("ARM helps", [base, Line([1], [0.99], "ARM")], "RIO only") == ""

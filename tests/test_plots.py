@@ -12,6 +12,7 @@ import qoslab.results
 from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab.plots import PlotError, run_figure, save, sweep_figure
 from qoslab.stats import summarize
+from test_figures import _bars, _span
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 LIMIT = "link.bottleneck.queue_ab.limit"
@@ -51,13 +52,13 @@ def test_run_figure_draws_the_runs_own_series(run_dir, tmp_path):
     sq = pd.read_parquet(run_dir / "series_queue.parquet")
     want = sq[sq["queue"] == "bottleneck:ab"]
     drawn = {ln.get_label(): ln for ln in queue.get_lines()}
-    assert list(drawn["AQM average"].get_ydata()) == list(want["avg_queue"])
+    assert list(drawn["RED's average queue"].get_ydata()) == list(want["avg_queue"])
     assert list(drawn["instantaneous queue"].get_ydata()) == list(want["queue_packets"])
     assert (
         len(cwnd.get_lines()) == 5 and len(thr.get_lines()) == 5 and thr.get_ylabel() == "throughput (Mbit/s)"
     )
     # one legend for all panels: the queue's lines must not share a colour with any flow
-    flow_colours = {ln.get_color() for ln in thr.get_lines()}
+    flow_colours = {ln.get_color() for ln in thr.get_lines() if ln.get_label().startswith("ftp")}
     assert not {ln.get_color() for ln in queue.get_lines()} & flow_colours
     assert "seed 2" in prov and qoslab.__version__ in prov
     for suffix in (".png", ".svg", ".pdf"):
@@ -73,7 +74,8 @@ def test_run_figure_draws_the_runs_own_series(run_dir, tmp_path):
 def test_sweep_figure_plots_the_stored_means_and_intervals(store):
     fig, prov = sweep_figure(store, "fdd-red-s1", "aggregate_throughput_bps", x=LIMIT, by="tcp.variant")
     ax = fig.axes[0]
-    assert ax.get_xlabel() == f"{LIMIT} (pkts)" and ax.get_ylabel() == "aggregate_throughput_bps (Mbit/s)"
+    assert ax.get_xlabel() == f"{LIMIT} (pkts)\n95 % CI: Student t"
+    assert ax.get_ylabel() == "aggregate_throughput_bps (Mbit/s)"
     runs = qoslab.results.load(store, sweep="fdd-red-s1")
     stats = summarize(runs, ["aggregate_throughput_bps"], by=[f"{LIMIT}_pkts", "tcp.variant"])
     lines = {c.get_label(): c.lines[0] for c in ax.containers}  # errorbar: (data line, caps, bars)
@@ -104,3 +106,196 @@ def test_plot_errors_are_one_line(store, run_dir, tmp_path):
     assert "no such run directory" in plot("run", str(tmp_path / "missing"))
     with pytest.raises(PlotError, match="no summary.json"):
         run_figure(tmp_path)
+
+
+def _run(tmp_path_factory, name: str, *sets: str):  # noqa: ANN001, ANN202
+    d = tmp_path_factory.mktemp(name) / "out"
+    args = [x for s in sets for x in ("--set", s)]
+    p = subprocess.run(
+        [QOSLAB, "run", S1, "--seed", "2", *args, "--out", str(d)], capture_output=True, text=True
+    )
+    assert p.returncode == 0, p.stderr
+    return d
+
+
+def test_flows_are_chosen_by_name_glob_or_rank(run_dir):
+    import json
+
+    from qoslab.plots import select_flows
+
+    summary = json.loads((run_dir / "summary.json").read_text())
+    thr = {f["name"]: f["throughput_bps"] for f in summary["flows"]}
+    names = list(thr)
+    ranked = sorted(names, key=thr.__getitem__)
+    assert set(select_flows(names, thr, ["worst 2"])) == set(ranked[:2])
+    assert set(select_flows(names, thr, ["best 1", "ftp0"])) == {ranked[-1], "ftp0"}
+    assert select_flows(names, thr, ["ftp[34]"]) == ["ftp3", "ftp4"]
+    assert select_flows(names, thr, []) == names
+    with pytest.raises(PlotError, match="--flows 'tcp9': no such flow .*ftp0"):
+        select_flows(names, thr, ["tcp9"])
+    fig, _ = run_figure(run_dir, ["worst 2"])
+    assert {ln.get_label() for ln in fig.axes[2].get_lines()} == set(ranked[:2])
+    assert "(2 of 5 flows)" in fig.get_suptitle()
+
+
+def test_run_figure_shades_the_window_and_says_when_sampling_aliases(run_dir):
+    import json
+
+    from qoslab.plots import sampling_warning
+
+    w0, w1 = json.loads((run_dir / "summary.json").read_text())["measurement_window_s"]
+    fig, _ = run_figure(run_dir)
+    for ax in fig.axes[:3]:
+        spans = [p for p in ax.patches if p.get_label() == "measurement window"]
+        assert len(spans) == 1
+        assert _span(spans[0]) == (w0, w1)
+    # fdd-red-s1 samples every 1 s, its smoothed RTTs are ~0.3 s: the cwnd panel and the CLI say so
+    said = "peaks and halvings between samples are not drawn"
+    assert said in fig.get_label() and said in " ".join(fig.axes[1].get_xlabel().split())
+    assert sampling_warning(0.01, [0.1]) == "" and "≤ 0.025 s" in sampling_warning(0.5, [0.1, 0.3])
+    assert "= 5 × the smallest smoothed RTT (0.1 s)" in sampling_warning(0.5, [0.1, 0.3])
+    assert sampling_warning(0.5, [float("nan")]) == ""
+
+
+def test_cwnd_is_drawn_against_the_receiver_window_it_meets(tmp_path_factory):
+    d = _run(tmp_path_factory, "win", "tcp.window=6")
+    import pandas as pd
+
+    sf = pd.read_parquet(d / "series_flow.parquet")
+    assert sf["cwnd"].max() > 1.3 * 6  # ns-2's Reno keeps opening cwnd while window-limited
+    fig, _ = run_figure(d)
+    cwnd = fig.axes[1]
+    refs = [ln for ln in cwnd.get_lines() if ln.get_label().startswith("receiver window")]
+    assert [ln.get_label() for ln in refs] == ["receiver window 6 pkts"] and list(refs[0].get_ydata()) == [
+        6,
+        6,
+    ]
+    assert cwnd.get_ylim() == pytest.approx((0.0, 6.9)) and "cwnd itself reaches" in " ".join(
+        cwnd.get_title().split()
+    )
+    # the flows' lines are the window the sender uses, min(cwnd, 6), sample by sample
+    first = sf[sf["flow_name"] == "ftp0"]["cwnd"].clip(upper=6.0)
+    drawn = {ln.get_label(): ln for ln in cwnd.get_lines()}
+    assert list(drawn["ftp0"].get_ydata()) == list(first) and max(first) == 6.0
+
+
+def test_averages_are_named_as_what_they_are():
+    import numpy as np
+    import pandas as pd
+
+    from qoslab.plots import average_labels
+
+    nan = float("nan")
+    two = pd.DataFrame({"avg_queue": [1.0], "avg_prec0": [1.0], "avg_prec1": [3.0], "avg_prec2": [nan]})
+    assert average_labels({"type": "rio", "mode": "coupled"}, two) == [
+        ("avg_prec0", "avg_in (RIO-C)"),
+        ("avg_prec1", "avg_total (RIO-C)"),
+    ]
+    assert [n for _, n in average_labels({"type": "rio", "mode": "decoupled"}, two)] == [
+        "avg_in (RIO-D)",
+        "avg_out (RIO-D)",
+    ]
+    three = two.assign(avg_prec2=[2.0])
+    assert [n for _, n in average_labels({"type": "rio_plus_o"}, three)][2].startswith("avg_out")
+    red = pd.DataFrame({"avg_queue": [1.0], "avg_prec0": [1.0], "avg_prec1": [nan], "avg_prec2": [nan]})
+    assert average_labels({"type": "red"}, red) == [("avg_queue", "RED's average queue")]
+    tail = red.assign(avg_queue=[np.nan], avg_prec0=[np.nan])
+    assert average_labels({"type": "droptail"}, tail) == []
+
+
+def test_the_sweep_metric_separates_reds_average_from_rios_avg_in():
+    import pandas as pd
+
+    from qoslab.tasks import DEPRECATED_METRICS, STANDARD_METRICS, _avg_means
+
+    nan = float("nan")
+    red = pd.DataFrame({"avg_queue": [2.0, 4.0], "avg_prec0": [2.0, 4.0], "avg_prec1": [nan, nan]})
+    rio = pd.DataFrame({"avg_queue": [1.0, 3.0], "avg_prec0": [1.0, 3.0], "avg_prec1": [5.0, 7.0]})
+    assert _avg_means(red)["red_avg_mean_pkts"] == 3.0 and _avg_means(red)["rio_avg_in_mean_pkts"] != 0.0
+    assert _avg_means(rio)["rio_avg_in_mean_pkts"] == 2.0
+    assert pd.isna(_avg_means(rio)["red_avg_mean_pkts"]) and pd.isna(_avg_means(red)["rio_avg_in_mean_pkts"])
+    assert (
+        "avg_queue_mean_pkts" not in STANDARD_METRICS
+        and "avg_in" in DEPRECATED_METRICS["avg_queue_mean_pkts"]
+    )
+
+
+def test_sweep_figure_labels_logx_and_n_per_point(store, tmp_path):
+    fig, _ = sweep_figure(
+        store,
+        "fdd-red-s1",
+        "fairness_index",
+        x=LIMIT,
+        labels={"fairness_index": "Jain's index", LIMIT: "buffer"},
+    )
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "Jain's index" and ax.get_xlabel().startswith("buffer (pkts)")
+    assert ax.get_xscale() == "linear"  # 20-100: 5x
+    assert "n = 6 runs per point" in fig.get_suptitle()  # 3 seeds × 2 variants
+    assert ax.get_xlabel().endswith("95 % CI: bootstrap percentile, inside [0, 1]")
+    runs = qoslab.results.load(store, sweep="fdd-red-s1")
+    for (lo, hi), (_, v) in zip(_bars(ax), runs.groupby(f"{LIMIT}_pkts")["fairness_index"], strict=True):
+        assert v.min() <= lo <= hi <= v.max() <= 1.0
+    forced, _ = sweep_figure(store, "fdd-red-s1", "fairness_index", x=LIMIT, logx=True)
+    assert forced.axes[0].get_xscale() == "log"
+    with pytest.raises(PlotError, match="--logx: tcp.variant has values that are not positive numbers"):
+        sweep_figure(store, "fdd-red-s1", "fairness_index", x="tcp.variant", logx=True)
+    # two more seeds at one point: uneven n is said, and written at each point
+    cmd = [QOSLAB, "sweep", S1, "--grid", f"{LIMIT}=5pkts", "--grid", "tcp.variant=reno", "--seeds", "2"]
+    p = subprocess.run([*cmd, "--store", str(store), "--quiet"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    fig, _ = sweep_figure(store, "fdd-red-s1", "fairness_index", x=LIMIT)
+    assert fig.axes[0].get_xscale() == "log"  # 5-100: 20x
+    assert "n = 2-6 runs per point" in fig.get_suptitle()
+    notes = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert notes == ["n=2", "n=6", "n=6", "n=6"], notes
+    err = subprocess.run(
+        [
+            QOSLAB,
+            "plot",
+            "sweep",
+            "fdd-red-s1",
+            "-m",
+            "avg_queue_mean_pkts",
+            "--x",
+            LIMIT,
+            "--store",
+            str(store),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert "red_avg_mean_pkts" in one_line_error(err)
+    # a store written before the split still plots its avg_queue_mean_pkts, under a label saying so
+    import sqlite3
+
+    with sqlite3.connect(store / "results.db") as db:
+        ids = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM metrics")]
+        db.executemany(
+            "INSERT INTO metrics (run_id, name, value) VALUES (?, 'avg_queue_mean_pkts', 40.0)",
+            [(i,) for i in ids],
+        )
+    old, _ = sweep_figure(store, "fdd-red-s1", "avg_queue_mean_pkts", x=LIMIT)
+    assert old.axes[0].get_ylabel() == "avg_queue_mean_pkts (deprecated name) (packets)"
+    assert {y for ln in old.axes[0].get_lines() for y in ln.get_ydata()} == {40.0}
+    bad = subprocess.run(
+        [
+            QOSLAB,
+            "plot",
+            "sweep",
+            "fdd-red-s1",
+            "-m",
+            "utilization",
+            "--x",
+            LIMIT,
+            "--label",
+            "x",
+            "--store",
+            str(store),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert "--label 'x': expected KEY=TEXT" in one_line_error(bad)

@@ -856,11 +856,29 @@ def plot_run(
         Path | None,
         typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf (default DIR/series.png)."),
     ] = None,
+    flows: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--flows",
+            help="Flows to draw: names, globs ('tcp*') or 'worst N' / 'best N' by throughput "
+            "(repeatable or comma-separated; default the first 12).",
+        ),
+    ] = None,
 ) -> None:
-    """The bottleneck's queue and AQM average, each flow's cwnd and throughput over time."""
+    """The bottleneck's queue and the averages its discipline keeps (RED's average; RIO's avg_in
+    and avg_total), each flow's cwnd (against its receiver window) and throughput over time."""
     from qoslab.plots import run_figure
 
-    _plot_save(lambda: run_figure(run_dir), out or run_dir / "series.png")
+    warnings: list[str] = []
+
+    def make() -> tuple[Figure, str]:
+        fig, prov = run_figure(run_dir, flows or [])
+        warnings.append(str(fig.get_label() or ""))  # the sampling warning the cwnd panel shows, or ""
+        return fig, prov
+
+    _plot_save(make, out or run_dir / "series.png")
+    for w in filter(None, warnings):
+        typer.echo(f"warning: {w}", err=True)
 
 
 @plot_app.command("sweep")
@@ -874,14 +892,32 @@ def plot_sweep(
         Path | None,
         typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf (default SWEEP-METRIC.png)."),
     ] = None,
+    label: Annotated[
+        list[str] | None,
+        typer.Option("--label", help="KEY=TEXT: name a metric or swept key on the axes (repeatable)."),
+    ] = None,
+    logx: Annotated[
+        bool | None,
+        typer.Option(
+            "--logx/--linx",
+            help="Log or linear x axis (default: log when the swept values are positive and span "
+            "20x or more).",
+        ),
+    ] = None,
 ) -> None:
-    """A stored metric against a swept key: mean ± 95% CI over seeds, a line per --by value."""
-    from qoslab.plots import sweep_figure
+    """A stored metric against a swept key: mean and 95% interval over seeds (n per point when
+    it differs), a line per --by value."""
+    from qoslab.plots import PlotError, parse_labels, sweep_figure
     from qoslab.store import StoreError
 
     try:
+        names = parse_labels(label or [])
+    except PlotError as e:
+        _fail(str(e))
+    try:
         _plot_save(
-            lambda: sweep_figure(store, sweep, metric, x=x, by=by), out or Path(f"{sweep}-{metric}.png")
+            lambda: sweep_figure(store, sweep, metric, x=x, by=by, labels=names, logx=logx),
+            out or Path(f"{sweep}-{metric}.png"),
         )
     except StoreError as e:
         _fail(str(e))

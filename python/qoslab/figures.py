@@ -9,10 +9,26 @@ Layout rules, so that every figure is legible at the size it is saved: titles ar
 figure title sits above the panels, a legend shared by all panels goes under the panels instead
 of over the data, an empty panel shows its reason as text instead of empty axes, and the
 bottom strip is left free for the provenance footer :func:`qoslab.report.save_figure` writes.
+
+Honesty rules, so that a figure does not say more than its data:
+
+- an interval of a bounded quantity stays in its bounds: a :class:`Panel` or :class:`Line`
+  declares the range (``bounds``; guessed from the y label for Jain's index, utilisation and a
+  standard deviation), and the bars are the bootstrap percentile interval of the per-seed
+  values (``Line.values``), else the t interval clipped to them (:mod:`qoslab.intervals`); the
+  x label says which, and :func:`interval_methods` gives the sentence for a caption;
+- panels of one quantity (same ``quantity`` or y label) share their y scale (``sharey`` of
+  :func:`panels`), and no y span is narrower than :data:`MIN_REL_SPAN` of its magnitude;
+- more than :data:`MAX_CYCLE_SERIES` series get a sequential colormap, never a repeated colour;
+- a time series shades its measurement window (``Panel.window``);
+- a quick run is stamped across the figure (:func:`qoslab.report.draw_footer`);
+- titles are the caller's: no helper here writes a claim (:func:`contradicted_title` flags a
+  comparative title the plotted means contradict).
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +37,15 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import numpy as np
 import pandas as pd
 
+from qoslab.intervals import (
+    BOOTSTRAP,
+    CLIPPED,
+    STUDENT,
+    Bounds,
+    bootstrap_interval,
+    clipped_interval,
+    describe,
+)
 from qoslab.report import new_figure
 
 if TYPE_CHECKING:
@@ -49,6 +74,13 @@ class Line:
     width: float = 0.8
     #: Horizontal 95 % CI half-widths (e.g. a frontier's utilisation).
     xerr: Sequence[float] | None = None
+    #: The quantity's range (e.g. ``(0, 1)`` for a Jain index, ``(0, None)`` for a standard
+    #: deviation); ``None`` takes the panel's. With bounds, the interval is drawn inside them
+    #: (:mod:`qoslab.intervals`) instead of as mean ± ``err``.
+    bounds: Bounds | None = None
+    #: The per-seed values at each point: the interval is then their bootstrap percentile
+    #: interval (otherwise the t interval ``err``, clipped to the bounds).
+    values: Sequence[Sequence[float]] | None = None
 
 
 @dataclass
@@ -85,29 +117,121 @@ class Panel:
     xticks: Sequence[float] | None = None
     #: String labels at y = 0, 1, … (long category names read horizontally).
     ycategories: Sequence[str] | None = None
+    #: The range of the quantity on y, for every line without its own; ``None`` guesses it from
+    #: the y label (:func:`guess_bounds`: Jain's index and utilisation in [0, 1], a standard
+    #: deviation ≥ 0), ``(None, None)`` says unbounded.
+    bounds: Bounds | None = None
+    #: The range of the quantity on x, for horizontal intervals (``Line.xerr``); ``None``
+    #: guesses it from the x label (a utilisation in [0, 1], or [0, 100] in %).
+    xbounds: Bounds | None = None
+    #: The measurement window ``(start, end)`` on a time axis, shaded.
+    window: tuple[float, float] | None = None
+    #: What the y axis measures, for sharing scales (:func:`panels`); ``None``: the y label.
+    quantity: str | None = None
 
 
 def _wrap(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width)) if text else ""
 
 
-def _draw(ax: Axes, p: Panel, title_width: int) -> None:
+#: More series than this in a figure get a sequential colormap instead of the colour cycle
+#: (whose 10 colours would repeat).
+MAX_CYCLE_SERIES = 8
+#: The smallest y span shown, relative to the largest |y| limit (a near-constant series at 1.0
+#: is drawn as flat on 0.98-1.0, not magnified into noise on 0.9985-1.0005).
+MIN_REL_SPAN = 0.02
+
+_BOUNDED_WORDS = (
+    (("jain", "fairness index"), (0.0, 1.0)),
+    (("utilisation", "utilization"), (0.0, 1.0)),
+    (("std", "standard deviation", "spread (σ)"), (0.0, None)),
+)
+
+
+def guess_bounds(ylabel: str) -> Bounds | None:
+    """The range of the quantity a y label names: Jain's index and utilisation in [0, 1] (in
+    [0, 100] with "%"), a standard deviation ≥ 0; ``None`` for anything else (and for a
+    difference, a change or a gain, which may be negative)."""
+    low = ylabel.lower()
+    if any(w in low for w in ("difference", "change", "δ", "gain", "−", "minus")):
+        return None
+    for words, (lo, hi) in _BOUNDED_WORDS:
+        if any(w in low for w in words):
+            if hi is not None and "%" in low:
+                return (lo, 100.0)
+            return (lo, hi)
+    return None
+
+
+def _panel_bounds(p: Panel) -> Bounds | None:
+    """The panel's declared bounds, else those its y label names, else its title's (a panel
+    titled "STD of the flows' throughput" over a y label of "kb/s")."""
+    if p.bounds is not None:
+        return p.bounds
+    return guess_bounds(p.ylabel) or guess_bounds(p.title)
+
+
+def _interval(ln: Line, bounds: Bounds | None) -> tuple[np.ndarray | None, str | None]:
+    """The (2, n) error bars of ``ln`` (below, above its y) and how they were computed."""
+    y = np.asarray(ln.y, dtype=float)
+    b = ln.bounds if ln.bounds is not None else bounds
+    if b == (None, None):
+        b = None
+    if ln.values is not None:
+        ends = np.array(
+            [bootstrap_interval(list(v), b or (None, None)) for v in ln.values], dtype=float
+        ).reshape(-1, 2)
+        return np.nan_to_num(np.clip(np.stack([y - ends[:, 0], ends[:, 1] - y]), 0.0, None)), BOOTSTRAP
+    if ln.err is None:
+        return None, None
+    half = np.nan_to_num(np.asarray(ln.err, dtype=float))
+    if b is None:
+        return np.stack([half, half]), STUDENT
+    ends3 = [clipped_interval(float(m), float(h), b) for m, h in zip(y, half, strict=True)]
+    lows = np.array([e[0] for e in ends3], dtype=float)
+    highs = np.array([e[1] for e in ends3], dtype=float)
+    method = next((e[2] for e in ends3 if e[2] != STUDENT), ends3[0][2] if ends3 else STUDENT)
+    return np.nan_to_num(np.clip(np.stack([y - lows, highs - y]), 0.0, None)), method
+
+
+def _xerr(ln: Line, bounds: Bounds | None) -> np.ndarray | None:
+    """The (2, n) horizontal error bars of ``ln``, clipped to ``bounds``."""
+    if ln.xerr is None:
+        return None
+    x = np.asarray(ln.x, dtype=float)
+    half = np.nan_to_num(np.asarray(ln.xerr, dtype=float))
+    lo, hi = x - half, x + half
+    if bounds is not None and bounds[0] is not None:
+        lo = np.maximum(lo, bounds[0])
+    if bounds is not None and bounds[1] is not None:
+        hi = np.minimum(hi, bounds[1])
+    out: np.ndarray = np.clip(np.stack([x - lo, hi - x]), 0.0, None)
+    return out
+
+
+def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None:
     if p.empty:
         ax.set_axis_off()
         ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
         return
+    bounds = _panel_bounds(p)
+    methods: dict[str, None] = {}
+    if p.window is not None:
+        ax.axvspan(*p.window, color="0.93", zorder=0, lw=0, label="measurement window")
     for ln in p.lines:
+        colour = {"color": colours[id(ln)]} if id(ln) in colours else {}
+        err, method = _interval(ln, bounds) if ln.kind != "area" else (None, None)
+        if method is not None:
+            methods[method] = None
         if ln.kind == "bar":
-            err = None if ln.err is None else np.nan_to_num(np.asarray(ln.err, dtype=float))
-            ax.bar(ln.x, ln.y, ln.width, yerr=err, capsize=2, label=ln.label, **ln.style)
+            ax.bar(ln.x, ln.y, ln.width, yerr=err, capsize=2, label=ln.label, **{**colour, **ln.style})
             continue
         if ln.kind == "area":
             ax.fill_between(ln.x, 0, ln.y, label=ln.label, **{"color": "0.85", "zorder": 0, **ln.style})
             continue
-        style = {"marker": "o", "markersize": 4, "lw": 1.2, **ln.style}
-        if ln.err is not None or ln.xerr is not None:
-            err = None if ln.err is None else np.nan_to_num(np.asarray(ln.err, dtype=float))
-            xerr = None if ln.xerr is None else np.nan_to_num(np.asarray(ln.xerr, dtype=float))
+        style = {"marker": "o", "markersize": 4, "lw": 1.2, **colour, **ln.style}
+        if err is not None or ln.xerr is not None:
+            xerr = _xerr(ln, p.xbounds if p.xbounds is not None else guess_bounds(p.xlabel))
             ax.errorbar(ln.x, ln.y, yerr=err, xerr=xerr, capsize=3, label=ln.label, **style)
         else:
             ax.plot(ln.x, ln.y, label=ln.label, **style)
@@ -144,10 +268,98 @@ def _draw(ax: Axes, p: Panel, title_width: int) -> None:
     if p.ylim is not None:
         ax.set_ylim(*p.ylim)
     ax.set_title(_wrap(p.title, title_width), fontsize=9)
-    ax.set_xlabel(p.xlabel, fontsize=9)
+    # how the bars were made, under the x label: "95 % CI: Student t, clipped to [0, 1]"
+    if CLIPPED in methods:  # the clip is a no-op for the others
+        methods.pop(STUDENT, None)
+    said = "; ".join(describe(m, None if m == STUDENT else bounds) for m in methods)
+    ax.set_xlabel(p.xlabel + (f"\n{said}" if said else ""), fontsize=9 if not said else 8)
     ax.set_ylabel(p.ylabel, fontsize=9)
     ax.tick_params(labelsize=8)
     ax.grid(alpha=0.3)
+
+
+def interval_methods(grid: Sequence[Sequence[Panel]] | Sequence[Panel]) -> str:
+    """What the error bars of ``grid`` are, as a caption sentence ("Bars: 95 % CI: bootstrap
+    percentile, inside [0, 1]."); empty without bars."""
+    said: dict[str, None] = {}
+    for p in [q for row in _rows(grid) for q in row]:
+        bounds = _panel_bounds(p)
+        for ln in p.lines:
+            _, m = _interval(ln, bounds)
+            if m is not None:
+                said[describe(m, None if m == STUDENT else (ln.bounds or bounds))] = None
+    return ("Bars: " + "; ".join(said) + ".") if said else ""
+
+
+def _rows(grid: Sequence[Sequence[Panel]] | Sequence[Panel]) -> list[list[Panel]]:
+    # the first element says which of the two ``grid`` is
+    if grid and isinstance(grid[0], Sequence):
+        return [list(r) for r in cast("Sequence[Sequence[Panel]]", grid)]
+    return [list(cast("Sequence[Panel]", grid))]
+
+
+def _colours(rows: list[list[Panel]]) -> dict[int, Any]:
+    """Colours for the lines without their own when there are more than
+    :data:`MAX_CYCLE_SERIES` series (distinct labels, or lines in one panel): a sequential
+    colormap over them, one colour per label, so no two series share a colour."""
+    free = [
+        [ln for ln in p.lines if ln.kind != "area" and "color" not in ln.style and "c" not in ln.style]
+        for row in rows
+        for p in row
+    ]
+    labels = list(dict.fromkeys(ln.label for lines in free for ln in lines if ln.label))
+    most = max((len(lines) for lines in free), default=0)
+    if len(labels) <= MAX_CYCLE_SERIES and most <= MAX_CYCLE_SERIES:
+        return {}
+    from matplotlib import colormaps
+
+    cmap = colormaps["viridis"]
+    k = max(len(labels), most)
+    at = {lab: i for i, lab in enumerate(labels)}
+    out: dict[int, Any] = {}
+    for lines in free:
+        for j, ln in enumerate(lines):
+            i = at[ln.label] if ln.label in at else j
+            out[id(ln)] = cmap(0.9 * i / max(k - 1, 1))
+    return out
+
+
+def _shareable(p: Panel) -> bool:
+    return not p.empty and p.ylim is None and p.yscale is None and p.ycategories is None and bool(p.lines)
+
+
+def _scale_axes(pairs: list[tuple[Axes, Panel]], sharey: bool | None) -> None:
+    """Shares y limits among panels of one quantity (all panels with ``sharey=True``, none with
+    ``False``), then widens any y span narrower than :data:`MIN_REL_SPAN` of its magnitude."""
+    groups: dict[str, list[Axes]] = {}
+    if sharey is not False:
+        for ax, p in pairs:
+            if _shareable(p):
+                key = "" if sharey else (p.quantity if p.quantity is not None else p.ylabel)
+                if sharey or key:
+                    groups.setdefault(key, []).append(ax)
+    for axes in groups.values():
+        if len(axes) > 1:
+            lims = [ax.get_ylim() for ax in axes]
+            lo, hi = min(a for a, _ in lims), max(b for _, b in lims)
+            for ax in axes:
+                ax.set_ylim(lo, hi)
+    for ax, p in pairs:
+        if not _shareable(p):
+            continue
+        lo, hi = ax.get_ylim()
+        need = MIN_REL_SPAN * max(abs(lo), abs(hi))
+        if hi - lo >= need or need == 0:
+            continue
+        mid = (lo + hi) / 2
+        lo, hi = mid - need / 2, mid + need / 2
+        b = _panel_bounds(p)
+        pad = 0.05 * need
+        if b is not None and b[1] is not None and hi > b[1] + pad:
+            lo, hi = lo - (hi - b[1] - pad), b[1] + pad
+        if b is not None and b[0] is not None and lo < b[0] - pad:
+            lo, hi = b[0] - pad, hi + (b[0] - pad - lo)
+        ax.set_ylim(lo, hi)
 
 
 def panels(
@@ -156,14 +368,13 @@ def panels(
     title: str,
     panel_size: tuple[float, float] = (4.6, 3.2),
     sharex: bool = False,
+    sharey: bool | None = None,
 ) -> Figure:
     """A figure of ``grid`` (rows of panels, or one row); the distinct labels of all panels
-    form one legend under the panels."""
-    # the first element says which of the two ``grid`` is
-    if grid and isinstance(grid[0], Sequence):
-        rows = [list(r) for r in cast("Sequence[Sequence[Panel]]", grid)]
-    else:
-        rows = [list(cast("Sequence[Panel]", grid))]
+    form one legend under the panels. ``sharey``: ``None`` (default) gives panels of the same
+    quantity (their ``quantity``, else their y label) one y scale, ``True`` all panels, ``False``
+    none; panels with their own ``ylim``, a log y or y categories keep theirs."""
+    rows = _rows(grid)
     nrows, ncols = len(rows), max(len(r) for r in rows)
     w, h = panel_size
     fig, axes = new_figure(
@@ -175,13 +386,17 @@ def panels(
         layout="constrained",
     )
     width = max(30, int(w * 11))
+    colours = _colours(rows)
+    drawn: list[tuple[Axes, Panel]] = []
     for i, row in enumerate(rows):
         for j in range(ncols):
             ax = axes[i][j]
             if j < len(row):
-                _draw(ax, row[j], width)
+                _draw(ax, row[j], width, colours)
+                drawn.append((ax, row[j]))
             else:
                 ax.set_axis_off()
+    _scale_axes(drawn, sharey)
     fig.suptitle(_wrap(title, int(w * ncols * 13)), fontsize=11)
     bottom_in = FOOTER_IN
     seen: dict[str, Any] = {}
@@ -216,9 +431,18 @@ def panels(
     return fig
 
 
-def sweep_line(stats: pd.DataFrame, x: str, *, label: str | None, scale: float = 1.0, **style: Any) -> Line:
+def sweep_line(
+    stats: pd.DataFrame,
+    x: str,
+    *,
+    label: str | None,
+    scale: float = 1.0,
+    bounds: Bounds | None = None,
+    **style: Any,
+) -> Line:
     """Means against ``x`` with 95 % CIs, from rows of a :func:`qoslab.stats.summarize` table
-    (columns ``mean``, ``half_width``) for one metric and one variant."""
+    (columns ``mean``, ``half_width``) for one metric and one variant; ``bounds``: the
+    quantity's range (in the scaled unit), see :class:`Line`."""
     s = stats.sort_values(x)
     return Line(
         list(s[x]),
@@ -226,6 +450,7 @@ def sweep_line(stats: pd.DataFrame, x: str, *, label: str | None, scale: float =
         label,
         err=list(s["half_width"].fillna(0.0) / scale),
         style=style,
+        bounds=bounds,
     )
 
 
@@ -235,12 +460,17 @@ def estimates_line(
     *,
     label: str | None,
     scale: float = 1.0,
+    bounds: Bounds | None = None,
+    values: Sequence[Sequence[float]] | None = None,
     **style: Any,
 ) -> Line:
-    """A line of :class:`qoslab.stats.Estimate` s (mean ± 95 % CI) at ``xs``."""
+    """A line of :class:`qoslab.stats.Estimate` s (mean ± 95 % CI) at ``xs``; ``bounds``: the
+    quantity's range, ``values``: the per-seed values behind each estimate (unscaled; their
+    bootstrap interval is drawn instead), see :class:`Line`."""
     m = [e.mean / scale for e in estimates]
     h = [(e.ci_high - e.mean) / scale if np.isfinite(e.ci_high) else 0.0 for e in estimates]
-    return Line(list(xs), m, label, err=h, style=style)
+    per_seed = None if values is None else [[v / scale for v in vs] for vs in values]
+    return Line(list(xs), m, label, err=h, style=style, bounds=bounds, values=per_seed)
 
 
 def grouped(
@@ -281,3 +511,37 @@ def cdf(values: Sequence[float], *, label: str | None, **style: Any) -> Line:
     v = np.sort(np.asarray(values, dtype=float))
     y = np.arange(1, len(v) + 1) / max(len(v), 1)
     return Line(list(v), list(y), label, style={"marker": "", "drawstyle": "steps-post", **style})
+
+
+#: Words by which a title claims that a series does better than another.
+#: (word beginnings: "helps", "improves", "gains")
+CLAIM_WORDS = ("help", "improv", "better", "fairer", "outperform", "gain", "beat")
+
+
+def contradicted_title(
+    title: str, lines: Sequence[Line], baseline: str, *, higher_is_better: bool = True
+) -> str:
+    """Why ``title`` claims more than ``lines`` show, or ``""``: a title with a claim word
+    (:data:`CLAIM_WORDS`) over series that are worse than the ``baseline`` series (by its
+    label) at some x they share. A check for the experiments' tests; no helper here writes a
+    claim into a title."""
+    if not re.search(r"\b(" + "|".join(CLAIM_WORDS) + ")", title.lower()):
+        return ""
+    base = next((ln for ln in lines if ln.label == baseline), None)
+    if base is None:
+        return ""
+    ref = {x: float(y) for x, y in zip(base.x, base.y, strict=True)}
+    worse: list[str] = []
+    for ln in lines:
+        if ln is base:
+            continue
+        for x, y in zip(ln.x, ln.y, strict=True):
+            if x in ref and np.isfinite(y) and np.isfinite(ref[x]):
+                if (float(y) < ref[x]) if higher_is_better else (float(y) > ref[x]):
+                    worse.append(f"{ln.label} at {x}")
+    if not worse:
+        return ""
+    return (
+        f"title {title!r} claims what {len(worse)} point(s) contradict "
+        f"({', '.join(worse[:4])} worse than {baseline})"
+    )

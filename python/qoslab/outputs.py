@@ -975,9 +975,19 @@ METRICS: tuple[Column, ...] = (
         "link); NaN without such samples.",
     ),
     Column(
-        "avg_queue_mean_pkts",
+        "red_avg_mean_pkts",
         "packets",
-        "Mean of series_queue's avg_queue over the same rows (NaN values skipped; NaN for DropTail).",
+        "Mean of series_queue's avg_queue over the same rows for a discipline with one average (RED, "
+        "ARED, FDD-RED, WRED's shared average, DWRED: avg_prec1 is NaN); NaN for RIO, RI+O, dsRED, "
+        "DropTail and the disciplines without an average.",
+    ),
+    Column(
+        "rio_avg_in_mean_pkts",
+        "packets",
+        "Mean of series_queue's avg_prec0 over the same rows for a discipline with an average per drop "
+        "precedence (RIO-C, RIO-D and RI+O: avg_in; dsRED: virtual queue 0's); NaN for every other "
+        "discipline. Runs stored before this split have avg_queue_mean_pkts instead (the mean of "
+        "avg_queue: RED's average under RED, RIO's avg_in under RIO), still read as stored.",
     ),
     Column("events", "count", "summary.json's events."),
     Column("packet_hops", "count", "summary.json's packet_hops."),
@@ -1138,7 +1148,9 @@ STORE_RUNS = OutputFile(
 STORE_METRICS = OutputFile(
     "results.db: metrics",
     "store",
-    "One row per (run, metric): the standard metrics (the metric columns of runs.csv) and extra ones.",
+    "One row per (run, metric): the standard metrics (the metric columns of runs.csv) and extra ones. "
+    "Runs stored before red_avg_mean_pkts and rio_avg_in_mean_pkts have avg_queue_mean_pkts "
+    "(deprecated: RED's average or RIO's avg_in, by the queue) instead; it is read as stored.",
     (
         _RUN_ID,
         Column("name", "text", "The metric's name."),

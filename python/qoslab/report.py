@@ -71,11 +71,40 @@ def new_figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Figure, Any]:
     return fig, fig.subplots(nrows, ncols, **kw)
 
 
+#: A provenance line that begins with this is a quick run's: :func:`draw_footer` stamps the
+#: figure itself (the experiments' runner writes ``QUICK RUN (…) · …``).
+QUICK_PREFIX = "QUICK RUN"
+
+
 def draw_footer(fig: Figure, provenance: str) -> None:
     """The provenance footer (scenario, seeds, version) in the figure's bottom right, wrapped
-    to its width (about 19 characters of 6.5 pt text per inch)."""
+    to its width (about 19 characters of 6.5 pt text per inch). A quick run's (provenance
+    beginning with :data:`QUICK_PREFIX`) is also stamped across the figure (:func:`stamp`), so
+    that a copied image still says it is not the full reproduction."""
+    if provenance.startswith(QUICK_PREFIX):
+        stamp(fig, provenance.split(" · ", 1)[0])
     footer = "\n".join(textwrap.wrap(provenance, max(40, int(fig.get_figwidth() * 19))))
     fig.text(0.99, 0.005, footer, ha="right", va="bottom", fontsize=6.5, color="0.35")
+
+
+def stamp(fig: Figure, text: str) -> None:
+    """``text`` (e.g. "QUICK RUN (shortened runs, 3 seeds)") drawn across the figure's middle,
+    faint enough to read the data through it."""
+    head, _, rest = text.partition(" (")
+    fig.text(
+        0.5,
+        0.5,
+        head + (f"\n({rest}" if rest else ""),
+        ha="center",
+        va="center",
+        rotation=20,
+        fontsize=40,
+        color="tab:red",
+        alpha=0.13,
+        fontweight="bold",
+        zorder=10,
+        gid="quick-stamp",
+    )
 
 
 def figure_metadata(suffix: str, title: str, provenance: str) -> dict[str, str]:

@@ -108,10 +108,20 @@ STANDARD_METRICS = (
     "timeouts",
     "retransmitted_packets",
     "queue_mean_pkts",
-    "avg_queue_mean_pkts",
+    "red_avg_mean_pkts",
+    "rio_avg_in_mean_pkts",
     "events",
     "packet_hops",
 )
+
+
+#: Metrics runs no longer write, with what replaces them: stores written before keep them (a
+#: stored run's metrics are read as stored), so old sweeps still load and plot.
+DEPRECATED_METRICS = {
+    "avg_queue_mean_pkts": "the mean of series_queue's avg_queue, which is RED's average for RED but "
+    "RIO's avg_in for RIO: now red_avg_mean_pkts (single-average disciplines) and "
+    "rio_avg_in_mean_pkts (RIO, RI+O, dsRED)",
+}
 
 
 def standard_metrics(res: Result, summary: Mapping[str, Any] | None = None) -> dict[str, float]:
@@ -141,10 +151,23 @@ def standard_metrics(res: Result, summary: Mapping[str, Any] | None = None) -> d
         "timeouts": float(f["timeouts"].sum()),
         "retransmitted_packets": float(f["retransmitted_packets"].sum()),
         "queue_mean_pkts": float(inq["queue_packets"].mean()) if len(inq) else float("nan"),
-        "avg_queue_mean_pkts": float(inq["avg_queue"].mean()) if len(inq) else float("nan"),
+        **_avg_means(inq),
         "events": float(res.events),
         "packet_hops": float(res.packet_hops),
     }
+
+
+def _avg_means(inq: pd.DataFrame) -> dict[str, float]:
+    """RED's and RIO's averages as two metrics, never one: a discipline with one average
+    (avg_prec1 NaN: RED, ARED, FDD-RED, WRED, DWRED) gives red_avg_mean_pkts, one with an
+    average per precedence (RIO-C/RIO-D, RI+O, dsRED) gives rio_avg_in_mean_pkts (its
+    avg_prec0: avg_in); the other is NaN."""
+    nan = float("nan")
+    if not len(inq) or inq["avg_queue"].isna().all():
+        return {"red_avg_mean_pkts": nan, "rio_avg_in_mean_pkts": nan}
+    if inq["avg_prec1"].notna().any():
+        return {"red_avg_mean_pkts": nan, "rio_avg_in_mean_pkts": float(inq["avg_prec0"].mean())}
+    return {"red_avg_mean_pkts": float(inq["avg_queue"].mean()), "rio_avg_in_mean_pkts": nan}
 
 
 def resolve_metric_function(spec: str) -> Callable[[Result], Mapping[str, float]]:
