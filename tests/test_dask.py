@@ -174,6 +174,7 @@ def test_slurm_job_script():
     cmd = lines[worker]
     assert cmd.startswith("/opt/qoslab/.venv/bin/python -m distributed.cli.dask_worker tcp://127.0.0.1:")
     assert "--nworkers 4" in cmd and "--nthreads 2" in cmd and "--host $QOSLAB_WORKER_HOST" in cmd
+    assert "--dashboard-address $QOSLAB_WORKER_HOST:0" in cmd
 
 
 def test_pbs_job_script():
@@ -436,6 +437,7 @@ def test_worker_jobs_bind_the_route_to_the_scheduler_and_speak_tls_unless_insecu
     assert look.endswith(" 127.0.0.1) || exit 1"), look
     cmd = next(x for x in lines if "distributed.cli.dask_worker" in x)
     assert " tls://127.0.0.1:" in cmd and "--protocol tls://" in cmd and "--host $QOSLAB_WORKER_HOST" in cmd
+    assert "--dashboard-address $QOSLAB_WORKER_HOST:0" in cmd  # its HTTP server too
     folder = str(store / "jobs" / "tls-")
     for flag, f in (("--tls-ca-file", "ca.pem"), ("--tls-cert", "cert.pem"), ("--tls-key", "key.pem")):
         arg = cmd.split(f"{flag} ")[1].split()[0]
@@ -448,6 +450,13 @@ def test_worker_jobs_bind_the_route_to_the_scheduler_and_speak_tls_unless_insecu
         text=True,
         timeout=60,
     )
+    assert got.stdout.strip() == "127.0.0.1", got
+    # with --interface: that interface's address (dask-worker binds it; its HTTP server too)
+    kw = jobqueue_kwargs(JobqueueOptions(interface="lo", insecure=True))
+    look = kw["job_script_prologue"][-1]
+    assert "get_ip_interface" in look and look.endswith(" lo) || exit 1"), look
+    assert kw["worker_extra_args"] == ["--no-dashboard", "--dashboard-address", "$QOSLAB_WORKER_HOST:0"]
+    got = subprocess.run(["bash", "-c", f"{look}; echo $QOSLAB_WORKER_HOST"], capture_output=True, text=True)
     assert got.stdout.strip() == "127.0.0.1", got
 
     p = _print_script(store, "--scheduler-host", "127.0.0.1", "--insecure")

@@ -428,12 +428,13 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
     if opts.jobs < 1:
         raise ExecutorError(f"--jobs must be at least 1, got {opts.jobs}")
     python = opts.python or sys.executable
-    prologue, worker_args = list(opts.prologue), []
+    # dask-worker and its HTTP server bind every interface unless told: here --interface's address
+    # or that of the node's route to the scheduler (found as the job starts)
+    host, route = f"${WORKER_HOST_VAR}", opts.scheduler_host or "127.0.0.1"
+    prologue = [*opts.prologue, worker_host_line(python, scheduler_host=route, interface=opts.interface)]
+    worker_args = ["--no-dashboard", "--dashboard-address", f"{host}:0"]
     if opts.interface is None:
-        # dask-worker binds every interface unless told: bind the address through which this
-        # node reaches the scheduler, found on the node when the job starts
-        prologue.append(worker_host_line(python, opts.scheduler_host or "127.0.0.1"))
-        worker_args = ["--host", f"${WORKER_HOST_VAR}"]
+        worker_args += ["--host", host]
     kw: dict[str, Any] = {
         "cores": opts.cores,
         "processes": processes,
@@ -471,8 +472,7 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _sweep_tls(opts: JobqueueOptions) -> Iterator[JobqueueOptions]:
-    """``opts`` with certificates made for this sweep when it has neither ``tls_dir`` nor
-    ``insecure``, in its log directory (the workers read it); removed afterwards."""
+    """``opts``, given certificates made in its log directory for the sweep if it has none."""
     if opts.tls_dir is not None or opts.insecure:
         yield opts
         return

@@ -21,20 +21,23 @@ class TlsSetupError(Exception):
 #: The shell variable of a job script that holds the address its workers bind.
 WORKER_HOST_VAR = "QOSLAB_WORKER_HOST"
 
-# The local address of the route to argv[1] (a UDP "connect" sends nothing).
+# The local IPv4 address of the route to argv[1] (a UDP "connect" sends nothing).
 _ROUTE_SRC = (
-    "import socket,sys; a=socket.getaddrinfo(sys.argv[1],9,type=socket.SOCK_DGRAM)[0]; "
-    "s=socket.socket(a[0],a[1]); s.connect(a[4]); print(s.getsockname()[0])"
+    "import socket,sys; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); "
+    "s.connect((sys.argv[1],9)); print(s.getsockname()[0])"
 )
+# The IPv4 address of interface argv[1], as dask-worker --interface finds it.
+_INTERFACE_SRC = "import sys; from distributed.utils import get_ip_interface as g; print(g(sys.argv[1]))"
 
 
-def worker_host_line(python: str, scheduler_host: str) -> str:
-    """The job script line that sets ``$QOSLAB_WORKER_HOST`` to the address through which the
-    compute node reaches ``scheduler_host`` (the job ends if it cannot be found)."""
-    return (
-        f"{WORKER_HOST_VAR}=$({shlex.quote(python)} -c {shlex.quote(_ROUTE_SRC)} "
-        f"{shlex.quote(scheduler_host)}) || exit 1"
-    )
+def worker_host_line(python: str, *, scheduler_host: str | None = None, interface: str | None = None) -> str:
+    """The job script line that sets ``$QOSLAB_WORKER_HOST`` to the address of ``interface``
+    or else the address through which the compute node reaches ``scheduler_host`` (IPv4),
+    found as the job starts; the job ends if there is none."""
+    src, arg = (_INTERFACE_SRC, interface) if interface is not None else (_ROUTE_SRC, scheduler_host)
+    if arg is None:
+        raise ValueError("worker_host_line needs scheduler_host or interface")
+    return f"{WORKER_HOST_VAR}=$({shlex.quote(python)} -c {shlex.quote(src)} {shlex.quote(arg)}) || exit 1"
 
 
 #: Days that the certificates made for a sweep are valid. Their CA's key is deleted as soon as
