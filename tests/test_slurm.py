@@ -7,8 +7,9 @@ What is checked: results equal the local pool's run for run; a worker job cancel
 ``scancel`` mid-sweep is replaced and the sweep completes; a coordinator killed with SIGKILL
 resumes with every run stored once and nothing committed recomputed; the job script that
 ``--print-job-script`` prints is the one submitted, with account, walltime and memory passed
-through; the scheduler and dashboard listen on loopback only; worker jobs that cannot start stop
-the sweep with one line. Skipped where not root or the packages are missing (``make slurm-deps``).
+through; the scheduler and dashboard listen on loopback only, and so do the running workers
+(over TLS with the certificates made for the sweep, the default); worker jobs that cannot start
+stop the sweep with one line. Skipped where not root or the packages are missing (``make slurm-deps``).
 """
 
 from __future__ import annotations
