@@ -142,3 +142,20 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Iterator[None
         return (yield)
     with _held(alone=False):
         return (yield)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Lists what every emulated run's daemons reported (tests/emu_judge.py): each try, its
+    lateness, and whether it was judged or run again because the host stalled it."""
+    lines = [
+        (rep.nodeid, str(value))
+        for reps in terminalreporter.stats.values()
+        for rep in reps
+        if getattr(rep, "when", None) == "call"
+        for name, value in getattr(rep, "user_properties", ())
+        if name == "emu_lateness"
+    ]
+    if lines:
+        terminalreporter.section("emulated runs: release lateness and retries")
+        for nodeid, line in lines:
+            terminalreporter.write_line(f"{nodeid.split('::')[-1]}: {line}")

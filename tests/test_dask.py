@@ -148,6 +148,7 @@ def test_slurm_job_script():
         prologue=("source /opt/qoslab/.venv/bin/activate",),
         python="/opt/qoslab/.venv/bin/python",
         scheduler_host="127.0.0.1",
+        insecure=True,
     )
     cluster = build_jobqueue_cluster("slurm", opts)
     try:
@@ -167,15 +168,24 @@ def test_slurm_job_script():
     assert any(x.startswith("#SBATCH --mem=") for x in lines)
     prologue = lines.index("source /opt/qoslab/.venv/bin/activate")
     worker = next(i for i, x in enumerate(lines) if "distributed.cli.dask_worker" in x)
-    assert prologue < worker
+    # the user's prologue, then the address the workers bind is looked up, then the worker
+    host = next(i for i, x in enumerate(lines) if x.startswith("QOSLAB_WORKER_HOST=$("))
+    assert prologue < host < worker
     cmd = lines[worker]
     assert cmd.startswith("/opt/qoslab/.venv/bin/python -m distributed.cli.dask_worker tcp://127.0.0.1:")
-    assert "--nworkers 4" in cmd and "--nthreads 2" in cmd
+    assert "--nworkers 4" in cmd and "--nthreads 2" in cmd and "--host $QOSLAB_WORKER_HOST" in cmd
+    assert "--dashboard-address $QOSLAB_WORKER_HOST:0" in cmd
 
 
 def test_pbs_job_script():
     opts = JobqueueOptions(
-        queue="workq", account="proj7", cores=4, memory="8GB", walltime="00:45:00", scheduler_host="127.0.0.1"
+        queue="workq",
+        account="proj7",
+        cores=4,
+        memory="8GB",
+        walltime="00:45:00",
+        scheduler_host="127.0.0.1",
+        insecure=True,
     )
     cluster = build_jobqueue_cluster("pbs", opts)
     try:
@@ -196,6 +206,10 @@ def test_jobqueue_options_are_checked():
         jobqueue_kwargs(JobqueueOptions(cores=2, processes=3))
     with pytest.raises(ExecutorError, match="unknown batch system"):
         build_jobqueue_cluster("lsf", JobqueueOptions())
+    with pytest.raises(ExecutorError, match="slurm cluster without TLS: give tls_dir .* or insecure=True"):
+        build_jobqueue_cluster("slurm", JobqueueOptions(scheduler_host="127.0.0.1"))
+    with pytest.raises(ExecutorError, match="--insecure and --tls-dir contradict"):
+        jobqueue_kwargs(JobqueueOptions(tls_dir="tls", insecure=True))
 
 
 def test_cli_prints_the_job_script_without_submitting(tmp_path):
@@ -244,7 +258,7 @@ def test_cli_prints_the_job_script_without_submitting(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert "#PBS -q q1" in p.stdout
-    assert not (store / "results.db").exists()
+    assert not store.exists(), "printing made the store, or left the certificates made for it"
 
 
 # -- listeners: loopback by default, mutual TLS when asked ---------------------------------------------
@@ -370,7 +384,7 @@ def test_schedulers_qoslab_starts_listen_on_loopback_unless_told():
     assert kw["scheduler_options"] == {"dashboard_address": "127.0.0.1:8787"}  # the interface's address
     kw = jobqueue_kwargs(JobqueueOptions(scheduler_host="10.1.2.3"))
     assert kw["scheduler_options"]["host"] == "10.1.2.3"
-    cluster = build_jobqueue_cluster("slurm", JobqueueOptions())
+    cluster = build_jobqueue_cluster("slurm", JobqueueOptions(insecure=True))
     try:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         info = cluster.scheduler_info
@@ -394,3 +408,101 @@ def test_job_script_with_tls_passes_the_certificates_to_the_workers(tmp_path):
     assert "tls://127.0.0.1:" in cmd
     for flag in ("--tls-ca-file", "--tls-cert", "--tls-key"):
         assert flag in cmd, cmd
+
+
+# -- worker jobs: bound to the scheduler's route, mutual TLS unless --insecure (issue 56) ---------------
+
+
+def _print_script(store, *extra, env=None):
+    p = subprocess.run(
+        [QOSLAB, "sweep", S1, "--store", str(store), "--executor", "slurm", *extra, "--print-job-script"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    return p
+
+
+def test_worker_jobs_bind_the_route_to_the_scheduler_and_speak_tls_unless_insecure(tmp_path):
+    """The job script binds its workers to the address through which the node reaches the
+    scheduler (looked up when the job starts; dask-worker binds every interface otherwise)
+    and gives them certificates made for the sweep; going without TLS needs --insecure, and
+    where the certificates cannot be made the sweep is refused with one line."""
+    store = tmp_path / "st"
+    p = _print_script(store, "--scheduler-host", "127.0.0.1")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    look = next(x for x in lines if x.startswith("QOSLAB_WORKER_HOST=$("))
+    assert look.endswith(" 127.0.0.1) || exit 1"), look
+    cmd = next(x for x in lines if "distributed.cli.dask_worker" in x)
+    assert " tls://127.0.0.1:" in cmd and "--protocol tls://" in cmd and "--host $QOSLAB_WORKER_HOST" in cmd
+    assert "--dashboard-address $QOSLAB_WORKER_HOST:0" in cmd  # its HTTP server too
+    folder = str(store / "jobs" / "tls-")
+    for flag, f in (("--tls-ca-file", "ca.pem"), ("--tls-cert", "cert.pem"), ("--tls-key", "key.pem")):
+        arg = cmd.split(f"{flag} ")[1].split()[0]
+        assert arg.startswith(folder) and arg.endswith(f"/{f}"), cmd
+    assert not store.exists(), "the printed script's certificates were left behind"
+    # the looked-up address, as the job's shell finds it: the loopback route
+    got = subprocess.run(
+        ["bash", "-c", f"{look}; echo $QOSLAB_WORKER_HOST"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert got.stdout.strip() == "127.0.0.1", got
+    # with --interface: that interface's address (dask-worker binds it; its HTTP server too)
+    kw = jobqueue_kwargs(JobqueueOptions(interface="lo", insecure=True))
+    look = kw["job_script_prologue"][-1]
+    assert "get_ip_interface" in look and look.endswith(" lo) || exit 1"), look
+    assert kw["worker_extra_args"] == ["--no-dashboard", "--dashboard-address", "$QOSLAB_WORKER_HOST:0"]
+    got = subprocess.run(["bash", "-c", f"{look}; echo $QOSLAB_WORKER_HOST"], capture_output=True, text=True)
+    assert got.stdout.strip() == "127.0.0.1", got
+
+    p = _print_script(store, "--scheduler-host", "127.0.0.1", "--insecure")
+    assert p.returncode == 0, p.stderr
+    cmd = next(x for x in p.stdout.splitlines() if "distributed.cli.dask_worker" in x)
+    assert " tcp://127.0.0.1:" in cmd and "--tls" not in cmd and "--host $QOSLAB_WORKER_HOST" in cmd
+    # no way to make certificates: refused, naming both ways out; contradictory flags too
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    p = _print_script(store, "--scheduler-host", "127.0.0.1", env={**os.environ, "PATH": str(bare)})
+    line = one_line_error(p)
+    assert "openssl is not on the PATH" in line and "--tls-dir DIR" in line and "--insecure" in line, line
+    p = _print_script(store, "--insecure", "--tls-dir", str(tmp_path))
+    assert "--insecure and --tls-dir contradict" in one_line_error(p)
+    p = subprocess.run(
+        [QOSLAB, "sweep", S1, "--store", str(store), "--insecure"], capture_output=True, text=True, timeout=60
+    )
+    assert "--insecure needs --executor slurm or pbs" in one_line_error(p)
+
+
+def test_the_sweeps_certificates_authenticate_both_ends(tmp_path):
+    """The certificates made for a sweep: a CA whose key is gone once it signed the one
+    certificate, a key readable by its owner only, and a mutual-TLS cluster that computes
+    with them; a client holding another sweep's certificate is refused."""
+    from qoslab.executors import dask_security
+    from qoslab.worker_tls import make_certificates
+
+    d = make_certificates(tmp_path)
+    assert sorted(f.name for f in d.iterdir()) == ["ca.pem", "cert.pem", "key.pem"]
+    assert d.stat().st_mode & 0o777 == 0o700 and (d / "key.pem").stat().st_mode & 0o777 == 0o600
+    v = subprocess.run(["openssl", "verify", "-CAfile", d / "ca.pem", d / "cert.pem"], capture_output=True)
+    assert v.returncode == 0 and v.stdout.strip().endswith(b": OK"), v
+    sec = dask_security(d)
+    cluster = distributed.LocalCluster(
+        n_workers=1,
+        processes=False,
+        host="127.0.0.1",
+        protocol="tls://",
+        security=sec,
+        dashboard_address=None,
+    )
+    try:
+        with distributed.Client(cluster.scheduler_address, security=sec, timeout=20) as c:
+            assert c.submit(sum, [1, 2]).result(timeout=30) == 3
+        other = dask_security(make_certificates(tmp_path))
+        with pytest.raises((OSError, TimeoutError)):
+            distributed.Client(cluster.scheduler_address, security=other, timeout=5)
+    finally:
+        cluster.close()

@@ -7,8 +7,9 @@ What is checked: results equal the local pool's run for run; a worker job cancel
 ``scancel`` mid-sweep is replaced and the sweep completes; a coordinator killed with SIGKILL
 resumes with every run stored once and nothing committed recomputed; the job script that
 ``--print-job-script`` prints is the one submitted, with account, walltime and memory passed
-through; the scheduler and dashboard listen on loopback only; worker jobs that cannot start stop
-the sweep with one line. Skipped where not root or the packages are missing (``make slurm-deps``).
+through; the scheduler and dashboard listen on loopback only, and so do the running workers
+(over TLS with the certificates made for the sweep, the default); worker jobs that cannot start
+stop the sweep with one line. Skipped where not root or the packages are missing (``make slurm-deps``).
 """
 
 from __future__ import annotations
@@ -125,6 +126,29 @@ def _listening(pid: int) -> list[str]:
                     addr = "::" if set(host) == {"0"} else host
                 out.append(f"{addr}:{int(port, 16)}")
     return out
+
+
+def _worker_processes() -> list[int]:
+    """The Dask worker jobs' processes on this machine: each ``dask_worker`` (the nanny) and
+    its descendants (the worker processes)."""
+    parent: dict[int, int] = {}
+    top = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if b"distributed.cli.dask_worker" in (d / "cmdline").read_bytes():
+                top.append(int(d.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    found = set(top)
+    grew = True
+    while grew:
+        new = {p for p, pp in parent.items() if pp in found and p not in found}
+        found |= new
+        grew = bool(new)
+    return sorted(found)
 
 
 def test_sweep_through_slurm_equals_the_local_pool(slurm, tmp_path):
@@ -262,18 +286,27 @@ def test_the_printed_job_script_is_the_one_submitted(slurm, tmp_path):
         jid = slurm.jobs()[0]["id"]
         submitted = slurm.run("scontrol", "write", "batch_script", jid, "-")
         info = slurm.run("scontrol", "show", "job", jid)
+        _wait_for(lambda: _committed(store) >= 1, 120, "a run computed by the job's worker")
+        workers = _worker_processes()
+        bound = sorted({a for pid in workers for a in _listening(pid)})
         out, err = proc.communicate(timeout=240)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
 
-    # the worker's name and the scheduler's port are given at submission; all else is identical
+    # the worker's name, the scheduler's port and the sweep's certificate folder are given at
+    # submission; all else is identical
     def norm(s: str) -> str:
         s = re.sub(r"--name \S+", "--name NAME", s)
-        return re.sub(r"tcp://127\.0\.0\.1:\d+", "tcp://127.0.0.1:PORT", s).strip()
+        s = re.sub(r"/tls-[0-9a-f]{12}/", "/tls-SWEEP/", s)
+        return re.sub(r"tls://127\.0\.0\.1:\d+", "tls://127.0.0.1:PORT", s).strip()
 
     assert norm(submitted) == norm(shown.stdout)
+    # the workers (nanny and worker processes) listened on the scheduler's route only, over TLS
+    assert workers and bound and all(a.startswith("127.0.0.1:") for a in bound), (workers, bound)
+    assert "--protocol tls://" in submitted and "--host $QOSLAB_WORKER_HOST" in submitted
+    assert not list((store / "jobs").glob("tls-*")), "the sweep's certificates outlived it"
     for directive in ("-A netlab", "-t 00:30:00", "--mem=954M", "--comment=qoslab-test"):
         assert f"#SBATCH {directive}" in shown.stdout, shown.stdout
     assert "Account=netlab" in info and "TimeLimit=00:30:00" in info and "MinMemoryNode=954M" in info, info

@@ -290,6 +290,15 @@ TlsDirOpt = Annotated[
         help="dask/slurm/pbs: mutual TLS with DIR/ca.pem, cert.pem, key.pem (docs/experiments.md).",
     ),
 ]
+InsecureOpt = Annotated[
+    bool,
+    typer.Option(
+        "--insecure",
+        help="slurm/pbs: scheduler and workers without TLS (by default each sweep makes its own "
+        "certificates): anyone who reaches their ports can run code as you.",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
 QuietOpt = Annotated[
     bool,
     typer.Option(
@@ -377,6 +386,7 @@ def _executor(
     job_logs: Path | None = None,
     scheduler_port: int | None = None,
     store: Path | None = None,
+    insecure: bool = False,
 ) -> Executor:
     from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
@@ -387,6 +397,7 @@ def _executor(
         ("--scheduler-host", scheduler_host),
         ("--scheduler-port", scheduler_port),
         ("--job-logs", job_logs),
+        ("--insecure", True if insecure else None),
     ):
         if given is not None and name not in ("slurm", "pbs"):
             raise ValueError(f"{flag} needs --executor slurm or pbs")
@@ -411,6 +422,7 @@ def _executor(
             scheduler_port=scheduler_port,
             log_directory=str(logs.resolve()),
             tls_dir=str(tls_dir) if tls_dir is not None else None,
+            insecure=insecure,
         )
         if print_job_script:
             typer.echo(job_script(name, opts))
@@ -476,6 +488,7 @@ def sweep(
     job_logs: JobLogsOpt = None,
     scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
+    insecure: InsecureOpt = False,
     quiet: QuietOpt = False,
     allow_path: AllowPathOpt = None,
     replace: Annotated[
@@ -521,6 +534,7 @@ def sweep(
             job_logs=job_logs,
             scheduler_port=scheduler_port,
             store=store,
+            insecure=insecure,
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
@@ -598,6 +612,7 @@ def reproduce(
     job_logs: JobLogsOpt = None,
     scheduler_port: SchedulerPortOpt = None,
     print_job_script: PrintScriptOpt = False,
+    insecure: InsecureOpt = False,
     quiet: QuietOpt = False,
     flavour: Annotated[
         str | None,
@@ -653,6 +668,7 @@ def reproduce(
             job_logs=job_logs,
             scheduler_port=scheduler_port,
             store=store,
+            insecure=insecure,
         )
     any_failed = False
     done: list[Reproduction] = []

@@ -15,6 +15,7 @@ retry). Workers only compute; they never touch the store.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import getpass
 import logging
 import multiprocessing as mp
@@ -28,13 +29,14 @@ import time
 import uuid
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Protocol
 
 from qoslab.tasks import RunOutput, RunTask, execute, failure
+from qoslab.worker_tls import WORKER_HOST_VAR, TlsSetupError, sweep_certificates, worker_host_line
 
 OnDone = Callable[[RunTask, RunOutput], Iterable[RunTask]]
 
@@ -389,7 +391,8 @@ class JobqueueOptions:
     or ``module load python``); ``job_extra`` are extra ``#SBATCH``/``#PBS`` directives.
     ``scheduler_host``/``scheduler_port`` are where this process's Dask scheduler listens (port
     0 or None: a free port chosen at start, so the job script's address is known only then);
-    ``log_directory`` receives each job's standard output and error."""
+    ``log_directory`` receives each job's output, and the sweep's own TLS certificates unless
+    ``tls_dir`` gives them or ``insecure=True`` goes without (workers bind one address)."""
 
     queue: str | None = None
     account: str | None = None
@@ -407,6 +410,7 @@ class JobqueueOptions:
     local_directory: str | None = None
     log_directory: str | None = None
     tls_dir: str | None = None
+    insecure: bool = False
 
 
 #: Where the dashboard of a scheduler qoslab starts listens: this machine only (reach it through
@@ -423,15 +427,24 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
         raise ExecutorError(f"--processes must be between 1 and --cores ({opts.cores}), got {processes}")
     if opts.jobs < 1:
         raise ExecutorError(f"--jobs must be at least 1, got {opts.jobs}")
+    python = opts.python or sys.executable
+    # dask-worker and its HTTP server bind every interface unless told: here --interface's address
+    # or that of the node's route to the scheduler (found as the job starts)
+    host, route = f"${WORKER_HOST_VAR}", opts.scheduler_host or "127.0.0.1"
+    prologue = [*opts.prologue, worker_host_line(python, scheduler_host=route, interface=opts.interface)]
+    worker_args = ["--no-dashboard", "--dashboard-address", f"{host}:0"]
+    if opts.interface is None:
+        worker_args += ["--host", host]
     kw: dict[str, Any] = {
         "cores": opts.cores,
         "processes": processes,
         "memory": opts.memory,
         "walltime": opts.walltime,
-        "python": opts.python or sys.executable,
+        "python": python,
         "job_name": "qoslab-worker",
         "job_extra_directives": list(opts.job_extra),
-        "job_script_prologue": list(opts.prologue),
+        "job_script_prologue": prologue,
+        "worker_extra_args": worker_args,
     }
     for name in ("queue", "account", "interface", "local_directory", "log_directory"):
         v = getattr(opts, name)
@@ -450,9 +463,29 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
         sched["host"] = "127.0.0.1"
     kw["scheduler_options"] = sched
     if opts.tls_dir is not None:
+        if opts.insecure:
+            raise ExecutorError("--insecure and --tls-dir contradict each other: give one of them")
         kw["security"] = dask_security(opts.tls_dir)
         kw["protocol"] = "tls://"
     return kw
+
+
+@contextlib.contextmanager
+def _sweep_tls(opts: JobqueueOptions) -> Iterator[JobqueueOptions]:
+    """``opts``, given certificates made in its log directory for the sweep if it has none."""
+    if opts.tls_dir is not None or opts.insecure:
+        yield opts
+        return
+    if opts.log_directory is None:
+        raise ExecutorError(
+            "the workers need TLS certificates on a file system they read: give a log directory "
+            "(the sweep's certificates are made there), --tls-dir DIR, or --insecure"
+        )
+    try:
+        with sweep_certificates(opts.log_directory) as certs:
+            yield dataclasses.replace(opts, tls_dir=str(certs))
+    except TlsSetupError as e:
+        raise ExecutorError(str(e)) from None
 
 
 def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
@@ -474,6 +507,11 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
     classes = {"slurm": SLURMCluster, "pbs": PBSCluster}
     if kind not in classes:
         raise ExecutorError(f"unknown batch system {kind!r} (expected slurm or pbs)")
+    if opts.tls_dir is None and not opts.insecure:
+        raise ExecutorError(
+            f"{kind} cluster without TLS: give tls_dir (e.g. made by "
+            "qoslab.worker_tls.make_certificates) or insecure=True"
+        )
     try:
         with warnings.catch_warnings():
             # A second sweep on the machine finds the dashboard's port taken; distributed then
@@ -513,7 +551,7 @@ class JobqueueExecutor:
             raise ExecutorError(
                 f"--executor {kind}: the batch jobs must reach this process's Dask scheduler: give "
                 "--interface NAME (e.g. ib0) or --scheduler-host HOST (it is never bound to every "
-                "interface; add --tls-dir DIR so that only holders of your certificate can use it)"
+                "interface, nor are the workers)"
             )
         self.kind = kind
         self.opts = opts
@@ -533,11 +571,15 @@ class JobqueueExecutor:
                 f"{tool} is not on the PATH: run the {self.kind} executor on a login node of the cluster "
                 "(--print-job-script shows the job script without submitting)"
             )
-        from distributed import Client
-
         if self.opts.log_directory is not None:
             Path(self.opts.log_directory).mkdir(parents=True, exist_ok=True)
-        cluster = build_jobqueue_cluster(self.kind, self.opts)
+        with _sweep_tls(self.opts) as opts:
+            self._run(opts, tasks, on_done)
+
+    def _run(self, opts: JobqueueOptions, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        from distributed import Client
+
+        cluster = build_jobqueue_cluster(self.kind, opts)
         quiet = _QuietLostKeys()
         logging.getLogger("distributed.scheduler").addFilter(quiet)
         try:
@@ -629,12 +671,13 @@ def check_executor_options(name: str, *, scheduler: str | None = None, job_scrip
 
 def job_script(kind: str, opts: JobqueueOptions) -> str:
     """The batch script one job of a ``kind`` ("slurm" or "pbs") cluster would submit; nothing
-    is submitted."""
-    cluster = build_jobqueue_cluster(kind, opts)
-    try:
-        return str(cluster.job_script())
-    finally:
-        cluster.close()
+    is submitted. Certificates made for it are removed afterwards: each sweep makes its own."""
+    with _sweep_tls(opts) as o:
+        cluster = build_jobqueue_cluster(kind, o)
+        try:
+            return str(cluster.job_script())
+        finally:
+            cluster.close()
 
 
 def make_executor(
