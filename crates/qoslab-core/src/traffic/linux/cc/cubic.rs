@@ -27,7 +27,8 @@ const JIFFY: u64 = MS;
 #[derive(Debug, Clone, Default)]
 pub struct Cubic {
     cnt: u32,
-    last_max_cwnd: u32,
+    /// Wmax.
+    pub last_max_cwnd: u32,
     last_cwnd: u32,
     last_time: SimTime,
     bic_origin_point: u32,

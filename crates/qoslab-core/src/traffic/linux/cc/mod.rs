@@ -9,6 +9,8 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+#[cfg(test)]
+mod tests;
 
 use super::rate::RateSample;
 use crate::traffic::cc::TcpVariant;
