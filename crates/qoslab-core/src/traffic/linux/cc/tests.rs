@@ -80,8 +80,8 @@ fn cubic_reduction_fast_convergence_and_k() {
     assert_eq!(cu.last_max_cwnd, 1000);
     // W(t) = Wmax − C·(K − t)³ with K = cbrt((Wmax − cwnd)/C): the window is 50 below Wmax
     // at K − cbrt(50/C) (the Reno-friendly term stays far below the curve here).
-    let k = ((1000.0 - 700.0) / c as f64).cbrt();
-    let want = k - (50.0 / c as f64).cbrt();
+    let k = ((1000.0 - 700.0) / c).cbrt();
+    let want = k - (50.0 / c).cbrt();
     let p = time_to_reach(&mut cu, 700, 950);
     assert!(
         (p - want).abs() < 0.05 * want,
@@ -90,8 +90,8 @@ fn cubic_reduction_fast_convergence_and_k() {
     // A loss below Wmax: fast convergence, Wmax = cwnd·(1 + β)/2 = 800·1741/2048.
     assert_eq!(cu.ssthresh(&conn(800)), 800 * 717 / 1024);
     assert_eq!(cu.last_max_cwnd, 800 * 1741 / 2048);
-    let k = ((680.0 - 560.0) / c as f64).cbrt();
-    let want = k - (20.0 / c as f64).cbrt();
+    let k = ((680.0 - 560.0) / c).cbrt();
+    let want = k - (20.0 / c).cbrt();
     let p = time_to_reach(&mut cu, 560, 660);
     assert!(
         (p - want).abs() < 0.05 * want,
@@ -141,7 +141,7 @@ fn dctcp_alpha_follows_its_ewma_once_per_window() {
     assert_eq!(d.alpha, 976);
     // The reduction: cwnd − cwnd·α/2048.
     c.cwnd = 100;
-    assert_eq!(d.ssthresh(&c), 100 - (100 * 976 >> 11));
+    assert_eq!(d.ssthresh(&c), 100 - ((100 * 976) >> 11));
     // Growth is per acknowledged segment (tcp_reno_cong_avoid), not per ACK.
     let mut c = conn(10);
     c.ssthresh = 10;
