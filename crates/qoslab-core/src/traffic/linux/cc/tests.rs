@@ -73,7 +73,7 @@ fn time_to_reach(cu: &mut Cubic, from: u32, target: u32) -> f64 {
 
 #[test]
 fn cubic_reduction_fast_convergence_and_k() {
-    let c = 410.0 / 1024.0;
+    let c: f64 = 410.0 / 1024.0;
     let mut cu = Cubic::new(&conn(1000));
     // β = 717/1024; the first loss sets Wmax = cwnd.
     assert_eq!(cu.ssthresh(&conn(1000)), 700);
