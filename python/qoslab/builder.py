@@ -112,6 +112,7 @@ PerMember: TypeAlias = _T | list[_T]
 FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace"]
 SizeLaw = Literal["fixed", "exponential", "pareto", "lognormal", "empirical"]
 TcpVariant = Literal["reno", "newreno", "sack", "cubic", "dctcp", "bbr"]
+TcpFlavour = Literal["ns2", "linux"]
 Direction = Literal["ab", "ba"]
 CaptureDirection = Literal["ab", "ba", "both"]
 MeasurementPoint = Literal["receiver", "sender"]
@@ -1101,6 +1102,10 @@ class TcpSettings(Component):
     ``tcp`` table overriding them (ns-2.35's one-way agents and TCPSink).
 
     Attributes:
+        flavour: Sender model: ``"ns2"`` (ns-2.35's one-way agents) or ``"linux"`` (Linux 6.x's
+            TCP: SACK scoreboard, RACK-TLP, PRR, delivery-rate sampling, the kernel's reno,
+            cubic, dctcp and bbr; initial window 10, delayed ACK 40 ms, no SYN, initial RTO 1 s
+            unless set). Default: ns2.
         variant: Congestion control and loss recovery: ``"reno"`` or ``"newreno"`` (ns-2.35's
             agents), ``"sack"`` (Reno with SACK recovery), ``"cubic"`` (RFC 9438), ``"dctcp"``
             (RFC 8257, implies ``ecn``; needs a marking queue on the route) or ``"bbr"`` (BBR
@@ -1125,6 +1130,7 @@ class TcpSettings(Component):
             implied by variant sack; not for reno/newreno. Default: false.
     """
 
+    flavour: TcpFlavour | None = _opt("choice", choices=TcpFlavour)
     variant: TcpVariant | None = _opt("choice", choices=TcpVariant)
     packet_size: Size | None = _opt("bytes")
     ack_size: Size | None = _opt("bytes")

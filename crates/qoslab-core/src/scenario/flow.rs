@@ -14,6 +14,7 @@ use crate::packet::MAX_PACKET_BYTES;
 use crate::traffic::cc::Recovery;
 use crate::traffic::sizes::SizeDist;
 pub use crate::traffic::tcp::TcpConfig;
+use crate::traffic::tcp::{explicit as ex, Flavour};
 use crate::traffic::trace::TraceRow;
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,6 +82,8 @@ fn tcp_defaults() -> TcpConfig {
         syn: true,
         pacing: false,
         sack: false,
+        flavour: Flavour::Ns2,
+        explicit: 0,
     }
 }
 
@@ -92,8 +95,28 @@ fn apply_tcp(
     s: &TcpSpec,
     packet_size: &mut Option<u64>,
 ) -> Result<(), Bad> {
+    if let Some(v) = s.flavour {
+        base.flavour = v;
+    }
     if let Some(v) = s.variant {
         base.variant = v;
+    }
+    for (set, bit) in [
+        (s.window.is_some(), ex::WINDOW),
+        (s.initial_window.is_some(), ex::INITIAL_WINDOW),
+        (s.min_rto.is_some(), ex::MIN_RTO),
+        (s.max_rto.is_some(), ex::MAX_RTO),
+        (s.initial_rto.is_some(), ex::INITIAL_RTO),
+        (s.delayed_ack.is_some(), ex::DELAYED_ACK),
+        (s.delack_interval.is_some(), ex::DELACK_INTERVAL),
+        (s.syn.is_some(), ex::SYN),
+        (s.sack.is_some(), ex::SACK),
+        (s.tick.is_some(), ex::TICK),
+        (s.max_burst.is_some(), ex::MAX_BURST),
+    ] {
+        if set {
+            base.explicit |= bit;
+        }
     }
     if let Some(v) = s.packet_size {
         *packet_size = Some(v.0);
@@ -156,6 +179,49 @@ fn apply_tcp(
     if base.variant.recovery() == Recovery::Sack && s.sack != Some(false) {
         base.sack = true;
     }
+    if base.flavour == Flavour::Linux {
+        check_linux(key, base, s)?;
+        base.apply_linux_defaults();
+    }
+    Ok(())
+}
+
+/// What the linux flavour cannot honour, under `key` (checked on the table that sets it, so
+/// an inherited ns-2 default never trips it).
+fn check_linux(key: &str, t: &TcpConfig, s: &TcpSpec) -> Result<(), Bad> {
+    let refuse = |k: &str, why: &str| Err(bad(format!("{key}.{k}"), why.to_string()));
+    if t.variant == crate::traffic::cc::TcpVariant::Newreno {
+        return refuse(
+            "variant",
+            "the linux flavour has no newreno module: use reno, sack (both Linux's reno), \
+             cubic, dctcp or bbr",
+        );
+    }
+    if s.syn == Some(true) || (t.explicit & ex::SYN != 0 && t.syn) {
+        return refuse(
+            "syn",
+            "the linux flavour models no handshake: `syn` cannot be true",
+        );
+    }
+    if s.sack == Some(false) || (t.explicit & ex::SACK != 0 && !t.sack) {
+        return refuse(
+            "sack",
+            "the linux flavour always uses SACK: `sack` cannot be false",
+        );
+    }
+    if t.explicit & ex::TICK != 0 {
+        return refuse(
+            "tick",
+            "the linux flavour's RTT estimator works in microseconds as Linux's: `tick` \
+             applies to the ns2 flavour only",
+        );
+    }
+    if t.max_burst != 0 {
+        return refuse(
+            "max_burst",
+            "Linux has no max_burst: it must be 0 with the linux flavour",
+        );
+    }
     Ok(())
 }
 
@@ -202,7 +268,7 @@ fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
             "variant sack is SACK recovery: `sack` cannot be false",
         ));
     }
-    if t.sack && t.variant.is_ns2_agent() {
+    if t.sack && t.variant.is_ns2_agent() && t.flavour.is_ns2() {
         return Err(bad(
             format!("{key}.sack"),
             format!(

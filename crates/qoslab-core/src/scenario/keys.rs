@@ -73,6 +73,17 @@ pub const SCENARIO: &[Param] = &[
 /// `[tcp]` and a flow's `tcp` table.
 pub const TCP: &[Param] = &[
     Param::new(
+        "flavour",
+        ParamKind::Choice {
+            choices: crate::traffic::tcp::FLAVOUR_NAMES,
+        },
+        "ns2",
+        "Sender model: ns2 (ns-2.35's one-way agents) or linux (Linux 6.x's TCP: SACK \
+         scoreboard, RACK-TLP, PRR, delivery-rate sampling, tcp_rtt_estimator, Linux's \
+         receiver, the kernel's reno/cubic/dctcp/bbr; initial window 10, delayed ACK 40 ms, \
+         no SYN, initial RTO 1 s unless set; see docs/models/tcp-linux.md).",
+    ),
+    Param::new(
         "variant",
         ParamKind::Choice {
             choices: crate::traffic::cc::VARIANT_NAMES,

@@ -290,6 +290,8 @@ pub struct LinkSpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// The sender model: ns-2's agents (default) or Linux's TCP.
+    pub flavour: Option<crate::traffic::tcp::Flavour>,
     pub variant: Option<TcpVariant>,
     pub packet_size: Option<BytesStr>,
     pub ack_size: Option<BytesStr>,

@@ -86,7 +86,7 @@ impl Simulation {
                 if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
                     let mut buf = std::mem::take(&mut self.buf);
                     let ece = p.tcp_flags & ECE != 0;
-                    if sender.sack.is_some() {
+                    if sender.sack.is_some() || sender.linux.is_some() {
                         // The ACK's SACK blocks, kept beside the packet (see `send_ack`).
                         let blocks = self.sack_blocks[id];
                         sender.on_ack_sack(now, p.ack, ece, &blocks, &mut buf);
@@ -142,9 +142,9 @@ impl Simulation {
             let f = &self.flows[fi];
             (f.size, f.dscp)
         };
-        let (ecn, syn) = match &self.flows[fi].ep {
-            Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn),
-            Endpoint::Udp { .. } => (false, false),
+        let (ecn, syn, linux) = match &self.flows[fi].ep {
+            Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn, sender.linux.is_some()),
+            Endpoint::Udp { .. } => (false, false, false),
         };
         for (seq, rtx, cwr) in buf.drain(..) {
             // ns-2's SYN is a 40-byte segment 0.
@@ -154,8 +154,10 @@ impl Simulation {
             p.retransmit = rtx;
             p.ts_echo = self.flows[fi].ts_recent_ack;
             if ecn {
-                // ECT(0) on data; segment 0 carries ns-2's negotiation instead (ECE, not ECT).
-                if seq == 0 {
+                // ECT(0) on data; segment 0 carries ns-2's negotiation instead (ECE, not ECT),
+                // except in the linux flavour (no handshake modelled: the flow starts
+                // negotiated).
+                if seq == 0 && !linux {
                     p.tcp_flags |= ECE;
                 } else {
                     p.ecn = 2;

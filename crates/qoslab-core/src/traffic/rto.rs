@@ -110,6 +110,9 @@ impl TcpSender {
 
     /// Smoothed RTT estimate in seconds (0 before the first sample).
     pub fn srtt(&self) -> f64 {
+        if let Some(l) = &self.linux {
+            return l.rtt.srtt_ns() as f64 / 1e9;
+        }
         (self.t_srtt as f64 / (1 << T_SRTT_BITS) as f64) * self.tick
     }
 }

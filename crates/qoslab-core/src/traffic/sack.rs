@@ -116,6 +116,9 @@ impl TcpSender {
         blocks: &SackBlocks,
         out: &mut SendBuf,
     ) {
+        if self.linux.is_some() {
+            return self.with_linux(out, |l, io| l.on_ack(now, ackno, ece, blocks, io));
+        }
         self.stats.acks_received += 1;
         if ece && self.ecn {
             self.ecn_response(now, ackno);

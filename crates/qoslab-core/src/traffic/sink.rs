@@ -35,7 +35,16 @@ pub struct TcpSink {
     /// RFC 2018 SACK: one out-of-order segment of each of the most recently changed blocks,
     /// newest first (`u64::MAX`: none).
     sack_recent: Option<[u64; 3]>,
+    /// Linux's receiver (net/ipv4/tcp_input.c): quick ACKs at the start, D-SACK blocks.
+    linux: bool,
+    /// Quick-ACK mode: this many more segments are acknowledged at once (`icsk_ack.quick`).
+    quick: u32,
+    /// A duplicate segment to report in the next ACK's first block (RFC 2883 D-SACK).
+    dsack: Option<u64>,
 }
+
+/// `TCP_MAX_QUICKACKS`.
+const MAX_QUICKACKS: u32 = 16;
 
 /// SACK blocks of one ACK: [left edge, right edge) in segments, newest first; (0, 0) unused.
 pub type SackBlocks = [(u64, u64); 3];
@@ -76,13 +85,23 @@ impl TcpSink {
         if t.uses_sack() {
             s.sack_recent = Some([u64::MAX; 3]);
         }
+        if !t.flavour.is_ns2() {
+            s.sack_recent = Some([u64::MAX; 3]);
+            s.linux = true;
+            s.quick = MAX_QUICKACKS;
+        }
         s
     }
 
-    /// The SACK blocks for the ACK about to be sent (None without SACK).
+    /// The SACK blocks for the ACK about to be sent (None without SACK); a pending D-SACK
+    /// goes first (RFC 2883 §4) and is reported once.
     #[inline]
-    pub fn sack_blocks(&self) -> Option<SackBlocks> {
-        self.sack_recent.as_ref().map(|r| self.blocks(r))
+    pub fn sack_blocks(&mut self) -> Option<SackBlocks> {
+        let mut b = self.sack_recent.as_ref().map(|r| self.blocks(r))?;
+        if let Some(d) = self.dsack.take() {
+            b = [(d, d + 1), b[0], b[1]];
+        }
+        Some(b)
     }
 
     fn blocks(&self, recent: &[u64; 3]) -> SackBlocks {
@@ -197,6 +216,9 @@ impl TcpSink {
 
     /// Records segment `seq` and returns how to acknowledge it.
     pub fn on_data(&mut self, seq: u64) -> SinkAction {
+        if self.linux {
+            return self.on_data_linux(seq);
+        }
         let in_order = seq == self.next;
         let before = self.next;
         if seq == self.next {
@@ -220,6 +242,61 @@ impl TcpSink {
         // segment 0 (SYN_immediate_ack_): ACK at once.
         let below_max_seen = self.next - before > 1 || self.ooo.iter().any(|&b| b);
         if !self.delayed || !in_order || below_max_seen || seq == 0 {
+            self.pending = false;
+            return SinkAction::AckNow;
+        }
+        if self.pending {
+            self.pending = false;
+            SinkAction::AckNow
+        } else {
+            self.pending = true;
+            SinkAction::Delay
+        }
+    }
+}
+
+impl TcpSink {
+    /// Linux's receiver (`tcp_data_queue`, `__tcp_ack_snd_check`): a duplicate is answered at
+    /// once with a D-SACK; out-of-order data, data filling a hole and the first
+    /// `TCP_MAX_QUICKACKS` segments are acknowledged at once; otherwise every second segment,
+    /// or the delayed-ACK timer.
+    fn on_data_linux(&mut self, seq: u64) -> SinkAction {
+        let dup = seq < self.next
+            || (seq > self.next
+                && self
+                    .ooo
+                    .get((seq - self.next) as usize)
+                    .copied()
+                    .unwrap_or(false));
+        if dup {
+            self.dsack = Some(seq);
+            self.pending = false;
+            return SinkAction::AckNow;
+        }
+        let before = self.next;
+        let had_ooo = self.ooo.iter().any(|&b| b);
+        if seq == self.next {
+            self.next += 1;
+            self.ooo.pop_front();
+            while self.ooo.front() == Some(&true) {
+                self.ooo.pop_front();
+                self.next += 1;
+            }
+        } else {
+            let k = (seq - self.next) as usize;
+            if self.ooo.len() <= k {
+                self.ooo.resize(k + 1, false);
+            }
+            self.ooo[k] = true;
+            self.note_sack(seq);
+        }
+        self.goodput_pkts += self.next - before;
+        if seq != before || had_ooo || !self.delayed {
+            self.pending = false;
+            return SinkAction::AckNow;
+        }
+        if self.quick > 0 {
+            self.quick -= 1;
             self.pending = false;
             return SinkAction::AckNow;
         }

@@ -22,13 +22,19 @@
 
 pub use super::cc::TcpVariant;
 use super::cc::{AckSample, AnyCc, CongestionControl, Recovery, Window};
+use super::linux::Linux;
 use super::pacing::Pacer;
 use crate::units::{SimTime, NS_PER_SEC};
 pub use sack::Scoreboard;
 
+pub use super::linux::config::{explicit, Flavour, FLAVOUR_NAMES};
+
 /// A TCP flow's resolved settings (ns-2.35's defaults unless the scenario says otherwise).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TcpConfig {
+    /// Not serialised for ns2 flows, so their resolved scenarios are unchanged.
+    #[serde(skip_serializing_if = "Flavour::is_ns2")]
+    pub flavour: Flavour,
     pub variant: TcpVariant,
     pub ack_size_bytes: u32,
     pub window_pkts: u32,
@@ -48,6 +54,10 @@ pub struct TcpConfig {
     pub pacing: bool,
     /// SACK loss recovery (RFC 6675) whatever the variant's own (implied by `sack`).
     pub sack: bool,
+    /// Keys a scenario table set explicitly ([`explicit`] bits), so the linux flavour's
+    /// defaults fill only the others.
+    #[serde(skip)]
+    pub explicit: u16,
 }
 
 impl TcpConfig {
@@ -99,6 +109,9 @@ pub struct TcpSender {
     pub pacer: Pacer,
     /// SACK recovery's scoreboard (RFC 6675), for SACK senders.
     pub sack: Option<Box<Scoreboard>>,
+    /// The linux flavour's sender: when present, it does all the work and this struct only
+    /// mirrors its window and timer for the host.
+    pub linux: Option<Box<Linux>>,
     /// Advertised window cap `wnd_`, packets.
     wnd: f64,
     /// Initial window after the SYN is acknowledged (`windowInit_`).
@@ -169,12 +182,18 @@ impl TcpSender {
     pub fn with_segments(cfg: &TcpConfig, boot_phase: f64, segment_bytes: u32) -> Self {
         let mut s = TcpSender::new(cfg, boot_phase);
         s.cc.set_segment_size(segment_bytes);
+        if let Some(l) = s.linux.as_mut() {
+            l.conn.mss = segment_bytes;
+        }
         s
     }
 
     /// Memory the sender holds, bytes: itself, its SACK scoreboard and its congestion
     /// control's buffers (HyStart's send times, BBR's delivery-rate states).
     pub fn heap_bytes(&self) -> usize {
+        if let Some(l) = &self.linux {
+            return std::mem::size_of::<TcpSender>() + l.heap_bytes();
+        }
         std::mem::size_of::<TcpSender>()
             + self.cc.heap_bytes()
             + self
@@ -193,7 +212,8 @@ impl TcpSender {
             newreno: cfg.is_newreno(),
             pacer: Pacer::new(cfg.pacing || cc.always_paces()),
             cc,
-            sack: cfg.uses_sack().then(Box::default),
+            sack: (cfg.uses_sack() && cfg.flavour.is_ns2()).then(Box::default),
+            linux: (!cfg.flavour.is_ns2()).then(|| Box::new(Linux::new(cfg, boot_phase, 1000))),
             wnd: cfg.window_pkts as f64,
             wnd_init: cfg.initial_window_pkts as f64,
             numdupacks: cfg.dupack_threshold,
@@ -253,6 +273,9 @@ impl TcpSender {
     /// Starts the bulk application (unlimited data): send what the window allows.
     pub fn start(&mut self, now: SimTime, out: &mut SendBuf) {
         self.curseq = i64::MAX;
+        if self.linux.is_some() {
+            return self.with_linux(out, |l, io| l.start(now, i64::MAX, io));
+        }
         self.send_much(now, 0, out);
     }
 
@@ -262,6 +285,10 @@ impl TcpSender {
         let n = segments.min(i64::MAX as u64 / 2) as i64;
         self.curseq = if self.syn { n + 1 } else { n };
         self.transfer_end = Some(self.curseq);
+        if self.linux.is_some() {
+            let end = self.curseq;
+            return self.with_linux(out, |l, io| l.start(now, end, io));
+        }
         self.send_much(now, 0, out);
     }
 
@@ -274,11 +301,17 @@ impl TcpSender {
 
     /// The pacing timer allows the next segment ([`Pacer::on_event`] was true).
     pub fn on_pace(&mut self, now: SimTime, out: &mut SendBuf) {
+        if self.linux.is_some() {
+            return self.with_linux(out, |l, io| l.on_pace(now, io));
+        }
         self.send_much(now, self.max_burst, out);
     }
 
     /// Stops the application: no new data; what is outstanding is still recovered.
     pub fn stop(&mut self) {
+        if let Some(l) = self.linux.as_mut() {
+            l.stop();
+        }
         self.curseq = self.t_seqno.max(self.maxseq + 1);
     }
 
@@ -502,7 +535,7 @@ impl TcpSender {
     /// Processes a cumulative ACK for sequence number `ackno` (-1: nothing received yet),
     /// carrying ECN-Echo if `ece` (a SACK sender: an ACK without SACK blocks).
     pub fn on_ack(&mut self, now: SimTime, ackno: i64, ece: bool, out: &mut SendBuf) {
-        if self.sack.is_some() {
+        if self.sack.is_some() || self.linux.is_some() {
             return self.on_ack_sack(now, ackno, ece, &[(0, 0); 3], out);
         }
         self.stats.acks_received += 1;
@@ -569,6 +602,9 @@ impl TcpSender {
 
     /// The retransmission timer expired.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut SendBuf) {
+        if self.linux.is_some() {
+            return self.with_linux(out, |l, io| l.on_timeout(now, io));
+        }
         if let Some(sb) = self.sack.as_mut() {
             sb.reset(); // go back to the first unacknowledged segment, forgetting SACKs
         }

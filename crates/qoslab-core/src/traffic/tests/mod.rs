@@ -42,6 +42,8 @@ fn config(variant: &str) -> TcpConfig {
         syn: true,
         pacing: false,
         sack: false,
+        flavour: super::Flavour::Ns2,
+        explicit: 0,
     }
 }
 

@@ -1,0 +1,185 @@
+//! The modules' arithmetic against the kernel's closed forms, on a scripted [`Conn`].
+
+use super::bbr::Bbr;
+use super::cubic::Cubic;
+use super::dctcp::Dctcp;
+use super::{CaState, Conn, LinuxCongestion, INFINITE_SSTHRESH};
+use crate::traffic::linux::rate::RateSample;
+
+const MS: u64 = 1_000_000;
+
+fn conn(cwnd: u32) -> Conn {
+    Conn {
+        now: 0,
+        cwnd,
+        cwnd_cnt: 0,
+        ssthresh: INFINITE_SSTHRESH,
+        cwnd_clamp: 100_000,
+        prior_cwnd: 0,
+        ca_state: CaState::Open,
+        una: 0,
+        nxt: cwnd as i64,
+        packets_out: cwnd,
+        in_flight: cwnd,
+        srtt_ns: 0,
+        min_rtt_ns: u64::MAX,
+        delivered: 0,
+        delivered_ce: 0,
+        lost: 0,
+        app_limited: false,
+        cwnd_limited: true,
+        pacing_rate: 0.0,
+        mss: 1500,
+        lsndtime: 0,
+        delivered_time: 0,
+        edt: 0,
+        app_limited_until: None,
+    }
+}
+
+#[test]
+fn reno_avoidance_counts_acknowledged_segments() {
+    // tcp_cong_avoid_ai: +1 per cwnd segments acknowledged, whatever the ACKs' sizes.
+    let mut c = conn(10);
+    c.ssthresh = 10;
+    let mut r = super::Reno;
+    for _ in 0..5 {
+        r.cong_avoid(&mut c, 2); // five stretch ACKs of 2 segments: one window
+    }
+    assert_eq!((c.cwnd, c.cwnd_cnt), (11, 0));
+    // Slow start: cwnd + acked, capped at ssthresh, the rest in avoidance.
+    let mut c = conn(8);
+    c.ssthresh = 10;
+    r.cong_avoid(&mut c, 4);
+    assert_eq!((c.cwnd, c.cwnd_cnt), (10, 2));
+}
+
+/// Avoidance from the window after a loss, ten segments acknowledged per ms (an RTT of
+/// about 0.1 s, so the window lags the curve little): when cwnd first reaches `target`, s.
+fn time_to_reach(cu: &mut Cubic, from: u32, target: u32) -> f64 {
+    let mut c = conn(from);
+    c.ssthresh = from;
+    let mut t = 0;
+    while t < 60_000 * MS {
+        c.now = t;
+        cu.cong_avoid(&mut c, 10);
+        if c.cwnd >= target {
+            return t as f64 / 1e9;
+        }
+        t += MS;
+    }
+    panic!("cwnd {} never reached {target}", c.cwnd);
+}
+
+#[test]
+fn cubic_reduction_fast_convergence_and_k() {
+    let c: f64 = 410.0 / 1024.0;
+    let mut cu = Cubic::new(&conn(1000));
+    // β = 717/1024; the first loss sets Wmax = cwnd.
+    assert_eq!(cu.ssthresh(&conn(1000)), 700);
+    assert_eq!(cu.last_max_cwnd, 1000);
+    // W(t) = Wmax − C·(K − t)³ with K = cbrt((Wmax − cwnd)/C): the window is 50 below Wmax
+    // at K − cbrt(50/C) (the Reno-friendly term stays far below the curve here).
+    let k = ((1000.0 - 700.0) / c).cbrt();
+    let want = k - (50.0 / c).cbrt();
+    let p = time_to_reach(&mut cu, 700, 950);
+    assert!(
+        (p - want).abs() < 0.05 * want,
+        "950 at {p:.3} s, expected {want:.3} s"
+    );
+    // A loss below Wmax: fast convergence, Wmax = cwnd·(1 + β)/2 = 800·1741/2048.
+    assert_eq!(cu.ssthresh(&conn(800)), 800 * 717 / 1024);
+    assert_eq!(cu.last_max_cwnd, 800 * 1741 / 2048);
+    let k = ((680.0 - 560.0) / c).cbrt();
+    let want = k - (20.0 / c).cbrt();
+    let p = time_to_reach(&mut cu, 560, 660);
+    assert!(
+        (p - want).abs() < 0.05 * want,
+        "660 at {p:.3} s, expected {want:.3} s"
+    );
+}
+
+#[test]
+fn cubic_tcp_friendly_region_grows_at_least_as_reno_would() {
+    // Small window, short RTT: the cubic curve is flat, the Reno emulation
+    // (3β'/(2−β') ≈ 0.53 segments per RTT with β' = 1 − 717/1024) sets the pace.
+    let mut c = conn(20);
+    c.ssthresh = 20;
+    let mut cu = Cubic::new(&c);
+    cu.ssthresh(&conn(28)); // Wmax 28 far above: the cubic term alone is slow at first
+    let rtt = 10 * MS;
+    let mut t = 0;
+    for _ in 0..40 {
+        // one RTT: cwnd ACKs, one segment each
+        for _ in 0..c.cwnd {
+            c.now = t;
+            cu.cong_avoid(&mut c, 1);
+        }
+        t += rtt;
+    }
+    // 40 RTTs at ≥ 0.5 segments per RTT: at least +20 (the cubic term reaches only 28).
+    assert!(c.cwnd >= 40, "cwnd {} after 40 RTTs", c.cwnd);
+}
+
+#[test]
+fn dctcp_alpha_follows_its_ewma_once_per_window() {
+    let mut c = conn(10);
+    let mut d = Dctcp::new(&c);
+    assert_eq!(d.alpha, 1024);
+    // One window (SND.UNA passes next_seq = 10): 100 delivered, 25 with ECE.
+    c.una = 10;
+    c.nxt = 20;
+    c.delivered = 100;
+    c.delivered_ce = 25;
+    d.in_ack_event(&mut c);
+    // α ← α − α/16 + (25 << 6)/100 = 1024 − 64 + 16.
+    assert_eq!(d.alpha, 976);
+    // Not again before SND.UNA passes the new window end (20).
+    c.una = 15;
+    c.delivered = 150;
+    d.in_ack_event(&mut c);
+    assert_eq!(d.alpha, 976);
+    // The reduction: cwnd − cwnd·α/2048.
+    c.cwnd = 100;
+    assert_eq!(d.ssthresh(&c), 100 - ((100 * 976) >> 11));
+    // Growth is per acknowledged segment (tcp_reno_cong_avoid), not per ACK.
+    let mut c = conn(10);
+    c.ssthresh = 10;
+    for _ in 0..5 {
+        d.cong_avoid(&mut c, 2);
+    }
+    assert_eq!(c.cwnd, 11);
+}
+
+#[test]
+fn bbr_conserves_packets_in_the_first_round_of_recovery_and_restores_the_window() {
+    let mut c = conn(40);
+    c.srtt_ns = 40 * MS;
+    c.min_rtt_ns = 40 * MS;
+    let mut b = Bbr::new(&c, 0.5);
+    let mut rs = RateSample::default();
+    rs.delivered = Some(10);
+    rs.interval = Some(40 * MS);
+    rs.acked_sacked = 1;
+    c.delivered = 10;
+    b.cong_control(&mut c, &rs);
+    // Recovery begins: tcp_enter_recovery asks for ssthresh (BBR saves cwnd).
+    let before = c.cwnd;
+    b.ssthresh(&c);
+    assert_eq!(b.prior_cwnd, before);
+    c.ca_state = CaState::Recovery;
+    c.in_flight = 20;
+    let mut rs2 = rs;
+    rs2.losses = 3;
+    b.cong_control(&mut c, &rs2);
+    // Packet conservation: cwnd = in_flight + acked.
+    assert_eq!(c.cwnd, 21);
+    // Leaving recovery restores the saved window.
+    c.ca_state = CaState::Open;
+    b.cong_control(&mut c, &rs);
+    assert!(
+        c.cwnd >= before,
+        "cwnd {} restored to at least {before}",
+        c.cwnd
+    );
+}

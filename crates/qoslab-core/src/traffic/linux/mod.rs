@@ -1,0 +1,276 @@
+//! The `linux` transport flavour: a TCP sender modelled on Linux 6.x's, file by file as the
+//! kernel splits it (docs/models/tcp-linux.md):
+//!
+//! * [`scoreboard`]: the retransmission queue's per-segment SACKED / LOST / RETRANS state and
+//!   RFC 6675's pipe (`tcp_packets_in_flight`);
+//! * [`ack`]: `tcp_ack` — SACK tagging with D-SACK (`tcp_sacktag_write_queue`), the
+//!   cumulative ACK (`tcp_clean_rtx_queue`) and the RTT sample (`tcp_ack_update_rtt`);
+//! * [`recovery`]: the state machine of net/ipv4/tcp_input.c (`tcp_fastretrans_alert`:
+//!   Open, Disorder, CWR, Recovery, Loss), PRR (RFC 6937, `tcp_cwnd_reduction`), undo on
+//!   D-SACK and F-RTO (RFC 5682) after a timeout;
+//! * [`rack`]: RACK-TLP (RFC 8985, net/ipv4/tcp_recovery.c);
+//! * [`output`]: `tcp_write_xmit`, `tcp_xmit_retransmit_queue`, the tail loss probe,
+//!   pacing (`tcp_update_pacing_rate`, the EDT model of `sch_fq`) and the timers
+//!   (net/ipv4/tcp_timer.c: RTO with exponential backoff, probe, reordering timeout);
+//! * [`rate`]: delivery-rate sampling (net/ipv4/tcp_rate.c);
+//! * [`rtt`]: `tcp_rtt_estimator` and `tcp_set_rto` (RTO ≥ srtt + 200 ms);
+//! * [`cc`]: Reno (tcp_cong.c), CUBIC (tcp_cubic.c), DCTCP (tcp_dctcp.c), BBR v1
+//!   (tcp_bbr.c), as `tcp_congestion_ops`.
+//!
+//! Sequence numbers count segments from 0 (no handshake). The host talks to it through
+//! [`super::tcp::TcpSender`], which owns the pacer, the statistics and the timer deadline.
+
+pub mod ack;
+pub mod cc;
+pub mod config;
+pub mod output;
+pub mod rack;
+pub mod rate;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+
+#[cfg(test)]
+mod tests;
+
+use self::cc::{CaState, Conn, LinuxCc, LinuxCongestion, INFINITE_SSTHRESH};
+use self::rack::Rack;
+use self::rate::RateState;
+use self::rtt::RttEstimator;
+use self::scoreboard::Scoreboard;
+use super::pacing::Pacer;
+use super::tcp::{SendBuf, TcpConfig, TcpStats};
+use crate::units::SimTime;
+
+/// Which timer is pending (`icsk_pending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timer {
+    None,
+    Rto,
+    Probe,
+    Reo,
+}
+
+/// What the sender shares with its host: the pacer, the counters and the segments to send.
+pub struct Io<'a> {
+    pub pacer: &'a mut Pacer,
+    pub stats: &'a mut TcpStats,
+    pub out: &'a mut SendBuf,
+}
+
+#[derive(Debug, Clone)]
+pub struct Linux {
+    pub sb: Scoreboard,
+    pub conn: Conn,
+    pub cc: LinuxCc,
+    pub rate: RateState,
+    pub rtt: RttEstimator,
+    pub rack: Rack,
+    /// `high_seq`: SND.NXT when the current reduction or loss recovery began.
+    pub high_seq: i64,
+    pub prr_delivered: u32,
+    pub prr_out: u32,
+    prior_ssthresh: u32,
+    /// `undo_marker` (None: no undo possible) and `undo_retrans`.
+    undo_marker: Option<i64>,
+    undo_retrans: i32,
+    retrans_stamp: Option<SimTime>,
+    /// F-RTO (RFC 5682) in progress after a timeout.
+    frto: bool,
+    /// SND.NXT when the outstanding tail loss probe was sent.
+    tlp_high_seq: Option<i64>,
+    tlp_retrans: bool,
+    pub timer: Timer,
+    /// The pending timer's deadline.
+    pub deadline: Option<SimTime>,
+    /// Tail loss probes switched off (tests only).
+    pub tlp_disabled: bool,
+    /// Tail loss probes sent.
+    pub tlp_probes: u64,
+    /// `icsk_backoff` and `icsk_retransmits`.
+    pub backoff: u32,
+    retransmits: u32,
+    /// The application's limit (`write_seq`): segments below it may be sent.
+    pub app_end: i64,
+    /// The receiver's window, segments.
+    rwnd: u32,
+    pub ecn: bool,
+    queue_cwr: bool,
+    /// `tp->reordering` (DupThresh).
+    reordering: u32,
+    /// PRR disabled (tests only: the reduction is a plain cwnd = ssthresh).
+    pub no_prr: bool,
+    /// Scratch list of segments newly marked lost.
+    lost_buf: Vec<i64>,
+    /// The last ACK's rate sample.
+    pub last_rs: self::rate::RateSample,
+    /// Count segments as delivered only when cumulatively acknowledged (tests only: the
+    /// sampler without SACK).
+    pub rate_cum_only: bool,
+    /// Entries into fast recovery, and undone reductions.
+    pub fast_retransmits: u64,
+    pub undos: u64,
+}
+
+impl Linux {
+    pub fn new(cfg: &TcpConfig, phase: f64, mss: u32) -> Self {
+        let conn = Conn {
+            now: 0,
+            cwnd: cfg.initial_window_pkts,
+            cwnd_cnt: 0,
+            ssthresh: INFINITE_SSTHRESH,
+            cwnd_clamp: cfg.window_pkts.max(1),
+            prior_cwnd: 0,
+            ca_state: CaState::Open,
+            una: 0,
+            nxt: 0,
+            packets_out: 0,
+            in_flight: 0,
+            srtt_ns: 0,
+            min_rtt_ns: u64::MAX,
+            delivered: 0,
+            delivered_ce: 0,
+            lost: 0,
+            app_limited: false,
+            cwnd_limited: true,
+            pacing_rate: 0.0,
+            mss,
+            lsndtime: 0,
+            delivered_time: 0,
+            edt: 0,
+            app_limited_until: None,
+        };
+        let cc = LinuxCc::new(cfg.variant, &conn, phase);
+        Linux {
+            sb: Scoreboard::new(),
+            conn,
+            cc,
+            rate: RateState::default(),
+            rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns),
+            rack: Rack::default(),
+            high_seq: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            prior_ssthresh: 0,
+            undo_marker: None,
+            undo_retrans: 0,
+            retrans_stamp: None,
+            frto: false,
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            timer: Timer::None,
+            deadline: None,
+            tlp_disabled: false,
+            tlp_probes: 0,
+            backoff: 0,
+            retransmits: 0,
+            app_end: 0,
+            rwnd: cfg.window_pkts.max(1),
+            ecn: cfg.ecn,
+            queue_cwr: false,
+            reordering: cfg.dupack_threshold.max(1),
+            no_prr: false,
+            lost_buf: Vec::new(),
+            last_rs: Default::default(),
+            rate_cum_only: false,
+            fast_retransmits: 0,
+            undos: 0,
+        }
+    }
+
+    /// Heap bytes held (queue, module).
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Linux>() + self.sb.heap_bytes() + self.cc.heap_bytes()
+    }
+
+    /// The window reported to traces: cwnd, and ssthresh (capped at the receiver window
+    /// while infinite).
+    pub fn window(&self) -> (f64, f64) {
+        let ss = if self.conn.ssthresh >= INFINITE_SSTHRESH {
+            self.rwnd as f64
+        } else {
+            self.conn.ssthresh as f64
+        };
+        (self.conn.cwnd as f64, ss)
+    }
+
+    /// Refreshes the socket fields a congestion control reads.
+    pub(crate) fn sync_conn(&mut self, now: SimTime, pacer: &Pacer) {
+        let c = &mut self.conn;
+        c.now = now;
+        c.una = self.sb.una;
+        c.nxt = self.sb.nxt();
+        c.packets_out = self.sb.packets_out();
+        c.in_flight = self.sb.in_flight();
+        c.srtt_ns = self.rtt.srtt_ns();
+        c.min_rtt_ns = self.rtt.min_rtt_ns();
+        c.delivered = self.rate.delivered;
+        c.delivered_ce = self.rate.delivered_ce;
+        c.delivered_time = self.rate.delivered_time;
+        c.app_limited = self.rate.app_limited != 0;
+        c.edt = pacer.next;
+    }
+
+    /// Applies what a module asked of the socket beyond cwnd and ssthresh.
+    pub(crate) fn apply_conn(&mut self) {
+        if let Some(a) = self.conn.app_limited_until.take() {
+            self.rate.app_limited = a;
+        }
+    }
+
+    /// `tcp_set_ca_state`: the module sees the change first.
+    pub(crate) fn set_ca_state(&mut self, s: CaState) {
+        self.cc.set_state(&mut self.conn, s);
+        self.conn.ca_state = s;
+    }
+
+    /// Starts an application with `segments` to send (`i64::MAX`: bulk).
+    pub fn start(&mut self, now: SimTime, segments: i64, io: &mut Io) {
+        self.app_end = segments;
+        self.sync_conn(now, io.pacer);
+        self.write_xmit(now, io);
+    }
+
+    /// Stops the application: nothing new is sent.
+    pub fn stop(&mut self) {
+        self.app_end = self.sb.nxt();
+    }
+
+    /// The pacing timer fired.
+    pub fn on_pace(&mut self, now: SimTime, io: &mut Io) {
+        self.sync_conn(now, io.pacer);
+        if self.sb.lost_out > self.sb.retrans_out {
+            self.xmit_retransmit_queue(now, io);
+        }
+        self.write_xmit(now, io);
+    }
+
+    /// `tcp_in_cwnd_reduction`: CWR or Recovery.
+    pub fn in_cwnd_reduction(&self) -> bool {
+        matches!(self.conn.ca_state, CaState::Cwr | CaState::Recovery)
+    }
+}
+
+impl super::tcp::TcpSender {
+    /// Runs `f` on the linux flavour's sender with the host's pacer, counters and send
+    /// buffer, then mirrors its window, sequence numbers and timer.
+    pub(crate) fn with_linux(&mut self, out: &mut SendBuf, f: impl FnOnce(&mut Linux, &mut Io)) {
+        let Some(l) = self.linux.as_mut() else {
+            return;
+        };
+        let mut io = Io {
+            pacer: &mut self.pacer,
+            stats: &mut self.stats,
+            out,
+        };
+        f(l, &mut io);
+        let (c, s) = l.window();
+        self.cwnd = c;
+        self.ssthresh = s;
+        self.highest_ack = l.sb.una - 1;
+        self.maxseq = self.maxseq.max(l.sb.nxt() - 1);
+        self.t_seqno = l.sb.nxt();
+        self.rtx_deadline = l.deadline;
+        self.stats.fast_retransmits = l.fast_retransmits;
+    }
+}
