@@ -149,6 +149,21 @@ def test_sim_only_regenerates_the_simulated_side_from_kernel_results(tmp_path: P
     )
 
 
+@pytest.mark.parametrize("point", ["bbr-cubic-0.5bdp", "bbr-cubic-1bdp", "bbr-cubic-2bdp", "bbr-cubic-4bdp"])
+def test_the_linux_flavours_bbr_beside_cubic_holds_against_the_committed_kernel_runs(point: str) -> None:
+    """Issue 54's first target, no root: the linux flavour's BBR beside CUBIC (seeds 1-5)
+    against the committed kernel runs holds share, Jain, queueing delay and retransmissions at
+    every buffer; the ns2 flavour's fails the share at each (its BBR collapses to 0.10-0.19).
+    The simulated side is computed here, so a change to the linux flavour that breaks it fails."""
+    data = json.loads(COMMITTED.read_text())
+    p = {q.name: q for q in vl.GRID}[point]
+    kernel = data["points"][point]
+    linux = vr.compare(kernel, vl.run_sim_point(p, 5, "linux"))
+    assert all(linux["verdict"].values()), linux["verdict"]
+    ns2 = vr.compare(kernel, vl.run_sim_point(p, 2, "ns2"))
+    assert ns2["verdict"]["share"] is False
+
+
 _OK, _WHY = emu.availability()
 needs_emulation = pytest.mark.skipif(not _OK, reason=f"emulation unavailable: {_WHY}")
 if not _OK:

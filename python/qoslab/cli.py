@@ -540,7 +540,13 @@ def sweep(
         with Store(store) as st:
             _say_removed(st)
             rep = sw.run_sweep(
-                specs, st, ex, retries=retries, label=label, progress=not quiet, grid=axes,
+                specs,
+                st,
+                ex,
+                retries=retries,
+                label=label,
+                progress=not quiet,
+                grid=axes,
                 replace_grid=replace,
             )
             runs = sw.sweep_runs(st, specs, axes)
@@ -630,6 +636,14 @@ def reproduce(
             "go to OUT/NAME-SENDER/): whether each of the paper's conclusions survives under it.",
         ),
     ] = None,
+    tcp_flavour: Annotated[
+        str | None,
+        typer.Option(
+            "--tcp-flavour",
+            help="linux: every TCP sender as the Linux kernel runs it (tcp.flavour; outputs go to "
+            "OUT/NAME-tcp-linux/); ns2 (the default): ns-2.35's one-way agents.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -683,6 +697,7 @@ def reproduce(
                 executor=ex,
                 flavour=flavour,
                 sender=sender,
+                tcp_flavour=tcp_flavour,
                 progress=not quiet,
             )
         c = rep.comparison

@@ -97,8 +97,9 @@ DCTCP_NOTE = (
 
 #: The simulator's ``tcp.variant`` for a kernel congestion control, per flavour: ns-2's
 #: ``reno`` agent has no SACK, and Linux's ``reno`` is NewReno with SACK (``variant = "sack"``
-#: among today's senders). The kernel side runs the ``ns2`` names (emulate.KERNEL_CC maps them
-#: back).
+#: among today's senders; in the linux flavour ``reno`` and ``sack`` both run the kernel's
+#: reno, and ``sack`` goes with the grid's ``sack = true``). The kernel side runs the ``ns2``
+#: names (emulate.KERNEL_CC maps them back).
 SIM_VARIANT: dict[str, dict[str, str]] = {"ns2": {"reno": "sack"}, "linux": {"reno": "sack"}}
 
 

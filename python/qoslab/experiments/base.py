@@ -95,12 +95,15 @@ class Options:
     (None: each mechanism as the experiment defines it; "ns2": every mechanism that has ns-2.35
     dsRED's flavour switched to it, see :func:`qoslab.ns2.flavour.ns2_flavoured`) and with which
     TCP senders (None: as the paper's scenarios give them; a variant such as "cubic": every TCP
-    sender runs it, see :meth:`qoslab.Scenario.with_tcp_variant`)."""
+    sender runs it, see :meth:`qoslab.Scenario.with_tcp_variant`) in which transport flavour
+    (None: the scenarios' own, ns-2's one-way agents by default; "linux": ``tcp.flavour``
+    "linux" for every TCP sender, docs/models/tcp-linux.md)."""
 
     quick: bool
     seeds: list[int]
     flavour: str | None = None
     sender: str | None = None
+    tcp_flavour: str | None = None
 
 
 @dataclass(frozen=True)

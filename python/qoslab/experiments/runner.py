@@ -48,12 +48,16 @@ def as_run(scenario: Scenario, options: Options) -> Scenario:
         scenario = flavoured(scenario, options.flavour)
     if options.sender is not None:
         scenario = scenario.with_tcp_variant(options.sender)
+    if options.tcp_flavour is not None:
+        scenario = scenario.with_overrides([f'tcp.flavour="{options.tcp_flavour}"'], via="--tcp-flavour")
     return scenario
 
 
 def out_name(experiment: str, options: Options) -> str:
-    """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``, …"""
-    return "-".join([experiment, *(x for x in (options.flavour, options.sender) if x)])
+    """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``,
+    ``NAME-tcp-linux``, …"""
+    tcp = f"tcp-{options.tcp_flavour}" if options.tcp_flavour else None
+    return "-".join([experiment, *(x for x in (options.flavour, options.sender, tcp) if x)])
 
 
 @dataclass
@@ -337,6 +341,7 @@ def reproduce(
     progress: bool = True,
     flavour: str | None = None,
     sender: str | None = None,
+    tcp_flavour: str | None = None,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
     ``out/NAME/``: its tables, figures and ``report.md``.
@@ -347,17 +352,24 @@ def reproduce(
 
     ``sender="cubic"`` (or ``"bbr"``, ``"sack"``, any variant the core has) runs every TCP
     sender of every scenario with that congestion control, and writes ``out/NAME-cubic/``: its
-    verdicts say whether each of the paper's conclusions survives under today's TCP."""
+    verdicts say whether each of the paper's conclusions survives under today's TCP.
+
+    ``tcp_flavour="linux"`` runs every TCP sender in the linux transport flavour (as the kernel
+    runs TCP: docs/models/tcp-linux.md, validated on docs/validation/linux.md) and writes
+    ``out/NAME-tcp-linux/``."""
     t0 = time.perf_counter()
     exp = name if isinstance(name, Experiment) else get(name)
     if flavour not in (None, "ns2"):
         raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
     _check_sender(exp, sender)
     n = seeds if seeds is not None else (exp.quick_seeds if quick else exp.seeds)
-    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender)
+    if tcp_flavour not in (None, "ns2", "linux"):
+        raise ValueError(f"unknown TCP flavour {tcp_flavour!r} (expected ns2 or linux)")
+    tcp_flavour = None if tcp_flavour == "ns2" else tcp_flavour
+    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
     sweeps = exp.plan(opts)
     _validate(exp, sweeps)
-    if flavour is not None or sender is not None:
+    if flavour is not None or sender is not None or tcp_flavour is not None:
         sweeps = [replace(sw, points=[(p, as_run(sc, opts)) for p, sc in sw.points]) for sw in sweeps]
     specs: list[RunSpec] = []
     for sw in sweeps:

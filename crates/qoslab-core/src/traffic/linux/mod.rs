@@ -263,6 +263,7 @@ impl super::tcp::TcpSender {
             stats: &mut self.stats,
             out,
         };
+        let fast_retransmits = l.fast_retransmits;
         f(l, &mut io);
         let (c, s) = l.window();
         self.cwnd = c;
@@ -271,6 +272,8 @@ impl super::tcp::TcpSender {
         self.maxseq = self.maxseq.max(l.sb.nxt() - 1);
         self.t_seqno = l.sb.nxt();
         self.rtx_deadline = l.deadline;
-        self.stats.fast_retransmits = l.fast_retransmits;
+        // Added, not copied: an [[arrivals]] slot starts each connection with a new sender
+        // (fresh count) and keeps its counters running across them (sim/arrivals.rs).
+        self.stats.fast_retransmits += l.fast_retransmits - fast_retransmits;
     }
 }
