@@ -169,3 +169,66 @@ fn flows_naming_one_trace_share_its_rows() {
     assert_eq!(sc.flows[1].trace.as_ref().unwrap().file, "./t.csv");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn tcp_flavour_linux_defaults_overrides_and_refusals() {
+    use crate::traffic::tcp::Flavour;
+    // [tcp] flavour = "linux": Linux's values fill the keys no table sets; a flow's own
+    // table overrides the flavour and keeps what it sets.
+    let src = DUMBBELL.replace(
+        "[[flow]]",
+        "[tcp]\nflavour = \"linux\"\nwindow = 300\n\n[[flow]]",
+    );
+    let s = Scenario::from_toml(&src, "t.toml").unwrap();
+    let t = s.flows[0].tcp.as_ref().unwrap();
+    assert_eq!(t.flavour, Flavour::Linux);
+    assert_eq!(
+        (t.window_pkts, t.initial_window_pkts, t.syn, t.delayed_ack),
+        (300, 10, false, true)
+    );
+    assert_eq!(
+        (t.delack_interval_ns, t.initial_rto_ns),
+        (40_000_000, 1_000_000_000)
+    );
+    let src2 = DUMBBELL.replace(
+        "tcp = { packet_size = \"500B\" }",
+        "tcp = { flavour = \"linux\", initial_window = 4 }",
+    );
+    let s = Scenario::from_toml(&src2, "t.toml").unwrap();
+    let t = s.flows[1].tcp.as_ref().unwrap();
+    assert_eq!(
+        (t.flavour, t.initial_window_pkts, t.window_pkts),
+        (Flavour::Linux, 4, 10_000)
+    );
+    // The ns2 flavour's defaults are untouched.
+    let s = Scenario::from_toml(DUMBBELL, "t.toml").unwrap();
+    let t = s.flows[0].tcp.as_ref().unwrap();
+    assert_eq!(
+        (t.flavour, t.initial_window_pkts, t.syn),
+        (Flavour::Ns2, 2, true)
+    );
+    // What it cannot honour, and an unknown flavour: one error naming the key.
+    for (set, key) in [
+        ("flavour = \"bsd\"", "flow[0].tcp.flavour"),
+        (
+            "flavour = \"linux\", variant = \"newreno\"",
+            "flow[0].tcp.variant",
+        ),
+        ("flavour = \"linux\", syn = true", "flow[0].tcp.syn"),
+        ("flavour = \"linux\", sack = false", "flow[0].tcp.sack"),
+        ("flavour = \"linux\", tick = \"1ms\"", "flow[0].tcp.tick"),
+        (
+            "flavour = \"linux\", max_burst = 3",
+            "flow[0].tcp.max_burst",
+        ),
+    ] {
+        let src = DUMBBELL.replace("packet_size = \"500B\"", set);
+        let e = err(&src);
+        assert!(
+            e.key.starts_with(key),
+            "{set}: key {} ({})",
+            e.key,
+            e.message
+        );
+    }
+}
