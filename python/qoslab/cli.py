@@ -651,6 +651,27 @@ def reproduce(
             scheduler_port=scheduler_port,
             store=store,
         )
+    if len(exps) > 1:
+        # every experiment's runs in one sweep, longest first (qoslab.schedule): no core idles
+        # at the end of one experiment while the next waits; each reproduction then reuses them
+        from qoslab.experiments.planning import compute_all
+        from qoslab.store import Store
+
+        with _Errors(resumable=True):
+            st = Store(store)
+            try:
+                compute_all(
+                    exps,
+                    store=st,
+                    executor=ex,
+                    progress=not quiet,
+                    seeds=seeds,
+                    quick=quick,
+                    flavour=flavour,
+                    sender=sender,
+                )
+            finally:
+                st.close()
     any_failed = False
     done: list[Reproduction] = []
     for exp in exps:
