@@ -138,3 +138,38 @@ def test_simulation_uses_the_same_intervals_as_the_decision() -> None:
         for i in range(len(data)):
             for j, k in enumerate(PLAN):
                 assert tuple(m[i, j]) == pytest.approx(rule(list(data[i, :k])), rel=1e-9, abs=1e-12)
+
+
+def test_experiment_records_are_redecided_from_the_sequence_not_the_t_interval() -> None:
+    from qoslab.experiments.sequential_run import redecide
+
+    decl = Magnitude("X beats Y", "greater", "X > Y", "test", low=0.5)
+    strong = [1.0 + 0.05 * math.sin(3.0 * i) for i in range(8)]  # clears 0.5 either way
+    weak = [0.4 + 1.2 * math.sin(5.0 * i) for i in range(8)]
+    weak = [x - sum(weak) / 8 + 0.9 for x in weak]  # mean 0.9: the t interval clears 0, the sequence not
+    recs = []
+    for reading, xs in (("strong", strong), ("weak", weak)):
+        e = estimate(xs)
+        recs.append(
+            {
+                "claim": "X beats Y",
+                "section": "§1",
+                "reading": reading,
+                "test": "paired t",
+                "effect": e.mean,
+                "ci95": [e.ci_low, e.ci_high],
+                "seeds": 8,
+                "verdict": "inconclusive",
+                "reason": "-",
+                "part": "",
+            }
+        )
+    assert recs[1]["ci95"][0] > 0.0  # naive: the direction would be decided
+    best: dict = {}
+    out = redecide(recs, [decl], [4, 6, 8], best)
+    lo, hi = sq.interval(strong)
+    assert out[0]["ci95"] == pytest.approx([lo, hi], rel=1e-9)
+    assert out[0]["verdict"] == REPRODUCES and out[0]["looks"] == [4, 6, 8]
+    assert out[0]["p_direction"] == pytest.approx(1.0 / sq.mixture_ratio(strong, 0.0))
+    assert out[1]["ci95"][0] < 0.0 < out[1]["ci95"][1] and out[1]["verdict"] == INCONCLUSIVE
+    assert out[1]["procedure"] == sq.PROCEDURE

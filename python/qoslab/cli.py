@@ -612,6 +612,18 @@ def reproduce(
             "go to OUT/NAME-SENDER/): whether each of the paper's conclusions survives under it.",
         ),
     ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
+            "every look), stopping once every verdict is decided or at --max-seeds.",
+        ),
+    ] = False,
+    max_seeds: Annotated[
+        int | None,
+        typer.Option("--max-seeds", help="--sequential: the cap on seeds (default: the experiment's)."),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -630,6 +642,10 @@ def reproduce(
             exps = [e for e in exps if not e.own_senders]
         if seeds is not None and seeds < 1:
             raise ValueError(f"--seeds must be at least 1, got {seeds}")
+        if sequential and seeds is not None:
+            raise ValueError("--sequential chooses the seeds itself: give --max-seeds, not --seeds")
+        if max_seeds is not None and not sequential:
+            raise ValueError("--max-seeds goes with --sequential")
         ex = _executor(
             executor,
             jobs,
@@ -651,7 +667,9 @@ def reproduce(
             scheduler_port=scheduler_port,
             store=store,
         )
-    if len(exps) > 1:
+    from qoslab import schedule
+
+    if len(exps) > 1 and not sequential and schedule.mode() == "longest":
         # every experiment's runs in one sweep, longest first (qoslab.schedule): no core idles
         # at the end of one experiment while the next waits; each reproduction then reuses them
         from qoslab.experiments.planning import compute_all
@@ -676,17 +694,36 @@ def reproduce(
     done: list[Reproduction] = []
     for exp in exps:
         with _Errors(resumable=True):
-            rep = experiments.reproduce(
-                exp,
-                seeds=seeds,
-                quick=quick,
-                out=out,
-                store=store,
-                executor=ex,
-                flavour=flavour,
-                sender=sender,
-                progress=not quiet,
-            )
+            if sequential:
+                from qoslab.experiments.sequential_run import reproduce_sequential
+
+                rep, seq = reproduce_sequential(
+                    exp.name,
+                    max_seeds=max_seeds,
+                    quick=quick,
+                    out=out,
+                    store=store,
+                    executor=ex,
+                    flavour=flavour,
+                    sender=sender,
+                    progress=not quiet,
+                )
+                typer.echo(
+                    f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
+                    f"{seq['decided']} of {seq['records']} verdicts decided"
+                )
+            else:
+                rep = experiments.reproduce(
+                    exp,
+                    seeds=seeds,
+                    quick=quick,
+                    out=out,
+                    store=store,
+                    executor=ex,
+                    flavour=flavour,
+                    sender=sender,
+                    progress=not quiet,
+                )
         c = rep.comparison
         if not c.empty and not quiet:
             cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]

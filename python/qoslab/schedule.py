@@ -92,17 +92,23 @@ def longest_first(items: Sequence[T], cost_of: Mapping[int, float]) -> list[T]:
     return [items[i] for i in order]
 
 
+def mode() -> str:
+    """``longest`` (the default) or ``plan`` (``QOSLAB_SCHEDULE=plan``: the order and the
+    per-experiment sweeps of ``reproduce all`` as before)."""
+    m = os.environ.get(SCHEDULE_ENV, "longest")
+    if m not in ("longest", "plan"):
+        raise ValueError(f"{SCHEDULE_ENV} must be 'longest' or 'plan', got {m!r}")
+    return m
+
+
 def schedule(
     tasks: Sequence[RunTask], scenarios: Mapping[str, Scenario], store: Store | None
 ) -> list[RunTask]:
     """The order in which :func:`qoslab.sweep.run_sweep` submits ``tasks``: longest first by
     :func:`costs` (``scenarios``: each task's scenario by its hash), or the plan's order when
     the environment sets ``QOSLAB_SCHEDULE=plan``."""
-    mode = os.environ.get(SCHEDULE_ENV, "longest")
-    if mode == "plan":
+    if mode() == "plan":
         return list(tasks)
-    if mode != "longest":
-        raise ValueError(f"{SCHEDULE_ENV} must be 'longest' or 'plan', got {mode!r}")
     cost = costs(scenarios, store)
     return longest_first(tasks, {i: cost[t.key.scenario_sha256] for i, t in enumerate(tasks)})
 

@@ -112,14 +112,32 @@ def interval(values: Sequence[float], alpha: float = ALPHA, c: float = MIXTURE_C
 def mixture_ratio(values: Sequence[float], mu: float, c: float = MIXTURE_C) -> float:
     """``M_n(μ)``, the mixture likelihood ratio of the module's text after ``values`` (1 with
     fewer than two values, infinite when every value equals the same number other than ``μ``)."""
-    a = np.asarray(values, dtype=float) - mu
-    n = int(a.size)
+    a = np.asarray(values, dtype=float)
+    if a.size == 0:
+        return 1.0
+    mean = float(a.mean())
+    return mixture_ratio_of(int(a.size), mean, float(((a - mean) ** 2).sum()), mu, c)
+
+
+def summary_of_t(effect: float, ci95: Sequence[float | None], n: int, alpha: float = ALPHA) -> float | None:
+    """``SS_n``, the sum of squared deviations, from a fixed-N Student-t interval at level
+    ``1 − alpha`` over ``n`` values with mean ``effect`` (None when the interval is undefined)."""
+    lo, hi = ci95
+    if n < 2 or lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    s = (hi - lo) / 2.0 * math.sqrt(n) / t_ppf(1.0 - alpha / 2.0, n - 1)
+    return (n - 1) * s * s
+
+
+def mixture_ratio_of(n: int, mean: float, ss: float, mu: float, c: float = MIXTURE_C) -> float:
+    """:func:`mixture_ratio` from the summary ``n``, ``mean`` and ``SS_n`` of the values."""
     if n < 2:
         return 1.0
-    s2 = float((a * a).sum())
+    d = mean - mu
+    s2 = ss + n * d * d
     if s2 == 0.0:
         return 1.0
-    r = float(a.sum()) ** 2 / s2
+    r = (n * d) ** 2 / s2
     rest = 1.0 - r / (n + c)
     if rest <= 0.0:
         return math.inf
