@@ -173,3 +173,19 @@ def test_experiment_records_are_redecided_from_the_sequence_not_the_t_interval()
     assert out[0]["p_direction"] == pytest.approx(1.0 / sq.mixture_ratio(strong, 0.0))
     assert out[1]["ci95"][0] < 0.0 < out[1]["ci95"][1] and out[1]["verdict"] == INCONCLUSIVE
     assert out[1]["procedure"] == sq.PROCEDURE
+
+
+def test_bad_sequential_input_is_one_line() -> None:
+    import subprocess
+
+    from conftest import QOSLAB
+
+    for args, expected in (
+        (["fdd-red", "--max-seeds", "6"], "--max-seeds goes with --sequential"),
+        (["fdd-red", "--sequential", "--seeds", "6"], "give --max-seeds, not --seeds"),
+        (["red-baseline", "--sequential", "--quick"], "declares no claim magnitudes"),
+        (["fdd-red", "--sequential", "--max-seeds", "3"], "--max-seeds must be at least 4"),
+    ):
+        p = subprocess.run([QOSLAB, "reproduce", *args], capture_output=True, text=True, timeout=120)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 1 and len(lines) == 1 and expected in lines[0], p.stderr

@@ -669,7 +669,9 @@ def reproduce(
         )
     from qoslab import schedule
 
-    if len(exps) > 1 and not sequential and schedule.mode() == "longest":
+    with _Errors():
+        one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
+    if one_sweep:
         # every experiment's runs in one sweep, longest first (qoslab.schedule): no core idles
         # at the end of one experiment while the next waits; each reproduction then reuses them
         from qoslab.experiments.planning import compute_all
