@@ -680,7 +680,7 @@ def reproduce(
         with _Errors(resumable=True):
             st = Store(store)
             try:
-                compute_all(
+                pre = compute_all(
                     exps,
                     store=st,
                     executor=ex,
@@ -692,6 +692,11 @@ def reproduce(
                 )
             finally:
                 st.close()
+        typer.echo(
+            f"all experiments' runs, longest first: {pre.total} runs ({pre.computed} computed, "
+            f"{pre.reused} reused, {len(pre.failed)} failed) in {pre.wall_time_s:.1f} s; "
+            "each experiment below reuses them (a failed run is tried again there)"
+        )
     any_failed = False
     done: list[Reproduction] = []
     for exp in exps:
