@@ -644,6 +644,18 @@ def reproduce(
             "OUT/NAME-tcp-linux/); ns2 (the default): ns-2.35's one-way agents.",
         ),
     ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
+            "every look), stopping once every verdict is decided or at --max-seeds.",
+        ),
+    ] = False,
+    max_seeds: Annotated[
+        int | None,
+        typer.Option("--max-seeds", help="--sequential: the cap on seeds (default: the experiment's)."),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -662,6 +674,10 @@ def reproduce(
             exps = [e for e in exps if not e.own_senders]
         if seeds is not None and seeds < 1:
             raise ValueError(f"--seeds must be at least 1, got {seeds}")
+        if sequential and seeds is not None:
+            raise ValueError("--sequential chooses the seeds itself: give --max-seeds, not --seeds")
+        if max_seeds is not None and not sequential:
+            raise ValueError("--max-seeds goes with --sequential")
         ex = _executor(
             executor,
             jobs,
@@ -684,22 +700,73 @@ def reproduce(
             store=store,
             insecure=insecure,
         )
+    from qoslab import schedule
+
+    with _Errors():
+        one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
+    if one_sweep:
+        # every experiment's runs in one sweep, longest first (qoslab.schedule): no core idles
+        # at the end of one experiment while the next waits; each reproduction then reuses them
+        from qoslab.experiments.planning import compute_all
+        from qoslab.store import Store
+
+        with _Errors(resumable=True):
+            st = Store(store)
+            try:
+                pre = compute_all(
+                    exps,
+                    store=st,
+                    executor=ex,
+                    progress=not quiet,
+                    seeds=seeds,
+                    quick=quick,
+                    flavour=flavour,
+                    sender=sender,
+                    tcp_flavour=tcp_flavour,
+                )
+            finally:
+                st.close()
+        typer.echo(
+            f"all experiments' runs, longest first: {pre.total} runs ({pre.computed} computed, "
+            f"{pre.reused} reused, {len(pre.failed)} failed) in {pre.wall_time_s:.1f} s; "
+            "each experiment below reuses them (a failed run is tried again there)"
+        )
     any_failed = False
     done: list[Reproduction] = []
     for exp in exps:
         with _Errors(resumable=True):
-            rep = experiments.reproduce(
-                exp,
-                seeds=seeds,
-                quick=quick,
-                out=out,
-                store=store,
-                executor=ex,
-                flavour=flavour,
-                sender=sender,
-                tcp_flavour=tcp_flavour,
-                progress=not quiet,
-            )
+            if sequential:
+                from qoslab.experiments.sequential_run import reproduce_sequential
+
+                rep, seq = reproduce_sequential(
+                    exp.name,
+                    max_seeds=max_seeds,
+                    quick=quick,
+                    out=out,
+                    store=store,
+                    executor=ex,
+                    flavour=flavour,
+                    sender=sender,
+                    tcp_flavour=tcp_flavour,
+                    progress=not quiet,
+                )
+                typer.echo(
+                    f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
+                    f"{seq['decided']} of {seq['records']} verdicts decided"
+                )
+            else:
+                rep = experiments.reproduce(
+                    exp,
+                    seeds=seeds,
+                    quick=quick,
+                    out=out,
+                    store=store,
+                    executor=ex,
+                    flavour=flavour,
+                    sender=sender,
+                    tcp_flavour=tcp_flavour,
+                    progress=not quiet,
+                )
         c = rep.comparison
         if not c.empty and not quiet:
             cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]

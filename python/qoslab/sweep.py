@@ -24,6 +24,7 @@ from qoslab import _core
 from qoslab.executors import Executor, LocalExecutor
 from qoslab.results import axis_column, load, typed_params
 from qoslab.scenario import Scenario
+from qoslab.schedule import schedule
 from qoslab.stats import summarize
 from qoslab.store import RunKey, Store
 
@@ -396,6 +397,7 @@ def run_sweep(
             )
             for k in todo
         ]
+        tasks = schedule(tasks, {k.scenario_sha256: by_key[k][0].scenario for k in todo}, store)
         prog = SweepProgress(len(by_key), len(ok_keys), label, enabled=progress)
         failed: dict[RunKey, str] = {}
         counters: dict[str, Any] = {"attempts": 0, "compute": 0.0}

@@ -17,12 +17,13 @@ import pandas as pd
 from qoslab import _core
 from qoslab.executors import Executor, LocalExecutor
 from qoslab.experiments.base import Experiment, Options, Sweep, get
+from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
 from qoslab.frames import typed_rows
 from qoslab.report import git_revision, markdown_table, save_figure
 from qoslab.results import RunRow, load
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
-from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
+from qoslab.sweep import RunSpec, SweepReport, run_sweep
 from qoslab.verdicts import Verdict, finalise
 from qoslab.verdicts import markdown as verdict_markdown
 from qoslab.verdicts import write as write_verdicts
@@ -32,25 +33,6 @@ if TYPE_CHECKING:
     from qoslab.figures import Figure
     from qoslab.scenario import Scenario
     from qoslab.simulate import Result
-
-
-def flavoured(scenario: Scenario, flavour: str) -> Scenario:
-    """``scenario`` in ``flavour`` (only "ns2" exists besides each mechanism's own)."""
-    from qoslab.ns2.flavour import ns2_flavoured
-
-    assert flavour == "ns2", flavour
-    return ns2_flavoured(scenario)[0]
-
-
-def as_run(scenario: Scenario, options: Options) -> Scenario:
-    """``scenario`` as the reproduction runs it: in its flavour, with its TCP senders."""
-    if options.flavour is not None:
-        scenario = flavoured(scenario, options.flavour)
-    if options.sender is not None:
-        scenario = scenario.with_tcp_variant(options.sender)
-    if options.tcp_flavour is not None:
-        scenario = scenario.with_overrides([f'tcp.flavour="{options.tcp_flavour}"'], via="--tcp-flavour")
-    return scenario
 
 
 def out_name(experiment: str, options: Options) -> str:
@@ -320,16 +302,6 @@ class Reproduction:
     files: list[Path] = field(default_factory=list)
 
 
-def _validate(exp: Experiment, sweeps: Sequence[Sweep]) -> None:
-    names = [s.name for s in sweeps]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise ValueError(f"experiment {exp.name}: repeated sweep names {sorted(dup)}")
-    for ref in exp.references:
-        if ref.sweep not in names:
-            raise ValueError(f"experiment {exp.name}: reference {ref.id} names unknown sweep {ref.sweep!r}")
-
-
 def reproduce(
     name: str | Experiment,
     *,
@@ -359,21 +331,9 @@ def reproduce(
     ``out/NAME-tcp-linux/``."""
     t0 = time.perf_counter()
     exp = name if isinstance(name, Experiment) else get(name)
-    if flavour not in (None, "ns2"):
-        raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
-    _check_sender(exp, sender)
-    n = seeds if seeds is not None else (exp.quick_seeds if quick else exp.seeds)
-    if tcp_flavour not in (None, "ns2", "linux"):
-        raise ValueError(f"unknown TCP flavour {tcp_flavour!r} (expected ns2 or linux)")
-    tcp_flavour = None if tcp_flavour == "ns2" else tcp_flavour
-    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
-    sweeps = exp.plan(opts)
-    _validate(exp, sweeps)
-    if flavour is not None or sender is not None or tcp_flavour is not None:
-        sweeps = [replace(sw, points=[(p, as_run(sc, opts)) for p, sc in sw.points]) for sw in sweeps]
-    specs: list[RunSpec] = []
-    for sw in sweeps:
-        specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
+    opts, sweeps, specs = planned(
+        exp, seeds=seeds, quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour
+    )
     out_dir = Path(out) / out_name(exp.name, opts)
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "report.md").exists():
         raise ValueError(f"{out_dir} exists and does not hold a previous report: choose another --out")
@@ -419,18 +379,6 @@ def _say(line: str) -> None:
 
 #: How verdicts and reports name the senders of a reproduction without ``sender``.
 PAPER_SENDERS = "as published"
-
-
-def _check_sender(exp: Experiment, sender: str | None) -> None:
-    if sender is None:
-        return
-    from qoslab.schema import tcp_variants
-
-    if exp.own_senders:
-        raise ValueError(f"experiment {exp.name} compares TCP senders itself: it takes no --sender")
-    choices = tcp_variants()
-    if sender not in choices:
-        raise ValueError(f"unknown sender {sender!r}: expected one of {', '.join(choices)}")
 
 
 def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:

@@ -80,7 +80,7 @@ def core_fingerprint(root: Path = ROOT) -> str | None:
     return _fnv(keyed, py)
 
 
-_SHARED = ("base.py", "runner.py", "topologies.py")
+_SHARED = ("base.py", "planning.py", "runner.py", "topologies.py")
 
 
 def experiment_fingerprint(name: str) -> str:

@@ -1,0 +1,191 @@
+"""Sequential seeds (qoslab.sequential): the confidence sequence's closed form, its verdicts,
+and its false-verdict rate by simulation against naive peeking at a t interval."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from qoslab import sequential as sq
+from qoslab.stats import estimate
+from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, Claim, finalise
+from qoslab.verdicts.core import Magnitude
+
+#: rounds of two seeds (one per core), looks at 2, 4, ..., 20 seeds
+PLAN = sq.looks(2, 2, 20)
+CLAIMS = 3000
+
+
+def binomial_bound(p: float, n: int, z: float = 3.0) -> float:
+    """The largest rate a procedure whose true rate is ``p`` shows in ``n`` claims, at z
+    standard deviations of the binomial spread (one-sided 3 sd: 0.13 % false alarms)."""
+    return p + z * math.sqrt(p * (1.0 - p) / n)
+
+
+#: synthetic claims whose truth sits where a wrong verdict is most likely: on a boundary
+CASES = [
+    # a null effect against a zero threshold: 'reproduces' is wrong
+    ("null, greater", 0.0, sq.Claimed("greater")),
+    ("null, less", 0.0, sq.Claimed("less")),
+    # the true effect exactly at threshold + margin: 'reproduces' is wrong
+    ("at the margin", 0.5, sq.Claimed("greater", 0.0, 0.5)),
+    # the true effect exactly at the paper's lower end: 'weaker than claimed' is wrong
+    ("at the magnitude's end", 1.0, sq.Claimed("greater", 0.0, 0.0, (1.0, 3.0))),
+    # the true effect just inside the claimed direction: 'does not reproduce' is wrong
+    ("just beyond", 0.05, sq.Claimed("greater")),
+]
+
+
+def test_interval_is_where_the_mixture_martingale_reaches_one_over_alpha() -> None:
+    xs = [0.3, -0.1, 0.8, 0.45, 0.2, 0.9, -0.3, 0.5, 0.1, 0.6]
+    lo, hi = sq.interval(xs)
+    mean = sum(xs) / len(xs)
+    assert lo < mean < hi
+    for edge in (lo, hi):
+        assert sq.mixture_ratio(xs, edge) == pytest.approx(1.0 / sq.ALPHA, rel=1e-9)
+    # inside: below 1/α; outside: above
+    assert sq.mixture_ratio(xs, mean) < 1.0 / sq.ALPHA
+    assert sq.mixture_ratio(xs, hi + 0.01) > 1.0 / sq.ALPHA
+    assert sq.anytime_p(xs, hi + 0.01, [len(xs)]) < sq.ALPHA < sq.anytime_p(xs, mean, [len(xs)])
+
+
+def test_interval_is_wider_than_the_t_interval_by_the_stated_factor() -> None:
+    assert sq.interval([1.0, 2.0, 3.0]) == (-math.inf, math.inf)  # the whole line below 4 seeds
+    assert math.isfinite(sq.half_width(4, 1.0))
+    for n in (10, 20):
+        assert sq.half_width_factor(n) == pytest.approx(1.7, abs=0.05)
+        xs = [math.sin(3.0 * i) for i in range(n)]
+        lo, hi = sq.interval(xs)
+        tlo, thi = sq.t_interval(xs)
+        assert (hi - lo) / (thi - tlo) == pytest.approx(sq.half_width_factor(n), rel=1e-9)
+
+
+def test_decision_gives_the_five_verdicts_and_records_looks() -> None:
+    def draws(mean: float, sd: float = 0.1):  # type: ignore[no-untyped-def]
+        return lambda a, b: [mean + sd * math.sin(7.0 * i) for i in range(a, b)]
+
+    plan = sq.looks(4, 2, 12)
+    assert plan == [4, 6, 8, 10, 12]
+    d = sq.decide_sequentially(draws(2.0), sq.Claimed("greater", magnitude=(1.0, 3.0)), plan)
+    assert (d.verdict, d.seeds, d.looks, d.stopped_early) == (REPRODUCES, 4, (4,), True)
+    assert d.p_direction < sq.ALPHA
+    assert (
+        sq.decide_sequentially(draws(5.0), sq.Claimed("greater", magnitude=(1.0, 3.0)), plan).verdict
+        == WEAKER
+    )
+    assert sq.decide_sequentially(draws(-2.0), sq.Claimed("greater"), plan).verdict == DOES_NOT
+    late = sq.decide_sequentially(draws(0.0, 1.0), sq.Claimed("greater"), plan)
+    assert (late.verdict, late.seeds, late.looks, late.stopped_early) == (
+        INCONCLUSIVE,
+        12,
+        tuple(plan),
+        False,
+    )
+    assert (
+        sq.decide_sequentially(draws(2.0), sq.Claimed("greater"), plan, testable=False).verdict
+        == NOT_TESTABLE
+    )
+    rec = d.record()
+    assert rec["looks"] == [4] and rec["seeds"] == 4 and "Lai" in rec["procedure"]
+
+
+def test_sequential_record_carries_seeds_looks_and_procedure_through_finalise() -> None:
+    d = sq.decide_sequentially(
+        lambda a, b: [1.0 + 0.1 * math.sin(7.0 * i) for i in range(a, b)], sq.Claimed("greater"), PLAN
+    )
+    c = Claim("X beats Y", "§1", "greater", "X > Y")
+    js = sq.verdict_record(c, "reading A", d)
+    assert js["looks"] == list(d.looks) and js["procedure"] == sq.PROCEDURE and js["seeds"] == d.seeds
+    assert js["ci95"] == list(d.interval) and js["verdict"] == REPRODUCES
+    out = finalise([Magnitude("X beats Y", "greater", "X > Y", "test")], [js], "run")
+    assert out[0]["verdict"] == REPRODUCES
+    assert out[0]["looks"] == list(d.looks) and out[0]["procedure"] == sq.PROCEDURE
+    assert "looks" not in c.one_sample("reading A", estimate([1.0, 1.1])).as_json()  # fixed mode as before
+
+
+@pytest.mark.parametrize(("name", "mean", "claim"), CASES, ids=[c[0] for c in CASES])
+def test_false_verdict_rate_at_most_alpha(name: str, mean: float, claim: sq.Claimed) -> None:
+    r = sq.simulate(mean, 1.0, claim, PLAN, claims=CLAIMS, seed=11)
+    assert r.wrong_rate <= binomial_bound(sq.ALPHA, CLAIMS), (name, r)
+
+
+def test_naive_peeking_exceeds_alpha_in_the_same_simulation() -> None:
+    """The same claims, decided by a 95 % t interval at every look: the wrong-verdict rate
+    exceeds what a valid procedure at α = 0.05 could show, so a replacement of the confidence
+    sequence by peeking fails :func:`test_false_verdict_rate_at_most_alpha`."""
+    worst = 0.0
+    for _, mean, claim in CASES:
+        r = sq.simulate(mean, 1.0, claim, PLAN, claims=CLAIMS, seed=11, rule=sq.t_interval)
+        worst = max(worst, r.wrong_rate)
+    assert worst > binomial_bound(sq.ALPHA, CLAIMS)
+
+
+def test_a_real_effect_is_decided_before_the_cap() -> None:
+    """An effect of 1.5 standard deviations: decided in about 9 seeds instead of 20 (measured
+    0.9975 of 2000 claims reproduce, 8.8 seeds on average)."""
+    r = sq.simulate(1.5, 1.0, sq.Claimed("greater"), PLAN, claims=500, seed=3)
+    assert r.counts[REPRODUCES] / r.claims > 0.98
+    assert r.mean_seeds < 10
+
+
+def test_simulation_uses_the_same_intervals_as_the_decision() -> None:
+    import numpy as np
+
+    data = np.random.default_rng(5).normal(0.3, 1.0, (40, PLAN[-1]))
+    for rule in (sq.interval, sq.t_interval):
+        m = sq.intervals(data, PLAN, rule)
+        for i in range(len(data)):
+            for j, k in enumerate(PLAN):
+                assert tuple(m[i, j]) == pytest.approx(rule(list(data[i, :k])), rel=1e-9, abs=1e-12)
+
+
+def test_experiment_records_are_redecided_from_the_sequence_not_the_t_interval() -> None:
+    from qoslab.experiments.sequential_run import redecide
+
+    decl = Magnitude("X beats Y", "greater", "X > Y", "test", low=0.5)
+    strong = [1.0 + 0.05 * math.sin(3.0 * i) for i in range(8)]  # clears 0.5 either way
+    weak = [0.4 + 1.2 * math.sin(5.0 * i) for i in range(8)]
+    weak = [x - sum(weak) / 8 + 0.9 for x in weak]  # mean 0.9: the t interval clears 0, the sequence not
+    recs = []
+    for reading, xs in (("strong", strong), ("weak", weak)):
+        e = estimate(xs)
+        recs.append(
+            {
+                "claim": "X beats Y",
+                "section": "§1",
+                "reading": reading,
+                "test": "paired t",
+                "effect": e.mean,
+                "ci95": [e.ci_low, e.ci_high],
+                "seeds": 8,
+                "verdict": "inconclusive",
+                "reason": "-",
+                "part": "",
+            }
+        )
+    assert recs[1]["ci95"][0] > 0.0  # naive: the direction would be decided
+    best: dict = {}
+    out = redecide(recs, [decl], [4, 6, 8], best)
+    lo, hi = sq.interval(strong)
+    assert out[0]["ci95"] == pytest.approx([lo, hi], rel=1e-9)
+    assert out[0]["verdict"] == REPRODUCES and out[0]["looks"] == [4, 6, 8]
+    assert out[0]["p_direction"] == pytest.approx(1.0 / sq.mixture_ratio(strong, 0.0))
+    assert out[1]["ci95"][0] < 0.0 < out[1]["ci95"][1] and out[1]["verdict"] == INCONCLUSIVE
+    assert out[1]["procedure"] == sq.PROCEDURE
+
+
+def test_bad_sequential_input_is_one_line() -> None:
+    import subprocess
+
+    from conftest import QOSLAB
+
+    for args, expected in (
+        (["fdd-red", "--max-seeds", "6"], "--max-seeds goes with --sequential"),
+        (["fdd-red", "--sequential", "--seeds", "6"], "give --max-seeds, not --seeds"),
+        (["red-baseline", "--sequential", "--quick"], "declares no claim magnitudes"),
+        (["fdd-red", "--sequential", "--max-seeds", "3"], "--max-seeds must be at least 4"),
+    ):
+        p = subprocess.run([QOSLAB, "reproduce", *args], capture_output=True, text=True, timeout=120)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 1 and len(lines) == 1 and expected in lines[0], p.stderr
