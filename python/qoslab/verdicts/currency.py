@@ -70,14 +70,16 @@ def core_fingerprint(root: Path = ROOT) -> str | None:
     for d in (core / "src", py / "src"):
         files += [p for p in d.rglob("*") if p.is_file() and p.suffix in (".rs", ".toml")]
     files.append(core / "Cargo.toml")
-    files += [
-        p
-        for p in (root / "python" / "qoslab" / f for f in ("simulate.py", "tasks.py", "scenario.py"))
-        if p.exists()
-    ]
+    files += [p for p in (root / "python" / "qoslab" / f for f in _fingerprinted_modules(py)) if p.exists()]
     # build.rs sorts the joined paths (crates/qoslab-py/../qoslab-core/...) component-wise
     keyed = sorted(files, key=lambda p: tuple(_relpath(p, py).split("/")))
     return _fnv(keyed, py)
+
+
+def _fingerprinted_modules(py: Path) -> list[str]:
+    """The Python modules build.rs hashes into the core fingerprint, read from build.rs itself
+    (its quoted ``*.py`` names), so that the two cannot drift apart."""
+    return re.findall(r'"([A-Za-z_][A-Za-z0-9_]*\.py)"', (py / "build.rs").read_text())
 
 
 _SHARED = ("base.py", "planning.py", "runner.py", "topologies.py")
