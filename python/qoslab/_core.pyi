@@ -18,6 +18,7 @@ __all__ = [
     "scenario_schema",
     "table_to_toml",
     "write_parquet",
+    "FQ_CODEL_QUEUE_BYTES",
 ]
 
 __version__: str
