@@ -514,7 +514,10 @@ def _core_greens(times: list[float], trace: Path) -> int:
     del flow["rate"], flow["packet_size"]
     flow.update(type="trace", trace=str(trace))
     trace.write_text("".join(f"{t:.9f},1000\n" for t in times))
-    return int(simulate(Scenario.from_table(table), 1).conditioners.loc[0, "green_packets"])
+    # the trace is written beside the test, outside any scenario folder: allowed, as
+    # --allow-path would (a scenario reads only its own folder's files otherwise)
+    sc = Scenario.from_table(table, allow_paths=[trace.parent])
+    return int(simulate(sc, 1).conditioners.loc[0, "green_packets"])
 
 
 def _replayed_greens(src: dict[str, Any], n: int, tmp: Path) -> tuple[int, int, str]:
