@@ -116,7 +116,7 @@ fuzz:
 	$(MAKE) fuzz-smoke FUZZ_SECONDS=$(FUZZ_LONG)
 
 demo: build
-	$(VENV)/bin/qoslab run scenarios/fdd-red-s1.toml --seed 1 --out results/demo
+	$(VENV)/bin/qoslab run scenarios/fdd-red-s1.toml --seed 1 --out results/demo --force
 
 # The documentation site: docs/ → build/site, nav and theme in mkdocs.yml (`.venv/bin/mkdocs serve`
 # previews it). --strict: a link to a missing page or anchor, or a page left out of the nav,
