@@ -735,38 +735,26 @@ def reproduce(
     done: list[Reproduction] = []
     for exp in exps:
         with _Errors(resumable=True):
+            common: dict[str, Any] = dict(
+                quick=quick,
+                out=out,
+                store=store,
+                executor=ex,
+                flavour=flavour,
+                sender=sender,
+                tcp_flavour=tcp_flavour,
+                progress=not quiet,
+            )
             if sequential:
                 from qoslab.experiments.sequential_run import reproduce_sequential
 
-                rep, seq = reproduce_sequential(
-                    exp.name,
-                    max_seeds=max_seeds,
-                    quick=quick,
-                    out=out,
-                    store=store,
-                    executor=ex,
-                    flavour=flavour,
-                    sender=sender,
-                    tcp_flavour=tcp_flavour,
-                    progress=not quiet,
-                )
+                rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, **common)
                 typer.echo(
                     f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
                     f"{seq['decided']} of {seq['records']} verdicts decided"
                 )
             else:
-                rep = experiments.reproduce(
-                    exp,
-                    seeds=seeds,
-                    quick=quick,
-                    out=out,
-                    store=store,
-                    executor=ex,
-                    flavour=flavour,
-                    sender=sender,
-                    tcp_flavour=tcp_flavour,
-                    progress=not quiet,
-                )
+                rep = experiments.reproduce(exp, seeds=seeds, **common)
         c = rep.comparison
         if not c.empty and not quiet:
             cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]

@@ -220,6 +220,22 @@ impl TcpSink {
             return self.on_data_linux(seq);
         }
         let in_order = seq == self.next;
+        let before = self.receive(seq);
+        // As ns-2's DelAckSink: out of order, in order below the highest segment seen (it
+        // filled a hole, all of it or the first of several: RFC2581_immediate_ack_), or
+        // segment 0 (SYN_immediate_ack_): ACK at once.
+        let below_max_seen = self.next - before > 1 || self.ooo.iter().any(|&b| b);
+        if !self.delayed || !in_order || below_max_seen || seq == 0 {
+            self.pending = false;
+            return SinkAction::AckNow;
+        }
+        self.every_second()
+    }
+
+    /// Takes segment `seq` into the sequence space (in order: the cumulative point advances
+    /// over any segments held above it; above it: held and SACKed; below it: nothing) and
+    /// counts the goodput; returns the cumulative point before it.
+    fn receive(&mut self, seq: u64) -> u64 {
         let before = self.next;
         if seq == self.next {
             self.next += 1;
@@ -237,14 +253,12 @@ impl TcpSink {
             self.note_sack(seq);
         }
         self.goodput_pkts += self.next - before;
-        // As ns-2's DelAckSink: out of order, in order below the highest segment seen (it
-        // filled a hole, all of it or the first of several: RFC2581_immediate_ack_), or
-        // segment 0 (SYN_immediate_ack_): ACK at once.
-        let below_max_seen = self.next - before > 1 || self.ooo.iter().any(|&b| b);
-        if !self.delayed || !in_order || below_max_seen || seq == 0 {
-            self.pending = false;
-            return SinkAction::AckNow;
-        }
+        before
+    }
+
+    /// The delayed ACK of both receivers: every second in-order segment at once, the first
+    /// held for the timer.
+    fn every_second(&mut self) -> SinkAction {
         if self.pending {
             self.pending = false;
             SinkAction::AckNow
@@ -273,24 +287,8 @@ impl TcpSink {
             self.pending = false;
             return SinkAction::AckNow;
         }
-        let before = self.next;
         let had_ooo = self.ooo.iter().any(|&b| b);
-        if seq == self.next {
-            self.next += 1;
-            self.ooo.pop_front();
-            while self.ooo.front() == Some(&true) {
-                self.ooo.pop_front();
-                self.next += 1;
-            }
-        } else {
-            let k = (seq - self.next) as usize;
-            if self.ooo.len() <= k {
-                self.ooo.resize(k + 1, false);
-            }
-            self.ooo[k] = true;
-            self.note_sack(seq);
-        }
-        self.goodput_pkts += self.next - before;
+        let before = self.receive(seq); // seq >= next here: duplicates were answered above
         if seq != before || had_ooo || !self.delayed {
             self.pending = false;
             return SinkAction::AckNow;
@@ -300,13 +298,7 @@ impl TcpSink {
             self.pending = false;
             return SinkAction::AckNow;
         }
-        if self.pending {
-            self.pending = false;
-            SinkAction::AckNow
-        } else {
-            self.pending = true;
-            SinkAction::Delay
-        }
+        self.every_second()
     }
 }
 

@@ -325,7 +325,7 @@ impl Linux {
     }
 
     /// The fields of [`Conn`](super::cc::Conn) that the queue changes, without the pacer.
-    fn sync_conn_fields(&mut self) {
+    pub(super) fn sync_conn_fields(&mut self) {
         let c = &mut self.conn;
         c.una = self.sb.una;
         c.nxt = self.sb.nxt();

@@ -196,16 +196,9 @@ impl Linux {
 
     /// Refreshes the socket fields a congestion control reads.
     pub(crate) fn sync_conn(&mut self, now: SimTime, pacer: &Pacer) {
+        self.sync_conn_fields();
         let c = &mut self.conn;
         c.now = now;
-        c.una = self.sb.una;
-        c.nxt = self.sb.nxt();
-        c.packets_out = self.sb.packets_out();
-        c.in_flight = self.sb.in_flight();
-        c.srtt_ns = self.rtt.srtt_ns();
-        c.min_rtt_ns = self.rtt.min_rtt_ns();
-        c.delivered = self.rate.delivered;
-        c.delivered_ce = self.rate.delivered_ce;
         c.delivered_time = self.rate.delivered_time;
         c.app_limited = self.rate.app_limited != 0;
         c.edt = pacer.next;
