@@ -14,7 +14,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, one_line_error
-from qoslab.budget import SLOT_FACTOR, Budget, _cgroup_limit, estimate
+from qoslab.budget import RECORD_BYTES, ROW_BYTES, SLOT_FACTOR, SPILL_AFTER, Budget, _cgroup_limit, estimate
 
 TWO_NODES = """
 name = "{name}"
@@ -266,24 +266,33 @@ def test_the_cgroup_memory_limit_is_a_ceiling(tmp_path, v2):
     assert _cgroup_limit(root, proc) == 2e9 - 100
 
 
-def test_finished_transfers_records_are_counted(tmp_path):
-    """The records of finished transfers stay in memory until the run ends (for the exact
-    medians and 99th percentiles of the transfers table): the estimate counts them, ~100,000
-    transfers of 2 KB at 20,000 a second, against the peak they add to `qoslab.run(out=...)`."""
+def test_finished_transfers_memory_stays_flat(tmp_path):
+    """Finished transfers' records past SPILL_AFTER go to a spill file: 10,000 and ~100,000
+    transfers of 2 KB at 20,000 a second (spilling past 5,000), the peak of
+    `qoslab.run(out=...)` (read back 4,096 rows at a time) grows by less than half of what
+    the same runs add with every record held in memory (the mechanism off), and the estimate
+    counts the held records only."""
     text = TWO_NODES.format(name="rec", duration="{}", bandwidth="1Gbps")
     text += '[[arrivals]]\nname = "web"\nsrc = "a"\ndst = "b"\narrival_rate = 20000\nsize = "2KB"\n'
-    peaks, ests = [], []
-    for d in ("0.5s", "5s"):
-        s = tmp_path / f"rec{d}.toml"
-        s.write_text(text.format(d))
-        rss, _ = _peak(f"import qoslab\nqoslab.run({str(s)!r}, out={str(tmp_path / d)!r})")
-        sc = qoslab.load_scenario(s)
-        peaks.append(rss)
-        ests.append(estimate(sc.outline, [], sc.core))
-    added = peaks[1] - peaks[0]
-    est_added = ests[1].memory_bytes - ests[0].memory_bytes
-    assert ests[1].transfers > 100_000
-    # An upper bound, never an undercount; the peak the records add moves with the allocator
-    # (25.5 MB alone, 13.3 MB once in a full -n 2 suite on 2026-11-26, against 36.5 MB
-    # estimated from the Poisson bound at 400 B a record), so the lower side is loose.
-    assert est_added / 4 <= added <= est_added, (added, est_added)
+    added = {}
+    for after in (5_000, 10**12):
+        peaks = []
+        for d in ("0.5s", "5s"):
+            s = tmp_path / f"rec{d}.toml"
+            s.write_text(text.format(d))
+            out = tmp_path / f"{after}-{d}"
+            code = (  # chunks of 4,096 rows: below the 100,000 transfers the chunk would grow too
+                "import qoslab, qoslab.budget, qoslab.transfers\nqoslab.transfers.CHUNK_ROWS = 4096\n"
+                f"qoslab.budget.SPILL_AFTER = {after}\n"
+            )
+            rss, _ = _peak(code + f"qoslab.run({str(s)!r}, out={str(out)!r})")
+            peaks.append(rss)
+        added[after] = peaks[1] - peaks[0]
+    assert added[5_000] < added[10**12] / 2, added
+    # a million transfers (50 s) are counted as SPILL_AFTER held records, not a million
+    (tmp_path / "long.toml").write_text(text.format("50s"))
+    long, short = (qoslab.load_scenario(tmp_path / n) for n in ("long.toml", "rec0.5s.toml"))
+    est, small = (estimate(x.outline, [], x.core) for x in (long, short))
+    assert est.transfers > 10 * SPILL_AFTER
+    series = ROW_BYTES * (est.series_rows - small.series_rows)
+    assert est.memory_bytes - small.memory_bytes - series <= RECORD_BYTES * SPILL_AFTER

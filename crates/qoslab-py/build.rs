@@ -46,6 +46,7 @@ fn main() {
         "store_checks.py",
         "store_schema.py",
         "summary_keys.py",
+        "transfers.py",
         "tasks.py",
     ]
     .iter()

@@ -1,7 +1,7 @@
 """Type stub of the native module ``qoslab._core`` (crates/qoslab-py/src/lib.rs), checked
 against the built module by ``python -m mypy.stubtest qoslab._core`` (``make test``)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from os import PathLike
 from typing import Any, final
 
@@ -18,6 +18,7 @@ __all__ = [
     "scenario_schema",
     "table_to_toml",
     "write_parquet",
+    "write_parquet_groups",
     "FQ_CODEL_QUEUE_BYTES",
 ]
 
@@ -71,6 +72,8 @@ def simulate_resolved(
     progress: Callable[[float], object] | None = None,
     chunks: int = 100,
     capture_limit: int = 0,
+    spill: str | None = None,
+    spill_after: int = 100000,
 ) -> dict[str, Any]: ...
 def scenario_schema() -> dict[str, Any]: ...
 def drop_precedence(dscp: int) -> int: ...
@@ -84,3 +87,11 @@ def write_parquet(
     Each column is a list of str or a one-dimensional buffer of numbers whose format gives its
     type (array.array's b B h H i I l L q Q f d, "?" for booleans); all of one length. OSError
     (naming the path) if the file cannot be written, ValueError for a bad column."""
+
+def write_parquet_groups(
+    path: str | PathLike[str],
+    groups: Iterable[Sequence[tuple[str, Any]]],
+    metadata: Sequence[tuple[str, str]],
+) -> None:
+    """:func:`write_parquet` a row group at a time: each item of ``groups`` is one group's
+    columns (the same names and types every time; else ValueError); only one group is held."""

@@ -37,8 +37,16 @@ ROW_BYTES = 250
 PCAP_RECORD_BYTES = 56
 #: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
 #: its columns and the transfers table (``qoslab run --out`` of 20,000 and 220,000 transfers: 276
-#: bytes a transfer more at the peak). The records are kept until the run ends.
+#: bytes a transfer more at the peak), for at most :data:`SPILL_AFTER` records.
 RECORD_BYTES = 400
+#: Finished transfers' records held in memory; past this many a run writes them to a spill file
+#: (:mod:`qoslab.transfers`) and reads it back a chunk at a time: its memory stays flat (at
+#: 125,000, 1.25 and 5 million transfers: 224, 236 and 255 MB peak for ``qoslab run --out``).
+SPILL_AFTER = 100_000
+#: Disk a spilled transfer takes: its row in the spill file (under ``$TMPDIR``, removed with the
+#: run's result) and its row of transfers.parquet (47 bytes measured; 64 counted).
+SPILL_ROW_BYTES = 88
+TABLE_ROW_BYTES = 64
 #: An open connection's slot takes up to this many times what the core allocates when it
 #: builds one (``Resolved.slot_bytes``: its flow, TCP sender and receiver): the flow table
 #: grows by doubling (and holds its old copy while it moves), and an open connection has
@@ -287,7 +295,7 @@ def estimate(
         )
         memory += fq + trace + slots
     transfers = expected_transfers(resolved)
-    memory += RECORD_BYTES * transfers
+    memory += RECORD_BYTES * min(transfers, SPILL_AFTER)
     sizes = [int(f["packet_size_bytes"]) for f in flows] or [1000]
     data = max(min(sizes), 40)
     capture = 0.0
@@ -347,9 +355,10 @@ def check(
                     f"arrival processes' connection slots: {human_bytes(est.slot_bytes)}",
                 ),
                 (
-                    RECORD_BYTES * est.transfers,
+                    RECORD_BYTES * min(est.transfers, SPILL_AFTER),
                     "arrivals",
-                    f"about {est.transfers:.3g} transfers' records at {RECORD_BYTES} bytes each",
+                    f"up to {min(est.transfers, SPILL_AFTER):.3g} transfers' records held at "
+                    f"{RECORD_BYTES} bytes each",
                 ),
                 (FLOW_BYTES * est.flows, "flow", f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"),
                 (
@@ -366,6 +375,7 @@ def check(
             f"{human_bytes(limit)} ({what}); {_raise_hint(what)}"
         )
         raise _core.ScenarioError(f"{source}: key `{key}`: {msg}", source, None, key, msg)
+    _check_spill(source, est, out)
     if not captured:  # no capture, no limit to look up (the free disk space: shutil, statvfs)
         return est
     limit, what = budget.capture_limit(out)
@@ -377,6 +387,32 @@ def check(
         )
         raise _core.ScenarioError(f"{source}: key `capture`: {msg}", source, None, "capture", msg)
     return est
+
+
+def _check_spill(source: str, est: Estimate, out: Path) -> None:
+    """Refuses a run whose finished transfers, spilled past :data:`SPILL_AFTER`, would fill the
+    disk under ``$TMPDIR`` (their spill file) or where the tables go (transfers.parquet)."""
+    if est.transfers <= SPILL_AFTER:
+        return
+    import shutil
+    import tempfile
+
+    for where, per, what in (
+        (Path(tempfile.gettempdir()), SPILL_ROW_BYTES, "their spill file under $TMPDIR"),
+        (out, TABLE_ROW_BYTES, "transfers.parquet"),
+    ):
+        try:
+            free = shutil.disk_usage(where if where.exists() else where.parent).free
+        except OSError:
+            continue
+        need = per * est.transfers
+        if need > 0.9 * free:
+            msg = (
+                f"about {est.transfers:.3g} transfers' records would take {human_bytes(need)} of disk "
+                f"({what}), above 90 % of the {human_bytes(free)} free at {where}; shorten the run "
+                "or lower the arrival rate"
+            )
+            raise _core.ScenarioError(f"{source}: key `arrivals`: {msg}", source, None, "arrivals", msg)
 
 
 def capture_note(stopped_ns: int | None, limit: float, what: str) -> str | None:

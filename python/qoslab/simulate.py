@@ -15,6 +15,7 @@ from __future__ import annotations
 import array
 import json
 import math
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from qoslab.transfers import Spill
+
 #: summary.json keys whose values depend on the machine, not on the simulation.
 WALL_TIME_KEYS = ("wall_time_s",)
 
@@ -56,13 +59,6 @@ TABLES = (
 
 #: The process index of a transfer of a declared flow (not of an arrival process).
 _DECLARED = 0xFFFF_FFFF
-
-#: Transfer-size bins of summary.json's ``transfers.by_size``: (label, from, below) in bytes.
-SIZE_BINS: tuple[tuple[str, int, float], ...] = (
-    ("<100KB", 0, 100_000),
-    ("100KB-10MB", 100_000, 10_000_000),
-    (">=10MB", 10_000_000, float("inf")),
-)
 
 
 def codepoint_name(dscp: int) -> str:
@@ -190,6 +186,9 @@ class Result:
         #: When the packet captures reached their byte limit: one line saying so (the run went on).
         self.capture_stopped: str | None = None
         self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
+        #: The finished transfers' records once there were more than the core holds in memory
+        #: (:mod:`qoslab.transfers`): the table and summary are read from this file.
+        self.spill: Spill | None = None
 
     def __repr__(self) -> str:
         state = f" (partial: stopped at {self.simulated_until_s or 0:g} s)" if self.partial else ""
@@ -234,7 +233,7 @@ class Result:
                 **raw["flows"],
             }
         if table == "transfers":
-            t = raw["transfers"]
+            t = raw["transfers"] if self.spill is None else self.spill.columns()
             procs = [a["name"] for a in res.get("arrivals", [])]
             declared = [f["name"] for f in res["flows"]]
             return {
@@ -375,35 +374,13 @@ class Result:
     def transfer_summary(self) -> dict[str, Any]:
         """Flow completion times and slowdowns of the finished transfers, by size bin and by class
         (summary.json's ``transfers``); empty when the scenario has no finite transfers."""
-        t = self.raw["transfers"]
-        if len(t["size_bytes"]) == 0:
-            return {}
-        import numpy as np
+        if self.spill is None and len(self.raw["transfers"]["size_bytes"]) == 0:
+            return {}  # (numpy is imported only where there are transfers)
+        from qoslab import transfers
 
-        fct = np.asarray(t["fct_s"], dtype=float)
-        slow = np.asarray(t["slowdown"], dtype=float)
-        size = np.asarray(t["size_bytes"], dtype=np.int64)
-        dscp = np.asarray(t["dscp"], dtype=np.int64)
-        done = ~np.isnan(fct)
-
-        def stats(mask: np.ndarray) -> dict[str, Any]:
-            m = mask & done
-            out: dict[str, Any] = {"finished": int(m.sum()), "unfinished": int((mask & ~done).sum())}
-            if m.any():
-                for name, x in (("fct_s", fct[m]), ("slowdown", slow[m])):
-                    out[name] = {
-                        "mean": float(x.mean()),
-                        "median": float(np.median(x)),
-                        "p99": float(np.quantile(x, 0.99)),
-                    }
-            return out
-
-        everything = np.ones(len(size), dtype=bool)
-        return {
-            "all": stats(everything),
-            "by_size": {label: stats((size >= lo) & (size < hi)) for label, lo, hi in SIZE_BINS},
-            "by_class": {codepoint_name(int(d)): stats(dscp == d) for d in np.unique(dscp)},
-        }
+        if self.spill is not None:
+            return transfers.summarize_spill(self.spill, codepoint_name)
+        return transfers.summarize(self.raw["transfers"], codepoint_name)
 
     def summary(self, *, flow_rows: Sequence[int] | None = None) -> dict[str, Any]:
         """summary.json's contents; with ``flow_rows``, its ``flows`` holds only the entries of
@@ -544,11 +521,30 @@ class Result:
             meta = {"scenario": self.scenario.name, "seed": self.seed, "version": _core.__version__}
             file_meta = [(f"qoslab.{k}", str(v)) for k, v in meta.items()]
             for name in TABLES:
+                if name == "transfers" and self.spill is not None:
+                    self._write_spilled(d / f"{name}.parquet", file_meta)
+                    continue
                 cols = list(self._raw_columns(name).items())
                 _core.write_parquet(str(d / f"{name}.parquet"), cols, file_meta)
         (d / "summary.json").write_text(paused(lambda: summary_json(self.summary())))
         (d / "scenario.toml").write_text(self.scenario.text)
         return d
+
+    def _write_spilled(self, path: Path, meta: list[tuple[str, str]]) -> None:
+        """transfers.parquet from the spill file, a chunk at a time."""
+        from qoslab import transfers
+
+        procs = [a["name"] for a in self.scenario.outline.get("arrivals", [])]
+        declared = [f["name"] for f in self.scenario.outline["flows"]]
+
+        def flow_name(process: np.ndarray, ids: np.ndarray) -> list[str]:
+            return [
+                declared[int(i)] if int(p) == _DECLARED else procs[int(p)]
+                for p, i in zip(process.tolist(), ids.tolist(), strict=True)
+            ]
+
+        assert self.spill is not None
+        transfers.write_spill_parquet(self.spill, path, flow_name, meta)
 
 
 def _summary_column(cols: dict[str, Any], name: str, kind: type | None = None) -> list[Any]:
@@ -628,10 +624,25 @@ def run(
     hashing = _hash_beside(sc)
     try:
         t0 = time.perf_counter()
-        raw = _core.simulate_resolved(sc.core, seed, cap, pace, capture_limit=int(min(cap_limit, 2**63)))
+        spill_to, spilled = _spill_place(sc)
+        try:
+            raw = _core.simulate_resolved(
+                sc.core,
+                seed,
+                cap,
+                pace,
+                capture_limit=int(min(cap_limit, 2**63)),
+                spill=spilled,
+                spill_after=_spill_after(),
+            )
+        except BaseException:
+            if spill_to is not None:
+                shutil.rmtree(spill_to, ignore_errors=True)
+            raise
         wall = time.perf_counter() - t0
 
         res = Result(sc, seed, raw, wall)
+        res.spill = _adopt_spill(raw, spill_to)
         res.out = None if out is None else Path(out)
         res.stopped = pace.verdict if res.partial else None
         res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
@@ -645,6 +656,36 @@ def run(
     if res.partial:
         raise RunInterrupted(res, out)
     return res
+
+
+def _spill_place(sc: Scenario) -> tuple[str | None, str | None]:
+    """A private folder and a spill file in it for a scenario with arrival processes (whose
+    finished transfers have no bound), else nothing."""
+    if not sc.outline.get("arrivals"):
+        return None, None
+    from qoslab import transfers
+
+    return transfers.spill_dir()
+
+
+def _spill_after() -> int:
+    from qoslab import budget
+
+    return budget.SPILL_AFTER
+
+
+def _adopt_spill(raw: dict[str, Any], folder: str | None) -> Spill | None:
+    """The run's spill file if the core wrote one (removed with the Result), else its folder
+    removed now."""
+    if folder is None:
+        return None
+    from qoslab import transfers
+
+    info = raw.get("transfers_spill")
+    if info is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return transfers.Spill(info["spill"], int(info["rows"]), owned_dir=folder)
 
 
 #: Flows plus links from which a run hashes its scenario on a second thread (below, the hash

@@ -14,3 +14,10 @@ SUMMARY_FLOW_KEYS = (
     "ecn_marks",
     "ecn_responses",
 )
+
+#: Transfer-size bins of summary.json's ``transfers.by_size``: (label, from, below) in bytes.
+SIZE_BINS: tuple[tuple[str, int, float], ...] = (
+    ("<100KB", 0, 100_000),
+    ("100KB-10MB", 100_000, 10_000_000),
+    (">=10MB", 10_000_000, float("inf")),
+)

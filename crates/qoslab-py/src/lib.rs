@@ -15,6 +15,7 @@ use qoslab_core::parquet::{self, Column, ParquetError, Strings, Values};
 use qoslab_core::{Scenario, ScenarioError as CoreScenarioError, Simulation};
 
 mod canon;
+mod records;
 mod topy;
 
 create_exception!(
@@ -338,12 +339,14 @@ fn simulate<'py>(
     chunks: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(text, file)?;
-    run(py, &sc, seed, captures, progress, chunks, 0)
+    let sink = records::RecordSink::new(None, usize::MAX);
+    run(py, &sc, seed, captures, progress, chunks, 0, sink)
 }
 
 /// [`simulate`] for a scenario resolved once by [`resolve`].
 #[pyfunction]
-#[pyo3(signature = (scenario, seed, captures=Vec::new(), progress=None, chunks=100, capture_limit=0))]
+#[pyo3(signature = (scenario, seed, captures=Vec::new(), progress=None, chunks=100, capture_limit=0, spill=None, spill_after=100_000))]
+#[allow(clippy::too_many_arguments)]
 fn simulate_resolved<'py>(
     py: Python<'py>,
     scenario: &Resolved,
@@ -352,7 +355,10 @@ fn simulate_resolved<'py>(
     progress: Option<Bound<'py, PyAny>>,
     chunks: u64,
     capture_limit: u64,
+    spill: Option<String>,
+    spill_after: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let sink = records::RecordSink::new(spill, spill_after);
     run(
         py,
         &scenario.inner,
@@ -361,9 +367,11 @@ fn simulate_resolved<'py>(
         progress,
         chunks,
         capture_limit,
+        sink,
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     sc: &Scenario,
@@ -372,6 +380,7 @@ fn run<'py>(
     progress: Option<Bound<'py, PyAny>>,
     chunks: u64,
     capture_limit: u64,
+    mut records: records::RecordSink,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut sim = catch_unwind(|| Simulation::new(sc, seed)).map_err(|_| {
         PyRuntimeError::new_err("internal error while building the simulation (please report it)")
@@ -395,9 +404,8 @@ fn run<'py>(
     // length: a slice that took longer than 50 ms halves the next, one under 10 ms doubles it,
     // up to the progress chunk (from 10 ms of simulated time). Where a run pauses does not change it (events are processed in
     // the same order); progress is reported once per chunk.
-    // Finished transfers leave the simulation after every slice (its memory stays flat over
-    // any number of them); their columns are built at the end.
-    let mut records: Vec<qoslab_core::sim::FlowRecord> = Vec::new();
+    // Finished transfers leave the simulation after every slice into `records`, which holds
+    // them in memory or spills them to its file (records.rs).
     let mut step = chunk.min(10_000_000);
     let mut until: u64 = 0;
     let mut next_report = chunk;
@@ -412,7 +420,7 @@ fn run<'py>(
                 sim.now() as f64 / 1e9
             )));
         }
-        records.append(&mut sim.take_records());
+        records.push(&mut sim.take_records())?;
         let wall = t0.elapsed();
         if wall > Duration::from_millis(50) {
             step = (step / 2).max(1_000);
@@ -443,7 +451,7 @@ fn run<'py>(
         }
     }
     let mut r = sim.results();
-    records.append(&mut r.records);
+    records.push(&mut r.records)?;
     if let Some(e) = &r.capture_error {
         return Err(PyOSError::new_err(format!(
             "writing a packet capture failed: {e}"
@@ -550,7 +558,7 @@ fn run<'py>(
         &r.classes.iter().map(|x| x.delay).collect::<Vec<_>>(),
     )?;
     out.set_item("classes", c)?;
-    out.set_item("transfers", transfer_columns(py, &records)?)?;
+    records.finish(py, &out)?;
     let pc = PyDict::new(py);
     let ps = &r.processes;
     colu(py, &pc, "arrivals", ps.iter().map(|x| x.arrivals).collect())?;
@@ -853,7 +861,7 @@ fn delay_columns<'py>(
 }
 
 /// One row per finite transfer (finished, then unfinished at the end of the run).
-fn transfer_columns<'py>(
+pub(crate) fn transfer_columns<'py>(
     py: Python<'py>,
     recs: &[qoslab_core::sim::FlowRecord],
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -897,7 +905,7 @@ fn transfer_columns<'py>(
 
 /// A column given to [`write_parquet`], copied out of its Python object (so that the GIL can be
 /// released while writing).
-enum OwnedColumn {
+pub(crate) enum OwnedColumn {
     Bool(Vec<bool>),
     I8(Vec<i8>),
     I16(Vec<i16>),
@@ -942,7 +950,7 @@ fn buffer_vec<T: Element + Copy>(v: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
 /// A column from Python: a list of str, or a one-dimensional buffer of numbers whose format
 /// gives the type (array.array's b B h H i I l L q Q f d; "?" for booleans, e.g.
 /// `memoryview(bytes_of_0_and_1).cast("?")`).
-fn owned_column(name: &str, v: &Bound<'_, PyAny>) -> PyResult<OwnedColumn> {
+pub(crate) fn owned_column(name: &str, v: &Bound<'_, PyAny>) -> PyResult<OwnedColumn> {
     if let Ok(list) = v.cast::<PyList>() {
         let mut s = Strings::with_capacity(list.len(), 0);
         for x in list.iter() {
@@ -1026,6 +1034,15 @@ fn write_parquet(
             parquet::write_table(&path, &cols, &metadata)
         }))
     });
+    parquet_outcome(written, &path)
+}
+
+/// What a Parquet write came to, as Python sees it: an I/O error is an OSError naming the path
+/// (errno and strerror apart), a bad column a ValueError, a panic a RuntimeError.
+pub(crate) fn parquet_outcome(
+    written: std::thread::Result<Result<(), ParquetError>>,
+    path: &std::path::Path,
+) -> PyResult<()> {
     let shown = path.display();
     match written {
         Ok(Ok(())) => Ok(()),
@@ -1088,5 +1105,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(table_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(write_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(records::write_parquet_groups, m)?)?;
     Ok(())
 }

@@ -32,8 +32,8 @@ from qoslab.experiments.base import Experiment, Options, Sweep, register, scenar
 from qoslab.experiments.runner import Context
 from qoslab.figures import Line, Panel, bar_group, panels
 from qoslab.scenario import Scenario
-from qoslab.simulate import SIZE_BINS
 from qoslab.stats import estimate, paired
+from qoslab.summary_keys import SIZE_BINS
 
 if TYPE_CHECKING:
     from qoslab.simulate import Result

@@ -39,11 +39,13 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 mod dict;
+mod groups;
 #[cfg(test)]
 mod tests;
 mod thrift;
 
 pub use dict::{bit_width, hybrid, Dictionary};
+pub use groups::GroupWriter;
 
 pub use thrift::{varint, zigzag, Thrift};
 
@@ -153,6 +155,8 @@ pub enum ParquetError {
         "column `{column}` holds a string of {bytes} bytes, over the 2 GiB a Parquet page can hold"
     )]
     TooLarge { column: String, bytes: usize },
+    #[error("row group {group} has other columns (names or types) than the first")]
+    Schema { group: usize },
 }
 
 // Parquet's enums (parquet.thrift), the values this writer uses.
@@ -428,86 +432,14 @@ fn check(columns: &[Column<'_>]) -> Result<(), ParquetError> {
     Ok(())
 }
 
-/// A writer that counts the bytes written (the offsets the footer records).
-struct Counting<W> {
-    inner: W,
-    pos: u64,
-}
-
-impl<W: Write> Counting<W> {
-    fn put(&mut self, b: &[u8]) -> io::Result<()> {
-        self.inner.write_all(b)?;
-        self.pos += b.len() as u64;
-        Ok(())
-    }
-}
-
-/// What the footer says of one column chunk.
-struct ChunkMeta {
-    /// Where the chunk starts: its dictionary page if any, else its first data page.
-    start: i64,
-    dictionary: bool,
-    data_page_offset: i64,
-    bytes: i64,
-}
-
 fn write_checked<W: Write>(
     w: W,
     columns: &[Column<'_>],
     metadata: &[(String, String)],
 ) -> io::Result<u64> {
-    let mut w = Counting { inner: w, pos: 0 };
-    w.put(MAGIC)?;
-    let rows = columns.first().map_or(0, |c| c.values.len());
-    let mut body = Vec::new();
-    let mut chunks = Vec::with_capacity(columns.len());
-    // checked: a page is ~PAGE_BYTES (its indices fewer), a dictionary at most
-    // DICT_PAGE_BYTES plus one entry, or one string of at most MAX_PAGE_BODY bytes
-    let size =
-        |body: &Vec<u8>| i32::try_from(body.len()).map_err(|_| io::Error::other("page too large"));
-    for c in columns {
-        let start = w.pos;
-        let dictionary = c.values.dictionary();
-        if let Some(d) = &dictionary {
-            body.clear();
-            c.values.plain(d.first_rows.iter().copied(), &mut body);
-            w.put(&dictionary_page_header(
-                d.first_rows.len() as i32,
-                size(&body)?,
-            ))?;
-            w.put(&body)?;
-        }
-        let data_page_offset = w.pos;
-        for (a, b) in c.values.pages() {
-            body.clear();
-            definition_levels(b - a, &mut body);
-            let encoding = match &dictionary {
-                Some(d) => {
-                    body.push(d.bit_width());
-                    hybrid(&d.indices[a..b], d.bit_width(), &mut body);
-                    code::RLE_DICTIONARY
-                }
-                None => {
-                    c.values.plain(a..b, &mut body);
-                    code::PLAIN
-                }
-            };
-            w.put(&page_header((b - a) as i32, size(&body)?, encoding))?;
-            w.put(&body)?;
-        }
-        chunks.push(ChunkMeta {
-            start: start as i64,
-            dictionary: dictionary.is_some(),
-            data_page_offset: data_page_offset as i64,
-            bytes: (w.pos - start) as i64,
-        });
-    }
-    let footer = file_metadata(columns, &chunks, rows as i64, metadata);
-    w.put(&footer)?;
-    w.put(&(footer.len() as u32).to_le_bytes())?;
-    w.put(MAGIC)?;
-    w.inner.flush()?;
-    Ok(w.pos)
+    let mut g = GroupWriter::start(w)?;
+    g.write_group(columns)?;
+    g.finish(metadata)
 }
 
 /// A version-1 page's definition levels (maximum level 1, so bit width 1): the 4-byte
@@ -550,93 +482,5 @@ pub fn dictionary_page_header(num_values: i32, size: i32) -> Vec<u8> {
         t.i32(1, num_values);
         t.i32(2, code::PLAIN);
     });
-    t.finish()
-}
-
-/// FileMetaData: format version 2, the schema (a root group, then one OPTIONAL field per
-/// column), one row group, the key-value metadata and `created_by`.
-fn file_metadata(
-    columns: &[Column<'_>],
-    chunks: &[ChunkMeta],
-    rows: i64,
-    metadata: &[(String, String)],
-) -> Vec<u8> {
-    let mut t = Thrift::default();
-    t.i32(1, 2);
-    t.list_of_structs(2, columns.len() + 1, |t, i| {
-        if i == 0 {
-            t.i32(3, code::REQUIRED);
-            t.binary(4, b"schema");
-            t.i32(5, columns.len() as i32);
-            return;
-        }
-        let c = &columns[i - 1];
-        let ty = c.values.schema_type();
-        t.i32(1, ty.physical);
-        t.i32(3, code::OPTIONAL);
-        t.binary(4, c.name.as_bytes());
-        match ty.annotation {
-            None => {}
-            Some(Annotation::String) => {
-                t.i32(6, code::UTF8);
-                t.strukt(10, |t| t.strukt(code::LOGICAL_STRING, |_| {}));
-            }
-            Some(Annotation::Integer { bits, signed }) => {
-                let converted = match (bits, signed) {
-                    (8, true) => code::INT_8,
-                    (16, true) => code::INT_16,
-                    (8, false) => code::UINT_8,
-                    (16, false) => code::UINT_16,
-                    (32, false) => code::UINT_32,
-                    _ => code::UINT_64,
-                };
-                t.i32(6, converted);
-                t.strukt(10, |t| {
-                    t.strukt(code::LOGICAL_INTEGER, |t| {
-                        t.i8(1, bits);
-                        t.bool(2, signed);
-                    })
-                });
-            }
-        }
-    });
-    t.i64(3, rows);
-    let total: i64 = chunks.iter().map(|c| c.bytes).sum();
-    t.list_of_structs(4, 1, |t, _| {
-        t.list_of_structs(1, columns.len(), |t, i| {
-            let (c, m) = (&columns[i], &chunks[i]);
-            t.i64(2, 0); // file_offset: deprecated, required; 0 as pyarrow writes it
-            t.strukt(3, |t| {
-                t.i32(1, c.values.schema_type().physical);
-                // PLAIN: the values or the dictionary page; RLE: the levels
-                if m.dictionary {
-                    t.list_i32(2, &[code::PLAIN, code::RLE, code::RLE_DICTIONARY]);
-                } else {
-                    t.list_i32(2, &[code::PLAIN, code::RLE]);
-                }
-                t.list_binary(3, &[c.name.as_bytes()]);
-                t.i32(4, code::UNCOMPRESSED);
-                t.i64(5, rows);
-                t.i64(6, m.bytes);
-                t.i64(7, m.bytes);
-                t.i64(9, m.data_page_offset);
-                if m.dictionary {
-                    t.i64(11, m.start);
-                }
-            });
-        });
-        t.i64(2, total);
-        t.i64(3, rows);
-        t.i64(5, chunks.first().map_or(MAGIC.len() as i64, |m| m.start));
-        t.i64(6, total);
-        t.i16(7, 0);
-    });
-    if !metadata.is_empty() {
-        t.list_of_structs(5, metadata.len(), |t, i| {
-            t.binary(1, metadata[i].0.as_bytes());
-            t.binary(2, metadata[i].1.as_bytes());
-        });
-    }
-    t.binary(6, CREATED_BY.as_bytes());
     t.finish()
 }

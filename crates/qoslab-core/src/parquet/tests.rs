@@ -387,3 +387,34 @@ fn the_same_table_writes_the_same_bytes() {
     write_to(&mut b, &cols, &[]).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn row_groups_are_laid_out_as_tables_and_keep_one_schema() {
+    use super::GroupWriter;
+    static A: [u64; 3] = [1, 2, 3];
+    static B: [u64; 2] = [4, 5];
+    let col = |v: &'static [u64]| Column {
+        name: "x",
+        values: Values::U64(v),
+    };
+    let mut one = Vec::new();
+    write_to(&mut one, &[col(&A)], &[]).unwrap();
+    let mut two = Vec::new();
+    let mut g = GroupWriter::start(&mut two).unwrap();
+    g.group(&[col(&A)]).unwrap();
+    g.group(&[col(&B)]).unwrap();
+    let other = Column {
+        name: "y",
+        values: Values::U64(&B),
+    };
+    assert!(matches!(
+        g.group(&[other]),
+        Err(ParquetError::Schema { group: 2 })
+    ));
+    g.finish(&[]).unwrap();
+    // the first group's column chunk is the one-group file's, byte for byte, then the second
+    let footer = |f: &[u8]| u32::from_le_bytes(f[f.len() - 8..f.len() - 4].try_into().unwrap());
+    let body = one.len() - footer(&one) as usize - 8;
+    assert_eq!(one[..body], two[..body]);
+    assert!(two.len() - footer(&two) as usize - 8 > body);
+}
