@@ -13,9 +13,10 @@ gave it (``sweep_runs``), and a sweep name keeps the grid it was first run with 
 
 A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
 metrics, per-flow and per-queue rows, its attempt record and its sweep membership — is written in
-one transaction, after its Parquet files have been written and renamed into place, so a crash
-leaves either the whole run or nothing (an orphaned Parquet file at worst, overwritten when the
-run is computed again).
+one transaction (with the other runs of its batch, :meth:`Store.record_many`), after its Parquet
+files have been written and renamed into place (by the coordinator, or by a worker that sees the
+store: :meth:`Store.adopt_series`), so a crash leaves either the whole run or nothing (an
+orphaned Parquet file at worst, overwritten when the run is computed again).
 
 Faults: an OS error while writing (a full disk, a read-only file system) is one
 :class:`StoreError` line, after the run's transaction has been rolled back and its temporary

@@ -2,7 +2,8 @@
 
 The coordinator (:func:`run_sweep`) asks the store which runs exist, hands the missing ones to an
 executor (:mod:`qoslab.executors`: a local process pool, a Dask cluster) as :class:`RunTask`
-values, and writes each :class:`RunOutput` it receives back into the store — it alone writes.
+values, and commits the :class:`RunOutput` values it receives into the store in batches — it
+alone writes the database (workers that see the store write their runs' series files).
 Workers run :func:`~qoslab.tasks.execute` (in :mod:`qoslab.tasks`, shared with the executors),
 which never raises: an exception becomes a failed output.
 """
