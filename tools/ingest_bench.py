@@ -10,13 +10,15 @@ last commit. What a real worker does besides (simulating, and in the new path wr
 Parquet files) happens before the clock starts, as it would on other machines.
 
 - ``before``: the coordinator receives the series as DataFrames and writes both Parquet files
-  and one transaction per run itself (main's path; ``--main DIR`` runs it with the qoslab
-  package in ``DIR``, e.g. main's ``python/``, else this package with ``batch_runs=1``,
-  ``batch_seconds=0``, ``worker_series=False``).
+  and one transaction per run itself: main's path when ``PYTHONPATH`` points at main's
+  ``python/`` (with a built ``_core``), else this package with ``batch_runs=1``,
+  ``batch_seconds=0``, ``worker_series=False``.
 - ``after``: the workers wrote the series files into the store (each synthetic run's two files
   are hard links to the template run's files: the same bytes to read and hash) and send back
   paths, checksums and their tables as SQL rows; the coordinator verifies both files' SHA-256
   and commits batches of runs.
+- ``batched``: batches, but the coordinator writes the series files (workers that do not see the
+  store).
 
     .venv/bin/python tools/ingest_bench.py --path after --runs 10000
     PYTHONPATH=/tmp/main-python .venv/bin/python tools/ingest_bench.py --path before --runs 1000
@@ -76,7 +78,9 @@ class SimulatedWorkers:
             th.join()
 
 
-def measure(path: str, runs: int, workers: int, template_dir: Path) -> tuple[float, float]:
+def measure(
+    path: str, runs: int, workers: int, template_dir: Path, batch_runs: int | None = None
+) -> tuple[float, float]:
     """(runs per minute the coordinator stores, its CPU milliseconds per run): ``runs`` runs
     from ``workers`` simulated workers."""
     import qoslab
@@ -122,6 +126,10 @@ def measure(path: str, runs: int, workers: int, template_dir: Path) -> tuple[flo
                 return payload, {}
 
             opts = {"batch_runs": 1, "batch_seconds": 0.0, "worker_series": False} if new else {}
+            if path == "batched":
+                opts = {"worker_series": False}
+        if batch_runs is not None:
+            opts.update(batch_runs=batch_runs, batch_seconds=0.0 if batch_runs == 1 else 0.5)
         t0, c0 = time.perf_counter(), time.process_time()
         rep = run_sweep(specs, store, SimulatedWorkers(workers, make), progress=False, **opts)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -133,9 +141,10 @@ def measure(path: str, runs: int, workers: int, template_dir: Path) -> tuple[flo
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--path", choices=("before", "after"), default="after")
+    ap.add_argument("--path", choices=("before", "batched", "after"), default="after")
     ap.add_argument("--runs", type=int, default=10000, help="runs stored per measurement")
     ap.add_argument("--workers", default="1,10,100,1000", help="simulated worker counts")
+    ap.add_argument("--batch-runs", type=int, help="runs per commit (default: the sweep's own)")
     ap.add_argument("--tmp", default=tempfile.gettempdir(), help="where the stores are made")
     a = ap.parse_args()
     import qoslab
@@ -143,7 +152,7 @@ def main() -> int:
     where = Path(qoslab.__file__).resolve().parent
     print(f"qoslab {qoslab.__version__} from {where}, path {a.path}", flush=True)
     for w in (int(x) for x in a.workers.split(",")):
-        rate, cpu = measure(a.path, a.runs, w, Path(a.tmp))
+        rate, cpu = measure(a.path, a.runs, w, Path(a.tmp), a.batch_runs)
         print(
             f"{a.path}: {w} simulated workers: {rate:,.0f} runs/min ({a.runs} runs; "
             f"{cpu:.2f} ms of CPU per run, {60e3 / cpu:,.0f} runs/min per busy core; "
