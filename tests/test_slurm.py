@@ -3,7 +3,9 @@ slurm-wlm and munge) started on this machine by ``tools/slurm_local.py`` for thi
 stopped after it. ``qoslab sweep --executor slurm`` submits real ``sbatch`` jobs of Dask workers
 (dask-jobqueue's ``SLURMCluster``).
 
-What is checked: results equal the local pool's run for run; a worker job cancelled with
+What is checked: results equal the local pool's run for run, and, with the workers writing
+every series file (the coordinator may not), a local sweep's on the path before batching, file
+for file; a worker job cancelled with
 ``scancel`` mid-sweep is replaced and the sweep completes; a coordinator killed with SIGKILL
 resumes with every run stored once and nothing committed recomputed; the job script that
 ``--print-job-script`` prints is the one submitted, with account, walltime and memory passed
@@ -349,4 +351,73 @@ def test_the_documented_slurm_example_runs_as_written(slurm, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "10 runs: 10 computed, 0 reused from the store, 0 failed" in p.stdout
     assert "export SLURM_CONF=/tmp/qoslab-slurm/slurm.conf" in block  # what `make slurm-up` prints
+    _wait_idle(slurm)
+
+
+#: ``qoslab ARGS`` with the sweep's settings changed by ``PATCH`` (a Python statement).
+PATCHED_CLI = """import functools, sys
+import qoslab.store, qoslab.sweep
+{patch}
+from qoslab.entry import main
+if __name__ == "__main__":
+    sys.argv = ["qoslab", *sys.argv[1:]]
+    sys.exit(main())
+"""
+
+
+def test_slurm_workers_write_the_series_and_store_what_the_coordinator_alone_stores(slurm, tmp_path):
+    """The Slurm sweep's coordinator is refused any series file (its workers write them all) and
+    stores, bit for bit, what a local sweep on the path before batching stores: the coordinator
+    writing every file and committing every run on its own."""
+    refuse = (tmp_path / "refuse.py", "qoslab.store.Store.write_series = None  # calling it fails the sweep")
+    alone = (
+        tmp_path / "alone.py",
+        "qoslab.sweep.run_sweep = functools.partial(qoslab.sweep.run_sweep, batch_runs=1, "
+        "batch_seconds=0, worker_series=False)",
+    )
+    for path, patch in (refuse, alone):
+        path.write_text(PATCHED_CLI.format(patch=patch))
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(refuse[0]),
+            "sweep",
+            *GRID,
+            "--store",
+            str(tmp_path / "slurm"),
+            *SLURM,
+            "--jobs",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=_env(slurm),
+    )
+    assert p.returncode == 0, p.stderr
+    assert "20 runs: 20 computed, 0 reused from the store, 0 failed" in p.stdout
+    local = subprocess.run(
+        [sys.executable, str(alone[0]), "sweep", *GRID, "--store", str(tmp_path / "local"), "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert local.returncode == 0, local.stderr
+    stores_agree(tmp_path / "slurm", tmp_path / "local")
+    cols = [
+        "scenario_sha256",
+        "seed",
+        "series_queue",
+        "series_flow",
+        "series_queue_sha256",
+        "series_flow_sha256",
+    ]
+    a, b = (
+        _runs(tmp_path / d)[cols].sort_values(cols[:2]).reset_index(drop=True) for d in ("slurm", "local")
+    )
+    assert a.equals(b) and len(a) == 20 and a["series_flow_sha256"].notna().all()
+    for rel in [*a["series_queue"], *a["series_flow"]]:
+        assert (tmp_path / "slurm" / rel).read_bytes() == (tmp_path / "local" / rel).read_bytes()
     _wait_idle(slurm)

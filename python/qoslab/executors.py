@@ -2,7 +2,7 @@
 
 Every executor takes :class:`~qoslab.tasks.RunTask` values and calls ``on_done(task, output)``
 in the coordinator's thread for each result; ``on_done`` returns the tasks to submit next (a
-retry). Workers only compute; they never touch the store.
+retry). Workers never touch the store's database (one that sees the store writes its series files).
 
 - :class:`LocalExecutor`: a pool of worker processes on this machine (default: all cores). A
   worker that dies (a crash, the OOM killer) fails only the run it was computing and is replaced.

@@ -13,9 +13,10 @@ gave it (``sweep_runs``), and a sweep name keeps the grid it was first run with 
 
 A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
 metrics, per-flow and per-queue rows, its attempt record and its sweep membership — is written in
-one transaction, after its Parquet files have been written and renamed into place, so a crash
-leaves either the whole run or nothing (an orphaned Parquet file at worst, overwritten when the
-run is computed again).
+one transaction (with the other runs of its batch, :meth:`Store.record_many`), after its Parquet
+files have been written and renamed into place (by the coordinator, or by a worker that sees the
+store: :meth:`Store.adopt_series`), so a crash leaves either the whole run or nothing (an
+orphaned Parquet file at worst, overwritten when the run is computed again).
 
 Faults: an OS error while writing (a full disk, a read-only file system) is one
 :class:`StoreError` line, after the run's transaction has been rolled back and its temporary
@@ -30,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import math
 import os
 import re
 import sqlite3
@@ -48,8 +48,11 @@ from qoslab.store_schema import FORMAT as FORMAT
 from qoslab.store_schema import MIGRATIONS as _MIGRATIONS
 from qoslab.store_schema import SCHEMA as _SCHEMA
 from qoslab.store_schema import SCHEMA_VERSION, _schema_of
+from qoslab.store_schema import Rows as Rows
+from qoslab.store_schema import RunRecord as RunRecord
 from qoslab.store_schema import StoreError as StoreError
 from qoslab.store_schema import migrate as migrate
+from qoslab.store_schema import py_value as _py
 
 #: Default store directory (relative to the working directory); ``QOSLAB_STORE`` overrides it.
 DEFAULT_STORE = "results/store"
@@ -73,25 +76,49 @@ class RunKey:
 
 _TEMPORARY = ".*.tmp"
 
+
+def series_rel(key: RunKey, kind: str) -> str:
+    """Where run ``key``'s ``kind`` series (``queue``, ``flow``) goes, relative to the store."""
+    return str(Path("series") / key.scenario_sha256[:2] / f"{key.slug()}.{kind}.parquet")
+
+
+def write_series_file(
+    root: Path, key: RunKey, kind: str, df: pd.DataFrame, meta: Mapping[str, str]
+) -> tuple[str, str]:
+    """Writes one time-series table of run ``key`` as Parquet into the store at ``root``
+    (a temporary file renamed into place, so the file is whole or absent) and returns its path
+    relative to the store and its SHA-256. The coordinator calls it through
+    :meth:`Store.write_series`, a worker (``RunTask.store_root``) directly; an OSError leaves no
+    temporary file."""
+    import uuid
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rel = series_rel(key, kind)
+    dest = root / rel
+    t = pa.Table.from_pandas(df, preserve_index=False)
+    t = t.replace_schema_metadata(
+        {
+            **(t.schema.metadata or {}),
+            **{f"qoslab.{k}".encode(): str(v).encode() for k, v in meta.items()},
+        }
+    )
+    # unique among the writers of one file: workers on several hosts may share the store
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(t, tmp)
+        digest = checks.sha256_of(tmp)
+        os.replace(tmp, dest)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    return rel, digest
+
+
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _sql_type(series: pd.Series) -> str:
-    kind = series.dtype.kind
-    if kind in "biu":
-        return "INTEGER"
-    if kind == "f":
-        return "REAL"
-    return "TEXT"
-
-
-def _py(v: Any) -> Any:
-    """numpy scalars to Python values SQLite accepts; NaN to NULL."""
-    if hasattr(v, "item"):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 class Store:
@@ -324,61 +351,69 @@ class Store:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def _ensure_columns(self, table: str, df: pd.DataFrame) -> None:
+    def _ensure_columns(self, table: str, rows: Rows) -> None:
         known = self._columns.get(table)
         if known is None:
             known = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
             self._columns[table] = known
-        for col in df.columns:
+        for col, sql_type in zip(rows.columns, rows.types, strict=True):
             if col in known:
                 continue
-            if not _IDENT.match(str(col)):
+            if not _IDENT.match(col):
                 raise StoreError(f"result store: cannot store column {col!r} of table {table}")
-            self.conn.execute(f'ALTER TABLE {table} ADD COLUMN "{col}" {_sql_type(df[col])}')
+            self.conn.execute(f'ALTER TABLE {table} ADD COLUMN "{col}" {sql_type}')
             known.add(col)
 
-    def _insert_frame(self, table: str, run_id: int, df: pd.DataFrame) -> None:
-        if df is None or len(df) == 0:
+    def _insert_frame(self, table: str, run_id: int, df: pd.DataFrame | Rows) -> None:
+        rows = df if isinstance(df, Rows) else Rows.of(df)
+        if len(rows) == 0:
             return
-        self._ensure_columns(table, df)
-        cols = ["run_id", *map(str, df.columns)]
-        values = [df[c].tolist() for c in df.columns]
-        rows = [(run_id, *(_py(v) for v in row)) for row in zip(*values, strict=True)]
-        names = ", ".join(f'"{c}"' for c in cols)
-        marks = ", ".join("?" for _ in cols)
-        self.conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
+        self._ensure_columns(table, rows)
+        names = ", ".join(f'"{c}"' for c in ("run_id", *rows.columns))
+        marks = ", ".join("?" for _ in range(len(rows.columns) + 1))
+        self.conn.executemany(
+            f"INSERT INTO {table} ({names}) VALUES ({marks})", [(run_id, *row) for row in rows.rows]
+        )
 
     def write_series(self, key: RunKey, kind: str, df: pd.DataFrame, meta: dict[str, str]) -> str:
         """Writes one time-series table as Parquet (atomically, by rename) and returns its path
         relative to the store."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        rel = Path("series") / key.scenario_sha256[:2] / f"{key.slug()}.{kind}.parquet"
-        dest = self.root / rel
-        t = pa.Table.from_pandas(df, preserve_index=False)
-        t = t.replace_schema_metadata(
-            {
-                **(t.schema.metadata or {}),
-                **{f"qoslab.{k}".encode(): str(v).encode() for k, v in meta.items()},
-            }
-        )
-        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
         try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(t, tmp)
-            digest = checks.sha256_of(tmp)
-            os.replace(tmp, dest)
+            rel, digest = write_series_file(self.root, key, kind, df, meta)
         except OSError as e:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             reason = os.strerror(e.errno) if e.errno else str(e).splitlines()[0]
             raise StoreError(
-                f"result store {self.root}: cannot write {rel} ({reason}); the runs stored before "
-                "are kept: free some space (or use another --store) and run the same command to resume"
+                f"result store {self.root}: cannot write {series_rel(key, kind)} ({reason}); the runs stored "
+                "before are kept: free some space (or use another --store) and run the same command to resume"
             ) from None
-        self._digests[str(rel)] = digest
-        return str(rel)
+        self._digests[rel] = digest
+        return rel
+
+    def adopt_series(self, key: RunKey, files: Mapping[str, tuple[str, str]], worker: str) -> dict[str, str]:
+        """Takes series files a worker wrote into this store (``{kind: (path relative to the
+        store, SHA-256)}``): each must be where its run's files go and read back here with the
+        worker's checksum, which the run's row then records. Returns ``{kind: path}``; a missing
+        or different file is a :class:`StoreError` (the worker wrote into a store this process
+        does not see)."""
+        out: dict[str, str] = {}
+        for kind, (rel, sha) in files.items():
+            if rel != series_rel(key, kind):
+                raise StoreError(f"result store {self.root}: worker {worker} sent {rel} for run {key.slug()}")
+            try:
+                got = checks.sha256_of(self.root / rel)
+            except OSError as e:
+                raise StoreError(
+                    f"result store {self.root}: series file {rel} written by worker {worker} cannot be read "
+                    f"here ({e.strerror or e}): the workers must see the store where the coordinator does"
+                ) from None
+            if got != sha:
+                raise StoreError(
+                    f"result store {self.root}: series file {rel} differs from what worker {worker} wrote "
+                    f"(SHA-256 {got[:12]}…, not {sha[:12]}…)"
+                )
+            self._digests[rel] = sha
+            out[kind] = rel
+        return out
 
     def _digest(self, rel: str | None) -> str | None:
         """The SHA-256 of series file ``rel``: as written by :meth:`write_series`, else read
@@ -392,147 +427,141 @@ class Store:
         except OSError:
             return None
 
-    def record(
-        self,
-        *,
-        key: RunKey,
-        scenario_name: str,
-        scenario_source: str,
-        scenario_toml: str,
-        memberships: Sequence[tuple[str, dict[str, Any]]],
-        status: str,
-        attempt: int,
-        error: str | None = None,
-        traceback: str | None = None,
-        wall_time_s: float | None = None,
-        worker: str | None = None,
-        started_at: float | None = None,
-        finished_at: float | None = None,
-        metrics: dict[str, float] | None = None,
-        summary: dict[str, Any] | None = None,
-        flows: pd.DataFrame | None = None,
-        queues: pd.DataFrame | None = None,
-        series: dict[str, str] | None = None,
-        metric_functions: Sequence[str] = (),
-    ) -> int:
-        """Stores one run (or one failed attempt) in a single transaction and returns its id.
+    def record(self, **fields: Any) -> int:
+        """Stores one run (or one failed attempt) in a single transaction and returns its id;
+        ``fields`` are :class:`RunRecord`'s.
 
         A successful run that is already stored is overwritten only by a successful run computed
         with more extra metric functions (the attempt is logged either way); a failed run is
         replaced by a later attempt's result.
         """
-        if status not in ("ok", "failed"):
-            raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
-        first_sweep, first_params = memberships[0] if memberships else (None, {})
+        return self.record_many([RunRecord(**fields)])[0]
+
+    def record_many(self, records: Sequence[RunRecord]) -> list[int]:
+        """Stores many runs in one transaction (each as :meth:`record` would, in order) and
+        returns their ids: all of them are committed, or none (one fsync for the batch)."""
+        for rec in records:
+            if rec.status not in ("ok", "failed"):
+                raise ValueError(f"status must be 'ok' or 'failed', got {rec.status!r}")
+        if not records:
+            return []
         c = self.conn
         with self._guard():
             c.execute("BEGIN IMMEDIATE")
             try:
-                c.execute(
-                    "INSERT INTO attempts (scenario_sha256, seed, version, attempt, status, error, worker, "
-                    "wall_time_s, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        key.scenario_sha256,
-                        key.seed,
-                        key.version,
-                        attempt,
-                        status,
-                        error,
-                        worker,
-                        wall_time_s,
-                        finished_at,
-                    ),
-                )
-                n_attempts = c.execute(
-                    "SELECT COUNT(*) FROM attempts WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
-                    (key.scenario_sha256, key.seed, key.version),
-                ).fetchone()[0]
-                prev = c.execute(
-                    "SELECT id, status, metric_functions FROM runs "
-                    "WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
-                    (key.scenario_sha256, key.seed, key.version),
-                ).fetchone()
-                fns = sorted(set(metric_functions))
-                keep = prev is not None and prev[1] == "ok"
-                if keep and status == "ok" and not set(fns) <= set(json.loads(prev[2] or "[]")):
-                    keep = False  # the new result carries metrics the stored one lacks
-                if keep and status == "ok" and self._damaged_ids([int(prev[0])]):
-                    keep = False  # its files fail their checksums: the new result replaces them
-                if prev is not None:
-                    # the first sweep that stored the run keeps its label (memberships list all)
-                    first_sweep, first_params = c.execute(
-                        "SELECT sweep, params FROM runs WHERE id = ?", (prev[0],)
-                    ).fetchone()
-                    first_params = json.loads(first_params or "{}")
-                if keep:
-                    run_id = int(prev[0])
-                    c.execute("UPDATE runs SET attempts = ? WHERE id = ?", (n_attempts, run_id))
-                else:
-                    kept_memberships: list[tuple[str, str]] = []
-                    if prev is not None:
-                        # The replaced run's sweeps keep it: its memberships move to the new row.
-                        kept_memberships = c.execute(
-                            "SELECT sweep, params FROM sweep_runs WHERE run_id = ?", (prev[0],)
-                        ).fetchall()
-                        c.execute("DELETE FROM runs WHERE id = ?", (prev[0],))
-                    c.execute(
-                        "INSERT OR IGNORE INTO scenarios (sha256, name, toml) VALUES (?, ?, ?)",
-                        (key.scenario_sha256, scenario_name, scenario_toml),
-                    )
-                    cur = c.execute(
-                        "INSERT INTO runs (scenario_sha256, seed, version, scenario, scenario_source, sweep, "
-                        "params, status, error, traceback, attempts, wall_time_s, worker, started_at, "
-                        "finished_at, series_queue, series_flow, metric_functions, summary, "
-                        "series_queue_sha256, series_flow_sha256) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            key.scenario_sha256,
-                            key.seed,
-                            key.version,
-                            scenario_name,
-                            scenario_source,
-                            first_sweep,
-                            json.dumps(first_params, sort_keys=True, default=str),
-                            status,
-                            error,
-                            traceback,
-                            n_attempts,
-                            wall_time_s,
-                            worker,
-                            started_at,
-                            finished_at,
-                            (series or {}).get("queue"),
-                            (series or {}).get("flow"),
-                            json.dumps(fns),
-                            json.dumps(summary, default=_json_default) if summary is not None else None,
-                            self._digest((series or {}).get("queue")),
-                            self._digest((series or {}).get("flow")),
-                        ),
-                    )
-                    run_id = int(cur.lastrowid or 0)
-                    if metrics:
-                        c.executemany(
-                            "INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)",
-                            [(run_id, k, _py(v)) for k, v in metrics.items()],
-                        )
-                    if flows is not None:
-                        self._insert_frame("flows", run_id, flows)
-                    if queues is not None:
-                        self._insert_frame("queues", run_id, queues)
-                    c.executemany(
-                        "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
-                        [(sw, run_id, pj) for sw, pj in kept_memberships],
-                    )
-                for sweep, params in memberships:
-                    c.execute(
-                        "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
-                        (sweep, run_id, json.dumps(params, sort_keys=True, default=str)),
-                    )
+                ids = [self._record_one(rec) for rec in records]
                 c.execute("COMMIT")
             except BaseException:
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise
+        return ids
+
+    def _record_one(self, rec: RunRecord) -> int:
+        """:meth:`record_many`'s work for one run, inside its transaction."""
+        key, series = rec.key, rec.series
+        first_sweep, first_params = rec.memberships[0] if rec.memberships else (None, {})
+        c = self.conn
+        c.execute(
+            "INSERT INTO attempts (scenario_sha256, seed, version, attempt, status, error, worker, "
+            "wall_time_s, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key.scenario_sha256,
+                key.seed,
+                key.version,
+                rec.attempt,
+                rec.status,
+                rec.error,
+                rec.worker,
+                rec.wall_time_s,
+                rec.finished_at,
+            ),
+        )
+        n_attempts = c.execute(
+            "SELECT COUNT(*) FROM attempts WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
+            (key.scenario_sha256, key.seed, key.version),
+        ).fetchone()[0]
+        prev = c.execute(
+            "SELECT id, status, metric_functions FROM runs "
+            "WHERE scenario_sha256 = ? AND seed = ? AND version = ?",
+            (key.scenario_sha256, key.seed, key.version),
+        ).fetchone()
+        fns = sorted(set(rec.metric_functions))
+        keep = prev is not None and prev[1] == "ok"
+        if keep and rec.status == "ok" and not set(fns) <= set(json.loads(prev[2] or "[]")):
+            keep = False  # the new result carries metrics the stored one lacks
+        if keep and rec.status == "ok" and self._damaged_ids([int(prev[0])]):
+            keep = False  # its files fail their checksums: the new result replaces them
+        if prev is not None:
+            # the first sweep that stored the run keeps its label (memberships list all)
+            first_sweep, first_params = c.execute(
+                "SELECT sweep, params FROM runs WHERE id = ?", (prev[0],)
+            ).fetchone()
+            first_params = json.loads(first_params or "{}")
+        if keep:
+            run_id = int(prev[0])
+            c.execute("UPDATE runs SET attempts = ? WHERE id = ?", (n_attempts, run_id))
+        else:
+            kept_memberships: list[tuple[str, str]] = []
+            if prev is not None:
+                # The replaced run's sweeps keep it: its memberships move to the new row.
+                kept_memberships = c.execute(
+                    "SELECT sweep, params FROM sweep_runs WHERE run_id = ?", (prev[0],)
+                ).fetchall()
+                c.execute("DELETE FROM runs WHERE id = ?", (prev[0],))
+            c.execute(
+                "INSERT OR IGNORE INTO scenarios (sha256, name, toml) VALUES (?, ?, ?)",
+                (key.scenario_sha256, rec.scenario_name, rec.scenario_toml),
+            )
+            cur = c.execute(
+                "INSERT INTO runs (scenario_sha256, seed, version, scenario, scenario_source, sweep, "
+                "params, status, error, traceback, attempts, wall_time_s, worker, started_at, "
+                "finished_at, series_queue, series_flow, metric_functions, summary, "
+                "series_queue_sha256, series_flow_sha256) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key.scenario_sha256,
+                    key.seed,
+                    key.version,
+                    rec.scenario_name,
+                    rec.scenario_source,
+                    first_sweep,
+                    json.dumps(first_params, sort_keys=True, default=str),
+                    rec.status,
+                    rec.error,
+                    rec.traceback,
+                    n_attempts,
+                    rec.wall_time_s,
+                    rec.worker,
+                    rec.started_at,
+                    rec.finished_at,
+                    (series or {}).get("queue"),
+                    (series or {}).get("flow"),
+                    json.dumps(fns),
+                    json.dumps(rec.summary, default=_json_default) if rec.summary is not None else None,
+                    self._digest((series or {}).get("queue")),
+                    self._digest((series or {}).get("flow")),
+                ),
+            )
+            run_id = int(cur.lastrowid or 0)
+            if rec.metrics:
+                c.executemany(
+                    "INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)",
+                    [(run_id, k, _py(v)) for k, v in rec.metrics.items()],
+                )
+            if rec.flows is not None:
+                self._insert_frame("flows", run_id, rec.flows)
+            if rec.queues is not None:
+                self._insert_frame("queues", run_id, rec.queues)
+            c.executemany(
+                "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                [(sw, run_id, pj) for sw, pj in kept_memberships],
+            )
+        for sweep, params in rec.memberships:
+            c.execute(
+                "INSERT OR IGNORE INTO sweep_runs (sweep, run_id, params) VALUES (?, ?, ?)",
+                (sweep, run_id, json.dumps(params, sort_keys=True, default=str)),
+            )
         return run_id
 
     def add_memberships(self, rows: Sequence[tuple[RunKey, str, dict[str, Any]]]) -> None:

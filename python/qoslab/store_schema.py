@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import math
 import os
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMA_VERSION = 3
 FORMAT = "qoslab-results"
@@ -17,6 +24,76 @@ DB_NAME = "results.db"
 class StoreError(Exception):
     """A result store that cannot be used: locked, corrupted, missing or of another format.
     The message is one line that names the store."""
+
+
+def sql_type(series: pd.Series) -> str:
+    """The SQL type of a column added for ``series`` (a table's new column)."""
+    kind = series.dtype.kind
+    if kind in "biu":
+        return "INTEGER"
+    if kind == "f":
+        return "REAL"
+    return "TEXT"
+
+
+def py_value(v: Any) -> Any:
+    """numpy scalars to Python values SQLite accepts; NaN to NULL."""
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A run's table (flows, queues) as the SQL values the store inserts: its columns, each
+    column's SQL type (for a column the store adds) and its rows. A worker makes it
+    (:meth:`of`), so the coordinator that stores many runs per second does no DataFrame work."""
+
+    columns: tuple[str, ...]
+    types: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+
+    @classmethod
+    def of(cls, df: pd.DataFrame) -> Rows:
+        values = [df[c].tolist() for c in df.columns]
+        return cls(
+            tuple(map(str, df.columns)),
+            tuple(sql_type(df[c]) for c in df.columns),
+            [tuple(py_value(v) for v in row) for row in zip(*values, strict=True)],
+        )
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run (or one failed attempt) as :meth:`qoslab.store.Store.record_many` stores it; the
+    fields are :meth:`qoslab.store.Store.record`'s arguments. ``series`` maps ``queue`` and
+    ``flow`` to the files' paths relative to the store, written by
+    :meth:`~qoslab.store.Store.write_series` or checked by :meth:`~qoslab.store.Store.adopt_series`."""
+
+    key: Any  # qoslab.store.RunKey (defined there; this module is imported by it)
+    scenario_name: str
+    scenario_source: str
+    scenario_toml: str
+    memberships: Sequence[tuple[str, dict[str, Any]]]
+    status: str
+    attempt: int
+    error: str | None = None
+    traceback: str | None = None
+    wall_time_s: float | None = None
+    worker: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    metrics: dict[str, float] | None = None
+    summary: dict[str, Any] | None = None
+    flows: pd.DataFrame | Rows | None = None
+    queues: pd.DataFrame | Rows | None = None
+    series: dict[str, str] | None = None
+    metric_functions: Sequence[str] = ()
 
 
 #: Schema 2 → 3 (run by qoslab.store.migrate in one transaction): sweep membership keyed by

@@ -2,7 +2,8 @@
 
 The coordinator (:func:`run_sweep`) asks the store which runs exist, hands the missing ones to an
 executor (:mod:`qoslab.executors`: a local process pool, a Dask cluster) as :class:`RunTask`
-values, and writes each :class:`RunOutput` it receives back into the store — it alone writes.
+values, and commits the :class:`RunOutput` values it receives into the store in batches — it
+alone writes the database (workers that see the store write their runs' series files).
 Workers run :func:`~qoslab.tasks.execute` (in :mod:`qoslab.tasks`, shared with the executors),
 which never raises: an exception becomes a failed output.
 """
@@ -26,7 +27,7 @@ from qoslab.results import axis_column, load, typed_params
 from qoslab.scenario import Scenario
 from qoslab.schedule import schedule
 from qoslab.stats import summarize
-from qoslab.store import RunKey, Store
+from qoslab.store import RunKey, RunRecord, Store, StoreError
 
 # RunTask, RunOutput, execute and the metrics live in qoslab.tasks (the executors import them from
 # there); they stay importable from here, where callers have always found them.
@@ -323,6 +324,35 @@ class SweepProgress:
 
 # -- the coordinator -------------------------------------------------------------------------------
 
+#: The coordinator commits the runs it receives in batches, one transaction each: when this many
+#: wait, or at the first run received when the last commit is :data:`BATCH_SECONDS` old (so a run
+#: received after a pause is committed at once). ``run_sweep(batch_runs=1, batch_seconds=0)``
+#: commits every run on its own.
+BATCH_RUNS = 1000
+BATCH_SECONDS = 0.5
+
+
+class _Batch:
+    """The runs received and not yet committed; :meth:`flush` commits them in one transaction
+    (all or none: a coordinator killed before leaves them to be computed again on resume)."""
+
+    def __init__(self, store: Store, runs: int, seconds: float) -> None:
+        self.store = store
+        self.runs = max(1, runs)
+        self.seconds = seconds
+        self.pending: list[RunRecord] = []
+        self.last = time.monotonic()
+
+    def add(self, rec: RunRecord) -> None:
+        self.pending.append(rec)
+        if len(self.pending) >= self.runs or time.monotonic() - self.last >= self.seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        recs, self.pending = self.pending, []  # a batch that fails is not tried again
+        self.store.record_many(recs)
+        self.last = time.monotonic()
+
 
 @dataclass
 class SweepReport:
@@ -352,6 +382,9 @@ def run_sweep(
     label: str = "sweep",
     grid: Mapping[str, Sequence[Any]] | None = None,
     replace_grid: bool = False,
+    batch_runs: int = BATCH_RUNS,
+    batch_seconds: float = BATCH_SECONDS,
+    worker_series: bool = True,
 ) -> SweepReport:
     """Computes the runs of ``specs`` that the store lacks (or holds as failed) and stores them.
 
@@ -365,6 +398,11 @@ def run_sweep(
     grid (:meth:`Store.claim_sweep`): a name stored with another grid is refused with a
     StoreError naming both, unless ``replace_grid`` starts the name afresh. Stored runs never
     change: a run already stored is only added to this sweep's memberships.
+
+    Runs are committed in batches (``batch_runs``, ``batch_seconds``: :data:`BATCH_RUNS`). With
+    ``worker_series``, workers that see the store write each run's series files into it
+    themselves and send back their checksums (``RunTask.store_root``), which the coordinator
+    verifies; without, the coordinator writes every file (the series travel back to it).
     """
     t0 = time.perf_counter()
     by_key: dict[RunKey, list[RunSpec]] = {}
@@ -394,6 +432,7 @@ def run_sweep(
                 by_key[k][0].scenario.source,
                 fns[k],
                 allow_paths=by_key[k][0].scenario.allow_paths,
+                store_root=str(store.root.resolve()) if worker_series else None,
             )
             for k in todo
         ]
@@ -401,6 +440,8 @@ def run_sweep(
         prog = SweepProgress(len(by_key), len(ok_keys), label, enabled=progress)
         failed: dict[RunKey, str] = {}
         counters: dict[str, Any] = {"attempts": 0, "compute": 0.0}
+
+        batch = _Batch(store, batch_runs, batch_seconds)
 
         def on_done(task: RunTask, out: RunOutput) -> list[RunTask]:
             counters["attempts"] += 1
@@ -414,8 +455,13 @@ def run_sweep(
                 )
             spec0 = by_key[task.key][0]
             series: dict[str, str] = {}
-            if out.ok:
-                # a successful output carries its series (tasks.execute)
+            if out.ok and out.series_files is not None:
+                try:
+                    series = store.adopt_series(task.key, out.series_files, out.worker)
+                except StoreError as e:
+                    out = replace(out, ok=False, error=str(e), summary=None, flows=None, queues=None)
+            elif out.ok:
+                # a successful output carries its series unless the worker stored them (tasks.execute)
                 assert out.series_queue is not None and out.series_flow is not None
                 meta = {
                     "scenario": spec0.scenario.name,
@@ -425,26 +471,28 @@ def run_sweep(
                 }
                 series["queue"] = store.write_series(task.key, "queue", out.series_queue, meta)
                 series["flow"] = store.write_series(task.key, "flow", out.series_flow, meta)
-            store.record(
-                key=task.key,
-                scenario_name=spec0.scenario.name,
-                scenario_source=spec0.scenario.source,
-                scenario_toml=spec0.scenario.text,
-                memberships=[(s.sweep, dict(s.params)) for s in by_key[task.key]],
-                status="ok" if out.ok else "failed",
-                attempt=task.attempt,
-                error=out.error,
-                traceback=out.traceback,
-                wall_time_s=out.wall_time_s,
-                worker=out.worker,
-                started_at=out.started_at,
-                finished_at=out.finished_at,
-                metrics=out.metrics if out.ok else None,
-                summary=out.summary,
-                flows=out.flows,
-                queues=out.queues,
-                series=series or None,
-                metric_functions=task.metrics,
+            batch.add(
+                RunRecord(
+                    key=task.key,
+                    scenario_name=spec0.scenario.name,
+                    scenario_source=spec0.scenario.source,
+                    scenario_toml=spec0.scenario.text,
+                    memberships=[(s.sweep, dict(s.params)) for s in by_key[task.key]],
+                    status="ok" if out.ok else "failed",
+                    attempt=task.attempt,
+                    error=out.error,
+                    traceback=out.traceback,
+                    wall_time_s=out.wall_time_s,
+                    worker=out.worker,
+                    started_at=out.started_at,
+                    finished_at=out.finished_at,
+                    metrics=out.metrics if out.ok else None,
+                    summary=out.summary,
+                    flows=out.flows,
+                    queues=out.queues,
+                    series=series or None,
+                    metric_functions=task.metrics,
+                )
             )
             if out.ok:
                 failed.pop(task.key, None)
@@ -458,7 +506,10 @@ def run_sweep(
 
         try:
             if tasks:
-                (executor or LocalExecutor()).run(tasks, on_done)
+                try:
+                    (executor or LocalExecutor()).run(tasks, on_done)
+                finally:
+                    batch.flush()  # what was received is kept, however the executor ended
         finally:
             prog.close()
     finally:

@@ -8,6 +8,7 @@ imports the other at module level.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -16,6 +17,7 @@ import time
 import traceback as tb
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +25,8 @@ import pandas as pd
 
 from qoslab import _core
 from qoslab.scenario import Scenario
-from qoslab.store import RunKey
+from qoslab.store import Rows, RunKey, write_series_file
+from qoslab.store_schema import DB_NAME
 
 if TYPE_CHECKING:
     from qoslab.simulate import Result
@@ -47,6 +50,11 @@ class RunTask:
     attempt: int = 1
     #: Folders besides the scenario's own it may read files from (``--allow-path``).
     allow_paths: tuple[str, ...] = ()
+    #: The result store's directory (absolute). Where the worker sees that store, it writes the
+    #: run's series files into it and sends back their paths and checksums instead of the
+    #: series, and its flows and queues as SQL rows (:class:`Rows`): the coordinator only checks
+    #: and commits. Where it does not, the output carries the series (the coordinator writes them).
+    store_root: str | None = None
 
 
 @dataclass
@@ -64,10 +72,13 @@ class RunOutput:
     traceback: str | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     summary: dict[str, Any] | None = None
-    flows: pd.DataFrame | None = None
-    queues: pd.DataFrame | None = None
+    flows: pd.DataFrame | Rows | None = None
+    queues: pd.DataFrame | Rows | None = None
     series_queue: pd.DataFrame | None = None
     series_flow: pd.DataFrame | None = None
+    #: ``{"queue": (path, sha256), "flow": …}``: the series files the worker wrote into the store
+    #: (``RunTask.store_root``), paths relative to it; the series fields are then None.
+    series_files: dict[str, tuple[str, str]] | None = None
 
 
 def worker_name() -> str:
@@ -208,6 +219,33 @@ def _log_computation(task: RunTask, ok: bool, wall: float) -> None:
         os.close(fd)
 
 
+def _for_store(task: RunTask, scenario_name: str, out: RunOutput) -> RunOutput:
+    """A successful output made ready for the store at ``task.store_root``: its tables as SQL
+    rows and, where this worker sees that store (its database is there) and runs the version of
+    the run's key, its series written into it (the same bytes and paths the coordinator would
+    write). A series file that cannot be written is left to the coordinator (it reports why)."""
+    assert task.store_root is not None and out.series_queue is not None and out.series_flow is not None
+    assert isinstance(out.flows, pd.DataFrame) and isinstance(out.queues, pd.DataFrame)
+    packed = dataclasses.replace(out, flows=Rows.of(out.flows), queues=Rows.of(out.queues))
+    root = Path(task.store_root)
+    if out.version != task.key.version or not (root / DB_NAME).is_file():
+        return packed
+    meta = {
+        "scenario": scenario_name,
+        "scenario_sha256": task.key.scenario_sha256,
+        "seed": str(task.key.seed),
+        "version": task.key.version,
+    }
+    try:
+        files = {
+            "queue": write_series_file(root, task.key, "queue", out.series_queue, meta),
+            "flow": write_series_file(root, task.key, "flow", out.series_flow, meta),
+        }
+    except OSError:
+        return packed
+    return dataclasses.replace(packed, series_queue=None, series_flow=None, series_files=files)
+
+
 def execute(task: RunTask) -> RunOutput:
     """Computes one run (in a worker). Never raises for a failing run: the error and traceback
     are returned in a failed :class:`RunOutput`."""
@@ -236,7 +274,7 @@ def execute(task: RunTask) -> RunOutput:
         )
         wall = time.perf_counter() - t0
         _log_computation(task, True, wall)
-        return RunOutput(
+        out = RunOutput(
             key=task.key,
             ok=True,
             worker=who,
@@ -251,6 +289,7 @@ def execute(task: RunTask) -> RunOutput:
             series_queue=res.series_queue,
             series_flow=res.series_flow,
         )
+        return _for_store(task, sc.name, out) if task.store_root is not None else out
     except Exception as e:  # noqa: BLE001 — every failure of a run is data for the store
         wall = time.perf_counter() - t0
         _log_computation(task, False, wall)
