@@ -5,10 +5,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from emu_judge import Judge
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -159,3 +163,24 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("emulated runs: release lateness and retries")
         for nodeid, line in lines:
             terminalreporter.write_line(f"{nodeid.split('::')[-1]}: {line}")
+
+
+# -- the emulation tests' fixtures (tests/test_emulate*.py; their helpers: tests/emu_common.py) --
+
+
+@pytest.fixture
+def judge(record_property: Callable[[str, object], None]) -> "Judge":
+    """Runs an emulation on a quiet enough host (tests/emu_judge.py)."""
+    from emu_judge import Judge as _Judge
+
+    return _Judge(record_property)
+
+
+@pytest.fixture
+def clean() -> Iterator[None]:
+    """The test leaves no emulation namespace behind."""
+    from emu_common import _ours
+
+    before = _ours()
+    yield
+    assert _ours() <= before, f"namespaces left behind: {_ours() - before}"

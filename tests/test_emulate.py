@@ -8,7 +8,6 @@ stalled host is run again, up to three times, else the test is skipped, saying s
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import re
@@ -19,23 +18,25 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from emu_judge import MARKER_BOUND, RIO_BOUND, Bound, Judge
-from emu_judge import daemon_lateness as _late
+from emu_common import (
+    HERE,
+    QOSLAB,
+    SCEN,
+    _assert_nothing_left,
+    _core_greens,
+    _ours,
+    _replayed_greens,
+    needs_emulation,
+)
+from emu_judge import MARKER_BOUND, Judge
 from qoslab import emulate as emu
 from qoslab.scenario import Scenario, load_scenario
-from qoslab.simulate import run as simulate
-
-HERE = Path(__file__).resolve().parent
-SCEN = HERE / "emu_scenarios"
-QOSLAB = str(Path(sys.executable).parent / "qoslab")
 
 
 def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,160 +171,6 @@ def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:
         after = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
         signal.signal(signal.SIGINT, previous)
     assert after == before
-
-
-_OK, _WHY = emu.availability()
-needs_emulation = pytest.mark.skipif(not _OK, reason=f"emulation unavailable: {_WHY}")
-if not _OK:
-    print(f"test_emulate: emulation tests skipped: {_WHY}", file=sys.stderr)
-
-
-def _ours() -> set[str]:
-    return {n for n in emu.list_namespaces() if n.startswith(emu.PREFIX)}
-
-
-def _assert_nothing_left(prefix: str) -> None:
-    assert not [n for n in emu.list_namespaces() if n.startswith(prefix)], "namespaces left"
-    assert not list(Path(tempfile.gettempdir()).glob(f"{prefix}-*")), "work directory left"
-    assert not (emu.STATE_DIR / f"{prefix}.json").exists(), "state file left"
-    # veths live only inside the run's namespaces; none may surface in the root namespace
-    links = subprocess.run(
-        ["ip", "-o", "link", "show", "type", "veth"], capture_output=True, text=True
-    ).stdout
-    assert not re.search(r": l\d+[ab]@", links), links
-    rules = subprocess.run(["iptables-save"], capture_output=True, text=True).stdout
-    assert "NFQUEUE" not in rules and "QLAB_DSCP" not in rules, rules
-
-
-@pytest.fixture
-def judge(record_property: Callable[[str, object], None]) -> Judge:
-    return Judge(record_property)
-
-
-@pytest.fixture
-def clean() -> None:
-    before = _ours()
-    yield
-    assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
-
-
-@pytest.mark.alone
-@needs_emulation
-def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None, judge: Judge) -> None:
-    """One 10 Mbit/s DropTail bottleneck of 50 packets: the daemon's serialisation against the
-    kernel's htb + pfifo at the same rate and limit (same propagation delay, added by the
-    daemon in both runs). htb meters the 14-byte Ethernet header too; its size table takes it
-    off (emulate.py), so both carry IP bytes at 10 Mbit/s: 8 runs differed by at most 0.4 %
-    (docs/emulation.md). Without the size table the kernel carried 1.4 % less, and up to 5.1 %
-    less when losses synchronised: this test failed then at its former 5 % bound."""
-    sc = load_scenario(SCEN / "calibration.toml")
-    bound = Bound.for_rate(10e6, 1000)  # 20 ms at most, 800 us at p99
-    d = judge.quiet("daemon", lambda: emu.run(sc, 1, duration_s=8), _late, bound)
-    kernel = ("bottleneck",)
-    k = judge.quiet("kernel", lambda: emu.run(sc, 1, duration_s=8, kernel_links=kernel), _late, bound)
-    agg_d, agg_k = d.flows["throughput_bps"].sum(), k.flows["throughput_bps"].sum()
-    print(f"calibration: daemon {agg_d / 1e6:.3f} Mbit/s, kernel htb+pfifo {agg_k / 1e6:.3f} Mbit/s")
-    # The daemons' release lateness of both runs goes with a failure: a machine that stalled
-    # them shows there (a fresh-clone run once carried 9.70 against 9.96 Mbit/s).
-    late = {run: r.lateness().to_dict(orient="records") for run, r in (("daemon", d), ("kernel", k))}
-    assert abs(agg_d / agg_k - 1) <= 0.02, late
-    # The daemon never serialises faster than the link. A packet is counted when it is released
-    # (its transmission's end plus the 5 ms propagation delay), so the packets counted in the
-    # window ended their transmissions in the window moved 5 ms earlier, and the first of them
-    # began up to one packet time before it: at most the rate over the window plus one packet
-    # (the largest, 1000 B here). The edge packet is real: a CI run carried 10.0008 Mbit/s over
-    # the 6 s window, 616 bytes above the rate. The window is whole 0.1 s bins, as counted.
-    m = d.scenario.resolved["measurement"]
-    assert m["start_ns"] % 100_000_000 == 0 and m["end_ns"] % 100_000_000 == 0, m
-    window_s = (m["end_ns"] - m["start_ns"]) / 1e9
-    edge = max(f["packet_size_bytes"] for f in d.scenario.resolved["flows"]) * 8 / window_s
-    assert 0.93 * 10e6 <= agg_d <= 10e6 + edge, "the daemon never exceeds the link rate"
-    bd = d.links[(d.links["link_name"] == "bottleneck") & (d.links["direction"] == "ab")].iloc[0]
-    bk = k.links[(k.links["link_name"] == "bottleneck") & (k.links["direction"] == "ab")].iloc[0]
-    drops_d, drops_k = int(bd["overflow_drops"]), int(bk["overflow_drops"])
-    print(f"calibration: overflow drops daemon {drops_d}, kernel {drops_k}")
-    assert drops_d > 0 and drops_k > 0
-    assert 0.5 <= drops_d / drops_k <= 2.0
-    # conservation at the daemon's queue: every arrival departed, dropped or is still held
-    assert bd["arrivals"] == bd["departures"] + bd["overflow_drops"] + bd["queued_at_end"]
-    # release timing: the daemon's verdicts are late by well under a packet time (800 us)
-    lat = d.lateness()
-    assert (lat["p50_us"] < 400).all(), lat
-
-
-@needs_emulation
-def test_token_bucket_marker_counts_match_receiver(clean: None, tmp_path: Path, judge: Judge) -> None:
-    """2 Mbit/s CBR through a token bucket (CIR 1 Mbit/s, CBS 5000 B) marking AF11/AF12: the
-    receiver's iptables per-DSCP counters equal the daemon's colour counters exactly, and
-    the green count is the token bucket's on the arrivals the daemon got (the source's late
-    sends replayed through the core's meter, see below) within 2 packets: 629 when on time."""
-    sc = load_scenario(SCEN / "cbr-marker.toml")
-    r = judge.quiet("marker", lambda: emu.run(sc, 1), _late, MARKER_BOUND)
-    c = r.conditioners.iloc[0]
-    got = {int(x.dscp): int(x.packets) for x in r.dscp_counts.itertuples()}
-    print(f"marker: daemon green {c.green_packets} yellow {c.yellow_packets}; receiver {got}")
-    assert got[10] == c.green_packets and got[12] == c.yellow_packets
-    assert got[0] == 0 and got[14] == 0 and c.red_packets == 0
-    total = c.green_packets + c.yellow_packets
-    assert abs(total - 1250) <= 3, total  # 2 Mbit/s of 1000-byte packets for 5 s
-    sent = int(round(r.flows.loc[0, "sent_bytes"] / 1000))
-    # 0 to 4.996 s, as the simulator sends them: the send due at the 5 s stop is not made
-    # (a float schedule once made it a few ulps early, sending 1,251)
-    assert sent == 1250, sent
-    on_time, replayed, late = _replayed_greens(r.sources["u"], sent, tmp_path)
-    print(f"marker: green {c.green_packets}, token bucket on the arrivals {replayed} ({late})")
-    assert on_time == 629  # floor(5 + 0.5 * 1249): the last packet leaves at 4.996 s
-    assert abs(c.green_packets - replayed) <= 2, late
-
-
-def _runs_seen(shares: list[np.ndarray], emus: list[emu.EmuResult]) -> str:
-    """Each emulated run's shares, its senders' kernel counters and its daemons' worst release
-    lateness, for a comparison's print and failure messages: a share out of bounds can then be
-    told from a disturbed run or from a kernel whose recovery broke down (docs/emulation.md)."""
-    kernel = [
-        e.flows[["kernel_total_retrans", "kernel_reordering", "kernel_host_timeouts"]].to_numpy().tolist()
-        for e in emus
-    ]
-    late = [float(e.lateness()["max_us"].max()) for e in emus]
-    return (
-        f"runs {[x.round(3).tolist() for x in shares]}; per run and flow the kernel's "
-        f"[retransmitted segments, reordering estimate, host timeouts] {kernel}; "
-        f"max release lateness {late} us"
-    )
-
-
-@needs_emulation
-def test_rio_two_contracts_simulated_vs_emulated(clean: None, judge: Judge) -> None:
-    """Two TCP flows with 6 and 1 Mbit/s contracts over an 8 Mbit/s RIO bottleneck: the
-    emulation (Linux Reno) and the simulation (ns-2 Reno) give the same ordering and per-flow
-    shares within 15 %. Both sides are means over seeds (simulated 1-5, emulated 1-3), over
-    35 s of steady state: a single emulated run's shares vary much more than a simulated
-    one's (15 s windows gave 0.57-0.75 for the first flow), so the emulated side averages
-    three 40 s runs."""
-    sc = load_scenario(SCEN / "rio-2contracts.toml")
-    sims = [simulate(sc, s).flows["throughput_bps"].to_numpy() for s in range(1, 6)]
-    share_sim = np.mean([t / t.sum() for t in sims], axis=0)
-    emus = [judge.quiet(f"seed {s}", lambda s=s: emu.run(sc, s), _late, RIO_BOUND) for s in (1, 2, 3)]
-    shares = [e.flows["throughput_bps"].to_numpy() / e.flows["throughput_bps"].sum() for e in emus]
-    share_emu = np.mean(shares, axis=0)
-    seen = (
-        f"RIO shares: simulated {share_sim.round(3)}, emulated {share_emu.round(3)} "
-        f"({_runs_seen(shares, emus)})"
-    )
-    print(seen)
-    assert (np.argsort(share_sim) == np.argsort(share_emu)).all(), seen
-    assert (np.abs(share_emu / share_sim - 1) <= 0.15).all(), seen
-    # the kernel retransmitted what the daemons dropped (but for the last few, which the
-    # source's stop can leave unrepaired; 2 in 24 flow-runs measured) and its reordering
-    # estimate starts at Linux's 3 (tcp_reordering)
-    for e in emus:
-        f = e.flows
-        assert (f["kernel_total_retrans"] >= f["dropped_packets"] - 3).all(), seen
-        assert (f["kernel_reordering"] >= 3).all(), seen
-    # the AF11 packets are protected: RIO drops far fewer of them than of AF12
-    for e in emus:
-        b = e.links[(e.links["link_name"] == "bottleneck") & (e.links["direction"] == "ab")].iloc[0]
-        assert b["drops_prec1"] > 3 * b["drops_prec0"]
 
 
 def _wait_for_run(proc: subprocess.Popen[bytes], before: set[str], timeout: float = 20) -> str:
@@ -505,43 +352,6 @@ def test_ctrl_c_at_any_moment_of_the_setup(clean: None, tmp_path: Path) -> None:
         _interrupted_and_gone(p, f"SIGINT at {key} >= {at_least}", prefix)
 
 
-def _core_greens(times: list[float], trace: Path) -> int:
-    """Green packets of cbr-marker.toml's token bucket, the core's meter that the daemon runs,
-    on its flow's 1000-byte packets sent at ``times`` (s after the flow's start): the flow
-    replayed from a trace written to ``trace``."""
-    table = load_scenario(SCEN / "cbr-marker.toml").table()
-    flow = table["flow"][0]
-    del flow["rate"], flow["packet_size"]
-    flow.update(type="trace", trace=str(trace))
-    trace.write_text("".join(f"{t:.9f},1000\n" for t in times))
-    # the trace is written beside the test, outside any scenario folder: allowed, as
-    # --allow-path would (a scenario reads only its own folder's files otherwise)
-    sc = Scenario.from_table(table, allow_paths=[trace.parent])
-    return int(simulate(sc, 1).conditioners.loc[0, "green_packets"])
-
-
-def _replayed_greens(src: dict[str, Any], n: int, tmp: Path) -> tuple[int, int, str]:
-    """The green packets of cbr-marker.toml's token bucket on its source's n packets (1000
-    bytes at 2 Mbit/s) sent on schedule, and sent when the source's report says (its sends
-    over 1 ms late moved), and a line saying how late the source was."""
-    gap = 1000 * 8 / 2e6
-    scheduled = [i * gap for i in range(n)]
-    actual = list(scheduled)
-    assert len(src["late_send_slips"]) == src["late_sends"]
-    for at, slip in src["late_send_slips"]:
-        actual[int(round(at / gap))] = at + slip
-    # A send under 1 ms late is not recorded, but it still followed the one before it, which
-    # may have been late by more than the gap: sends are sequential.
-    actual = list(itertools.accumulate(actual, max))
-    on_time = _core_greens(scheduled, tmp / "on-time.csv")
-    replayed = _core_greens(actual, tmp / "actual.csv")
-    late = (
-        f"{src['late_sends']} late sends, worst {src['slip_max_s'] * 1e3:.1f} ms, "
-        f"{on_time - replayed} green lost to them"
-    )
-    return on_time, replayed, late
-
-
 def test_token_bucket_replay_counts_the_tokens_a_stall_loses(tmp_path: Path) -> None:
     """The replay above: 750 packets of 1000 bytes at 2 Mbit/s (the last at 2.996 s) into a
     1 Mbit/s bucket of 5 packets mark floor(5 + 374.5) = 379 green; a 100 ms stall with a
@@ -621,83 +431,3 @@ def test_cleanup_leaves_live_runs_alone_unless_forced(clean: None) -> None:
         if p.poll() is None:
             p.kill()
             p.wait()
-
-
-def _mean_wait_s(links: pd.DataFrame) -> float:
-    b = links[(links["link_name"] == "bottleneck") & (links["direction"] == "ab")].iloc[0]
-    return float(b["window_wait_ns"]) / float(b["window_admitted"]) / 1e9
-
-
-_BBR_GAP = (
-    "finding (2026-11-23, traced with ss -tin and nstat in the sender namespaces): with SACK "
-    "(which this case turns on: without it Linux degenerates here, its reordering estimate going "
-    "to 300 after the first timeout so that every loss waits for one, and its emulated shares "
-    "swing 0.66-0.81 between runs) Linux's tcp_bbr gives 0.794/0.206, 27.3 ms, utilisation "
-    "0.99, no timeouts, flow 1 held by its long-term (policer) bandwidth estimate about half "
-    "the time. The simulated BBR v1 gives 0.595/0.405 and 28.5 ms (the delay agrees), with "
-    "about 17 timeouts per flow and utilisation 0.49: its senders cannot recover a lost "
-    "retransmission without a timeout (Linux: RACK, RFC 8985), it holds its window through "
-    "recovery, and it has no policer detection"
-)
-
-
-@pytest.mark.alone
-@needs_emulation
-@pytest.mark.parametrize(
-    "variant, flavour",
-    [
-        ("cubic", "ns2"),
-        # the linux flavour's BBR (docs/models/tcp-linux.md) against tcp_bbr: 0.787/0.213 over
-        # simulated seeds 1-5, utilisation 0.985 (2026-11-26)
-        ("bbr", "linux"),
-        # the ns2 flavour's BBR gap is a pinned finding: run by `make reproduce` (slow)
-        pytest.param("bbr", "ns2", marks=[pytest.mark.slow, pytest.mark.xfail(strict=True, reason=_BBR_GAP)]),
-    ],
-)
-def test_modern_tcp_simulated_vs_kernel(clean: None, variant: str, flavour: str, judge: Judge) -> None:
-    """Issue 22: the simulator's CUBIC and BBR against Linux's own (``tcp_cubic``, ``tcp_bbr``)
-    over the link daemon's RIO: the same two contracted flows as above. The shares must order
-    alike and differ by at most 0.06 of the bottleneck; the bottleneck's mean queueing delay
-    (its occupancy) within a factor of 2: the kernel's HyStart, pacing and segmentation
-    offload differ in the details, and the daemon counts waiting times over the whole run
-    (start-up included), the simulation over its measurement window.
-
-    Both sides run SACK, as Linux runs TCP by default. Without it Linux's recovery degenerates
-    on this path: duplicate ACKs for segments a timeout resent are read as reordering, the
-    reordering estimate climbs (24-62 in four of seven runs, 2026-11-26), a fast retransmit
-    then needs that many duplicates, and losses wait for timeouts. Two fresh-clone
-    `make test` runs left the 1 Mbit/s flow almost silent for a whole run (0.983 / 0.017 and
-    0.976 / 0.024, against 0.70-0.75 otherwise); their counters were not recorded, and this
-    spiral is the one way we found for a flow to starve here. With SACK the same flows kept
-    the estimate at 3 with no timeout in twelve runs. The simulator's senders have no such
-    heuristic, so without SACK the test compared Linux's non-SACK failure mode, not CUBIC.
-
-    The share bound is not Reno's 15 % of each share (0.044 here, on the 1 Mbit/s flow's
-    0.297): Linux's CUBIC gives the 6 Mbit/s contract a little more than the simulated one, a
-    gap that is systematic (with SACK, twelve quiet runs: 0.740 +- 0.016 against 0.703 over
-    simulated seeds 1-5 and 0.708 +- 0.009 over 20; without SACK 0.733 +- 0.013 over 8 runs
-    against 0.704 +- 0.011; docs/emulation.md). The machine's load moves it further (0.775
-    without SACK in a fresh-clone `make test`, 0.59-0.76 beside compilers): the test runs
-    alone."""
-    # SACK on both sides, as Linux runs TCP: without it the kernel's own recovery breaks down on
-    # this path (above, and _BBR_GAP), which would test Linux's non-SACK failure mode.
-    sc = load_scenario(SCEN / "rio-2contracts.toml")
-    sc = sc.with_overrides([f"tcp.variant={variant}", "tcp.sack=true"])
-    sims = [simulate(sc.with_overrides([f'tcp.flavour="{flavour}"']), s) for s in range(1, 6)]
-    thr = [r.flows["throughput_bps"].to_numpy() for r in sims]
-    share_sim = np.mean([t / t.sum() for t in thr], axis=0)
-    wait_sim = float(np.mean([_mean_wait_s(r.links) for r in sims]))
-    emus = [judge.quiet(f"seed {s}", lambda s=s: emu.run(sc, s), _late, RIO_BOUND) for s in (1, 2, 3)]
-    shares = [e.flows["throughput_bps"].to_numpy() / e.flows["throughput_bps"].sum() for e in emus]
-    share_emu = np.mean(shares, axis=0)
-    wait_emu = float(np.mean([_mean_wait_s(e.links) for e in emus]))
-    seen = (
-        f"{variant} ({flavour} flavour): shares simulated {share_sim.round(3)}, "
-        f"emulated {share_emu.round(3)}; "
-        f"mean queueing delay simulated {wait_sim * 1e3:.1f} ms, emulated {wait_emu * 1e3:.1f} ms "
-        f"({_runs_seen(shares, emus)})"
-    )
-    print(seen)
-    assert (np.argsort(share_sim) == np.argsort(share_emu)).all(), seen
-    assert (np.abs(share_emu - share_sim) <= 0.06).all(), seen
-    assert 0.5 <= wait_emu / wait_sim <= 2.0, seen
