@@ -315,13 +315,13 @@ impl Linux {
             self.rtt.sample(r, self.sb.una, self.sb.nxt());
             self.backoff = 0;
         }
-        if self.sb.una > prior_una {
-            *flag |= SET_XMIT_TIMER;
-            self.sync_conn_fields();
-            self.cc.pkts_acked(&mut self.conn, acked, ca_rtt);
-        } else if sample.is_some() {
+        if self.sb.una > prior_una || sample.is_some() {
             *flag |= SET_XMIT_TIMER;
         }
+        // Every ACK that reaches tcp_clean_rtx_queue, SACK-only ones included, gives the
+        // module its RTT sample (`ack_sample.rtt_us`: the newest (S)ACKed segment's).
+        self.sync_conn_fields();
+        self.cc.pkts_acked(&mut self.conn, acked, ca_rtt);
     }
 
     /// The fields of [`Conn`](super::cc::Conn) that the queue changes, without the pacer.

@@ -134,6 +134,7 @@ impl Linux {
             app_limited: false,
             cwnd_limited: true,
             pacing_rate: 0.0,
+            paced: false,
             mss,
             lsndtime: 0,
             delivered_time: 0,
@@ -202,6 +203,7 @@ impl Linux {
         c.delivered_time = self.rate.delivered_time;
         c.app_limited = self.rate.app_limited != 0;
         c.edt = pacer.next;
+        c.paced = pacer.enabled;
     }
 
     /// Applies what a module asked of the socket beyond cwnd and ssthresh.

@@ -339,6 +339,22 @@ fn tail_loss_probe_repairs_a_lost_tail_without_a_timeout() {
 }
 
 #[test]
+fn cubic_takes_its_delay_sample_from_a_sack_only_ack() {
+    // tcp_clean_rtx_queue calls pkts_acked on every ACK with the RTT of the newest
+    // (S)ACKed segment: a duplicate ACK SACKing segment 5 after 30 ms sets delay_min.
+    let cfg = config(TcpVariant::Cubic, 10, 1000);
+    let mut h = Host::new(&cfg);
+    let first = h.run(|l, io| l.start(0, i64::MAX, io));
+    assert_eq!(first.len(), 10);
+    h.ack(30 * MS, -1, [(5, 6), (0, 0), (0, 0)]);
+    assert_eq!(h.l.sb.una, 0, "nothing cumulatively acknowledged");
+    let super::cc::LinuxCc::Cubic(cu) = &h.l.cc else {
+        panic!("not cubic");
+    };
+    assert_eq!(cu.delay_min, 30 * MS);
+}
+
+#[test]
 fn linux_receiver_quick_acks_then_delays_and_reports_dsack() {
     let cfg = {
         let mut c = config(TcpVariant::Reno, 10, 1000);

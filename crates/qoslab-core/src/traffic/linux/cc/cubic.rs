@@ -149,7 +149,9 @@ impl Cubic {
         if c.now.saturating_sub(self.last_ack) <= HYSTART_ACK_DELTA_NS {
             self.last_ack = c.now;
             let mut threshold = self.delay_min + hystart_ack_delay(c);
-            if c.pacing_rate == 0.0 {
+            // An unpaced sender's ACK train is judged against half the minimum delay
+            // (sk_pacing_status == SK_PACING_NONE), whatever its computed pacing rate.
+            if !c.paced {
                 threshold >>= 1;
             }
             if c.now.saturating_sub(self.round_start) > threshold {

@@ -61,8 +61,12 @@ pub struct Conn {
     pub lost: u64,
     pub app_limited: bool,
     pub cwnd_limited: bool,
-    /// The pacing rate, segments per second (0: not paced yet).
+    /// The pacing rate, segments per second (0: no RTT sample yet). Linux computes
+    /// `sk_pacing_rate` whether or not anything paces the flow.
     pub pacing_rate: f64,
+    /// `sk_pacing_status != SK_PACING_NONE`: something paces the flow (the module, as BBR,
+    /// or `sch_fq`: `tcp.pacing`).
+    pub paced: bool,
     pub mss: u32,
     /// Time of the last transmission (`lsndtime`).
     pub lsndtime: SimTime,

@@ -29,6 +29,7 @@ fn conn(cwnd: u32) -> Conn {
         app_limited: false,
         cwnd_limited: true,
         pacing_rate: 0.0,
+        paced: false,
         mss: 1500,
         lsndtime: 0,
         delivered_time: 0,
@@ -119,6 +120,34 @@ fn cubic_tcp_friendly_region_grows_at_least_as_reno_would() {
     }
     // 40 RTTs at ≥ 0.5 segments per RTT: at least +20 (the cubic term reaches only 28).
     assert!(c.cwnd >= 40, "cwnd {} after 40 RTTs", c.cwnd);
+}
+
+/// HyStart's ACK train on a flow in slow start with a 40 ms minimum delay, one ACK a ms
+/// (closer than `hystart_ack_delta_us`): the time since the round began at which it ends
+/// slow start, ms.
+fn ack_train_exit_ms(paced: bool) -> u64 {
+    let mut c = conn(20);
+    c.pacing_rate = 1000.0; // computed by tcp_update_pacing_rate for every flow
+    c.paced = paced;
+    let mut cu = Cubic::new(&c);
+    for ms in 1..100 {
+        c.now = ms * MS;
+        cu.pkts_acked(&mut c, 1, Some(40 * MS));
+        if cu.found {
+            assert_eq!(c.ssthresh, c.cwnd);
+            return ms;
+        }
+    }
+    panic!("no ACK train found");
+}
+
+#[test]
+fn cubic_hystart_ack_train_halves_the_threshold_of_an_unpaced_sender() {
+    // threshold = delay_min + hystart_ack_delay (min(1 ms, 4 x 64 KB at the rate)) = 41 ms,
+    // halved when sk_pacing_status is SK_PACING_NONE: found once the train passes 20.5 ms.
+    assert_eq!(ack_train_exit_ms(false), 21);
+    // A paced sender (BBR's or sch_fq's pacing) waits for the whole 41 ms.
+    assert_eq!(ack_train_exit_ms(true), 42);
 }
 
 #[test]
