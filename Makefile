@@ -129,13 +129,13 @@ docs: $(VENV)/.deps
 test: build ns2 ns3 emu-deps slurm-deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
-	cargo test --workspace --release -q
+	cargo test --workspace --profile ci-test -q
 	$(VENV)/bin/ruff check python tests
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest qoslab._core --mypy-config-file pyproject.toml --allowlist tools/stubtest-allowlist.txt
 	$(MAKE) -s fuzz-smoke
 	$(PY) -m qoslab.verdicts check --allow-stale
-	$(VENV)/bin/pytest -q -n 2 --dist loadfile
+	$(VENV)/bin/pytest -q -n 3 --dist loadfile --no-loadscope-reorder
 
 bench: build ns2 ns3
 	$(VENV)/bin/qoslab bench

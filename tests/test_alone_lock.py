@@ -15,7 +15,7 @@ from conftest import xdist_lock_files
 
 pytestmark = pytest.mark.skipif(
     xdist_lock_files() is None or not Path("/proc/locks").exists(),
-    reason="the lock is taken only under pytest-xdist (make test runs with -n 2), and read from /proc/locks",
+    reason="the lock is taken only under pytest-xdist (make test runs with -n 3), and read from /proc/locks",
 )
 
 
