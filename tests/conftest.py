@@ -178,12 +178,21 @@ def judge(record_property: Callable[[str, object], None]) -> "Judge":
 
 @pytest.fixture
 def clean() -> Iterator[None]:
-    """The test leaves no emulation namespace behind."""
+    """The test leaves no emulation namespace behind. Under xdist it holds the run's emulation
+    lock while it runs: the emulation tests are spread over files (and so over workers), and
+    one test's namespaces would look left behind by another running beside it, or be torn
+    down by `qoslab emulate --cleanup --force` (test_cleanup_leaves_live_runs_alone_unless_forced)."""
     from emu_common import _ours
 
-    before = _ours()
-    yield
-    assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
+    files = xdist_lock_files()
+    with contextlib.ExitStack() as stack:
+        if files is not None:
+            lock = stack.enter_context(open(files[0].with_suffix(".emu"), "a"))
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            stack.callback(fcntl.flock, lock, fcntl.LOCK_UN)
+        before = _ours()
+        yield
+        assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
 
 
 #: Test files that take longest (seconds of one worker, a quiet fresh-clone `make test`,
