@@ -559,7 +559,7 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
                 allow_infinity=False,
             )
         if kind == "integer":
-            return st.integers(int(meta["lo"]), 2**40)
+            return st.integers(int(meta["lo"]), 2**40 if meta["hi"] is None else int(meta["hi"]))
         if kind == "bool":
             return st.booleans()
         if kind == "choice":

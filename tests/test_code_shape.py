@@ -97,6 +97,7 @@ NOT_SHAPING = {
     "the scenario text, whose canonical hash is part of every run's key",
     "toml_writer.py": "writes the builder's scenarios as TOML (as builder.py)",
     "builder_base.py": "the builder's machinery (as builder.py)",
+    "builder_tables.py": "the builder's other tables (as builder.py)",
     "builder_queues.py": "the builder's queue classes, generated (as builder.py)",
     "builder_meters.py": "the builder's meter classes, generated (as builder.py)",
 }
