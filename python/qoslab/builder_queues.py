@@ -369,7 +369,8 @@ class PIE(Queue):
     Attributes:
         limit: Buffer size, in packets or bytes (ns-2's default limit). Default: 50pkts.
         target: QDELAY_REF: the target queueing delay. Default: 15ms.
-        t_update: T_UPDATE: how often drop_prob is updated. Default: 15ms.
+        t_update: T_UPDATE: how often drop_prob is updated (at least 1us: it paces the
+            controller). Default: 15ms.
         alpha: α, per second: the weight of the delay's distance from target. Default: 0.125.
         beta: β, per second: the weight of the delay's change since the last update. Default:
             1.25.

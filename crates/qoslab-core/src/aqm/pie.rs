@@ -21,7 +21,7 @@ use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Bytes, Decl, Duration};
-use crate::params::{at_least, key_error, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::params::{at_least, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
@@ -36,8 +36,9 @@ const T_UPDATE: Decl<Duration> = Decl::new(
     "t_update",
     ParamKind::Duration,
     "15ms",
-    "T_UPDATE: how often drop_prob is updated.",
-);
+    "T_UPDATE: how often drop_prob is updated (at least 1us: it paces the controller).",
+)
+.at_least(1_000, "1us");
 const ALPHA: Decl<f64> = Decl::new(
     "alpha",
     at_least(0.0),
@@ -125,12 +126,6 @@ impl QueueDiscipline for PieConfig {
             derandomize: t.get(&DERANDOMIZE)?,
             mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
         };
-        if c.t_update < 1_000 {
-            return Err(key_error(
-                t.key("t_update"),
-                "t_update must be at least 1us (it paces the controller)",
-            ));
-        }
         Ok(c)
     }
     fn build(&self, _link_bps: u64) -> super::DropTail {

@@ -15,8 +15,9 @@ use crate::units::{self, Limit};
 #[derive(Debug)]
 pub struct Decl<T> {
     pub param: Param,
-    /// For a duration, rate or size: zero is refused.
-    pub positive: bool,
+    /// For a duration, rate or size: the least value (in ns, bit/s or bytes; 0: any) and how
+    /// the message writes it ("" for 1: "must be positive").
+    pub least: (u64, &'static str),
     ty: PhantomData<fn() -> T>,
 }
 
@@ -43,7 +44,7 @@ impl<T> Decl<T> {
                 default,
                 doc,
             },
-            positive: false,
+            least: (0, ""),
             ty: PhantomData,
         }
     }
@@ -51,7 +52,16 @@ impl<T> Decl<T> {
     /// The same declaration for a duration, rate or size that must not be zero.
     pub const fn positive(self) -> Decl<T> {
         Decl {
-            positive: true,
+            least: (1, ""),
+            ..self
+        }
+    }
+
+    /// The same declaration for a duration, rate or size of at least `least` (in ns, bit/s or
+    /// bytes), written `text` in the message ("1us").
+    pub const fn at_least(self, least: u64, text: &'static str) -> Decl<T> {
+        Decl {
+            least: (least, text),
             ..self
         }
     }
@@ -204,12 +214,13 @@ impl Value for u64 {
     }
 }
 
-/// Zero refused for a [`Decl::positive`] declaration.
-fn check_positive<T>(d: &Decl<T>, v: u64) -> Result<(), String> {
-    if d.positive && v == 0 {
-        return Err(format!("{} must be positive", d.param.name));
+/// The least value of a [`Decl::positive`] or [`Decl::at_least`] declaration.
+fn check_least<T>(d: &Decl<T>, v: u64) -> Result<(), String> {
+    match d.least {
+        (least, _) if v >= least => Ok(()),
+        (_, "") => Err(format!("{} must be positive", d.param.name)),
+        (_, text) => Err(format!("{} must be at least {text}", d.param.name)),
     }
-    Ok(())
 }
 
 macro_rules! unit_value {
@@ -226,7 +237,7 @@ macro_rules! unit_value {
                 $parse(text)
             }
             fn check(d: &Decl<$marker>, v: u64) -> Result<(), String> {
-                check_positive(d, v)
+                check_least(d, v)
             }
         }
     };
@@ -273,7 +284,7 @@ impl Value for Bytes32 {
         u32::try_from(b).map_err(|e| format!("{e}"))
     }
     fn check(d: &Decl<Bytes32>, v: u32) -> Result<(), String> {
-        check_positive(d, v as u64)
+        check_least(d, v as u64)
     }
 }
 
@@ -291,7 +302,7 @@ impl Value for QueueLimit {
     }
     fn check(d: &Decl<QueueLimit>, v: Limit) -> Result<(), String> {
         match v {
-            Limit::Packets(0) | Limit::Bytes(0) if d.positive => {
+            Limit::Packets(n) | Limit::Bytes(n) if n < d.least.0 => {
                 Err(format!("{} must be positive", d.param.name))
             }
             _ => Ok(()),
