@@ -74,9 +74,10 @@ def _compare_value(label: str, sch: dict[str, Any], meta: Any, out: list[str]) -
         if kind != "number" or theirs != ours:
             out.append(f"{label}: number range {theirs} in the schema, {kind} {ours} in the builder")
     elif sch.get("type") == "integer":
-        if kind != "integer" or meta["lo"] != sch["minimum"]:
+        if kind != "integer" or (meta["lo"], meta["hi"]) != (sch["minimum"], sch.get("maximum")):
             out.append(
-                f"{label}: integer >= {sch['minimum']} in the schema, {kind} >= {meta['lo']} in the builder"
+                f"{label}: integer in [{sch['minimum']}, {sch.get('maximum')}] in the schema, "
+                f"{kind} in [{meta['lo']}, {meta['hi']}] in the builder"
             )
     elif sch.get("type") == "boolean":
         if kind != "bool":
@@ -558,7 +559,7 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
                 allow_infinity=False,
             )
         if kind == "integer":
-            return st.integers(int(meta["lo"]), 2**40)
+            return st.integers(int(meta["lo"]), 2**40 if meta["hi"] is None else int(meta["hi"]))
         if kind == "bool":
             return st.booleans()
         if kind == "choice":

@@ -96,6 +96,10 @@ NOT_SHAPING = {
     "builder.py": "builds scenarios in Python (qoslab.builder, loaded on first use): what it builds is "
     "the scenario text, whose canonical hash is part of every run's key",
     "toml_writer.py": "writes the builder's scenarios as TOML (as builder.py)",
+    "builder_base.py": "the builder's machinery (as builder.py)",
+    "builder_tables.py": "the builder's other tables (as builder.py)",
+    "builder_queues.py": "the builder's queue classes, generated (as builder.py)",
+    "builder_meters.py": "the builder's meter classes, generated (as builder.py)",
 }
 
 

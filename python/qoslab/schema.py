@@ -57,6 +57,8 @@ def _kind(v: dict[str, Any]) -> str:
             return "number"
         return f"number in {left}{_n(lo, '-∞')}, {_n(hi, '∞')}{right}"
     if t == "integer":
+        if "maximum" in v:
+            return f"integer in [{v.get('minimum', 0)}, {v['maximum']}]"
         return f"integer ≥ {v.get('minimum', 0)}"
     if t == "boolean":
         return "true \\| false"

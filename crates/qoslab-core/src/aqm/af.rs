@@ -1,9 +1,10 @@
 //! What the AF queues (RIO, WRED, RI+O, DWRED) share: the averaging parameters and the RED
 //! curve of each drop precedence, read from the scenario with their keys.
 
-use super::red::{check_w_q, mean_pkt_size, RedCurve, GENTLE, MEAN_PKT_SIZE, W_Q};
+use super::red::{RedCurve, GENTLE, MEAN_PKT_SIZE, W_Q};
 use super::registry::{FlatCurve, FlatQueue};
-use crate::params::{key_error, KeyError, Param, ParamKind, Table};
+use crate::params::typed::Decl;
+use crate::params::{at_least, key_error, open_closed, KeyError, Param, ParamKind, Table};
 use crate::units::Limit;
 
 /// The averaging shared by the AF queues.
@@ -17,15 +18,15 @@ pub struct AfAverage {
 
 /// `wait` of the AF queues: off, as in Clark & Fang's RIO and ns-2's dsRED, which spread
 /// drops as p_b / (1 − count·p_b).
-pub const AF_WAIT: Param = Param {
-    name: "wait",
-    kind: ParamKind::Bool,
-    default: "false",
-    doc: "ns-2 Queue/RED's wait_ (dsRED has none: drops spread as p_b/(1 − count·p_b)).",
-};
+pub const AF_WAIT: Decl<bool> = Decl::new(
+    "wait",
+    ParamKind::Bool,
+    "false",
+    "ns-2 Queue/RED's wait_ (dsRED has none: drops spread as p_b/(1 − count·p_b)).",
+);
 
 /// The averaging keys of an AF queue.
-pub const AF_AVERAGE: [Param; 4] = [W_Q, GENTLE, AF_WAIT, MEAN_PKT_SIZE];
+pub const AF_AVERAGE: [Param; 4] = [W_Q.param, GENTLE.param, AF_WAIT.param, MEAN_PKT_SIZE.param];
 
 /// A drop precedence's curve table.
 pub const fn curve_param(name: &'static str, doc: &'static str) -> Param {
@@ -50,14 +51,12 @@ pub const fn optional_curve_param(name: &'static str, doc: &'static str) -> Para
 impl AfAverage {
     /// w_q 0.002, not gentle, no `wait`, 500-byte mean packets.
     pub fn read(t: &Table) -> Result<AfAverage, KeyError> {
-        let a = AfAverage {
-            w_q: t.f64("w_q")?.unwrap_or(0.002),
-            gentle: t.bool("gentle")?.unwrap_or(false),
-            wait: t.bool("wait")?.unwrap_or(false),
-            mean_pkt_size: mean_pkt_size(t)?,
-        };
-        check_w_q(t, a.w_q)?;
-        Ok(a)
+        Ok(AfAverage {
+            w_q: t.get(&W_Q)?,
+            gentle: t.get(&GENTLE)?,
+            wait: t.get(&AF_WAIT)?,
+            mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
+        })
     }
 
     /// Link capacity in mean-size packets per second (RED's idle correction).
@@ -141,6 +140,30 @@ pub fn flat_curves(curves: &[RedCurve]) -> Vec<FlatCurve> {
         .collect()
 }
 
+/// A curve table's minimum threshold.
+pub const CURVE_MIN_TH: Decl<f64> = Decl::new(
+    "min_th",
+    at_least(0.0),
+    "required",
+    "Minimum threshold, packets.",
+);
+/// A curve table's maximum threshold (greater than min_th: checked with it).
+pub const CURVE_MAX_TH: Decl<f64> = Decl::new(
+    "max_th",
+    at_least(0.0),
+    "required",
+    "Maximum threshold, packets.",
+);
+/// A curve table's drop probability at max_th.
+pub const CURVE_MAX_P: Decl<f64> = Decl::new(
+    "max_p",
+    open_closed(0.0, 1.0),
+    "required",
+    "Drop probability at max_th.",
+);
+/// The keys of a curve table `{ min_th, max_th, max_p }`.
+pub const CURVE: [Param; 3] = [CURVE_MIN_TH.param, CURVE_MAX_TH.param, CURVE_MAX_P.param];
+
 /// The curve table `name` `{ min_th, max_th, max_p }`, if given, validated with `gentle`;
 /// errors name `KEY.NAME.min_th` (or the missing or unknown key).
 pub fn read_curve(t: &Table, name: &str, gentle: bool) -> Result<Option<RedCurve>, KeyError> {
@@ -157,19 +180,17 @@ pub fn read_curve(t: &Table, name: &str, gentle: bool) -> Result<Option<RedCurve
             format!("unknown field `{k}`, expected `min_th`, `max_th` or `max_p`"),
         ));
     }
-    let num = |f: &str| match ct.get(f) {
-        Some(toml::Value::Float(x)) => Ok(*x),
-        Some(toml::Value::Integer(i)) => Ok(*i as f64),
-        Some(v) => Err(key_error(
-            format!("{key}.{f}"),
-            format!("expected a number, got {} {v}", v.type_str()),
-        )),
-        None => Err(key_error(key.clone(), format!("missing field `{f}`"))),
-    };
+    if let Some(f) = CURVE.iter().find(|p| !ct.contains_key(p.name)) {
+        return Err(key_error(
+            key.clone(),
+            format!("missing field `{}`", f.name),
+        ));
+    }
+    let ct = Table::host(ct, &key);
     let c = RedCurve {
-        min_th: num("min_th")?,
-        max_th: num("max_th")?,
-        max_p: num("max_p")?,
+        min_th: ct.get(&CURVE_MIN_TH)?,
+        max_th: ct.get(&CURVE_MAX_TH)?,
+        max_p: ct.get(&CURVE_MAX_P)?,
         gentle,
     };
     c.validate()

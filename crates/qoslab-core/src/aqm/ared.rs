@@ -28,6 +28,7 @@ use super::red::{
 use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::typed::{Decl, Duration};
 use crate::params::{key_error, open, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -145,91 +146,68 @@ impl Aqm for AdaptiveRed {
     }
 }
 
-const ALPHA: Param = Param {
-    name: "alpha",
-    kind: open_closed(0.0, 1.0),
-    default: "0.01",
-    doc: "α: additive increase of max_p (at most max_p/4 per step).",
-};
-const BETA: Param = Param {
-    name: "beta",
-    kind: open(0.0, 1.0),
-    default: "0.9",
-    doc: "β: multiplicative decrease of max_p.",
-};
-const INTERVAL: Param = Param {
-    name: "interval",
-    kind: ParamKind::Duration,
-    default: "0.5s",
-    doc: "Least time between two changes of max_p.",
-};
-const TOP: Param = Param {
-    name: "top",
-    kind: open_closed(0.0, 1.0),
-    default: "0.5",
-    doc: "Upper bound of max_p.",
-};
-const BOTTOM: Param = Param {
-    name: "bottom",
-    kind: open(0.0, 1.0),
-    default: "min(0.01, 80000 / bandwidth in bit/s), as ns-2",
-    doc: "Lower bound of max_p.",
-};
+const ALPHA: Decl<f64> = Decl::new(
+    "alpha",
+    open_closed(0.0, 1.0),
+    "0.01",
+    "α: additive increase of max_p (at most max_p/4 per step).",
+);
+const BETA: Decl<f64> = Decl::new(
+    "beta",
+    open(0.0, 1.0),
+    "0.9",
+    "β: multiplicative decrease of max_p.",
+);
+const INTERVAL: Decl<Duration> = Decl::new(
+    "interval",
+    ParamKind::Duration,
+    "0.5s",
+    "Least time between two changes of max_p.",
+)
+.positive();
+const TOP: Decl<f64> = Decl::new("top", open_closed(0.0, 1.0), "0.5", "Upper bound of max_p.");
+const BOTTOM: Decl<f64> = Decl::new(
+    "bottom",
+    open(0.0, 1.0),
+    "min(0.01, 80000 / bandwidth in bit/s), as ns-2",
+    "Lower bound of max_p.",
+);
 
 impl QueueDiscipline for AredConfig {
     type Runtime = AdaptiveRed;
     const DOC: &'static str = "Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-2.35's Queue/RED with adaptive_ 1): RED whose max_p adapts (AIMD every `interval`) to keep the average between min_th + 0.4Δ and max_th − 0.4Δ.";
     const PARAMS: &'static [Param] = &[
         LIMIT,
-        MIN_TH,
-        MAX_TH,
-        MAX_P,
-        W_Q,
-        GENTLE,
-        WAIT,
-        BYTE_MODE,
-        MEAN_PKT_SIZE,
-        ECN,
-        ALPHA,
-        BETA,
-        INTERVAL,
-        TOP,
-        BOTTOM,
+        MIN_TH.param,
+        MAX_TH.param,
+        MAX_P.param,
+        W_Q.param,
+        GENTLE.param,
+        WAIT.param,
+        BYTE_MODE.param,
+        MEAN_PKT_SIZE.param,
+        ECN.param,
+        ALPHA.param,
+        BETA.param,
+        INTERVAL.param,
+        TOP.param,
+        BOTTOM.param,
     ];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         let red = RedConfig::read(t)?;
         let adapt = AredParams {
-            alpha: t.f64("alpha")?.unwrap_or(0.01),
-            beta: t.f64("beta")?.unwrap_or(0.9),
-            interval: t.duration("interval")?.unwrap_or(500_000_000),
-            top: t.f64("top")?.unwrap_or(0.5),
-            bottom: t.f64("bottom")?,
+            alpha: t.get(&ALPHA)?,
+            beta: t.get(&BETA)?,
+            interval: t.get(&INTERVAL)?,
+            top: t.get(&TOP)?,
+            bottom: t.opt(&BOTTOM)?,
         };
-        let bad = |k: &str, m: String| Err(key_error(t.key(k), m));
-        if !(adapt.alpha > 0.0 && adapt.alpha <= 1.0) {
-            return bad(
-                "alpha",
-                format!("alpha must be in (0, 1], got {}", adapt.alpha),
-            );
-        }
-        if !(adapt.beta > 0.0 && adapt.beta < 1.0) {
-            return bad(
-                "beta",
-                format!("beta must be in (0, 1), got {}", adapt.beta),
-            );
-        }
-        if adapt.interval == 0 {
-            return bad("interval", "the interval must be positive".into());
-        }
-        if !(adapt.top > 0.0 && adapt.top <= 1.0) {
-            return bad("top", format!("top must be in (0, 1], got {}", adapt.top));
-        }
         if let Some(b) = adapt.bottom {
-            if !(b > 0.0 && b < adapt.top) {
-                return bad(
-                    "bottom",
+            if b >= adapt.top {
+                return Err(key_error(
+                    t.key(BOTTOM.name()),
                     format!("bottom must be in (0, top = {}), got {b}", adapt.top),
-                );
+                ));
             }
         }
         Ok(AredConfig { red, adapt })

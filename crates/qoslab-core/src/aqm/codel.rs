@@ -17,32 +17,34 @@ use std::collections::VecDeque;
 use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
+use crate::params::typed::{Decl, Duration};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::units::{Limit, SimTime};
 
 /// CoDel's `target`: the acceptable standing queueing delay.
-pub const TARGET: Param = Param {
-    name: "target",
-    kind: ParamKind::Duration,
-    default: "5ms",
-    doc: "Acceptable standing queue delay (RFC 8289 TARGET).",
-};
+pub const TARGET: Decl<Duration> = Decl::new(
+    "target",
+    ParamKind::Duration,
+    "5ms",
+    "Acceptable standing queue delay (RFC 8289 TARGET).",
+)
+.positive();
 /// CoDel's `interval`: the window over which the sojourn time must stay above target.
-pub const INTERVAL: Param = Param {
-    name: "interval",
-    kind: ParamKind::Duration,
-    default: "100ms",
-    doc: "Sliding window of the minimum sojourn time, on the order of a worst-case RTT \
+pub const INTERVAL: Decl<Duration> = Decl::new(
+    "interval",
+    ParamKind::Duration,
+    "100ms",
+    "Sliding window of the minimum sojourn time, on the order of a worst-case RTT \
           (RFC 8289 INTERVAL); also the control law's base.",
-};
+);
 /// CoDel's `ecn`.
-pub const CODEL_ECN: Param = Param {
-    name: "ecn",
-    kind: ParamKind::Bool,
-    default: "false",
-    doc: "Mark ECN-capable packets Congestion Experienced instead of dropping them \
+pub const CODEL_ECN: Decl<bool> = Decl::new(
+    "ecn",
+    ParamKind::Bool,
+    "false",
+    "Mark ECN-capable packets Congestion Experienced instead of dropping them \
           (RFC 8289 §5.7); packets that are not ECN-capable are still dropped.",
-};
+);
 
 /// CoDel's two times, in ns, as read and validated from a table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,13 +58,10 @@ impl CodelParams {
     /// Reads `target`, `interval` and `ecn` with RFC 8289's defaults (5 ms, 100 ms).
     pub fn read(t: &Table) -> Result<CodelParams, KeyError> {
         let p = CodelParams {
-            target: t.duration(TARGET.name)?.unwrap_or(5_000_000),
-            interval: t.duration(INTERVAL.name)?.unwrap_or(100_000_000),
-            ecn: t.bool(CODEL_ECN.name)?.unwrap_or(false),
+            target: t.get(&TARGET)?,
+            interval: t.get(&INTERVAL)?,
+            ecn: t.get(&CODEL_ECN)?,
         };
-        if p.target == 0 {
-            return Err(key_error(t.key("target"), "target must be positive"));
-        }
         if p.interval < p.target {
             return Err(key_error(
                 t.key("interval"),
@@ -276,7 +275,7 @@ impl QueueDiscipline for CodelConfig {
     type Runtime = super::DropTail;
     const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "CoDel (RFC 8289): drops, or marks with ecn, at dequeue once the sojourn time has stayed above target for an interval, at a rate growing as √count.";
-    const PARAMS: &'static [Param] = &[LIMIT, TARGET, INTERVAL, CODEL_ECN];
+    const PARAMS: &'static [Param] = &[LIMIT, TARGET.param, INTERVAL.param, CODEL_ECN.param];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         Ok(CodelConfig {
             params: CodelParams::read(t)?,

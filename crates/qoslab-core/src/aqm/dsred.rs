@@ -29,18 +29,19 @@ use super::red::RedCurve;
 use super::registry::{FlatQueue, Ns2Export};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
-use crate::params::{key_error, Flavour, KeyError, Param, ParamKind, Table};
+use crate::params::typed::Decl;
+use crate::params::{key_error, Flavour, KeyError, ParamKind, Table};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
 /// The `ecn` key of RIO and WRED.
-pub const AF_ECN: Param = Param {
-    name: "ecn",
-    kind: ParamKind::Bool,
-    default: "false",
-    doc: "Mark ECN-capable packets instead of dropping them early (RFC 3168; ns-2's ecn_); \
+pub const AF_ECN: Decl<bool> = Decl::new(
+    "ecn",
+    ParamKind::Bool,
+    "false",
+    "Mark ECN-capable packets instead of dropping them early (RFC 3168; ns-2's ecn_); \
           in the ns2 flavour also above max_th, as dsRED does.",
-};
+);
 
 /// What RIO and WRED add to the AF averaging: ECN, and which flavour runs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,7 +60,7 @@ impl DsredOptions {
         limit: Limit,
     ) -> Result<DsredOptions, KeyError> {
         let o = DsredOptions {
-            ecn: t.bool(AF_ECN.name)?.unwrap_or(false),
+            ecn: t.get(&AF_ECN)?,
             flavour: t.flavour()?,
         };
         if o.flavour == Flavour::Ns2 {

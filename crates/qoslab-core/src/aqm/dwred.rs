@@ -17,10 +17,11 @@
 
 use super::af::{read_curve, AF_WAIT};
 use super::ewma::AvgQueue;
-use super::red::{mean_pkt_size, RedCurve, RedDropper, MAX_P, MEAN_PKT_SIZE, W_Q};
+use super::red::{RedCurve, RedDropper, MAX_P, MEAN_PKT_SIZE, W_Q};
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::typed::{Decl, Duration};
 use crate::params::{at_least, key_error, open, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -35,31 +36,52 @@ pub struct DwredConfig {
     pub signal_delay_ns: u64,
 }
 
+/// The OUT maximum threshold before the first signal.
+const MAX_TH: Decl<f64> = Decl::new(
+    "max_th",
+    ParamKind::Number {
+        min: Some(0.0),
+        max: None,
+        min_open: true,
+        max_open: false,
+    },
+    "the limit in packets",
+    "The OUT maximum threshold until the first signal arrives, packets.",
+);
+const B: Decl<f64> = Decl::new(
+    "b",
+    open(0.0, 1.0),
+    "0.15",
+    "b of Eq. 5: min_th = b·max_th.",
+);
+const SIGNAL_DELAY: Decl<Duration> = Decl::new(
+    "signal_delay",
+    ParamKind::Duration,
+    "0s",
+    "How long the signal takes from the ingress to this queue.",
+);
+const IN_FACTOR: Decl<f64> = Decl::new(
+    "in_factor",
+    at_least(1.0),
+    "none",
+    "IN packets follow the signal too, on the OUT curve scaled by this factor.",
+);
+
 impl QueueDiscipline for DwredConfig {
     type Runtime = Dwred;
     const DOC: &'static str = "Dynamic WRED (Bouras & Sevasti): OUT thresholds max_th = the window a TWAM ingress signals, min_th = b·max_th.";
     const PARAMS: &'static [Param] = &[
         LIMIT,
-        Param {
-            name: "max_th",
-            kind: at_least(0.0),
-            default: "the limit in packets",
-            doc: "The OUT maximum threshold until the first signal arrives, packets.",
-        },
-        MAX_P,
-        W_Q,
-        AF_WAIT,
-        MEAN_PKT_SIZE,
+        MAX_TH.param,
+        MAX_P.param,
+        W_Q.param,
+        AF_WAIT.param,
+        MEAN_PKT_SIZE.param,
         super::af::optional_curve_param(
             "in",
             "A static IN curve (without it IN packets are only tail-dropped).",
         ),
-        Param {
-            name: "b",
-            kind: open(0.0, 1.0),
-            default: "0.15",
-            doc: "b of Eq. 5: min_th = b·max_th.",
-        },
+        B.param,
         Param {
             name: "signal",
             kind: ParamKind::Name,
@@ -67,18 +89,8 @@ impl QueueDiscipline for DwredConfig {
             doc:
                 "The twam conditioner at the LSP's ingress whose window signal sets the thresholds.",
         },
-        Param {
-            name: "signal_delay",
-            kind: ParamKind::Duration,
-            default: "0s",
-            doc: "How long the signal takes from the ingress to this queue.",
-        },
-        Param {
-            name: "in_factor",
-            kind: at_least(1.0),
-            default: "none",
-            doc: "IN packets follow the signal too, on the OUT curve scaled by this factor.",
-        },
+        SIGNAL_DELAY.param,
+        IN_FACTOR.param,
     ];
     fn hint(key: &str) -> &'static str {
         match key {
@@ -89,7 +101,7 @@ impl QueueDiscipline for DwredConfig {
     }
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         let max_th =
-            match (t.f64("max_th")?, limit) {
+            match (t.opt(&MAX_TH)?, limit) {
                 (Some(m), _) => m,
                 (None, Limit::Packets(p)) => p as f64,
                 (None, Limit::Bytes(_)) => return Err(key_error(
@@ -104,13 +116,13 @@ impl QueueDiscipline for DwredConfig {
             )
         })?;
         let params = DwredParams {
-            b: t.f64("b")?.unwrap_or(0.15),
-            max_p: t.f64("max_p")?.unwrap_or(0.1),
+            b: t.get(&B)?,
+            max_p: t.get(&MAX_P)?,
             initial_max_th: max_th,
             in_curve: read_curve(t, "in", false)?,
-            in_factor: t.f64("in_factor")?,
-            w_q: t.f64("w_q")?.unwrap_or(0.002),
-            wait: t.bool("wait")?.unwrap_or(false),
+            in_factor: t.opt(&IN_FACTOR)?,
+            w_q: t.get(&W_Q)?,
+            wait: t.get(&AF_WAIT)?,
         };
         params.validate().map_err(|e| {
             let field = if e.starts_with("in:") {
@@ -125,9 +137,9 @@ impl QueueDiscipline for DwredConfig {
         })?;
         Ok(DwredConfig {
             params,
-            mean_pkt_size: mean_pkt_size(t)?,
+            mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
             signal: signal.to_string(),
-            signal_delay_ns: t.duration("signal_delay")?.unwrap_or(0),
+            signal_delay_ns: t.get(&SIGNAL_DELAY)?,
         })
     }
     fn build(&self, link_bps: u64) -> Dwred {

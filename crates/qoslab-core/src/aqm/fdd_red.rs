@@ -45,6 +45,7 @@ use super::red::{
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::{PacketKind, PacketMeta};
+use crate::params::typed::{Decl, Word};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -58,42 +59,48 @@ pub struct FddRedConfig {
     pub victim: VictimRule,
 }
 
+const RTT_SOURCE: Decl<Word> = Decl::new(
+    "rtt_source",
+    ParamKind::Choice {
+        choices: &["estimator", "oracle"],
+    },
+    "estimator",
+    "Per-flow RTTs from the router's TCP-timestamp estimator, or the configured path RTTs.",
+);
+
+const PENALTY: Decl<Word> = Decl::new(
+    "penalty",
+    ParamKind::Choice {
+        choices: &["shares", "fig2"],
+    },
+    "shares",
+    "How drop decisions accrue to the flows' penalties: by shares, or Fig. 2 as printed.",
+);
+
+const VICTIM: Decl<Word> = Decl::new(
+    "victim",
+    ParamKind::Choice {
+        choices: &["penalty", "random"],
+    },
+    "penalty",
+    "Whose drop it is: the flow with the greatest penalty (FDD-RED), or a flow drawn uniformly from those seen during the last RTT_avg (a control with FDD-RED's choice disabled).",
+);
+
 impl QueueDiscipline for FddRedConfig {
     type Runtime = Box<FddRed>;
     const DOC: &'static str = "FDD-RED (Hashemi et al.): RED decides when to drop, a per-flow penalty from the Fair Dropping Index decides whose packet (deferred victim drops).";
     const PARAMS: &'static [Param] = &[
         LIMIT,
-        MIN_TH,
-        MAX_TH,
-        MAX_P,
-        W_Q,
-        GENTLE,
-        WAIT,
-        MEAN_PKT_SIZE,
-        Param {
-            name: "rtt_source",
-            kind: ParamKind::Choice {
-                choices: &["estimator", "oracle"],
-            },
-            default: "estimator",
-            doc: "Per-flow RTTs from the router's TCP-timestamp estimator, or the configured path RTTs.",
-        },
-        Param {
-            name: "penalty",
-            kind: ParamKind::Choice {
-                choices: &["shares", "fig2"],
-            },
-            default: "shares",
-            doc: "How drop decisions accrue to the flows' penalties: by shares, or Fig. 2 as printed.",
-        },
-        Param {
-            name: "victim",
-            kind: ParamKind::Choice {
-                choices: &["penalty", "random"],
-            },
-            default: "penalty",
-            doc: "Whose drop it is: the flow with the greatest penalty (FDD-RED), or a flow drawn uniformly from those seen during the last RTT_avg (a control with FDD-RED's choice disabled).",
-        },
+        MIN_TH.param,
+        MAX_TH.param,
+        MAX_P.param,
+        W_Q.param,
+        GENTLE.param,
+        WAIT.param,
+        MEAN_PKT_SIZE.param,
+        RTT_SOURCE.param,
+        PENALTY.param,
+        VICTIM.param,
     ];
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         if let Limit::Bytes(_) = limit {
@@ -103,16 +110,16 @@ impl QueueDiscipline for FddRedConfig {
             ));
         }
         let red = RedConfig::read(t)?;
-        let penalty = match t.choice("penalty", &["shares", "fig2"])? {
-            Some("fig2") => PenaltyRule::Fig2,
+        let penalty = match t.get(&PENALTY)? {
+            "fig2" => PenaltyRule::Fig2,
             _ => PenaltyRule::Shares,
         };
-        let rtt_source = match t.choice("rtt_source", &["estimator", "oracle"])? {
-            Some("oracle") => RttSource::Oracle,
+        let rtt_source = match t.get(&RTT_SOURCE)? {
+            "oracle" => RttSource::Oracle,
             _ => RttSource::Estimator,
         };
-        let victim = match t.choice("victim", &["penalty", "random"])? {
-            Some("random") => VictimRule::Random,
+        let victim = match t.get(&VICTIM)? {
+            "random" => VictimRule::Random,
             _ => VictimRule::Penalty,
         };
         Ok(FddRedConfig {

@@ -14,33 +14,35 @@ use super::codel::{CodelParams, CodelRun, CodelState, Fifo, Held, CODEL_ECN, INT
 use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
-use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::params::typed::{Bytes32, Decl};
+use crate::params::{KeyError, Param, ParamKind, Table, LIMIT};
 use crate::units::{Limit, SimTime};
 
-const QUANTUM: Param = Param {
-    name: "quantum",
-    kind: ParamKind::Bytes,
-    default: "1514B",
-    doc: "Bytes each flow queue may send per DRR round (RFC 8290 §4.2; Linux: the MTU plus \
+const QUANTUM: Decl<Bytes32> = Decl::new(
+    "quantum",
+    ParamKind::Bytes,
+    "1514B",
+    "Bytes each flow queue may send per DRR round (RFC 8290 §4.2; Linux: the MTU plus \
           the Ethernet header).",
-};
-const FLOWS: Param = Param {
-    name: "flows",
-    kind: ParamKind::Integer { min: 1 },
-    default: "1024",
-    doc: "Number of flow queues the hash maps flows into (RFC 8290 §5.2.1).",
-};
-const DROP_BATCH: Param = Param {
-    name: "drop_batch",
-    kind: ParamKind::Integer { min: 1 },
-    default: "64",
-    doc: "On overflow, most packets dropped from the fattest flow queue's head at once \
+)
+.positive();
+const FLOWS: Decl<u32> = Decl::new(
+    "flows",
+    ParamKind::IntegerIn {
+        min: 1,
+        max: 65_536,
+    },
+    "1024",
+    "Number of flow queues the hash maps flows into (RFC 8290 §5.2.1).",
+);
+const DROP_BATCH: Decl<u32> = Decl::new(
+    "drop_batch",
+    ParamKind::Integer { min: 1 },
+    "64",
+    "On overflow, most packets dropped from the fattest flow queue's head at once \
           (Linux's drop_batch; dropping stops earlier once half its bytes are gone).",
-};
-const FQ_ECN: Param = Param {
-    default: "true",
-    ..CODEL_ECN
-};
+);
+const FQ_ECN: Decl<bool> = CODEL_ECN.with_default("true");
 
 /// FQ-CoDel's configuration.
 #[derive(Debug, Clone, Copy)]
@@ -55,34 +57,24 @@ impl QueueDiscipline for FqCodelConfig {
     type Runtime = super::DropTail;
     const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "FQ-CoDel (RFC 8290): flows hashed into queues served by deficit round robin, new flows first, CoDel in each queue; overflow drops from the fattest queue.";
-    const PARAMS: &'static [Param] = &[LIMIT, TARGET, INTERVAL, FQ_ECN, QUANTUM, FLOWS, DROP_BATCH];
+    const PARAMS: &'static [Param] = &[
+        LIMIT,
+        TARGET.param,
+        INTERVAL.param,
+        FQ_ECN.param,
+        QUANTUM.param,
+        FLOWS.param,
+        DROP_BATCH.param,
+    ];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         let mut codel = CodelParams::read(t)?;
-        codel.ecn = t.bool(FQ_ECN.name)?.unwrap_or(true);
-        let quantum = t.bytes(QUANTUM.name)?.unwrap_or(1514);
-        if quantum == 0 || quantum > u32::MAX as u64 {
-            return Err(key_error(
-                t.key("quantum"),
-                format!("quantum must be between 1 B and 4 GB, got {quantum} B"),
-            ));
-        }
-        let flows = t.u32(FLOWS.name)?.unwrap_or(1024);
-        if flows == 0 || flows > 65_536 {
-            return Err(key_error(
-                t.key("flows"),
-                format!("flows must be between 1 and 65536 (Linux's limit), got {flows}"),
-            ));
-        }
-        let drop_batch = t.u32(DROP_BATCH.name)?.unwrap_or(64);
-        if drop_batch == 0 {
-            return Err(key_error(
-                t.key("drop_batch"),
-                "drop_batch must be at least 1",
-            ));
-        }
+        codel.ecn = t.get(&FQ_ECN)?;
+        let quantum = t.get(&QUANTUM)?;
+        let flows = t.get(&FLOWS)?;
+        let drop_batch = t.get(&DROP_BATCH)?;
         Ok(FqCodelConfig {
             codel,
-            quantum: quantum as u32,
+            quantum,
             flows,
             drop_batch,
         })

@@ -20,21 +20,79 @@ use super::codel::{fits, Fifo, Held};
 use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
-use crate::params::{at_least, key_error, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::params::typed::{Bytes, Decl, Duration};
+use crate::params::{at_least, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
+const TARGET: Decl<Duration> = Decl::new(
+    "target",
+    ParamKind::Duration,
+    "15ms",
+    "QDELAY_REF: the target queueing delay.",
+)
+.positive();
+const T_UPDATE: Decl<Duration> = Decl::new(
+    "t_update",
+    ParamKind::Duration,
+    "15ms",
+    "T_UPDATE: how often drop_prob is updated (at least 1us: it paces the controller).",
+)
+.at_least(1_000, "1us");
+const ALPHA: Decl<f64> = Decl::new(
+    "alpha",
+    at_least(0.0),
+    "0.125",
+    "α, per second: the weight of the delay's distance from target.",
+);
+const BETA: Decl<f64> = Decl::new(
+    "beta",
+    at_least(0.0),
+    "1.25",
+    "β, per second: the weight of the delay's change since the last update.",
+);
+const MAX_BURST: Decl<Duration> = Decl::new(
+    "max_burst",
+    ParamKind::Duration,
+    "150ms",
+    "MAX_BURST: the burst allowance after an idle period.",
+);
+const ECN: Decl<bool> = Decl::new(
+    "ecn",
+    ParamKind::Bool,
+    "false",
+    "Mark ECN-capable packets instead of dropping them while drop_prob ≤ mark_ecn_th.",
+);
+const MARK_ECN_TH: Decl<f64> = Decl::new(
+    "mark_ecn_th",
+    open_closed(0.0, 1.0),
+    "0.1",
+    "Above this drop probability ECN-capable packets are dropped too (RFC 8033 §5.1).",
+);
+const DERANDOMIZE: Decl<bool> = Decl::new(
+    "derandomize",
+    ParamKind::Bool,
+    "true",
+    "De-randomise drops with accu_prob (RFC 8033 §5.1); false: independent drops with probability drop_prob.",
+);
+const MEAN_PKT_SIZE: Decl<Bytes> = Decl::new(
+    "mean_pkt_size",
+    ParamKind::Bytes,
+    "1500B",
+    "MEAN_PKTSIZE: no early drop while at most two such packets' bytes wait.",
+);
+
 const PARAMS: &[Param] = &[
     LIMIT,
-    Param::new("target", ParamKind::Duration, "15ms", "QDELAY_REF: the target queueing delay."),
-    Param::new("t_update", ParamKind::Duration, "15ms", "T_UPDATE: how often drop_prob is updated."),
-    Param::new("alpha", at_least(0.0), "0.125", "α, per second: the weight of the delay's distance from target."),
-    Param::new("beta", at_least(0.0), "1.25", "β, per second: the weight of the delay's change since the last update."),
-    Param::new("max_burst", ParamKind::Duration, "150ms", "MAX_BURST: the burst allowance after an idle period."),
-    Param::new("ecn", ParamKind::Bool, "false", "Mark ECN-capable packets instead of dropping them while drop_prob ≤ mark_ecn_th."),
-    Param::new("mark_ecn_th", open_closed(0.0, 1.0), "0.1", "Above this drop probability ECN-capable packets are dropped too (RFC 8033 §5.1)."),
-    Param::new("derandomize", ParamKind::Bool, "true", "De-randomise drops with accu_prob (RFC 8033 §5.1); false: independent drops with probability drop_prob."),
-    Param::new("mean_pkt_size", ParamKind::Bytes, "1500B", "MEAN_PKTSIZE: no early drop while at most two such packets' bytes wait."),
+    TARGET.param,
+    T_UPDATE.param,
+    ALPHA.param,
+    BETA.param,
+    MAX_BURST.param,
+    ECN.param,
+    MARK_ECN_TH.param,
+    DERANDOMIZE.param,
+    MEAN_PKT_SIZE.param,
 ];
 
 /// PIE's configuration.
@@ -58,25 +116,16 @@ impl QueueDiscipline for PieConfig {
     const PARAMS: &'static [Param] = PARAMS;
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         let c = PieConfig {
-            target: t.duration("target")?.unwrap_or(15_000_000),
-            t_update: t.duration("t_update")?.unwrap_or(15_000_000),
-            alpha: t.f64("alpha")?.unwrap_or(0.125),
-            beta: t.f64("beta")?.unwrap_or(1.25),
-            max_burst: t.duration("max_burst")?.unwrap_or(150_000_000),
-            ecn: t.bool("ecn")?.unwrap_or(false),
-            mark_ecn_th: t.f64("mark_ecn_th")?.unwrap_or(0.1),
-            derandomize: t.bool("derandomize")?.unwrap_or(true),
-            mean_pkt_size: t.bytes("mean_pkt_size")?.unwrap_or(1500),
+            target: t.get(&TARGET)?,
+            t_update: t.get(&T_UPDATE)?,
+            alpha: t.get(&ALPHA)?,
+            beta: t.get(&BETA)?,
+            max_burst: t.get(&MAX_BURST)?,
+            ecn: t.get(&ECN)?,
+            mark_ecn_th: t.get(&MARK_ECN_TH)?,
+            derandomize: t.get(&DERANDOMIZE)?,
+            mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
         };
-        if c.target == 0 {
-            return Err(key_error(t.key("target"), "target must be positive"));
-        }
-        if c.t_update < 1_000 {
-            return Err(key_error(
-                t.key("t_update"),
-                "t_update must be at least 1us (it paces the controller)",
-            ));
-        }
         Ok(c)
     }
     fn build(&self, _link_bps: u64) -> super::DropTail {

@@ -22,7 +22,10 @@ use super::ewma::AvgQueue;
 use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
-use crate::params::{key_error, open, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::params::typed::{Bytes32, Decl};
+use crate::params::{
+    at_least, key_error, open, open_closed, KeyError, Param, ParamKind, Table, LIMIT,
+};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
@@ -296,70 +299,66 @@ impl Aqm for Red {
     }
 }
 
-pub const MIN_TH: Param = Param {
-    name: "min_th",
-    kind: ParamKind::Number {
-        min: Some(0.0),
-        max: None,
-        min_open: false,
-        max_open: false,
-    },
-    default: "required",
-    doc: "Minimum threshold of the average, packets (below it nothing is dropped early).",
-};
-pub const MAX_TH: Param = Param {
-    name: "max_th",
-    kind: ParamKind::Number {
+pub const MIN_TH: Decl<f64> = Decl::new(
+    "min_th",
+    at_least(0.0),
+    "required",
+    "Minimum threshold of the average, packets (below it nothing is dropped early).",
+);
+pub const MAX_TH: Decl<f64> = Decl::new(
+    "max_th",
+    ParamKind::Number {
         min: Some(0.0),
         max: None,
         min_open: true,
         max_open: false,
     },
-    default: "required",
-    doc: "Maximum threshold of the average, packets (greater than min_th).",
-};
-pub const MAX_P: Param = Param {
-    name: "max_p",
-    kind: open_closed(0.0, 1.0),
-    default: "0.1",
-    doc: "Early-drop probability at max_th.",
-};
-pub const W_Q: Param = Param {
-    name: "w_q",
-    kind: open(0.0, 1.0),
-    default: "0.002",
-    doc: "Weight of the average (EWMA of the queue length on each arrival).",
-};
-pub const GENTLE: Param = Param {
-    name: "gentle",
-    kind: ParamKind::Bool,
-    default: "false",
-    doc: "Gentle RED: the drop probability rises from max_p at max_th to 1 at 2·max_th.",
-};
-pub const WAIT: Param = Param {
-    name: "wait",
-    kind: ParamKind::Bool,
-    default: "true",
-    doc: "ns-2's wait_: no early drop until count·p_b ≥ 1, then p_b/(2 − count·p_b).",
-};
-pub const BYTE_MODE: Param = Param {
-    name: "byte_mode",
-    kind: ParamKind::Bool,
-    default: "false",
-    doc: "Average and thresholds in bytes (thresholds scaled by mean_pkt_size).",
-};
-pub const MEAN_PKT_SIZE: Param = Param {
-    name: "mean_pkt_size",
-    kind: ParamKind::Bytes,
-    default: "500B",
-    doc: "Mean packet size: idle-time correction, and the byte-mode unit.",
-};
-pub const ECN: Param = Param {
-    name: "ecn",
-    kind: ParamKind::Bool,
-    default: "false",
-    doc: "Mark ECN-capable packets instead of dropping them early (ns-2's setbit_).",
-};
+    "required",
+    "Maximum threshold of the average, packets (greater than min_th).",
+);
+pub const MAX_P: Decl<f64> = Decl::new(
+    "max_p",
+    open_closed(0.0, 1.0),
+    "0.1",
+    "Early-drop probability at max_th.",
+);
+pub const W_Q: Decl<f64> = Decl::new(
+    "w_q",
+    open(0.0, 1.0),
+    "0.002",
+    "Weight of the average (EWMA of the queue length on each arrival).",
+);
+pub const GENTLE: Decl<bool> = Decl::new(
+    "gentle",
+    ParamKind::Bool,
+    "false",
+    "Gentle RED: the drop probability rises from max_p at max_th to 1 at 2·max_th.",
+);
+pub const WAIT: Decl<bool> = Decl::new(
+    "wait",
+    ParamKind::Bool,
+    "true",
+    "ns-2's wait_: no early drop until count·p_b ≥ 1, then p_b/(2 − count·p_b).",
+);
+pub const BYTE_MODE: Decl<bool> = Decl::new(
+    "byte_mode",
+    ParamKind::Bool,
+    "false",
+    "Average and thresholds in bytes (thresholds scaled by mean_pkt_size).",
+);
+pub const MEAN_PKT_SIZE: Decl<Bytes32> = Decl::new(
+    "mean_pkt_size",
+    ParamKind::Bytes,
+    "500B",
+    "Mean packet size: idle-time correction, and the byte-mode unit.",
+)
+.positive();
+pub const ECN: Decl<bool> = Decl::new(
+    "ecn",
+    ParamKind::Bool,
+    "false",
+    "Mark ECN-capable packets instead of dropping them early (ns-2's setbit_).",
+);
 
 /// RED's configuration (the link's capacity is added when it is built).
 #[derive(Debug, Clone, Copy)]
@@ -390,41 +389,22 @@ impl RedConfig {
     pub fn read(t: &Table) -> Result<RedConfig, KeyError> {
         let c = RedConfig {
             curve: RedCurve {
-                min_th: t.required("min_th", t.f64("min_th")?, "min_th (packets)")?,
-                max_th: t.required("max_th", t.f64("max_th")?, "max_th (packets)")?,
-                max_p: t.f64("max_p")?.unwrap_or(0.1),
-                gentle: t.bool("gentle")?.unwrap_or(false),
+                min_th: t.get(&MIN_TH)?,
+                max_th: t.get(&MAX_TH)?,
+                max_p: t.get(&MAX_P)?,
+                gentle: t.get(&GENTLE)?,
             },
-            w_q: t.f64("w_q")?.unwrap_or(0.002),
-            wait: t.bool("wait")?.unwrap_or(true),
-            byte_mode: t.bool("byte_mode")?.unwrap_or(false),
-            mean_pkt_size: mean_pkt_size(t)?,
-            ecn: t.bool("ecn")?.unwrap_or(false),
+            w_q: t.get(&W_Q)?,
+            wait: t.get(&WAIT)?,
+            byte_mode: t.get(&BYTE_MODE)?,
+            mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
+            ecn: t.get(&ECN)?,
         };
-        let (min_th, max_th, max_p) = (c.curve.min_th, c.curve.max_th, c.curve.max_p);
-        if min_th < 0.0 {
-            return Err(key_error(
-                t.key("min_th"),
-                format!("min_th must be >= 0, got {min_th}"),
-            ));
-        }
+        let (min_th, max_th) = (c.curve.min_th, c.curve.max_th);
         if min_th >= max_th {
             return Err(key_error(
-                t.key("min_th"),
+                t.key(MIN_TH.name()),
                 format!("min_th ({min_th}) must be smaller than max_th ({max_th})"),
-            ));
-        }
-        if !(max_p > 0.0 && max_p <= 1.0) {
-            return Err(key_error(
-                t.key("max_p"),
-                format!("max_p must be in (0, 1], got {max_p}"),
-            ));
-        }
-        check_w_q(t, c.w_q)?;
-        if c.mean_pkt_size == 0 {
-            return Err(key_error(
-                t.key("mean_pkt_size"),
-                "mean_pkt_size must be positive",
             ));
         }
         Ok(c)
@@ -491,43 +471,21 @@ impl RedConfig {
     }
 }
 
-/// `mean_pkt_size` (default 500 bytes), which must fit in 32 bits.
-pub fn mean_pkt_size(t: &Table) -> Result<u32, KeyError> {
-    let b = t.bytes("mean_pkt_size")?.unwrap_or(500);
-    u32::try_from(b).map_err(|_| {
-        key_error(
-            t.key("mean_pkt_size"),
-            format!("mean_pkt_size must be below 4 GB, got {b} bytes"),
-        )
-    })
-}
-
-/// `w_q` must be in (0, 1).
-pub fn check_w_q(t: &Table, w_q: f64) -> Result<(), KeyError> {
-    if !(w_q > 0.0 && w_q < 1.0) {
-        return Err(key_error(
-            t.key("w_q"),
-            format!("w_q must be in (0, 1), got {w_q}"),
-        ));
-    }
-    Ok(())
-}
-
 impl QueueDiscipline for RedConfig {
     type Runtime = Red;
     const DOC: &'static str =
         "RED (Floyd & Jacobson 1993) with ns-2.35's Queue/RED behaviour: idle correction, count spreading with `wait`, gentle, byte mode, ECN marking.";
     const PARAMS: &'static [Param] = &[
         LIMIT,
-        MIN_TH,
-        MAX_TH,
-        MAX_P,
-        W_Q,
-        GENTLE,
-        WAIT,
-        BYTE_MODE,
-        MEAN_PKT_SIZE,
-        ECN,
+        MIN_TH.param,
+        MAX_TH.param,
+        MAX_P.param,
+        W_Q.param,
+        GENTLE.param,
+        WAIT.param,
+        BYTE_MODE.param,
+        MEAN_PKT_SIZE.param,
+        ECN.param,
     ];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         RedConfig::read(t)

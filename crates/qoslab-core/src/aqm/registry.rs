@@ -13,6 +13,7 @@ use serde::{Serialize, Serializer};
 
 use super::{Aqm, Qdisc, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::typed::{Decl, QueueLimit};
 use crate::params::{key_error, KeyError, Param, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -217,10 +218,11 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     }
 }
 
-/// One line per queue kind: `"type" => Variant(Config => Runtime)`. Generates [`Discipline`],
-/// [`AnyAqm`], [`QUEUE_TYPES`] and the dispatch between them.
+/// One line per queue kind: `"type" => Variant(Config => Runtime) as "PythonClass"`. Generates
+/// [`Discipline`], [`AnyAqm`], [`QUEUE_TYPES`] and the dispatch between them; the Python
+/// builder's class of the kind (`qoslab schema --python`) takes the name after `as`.
 macro_rules! queue_registry {
-    ($( $(#[$doc:meta])* $name:literal => $variant:ident($config:ty => $runtime:ty) ),* $(,)?) => {
+    ($( $(#[$doc:meta])* $name:literal => $variant:ident($config:ty => $runtime:ty) as $class:literal ),* $(,)?) => {
         /// A queue discipline with its resolved parameters, one variant per kind.
         #[derive(Debug, Clone)]
         pub enum Discipline {
@@ -245,6 +247,13 @@ macro_rules! queue_registry {
             pub fn describe(name: &str) -> Option<(&'static str, &'static [Param])> {
                 match name {
                     $( $name => Some((<$config as QueueDiscipline>::DOC, <$config as QueueDiscipline>::PARAMS)), )*
+                    _ => None,
+                }
+            }
+            /// The Python builder's class name of kind `name`.
+            pub fn class_name(name: &str) -> Option<&'static str> {
+                match name {
+                    $( $name => Some($class), )*
                     _ => None,
                 }
             }
@@ -338,33 +347,37 @@ use crate::net::multiqueue;
 
 queue_registry! {
     /// Tail drop at the buffer limit.
-    "droptail" => DropTail(droptail::DropTailConfig => droptail::DropTail),
+    "droptail" => DropTail(droptail::DropTailConfig => droptail::DropTail) as "DropTail",
     /// RED (Floyd & Jacobson 1993, as ns-2.35's Queue/RED).
-    "red" => Red(red::RedConfig => red::Red),
+    "red" => Red(red::RedConfig => red::Red) as "RED",
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001, as ns-2.35's Queue/RED with adaptive_ 1).
-    "ared" => Ared(ared::AredConfig => ared::AdaptiveRed),
+    "ared" => Ared(ared::AredConfig => ared::AdaptiveRed) as "AdaptiveRED",
     /// RIO (Clark & Fang 1998), coupled (RIO-C) or decoupled (RIO-D).
-    "rio" => Rio(rio::RioConfig => dsred::Flavoured<rio::Rio>),
+    "rio" => Rio(rio::RioConfig => dsred::Flavoured<rio::Rio>) as "RIO",
     /// WRED: one average, a RED curve per drop precedence.
-    "wred" => Wred(wred::WredConfig => dsred::Flavoured<wred::Wred>),
+    "wred" => Wred(wred::WredConfig => dsred::Flavoured<wred::Wred>) as "WRED",
     /// RI+O (Kim 1999): RIO-C plus OUT parameters on avg_total − avg_in.
-    "rio_plus_o" => RioPlusO(rio_plus_o::RioPlusOConfig => rio_plus_o::RioPlusO),
+    "rio_plus_o" => RioPlusO(rio_plus_o::RioPlusOConfig => rio_plus_o::RioPlusO) as "RIOPlusO",
     /// DWRED (Bouras & Sevasti): OUT thresholds from a TWAM's window signal.
-    "dwred" => Dwred(dwred::DwredConfig => dwred::Dwred),
+    "dwred" => Dwred(dwred::DwredConfig => dwred::Dwred) as "DWRED",
     /// Several physical queues served by a scheduler; the physical queues hold the
     /// disciplines, the direction's own is a tail drop.
-    "multi" => Multi(multiqueue::MultiConfig => droptail::DropTail),
+    "multi" => Multi(multiqueue::MultiConfig => droptail::DropTail) as "MultiQueue",
     /// FDD-RED (Hashemi et al.): RED decides when, a fair-dropping index whose packet.
-    "fdd_red" => FddRed(fdd_red::FddRedConfig => Box<fdd_red::FddRed>),
+    "fdd_red" => FddRed(fdd_red::FddRedConfig => Box<fdd_red::FddRed>) as "FDDRED",
     /// CoDel (RFC 8289): drops (or marks) at dequeue when the sojourn time stays above target.
-    "codel" => Codel(codel::CodelConfig => droptail::DropTail),
+    "codel" => Codel(codel::CodelConfig => droptail::DropTail) as "CoDel",
     /// FQ-CoDel (RFC 8290): flow queues served by DRR, CoDel in each.
-    "fq_codel" => FqCodel(fq_codel::FqCodelConfig => droptail::DropTail),
+    "fq_codel" => FqCodel(fq_codel::FqCodelConfig => droptail::DropTail) as "FQCoDel",
     /// PIE (RFC 8033): a drop probability driven by the queueing delay.
-    "pie" => Pie(pie::PieConfig => droptail::DropTail),
+    "pie" => Pie(pie::PieConfig => droptail::DropTail) as "PIE",
     /// Step marking at an instantaneous threshold (DCTCP's switch, RFC 8257 §3.1).
-    "step" => Step(step::StepConfig => step::Step),
+    "step" => Step(step::StepConfig => step::Step) as "StepMarking",
 }
+
+/// The `limit` every queue takes, read by the host.
+const QUEUE_LIMIT: Decl<QueueLimit> =
+    Decl::new(LIMIT.name, LIMIT.kind, LIMIT.default, LIMIT.doc).positive();
 
 /// One queue: its buffer limit and discipline, and the key path of its table (for errors
 /// found after the conditioners resolve).
@@ -389,15 +402,7 @@ impl QueueConfig {
             }
             None => return Err(key_error(key, "missing field `type`")),
         };
-        let limit = Table::host(t, key)
-            .limit(LIMIT.name)?
-            .unwrap_or(Limit::Packets(50));
-        if matches!(limit, Limit::Packets(0) | Limit::Bytes(0)) {
-            return Err(key_error(
-                format!("{key}.limit"),
-                "the queue limit must be positive",
-            ));
-        }
+        let limit = Table::host(t, key).get(&QUEUE_LIMIT)?;
         let discipline = Discipline::from_kind(kind, t, key, limit).unwrap_or_else(|| {
             let list: Vec<String> = QUEUE_TYPES.iter().map(|c| format!("`{c}`")).collect();
             Err(key_error(

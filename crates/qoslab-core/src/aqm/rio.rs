@@ -21,6 +21,7 @@ use super::red::{RedCurve, RedDropper};
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::typed::{Decl, Word};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table, FLAVOUR, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -156,6 +157,16 @@ pub const PRECEDENCE_CURVES: [Param; 3] = [
     ),
 ];
 
+/// RIO's `mode`.
+const MODE: Decl<Word> = Decl::new(
+    "mode",
+    ParamKind::Choice {
+        choices: &["coupled", "decoupled"],
+    },
+    "coupled",
+    "RIO-C (each average counts its precedence and all better ones) or RIO-D.",
+);
+
 /// The IN, optional mid and OUT curves of a RIO or WRED queue.
 pub fn read_precedences(t: &Table, gentle: bool) -> Result<Vec<RedCurve>, KeyError> {
     for name in ["in", "out"] {
@@ -186,18 +197,11 @@ impl QueueDiscipline for RioConfig {
         AF_AVERAGE[1],
         AF_AVERAGE[2],
         AF_AVERAGE[3],
-        Param {
-            name: "mode",
-            kind: ParamKind::Choice {
-                choices: &["coupled", "decoupled"],
-            },
-            default: "coupled",
-            doc: "RIO-C (each average counts its precedence and all better ones) or RIO-D.",
-        },
+        MODE.param,
         PRECEDENCE_CURVES[0],
         PRECEDENCE_CURVES[1],
         PRECEDENCE_CURVES[2],
-        AF_ECN,
+        AF_ECN.param,
         FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {
@@ -211,8 +215,8 @@ impl QueueDiscipline for RioConfig {
     }
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         let avg = AfAverage::read(t)?;
-        let mode = match t.choice("mode", &["coupled", "decoupled"])? {
-            Some("decoupled") => RioMode::Decoupled,
+        let mode = match t.get(&MODE)? {
+            "decoupled" => RioMode::Decoupled,
             _ => RioMode::Coupled,
         };
         let curves = read_precedences(t, avg.gentle)?;

@@ -8,17 +8,18 @@
 use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::typed::{Decl, QueueLimit};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
-const THRESHOLD: Param = Param {
-    name: "threshold",
-    kind: ParamKind::Limit,
-    default: "required",
-    doc: "K: mark ECN-capable arrivals while more than this waits, in packets (\"65pkts\") or \
-          bytes (\"90KB\"); DCTCP's guideline is K > C·RTT/7.",
-};
+const THRESHOLD: Decl<QueueLimit> = Decl::new(
+    "threshold",
+    ParamKind::Limit,
+    "required",
+    "K: mark ECN-capable arrivals while more than this waits, in packets (\"65pkts\") or \
+     bytes (\"90KB\"); DCTCP's guideline is K > C·RTT/7.",
+);
 
 /// The step queue's configuration.
 #[derive(Debug, Clone, Copy)]
@@ -29,14 +30,9 @@ pub struct StepConfig {
 impl QueueDiscipline for StepConfig {
     type Runtime = Step;
     const DOC: &'static str = "Step marking (DCTCP's switch, RFC 8257 §3.1): ECN-capable arrivals are marked while more than threshold waits; tail drop at the limit.";
-    const PARAMS: &'static [Param] = &[LIMIT, THRESHOLD];
+    const PARAMS: &'static [Param] = &[LIMIT, THRESHOLD.param];
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
-        let threshold = t.limit(THRESHOLD.name)?.ok_or_else(|| {
-            key_error(
-                t.key("threshold"),
-                "a step queue needs `threshold` (K, e.g. \"20pkts\")",
-            )
-        })?;
+        let threshold = t.get(&THRESHOLD)?;
         let below = match (threshold, limit) {
             (Limit::Packets(k), Limit::Packets(l)) => k < l,
             (Limit::Bytes(k), Limit::Bytes(l)) => k < l,

@@ -35,7 +35,7 @@ impl QueueDiscipline for WredConfig {
         PRECEDENCE_CURVES[0],
         PRECEDENCE_CURVES[1],
         PRECEDENCE_CURVES[2],
-        AF_ECN,
+        AF_ECN.param,
         FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {

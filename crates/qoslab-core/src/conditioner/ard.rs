@@ -283,101 +283,111 @@ impl Meter for Ard {
 // --- scenario keys ----------------------------------------------------------------------
 
 use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
-use crate::params::{at_least, key_error, KeyError, Param, ParamKind, Table};
+use crate::params::typed::{Bytes32, Decl, Duration, Rate, Word};
+use crate::params::{at_least, closed, key_error, KeyError, Param, ParamKind, Table};
 
 /// ARM: ARD's parameters with `p_drop` = 0 (a marker that never drops).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct ArmParams(pub ArdParams);
 
+const TPR_MAX: Decl<Rate> = Decl::new(
+    "tpr_max",
+    ParamKind::Rate,
+    "required",
+    "The SLA rate, the maximum TPR.",
+)
+.positive();
+const BUCKET: Decl<f64> = Decl::new(
+    "bucket",
+    ParamKind::Number {
+        min: Some(0.0),
+        max: None,
+        min_open: true,
+        max_open: false,
+    },
+    "60",
+    "Leaky bucket size b, packets.",
+);
+const T_RD: Decl<f64> = Decl::new(
+    "t_rd",
+    at_least(0.0),
+    "15",
+    "Re-marking threshold T_rd, packets (at most bucket).",
+);
+const MAX_REM: Decl<f64> = Decl::new(
+    "max_rem",
+    closed(0.0, 1.0),
+    "0.5",
+    "Maximum re-marking probability MAX_rem.",
+);
+const TAU: Decl<Duration> = Decl::new(
+    "tau",
+    ParamKind::Duration,
+    "0.1s",
+    "Sampling period τ; the TPR interval is n·τ.",
+)
+.positive();
+const N: Decl<u32> = Decl::new(
+    "n",
+    ParamKind::Integer { min: 1 },
+    "1000",
+    "τ per TPR interval.",
+);
+const PACKET_SIZE: Decl<Bytes32> = Decl::new(
+    "packet_size",
+    ParamKind::Bytes,
+    "1000B",
+    "The unit of token counts.",
+)
+.positive();
+const DROP_ORDER: Decl<Word> = Decl::new(
+    "drop_order",
+    ParamKind::Choice {
+        choices: &["before_remark", "among_remarked"],
+    },
+    "before_remark",
+    "Where ARD's dropper acts: before re-marking, or among the re-marked packets.",
+);
+const P_DROP: Decl<f64> = Decl::new(
+    "p_drop",
+    closed(0.0, 1.0),
+    "0.02",
+    "The dropper's probability P_drop.",
+);
+
 const ARM_KEYS: [Param; 8] = [
-    Param::new(
-        "tpr_max",
-        ParamKind::Rate,
-        "required",
-        "The SLA rate, the maximum TPR.",
-    ),
-    Param::new(
-        "bucket",
-        at_least(0.0),
-        "60",
-        "Leaky bucket size b, packets.",
-    ),
-    Param::new(
-        "t_rd",
-        at_least(0.0),
-        "15",
-        "Re-marking threshold T_rd, packets.",
-    ),
-    Param::new(
-        "max_rem",
-        at_least(0.0),
-        "0.5",
-        "Maximum re-marking probability MAX_rem.",
-    ),
-    Param::new(
-        "tau",
-        ParamKind::Duration,
-        "0.1s",
-        "Sampling period τ; the TPR interval is n·τ.",
-    ),
-    Param::new(
-        "n",
-        ParamKind::Integer { min: 1 },
-        "1000",
-        "τ per TPR interval.",
-    ),
-    Param::new(
-        "packet_size",
-        ParamKind::Bytes,
-        "1000B",
-        "The unit of token counts.",
-    ),
-    Param::new(
-        "drop_order",
-        ParamKind::Choice {
-            choices: &["before_remark", "among_remarked"],
-        },
-        "before_remark",
-        "Where ARD's dropper acts: before re-marking, or among the re-marked packets.",
-    ),
+    TPR_MAX.param,
+    BUCKET.param,
+    T_RD.param,
+    MAX_REM.param,
+    TAU.param,
+    N.param,
+    PACKET_SIZE.param,
+    DROP_ORDER.param,
 ];
 
 /// ARM/ARD parameters with the paper's defaults (b = 60, T_rd = 15, MAX_rem = 0.5,
 /// τ = 0.1 s, n = 1000, P_drop = 0.02 for ARD and 0 for ARM, 1000-byte packets).
 fn read_ard(t: &Table, p_drop: f64) -> Result<ArdParams, KeyError> {
-    let tpr_max = t.rate("tpr_max")?.ok_or_else(|| {
-        key_error(
-            t.key("tpr_max"),
-            format!(
-                "an {} marker needs `tpr_max` (the SLA rate, e.g. \"1.2Mbps\")",
-                t.kind()
-            ),
-        )
-    })?;
-    if tpr_max == 0 {
-        return Err(key_error(t.key("tpr_max"), "tpr_max must be positive"));
-    }
-    let tau = t.duration("tau")?.unwrap_or(100_000_000);
-    let n = u64::from(t.u32("n")?.unwrap_or(1000));
-    if tau == 0 || n == 0 {
+    let bucket_pkts = t.get(&BUCKET)?;
+    let t_rd_pkts = t.get(&T_RD)?;
+    if t_rd_pkts > bucket_pkts {
         return Err(key_error(
-            t.key(if tau == 0 { "tau" } else { "n" }),
-            "tau and n must be positive (the TPR interval is n·tau)",
+            t.key(T_RD.name()),
+            format!("t_rd must be in [0, bucket = {bucket_pkts}], got {t_rd_pkts}"),
         ));
     }
-    let packet_size = t.bytes("packet_size")?.unwrap_or(1000);
     Ok(ArdParams {
-        tpr_max,
-        bucket_pkts: t.f64("bucket")?.unwrap_or(60.0),
-        t_rd_pkts: t.f64("t_rd")?.unwrap_or(15.0),
-        max_rem: t.f64("max_rem")?.unwrap_or(0.5),
-        interval: tau.saturating_mul(n),
+        tpr_max: t.get(&TPR_MAX)?,
+        bucket_pkts,
+        t_rd_pkts,
+        max_rem: t.get(&MAX_REM)?,
+        interval: t.get(&TAU)?.saturating_mul(u64::from(t.get(&N)?)),
         p_drop,
-        packet_size: u32::try_from(packet_size)
-            .map_err(|_| key_error(t.key("packet_size"), "packet_size is too large"))?,
-        drop_order: match t.choice("drop_order", &["before_remark", "among_remarked"])? {
-            Some("among_remarked") => DropOrder::AmongRemarked,
+        packet_size: t.get(&PACKET_SIZE)?,
+        drop_order: match t.get(&DROP_ORDER)? {
+            "among_remarked" => DropOrder::AmongRemarked,
             _ => DropOrder::BeforeRemark,
         },
     })
@@ -431,12 +441,7 @@ impl MeterKind for ArdParams {
         ARM_KEYS[5],
         ARM_KEYS[6],
         ARM_KEYS[7],
-        Param::new(
-            "p_drop",
-            at_least(0.0),
-            "0.02",
-            "The dropper's probability P_drop.",
-        ),
+        P_DROP.param,
     ];
     const SCOPE: ScopeRule =
         ScopeRule::Aggregate("an ard marker acts on the aggregate: scope must be \"aggregate\"");
@@ -445,7 +450,7 @@ impl MeterKind for ArdParams {
         ard_hint(key)
     }
     fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
-        let p_drop = t.f64("p_drop")?.unwrap_or(0.02);
+        let p_drop = t.get(&P_DROP)?;
         read_ard(t, p_drop)
     }
     fn check(&self) -> Result<(), String> {

@@ -240,39 +240,45 @@ impl Meter for ProbeMarker {
 // --- scenario keys ----------------------------------------------------------------------
 
 use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
-use crate::params::{at_least, open, KeyError, Param, ParamKind, Table};
+use crate::params::typed::{Decl, Word};
+use crate::params::{open, KeyError, Param, ParamKind, Table};
+
+const ALPHA: Decl<f64> = Decl::new(
+    "alpha",
+    open(0.0, 1.0),
+    "0.5",
+    "α: the weight of the last burst in A_IN (the filter gain).",
+);
+const A0: Decl<f64> = Decl::new(
+    "a0",
+    ParamKind::Number {
+        min: Some(0.0),
+        max: None,
+        min_open: true,
+        max_open: false,
+    },
+    "10",
+    "A_0: the initial A_IN (positive).",
+);
+const INCREASE: Decl<Word> = Decl::new(
+    "increase",
+    ParamKind::Choice {
+        choices: &["double_plus_one", "plus_one", "divide"],
+    },
+    "double_plus_one",
+    "The increase(A_IN) rule: 2·A+1, A+1 or A/(1−α).",
+);
+const ISN: Decl<u32> = Decl::new(
+    "isn",
+    ParamKind::Integer { min: 0 },
+    "0",
+    "ISN added to the segment number to form the 32-bit SN.",
+);
 
 impl MeterKind for ProbeParams {
     type Runtime = ProbeMarker;
     const DOC: &'static str = "Neglia et al.'s per-flow adaptive probe marker: IN bursts of adaptive length A_IN closed by one OUT probe, read from TCP sequence numbers.";
-    const PARAMS: &'static [Param] = &[
-        Param {
-            name: "alpha",
-            kind: open(0.0, 1.0),
-            default: "0.5",
-            doc: "α: the weight of the last burst in A_IN (the filter gain).",
-        },
-        Param {
-            name: "a0",
-            kind: at_least(0.0),
-            default: "10",
-            doc: "A_0: the initial A_IN (positive).",
-        },
-        Param {
-            name: "increase",
-            kind: ParamKind::Choice {
-                choices: &["double_plus_one", "plus_one", "divide"],
-            },
-            default: "double_plus_one",
-            doc: "The increase(A_IN) rule: 2·A+1, A+1 or A/(1−α).",
-        },
-        Param {
-            name: "isn",
-            kind: ParamKind::Integer { min: 0 },
-            default: "0",
-            doc: "ISN added to the segment number to form the 32-bit SN.",
-        },
-    ];
+    const PARAMS: &'static [Param] = &[ALPHA.param, A0.param, INCREASE.param, ISN.param];
     const SCOPE: ScopeRule =
         ScopeRule::PerFlow("a probe marker keeps state per flow: scope must be \"per_flow\"");
     fn hint(key: &str) -> &'static str {
@@ -283,16 +289,15 @@ impl MeterKind for ProbeParams {
         }
     }
     fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
-        let d = ProbeParams::paper();
         Ok(ProbeParams {
-            alpha: t.f64("alpha")?.unwrap_or(d.alpha),
-            a0: t.f64("a0")?.unwrap_or(d.a0),
-            increase: match t.choice("increase", &["double_plus_one", "plus_one", "divide"])? {
-                Some("plus_one") => IncreaseRule::PlusOne,
-                Some("divide") => IncreaseRule::Divide,
+            alpha: t.get(&ALPHA)?,
+            a0: t.get(&A0)?,
+            increase: match t.get(&INCREASE)? {
+                "plus_one" => IncreaseRule::PlusOne,
+                "divide" => IncreaseRule::Divide,
                 _ => IncreaseRule::DoublePlusOne,
             },
-            isn: t.u32("isn")?.unwrap_or(0),
+            isn: t.get(&ISN)?,
         })
     }
     fn check(&self) -> Result<(), String> {

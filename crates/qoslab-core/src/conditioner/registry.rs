@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use super::{Color, Meter};
 use crate::packet::PacketMeta;
-use crate::params::{KeyError, Param, Table};
+use crate::params::typed::{Bytes, Decl, Duration, Rate, Word};
+use crate::params::{KeyError, Param, ParamKind, Table};
 use crate::rng::SimRng;
 use crate::units::SimTime;
 
@@ -100,7 +101,7 @@ pub fn read_flavour(t: &Table, mode: super::ColorMode) -> Result<crate::params::
 /// TSW3CM's `flavour`: ns-2's TSW3CM has a window fixed at 1 s.
 pub fn read_tsw3cm_flavour(t: &Table) -> Result<crate::params::Flavour, KeyError> {
     let f = t.flavour()?;
-    let window = t.duration("window")?.unwrap_or(1_000_000_000);
+    let window = t.get(&WINDOW)?;
     if f == crate::params::Flavour::Ns2 && window != 1_000_000_000 {
         return Err(crate::params::key_error(
             t.key("window"),
@@ -118,9 +119,10 @@ pub fn mode_name(m: super::ColorMode) -> &'static str {
     }
 }
 
-/// One line per meter kind: `"type" => Variant(Params => Runtime)`.
+/// One line per meter kind: `"type" => Variant(Params => Runtime) as "PythonClass"` (the
+/// Python builder's class of the kind, `qoslab schema --python`).
 macro_rules! meter_registry {
-    ($( $(#[$doc:meta])* $name:literal => $variant:ident($params:ty => $runtime:ty) ),* $(,)?) => {
+    ($( $(#[$doc:meta])* $name:literal => $variant:ident($params:ty => $runtime:ty) as $class:literal ),* $(,)?) => {
         /// The configuration of one meter: its kind and parameters under the RFC or paper
         /// symbols (rates in bit/s, sizes in bytes, times in ns). Serialised with a `type` tag.
         #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -141,6 +143,8 @@ macro_rules! meter_registry {
         /// What the scenario layer needs to know of a kind before reading its table.
         pub struct MeterInfo {
             pub doc: &'static str,
+            /// The Python builder's class name.
+            pub class: &'static str,
             pub params: &'static [Param],
             pub scope: ScopeRule,
             pub red_drops: bool,
@@ -157,6 +161,7 @@ macro_rules! meter_registry {
                 match name {
                     $( $name => Some(MeterInfo {
                         doc: <$params as MeterKind>::DOC,
+                        class: $class,
                         params: <$params as MeterKind>::PARAMS,
                         scope: <$params as MeterKind>::SCOPE,
                         red_drops: <$params as MeterKind>::RED_DROPS,
@@ -236,95 +241,74 @@ use super::{
 
 meter_registry! {
     /// Single-rate two-colour token bucket (CIR, CBS): the papers' IN/OUT profile marker.
-    "token_bucket" => TokenBucket(TokenBucketParams => FlavouredMeter<TokenBucket>),
+    "token_bucket" => TokenBucket(TokenBucketParams => FlavouredMeter<TokenBucket>) as "TokenBucket",
     /// RFC 2697 single-rate three-colour marker.
-    "srtcm" => Srtcm(SrTcmParams => FlavouredMeter<SrTcm>),
+    "srtcm" => Srtcm(SrTcmParams => FlavouredMeter<SrTcm>) as "SrTCM",
     /// RFC 2698 two-rate three-colour marker.
-    "trtcm" => Trtcm(TrTcmParams => FlavouredMeter<TrTcm>),
+    "trtcm" => Trtcm(TrTcmParams => FlavouredMeter<TrTcm>) as "TrTCM",
     /// Clark & Fang's time-sliding-window two-colour tagger.
-    "tsw2cm" => Tsw2cm(Tsw2cmParams => FlavouredMeter<Tsw2cm>),
+    "tsw2cm" => Tsw2cm(Tsw2cmParams => FlavouredMeter<Tsw2cm>) as "TSW2CM",
     /// RFC 2859 time-sliding-window three-colour marker.
-    "tsw3cm" => Tsw3cm(Tsw3cmParams => FlavouredMeter<Tsw3cm>),
+    "tsw3cm" => Tsw3cm(Tsw3cmParams => FlavouredMeter<Tsw3cm>) as "TSW3CM",
     /// Hur's Adaptive Regulating Marker (aggregate re-marker).
-    "arm" => Arm(ArmParams => Ard),
+    "arm" => Arm(ArmParams => Ard) as "ARM",
     /// Hur's Adaptive Regulating Drop marker (ARM plus an aggregate dropper).
-    "ard" => Ard(ArdParams => Ard),
+    "ard" => Ard(ArdParams => Ard) as "ARD",
     /// Bouras & Sevasti's TCP-Window-Aware Marker (aggregate, per-flow state).
-    "twam" => Twam(TwamParams => Twam),
+    "twam" => Twam(TwamParams => Twam) as "TWAM",
     /// Neglia et al.'s per-flow adaptive low-priority (probe) marker.
-    "probe" => Probe(ProbeParams => ProbeMarker),
+    "probe" => Probe(ProbeParams => ProbeMarker) as "ProbeMarker",
 }
 
 // --- keys shared by the rate meters ------------------------------------------------------
 
-pub const MODE: Param = Param {
-    name: "mode",
-    kind: crate::params::ParamKind::Choice {
+pub const MODE: Decl<Word> = Decl::new(
+    "mode",
+    ParamKind::Choice {
         choices: &["blind", "aware"],
     },
-    default: "blind",
-    doc: "Colour-blind or colour-aware (RFC 2697/2698 §3).",
-};
-pub const CIR: Param = Param {
-    name: "cir",
-    kind: crate::params::ParamKind::Rate,
-    default: "required",
-    doc: "Committed information rate (TSW: CTR); a list gives each group member its own.",
-};
-pub const CBS: Param = Param {
-    name: "cbs",
-    kind: crate::params::ParamKind::Bytes,
-    default: "required",
-    doc: "Committed burst size; a list gives each group member its own.",
-};
-pub const PIR: Param = Param {
-    name: "pir",
-    kind: crate::params::ParamKind::Rate,
-    default: "required",
-    doc: "Peak information rate (TSW3CM: PTR); a list gives each group member its own.",
-};
-pub const WINDOW: Param = Param {
-    name: "window",
-    kind: crate::params::ParamKind::Duration,
-    default: "1s",
-    doc: "TSW averaging window (win_len).",
-};
+    "blind",
+    "Colour-blind or colour-aware (RFC 2697/2698 §3).",
+);
+pub const CIR: Decl<Rate> = Decl::new(
+    "cir",
+    ParamKind::Rate,
+    "required",
+    "Committed information rate (TSW: CTR); a list gives each group member its own.",
+)
+.positive();
+pub const CBS: Decl<Bytes> = Decl::new(
+    "cbs",
+    ParamKind::Bytes,
+    "required",
+    "Committed burst size; a list gives each group member its own.",
+)
+.positive();
+pub const PIR: Decl<Rate> = Decl::new(
+    "pir",
+    ParamKind::Rate,
+    "required",
+    "Peak information rate (TSW3CM: PTR); a list gives each group member its own.",
+);
+pub const WINDOW: Decl<Duration> = Decl::new(
+    "window",
+    ParamKind::Duration,
+    "1s",
+    "TSW averaging window (win_len).",
+)
+.positive();
 
 /// `mode` (default blind).
 pub fn read_mode(t: &Table) -> Result<super::ColorMode, KeyError> {
-    Ok(match t.choice("mode", &["blind", "aware"])? {
-        Some("aware") => super::ColorMode::Aware,
+    Ok(match t.get(&MODE)? {
+        "aware" => super::ColorMode::Aware,
         _ => super::ColorMode::Blind,
     })
 }
 
-/// `cir`, required and positive.
-pub fn read_cir(t: &Table) -> Result<u64, KeyError> {
-    let cir = t.required("cir", t.rate("cir")?, "`cir`")?;
-    if cir == 0 {
-        return Err(crate::params::key_error(
-            t.key("cir"),
-            "the committed rate must be positive",
-        ));
-    }
-    Ok(cir)
-}
-
-/// `cbs`, required and positive.
-pub fn read_cbs(t: &Table) -> Result<u64, KeyError> {
-    let cbs = t.required("cbs", t.bytes("cbs")?, "`cbs`")?;
-    if cbs == 0 {
-        return Err(crate::params::key_error(
-            t.key("cbs"),
-            "the committed burst size must be positive",
-        ));
-    }
-    Ok(cbs)
-}
-
 /// `pir`, required and at least `cir`.
 pub fn read_pir(t: &Table, cir: u64) -> Result<u64, KeyError> {
-    let pir = t.required("pir", t.rate("pir")?, "`pir`")?;
+    let pir = t.get(&PIR)?;
     if pir < cir {
         return Err(crate::params::key_error(
             t.key("pir"),

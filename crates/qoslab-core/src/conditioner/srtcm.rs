@@ -133,32 +133,35 @@ impl Meter for SrTcm {
     }
 }
 
+const EBS: crate::params::typed::Decl<crate::params::typed::Bytes> =
+    crate::params::typed::Decl::new(
+        "ebs",
+        crate::params::ParamKind::Bytes,
+        "required",
+        "Excess burst size (RFC 2697).",
+    );
+
 impl super::registry::MeterKind for SrTcmParams {
     type Runtime = FlavouredMeter<SrTcm>;
     const DOC: &'static str = "RFC 2697 single-rate three-colour marker (CIR, CBS, EBS).";
     const PARAMS: &'static [crate::params::Param] = &[
-        super::registry::MODE,
-        super::registry::CIR,
-        super::registry::CBS,
-        crate::params::Param {
-            name: "ebs",
-            kind: crate::params::ParamKind::Bytes,
-            default: "required",
-            doc: "Excess burst size (RFC 2697).",
-        },
+        super::registry::MODE.param,
+        super::registry::CIR.param,
+        super::registry::CBS.param,
+        EBS.param,
         crate::params::FLAVOUR,
     ];
     fn from_table(
         t: &crate::params::Table,
         _ctx: &super::registry::MeterContext,
     ) -> Result<Self, crate::params::KeyError> {
-        use super::registry::{read_cbs, read_cir, read_mode};
-        let cir = read_cir(t)?;
-        let cbs = read_cbs(t)?;
+        use super::registry::{read_mode, CBS, CIR};
+        let cir = t.get(&CIR)?;
+        let cbs = t.get(&CBS)?;
         Ok(SrTcmParams {
             cir,
             cbs,
-            ebs: t.required("ebs", t.bytes("ebs")?, "`ebs`")?,
+            ebs: t.get(&EBS)?,
             mode: read_mode(t)?,
             flavour: super::registry::read_flavour(t, read_mode(t)?)?,
         })

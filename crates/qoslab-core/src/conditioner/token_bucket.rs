@@ -121,19 +121,19 @@ impl super::registry::MeterKind for TokenBucketParams {
     const DOC: &'static str =
         "Single-rate two-colour token bucket (CIR, CBS): green within the profile, yellow (OUT) beyond it.";
     const PARAMS: &'static [crate::params::Param] = &[
-        super::registry::MODE,
-        super::registry::CIR,
-        super::registry::CBS,
+        super::registry::MODE.param,
+        super::registry::CIR.param,
+        super::registry::CBS.param,
         crate::params::FLAVOUR,
     ];
     fn from_table(
         t: &crate::params::Table,
         _ctx: &super::registry::MeterContext,
     ) -> Result<Self, crate::params::KeyError> {
-        use super::registry::{read_cbs, read_cir, read_mode};
+        use super::registry::{read_mode, CBS, CIR};
         Ok(TokenBucketParams {
-            cir: read_cir(t)?,
-            cbs: read_cbs(t)?,
+            cir: t.get(&CIR)?,
+            cbs: t.get(&CBS)?,
             mode: read_mode(t)?,
             flavour: super::registry::read_flavour(t, read_mode(t)?)?,
         })

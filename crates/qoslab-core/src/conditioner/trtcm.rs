@@ -138,35 +138,38 @@ impl Meter for TrTcm {
     }
 }
 
+const PBS: crate::params::typed::Decl<crate::params::typed::Bytes> =
+    crate::params::typed::Decl::new(
+        "pbs",
+        crate::params::ParamKind::Bytes,
+        "required",
+        "Peak burst size (RFC 2698).",
+    );
+
 impl super::registry::MeterKind for TrTcmParams {
     type Runtime = FlavouredMeter<TrTcm>;
     const DOC: &'static str = "RFC 2698 two-rate three-colour marker (PIR, PBS, CIR, CBS).";
     const PARAMS: &'static [crate::params::Param] = &[
-        super::registry::MODE,
-        super::registry::CIR,
-        super::registry::CBS,
-        super::registry::PIR,
-        crate::params::Param {
-            name: "pbs",
-            kind: crate::params::ParamKind::Bytes,
-            default: "required",
-            doc: "Peak burst size (RFC 2698).",
-        },
+        super::registry::MODE.param,
+        super::registry::CIR.param,
+        super::registry::CBS.param,
+        super::registry::PIR.param,
+        PBS.param,
         crate::params::FLAVOUR,
     ];
     fn from_table(
         t: &crate::params::Table,
         _ctx: &super::registry::MeterContext,
     ) -> Result<Self, crate::params::KeyError> {
-        use super::registry::{read_cbs, read_cir, read_mode, read_pir};
-        let cir = read_cir(t)?;
-        let cbs = read_cbs(t)?;
+        use super::registry::{read_mode, read_pir, CBS, CIR};
+        let cir = t.get(&CIR)?;
+        let cbs = t.get(&CBS)?;
         let pir = read_pir(t, cir)?;
         Ok(TrTcmParams {
             cir,
             cbs,
             pir,
-            pbs: t.required("pbs", t.bytes("pbs")?, "`pbs`")?,
+            pbs: t.get(&PBS)?,
             mode: read_mode(t)?,
             flavour: super::registry::read_flavour(t, read_mode(t)?)?,
         })

@@ -247,8 +247,8 @@ impl super::registry::MeterKind for Tsw2cmParams {
     const DOC: &'static str =
         "Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len).";
     const PARAMS: &'static [crate::params::Param] = &[
-        super::registry::CIR,
-        super::registry::WINDOW,
+        super::registry::CIR.param,
+        super::registry::WINDOW.param,
         crate::params::FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {
@@ -259,8 +259,8 @@ impl super::registry::MeterKind for Tsw2cmParams {
         _ctx: &super::registry::MeterContext,
     ) -> Result<Self, crate::params::KeyError> {
         Ok(Tsw2cmParams {
-            ctr: super::registry::read_cir(t)?,
-            win_len: t.duration("window")?.unwrap_or(1_000_000_000),
+            ctr: t.get(&super::registry::CIR)?,
+            win_len: t.get(&super::registry::WINDOW)?,
             flavour: super::registry::read_flavour(t, super::ColorMode::Blind)?,
         })
     }
@@ -287,9 +287,9 @@ impl super::registry::MeterKind for Tsw3cmParams {
     const DOC: &'static str =
         "RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len).";
     const PARAMS: &'static [crate::params::Param] = &[
-        super::registry::CIR,
-        super::registry::PIR,
-        super::registry::WINDOW,
+        super::registry::CIR.param,
+        super::registry::PIR.param,
+        super::registry::WINDOW.param,
         crate::params::FLAVOUR,
     ];
     fn hint(key: &str) -> &'static str {
@@ -299,11 +299,11 @@ impl super::registry::MeterKind for Tsw3cmParams {
         t: &crate::params::Table,
         _ctx: &super::registry::MeterContext,
     ) -> Result<Self, crate::params::KeyError> {
-        let ctr = super::registry::read_cir(t)?;
+        let ctr = t.get(&super::registry::CIR)?;
         Ok(Tsw3cmParams {
             ctr,
             ptr: super::registry::read_pir(t, ctr)?,
-            win_len: t.duration("window")?.unwrap_or(1_000_000_000),
+            win_len: t.get(&super::registry::WINDOW)?,
             flavour: super::registry::read_tsw3cm_flavour(t)?,
         })
     }

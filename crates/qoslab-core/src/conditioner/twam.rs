@@ -283,7 +283,38 @@ impl Meter for Twam {
 // --- scenario keys ----------------------------------------------------------------------
 
 use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
+use crate::params::typed::{Decl, Duration, Word};
 use crate::params::{at_least, key_error, KeyError, Param, ParamKind, Table};
+
+const RTT: Decl<Duration> = Decl::new(
+    "rtt",
+    ParamKind::Duration,
+    "required",
+    "The LSP round-trip time RTT_LSP.",
+)
+.positive();
+const ALPHA: Decl<u32> = Decl::new(
+    "alpha",
+    ParamKind::Integer { min: 1 },
+    "1",
+    "α: the operating interval in RTT_LSP (a whole number).",
+);
+const WINDOW_SOURCE: Decl<Word> = Decl::new(
+    "window_source",
+    ParamKind::Choice {
+        choices: &["edge", "oracle"],
+    },
+    "edge",
+    "Windows estimated at the ingress, or the senders' cwnd.",
+);
+const FORMULA: Decl<Word> = Decl::new(
+    "formula",
+    ParamKind::Choice {
+        choices: &["eq3", "eq3_neighbour"],
+    },
+    "eq3",
+    "How Eq. 3 is read: eq3, the denominator's Σ over the products Σ r_k·W_k; eq3_neighbour, each Σ binding its neighbour, (Σ r_k)·W_i.",
+);
 
 impl MeterKind for TwamParams {
     type Runtime = Twam;
@@ -295,34 +326,10 @@ impl MeterKind for TwamParams {
             default: "required",
             doc: "Contracted rate r_i per flow name, e.g. { f0 = \"1Mbps\" }; unlisted flows are all OUT.",
         },
-        Param {
-            name: "rtt",
-            kind: ParamKind::Duration,
-            default: "required",
-            doc: "The LSP round-trip time RTT_LSP.",
-        },
-        Param {
-            name: "alpha",
-            kind: ParamKind::Integer { min: 1 },
-            default: "1",
-            doc: "α: the operating interval in RTT_LSP (a whole number).",
-        },
-        Param {
-            name: "window_source",
-            kind: ParamKind::Choice {
-                choices: &["edge", "oracle"],
-            },
-            default: "edge",
-            doc: "Windows estimated at the ingress, or the senders' cwnd.",
-        },
-        Param {
-            name: "formula",
-            kind: ParamKind::Choice {
-                choices: &["eq3", "eq3_neighbour"],
-            },
-            default: "eq3",
-            doc: "How Eq. 3 is read: eq3, the denominator's Σ over the products Σ r_k·W_k; eq3_neighbour, each Σ binding its neighbour, (Σ r_k)·W_i.",
-        },
+        RTT.param,
+        ALPHA.param,
+        WINDOW_SOURCE.param,
+        FORMULA.param,
     ];
     const SCOPE: ScopeRule = ScopeRule::Aggregate(
         "a twam marker holds all the LSP's flows: scope must be \"aggregate\"",
@@ -362,32 +369,18 @@ impl MeterKind for TwamParams {
                 }
             };
         }
-        let rtt = t.duration("rtt")?.ok_or_else(|| {
-            key_error(
-                t.key("rtt"),
-                "a twam marker needs `rtt`, the LSP round-trip time (e.g. \"80ms\")",
-            )
-        })?;
-        let alpha = match t.f64("alpha")? {
-            None => 1,
-            Some(a) if a >= 1.0 && a.fract() == 0.0 && a <= u32::MAX as f64 => a as u32,
-            Some(a) => {
-                return Err(key_error(
-                    t.key("alpha"),
-                    format!("a twam marker's alpha is a whole number of RTT_LSP (>= 1), got {a}"),
-                ))
-            }
-        };
+        let rtt = t.get(&RTT)?;
+        let alpha = t.get(&ALPHA)?;
         Ok(TwamParams {
             rtt_lsp: rtt,
             alpha,
-            window: match t.choice("window_source", &["edge", "oracle"])? {
-                Some("oracle") => WindowSource::Oracle,
+            window: match t.get(&WINDOW_SOURCE)? {
+                "oracle" => WindowSource::Oracle,
                 _ => WindowSource::Edge,
             },
             rates,
-            formula: match t.choice("formula", &["eq3", "eq3_neighbour"])? {
-                Some("eq3_neighbour") => TwamFormula::Eq3Neighbour,
+            formula: match t.get(&FORMULA)? {
+                "eq3_neighbour" => TwamFormula::Eq3Neighbour,
                 _ => TwamFormula::Eq3,
             },
         })

@@ -9,7 +9,7 @@ use toml::{Table, Value};
 pub use super::keys::*;
 use crate::aqm::{Discipline, QUEUE_TYPES};
 use crate::conditioner::{MeterSpec, METER_TYPES};
-use crate::params::{at_least, Param, ParamKind};
+use crate::params::{Param, ParamKind};
 
 fn s(x: &str) -> Value {
     Value::String(x.to_string())
@@ -61,6 +61,11 @@ fn value_schema(kind: &ParamKind) -> Value {
         ParamKind::Integer { min } => obj(vec![
             ("type", s("integer")),
             ("minimum", Value::Integer(*min as i64)),
+        ]),
+        ParamKind::IntegerIn { min, max } => obj(vec![
+            ("type", s("integer")),
+            ("minimum", Value::Integer(*min as i64)),
+            ("maximum", Value::Integer(*max as i64)),
         ]),
         ParamKind::Bool => obj(vec![("type", s("boolean"))]),
         ParamKind::Duration => unit(r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min)\s*$", "26ms"),
@@ -124,6 +129,12 @@ fn object(params: &[Param], required: &[&str], tag: Option<&str>) -> Value {
         ("required", Value::Array(req)),
         ("properties", Value::Table(props)),
     ])
+}
+
+/// The keys in their declared order (a JSON object has none): the order the Python builder's
+/// generated classes keep.
+fn order(params: &[Param]) -> Value {
+    Value::Array(params.iter().map(|p| s(p.name)).collect())
 }
 
 fn required(params: &[Param]) -> Vec<&'static str> {
@@ -230,6 +241,9 @@ pub fn json_schema() -> Value {
                 _ => unreachable!(),
             };
             o.insert("description".into(), s(doc));
+            let class = Discipline::class_name(k).expect("registered");
+            o.insert("title".into(), s(class));
+            o.insert("x-order".into(), order(params));
             Value::Table(o)
         })
         .collect();
@@ -242,33 +256,12 @@ pub fn json_schema() -> Value {
                 _ => unreachable!(),
             };
             o.insert("description".into(), s(info.doc));
+            o.insert("title".into(), s(info.class));
+            o.insert("x-order".into(), order(info.params));
             Value::Table(o)
         })
         .collect();
-    let curve = object(
-        &[
-            Param::new(
-                "min_th",
-                at_least(0.0),
-                "required",
-                "Minimum threshold, packets.",
-            ),
-            Param::new(
-                "max_th",
-                at_least(0.0),
-                "required",
-                "Maximum threshold, packets.",
-            ),
-            Param::new(
-                "max_p",
-                crate::params::open_closed(0.0, 1.0),
-                "required",
-                "Drop probability at max_th.",
-            ),
-        ],
-        &["min_th", "max_th", "max_p"],
-        None,
-    );
+    let curve = object(&crate::aqm::af::CURVE, &["min_th", "max_th", "max_p"], None);
     top.insert(
         "$schema".into(),
         s("https://json-schema.org/draft/2020-12/schema"),

@@ -4,6 +4,8 @@
 //! JSON Schema (`qoslab schema`) and of the generated scenario reference; the reader gives
 //! every error the full key path, which the scenario layer locates in the source file.
 
+pub mod typed;
+
 use serde::Serialize;
 
 use crate::units::{self, Limit};
@@ -37,6 +39,11 @@ pub enum ParamKind {
     /// A whole number at least `min`.
     Integer {
         min: u64,
+    },
+    /// A whole number in [min, max].
+    IntegerIn {
+        min: u64,
+        max: u64,
     },
     Bool,
     /// A duration string such as "26ms".
@@ -84,6 +91,16 @@ pub const fn open_closed(min: f64, max: f64) -> ParamKind {
         min: Some(min),
         max: Some(max),
         min_open: true,
+        max_open: false,
+    }
+}
+
+/// A number in the closed interval [min, max].
+pub const fn closed(min: f64, max: f64) -> ParamKind {
+    ParamKind::Number {
+        min: Some(min),
+        max: Some(max),
+        min_open: false,
         max_open: false,
     }
 }
@@ -247,7 +264,7 @@ impl<'a> Table<'a> {
     }
 
     /// The value of `name`: for a group member, element `i` of a list.
-    fn get(&self, name: &str) -> Option<&'a toml::Value> {
+    fn raw(&self, name: &str) -> Option<&'a toml::Value> {
         match (self.t.get(name), self.member) {
             (Some(toml::Value::Array(a)), Some(i)) => a.get(i),
             (v, _) => v,
@@ -281,7 +298,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn f64(&self, name: &str) -> Result<Option<f64>, KeyError> {
-        match self.get(name) {
+        match self.raw(name) {
             None => Ok(None),
             Some(toml::Value::Float(x)) => Ok(Some(*x)),
             Some(toml::Value::Integer(i)) => Ok(Some(*i as f64)),
@@ -290,7 +307,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn bool(&self, name: &str) -> Result<Option<bool>, KeyError> {
-        match self.get(name) {
+        match self.raw(name) {
             None => Ok(None),
             Some(toml::Value::Boolean(b)) => Ok(Some(*b)),
             Some(v) => Err(self.wrong(name, "true or false", v)),
@@ -298,7 +315,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn u32(&self, name: &str) -> Result<Option<u32>, KeyError> {
-        match self.get(name) {
+        match self.raw(name) {
             None => Ok(None),
             Some(toml::Value::Integer(i)) => u32::try_from(*i).map(Some).map_err(|_| {
                 key_error(
@@ -311,7 +328,7 @@ impl<'a> Table<'a> {
     }
 
     pub fn str(&self, name: &str) -> Result<Option<&'a str>, KeyError> {
-        match self.get(name) {
+        match self.raw(name) {
             None => Ok(None),
             Some(toml::Value::String(s)) => Ok(Some(s.as_str())),
             Some(v) => Err(self.wrong(name, "a string", v)),
@@ -324,7 +341,7 @@ impl<'a> Table<'a> {
         what: &str,
         parse: fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, KeyError> {
-        match self.get(name) {
+        match self.raw(name) {
             None => Ok(None),
             Some(toml::Value::String(s)) => {
                 parse(s).map(Some).map_err(|e| key_error(self.key(name), e))
@@ -361,7 +378,10 @@ impl<'a> Table<'a> {
 
     /// The `flavour` key ([`FLAVOUR`]).
     pub fn flavour(&self) -> Result<Flavour, KeyError> {
-        Ok(match self.choice(FLAVOUR.name, &["reference", "ns2"])? {
+        let ParamKind::Choice { choices } = FLAVOUR.kind else {
+            unreachable!("FLAVOUR is a choice")
+        };
+        Ok(match self.choice(FLAVOUR.name, choices)? {
             Some("ns2") => Flavour::Ns2,
             _ => Flavour::Reference,
         })

@@ -1,0 +1,247 @@
+"""The source of ``qoslab/builder_queues.py`` and ``qoslab/builder_meters.py``, generated from
+the core's JSON Schema: a builder class per queue discipline and meter kind, whose fields, value
+kinds, ranges, choices, required-ness and docstrings all come from the core's one declaration of
+each parameter (``Decl``/``Param`` in the Rust kind's file; the class name is its registry
+line's ``as``).
+
+    qoslab schema --python queue > python/qoslab/builder_queues.py
+    qoslab schema --python meter > python/qoslab/builder_meters.py
+
+``tests/test_schema.py`` fails when a module is stale. The multi queue and its physical
+queues are written by hand in :mod:`qoslab.builder_base` (their tables hold other queues).
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+#: Kinds whose classes are written by hand (``builder_base``), in the family's registry.
+HAND_WRITTEN = {"multi": "MultiQueue"}
+#: A key the schema cannot type by itself: (kind, key) → the builder's value kind.
+_OVERRIDES = {("twam", "rates"): "rates"}
+_REFS = {"curve": "curve", "queue": "queue", "meter": "meter", "size": "size"}
+_UNITS = {
+    "duration": "Duration",
+    "rate": "Rate",
+    "bytes": "Size",
+    "limit": "Limit",
+}
+
+
+def _q(s: str) -> str:
+    """A string literal in double quotes (the style of the hand-written modules)."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _value_kind(kind: str, key: str, v: dict[str, Any], patterns: dict[str, str]) -> str:
+    if (kind, key) in _OVERRIDES:
+        return _OVERRIDES[(kind, key)]
+    if "$ref" in v:
+        return _REFS[v["$ref"].rsplit("/", 1)[-1]]
+    if "enum" in v:
+        return "choice"
+    if "pattern" in v:
+        return next(k for k, p in patterns.items() if p == v["pattern"])
+    t = v.get("type")
+    return {"number": "number", "integer": "integer", "boolean": "bool"}.get(str(t), "name")
+
+
+def _annotation(vk: str, v: dict[str, Any]) -> str:
+    if vk == "choice":
+        return "Literal[" + ", ".join(_q(c) for c in v["enum"]) + "]"
+    if vk in _UNITS:
+        return _UNITS[vk]
+    return {
+        "number": "float",
+        "integer": "int",
+        "bool": "bool",
+        "curve": "Curve",
+        "rates": "dict[str, Rate]",
+        "name": "str",
+    }[vk]
+
+
+def _meta_args(vk: str, v: dict[str, Any], key: str, field_name: str, per_member: bool) -> str:
+    args = [_q(vk)]
+    if key != field_name:
+        args.append(f"key={_q(key)}")
+    if vk == "choice":
+        args.append(f"choices={_annotation(vk, v)}")
+    if vk == "number":
+        lo = v.get("minimum", v.get("exclusiveMinimum"))
+        hi = v.get("maximum", v.get("exclusiveMaximum"))
+        if lo is not None:
+            args.append(f"lo={float(lo)!r}")
+        if hi is not None:
+            args.append(f"hi={float(hi)!r}")
+        if "exclusiveMinimum" in v:
+            args.append("lo_open=True")
+        if "exclusiveMaximum" in v:
+            args.append("hi_open=True")
+    if vk == "integer":
+        args.append(f"lo={v.get('minimum', 0)}")
+        if "maximum" in v:
+            args.append(f"hi={v['maximum']}")
+    if per_member:
+        args.append("per_member=True")
+    return ", ".join(args)
+
+
+def _field(
+    kind: str, key: str, v: dict[str, Any], required: bool, per_member: bool, patterns: dict[str, str]
+) -> str:
+    name = f"{key}_" if key in ("in", "type") else key
+    vk = _value_kind(kind, key, v, patterns)
+    ann = _annotation(vk, v)
+    per = per_member and vk != "rates"
+    if per:
+        ann = f"PerMember[{ann}]"
+    meta = _meta_args(vk, v, key, name, per)
+    if required:
+        line = f"    {name}: {ann} = field(metadata=_req({meta}))"
+    else:
+        line = f"    {name}: {ann} | None = _opt({meta})"
+    if len(line) > 110:
+        call = "_req" if required else "_opt"
+        head = f"    {name}: {ann}" + ("" if required else " | None")
+        inner = (
+            f"field(metadata={call}(\n        {meta}\n    ))"
+            if required
+            else f"{call}(\n        {meta}\n    )"
+        )
+        line = f"{head} = {inner}"
+    return line
+
+
+def _wrap(text: str, indent: str, first: str = "") -> list[str]:
+    return textwrap.wrap(
+        text,
+        width=96,
+        initial_indent=indent + first,
+        subsequent_indent=indent + "    ",
+        break_on_hyphens=False,
+    )
+
+
+def _docstring(obj: dict[str, Any], kind: str) -> list[str]:
+    desc = obj.get("description", "").replace("\\", "\\\\")
+    out = textwrap.wrap(
+        f'{desc} ``type = "{kind}"``.', width=96, initial_indent='    """', subsequent_indent="    "
+    )
+    out += ["", "    Attributes:"]
+    for key in obj["x-order"]:
+        v = obj["properties"][key]
+        name = f"{key}_" if key == "in" else key
+        doc = str(v.get("description", "")).replace("\\", "\\\\")
+        if name != key:
+            doc = f"(the key ``{key}``) {doc}"
+        out += _wrap(doc, "        ", f"{name}: ")
+    return [*out, '    """']
+
+
+def _class(obj: dict[str, Any], family: str, patterns: dict[str, str]) -> list[str]:
+    kind = obj["properties"]["type"]["const"]
+    cls = obj["title"]
+    base = "Queue" if family == "queue" else "Meter"
+    lines = [
+        "",
+        "",
+        "@dataclass(kw_only=True, repr=False)",
+        f"class {cls}({base}):",
+        *_docstring(obj, kind),
+        "",
+    ]
+    lines.append(f"    _tag = {_q(kind)}")
+    required = set(obj.get("required", []))
+    for key in obj["x-order"]:
+        v = obj["properties"][key]
+        lines.append(_field(kind, key, v, key in required, family == "meter", patterns))
+    return lines
+
+
+#: The generated module of each family, under python/qoslab/.
+MODULES = {"queue": "builder_queues.py", "meter": "builder_meters.py"}
+
+
+def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) -> str:
+    """The generated module of ``family`` (``"queue"`` or ``"meter"``, :data:`MODULES`), from the
+    core's ``schema`` (:func:`qoslab.schema.json_schema`); ``patterns`` are the builder's unit
+    patterns, by value kind."""
+    base, const = ("Queue", "QUEUES") if family == "queue" else ("Meter", "METERS")
+    hand = sorted({c for k, c in HAND_WRITTEN.items() if family == "queue"})
+    names = ["Curve", "Duration", "Limit", *hand, "PerMember", base, "Rate", "Size", "_opt", "_req"]
+    body: list[str] = []
+    registry = []
+    for obj in schema["$defs"][family]["oneOf"]:
+        kind = obj["properties"]["type"]["const"]
+        if kind in HAND_WRITTEN:
+            registry.append(HAND_WRITTEN[kind])
+            continue
+        body += _class(obj, family, patterns)
+        registry.append(obj["title"])
+    code = "\n".join(ln for ln in body if ln.startswith("class ") or "_opt(" in ln or "_req(" in ln)
+    code += " ".join([*registry, base])
+    used = [n for n in names if re.search(rf"\b{n}\b", code)]
+    lines = [
+        f'"""The scenario builder\'s {family} classes, one per {family} kind the core registers.',
+        "",
+        f"Generated by ``qoslab schema --python {family}`` (qoslab.builder_source) from the Rust",
+        "core's declarations; do not edit. Use them through :mod:`qoslab.builder`.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from dataclasses import dataclass, field",
+        "from typing import Literal",
+        "",
+        "from qoslab.builder_base import (",
+        *(f"    {n}," for n in sorted(used, key=lambda n: (n.startswith("_"), n))),
+        ")",
+        *body,
+    ]
+    lines += [
+        "",
+        "",
+        f"#: Every {family} kind, by its ``type``, in the core's registry order.",
+        f"{const}: dict[str, type[{base}]] = {{",
+        *(f"    {c}._tag: {c}," for c in registry),
+        "}",
+        f"{base}._registry = dict({const})",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def api_tables(schema: dict[str, Any]) -> str:
+    """The kind tables of docs/python-api.md: each queue and meter ``type`` with its class."""
+
+    def table(family: str) -> list[str]:
+        rows = ["| `type` | class | what it is |", "|---|---|---|"]
+        for obj in schema["$defs"][family]["oneOf"]:
+            kind = obj["properties"]["type"]["const"]
+            desc = str(obj.get("description", "")).replace("|", "\\|")
+            rows.append(f'| `"{kind}"` | `{obj["title"]}` | {desc} |')
+        return rows
+
+    lines = [
+        "Queues (a link's `queue`, `queue_ab`, `queue_ba`; `builder.QUEUES` maps each type to its",
+        "class):",
+        "",
+        *table("queue"),
+        "",
+        "Meters and markers (a conditioner's `meter`; `builder.METERS`):",
+        "",
+        *table("meter"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+API_BEGIN = "<!-- builder-kinds:begin (generated: qoslab.builder_source.api_tables) -->"
+API_END = "<!-- builder-kinds:end -->"
+
+
+def page_with_api_tables(page: str, schema: dict[str, Any]) -> str:
+    """``page`` (docs/python-api.md) with its generated kind tables replaced."""
+    head, rest = page.split(API_BEGIN, 1)
+    return f"{head}{API_BEGIN}\n{api_tables(schema)}{API_END}{rest.split(API_END, 1)[1]}"

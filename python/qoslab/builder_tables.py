@@ -1,0 +1,302 @@
+"""The scenario builder's tables other than queues and meters: TCP settings, measurement,
+nodes, links, flows, arrival processes, captures and conditioners. Use them through
+:mod:`qoslab.builder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from qoslab.builder_base import (
+    CaptureDirection,
+    Codepoint,
+    Component,
+    Direction,
+    Duration,
+    FlowType,
+    MeasurementPoint,
+    Meter,
+    PerMember,
+    Queue,
+    Rate,
+    Scope,
+    Size,
+    SizeDistribution,
+    Start,
+    TcpFlavour,
+    TcpVariant,
+    _opt,
+    _req,
+)
+
+# -- the scenario's other tables ----------------------------------------------------------------
+
+
+@dataclass(kw_only=True, repr=False)
+class TcpSettings(Component):
+    """TCP settings: the scenario's ``[tcp]`` defaults for every TCP flow, or a flow's own
+    ``tcp`` table overriding them (ns-2.35's one-way agents and TCPSink).
+
+    Attributes:
+        flavour: Sender model: ``"ns2"`` (ns-2.35's one-way agents) or ``"linux"`` (Linux 6.x's
+            TCP: SACK scoreboard, RACK-TLP, PRR, delivery-rate sampling, the kernel's reno,
+            cubic, dctcp and bbr; initial window 10, delayed ACK 40 ms, no SYN, initial RTO 1 s
+            unless set). Default: ns2.
+        variant: Congestion control and loss recovery: ``"reno"`` or ``"newreno"`` (ns-2.35's
+            agents), ``"sack"`` (Reno with SACK recovery), ``"cubic"`` (RFC 9438), ``"dctcp"``
+            (RFC 8257, implies ``ecn``; needs a marking queue on the route) or ``"bbr"`` (BBR
+            v1, implies ``pacing``). Default: reno.
+        packet_size: Data packet size on the wire, 1..65535 bytes. Default: 1000B.
+        ack_size: ACK size on the wire, 1..65535 bytes. Default: 40B.
+        window: Advertised-window cap, packets (ns-2's window_). Default: 20.
+        initial_window: Initial congestion window, packets. Default: 2.
+        min_rto: Minimum retransmission timeout. Default: 200ms.
+        max_rto: Maximum retransmission timeout. Default: 60s.
+        initial_rto: Retransmission timeout before the first RTT sample. Default: 3s.
+        tick: Timer granularity of the RTT estimator. Default: 10ms.
+        delayed_ack: The sink delays ACKs (ns-2's TCPSink/DelAck). Default: false.
+        delack_interval: Delayed-ACK timeout. Default: 100ms.
+        max_burst: Most packets sent in response to one ACK (0: no limit). Default: 0.
+        dupack_threshold: Duplicate ACKs that trigger fast retransmit. Default: 3.
+        ecn: The sender is ECN-capable (RFC 3168; ECT on data packets). Default: false.
+        syn: Model ns-2's SYN (a 40-byte segment 0) before the initial window. Default: true.
+        pacing: Pace new segments at Linux's rate, gain·cwnd/srtt (gain 2 in slow start, 1.2
+            after); bbr always paces at its own rate. Default: false.
+        sack: SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr;
+            implied by variant sack; not for reno/newreno. Default: false.
+    """
+
+    flavour: TcpFlavour | None = _opt("choice", choices=TcpFlavour)
+    variant: TcpVariant | None = _opt("choice", choices=TcpVariant)
+    packet_size: Size | None = _opt("bytes")
+    ack_size: Size | None = _opt("bytes")
+    window: int | None = _opt("integer", lo=1)
+    initial_window: int | None = _opt("integer", lo=1)
+    min_rto: Duration | None = _opt("duration")
+    max_rto: Duration | None = _opt("duration")
+    initial_rto: Duration | None = _opt("duration")
+    tick: Duration | None = _opt("duration")
+    delayed_ack: bool | None = _opt("bool")
+    delack_interval: Duration | None = _opt("duration")
+    max_burst: int | None = _opt("integer", lo=0)
+    dupack_threshold: int | None = _opt("integer", lo=1)
+    ecn: bool | None = _opt("bool")
+    syn: bool | None = _opt("bool")
+    pacing: bool | None = _opt("bool")
+    sack: bool | None = _opt("bool")
+
+
+@dataclass(kw_only=True, repr=False)
+class Measurement(Component):
+    """The measurement window and sampling (``[measurement]``): throughput, utilisation and the
+    ``window_`` counters are measured from ``start`` to ``end``.
+
+    Attributes:
+        start: Start of the measurement window. Default: 0s.
+        end: End of the measurement window. Default: the duration.
+        interval: Time-series sampling interval. Default: 1s, or duration/100 when shorter.
+        point: Where throughput is counted: ``"receiver"`` or ``"sender"``. Default: receiver.
+        bottleneck: The link whose utilisation is the headline figure. Default: the slowest
+            link.
+        cwnd: Record per-flow cwnd in the time series. Default: true.
+    """
+
+    start: Duration | None = _opt("duration")
+    end: Duration | None = _opt("duration")
+    interval: Duration | None = _opt("duration")
+    point: MeasurementPoint | None = _opt("choice", choices=MeasurementPoint)
+    bottleneck: str | None = _opt("name")
+    cwnd: bool | None = _opt("bool")
+
+
+@dataclass(kw_only=True, repr=False)
+class Node(Component):
+    """A node (``[[node]]``): a host or a router.
+
+    Attributes:
+        name: Node name; with ``count``, ``{i}`` is replaced by the index. Required.
+        count: A group of ``count`` nodes written once. Default: 1.
+    """
+
+    name: str = field(metadata=_req("name"))
+    count: int | None = _opt("integer", lo=1)
+
+
+@dataclass(kw_only=True, repr=False)
+class Link(Component):
+    """A full-duplex link (``[[link]]``) between nodes ``a`` and ``b`` with a queue per
+    direction. Without a queue a direction gets DropTail of 50 packets (ns-2's default).
+
+    Attributes:
+        name: Link name; ``{i}`` in groups. Default: "A-B".
+        count: A group of ``count`` links written once (per-member values as lists). Default: 1.
+        a: One end (a node name). Required.
+        b: The other end. Required.
+        bandwidth: Capacity of each direction (or a list per member). Required.
+        delay: Propagation delay (or a list per member). Required.
+        queue: The queue of both directions. Default: DropTail, 50pkts.
+        queue_ab: The queue of the a→b direction, overriding ``queue``.
+        queue_ba: The queue of the b→a direction, overriding ``queue``.
+    """
+
+    name: str | None = _opt("name")
+    count: int | None = _opt("integer", lo=1)
+    a: str = field(metadata=_req("name"))
+    b: str = field(metadata=_req("name"))
+    bandwidth: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
+    delay: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
+    queue: Queue | None = _opt("queue")
+    queue_ab: Queue | None = _opt("queue")
+    queue_ba: Queue | None = _opt("queue")
+
+
+@dataclass(kw_only=True, repr=False)
+class Flow(Component):
+    """A traffic source (``[[flow]]``): TCP (bulk, or a finite transfer of ``size``), or a UDP
+    source: constant bit rate (``"cbr"``), exponential ON/OFF (``"onoff"``), Poisson
+    (``"poisson"``), Pareto ON/OFF (``"pareto"``) or a trace replayed open loop (``"trace"``).
+
+    Attributes:
+        name: Flow name; ``{i}`` in groups. Default: "flowN".
+        count: A group of ``count`` flows written once. Default: 1.
+        src: Sending node. Required.
+        dst: Receiving node. Required.
+        type: ``"tcp"``, ``"cbr"``, ``"onoff"``, ``"poisson"``, ``"pareto"`` or ``"trace"``.
+            Default: tcp.
+        start: Start time, or ``"uniform(LO, HI)"`` (or a list per member). Default: 0s.
+        stop: Stop time. Default: never.
+        packet_size: Data packet size; UDP sources may give a :class:`SizeDistribution`.
+            Default: [tcp] packet_size, 1000B for UDP.
+        size: TCP: a finite transfer of this many bytes. Default: unlimited.
+        rate: CBR rate, ON/OFF peak rate, Poisson mean rate (or a list per member). Required
+            for UDP.
+        on: ON/OFF mean burst time (exponential). Required for onoff.
+        off: ON/OFF mean idle time (exponential). Required for onoff.
+        shape: pareto: the shape of the ON and OFF periods. Default: 1.5.
+        trace: trace: a CSV file of ``time, size[, flow]`` rows. Required for trace.
+        trace_flow: trace: replay only the rows of this flow id. Default: every row.
+        dscp: Codepoint set by the host ("AF11", "EF", … or 0..=63). Default: BE (0).
+        tcp: Per-flow TCP settings, overriding the scenario's ``tcp``.
+    """
+
+    name: str | None = _opt("name")
+    count: int | None = _opt("integer", lo=1)
+    src: str = field(metadata=_req("name"))
+    dst: str = field(metadata=_req("name"))
+    type: FlowType | None = _opt("choice", choices=FlowType)
+    start: PerMember[Start] | None = _opt("start", per_member=True)
+    stop: Duration | None = _opt("duration")
+    packet_size: Size | SizeDistribution | None = _opt("size")
+    size: Size | None = _opt("bytes")
+    rate: PerMember[Rate] | None = _opt("rate", per_member=True)
+    on: Duration | None = _opt("duration")
+    off: Duration | None = _opt("duration")
+    shape: float | None = _opt("number", lo=1.0, hi=100.0, lo_open=True)
+    trace: str | None = _opt("name")
+    trace_flow: str | None = _opt("name")
+    dscp: Codepoint | None = _opt("dscp")
+    tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
+
+    @classmethod
+    def _cross_problem(cls, values: Mapping[str, Any]) -> tuple[str, str] | None:
+        kind = values.get("type") or "tcp"
+        if kind == "trace" and values.get("trace") is None:
+            return "trace", "a trace flow needs `trace`"
+        if kind not in ("tcp", "trace") and values.get("rate") is None:
+            return "rate", f"a {kind} flow needs `rate`"
+        if kind in ("onoff", "pareto"):
+            for k in ("on", "off"):
+                if values.get(k) is None:
+                    return k, f"an {kind} flow needs `{k}`"
+        if kind != "tcp" and values.get("tcp") is not None:
+            return "tcp", f"a {kind} flow is not TCP: `tcp` settings do not apply"
+        return None
+
+
+@dataclass(kw_only=True, repr=False)
+class Arrivals(Component):
+    """A flow-arrival process (``[[arrivals]]``): finite TCP transfers opened at Poisson times,
+    each a new connection, sizes from ``size``. Its connections are one row of the flows table
+    and one row each of the transfers table.
+
+    Attributes:
+        name: The process's name. Required.
+        src: Sending node. Required.
+        dst: Receiving node. Required.
+        arrival_rate: Mean flow arrivals per second (or ``load``).
+        load: Offered load as a fraction of the slowest link on the route (or ``arrival_rate``).
+        size: Transfer size: fixed (``"100KB"``) or a :class:`SizeDistribution`. Required.
+        start: First possible arrival. Default: 0s.
+        stop: No arrival from then on. Default: the end.
+        packet_size: Segment size. Default: [tcp] packet_size.
+        dscp: Codepoint set by the host. Default: BE (0).
+        tcp: TCP settings, overriding the scenario's ``tcp``.
+        max_active: Most connections open at once (an arrival finding them busy is refused).
+            Default: 1000.
+    """
+
+    name: str = field(metadata=_req("name"))
+    src: str = field(metadata=_req("name"))
+    dst: str = field(metadata=_req("name"))
+    arrival_rate: float | None = _opt("number", lo=0.0, hi=1e7, lo_open=True)
+    load: float | None = _opt("number", lo=0.0, hi=10.0, lo_open=True)
+    size: Size | SizeDistribution = field(metadata=_req("size"))
+    start: Duration | None = _opt("duration")
+    stop: Duration | None = _opt("duration")
+    packet_size: Size | None = _opt("bytes")
+    dscp: Codepoint | None = _opt("dscp")
+    tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
+    max_active: int | None = _opt("integer", lo=1)
+
+
+@dataclass(kw_only=True, repr=False)
+class Capture(Component):
+    """A pcap capture of a link direction (``[[capture]]``).
+
+    Attributes:
+        link: The captured link. Required.
+        direction: ``"ab"``, ``"ba"`` or ``"both"``. Default: ab.
+        file: File name, relative to the output directory. Default: "LINK.pcap".
+    """
+
+    link: str = field(metadata=_req("name"))
+    direction: CaptureDirection | None = _opt("choice", choices=CaptureDirection)
+    file: str | None = _opt("name")
+
+
+@dataclass(kw_only=True, repr=False)
+class Conditioner(Component):
+    """A DiffServ traffic conditioner (RFC 2475 §2.3.3): a classifier, a meter/marker and an
+    action per colour, guarding the queue of one link direction (a host's egress or an edge
+    router's interface).
+
+    Attributes:
+        name: Conditioner name; ``{i}`` in groups. Default: "condN".
+        count: A group of ``count`` conditioners written once. Default: 1.
+        link: The link whose queue it guards. Required.
+        direction: The guarded direction, ``"ab"`` or ``"ba"``. Default: ab.
+        classify: ``"any"``, ``"flow:NAME"``, ``"src:NODE"``, ``"dst:NODE"`` or
+            ``"dscp:CODEPOINT"``. Default: any.
+        meter: The meter/marker (a :class:`Meter`). Required.
+        scope: One meter ``"per_flow"``, or one for all selected traffic (``"aggregate"``).
+            Default: per_flow (aggregate for arm, ard, twam).
+        green: Action for green: a codepoint to write, "keep" or "drop". Default: AF11.
+        yellow: Action for yellow. Default: AF12.
+        red: Action for red. Default: AF13 (drop for arm, ard).
+    """
+
+    name: str | None = _opt("name")
+    count: int | None = _opt("integer", lo=1)
+    link: str = field(metadata=_req("name"))
+    direction: Direction | None = _opt("choice", choices=Direction)
+    classify: str | None = _opt("name")
+    meter: Meter = field(metadata=_req("meter"))
+    scope: Scope | None = _opt("choice", choices=Scope)
+    green: str | None = _opt("name")
+    yellow: str | None = _opt("name")
+    red: str | None = _opt("name")
+
+
+Item: TypeAlias = Node | Link | Flow | Arrivals | Capture | Conditioner
