@@ -99,9 +99,9 @@ slurm-down:
 	$(PY) tools/slurm_local.py down
 
 # cargo-fuzz on the scenario parser, resolver and builder (crates/qoslab-core/fuzz): a bounded
-# run in `make test` (FUZZ_SECONDS, default 60), a long one with `make fuzz`. The corpus starts
+# run in `make test` (FUZZ_SECONDS, default 30: about 110,000 inputs, with the corpus of every scenario file), a long one with `make fuzz`. The corpus starts
 # from the project's scenario files. Needs the nightly toolchain; skipped with a message without.
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 FUZZ_DIR := crates/qoslab-core/fuzz
 fuzz-smoke:
 	@if ! rustup run nightly rustc --version >/dev/null 2>&1; then \
