@@ -195,17 +195,22 @@ def clean() -> Iterator[None]:
         assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
 
 
-#: Test files that take longest (seconds of one worker, a quiet fresh-clone `make test`,
-#: 2026-11-26), started first so that no worker is left with a long file at the end while the
-#: others idle (longest processing time first); every other file keeps its place after them.
+#: Test files started first. The ones with ``alone`` tests come first of all: an ``alone`` test
+#: that takes the gate while a long test runs elsewhere (the RIO emulation holds the shared
+#: lock for 150 s) idles every other worker until that test ends, so they run at the start,
+#: and the RIO emulation is handed out last of the long files, once they have begun. Then the
+#: longest files (seconds of one worker, a quiet fresh-clone `make test`, 2026-11-26), so that
+#: no worker is left with a long file at the end while the others idle (longest processing
+#: time first); every other file keeps its place after them.
 LONG_FILES = (
-    "test_emulate_kernel.py",  # 150 s alone: first, while every other worker has work queued
-    "test_emulate_rio.py",  # 150 s of real time (not alone)
-    "test_emulate.py",  # 130 s of real time
+    "test_emulate_kernel.py",  # 150 s alone
+    "test_validate_linux.py",  # 60 s, 35 of them alone
+    "test_alone_lock.py",  # one (short) alone test
     "test_slurm.py",  # 125 s
     "test_ns2_exact.py",  # 70 s
-    "test_validate_linux.py",  # 60 s
     "test_wheel.py",  # 60 s
+    "test_emulate.py",  # 130 s of real time
+    "test_emulate_rio.py",  # 150 s of real time (not alone)
     "test_store.py",  # 60 s
 )
 
