@@ -20,6 +20,7 @@ __all__ = [
     "write_parquet",
     "write_parquet_groups",
     "FQ_CODEL_QUEUE_BYTES",
+    "TRANSFER_SPILL_FIELDS",
 ]
 
 __version__: str
@@ -51,6 +52,8 @@ class Resolved:
     def state_bytes(self) -> tuple[int, int]: ...
 
 FQ_CODEL_QUEUE_BYTES: int
+#: The fields of a transfers spill file's row, each a little-endian u64 (records.rs).
+TRANSFER_SPILL_FIELDS: list[str]
 
 def resolve(
     text: str, file: str, allow: list[str] = ..., max_bytes: int = 0, limit_what: str = ""

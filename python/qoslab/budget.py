@@ -46,7 +46,7 @@ RECORD_BYTES = 400
 SPILL_AFTER = 100_000
 #: Disk a spilled transfer takes: its row in the spill file (under ``$TMPDIR``, removed with the
 #: run's result) and its row of transfers.parquet (47 bytes measured; 64 counted).
-SPILL_ROW_BYTES = 88
+SPILL_ROW_BYTES = 8 * len(_core.TRANSFER_SPILL_FIELDS)
 TABLE_ROW_BYTES = 64
 #: An open connection's slot takes up to this many times what the core allocates when it
 #: builds one (``Resolved.slot_bytes``: its flow, TCP sender and receiver): the flow table

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qoslab import _core, rundir
+from qoslab import budget as _budget
 from qoslab._gc import paused
 from qoslab.budget import Budget, BudgetError, Pace, capture_note
 from qoslab.budget import check as check_budget
@@ -32,7 +33,7 @@ from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     import numpy as np
     import pandas as pd
@@ -234,15 +235,7 @@ class Result:
             }
         if table == "transfers":
             t = raw["transfers"] if self.spill is None else self.spill.columns()
-            procs = [a["name"] for a in res.get("arrivals", [])]
-            declared = [f["name"] for f in res["flows"]]
-            return {
-                "flow_name": [
-                    declared[int(i)] if int(p) == _DECLARED else procs[int(p)]
-                    for p, i in zip(t["process"], t["id"], strict=True)
-                ],
-                **t,
-            }
+            return {"flow_name": self._transfer_flow_names(t["process"], t["id"]), **t}
         if table == "classes":
             c = raw["classes"]
             return {
@@ -530,21 +523,23 @@ class Result:
         (d / "scenario.toml").write_text(self.scenario.text)
         return d
 
+    def _transfer_flow_names(self, process: Iterable[int], ids: Iterable[int]) -> list[str]:
+        """The transfers table's flow_name column: the arrival process's name, or the declared
+        flow's."""
+        res = self.scenario.outline
+        procs = [a["name"] for a in res.get("arrivals", [])]
+        declared = [f["name"] for f in res["flows"]]
+        return [
+            declared[int(i)] if int(p) == _DECLARED else procs[int(p)]
+            for p, i in zip(process, ids, strict=True)
+        ]
+
     def _write_spilled(self, path: Path, meta: list[tuple[str, str]]) -> None:
         """transfers.parquet from the spill file, a chunk at a time."""
         from qoslab import transfers
 
-        procs = [a["name"] for a in self.scenario.outline.get("arrivals", [])]
-        declared = [f["name"] for f in self.scenario.outline["flows"]]
-
-        def flow_name(process: np.ndarray, ids: np.ndarray) -> list[str]:
-            return [
-                declared[int(i)] if int(p) == _DECLARED else procs[int(p)]
-                for p, i in zip(process.tolist(), ids.tolist(), strict=True)
-            ]
-
         assert self.spill is not None
-        transfers.write_spill_parquet(self.spill, path, flow_name, meta)
+        transfers.write_spill_parquet(self.spill, path, self._transfer_flow_names, meta)
 
 
 def _summary_column(cols: dict[str, Any], name: str, kind: type | None = None) -> list[Any]:
@@ -624,7 +619,11 @@ def run(
     hashing = _hash_beside(sc)
     try:
         t0 = time.perf_counter()
-        spill_to, spilled = _spill_place(sc)
+        spill_to = spilled = None  # finished transfers past SPILL_AFTER go to a file (transfers.py)
+        if sc.outline.get("arrivals"):
+            from qoslab import transfers
+
+            spill_to, spilled = transfers.spill_dir()
         try:
             raw = _core.simulate_resolved(
                 sc.core,
@@ -633,7 +632,7 @@ def run(
                 pace,
                 capture_limit=int(min(cap_limit, 2**63)),
                 spill=spilled,
-                spill_after=_spill_after(),
+                spill_after=_budget.SPILL_AFTER,
             )
         except BaseException:
             if spill_to is not None:
@@ -642,7 +641,7 @@ def run(
         wall = time.perf_counter() - t0
 
         res = Result(sc, seed, raw, wall)
-        res.spill = _adopt_spill(raw, spill_to)
+        res.spill = None if spill_to is None else transfers.adopt(raw, spill_to)
         res.out = None if out is None else Path(out)
         res.stopped = pace.verdict if res.partial else None
         res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
@@ -656,36 +655,6 @@ def run(
     if res.partial:
         raise RunInterrupted(res, out)
     return res
-
-
-def _spill_place(sc: Scenario) -> tuple[str | None, str | None]:
-    """A private folder and a spill file in it for a scenario with arrival processes (whose
-    finished transfers have no bound), else nothing."""
-    if not sc.outline.get("arrivals"):
-        return None, None
-    from qoslab import transfers
-
-    return transfers.spill_dir()
-
-
-def _spill_after() -> int:
-    from qoslab import budget
-
-    return budget.SPILL_AFTER
-
-
-def _adopt_spill(raw: dict[str, Any], folder: str | None) -> Spill | None:
-    """The run's spill file if the core wrote one (removed with the Result), else its folder
-    removed now."""
-    if folder is None:
-        return None
-    from qoslab import transfers
-
-    info = raw.get("transfers_spill")
-    if info is None:
-        shutil.rmtree(folder, ignore_errors=True)
-        return None
-    return transfers.Spill(info["spill"], int(info["rows"]), owned_dir=folder)
 
 
 #: Flows plus links from which a run hashes its scenario on a second thread (below, the hash

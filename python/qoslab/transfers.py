@@ -24,22 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from qoslab import _core
 from qoslab.summary_keys import SIZE_BINS
 
 #: A spill file's row: these fields, each a little-endian u64 (records.rs's ``COLUMNS``).
-FIELDS = (
-    "process",
-    "id",
-    "slot",
-    "dscp",
-    "size_bytes",
-    "segments",
-    "start_ns",
-    "end_ns",
-    "ideal_ns",
-    "retransmits",
-    "timeouts",
-)
+FIELDS = tuple(_core.TRANSFER_SPILL_FIELDS)
 ROW = np.dtype([(f, "<u8") for f in FIELDS])
 UNFINISHED = np.uint64(2**64 - 1)
 
@@ -83,6 +72,16 @@ def spill_dir() -> tuple[str, str]:
     """A fresh private folder (under ``$TMPDIR``) and the spill file's path in it."""
     d = tempfile.mkdtemp(prefix="qoslab-transfers-")
     return d, os.path.join(d, "records.bin")
+
+
+def adopt(raw: Mapping[str, Any], folder: str) -> Spill | None:
+    """The run's spill file if the core wrote one (removed with the ``Spill``), else None and
+    ``folder`` removed now."""
+    info = raw.get("transfers_spill")
+    if info is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return Spill(info["spill"], int(info["rows"]), owned_dir=folder)
 
 
 def derived(a: np.ndarray) -> dict[str, np.ndarray]:
@@ -343,8 +342,6 @@ def write_spill_parquet(
 ) -> None:
     """transfers.parquet from a spill file, a row group per chunk (the core's writer: the
     columns, their order and types as for a table written from memory)."""
-    from qoslab import _core
-
     def groups() -> Iterator[list[tuple[str, Any]]]:
         for a in spill.chunks():
             d = derived(a)

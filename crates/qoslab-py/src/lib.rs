@@ -1090,6 +1090,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "FQ_CODEL_QUEUE_BYTES",
         qoslab_core::aqm::fq_codel::QUEUE_BYTES,
     )?;
+    // A transfers spill file's row (records.rs), which python/qoslab/transfers.py reads.
+    m.add("TRANSFER_SPILL_FIELDS", records::COLUMNS.to_vec())?;
     // The package version plus a fingerprint of the simulator's source (see build.rs).
     m.add(
         "__version__",
