@@ -174,7 +174,7 @@ def test_reproduce_all_ends_with_a_summary_of_every_experiment(tmp_path):
     from types import SimpleNamespace
 
     from qoslab import verdicts as vd
-    from qoslab.cli import reproduction_summary
+    from qoslab.cli.reproduce import reproduction_summary
 
     def verdict(v: str) -> vd.Verdict:
         return vd.Verdict(

@@ -1,0 +1,304 @@
+"""What the commands share: the options declared once (store, executor, cluster, paths), the one-
+line error context, the executor factory and the tables they print.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from qoslab import _core
+from qoslab.run_command import fail as _fail
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    from collections.abc import Callable
+
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from rich.console import Console
+
+    from qoslab.executors import Executor
+    from qoslab.store import Store
+    from qoslab.sweep import RunSpec
+
+AllowPathOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--allow-path",
+        help="Also let the scenario read files (traces, CDFs) from this folder; by default only "
+        "its own folder (repeatable).",
+    ),
+]
+
+
+# -- sweeps, experiments and the result store --------------------------------------------------------
+
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option("--store", help="Result store directory (default: $QOSLAB_STORE or results/store)."),
+]
+ExecutorOpt = Annotated[
+    str, typer.Option("--executor", help="local (process pool), serial, dask, slurm or pbs.")
+]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", help="Worker processes (local; default: all cores) or batch jobs (slurm/pbs)."
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None, typer.Option("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+]
+QueueOpt = Annotated[
+    str | None, typer.Option("--queue", help="slurm/pbs: partition or queue.", rich_help_panel="Slurm/PBS")
+]
+AccountOpt = Annotated[
+    str | None, typer.Option("--account", help="slurm/pbs: account/project.", rich_help_panel="Slurm/PBS")
+]
+CoresOpt = Annotated[
+    int, typer.Option("--cores", help="slurm/pbs: cores per job.", rich_help_panel="Slurm/PBS")
+]
+ProcessesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--processes",
+        help="slurm/pbs: worker processes per job (default: --cores).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+MemoryOpt = Annotated[
+    str, typer.Option("--memory", help="slurm/pbs: memory per job.", rich_help_panel="Slurm/PBS")
+]
+WalltimeOpt = Annotated[
+    str, typer.Option("--walltime", help="slurm/pbs: job time limit.", rich_help_panel="Slurm/PBS")
+]
+JobExtraOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--job-extra",
+        help="slurm/pbs: extra #SBATCH/#PBS directive (repeatable).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+PrologueOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--prologue",
+        help="slurm/pbs: shell line run before the worker (repeatable).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+PythonOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        help="slurm/pbs: Python on the compute nodes (default: this one).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+InterfaceOpt = Annotated[
+    str | None,
+    typer.Option("--interface", help="slurm/pbs: network interface (e.g. ib0).", rich_help_panel="Slurm/PBS"),
+]
+SchedulerHostOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler-host",
+        help="slurm/pbs: address the scheduler listens on, reachable from the compute nodes.",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+TlsDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tls-dir",
+        help="dask/slurm/pbs: mutual TLS with DIR/ca.pem, cert.pem, key.pem (docs/experiments.md).",
+    ),
+]
+InsecureOpt = Annotated[
+    bool,
+    typer.Option(
+        "--insecure",
+        help="slurm/pbs: scheduler and workers without TLS (by default each sweep makes its own "
+        "certificates): anyone who reaches their ports can run code as you.",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="For batch use: no progress and no tables; only the closing line(s) and errors.",
+    ),
+]
+JobLogsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--job-logs",
+        help="slurm/pbs: directory for the jobs' output and error files (default: STORE/jobs).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+SchedulerPortOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--scheduler-port",
+        help="slurm/pbs: port the scheduler listens on (default: a free one, chosen at start).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+PrintScriptOpt = Annotated[
+    bool,
+    typer.Option(
+        "--print-job-script",
+        help="slurm/pbs: print the job script and exit (nothing is submitted).",
+        rich_help_panel="Slurm/PBS",
+    ),
+]
+
+
+class _Errors:
+    """Turns the errors of bad input, stores and executors into one line and exit code 1; with
+    ``resumable``, Ctrl-C says how to resume."""
+
+    def __init__(self, resumable: bool = False) -> None:
+        self.resumable = resumable
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et: type | None, e: BaseException | None, tb: object) -> Literal[False]:
+        if e is None:
+            return False
+        if isinstance(e, KeyboardInterrupt) and self.resumable:
+            typer.echo(
+                "interrupted: every finished run is stored; the same command resumes the sweep", err=True
+            )
+            raise typer.Exit(130)
+        from qoslab.executors import ExecutorError
+        from qoslab.experiments.base import UnknownExperiment
+        from qoslab.store import StoreError
+        from qoslab.sweep import GridError
+
+        if isinstance(e, _core.ScenarioError):
+            _fail(str(e.args[0]))
+        if isinstance(e, StoreError | GridError | ExecutorError | UnknownExperiment):
+            _fail(str(e))
+        if isinstance(e, ValueError) and not isinstance(e, UnicodeError):
+            _fail(str(e))
+        return False
+
+
+def _executor(
+    name: str,
+    jobs: int | None,
+    scheduler: str | None,
+    queue: str | None,
+    account: str | None,
+    cores: int,
+    processes: int | None,
+    memory: str,
+    walltime: str,
+    job_extra: list[str] | None,
+    prologue: list[str] | None,
+    python: str | None,
+    interface: str | None,
+    print_job_script: bool,
+    scheduler_host: str | None = None,
+    tls_dir: Path | None = None,
+    *,
+    job_logs: Path | None = None,
+    scheduler_port: int | None = None,
+    store: Path | None = None,
+    insecure: bool = False,
+) -> Executor:
+    from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
+
+    check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
+    if tls_dir is not None and name not in ("dask", "slurm", "pbs"):
+        raise ValueError("--tls-dir needs --executor dask, slurm or pbs")
+    for flag, given in (
+        ("--scheduler-host", scheduler_host),
+        ("--scheduler-port", scheduler_port),
+        ("--job-logs", job_logs),
+        ("--insecure", True if insecure else None),
+    ):
+        if given is not None and name not in ("slurm", "pbs"):
+            raise ValueError(f"{flag} needs --executor slurm or pbs")
+    opts = None
+    if name in ("slurm", "pbs"):
+        from qoslab.store import default_store
+
+        logs = job_logs if job_logs is not None else (store or default_store()) / "jobs"
+        opts = JobqueueOptions(
+            queue=queue,
+            account=account,
+            cores=cores,
+            processes=processes,
+            memory=memory,
+            walltime=walltime,
+            jobs=jobs or 1,
+            job_extra=tuple(job_extra or ()),
+            prologue=tuple(prologue or ()),
+            python=python,
+            interface=interface,
+            scheduler_host=scheduler_host,
+            scheduler_port=scheduler_port,
+            log_directory=str(logs.resolve()),
+            tls_dir=str(tls_dir) if tls_dir is not None else None,
+            insecure=insecure,
+        )
+        if print_job_script:
+            typer.echo(job_script(name, opts))
+            raise typer.Exit(0)
+    return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts, tls_dir=tls_dir)
+
+
+def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
+    if not failed:
+        return
+    typer.echo(f"{len(failed)} of {total} runs failed (after a retry):", err=True)
+    for spec, err in failed[:20]:
+        params = ", ".join(f"{k}={v}" for k, v in spec.params.items())
+        typer.echo(f"  {spec.scenario.name} [{params}] seed {spec.seed}: {err}", err=True)
+    if len(failed) > 20:
+        typer.echo(f"  … and {len(failed) - 20} more (qoslab results --status failed)", err=True)
+
+
+def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
+    """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
+    from qoslab.report import fmt_value, markdown_table
+
+    if not sys.stdout.isatty():
+        typer.echo(f"{title}\n\n{markdown_table(df)}")
+        return
+    from rich.table import Table
+
+    t = Table(title=title)
+    for c in df.columns:
+        t.add_column(str(c), overflow="fold")
+    for row in df.itertuples(index=False):
+        t.add_row(*[fmt_value(v) for v in row])
+    con.print(t)
+
+
+def _say_removed(st: Store) -> None:
+    if st.removed_temporaries:
+        n = len(st.removed_temporaries)
+        typer.echo(f"{st.root}: removed {n} temporary file(s) left by a killed writer", err=True)
+
+
+def _plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
+    from qoslab.plots import PlotError, save
+
+    try:
+        fig, prov = make()
+        typer.echo(f"wrote {save(fig, out, prov)}")
+    except PlotError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {out}: {e.strerror or e}")

@@ -1,0 +1,52 @@
+"""``qoslab export-ns2``: a scenario as an ns-2 Tcl script."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from qoslab.cli.app import app
+from qoslab.run_command import fail as _fail
+from qoslab.run_command import load as _load
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    pass
+
+
+@app.command("export-ns2")
+def export_ns2(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    seed: Annotated[int | None, typer.Option(help="Seed (random start times, ns-2's RNG).")] = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a scenario key: KEY=VALUE (repeatable).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the Tcl script here (default: stdout).")
+    ] = None,
+    trace: Annotated[
+        str | None,
+        typer.Option(help="Also write ns-2's per-packet trace (trace-all) to this file, beside the script."),
+    ] = None,
+) -> None:
+    """Write an ns-2 Tcl script for a scenario that uses only mechanisms ns-2 has. The script
+    writes its results (JSON) and any trace beside itself, wherever it is run from."""
+    from qoslab import ns2
+    from qoslab.scenario import to_ns2_resolved
+
+    sc = _load(scenario, set_)
+    seed = sc.default_seed if seed is None else seed
+    resolved = to_ns2_resolved(sc.resolved, seed)
+    reason = ns2.unsupported_reason(resolved)
+    if reason:
+        _fail(f"{scenario}: ns-2 cannot express this scenario: {reason}")
+    results = out.with_suffix(".json").name if out else f"{sc.name}-seed{seed}.json"
+    tcl = ns2.to_tcl(resolved, seed, results, trace=trace)
+    if out is None:
+        sys.stdout.write(tcl)
+    else:
+        out.write_text(tcl)
+        extra = f" and the trace {trace}" if trace else ""
+        typer.echo(f"wrote {out} (run: ns {out}; it writes {results}{extra} beside it)", err=True)

@@ -1,0 +1,298 @@
+"""``qoslab reproduce``: a paper's experiment, or all of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from qoslab.cli.app import app
+from qoslab.cli.common import (
+    AccountOpt,
+    CoresOpt,
+    ExecutorOpt,
+    InsecureOpt,
+    InterfaceOpt,
+    JobExtraOpt,
+    JobLogsOpt,
+    JobsOpt,
+    MemoryOpt,
+    PrintScriptOpt,
+    ProcessesOpt,
+    PrologueOpt,
+    PythonOpt,
+    QueueOpt,
+    QuietOpt,
+    SchedulerHostOpt,
+    SchedulerOpt,
+    SchedulerPortOpt,
+    StoreOpt,
+    TlsDirOpt,
+    WalltimeOpt,
+    _Errors,
+    _executor,
+    _print_table,
+    _report_failures,
+)
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    import pandas as pd
+
+    from qoslab.executors import Executor
+    from qoslab.experiments.base import Experiment
+    from qoslab.experiments.runner import Reproduction
+    from qoslab.sweep import SweepReport
+
+
+@app.command()
+def reproduce(
+    name: Annotated[
+        str | None, typer.Argument(help="Experiment name (see --list), or `all` for every one in turn.")
+    ] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
+    seeds: Annotated[
+        int | None, typer.Option("--seeds", help="Seeds per point (default: the experiment's).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="A shortened version (about a minute).")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Outputs go to OUT/NAME/.")] = Path("results"),
+    store: StoreOpt = None,
+    executor: ExecutorOpt = "local",
+    jobs: JobsOpt = None,
+    scheduler: SchedulerOpt = None,
+    queue: QueueOpt = None,
+    account: AccountOpt = None,
+    cores: CoresOpt = 1,
+    processes: ProcessesOpt = None,
+    memory: MemoryOpt = "2GB",
+    walltime: WalltimeOpt = "01:00:00",
+    job_extra: JobExtraOpt = None,
+    prologue: PrologueOpt = None,
+    python: PythonOpt = None,
+    interface: InterfaceOpt = None,
+    scheduler_host: SchedulerHostOpt = None,
+    tls_dir: TlsDirOpt = None,
+    job_logs: JobLogsOpt = None,
+    scheduler_port: SchedulerPortOpt = None,
+    print_job_script: PrintScriptOpt = False,
+    insecure: InsecureOpt = False,
+    quiet: QuietOpt = False,
+    flavour: Annotated[
+        str | None,
+        typer.Option(
+            "--flavour",
+            help="ns2: run every mechanism that has ns-2.35 dsRED's flavour in it (outputs go to "
+            "OUT/NAME-ns2/), to set beside the experiment's own results.",
+        ),
+    ] = None,
+    sender: Annotated[
+        str | None,
+        typer.Option(
+            "--sender",
+            help="Run every TCP sender with this congestion control (cubic, bbr, sack, ...; outputs "
+            "go to OUT/NAME-SENDER/): whether each of the paper's conclusions survives under it.",
+        ),
+    ] = None,
+    tcp_flavour: Annotated[
+        str | None,
+        typer.Option(
+            "--tcp-flavour",
+            help="linux: every TCP sender as the Linux kernel runs it (tcp.flavour; outputs go to "
+            "OUT/NAME-tcp-linux/); ns2 (the default): ns-2.35's one-way agents.",
+        ),
+    ] = None,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
+            "every look), stopping once every verdict is decided or at --max-seeds.",
+        ),
+    ] = False,
+    max_seeds: Annotated[
+        int | None,
+        typer.Option("--max-seeds", help="--sequential: the cap on seeds (default: the experiment's)."),
+    ] = None,
+) -> None:
+    """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
+    from rich.console import Console
+
+    from qoslab import experiments
+
+    with _Errors(resumable=True):
+        if list_:
+            for e in experiments.available():
+                typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
+            return
+        exps = _chosen(name, sender, seeds, sequential, max_seeds)
+        ex = _executor(
+            executor,
+            jobs,
+            scheduler,
+            queue,
+            account,
+            cores,
+            processes,
+            memory,
+            walltime,
+            job_extra,
+            prologue,
+            python,
+            interface,
+            print_job_script,
+            scheduler_host,
+            tls_dir,
+            job_logs=job_logs,
+            scheduler_port=scheduler_port,
+            store=store,
+            insecure=insecure,
+        )
+    from qoslab import schedule
+
+    with _Errors():
+        one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
+    if one_sweep:
+        _compute_all(
+            exps,
+            store,
+            ex,
+            quiet,
+            seeds=seeds,
+            quick=quick,
+            flavour=flavour,
+            sender=sender,
+            tcp_flavour=tcp_flavour,
+        )
+    any_failed = False
+    done: list[Reproduction] = []
+    for exp in exps:
+        with _Errors(resumable=True):
+            common: dict[str, Any] = dict(
+                quick=quick,
+                out=out,
+                store=store,
+                executor=ex,
+                flavour=flavour,
+                sender=sender,
+                tcp_flavour=tcp_flavour,
+                progress=not quiet,
+            )
+            if sequential:
+                from qoslab.experiments.sequential_run import reproduce_sequential
+
+                rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, **common)
+                typer.echo(
+                    f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
+                    f"{seq['decided']} of {seq['records']} verdicts decided"
+                )
+            else:
+                rep = experiments.reproduce(exp, seeds=seeds, **common)
+        s = _say_reproduction(rep, quiet)
+        any_failed = any_failed or bool(s.failed)
+        done.append(rep)
+    if len(done) > 1 and not quiet:
+        _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
+    if any_failed:
+        raise typer.Exit(2)
+
+
+def _chosen(
+    name: str | None, sender: str | None, seeds: int | None, sequential: bool, max_seeds: int | None
+) -> list[Experiment]:
+    """The experiments ``name`` names (``all``: every one; with ``--sender``, those that do
+    not choose their own senders), once the seed options are consistent."""
+    from qoslab import experiments
+
+    if name is None:
+        raise ValueError("name an experiment (qoslab reproduce --list shows them)")
+    exps = experiments.available() if name == "all" else [experiments.get(name)]
+    if sender is not None and name == "all":
+        exps = [e for e in exps if not e.own_senders]
+    if seeds is not None and seeds < 1:
+        raise ValueError(f"--seeds must be at least 1, got {seeds}")
+    if sequential and seeds is not None:
+        raise ValueError("--sequential chooses the seeds itself: give --max-seeds, not --seeds")
+    if max_seeds is not None and not sequential:
+        raise ValueError("--max-seeds goes with --sequential")
+    return exps
+
+
+def _compute_all(exps: list[Experiment], store: Path | None, ex: Executor, quiet: bool, **kw: Any) -> None:
+    """Every experiment's runs in one sweep, longest first (:mod:`qoslab.schedule`): no core
+    idles at the end of one experiment while the next waits; each reproduction then reuses them."""
+    from qoslab.experiments.planning import compute_all
+    from qoslab.store import Store
+
+    with _Errors(resumable=True):
+        st = Store(store)
+        try:
+            pre = compute_all(
+                exps,
+                store=st,
+                executor=ex,
+                progress=not quiet,
+                **kw,
+            )
+        finally:
+            st.close()
+    typer.echo(
+        f"all experiments' runs, longest first: {pre.total} runs ({pre.computed} computed, "
+        f"{pre.reused} reused, {len(pre.failed)} failed) in {pre.wall_time_s:.1f} s; "
+        "each experiment below reuses them (a failed run is tried again there)"
+    )
+
+
+def _say_reproduction(rep: Reproduction, quiet: bool) -> SweepReport:
+    """Prints a reproduction's comparison with the published numbers and its closing line."""
+    from rich.console import Console
+
+    c = rep.comparison
+    if not c.empty and not quiet:
+        cols = ["source", "quantity", "published", "ours", "inside_ci", "inside_seed_range"]
+        view = c[cols].rename(
+            columns={
+                "published": "paper",
+                "ours": "ours (mean ± 95% CI)",
+                "inside_ci": "in CI",
+                "inside_seed_range": "in seed range",
+            }
+        )
+        _print_table(Console(), view, f"{rep.experiment.name}: comparison with the published numbers")
+    s = rep.sweep
+    typer.echo(
+        f"{rep.experiment.name}: {s.total} runs ({s.computed} computed, {s.reused} reused, "
+        f"{len(s.failed)} failed) in {rep.wall_time_s:.1f} s; report: {rep.report}"
+    )
+    _report_failures(s.failed, s.total)
+    return s
+
+
+def reproduction_summary(reps: list[Reproduction]) -> pd.DataFrame:
+    """One row per reproduction of a ``reproduce all``: runs (computed, failed), time, how many
+    published numbers fall inside our 95 % CI, the verdicts counted (from its ``verdicts.json``)
+    and where the report is."""
+    import pandas as pd
+
+    from qoslab import verdicts as vd
+
+    rows = []
+    for rep in reps:
+        c, sw = rep.comparison, rep.sweep
+        counts = dict.fromkeys(vd.VERDICTS, 0)
+        path = rep.out / "verdicts.json"
+        if path.exists():
+            for v in vd.read(path)["verdicts"]:
+                counts[v["verdict"]] += 1
+        tally = "/".join(str(counts[k]) for k in vd.VERDICTS) if path.exists() else "-"
+        in_ci = f"{int(c['inside_ci'].fillna(False).astype(bool).sum())}/{len(c)}" if not c.empty else "-"
+        rows.append(
+            {
+                "experiment": rep.experiment.name,
+                "runs (computed, failed)": f"{sw.total} ({sw.computed}, {len(sw.failed)})",
+                "time": f"{rep.wall_time_s:.0f} s",
+                "paper's numbers in our CI": in_ci,
+                "verdicts: reproduces/weaker/not/inconclusive/not testable": tally,
+                "report": str(rep.report),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,39 @@
+"""``qoslab schema``: the scenario schema, its reference page and the generated builder classes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from qoslab.cli.app import app
+from qoslab.run_command import fail as _fail
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    pass
+
+
+@app.command()
+def schema(
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="The scenario reference page instead of the JSON Schema.")
+    ] = False,
+    python: Annotated[
+        str | None,
+        typer.Option("--python", help="The builder's classes of one family: queue or meter."),
+    ] = None,
+) -> None:
+    """Print the JSON Schema of scenario files (every key, type, unit, default, range), generated
+    from the core; --markdown prints docs/scenario-reference.md, --python queue|meter the
+    builder's classes of that family (python/qoslab/builder_queues.py, builder_meters.py)."""
+    from qoslab import schema as sch
+
+    if python is not None:
+        from qoslab import builder_base, builder_source
+
+        if python not in builder_source.MODULES:
+            _fail(f"--python takes queue or meter, got {python!r}")
+        text = builder_source.kinds_module(sch.json_schema(), builder_base.UNIT_PATTERNS, python)
+        typer.echo(text, nl=False)
+        return
+    typer.echo(sch.reference_markdown() if markdown else sch.json_text(), nl=False)

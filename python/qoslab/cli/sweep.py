@@ -1,0 +1,174 @@
+"""``qoslab sweep``: a scenario over a grid and seeds, into the store (resumable)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from qoslab import _core
+from qoslab.cli.app import app
+from qoslab.cli.common import (
+    AccountOpt,
+    AllowPathOpt,
+    CoresOpt,
+    ExecutorOpt,
+    InsecureOpt,
+    InterfaceOpt,
+    JobExtraOpt,
+    JobLogsOpt,
+    JobsOpt,
+    MemoryOpt,
+    PrintScriptOpt,
+    ProcessesOpt,
+    PrologueOpt,
+    PythonOpt,
+    QueueOpt,
+    QuietOpt,
+    SchedulerHostOpt,
+    SchedulerOpt,
+    SchedulerPortOpt,
+    StoreOpt,
+    TlsDirOpt,
+    WalltimeOpt,
+    _Errors,
+    _executor,
+    _print_table,
+    _report_failures,
+    _say_removed,
+)
+from qoslab.run_command import load as _load
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
+    pass
+
+
+@app.command()
+def sweep(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    grid: Annotated[
+        list[str] | None, typer.Option("--grid", help="KEY=V1,V2,... over any scenario key (repeatable).")
+    ] = None,
+    seeds: Annotated[int, typer.Option("--seeds", help="Number of seeds per grid point.")] = 1,
+    first_seed: Annotated[int, typer.Option("--first-seed", help="First seed (seeds are consecutive).")] = 1,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Fixed override KEY=VALUE for every run (repeatable).")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Sweep name in the store (default: scenario name).")
+    ] = None,
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", help="Extra metric function MODULE:FUNCTION (repeatable).")
+    ] = None,
+    show: Annotated[
+        str,
+        typer.Option(
+            "--show",
+            help="Comma-separated metrics for the summary table (default: fairness_index, "
+            "aggregate_throughput_bps, utilization, drops_bottleneck).",
+            show_default=False,
+        ),
+    ] = "fairness_index,aggregate_throughput_bps,utilization,drops_bottleneck",
+    retries: Annotated[int, typer.Option("--retries", help="Retries of a failing run.")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write runs.csv and stats.csv here.")] = None,
+    store: StoreOpt = None,
+    executor: ExecutorOpt = "local",
+    jobs: JobsOpt = None,
+    scheduler: SchedulerOpt = None,
+    queue: QueueOpt = None,
+    account: AccountOpt = None,
+    cores: CoresOpt = 1,
+    processes: ProcessesOpt = None,
+    memory: MemoryOpt = "2GB",
+    walltime: WalltimeOpt = "01:00:00",
+    job_extra: JobExtraOpt = None,
+    prologue: PrologueOpt = None,
+    python: PythonOpt = None,
+    interface: InterfaceOpt = None,
+    scheduler_host: SchedulerHostOpt = None,
+    tls_dir: TlsDirOpt = None,
+    job_logs: JobLogsOpt = None,
+    scheduler_port: SchedulerPortOpt = None,
+    print_job_script: PrintScriptOpt = False,
+    insecure: InsecureOpt = False,
+    quiet: QuietOpt = False,
+    allow_path: AllowPathOpt = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Start the sweep name afresh when the store has it with another grid (its stored "
+            "runs stay; only their membership of this name is dropped).",
+        ),
+    ] = False,
+) -> None:
+    """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
+    from rich.console import Console
+
+    from qoslab import sweep as sw
+    from qoslab.stats import mean_ci_table, seed_ranges
+    from qoslab.store import Store
+
+    with _Errors(resumable=True):
+        axes = sw.parse_axes(grid or [])
+        base = _load(scenario, set_, allow_path)
+        points = sw.override_points(base, axes)
+        seed_values = sw.seed_list(seeds, first_seed)
+        label = name or base.name
+        specs = sw.plan(points, seed_values, label, tuple(metric or ()))
+        ex = _executor(
+            executor,
+            jobs,
+            scheduler,
+            queue,
+            account,
+            cores,
+            processes,
+            memory,
+            walltime,
+            job_extra,
+            prologue,
+            python,
+            interface,
+            print_job_script,
+            scheduler_host,
+            tls_dir,
+            job_logs=job_logs,
+            scheduler_port=scheduler_port,
+            store=store,
+            insecure=insecure,
+        )
+        show_metrics = sw.parse_metric_names(show, metric or ())
+        with Store(store) as st:
+            _say_removed(st)
+            rep = sw.run_sweep(
+                specs,
+                st,
+                ex,
+                retries=retries,
+                label=label,
+                progress=not quiet,
+                grid=axes,
+                replace_grid=replace,
+            )
+            runs = sw.sweep_runs(st, specs, axes)
+        by = sw.axis_columns(runs, axes)
+        stats = sw.sweep_statistics(runs, show_metrics, by=by)
+        if stats is not None and not quiet:
+            _print_table(
+                Console(),
+                mean_ci_table(stats, show_metrics, by=by),
+                f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
+                "(mean ± 95% CI half-width over seeds)",
+            )
+        if stats is not None and out is not None:
+            sw.write_sweep_tables(out, runs, stats)
+            typer.echo(f"wrote {out}/runs.csv and {out}/stats.csv")
+        typer.echo(
+            f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
+            f"{len(rep.failed)} failed; {rep.wall_time_s:.1f} s; store {st.db_path}"
+        )
+    _report_failures(rep.failed, rep.total)
+    if rep.failed:
+        raise typer.Exit(2)
