@@ -173,6 +173,8 @@ def test_experiment_records_are_redecided_from_the_sequence_not_the_t_interval()
     assert out[0]["p_direction"] == pytest.approx(1.0 / sq.mixture_ratio(strong, 0.0))
     assert out[1]["ci95"][0] < 0.0 < out[1]["ci95"][1] and out[1]["verdict"] == INCONCLUSIVE
     assert out[1]["procedure"] == sq.PROCEDURE
+    # what a reader sees beside the verdict is the sequence the verdict rests on
+    assert out[1]["ours"] == f"confidence sequence [{out[1]['ci95'][0]:.4g}, {out[1]['ci95'][1]:.4g}]"
 
 
 def test_bad_sequential_input_is_one_line() -> None:

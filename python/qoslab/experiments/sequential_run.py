@@ -92,6 +92,9 @@ def redecide(
             best_m[k] = max(best_m.get(k, 1.0), mixture_ratio_of(n, r["effect"], ss, bar))
             v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, r["verdict"] != NOT_TESTABLE)
             r["ci95"] = [c if math.isfinite(c) else None for c in ci]
+            # the experiment wrote its t interval into `ours`; the verdict rests on this one
+            shown = ", ".join(f"{c:.4g}" if math.isfinite(c) else ("-inf" if c < 0 else "inf") for c in ci)
+            r["ours"] = f"{r.get('ours', '')}; confidence sequence [{shown}]".lstrip("; ")
             r["p_direction"] = min(1.0, 1.0 / best_m[k])
             r["p_holm"] = None
             r["verdict"] = v
