@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs validate-linux test verdicts test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
+.PHONY: venv build demo docs validate-linux test verdicts figures test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -154,19 +154,33 @@ validate-linux: build
 	$(if $(SIM_ONLY),,$(MAKE) emu-deps)
 	$(PY) -m qoslab.validate_linux --out docs/validation/linux --flavour $(FLAVOUR) $(if $(SIM_ONLY),--sim-only) $(VALIDATE_ARGS)
 
-# Recomputes every committed verdict file: each study in full (about 2 h 40 min on two cores)
-# and under each sender as committed (quick, 5 seeds), then regenerates README and pages.
-# `python -m qoslab.verdicts check` lists which files are stale; this target is the cure.
+# The experiment pages' figures (docs/experiments/img/, the pages' generated sections) and the
+# studies' verdict files, from one full sequential reproduction per experiment (about 35 min on
+# two cores from an empty store; the runs are kept in results/store, so a rerun of unchanged
+# code only redoes the analysis). `python -m qoslab.docfigures check` (and tests/test_docfigures.py)
+# fails when a page's image is missing or of another version than its verdict file.
 VERDICT_STUDIES := ard fdd-red probe-marker rio-plus-o twam-dwred
-verdicts: build
+FIGURE_STUDIES := $(VERDICT_STUDIES) red-baseline modern-aqm mixed-traffic
+figures: build
+	for e in $(FIGURE_STUDIES); do \
+	  $(VENV)/bin/qoslab reproduce $$e --sequential --out results/verdicts || exit 1; \
+	done
+	for e in $(VERDICT_STUDIES); do cp results/verdicts/$$e/verdicts.json docs/verdicts/$$e.json || exit 1; done
+	$(PY) -m qoslab.docfigures collect results/verdicts $(FIGURE_STUDIES)
+	$(PY) -m qoslab.docfigures todays-tcp
+	$(PY) -m qoslab.verdicts readme
+
+# Recomputes every committed verdict file: the figures' full runs above, and each study under each
+# sender as committed (quick, 5 seeds), then regenerates README and pages.
+# `python -m qoslab.verdicts check` lists which files are stale; this target is the cure.
+verdicts: figures
 	for e in $(VERDICT_STUDIES); do \
-	  $(VENV)/bin/qoslab reproduce $$e --out results/verdicts || exit 1; \
-	  cp results/verdicts/$$e/verdicts.json docs/verdicts/$$e.json || exit 1; \
 	  for s in "" sack cubic bbr; do \
 	    $(VENV)/bin/qoslab reproduce $$e --quick --seeds 5 --out results/verdicts-senders $${s:+--sender $$s} || exit 1; \
 	    cp results/verdicts-senders/$$e$${s:+-$$s}/verdicts.json docs/verdicts/senders/$$e$${s:+-$$s}.json || exit 1; \
 	  done; \
 	done
+	$(PY) -m qoslab.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
 fmt:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from qoslab import _core
+from qoslab.docfigures import figure_record, write_manifest
 from qoslab.executors import Executor, LocalExecutor
 from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
@@ -75,6 +76,8 @@ class Context:
         self._runs: dict[str, pd.DataFrame] = {}
         self._flows: dict[str, pd.DataFrame] = {}
         self.verdicts: list[Verdict] = []
+        #: What ``figures.json`` lists: each figure's title, caption, provenance and paper labels.
+        self.figure_records: list[dict[str, Any]] = []
         #: Where the analysis reports each table and figure it writes (None: silent).
         self.say: Callable[[str], None] | None = None
         self._t0 = time.perf_counter()
@@ -244,17 +247,29 @@ class Context:
         return csv
 
     def figure(
-        self, name: str, fig: Figure, *, title: str, sweeps: Sequence[str], caption: str = ""
+        self,
+        name: str,
+        fig: Figure,
+        *,
+        title: str,
+        sweeps: Sequence[str],
+        caption: str = "",
+        mirrors: str = "",
     ) -> list[Path]:
         """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
-        begins by saying so) and adds a section."""
+        begins by saying so) and adds a section. ``mirrors``: the paper's figures and tables it
+        mirrors, as a name would say them (``fig4-6``, ``fig10-table1``), when its name does
+        not (:func:`qoslab.docfigures.mirror_of`)."""
         self._progress(f"figure {name}")
         footer = self.provenance(sweeps)
         if self.options.quick:
             footer = f"QUICK RUN (shortened runs, {len(self.options.seeds)} seeds) · {footer}"
+        caption = (caption + self.quick_note).strip()
+        self.figure_records.append(
+            figure_record(name, fig, title=title, caption=caption, provenance=footer, mirrors=mirrors)
+        )
         paths = save_figure(fig, self.out, name, title, footer)
         self.files += paths
-        caption = (caption + self.quick_note).strip()
         body = f"![{title}]({name}.png)\n\n" + (f"{caption}\n" if caption else "")
         self.sections.append(Section("figure", title, body + f"\n(`{name}.png`, `{name}.svg`)\n"))
         return paths
@@ -362,6 +377,8 @@ def reproduce(
                 "Analysis incomplete", f"The analysis stopped ({type(e).__name__}: {e}) because runs failed."
             )
         runs_csv = _write_runs(ctx, out_dir)
+        if ctx.figure_records:
+            ctx.files.append(write_manifest(out_dir, ctx.figure_records))
         if ctx.verdicts:
             ctx.files.append(_write_verdicts(ctx))
         wall = time.perf_counter() - t0

@@ -183,7 +183,10 @@ def reproduce_sequential(
     path = rep.out / "verdicts.json"
     if path.exists():
         doc = json.loads(path.read_text(encoding="utf-8"))
-        doc.update(sequential=summary, decided=f"sequential: {PROCEDURE}", verdicts=final)
+        # the command that reproduces this file: the sequential one (the inner looks' is not)
+        command = str(doc.get("command", "")).split(" --seeds")[0] + " --sequential"
+        command += f" --max-seeds {max_seeds}" if max_seeds is not None else ""
+        doc.update(command=command, sequential=summary, decided=f"sequential: {PROCEDURE}", verdicts=final)
         path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         with rep.report.open("a", encoding="utf-8") as f:
             f.write(_report_section(summary, final))

@@ -1,0 +1,162 @@
+"""The experiment pages' figures (docs/experiments/img/, `make figures`): every image a page
+names exists, is a full run's, is within the size budget and is of the same version as the
+experiment's committed verdict file; the generated sections are not stale. Each check is
+shown to fail on a copy of the docs with one thing broken."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image, PngImagePlugin
+
+from qoslab import docfigures as df
+from qoslab.figures import Line, Panel, Ref, panels
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = (
+    "ard",
+    "fdd-red",
+    "probe-marker",
+    "rio-plus-o",
+    "twam-dwred",
+    "red-baseline",
+    "modern-aqm",
+    "todays-tcp",
+)
+
+
+@pytest.fixture
+def docs_copy(tmp_path: Path) -> Path:
+    dst = tmp_path / "docs"
+    shutil.copytree(DOCS / "experiments", dst / "experiments")
+    shutil.copytree(DOCS / "verdicts", dst / "verdicts")
+    return dst
+
+
+def _first_image(docs: Path, exp: str = "ard") -> Path:
+    man = json.loads((docs / df.IMG / exp / "figures.json").read_text())
+    return docs / df.IMG / exp / f"{man['figures'][0]['name']}.png"
+
+
+def test_the_committed_pages_pass() -> None:
+    assert df.check(DOCS) == []
+
+
+@pytest.mark.parametrize("exp", PAGES)
+def test_every_experiment_page_shows_figures(exp: str) -> None:
+    text = (DOCS / "experiments" / f"{exp}.md").read_text()
+    assert df.BEGIN in text and df.END in text
+    assert f"](img/{exp}/" in text
+
+
+def test_a_missing_image_fails(docs_copy: Path) -> None:
+    img = _first_image(docs_copy)
+    img.unlink()
+    assert any(f"{img.name}, which is missing" in p for p in df.check(docs_copy))
+
+
+def _retag(img: Path, description: str) -> None:
+    with Image.open(img) as im:
+        im.load()
+        meta = PngImagePlugin.PngInfo()
+        for k, v in im.text.items():
+            meta.add_text(k, description if k == "Description" else v)
+        im.save(img, pnginfo=meta)
+
+
+def test_an_image_of_another_version_than_its_verdict_file_fails(docs_copy: Path) -> None:
+    img = _first_image(docs_copy)
+    prov = df.image_provenance(img)
+    _retag(img, prov.replace(f"qoslab {df.version_of(prov)}", "qoslab 0.0.1+000000000000"))
+    problems = df.check(docs_copy)
+    assert any("made by qoslab 0.0.1+000000000000" in p and "verdicts/ard.json" in p for p in problems)
+
+
+def test_a_quick_run_image_fails(docs_copy: Path) -> None:
+    img = _first_image(docs_copy)
+    _retag(img, "QUICK RUN (shortened runs, 3 seeds) · " + df.image_provenance(img))
+    assert any("made by a quick run" in p for p in df.check(docs_copy))
+
+
+def test_a_stale_section_fails(docs_copy: Path) -> None:
+    page = docs_copy / "experiments" / "fdd-red.md"
+    text = page.read_text()
+    a = text.index(df.BEGIN)
+    line = text.index("*Mirrors", a)
+    page.write_text(text[:line] + "*Mirrors nothing at all.* " + text[line + len("*Mirrors") :])
+    assert any("fdd-red.md: its figures section is stale" in p for p in df.check(docs_copy))
+
+
+def test_verdict_lines_follow_the_verdict_file(docs_copy: Path) -> None:
+    vf = docs_copy / "verdicts" / "ard.json"
+    doc = json.loads(vf.read_text())
+    for r in doc["verdicts"]:
+        r["verdict"] = "does not reproduce"
+    vf.write_text(json.dumps(doc))
+    assert any("verdict lines differ" in p for p in df.check(docs_copy))
+
+
+def test_images_are_within_the_budget() -> None:
+    imgs = sorted((DOCS / df.IMG).rglob("*.png"))
+    assert imgs
+    assert max(p.stat().st_size for p in imgs) <= df.MAX_BYTES
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("fig8-std-aggregate", "Fig. 8"),
+        ("fig3-6-frontiers", "Figs. 3–6"),
+        ("fig7-table2-throughput", "Fig. 7 and Table 2"),
+        ("fig9a-queue-red", "Fig. 9(a)"),
+        ("table1-throughput", "Table 1"),
+        ("fig3-throughput-A", "Fig. 3"),
+    ],
+)
+def test_a_figure_name_says_what_it_mirrors(name: str, label: str) -> None:
+    m = df.mirror_of(name)
+    assert m is not None and m.label == label
+
+
+def test_ours_only_figures_mirror_nothing() -> None:
+    for name in ("sensitivity", "sweep-rtt-flows", "timeseries-4flows-stated", "window-estimates"):
+        assert df.mirror_of(name) is None
+
+
+def test_a_verdict_section_is_matched_by_figure_and_table_numbers() -> None:
+    m = df.mirror_of("fig7-table2-throughput")
+    assert m is not None
+    assert m.matches("Sec. 4, Fig. 7") and m.matches("Table 2 (heterogeneous RTTs)")
+    assert not m.matches("Sec. 4, Fig. 17") and not m.matches("Table 1")
+    t1 = df.mirror_of("table1-throughput")
+    assert t1 is not None and t1.matches("Sec. 4, Table I") and not t1.matches("Table II")
+
+
+def test_paper_labels_and_compaction_keep_what_the_figure_says(tmp_path: Path) -> None:
+    fig = panels(
+        [Panel(lines=[Line([1, 2], [0.5, 0.6], "ours")], refs=[Ref(0.7, "paper, Table 1 (0.7)")])], title="t"
+    )
+    assert df.paper_labels(fig) == ["paper, Table 1 (0.7)"]
+    src = tmp_path / "f.png"
+    fig.savefig(src, dpi=300, metadata={"Description": "qoslab 9.9.9+abc · s · seeds 1-3"})
+    size = df.compact_png(src, tmp_path / "g.png", max_bytes=20_000)
+    assert size <= 20_000 < src.stat().st_size
+    assert df.version_of(df.image_provenance(tmp_path / "g.png")) == "9.9.9+abc"
+
+
+def test_the_paper_senders_label_is_the_runners() -> None:
+    from qoslab.experiments.runner import PAPER_SENDERS
+
+    assert df.PAPER_SENDERS == PAPER_SENDERS
+
+
+def test_the_todays_tcp_figure_follows_the_sender_verdict_files(docs_copy: Path) -> None:
+    vf = docs_copy / "verdicts" / "senders" / "ard-bbr.json"
+    doc = json.loads(vf.read_text())
+    doc["version"] = "0.0.1+000000000000"
+    vf.write_text(json.dumps(doc))
+    assert any("todays-tcp.md" in p and "the sender files are" in p for p in df.check(docs_copy))
