@@ -187,7 +187,7 @@ def _edge_drops(res) -> int:  # noqa: ANN001
 
 def _below_t_rd(res) -> float:  # noqa: ANN001
     """The share of 100-200 s the edge bucket's token level (sampled every τ) spends below T_rd."""
-    from qoslab.experiments.ard import T_RD
+    from qoslab.experiments.ard_paper import T_RD
 
     g = res.series_gauges
     tk = g[(g["name"] == "tokens_pkts") & (g["time_s"] > 100)]["value"]

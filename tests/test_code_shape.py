@@ -170,7 +170,7 @@ BINDINGS = Path(__file__).resolve().parents[1] / "crates" / "qoslab-py" / "src"
 FILE_DEBT = {
     "python/qoslab/bench.py": 955,
     "python/qoslab/emulate.py": 1199,
-    "python/qoslab/experiments/ard.py": 953,
+    "python/qoslab/experiments/ard.py": 760,
     "python/qoslab/experiments/fdd_red.py": 1034,
     "python/qoslab/experiments/probe_marker.py": 1481,
     "python/qoslab/experiments/red_baseline.py": 725,

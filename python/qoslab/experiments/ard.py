@@ -18,17 +18,36 @@ The time-series figures (Figs. 4-7) come from one seed per scheme, run directly.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from qoslab.experiments.ard_figures import table1_figure, timeseries
+from qoslab.experiments.ard_paper import (
+    CBS_PKTS,
+    DROP_ORDERS,
+    DROP_SUPPORT,
+    FLOWS,
+    LAMBDAS,
+    METRICS,
+    PAPER,
+    PERIOD_SUPPORT,
+    PERIODS,
+    RTT_RATIOS,
+    SETTING_READING,
+    SETTING_SUPPORT,
+    SETTING_TEXT,
+    SETTINGS,
+    STARTUP_SETTINGS,
+    TABLE1,
+    TIMESERIES,
+    WINDOWS,
+)
 from qoslab.experiments.ard_topology import (
     CONTRACT_BPS,
-    FAIR_SHARE_BPS,
     SCHEMES,
     ard_scenario,
-    rio_queue,
     spread_rtts_ms,
 )
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
@@ -41,80 +60,6 @@ from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
-
-PAPER = (
-    'K. Hur, "Performance Analysis of Random Early Dropping Effect at an Edge Router for TCP '
-    'Fairness of DiffServ Assured Service" (`../shared/papers/hur-ard-marker.md`)'
-)
-METRICS = ("qoslab.experiments.ard:run_metrics",)
-
-#: Table 1 (Jain's index) of the paper: (flows, scheme) -> value.
-TABLE1 = {
-    (4, "rio"): 0.786,
-    (4, "arm"): 0.990,
-    (4, "ard"): 0.999,
-    (20, "rio"): 0.852,
-    (20, "arm"): 0.950,
-    (20, "ard"): 0.991,
-}
-#: Section III: λ_IN, λ_OUT measured over the first nτ and the TPR they give (bit/s).
-#: ARM/ARD's re-marking and drop threshold (packets), the paper's T_rd.
-T_RD = 15
-LAMBDAS = {4: (494e3, 546e3, 570e3), 20: (1658e3, 4102e3, 1727e3)}
-
-SETTINGS: dict[str, dict[str, Any]] = {
-    "stated": {"host_cbs_bytes": 2000},
-    "cbs10": {"host_cbs_bytes": 10_000},
-    "rtt8": {"host_cbs_bytes": 2000, "rtt_ratio": 8.0},
-    "rtt10b1": {"host_cbs_bytes": 1000, "rtt_ratio": 10.0, "rtt_min_ms": 20.0},
-}
-SETTING_TEXT = {
-    "stated": "paper's parameters, host bucket 2 packets",
-    "cbs10": "paper's parameters, host bucket 10 packets",
-    "rtt8": "RTTs spread 8:1 (26-208 ms), host bucket 2 packets",
-    "rtt10b1": "RTTs spread 10:1 (20-200 ms), host bucket 1 packet",
-}
-#: The settings as readings (verdicts' ``reading``) and what the paper's text says about each.
-SETTING_READING = {
-    "stated": "paper's RTTs, host bucket 2 pkts",
-    "cbs10": "paper's RTTs, host bucket 10 pkts",
-    "rtt8": "RTTs 8:1 (26-208 ms), host bucket 2 pkts",
-    "rtt10b1": "RTTs 10:1 (20-200 ms), host bucket 1 pkt",
-}
-SETTING_SUPPORT = {
-    "stated": "the text's RTTs and parameters; the host bucket depth is not given: 2 packets is the depth "
-    "at which our λ_IN matches the paper's 494 kbps",
-    "cbs10": "the text's RTTs and parameters; the host bucket depth is not given: 10 packets is as "
-    "consistent with the text (λ_IN ~920 kbps against the paper's 494)",
-    "rtt8": "a regime beyond the text (its RTTs span 26-32 / 26.4-34 ms), where RIO alone is measurably "
-    "unfair",
-    "rtt10b1": "a regime beyond the text (its RTTs span 26-32 / 26.4-34 ms): 1-packet host buckets and "
-    "RTTs spread 10:1",
-}
-#: The measurement windows: the paper's (Table 1 and Figs. 8) and the start-up.
-PERIODS = {"steady": "100-200 s", "startup": "0-20 s"}
-PERIOD_SUPPORT = {
-    "steady": "the text: 'we compare the throughputs ... during the second 100 sec time interval'",
-    "startup": "not Table 1's window (the text measures 100-200 s): the start-up, where RIO alone is least "
-    "fair and ARM/ARD still fill at TPR = TPR_max (the first nτ = 100 s)",
-}
-#: Settings also measured over the start-up window (20 s runs: the first 20 s of the 200 s runs,
-#: since nothing after 20 s changes what happens before it).
-STARTUP_SETTINGS = ("stated", "rtt8", "rtt10b1")
-#: ARD's two drop orders, as readings, and what the text says about each.
-DROP_ORDERS = {"before_remark": "drop before re-mark", "among_remarked": "drop among re-marked"}
-DROP_SUPPORT = {
-    "before_remark": "the text: the dropper 'drops excessive incoming IN packets randomly with a constant "
-    "probability P_drop, only when the token level ... stays in the remarking and drop region'",
-    "among_remarked": "the text: 'an aggregate dropper is combined to drop some excessive IN packets ... "
-    "instead of remarking them to OUT'; equally plausible",
-}
-CBS_PKTS = (1, 2, 3, 5, 10)
-WINDOWS = (8, 20, 64)
-RTT_RATIOS = (1.2, 2.0, 4.0, 8.0)
-FLOWS = (4, 10, 20, 40)
-#: The (flows, setting) cases of the time-series figures (Figs. 4-7).
-TIMESERIES = ((4, "stated"), (20, "stated"), (4, "rtt8"))
 
 
 def _f0(x: float) -> str:
@@ -302,7 +247,7 @@ def analyse(ctx: Context) -> None:
     _lambdas(ctx)
     _sensitivity(ctx)
     _sweep(ctx)
-    _timeseries(ctx)
+    timeseries(ctx, point_scenario)
 
 
 def _est(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> Estimate:
@@ -340,6 +285,7 @@ def _table1(ctx: Context) -> None:
                 )
     df = pd.DataFrame(rows)
     df["version"] = ctx.version
+    table1_figure(ctx)
     ctx.table(
         "table1-jain",
         df,
@@ -758,145 +704,6 @@ def _sweep(ctx: Context) -> None:
             **{c: _f4 for c in ("rio", "arm", "ard", "ARM − RIO", "ARD − RIO")},
             **{f"util {s.upper()}": _f4 for s in SCHEMES},
         },
-    )
-
-
-def _timeseries(ctx: Context) -> None:
-    """Figs. 4-7 from one seed per scheme (the `timeseries` sweep's runs, re-run here for their
-    series, which the store does not keep): per-second throughput of the greediest and the most
-    damaged flow and RIO's averages (Figs. 4-6); the edge bucket's token level (Fig. 7)."""
-    seed = ctx.options.seeds[0]
-    tokens: list[list[Panel]] = []
-    for n, setting in TIMESERIES:
-        results = {}
-        for scheme in SCHEMES:
-            p = {"n": n, "setting": setting, "scheme": scheme, "interval": "100ms"}
-            results[scheme] = ctx.run(point_scenario(p), seed)
-        fair = Ref(
-            FAIR_SHARE_BPS / 1e3, f"fair share {FAIR_SHARE_BPS / 1e3:.0f} kb/s", {"color": "tab:green"}
-        )
-        contract = Ref(CONTRACT_BPS / 1e3, f"contract {CONTRACT_BPS / 1e3:.0f} kb/s", {"ls": "--"})
-        grid: list[list[Panel]] = [[], [], []]
-        for scheme in SCHEMES:
-            r = results[scheme]
-            f = r.flows
-            # the flows table's index is the flow's number (pandas-stubs: any Hashable label)
-            greedy = int(cast(int, f["throughput_bps"].idxmax()))
-            damaged = int(cast(int, f["throughput_bps"].idxmin()))
-            sf = r.series_flow.copy()
-            sf["second"] = np.floor(sf["time_s"] - 1e-9).astype(int)
-            per_s = sf.groupby(["flow", "second"])["throughput_bps"].mean().reset_index()
-            for row, (fi, label) in enumerate(((greedy, "greediest"), (damaged, "most damaged"))):
-                d = per_s[per_s["flow"] == fi]
-                grid[row].append(
-                    Panel(
-                        [
-                            Line(
-                                list(d["second"]),
-                                list(d["throughput_bps"] / 1e3),
-                                f"{label} flow, 1 s means",
-                                style={
-                                    "lw": 0.7,
-                                    "marker": "",
-                                    "color": "tab:blue" if row == 0 else "tab:purple",
-                                },
-                            )
-                        ],
-                        title=f"{scheme.upper()}: {label} flow, {f['name'][fi]} "
-                        f"({f['throughput_bps'][fi] / 1e3:.0f} kb/s)",
-                        ylabel="throughput (kb/s)",
-                        xlabel="time (s)" if row == 1 else "",
-                        refs=[fair, contract],
-                    )
-                )
-            q = r.series_queue
-            q = q[q["queue"] == "bottleneck:ab"]
-            grid[2].append(
-                Panel(
-                    [
-                        Line(
-                            list(q["time_s"]),
-                            list(q["avg_prec0"]),
-                            "RIO avg_in",
-                            style={"lw": 0.6, "marker": "", "color": "tab:orange"},
-                        ),
-                        Line(
-                            list(q["time_s"]),
-                            list(q["avg_prec1"]),
-                            "RIO avg_total",
-                            style={"lw": 0.6, "marker": "", "color": "tab:red"},
-                        ),
-                    ],
-                    title=f"{scheme.upper()}: RIO's average queues at CR1",
-                    xlabel="time (s)",
-                    ylabel="average queue (packets)",
-                    refs=[
-                        Ref(
-                            rio_queue(n)["out"]["min_th"],
-                            f"min_OUT = {rio_queue(n)['out']['min_th']:g} packets",
-                            {"color": "grey", "ls": "-."},
-                        )
-                    ],
-                )
-            )
-            if scheme != "rio":
-                g = r.series_gauges
-                tk = g[g["name"] == "tokens_pkts"]
-                late = tk[tk["time_s"] > 100]["value"]
-                share = float((late < T_RD).mean()) if len(late) else float("nan")
-                if len(tokens) < len(TIMESERIES) and (not tokens or len(tokens[-1]) == 2):
-                    tokens.append([])
-                tokens[-1].append(
-                    Panel(
-                        [
-                            Line(
-                                list(tk["time_s"]),
-                                list(tk["value"]),
-                                "token level (every τ = 0.1 s)",
-                                style={"lw": 0.5, "marker": "", "color": "tab:blue"},
-                            )
-                        ],
-                        title=f"{scheme.upper()}, {n} flows, {setting}: below T_rd {share:.0%} of 100-200 s",
-                        xlabel="time (s)",
-                        ylabel="tokens (packets)",
-                        refs=[Ref(T_RD, f"T_rd = {T_RD} packets", {"color": "tab:red"})],
-                    )
-                )
-        fig = panels(
-            grid,
-            title=f"Figs. 4-6: {n} flows ({SETTING_TEXT[setting]}), seed {seed}: the greediest and the most "
-            "damaged flow, RIO's averages",
-            panel_size=(4.6, 2.7),
-        )
-        ctx.figure(
-            f"timeseries-{n}flows-{setting}",
-            fig,
-            title=f"Figs. 4-6: {n} flows ({SETTING_TEXT[setting]}), seed {seed}",
-            sweeps=[f"timeseries-{n}flows-{setting}"],
-            caption=(
-                "Rows: per-second throughput of the flow with the highest and with the lowest "
-                "throughput over 100-200 s (in brackets; dotted: fair share 300 kbps; dashed: contract "
-                "250 kbps); RIO's avg_in and avg_total at the bottleneck (dash-dotted: min_OUT). "
-                "One seed per scheme."
-            ),
-        )
-    fig = panels(
-        tokens,
-        title=f"Fig. 7: the ARM/ARD edge bucket's token level, seed {seed} "
-        "(re-marking and drop region below T_rd)",
-        panel_size=(5.0, 2.6),
-    )
-    ctx.figure(
-        "fig7-token-level",
-        fig,
-        title=f"Fig. 7: the ARM and ARD edge bucket's token level, seed {seed}",
-        sweeps=[f"timeseries-{n}flows-{setting}" for n, setting in TIMESERIES],
-        caption=(
-            "Token level sampled every τ = 0.1 s; the bucket fills at TPR_max until the first nτ = 100 s "
-            "ends, at the TPR of Eq. 2 after. Each title gives the share of 100-200 s the level spends "
-            "below T_rd (the paper's Fig. 7(c): ARD keeps it in [0, T_rd]). One seed per scheme; RIO alone "
-            "has no edge bucket."
-        ),
     )
 
 
