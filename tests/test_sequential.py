@@ -4,6 +4,7 @@ and its false-verdict rate by simulation against naive peeking at a t interval."
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,45 @@ def test_bad_sequential_input_is_one_line() -> None:
         p = subprocess.run([QOSLAB, "reproduce", *args], capture_output=True, text=True, timeout=120)
         lines = p.stderr.strip().splitlines()
         assert p.returncode == 1 and len(lines) == 1 and expected in lines[0], p.stderr
+
+
+def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fixed_seeds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`reproduce all --sequential` once stopped at the first experiment without declared
+    magnitudes (mixed-traffic); each of those now runs its fixed seeds and says so."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from qoslab import experiments
+    from qoslab.cli import app
+    from qoslab.experiments import sequential_run
+    from qoslab.experiments.magnitudes import DECLARED
+
+    calls: list[tuple[str, str]] = []
+
+    def fake(name: str) -> SimpleNamespace:
+        sweep = SimpleNamespace(total=1, computed=1, reused=0, failed=[])
+        exp = SimpleNamespace(name=name)
+        return SimpleNamespace(
+            experiment=exp, comparison=pd.DataFrame(), sweep=sweep, wall_time_s=0.0, report="r"
+        )
+
+    def fixed(exp, **kw):  # type: ignore[no-untyped-def]
+        calls.append(("fixed", exp.name))
+        return fake(exp.name)
+
+    def seq(name, **kw):  # type: ignore[no-untyped-def]
+        calls.append(("sequential", name))
+        return fake(name), {"looks": [4], "decided": 1, "records": 1}
+
+    monkeypatch.setattr(experiments, "reproduce", fixed)
+    monkeypatch.setattr(sequential_run, "reproduce_sequential", seq)
+    r = CliRunner().invoke(app, ["reproduce", "all", "--sequential", "-q", "--store", str(tmp_path / "s")])
+    assert r.exit_code == 0, r.output
+    names = [e.name for e in experiments.available()]
+    assert calls == [("sequential" if DECLARED.get(n) else "fixed", n) for n in names]
+    assert any(mode == "fixed" for mode, _ in calls) and any(mode == "sequential" for mode, _ in calls)
+    assert "mixed-traffic: declares no claim magnitudes, so no sequential verdicts" in r.output

@@ -177,16 +177,7 @@ def reproduce(
                 tcp_flavour=tcp_flavour,
                 progress=not quiet,
             )
-            if sequential:
-                from qoslab.experiments.sequential_run import reproduce_sequential
-
-                rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, **common)
-                typer.echo(
-                    f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
-                    f"{seq['decided']} of {seq['records']} verdicts decided"
-                )
-            else:
-                rep = experiments.reproduce(exp, seeds=seeds, **common)
+            rep = _reproduce_one(exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common)
         s = _say_reproduction(rep, quiet)
         any_failed = any_failed or bool(s.failed)
         done.append(rep)
@@ -194,6 +185,42 @@ def reproduce(
         _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
     if any_failed:
         raise typer.Exit(2)
+
+
+def _reproduce_one(
+    exp: Experiment,
+    in_all: bool,
+    sequential: bool,
+    max_seeds: int | None,
+    seeds: int | None,
+    common: dict[str, Any],
+) -> Reproduction:
+    """One experiment: sequential (within ``all``, an experiment without declared magnitudes
+    runs its fixed seeds instead, and says so) or with fixed seeds."""
+    from qoslab import experiments
+
+    if in_all and not _has_magnitudes(exp.name):
+        typer.echo(
+            f"{exp.name}: declares no claim magnitudes, so no sequential verdicts: "
+            f"its fixed {exp.seeds} seeds"
+        )
+        return experiments.reproduce(exp, **common)
+    elif sequential:
+        from qoslab.experiments.sequential_run import reproduce_sequential
+
+        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, **common)
+        typer.echo(
+            f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
+            f"{seq['decided']} of {seq['records']} verdicts decided"
+        )
+        return rep
+    return experiments.reproduce(exp, seeds=seeds, **common)
+
+
+def _has_magnitudes(name: str) -> bool:
+    from qoslab.experiments.magnitudes import DECLARED
+
+    return bool(DECLARED.get(name))
 
 
 def _chosen(
