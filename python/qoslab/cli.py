@@ -656,6 +656,14 @@ def reproduce(
         int | None,
         typer.Option("--max-seeds", help="--sequential: the cap on seeds (default: the experiment's)."),
     ] = None,
+    warmup: Annotated[
+        str | None,
+        typer.Option(
+            "--warmup",
+            help="mser5: measure each point from the warm-up MSER-5 finds in a pilot run (outputs go to "
+            "OUT/NAME-mser5/); only where the measurement window is ours: refused where the paper fixes it.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -678,6 +686,14 @@ def reproduce(
             raise ValueError("--sequential chooses the seeds itself: give --max-seeds, not --seeds")
         if max_seeds is not None and not sequential:
             raise ValueError("--max-seeds goes with --sequential")
+        if warmup is not None:
+            from qoslab.experiments.warmup_window import check as check_warmup
+
+            if name == "all":
+                raise ValueError(
+                    "--warmup applies to one experiment whose measurement window is ours: name it"
+                )
+            check_warmup(exps[0], warmup)
         ex = _executor(
             executor,
             jobs,
@@ -744,6 +760,7 @@ def reproduce(
                 sender=sender,
                 tcp_flavour=tcp_flavour,
                 progress=not quiet,
+                **({"warmup": warmup} if warmup is not None else {}),
             )
             if sequential:
                 from qoslab.experiments.sequential_run import reproduce_sequential
