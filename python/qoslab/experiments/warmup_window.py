@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from qoslab.experiments.runner import Context
     from qoslab.scenario import Scenario
 
+#: fewer samples than this (20 batches) are reported as too few for the rule to find a steady state
+SHORT = 100
 #: the ``--warmup`` rules there are
 RULES = ("mser5",)
 RULE_TEXT = (
@@ -144,7 +146,8 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
             store.root / str(r.series_queue), columns=["time_s", "queue", "queue_packets"]
         )
         flow = pd.read_parquet(store.root / str(r.series_flow), columns=["time_s", "throughput_bps"])
-        w = run_warmup(queue, flow, where.get(r.run_id, ""))
+        bottleneck = where.get(r.run_id, "")
+        w = run_warmup(queue, flow, bottleneck)
         rows.append(
             {
                 "run_id": r.run_id,
@@ -152,6 +155,7 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
                 "seed": r.seed,
                 "window_start_s": start,
                 "window_end_s": end,
+                "samples": int((queue["queue"] == bottleneck).sum()),
                 **w,
                 "ends_after_start": bool(w["warmup_s"] > start),
             }
@@ -164,6 +168,10 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Summary:
+    """The warm-ups of a set of runs: how many, the median and largest (over the runs where
+    MSER-5 found one), the window starts they used, how many ended after their start and how
+    many had no steady state by the rule."""
+
     runs: int
     median_s: float
     max_s: float
@@ -237,18 +245,23 @@ def report(ctx: Context) -> dict[str, Any] | None:
         if len(part):
             lines.append(_row(name, Summary.of(part)))
     lines.append(_row("**all runs**", total))
+    once = df.drop_duplicates("run_id")
     if total.after_start:
+        whole = int((once["ends_after_start"] & (once["window_start_s"] == 0)).sum())
         lines += [
             "",
             f"**Finding:** in {total.after_start} of {total.runs} runs the warm-up MSER-5 finds ends "
-            "after the measurement window begins: part of their transient is measured.",
+            "after the measurement window begins: part of their transient is measured"
+            + (f" ({whole} of them measured from 0 s, the start-up included by design)." if whole else "."),
         ]
     if total.no_steady_state:
+        short = int((once["warmup_s"].isna() & (once["samples"] < SHORT)).sum())
         lines += [
             "",
             f"In {total.no_steady_state} of {total.runs} runs MSER-5 finds no steady state in one of "
-            "the two series (its minimum lies at the end of the searched first half): the run may be "
-            "too short for the rule, or still drifting.",
+            "the two series (its minimum lies at the end of the searched first half): the run is "
+            f"too short for the rule ({short} of them have fewer than {SHORT} samples of the "
+            "bottleneck queue), or still drifting.",
         ]
     ctx.text("Warm-up (MSER-5)", "\n".join(lines))
     return {
