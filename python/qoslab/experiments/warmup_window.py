@@ -260,8 +260,9 @@ def report(ctx: Context) -> dict[str, Any] | None:
             "",
             f"In {total.no_steady_state} of {total.runs} runs MSER-5 finds no steady state in one of "
             "the two series (its minimum lies at the end of the searched first half): the run is "
-            f"too short for the rule ({short} of them have fewer than {SHORT} samples of the "
-            "bottleneck queue), or still drifting.",
+            "too short for the rule"
+            + (f" ({short} of them have fewer than {SHORT} samples of the bottleneck queue)" if short else "")
+            + ", or still drifting.",
         ]
     ctx.text("Warm-up (MSER-5)", "\n".join(lines))
     return {
