@@ -41,7 +41,7 @@ class Warmup:
         return self.observations * interval_s
 
 
-def mser_curve(values: Sequence[float], batch: int = BATCH) -> np.ndarray:
+def mser_curve(values: Sequence[float] | np.ndarray, batch: int = BATCH) -> np.ndarray:
     """MSER(d) for d = 0 .. m−1 over the batch means of ``values`` (a trailing partial batch is
     left out); O(m) from running sums."""
     a = np.asarray(values, dtype=float)
@@ -57,7 +57,7 @@ def mser_curve(values: Sequence[float], batch: int = BATCH) -> np.ndarray:
     return np.asarray(ss / (k * k))
 
 
-def mser5(values: Sequence[float]) -> Warmup | None:
+def mser5(values: Sequence[float] | np.ndarray) -> Warmup | None:
     """The warm-up of ``values`` by MSER-5 (see the module's text); None when the series is
     too short (fewer than 4 batches) or its minimum lies at the end of the searched half."""
     curve = mser_curve(values)

@@ -113,6 +113,14 @@ def reproduce(
         int | None,
         typer.Option("--max-seeds", help="--sequential: the cap on seeds (default: the experiment's)."),
     ] = None,
+    warmup: Annotated[
+        str | None,
+        typer.Option(
+            "--warmup",
+            help="mser5: measure each point from the warm-up MSER-5 finds in a pilot run (outputs go to "
+            "OUT/NAME-mser5/); only where the measurement window is ours: refused where the paper fixes it.",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
@@ -124,7 +132,7 @@ def reproduce(
             for e in experiments.available():
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
-        exps = _chosen(name, sender, seeds, sequential, max_seeds)
+        exps = _chosen(name, sender, seeds, sequential, max_seeds, warmup)
         ex = _executor(
             executor,
             jobs,
@@ -176,6 +184,7 @@ def reproduce(
                 sender=sender,
                 tcp_flavour=tcp_flavour,
                 progress=not quiet,
+                **({"warmup": warmup} if warmup is not None else {}),
             )
             rep = _reproduce_one(exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common)
         s = _say_reproduction(rep, quiet)
@@ -224,7 +233,12 @@ def _has_magnitudes(name: str) -> bool:
 
 
 def _chosen(
-    name: str | None, sender: str | None, seeds: int | None, sequential: bool, max_seeds: int | None
+    name: str | None,
+    sender: str | None,
+    seeds: int | None,
+    sequential: bool,
+    max_seeds: int | None,
+    warmup: str | None = None,
 ) -> list[Experiment]:
     """The experiments ``name`` names (``all``: every one; with ``--sender``, those that do
     not choose their own senders), once the seed options are consistent."""
@@ -241,6 +255,12 @@ def _chosen(
         raise ValueError("--sequential chooses the seeds itself: give --max-seeds, not --seeds")
     if max_seeds is not None and not sequential:
         raise ValueError("--max-seeds goes with --sequential")
+    if warmup is not None:
+        from qoslab.experiments.warmup_window import check as check_warmup
+
+        if name == "all":
+            raise ValueError("--warmup applies to one experiment whose measurement window is ours: name it")
+        check_warmup(exps[0], warmup)
     return exps
 
 

@@ -50,7 +50,7 @@ from qoslab.experiments.ard_topology import (
     ard_scenario,
     spread_rtts_ms,
 )
-from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
+from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.simulate import Result
@@ -756,5 +756,11 @@ register(
         ),
         seeds=20,
         quick_seeds=3,
+        window=Window(
+            True,
+            "Hur et al., Sec. III: 'all the simulations are executed for 200 sec equal to two nτ intervals. "
+            "... we compare the throughputs of both markers and the conventional RIO-based scheme during the "
+            "second 100 sec time interval'",
+        ),
     )
 )

@@ -90,6 +90,18 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class Window:
+    """Who sets an experiment's measurement window (when its runs start being measured and how
+    long they last): the paper (``fixed_by_paper``, ``cited`` quoting the paper's words and
+    where they are) or we (``cited`` saying why: the paper states no length, or the study is our
+    own). Only a window of ours may start where a run's own warm-up ends (``--warmup mser5``,
+    :mod:`qoslab.experiments.warmup_window`); a paper's window is never moved."""
+
+    fixed_by_paper: bool
+    cited: str
+
+
+@dataclass(frozen=True)
 class Options:
     """How an experiment is being run: quick or full, with which seeds, in which flavour
     (None: each mechanism as the experiment defines it; "ns2": every mechanism that has ns-2.35
@@ -104,6 +116,10 @@ class Options:
     flavour: str | None = None
     sender: str | None = None
     tcp_flavour: str | None = None
+    #: None: each run measured over the window its scenario declares; "mser5": an experiment
+    #: whose window is ours starts measuring where MSER-5 finds the warm-up ends (see
+    #: :mod:`qoslab.experiments.warmup_window`).
+    warmup: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +147,9 @@ class Experiment:
     #: The experiment compares TCP senders itself (its sweeps set ``tcp.variant``), so a
     #: reproduction with every sender replaced (``--sender``) would be meaningless: refused.
     own_senders: bool = False
+    #: Who sets the measurement window (None: undeclared, as a plugin may leave it; then the
+    #: warm-up is reported but ``--warmup`` is refused).
+    window: Window | None = None
 
 
 _REGISTRY: dict[str, Experiment] = {}

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register, scenario
+from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register, scenario
 from qoslab.experiments.red_baseline import (
     BUFFERS,
     BUFFERS_QUICK,
@@ -1023,6 +1023,12 @@ EXPERIMENT = register(
         references=_references(),
         seeds=20,
         quick_seeds=3,
+        window=Window(
+            True,
+            "Hashemi et al., Sec. III: 'Simulation duration varies depending on the propagation delay but is "
+            "always as long as 20 seconds. All simulations were run long enough to ensure the system has "
+            "reached a consistent behavior'",
+        ),
         notes=(
             "- FDD-RED variants: `fdd-red` = penalty rule 'shares' with the router's RTT estimator "
             "(primary); `fdd-red-oracle` = the same with the configured RTTs; `fdd-red-fig2` = the "

@@ -31,7 +31,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
+from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, panels
 from qoslab.frames import typed_rows
@@ -1446,6 +1446,11 @@ EXPERIMENT = register(
         # 20: the A_IN + 1 comparison in hard differentiation is an effect under 0.02 (quick run).
         seeds=20,
         quick_seeds=2,
+        window=Window(
+            True,
+            "Neglia et al., Sec. 3: 'Each simulation lasted 1000 simulated seconds, statistics were "
+            "collected after 50 seconds'",
+        ),
         study="Neglia, probe marker",
         notes=NOTES,
     )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register, scenario
+from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register, scenario
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
 from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
@@ -710,6 +710,11 @@ EXPERIMENT = register(
         references=REFERENCES,
         seeds=20,
         quick_seeds=3,
+        window=Window(
+            True,
+            "the FDD-RED paper's RED baseline; Hashemi et al., Sec. III: 'Simulation duration varies "
+            "depending on the propagation delay but is always as long as 20 seconds'",
+        ),
         notes=(
             "- Buffers below max_th = 75 (Fig. 10): the primary rule caps the thresholds at the buffer "
             "and keeps their 1:3 ratio (max_th = min(75, B), min_th = max_th/3); the paper's 25/75 kept "

@@ -30,7 +30,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Options, Reference, Sweep, register
+from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, Ref, panels, sweep_line
 from qoslab.scenario import Scenario
@@ -1323,6 +1323,12 @@ EXPERIMENT = register(
         references=REFERENCES,
         seeds=10,
         quick_seeds=2,
+        window=Window(
+            False,
+            "Kim et al. state neither the run length nor the measurement window (docs/experiments/"
+            "rio-plus-o.md: 'Buffer, packet size, run length (not given)'): ours, 500 s measured from 100 s "
+            "(quick: 150 s from 50 s)",
+        ),
         notes=(
             "- The paper reports one run per number; compare with our seed range as well as the CI.\n"
             "- The paper's 'other parameters' (TCP window, packet size, buffer) follow Ibanez & Nichols and "

@@ -40,7 +40,8 @@ def out_name(experiment: str, options: Options) -> str:
     """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``,
     ``NAME-tcp-linux``, …"""
     tcp = f"tcp-{options.tcp_flavour}" if options.tcp_flavour else None
-    return "-".join([experiment, *(x for x in (options.flavour, options.sender, tcp) if x)])
+    parts = (options.flavour, options.sender, tcp, options.warmup)
+    return "-".join([experiment, *(x for x in parts if x)])
 
 
 @dataclass
@@ -78,6 +79,8 @@ class Context:
         self.verdicts: list[Verdict] = []
         #: What ``figures.json`` lists: each figure's title, caption, provenance and paper labels.
         self.figure_records: list[dict[str, Any]] = []
+        #: The runs' warm-ups summarised (:func:`qoslab.experiments.warmup_window.report`).
+        self.warmup: dict[str, Any] | None = None
         #: Where the analysis reports each table and figure it writes (None: silent).
         self.say: Callable[[str], None] | None = None
         self._t0 = time.perf_counter()
@@ -329,6 +332,7 @@ def reproduce(
     flavour: str | None = None,
     sender: str | None = None,
     tcp_flavour: str | None = None,
+    warmup: str | None = None,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
     ``out/NAME/``: its tables, figures and ``report.md``.
@@ -343,18 +347,30 @@ def reproduce(
 
     ``tcp_flavour="linux"`` runs every TCP sender in the linux transport flavour (as the kernel
     runs TCP: docs/models/tcp-linux.md, validated on docs/validation/linux.md) and writes
-    ``out/NAME-tcp-linux/``."""
+    ``out/NAME-tcp-linux/``.
+
+    ``warmup="mser5"`` measures each point's runs from the warm-up MSER-5 finds in a pilot run,
+    for an experiment whose measurement window is ours (refused where the paper fixes it), and
+    writes ``out/NAME-mser5/`` (:mod:`qoslab.experiments.warmup_window`). Every reproduction
+    reports each run's warm-up (``warmup.csv``, a section of ``report.md``)."""
+    from qoslab.experiments import warmup_window
+
     t0 = time.perf_counter()
     exp = name if isinstance(name, Experiment) else get(name)
+    warmup_window.check(exp, warmup)
     opts, sweeps, specs = planned(
         exp, seeds=seeds, quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour
     )
+    opts = replace(opts, warmup=warmup)
     out_dir = Path(out) / out_name(exp.name, opts)
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "report.md").exists():
         raise ValueError(f"{out_dir} exists and does not hold a previous report: choose another --out")
     st = store if isinstance(store, Store) else Store(store)
     executor = executor or LocalExecutor()
     try:
+        windows = None
+        if warmup is not None:
+            sweeps, specs, windows = warmup_window.pilot_windows(exp, sweeps, specs, st, executor, progress)
         rep = run_sweep(specs, st, executor, progress=progress, label=exp.name)
         if out_dir.exists():
             shutil.rmtree(out_dir)
@@ -376,6 +392,9 @@ def reproduce(
             ctx.text(
                 "Analysis incomplete", f"The analysis stopped ({type(e).__name__}: {e}) because runs failed."
             )
+        if windows is not None:
+            warmup_window.window_section(ctx, windows)
+        ctx.warmup = warmup_window.report(ctx)
         runs_csv = _write_runs(ctx, out_dir)
         if ctx.figure_records:
             ctx.files.append(write_manifest(out_dir, ctx.figure_records))
@@ -427,6 +446,7 @@ def _write_verdicts(ctx: Context) -> Path:
             "rules": rules,
         },
         "decided": "decided by the run",
+        **({"warmup": ctx.warmup} if ctx.warmup else {}),
     }
     return write_verdicts(ctx.out / "verdicts.json", exp.name, header, _final_verdicts(ctx))
 
@@ -450,6 +470,7 @@ def _command(ctx: Context) -> str:
         )
         + (f" --flavour {opts.flavour}" if opts.flavour else "")
         + (f" --sender {opts.sender}" if opts.sender else "")
+        + (f" --warmup {opts.warmup}" if opts.warmup else "")
     )
 
 

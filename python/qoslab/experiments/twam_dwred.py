@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Options, Sweep, register
+from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.runner import Context
 from qoslab.figures import Line, Panel, bar_group, panels
 from qoslab.scenario import Scenario
@@ -897,6 +897,13 @@ EXPERIMENT = register(
         analyse=analyse,
         seeds=10,
         quick_seeds=2,
+        window=Window(
+            True,
+            "Bouras et al., Fig. 4 (scenario #3): 'the average throughput of all TCP flows measured in "
+            "the interval from t1 = 400 to t2 = 1000 seconds for scenario #3', where 'one flow from each "
+            "group ... starts "
+            "transmitting 200 seconds after the simulation starts'",
+        ),
         notes=(
             "- The paper omits its flow set, link delays, buffer, TCP variant, packet size and IN "
             "thresholds; our choices are in `docs/experiments/twam-dwred.md`.\n"
