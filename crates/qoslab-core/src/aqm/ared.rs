@@ -137,8 +137,8 @@ impl Aqm for AdaptiveRed {
         self.red.on_idle(now);
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
-        self.red.on_overflow(pkt, decided);
+    fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
+        self.red.on_overflow(now, pkt, decided);
     }
 
     fn average(&self) -> Option<f64> {

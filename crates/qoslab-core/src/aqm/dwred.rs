@@ -306,7 +306,7 @@ impl Dwred {
 }
 
 impl Aqm for Dwred {
-    fn on_signal(&mut self, value: f64) {
+    fn on_signal(&mut self, _now: SimTime, value: f64) {
         self.on_window_signal(value);
     }
     fn on_enqueue(
@@ -334,7 +334,7 @@ impl Aqm for Dwred {
         v
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, _decided: Verdict) {
         self.forced_drop(pkt.prec);
     }
 

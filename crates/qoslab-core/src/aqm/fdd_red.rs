@@ -527,7 +527,7 @@ impl Aqm for FddRed {
         // host's buffer check (`aqm::admit`) to RED's decision itself.
         let mut v = self.red.on_enqueue(now, pkt, q, rng);
         if q.full_for(pkt.size as u64) {
-            self.red.on_overflow(pkt, v);
+            self.red.on_overflow(now, pkt, v);
             v = Verdict::Overflow;
         }
         match v {

@@ -82,7 +82,7 @@ pub fn admit<A: Aqm + ?Sized>(
 ) -> Verdict {
     let v = aqm.on_enqueue(now, pkt, q, rng);
     if v != Verdict::Overflow && admit_by_buffer(pkt, q) == Verdict::Overflow {
-        aqm.on_overflow(pkt, v);
+        aqm.on_overflow(now, pkt, v);
         return Verdict::Overflow;
     }
     v
@@ -162,10 +162,10 @@ pub trait Aqm {
     /// The host found the buffer full after the discipline decided `decided` for `pkt`: the
     /// arrival is an overflow drop. Disciplines that count arrivals between drops (RED's
     /// `count`) restart them here, as for a forced drop.
-    fn on_overflow(&mut self, _pkt: &PacketMeta, _decided: Verdict) {}
+    fn on_overflow(&mut self, _now: SimTime, _pkt: &PacketMeta, _decided: Verdict) {}
     /// A signal from another component arrives (the value it carries; DWRED: the window a
     /// TWAM ingress signals). See [`registry::QueueDiscipline::signal_source`].
-    fn on_signal(&mut self, _value: f64) {}
+    fn on_signal(&mut self, _now: SimTime, _value: f64) {}
 }
 
 /// A packet a [`Qdisc`] hands to the transmitter.

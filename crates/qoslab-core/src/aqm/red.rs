@@ -290,7 +290,7 @@ impl Aqm for Red {
         self.est.on_idle(now);
     }
 
-    fn on_overflow(&mut self, _pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, _pkt: &PacketMeta, _decided: Verdict) {
         self.dropper.on_forced_drop();
     }
 

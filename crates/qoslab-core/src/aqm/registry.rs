@@ -210,11 +210,11 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     fn set_path_rtts(&mut self, rtts: &[SimTime]) {
         (**self).set_path_rtts(rtts)
     }
-    fn on_signal(&mut self, value: f64) {
-        (**self).on_signal(value)
+    fn on_signal(&mut self, now: SimTime, value: f64) {
+        (**self).on_signal(now, value)
     }
-    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
-        (**self).on_overflow(pkt, decided)
+    fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
+        (**self).on_overflow(now, pkt, decided)
     }
 }
 
@@ -330,11 +330,11 @@ macro_rules! queue_registry {
             fn set_path_rtts(&mut self, rtts: &[SimTime]) {
                 match self { $( AnyAqm::$variant(a) => a.set_path_rtts(rtts), )* }
             }
-            fn on_signal(&mut self, value: f64) {
-                match self { $( AnyAqm::$variant(a) => a.on_signal(value), )* }
+            fn on_signal(&mut self, now: SimTime, value: f64) {
+                match self { $( AnyAqm::$variant(a) => a.on_signal(now, value), )* }
             }
-            fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
-                match self { $( AnyAqm::$variant(a) => a.on_overflow(pkt, decided), )* }
+            fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
+                match self { $( AnyAqm::$variant(a) => a.on_overflow(now, pkt, decided), )* }
             }
         }
     };

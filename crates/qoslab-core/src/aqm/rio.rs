@@ -110,7 +110,7 @@ impl Aqm for Rio {
         v
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, _decided: Verdict) {
         let p = self.level(pkt.prec);
         self.droppers[p].on_forced_drop();
     }

@@ -112,7 +112,7 @@ impl Aqm for Wred {
         v
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, _decided: Verdict) {
         let p = (pkt.prec as usize).min(self.droppers.len() - 1);
         self.droppers[p].on_forced_drop();
     }
