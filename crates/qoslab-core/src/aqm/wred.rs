@@ -26,6 +26,8 @@ impl QueueDiscipline for WredConfig {
     type Runtime = Flavoured<Wred>;
     const DOC: &'static str =
         "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
+    const NS3: Result<&'static str, &'static str> =
+        Err("WRED (per-precedence RED) has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],
