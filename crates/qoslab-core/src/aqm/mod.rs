@@ -7,6 +7,7 @@
 
 pub mod af;
 pub mod ared;
+pub mod blue;
 pub mod codel;
 pub mod droptail;
 pub mod dsred;

@@ -399,6 +399,7 @@ queue_registry! {
     "pie" => Pie(pie::PieConfig => droptail::DropTail) as "PIE",
     /// Step marking at an instantaneous threshold (DCTCP's switch, RFC 8257 §3.1).
     "step" => Step(step::StepConfig => step::Step) as "StepMarking",
+    "blue" => Blue(blue::BlueConfig => blue::Blue) as "BLUE",
 }
 
 /// The `limit` every queue takes, read by the host.
