@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs validate-linux test verdicts figures test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke
+.PHONY: venv build demo docs validate-linux test verdicts figures test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -125,6 +125,11 @@ demo: build
 docs: $(VENV)/.deps
 	@$(PY) -c "import mkdocs" 2>/dev/null || $(PIP) install -q 'mkdocs>=1.6,<2'
 	$(VENV)/bin/mkdocs build --strict
+
+# Every file generated from the core's declarations and the model pages (the builder's kind
+# classes, the reference and kind tables, docs/outputs.md, the examples index, the models nav).
+regenerate: build
+	$(PY) tools/regenerate.py
 
 test: build ns2 ns3 emu-deps slurm-deps
 	cargo fmt --all -- --check

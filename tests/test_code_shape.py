@@ -94,6 +94,8 @@ RUN_PATH = ("tasks.py", "store.py")
 #: Modules the run path imports whose code cannot change a stored result, and why.
 NOT_SHAPING = {
     "outputs.py": "the tables' column documentation, imported for help() docstrings only",
+    "schema.py": "the scenario format as JSON Schema, read by outputs.py for the gauge columns' "
+    "documentation (the core's declarations, themselves fingerprinted with the Rust sources)",
     "builder.py": "builds scenarios in Python (qoslab.builder, loaded on first use): what it builds is "
     "the scenario text, whose canonical hash is part of every run's key",
     "toml_writer.py": "writes the builder's scenarios as TOML (as builder.py)",

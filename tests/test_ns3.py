@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -146,6 +147,22 @@ def test_queues_ns3_lacks_are_refused_in_one_line(kind: str) -> None:
         queue_disc("link 'bn' queue_ab", _queue(kind), LINK, 1500)
     msg = str(e.value)
     assert msg.startswith("link 'bn' queue_ab: ") and "\n" not in msg
+
+
+def test_each_kind_says_itself_whether_ns3_has_it() -> None:
+    """The export asks the kind (its `NS3` in the core, the schema's `x-ns3`): every queue disc a
+    kind names is configured by the mapping, every other kind is refused with its own reason,
+    and the mapping names no queue kind."""
+    from qoslab import schema
+    from qoslab.ns3 import mapping
+
+    kinds = schema.queue_kinds()
+    named = {o["x-ns3"]["queue_disc"] for o in kinds.values() if "queue_disc" in o["x-ns3"]}
+    assert named == set(mapping._QUEUE_DISCS)
+    assert kinds["rio"]["x-ns3"] == {"refused": "RIO (multi-precedence RED) has no ns-3 queue disc"}
+    assert kinds["rio_plus_o"]["x-ns3"]["refused"].startswith("queue type `rio_plus_o` has no ns-3")
+    source = Path(mapping.__file__).read_text()
+    assert not [k for k in kinds if f'"{k}"' in source or f"'{k}'" in source]
 
 
 # ---- TCP ------------------------------------------------------------------------------------

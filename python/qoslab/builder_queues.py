@@ -414,6 +414,34 @@ class StepMarking(Queue):
     threshold: Limit = field(metadata=_req("limit"))
 
 
+@dataclass(kw_only=True, repr=False)
+class BLUE(Queue):
+    """BLUE (Feng, Kandlur, Saha & Shin 2002): one drop/mark probability p_m, raised by d1 on
+    buffer overflow and lowered by d2 when the link goes idle, at most once per freeze_time.
+    ``type = "blue"``.
+
+    Attributes:
+        limit: Buffer size, in packets or bytes (ns-2's default limit). Default: 50pkts.
+        d1: Increment of p_m on a loss event (a buffer overflow, or an arrival above
+            `threshold`). Default: 0.02.
+        d2: Decrement of p_m when the link goes idle (the paper sets d1 significantly larger
+            than d2). Default: 0.002.
+        freeze_time: Least time between two changes of p_m. Default: 100ms.
+        threshold: L: an arrival while more than this waits ("40pkts", "60KB") is a loss event
+            too; without it only overflows are. Default: none.
+        ecn: Mark ECN-capable packets instead of dropping them early (ns-2's setbit_). Default:
+            false.
+    """
+
+    _tag = "blue"
+    limit: Limit | None = _opt("limit")
+    d1: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
+    d2: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
+    freeze_time: Duration | None = _opt("duration")
+    threshold: Limit | None = _opt("limit")
+    ecn: bool | None = _opt("bool")
+
+
 #: Every queue kind, by its ``type``, in the core's registry order.
 QUEUES: dict[str, type[Queue]] = {
     DropTail._tag: DropTail,
@@ -429,5 +457,6 @@ QUEUES: dict[str, type[Queue]] = {
     FQCoDel._tag: FQCoDel,
     PIE._tag: PIE,
     StepMarking._tag: StepMarking,
+    BLUE._tag: BLUE,
 }
 Queue._registry = dict(QUEUES)

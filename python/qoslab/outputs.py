@@ -599,6 +599,27 @@ FLOW_DROPS = OutputFile(
     ),
 )
 
+
+def _queue_gauge_columns() -> Iterator[Column]:
+    """One column per gauge a queue kind declares (its ``GAUGES`` in the core, the schema's
+    ``x-gauges``), in registry order: written only by runs with a queue of that kind."""
+    from qoslab import schema
+
+    seen: dict[str, tuple[str, str, list[str]]] = {}
+    for kind, obj in schema.queue_kinds().items():
+        for g in obj.get("x-gauges", []):
+            unit, doc, kinds = seen.setdefault(g["name"], (g["unit"], g["description"], []))
+            kinds.append(kind)
+    for name, (unit, doc, kinds) in seen.items():
+        by = ", ".join(f"`{k}`" for k in kinds)
+        yield Column(
+            name,
+            unit,
+            f"{doc} A gauge of queue type {by}: a column only in runs with such a queue, NaN in "
+            "the rows of the other queues.",
+        )
+
+
 SERIES_QUEUE = OutputFile(
     "series_queue.parquet",
     "run",
@@ -637,6 +658,7 @@ SERIES_QUEUE = OutputFile(
             )
             for k, rio_plus_o in enumerate(("avg_in", "avg_total", "avg_out = avg_total − avg_in"))
         ),
+        *_queue_gauge_columns(),
     ),
 )
 

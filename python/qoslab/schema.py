@@ -10,6 +10,7 @@ directive) complete and check scenario files with it::
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -20,6 +21,14 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a scenario file."""
     schema: dict[str, Any] = _core.scenario_schema()
     return schema
+
+
+@functools.cache
+def queue_kinds() -> dict[str, dict[str, Any]]:
+    """Every queue kind's schema object by its ``type``, in registry order: its keys, and what
+    the kind owns outside the scenario (``x-gauges``: the gauges it publishes in the queue
+    series; ``x-ns3``: ``{"queue_disc": TypeId}`` or ``{"refused": why}``)."""
+    return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["queue"]["oneOf"]}
 
 
 def tcp_variants() -> list[str]:

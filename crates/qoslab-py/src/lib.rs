@@ -742,6 +742,11 @@ fn run<'py>(
     cols(py, &sq, "avg_prec0", a0)?;
     cols(py, &sq, "avg_prec1", a1)?;
     cols(py, &sq, "avg_prec2", a2)?;
+    // The queue disciplines' gauges (`Aqm::gauges`): a column each, only when a queue of the
+    // run publishes it (documented in python/qoslab/outputs.py from the kinds' declarations).
+    for (name, col) in s.q_gauges {
+        cols(py, &sq, name, col)?;
+    }
     out.set_item("series_queue", sq)?;
     let sf = PyDict::new(py);
     colu(py, &sf, "time_ns", s.f_time_ns)?;

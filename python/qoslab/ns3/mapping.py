@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Callable
 from typing import Any
+
+from qoslab import schema
 
 #: The point-to-point device's own transmit queue, in front of which the queue disc sits.
 #: ns-3 hands a packet from the queue disc to the device while the device queue has room, so
@@ -130,17 +133,6 @@ EARLY_CODEL = ["Target exceeded drop"]
 #: threshold stays inactive until the queue delay reaches it).
 NEVER = "@max"
 
-#: Queue kinds the export has no ns-3 counterpart for, with why.
-_NOT_NS3 = {
-    "rio": "RIO (multi-precedence RED) has no ns-3 queue disc",
-    "wred": "WRED (per-precedence RED) has no ns-3 queue disc",
-    "multi": "multi-queue schedulers with DiffServ classification are not exported to ns-3",
-    "ared": "Adaptive RED is not mapped to ns-3's ARED (its adaptation differs in interval and bounds)",
-    "fdd_red": "FDD-RED has no ns-3 queue disc",
-    "fdd-red": "FDD-RED has no ns-3 queue disc",
-    "dwred": "DWRED has no ns-3 queue disc",
-}
-
 
 class Ns3Refusal(ValueError):
     """An element of the scenario that the ns-3 export cannot express (one line: where and why)."""
@@ -201,37 +193,39 @@ def codel_min_bytes(max_packet: int) -> int:
 
 def queue_disc(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
     """The ns-3 queue disc for one link direction's queue ``q``: ``{"type_id", "attributes":
-    [[name, value], ...], "early_drop_reasons": [...]}`` and, for fq_codel, ``quantum``."""
-    kind = q.get("type")
-    if kind in _NOT_NS3:
-        raise Ns3Refusal(f"{where}: {_NOT_NS3[kind]}")
-    if kind == "droptail":
-        size, _ = queue_limit(where, q)
-        return {"type_id": "ns3::FifoQueueDisc", "attributes": [["MaxSize", size]], "early_drop_reasons": []}
-    if kind == "red":
-        return _red(where, q, link)
-    if kind == "step":
-        return _step(where, q, link)
-    if kind == "codel":
-        size, _ = queue_limit(where, q)
-        return {
-            "type_id": "ns3::CoDelQueueDisc",
-            "attributes": [
-                ["MaxSize", size],
-                ["Target", ns_time(q["target_s"])],
-                ["Interval", ns_time(q["interval_s"])],
-                ["MinBytes", str(codel_min_bytes(max_packet))],
-                ["UseEcn", _bool(q.get("ecn"))],
-                ["UseL4s", "false"],
-                ["CeThreshold", NEVER],
-            ],
-            "early_drop_reasons": EARLY_CODEL,
-        }
-    if kind == "fq_codel":
-        return _fq_codel(where, q)
-    if kind == "pie":
-        return _pie(where, q)
-    raise Ns3Refusal(f"{where}: queue type {kind!r} is not supported by the ns-3 export")
+    [[name, value], ...], "early_drop_reasons": [...]}`` and, for fq_codel, ``quantum``. Which
+    queue disc, or why there is none, the kind says itself (its ``NS3`` in the core, the
+    schema's ``x-ns3``); this module only sets each queue disc's attributes."""
+    kind = str(q.get("type"))
+    ns3 = schema.queue_kinds()[kind]["x-ns3"] if kind in schema.queue_kinds() else {}
+    if "refused" in ns3:
+        raise Ns3Refusal(f"{where}: {ns3['refused']}")
+    mapper = _QUEUE_DISCS.get(ns3.get("queue_disc", ""))
+    if mapper is None:
+        raise Ns3Refusal(f"{where}: queue type {kind!r} is not supported by the ns-3 export")
+    return mapper(where, q, link, max_packet)
+
+
+def _fifo(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
+    size, _ = queue_limit(where, q)
+    return {"type_id": "ns3::FifoQueueDisc", "attributes": [["MaxSize", size]], "early_drop_reasons": []}
+
+
+def _codel(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
+    size, _ = queue_limit(where, q)
+    return {
+        "type_id": "ns3::CoDelQueueDisc",
+        "attributes": [
+            ["MaxSize", size],
+            ["Target", ns_time(q["target_s"])],
+            ["Interval", ns_time(q["interval_s"])],
+            ["MinBytes", str(codel_min_bytes(max_packet))],
+            ["UseEcn", _bool(q.get("ecn"))],
+            ["UseL4s", "false"],
+            ["CeThreshold", NEVER],
+        ],
+        "early_drop_reasons": EARLY_CODEL,
+    }
 
 
 def _red_common(q: dict[str, Any], link: dict[str, Any], size: str, mps: int) -> list[list[str]]:
@@ -249,7 +243,7 @@ def _red_common(q: dict[str, Any], link: dict[str, Any], size: str, mps: int) ->
     ]
 
 
-def _red(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
+def _red(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
     size, unit = queue_limit(where, q)
     if bool(q.get("byte_mode")) != (unit == "B"):
         raise Ns3Refusal(
@@ -275,7 +269,7 @@ def _red(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _step(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]:
+def _step(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
     """DCTCP's marking threshold K as the program's ``QoslabStepQueueDisc``: a FIFO marking an
     ECN-capable arrival while more than K waits (one packet less in the queue disc: the device
     queue holds one), tail drop at the limit, no early drop of packets that are not ECN-capable
@@ -297,7 +291,7 @@ def _step(where: str, q: dict[str, Any], link: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def _fq_codel(where: str, q: dict[str, Any]) -> dict[str, Any]:
+def _fq_codel(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
     size, unit = queue_limit(where, q)
     if unit != "p":
         raise Ns3Refusal(f"{where}: ns-3's FqCoDelQueueDisc counts its limit in packets only")
@@ -332,7 +326,7 @@ def fq_codel_perturbation(seed: int, where: str) -> int:
     return zlib.crc32(f"qoslab-fq_codel:{seed}:{where}".encode())
 
 
-def _pie(where: str, q: dict[str, Any]) -> dict[str, Any]:
+def _pie(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -> dict[str, Any]:
     size, _ = queue_limit(where, q)
     return {
         "type_id": "ns3::PieQueueDisc",
@@ -356,6 +350,17 @@ def _pie(where: str, q: dict[str, Any]) -> dict[str, Any]:
         ],
         "early_drop_reasons": EARLY_RED,
     }
+
+
+#: How each ns-3 queue disc a kind names (its ``x-ns3``) is configured from the kind's flat form.
+_QUEUE_DISCS: dict[str, Callable[[str, dict[str, Any], dict[str, Any], int], dict[str, Any]]] = {
+    "ns3::FifoQueueDisc": _fifo,
+    "ns3::RedQueueDisc": _red,
+    "ns3::QoslabStepQueueDisc": _step,
+    "ns3::CoDelQueueDisc": _codel,
+    "ns3::FqCoDelQueueDisc": _fq_codel,
+    "ns3::PieQueueDisc": _pie,
+}
 
 
 def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WORKAROUND) -> dict[str, Any]:

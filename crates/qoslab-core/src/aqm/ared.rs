@@ -137,8 +137,8 @@ impl Aqm for AdaptiveRed {
         self.red.on_idle(now);
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
-        self.red.on_overflow(pkt, decided);
+    fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
+        self.red.on_overflow(now, pkt, decided);
     }
 
     fn average(&self) -> Option<f64> {
@@ -176,6 +176,9 @@ const BOTTOM: Decl<f64> = Decl::new(
 impl QueueDiscipline for AredConfig {
     type Runtime = AdaptiveRed;
     const DOC: &'static str = "Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-2.35's Queue/RED with adaptive_ 1): RED whose max_p adapts (AIMD every `interval`) to keep the average between min_th + 0.4Δ and max_th − 0.4Δ.";
+    const NS3: Result<&'static str, &'static str> = Err(
+        "Adaptive RED is not mapped to ns-3's ARED (its adaptation differs in interval and bounds)",
+    );
     const PARAMS: &'static [Param] = &[
         LIMIT,
         MIN_TH.param,

@@ -275,6 +275,7 @@ impl QueueDiscipline for CodelConfig {
     type Runtime = super::DropTail;
     const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "CoDel (RFC 8289): drops, or marks with ecn, at dequeue once the sojourn time has stayed above target for an interval, at a rate growing as √count.";
+    const NS3: Result<&'static str, &'static str> = Ok("ns3::CoDelQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT, TARGET.param, INTERVAL.param, CODEL_ECN.param];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         Ok(CodelConfig {

@@ -17,6 +17,7 @@ pub struct DropTailConfig;
 impl QueueDiscipline for DropTailConfig {
     type Runtime = DropTail;
     const DOC: &'static str = "Tail drop: a packet that does not fit in the buffer is dropped.";
+    const NS3: Result<&'static str, &'static str> = Ok("ns3::FifoQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT];
     fn from_table(_t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         Ok(DropTailConfig)

@@ -387,9 +387,9 @@ impl<R: Aqm> Aqm for Flavoured<R> {
             d.on_dequeue(at, prec, q);
         }
     }
-    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
+    fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
         if let Flavoured::Reference { aqm, .. } = self {
-            aqm.on_overflow(pkt, decided);
+            aqm.on_overflow(now, pkt, decided);
         }
     }
     fn average(&self) -> Option<f64> {

@@ -70,6 +70,7 @@ const IN_FACTOR: Decl<f64> = Decl::new(
 impl QueueDiscipline for DwredConfig {
     type Runtime = Dwred;
     const DOC: &'static str = "Dynamic WRED (Bouras & Sevasti): OUT thresholds max_th = the window a TWAM ingress signals, min_th = b·max_th.";
+    const NS3: Result<&'static str, &'static str> = Err("DWRED has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         MAX_TH.param,
@@ -306,7 +307,7 @@ impl Dwred {
 }
 
 impl Aqm for Dwred {
-    fn on_signal(&mut self, value: f64) {
+    fn on_signal(&mut self, _now: SimTime, value: f64) {
         self.on_window_signal(value);
     }
     fn on_enqueue(
@@ -334,7 +335,7 @@ impl Aqm for Dwred {
         v
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, _decided: Verdict) {
         self.forced_drop(pkt.prec);
     }
 

@@ -89,6 +89,7 @@ const VICTIM: Decl<Word> = Decl::new(
 impl QueueDiscipline for FddRedConfig {
     type Runtime = Box<FddRed>;
     const DOC: &'static str = "FDD-RED (Hashemi et al.): RED decides when to drop, a per-flow penalty from the Fair Dropping Index decides whose packet (deferred victim drops).";
+    const NS3: Result<&'static str, &'static str> = Err("FDD-RED has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         MIN_TH.param,
@@ -527,7 +528,7 @@ impl Aqm for FddRed {
         // host's buffer check (`aqm::admit`) to RED's decision itself.
         let mut v = self.red.on_enqueue(now, pkt, q, rng);
         if q.full_for(pkt.size as u64) {
-            self.red.on_overflow(pkt, v);
+            self.red.on_overflow(now, pkt, v);
             v = Verdict::Overflow;
         }
         match v {

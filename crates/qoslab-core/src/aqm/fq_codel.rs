@@ -57,6 +57,7 @@ impl QueueDiscipline for FqCodelConfig {
     type Runtime = super::DropTail;
     const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "FQ-CoDel (RFC 8290): flows hashed into queues served by deficit round robin, new flows first, CoDel in each queue; overflow drops from the fattest queue.";
+    const NS3: Result<&'static str, &'static str> = Ok("ns3::FqCoDelQueueDisc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         TARGET.param,

@@ -7,6 +7,7 @@
 
 pub mod af;
 pub mod ared;
+pub mod blue;
 pub mod codel;
 pub mod droptail;
 pub mod dsred;
@@ -82,7 +83,7 @@ pub fn admit<A: Aqm + ?Sized>(
 ) -> Verdict {
     let v = aqm.on_enqueue(now, pkt, q, rng);
     if v != Verdict::Overflow && admit_by_buffer(pkt, q) == Verdict::Overflow {
-        aqm.on_overflow(pkt, v);
+        aqm.on_overflow(now, pkt, v);
         return Verdict::Overflow;
     }
     v
@@ -159,13 +160,29 @@ pub trait Aqm {
     }
     /// The host's round-trip propagation delay of each flow, by flow id (FDD-RED's oracle).
     fn set_path_rtts(&mut self, _rtts: &[SimTime]) {}
-    /// The host found the buffer full after the discipline decided `decided` for `pkt`: the
-    /// arrival is an overflow drop. Disciplines that count arrivals between drops (RED's
+    /// The host found the buffer full at `now` after the discipline decided `decided` for
+    /// `pkt`: the arrival is an overflow drop. Disciplines that count arrivals between drops (RED's
     /// `count`) restart them here, as for a forced drop.
-    fn on_overflow(&mut self, _pkt: &PacketMeta, _decided: Verdict) {}
-    /// A signal from another component arrives (the value it carries; DWRED: the window a
+    fn on_overflow(&mut self, _now: SimTime, _pkt: &PacketMeta, _decided: Verdict) {}
+    /// A signal from another component arrives at `now` (the value it carries; DWRED: the window a
     /// TWAM ingress signals). See [`registry::QueueDiscipline::signal_source`].
-    fn on_signal(&mut self, _value: f64) {}
+    fn on_signal(&mut self, _now: SimTime, _value: f64) {}
+    /// Its state variables at `now` for the time series: `out(name, value)` for each gauge its
+    /// kind declares ([`registry::QueueDiscipline::GAUGES`]; BLUE's `p_m`). Each becomes a
+    /// column of the queue series, NaN in the rows of queues that do not publish it.
+    fn gauges(&self, _now: SimTime, _out: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// A state variable a queue discipline publishes in the time series: a column of the queue
+/// series (`series_queue`) named `name`, documented in the outputs catalogue from `unit` and
+/// `doc` with no other edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gauge {
+    pub name: &'static str,
+    /// One of the units of python/qoslab/outputs.py (`fraction 0–1`, `packets`, `count`, …).
+    pub unit: &'static str,
+    /// What it is, one sentence.
+    pub doc: &'static str,
 }
 
 /// A packet a [`Qdisc`] hands to the transmitter.
@@ -225,6 +242,8 @@ pub trait Qdisc: Send {
     }
     /// The state of reported queue `i` (`i < queues()`).
     fn sample(&self, i: usize) -> QueueSample;
+    /// The gauges of reported queue `i` at `now` ([`Aqm::gauges`]).
+    fn gauges(&self, _i: usize, _now: SimTime, _out: &mut dyn FnMut(&'static str, f64)) {}
     /// The discipline of reported queue `i`, for signals (DWRED inside a multi queue).
     fn aqm_mut(&mut self, _i: usize) -> Option<&mut AnyAqm> {
         None

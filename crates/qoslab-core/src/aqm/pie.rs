@@ -113,6 +113,7 @@ impl QueueDiscipline for PieConfig {
     type Runtime = super::DropTail;
     const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "PIE (RFC 8033): random early drop with a probability a PI controller sets from the queueing delay every t_update; burst allowance and de-randomised drops.";
+    const NS3: Result<&'static str, &'static str> = Ok("ns3::PieQueueDisc");
     const PARAMS: &'static [Param] = PARAMS;
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         let c = PieConfig {

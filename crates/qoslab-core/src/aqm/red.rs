@@ -290,7 +290,7 @@ impl Aqm for Red {
         self.est.on_idle(now);
     }
 
-    fn on_overflow(&mut self, _pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, _pkt: &PacketMeta, _decided: Verdict) {
         self.dropper.on_forced_drop();
     }
 
@@ -475,6 +475,7 @@ impl QueueDiscipline for RedConfig {
     type Runtime = Red;
     const DOC: &'static str =
         "RED (Floyd & Jacobson 1993) with ns-2.35's Queue/RED behaviour: idle correction, count spreading with `wait`, gentle, byte mode, ECN marking.";
+    const NS3: Result<&'static str, &'static str> = Ok("ns3::RedQueueDisc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         MIN_TH.param,

@@ -11,7 +11,7 @@
 
 use serde::{Serialize, Serializer};
 
-use super::{Aqm, Qdisc, QueueView, Verdict};
+use super::{Aqm, Gauge, Qdisc, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, QueueLimit};
 use crate::params::{key_error, KeyError, Param, Table, LIMIT};
@@ -46,6 +46,13 @@ pub trait QueueDiscipline: Sized {
     fn signal_source(&self) -> Option<(&str, u64)> {
         None
     }
+    /// The state variables its state machine publishes ([`Aqm::gauges`]): each a column of the
+    /// queue series, documented in the outputs catalogue from this declaration.
+    const GAUGES: &'static [Gauge] = &[];
+    /// The ns-3 export's treatment: `Ok(queue disc)`, the ns-3 `TypeId` the export
+    /// (python/qoslab/ns3/mapping.py) maps it to, or `Err(why)` it has none; `Err("")` (the
+    /// default) says so in a general sentence.
+    const NS3: Result<&'static str, &'static str> = Err("");
     /// It holds its packets and decides at dequeue too (CoDel, FQ-CoDel, PIE, multi queues):
     /// [`Self::qdisc`] builds it, and it cannot be a multi queue's physical queue.
     const HOLDS_PACKETS: bool = false;
@@ -210,11 +217,14 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     fn set_path_rtts(&mut self, rtts: &[SimTime]) {
         (**self).set_path_rtts(rtts)
     }
-    fn on_signal(&mut self, value: f64) {
-        (**self).on_signal(value)
+    fn on_signal(&mut self, now: SimTime, value: f64) {
+        (**self).on_signal(now, value)
     }
-    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
-        (**self).on_overflow(pkt, decided)
+    fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
+        (**self).on_overflow(now, pkt, decided)
+    }
+    fn gauges(&self, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+        (**self).gauges(now, out)
     }
 }
 
@@ -247,6 +257,20 @@ macro_rules! queue_registry {
             pub fn describe(name: &str) -> Option<(&'static str, &'static [Param])> {
                 match name {
                     $( $name => Some((<$config as QueueDiscipline>::DOC, <$config as QueueDiscipline>::PARAMS)), )*
+                    _ => None,
+                }
+            }
+            /// The gauges kind `name` publishes ([`QueueDiscipline::GAUGES`]).
+            pub fn gauges_of(name: &str) -> Option<&'static [Gauge]> {
+                match name {
+                    $( $name => Some(<$config as QueueDiscipline>::GAUGES), )*
+                    _ => None,
+                }
+            }
+            /// The ns-3 export's treatment of kind `name` ([`QueueDiscipline::NS3`]).
+            pub fn ns3_of(name: &str) -> Option<Result<&'static str, &'static str>> {
+                match name {
+                    $( $name => Some(<$config as QueueDiscipline>::NS3), )*
                     _ => None,
                 }
             }
@@ -330,19 +354,21 @@ macro_rules! queue_registry {
             fn set_path_rtts(&mut self, rtts: &[SimTime]) {
                 match self { $( AnyAqm::$variant(a) => a.set_path_rtts(rtts), )* }
             }
-            fn on_signal(&mut self, value: f64) {
-                match self { $( AnyAqm::$variant(a) => a.on_signal(value), )* }
+            fn on_signal(&mut self, now: SimTime, value: f64) {
+                match self { $( AnyAqm::$variant(a) => a.on_signal(now, value), )* }
             }
-            fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
-                match self { $( AnyAqm::$variant(a) => a.on_overflow(pkt, decided), )* }
+            fn on_overflow(&mut self, now: SimTime, pkt: &PacketMeta, decided: Verdict) {
+                match self { $( AnyAqm::$variant(a) => a.on_overflow(now, pkt, decided), )* }
+            }
+            fn gauges(&self, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+                match self { $( AnyAqm::$variant(a) => a.gauges(now, out), )* }
             }
         }
     };
 }
 
-use super::{
-    ared, codel, droptail, dsred, dwred, fdd_red, fq_codel, pie, red, rio, rio_plus_o, step, wred,
-};
+// Every discipline's module (each `pub mod` of aqm/mod.rs), so that a kind is one line below.
+use super::*;
 use crate::net::multiqueue;
 
 queue_registry! {
@@ -373,6 +399,7 @@ queue_registry! {
     "pie" => Pie(pie::PieConfig => droptail::DropTail) as "PIE",
     /// Step marking at an instantaneous threshold (DCTCP's switch, RFC 8257 §3.1).
     "step" => Step(step::StepConfig => step::Step) as "StepMarking",
+    "blue" => Blue(blue::BlueConfig => blue::Blue) as "BLUE",
 }
 
 /// The `limit` every queue takes, read by the host.

@@ -110,7 +110,7 @@ impl Aqm for Rio {
         v
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, _decided: Verdict) {
         let p = self.level(pkt.prec);
         self.droppers[p].on_forced_drop();
     }
@@ -191,6 +191,8 @@ pub fn read_precedences(t: &Table, gentle: bool) -> Result<Vec<RedCurve>, KeyErr
 impl QueueDiscipline for RioConfig {
     type Runtime = Flavoured<Rio>;
     const DOC: &'static str = "RIO (Clark & Fang 1998): a RED curve and count per drop precedence; coupled (RIO-C, avg_in and avg_total) or decoupled (RIO-D).";
+    const NS3: Result<&'static str, &'static str> =
+        Err("RIO (multi-precedence RED) has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],

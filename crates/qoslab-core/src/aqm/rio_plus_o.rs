@@ -189,7 +189,7 @@ impl Aqm for RioPlusO {
 
     /// An IN overflow restarts the IN count; an OUT packet both tests passed restarts the
     /// IN+OUT count (a drop the IN+OUT test did not choose).
-    fn on_overflow(&mut self, pkt: &PacketMeta, decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, decided: Verdict) {
         if pkt.prec == 0 {
             self.in_.on_forced_drop();
         } else if decided == Verdict::Enqueue {

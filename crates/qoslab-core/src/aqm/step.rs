@@ -30,6 +30,7 @@ pub struct StepConfig {
 impl QueueDiscipline for StepConfig {
     type Runtime = Step;
     const DOC: &'static str = "Step marking (DCTCP's switch, RFC 8257 §3.1): ECN-capable arrivals are marked while more than threshold waits; tail drop at the limit.";
+    const NS3: Result<&'static str, &'static str> = Ok("ns3::QoslabStepQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT, THRESHOLD.param];
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
         let threshold = t.get(&THRESHOLD)?;

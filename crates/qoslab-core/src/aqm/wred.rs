@@ -26,6 +26,8 @@ impl QueueDiscipline for WredConfig {
     type Runtime = Flavoured<Wred>;
     const DOC: &'static str =
         "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
+    const NS3: Result<&'static str, &'static str> =
+        Err("WRED (per-precedence RED) has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],
@@ -112,7 +114,7 @@ impl Aqm for Wred {
         v
     }
 
-    fn on_overflow(&mut self, pkt: &PacketMeta, _decided: Verdict) {
+    fn on_overflow(&mut self, _now: SimTime, pkt: &PacketMeta, _decided: Verdict) {
         let p = (pkt.prec as usize).min(self.droppers.len() - 1);
         self.droppers[p].on_forced_drop();
     }

@@ -96,6 +96,8 @@ impl QueueDiscipline for MultiConfig {
     type Runtime = super::super::aqm::DropTail;
     const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "Several physical queues, each with its own discipline, classified by codepoint and served by a scheduler (priority, rr, wrr, drr).";
+    const NS3: Result<&'static str, &'static str> =
+        Err("multi-queue schedulers with DiffServ classification are not exported to ns-3");
     const PARAMS: &'static [Param] = &[
         Param {
             name: "scheduler",
@@ -558,6 +560,10 @@ impl Qdisc for MultiQueue {
             average: s.aqm.average().unwrap_or(f64::NAN),
             averages: s.aqm.averages(),
         }
+    }
+
+    fn gauges(&self, i: usize, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+        self.subs[i].aqm.gauges(now, out);
     }
 
     fn aqm_mut(&mut self, i: usize) -> Option<&mut AnyAqm> {

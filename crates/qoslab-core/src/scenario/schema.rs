@@ -244,6 +244,28 @@ pub fn json_schema() -> Value {
             let class = Discipline::class_name(k).expect("registered");
             o.insert("title".into(), s(class));
             o.insert("x-order".into(), order(params));
+            // What the kind owns outside the scenario: the gauges it publishes in the queue
+            // series (the outputs catalogue documents them from here) and its ns-3 export.
+            let gauges = Discipline::gauges_of(k).expect("registered").iter();
+            let gauges = gauges.map(|g| {
+                obj(vec![
+                    ("name", s(g.name)),
+                    ("unit", s(g.unit)),
+                    ("description", s(g.doc)),
+                ])
+            });
+            o.insert("x-gauges".into(), Value::Array(gauges.collect()));
+            let ns3 = match Discipline::ns3_of(k).expect("registered") {
+                Ok(disc) => obj(vec![("queue_disc", s(disc))]),
+                Err("") => obj(vec![(
+                    "refused",
+                    s(&format!(
+                        "queue type `{k}` has no ns-3 queue disc the export maps it to"
+                    )),
+                )]),
+                Err(why) => obj(vec![("refused", s(why))]),
+            };
+            o.insert("x-ns3".into(), ns3);
             Value::Table(o)
         })
         .collect();

@@ -21,6 +21,10 @@ pub struct Series {
     pub q_avg: Vec<f64>,
     /// Per precedence: the average it is judged on (RIO: avg_in, avg_total; NaN if none).
     pub q_avg_prec: [Vec<f64>; 3],
+    /// The queue disciplines' gauges ([`crate::aqm::Aqm::gauges`]), one column per gauge name
+    /// in order of first appearance, NaN in the rows of queues that do not publish it; empty
+    /// when no queue of the run publishes any.
+    pub q_gauges: Vec<(&'static str, Vec<f64>)>,
     pub f_time_ns: Vec<u64>,
     pub f_flow: Vec<u32>,
     pub f_throughput_bps: Vec<f64>,
@@ -84,6 +88,7 @@ impl Series {
             + b(&self.q_len_bytes)
             + b(&self.q_avg)
             + self.q_avg_prec.iter().map(b).sum::<usize>()
+            + self.q_gauges.iter().map(|(_, v)| b(v)).sum::<usize>()
             + b(&self.f_time_ns)
             + b(&self.f_flow)
             + b(&self.f_throughput_bps)
@@ -98,6 +103,31 @@ impl Series {
             + b(&self.g_flow)
             + b(&self.g_name)
             + b(&self.g_value)
+    }
+}
+
+impl Series {
+    /// Gauge `name` of the queue row just pushed (the last of `q_time_ns`).
+    fn q_gauge(&mut self, name: &'static str, value: f64) {
+        let row = self.q_time_ns.len() - 1;
+        let k = match self.q_gauges.iter().position(|(n, _)| *n == name) {
+            Some(k) => k,
+            None => {
+                self.q_gauges.push((name, Vec::new()));
+                self.q_gauges.len() - 1
+            }
+        };
+        let col = &mut self.q_gauges[k].1;
+        col.resize(row, f64::NAN);
+        col.push(value);
+    }
+
+    /// Every gauge column as long as the queue rows (NaN where a queue did not publish it).
+    fn pad_q_gauges(&mut self) {
+        let rows = self.q_time_ns.len();
+        for (_, col) in &mut self.q_gauges {
+            col.resize(rows, f64::NAN);
+        }
     }
 }
 
@@ -183,6 +213,7 @@ impl Simulation {
                     for (k, v) in crate::aqm::Aqm::averages(&l.aqm).into_iter().enumerate() {
                         s.q_avg_prec[k].push(v);
                     }
+                    crate::aqm::Aqm::gauges(&l.aqm, now, &mut |n, v| s.q_gauge(n, v));
                 }
                 Some(m) => {
                     for i in 0..m.queues() {
@@ -196,10 +227,12 @@ impl Simulation {
                         for (k, v) in q.averages.into_iter().enumerate() {
                             s.q_avg_prec[k].push(v);
                         }
+                        m.gauges(i, now, &mut |n, v| s.q_gauge(n, v));
                     }
                 }
             }
         }
+        s.pad_q_gauges();
         let dt = (now - self.last_sample) as f64 / 1e9;
         let record_cwnd = self.scenario.measurement.cwnd;
         let declared = self.scenario.flows.len();
@@ -500,5 +533,53 @@ pub fn jain_index(x: &[f64]) -> f64 {
         1.0
     } else {
         s * s / (n * s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Series;
+
+    fn row(s: &mut Series, t: u64) {
+        s.q_time_ns.push(t);
+    }
+
+    fn col(s: &Series, name: &str) -> Vec<String> {
+        let (_, c) = s.q_gauges.iter().find(|(n, _)| *n == name).expect(name);
+        c.iter().map(|v| format!("{v}")).collect()
+    }
+
+    /// A gauge column is as long as the queue rows: NaN in the rows of queues that do not
+    /// publish it, including the samples before its first value.
+    #[test]
+    fn gauge_columns_are_padded_with_nan() {
+        let mut s = Series::default();
+        // sample 1: three queues, none publishes
+        for _ in 0..3 {
+            row(&mut s, 0);
+        }
+        s.pad_q_gauges();
+        assert!(s.q_gauges.is_empty());
+        // sample 2: the second queue publishes p_m, the third x
+        row(&mut s, 1);
+        row(&mut s, 1);
+        s.q_gauge("p_m", 0.25);
+        row(&mut s, 1);
+        s.q_gauge("x", 7.0);
+        s.pad_q_gauges();
+        assert_eq!(col(&s, "p_m"), ["NaN", "NaN", "NaN", "NaN", "0.25", "NaN"]);
+        assert_eq!(col(&s, "x"), ["NaN", "NaN", "NaN", "NaN", "NaN", "7"]);
+        // sample 3: only the first queue publishes p_m
+        row(&mut s, 2);
+        s.q_gauge("p_m", 0.5);
+        row(&mut s, 2);
+        row(&mut s, 2);
+        s.pad_q_gauges();
+        assert_eq!(col(&s, "p_m")[6..], ["0.5", "NaN", "NaN"]);
+        assert_eq!(col(&s, "x").len(), 9);
+        assert_eq!(
+            s.q_gauges.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            ["p_m", "x"]
+        );
     }
 }

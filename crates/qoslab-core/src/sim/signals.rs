@@ -49,6 +49,6 @@ impl Simulation {
             (Some(i), Some(m)) => m.aqm_mut(i).expect("validated: a physical queue"),
             _ => &mut dir.aqm,
         };
-        aqm.on_signal(f32::from_bits(bits) as f64);
+        aqm.on_signal(self.q.now(), f32::from_bits(bits) as f64);
     }
 }

@@ -1,0 +1,165 @@
+"""Regenerates every file (or generated block of a file) that comes from the core's declarations
+or from the pages of docs/models/, so that a new mechanism needs no hand edit outside its own
+files: the builder's kind classes, the scenario reference, the kind tables of
+docs/scenario-format.md, docs/python-api.md and docs/capabilities.md, docs/outputs.md, the
+examples index, and the model pages' entries in mkdocs.yml's nav and on docs/index.md.
+
+    .venv/bin/python tools/regenerate.py           # rewrite what is stale, list it
+    .venv/bin/python tools/regenerate.py --check   # exit 1 and list what is stale
+
+Each file also has its own staleness test (tests/test_schema.py, tests/test_outputs_doc.py,
+tests/test_examples.py, tests/test_regenerate.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ROOT / "docs" / "models"
+
+NAV_BEGIN = "      # models:begin (generated from docs/models/*.md: python tools/regenerate.py)"
+NAV_END = "      # models:end"
+INDEX_BEGIN = "<!-- models:begin (generated from docs/models/*.md: python tools/regenerate.py) -->"
+INDEX_END = "<!-- models:end -->"
+CAPS_BEGIN = "<!-- queue-kinds:begin (generated from the core's registry: python tools/regenerate.py) -->"
+CAPS_END = "<!-- queue-kinds:end -->"
+
+
+def model_pages() -> list[tuple[str, str]]:
+    """Every page of docs/models/ as ``(label, path relative to docs/)``, by label: the label is
+    the page's title up to its first " — " or ": " (``RED — Random Early Detection`` → RED)."""
+    pages = []
+    for p in MODELS.glob("*.md"):
+        title = next((ln[2:].strip() for ln in p.read_text().splitlines() if ln.startswith("# ")), p.stem)
+        label = re.split(r" — |: ", title, maxsplit=1)[0].strip()
+        pages.append((label, f"models/{p.name}"))
+    return sorted(pages, key=lambda x: (x[0].lower(), x[1]))
+
+
+def _replace(text: str, begin: str, end: str, body: str, where: str) -> str:
+    if begin not in text or end not in text:
+        raise SystemExit(f"{where}: the generated block's markers ({begin!r}, {end!r}) are missing")
+    head, rest = text.split(begin, 1)
+    return f"{head}{begin}\n{body}{end}{rest.split(end, 1)[1]}"
+
+
+def nav(text: str) -> str:
+    """mkdocs.yml with its Models entries generated."""
+    body = "".join(f"      - {label}: {path}\n" for label, path in model_pages())
+    return _replace(text, NAV_BEGIN, NAV_END, body, "mkdocs.yml")
+
+
+def index(text: str) -> str:
+    """docs/index.md with its list of model pages generated."""
+    links = ", ".join(f"[{label}]({path})" for label, path in model_pages())
+    item = (
+        "- One page per model, each saying what the paper or RFC specifies, what qoslab chose "
+        f"where it is silent, and which tests pin it down: {links}."
+    )
+    body = textwrap.fill(
+        item, width=96, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+    )
+    body += "\n"
+    return _replace(text, INDEX_BEGIN, INDEX_END, body, "docs/index.md")
+
+
+def capabilities(text: str) -> str:
+    """docs/capabilities.md with its table of queue kinds generated from the core's registry:
+    what each is, the gauges it publishes and whether the ns-3 export maps it."""
+    from qoslab import schema
+
+    rows = [
+        "| queue `type` | what it is | gauges (series_queue columns) | ns-3 export |",
+        "|---|---|---|---|",
+    ]
+    for kind, obj in schema.queue_kinds().items():
+        gauges = ", ".join(f"`{g['name']}`" for g in obj.get("x-gauges", [])) or "—"
+        ns3 = obj["x-ns3"]
+        export = f"`{ns3['queue_disc']}`" if "queue_disc" in ns3 else f"no: {ns3['refused']}"
+        rows.append(f"| `{kind}` | {obj.get('description', '')} | {gauges} | {export} |")
+    return _replace(text, CAPS_BEGIN, CAPS_END, "\n".join(rows) + "\n", "docs/capabilities.md")
+
+
+def _builder(family: str) -> Callable[[str], str]:
+    def gen(_: str) -> str:
+        from qoslab import builder_base, builder_source, schema
+
+        return builder_source.kinds_module(schema.json_schema(), builder_base.UNIT_PATTERNS, family)
+
+    return gen
+
+
+def _reference(_: str) -> str:
+    from qoslab import schema
+
+    return schema.reference_markdown()
+
+
+def _scenario_format(text: str) -> str:
+    from qoslab import schema
+
+    return schema.page_with_kinds(text)
+
+
+def _python_api(text: str) -> str:
+    from qoslab import builder_source, schema
+
+    return builder_source.page_with_api_tables(text, schema.json_schema())
+
+
+def _outputs(_: str) -> str:
+    from qoslab import outputs
+
+    return outputs.markdown()
+
+
+def _examples(text: str) -> str:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_examples
+
+    return _replace(
+        text, test_examples.BEGIN, test_examples.END, test_examples.index_table() + "\n", "docs/examples.md"
+    )
+
+
+#: Every generated file: path relative to the checkout → its text from its current text.
+GENERATED: dict[str, Callable[[str], str]] = {
+    "python/qoslab/builder_queues.py": _builder("queue"),
+    "python/qoslab/builder_meters.py": _builder("meter"),
+    "docs/scenario-reference.md": _reference,
+    "docs/scenario-format.md": _scenario_format,
+    "docs/python-api.md": _python_api,
+    "docs/outputs.md": _outputs,
+    "docs/examples.md": _examples,
+    "docs/capabilities.md": capabilities,
+    "docs/index.md": index,
+    "mkdocs.yml": nav,
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="only list the stale files (exit 1 if any)")
+    a = ap.parse_args()
+    stale = []
+    for rel, gen in GENERATED.items():
+        path = ROOT / rel
+        old = path.read_text()
+        new = gen(old)
+        if new != old:
+            stale.append(rel)
+            if not a.check:
+                path.write_text(new)
+    for rel in stale:
+        print(f"{'stale' if a.check else 'regenerated'}: {rel}")
+    return 1 if a.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
