@@ -25,7 +25,7 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imported(tree: ast.Module, name: str, is_pkg: bool, modules: set[str]) -> set[str]:
+def _imported(tree: ast.Module, name: str, is_pkg: bool, modules: set[str], typing: bool = False) -> set[str]:
     """The qoslab modules that module ``name`` imports (``from qoslab import ns2`` counts as
     ``qoslab.ns2``; ``from qoslab.sweep import grid`` as ``qoslab.sweep``)."""
     package = name if is_pkg else name.rpartition(".")[0]
@@ -38,7 +38,7 @@ def _imported(tree: ast.Module, name: str, is_pkg: bool, modules: set[str]) -> s
         return mod or None
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if isinstance(node, ast.If) and _is_type_checking(node.test) and not typing:
             for child in node.orelse:
                 visit(child)
             return
@@ -69,7 +69,7 @@ def _imported(tree: ast.Module, name: str, is_pkg: bool, modules: set[str]) -> s
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(typing: bool = False) -> dict[str, set[str]]:
     """Module name → the qoslab modules it imports. Only explicit imports are edges (as in
     import-linter): importing ``qoslab.store`` also runs ``qoslab/__init__.py`` first, but that
     holds for every submodule and is no dependency of the importer. Compiled modules
@@ -84,7 +84,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in compiled}
     for name, path in files.items():
         tree = ast.parse(path.read_text(), filename=str(path))
-        graph[name] = _imported(tree, name, path.name == "__init__.py", modules)
+        graph[name] = _imported(tree, name, path.name == "__init__.py", modules, typing)
     return graph
 
 
@@ -140,6 +140,15 @@ def test_the_graph_covers_the_package():
     assert "qoslab.tasks" in g["qoslab.executors"]
     assert "qoslab._core" in g["qoslab.sweep"] and g["qoslab._core"] == set()
     assert "qoslab.executors" in g["qoslab.sweep"]
+
+
+def test_no_import_cycles_even_through_type_checking_imports():
+    """A type-checking import back is still a dependency a reader must follow (issue 57)."""
+    cycle = find_cycle(import_graph(typing=True))
+    assert cycle is None, "import loop through a type-checking import: " + " -> ".join(cycle or [])
+    # the finder sees type-checking imports: runner names Context for the experiments' types
+    assert "qoslab.experiments.runner" in import_graph(typing=True)["qoslab.experiments.ard_figures"]
+    assert "qoslab.experiments.runner" not in import_graph()["qoslab.experiments.ard_figures"]
 
 
 def test_no_import_cycles_in_qoslab():

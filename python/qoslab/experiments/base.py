@@ -20,12 +20,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from qoslab.scenario import Scenario, load_scenario
-
-if TYPE_CHECKING:
-    from qoslab.experiments.runner import Context
 
 #: Modules that define the experiments shipped with qoslab (imported on first lookup).
 BUILTIN: tuple[str, ...] = (
@@ -136,7 +133,9 @@ class Experiment:
     paper: str
     summary: str
     plan: Callable[[Options], list[Sweep]]
-    analyse: Callable[[Context], None]
+    #: Called with the runner's :class:`~qoslab.experiments.runner.Context` (not named here: the
+    #: runner imports this module, and a type-checking import back would be a loop).
+    analyse: Callable[[Any], None]
     references: tuple[Reference, ...] = ()
     seeds: int = 10
     quick_seeds: int = 3

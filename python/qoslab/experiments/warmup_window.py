@@ -28,12 +28,13 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Sweep
+from qoslab.experiments.base import Experiment, Options, Sweep
 from qoslab.frames import typed_rows
 from qoslab.results import RunRow, load
 from qoslab.store import RunKey, Store
@@ -42,7 +43,6 @@ from qoslab.warmup import mser5
 
 if TYPE_CHECKING:
     from qoslab.executors import Executor
-    from qoslab.experiments.runner import Context
     from qoslab.scenario import Scenario
 
 #: fewer samples than this (20 batches) are reported as too few for the rule to find a steady state
@@ -127,6 +127,23 @@ def _bottlenecks(store: Store, keys: Sequence[RunKey], scen: Mapping[str, Scenar
                 mine.sort_values("departed_bytes", ascending=False, kind="stable")["queue"].iloc[0]
             )
     return out
+
+
+class Context(Protocol):
+    """What the warm-up report reads of the runner's Context (structurally: naming the runner
+    here would make an import loop, runner -> warmup_window -> runner)."""
+
+    store: Store
+    specs: Sequence[RunSpec]
+    sweeps: dict[str, Sweep]
+    out: Path
+    files: list[Path]
+    experiment: Experiment
+    options: Options
+
+    def sweep_name(self, sweep: str) -> str: ...
+
+    def text(self, title: str, markdown: str) -> None: ...
 
 
 #: Rows already computed in this process, by (store, run id): the looks of a sequential
