@@ -234,3 +234,45 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
     assert calls == [("sequential" if DECLARED.get(n) else "fixed", n) for n in names]
     assert any(mode == "fixed" for mode, _ in calls) and any(mode == "sequential" for mode, _ in calls)
     assert "mixed-traffic: declares no claim magnitudes, so no sequential verdicts" in r.output
+
+
+def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A quantity that the compared arms have not moved at 4 seeds may move at 6: "not testable
+    here" neither freezes nor ends the rounds (it froze fdd-red records that 20 seeds decide)."""
+    import json
+    from types import SimpleNamespace
+
+    from qoslab.experiments import sequential_run
+    from qoslab.experiments.magnitudes import DECLARED
+
+    decl = DECLARED["twam-dwred"][0]
+    below = [0.90 + 0.001 * math.sin(i) for i in range(8)]  # every flow clearly under 0.95 r_i
+
+    def fake(exp, *, seeds: int, **kw):  # type: ignore[no-untyped-def]
+        xs = below[:seeds]
+        e = estimate(xs)
+        testable = seeds >= 6
+        rec = {
+            "claim": f"Over-provisioning has ensured that {decl.match}",
+            "section": "Sec. 4",
+            "reading": "r",
+            "test": "one-sample t",
+            "effect": e.mean,
+            "ci95": [e.ci_low, e.ci_high],
+            "seeds": seeds,
+            "verdict": "does not reproduce" if testable else NOT_TESTABLE,
+            "reason": "-",
+            "part": "",
+            "ours": "x",
+        }
+        out = tmp_path / str(seeds)
+        out.mkdir()
+        (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
+        (out / "report.md").write_text("")
+        return SimpleNamespace(out=out, report=out / "report.md")
+
+    monkeypatch.setattr(sequential_run, "reproduce", fake)
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=8)
+    final = json.loads((rep.out / "verdicts.json").read_text())["verdicts"][0]
+    assert summary["looks"] == [4, 6]
+    assert final["verdict"] == DOES_NOT and final["looks"] == [4, 6]

@@ -9,9 +9,11 @@ interval: the sequence is computed exactly from the record's effect, 95 % t inte
 (which fix the values' mean and sum of squared deviations), placed by
 :func:`qoslab.verdicts.core.decide` against the claim's declared magnitude, and corrected by
 Holm's step-down procedure over the claim's readings using each reading's anytime-valid p
-(valid at any stopping time). A record whose verdict is decided (anything but
-``inconclusive``) keeps it, with the seeds and looks that decided it; the rounds stop when
-every record is decided or at the cap. The runs are shared by the claims of an experiment, so
+(valid at any stopping time). A record whose verdict the sequence decides (reproduces, weaker
+than claimed, does not reproduce) keeps it, with the seeds and looks that decided it; "not
+testable here" (the compared arms did not move the quantity) is judged again at every look and
+the last look's stands; the rounds stop when the sequence has decided every record, or at
+the cap. The runs are shared by the claims of an experiment, so
 they stop only when every claim is decided.
 
 The fixed-seed mode (``--seeds N``) is unchanged; this one writes the same ``out/NAME/`` (its
@@ -45,6 +47,8 @@ from qoslab.verdicts.core import Magnitude, bar_of
 FIRST = 4
 #: seeds per round: one per core of the machine this was written on
 STEP = 2
+#: The verdicts the confidence sequence decides, frozen at the look that decides them.
+DECIDED = (REPRODUCES, WEAKER, DOES_NOT)
 
 Key = tuple[str, str, str, str, str]
 
@@ -165,8 +169,12 @@ def reproduce_sequential(
         doc = json.loads(path.read_text(encoding="utf-8"))
         current = redecide(doc["verdicts"], decls, taken, best_m)
         for r in current:
-            if r["verdict"] != INCONCLUSIVE and _key(r) not in frozen:
+            if r["verdict"] in DECIDED and _key(r) not in frozen:
                 frozen[_key(r)] = r
+        # "not testable here" is no decision of the sequence: whether the arms moved the quantity
+        # more than its interval's half-width is judged again at every look (the half-width
+        # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
+        # last look's judgement stands
         if all(_key(r) in frozen for r in current):
             break
     assert rep is not None
