@@ -45,7 +45,9 @@ HEADING = "## The paper's figures beside ours"
 
 _NUM = re.compile(r"(fig|table)(\d+)([a-z]?)((?:-\d+)*)(?=-|$)")
 #: A label that draws something of the paper (not one that names a setting of ours after it).
-_PAPER_VALUE = re.compile(r"\bpaper\b(?!'s (?:parameters|rtts|settings?|text|window|scenarios?)\b)", re.I)
+_PAPER_VALUE = re.compile(
+    r"\bpaper\b(?!'s (?:(?:parameters|rtts|settings?|text|window|scenarios?)\b|\d))", re.I
+)
 _VERSION = re.compile(r"qoslab (\d[^\s,·]*)")
 
 
@@ -220,9 +222,9 @@ def _figure_block(exp: str, rec: Mapping[str, Any]) -> str:
         overlay = "Drawn from the paper: " + "; ".join(f"“{p}”" for p in paper) + "."
     elif mirror:
         overlay = (
-            "Nothing of the paper is drawn on it: the paper gives this only as a plot, and our "
-            "copy of the paper is its text, without the plots, so it could not be digitised; "
-            "compare with the paper's words in the verdicts."
+            "No value read from the paper's plot is drawn on it: our copy of the paper is its "
+            "text, without the plots, so the plot could not be digitised (the legend says what is "
+            "drawn); compare with the paper's words in the verdicts."
         )
     else:
         overlay = ""
@@ -244,9 +246,7 @@ def _figure_block(exp: str, rec: Mapping[str, Any]) -> str:
 def with_verdicts(manifest: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``manifest`` with each figure's summary of the verdicts whose section cites what it
     mirrors."""
-    figs = [
-        {**r, "verdicts": _verdict_lines(_mirror(r), verdicts)} for r in manifest["figures"]
-    ]
+    figs = [{**r, "verdicts": _verdict_lines(_mirror(r), verdicts)} for r in manifest["figures"]]
     return {**manifest, "figures": figs}
 
 
@@ -310,7 +310,11 @@ def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> l
             "command": header.get("command", f"qoslab reproduce {exp}"),
             "seeds": header.get("seeds", ""),
             "version": header.get("version") or version_of(man["figures"][0]["provenance"]),
-            "figures": man["figures"],
+            # the labels filtered again: a run's analysis may predate the filter's last rule
+            "figures": [
+                {**r, "paper": [p for p in r.get("paper", []) if _PAPER_VALUE.search(p)]}
+                for r in man["figures"]
+            ],
         }
         dst = docs / IMG / exp
         if dst.exists():
