@@ -205,3 +205,19 @@ def test_a_title_the_data_contradict_is_flagged() -> None:
     assert "ARM at 2" in why and "1 point" in why
     assert contradicted_title("Jain's index against the RTT spread", [base, arm], "RIO only") == ""
     assert contradicted_title("ARM helps", [base, Line([1], [0.99], "ARM")], "RIO only") == ""
+
+
+def test_a_title_naming_another_quantity_does_not_bound_the_axis() -> None:
+    """red-baseline's Table 2 figure: kb/s bars under a title quoting a Jain index got [0, 1]
+    bounds, and every interval was cut to [0, mean] ("clipped to [0, 1]")."""
+    bars = Panel(
+        [Line([0, 1], [193.0, 206.0], "ours", err=[5.0, 4.0])],
+        title="homogeneous RTTs — Jain index 0.9859 ± 0.0040 (paper 0.967)",
+        ylabel="throughput (kbps)",
+    )
+    fig = panels([bars], title="t")
+    assert _bars(fig.axes[0]) == [(188.0, 198.0), (202.0, 210.0)]
+    assert "clipped" not in fig.axes[0].get_xlabel()
+    # declared bounds that the means lie outside are not this quantity's: no clipping either
+    wrong = panels([Panel([Line([0], [193.0], "x", err=[5.0])], ylabel="kb/s", bounds=(0.0, 1.0))], title="t")
+    assert _bars(wrong.axes[0]) == [(188.0, 198.0)]

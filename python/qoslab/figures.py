@@ -168,7 +168,17 @@ def _panel_bounds(p: Panel) -> Bounds | None:
     titled "STD of the flows' throughput" over a y label of "kb/s")."""
     if p.bounds is not None:
         return p.bounds
-    return guess_bounds(p.ylabel) or guess_bounds(p.title)
+    from_title = guess_bounds(p.title)
+    # a title may name another quantity than the axis ("... Jain index 0.986" over kb/s bars):
+    # from it, only a lower bound (a standard deviation's 0) is taken, never a [0, 1] range
+    return guess_bounds(p.ylabel) or (from_title if from_title and from_title[1] is None else None)
+
+
+def _inside(y: np.ndarray, b: Bounds) -> bool:
+    """Whether every finite mean of ``y`` lies in ``b``."""
+    f = y[np.isfinite(y)]
+    lo, hi = b
+    return bool((lo is None or (f >= lo - 1e-12).all()) and (hi is None or (f <= hi + 1e-12).all()))
 
 
 def _interval(ln: Line, bounds: Bounds | None) -> tuple[np.ndarray | None, str | None]:
@@ -185,6 +195,8 @@ def _interval(ln: Line, bounds: Bounds | None) -> tuple[np.ndarray | None, str |
     if ln.err is None:
         return None, None
     half = np.nan_to_num(np.asarray(ln.err, dtype=float))
+    if b is not None and not _inside(y, b):
+        b = None  # means outside the range: the range is not this quantity's
     if b is None:
         return np.stack([half, half]), STUDENT
     ends3 = [clipped_interval(float(m), float(h), b) for m, h in zip(y, half, strict=True)]
