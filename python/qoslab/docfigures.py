@@ -216,7 +216,7 @@ def _verdict_lines(mirror: Mirror | None, verdicts: Sequence[Mapping[str, Any]])
 def _figure_block(exp: str, rec: Mapping[str, Any]) -> str:
     name = str(rec["name"])
     mirror = _mirror(rec)
-    where = f"the paper's {mirror.label}" if mirror else "ours (the paper has no such figure)"
+    where = f"Mirrors the paper's {mirror.label}." if mirror else "Not in the paper: ours."
     paper = list(rec.get("paper", []))
     if paper:
         overlay = "Drawn from the paper: " + "; ".join(f"“{p}”" for p in paper) + "."
@@ -233,7 +233,7 @@ def _figure_block(exp: str, rec: Mapping[str, Any]) -> str:
         "",
         f"![{rec['title']}](img/{exp}/{name}.png)",
         "",
-        f"*Mirrors {where}.* {rec.get('caption', '')}".strip() + (f" {overlay}" if overlay else ""),
+        f"*{where}* {rec.get('caption', '')}".strip() + (f" {overlay}" if overlay else ""),
         "",
     ]
     vl = list(rec.get("verdicts", []))
@@ -257,9 +257,9 @@ def render_section(exp: str, manifest: Mapping[str, Any]) -> str:
     rest = [r for r in figs if not _mirror(r)]
     head = [
         BEGIN,
-        HEADING,
+        HEADING if mirrored else "## Figures of the full run",
         "",
-        f"From `{manifest['command']}` ({manifest['seeds']} seeds; version {manifest['version']}). "
+        f"From `{manifest['command']}` (seeds {manifest['seeds']}; version {manifest['version']}). "
         "Means with 95 % intervals over seeds; each caption says how its intervals are drawn. "
         f"{len(mirrored)} of the {len(figs)} figures mirror one of the paper's figures or tables.",
         "",
@@ -294,6 +294,12 @@ def _verdict_records(docs: Path, exp: str) -> tuple[list[dict[str, Any]], str | 
     return list(d.get("verdicts", [])), str(d.get("version"))
 
 
+def _seeds_of(figures: Sequence[Mapping[str, Any]]) -> str:
+    """The seeds the figures' provenance names (``1-20``), all of them."""
+    found = {m.group(1) for r in figures if (m := re.search(r"seeds ([\d,\-– ]+)$", str(r["provenance"])))}
+    return " / ".join(sorted(found)) or "?"
+
+
 def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> list[str]:
     """Copies each experiment's figures from ``run_dir/NAME`` into the docs and regenerates its
     page's section; returns one line per experiment."""
@@ -308,7 +314,7 @@ def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> l
         manifest = {
             "experiment": exp,
             "command": header.get("command", f"qoslab reproduce {exp}"),
-            "seeds": header.get("seeds", ""),
+            "seeds": _seeds_of(man["figures"]),
             "version": header.get("version") or version_of(man["figures"][0]["provenance"]),
             # the labels filtered again: a run's analysis may predate the filter's last rule
             "figures": [
