@@ -100,6 +100,7 @@ NOT_SHAPING = {
     "builder_tables.py": "the builder's other tables (as builder.py)",
     "builder_queues.py": "the builder's queue classes, generated (as builder.py)",
     "builder_meters.py": "the builder's meter classes, generated (as builder.py)",
+    "builder_sources.py": "the builder's source classes, generated (as builder.py)",
 }
 
 

@@ -28,10 +28,25 @@ def test_scenario_format_lists_every_kind_the_core_registers():
     assert text == schema.page_with_kinds(text), (
         "docs/scenario-format.md's kinds are stale: regenerate them with `python -c \"from pathlib "
         "import Path; from qoslab import schema; p = Path('docs/scenario-format.md'); "
-        "p.write_text(schema.page_with_kinds(p.read_text()))\"`"
+        'p.write_text(schema.page_with_kinds(p.read_text()))"`'
     )
     for kind in ("codel", "fq_codel", "pie", "step", "srtcm", "cubic", "bbr", "trace", "pareto"):
         assert f"`{kind}`" in text.split(schema.KINDS_BEGIN)[1], kind
+
+
+def test_the_source_kinds_model_pages_are_in_the_nav_and_on_the_front_page():
+    """mkdocs.yml's nav and docs/index.md list every source kind's model page (declared by the
+    kind, its title the page's first heading); a kind added without regenerating fails here."""
+    docs = ROOT / "docs"
+    for path, nav in ((ROOT / "mkdocs.yml", True), (docs / "index.md", False)):
+        text = path.read_text()
+        assert text == schema.with_source_pages(text, docs, nav=nav), (
+            f"{path.name}'s source pages are stale: regenerate them with `python -c \"from pathlib import "
+            f"Path; from qoslab import schema; p = Path('{path.relative_to(ROOT)}'); "
+            f"p.write_text(schema.with_source_pages(p.read_text(), Path('docs'), nav={nav}))\"`"
+        )
+    pages = schema.source_pages(docs)
+    assert ("UDP sources", "models/udp.md") in pages and len({p for _, p in pages}) == len(pages)
 
 
 def test_schema_lists_every_queue_kind_and_its_keys():
@@ -123,9 +138,9 @@ def test_cli_prints_the_schema_and_the_reference():
     assert md == schema.reference_markdown()
 
 
-@pytest.mark.parametrize("family", ["queue", "meter"])
+@pytest.mark.parametrize("family", ["queue", "meter", "source"])
 def test_the_builders_kind_classes_are_up_to_date(family):
-    """python/qoslab/builder_queues.py and builder_meters.py are generated from the core's
+    """python/qoslab/builder_queues.py, builder_meters.py and builder_sources.py are generated from the core's
     declarations; a parameter declared, changed or removed in the core without regenerating
     them fails here."""
     from qoslab import builder_base, builder_source
@@ -141,12 +156,13 @@ def test_the_builders_kind_classes_are_up_to_date(family):
     s = schema.json_schema()
     for obj in s["$defs"][family]["oneOf"]:
         for key, v in obj["properties"].items():
-            if v.get("type") == "number" and "maximum" not in v and "exclusiveMaximum" not in v:
+            if v.get("type") == "number":
+                v.pop("exclusiveMaximum", None)
                 v["maximum"] = 1234.5
                 moved = builder_source.kinds_module(s, builder_base.UNIT_PATTERNS, family)
                 assert f"    {key}: " in moved and "hi=1234.5" in moved and moved != want
                 return
-    raise AssertionError(f"no unbounded number among the {family} kinds")
+    raise AssertionError(f"no number among the {family} kinds")
 
 
 def test_the_python_api_pages_kind_tables_are_up_to_date():

@@ -11,6 +11,7 @@ directive) complete and check scenario files with it::
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from qoslab import _core
@@ -126,6 +127,20 @@ def reference_markdown() -> str:
     for m in s["$defs"]["meter"]["oneOf"]:
         kind = m["properties"]["type"]["const"]
         lines += [f'### `type = "{kind}"`', "", *_rows(m["properties"]), ""]
+    lines += [
+        "## Traffic sources",
+        "",
+        'A `[[flow]]` whose `type` is not `"tcp"` is an open-loop source; its kind\'s keys are',
+        "written in the flow's table, beside the flow's own. A group (`count`) may give any of",
+        "them as a list of one value per member. `type`, one of:",
+        "",
+    ]
+    for src in s["$defs"]["source"]["oneOf"]:
+        kind = src["properties"]["type"]["const"]
+        runs = [w for w, yes in src.get("x-exports", {}).items() if yes]
+        where = f"Also runs in: {', '.join(runs)}." if runs else "Runs in the simulator only."
+        lines += [f'### `type = "{kind}"`', "", f"{src.get('description', '')} {where}", ""]
+        lines += [*_rows(src["properties"]), ""]
     lines += ["## Curve tables", "", *_rows(s["$defs"]["curve"]["properties"]), ""]
     lines += [
         "## Size distribution tables",
@@ -158,7 +173,6 @@ def kinds_markdown() -> str:
         return [(o["properties"]["type"]["const"], o.get("description", "")) for o in defs[family]["oneOf"]]
 
     variant = props["tcp"]["properties"]["variant"]
-    flow_type = props["flow"]["items"]["properties"]["type"]
 
     def names(enum: list[str]) -> str:
         return ", ".join(f"`{v}`" for v in enum)
@@ -177,10 +191,48 @@ def kinds_markdown() -> str:
         ),
         f"**TCP variants** (`[tcp] variant`): {names(variant['enum'])}. {variant['description']}",
         "",
-        f"**Traffic sources** (`[[flow]] type`): {names(flow_type['enum'])}. {flow_type['description']} "
+        *table(
+            "Traffic sources",
+            one_of("source"),
+            '`type` of a `[[flow]]` other than `"tcp"`; keys in '
+            "[the reference](scenario-reference.md#traffic-sources)",
+        ),
         f"And `[[arrivals]]`: {props['arrivals']['description']}",
     ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+#: The generated lists of the source kinds' model pages: in mkdocs.yml's nav, and in
+#: docs/index.md (each page once, in registry order, titled by its first heading).
+SOURCES_NAV = ("      # sources:begin (generated: qoslab.schema.with_source_pages)", "      # sources:end")
+SOURCES_INDEX = (
+    "<!-- sources:begin (generated: qoslab.schema.with_source_pages) -->",
+    "<!-- sources:end -->",
+)
+
+
+def source_pages(docs: Path) -> list[tuple[str, str]]:
+    """(title, page) of every source kind's model page under ``docs``, each once."""
+    out: list[tuple[str, str]] = []
+    for o in json_schema()["$defs"]["source"]["oneOf"]:
+        page = str(o["x-page"])
+        if page not in (p for _, p in out):
+            first = (docs / page).read_text().splitlines()[0]
+            out.append((first.removeprefix("# ").strip(), page))
+    return out
+
+
+def with_source_pages(text: str, docs: Path, *, nav: bool) -> str:
+    """``text`` (mkdocs.yml if ``nav``, else docs/index.md) with its generated list of the source
+    kinds' model pages replaced."""
+    begin, end = SOURCES_NAV if nav else SOURCES_INDEX
+    pages = source_pages(docs)
+    if nav:
+        body = "".join(f"\n      - {title}: {page}" for title, page in pages) + "\n"
+    else:
+        body = ", ".join(f"[{title}]({page})" for title, page in pages)
+    head, rest = text.split(begin, 1)
+    return f"{head}{begin}{body}{end}{rest.split(end, 1)[1]}"
 
 
 def page_with_kinds(page: str) -> str:

@@ -230,6 +230,23 @@ impl<'a> Table<'a> {
         Table::with_noun(t, key, kind, "meter", Some(member), params, hint)
     }
 
+    /// A traffic source's table (the keys of a `[[flow]]` its kind owns), for group member
+    /// `member`, without checking its keys: the source registry checks them.
+    pub fn source(
+        t: &'a toml::Table,
+        key: &'a str,
+        kind: &'static str,
+        member: usize,
+    ) -> Table<'a> {
+        Table {
+            t,
+            key,
+            kind,
+            noun: "flow",
+            member: Some(member),
+        }
+    }
+
     fn with_noun(
         t: &'a toml::Table,
         key: &'a str,

@@ -159,14 +159,17 @@ fn flows_naming_one_trace_share_its_rows() {
     let rows: Vec<_> = sc
         .flows
         .iter()
-        .map(|f| f.trace_rows.clone().unwrap())
+        .map(|f| f.source.as_ref().and_then(|s| s.rows()).unwrap())
         .collect();
     for r in &rows[1..5] {
         assert!(std::sync::Arc::ptr_eq(&rows[0], r));
     }
     assert!(!std::sync::Arc::ptr_eq(&rows[0], &rows[5]));
     assert_eq!((rows[0].len(), rows[5].len()), (2, 1));
-    assert_eq!(sc.flows[1].trace.as_ref().unwrap().file, "./t.csv");
+    let Some(crate::traffic::sources::SourceSpec::Trace(t)) = &sc.flows[1].source else {
+        panic!("a trace flow")
+    };
+    assert_eq!(t.trace.file, "./t.csv");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
