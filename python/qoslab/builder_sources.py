@@ -102,6 +102,33 @@ class TraceSource(Source):
     trace_flow: PerMember[str] | None = _opt("name", per_member=True)
 
 
+@dataclass(kw_only=True, repr=False)
+class Mmpp2Source(Source):
+    """MMPP-2: Poisson arrivals at rate lambda1 or lambda2 as a two-state Markov chain (leaving
+    rates r1, r2) is in state 1 or 2 (bursty traffic with a closed-form mean and dispersion).
+    ``type = "mmpp2"``.
+
+    Attributes:
+        lambda1: λ1: arrivals per second in state 1 (Poisson). Default: required.
+        lambda2: λ2: arrivals per second in state 2 (Poisson). Default: required.
+        r1: r1: rate of leaving state 1 for state 2, per second (mean holding time 1/r1).
+            Default: required.
+        r2: r2: rate of leaving state 2 for state 1, per second (mean holding time 1/r2).
+            Default: required.
+    """
+
+    _tag = "mmpp2"
+    exports = {"emulator": False, "ns2": False, "ns3": False}
+    lambda1: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
+    lambda2: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
+    r1: PerMember[float] = field(metadata=_req(
+        "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
+    ))
+    r2: PerMember[float] = field(metadata=_req(
+        "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
+    ))
+
+
 #: Every source kind, by its ``type``, in the core's registry order.
 SOURCES: dict[str, type[Source]] = {
     CbrSource._tag: CbrSource,
@@ -109,8 +136,9 @@ SOURCES: dict[str, type[Source]] = {
     PoissonSource._tag: PoissonSource,
     ParetoSource._tag: ParetoSource,
     TraceSource._tag: TraceSource,
+    Mmpp2Source._tag: Mmpp2Source,
 }
 Source._registry = dict(SOURCES)
 
 #: A ``[[flow]]``'s ``type``: ``tcp`` or a source kind.
-FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace"]
+FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace", "mmpp2"]

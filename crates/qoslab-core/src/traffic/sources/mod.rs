@@ -186,6 +186,7 @@ source_registry! {
     "poisson" => Poisson(poisson::Poisson) as "PoissonSource",
     "pareto" => Pareto(pareto::Pareto) as "ParetoSource",
     "trace" => Trace(trace::TraceReplay) as "TraceSource",
+    "mmpp2" => Mmpp2(mmpp2::Mmpp2) as "Mmpp2Source",
 }
 
 /// "`a`, `b` or `c`".
