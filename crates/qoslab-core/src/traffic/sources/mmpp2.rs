@@ -74,7 +74,8 @@ impl Mmpp2 {
 }
 
 impl SourceKind for Mmpp2 {
-    type Runtime = Mmpp2Gen;
+    // Boxed (as BBR's state): its chain would make every flow's generator larger.
+    type Runtime = Box<Mmpp2Gen>;
     const DOC: &'static str = "MMPP-2: Poisson arrivals at rate lambda1 or lambda2 as a \
                                two-state Markov chain (leaving rates r1, r2) is in state 1 or 2 \
                                (bursty traffic with a closed-form mean and dispersion).";
@@ -95,13 +96,13 @@ impl SourceKind for Mmpp2 {
         }
         Ok(m)
     }
-    fn build(&self) -> Mmpp2Gen {
-        Mmpp2Gen {
+    fn build(&self) -> Box<Mmpp2Gen> {
+        Box::new(Mmpp2Gen {
             lambda: [self.lambda1, self.lambda2],
             leave: [self.r1, self.r2],
             state: None,
             left_ns: 0.0,
-        }
+        })
     }
 }
 
@@ -124,7 +125,7 @@ impl Mmpp2Gen {
     }
 }
 
-impl Generate for Mmpp2Gen {
+impl Generate for Box<Mmpp2Gen> {
     fn gap(&mut self, _: u32, rng: &mut SimRng) -> SimTime {
         let mut s = match self.state {
             Some(s) => s,
