@@ -82,6 +82,9 @@ def _compare_value(label: str, sch: dict[str, Any], meta: Any, out: list[str]) -
     elif sch.get("type") == "boolean":
         if kind != "bool":
             out.append(f"{label}: boolean in the schema, {kind} in the builder")
+    elif sch.get("x-constants"):
+        if kind != "constants":
+            out.append(f"{label}: the variants' constants in the schema, {kind} in the builder")
     elif sch.get("type") == "object":
         if kind != "table":
             out.append(f"{label}: a table in the schema, {kind} in the builder")
@@ -598,6 +601,9 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
             return st.one_of([st.deferred(lambda q=q: _strategy(q)) for q in kinds])
         if kind == "meter":
             return st.one_of([st.deferred(lambda m=m: _strategy(m)) for m in b.METERS.values()])
+        if kind == "constants":
+            consts = st.dictionaries(st.sampled_from(["c", "beta", "g"]), st.floats(0.01, 0.99), max_size=2)
+            return st.dictionaries(st.sampled_from(["cubic", "dctcp", "bbr"]), consts, max_size=2)
         if kind == "source":
             return st.one_of([st.deferred(lambda s=s: _strategy(s)) for s in b.SOURCES.values()])
         if kind == "table":

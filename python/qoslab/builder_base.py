@@ -184,6 +184,13 @@ def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
         if isinstance(v, list | tuple) and all(isinstance(x, str) for x in v):
             return None
         return f'expected a list of codepoint names such as ["AF11", "AF12"], got {_what(v)}'
+    if kind == "constants":
+        ok = isinstance(v, Mapping) and all(
+            isinstance(k, str) and isinstance(t, Mapping) and all(_number(x) for x in t.values())
+            for k, t in v.items()
+        )
+        example = '{"cubic": {"beta": 0.8}}'
+        return None if ok else f"expected a table of constants per variant, e.g. {example}, got {_what(v)}"
     if kind == "rates":
         if not isinstance(v, Mapping):
             return f'expected a table of rates by flow name, e.g. {{"f0": "1Mbps"}}, got {_what(v)}'

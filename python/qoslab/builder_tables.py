@@ -67,6 +67,9 @@ class TcpSettings(Component):
             after); bbr always paces at its own rate. Default: false.
         sack: SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr;
             implied by variant sack; not for reno/newreno. Default: false.
+        cc: The variants' tunable constants, a table per variant, e.g. ``{"cubic": {"beta":
+            0.8}}`` (keys and ranges: the scenario reference); ns2 flavour. Default: each
+            variant's published constants.
     """
 
     flavour: TcpFlavour | None = _opt("choice", choices=TcpFlavour)
@@ -87,6 +90,7 @@ class TcpSettings(Component):
     syn: bool | None = _opt("bool")
     pacing: bool | None = _opt("bool")
     sack: bool | None = _opt("bool")
+    cc: dict[str, dict[str, float]] | None = _opt("constants")
 
 
 @dataclass(kw_only=True, repr=False)

@@ -141,6 +141,16 @@ def reference_markdown() -> str:
         where = f"Also runs in: {', '.join(runs)}." if runs else "Runs in the simulator only."
         lines += [f'### `type = "{kind}"`', "", f"{src.get('description', '')} {where}", ""]
         lines += [*_rows(src["properties"]), ""]
+    lines += [
+        "## TCP variants' constants",
+        "",
+        "`cc` in `[tcp]` or a flow's `tcp` table: a table per variant (`cc.cubic = { beta = 0.8 }`),",
+        "used when the flow runs that variant in the ns2 flavour; a flow's table overrides `[tcp]`'s",
+        "key by key. Defaults are the published constants.",
+        "",
+    ]
+    for variant, obj in p["tcp"]["properties"]["cc"]["properties"].items():
+        lines += [f"### `cc.{variant}`", "", *_rows(obj["properties"], skip=()), ""]
     lines += ["## Curve tables", "", *_rows(s["$defs"]["curve"]["properties"]), ""]
     lines += [
         "## Size distribution tables",

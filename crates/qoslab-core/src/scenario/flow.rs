@@ -11,7 +11,8 @@ use super::spec::*;
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
 use crate::packet::MAX_PACKET_BYTES;
-use crate::traffic::cc::Recovery;
+use crate::params::Table;
+use crate::traffic::cc::{CcParams, Recovery};
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::sources::{self, SourceContext, SourceSpec};
 pub use crate::traffic::tcp::TcpConfig;
@@ -69,6 +70,8 @@ fn tcp_defaults() -> TcpConfig {
         sack: false,
         flavour: Flavour::Ns2,
         explicit: 0,
+        cc: None,
+        cc_tables: Default::default(),
     }
 }
 
@@ -164,9 +167,50 @@ fn apply_tcp(
     if base.variant.recovery() == Recovery::Sack && s.sack != Some(false) {
         base.sack = true;
     }
+    if let Some(cc) = &s.cc {
+        read_constants(key, base, cc)?;
+    }
+    let merged = base.cc_tables.get(base.variant.name()).cloned();
+    let ckey = format!("{key}.cc.{}", base.variant.name());
+    let table = merged.unwrap_or_default();
+    let params = CcParams::read(base.variant, &Table::host(&table, &ckey))?;
+    base.cc = (!params.is_default()).then_some(params);
     if base.flavour == Flavour::Linux {
         check_linux(key, base, s)?;
         base.apply_linux_defaults();
+    }
+    Ok(())
+}
+
+/// The `cc` table at `key.cc`: a table of constants per variant, each checked against the
+/// variant's declared keys and ranges, merged over `base`'s (key by key).
+fn read_constants(key: &str, base: &mut TcpConfig, cc: &toml::Table) -> Result<(), Bad> {
+    for (name, v) in cc {
+        let vkey = format!("{key}.cc.{name}");
+        let tunable: Vec<&str> = crate::traffic::cc::VARIANT_NAMES
+            .iter()
+            .copied()
+            .filter(|n| TcpVariant::from_name(n).is_some_and(|v| !v.constants().is_empty()))
+            .collect();
+        let Some(variant) = TcpVariant::from_name(name).filter(|v| !v.constants().is_empty())
+        else {
+            return Err(bad(
+                vkey,
+                format!(
+                    "`{name}` is not a TCP variant with constants (those are {})",
+                    tunable.join(", ")
+                ),
+            ));
+        };
+        let toml::Value::Table(t) = v else {
+            return Err(bad(vkey, format!("expected a table of {name}'s constants")));
+        };
+        let table = Table::constants(t, &vkey, variant.name(), variant.constants())?;
+        CcParams::read(variant, &table)?;
+        let merged = base.cc_tables.entry(name.clone()).or_default();
+        for (k, x) in t {
+            merged.insert(k.clone(), x.clone());
+        }
     }
     Ok(())
 }
@@ -199,6 +243,13 @@ fn check_linux(key: &str, t: &TcpConfig, s: &TcpSpec) -> Result<(), Bad> {
             "tick",
             "the linux flavour's RTT estimator works in microseconds as Linux's: `tick` \
              applies to the ns2 flavour only",
+        );
+    }
+    if t.cc.is_some() {
+        return refuse(
+            "cc",
+            "the linux flavour runs Linux's modules with their constants: `cc` applies to the \
+             ns2 flavour only",
         );
     }
     if t.max_burst != 0 {

@@ -73,6 +73,13 @@ pub const SCENARIO: &[Param] = &[
 /// `[tcp]` and a flow's `tcp` table.
 pub const TCP: &[Param] = &[
     Param::new(
+        "cc",
+        ParamKind::Constants,
+        "each variant's published constants",
+        "The variants' tunable constants, a table per variant (e.g. cc.cubic = { beta = 0.8 }), \
+         used when that variant runs (ns2 flavour); a flow's table overrides [tcp]'s key by key.",
+    ),
+    Param::new(
         "flavour",
         ParamKind::Choice {
             choices: crate::traffic::tcp::FLAVOUR_NAMES,

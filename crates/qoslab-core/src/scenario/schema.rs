@@ -94,6 +94,23 @@ fn value_schema(kind: &ParamKind) -> Value {
             ("items", obj(vec![("type", s("string"))])),
         ]),
         ParamKind::Queue => obj(vec![("$ref", s("#/$defs/queue"))]),
+        ParamKind::Constants => {
+            let mut t = match object(&[], &[], None) {
+                Value::Table(t) => t,
+                _ => unreachable!(),
+            };
+            let props: Table = crate::traffic::cc::VARIANT_NAMES
+                .iter()
+                .filter_map(|n| {
+                    let v = crate::traffic::cc::TcpVariant::from_name(n)?;
+                    let params = v.constants();
+                    (!params.is_empty()).then(|| (n.to_string(), object(params, &[], None)))
+                })
+                .collect();
+            t.insert("properties".into(), Value::Table(props));
+            t.insert("x-constants".into(), Value::Boolean(true));
+            Value::Table(t)
+        }
         ParamKind::Tables { params } if !params.is_empty() => obj(vec![
             ("type", s("array")),
             ("items", object(params, &[], None)),

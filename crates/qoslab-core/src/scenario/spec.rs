@@ -315,6 +315,9 @@ pub struct TcpSpec {
     pub pacing: Option<bool>,
     /// SACK loss recovery (RFC 6675) with cubic, dctcp or bbr (default false).
     pub sack: Option<bool>,
+    /// The variants' constants: a table per variant (`cc.cubic = { c = 0.4, beta = 0.7 }`),
+    /// read by the variant ([`crate::traffic::cc::Tunable`]).
+    pub cc: Option<toml::Table>,
 }
 
 /// A size in bytes: fixed ("500B") or drawn from a distribution, written as a table

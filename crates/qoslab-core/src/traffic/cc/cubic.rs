@@ -23,7 +23,9 @@
 //! Left out: §4.9's application-limited epoch freezing, spurious-loss undo.
 
 use super::hystart::HyStart;
-use super::{AckSample, CongestionControl, Window};
+use super::{AckSample, CongestionControl, Tunable, Window};
+use crate::params::typed::Decl;
+use crate::params::{open, open_closed, KeyError, Param, Table};
 use crate::units::{SimTime, NS_PER_SEC};
 
 /// C, segments/s³ (§5).
@@ -31,8 +33,53 @@ pub const C: f64 = 0.4;
 /// β_cubic (§4.6).
 pub const BETA: f64 = 0.7;
 
+const C_KEY: Decl<f64> = Decl::new(
+    "c",
+    open_closed(0.0, 100.0),
+    "0.4",
+    "C, segments/s³: the cubic's aggressiveness (RFC 9438 §5).",
+);
+const BETA_KEY: Decl<f64> = Decl::new(
+    "beta",
+    open(0.0, 1.0),
+    "0.7",
+    "β_cubic: the window kept at a congestion event (RFC 9438 §4.6).",
+);
+
+/// CUBIC's constants.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CubicParams {
+    pub c: f64,
+    pub beta: f64,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams { c: C, beta: BETA }
+    }
+}
+
+impl Tunable for Cubic {
+    type Params = CubicParams;
+    const PARAMS: &'static [Param] = &[C_KEY.param, BETA_KEY.param];
+    fn read(t: &Table) -> Result<CubicParams, KeyError> {
+        Ok(CubicParams {
+            c: t.get(&C_KEY)?,
+            beta: t.get(&BETA_KEY)?,
+        })
+    }
+    fn with_params(p: &CubicParams) -> Self {
+        Cubic {
+            params: *p,
+            ..Cubic::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Cubic {
+    /// C and β.
+    pub params: CubicParams,
     /// W_max: the window before the last reduction (after fast convergence), packets.
     pub w_max: f64,
     /// cwnd_prior: the window at the last congestion event, packets.
@@ -54,7 +101,7 @@ pub struct Cubic {
 impl Cubic {
     /// W_cubic(t), packets, t in seconds since the epoch started.
     pub fn w_cubic(&self, t: f64) -> f64 {
-        C * (t - self.k).powi(3) + self.w_max
+        self.params.c * (t - self.k).powi(3) + self.w_max
     }
 
     fn begin_epoch(&mut self, now: SimTime, cwnd: f64) {
@@ -65,7 +112,7 @@ impl Cubic {
             self.w_max = cwnd;
             self.k = 0.0;
         } else {
-            self.k = ((self.w_max - cwnd) / C).cbrt();
+            self.k = ((self.w_max - cwnd) / self.params.c).cbrt();
         }
         self.w_est = cwnd;
     }
@@ -75,11 +122,11 @@ impl Cubic {
         self.t_epoch = None;
         self.cwnd_prior = flight;
         self.w_max = if flight < self.w_max {
-            flight * (1.0 + BETA) / 2.0
+            flight * (1.0 + self.params.beta) / 2.0
         } else {
             flight
         };
-        w.ssthresh = (flight * BETA).max(2.0);
+        w.ssthresh = (flight * self.params.beta).max(2.0);
     }
 }
 
@@ -121,7 +168,7 @@ impl CongestionControl for Cubic {
         let alpha = if self.w_est >= self.cwnd_prior {
             1.0
         } else {
-            3.0 * (1.0 - BETA) / (1.0 + BETA)
+            3.0 * (1.0 - self.params.beta) / (1.0 + self.params.beta)
         };
         self.w_est += alpha * acked / w.cwnd;
         if self.w_cubic(t) < self.w_est {
