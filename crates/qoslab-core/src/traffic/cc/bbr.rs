@@ -130,10 +130,12 @@ pub struct Bbr {
     pub filled_pipe: bool,
     full_bw: f64,
     full_bw_count: u32,
-    pub cycle_index: usize,
+    /// The ProbeBW phase (an index of [`GAIN_CYCLE`]; a byte, as `cycle_start`, so that the
+    /// gains fit in the state's former size).
+    pub cycle_index: u8,
     cycle_stamp: SimTime,
     /// The first ProbeBW phase (a per-flow draw, never the 3/4 phase).
-    cycle_start: usize,
+    cycle_start: u8,
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
     /// Times ProbeRTT was entered.
@@ -241,7 +243,7 @@ impl Bbr {
         self.cwnd_gain = self.params.cwnd_gain;
         self.cycle_index = self.cycle_start;
         self.cycle_stamp = now;
-        self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+        self.pacing_gain = GAIN_CYCLE[self.cycle_index as usize];
     }
 
     fn check_cycle_phase(&mut self, now: SimTime, prior_inflight: f64) {
@@ -258,9 +260,9 @@ impl Bbr {
             full_length
         };
         if next {
-            self.cycle_index = (self.cycle_index + 1) % GAIN_CYCLE.len();
+            self.cycle_index = ((self.cycle_index as usize + 1) % GAIN_CYCLE.len()) as u8;
             self.cycle_stamp = now;
-            self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+            self.pacing_gain = GAIN_CYCLE[self.cycle_index as usize];
         }
     }
 
@@ -451,6 +453,6 @@ impl CongestionControl for Bbr {
     fn set_phase(&mut self, phase: f64) {
         // Any phase but the 3/4 one (index 1), as the draft's random start.
         let k = ((phase * 7.0) as usize).min(6);
-        self.cycle_start = if k == 0 { 0 } else { k + 1 };
+        self.cycle_start = if k == 0 { 0 } else { k as u8 + 1 };
     }
 }

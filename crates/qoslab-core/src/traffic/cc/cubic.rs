@@ -76,7 +76,27 @@ impl Tunable for Cubic {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+/// No congestion-avoidance epoch has started since the last reduction.
+const NO_EPOCH: SimTime = SimTime::MAX;
+/// No epoch has started since the last reduction, which was a timeout.
+const AFTER_TIMEOUT: SimTime = SimTime::MAX - 1;
+
+impl Default for Cubic {
+    fn default() -> Self {
+        Cubic {
+            params: CubicParams::default(),
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            epoch: NO_EPOCH,
+            w_est: 0.0,
+            srtt: 0.0,
+            hystart: HyStart::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
 pub struct Cubic {
     /// C and β.
     pub params: CubicParams,
@@ -86,29 +106,34 @@ pub struct Cubic {
     pub cwnd_prior: f64,
     /// K, seconds.
     pub k: f64,
-    /// Start of the current congestion-avoidance epoch (None: not started).
-    pub t_epoch: Option<SimTime>,
+    /// Start of the current congestion-avoidance epoch, or [`NO_EPOCH`], or [`AFTER_TIMEOUT`]
+    /// (none started and the last reduction was a timeout, §4.8): one word for both, so that
+    /// the constants fit in the state's former size.
+    epoch: SimTime,
     /// W_est, the Reno-friendly window estimate, packets.
     pub w_est: f64,
     /// Smoothed RTT, seconds (0 before a sample).
     pub srtt: f64,
-    /// The last reduction was a timeout (§4.8).
-    after_timeout: bool,
     /// Hybrid slow start ([`super::hystart`]).
     pub hystart: HyStart,
 }
 
 impl Cubic {
+    /// Start of the current congestion-avoidance epoch (None: not started).
+    pub fn t_epoch(&self) -> Option<SimTime> {
+        (self.epoch < AFTER_TIMEOUT).then_some(self.epoch)
+    }
+
     /// W_cubic(t), packets, t in seconds since the epoch started.
     pub fn w_cubic(&self, t: f64) -> f64 {
         self.params.c * (t - self.k).powi(3) + self.w_max
     }
 
     fn begin_epoch(&mut self, now: SimTime, cwnd: f64) {
-        self.t_epoch = Some(now);
-        if self.after_timeout || cwnd >= self.w_max {
+        let after_timeout = self.epoch == AFTER_TIMEOUT;
+        self.epoch = now;
+        if after_timeout || cwnd >= self.w_max {
             // §4.8 after a timeout; above the old maximum (Linux): the plateau is here.
-            self.after_timeout = false;
             self.w_max = cwnd;
             self.k = 0.0;
         } else {
@@ -119,7 +144,9 @@ impl Cubic {
 
     /// §4.6–4.7: the new W_max and ssthresh at a congestion event.
     fn reduce(&mut self, w: &mut Window, flight: f64) {
-        self.t_epoch = None;
+        if self.epoch != AFTER_TIMEOUT {
+            self.epoch = NO_EPOCH;
+        }
         self.cwnd_prior = flight;
         self.w_max = if flight < self.w_max {
             flight * (1.0 + self.params.beta) / 2.0
@@ -161,10 +188,10 @@ impl CongestionControl for Cubic {
                 return;
             }
         }
-        if self.t_epoch.is_none() {
+        if self.t_epoch().is_none() {
             self.begin_epoch(ack.now, w.cwnd);
         }
-        let t = (ack.now - self.t_epoch.unwrap_or(ack.now)) as f64 / NS_PER_SEC as f64;
+        let t = (ack.now - self.t_epoch().unwrap_or(ack.now)) as f64 / NS_PER_SEC as f64;
         let alpha = if self.w_est >= self.cwnd_prior {
             1.0
         } else {
@@ -193,7 +220,7 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, w: &mut Window, flight: f64, _now: SimTime) {
         self.hystart.reset();
         self.reduce(w, flight);
-        self.after_timeout = true;
+        self.epoch = AFTER_TIMEOUT;
         w.cwnd = 1.0;
     }
 }
