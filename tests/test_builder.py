@@ -82,6 +82,9 @@ def _compare_value(label: str, sch: dict[str, Any], meta: Any, out: list[str]) -
     elif sch.get("type") == "boolean":
         if kind != "bool":
             out.append(f"{label}: boolean in the schema, {kind} in the builder")
+    elif sch.get("x-constants"):
+        if kind != "constants":
+            out.append(f"{label}: the variants' constants in the schema, {kind} in the builder")
     elif sch.get("type") == "object":
         if kind != "table":
             out.append(f"{label}: a table in the schema, {kind} in the builder")
@@ -106,6 +109,14 @@ def _compare_object(label: str, obj: dict[str, Any], cls: type[b.Component], out
         out.append(f"{label}: type {tag!r} in the schema, {cls._tag!r} for {cls.__name__}")
     theirs = set(props) - ({"type"} if tag else set())
     fields = {b.toml_key(f): f for f in dataclasses.fields(cls)}
+    if any(f.metadata.get("kind") == "source" for f in fields.values()):
+        # a flow: its `type` and the source kinds' keys (x-source) are its Source's
+        if tuple(props["type"]["enum"]) != ("tcp", *b.SOURCES):
+            out.append(
+                f"{label}: flow types {props['type']['enum']} in the schema, tcp and {list(b.SOURCES)}"
+            )
+        theirs -= {"type", *(k for k, v in props.items() if v.get("x-source"))}
+        fields = {k: f for k, f in fields.items() if f.metadata.get("kind") != "source"}
     for k in sorted(theirs - set(fields)):
         out.append(f"{label}: key `{k}` is in the schema but {cls.__name__} has no field for it")
     for k in sorted(set(fields) - theirs):
@@ -127,7 +138,7 @@ def differences(schema: dict[str, Any]) -> list[str]:
     # a size: a string with a unit, or a distribution table
     _compare_value("size (string)", schema["$defs"]["size"]["oneOf"][0], {"kind": "bytes"}, out)
     _compare_object("size", schema["$defs"]["size"]["oneOf"][1], b.SizeDistribution, out)
-    for family, registry in (("queue", b.QUEUES), ("meter", b.METERS)):
+    for family, registry in (("queue", b.QUEUES), ("meter", b.METERS), ("source", b.SOURCES)):
         kinds = []
         for obj in schema["$defs"][family]["oneOf"]:
             kind = obj["properties"]["type"]["const"]
@@ -147,6 +158,7 @@ def test_every_kind_and_key_of_the_schema_has_its_builder_counterpart_and_back()
     schema = json_schema()
     assert len(b.QUEUES) == len(schema["$defs"]["queue"]["oneOf"]) >= 9
     assert len(b.METERS) == len(schema["$defs"]["meter"]["oneOf"]) >= 9
+    assert len(b.SOURCES) == len(schema["$defs"]["source"]["oneOf"]) >= 5
 
 
 def test_the_drift_check_fails_on_each_kind_of_drift():
@@ -208,6 +220,7 @@ def test_the_drift_check_fails_on_each_kind_of_drift():
 
 def test_every_field_is_documented_in_its_class_docstring():
     classes = {b.ScenarioSpec, b.Curve, b.PhysicalQueue, *b.QUEUES.values(), *b.METERS.values()}
+    classes |= set(b.SOURCES.values())
     classes |= {b.TcpSettings, b.Measurement, b.Node, b.Link, b.Flow, b.Capture, b.Conditioner}
     for cls in classes:
         doc = cls.__doc__ or ""
@@ -492,19 +505,28 @@ def kitchen_sink() -> b.ScenarioSpec:
             dscp="AF11",
             tcp=b.TcpSettings(window=40),
         ),
-        b.Flow(name="cbr", src="h0", dst=f"r{len(queues)}", type="cbr", rate="100kbps", dscp=10),
+        b.Flow(name="cbr", src="h0", dst=f"r{len(queues)}", source=b.CbrSource(rate="100kbps"), dscp=10),
         b.Flow(
             name="onoff",
             src="h1",
             dst=f"r{len(queues)}",
-            type="onoff",
-            rate="200kbps",
-            on="100ms",
-            off="200ms",
+            source=b.OnOffSource(rate="200kbps", on="100ms", off="200ms"),
             start="1s",
             packet_size="500B",
         ),
-        b.Flow(name="poisson{i}", count=1, src="h1", dst=f"r{len(queues)}", type="poisson", rate=["100kbps"]),
+        b.Flow(
+            name="poisson{i}",
+            count=1,
+            src="h1",
+            dst=f"r{len(queues)}",
+            source=b.PoissonSource(rate=["100kbps"]),
+        ),
+        b.Flow(
+            name="pareto",
+            src="h0",
+            dst=f"r{len(queues)}",
+            source=b.ParetoSource(rate="100kbps", on="50ms", off="100ms", shape=1.2),
+        ),
     )
     for i, m in enumerate(meters):
         many = any(isinstance(getattr(m, f.name), list) for f in dataclasses.fields(m))
@@ -552,7 +574,7 @@ def test_a_scenario_with_every_kind_round_trips_and_the_core_accepts_it(tmp_path
         else:
             assert written[kind] == keys, kind
     resolved = sc.to_scenario().resolved
-    assert len(resolved["conditioners"]) == 11 and len(resolved["flows"]) == 5
+    assert len(resolved["conditioners"]) == 11 and len(resolved["flows"]) == 6
     res = sc.run(seed=2, tables=False, out=tmp_path / "run")  # it captures: its files go there
     assert res.summary()["conservation_violations"] == []
     assert (tmp_path / "run" / "q0.ab.pcap").is_file() and (tmp_path / "run" / "q0.ba.pcap").is_file()
@@ -606,6 +628,11 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
             return st.one_of([st.deferred(lambda q=q: _strategy(q)) for q in kinds])
         if kind == "meter":
             return st.one_of([st.deferred(lambda m=m: _strategy(m)) for m in b.METERS.values()])
+        if kind == "constants":
+            consts = st.dictionaries(st.sampled_from(["c", "beta", "g"]), st.floats(0.01, 0.99), max_size=2)
+            return st.dictionaries(st.sampled_from(["cubic", "dctcp", "bbr"]), consts, max_size=2)
+        if kind == "source":
+            return st.one_of([st.deferred(lambda s=s: _strategy(s)) for s in b.SOURCES.values()])
         if kind == "table":
             return st.deferred(lambda: _strategy(meta["cls"]))
         if kind == "size":  # a size with a unit, or a distribution table
@@ -623,12 +650,8 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
             if f.default is None:
                 v = st.none() | v
             kw[f.name] = draw(v)
-        if cls is b.Flow:  # the flow's cheap cross-checks
-            kw["type"] = kw["type"] if kw["rate"] is not None and kw["tcp"] is None else None
-            if kw["type"] in ("onoff", "pareto") and (kw["on"] is None or kw["off"] is None):
-                kw["type"] = "cbr"
-            if kw["type"] == "trace" and kw["trace"] is None:
-                kw["type"] = "cbr"
+        if cls is b.Flow and kw["tcp"] is not None:  # the flow's cheap cross-check
+            kw["source"] = None
         return cls(**kw)
 
     return build()
@@ -663,9 +686,9 @@ def test_an_unknown_kind_names_the_key_and_every_choice():
     assert e.key == "type" and all(repr(k) in e.message for k in b.METERS)
     e = _error(b.Meter.from_table, {"cir": "1Mbps"})
     assert e.key == "type" and "needs `type`" in e.message
-    e = _error(b.Flow, src="a", dst="b", type="quic")
-    assert e.key == "Flow.type" and "'quic'" in e.message
-    assert all(repr(k) in e.message for k in ("tcp", "cbr", "onoff", "poisson"))
+    e = _error(b.Flow.from_table, {"src": "a", "dst": "b", "type": "quic"}, key="flow[0]")
+    assert e.key == "flow[0].type" and "'quic'" in e.message
+    assert all(repr(k) in e.message for k in ("cbr", "onoff", "poisson"))
     e = _error(
         b.RIO,
         mode="hybrid",
@@ -692,8 +715,10 @@ def test_bad_values_fail_at_construction_naming_the_key():
     assert e.key == "Node.count" and ">= 1" in e.message
     e = _error(b.TcpSettings, ecn="yes")
     assert e.key == "TcpSettings.ecn" and "true or false" in e.message
-    e = _error(b.Flow, src="a", dst="b", type="cbr")
-    assert e.key == "Flow.rate" and "needs `rate`" in e.message
+    e = _error(b.Flow.from_table, {"src": "a", "dst": "b", "type": "cbr"}, key="flow[0]")
+    assert e.key == "flow[0].rate" and "required" in e.message
+    e = _error(b.Flow, src="a", dst="b", source=b.CbrSource(rate="1Mbps"), tcp=b.TcpSettings())
+    assert e.key == "Flow.tcp" and "not TCP" in e.message
     e = _error(b.Flow, src="a", dst="b", start=["0s", "later"])
     assert e.key == "Flow.start" and "member 1" in e.message
     e = _error(b.PhysicalQueue, dscp=["EF"], queue=b.MultiQueue(queues=[]))

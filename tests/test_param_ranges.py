@@ -1,6 +1,6 @@
-"""The core's reader enforces every declared range: for each numeric key of every queue and
-meter kind (as the JSON Schema, generated from the one declaration, states its range), a value
-just outside the range is a one-line error at that key naming the range, and a value just
+"""The core's reader enforces every declared range: for each numeric key of every queue,
+meter and traffic source kind (as the JSON Schema, generated from the one declaration, states
+its range), a value just outside the range is a one-line error at that key naming the range, and a value just
 inside is not refused for its range."""
 
 from __future__ import annotations
@@ -19,8 +19,14 @@ from test_builder import kitchen_sink
 
 
 def _kind_tables(table: dict[str, Any]) -> Iterator[tuple[str, list[Any]]]:
-    """(type, path) of the first table of each queue and meter kind in a scenario table."""
+    """(type, path) of the first table of each queue, meter and source kind in a scenario table
+    (a source's keys are its flow's)."""
     seen: set[str] = set()
+    for i, flow in enumerate(table.get("flow", [])):
+        kind = flow.get("type", "tcp")
+        if kind != "tcp" and kind not in seen:
+            seen.add(kind)
+            yield kind, ["flow", i]
     for i, link in enumerate(table.get("link", [])):
         for q in ("queue", "queue_ab", "queue_ba"):
             t = link.get(q)
@@ -35,7 +41,7 @@ def _kind_tables(table: dict[str, Any]) -> Iterator[tuple[str, list[Any]]]:
 
 
 def _key(path: list[Any]) -> str:
-    return f"{path[0]}[{path[1]}].{path[2]}"
+    return f"{path[0]}[{path[1]}]" + "".join(f".{p}" for p in path[2:])
 
 
 def _g(x: float) -> str:
@@ -86,7 +92,7 @@ def _cases() -> list[tuple[str, str, str, float, float]]:
     base = kitchen_sink().to_table()
     objs = {
         o["properties"]["type"]["const"]: o
-        for fam in ("queue", "meter")
+        for fam in ("queue", "meter", "source")
         for o in schema["$defs"][fam]["oneOf"]
     }
     cases = []
@@ -106,7 +112,10 @@ def _load(kind: str, name: str, value: float) -> qoslab.ScenarioError | None:
     table = kitchen_sink().to_table()
     path = dict(_kind_tables(table))[kind]
     t = copy.deepcopy(table)
-    t[path[0]][path[1]][path[2]][name] = value
+    node = t[path[0]][path[1]]
+    for p in path[2:]:
+        node = node[p]
+    node[name] = value
     try:
         qoslab.Scenario.from_toml(dumps(t), "ranges.toml")
     except qoslab.ScenarioError as e:
@@ -116,9 +125,19 @@ def _load(kind: str, name: str, value: float) -> qoslab.ScenarioError | None:
 
 def test_every_kind_with_a_numeric_key_is_covered():
     kinds = {c[0] for c in CASES}
-    assert {"red", "ared", "dwred", "fdd_red", "pie", "fq_codel", "arm", "ard", "twam", "probe"} <= kinds, (
-        kinds
-    )
+    assert {
+        "red",
+        "ared",
+        "dwred",
+        "fdd_red",
+        "pie",
+        "fq_codel",
+        "arm",
+        "ard",
+        "twam",
+        "probe",
+        "pareto",
+    } <= kinds, kinds
     assert len(CASES) >= 40, len(CASES)
 
 

@@ -21,8 +21,9 @@ for the keys that allow one (:data:`PerMember`).
 Checks here are the cheap ones (a key's type, unit, range and choices, named in a
 :class:`qoslab.ScenarioError` with the key); the Rust core stays the authority:
 :meth:`ScenarioSpec.to_scenario` hands the TOML to it and reports its errors with the key.
-The queue and meter classes are generated from the core's declarations (``qoslab schema
---python queue|meter`` writes :mod:`qoslab.builder_queues` and :mod:`qoslab.builder_meters`);
+The queue, meter and source classes are generated from the core's declarations (``qoslab schema
+--python queue|meter|source`` writes :mod:`qoslab.builder_queues`, :mod:`qoslab.builder_meters`
+and :mod:`qoslab.builder_sources`);
 the machinery is :mod:`qoslab.builder_base`, the other tables :mod:`qoslab.builder_tables`.
 ``tests/test_builder.py`` walks the core's JSON Schema (:func:`qoslab.schema.json_schema`) and
 fails when a kind or key exists on one side only, or differs in required-ness, type, unit,
@@ -73,9 +74,6 @@ from qoslab.builder_base import (
 )
 from qoslab.builder_base import (
     Flavour as Flavour,
-)
-from qoslab.builder_base import (
-    FlowType as FlowType,
 )
 from qoslab.builder_base import (
     Limit as Limit,
@@ -132,6 +130,9 @@ from qoslab.builder_base import (
     SizeLaw as SizeLaw,
 )
 from qoslab.builder_base import (
+    Source as Source,
+)
+from qoslab.builder_base import (
     Start as Start,
 )
 from qoslab.builder_base import (
@@ -182,6 +183,17 @@ from qoslab.builder_queues import (
     RIOPlusO,
     StepMarking,
 )
+from qoslab.builder_sources import (
+    SOURCES,
+    CbrSource,
+    OnOffSource,
+    ParetoSource,
+    PoissonSource,
+    TraceSource,
+)
+from qoslab.builder_sources import (
+    FlowType as FlowType,
+)
 from qoslab.builder_tables import (
     Arrivals,
     Capture,
@@ -212,6 +224,13 @@ __all__ = [
     "FDDRED",
     "METERS",
     "QUEUES",
+    "SOURCES",
+    "CbrSource",
+    "OnOffSource",
+    "ParetoSource",
+    "PoissonSource",
+    "Source",
+    "TraceSource",
     "RED",
     "RIO",
     "TSW2CM",
@@ -407,15 +426,11 @@ def _droptail(q: Queue | None) -> Queue:
 def _flow(
     name: str, count: int, src: str, dst: str, flow_type: FlowType, rate: Rate | None, start: Start
 ) -> Flow:
-    return Flow(
-        name=name,
-        count=count,
-        src=src,
-        dst=dst,
-        type=None if flow_type == "tcp" else flow_type,
-        rate=rate,
-        start=start,
-    )
+    source = None
+    if flow_type != "tcp":
+        keys: dict[str, Any] = {"type": flow_type} | ({} if rate is None else {"rate": rate})
+        source = Source.from_table(keys, key=name, source="<builder>")
+    return Flow(name=name, count=count, src=src, dst=dst, source=source, start=start)
 
 
 def dumbbell(

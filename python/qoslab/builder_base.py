@@ -35,7 +35,6 @@ _T = TypeVar("_T")
 #: One value for a whole group (``count``), or a list of one value per member.
 PerMember: TypeAlias = _T | list[_T]
 
-FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace"]
 SizeLaw = Literal["fixed", "exponential", "pareto", "lognormal", "empirical"]
 TcpVariant = Literal["reno", "newreno", "sack", "cubic", "dctcp", "bbr"]
 TcpFlavour = Literal["ns2", "linux"]
@@ -185,6 +184,13 @@ def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
         if isinstance(v, list | tuple) and all(isinstance(x, str) for x in v):
             return None
         return f'expected a list of codepoint names such as ["AF11", "AF12"], got {_what(v)}'
+    if kind == "constants":
+        ok = isinstance(v, Mapping) and all(
+            isinstance(k, str) and isinstance(t, Mapping) and all(_number(x) for x in t.values())
+            for k, t in v.items()
+        )
+        example = '{"cubic": {"beta": 0.8}}'
+        return None if ok else f"expected a table of constants per variant, e.g. {example}, got {_what(v)}"
     if kind == "rates":
         if not isinstance(v, Mapping):
             return f'expected a table of rates by flow name, e.g. {{"f0": "1Mbps"}}, got {_what(v)}'
@@ -192,7 +198,9 @@ def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
             if not isinstance(name, str) or not isinstance(r, str) or not _UNITS["rate"].match(r):
                 return f"flow {name!r}: expected {_EXPECTED['rate']}, got {_what(r)}"
         return None
-    cls = {"curve": Curve, "queue": Queue, "single_queue": Queue, "meter": Meter}.get(kind, meta["cls"])
+    cls = {"curve": Curve, "queue": Queue, "single_queue": Queue, "meter": Meter, "source": Source}.get(
+        kind, meta["cls"]
+    )
     if kind == "tables":
         if not isinstance(v, list | tuple):
             return f"expected a list of {cls.__name__}, got {_what(v)}"
@@ -453,6 +461,20 @@ class Meter(_Tagged):
     kind; :data:`METERS` lists them by ``type``."""
 
     _family = "meter"
+
+
+# -- traffic sources ----------------------------------------------------------------------------
+
+
+class Source(_Tagged):
+    """An open-loop traffic source of a flow (its ``type`` and the keys its kind owns, written
+    in the ``[[flow]]`` table beside the flow's own). In a group of flows (``count``) every key
+    may be a list of one value per member. ``Source.from_table`` reads any kind; :data:`SOURCES`
+    lists them by ``type``; ``exports`` says where else a kind runs (``ns2``, ``ns3``,
+    ``emulator``), as its Rust file declares: the exporters and the emulator ask it."""
+
+    _family = "source"
+    exports: ClassVar[dict[str, bool]] = {}
 
 
 # -- size distributions ---------------------------------------------------------------------

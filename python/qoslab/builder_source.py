@@ -1,11 +1,13 @@
-"""The source of ``qoslab/builder_queues.py`` and ``qoslab/builder_meters.py``, generated from
-the core's JSON Schema: a builder class per queue discipline and meter kind, whose fields, value
-kinds, ranges, choices, required-ness and docstrings all come from the core's one declaration of
-each parameter (``Decl``/``Param`` in the Rust kind's file; the class name is its registry
-line's ``as``).
+"""The source of ``qoslab/builder_queues.py``, ``qoslab/builder_meters.py`` and
+``qoslab/builder_sources.py``, generated from the core's JSON Schema: a builder class per queue
+discipline, meter kind and traffic source kind, whose fields, value kinds, ranges, choices,
+required-ness and docstrings all come from the core's one declaration of each parameter
+(``Decl``/``Param`` in the Rust kind's file; the class name is its registry line's ``as``; a
+source class also carries where else its kind runs, ``exports``).
 
     qoslab schema --python queue > python/qoslab/builder_queues.py
     qoslab schema --python meter > python/qoslab/builder_meters.py
+    qoslab schema --python source > python/qoslab/builder_sources.py
 
 ``tests/test_schema.py`` fails when a module is stale. The multi queue and its physical
 queues are written by hand in :mod:`qoslab.builder_base` (their tables hold other queues).
@@ -144,7 +146,7 @@ def _docstring(obj: dict[str, Any], kind: str) -> list[str]:
 def _class(obj: dict[str, Any], family: str, patterns: dict[str, str]) -> list[str]:
     kind = obj["properties"]["type"]["const"]
     cls = obj["title"]
-    base = "Queue" if family == "queue" else "Meter"
+    base = _BASES[family][0]
     lines = [
         "",
         "",
@@ -154,22 +156,27 @@ def _class(obj: dict[str, Any], family: str, patterns: dict[str, str]) -> list[s
         "",
     ]
     lines.append(f"    _tag = {_q(kind)}")
+    if "x-exports" in obj:
+        exports = ", ".join(f"{_q(k)}: {v!r}" for k, v in obj["x-exports"].items())
+        lines.append(f"    exports = {{{exports}}}")
     required = set(obj.get("required", []))
     for key in obj["x-order"]:
         v = obj["properties"][key]
-        lines.append(_field(kind, key, v, key in required, family == "meter", patterns))
+        lines.append(_field(kind, key, v, key in required, family != "queue", patterns))
     return lines
 
 
 #: The generated module of each family, under python/qoslab/.
-MODULES = {"queue": "builder_queues.py", "meter": "builder_meters.py"}
+MODULES = {"queue": "builder_queues.py", "meter": "builder_meters.py", "source": "builder_sources.py"}
+#: Each family's base class and registry constant.
+_BASES = {"queue": ("Queue", "QUEUES"), "meter": ("Meter", "METERS"), "source": ("Source", "SOURCES")}
 
 
 def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) -> str:
-    """The generated module of ``family`` (``"queue"`` or ``"meter"``, :data:`MODULES`), from the
-    core's ``schema`` (:func:`qoslab.schema.json_schema`); ``patterns`` are the builder's unit
-    patterns, by value kind."""
-    base, const = ("Queue", "QUEUES") if family == "queue" else ("Meter", "METERS")
+    """The generated module of ``family`` (``"queue"``, ``"meter"`` or ``"source"``,
+    :data:`MODULES`), from the core's ``schema`` (:func:`qoslab.schema.json_schema`);
+    ``patterns`` are the builder's unit patterns, by value kind."""
+    base, const = _BASES[family]
     hand = sorted({c for k, c in HAND_WRITTEN.items() if family == "queue"})
     names = ["Curve", "Duration", "Limit", *hand, "PerMember", base, "Rate", "Size", "_opt", "_req"]
     body: list[str] = []
@@ -210,7 +217,19 @@ def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) 
         "}",
         f"{base}._registry = dict({const})",
     ]
+    if family == "source":
+        flow_types = ", ".join(_q(k) for k in ["tcp", *(c for c in registry_tags(schema, family))])
+        lines += [
+            "",
+            "#: A ``[[flow]]``'s ``type``: ``tcp`` or a source kind.",
+            f"FlowType = Literal[{flow_types}]",
+        ]
     return "\n".join(lines) + "\n"
+
+
+def registry_tags(schema: dict[str, Any], family: str) -> list[str]:
+    """The ``type`` of every kind of ``family`` in the schema, in the core's registry order."""
+    return [obj["properties"]["type"]["const"] for obj in schema["$defs"][family]["oneOf"]]
 
 
 def api_tables(schema: dict[str, Any]) -> str:
@@ -233,6 +252,11 @@ def api_tables(schema: dict[str, Any]) -> str:
         "Meters and markers (a conditioner's `meter`; `builder.METERS`):",
         "",
         *table("meter"),
+        "",
+        "Traffic sources (a flow's `source`, whose keys are written in its `[[flow]]` table;",
+        "`builder.SOURCES`):",
+        "",
+        *table("source"),
     ]
     return "\n".join(lines) + "\n"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 from qoslab.builder_base import (
     CaptureDirection,
@@ -15,7 +15,6 @@ from qoslab.builder_base import (
     Component,
     Direction,
     Duration,
-    FlowType,
     MeasurementPoint,
     Meter,
     PerMember,
@@ -24,11 +23,13 @@ from qoslab.builder_base import (
     Scope,
     Size,
     SizeDistribution,
+    Source,
     Start,
     TcpFlavour,
     TcpVariant,
     _opt,
     _req,
+    toml_key,
 )
 
 # -- the scenario's other tables ----------------------------------------------------------------
@@ -66,6 +67,9 @@ class TcpSettings(Component):
             after); bbr always paces at its own rate. Default: false.
         sack: SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr;
             implied by variant sack; not for reno/newreno. Default: false.
+        cc: The variants' tunable constants, a table per variant, e.g. ``{"cubic": {"beta":
+            0.8}}`` (keys and ranges: the scenario reference); ns2 flavour. Default: each
+            variant's published constants.
     """
 
     flavour: TcpFlavour | None = _opt("choice", choices=TcpFlavour)
@@ -86,6 +90,7 @@ class TcpSettings(Component):
     syn: bool | None = _opt("bool")
     pacing: bool | None = _opt("bool")
     sack: bool | None = _opt("bool")
+    cc: dict[str, dict[str, float]] | None = _opt("constants")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -154,29 +159,21 @@ class Link(Component):
 
 @dataclass(kw_only=True, repr=False)
 class Flow(Component):
-    """A traffic source (``[[flow]]``): TCP (bulk, or a finite transfer of ``size``), or a UDP
-    source: constant bit rate (``"cbr"``), exponential ON/OFF (``"onoff"``), Poisson
-    (``"poisson"``), Pareto ON/OFF (``"pareto"``) or a trace replayed open loop (``"trace"``).
+    """A traffic source (``[[flow]]``): TCP (bulk, or a finite transfer of ``size``) when it has
+    no ``source``, or an open-loop source (a :class:`Source` of :data:`SOURCES`, e.g.
+    :class:`CbrSource`), whose ``type`` and keys are written in the flow's table.
 
     Attributes:
         name: Flow name; ``{i}`` in groups. Default: "flowN".
         count: A group of ``count`` flows written once. Default: 1.
         src: Sending node. Required.
         dst: Receiving node. Required.
-        type: ``"tcp"``, ``"cbr"``, ``"onoff"``, ``"poisson"``, ``"pareto"`` or ``"trace"``.
-            Default: tcp.
+        source: The open-loop source (its kind's class). Default: none (a TCP flow).
         start: Start time, or ``"uniform(LO, HI)"`` (or a list per member). Default: 0s.
         stop: Stop time. Default: never.
         packet_size: Data packet size; UDP sources may give a :class:`SizeDistribution`.
             Default: [tcp] packet_size, 1000B for UDP.
         size: TCP: a finite transfer of this many bytes. Default: unlimited.
-        rate: CBR rate, ON/OFF peak rate, Poisson mean rate (or a list per member). Required
-            for UDP.
-        on: ON/OFF mean burst time (exponential). Required for onoff.
-        off: ON/OFF mean idle time (exponential). Required for onoff.
-        shape: pareto: the shape of the ON and OFF periods. Default: 1.5.
-        trace: trace: a CSV file of ``time, size[, flow]`` rows. Required for trace.
-        trace_flow: trace: replay only the rows of this flow id. Default: every row.
         dscp: Codepoint set by the host ("AF11", "EF", … or 0..=63). Default: BE (0).
         tcp: Per-flow TCP settings, overriding the scenario's ``tcp``.
     """
@@ -185,34 +182,42 @@ class Flow(Component):
     count: int | None = _opt("integer", lo=1)
     src: str = field(metadata=_req("name"))
     dst: str = field(metadata=_req("name"))
-    type: FlowType | None = _opt("choice", choices=FlowType)
+    source: Source | None = _opt("source")
     start: PerMember[Start] | None = _opt("start", per_member=True)
     stop: Duration | None = _opt("duration")
     packet_size: Size | SizeDistribution | None = _opt("size")
     size: Size | None = _opt("bytes")
-    rate: PerMember[Rate] | None = _opt("rate", per_member=True)
-    on: Duration | None = _opt("duration")
-    off: Duration | None = _opt("duration")
-    shape: float | None = _opt("number", lo=1.0, hi=100.0, lo_open=True)
-    trace: str | None = _opt("name")
-    trace_flow: str | None = _opt("name")
     dscp: Codepoint | None = _opt("dscp")
     tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
 
     @classmethod
     def _cross_problem(cls, values: Mapping[str, Any]) -> tuple[str, str] | None:
-        kind = values.get("type") or "tcp"
-        if kind == "trace" and values.get("trace") is None:
-            return "trace", "a trace flow needs `trace`"
-        if kind not in ("tcp", "trace") and values.get("rate") is None:
-            return "rate", f"a {kind} flow needs `rate`"
-        if kind in ("onoff", "pareto"):
-            for k in ("on", "off"):
-                if values.get(k) is None:
-                    return k, f"an {kind} flow needs `{k}`"
-        if kind != "tcp" and values.get("tcp") is not None:
-            return "tcp", f"a {kind} flow is not TCP: `tcp` settings do not apply"
+        src = values.get("source")
+        if src is not None and values.get("tcp") is not None:
+            return "tcp", f"a {src._tag} flow is not TCP: `tcp` settings do not apply"
         return None
+
+    def to_table(self) -> dict[str, Any]:
+        """The flow's table, its source's ``type`` and keys written among its own."""
+        out = super().to_table()
+        src = out.pop("source", None)
+        if isinstance(src, dict):
+            out.update(src)
+        return out
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], *, key: str = "", source: str = "<table>") -> Self:
+        """Reads a ``[[flow]]`` table: a ``type`` other than ``tcp`` makes the keys that are not
+        the flow's own its :class:`Source`'s."""
+        if not isinstance(table, Mapping) or table.get("type", "tcp") == "tcp":
+            own = {k: v for k, v in table.items() if k != "type"} if isinstance(table, Mapping) else table
+            return super().from_table(own, key=key, source=source)
+        keys = {toml_key(f) for f in cls._fields() if f.name != "source"}
+        flow = super().from_table({k: v for k, v in table.items() if k in keys}, key=key, source=source)
+        rest = {k: v for k, v in table.items() if k not in keys}
+        flow.source = Source.from_table(rest, key=key, source=source)
+        flow._check(source=source, prefix=key)
+        return flow
 
 
 @dataclass(kw_only=True, repr=False)

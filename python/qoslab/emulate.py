@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from qoslab.builder_sources import SOURCES
 from qoslab.scenario import Scenario
 from qoslab.simulate import jain_index
 
@@ -342,7 +343,7 @@ def emulation_scenario(sc: Scenario, duration_s: float | None) -> Scenario:
 def check_supported(sc: Scenario) -> None:
     """What the emulator cannot reproduce is refused with one clear line."""
     for i, f in enumerate(sc.resolved["flows"]):
-        if f["kind"] not in ("tcp", "cbr", "poisson", "onoff"):
+        if f["kind"] != "tcp" and not (f["kind"] in SOURCES and SOURCES[f["kind"]].exports["emulator"]):
             raise EmulationError(f"flow[{i}] ({f['name']}): type {f['kind']!r} is not emulated")
         # the emulator's traffic generators run bulk TCP and fixed-size datagrams only
         if f.get("size_bytes") is not None:

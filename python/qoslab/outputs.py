@@ -324,8 +324,8 @@ FLOWS = OutputFile(
         Column(
             "kind",
             "text",
-            'Traffic type: "tcp", "cbr", "onoff", "poisson", "pareto", "trace", or "arrivals" for an '
-            "arrival process's row.",
+            'Traffic type: "tcp", a source kind\'s `type` (`qoslab.builder.SOURCES`), or "arrivals" for '
+            "an arrival process's row.",
         ),
         Column("dscp", "codepoint", "The codepoint the source sets (0..63)."),
         *(

@@ -135,6 +135,30 @@ def reference_markdown() -> str:
     for m in s["$defs"]["meter"]["oneOf"]:
         kind = m["properties"]["type"]["const"]
         lines += [f'### `type = "{kind}"`', "", *_rows(m["properties"]), ""]
+    lines += [
+        "## Traffic sources",
+        "",
+        'A `[[flow]]` whose `type` is not `"tcp"` is an open-loop source; its kind\'s keys are',
+        "written in the flow's table, beside the flow's own. A group (`count`) may give any of",
+        "them as a list of one value per member. `type`, one of:",
+        "",
+    ]
+    for src in s["$defs"]["source"]["oneOf"]:
+        kind = src["properties"]["type"]["const"]
+        runs = [w for w, yes in src.get("x-exports", {}).items() if yes]
+        where = f"Also runs in: {', '.join(runs)}." if runs else "Runs in the simulator only."
+        lines += [f'### `type = "{kind}"`', "", f"{src.get('description', '')} {where}", ""]
+        lines += [*_rows(src["properties"]), ""]
+    lines += [
+        "## TCP variants' constants",
+        "",
+        "`cc` in `[tcp]` or a flow's `tcp` table: a table per variant (`cc.cubic = { beta = 0.8 }`),",
+        "used when the flow runs that variant in the ns2 flavour; a flow's table overrides `[tcp]`'s",
+        "key by key. Defaults are the published constants.",
+        "",
+    ]
+    for variant, obj in p["tcp"]["properties"]["cc"]["properties"].items():
+        lines += [f"### `cc.{variant}`", "", *_rows(obj["properties"], skip=()), ""]
     lines += ["## Curve tables", "", *_rows(s["$defs"]["curve"]["properties"]), ""]
     lines += [
         "## Size distribution tables",
@@ -167,7 +191,6 @@ def kinds_markdown() -> str:
         return [(o["properties"]["type"]["const"], o.get("description", "")) for o in defs[family]["oneOf"]]
 
     variant = props["tcp"]["properties"]["variant"]
-    flow_type = props["flow"]["items"]["properties"]["type"]
 
     def names(enum: list[str]) -> str:
         return ", ".join(f"`{v}`" for v in enum)
@@ -186,7 +209,12 @@ def kinds_markdown() -> str:
         ),
         f"**TCP variants** (`[tcp] variant`): {names(variant['enum'])}. {variant['description']}",
         "",
-        f"**Traffic sources** (`[[flow]] type`): {names(flow_type['enum'])}. {flow_type['description']} "
+        *table(
+            "Traffic sources",
+            one_of("source"),
+            '`type` of a `[[flow]]` other than `"tcp"`; keys in '
+            "[the reference](scenario-reference.md#traffic-sources)",
+        ),
         f"And `[[arrivals]]`: {props['arrivals']['description']}",
     ]
     return "\n".join(lines).rstrip() + "\n"

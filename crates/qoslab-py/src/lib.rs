@@ -213,10 +213,10 @@ impl Resolved {
         let mut seen: Vec<*const qoslab_core::traffic::trace::TraceRow> = Vec::new();
         let mut trace = 0u64;
         for f in &self.inner.flows {
-            if let Some(rows) = &f.trace_rows {
+            if let Some(rows) = f.source.as_ref().and_then(|s| s.rows()) {
                 if !seen.contains(&rows.as_ptr()) {
                     seen.push(rows.as_ptr());
-                    trace += std::mem::size_of_val(&**rows) as u64;
+                    trace += std::mem::size_of_val(&*rows) as u64;
                 }
             }
         }

@@ -20,19 +20,20 @@ def schema(
     ] = False,
     python: Annotated[
         str | None,
-        typer.Option("--python", help="The builder's classes of one family: queue or meter."),
+        typer.Option("--python", help="The builder's classes of one family: queue, meter or source."),
     ] = None,
 ) -> None:
     """Print the JSON Schema of scenario files (every key, type, unit, default, range), generated
-    from the core; --markdown prints docs/scenario-reference.md, --python queue|meter the
-    builder's classes of that family (python/qoslab/builder_queues.py, builder_meters.py)."""
+    from the core; --markdown prints docs/scenario-reference.md, --python queue|meter|source the
+    builder's classes of that family (python/qoslab/builder_queues.py, builder_meters.py,
+    builder_sources.py)."""
     from qoslab import schema as sch
 
     if python is not None:
         from qoslab import builder_base, builder_source
 
         if python not in builder_source.MODULES:
-            _fail(f"--python takes queue or meter, got {python!r}")
+            _fail(f"--python takes {', '.join(builder_source.MODULES)}, got {python!r}")
         text = builder_source.kinds_module(sch.json_schema(), builder_base.UNIT_PATTERNS, python)
         typer.echo(text, nl=False)
         return

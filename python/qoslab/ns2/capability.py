@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from qoslab.builder_sources import SOURCES
+
 #: qoslab's variants and the ns-2.35 agents they are cross-checked against: ``sack`` (Reno
 #: congestion control with SACK recovery) against ``Agent/TCP/Sack1`` (Fall & Floyd's SACK
 #: sender, RFC 2018 blocks) and its ``Agent/TCPSink/Sack1`` receiver.
 TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
-
-
-_FLOW_KINDS = ("tcp", "cbr", "onoff", "poisson")
 
 
 DS_QUEUE_TYPES = ("rio", "wred", "multi")
@@ -94,7 +93,7 @@ def queue_reason(where: str, q: Any) -> str | None:
 
 def flow_reason(where: str, f: dict[str, Any]) -> str | None:
     """Why ns-2 cannot run flow ``f`` (the core has validated it), or None."""
-    if f["kind"] not in _FLOW_KINDS:
+    if f["kind"] != "tcp" and not (f["kind"] in SOURCES and SOURCES[f["kind"]].exports["ns2"]):
         return f"{where}: flow kind {f['kind']!r} is not supported by the ns-2 export"
     if f.get("packet_size_dist"):
         return (

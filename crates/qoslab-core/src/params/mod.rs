@@ -68,6 +68,8 @@ pub enum ParamKind {
     Codepoints,
     /// A queue table with a `type` (a physical queue of a multi-queue link).
     Queue,
+    /// The TCP variants' constants: a table per variant with constants, of its keys.
+    Constants,
     /// A list of tables, each described by `params`.
     Tables {
         #[serde(skip)]
@@ -228,6 +230,33 @@ impl<'a> Table<'a> {
         hint: fn(&str) -> &'static str,
     ) -> Result<Table<'a>, KeyError> {
         Table::with_noun(t, key, kind, "meter", Some(member), params, hint)
+    }
+
+    /// A TCP variant's constants (`tcp.cc.VARIANT`), checked against its declared keys.
+    pub fn constants(
+        t: &'a toml::Table,
+        key: &'a str,
+        kind: &'static str,
+        params: &[Param],
+    ) -> Result<Table<'a>, KeyError> {
+        Table::with_noun(t, key, kind, "TCP variant", None, params, |_| "")
+    }
+
+    /// A traffic source's table (the keys of a `[[flow]]` its kind owns), for group member
+    /// `member`, without checking its keys: the source registry checks them.
+    pub fn source(
+        t: &'a toml::Table,
+        key: &'a str,
+        kind: &'static str,
+        member: usize,
+    ) -> Table<'a> {
+        Table {
+            t,
+            key,
+            kind,
+            noun: "flow",
+            member: Some(member),
+        }
     }
 
     fn with_noun(

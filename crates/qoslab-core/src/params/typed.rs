@@ -398,7 +398,7 @@ mod tests {
     use crate::aqm::{Discipline, QUEUE_TYPES};
     use crate::conditioner::{MeterSpec, METER_TYPES};
 
-    /// Every queue and meter kind's declared defaults: a default written as a value parses
+    /// Every queue, meter and source kind's declared defaults: a default written as a value parses
     /// with the key's kind and lies within its declared limits (the others are "required" or
     /// a sentence saying what other keys decide).
     #[test]
@@ -410,6 +410,10 @@ mod tests {
         }
         for k in METER_TYPES {
             let info = MeterSpec::describe(k).expect("registered");
+            params.extend(info.params.iter().map(|p| (*k, *p)));
+        }
+        for k in crate::traffic::sources::SOURCE_TYPES {
+            let info = crate::traffic::sources::SourceSpec::describe(k).expect("registered");
             params.extend(info.params.iter().map(|p| (*k, *p)));
         }
         let mut checked = 0;

@@ -6,16 +6,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::flow::{
-    check_ecn_marking, check_packet_size, tcp_base, tcp_for, RoutedSender, TraceInfo,
-};
+use super::flow::{check_ecn_marking, check_packet_size, tcp_base, tcp_for, RoutedSender};
 use super::inputs::{read_file, InputRoots};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, Bad, LinkConfig};
 use crate::traffic::sizes::{EmpiricalCdf, SizeDist};
 use crate::traffic::tcp::TcpConfig;
-use crate::traffic::trace::{self, TraceRow};
+use crate::traffic::trace::{self, TraceInfo, TraceRow};
 
 /// The default cap on a process's open connections.
 pub const DEFAULT_MAX_ACTIVE: u32 = 1_000;

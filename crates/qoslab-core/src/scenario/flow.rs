@@ -11,11 +11,13 @@ use super::spec::*;
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
 use crate::packet::MAX_PACKET_BYTES;
-use crate::traffic::cc::Recovery;
+use crate::params::Table;
+use crate::traffic::cc::{CcParams, Recovery};
 use crate::traffic::sizes::SizeDist;
+use crate::traffic::sources::{self, SourceContext, SourceSpec};
 pub use crate::traffic::tcp::TcpConfig;
 use crate::traffic::tcp::{explicit as ex, Flavour};
-use crate::traffic::trace::TraceRow;
+use crate::traffic::trace::{TraceInfo, TraceRow};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowConfig {
@@ -26,7 +28,8 @@ pub struct FlowConfig {
     pub src_idx: usize,
     #[serde(skip)]
     pub dst_idx: usize,
-    pub kind: FlowType,
+    /// `tcp`, or the `type` of its source kind.
+    pub kind: &'static str,
     pub start_ns: u64,
     /// Upper end of a uniform random start (equal to `start_ns` for a fixed start).
     pub start_max_ns: u64,
@@ -40,27 +43,10 @@ pub struct FlowConfig {
     /// A finite TCP transfer: this many bytes, in ⌈size / packet_size⌉ segments.
     pub size_bytes: Option<u64>,
     pub dscp: u8,
-    pub rate_bps: Option<u64>,
-    pub on_ns: Option<u64>,
-    pub off_ns: Option<u64>,
-    /// Pareto shape of a `pareto` source's ON and OFF periods.
-    pub shape: Option<f64>,
-    /// A `trace` flow: the file, its digest and row count (the rows themselves are shared).
-    pub trace: Option<TraceInfo>,
-    #[serde(skip)]
-    pub trace_rows: Option<Arc<[TraceRow]>>,
+    /// An open-loop source's kind and parameters (written as the kind's own keys).
+    #[serde(flatten)]
+    pub source: Option<SourceSpec>,
     pub tcp: Option<TcpConfig>,
-}
-
-/// What the resolved scenario records of a trace: enough to tell two traces apart.
-#[derive(Debug, Clone, Serialize)]
-pub struct TraceInfo {
-    pub file: String,
-    pub flow: Option<String>,
-    pub rows: u64,
-    pub bytes: u64,
-    /// FNV-1a of the file's bytes (hex), so a changed trace changes the scenario's hash.
-    pub digest: String,
 }
 
 fn tcp_defaults() -> TcpConfig {
@@ -84,6 +70,8 @@ fn tcp_defaults() -> TcpConfig {
         sack: false,
         flavour: Flavour::Ns2,
         explicit: 0,
+        cc: None,
+        cc_tables: Default::default(),
     }
 }
 
@@ -179,9 +167,50 @@ fn apply_tcp(
     if base.variant.recovery() == Recovery::Sack && s.sack != Some(false) {
         base.sack = true;
     }
+    if let Some(cc) = &s.cc {
+        read_constants(key, base, cc)?;
+    }
+    let merged = base.cc_tables.get(base.variant.name()).cloned();
+    let ckey = format!("{key}.cc.{}", base.variant.name());
+    let table = merged.unwrap_or_default();
+    let params = CcParams::read(base.variant, &Table::host(&table, &ckey))?;
+    base.cc = (!params.is_default()).then_some(params);
     if base.flavour == Flavour::Linux {
         check_linux(key, base, s)?;
         base.apply_linux_defaults();
+    }
+    Ok(())
+}
+
+/// The `cc` table at `key.cc`: a table of constants per variant, each checked against the
+/// variant's declared keys and ranges, merged over `base`'s (key by key).
+fn read_constants(key: &str, base: &mut TcpConfig, cc: &toml::Table) -> Result<(), Bad> {
+    for (name, v) in cc {
+        let vkey = format!("{key}.cc.{name}");
+        let tunable: Vec<&str> = crate::traffic::cc::VARIANT_NAMES
+            .iter()
+            .copied()
+            .filter(|n| TcpVariant::from_name(n).is_some_and(|v| !v.constants().is_empty()))
+            .collect();
+        let Some(variant) = TcpVariant::from_name(name).filter(|v| !v.constants().is_empty())
+        else {
+            return Err(bad(
+                vkey,
+                format!(
+                    "`{name}` is not a TCP variant with constants (those are {})",
+                    tunable.join(", ")
+                ),
+            ));
+        };
+        let toml::Value::Table(t) = v else {
+            return Err(bad(vkey, format!("expected a table of {name}'s constants")));
+        };
+        let table = Table::constants(t, &vkey, variant.name(), variant.constants())?;
+        CcParams::read(variant, &table)?;
+        let merged = base.cc_tables.entry(name.clone()).or_default();
+        for (k, x) in t {
+            merged.insert(k.clone(), x.clone());
+        }
     }
     Ok(())
 }
@@ -214,6 +243,13 @@ fn check_linux(key: &str, t: &TcpConfig, s: &TcpSpec) -> Result<(), Bad> {
             "tick",
             "the linux flavour's RTT estimator works in microseconds as Linux's: `tick` \
              applies to the ns2 flavour only",
+        );
+    }
+    if t.cc.is_some() {
+        return refuse(
+            "cc",
+            "the linux flavour runs Linux's modules with their constants: `cc` applies to the \
+             ns2 flavour only",
         );
     }
     if t.max_burst != 0 {
@@ -290,65 +326,10 @@ fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
     Ok(())
 }
 
-/// The keys of a flow's traffic source: a rate for the UDP sources, mean ON/OFF times for
-/// ON/OFF, neither for TCP.
-fn check_source_keys(key: &str, fs: &FlowSpec) -> Result<(), Bad> {
-    let needs_rate = matches!(
-        fs.kind,
-        FlowType::Cbr | FlowType::Onoff | FlowType::Poisson | FlowType::Pareto
-    );
-    if needs_rate && fs.rate.is_none() {
-        return Err(bad(
-            format!("{key}.rate"),
-            "a cbr, onoff, pareto or poisson flow needs a rate (e.g. \"1Mbps\")",
-        ));
-    }
-    if !needs_rate && fs.rate.is_some() {
-        return Err(bad(
-            format!("{key}.rate"),
-            "`rate` applies to cbr, onoff, pareto and poisson flows, not to tcp or trace",
-        ));
-    }
-    let on_off = matches!(fs.kind, FlowType::Onoff | FlowType::Pareto);
-    if on_off && (fs.on.is_none() || fs.off.is_none()) {
-        return Err(bad(
-            format!("{key}.on"),
-            "an onoff or pareto flow needs mean `on` and `off` times",
-        ));
-    }
-    if !on_off && (fs.on.is_some() || fs.off.is_some()) {
-        return Err(bad(
-            format!("{key}.on"),
-            "`on`/`off` apply to onoff and pareto flows only",
-        ));
-    }
-    if fs.kind != FlowType::Pareto && fs.shape.is_some() {
-        return Err(bad(
-            format!("{key}.shape"),
-            "`shape` applies to pareto flows only",
-        ));
-    }
-    if let Some(a) = fs.shape {
-        if !(a > 1.0 && a <= 100.0) {
-            return Err(bad(
-                format!("{key}.shape"),
-                format!("the Pareto shape must be in (1, 100] (a finite mean), got {a}"),
-            ));
-        }
-    }
-    if fs.kind == FlowType::Trace && fs.trace.is_none() {
-        return Err(bad(
-            format!("{key}.trace"),
-            "a trace flow needs `trace`, a CSV file of (time, size[, flow]) rows",
-        ));
-    }
-    if fs.kind != FlowType::Trace && (fs.trace.is_some() || fs.trace_flow.is_some()) {
-        return Err(bad(
-            format!("{key}.trace"),
-            "`trace`/`trace_flow` apply to trace flows only",
-        ));
-    }
-    if fs.kind != FlowType::Tcp && fs.size.is_some() {
+/// `size`, a finite transfer, is a TCP flow's key (the source kinds' keys are checked by the
+/// source registry).
+fn check_size(key: &str, fs: &FlowSpec, tcp: bool) -> Result<(), Bad> {
+    if !tcp && fs.size.is_some() {
         return Err(bad(
             format!("{key}.size"),
             "`size` (a finite transfer) applies to tcp flows only",
@@ -458,14 +439,12 @@ pub(super) fn resolve_flows(
         }
         let count = fs.count.unwrap_or(1) as usize;
         check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
-        check_len(format!("{key}.rate"), &fs.rate, count, fs.count)?;
+        // The source kind (`None`: a TCP flow), its keys checked.
+        let source = sources::kind_of(&key, &fs.kind, &fs.source, fs.count)?;
+        let is_tcp = source.is_none();
         // `[tcp] packet_size` is a TCP default; UDP sources default to 1000 bytes.
-        let mut pkt = if fs.kind == FlowType::Tcp {
-            base_pkt
-        } else {
-            None
-        };
-        if fs.tcp.is_some() && fs.kind != FlowType::Tcp {
+        let mut pkt = if is_tcp { base_pkt } else { None };
+        if fs.tcp.is_some() && !is_tcp {
             return Err(bad(
                 format!("{key}.tcp"),
                 "TCP settings given for a flow that is not of type \"tcp\"",
@@ -477,7 +456,7 @@ pub(super) fn resolve_flows(
             None => {}
             Some(SizeSpec::Fixed(p)) => pkt = Some(p.0),
             Some(SizeSpec::Dist(d)) => {
-                if matches!(fs.kind, FlowType::Tcp | FlowType::Trace) {
+                if !source.is_some_and(|s| s.size_dist) {
                     return Err(bad(
                         format!("{key}.packet_size"),
                         "a size distribution applies to UDP sources (cbr, poisson, onoff, \
@@ -490,17 +469,7 @@ pub(super) fn resolve_flows(
             }
         }
         let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
-        check_source_keys(&key, fs)?;
-        let trace = match &fs.trace {
-            Some(file) => Some(shared_trace(
-                &mut traces,
-                &format!("{key}.trace"),
-                file,
-                fs.trace_flow.as_deref(),
-                base_dir,
-            )?),
-            None => None,
-        };
+        check_size(&key, fs, is_tcp)?;
         for i in 0..count {
             let src = expand(&fs.src, fs.count, i);
             let dst = expand(&fs.dst, fs.count, i);
@@ -548,10 +517,18 @@ pub(super) fn resolve_flows(
                     ));
                 }
             }
-            let rate = fs.rate.as_ref().map(|r| r.get(i).0);
-            if rate == Some(0) {
-                return Err(bad(format!("{key}.rate"), "the rate must be positive"));
-            }
+            let source = match source {
+                None => None,
+                Some(_) => {
+                    let mut read = |k: &str, file: &str, flow: Option<&str>| {
+                        shared_trace(&mut traces, k, file, flow, base_dir)
+                    };
+                    let mut ctx = SourceContext {
+                        read_trace: &mut read,
+                    };
+                    Some(sources::read(&key, &fs.kind, &fs.source, i, &mut ctx)?)
+                }
+            };
             flow_keys.push(key.clone());
             flows.push(FlowConfig {
                 name,
@@ -559,7 +536,7 @@ pub(super) fn resolve_flows(
                 dst,
                 src_idx,
                 dst_idx,
-                kind: fs.kind,
+                kind: source.as_ref().map_or("tcp", SourceSpec::type_name),
                 start_ns,
                 start_max_ns,
                 stop_ns,
@@ -568,13 +545,8 @@ pub(super) fn resolve_flows(
                 packet_sizes: packet_sizes.clone(),
                 size_bytes: fs.size.map(|s| s.0),
                 dscp: fs.dscp.map(|d| d.0).unwrap_or(0),
-                rate_bps: rate,
-                on_ns: fs.on.map(|d| d.0),
-                off_ns: fs.off.map(|d| d.0),
-                shape: (fs.kind == FlowType::Pareto).then(|| fs.shape.unwrap_or(1.5)),
-                trace: trace.as_ref().map(|t| t.0.clone()),
-                trace_rows: trace.as_ref().map(|t| t.1.clone()),
-                tcp: (fs.kind == FlowType::Tcp).then(|| tcp.clone()),
+                tcp: is_tcp.then(|| tcp.clone()),
+                source,
             });
         }
     }

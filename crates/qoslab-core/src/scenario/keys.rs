@@ -73,6 +73,13 @@ pub const SCENARIO: &[Param] = &[
 /// `[tcp]` and a flow's `tcp` table.
 pub const TCP: &[Param] = &[
     Param::new(
+        "cc",
+        ParamKind::Constants,
+        "each variant's published constants",
+        "The variants' tunable constants, a table per variant (e.g. cc.cubic = { beta = 0.8 }), \
+         used when that variant runs (ns2 flavour); a flow's table overrides [tcp]'s key by key.",
+    ),
+    Param::new(
         "flavour",
         ParamKind::Choice {
             choices: crate::traffic::tcp::FLAVOUR_NAMES,
@@ -299,11 +306,11 @@ pub const FLOW: &[Param] = &[
     Param::new(
         "type",
         ParamKind::Choice {
-            choices: &["tcp", "cbr", "onoff", "poisson", "pareto", "trace"],
+            choices: crate::traffic::sources::FLOW_TYPES,
         },
         "tcp",
-        "TCP (bulk, or finite with `size`), or a UDP source: constant rate, exponential \
-         ON/OFF, Poisson, Pareto ON/OFF, or a trace replayed open loop.",
+        "TCP (bulk, or finite with `size`), or an open-loop source kind, whose keys are written \
+         beside these (see the traffic sources below).",
     ),
     Param::new(
         "start",
@@ -324,43 +331,6 @@ pub const FLOW: &[Param] = &[
         "unlimited",
         "TCP: a finite transfer of this many bytes (⌈size / packet_size⌉ segments); its \
          completion time goes to the transfers table.",
-    ),
-    Param::new(
-        "rate",
-        ParamKind::Rate,
-        "required for UDP",
-        "CBR rate, ON/OFF peak rate, Poisson mean rate.",
-    ),
-    Param::new(
-        "on",
-        ParamKind::Duration,
-        "required for onoff",
-        "ON/OFF mean burst time (exponential).",
-    ),
-    Param::new(
-        "off",
-        ParamKind::Duration,
-        "required for onoff",
-        "ON/OFF mean idle time (exponential).",
-    ),
-    Param::new(
-        "shape",
-        crate::params::open_closed(1.0, 100.0),
-        "1.5",
-        "pareto: the shape (tail index) of the ON and OFF periods.",
-    ),
-    Param::new(
-        "trace",
-        NAME,
-        "required for trace",
-        "trace: a CSV file of `time, size[, flow]` rows (seconds, bytes), relative to the \
-         scenario file.",
-    ),
-    Param::new(
-        "trace_flow",
-        NAME,
-        "every row",
-        "trace: replay only the rows of this flow id.",
     ),
     Param::new(
         "dscp",

@@ -19,12 +19,13 @@ use std::fmt;
 use serde::Serialize;
 
 pub use crate::aqm::{Discipline, QueueConfig};
+pub use crate::traffic::trace::TraceInfo;
 pub use arrivals::ArrivalConfig;
 pub use conditioner::{Action, Classifier, ConditionerConfig, Direction, MeterConfig, Scope};
-pub use flow::{FlowConfig, TcpConfig, TraceInfo};
+pub use flow::{FlowConfig, TcpConfig};
 pub use inputs::InputRoots;
 use spec::*;
-pub use spec::{FlowType, Start, TcpVariant};
+pub use spec::{Start, TcpVariant};
 pub use topology::{adjacency, components, routes, shortest_path, Adjacency, LinkConfig};
 
 /// A scenario error: the file, where in it, which key, and what was expected.

@@ -10,6 +10,7 @@ pub use super::keys::*;
 use crate::aqm::{Discipline, QUEUE_TYPES};
 use crate::conditioner::{MeterSpec, METER_TYPES};
 use crate::params::{Param, ParamKind};
+use crate::traffic::sources::{kinds_taking, SourceSpec, SOURCE_TYPES};
 
 fn s(x: &str) -> Value {
     Value::String(x.to_string())
@@ -93,6 +94,23 @@ fn value_schema(kind: &ParamKind) -> Value {
             ("items", obj(vec![("type", s("string"))])),
         ]),
         ParamKind::Queue => obj(vec![("$ref", s("#/$defs/queue"))]),
+        ParamKind::Constants => {
+            let mut t = match object(&[], &[], None) {
+                Value::Table(t) => t,
+                _ => unreachable!(),
+            };
+            let props: Table = crate::traffic::cc::VARIANT_NAMES
+                .iter()
+                .filter_map(|n| {
+                    let v = crate::traffic::cc::TcpVariant::from_name(n)?;
+                    let params = v.constants();
+                    (!params.is_empty()).then(|| (n.to_string(), object(params, &[], None)))
+                })
+                .collect();
+            t.insert("properties".into(), Value::Table(props));
+            t.insert("x-constants".into(), Value::Boolean(true));
+            Value::Table(t)
+        }
         ParamKind::Tables { params } if !params.is_empty() => obj(vec![
             ("type", s("array")),
             ("items", object(params, &[], None)),
@@ -158,6 +176,73 @@ fn with_tcp(mut array: Value, tcp: Value) -> Value {
 }
 
 /// A size: a string with a unit, or a distribution table.
+/// Every source kind as an object of its keys, with its doc line, its builder class and
+/// where else it runs (`x-exports`).
+fn source_kinds() -> Vec<Value> {
+    SOURCE_TYPES
+        .iter()
+        .map(|k| {
+            let info = SourceSpec::describe(k).expect("registered");
+            let mut o = match object(info.params, &required(info.params), Some(k)) {
+                Value::Table(t) => t,
+                _ => unreachable!(),
+            };
+            o.insert("description".into(), s(info.doc));
+            o.insert("title".into(), s(info.class));
+            o.insert("x-order".into(), order(info.params));
+            o.insert("x-page".into(), s(info.page));
+            let e = info.exports;
+            o.insert(
+                "x-exports".into(),
+                obj(vec![
+                    ("ns2", Value::Boolean(e.ns2)),
+                    ("ns3", Value::Boolean(e.ns3)),
+                    ("emulator", Value::Boolean(e.emulator)),
+                ]),
+            );
+            Value::Table(o)
+        })
+        .collect()
+}
+
+/// A `[[flow]]` array with the source kinds' keys among its keys (they are written at the
+/// top of the flow's table), each once, documented by the kinds that take it.
+fn with_source_keys(mut array: Value) -> Value {
+    let Some(p) = array
+        .get_mut("items")
+        .and_then(|i| i.get_mut("properties"))
+        .and_then(Value::as_table_mut)
+    else {
+        return array;
+    };
+    for k in SOURCE_TYPES {
+        let info = SourceSpec::describe(k).expect("registered");
+        for prm in info.params {
+            if p.contains_key(prm.name) {
+                continue;
+            }
+            let mut v = match value_schema(&prm.kind) {
+                Value::Table(t) => t,
+                _ => Table::new(),
+            };
+            let owners: Vec<String> = kinds_taking(prm.name)
+                .iter()
+                .map(|o| format!("`{o}`"))
+                .collect();
+            v.insert(
+                "description".into(),
+                s(&format!(
+                    "A key of the {} sources: see their `type` below.",
+                    owners.join(", ")
+                )),
+            );
+            v.insert("x-source".into(), Value::Boolean(true));
+            p.insert(prm.name.to_string(), Value::Table(v));
+        }
+    }
+    array
+}
+
 fn size_schema() -> Value {
     obj(vec![(
         "oneOf",
@@ -228,7 +313,10 @@ pub fn json_schema() -> Value {
     put("measurement", section(MEASUREMENT));
     put("node", array_of(NODE));
     put("link", Value::Table(link));
-    put("flow", with_tcp(array_of(FLOW), section(TCP)));
+    put(
+        "flow",
+        with_source_keys(with_tcp(array_of(FLOW), section(TCP))),
+    );
     put("arrivals", with_tcp(array_of(ARRIVALS), section(TCP)));
     put("capture", array_of(CAPTURE));
     put("conditioner", Value::Table(cond));
@@ -294,6 +382,7 @@ pub fn json_schema() -> Value {
         obj(vec![
             ("queue", obj(vec![("oneOf", Value::Array(queues))])),
             ("meter", obj(vec![("oneOf", Value::Array(meters))])),
+            ("source", obj(vec![("oneOf", Value::Array(source_kinds()))])),
             ("curve", curve),
             ("size", size_schema()),
         ]),
@@ -320,6 +409,18 @@ mod tests {
             .map(|x| x.trim().trim_matches('`').to_string())
             .filter(|x| !x.is_empty())
             .collect()
+    }
+
+    /// A value of `kind` the parser accepts.
+    fn sample(kind: &ParamKind) -> &'static str {
+        match kind {
+            ParamKind::Integer { .. } => "2",
+            ParamKind::Duration => "\"1s\"",
+            ParamKind::Bytes | ParamKind::Size => "\"1KB\"",
+            ParamKind::Tables { .. } => "{}",
+            ParamKind::Choice { choices } if choices.contains(&"tcp") => "\"tcp\"",
+            _ => "\"AF11\"",
+        }
     }
 
     fn names(params: &[Param]) -> Vec<String> {
@@ -361,11 +462,15 @@ mod tests {
             ),
             "[[link]]",
         );
-        same(
-            names(FLOW),
-            serde_fields::<FlowSpec>("src = \"a\"\ndst = \"b\""),
-            "[[flow]]",
-        );
+        // A flow's other keys are its source kind's: every declared key is a field of
+        // FlowSpec (none lands among the source's keys), and an undeclared one is not.
+        let mut src = String::from("src = \"a\"\ndst = \"b\"\nqoslab_no_such_key = 1\n");
+        for p in FLOW.iter().filter(|p| !["src", "dst"].contains(&p.name)) {
+            src.push_str(&format!("{} = {}\n", p.name, sample(&p.kind)));
+        }
+        let fs: FlowSpec = toml::from_str(&src).expect("every [[flow]] key parses");
+        let rest: Vec<&String> = fs.source.keys().collect();
+        assert_eq!(rest, ["qoslab_no_such_key"], "[[flow]]");
         same(
             names(ARRIVALS),
             serde_fields::<ArrivalSpec>("name = \"w\"\nsrc = \"a\"\ndst = \"b\"\nsize = \"1KB\""),

@@ -315,19 +315,9 @@ pub struct TcpSpec {
     pub pacing: Option<bool>,
     /// SACK loss recovery (RFC 6675) with cubic, dctcp or bbr (default false).
     pub sack: Option<bool>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FlowType {
-    Tcp,
-    Cbr,
-    Onoff,
-    Poisson,
-    /// Pareto ON/OFF (ns-2 `Application/Traffic/Pareto`): heavy-tailed ON and OFF periods.
-    Pareto,
-    /// A trace replayed open loop: (time, size[, flow]) rows of a CSV file.
-    Trace,
+    /// The variants' constants: a table per variant (`cc.cubic = { c = 0.4, beta = 0.7 }`),
+    /// read by the variant ([`crate::traffic::cc::Tunable`]).
+    pub cc: Option<toml::Table>,
 }
 
 /// A size in bytes: fixed ("500B") or drawn from a distribution, written as a table
@@ -413,8 +403,10 @@ pub struct ArrivalSpec {
     pub max_active: Option<u32>,
 }
 
+/// A `[[flow]]`: the keys every flow takes; the keys of its traffic source's kind (`type`)
+/// are collected in `source` and read by the source registry
+/// ([`crate::traffic::sources`]), which refuses any key its kind does not declare.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     /// Defaults to "flowN" (N = position among all flows).
     pub name: Option<String>,
@@ -422,33 +414,26 @@ pub struct FlowSpec {
     pub count: Option<u32>,
     pub src: String,
     pub dst: String,
+    /// "tcp" (default) or a source kind of the registry.
     #[serde(rename = "type", default = "default_flow_type")]
-    pub kind: FlowType,
+    pub kind: String,
     pub start: Option<PerIndex<StartStr>>,
     pub stop: Option<DurationStr>,
     /// Data packet size: fixed, or (UDP sources) a distribution table.
     pub packet_size: Option<SizeSpec>,
     /// A finite TCP transfer of this many bytes (default: unlimited, a bulk transfer).
     pub size: Option<BytesStr>,
-    /// CBR rate, ON/OFF peak rate, Poisson mean rate.
-    pub rate: Option<PerIndex<RateStr>>,
-    /// ON/OFF mean burst and idle times (exponential; Pareto for `type = "pareto"`).
-    pub on: Option<DurationStr>,
-    pub off: Option<DurationStr>,
-    /// Pareto shape of the ON and OFF periods (`type = "pareto"`, default 1.5).
-    pub shape: Option<f64>,
-    /// The trace file replayed by a `type = "trace"` flow (relative to the scenario file).
-    pub trace: Option<String>,
-    /// Only the rows of this flow id of the trace (default: every row).
-    pub trace_flow: Option<String>,
     /// DiffServ codepoint set by the host ("AF11", "EF", … or 0..=63; default best effort).
     pub dscp: Option<Dscp>,
     /// Per-flow TCP settings, overriding `[tcp]`.
     pub tcp: Option<TcpSpec>,
+    /// Every other key: the source kind's.
+    #[serde(flatten)]
+    pub source: toml::Table,
 }
 
-fn default_flow_type() -> FlowType {
-    FlowType::Tcp
+fn default_flow_type() -> String {
+    "tcp".to_string()
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -159,14 +159,17 @@ fn flows_naming_one_trace_share_its_rows() {
     let rows: Vec<_> = sc
         .flows
         .iter()
-        .map(|f| f.trace_rows.clone().unwrap())
+        .map(|f| f.source.as_ref().and_then(|s| s.rows()).unwrap())
         .collect();
     for r in &rows[1..5] {
         assert!(std::sync::Arc::ptr_eq(&rows[0], r));
     }
     assert!(!std::sync::Arc::ptr_eq(&rows[0], &rows[5]));
     assert_eq!((rows[0].len(), rows[5].len()), (2, 1));
-    assert_eq!(sc.flows[1].trace.as_ref().unwrap().file, "./t.csv");
+    let Some(crate::traffic::sources::SourceSpec::Trace(t)) = &sc.flows[1].source else {
+        panic!("a trace flow")
+    };
+    assert_eq!(t.trace.file, "./t.csv");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -231,4 +234,68 @@ fn tcp_flavour_linux_defaults_overrides_and_refusals() {
             e.message
         );
     }
+}
+
+#[test]
+fn tcp_variant_constants_inherit_key_by_key_and_are_checked() {
+    use crate::traffic::cc::{cubic::CubicParams, CcParams};
+    // [tcp] sets CUBIC's β for every flow; the group's own table sets C: both apply.
+    let src = DUMBBELL
+        .replace(
+            "[[flow]]",
+            "[tcp]\nvariant = \"cubic\"\ncc = { cubic = { beta = 0.8 } }\n\n[[flow]]",
+        )
+        .replace(
+            "tcp = { packet_size = \"500B\" }",
+            "tcp = { cc = { cubic = { c = 0.2 } } }",
+        );
+    let s = Scenario::from_toml(&src, "t.toml").unwrap();
+    let want = CcParams::Cubic(CubicParams { c: 0.2, beta: 0.8 });
+    assert_eq!(s.flows[0].tcp.as_ref().unwrap().cc, Some(want));
+    // A flow of another variant does not take them; defaults are not recorded (the resolved
+    // scenario of one that sets none is unchanged).
+    let reno = src.replace(
+        "tcp = { cc = { cubic = { c = 0.2 } } }",
+        "tcp = { variant = \"reno\" }",
+    );
+    let s = Scenario::from_toml(&reno, "t.toml").unwrap();
+    assert_eq!(s.flows[0].tcp.as_ref().unwrap().cc, None);
+    let s = Scenario::from_toml(DUMBBELL, "t.toml").unwrap();
+    assert_eq!(s.flows[0].tcp.as_ref().unwrap().cc, None);
+    assert!(!s.to_toml_value().unwrap().to_string().contains("beta"));
+    // Errors name the key: a variant without constants, an unknown key, a value out of range,
+    // and the linux flavour, which runs Linux's modules.
+    for (cc, key, words) in [
+        (
+            "{ reno = { x = 1 } }",
+            "tcp.cc.reno",
+            "not a TCP variant with constants",
+        ),
+        (
+            "{ cubic = { gamma = 1 } }",
+            "tcp.cc.cubic.gamma",
+            "not a parameter of a cubic",
+        ),
+        (
+            "{ cubic = { beta = 1.0 } }",
+            "tcp.cc.cubic.beta",
+            "beta must be in (0, 1)",
+        ),
+        (
+            "{ dctcp = { g = 0 } }",
+            "tcp.cc.dctcp.g",
+            "g must be in (0, 1]",
+        ),
+    ] {
+        let src = DUMBBELL.replace("[[flow]]", &format!("[tcp]\ncc = {cc}\n\n[[flow]]"));
+        let e = err(&src);
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains(words) && e.line.is_some(), "{e}");
+    }
+    let linux = DUMBBELL.replace(
+        "[[flow]]",
+        "[tcp]\nflavour = \"linux\"\nvariant = \"cubic\"\ncc = { cubic = { beta = 0.8 } }\n\n[[flow]]",
+    );
+    let e = err(&linux);
+    assert_eq!(e.key, "tcp.cc", "{e}");
 }

@@ -31,10 +31,10 @@ use crate::net::link::LinkDir;
 use crate::net::pcap::PcapWriter;
 use crate::packet::PacketArena;
 use crate::rng::{stream, SimRng};
-use crate::scenario::{FlowConfig, FlowType, MeasurementPoint, Scenario};
+use crate::scenario::{FlowConfig, MeasurementPoint, Scenario};
 use crate::traffic::sink::TcpSink;
 use crate::traffic::tcp::{SendBuf, TcpSender};
-use crate::traffic::udp::{PacketSizes, UdpKind, UdpSource};
+use crate::traffic::udp::{PacketSizes, UdpSource};
 use crate::units::SimTime;
 
 #[derive(Debug, Clone, Default)]
@@ -434,53 +434,38 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd_at, rev_at): (u32, u32), seed: u64
     } else {
         fc.start_ns
     };
-    let udp = |kind| Endpoint::Udp {
-        src: UdpSource {
-            kind,
-            size: fc.packet_size_bytes,
-            rate_bps: fc.rate_bps.unwrap_or(1),
-            on_mean_ns: fc.on_ns.unwrap_or(0),
-            off_mean_ns: fc.off_ns.unwrap_or(0),
-            on: false,
-            seq: 0,
-            active: false,
-            rng: SimRng::derive(seed, stream::FLOW_TRAFFIC | f as u64),
-            sizes: fc.packet_sizes.clone().map(|dist| PacketSizes {
-                dist,
-                rng: SimRng::derive(seed, stream::PACKET_SIZES | f as u64),
-            }),
-            trace: fc.trace_rows.clone(),
-            next_row: 0,
+    let ep = match (&fc.tcp, &fc.source) {
+        (Some(t), _) => Endpoint::Tcp {
+            sender: Box::new(TcpSender::with_segments(
+                t,
+                start_rng.uniform(),
+                fc.packet_size_bytes,
+            )),
+            sink: TcpSink::for_tcp(t),
+            rto_scheduled: None,
+            delack_gen: 0,
+            delack_interval: t.delack_interval_ns,
+            ack_size: t.ack_size_bytes,
+            ecn: t.ecn,
         },
-        send_pending: false,
-    };
-    let ep = match fc.kind {
-        FlowType::Tcp => {
-            let t = fc
-                .tcp
-                .as_ref()
-                .expect("validated: TCP flows have TCP settings");
-            Endpoint::Tcp {
-                sender: Box::new(TcpSender::with_segments(
-                    t,
-                    start_rng.uniform(),
-                    fc.packet_size_bytes,
-                )),
-                sink: TcpSink::for_tcp(t),
-                rto_scheduled: None,
-                delack_gen: 0,
-                delack_interval: t.delack_interval_ns,
-                ack_size: t.ack_size_bytes,
-                ecn: t.ecn,
-            }
-        }
-        FlowType::Cbr => udp(UdpKind::Cbr),
-        FlowType::Poisson => udp(UdpKind::Poisson),
-        FlowType::Onoff => udp(UdpKind::OnOff),
-        FlowType::Pareto => udp(UdpKind::Pareto {
-            shape: fc.shape.expect("validated: pareto flows have a shape"),
-        }),
-        FlowType::Trace => udp(UdpKind::Trace),
+        (None, Some(source)) => Endpoint::Udp {
+            src: UdpSource {
+                gen: source.build(),
+                size: fc.packet_size_bytes,
+                on: false,
+                seq: 0,
+                active: false,
+                rng: SimRng::derive(seed, stream::FLOW_TRAFFIC | f as u64),
+                sizes: fc.packet_sizes.clone().map(|dist| PacketSizes {
+                    dist,
+                    rng: SimRng::derive(seed, stream::PACKET_SIZES | f as u64),
+                }),
+                trace: source.rows(),
+                next_row: 0,
+            },
+            send_pending: false,
+        },
+        (None, None) => unreachable!("validated: a flow is TCP or a source"),
     };
     Flow {
         src: fc.src_idx,

@@ -1,12 +1,11 @@
 //! The glue between the network and the endpoints: TCP senders and sinks (ACKs, timers),
-//! UDP sources (CBR, Poisson, ON/OFF).
+//! the open-loop sources of the source registry.
 
 use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
 use crate::packet::{PacketId, PacketKind, PacketMeta, CWR, ECE};
 use crate::traffic::sink::SinkAction;
 use crate::traffic::tcp::SendBuf;
-use crate::traffic::udp::UdpKind;
 use crate::units::SimTime;
 
 impl Simulation {
@@ -269,8 +268,7 @@ impl Simulation {
             Endpoint::Udp { src, send_pending } => {
                 src.active = true;
                 src.on = true;
-                if matches!(src.kind, UdpKind::OnOff | UdpKind::Pareto { .. }) {
-                    let p = src.period(true);
+                if let Some(p) = src.period(true) {
                     self.q.at(now + p, EventKind::UdpToggle(fi as u32));
                 }
                 let first = match &src.trace {
@@ -354,7 +352,9 @@ impl Simulation {
             return;
         }
         src.on = !src.on;
-        let p = src.period(src.on);
+        let p = src
+            .period(src.on)
+            .expect("only a source with periods toggles");
         self.q.at(now + p, EventKind::UdpToggle(fi as u32));
         if src.on && !*send_pending {
             *send_pending = true;

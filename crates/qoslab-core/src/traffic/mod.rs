@@ -4,6 +4,7 @@ pub mod linux;
 pub mod pacing;
 pub mod sink;
 pub mod sizes;
+pub mod sources;
 pub mod tcp;
 pub mod trace;
 pub mod udp;

@@ -54,6 +54,14 @@ pub struct TcpConfig {
     pub pacing: bool,
     /// SACK loss recovery (RFC 6675) whatever the variant's own (implied by `sack`).
     pub sack: bool,
+    /// The variant's constants when a scenario sets them (`None`: its declared defaults,
+    /// not serialised, so a resolved scenario that sets none is unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cc: Option<super::cc::CcParams>,
+    /// Every variant's `tcp.cc.VARIANT` table as given so far (checked), merged over the
+    /// defaults' (`[tcp]`): a flow that changes its variant takes that variant's table.
+    #[serde(skip)]
+    pub cc_tables: std::collections::BTreeMap<String, toml::Table>,
     /// Keys a scenario table set explicitly ([`explicit`] bits), so the linux flavour's
     /// defaults fill only the others.
     #[serde(skip)]
@@ -206,7 +214,7 @@ impl TcpSender {
     /// tick clock (ns-2 draws it uniformly per agent).
     pub fn new(cfg: &TcpConfig, boot_phase: f64) -> Self {
         let tick = cfg.tick_ns as f64 / NS_PER_SEC as f64;
-        let mut cc = AnyCc::new(cfg.variant);
+        let mut cc = AnyCc::new(cfg.variant, cfg.cc.as_ref());
         cc.set_phase(boot_phase);
         TcpSender {
             newreno: cfg.is_newreno(),

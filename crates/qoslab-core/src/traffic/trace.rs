@@ -10,6 +10,17 @@
 use crate::packet::MAX_PACKET_BYTES;
 use crate::units::SimTime;
 
+/// What the resolved scenario records of a trace: enough to tell two traces apart.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TraceInfo {
+    pub file: String,
+    pub flow: Option<String>,
+    pub rows: u64,
+    pub bytes: u64,
+    /// FNV-1a of the file's bytes (hex), so a changed trace changes the scenario's hash.
+    pub digest: String,
+}
+
 /// One packet of a trace: when (ns after the flow's start) and how large (bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceRow {

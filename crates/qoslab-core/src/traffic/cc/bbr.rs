@@ -32,7 +32,9 @@
 //! lost segments out of the flight (RFC 6675's pipe) for BBR.
 
 use super::rate::{RateSample, RateSampler};
-use super::{AckSample, CongestionControl, Window};
+use super::{AckSample, CongestionControl, Tunable, Window};
+use crate::params::typed::Decl;
+use crate::params::{open, KeyError, Param, Table};
 use crate::units::{SimTime, NS_PER_SEC};
 
 /// 2/ln 2: Startup's gains.
@@ -48,6 +50,57 @@ pub const PROBE_RTT_TIME: SimTime = 200_000_000;
 /// The smallest cwnd, packets (BBRMinPipeCwnd).
 pub const MIN_PIPE_CWND: f64 = 4.0;
 
+/// ProbeBW's cwnd gain.
+pub const PROBE_BW_CWND_GAIN: f64 = 2.0;
+
+const HIGH_GAIN_KEY: Decl<f64> = Decl::new(
+    "high_gain",
+    open(1.0, 100.0),
+    "2.885390081777927",
+    "Startup's pacing and cwnd gain, Drain's cwnd gain and 1/Drain's pacing gain (2/ln 2).",
+);
+const CWND_GAIN_KEY: Decl<f64> = Decl::new(
+    "cwnd_gain",
+    open(1.0, 100.0),
+    "2",
+    "ProbeBW's cwnd gain: cwnd = cwnd_gain · BDP + 3 send quanta.",
+);
+
+/// BBR's gains.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct BbrParams {
+    pub high_gain: f64,
+    pub cwnd_gain: f64,
+}
+
+impl Default for BbrParams {
+    fn default() -> Self {
+        BbrParams {
+            high_gain: HIGH_GAIN,
+            cwnd_gain: PROBE_BW_CWND_GAIN,
+        }
+    }
+}
+
+impl Tunable for Bbr {
+    type Params = BbrParams;
+    const PARAMS: &'static [Param] = &[HIGH_GAIN_KEY.param, CWND_GAIN_KEY.param];
+    fn read(t: &Table) -> Result<BbrParams, KeyError> {
+        Ok(BbrParams {
+            high_gain: t.get(&HIGH_GAIN_KEY)?,
+            cwnd_gain: t.get(&CWND_GAIN_KEY)?,
+        })
+    }
+    fn with_params(p: &BbrParams) -> Self {
+        Bbr {
+            params: *p,
+            pacing_gain: p.high_gain,
+            cwnd_gain: p.high_gain,
+            ..Bbr::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     #[default]
@@ -59,6 +112,8 @@ pub enum Mode {
 
 #[derive(Debug, Clone)]
 pub struct Bbr {
+    /// Its gains.
+    pub params: BbrParams,
     pub mode: Mode,
     pub pacing_gain: f64,
     pub cwnd_gain: f64,
@@ -75,10 +130,12 @@ pub struct Bbr {
     pub filled_pipe: bool,
     full_bw: f64,
     full_bw_count: u32,
-    pub cycle_index: usize,
+    /// The ProbeBW phase (an index of [`GAIN_CYCLE`]; a byte, as `cycle_start`, so that the
+    /// gains fit in the state's former size).
+    pub cycle_index: u8,
     cycle_stamp: SimTime,
     /// The first ProbeBW phase (a per-flow draw, never the 3/4 phase).
-    cycle_start: usize,
+    cycle_start: u8,
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
     /// Times ProbeRTT was entered.
@@ -98,6 +155,7 @@ pub struct Bbr {
 impl Default for Bbr {
     fn default() -> Self {
         Bbr {
+            params: BbrParams::default(),
             mode: Mode::Startup,
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
@@ -182,10 +240,10 @@ impl Bbr {
     fn enter_probe_bw(&mut self, now: SimTime) {
         self.mode = Mode::ProbeBw;
         self.pacing_gain = 1.0;
-        self.cwnd_gain = 2.0;
+        self.cwnd_gain = self.params.cwnd_gain;
         self.cycle_index = self.cycle_start;
         self.cycle_stamp = now;
-        self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+        self.pacing_gain = GAIN_CYCLE[self.cycle_index as usize];
     }
 
     fn check_cycle_phase(&mut self, now: SimTime, prior_inflight: f64) {
@@ -202,9 +260,9 @@ impl Bbr {
             full_length
         };
         if next {
-            self.cycle_index = (self.cycle_index + 1) % GAIN_CYCLE.len();
+            self.cycle_index = ((self.cycle_index as usize + 1) % GAIN_CYCLE.len()) as u8;
             self.cycle_stamp = now;
-            self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+            self.pacing_gain = GAIN_CYCLE[self.cycle_index as usize];
         }
     }
 
@@ -220,8 +278,8 @@ impl Bbr {
         }
         if self.mode == Mode::Startup && self.filled_pipe {
             self.mode = Mode::Drain;
-            self.pacing_gain = 1.0 / HIGH_GAIN;
-            self.cwnd_gain = HIGH_GAIN;
+            self.pacing_gain = 1.0 / self.params.high_gain;
+            self.cwnd_gain = self.params.high_gain;
         }
         if self.mode == Mode::Drain && self.inflight(1.0).is_some_and(|b| in_flight <= b) {
             self.enter_probe_bw(now);
@@ -271,8 +329,8 @@ impl Bbr {
                         self.enter_probe_bw(now);
                     } else {
                         self.mode = Mode::Startup;
-                        self.pacing_gain = HIGH_GAIN;
-                        self.cwnd_gain = HIGH_GAIN;
+                        self.pacing_gain = self.params.high_gain;
+                        self.cwnd_gain = self.params.high_gain;
                     }
                 }
             }
@@ -329,7 +387,8 @@ impl CongestionControl for Bbr {
             self.pacing_rate = rate;
         } else if self.pacing_rate == 0.0 {
             if let Some(r) = ack.rtt_ns {
-                self.pacing_rate = HIGH_GAIN * w.cwnd * NS_PER_SEC as f64 / r.max(1) as f64;
+                self.pacing_rate =
+                    self.params.high_gain * w.cwnd * NS_PER_SEC as f64 / r.max(1) as f64;
             }
         }
         // cwnd: recovery keeps the sender's window until it ends; then the window before it
@@ -394,6 +453,6 @@ impl CongestionControl for Bbr {
     fn set_phase(&mut self, phase: f64) {
         // Any phase but the 3/4 one (index 1), as the draft's random start.
         let k = ((phase * 7.0) as usize).min(6);
-        self.cycle_start = if k == 0 { 0 } else { k + 1 };
+        self.cycle_start = if k == 0 { 0 } else { k as u8 + 1 };
     }
 }

@@ -23,7 +23,9 @@
 //! Left out: §4.9's application-limited epoch freezing, spurious-loss undo.
 
 use super::hystart::HyStart;
-use super::{AckSample, CongestionControl, Window};
+use super::{AckSample, CongestionControl, Tunable, Window};
+use crate::params::typed::Decl;
+use crate::params::{open, open_closed, KeyError, Param, Table};
 use crate::units::{SimTime, NS_PER_SEC};
 
 /// C, segments/s³ (§5).
@@ -31,55 +33,127 @@ pub const C: f64 = 0.4;
 /// β_cubic (§4.6).
 pub const BETA: f64 = 0.7;
 
-#[derive(Debug, Clone, Default)]
+const C_KEY: Decl<f64> = Decl::new(
+    "c",
+    open_closed(0.0, 100.0),
+    "0.4",
+    "C, segments/s³: the cubic's aggressiveness (RFC 9438 §5).",
+);
+const BETA_KEY: Decl<f64> = Decl::new(
+    "beta",
+    open(0.0, 1.0),
+    "0.7",
+    "β_cubic: the window kept at a congestion event (RFC 9438 §4.6).",
+);
+
+/// CUBIC's constants.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CubicParams {
+    pub c: f64,
+    pub beta: f64,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams { c: C, beta: BETA }
+    }
+}
+
+impl Tunable for Cubic {
+    type Params = CubicParams;
+    const PARAMS: &'static [Param] = &[C_KEY.param, BETA_KEY.param];
+    fn read(t: &Table) -> Result<CubicParams, KeyError> {
+        Ok(CubicParams {
+            c: t.get(&C_KEY)?,
+            beta: t.get(&BETA_KEY)?,
+        })
+    }
+    fn with_params(p: &CubicParams) -> Self {
+        Cubic {
+            params: *p,
+            ..Cubic::default()
+        }
+    }
+}
+
+/// No congestion-avoidance epoch has started since the last reduction.
+const NO_EPOCH: SimTime = SimTime::MAX;
+/// No epoch has started since the last reduction, which was a timeout.
+const AFTER_TIMEOUT: SimTime = SimTime::MAX - 1;
+
+impl Default for Cubic {
+    fn default() -> Self {
+        Cubic {
+            params: CubicParams::default(),
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            epoch: NO_EPOCH,
+            w_est: 0.0,
+            srtt: 0.0,
+            hystart: HyStart::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
 pub struct Cubic {
+    /// C and β.
+    pub params: CubicParams,
     /// W_max: the window before the last reduction (after fast convergence), packets.
     pub w_max: f64,
     /// cwnd_prior: the window at the last congestion event, packets.
     pub cwnd_prior: f64,
     /// K, seconds.
     pub k: f64,
-    /// Start of the current congestion-avoidance epoch (None: not started).
-    pub t_epoch: Option<SimTime>,
+    /// Start of the current congestion-avoidance epoch, or [`NO_EPOCH`], or [`AFTER_TIMEOUT`]
+    /// (none started and the last reduction was a timeout, §4.8): one word for both, so that
+    /// the constants fit in the state's former size.
+    epoch: SimTime,
     /// W_est, the Reno-friendly window estimate, packets.
     pub w_est: f64,
     /// Smoothed RTT, seconds (0 before a sample).
     pub srtt: f64,
-    /// The last reduction was a timeout (§4.8).
-    after_timeout: bool,
     /// Hybrid slow start ([`super::hystart`]).
     pub hystart: HyStart,
 }
 
 impl Cubic {
+    /// Start of the current congestion-avoidance epoch (None: not started).
+    pub fn t_epoch(&self) -> Option<SimTime> {
+        (self.epoch < AFTER_TIMEOUT).then_some(self.epoch)
+    }
+
     /// W_cubic(t), packets, t in seconds since the epoch started.
     pub fn w_cubic(&self, t: f64) -> f64 {
-        C * (t - self.k).powi(3) + self.w_max
+        self.params.c * (t - self.k).powi(3) + self.w_max
     }
 
     fn begin_epoch(&mut self, now: SimTime, cwnd: f64) {
-        self.t_epoch = Some(now);
-        if self.after_timeout || cwnd >= self.w_max {
+        let after_timeout = self.epoch == AFTER_TIMEOUT;
+        self.epoch = now;
+        if after_timeout || cwnd >= self.w_max {
             // §4.8 after a timeout; above the old maximum (Linux): the plateau is here.
-            self.after_timeout = false;
             self.w_max = cwnd;
             self.k = 0.0;
         } else {
-            self.k = ((self.w_max - cwnd) / C).cbrt();
+            self.k = ((self.w_max - cwnd) / self.params.c).cbrt();
         }
         self.w_est = cwnd;
     }
 
     /// §4.6–4.7: the new W_max and ssthresh at a congestion event.
     fn reduce(&mut self, w: &mut Window, flight: f64) {
-        self.t_epoch = None;
+        if self.epoch != AFTER_TIMEOUT {
+            self.epoch = NO_EPOCH;
+        }
         self.cwnd_prior = flight;
         self.w_max = if flight < self.w_max {
-            flight * (1.0 + BETA) / 2.0
+            flight * (1.0 + self.params.beta) / 2.0
         } else {
             flight
         };
-        w.ssthresh = (flight * BETA).max(2.0);
+        w.ssthresh = (flight * self.params.beta).max(2.0);
     }
 }
 
@@ -114,14 +188,14 @@ impl CongestionControl for Cubic {
                 return;
             }
         }
-        if self.t_epoch.is_none() {
+        if self.t_epoch().is_none() {
             self.begin_epoch(ack.now, w.cwnd);
         }
-        let t = (ack.now - self.t_epoch.unwrap_or(ack.now)) as f64 / NS_PER_SEC as f64;
+        let t = (ack.now - self.t_epoch().unwrap_or(ack.now)) as f64 / NS_PER_SEC as f64;
         let alpha = if self.w_est >= self.cwnd_prior {
             1.0
         } else {
-            3.0 * (1.0 - BETA) / (1.0 + BETA)
+            3.0 * (1.0 - self.params.beta) / (1.0 + self.params.beta)
         };
         self.w_est += alpha * acked / w.cwnd;
         if self.w_cubic(t) < self.w_est {
@@ -146,7 +220,7 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, w: &mut Window, flight: f64, _now: SimTime) {
         self.hystart.reset();
         self.reduce(w, flight);
-        self.after_timeout = true;
+        self.epoch = AFTER_TIMEOUT;
         w.cwnd = 1.0;
     }
 }

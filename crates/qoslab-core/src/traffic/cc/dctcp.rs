@@ -20,14 +20,51 @@
 //! retransmissions.
 
 use super::reno::Reno;
-use super::{AckSample, CongestionControl, Window};
+use super::{AckSample, CongestionControl, Tunable, Window};
+use crate::params::typed::Decl;
+use crate::params::{open_closed, KeyError, Param, Table};
 use crate::units::SimTime;
 
 /// g, the EWMA gain of DCTCP.Alpha (§4.2 recommends 1/16).
 pub const G: f64 = 1.0 / 16.0;
 
+const G_KEY: Decl<f64> = Decl::new(
+    "g",
+    open_closed(0.0, 1.0),
+    "0.0625",
+    "g, the gain of DCTCP.Alpha's moving average (RFC 8257 §4.2: 1/16).",
+);
+
+/// DCTCP's constants.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct DctcpParams {
+    pub g: f64,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams { g: G }
+    }
+}
+
+impl Tunable for Dctcp {
+    type Params = DctcpParams;
+    const PARAMS: &'static [Param] = &[G_KEY.param];
+    fn read(t: &Table) -> Result<DctcpParams, KeyError> {
+        Ok(DctcpParams { g: t.get(&G_KEY)? })
+    }
+    fn with_params(p: &DctcpParams) -> Self {
+        Dctcp {
+            g: p.g,
+            ..Dctcp::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Dctcp {
+    /// g.
+    pub g: f64,
     /// DCTCP.Alpha, the estimated fraction of marked segments.
     pub alpha: f64,
     /// DCTCP.WindowEnd: the segment whose acknowledgement ends the observation window.
@@ -42,6 +79,7 @@ pub struct Dctcp {
 impl Default for Dctcp {
     fn default() -> Self {
         Dctcp {
+            g: G,
             alpha: 1.0,
             window_end: 0,
             acked: 0,
@@ -64,7 +102,7 @@ impl CongestionControl for Dctcp {
             } else {
                 0.0
             };
-            self.alpha = (1.0 - G) * self.alpha + G * m;
+            self.alpha = (1.0 - self.g) * self.alpha + self.g * m;
             self.window_end = ack.snd_nxt;
             self.acked = 0;
             self.marked = 0;

@@ -22,6 +22,8 @@
 //! (dispatched by `match`, no boxing). A variant names an algorithm and a loss-recovery
 //! flavour; an unknown name is a scenario error listing these names.
 
+#[macro_use]
+mod constants;
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
@@ -29,7 +31,9 @@ pub mod hystart;
 pub mod rate;
 pub mod reno;
 
+use crate::params::{KeyError, Param, Table};
 use crate::units::SimTime;
+pub use constants::{NoParams, Tunable};
 
 /// The congestion window and slow-start threshold, packets (fractional).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -136,11 +140,7 @@ macro_rules! cc_registry {
             $($variant($ty),)+
         }
 
-        impl AnyCc {
-            pub fn new(variant: TcpVariant) -> AnyCc {
-                match variant { $(TcpVariant::$variant => AnyCc::$variant(<$ty>::default()),)+ }
-            }
-        }
+        cc_constants!($($name => $variant($ty),)+);
 
         /// Dispatch by `match` on the concrete type: no virtual call on the per-ACK and
         /// per-segment path.
@@ -214,6 +214,18 @@ impl AnyCc {
     }
 }
 
+/// A boxed algorithm takes its algorithm's constants.
+impl<T: Tunable> Tunable for Box<T> {
+    type Params = T::Params;
+    const PARAMS: &'static [Param] = T::PARAMS;
+    fn read(t: &Table) -> Result<T::Params, KeyError> {
+        T::read(t)
+    }
+    fn with_params(p: &T::Params) -> Self {
+        Box::new(T::with_params(p))
+    }
+}
+
 /// A boxed algorithm is one (large states are boxed in the registry).
 impl<T: CongestionControl + ?Sized> CongestionControl for Box<T> {
     fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
@@ -264,7 +276,7 @@ impl TcpVariant {
 
     /// Its sender always paces (`tcp.pacing` is implied).
     pub fn always_paces(self) -> bool {
-        AnyCc::new(self).always_paces()
+        AnyCc::new(self, None).always_paces()
     }
 
     /// It needs ECN (`tcp.ecn` is implied) and a queue on its forward route that marks.
@@ -276,6 +288,95 @@ impl TcpVariant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_declared_defaults_are_the_published_constants() {
+        let empty = toml::Table::new();
+        for name in VARIANT_NAMES {
+            let v = TcpVariant::from_name(name).unwrap();
+            let read = CcParams::read(v, &Table::host(&empty, "tcp.cc")).unwrap();
+            assert_eq!(read, CcParams::defaults(v), "{name}");
+            assert!(read.is_default());
+        }
+        assert_eq!(
+            CcParams::defaults(TcpVariant::Cubic),
+            CcParams::Cubic(cubic::CubicParams {
+                c: cubic::C,
+                beta: cubic::BETA
+            })
+        );
+        assert_eq!(
+            CcParams::defaults(TcpVariant::Dctcp),
+            CcParams::Dctcp(dctcp::DctcpParams { g: dctcp::G })
+        );
+        assert_eq!(
+            CcParams::defaults(TcpVariant::Bbr),
+            CcParams::Bbr(bbr::BbrParams {
+                high_gain: bbr::HIGH_GAIN,
+                cwnd_gain: 2.0
+            })
+        );
+    }
+
+    #[test]
+    fn tuned_constants_change_the_algorithm() {
+        // CUBIC's β: ssthresh = flight·β at a loss (RFC 9438 §4.6).
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 1000.0,
+        };
+        let p = CcParams::Cubic(cubic::CubicParams { c: 0.4, beta: 0.5 });
+        AnyCc::new(TcpVariant::Cubic, Some(&p)).on_congestion(&mut w, 100.0, 0);
+        assert_eq!(w.ssthresh, 50.0);
+        AnyCc::new(TcpVariant::Cubic, None).on_congestion(&mut w, 100.0, 0);
+        assert_eq!(w.ssthresh, 70.0);
+        // Another variant's constants are ignored: the variant's defaults apply.
+        AnyCc::new(
+            TcpVariant::Cubic,
+            Some(&CcParams::defaults(TcpVariant::Dctcp)),
+        )
+        .on_congestion(&mut w, 100.0, 0);
+        assert_eq!(w.ssthresh, 70.0);
+        // DCTCP's g = 1: Alpha is the last window's marked fraction (RFC 8257 §3.3).
+        let p = CcParams::Dctcp(dctcp::DctcpParams { g: 1.0 });
+        let AnyCc::Dctcp(mut d) = AnyCc::new(TcpVariant::Dctcp, Some(&p)) else {
+            unreachable!()
+        };
+        let ack = AckSample {
+            now: 0,
+            acked: 4,
+            ece: true,
+            ackno: 10,
+            snd_nxt: 20,
+            rtt_ns: None,
+            in_flight: 10,
+            in_recovery: false,
+        };
+        d.on_ack(&mut w, &ack);
+        assert_eq!(d.alpha, 1.0);
+        d.on_ack(
+            &mut w,
+            &AckSample {
+                ece: false,
+                ackno: 20,
+                snd_nxt: 30,
+                ..ack
+            },
+        );
+        assert_eq!(d.alpha, 0.0);
+        // BBR's high gain: Startup paces and sizes cwnd with it.
+        let p = CcParams::Bbr(bbr::BbrParams {
+            high_gain: 2.0,
+            cwnd_gain: 3.0,
+        });
+        let AnyCc::Bbr(b) = AnyCc::new(TcpVariant::Bbr, Some(&p)) else {
+            unreachable!()
+        };
+        assert_eq!(
+            (b.pacing_gain, b.cwnd_gain, b.params.cwnd_gain),
+            (2.0, 2.0, 3.0)
+        );
+    }
 
     #[test]
     fn names_round_trip_through_serde() {

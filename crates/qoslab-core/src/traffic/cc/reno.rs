@@ -5,11 +5,22 @@
 //! (`CLOSE_CWND_RESTART`). ssthresh is an integer of at least 2, as in ns-2, while cwnd keeps
 //! its fraction. Shared by the `reno` and `newreno` variants, which differ only in recovery.
 
-use super::{AckSample, CongestionControl, Window};
+use super::{AckSample, CongestionControl, NoParams, Tunable, Window};
+use crate::params::{KeyError, Table};
 use crate::units::SimTime;
 
 #[derive(Debug, Clone, Default)]
 pub struct Reno;
+
+impl Tunable for Reno {
+    type Params = NoParams;
+    fn read(_: &Table) -> Result<NoParams, KeyError> {
+        Ok(NoParams {})
+    }
+    fn with_params(_: &NoParams) -> Self {
+        Reno
+    }
+}
 
 /// ns-2's halving: ssthresh = max(2, ⌊flight/2⌋), and the halved flight (unfloored).
 fn halve(w: &mut Window, flight: f64) -> f64 {

@@ -42,6 +42,8 @@ fn config(variant: TcpVariant, iw: u32, window: u32) -> TcpConfig {
         pacing: false,
         sack: true,
         explicit: 0,
+        cc: None,
+        cc_tables: Default::default(),
     };
     c.explicit = u16::MAX;
     c

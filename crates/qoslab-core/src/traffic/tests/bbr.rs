@@ -31,8 +31,9 @@ fn bbr_estimates_the_path_cycles_its_gains_and_probes_rtt() {
         assert_eq!(p.run_until(ms * MS), 0, "no timeout");
         let b = bbr(&p);
         let phases = stints.last_mut().expect("a stint");
-        if b.mode == Mode::ProbeBw && phases.last() != Some(&b.cycle_index) {
-            phases.push(b.cycle_index);
+        let phase = b.cycle_index as usize;
+        if b.mode == Mode::ProbeBw && phases.last() != Some(&phase) {
+            phases.push(phase);
         }
         if b.mode == Mode::ProbeRtt && last_mode != Mode::ProbeRtt {
             probe_rtt_at.push(ms as f64 / 1e3);

@@ -31,7 +31,7 @@ fn cubic_window_between_losses_is_the_cubic_function() {
     let AnyCc::Cubic(cc) = &p.tcp.cc else {
         panic!("not CUBIC")
     };
-    let t0 = cc.t_epoch.expect("in congestion avoidance");
+    let t0 = cc.t_epoch().expect("in congestion avoidance");
     let k = (w_max * (1.0 - cubic::BETA) / cubic::C).cbrt();
     let w = |t: f64| cubic::C * (t - k).powi(3) + w_max;
     let r = rtt as f64 / NS_PER_SEC as f64;

@@ -44,6 +44,8 @@ fn config(variant: &str) -> TcpConfig {
         sack: false,
         flavour: super::Flavour::Ns2,
         explicit: 0,
+        cc: None,
+        cc_tables: Default::default(),
     }
 }
 
