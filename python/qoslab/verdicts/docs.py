@@ -136,6 +136,10 @@ def readme_table(docs: Sequence[dict[str, Any]], against: str) -> str:
 def _mode(doc: dict[str, Any]) -> str:
     how = str(doc.get("decided", ""))
     tail = "; re-decided from stored intervals" if how.startswith("re-decided") else ""
+    seq = doc.get("sequential")
+    if isinstance(seq, dict):
+        looks = seq.get("looks") or []
+        tail = f"; sequential, {len(looks)} looks (cap {seq.get('max_seeds', '?')} seeds)"
     return f"{'quick' if doc.get('quick') else 'full'}, {doc.get('seeds', '?')} seeds{tail}"
 
 
