@@ -151,6 +151,19 @@ fn object(params: &[Param], required: &[&str], tag: Option<&str>) -> Value {
 
 /// The keys in their declared order (a JSON object has none): the order the Python builder's
 /// generated classes keep.
+/// One kind of a family (queue, meter, source) as an object of its keys tagged with its
+/// `type`, with its doc line, its builder class and its keys' order.
+fn kind_object(kind: &str, params: &[Param], doc: &str, class: &str) -> Table {
+    let mut o = match object(params, &required(params), Some(kind)) {
+        Value::Table(t) => t,
+        _ => unreachable!("object() builds a table"),
+    };
+    o.insert("description".into(), s(doc));
+    o.insert("title".into(), s(class));
+    o.insert("x-order".into(), order(params));
+    o
+}
+
 fn order(params: &[Param]) -> Value {
     Value::Array(params.iter().map(|p| s(p.name)).collect())
 }
@@ -183,13 +196,7 @@ fn source_kinds() -> Vec<Value> {
         .iter()
         .map(|k| {
             let info = SourceSpec::describe(k).expect("registered");
-            let mut o = match object(info.params, &required(info.params), Some(k)) {
-                Value::Table(t) => t,
-                _ => unreachable!(),
-            };
-            o.insert("description".into(), s(info.doc));
-            o.insert("title".into(), s(info.class));
-            o.insert("x-order".into(), order(info.params));
+            let mut o = kind_object(k, info.params, info.doc, info.class);
             o.insert("x-page".into(), s(info.page));
             let e = info.exports;
             o.insert(
@@ -324,14 +331,8 @@ pub fn json_schema() -> Value {
         .iter()
         .map(|k| {
             let (doc, params) = Discipline::describe(k).expect("registered");
-            let mut o = match object(params, &required(params), Some(k)) {
-                Value::Table(t) => t,
-                _ => unreachable!(),
-            };
-            o.insert("description".into(), s(doc));
             let class = Discipline::class_name(k).expect("registered");
-            o.insert("title".into(), s(class));
-            o.insert("x-order".into(), order(params));
+            let mut o = kind_object(k, params, doc, class);
             // What the kind owns outside the scenario: the gauges it publishes in the queue
             // series (the outputs catalogue documents them from here) and its ns-3 export.
             let gauges = Discipline::gauges_of(k).expect("registered").iter();
@@ -361,14 +362,7 @@ pub fn json_schema() -> Value {
         .iter()
         .map(|k| {
             let info = MeterSpec::describe(k).expect("registered");
-            let mut o = match object(info.params, &required(info.params), Some(k)) {
-                Value::Table(t) => t,
-                _ => unreachable!(),
-            };
-            o.insert("description".into(), s(info.doc));
-            o.insert("title".into(), s(info.class));
-            o.insert("x-order".into(), order(info.params));
-            Value::Table(o)
+            Value::Table(kind_object(k, info.params, info.doc, info.class))
         })
         .collect();
     let curve = object(&crate::aqm::af::CURVE, &["min_th", "max_th", "max_p"], None);
