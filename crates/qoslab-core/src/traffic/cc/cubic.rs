@@ -241,7 +241,7 @@ mod tests {
         };
         cc.srtt = rtt as f64 / NS_PER_SEC as f64;
         cc.on_congestion(&mut w, w0, 0);
-        assert_eq!(w.cwnd, w0 * BETA);
+        assert_eq!(w.cwnd, w0 * cc.params.beta);
         let mut now = rtt;
         let mut trace = Vec::new();
         while (now as f64) < secs * NS_PER_SEC as f64 {
@@ -276,6 +276,27 @@ mod tests {
             let &(t, cwnd) = trace.iter().find(|(t, _)| *t >= want_t).unwrap();
             let closed = C * (t - k).powi(3) + 1000.0;
             // cwnd chases W_cubic(t + RTT) one round behind: within 1 % of W_cubic(t).
+            let err = (cwnd - closed) / closed;
+            assert!(err.abs() < 0.01, "t {t}: cwnd {cwnd} vs {closed} ({err})");
+        }
+    }
+
+    #[test]
+    fn tuned_c_and_beta_set_the_reduction_and_the_curve() {
+        // tcp.cc.cubic = { c = 0.2, beta = 0.5 }: cwnd 500 after the loss (run() checks it),
+        // K = ∛(1000·0.5/0.2) = 13.57 s where the defaults give 9.09 s, and the window follows
+        // 0.2·(t − K)³ + 1000.
+        let mut cc = Cubic {
+            params: CubicParams { c: 0.2, beta: 0.5 },
+            ..Cubic::default()
+        };
+        let trace = run(&mut cc, 1000.0, 100 * MS, 20.0);
+        let k = (1000.0f64 * 0.5 / 0.2).cbrt();
+        assert!((cc.k - k).abs() < 1e-9, "K {} want {k}", cc.k);
+        assert!((k - (1000.0 * (1.0 - BETA) / C).cbrt()).abs() > 4.0);
+        for want_t in [3.0, 9.0, 15.0] {
+            let &(t, cwnd) = trace.iter().find(|(t, _)| *t >= want_t).unwrap();
+            let closed = 0.2 * (t - k).powi(3) + 1000.0;
             let err = (cwnd - closed) / closed;
             assert!(err.abs() < 0.01, "t {t}: cwnd {cwnd} vs {closed} ({err})");
         }

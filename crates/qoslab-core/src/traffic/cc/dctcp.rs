@@ -145,7 +145,7 @@ mod tests {
         // sender keeps n segments in flight, so SND.NXT = ackno + n + 1.
         let mut seq = 0;
         cc.on_ack(&mut w, &ack(seq, false, seq + n + 1));
-        assert_eq!(cc.alpha, 1.0 - G);
+        assert_eq!(cc.alpha, 1.0 - cc.g);
         for _ in 0..windows {
             for k in 0..n {
                 seq += 1;
@@ -179,6 +179,17 @@ mod tests {
             let last = *alphas.last().unwrap();
             assert!((last - f).abs() < 1e-4, "f {f}: alpha {last}");
         }
+    }
+
+    #[test]
+    fn a_tuned_g_is_the_one_alpha_moves_by() {
+        // tcp.cc.dctcp = { g = 0.5 }: Alpha = (1 − g)² + g·f after the first window.
+        let mut cc = Dctcp::with_params(&DctcpParams { g: 0.5 });
+        let alphas = drive(&mut cc, 40, 0.25, 1);
+        assert!(
+            (alphas[0] - (0.25 + 0.5 * 0.25)).abs() < 1e-12,
+            "{alphas:?}"
+        );
     }
 
     #[test]
