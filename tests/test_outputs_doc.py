@@ -195,3 +195,25 @@ def test_every_result_table_documents_its_columns() -> None:
         want = outputs.columns(f"{table}.parquet")
         assert want and all(f"- ``{c.name}`` ({c.unit}): " in doc for c in want), table
     assert "- ``in_throughput_bps`` (bit/s): " in pydoc.render_doc(Result, renderer=pydoc.plaintext)
+
+
+def test_every_column_the_bindings_declare_is_documented_in_their_order() -> None:
+    # The core's tables come to Python with the columns declared once in
+    # crates/qoslab-py/src/columns.rs (qoslab._core.TABLE_COLUMNS); each must be documented in
+    # its output, and the documented order must be the declared one.
+    from qoslab import _core
+
+    declared = dict(_core.TABLE_COLUMNS)
+    # series_gauges' gauge index becomes the gauge's name in Python (qoslab.simulate)
+    declared["series_gauges"] = [n for n in declared["series_gauges"] if n != "gauge"]
+    assert {"flows", "links", "series_queue", "transfers"} <= declared.keys(), declared.keys()
+    for table, names in declared.items():
+        if table == "processes":  # summary.json's arrivals.<process>.*
+            found = [outputs.find(outputs.SUMMARY, f"arrivals.P.{n}") for n in names]
+            assert all(found), (table, names)
+            continue
+        found = [outputs.find(f"{table}.parquet", n) for n in names]
+        missing = [n for n, c in zip(names, found, strict=True) if c is None]
+        assert not missing, f"{table}: declared by the bindings, not in qoslab.outputs: {missing}"
+        documented = [c.name for c in outputs.columns(f"{table}.parquet") if c.name in names]
+        assert documented == names, f"{table}: documented in another order than declared"

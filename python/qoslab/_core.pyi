@@ -1,4 +1,4 @@
-"""Type stub of the native module ``qoslab._core`` (crates/qoslab-py/src/lib.rs), checked
+"""Type stub of the native module ``qoslab._core`` (crates/qoslab-py/src/), checked
 against the built module by ``python -m mypy.stubtest qoslab._core`` (``make test``)."""
 
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +21,7 @@ __all__ = [
     "write_parquet_groups",
     "FQ_CODEL_QUEUE_BYTES",
     "TRANSFER_SPILL_FIELDS",
+    "TABLE_COLUMNS",
 ]
 
 __version__: str
@@ -54,6 +55,9 @@ class Resolved:
 FQ_CODEL_QUEUE_BYTES: int
 #: The fields of a transfers spill file's row, each a little-endian u64 (records.rs).
 TRANSFER_SPILL_FIELDS: list[str]
+#: The columns of each table a run returns (its key in the result: "flows", "links", …), in
+#: order, from their one declaration (crates/qoslab-py/src/columns.rs).
+TABLE_COLUMNS: dict[str, list[str]]
 
 def resolve(
     text: str, file: str, allow: list[str] = ..., max_bytes: int = 0, limit_what: str = ""

@@ -106,9 +106,12 @@ impl RecordSink {
                 d.set_item("rows", self.spilled)?;
                 d.set_item("row_bytes", ROW_BYTES)?;
                 out.set_item("transfers_spill", d)?;
-                out.set_item("transfers", crate::transfer_columns(py, &[])?)
+                out.set_item("transfers", crate::simulate::transfer_columns(py, &[])?)
             }
-            None => out.set_item("transfers", crate::transfer_columns(py, &self.held)?),
+            None => out.set_item(
+                "transfers",
+                crate::simulate::transfer_columns(py, &self.held)?,
+            ),
         }
     }
 }
@@ -135,10 +138,10 @@ fn row(r: &FlowRecord) -> [u8; ROW_BYTES] {
 }
 
 /// Writes the Parquet file `path` a row group at a time (`qoslab_core::parquet::GroupWriter`):
-/// `groups` yields each group's columns (as [`crate::write_parquet`] takes them, the same names
+/// `groups` yields each group's columns (as [`crate::parquet_io::write_parquet`] takes them, the same names
 /// and types every time); `metadata` is the file's key-value metadata. Only one group's columns
 /// are held at once (transfers.parquet of a spilled run: python/qoslab/transfers.py). The GIL is
-/// released while a group is written; errors as [`crate::write_parquet`]'s.
+/// released while a group is written; errors as [`crate::parquet_io::write_parquet`]'s.
 #[pyfunction]
 pub fn write_parquet_groups(
     py: Python<'_>,
@@ -155,17 +158,17 @@ pub fn write_parquet_groups(
     };
     let file = match File::create(&path) {
         Ok(f) => f,
-        Err(e) => return crate::parquet_outcome(Ok(Err(io(e))), &path),
+        Err(e) => return crate::parquet_io::parquet_outcome(Ok(Err(io(e))), &path),
     };
     let mut writer = match GroupWriter::start(BufWriter::with_capacity(1 << 16, file)) {
         Ok(w) => w,
-        Err(e) => return crate::parquet_outcome(Ok(Err(io(e))), &path),
+        Err(e) => return crate::parquet_io::parquet_outcome(Ok(Err(io(e))), &path),
     };
     for group in groups.try_iter()? {
         let columns: Vec<(String, Bound<'_, PyAny>)> = group?.extract()?;
         let owned = columns
             .iter()
-            .map(|(name, v)| crate::owned_column(name, v))
+            .map(|(name, v)| crate::parquet_io::owned_column(name, v))
             .collect::<PyResult<Vec<_>>>()?;
         let cols: Vec<Column<'_>> = columns
             .iter()
@@ -176,12 +179,12 @@ pub fn write_parquet_groups(
             })
             .collect();
         let written = py.detach(|| catch_unwind(AssertUnwindSafe(|| writer.group(&cols))));
-        crate::parquet_outcome(written, &path)?;
+        crate::parquet_io::parquet_outcome(written, &path)?;
     }
     let done = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
             writer.finish(&metadata).map(|_| ()).map_err(io)
         }))
     });
-    crate::parquet_outcome(done, &path)
+    crate::parquet_io::parquet_outcome(done, &path)
 }

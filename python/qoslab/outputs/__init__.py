@@ -2,10 +2,12 @@
 place that says what an output means, rendered as ``docs/outputs.md``.
 
 Each definition was read from the code that computes the value (the Rust core's ``sim/measure.rs``,
-``sim/window.rs``, ``sim/forward.rs``, ``sim/transport.rs``, ``net/link.rs``, the bindings in
-``crates/qoslab-py/src/lib.rs``, and ``simulate.py``, ``tasks.py``, ``sweep.py``, ``store.py``).
-``tests/test_outputs_doc.py`` runs real scenarios and fails when a written column is not listed
-here, when a listed column is no longer written, or when the page is stale.
+``sim/window.rs``, ``sim/forward.rs``, ``sim/transport.rs``, ``net/link.rs``, the bindings'
+column declarations in ``crates/qoslab-py/src/columns.rs``, and ``simulate.py``, ``tasks.py``,
+``sweep.py``, ``store.py``). ``tests/test_outputs_doc.py`` runs real scenarios and fails when a
+written column is not listed here, when a listed column is no longer written, or when the page is
+stale; it also checks every column the bindings declare (``qoslab._core.TABLE_COLUMNS``) is
+listed here, in the declared order.
 
 The catalogue is split by job: :mod:`qoslab.outputs.columns` (the vocabulary),
 :mod:`~qoslab.outputs.tables` (flows, transfers, classes, links), :mod:`~qoslab.outputs.series`
