@@ -179,7 +179,7 @@ pub trait Aqm {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gauge {
     pub name: &'static str,
-    /// One of the units of python/qoslab/outputs.py (`fraction 0–1`, `packets`, `count`, …).
+    /// One of qoslab.outputs.UNITS (`fraction 0–1`, `packets`, `count`, …).
     pub unit: &'static str,
     /// What it is, one sentence.
     pub doc: &'static str,
