@@ -1,5 +1,5 @@
 """Built-in traffic for emulation mode: bulk TCP and UDP CBR / Poisson / ON-OFF sources and
-their sinks, run inside the run's network namespaces (`ip netns exec NS python emu_traffic.py
+their sinks, run inside the run's network namespaces (`ip netns exec NS python traffic.py
 ...`). Standard library only, so that it starts fast and needs nothing installed.
 
 Every process is bounded in time: sources stop at ``--stop``, sinks at ``--until`` (absolute
