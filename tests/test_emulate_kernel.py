@@ -20,7 +20,7 @@ def test_calibration_daemon_droptail_vs_kernel_htb_pfifo(clean: None, judge: Jud
     """One 10 Mbit/s DropTail bottleneck of 50 packets: the daemon's serialisation against the
     kernel's htb + pfifo at the same rate and limit (same propagation delay, added by the
     daemon in both runs). htb meters the 14-byte Ethernet header too; its size table takes it
-    off (emulate.py), so both carry IP bytes at 10 Mbit/s: 8 runs differed by at most 0.4 %
+    off (emulation/network.py), so both carry IP bytes at 10 Mbit/s: 8 runs differed by at most 0.4 %
     (docs/emulation.md). Without the size table the kernel carried 1.4 % less, and up to 5.1 %
     less when losses synchronised: this test failed then at its former 5 % bound."""
     sc = load_scenario(SCEN / "calibration.toml")
