@@ -118,6 +118,8 @@ def _run(
     out: str | Path | None,
     sig: Signals,
 ) -> EmuResult:
+    """The run inside :func:`run`'s teardown: the hosts' congestion controls, the network,
+    the processes (sinks, time zero, link daemons, sources), the counters, the tables."""
     r = sc.resolved
     flow_cc = [c or cc for c in flow_ccs(sc)]
     for c in sorted(set(flow_cc)):

@@ -11,7 +11,7 @@ from typing import Any
 
 
 class Interrupted(Exception):
-    pass
+    """SIGTERM during a run (raised by :class:`Signals`, so that the teardown runs)."""
 
 
 class Signals:
