@@ -33,8 +33,10 @@ For each workload it measures, side by side:
 
 A reference simulator that is missing, whose export refuses the workload (ns-2 has no CUBIC
 or FQ-CoDel), that a workload notes as too slow for it, or that fails, is "n/a" there with the
-reason (one line); everything else still runs. ``--json FILE`` writes every figure of the
-tables, to be tracked across commits. Speed is measured here, never asserted in tests.
+reason (one line); everything else still runs. The linux transport flavour is measured
+against the ns2 flavour on two validation scenarios (:mod:`qoslab.bench_linux`; the workload
+``linux-flavour``). ``--json FILE`` writes every figure of the tables, to be tracked across
+commits. Speed is measured here, never asserted in tests.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qoslab import _core, bench_guards
+from qoslab import _core, bench_guards, bench_linux
 from qoslab.scenario import Scenario, load_scenario, to_ns2_resolved
 
 if TYPE_CHECKING:
@@ -676,11 +678,13 @@ def main(
     instructions: bool = False,
     json_path: Path | None = None,
     pairs: int = PAIRS,
+    linux_rounds: int = bench_linux.ROUNDS,
 ) -> list[dict[str, Any]]:
     """Measures the workloads (``only``: these, by name; ValueError for an unknown one), pairs
     each with :data:`HOP_COST_BASE` in ``pairs`` alternating rounds when the call measures it
-    (:func:`paired_hop_costs`), prints the tables and writes every figure to ``json_path``;
-    returns the rows."""
+    (:func:`paired_hop_costs`), measures the linux flavour against the ns2 flavour in
+    ``linux_rounds`` rounds (:mod:`qoslab.bench_linux`; unless ``only`` leaves it out),
+    prints the tables and writes every figure to ``json_path``; returns the rows."""
     from rich.console import Console
 
     from qoslab.ns2 import ns2_available
@@ -688,7 +692,7 @@ def main(
     con = Console()
     if not con.is_terminal:  # a log or a pipe: the whole table, unwrapped
         con = Console(width=200)
-    known = [w.name for w in WORKLOADS]
+    known = [w.name for w in WORKLOADS] + [bench_linux.WORKLOAD]
     for n in only or []:
         if n not in known:
             raise ValueError(f"unknown workload {n!r} (known: {', '.join(known)})")
@@ -715,7 +719,12 @@ def main(
         )
     hop_costs(rows)
     pair_with_base(rows, pairs, log=lambda s: con.print(f"[dim]{s}[/dim]"))
-    guards = bench_guards.evaluate(rows)
+    linux = (
+        bench_linux.measure_all(linux_rounds, log=lambda s: con.print(f"[dim]{s}[/dim]"))
+        if not only or bench_linux.WORKLOAD in only
+        else []
+    )
+    guards = bench_guards.evaluate(rows) + bench_guards.evaluate_linux(bench_linux.POINTS, linux)
     doc = {
         "version": _core.__version__,
         "python": sys.version.split()[0],
@@ -723,12 +732,17 @@ def main(
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "references": refs,
         "workloads": rows,
+        "linux_flavour": linux,
         "guards": guards,
         "guards_verdict": bench_guards.verdict(guards),
     }
     if json_path is not None:
         json_path.write_text(json.dumps(doc, indent=2) + "\n")
-    _print_tables(con, rows)
+    if rows:
+        _print_tables(con, rows)
+    if linux:
+        con.print(bench_linux.table(linux))
+        con.print(bench_linux.NOTE)
     _print_guards(con, guards)
     if json_path is not None:
         con.print(f"wrote {json_path}")
