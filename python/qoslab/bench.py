@@ -33,10 +33,9 @@ For each workload it measures, side by side:
 
 A reference simulator that is missing, whose export refuses the workload (ns-2 has no CUBIC
 or FQ-CoDel), that a workload notes as too slow for it, or that fails, is "n/a" there with the
-reason (one line); everything else still runs. The linux transport flavour is measured
-against the ns2 flavour on two validation scenarios (:mod:`qoslab.bench_linux`; the workload
-``linux-flavour``). ``--json FILE`` writes every figure of the tables, to be tracked across
-commits. Speed is measured here, never asserted in tests.
+reason (one line); everything else still runs. The linux flavour against the ns2 flavour is
+:mod:`qoslab.bench_linux`'s. ``--json FILE`` writes every figure of the tables, to be tracked
+across commits. Speed is measured here, never asserted in tests.
 """
 
 from __future__ import annotations
@@ -682,8 +681,7 @@ def main(
 ) -> list[dict[str, Any]]:
     """Measures the workloads (``only``: these, by name; ValueError for an unknown one), pairs
     each with :data:`HOP_COST_BASE` in ``pairs`` alternating rounds when the call measures it
-    (:func:`paired_hop_costs`), measures the linux flavour against the ns2 flavour in
-    ``linux_rounds`` rounds (:mod:`qoslab.bench_linux`; unless ``only`` leaves it out),
+    (:func:`paired_hop_costs`), measures the linux flavour (:func:`bench_linux.in_call`),
     prints the tables and writes every figure to ``json_path``; returns the rows."""
     from rich.console import Console
 
@@ -719,11 +717,7 @@ def main(
         )
     hop_costs(rows)
     pair_with_base(rows, pairs, log=lambda s: con.print(f"[dim]{s}[/dim]"))
-    linux = (
-        bench_linux.measure_all(linux_rounds, log=lambda s: con.print(f"[dim]{s}[/dim]"))
-        if not only or bench_linux.WORKLOAD in only
-        else []
-    )
+    linux = bench_linux.in_call(only, linux_rounds, log=lambda s: con.print(f"[dim]{s}[/dim]"))
     guards = bench_guards.evaluate(rows) + bench_guards.evaluate_linux(bench_linux.POINTS, linux)
     doc = {
         "version": _core.__version__,
@@ -740,29 +734,11 @@ def main(
         json_path.write_text(json.dumps(doc, indent=2) + "\n")
     if rows:
         _print_tables(con, rows)
-    if linux:
-        con.print(bench_linux.table(linux))
-        con.print(bench_linux.NOTE)
-    _print_guards(con, guards)
+    bench_linux.print_table(con, linux)
+    bench_guards.print_table(con, guards)
     if json_path is not None:
         con.print(f"wrote {json_path}")
     return rows
-
-
-def _print_guards(con: Console, guards: list[dict[str, Any]]) -> None:
-    """The guards of :mod:`qoslab.bench_guards`: each aim, its value in this call, and whether
-    it holds (n/a with the reason where it could not be judged)."""
-    from rich.table import Table
-
-    t = Table(title="guards (docs/performance.md)")
-    for col in ("guard", "workload", "aim", "this call", "holds"):
-        t.add_column(col)
-    for g in guards:
-        value = "n/a" if g["value"] is None else f"{g['value']:.3g}"
-        holds = "n/a: " + g["note"] if g["holds"] is None else ("yes" if g["holds"] else "NO")
-        t.add_row(g["guard"], g["workload"], g["aim"], value, holds)
-    con.print(t)
-    con.print(bench_guards.verdict(guards))
 
 
 def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> float | None:

@@ -22,7 +22,10 @@ it holds, and why it could not be judged), and the bench prints them under its t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: The workloads of :data:`qoslab.bench.WORKLOADS` the guards name.
 BASE_200 = "red-200flows-100Mbps-60s"
@@ -150,3 +153,19 @@ def verdict(guards: Sequence[dict[str, Any]]) -> str:
     if failed:
         return f"{len(failed)} of {len(judged)} judged guards fail: " + "; ".join(failed)
     return f"all {len(judged)} judged guards hold ({len(guards) - len(judged)} not judged)"
+
+
+def print_table(con: Console, guards: list[dict[str, Any]]) -> None:
+    """The guards: each aim, its value in this call, and whether it holds (n/a with the reason
+    where it could not be judged), then the verdict."""
+    from rich.table import Table
+
+    t = Table(title="guards (docs/performance.md)")
+    for col in ("guard", "workload", "aim", "this call", "holds"):
+        t.add_column(col)
+    for g in guards:
+        value = "n/a" if g["value"] is None else f"{g['value']:.3g}"
+        holds = "n/a: " + g["note"] if g["holds"] is None else ("yes" if g["holds"] else "NO")
+        t.add_row(g["guard"], g["workload"], g["aim"], value, holds)
+    con.print(t)
+    con.print(verdict(guards))

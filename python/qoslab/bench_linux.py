@@ -28,8 +28,12 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 #: The name ``qoslab bench --workload`` selects these measurements by.
 WORKLOAD = "linux-flavour"
@@ -122,7 +126,23 @@ def measure_all(
     return [pair(p, rounds, calls, log=log) for p in POINTS]
 
 
-def table(rows: list[dict[str, Any]]) -> Any:
+def in_call(
+    only: Sequence[str] | None, rounds: int = ROUNDS, log: Callable[[str], None] = lambda s: None
+) -> list[dict[str, Any]]:
+    """:func:`measure_all` in a ``qoslab bench`` call that runs every workload (``only`` None
+    or empty) or names :data:`WORKLOAD` among ``only``; no rows otherwise."""
+    return measure_all(rounds, log=log) if not only or WORKLOAD in only else []
+
+
+def print_table(con: Console, rows: list[dict[str, Any]]) -> None:
+    """The rows as a table (ns per hop and seconds per run of each flavour, ratios) and what
+    they are; nothing without rows."""
+    if rows:
+        con.print(table(rows))
+        con.print(NOTE)
+
+
+def table(rows: list[dict[str, Any]]) -> Table:
     """The rows as a rich table (ns per hop and seconds per run of each flavour, ratios)."""
     from rich.table import Table
 
