@@ -33,8 +33,9 @@ For each workload it measures, side by side:
 
 A reference simulator that is missing, whose export refuses the workload (ns-2 has no CUBIC
 or FQ-CoDel), that a workload notes as too slow for it, or that fails, is "n/a" there with the
-reason (one line); everything else still runs. ``--json FILE`` writes every figure of the
-tables, to be tracked across commits. Speed is measured here, never asserted in tests.
+reason (one line); everything else still runs. The linux flavour against the ns2 flavour is
+:mod:`qoslab.bench_linux`'s. ``--json FILE`` writes every figure of the tables, to be tracked
+across commits. Speed is measured here, never asserted in tests.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qoslab import _core, bench_guards
+from qoslab import _core, bench_guards, bench_linux
 from qoslab.scenario import Scenario, load_scenario, to_ns2_resolved
 
 if TYPE_CHECKING:
@@ -676,11 +677,12 @@ def main(
     instructions: bool = False,
     json_path: Path | None = None,
     pairs: int = PAIRS,
+    linux_rounds: int = bench_linux.ROUNDS,
 ) -> list[dict[str, Any]]:
     """Measures the workloads (``only``: these, by name; ValueError for an unknown one), pairs
     each with :data:`HOP_COST_BASE` in ``pairs`` alternating rounds when the call measures it
-    (:func:`paired_hop_costs`), prints the tables and writes every figure to ``json_path``;
-    returns the rows."""
+    (:func:`paired_hop_costs`), measures the linux flavour (:func:`bench_linux.in_call`),
+    prints the tables and writes every figure to ``json_path``; returns the rows."""
     from rich.console import Console
 
     from qoslab.ns2 import ns2_available
@@ -688,7 +690,7 @@ def main(
     con = Console()
     if not con.is_terminal:  # a log or a pipe: the whole table, unwrapped
         con = Console(width=200)
-    known = [w.name for w in WORKLOADS]
+    known = [w.name for w in WORKLOADS] + [bench_linux.WORKLOAD]
     for n in only or []:
         if n not in known:
             raise ValueError(f"unknown workload {n!r} (known: {', '.join(known)})")
@@ -715,7 +717,8 @@ def main(
         )
     hop_costs(rows)
     pair_with_base(rows, pairs, log=lambda s: con.print(f"[dim]{s}[/dim]"))
-    guards = bench_guards.evaluate(rows)
+    linux = bench_linux.in_call(only, linux_rounds, log=lambda s: con.print(f"[dim]{s}[/dim]"))
+    guards = bench_guards.evaluate(rows) + bench_guards.evaluate_linux(bench_linux.POINTS, linux)
     doc = {
         "version": _core.__version__,
         "python": sys.version.split()[0],
@@ -723,32 +726,19 @@ def main(
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "references": refs,
         "workloads": rows,
+        "linux_flavour": linux,
         "guards": guards,
         "guards_verdict": bench_guards.verdict(guards),
     }
     if json_path is not None:
         json_path.write_text(json.dumps(doc, indent=2) + "\n")
-    _print_tables(con, rows)
-    _print_guards(con, guards)
+    if rows:
+        _print_tables(con, rows)
+    bench_linux.print_table(con, linux)
+    bench_guards.print_table(con, guards)
     if json_path is not None:
         con.print(f"wrote {json_path}")
     return rows
-
-
-def _print_guards(con: Console, guards: list[dict[str, Any]]) -> None:
-    """The guards of :mod:`qoslab.bench_guards`: each aim, its value in this call, and whether
-    it holds (n/a with the reason where it could not be judged)."""
-    from rich.table import Table
-
-    t = Table(title="guards (docs/performance.md)")
-    for col in ("guard", "workload", "aim", "this call", "holds"):
-        t.add_column(col)
-    for g in guards:
-        value = "n/a" if g["value"] is None else f"{g['value']:.3g}"
-        holds = "n/a: " + g["note"] if g["holds"] is None else ("yes" if g["holds"] else "NO")
-        t.add_row(g["guard"], g["workload"], g["aim"], value, holds)
-    con.print(t)
-    con.print(bench_guards.verdict(guards))
 
 
 def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> float | None:

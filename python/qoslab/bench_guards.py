@@ -13,13 +13,19 @@ it holds, and why it could not be judged), and the bench prints them under its t
   rounds' median where the call paired them, else the medians' ratio);
 - **flat state**: the core's state (its memory less the time series, which grow with simulated
   time by design) at the full duration within 5 % of its state at half the duration, except in
-  a workload that ends inside its flows' warm-up (said, not judged).
+  a workload that ends inside its flows' warm-up (said, not judged);
+- **linux flavour** (issue 54): the linux transport flavour's cost per packet-hop, with Linux's
+  delayed ACKs, within 1.5× the ns2 flavour's on each of :mod:`qoslab.bench_linux`'s
+  validation scenarios (the rounds' median).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: The workloads of :data:`qoslab.bench.WORKLOADS` the guards name.
 BASE_200 = "red-200flows-100Mbps-60s"
@@ -30,6 +36,7 @@ CORE_VS_NS2 = 4.0
 CORE_VS_NS3 = 100.0
 SCALING = 2.5
 FLAT = 0.05
+LINUX_PER_HOP = 1.5
 
 
 def _guard(
@@ -46,9 +53,24 @@ def _at_least(row: dict[str, Any], key: str, bound: float, guard: str, aim: str,
     return _guard(guard, aim, row["workload"], value, value >= bound)
 
 
+def evaluate_linux(points: Sequence[str], rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The linux flavour's guard on each of ``points`` from :func:`qoslab.bench_linux.pair`'s
+    ``rows`` (a point without a row, or without rounds, not judged)."""
+    aim = f"linux flavour per hop ≤ {LINUX_PER_HOP:g}× the ns2 flavour's"
+    by_point = {r["point"]: r for r in rows}
+    out = []
+    for p in points:
+        r = by_point.get(p)
+        value = r["hop_ratio"] if r else None
+        note = "" if value is not None else ("not measured in this call" if r is None else "no rounds")
+        holds = None if value is None else value <= LINUX_PER_HOP
+        out.append(_guard("linux flavour", aim, p, value, holds, note))
+    return out
+
+
 def evaluate(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every guard on the rows of one bench call (a workload the call did not measure is
-    reported as not judged)."""
+    reported as not judged); the linux flavour's are :func:`evaluate_linux`'s."""
     by_name = {r["workload"]: r for r in rows}
     out: list[dict[str, Any]] = []
 
@@ -131,3 +153,19 @@ def verdict(guards: Sequence[dict[str, Any]]) -> str:
     if failed:
         return f"{len(failed)} of {len(judged)} judged guards fail: " + "; ".join(failed)
     return f"all {len(judged)} judged guards hold ({len(guards) - len(judged)} not judged)"
+
+
+def print_table(con: Console, guards: list[dict[str, Any]]) -> None:
+    """The guards: each aim, its value in this call, and whether it holds (n/a with the reason
+    where it could not be judged), then the verdict."""
+    from rich.table import Table
+
+    t = Table(title="guards (docs/performance.md)")
+    for col in ("guard", "workload", "aim", "this call", "holds"):
+        t.add_column(col)
+    for g in guards:
+        value = "n/a" if g["value"] is None else f"{g['value']:.3g}"
+        holds = "n/a: " + g["note"] if g["holds"] is None else ("yes" if g["holds"] else "NO")
+        t.add_row(g["guard"], g["workload"], g["aim"], value, holds)
+    con.print(t)
+    con.print(verdict(guards))

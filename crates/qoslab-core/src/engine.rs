@@ -308,19 +308,44 @@ impl EventQueue {
     /// Schedules `kind` at absolute time `time` (never in the past).
     #[inline(always)]
     pub fn at(&mut self, time: SimTime, kind: EventKind) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.push(time, seq, kind);
+    }
+    /// Takes the next sequence number without scheduling anything: an event scheduled later
+    /// under it ([`Self::at_reserved`]) runs exactly where an event scheduled now for the same
+    /// time would, and every other event keeps its number. A timer armed lazily, as Linux's
+    /// `inet_csk` timers (one pending event re-checked at expiry instead of one per re-arming),
+    /// keeps the order of the events it stands for this way.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+    /// Schedules `kind` at `time` (never in the past) under a sequence number taken earlier
+    /// with [`Self::reserve`] and not used since.
+    #[inline]
+    pub fn at_reserved(&mut self, time: SimTime, seq: u64, kind: EventKind) {
+        debug_assert!(seq < self.next_seq, "a reserved sequence number");
+        self.push(time, seq, kind);
+    }
+    #[inline(always)]
+    fn push(&mut self, time: SimTime, seq: u64, kind: EventKind) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let (tag, a, b) = kind.encode();
         let e = Entry {
             time,
-            seq_tag: (self.next_seq << 8) | tag as u64,
+            seq_tag: (seq << 8) | tag as u64,
             a,
             b,
         };
-        self.next_seq += 1;
         if self.top_taken {
-            // The taken top is earlier than `e` (time never goes back, and `e`'s sequence
-            // number is the largest), so `e` may take its place, if it belongs in the front
-            // (a calendar's run and later buckets hold the rest).
+            // The taken top is the event being handled, earlier than `e` (time never goes
+            // back, and at the same time `e`'s sequence number, assigned after the top's, is
+            // larger); replacing a heap's top by any entry and sifting it down keeps the heap
+            // either way. `e` takes its place if it belongs in the front (a calendar's run and
+            // later buckets hold the rest).
             self.top_taken = false;
             if e.time() < self.front_end {
                 // Never empty here: every other operation removes the taken top first. (An
@@ -447,8 +472,10 @@ impl EventQueue {
         // Events out of the calendar now (the front and run are spent): those handled since
         // the last refill, less the last bucket's, were scheduled into it while it was current.
         let out = self.next_seq - (self.in_buckets + self.overflow.len()) as u64;
-        // Every event of the last bucket was handled before this refill.
-        let late = out - self.out_mark - self.bucket_len;
+        // Every event of the last bucket was handled before this refill. (A number reserved
+        // and scheduled later counts as out from its reservation until then: an estimate,
+        // which chooses the bucket's form only, never the order.)
+        let late = out.saturating_sub(self.out_mark + self.bucket_len);
         self.late_sum = self.late_sum - self.late_sum / 16 + late;
         self.bucketed_sum = self.bucketed_sum - self.bucketed_sum / 16 + self.bucket_len;
         self.bucket_len = 0;

@@ -73,4 +73,52 @@ proptest! {
             hint = q.peek_kind();
         }
     }
+
+    /// A lazily armed timer: an event whose sequence number was reserved when it would have
+    /// been scheduled, and scheduled later (before its time) under that number, pops exactly
+    /// where it would have had it been scheduled at once, among events scheduled in between
+    /// for the same time too.
+    #[test]
+    fn a_reserved_number_keeps_the_order_of_scheduling_at_once(
+        ops in proptest::collection::vec((0u64..1_000, 0u32..4, 0u64..4, any::<bool>(), 0u8..3), 1..300),
+        thresholds in prop_oneof![Just((usize::MAX, 0)), Just((0, 0)), Just((8, 2))],
+    ) {
+        let mut at_once = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
+        let mut lazy = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut deferred: Vec<(u64, u64, u32)> = Vec::new();
+        let mut id = 0u32;
+        for (dt, scale, burst, pop, defer) in ops {
+            // Coarse gaps, so that many events share a time.
+            let dt = dt * [0, 1, 8_192, 1_000_000][scale as usize];
+            for _ in 0..=burst {
+                let t = at_once.now() + dt;
+                at_once.at(t, EventKind::DelAck(id, 0));
+                if defer == 0 {
+                    deferred.push((t, lazy.reserve(), id));
+                } else {
+                    lazy.at(t, EventKind::DelAck(id, 0));
+                }
+                id += 1;
+            }
+            if pop {
+                // What was deferred is scheduled before time can pass it.
+                for (t, seq, i) in deferred.drain(..) {
+                    lazy.at_reserved(t, seq, EventKind::DelAck(i, 0));
+                }
+                a.push(at_once.pop().map(|e| (e.time, e.kind)));
+                b.push(lazy.pop().map(|e| (e.time, e.kind)));
+            }
+        }
+        for (t, seq, i) in deferred.drain(..) {
+            lazy.at_reserved(t, seq, EventKind::DelAck(i, 0));
+        }
+        while let Some(e) = at_once.pop() {
+            a.push(Some((e.time, e.kind)));
+        }
+        while let Some(e) = lazy.pop() {
+            b.push(Some((e.time, e.kind)));
+        }
+        prop_assert_eq!(a, b);
+    }
 }

@@ -44,6 +44,12 @@ def bench(
             "per hop paired in time (0: none; only when the 200-flow workload is measured)."
         ),
     ] = 9,
+    linux_rounds: Annotated[
+        int,
+        typer.Option(
+            help="Rounds of the linux transport flavour against the ns2 flavour (workload linux-flavour)."
+        ),
+    ] = 5,
 ) -> None:
     """Measure qoslab against ns-2 and ns-3 on fixed workloads: core and whole process, start-up,
     memory."""
@@ -53,6 +59,8 @@ def bench(
         _fail(f"--repeat must be at least 1, got {repeat}")
     if pairs < 0:
         _fail(f"--pairs must be at least 0, got {pairs}")
+    if linux_rounds < 1:
+        _fail(f"--linux-rounds must be at least 1, got {linux_rounds}")
     try:
         bench_main(
             workload or None,
@@ -64,6 +72,7 @@ def bench(
             instructions=instructions,
             json_path=json_out,
             pairs=pairs,
+            linux_rounds=linux_rounds,
         )
     except ValueError as e:
         _fail(str(e))

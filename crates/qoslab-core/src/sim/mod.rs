@@ -74,6 +74,12 @@ enum Endpoint {
         rto_scheduled: Option<SimTime>,
         delack_gen: u32,
         delack_interval: SimTime,
+        /// The delayed-ACK timer, armed lazily as Linux's (`inet_csk_reset_xmit_timer`): at
+        /// most one `DelAck` event is pending (`delack_queued`); `delack_due` is the latest
+        /// held ACK's (deadline, reserved sequence number, generation), which an earlier
+        /// pending event schedules when it fires (`transport::on_delack`).
+        delack_queued: bool,
+        delack_due: (SimTime, u64, u32),
         ack_size: u32,
         ecn: bool,
     },
@@ -445,6 +451,8 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd_at, rev_at): (u32, u32), seed: u64
             rto_scheduled: None,
             delack_gen: 0,
             delack_interval: t.delack_interval_ns,
+            delack_queued: false,
+            delack_due: (0, 0, 0),
             ack_size: t.ack_size_bytes,
             ecn: t.ecn,
         },
@@ -511,6 +519,8 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd_at, rev_at): (u32, u32)) -
             rto_scheduled: None,
             delack_gen: 0,
             delack_interval: a.tcp.delack_interval_ns,
+            delack_queued: false,
+            delack_due: (0, 0, 0),
             ack_size: a.tcp.ack_size_bytes,
             ecn: a.tcp.ecn,
         },

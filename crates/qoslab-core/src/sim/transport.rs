@@ -48,6 +48,8 @@ impl Simulation {
                     sink,
                     delack_gen,
                     delack_interval,
+                    delack_queued,
+                    delack_due,
                     ecn,
                     ..
                 } = &mut flow.ep
@@ -71,9 +73,17 @@ impl Simulation {
                             self.send_ack(now, fi);
                         }
                         SinkAction::Delay => {
+                            // The timer for this held ACK takes its place in the event order
+                            // now (a reserved sequence number) but is scheduled only when no
+                            // earlier one is pending; that one, firing, schedules it.
                             *delack_gen = delack_gen.wrapping_add(1);
-                            let (g, iv) = (*delack_gen, *delack_interval);
-                            self.q.at(now + iv, EventKind::DelAck(fi as u32, g));
+                            let (g, at) = (*delack_gen, now + *delack_interval);
+                            let seq = self.q.reserve();
+                            *delack_due = (at, seq, g);
+                            if !*delack_queued {
+                                *delack_queued = true;
+                                self.q.at_reserved(at, seq, EventKind::DelAck(fi as u32, g));
+                            }
                         }
                     }
                 }
@@ -237,14 +247,34 @@ impl Simulation {
         }
     }
 
+    /// The delayed-ACK event of generation `g` fires: the held ACK goes if no segment came
+    /// since (the generation is current) and it is still held. Otherwise, when a later held
+    /// ACK's timer is still live (its generation current), that timer is scheduled at its own
+    /// deadline and reserved place in the order: the event it stands for in a queue with one
+    /// event per held ACK, found stale or not at the same moment. Events whose generation is
+    /// no longer current would do nothing and are never scheduled.
     pub(super) fn on_delack(&mut self, now: SimTime, fi: usize, g: u32) {
         let Endpoint::Tcp {
-            sink, delack_gen, ..
+            sink,
+            delack_gen,
+            delack_queued,
+            delack_due,
+            ..
         } = &mut self.flows[fi].ep
         else {
             return;
         };
-        if *delack_gen != g || !sink.pending {
+        *delack_queued = false;
+        if *delack_gen != g {
+            let (at, seq, due) = *delack_due;
+            if due == *delack_gen && due != g {
+                *delack_queued = true;
+                self.q
+                    .at_reserved(at, seq, EventKind::DelAck(fi as u32, due));
+            }
+            return;
+        }
+        if !sink.pending {
             return;
         }
         sink.pending = false;

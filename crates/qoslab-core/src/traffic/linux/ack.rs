@@ -161,6 +161,12 @@ impl Linux {
         }
         let min_rtt = self.rtt.min_rtt_ns();
         let high_seq = self.high_seq;
+        // The last ACK's blocks were tagged in full and SACKED is never cleared: their
+        // segments are skipped (they would be, one by one, below), as Linux skips what its
+        // `recv_sack_cache` says was already processed.
+        let mut known = self.sb.sack_cache;
+        known.sort_unstable();
+        let mut tagged = [(0i64, 0i64); 3];
         for (i, &(bs, be)) in blocks.iter().enumerate() {
             if be <= bs {
                 continue;
@@ -168,7 +174,13 @@ impl Linux {
             let is_dup = dsack && i == 0;
             let lo = (bs as i64).max(self.sb.una);
             let hi = (be as i64).min(self.sb.nxt());
-            for seq in lo..hi {
+            let (pieces, n) = if is_dup {
+                ([(lo, hi); 4], 1)
+            } else {
+                tagged[i] = (lo, hi);
+                super::scoreboard::uncovered(lo, hi, &known)
+            };
+            for seq in pieces[..n].iter().flat_map(|&(a, b)| a..b) {
                 let una = self.sb.una;
                 let seg = &mut self.sb.segs[(seq - una) as usize];
                 if is_dup {
@@ -231,6 +243,7 @@ impl Linux {
                 *flag |= DATA_SACKED;
             }
         }
+        self.sb.sack_cache = tagged;
     }
 
     /// `tcp_clean_rtx_queue`: frees SND.UNA..`ack`.

@@ -31,6 +31,7 @@ impl Linux {
             self.sb.push(now, tx);
         } else {
             io.stats.retransmits += 1;
+            self.sb.high_rexmit = self.sb.high_rexmit.max(seq);
             if let Some(s) = self.sb.get_mut(seq) {
                 s.xmit = now;
                 s.tx = tx;
@@ -55,11 +56,17 @@ impl Linux {
         if self.sb.lost_out <= self.sb.retrans_out && self.sb.lost_out == 0 {
             return;
         }
+        // Only LOST segments are candidates: the scan ends at the last of the lost_out.
         let mut k = 0;
-        while k < self.sb.segs.len() {
+        let mut lost_seen = 0;
+        while k < self.sb.segs.len() && lost_seen < self.sb.lost_out {
             let f = self.sb.segs[k].flags;
             k += 1;
-            if f & LOST == 0 || f & (SACKED | RETRANS) != 0 {
+            if f & LOST == 0 {
+                continue;
+            }
+            lost_seen += 1;
+            if f & (SACKED | RETRANS) != 0 {
                 continue;
             }
             if self.sb.in_flight() >= self.conn.cwnd {

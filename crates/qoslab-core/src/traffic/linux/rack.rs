@@ -102,14 +102,21 @@ impl Rack {
         }
         let una = sb.una;
         for (k, s) in sb.segs.iter().enumerate() {
+            let seq = una + k as i64;
+            let after = sent_after(self.mstamp, s.xmit, self.end_seq, seq);
+            if !after && seq > sb.high_rexmit {
+                // Sent once, not before RACK's segment, and so is every later one (sent
+                // once, in order): none of them can be overdue. Linux stops here too,
+                // walking its queue in send order (`tsorted_sent_queue`).
+                break;
+            }
             if s.flags & SACKED != 0 {
                 continue;
             }
             if s.flags & LOST != 0 && s.flags & RETRANS == 0 {
                 continue;
             }
-            let seq = una + k as i64;
-            if !sent_after(self.mstamp, s.xmit, self.end_seq, seq) {
+            if !after {
                 continue;
             }
             let elapsed = now.saturating_sub(s.xmit);

@@ -19,6 +19,34 @@ pub const LOST: u8 = 2;
 pub const RETRANS: u8 = 4;
 pub const EVER_RETRANS: u8 = 8;
 
+/// `lo..hi` less the ranges of `known`, sorted by their start (empty ones, `(0, 0)`,
+/// ignored), as at most four ascending pieces: the pieces and how many.
+#[inline]
+pub fn uncovered(lo: i64, hi: i64, known: &[(i64, i64); 3]) -> ([(i64, i64); 4], usize) {
+    debug_assert!(known.windows(2).all(|w| w[0] <= w[1]), "sorted");
+    let mut out = [(0, 0); 4];
+    let mut n = 0;
+    let mut start = lo;
+    for &(s, e) in known {
+        if e <= s || e <= start || s >= hi {
+            continue;
+        }
+        if s > start {
+            out[n] = (start, s);
+            n += 1;
+        }
+        start = e;
+        if start >= hi {
+            break;
+        }
+    }
+    if start < hi {
+        out[n] = (start, hi);
+        n += 1;
+    }
+    (out, n)
+}
+
 /// One outstanding segment.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Seg {
@@ -39,12 +67,20 @@ pub struct Scoreboard {
     pub retrans_out: u32,
     /// The highest SACKed segment (-1: none above SND.UNA).
     pub highest_sack: i64,
+    /// The highest segment ever retransmitted (a tail loss probe included; -1: none). Above
+    /// it every segment was sent once, in sequence order, so send times do not decrease
+    /// with the sequence number there (what lets RACK stop early: [`super::rack`]).
+    pub high_rexmit: i64,
+    /// The last ACK's SACK blocks (D-SACK left out), clipped to SND.UNA..SND.NXT when they
+    /// were tagged: every segment in them is SACKED (a mark never cleared).
+    pub sack_cache: [(i64, i64); 3],
 }
 
 impl Scoreboard {
     pub fn new() -> Self {
         Scoreboard {
             highest_sack: -1,
+            high_rexmit: -1,
             ..Default::default()
         }
     }

@@ -380,3 +380,23 @@ fn linux_receiver_quick_acks_then_delays_and_reports_dsack() {
     assert_eq!((b[0], b[1]), ((5, 6), (19, 20)), "D-SACK first (RFC 2883)");
     assert_eq!(s.sack_blocks().unwrap()[0], (19, 20), "reported once");
 }
+
+#[test]
+fn a_sack_block_less_the_last_acks_blocks_is_what_is_left_to_tag() {
+    use super::scoreboard::uncovered;
+    let pieces = |lo, hi, mut known: [(i64, i64); 3]| {
+        known.sort_unstable();
+        let (p, n) = uncovered(lo, hi, &known);
+        p[..n].to_vec()
+    };
+    // nothing known: the whole block; a block grown by two segments: the two
+    assert_eq!(pieces(10, 20, [(0, 0); 3]), vec![(10, 20)]);
+    assert_eq!(pieces(10, 20, [(10, 18), (0, 0), (0, 0)]), vec![(18, 20)]);
+    // holes between known ranges, given in any order, overlapping or past the block
+    assert_eq!(
+        pieces(10, 30, [(25, 40), (12, 15), (14, 20)]),
+        vec![(10, 12), (20, 25)]
+    );
+    assert_eq!(pieces(10, 20, [(5, 25), (0, 0), (0, 0)]), vec![]);
+    assert_eq!(pieces(10, 20, [(30, 40), (0, 5), (0, 0)]), vec![(10, 20)]);
+}

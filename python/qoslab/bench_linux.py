@@ -1,0 +1,182 @@
+"""The linux transport flavour's cost against the ns2 flavour's, paired in ``qoslab bench``
+(issue 54: "the linux flavour's cost per packet-hop against the ns-2 flavour's, aim ≤ 1.5×").
+
+Two of the validation grid's scenarios (:func:`qoslab.validate_linux.scenario`: 30 s, seed 1),
+each run in both flavours:
+
+- ``bbr-cubic-1bdp``: BBR beside CUBIC over a 10 Mbit/s pfifo of one BDP (33 packets);
+- ``cubic5-1bdp``: five CUBIC flows with RTTs 20, 40, …, 100 ms over 20 Mbit/s.
+
+The linux flavour runs as the validation runs it (``tcp.flavour = "linux"``, with Linux's
+delayed ACKs: every second full segment or 40 ms); the ns2 flavour as the papers run ns-2's
+agents (``TCPSink``, every segment ACKed; the grid's variants with SACK). Delayed ACKs halve
+the ACK hops, so the cost per hop and the cost per run differ; both are reported.
+
+A round is one fresh worker process that runs each flavour :data:`CALLS` times, alternating
+(the ns2 flavour first in every other call), and keeps each flavour's fastest call by the
+thread's CPU time: a run is a few hundredths of a second, and on a shared machine its wall
+time counts the moments the thread waited for a core (at a load of 6 on two cores the wall
+times' ratio moved between 1.37× and 2.24× over five rounds). The round's ratios are the linux
+flavour's over the ns2 flavour's; the figures are the medians over :data:`ROUNDS` rounds.
+Wall times are kept beside (``wall_s``).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+#: The name ``qoslab bench --workload`` selects these measurements by.
+WORKLOAD = "linux-flavour"
+#: The validation grid's points measured, by name (:data:`qoslab.validate_linux.GRID`).
+POINTS = ("bbr-cubic-1bdp", "cubic5-1bdp")
+#: Calls of each flavour in one round, and rounds.
+CALLS = 5
+ROUNDS = 5
+FLAVOURS = ("ns2", "linux")
+
+
+def _scenario(point: str, flavour: str) -> Any:
+    from qoslab import validate_linux as vl
+
+    p = next(p for p in vl.GRID if p.name == point)
+    sc = vl.scenario(p, flavour)
+    return sc.with_overrides(vl.sim_overrides("linux")) if flavour == "linux" else sc
+
+
+def _worker(point: str, calls: int) -> None:
+    """In a fresh process: ``calls`` runs of each flavour of ``point``, alternating; prints
+    each flavour's fastest wall time, hops and events as JSON."""
+    from qoslab import _core
+
+    cores = {f: _scenario(point, f).core for f in FLAVOURS}
+    best: dict[str, dict[str, float]] = {}
+    for i in range(calls):
+        for f in FLAVOURS if i % 2 == 0 else FLAVOURS[::-1]:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            raw = _core.simulate_resolved(cores[f], 1, [], None, 1)
+            cpu, wall = time.thread_time() - c0, time.perf_counter() - t0
+            if f not in best or cpu < best[f]["cpu_s"]:
+                best[f] = {
+                    "cpu_s": cpu,
+                    "wall_s": wall,
+                    "hops": int(raw["packet_hops"]),
+                    "events": int(raw["events"]),
+                }
+    print(json.dumps(best))
+
+
+def _measure_round(point: str, calls: int) -> dict[str, dict[str, float]]:
+    p = subprocess.run(
+        [sys.executable, "-m", "qoslab.bench_linux", "--worker", point, str(calls)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(p.stdout))
+
+
+def pair(
+    point: str,
+    rounds: int = ROUNDS,
+    calls: int = CALLS,
+    measure: Callable[[str, int], dict[str, dict[str, float]]] = _measure_round,
+    log: Callable[[str], None] = lambda s: None,
+) -> dict[str, Any]:
+    """One point's row: each flavour's median (over the rounds) of its fastest call's CPU time,
+    ns per hop and events per hop, and the rounds' ratios (linux over ns2) per hop and per run with
+    their medians (``hop_ratio``, ``run_ratio``; None without rounds)."""
+    got: list[dict[str, dict[str, float]]] = []
+    for i in range(rounds):
+        log(f"linux flavour {point}: round {i + 1}/{rounds} …")
+        got.append(measure(point, calls))
+    row: dict[str, Any] = {"point": point, "rounds": rounds, "calls": calls}
+    for f in FLAVOURS:
+        cpus = [g[f]["cpu_s"] for g in got]
+        hops, events = (got[0][f]["hops"], got[0][f]["events"]) if got else (0, 0)
+        row[f] = {
+            "cpu_s": statistics.median(cpus) if cpus else None,
+            "wall_s": statistics.median(g[f]["wall_s"] for g in got) if got else None,
+            "hops": hops,
+            "events": events,
+            "ns_per_hop": statistics.median(c / hops * 1e9 for c in cpus) if cpus and hops else None,
+            "events_per_hop": events / hops if hops else None,
+        }
+    hop = [(g["linux"]["cpu_s"] / g["linux"]["hops"]) / (g["ns2"]["cpu_s"] / g["ns2"]["hops"]) for g in got]
+    run = [g["linux"]["cpu_s"] / g["ns2"]["cpu_s"] for g in got]
+    row["hop_ratios"], row["run_ratios"] = hop, run
+    row["hop_ratio"] = statistics.median(hop) if hop else None
+    row["run_ratio"] = statistics.median(run) if run else None
+    return row
+
+
+def measure_all(
+    rounds: int = ROUNDS, calls: int = CALLS, log: Callable[[str], None] = lambda s: None
+) -> list[dict[str, Any]]:
+    """:func:`pair` of every point of :data:`POINTS`."""
+    return [pair(p, rounds, calls, log=log) for p in POINTS]
+
+
+def in_call(
+    only: Sequence[str] | None, rounds: int = ROUNDS, log: Callable[[str], None] = lambda s: None
+) -> list[dict[str, Any]]:
+    """:func:`measure_all` in a ``qoslab bench`` call that runs every workload (``only`` None
+    or empty) or names :data:`WORKLOAD` among ``only``; no rows otherwise."""
+    return measure_all(rounds, log=log) if not only or WORKLOAD in only else []
+
+
+def print_table(con: Console, rows: list[dict[str, Any]]) -> None:
+    """The rows as a table (ns per hop and seconds per run of each flavour, ratios) and what
+    they are; nothing without rows."""
+    if rows:
+        con.print(table(rows))
+        con.print(NOTE)
+
+
+def table(rows: list[dict[str, Any]]) -> Table:
+    """The rows as a rich table (ns per hop and seconds per run of each flavour, ratios)."""
+    from rich.table import Table
+
+    t = Table(title="linux flavour against the ns2 flavour (validation scenarios, 30 s, seed 1)")
+    cols = ("scenario", "ns2 ns/hop", "linux ns/hop", "× per hop", "ns2 s/run", "linux s/run", "× per run")
+    for c in cols + ("events/hop ns2 → linux",):
+        t.add_column(c, justify="right")
+    for r in rows:
+        n, lx = r["ns2"], r["linux"]
+
+        def f(x: float | None, fmt: str) -> str:
+            return fmt.format(x) if x is not None else "n/a"
+
+        t.add_row(
+            r["point"],
+            f(n["ns_per_hop"], "{:.1f}"),
+            f(lx["ns_per_hop"], "{:.1f}"),
+            f(r["hop_ratio"], "{:.2f}×"),
+            f(n["cpu_s"], "{:.4f}"),
+            f(lx["cpu_s"], "{:.4f}"),
+            f(r["run_ratio"], "{:.2f}×"),
+            f"{f(n['events_per_hop'], '{:.2f}')} → {f(lx['events_per_hop'], '{:.2f}')}",
+        )
+    return t
+
+
+NOTE = (
+    "linux: tcp.flavour = \"linux\" with Linux's delayed ACKs; ns2: ns-2's agents, every segment ACKed. "
+    f"Each round a fresh worker runs each flavour {CALLS} times, alternating, and keeps the fastest "
+    "(the thread's CPU time); "
+    "×: the linux flavour's over the ns2 flavour's in the same round, median over the rounds."
+)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--worker":
+        _worker(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else CALLS)

@@ -1,0 +1,106 @@
+"""``qoslab bench``'s linux-flavour measurement (issue 54): the two flavours are the
+validation scenarios as each flavour runs them, the ratios divide the same round's calls, and
+the guard judges the per-hop ratio against 1.5×. Speed is never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import QOSLAB, one_line_error
+from qoslab import bench_guards, bench_linux
+
+
+def test_each_flavour_runs_the_validation_scenario_as_it_is_run() -> None:
+    """The linux flavour with Linux's delayed ACKs, the ns2 flavour with ns-2's sink that
+    ACKs every segment; the same scenario otherwise."""
+    for point in bench_linux.POINTS:
+        ns2 = bench_linux._scenario(point, "ns2").resolved
+        linux = bench_linux._scenario(point, "linux").resolved
+        assert [f["tcp"].get("flavour", "ns2") for f in ns2["flows"]] == ["ns2"] * len(ns2["flows"])
+        assert [f["tcp"]["flavour"] for f in linux["flows"]] == ["linux"] * len(linux["flows"])
+        assert not any(f["tcp"]["delayed_ack"] for f in ns2["flows"])
+        assert all(
+            f["tcp"]["delayed_ack"] and f["tcp"]["delack_interval_ns"] == 40_000_000 for f in linux["flows"]
+        )
+        assert ns2["duration_ns"] == linux["duration_ns"] == 30_000_000_000
+        assert [f["tcp"]["variant"] for f in ns2["flows"]] == [f["tcp"]["variant"] for f in linux["flows"]]
+
+
+class _Drifting:
+    """A machine slowing down each round (1, 4, 9 … times), on which the linux flavour costs
+    1.6× the ns2 flavour's per hop (0.8× per run: half the hops): each round's ratio is that,
+    whatever the drift; a ratio of the medians of different rounds' calls would not be."""
+
+    def __init__(self) -> None:
+        self.round = 0
+
+    def __call__(self, point: str, calls: int) -> dict[str, dict[str, float]]:
+        self.round += 1
+        k = self.round**2
+        return {
+            "ns2": {"cpu_s": 0.010 * k, "wall_s": 0.02 * k, "hops": 100_000, "events": 103_000},
+            "linux": {"cpu_s": 0.008 * k, "wall_s": 0.02 * k, "hops": 50_000, "events": 66_000},
+        }
+
+
+def test_the_ratios_divide_the_calls_of_the_same_round() -> None:
+    row = bench_linux.pair("bbr-cubic-1bdp", rounds=5, measure=_Drifting())
+    assert row["hop_ratios"] == pytest.approx([1.6] * 5) and row["hop_ratio"] == pytest.approx(1.6)
+    assert row["run_ratios"] == pytest.approx([0.8] * 5) and row["run_ratio"] == pytest.approx(0.8)
+    assert row["ns2"]["cpu_s"] == pytest.approx(0.09) and row["ns2"]["ns_per_hop"] == pytest.approx(900.0)
+    assert row["linux"]["events_per_hop"] == pytest.approx(1.32)
+
+
+def test_the_guard_judges_the_per_hop_ratio_against_one_and_a_half() -> None:
+    rows = [bench_linux.pair(p, rounds=3, measure=_Drifting()) for p in bench_linux.POINTS]
+    g = bench_guards.evaluate_linux(bench_linux.POINTS, rows)
+    assert [x["holds"] for x in g] == [False, False] and g[0]["value"] == pytest.approx(1.6)
+    rows[1]["hop_ratio"] = 1.5
+    g = bench_guards.evaluate_linux(bench_linux.POINTS, rows)
+    assert [x["holds"] for x in g] == [False, True]
+    assert bench_guards.verdict(g) == "1 of 2 judged guards fail: linux flavour on bbr-cubic-1bdp"
+    # a call that did not measure the flavours says so, and judges nothing
+    g = bench_guards.evaluate_linux(bench_linux.POINTS, [])
+    assert all(x["holds"] is None and x["note"] == "not measured in this call" for x in g)
+
+
+def test_the_bench_call_records_the_flavours_and_their_guard(tmp_path: Path) -> None:
+    """One round: the figures are there and the guard is judged (its verdict
+    is whatever the machine gives; it is not asserted)."""
+    out = tmp_path / "bench.json"
+    p = subprocess.run(
+        [QOSLAB, "bench", "--workload", bench_linux.WORKLOAD, "--linux-rounds", "1"]
+        + ["--no-ns2", "--no-ns3", "--json", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["workloads"] == [] and [r["point"] for r in doc["linux_flavour"]] == list(bench_linux.POINTS)
+    for r in doc["linux_flavour"]:
+        assert r["hop_ratio"] > 0 and r["run_ratio"] > 0 and r["linux"]["hops"] < r["ns2"]["hops"]
+    g = [x for x in doc["guards"] if x["guard"] == "linux flavour"]
+    assert len(g) == 2 and all(x["holds"] is not None for x in g)
+    assert "linux flavour against the ns2 flavour" in p.stdout
+
+
+def test_a_bad_number_of_rounds_is_a_one_line_error() -> None:
+    p = subprocess.run(
+        [QOSLAB, "bench", "--workload", bench_linux.WORKLOAD, "--linux-rounds", "0"],
+        capture_output=True,
+        text=True,
+    )
+    assert "--linux-rounds must be at least 1, got 0" in one_line_error(p)
+
+
+def test_the_clis_default_rounds_is_the_benchs() -> None:
+    """The CLI does not import the bench module at start-up, so it repeats the default."""
+    import inspect
+
+    from qoslab.cli import bench as command
+
+    assert inspect.signature(command.bench).parameters["linux_rounds"].default == bench_linux.ROUNDS
