@@ -439,6 +439,7 @@ def _write_verdicts(ctx: Context) -> Path:
         "seeds": len(opts.seeds),
         "flavour": opts.flavour or "reference",
         "sender": opts.sender or PAPER_SENDERS,
+        "tcp_flavour": opts.tcp_flavour or "ns2",
         "command": _command(ctx),
         "fingerprint": {
             "core": str(ctx.version).rpartition("+")[2],
@@ -470,6 +471,7 @@ def _command(ctx: Context) -> str:
         )
         + (f" --flavour {opts.flavour}" if opts.flavour else "")
         + (f" --sender {opts.sender}" if opts.sender else "")
+        + (f" --tcp-flavour {opts.tcp_flavour}" if opts.tcp_flavour else "")
         + (f" --warmup {opts.warmup}" if opts.warmup else "")
     )
 
@@ -521,16 +523,22 @@ def _flavours(ctx: Context) -> str:
 
 
 def _senders(ctx: Context) -> str:
-    """Which TCP congestion control the experiment's senders ran."""
+    """Which TCP congestion control the experiment's senders ran, and in which transport flavour."""
+    fl = ctx.options.tcp_flavour
+    how = (
+        f"; transport flavour **{fl}** for every TCP flow (`--tcp-flavour {fl}`: docs/models/tcp-{fl}.md)"
+        if fl
+        else ""
+    )
     if ctx.options.sender:
         return (
             f"**{ctx.options.sender}** for every TCP sender (`--sender {ctx.options.sender}`), in place "
-            "of the paper's: the verdicts say whether each conclusion survives under it"
+            "of the paper's: the verdicts say whether each conclusion survives under it" + how
         )
     seen = sorted(
         {f["tcp"]["variant"] for sw in ctx.sweeps.values() for _, sc in sw.points for f in _tcp_flows(sc)}
     )
-    return (", ".join(seen) or "none") + " (as the scenarios give them)"
+    return (", ".join(seen) or "none") + " (as the scenarios give them)" + how
 
 
 def _tcp_flows(sc: Scenario) -> list[dict[str, Any]]:
