@@ -269,7 +269,7 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
         out.mkdir()
         (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
         (out / "report.md").write_text("")
-        return SimpleNamespace(out=out, report=out / "report.md")
+        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=8)
