@@ -300,9 +300,10 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
             if per_claim
             else "Every sweep grew until every claim was decided (the all-or-nothing rule). "
         )
-        + "The tables and figures above are from each sweep's last seeds: "
+        + "The tables and figures above are from the seeds of the look each sweep stopped at "
+        + "(by the sweep's own rule: see its seeds under Sweeps): "
         + ", ".join(f"`{s}` {n}" for s, n in at.items())
-        + f" (in the experiment's seeds per point). Runs: {summary['runs']} distinct, against "
+        + f". Runs: {summary['runs']} distinct, against "
         f"{summary['runs_all_or_nothing']} had every sweep run to the last look "
         f"({summary['runs_computed_now']} computed by this invocation, the rest found in the store). "
         "The verdicts below replace the fixed-seed ones in `verdicts.json`; `seeds` is the seeds "
