@@ -224,7 +224,7 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
 
     def seq(name, **kw):  # type: ignore[no-untyped-def]
         calls.append(("sequential", name))
-        return fake(name), {"looks": [4], "decided": 1, "records": 1}
+        return fake(name), {"looks": [4], "decided": 1, "records": 1, "runs": 1, "runs_all_or_nothing": 1}
 
     monkeypatch.setattr(experiments, "reproduce", fixed)
     monkeypatch.setattr(sequential_run, "reproduce_sequential", seq)
@@ -269,7 +269,7 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
         out.mkdir()
         (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
         (out / "report.md").write_text("")
-        return SimpleNamespace(out=out, report=out / "report.md")
+        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=8)

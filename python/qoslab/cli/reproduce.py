@@ -220,7 +220,8 @@ def _reproduce_one(
         rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, **common)
         typer.echo(
             f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
-            f"{seq['decided']} of {seq['records']} verdicts decided"
+            f"{seq['decided']} of {seq['records']} verdicts decided; {seq['runs']} distinct runs "
+            f"(every sweep to the last look: {seq['runs_all_or_nothing']})"
         )
         return rep
     return experiments.reproduce(exp, seeds=seeds, **common)

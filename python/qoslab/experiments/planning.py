@@ -3,7 +3,7 @@ runs they hold, and all experiments' runs computed in one sweep (``reproduce all
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -67,9 +67,13 @@ def planned(
     flavour: str | None = None,
     sender: str | None = None,
     tcp_flavour: str | None = None,
+    sweep_seeds: Mapping[str, int] | None = None,
 ) -> tuple[Options, list[Sweep], list[RunSpec]]:
     """The options, sweeps and runs :func:`qoslab.experiments.runner.reproduce` plans for
-    ``exp`` (the same arguments)."""
+    ``exp`` (the same arguments). ``sweep_seeds``: sweeps planned at another number of seeds
+    than the experiment's (each such sweep as the experiment plans it at that many: a sweep that
+    takes twice the experiment's seeds, or its first seed only, keeps its rule); the sequential
+    mode stops a sweep that way once every claim resting on it is decided."""
     if flavour not in (None, "ns2"):
         raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
     check_sender(exp, sender)
@@ -80,12 +84,39 @@ def planned(
     opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
     sweeps = exp.plan(opts)
     validate(exp, sweeps)
+    if sweep_seeds:
+        sweeps = _reseeded(exp, opts, sweeps, sweep_seeds)
     if flavour is not None or sender is not None or tcp_flavour is not None:
         sweeps = [replace(sw, points=[(p, as_run(sc, opts)) for p, sc in sw.points]) for sw in sweeps]
     specs: list[RunSpec] = []
     for sw in sweeps:
         specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
     return opts, list(sweeps), specs
+
+
+def _reseeded(
+    exp: Experiment, opts: Options, sweeps: list[Sweep], sweep_seeds: Mapping[str, int]
+) -> list[Sweep]:
+    """``sweeps`` with each sweep named in ``sweep_seeds`` taken from the experiment's plan at
+    that many seeds (its points must be the same: only its seeds may differ)."""
+    names = {s.name for s in sweeps}
+    unknown = sorted(set(sweep_seeds) - names)
+    if unknown:
+        raise ValueError(f"experiment {exp.name}: no sweep {', '.join(map(repr, unknown))} to reseed")
+    at: dict[int, dict[str, Sweep]] = {}
+    out: list[Sweep] = []
+    for sw in sweeps:
+        n = sweep_seeds.get(sw.name)
+        if n is None or n == len(opts.seeds):
+            out.append(sw)
+            continue
+        if n not in at:
+            at[n] = {s.name: s for s in exp.plan(replace(opts, seeds=seed_list(n)))}
+        other = at[n][sw.name]
+        if [p for p, _ in other.points] != [p for p, _ in sw.points]:
+            raise ValueError(f"experiment {exp.name}: sweep {sw.name!r} has other points at {n} seeds")
+        out.append(replace(sw, seeds=list(other.seeds)))
+    return out
 
 
 def compute_all(

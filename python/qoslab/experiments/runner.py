@@ -333,6 +333,7 @@ def reproduce(
     sender: str | None = None,
     tcp_flavour: str | None = None,
     warmup: str | None = None,
+    sweep_seeds: Mapping[str, int] | None = None,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
     ``out/NAME/``: its tables, figures and ``report.md``.
@@ -352,14 +353,24 @@ def reproduce(
     ``warmup="mser5"`` measures each point's runs from the warm-up MSER-5 finds in a pilot run,
     for an experiment whose measurement window is ours (refused where the paper fixes it), and
     writes ``out/NAME-mser5/`` (:mod:`qoslab.experiments.warmup_window`). Every reproduction
-    reports each run's warm-up (``warmup.csv``, a section of ``report.md``)."""
+    reports each run's warm-up (``warmup.csv``, a section of ``report.md``).
+
+    ``sweep_seeds`` plans the sweeps it names at another number of seeds than ``seeds``
+    (:func:`qoslab.experiments.planning.planned`): the sequential mode's sweeps whose claims are
+    decided (:mod:`qoslab.experiments.sequential_run`)."""
     from qoslab.experiments import warmup_window
 
     t0 = time.perf_counter()
     exp = name if isinstance(name, Experiment) else get(name)
     warmup_window.check(exp, warmup)
     opts, sweeps, specs = planned(
-        exp, seeds=seeds, quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour
+        exp,
+        seeds=seeds,
+        quick=quick,
+        flavour=flavour,
+        sender=sender,
+        tcp_flavour=tcp_flavour,
+        sweep_seeds=sweep_seeds,
     )
     opts = replace(opts, warmup=warmup)
     out_dir = Path(out) / out_name(exp.name, opts)

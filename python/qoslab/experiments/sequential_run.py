@@ -13,13 +13,29 @@ Holm's step-down procedure over the claim's readings using each reading's anytim
 than claimed, does not reproduce) keeps it, with the seeds and looks that decided it; "not
 testable here" (the compared arms did not move the quantity) is judged again at every look and
 the last look's stands; the rounds stop when the sequence has decided every record, or at
-the cap. The runs are shared by the claims of an experiment, so
-they stop only when every claim is decided.
+the cap.
+
+Claims stop separately. Each claim declares the sweeps its records rest on
+(:data:`qoslab.experiments.magnitudes.RESTS_ON`); after each look, a sweep on which every
+record resting on it is decided, or no record rests (a sweep only tables and figures read),
+gets no more seeds: the next looks plan it at the seeds it has
+(:func:`qoslab.experiments.planning.planned`'s ``sweep_seeds``) and find its runs in the store,
+while the sweeps of a claim still undecided keep growing. An undecided record thus sees every
+sweep it reads at the look's seeds, as if every sweep had grown, and is decided at the same
+look with the same verdict; a decided record recomputed from fewer seeds keeps the verdict
+that decided it. Paired tests pair by seed (:func:`qoslab.stats.paired` uses the seeds both
+sides have), so sweeps at different seeds never mis-pair. A record that no declaration
+matches rests on every sweep. The declarations are checked twice: by
+``tests/test_sequential_claims.py``, which reproduces an experiment with each sweep alone at
+fewer seeds and finds only the records declaring it moved (:func:`sweep_dependence`,
+:func:`undeclared`), and at every look, where a record whose sweeps have all stopped must not
+move (a move is listed as a contradicted declaration in the summary and the report).
 
 The fixed-seed mode (``--seeds N``) is unchanged; this one writes the same ``out/NAME/`` (its
-tables and figures from the last round's seeds) with ``verdicts.json`` holding the sequential
-records (``looks``, ``procedure``) and a section on the procedure at the end of
-``report.md``.
+tables and figures from each sweep's last seeds) with ``verdicts.json`` holding the sequential
+records (``seeds`` and ``looks`` of the look that decided each, ``procedure``, ``rests_on``)
+and a summary (``sequential``: the seeds each sweep stopped at, the distinct runs taken against
+the all-or-nothing rule's), and a section on the procedure at the end of ``report.md``.
 """
 
 from __future__ import annotations
@@ -29,7 +45,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from qoslab.experiments.magnitudes import DECLARED
+from qoslab.experiments.base import Experiment
+from qoslab.experiments.magnitudes import DECLARED, RESTS_ON
+from qoslab.experiments.planning import planned
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.sequential import (
     ALPHA,
@@ -138,13 +156,39 @@ def _holm(out: list[dict[str, Any]]) -> None:
                 r["verdict"] = INCONCLUSIVE
 
 
+def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[str, ...] | None:
+    """The sweeps record ``r`` rests on (:data:`qoslab.experiments.magnitudes.RESTS_ON`, by its
+    declaration's text); None for a record no declaration matches (it may read any sweep)."""
+    m = _decl(decls, r)
+    if m is None:
+        return None
+    table = RESTS_ON.get(exp, {})
+    if m.match not in table:
+        raise ValueError(
+            f"experiment {exp}: claim {m.match!r} declares no sweeps it rests on (magnitudes.RESTS_ON)"
+        )
+    return table[m.match]
+
+
+def _plan_args(kw: dict[str, Any]) -> dict[str, Any]:
+    return {k: kw[k] for k in ("quick", "flavour", "sender", "tcp_flavour") if k in kw}
+
+
+def _distinct_runs(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw: dict[str, Any]) -> int:
+    specs = planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(kw))[2]
+    return len({s.key for s in specs})
+
+
 def reproduce_sequential(
-    name: str, *, max_seeds: int | None = None, **kw: Any
+    name: str, *, max_seeds: int | None = None, per_claim: bool = True, **kw: Any
 ) -> tuple[Reproduction, dict[str, Any]]:
     """Reproduces experiment ``name`` in rounds of seeds (see the module's text) up to
     ``max_seeds`` (default: the experiment's fixed number of seeds); ``kw`` as for
     :func:`qoslab.experiments.runner.reproduce` (without ``seeds``). Returns the last round's
-    reproduction and a summary: looks taken, seeds, records decided per look."""
+    reproduction and a summary: looks taken, seeds, records decided, the seeds each sweep
+    stopped at and the runs it took against the all-or-nothing rule's. ``per_claim=False`` is
+    that earlier rule (every sweep grows until every record is decided), kept to measure the
+    saving."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -155,13 +199,20 @@ def reproduce_sequential(
     decls = DECLARED.get(exp.name, ())
     if not decls:
         raise ValueError(f"experiment {exp.name} declares no claim magnitudes: --sequential needs them")
+    every = tuple(s.name for s in planned(exp, seeds=FIRST, **_plan_args(kw))[1])
     frozen: dict[Key, dict[str, Any]] = {}
     best_m: dict[Key, float] = {}
     taken: list[int] = []
+    #: sweeps no undecided record rests on, and the seeds they stopped at
+    stopped: dict[str, int] = {}
+    settled: dict[Key, str] = {}
+    errors: list[str] = []
+    computed = 0
     rep: Reproduction | None = None
     current: list[dict[str, Any]] = []
     for k in plan:
-        rep = reproduce(exp, seeds=k, **kw)
+        rep = reproduce(exp, seeds=k, sweep_seeds=dict(stopped), **kw)
+        computed += rep.sweep.computed
         taken.append(k)
         path = rep.out / "verdicts.json"
         if not path.exists():
@@ -169,24 +220,41 @@ def reproduce_sequential(
         doc = json.loads(path.read_text(encoding="utf-8"))
         current = redecide(doc["verdicts"], decls, taken, best_m)
         for r in current:
+            deps = rests_on(exp.name, decls, r)
+            r["rests_on"] = list(every if deps is None else deps)
             if r["verdict"] in DECIDED and _key(r) not in frozen:
                 frozen[_key(r)] = r
+            errors += _check_settled(r, stopped, settled)
         # "not testable here" is no decision of the sequence: whether the arms moved the quantity
         # more than its interval's half-width is judged again at every look (the half-width
         # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
         # last look's judgement stands
         if all(_key(r) in frozen for r in current):
             break
+        growing = (
+            {s for r in current if _key(r) not in frozen for s in r["rests_on"]} if per_claim else set(every)
+        )
+        for s in every:
+            if s not in growing:
+                stopped.setdefault(s, k)
     assert rep is not None
     final = [frozen.get(_key(r), r) for r in current]
     summary = {
         "procedure": PROCEDURE,
+        "stopping": "per claim: a sweep stops once every claim resting on it is decided"
+        if per_claim
+        else "all or nothing: every sweep runs until every claim is decided",
         "looks": taken,
         "max_seeds": cap,
         "seeds": taken[-1],
         "decided": sum(r["verdict"] != INCONCLUSIVE for r in final),
         "records": len(final),
         "boundary_ratio_at_cap": boundary_ratio(cap),
+        "sweeps_stopped_at": {s: stopped.get(s, taken[-1]) for s in every},
+        "runs": _distinct_runs(exp, taken[-1], stopped, kw),
+        "runs_all_or_nothing": _distinct_runs(exp, taken[-1], {}, kw),
+        "runs_computed_now": computed,
+        "declaration_errors": errors,
     }
     path = rep.out / "verdicts.json"
     if path.exists():
@@ -201,21 +269,97 @@ def reproduce_sequential(
     return rep, summary
 
 
+def _check_settled(r: dict[str, Any], stopped: dict[str, int], settled: dict[Key, str]) -> list[str]:
+    """A record all of whose sweeps have stopped is computed from the same runs at every later
+    look: if its effect, interval or seeds move, it reads a sweep it does not declare (which
+    could then have stopped under an undecided claim). Returns that as an error line."""
+    if not r["rests_on"] or not all(s in stopped for s in r["rests_on"]):
+        return []
+    # as text: a NaN effect equals itself
+    seen = json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")])
+    before = settled.setdefault(_key(r), seen)
+    if before == seen:
+        return []
+    return [f"{r['claim'][:60]} / {r['reading']}: moved after its sweeps {r['rests_on']} stopped"]
+
+
 def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) -> str:
+    at = summary["sweeps_stopped_at"]
+    per_claim = summary["stopping"].startswith("per claim")
     lines = [
         "",
         "## Sequential verdicts",
         "",
         f"Seeds in rounds, looks at {', '.join(map(str, summary['looks']))} seeds (cap "
         f"{summary['max_seeds']}); each verdict from a {summary['procedure']}, so a verdict "
-        "reached at any look holds at 95 %. The tables and figures above are from the last "
-        "round's seeds; the verdicts below replace the fixed-seed ones in `verdicts.json`.",
+        "reached at any look holds at 95 %. "
+        + (
+            "Claims stop separately: after each look, a sweep on which every claim resting on it "
+            "is decided (or no claim rests) gets no more seeds; the sweeps of a claim still "
+            "undecided keep growing. "
+            if per_claim
+            else "Every sweep grew until every claim was decided (the all-or-nothing rule). "
+        )
+        + "The tables and figures above are from the seeds of the look each sweep stopped at "
+        + "(by the sweep's own rule: see its seeds under Sweeps): "
+        + ", ".join(f"`{s}` {n}" for s, n in at.items())
+        + f". Runs: {summary['runs']} distinct, against "
+        f"{summary['runs_all_or_nothing']} had every sweep run to the last look "
+        f"({summary['runs_computed_now']} computed by this invocation, the rest found in the store). "
+        "The verdicts below replace the fixed-seed ones in `verdicts.json`; `seeds` is the seeds "
+        "of the look that decided each (or of the last look), `rests on` the sweeps it reads.",
+        *(
+            ["", "**Declarations contradicted** (a record moved after its sweeps stopped):"]
+            + [f"- {e}" for e in summary["declaration_errors"]]
+            if summary["declaration_errors"]
+            else []
+        ),
         "",
-        "| claim | reading | verdict | seeds | interval |",
-        "|---|---|---|---|---|",
+        "| claim | reading | verdict | seeds | interval | rests on |",
+        "|---|---|---|---|---|---|",
     ]
     for r in final:
         lo, hi = r["ci95"]
         ci = "unbounded" if lo is None or hi is None else f"[{lo:.4g}, {hi:.4g}]"
-        lines.append(f"| {r['claim'][:60]} | {r['reading']} | {r['verdict']} | {r['seeds']} | {ci} |")
+        sw = ", ".join(r.get("rests_on", []))
+        lines.append(f"| {r['claim'][:60]} | {r['reading']} | {r['verdict']} | {r['seeds']} | {ci} | {sw} |")
     return "\n".join(lines) + "\n"
+
+
+def _readings(rep: Reproduction) -> dict[Key, str]:
+    doc = json.loads((rep.out / "verdicts.json").read_text(encoding="utf-8"))
+    # as text: a NaN effect equals itself
+    return {_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]}
+
+
+def sweep_dependence(name: str, *, seeds: int, fewer: int, **kw: Any) -> dict[str, dict[Key, bool]]:
+    """Which records each sweep of experiment ``name`` moves: the experiment reproduced (fixed
+    seeds, ``kw`` as for :func:`qoslab.experiments.runner.reproduce`) with every sweep at
+    ``seeds``, then once per sweep with that sweep alone at ``fewer``; for each sweep, every
+    record and whether its effect, interval or seeds differ from the first reproduction's. A
+    record the sweep moves rests on it (:func:`undeclared` compares with the declarations)."""
+    from qoslab.experiments.base import get
+
+    exp = get(name)
+    base = _readings(reproduce(exp, seeds=seeds, **kw))
+    names = [s.name for s in planned(exp, seeds=seeds, **_plan_args(kw))[1]]
+    out: dict[str, dict[Key, bool]] = {}
+    for s in names:
+        got = _readings(reproduce(exp, seeds=seeds, sweep_seeds={s: fewer}, **kw))
+        out[s] = {k: got.get(k) != v for k, v in base.items()}
+    return out
+
+
+def undeclared(name: str, moved: dict[str, dict[Key, bool]]) -> list[str]:
+    """The records of ``moved`` (:func:`sweep_dependence`) that a sweep moved although their
+    claim does not declare it in :data:`qoslab.experiments.magnitudes.RESTS_ON`: each an
+    under-declaration that would let ``--sequential`` stop a sweep an undecided claim reads."""
+    decls = DECLARED.get(name, ())
+    out = []
+    for s, recs in moved.items():
+        for k, changed in recs.items():
+            r = {"claim": k[0], "section": k[1], "part": k[2], "reading": k[3], "borrowed_from": k[4]}
+            deps = rests_on(name, decls, r)
+            if changed and deps is not None and s not in deps:
+                out.append(f"{name}: sweep {s} moves {k[0][:50]!r} / {k[3]!r}, which does not declare it")
+    return out

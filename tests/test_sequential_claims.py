@@ -1,0 +1,200 @@
+"""Claims stop separately in the sequential mode (qoslab.experiments.sequential_run): each claim
+declares the sweeps its records rest on (magnitudes.RESTS_ON), a sweep stops once every claim
+resting on it is decided, and the declarations are checked against a real reproduction."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from qoslab.experiments import fdd_red, sequential_run
+from qoslab.experiments.base import get
+from qoslab.experiments.magnitudes import DECLARED, RESTS_ON
+from qoslab.experiments.planning import planned
+from qoslab.stats import estimate
+from qoslab.verdicts import DOES_NOT, INCONCLUSIVE
+
+
+def test_every_claim_declares_the_sweeps_it_rests_on_and_they_exist() -> None:
+    assert set(RESTS_ON) == set(DECLARED)
+    for name, decls in DECLARED.items():
+        assert {d.match for d in decls} == set(RESTS_ON[name]), name
+        for quick in (True, False):
+            sweeps = {s.name for s in planned(get(name), seeds=4, quick=quick)[1]}
+            for match, deps in RESTS_ON[name].items():
+                assert deps and set(deps) <= sweeps, (name, quick, match, set(deps) - sweeps)
+
+
+def test_a_sweep_is_planned_at_its_own_seeds_by_the_experiments_rule() -> None:
+    seeds = {
+        s.name: list(s.seeds)
+        for s in planned(get("fdd-red"), seeds=8, quick=True, sweep_seeds={"fig10": 4})[1]
+    }
+    assert (
+        seeds["fig10"] == [1, 2, 3, 4] and seeds["tables"] == list(range(1, 9)) and seeds["timeseries"] == [1]
+    )
+    # rio-plus-o's Table I takes twice the experiment's seeds in a full run: at 4, eight
+    full = {s.name: len(s.seeds) for s in planned(get("rio-plus-o"), seeds=10, sweep_seeds={"table1": 4})[1]}
+    assert full["table1"] == 8 and full["fig7"] == 10
+    # without sweep_seeds, the plan is the fixed mode's, run for run
+    a = planned(get("fdd-red"), seeds=6, quick=True)[2]
+    b = planned(get("fdd-red"), seeds=6, quick=True, sweep_seeds={})[2]
+    assert [s.key for s in a] == [s.key for s in b]
+    with pytest.raises(ValueError, match="no sweep 'nope'"):
+        planned(get("fdd-red"), seeds=6, quick=True, sweep_seeds={"nope": 4})
+
+
+#: twam-dwred's claims: one on scenario 2's sweep (s12), one on scenario 3's (s3)
+ON_S12 = "Over-provisioning has ensured that all Relative flows achieve the contracted capacity"
+ON_S3 = "When TSW2CM and static WRED are used Flows No 8, 9 and 10 fail to obtain their contracted rate"
+
+
+def _fake_reproduce(tmp_path: Path, calls: list[dict[str, int]]) -> Any:
+    """A stand-in for ``reproduce``: the s12 claim is decided from four seeds on (every flow far
+    under its contract), the s3 claim never (its values straddle the line); each record's values
+    are its sweep's seeds' values, so a sweep stopped under it would show in its seeds."""
+
+    def fake(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
+        calls.append(dict(sweep_seeds))
+        recs = []
+        for claim, sweep, values in (
+            (ON_S12, "s12", [0.90 + 0.001 * math.sin(i) for i in range(20)]),
+            (ON_S3, "s3", [0.95 + 0.2 * math.sin(2.0 * i) for i in range(20)]),
+        ):
+            n = sweep_seeds.get(sweep, seeds)
+            e = estimate(values[:n])
+            recs.append(
+                {
+                    "claim": claim,
+                    "section": "Sec. 5",
+                    "reading": "r",
+                    "test": "one-sample t",
+                    "effect": e.mean,
+                    "ci95": [e.ci_low, e.ci_high],
+                    "seeds": n,
+                    "verdict": INCONCLUSIVE,
+                    "reason": "-",
+                    "part": "",
+                    "ours": "x",
+                }
+            )
+        out = tmp_path / f"{len(calls)}"
+        out.mkdir()
+        (out / "verdicts.json").write_text(json.dumps({"verdicts": recs}))
+        (out / "report.md").write_text("")
+        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
+
+    return fake
+
+
+def test_a_decided_claims_sweeps_stop_while_an_undecided_ones_grow(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    calls: list[dict[str, int]] = []
+    monkeypatch.setattr(sequential_run, "reproduce", _fake_reproduce(tmp_path / "per", calls))
+    (tmp_path / "per").mkdir()
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True)
+    # after the first look the s12 claim is decided: s12 stops at 4, so do s4 and inpolicy (no
+    # undecided claim rests on them); s3 grows to the cap
+    assert calls[0] == {} and all(c == {"s12": 4, "s4": 4, "inpolicy": 4} for c in calls[1:]), calls
+    assert summary["looks"] == [4, 6, 8, 10]
+    assert summary["sweeps_stopped_at"] == {"inpolicy": 4, "s12": 4, "s3": 10, "s4": 4}
+    final = {r["claim"]: r for r in json.loads((rep.out / "verdicts.json").read_text())["verdicts"]}
+    assert (
+        final[ON_S12]["verdict"] == DOES_NOT and final[ON_S12]["seeds"] == 4 and final[ON_S12]["looks"] == [4]
+    )
+    assert final[ON_S3]["verdict"] == INCONCLUSIVE and final[ON_S3]["seeds"] == 10
+    assert final[ON_S12]["rests_on"] == ["s12"] and final[ON_S3]["rests_on"] == ["s3"]
+    assert summary["declaration_errors"] == []
+    # the runs: s3 at 10 seeds, the other sweeps at 4, against every sweep at 10
+    pts = {s.name: len(s.points) for s in planned(get("twam-dwred"), seeds=4, quick=True)[1]}
+    assert summary["runs"] <= 10 * pts["s3"] + 4 * (sum(pts.values()) - pts["s3"])
+    assert summary["runs"] < summary["runs_all_or_nothing"] <= 10 * sum(pts.values())
+    assert "Claims stop separately" in rep.report.read_text()
+
+    # the all-or-nothing rule (kept to measure the saving): every sweep grows, same verdicts
+    calls_all: list[dict[str, int]] = []
+    (tmp_path / "all").mkdir()
+    monkeypatch.setattr(sequential_run, "reproduce", _fake_reproduce(tmp_path / "all", calls_all))
+    rep2, summary2 = sequential_run.reproduce_sequential(
+        "twam-dwred", max_seeds=10, quick=True, per_claim=False
+    )
+    assert (
+        calls_all == [{}] * 4
+        and summary2["runs"] == summary2["runs_all_or_nothing"] == summary["runs_all_or_nothing"]
+    )
+    final2 = {r["claim"]: r for r in json.loads((rep2.out / "verdicts.json").read_text())["verdicts"]}
+    for c in final:
+        assert {k: final[c][k] for k in ("verdict", "seeds", "looks", "ci95")} == {
+            k: final2[c][k] for k in ("verdict", "seeds", "looks", "ci95")
+        }
+
+
+def test_a_record_that_moves_after_its_sweeps_stopped_is_reported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The check at every look: the s12 claim's record, stopped with its sweep, reads s3 (which
+    it does not declare) and moves as s3 grows: a contradicted declaration."""
+    calls: list[dict[str, int]] = []
+    inner = _fake_reproduce(tmp_path, calls)
+
+    def leaky(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
+        rep = inner(exp, seeds=seeds, sweep_seeds=sweep_seeds, **kw)
+        doc = json.loads((rep.out / "verdicts.json").read_text())
+        doc["verdicts"][0]["effect"] += 1e-4 * seeds  # it moves with the growing sweep
+        (rep.out / "verdicts.json").write_text(json.dumps(doc))
+        return rep
+
+    monkeypatch.setattr(sequential_run, "reproduce", leaky)
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True)
+    assert (
+        summary["declaration_errors"]
+        and "moved after its sweeps ['s12'] stopped" in summary["declaration_errors"][0]
+    )
+    assert "Declarations contradicted" in rep.report.read_text()
+
+
+@pytest.fixture(scope="module")
+def fdd_moved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[Any, bool]]:
+    """fdd-red quick (Figs. 10-11 on two points each), 3 seeds, each sweep alone at 2."""
+    tmp = tmp_path_factory.mktemp("fdd")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
+    mp.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
+    try:
+        return sequential_run.sweep_dependence(
+            "fdd-red", seeds=3, fewer=2, quick=True, out=tmp / "out", store=tmp / "st", progress=False
+        )
+    finally:
+        mp.undo()
+
+
+def test_fdd_red_records_move_only_with_the_sweeps_they_declare(
+    fdd_moved: dict[str, dict[Any, bool]],
+) -> None:
+    """A sweep at fewer seeds leaves every record that does not declare it bit-identical
+    (effect, interval, seeds): the declarations are complete. And each declared sweep moves its
+    claims' records (the check has power: it is not blind to the sweeps)."""
+    assert sequential_run.undeclared("fdd-red", fdd_moved) == []
+    decls = DECLARED["fdd-red"]
+    for sweep, recs in fdd_moved.items():
+        moved_claims = {k[0] for k, changed in recs.items() if changed}
+        for m in decls:
+            if sweep in RESTS_ON["fdd-red"][m.match]:
+                assert any(m.match in c for c in moved_claims), (sweep, m.match)
+    # the time-series sweep carries no claim: it moves no record
+    assert not any(fdd_moved["timeseries"].values())
+
+
+def test_under_declaring_a_sweep_is_caught(
+    fdd_moved: dict[str, dict[Any, bool]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f10 = "According to this figure, FDD-RED drops fewer packets"
+    monkeypatch.setitem(RESTS_ON, "fdd-red", {**RESTS_ON["fdd-red"], f10: ("tables",)})
+    found = sequential_run.undeclared("fdd-red", fdd_moved)
+    assert found and all("sweep fig10 moves 'According to this figure" in x for x in found), found
