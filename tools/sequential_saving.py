@@ -1,7 +1,8 @@
 """The runs a sequential verdict file's reproduction would take with claims stopping separately,
 against the all-or-nothing rule (every sweep to the last look), computed from the file: each
 record's deciding look (the last of its ``looks``; an undecided record holds its sweeps to the
-last look) and the sweeps its claim rests on (``magnitudes.RESTS_ON``). Nothing is rerun.
+last look) and the sweeps its claim rests on (``magnitudes.RESTS_ON``); a sweep no record rests
+on grows to the last look. Nothing is rerun.
 
     .venv/bin/python tools/sequential_saving.py docs/verdicts/ard.json [...]
 
@@ -31,12 +32,15 @@ def main() -> int:
         name, last, quick = doc["experiment"], seq["looks"][-1], bool(doc.get("quick"))
         exp = get(name)
         every = [s.name for s in planned(exp, seeds=FIRST, quick=quick)[1]]
-        stop = dict.fromkeys(every, FIRST)
+        # a sweep no record rests on grows with the experiment, to the last look
+        stop = dict.fromkeys(every, last)
+        claimed: set[str] = set()
         for r in doc["verdicts"]:
             deps = rests_on(name, DECLARED[name], r)
             at = r["looks"][-1] if r["verdict"] in DECIDED else last
             for s in every if deps is None else deps:
-                stop[s] = max(stop[s], at)
+                stop[s] = max(stop[s], at) if s in claimed else at
+                claimed.add(s)
         runs = [
             len({s.key for s in planned(exp, seeds=last, quick=quick, sweep_seeds=sw)[2]})
             for sw in ({s: n for s, n in stop.items() if n < last}, {})

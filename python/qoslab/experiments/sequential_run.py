@@ -17,8 +17,8 @@ the cap.
 
 Claims stop separately. Each claim declares the sweeps its records rest on
 (:data:`qoslab.experiments.magnitudes.RESTS_ON`); after each look, a sweep on which every
-record resting on it is decided, or no record rests (a sweep only tables and figures read),
-gets no more seeds: the next looks plan it at the seeds it has
+record resting on it is decided gets no more seeds (a sweep no record rests on, which only
+tables and figures read, grows until the experiment stops): the next looks plan it at the seeds it has
 (:func:`qoslab.experiments.planning.planned`'s ``sweep_seeds``) and find its runs in the store,
 while the sweeps of a claim still undecided keep growing. An undecided record thus sees every
 sweep it reads at the look's seeds, as if every sweep had grown, and is decided at the same
@@ -231,8 +231,13 @@ def reproduce_sequential(
         # last look's judgement stands
         if all(_key(r) in frozen for r in current):
             break
+        # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
+        # so that its figures get the seeds they had under the all-or-nothing rule
+        claimed = {s for r in current for s in r["rests_on"]}
         growing = (
-            {s for r in current if _key(r) not in frozen for s in r["rests_on"]} if per_claim else set(every)
+            {s for r in current if _key(r) not in frozen for s in r["rests_on"]} | (set(every) - claimed)
+            if per_claim
+            else set(every)
         )
         for s in every:
             if s not in growing:
@@ -295,8 +300,8 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
         "reached at any look holds at 95 %. "
         + (
             "Claims stop separately: after each look, a sweep on which every claim resting on it "
-            "is decided (or no claim rests) gets no more seeds; the sweeps of a claim still "
-            "undecided keep growing. "
+            "is decided gets no more seeds; the sweeps of a claim still undecided keep growing, "
+            "and so do those no claim rests on (their figures get the experiment's last look). "
             if per_claim
             else "Every sweep grew until every claim was decided (the all-or-nothing rule). "
         )
