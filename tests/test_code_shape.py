@@ -191,7 +191,6 @@ FUNCTION_DEBT = {
     "python/qoslab/experiments/probe_marker.py:_verdicts": 153,
     "python/qoslab/experiments/rio_plus_o.py:_table1": 160,
     "python/qoslab/experiments/twam_dwred.py:lsp_scenario": 170,
-    "python/qoslab/sweep.py:run_sweep": 152,
 }
 
 
