@@ -183,7 +183,6 @@ FILE_DEBT = {
     "python/qoslab/experiments/red_baseline.py": 730,
     "python/qoslab/experiments/rio_plus_o.py": 1372,
     "python/qoslab/experiments/twam_dwred.py": 915,
-    "python/qoslab/simulate.py": 714,
     "crates/qoslab-py/src/canon.rs": 846,
 }
 #: Functions over 150 lines then, likewise.
