@@ -183,7 +183,6 @@ FILE_DEBT = {
     "python/qoslab/experiments/red_baseline.py": 730,
     "python/qoslab/experiments/rio_plus_o.py": 1372,
     "python/qoslab/experiments/twam_dwred.py": 915,
-    "crates/qoslab-py/src/canon.rs": 846,
 }
 #: Functions over 150 lines then, likewise.
 FUNCTION_DEBT = {
@@ -194,7 +193,7 @@ FUNCTION_DEBT = {
 
 
 def _repo_files() -> list[Path]:
-    return [*sorted(PY.rglob("*.py")), *sorted(BINDINGS.glob("*.rs"))]
+    return [*sorted(PY.rglob("*.py")), *sorted(BINDINGS.rglob("*.rs"))]
 
 
 def _rel(p: Path) -> str:
