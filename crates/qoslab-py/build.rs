@@ -30,7 +30,7 @@ fn main() {
     // The Python modules that shape what a run stores: every module the run path imports (a
     // worker's tasks.execute and the store that records its result; tests/test_code_shape.py
     // derives that set from the imports and fails when one is missing here): its tables and
-    // summary (simulate, summary_keys), its metrics (tasks), its budget and stopping (budget),
+    // summary (simulate, pairwise, summary_keys), its metrics (tasks), its budget and stopping (budget),
     // how a scenario is read and overridden (scenario), how the result is stored (store,
     // store_checks, store_schema). A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
@@ -39,6 +39,7 @@ fn main() {
         "_gc.py",
         "budget.py",
         "errors.py",
+        "pairwise.py",
         "rundir.py",
         "scenario.py",
         "simulate.py",

@@ -6,8 +6,8 @@ only reads :meth:`Result.summary` or writes its outputs (``qoslab run``, with or
 cost. The core returns its columns as ``array.array`` buffers; numpy wraps them (without
 copying) only when a table or :meth:`Result.columns` is asked for. The Parquet tables are
 written from the same buffers by the core's own writer (``qoslab_core::parquet``), and a
-summary's sums and standard deviation are computed here in numpy's own order of additions
-(:func:`_np_sum`), so that they are the same numbers to the last bit.
+summary's sums and standard deviation are computed in numpy's own order of additions
+(:mod:`qoslab.pairwise`), so that they are the same numbers to the last bit.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from qoslab import budget as _budget
 from qoslab._gc import paused
 from qoslab.budget import Budget, BudgetError, Pace, capture_note
 from qoslab.budget import check as check_budget
+from qoslab.pairwise import jain_index as jain_index  # re-exported: callers find it here
+from qoslab.pairwise import np_std, np_sum
 from qoslab.scenario import Scenario, load_scenario
 from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
     import threading
     from collections.abc import Iterable, Sequence
 
-    import numpy as np
     import pandas as pd
 
     from qoslab.transfers import Spill
@@ -78,55 +79,6 @@ def _num(x: Any) -> float | int | None:
 def _is_numpy_integer(x: Any) -> bool:
     np = sys.modules.get("numpy")  # a numpy integer exists only if numpy was imported
     return np is not None and isinstance(x, np.integer)
-
-
-def _pairwise(a: list[float], lo: int, n: int) -> float:
-    """numpy's pairwise summation of ``a[lo:lo + n]`` (``pairwise_sum`` in its ``loops_utils``):
-    below 8 values in order, up to 128 in eight interleaved partial sums, above that the two
-    halves (split at a multiple of 8) summed apart."""
-    if n < 8:
-        res = -0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    if n <= 128:
-        r = a[lo : lo + 8]
-        i, whole = 8, n - n % 8
-        while i < whole:
-            for j in range(8):
-                r[j] += a[lo + i + j]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for k in range(lo + i, lo + n):
-            res += a[k]
-        return res
-    half = n // 2
-    half -= half % 8
-    return _pairwise(a, lo, half) + _pairwise(a, lo + half, n - half)
-
-
-def _np_sum(x: Sequence[float]) -> float:
-    """``float(numpy.sum(x))`` of a float64 vector, to the last bit, without numpy: the same
-    additions in the same order (numpy starts from its identity, 0.0). Tested against numpy."""
-    a = [float(v) for v in x]
-    return 0.0 + _pairwise(a, 0, len(a))
-
-
-def _np_std(x: Sequence[float]) -> float:
-    """``float(numpy.std(x))`` of a float64 vector, to the last bit, without numpy (numpy's
-    ``_var``: the mean, the squared deviations summed, over n; its square root)."""
-    a = [float(v) for v in x]
-    if not a:
-        return math.nan
-    mean = _np_sum(a) / len(a)
-    return math.sqrt(_np_sum([(v - mean) * (v - mean) for v in a]) / len(a))
-
-
-def jain_index(x: Sequence[float] | np.ndarray) -> float:
-    """Jain's fairness index (Σx)² / (n·Σx²): 1 when all values are equal, 1/n at worst."""
-    a = [float(v) for v in x]
-    s2 = _np_sum([v * v for v in a])
-    return 1.0 if s2 == 0 else _np_sum(a) ** 2 / (len(a) * s2)
 
 
 def as_numpy(v: Any) -> Any:
@@ -422,8 +374,8 @@ class Result:
             ],
             "sampling_interval_s": sc.outline["measurement"]["interval_ns"] / 1e9,
             "fairness_index": self.fairness_index,
-            "throughput_std_bps": _np_std(thr),
-            "aggregate_throughput_bps": _np_sum(thr),
+            "throughput_std_bps": np_std(thr),
+            "aggregate_throughput_bps": np_sum(thr),
             "bottleneck": link_names[int(lk["link"][b])],
             "utilization": float(lk["utilization"][b]),
             "utilization_by_link": dict(

@@ -406,110 +406,26 @@ def run_sweep(
     """
     t0 = time.perf_counter()
     by_key: dict[RunKey, list[RunSpec]] = {}
-    fns: dict[RunKey, tuple[str, ...]] = {}
     for s in specs:
         by_key.setdefault(s.key, []).append(s)
-    for k, ss in by_key.items():
-        fns[k] = tuple(sorted({*metrics, *(m for s in ss for m in s.metrics)}))
-    for m in sorted({m for f in fns.values() for m in f}):
-        resolve_metric_function(m)  # fail early, in the coordinator, on a typo
+    fns = _metric_functions(by_key, metrics)
     store.acquire()
     try:
         if grid is not None:
             for name in dict.fromkeys(s.sweep for s in specs):
                 store.claim_sweep(name, grid, replace=replace_grid)
-        stored = store.stored(by_key)
-        ok_keys = [k for k, (st, have) in stored.items() if st == "ok" and set(fns[k]) <= have]
-        damaged = store.damaged(ok_keys)
-        ok_keys = [k for k in ok_keys if k not in damaged]
-        store.add_memberships([(k, s.sweep, dict(s.params)) for k in ok_keys for s in by_key[k]])
+        ok_keys = _reuse_stored(store, by_key, fns)
         done = set(ok_keys)
         todo = [k for k in by_key if k not in done]
-        tasks = [
-            RunTask(
-                k,
-                by_key[k][0].scenario.text,
-                by_key[k][0].scenario.source,
-                fns[k],
-                allow_paths=by_key[k][0].scenario.allow_paths,
-                store_root=str(store.root.resolve()) if worker_series else None,
-            )
-            for k in todo
-        ]
-        tasks = schedule(tasks, {k.scenario_sha256: by_key[k][0].scenario for k in todo}, store)
+        tasks = _run_tasks(store, by_key, fns, todo, worker_series)
         prog = SweepProgress(len(by_key), len(ok_keys), label, enabled=progress)
-        failed: dict[RunKey, str] = {}
-        counters: dict[str, Any] = {"attempts": 0, "compute": 0.0}
-
-        batch = _Batch(store, batch_runs, batch_seconds)
-
-        def on_done(task: RunTask, out: RunOutput) -> list[RunTask]:
-            counters["attempts"] += 1
-            counters["compute"] += out.wall_time_s
-            if out.ok and out.version != task.key.version:
-                out = replace(
-                    out,
-                    ok=False,
-                    error=f"worker {out.worker} runs qoslab {out.version}, "
-                    f"the coordinator {task.key.version}",
-                )
-            spec0 = by_key[task.key][0]
-            series: dict[str, str] = {}
-            if out.ok and out.series_files is not None:
-                try:
-                    series = store.adopt_series(task.key, out.series_files, out.worker)
-                except StoreError as e:
-                    out = replace(out, ok=False, error=str(e), summary=None, flows=None, queues=None)
-            elif out.ok:
-                # a successful output carries its series unless the worker stored them (tasks.execute)
-                assert out.series_queue is not None and out.series_flow is not None
-                meta = {
-                    "scenario": spec0.scenario.name,
-                    "scenario_sha256": task.key.scenario_sha256,
-                    "seed": str(task.key.seed),
-                    "version": task.key.version,
-                }
-                series["queue"] = store.write_series(task.key, "queue", out.series_queue, meta)
-                series["flow"] = store.write_series(task.key, "flow", out.series_flow, meta)
-            batch.add(
-                RunRecord(
-                    key=task.key,
-                    scenario_name=spec0.scenario.name,
-                    scenario_source=spec0.scenario.source,
-                    scenario_toml=spec0.scenario.text,
-                    memberships=[(s.sweep, dict(s.params)) for s in by_key[task.key]],
-                    status="ok" if out.ok else "failed",
-                    attempt=task.attempt,
-                    error=out.error,
-                    traceback=out.traceback,
-                    wall_time_s=out.wall_time_s,
-                    worker=out.worker,
-                    started_at=out.started_at,
-                    finished_at=out.finished_at,
-                    metrics=out.metrics if out.ok else None,
-                    summary=out.summary,
-                    flows=out.flows,
-                    queues=out.queues,
-                    series=series or None,
-                    metric_functions=task.metrics,
-                )
-            )
-            if out.ok:
-                failed.pop(task.key, None)
-                prog.advance(True)
-                return []
-            failed[task.key] = out.error or "unknown error"
-            if task.attempt <= retries:
-                return [replace(task, attempt=task.attempt + 1)]
-            prog.advance(False)
-            return []
-
+        coord = _Coordinator(store, by_key, retries, prog, _Batch(store, batch_runs, batch_seconds))
         try:
             if tasks:
                 try:
-                    (executor or LocalExecutor()).run(tasks, on_done)
+                    (executor or LocalExecutor()).run(tasks, coord.on_done)
                 finally:
-                    batch.flush()  # what was received is kept, however the executor ended
+                    coord.batch.flush()  # what was received is kept, however the executor ended
         finally:
             prog.close()
     finally:
@@ -518,8 +434,143 @@ def run_sweep(
         total=len(by_key),
         reused=len(ok_keys),
         computed=len(todo),
-        attempts=counters["attempts"],
-        failed=[(by_key[k][0], e) for k, e in failed.items()],
+        attempts=coord.attempts,
+        failed=[(by_key[k][0], e) for k, e in coord.failed.items()],
         wall_time_s=time.perf_counter() - t0,
-        compute_time_s=counters["compute"],
+        compute_time_s=coord.compute_s,
     )
+
+
+def _metric_functions(
+    by_key: Mapping[RunKey, Sequence[RunSpec]], metrics: Sequence[str]
+) -> dict[RunKey, tuple[str, ...]]:
+    """The metric functions each run computes (the sweep's and its specs'), sorted; a name that
+    does not resolve fails here, in the coordinator, before any run starts."""
+    fns = {k: tuple(sorted({*metrics, *(m for s in ss for m in s.metrics)})) for k, ss in by_key.items()}
+    for m in sorted({m for f in fns.values() for m in f}):
+        resolve_metric_function(m)  # fail early, in the coordinator, on a typo
+    return fns
+
+
+def _reuse_stored(
+    store: Store, by_key: Mapping[RunKey, Sequence[RunSpec]], fns: Mapping[RunKey, tuple[str, ...]]
+) -> list[RunKey]:
+    """The runs the store already holds done (ok, with every metric function asked for, series
+    intact); each is added to the memberships of the specs that ask for it."""
+    stored = store.stored(by_key)
+    ok_keys = [k for k, (st, have) in stored.items() if st == "ok" and set(fns[k]) <= have]
+    damaged = store.damaged(ok_keys)
+    ok_keys = [k for k in ok_keys if k not in damaged]
+    store.add_memberships([(k, s.sweep, dict(s.params)) for k in ok_keys for s in by_key[k]])
+    return ok_keys
+
+
+def _run_tasks(
+    store: Store,
+    by_key: Mapping[RunKey, Sequence[RunSpec]],
+    fns: Mapping[RunKey, tuple[str, ...]],
+    todo: Sequence[RunKey],
+    worker_series: bool,
+) -> list[RunTask]:
+    """One task per run to compute, in the order :func:`~qoslab.schedule.schedule` gives them."""
+    tasks = [
+        RunTask(
+            k,
+            by_key[k][0].scenario.text,
+            by_key[k][0].scenario.source,
+            fns[k],
+            allow_paths=by_key[k][0].scenario.allow_paths,
+            store_root=str(store.root.resolve()) if worker_series else None,
+        )
+        for k in todo
+    ]
+    return schedule(tasks, {k.scenario_sha256: by_key[k][0].scenario for k in todo}, store)
+
+
+class _Coordinator:
+    """The executor's ``on_done``: checks each output, stores its series, commits its record in a
+    batch, and answers with the retry of a failed run while it has attempts left."""
+
+    def __init__(
+        self,
+        store: Store,
+        by_key: Mapping[RunKey, Sequence[RunSpec]],
+        retries: int,
+        prog: SweepProgress,
+        batch: _Batch,
+    ) -> None:
+        self.store = store
+        self.by_key = by_key
+        self.retries = retries
+        self.prog = prog
+        self.batch = batch
+        self.failed: dict[RunKey, str] = {}
+        self.attempts = 0
+        self.compute_s = 0.0
+
+    def on_done(self, task: RunTask, out: RunOutput) -> list[RunTask]:
+        self.attempts += 1
+        self.compute_s += out.wall_time_s
+        if out.ok and out.version != task.key.version:
+            out = replace(
+                out,
+                ok=False,
+                error=f"worker {out.worker} runs qoslab {out.version}, the coordinator {task.key.version}",
+            )
+        out, series = self._series(task, out)
+        self.batch.add(self._record(task, out, series))
+        if out.ok:
+            self.failed.pop(task.key, None)
+            self.prog.advance(True)
+            return []
+        self.failed[task.key] = out.error or "unknown error"
+        if task.attempt <= self.retries:
+            return [replace(task, attempt=task.attempt + 1)]
+        self.prog.advance(False)
+        return []
+
+    def _series(self, task: RunTask, out: RunOutput) -> tuple[RunOutput, dict[str, str]]:
+        """The run's series files in the store: adopted (checked) if the worker wrote them, else
+        written here; an output whose files fail their checks becomes a failed one."""
+        series: dict[str, str] = {}
+        if out.ok and out.series_files is not None:
+            try:
+                series = self.store.adopt_series(task.key, out.series_files, out.worker)
+            except StoreError as e:
+                out = replace(out, ok=False, error=str(e), summary=None, flows=None, queues=None)
+        elif out.ok:
+            # a successful output carries its series unless the worker stored them (tasks.execute)
+            assert out.series_queue is not None and out.series_flow is not None
+            meta = {
+                "scenario": self.by_key[task.key][0].scenario.name,
+                "scenario_sha256": task.key.scenario_sha256,
+                "seed": str(task.key.seed),
+                "version": task.key.version,
+            }
+            series["queue"] = self.store.write_series(task.key, "queue", out.series_queue, meta)
+            series["flow"] = self.store.write_series(task.key, "flow", out.series_flow, meta)
+        return out, series
+
+    def _record(self, task: RunTask, out: RunOutput, series: dict[str, str]) -> RunRecord:
+        spec0 = self.by_key[task.key][0]
+        return RunRecord(
+            key=task.key,
+            scenario_name=spec0.scenario.name,
+            scenario_source=spec0.scenario.source,
+            scenario_toml=spec0.scenario.text,
+            memberships=[(s.sweep, dict(s.params)) for s in self.by_key[task.key]],
+            status="ok" if out.ok else "failed",
+            attempt=task.attempt,
+            error=out.error,
+            traceback=out.traceback,
+            wall_time_s=out.wall_time_s,
+            worker=out.worker,
+            started_at=out.started_at,
+            finished_at=out.finished_at,
+            metrics=out.metrics if out.ok else None,
+            summary=out.summary,
+            flows=out.flows,
+            queues=out.queues,
+            series=series or None,
+            metric_functions=task.metrics,
+        )

@@ -172,49 +172,47 @@ def _classifies(
 
 
 def ds_plan(resolved: dict[str, Any]) -> DsPlan:
-    """Work out the dsRED configuration of every link direction, or raise Refusal."""
-    flows = resolved["flows"]
-    links = resolved["links"]
+    """Work out the dsRED configuration of every link direction, or raise Refusal.
+
+    The steps, in order: refuse conditioners ns-2 has no policer for; find the dsRED queues
+    (core queues, and the edge queues that carry conditioners); walk every packet stream along
+    its route through them, giving each edge queue its policy entries; number the codepoints;
+    write each queue's Tcl; and note how each flow's marking can be counted in ns-2's output.
+    """
     conds = resolved.get("conditioners") or []
+    _check_policers(conds, resolved)
+    domain = _DsDomain.of(resolved)
+    streams = _streams(resolved["flows"])
+    conditioned: dict[int, list[tuple[int, EntryId]]] = {}  # stream -> [(j, eid)] of non-Null entries
+    for s in streams:
+        domain.walk(s, conditioned)
+    _check_keep(domain)
+    cp, tagged = _codepoints(streams, domain.queues)
+    for j, dq in sorted(domain.queues.items()):
+        dq.tcl = _dsred_tcl(j, dq, cp, resolved, domain.dname(j))
+    flow_cp = [cp[("base", s.dscp)] for s in streams if s.kind == "data"]
+    return DsPlan(
+        cp,
+        tagged,
+        flow_cp,
+        cp[("base", ACK_DSCP)],
+        domain.queues,
+        _markings(streams, conditioned, domain.queues, cp, tagged),
+        _conditioner_codepoints(len(conds), domain.queues, cp, tagged),
+    )
+
+
+def _check_policers(conds: list[dict[str, Any]], resolved: dict[str, Any]) -> None:
+    """Refuse the first conditioner ns-2 has no policer for."""
     for k, c in enumerate(conds):
         name = c.get("name") if isinstance(c, dict) else None
         reason = conditioner_reason(f"conditioner {name or k!r}", c, resolved)
         if reason:
             raise Refusal(reason)
 
-    # link directions and routing (ns-2: static shortest paths by hop count)
-    dir_of: dict[tuple[str, str], int] = {}
-    for k, lk in enumerate(links):
-        dir_of[(lk["a"], lk["b"])] = 2 * k
-        dir_of[(lk["b"], lk["a"])] = 2 * k + 1
-    adj: dict[str, list[str]] = {n: [] for n in resolved["nodes"]}
-    for a, b in dir_of:
-        adj[a].append(b)
-    for n in adj:
-        adj[n].sort()
-    bfs: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
 
-    def tree(n: str) -> tuple[dict[str, int], dict[str, int]]:
-        if n not in bfs:
-            bfs[n] = _bfs_counts(adj, n)
-        return bfs[n]
-
-    queues: dict[int, DsQueue] = {}
-    for k, lk in enumerate(links):
-        for off, qk in ((0, "queue_ab"), (1, "queue_ba")):
-            if lk[qk]["type"] in DS_QUEUE_TYPES:
-                queues[2 * k + off] = DsQueue(edge=False, conf=lk[qk])
-    link_index = {lk["name"]: k for k, lk in enumerate(links)}
-    cond_at: dict[int, list[int]] = {}
-    for ci, c in enumerate(conds):
-        j = 2 * link_index[c["link"]] + (0 if c["direction"] == "ab" else 1)
-        cond_at.setdefault(j, []).append(ci)
-        q = links[j // 2]["queue_ab" if j % 2 == 0 else "queue_ba"]
-        queues.setdefault(j, DsQueue(edge=True, conf=q)).edge = True
-
-    def dname(j: int) -> str:
-        return f"link {links[j // 2]['name']!r} {'ab' if j % 2 == 0 else 'ba'}"
-
+def _streams(flows: list[dict[str, Any]]) -> list[_Stream]:
+    """Every flow's data stream, each TCP flow's ACK stream right after it."""
     streams: list[_Stream] = []
     for i, f in enumerate(flows):
         streams.append(
@@ -223,89 +221,94 @@ def ds_plan(resolved: dict[str, Any]) -> DsPlan:
         if f["kind"] == "tcp":
             label = f"the ACKs of flow {f['name']!r}"
             streams.append(_Stream(len(streams), i, "ack", f["dst"], f["src"], ACK_DSCP, label))
+    return streams
 
-    conditioned: dict[int, list[tuple[int, EntryId]]] = {}  # stream -> [(j, eid)] of non-Null entries
-    for s in streams:
-        ds, ns_ = tree(s.src)
-        dt, nt = tree(s.dst)
+
+@dataclass
+class _DsDomain:
+    """The DS domain as ns-2 sees it (RFC 2475): link directions, static shortest-path routes by
+    hop count, and the dsRED queue of every direction that has one (its edge queues carry the
+    conditioners, whose policy entries the walk of each stream fills in)."""
+
+    flows: list[dict[str, Any]]
+    links: list[dict[str, Any]]
+    conds: list[dict[str, Any]]
+    dir_of: dict[tuple[str, str], int]  # (from, to) -> direction index (2 * link + 0 ab, 1 ba)
+    adj: dict[str, list[str]]
+    queues: dict[int, DsQueue]
+    cond_at: dict[int, list[int]]  # direction -> conditioners on it, in order
+    bfs: dict[str, tuple[dict[str, int], dict[str, int]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, resolved: dict[str, Any]) -> _DsDomain:
+        links = resolved["links"]
+        conds = resolved.get("conditioners") or []
+        dir_of: dict[tuple[str, str], int] = {}
+        for k, lk in enumerate(links):
+            dir_of[(lk["a"], lk["b"])] = 2 * k
+            dir_of[(lk["b"], lk["a"])] = 2 * k + 1
+        adj: dict[str, list[str]] = {n: [] for n in resolved["nodes"]}
+        for a, b in dir_of:
+            adj[a].append(b)
+        for n in adj:
+            adj[n].sort()
+        queues: dict[int, DsQueue] = {}
+        for k, lk in enumerate(links):
+            for off, qk in ((0, "queue_ab"), (1, "queue_ba")):
+                if lk[qk]["type"] in DS_QUEUE_TYPES:
+                    queues[2 * k + off] = DsQueue(edge=False, conf=lk[qk])
+        link_index = {lk["name"]: k for k, lk in enumerate(links)}
+        cond_at: dict[int, list[int]] = {}
+        for ci, c in enumerate(conds):
+            j = 2 * link_index[c["link"]] + (0 if c["direction"] == "ab" else 1)
+            cond_at.setdefault(j, []).append(ci)
+            q = links[j // 2]["queue_ab" if j % 2 == 0 else "queue_ba"]
+            queues.setdefault(j, DsQueue(edge=True, conf=q)).edge = True
+        return cls(resolved["flows"], links, conds, dir_of, adj, queues, cond_at)
+
+    def dname(self, j: int) -> str:
+        return f"link {self.links[j // 2]['name']!r} {'ab' if j % 2 == 0 else 'ba'}"
+
+    def tree(self, n: str) -> tuple[dict[str, int], dict[str, int]]:
+        if n not in self.bfs:
+            self.bfs[n] = _bfs_counts(self.adj, n)
+        return self.bfs[n]
+
+    def route(self, s: _Stream) -> list[int]:
+        """The directions on ``s``'s shortest paths, in path order; refuse a tie at a conditioner."""
+        ds, ns_ = self.tree(s.src)
+        dt, nt = self.tree(s.dst)
         total = ns_[s.dst]
         steps = []
-        for (u, v), j in dir_of.items():
+        for (u, v), j in self.dir_of.items():
             if u in ds and v in dt and ds[u] + 1 + dt[v] == ds[s.dst]:
                 on_all = ns_[u] * nt[v] == total
-                if j in cond_at and not on_all:
+                if j in self.cond_at and not on_all:
                     raise Refusal(
                         f"{s.label} has several shortest paths and only some pass the conditioner "
-                        f"on {dname(j)}; ns-2 breaks such ties its own way"
+                        f"on {self.dname(j)}; ns-2 breaks such ties its own way"
                     )
                 steps.append((ds[u], j))
         steps.sort()
+        return [j for _, j in steps]
+
+    def walk(self, s: _Stream, conditioned: dict[int, list[tuple[int, EntryId]]]) -> None:
+        """Follow ``s`` along its route: each dsRED queue learns the cp keys arriving at it, each
+        edge queue gets the policy entry that meters (or passes) ``s``; ``conditioned`` gets the
+        metering entries."""
         keys: set[CpKey] = {("base", s.dscp)}
         dscps = {s.dscp}
-        for _, j in steps:
-            if j not in queues:
+        for j in self.route(s):
+            if j not in self.queues:
                 continue
-            dq = queues[j]
+            dq = self.queues[j]
             if not dq.edge:
                 dq.arriving |= keys
                 continue
-            where = f"conditioner on {dname(j)}"
-            match = None
-            seen_dscps = dscps
-            for ci in cond_at[j]:  # qoslab applies every matching conditioner, in order
-                if not _classifies(conds[ci]["classifier"], s, flows, seen_dscps, where):
-                    continue
-                if match is not None:
-                    raise Refusal(
-                        f"{s.label} matches both conditioner {conds[match]['name']!r} and "
-                        f"{conds[ci]['name']!r} on {dname(j)}; an ns-2 edge queue applies one policy "
-                        "per packet"
-                    )
-                match = ci
-                acts = conds[ci]["actions"]
-                after = {acts[c] for c in METERS[conds[ci]["meter"]["type"]][1]}
-                seen_dscps = {d for d in after if is_int(d)} | (dscps if "keep" in after else set())
-            pair = (s.src, s.dst)
-            if match is None:
-                if len(dscps) != 1:
-                    raise Refusal(
-                        f"{s.label} reaches the edge queue of {dname(j)} with a codepoint an upstream "
-                        "conditioner chose per packet; ns-2's edge queue would overwrite it with a fixed one"
-                    )
-                d = next(iter(dscps))
-                eid: EntryId = ("null", pair, d)
-                entry = dq.entries.setdefault(eid, _Entry(eid, None, {"green": d}))
-                outs: set[CpKey] = {("base", d)}
-            else:
-                c = conds[match]
-                mtype = c["meter"]["type"]
-                if (
-                    c["meter"]["mode"] == "aware"
-                    and mtype not in ("tsw2cm", "tsw3cm")
-                    and dscps & PRE_NOT_GREEN
-                ):
-                    raise Refusal(
-                        f"conditioner {c['name']!r}: ns-2's policers are colour-blind; a colour-aware "
-                        f"meter is exported only if all its packets arrive pre-coloured green (not AFx2 "
-                        f"or AFx3), but {s.label} arrives with {sorted(dscps)}"
-                    )
-                eid = ("pf", match, s.flow) if c["scope"] == "per_flow" else ("agg", match)
-                entry = dq.entries.setdefault(eid, _Entry(eid, match, {}))
-                outs = set()
-                for colour in METERS[mtype][1]:
-                    act = c["actions"][colour]
-                    if act == "keep":
-                        if len(dscps) != 1:
-                            raise Refusal(
-                                f"conditioner {c['name']!r}: 'keep' needs a known incoming codepoint, "
-                                f"but {s.label} arrives with one chosen per packet upstream"
-                            )
-                        act = next(iter(dscps))
-                        entry.keep_in.add(act)
-                    entry.outputs[colour] = act
-                    outs.add(("e", j, eid, colour, act))
-                conditioned.setdefault(s.index, []).append((j, eid))
-            entry.pairs.add(pair)
+            entry, outs = self._policy_entry(s, j, dscps)
+            if entry.cond is not None:
+                conditioned.setdefault(s.index, []).append((j, entry.eid))
+            entry.pairs.add((s.src, s.dst))
             entry.streams.append(s.index)
             dq.arriving |= outs
             keys = {k for k in outs if k[-1] != "drop"}
@@ -313,18 +316,87 @@ def ds_plan(resolved: dict[str, Any]) -> DsPlan:
             if not keys:
                 break  # every packet is dropped here
 
-    for j, dq in queues.items():
+    def _classifier_match(self, s: _Stream, j: int, dscps: set[int]) -> int | None:
+        """The one conditioner on direction ``j`` whose classifier takes ``s`` (None: none does)."""
+        where = f"conditioner on {self.dname(j)}"
+        conds = self.conds
+        match = None
+        seen_dscps = dscps
+        for ci in self.cond_at[j]:  # qoslab applies every matching conditioner, in order
+            if not _classifies(conds[ci]["classifier"], s, self.flows, seen_dscps, where):
+                continue
+            if match is not None:
+                raise Refusal(
+                    f"{s.label} matches both conditioner {conds[match]['name']!r} and "
+                    f"{conds[ci]['name']!r} on {self.dname(j)}; an ns-2 edge queue applies one policy "
+                    "per packet"
+                )
+            match = ci
+            acts = conds[ci]["actions"]
+            after = {acts[c] for c in METERS[conds[ci]["meter"]["type"]][1]}
+            seen_dscps = {d for d in after if is_int(d)} | (dscps if "keep" in after else set())
+        return match
+
+    def _policy_entry(self, s: _Stream, j: int, dscps: set[int]) -> tuple[_Entry, set[CpKey]]:
+        """The policy entry of edge queue ``j`` for ``s`` arriving with ``dscps``, and the cp keys
+        it writes: a Null entry keeping the codepoint, or the matching conditioner's meter."""
+        dq = self.queues[j]
+        pair = (s.src, s.dst)
+        match = self._classifier_match(s, j, dscps)
+        if match is None:
+            if len(dscps) != 1:
+                raise Refusal(
+                    f"{s.label} reaches the edge queue of {self.dname(j)} with a codepoint an upstream "
+                    "conditioner chose per packet; ns-2's edge queue would overwrite it with a fixed one"
+                )
+            d = next(iter(dscps))
+            eid: EntryId = ("null", pair, d)
+            return dq.entries.setdefault(eid, _Entry(eid, None, {"green": d})), {("base", d)}
+        c = self.conds[match]
+        mtype = c["meter"]["type"]
+        if c["meter"]["mode"] == "aware" and mtype not in ("tsw2cm", "tsw3cm") and dscps & PRE_NOT_GREEN:
+            raise Refusal(
+                f"conditioner {c['name']!r}: ns-2's policers are colour-blind; a colour-aware "
+                f"meter is exported only if all its packets arrive pre-coloured green (not AFx2 "
+                f"or AFx3), but {s.label} arrives with {sorted(dscps)}"
+            )
+        eid = ("pf", match, s.flow) if c["scope"] == "per_flow" else ("agg", match)
+        entry = dq.entries.setdefault(eid, _Entry(eid, match, {}))
+        outs: set[CpKey] = set()
+        for colour in METERS[mtype][1]:
+            act = c["actions"][colour]
+            if act == "keep":
+                if len(dscps) != 1:
+                    raise Refusal(
+                        f"conditioner {c['name']!r}: 'keep' needs a known incoming codepoint, "
+                        f"but {s.label} arrives with one chosen per packet upstream"
+                    )
+                act = next(iter(dscps))
+                entry.keep_in.add(act)
+            entry.outputs[colour] = act
+            outs.add(("e", j, eid, colour, act))
+        return entry, outs
+
+
+def _check_keep(domain: _DsDomain) -> None:
+    """Refuse an aggregate meter whose 'keep' action would need several codepoints."""
+    for j, dq in domain.queues.items():
         for e in dq.entries.values():
             if len(e.keep_in) > 1:
                 assert e.cond is not None  # only a conditioner's entry keeps codepoints
                 raise Refusal(
-                    f"conditioner {conds[e.cond]['name']!r} on {dname(j)}: 'keep' with one aggregate "
-                    f"meter over packets arriving with different codepoints {sorted(e.keep_in)}; an ns-2 "
-                    "policy writes one codepoint per colour"
+                    f"conditioner {domain.conds[e.cond]['name']!r} on {domain.dname(j)}: 'keep' with one "
+                    f"aggregate meter over packets arriving with different codepoints {sorted(e.keep_in)}; "
+                    "an ns-2 policy writes one codepoint per colour"
                 )
 
-    # ns-2 codepoints: try one set of codepoints per policy entry (per-flow marking counts);
-    # fall back to one codepoint per DSCP if that needs more than NS_MAX_CP.
+
+def _codepoints(streams: list[_Stream], queues: dict[int, DsQueue]) -> tuple[dict[CpKey, int], bool]:
+    """The ns-2 codepoint of every cp key, and whether the plan is tagged.
+
+    Tagged: one set of codepoints per policy entry (per-flow marking counts); if that needs
+    more than NS_MAX_CP, untagged: one codepoint per DSCP.
+    """
     all_keys: list[CpKey] = [("base", ACK_DSCP)]
     for s in streams:
         all_keys.append(("base", s.dscp))
@@ -343,6 +415,12 @@ def ds_plan(resolved: dict[str, Any]) -> DsPlan:
     canon_keys = list(dict.fromkeys(canon(k) for k in uniq))
     if len(canon_keys) > NS_MAX_CP:
         raise Refusal(f"the scenario needs {len(canon_keys)} codepoints; ns-2's dsRED has {NS_MAX_CP}")
+    cp_of = _number_codepoints(canon_keys)
+    return {k: cp_of[canon(k)] for k in uniq}, tagged
+
+
+def _number_codepoints(canon_keys: list[CpKey]) -> dict[CpKey, int]:
+    """Number the codepoints: a DSCP below NS_MAX_CP keeps its own number where it can."""
     cp_of: dict[CpKey, int] = {}
     used: set[int] = set()
     for key in canon_keys:  # a DSCP below 40 keeps its own number where it can
@@ -358,11 +436,17 @@ def ds_plan(resolved: dict[str, Any]) -> DsPlan:
     for key in canon_keys:
         if key not in cp_of:
             cp_of[key] = next(free)
-    cp = {k: cp_of[canon(k)] for k in uniq}
+    return cp_of
 
-    for j, dq in sorted(queues.items()):
-        dq.tcl = _dsred_tcl(j, dq, cp, resolved, dname(j))
 
+def _markings(
+    streams: list[_Stream],
+    conditioned: dict[int, list[tuple[int, EntryId]]],
+    queues: dict[int, DsQueue],
+    cp: dict[CpKey, int],
+    tagged: bool,
+) -> list[Marking | None]:
+    """How each flow's data packets are marked, where ns-2's output can count that alone."""
     marked: list[Marking | None] = []
     for s in streams:
         if s.kind != "data":
@@ -377,14 +461,20 @@ def ds_plan(resolved: dict[str, Any]) -> DsPlan:
             marked.append(("edge", j, {cp[("e", j, eid, c, v)]: (c, v) for c, v in e.outputs.items()}))
         else:
             marked.append(None)
-    cond_cps: dict[int, list[tuple[int, int, str]]] = {ci: [] for ci in range(len(conds))}
+    return marked
+
+
+def _conditioner_codepoints(
+    n_conds: int, queues: dict[int, DsQueue], cp: dict[CpKey, int], tagged: bool
+) -> dict[int, list[tuple[int, int, str]]]:
+    """Conditioner -> [(direction, codepoint, colour)] its meters write (empty if untagged)."""
+    cond_cps: dict[int, list[tuple[int, int, str]]] = {ci: [] for ci in range(n_conds)}
     if tagged:
         for j, dq in queues.items():
             for e in dq.entries.values():
                 if e.cond is not None:
                     cond_cps[e.cond] += [(j, cp[("e", j, e.eid, c, v)], c) for c, v in e.outputs.items()]
-    flow_cp = [cp[("base", s.dscp)] for s in streams if s.kind == "data"]
-    return DsPlan(cp, tagged, flow_cp, cp[("base", ACK_DSCP)], queues, marked, cond_cps)
+    return cond_cps
 
 
 def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, Any], where: str) -> list[str]:
