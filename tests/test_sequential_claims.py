@@ -1,5 +1,5 @@
 """Claims stop separately in the sequential mode (qoslab.experiments.sequential_run): each claim
-declares the sweeps its records rest on (magnitudes.RESTS_ON), a sweep stops once every claim
+declares the sweeps its records rest on (rests_on.RESTS_ON), a sweep stops once every claim
 resting on it is decided, and the declarations are checked against a real reproduction."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import pytest
 
 from qoslab.experiments import fdd_red, sequential_run
 from qoslab.experiments.base import get
-from qoslab.experiments.magnitudes import DECLARED, RESTS_ON
+from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.planning import planned
+from qoslab.experiments.rests_on import RESTS_ON
 from qoslab.stats import estimate
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE
 

@@ -1,7 +1,7 @@
 """The runs a sequential verdict file's reproduction would take with claims stopping separately,
 against the all-or-nothing rule (every sweep to the last look), computed from the file: each
 record's deciding look (the last of its ``looks``; an undecided record holds its sweeps to the
-last look) and the sweeps its claim rests on (``magnitudes.RESTS_ON``); a sweep no record rests
+last look) and the sweeps its claim rests on (``rests_on.RESTS_ON``); a sweep no record rests
 on grows to the last look. Nothing is rerun.
 
     .venv/bin/python tools/sequential_saving.py docs/verdicts/ard.json [...]

@@ -16,7 +16,7 @@ the last look's stands; the rounds stop when the sequence has decided every reco
 the cap.
 
 Claims stop separately. Each claim declares the sweeps its records rest on
-(:data:`qoslab.experiments.magnitudes.RESTS_ON`); after each look, a sweep on which every
+(:data:`qoslab.experiments.rests_on.RESTS_ON`); after each look, a sweep on which every
 record resting on it is decided gets no more seeds (a sweep no record rests on, which only
 tables and figures read, grows until the experiment stops): the next looks plan it at the seeds it has
 (:func:`qoslab.experiments.planning.planned`'s ``sweep_seeds``) and find its runs in the store,
@@ -46,8 +46,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from qoslab.experiments.base import Experiment
-from qoslab.experiments.magnitudes import DECLARED, RESTS_ON
+from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.planning import planned
+from qoslab.experiments.rests_on import RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.sequential import (
     ALPHA,
@@ -157,7 +158,7 @@ def _holm(out: list[dict[str, Any]]) -> None:
 
 
 def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[str, ...] | None:
-    """The sweeps record ``r`` rests on (:data:`qoslab.experiments.magnitudes.RESTS_ON`, by its
+    """The sweeps record ``r`` rests on (:data:`qoslab.experiments.rests_on.RESTS_ON`, by its
     declaration's text); None for a record no declaration matches (it may read any sweep)."""
     m = _decl(decls, r)
     if m is None:
@@ -165,7 +166,7 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
     table = RESTS_ON.get(exp, {})
     if m.match not in table:
         raise ValueError(
-            f"experiment {exp}: claim {m.match!r} declares no sweeps it rests on (magnitudes.RESTS_ON)"
+            f"experiment {exp}: claim {m.match!r} declares no sweeps it rests on (rests_on.RESTS_ON)"
         )
     return table[m.match]
 
@@ -357,7 +358,7 @@ def sweep_dependence(name: str, *, seeds: int, fewer: int, **kw: Any) -> dict[st
 
 def undeclared(name: str, moved: dict[str, dict[Key, bool]]) -> list[str]:
     """The records of ``moved`` (:func:`sweep_dependence`) that a sweep moved although their
-    claim does not declare it in :data:`qoslab.experiments.magnitudes.RESTS_ON`: each an
+    claim does not declare it in :data:`qoslab.experiments.rests_on.RESTS_ON`: each an
     under-declaration that would let ``--sequential`` stop a sweep an undecided claim reads."""
     decls = DECLARED.get(name, ())
     out = []

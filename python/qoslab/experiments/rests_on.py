@@ -1,0 +1,100 @@
+"""Which sweeps each claim's verdict records rest on, for ``--sequential``'s per-claim stopping
+(:mod:`qoslab.experiments.sequential_run`). Kept apart from the claims' magnitudes
+(:mod:`qoslab.experiments.magnitudes`), whose file is part of the verdict rules' fingerprint:
+which runs a claim reads decides how many seeds a sequential reproduction takes, not how a
+record is decided."""
+
+from __future__ import annotations
+
+from qoslab.experiments.magnitudes import _FRONTIER
+
+#: The sweeps each claim's verdict records rest on (the sweeps whose runs the experiment's
+#: ``_verdicts`` reads for them), per experiment, by the text of the claim's declaration above
+#: (``Magnitude.match``: every declaration with that text, all its sections and parts, rests on
+#: the union). A record of a part tested on another claim's records (``borrow``) rests on that
+#: claim's sweeps too, so they are listed here. Over-declaring a sweep costs runs, never a wrong
+#: verdict; under-declaring one would let ``--sequential`` stop a sweep an undecided claim still
+#: reads (:mod:`qoslab.experiments.sequential_run`), which
+#: ``tests/test_sequential_claims.py`` checks cannot happen: it reproduces the experiment with
+#: each sweep at fewer seeds and finds every record that does not declare it unchanged.
+RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
+    "ard": {
+        "the throughputs of TCP flows can be highly biased": ("table1", "startup"),
+        "the ARM scheme improves TCP fairness compared to the RIO-based scheme": ("table1", "startup"),
+        "the ARD marker increases TCP fairness more than the ARM scheme": ("table1", "startup", "droporder"),
+        "the FI values at the ARD marker are the largest among the schemes": ("table1", "startup"),
+        # the utilisation part (steady state) and the borrowed fairness part (both windows)
+        "the ARD marker can achieve TCP fairness without a decrease in the link utilization": (
+            "table1",
+            "startup",
+        ),
+        "the STDs also become lower when using the ARD scheme than when using the ARM scheme": ("table1",),
+    },
+    "fdd-red": {
+        **{
+            f"{what} [{rtt} RTTs]": ("tables",)
+            for rtt in ("homogeneous", "heterogeneous")
+            for what in (
+                "FDD-RED is fairer than RED algorithm",
+                "flows throughput and bottleneck utilization",
+            )
+        },
+        "RED drops more packets than FDD-RED algorithm": ("tables",),
+        "According to this figure, FDD-RED drops fewer packets": ("fig10",),
+        "FDD-RED has lower drop count than RED algorithm for different flow numbers": ("fig11",),
+    },
+    "probe-marker": {
+        **{
+            f"{_FRONTIER} packet marking scenario (Fig. {f}:": ("frontier", "frontier_1000B", "rio_ns2")
+            for f in (3, 4, 5, 6)
+        },
+        "Performance improvement provided by the marker employment is remarkable": (
+            "frontier",
+            "frontier_1000B",
+        ),
+        "The improvement is more significant when IN and OUT packets receive more different": (
+            "frontier",
+            "frontier_1000B",
+        ),
+        "IN packet percentage varies from about 98% to more than 99%": ("frontier", "frontier_1000B"),
+        "IN packet percentage varies from about 94% to 97% with 40 sources": ("frontier", "frontier_1000B"),
+        "IN loss percentage is very small (OUT)": ("frontier", "frontier_1000B", "rio_ns2"),
+        "IN loss percentage is very small (IN)": ("frontier", "frontier_1000B", "rio_ns2"),
+        "delay decrease achievable by marker employment is almost doubled": ("frontier", "frontier_1000B"),
+        "dropping probability for OUT packets is lower: in the range [15%,30%]": (
+            "frontier",
+            "frontier_1000B",
+        ),
+        "On the contrary performance are poorer in hard differentiation": ("frontier", "frontier_1000B"),
+        "For 10 flows and in hard differentiation better performance results are achieved": (
+            "onoff",
+            "onoff_1000B",
+        ),
+        "the performance of marked flows and free flows are almost the same": (
+            "two_domains",
+            "two_domains_readings",
+        ),
+        "the marked flows experiment lower throughput (from two to three times)": (
+            "two_domains",
+            "two_domains_readings",
+        ),
+    },
+    "rio-plus-o": {
+        "the throughput in RI+O is significantly improved": ("table1",),
+        "the flows with large profile rates cannot reach their contracted profile rates": ("table1",),
+        "the average OUT packet drop probability of BE flows is much larger in RI+O": ("table1",),
+        "In 40% subscription level, AS flows can maintain": ("fig7",),
+        "In 50% subscription level, 9 with RIO and 17 with RI+O": ("fig7",),
+        "With 1Mbps profile rate, RIO can assure": ("fig8",),
+        "Even with 2Mbps profile rate, RI+O can assure": ("fig8",),
+        "RIO fails to meet the assurance for the AS flows with 10 times": ("fig9",),
+    },
+    "twam-dwred": {
+        "all Relative flows achieve the contracted capacity": ("s12",),
+        "the larger r_i flows fail to reach their contracted r_i": ("s12",),
+        "Flows No 8, 9 and 10 fail to obtain their contracted rate": ("s3",),
+        "differentiation between TCP flows is preserved in a fair way": ("s3",),
+        "a throughput proportional to their reserved capacity": ("s4",),
+        "The limitations of TSW2CM and static WRED are once again apparent here": ("s12",),
+    },
+}
