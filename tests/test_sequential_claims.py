@@ -200,3 +200,28 @@ def test_under_declaring_a_sweep_is_caught(
     monkeypatch.setitem(RESTS_ON, "fdd-red", {**RESTS_ON["fdd-red"], f10: ("tables",)})
     found = sequential_run.undeclared("fdd-red", fdd_moved)
     assert found and all("sweep fig10 moves 'According to this figure" in x for x in found), found
+
+
+def test_a_stopped_sweep_grows_again_when_a_record_met_later_rests_on_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A record that first appears at a later look (an analysis may give a record only once
+    enough seeds exist) and rests on a sweep that had stopped takes that sweep back into the
+    growing ones: from the next look it is planned at the look's seeds again."""
+    calls: list[dict[str, int]] = []
+    inner = _fake_reproduce(tmp_path, calls)
+
+    def late(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
+        rep = inner(exp, seeds=seeds, sweep_seeds=sweep_seeds, **kw)
+        doc = json.loads((rep.out / "verdicts.json").read_text())
+        if seeds >= 6:  # from the second look on, an undecided record on s12 appears
+            doc["verdicts"].append(dict(doc["verdicts"][1], claim=ON_S12, reading="late", effect=1.0))
+            doc["verdicts"][-1]["ci95"] = [0.0, 2.0]
+        (rep.out / "verdicts.json").write_text(json.dumps(doc))
+        return rep
+
+    monkeypatch.setattr(sequential_run, "reproduce", late)
+    _, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True)
+    # s12 stopped after the first look (its claim decided), then grew again with the late record
+    assert calls[1] == {"s12": 4} and calls[2] == {} and calls[3] == {}, calls
+    assert summary["sweeps_stopped_at"]["s12"] == 10

@@ -243,6 +243,9 @@ def reproduce_sequential(
         for s in every:
             if s not in growing:
                 stopped.setdefault(s, k)
+            else:
+                # a record first met at this look may rest on a sweep stopped before: it grows again
+                stopped.pop(s, None)
     assert rep is not None
     final = [frozen.get(_key(r), r) for r in current]
     summary = {
