@@ -177,13 +177,18 @@ figures: build
 	$(PY) -m qoslab.verdicts readme
 
 # Recomputes every committed verdict file: the figures' full runs above, and each study under each
-# sender as committed (quick, 5 seeds), then regenerates README and pages.
+# sender as committed (quick: 5 seeds in the ns2 flavour, 10 in the linux flavour), then regenerates
+# README and pages.
 # `python -m qoslab.verdicts check` lists which files are stale; this target is the cure.
 verdicts: figures
 	for e in $(VERDICT_STUDIES); do \
 	  for s in "" sack cubic bbr; do \
 	    $(VENV)/bin/qoslab reproduce $$e --quick --seeds 5 --out results/verdicts-senders $${s:+--sender $$s} || exit 1; \
 	    cp results/verdicts-senders/$$e$${s:+-$$s}/verdicts.json docs/verdicts/senders/$$e$${s:+-$$s}.json || exit 1; \
+	  done; \
+	  for s in sack cubic bbr; do \
+	    $(VENV)/bin/qoslab reproduce $$e --quick --seeds 10 --out results/verdicts-senders --sender $$s --tcp-flavour linux || exit 1; \
+	    cp results/verdicts-senders/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders/$$e-$$s-tcp-linux.json || exit 1; \
 	  done; \
 	done
 	$(PY) -m qoslab.docfigures todays-tcp

@@ -148,12 +148,6 @@ def test_paper_labels_and_compaction_keep_what_the_figure_says(tmp_path: Path) -
     assert df.version_of(df.image_provenance(tmp_path / "g.png")) == "9.9.9+abc"
 
 
-def test_the_paper_senders_label_is_the_runners() -> None:
-    from qoslab.experiments.runner import PAPER_SENDERS
-
-    assert df.PAPER_SENDERS == PAPER_SENDERS
-
-
 def test_the_todays_tcp_figure_follows_the_sender_verdict_files(docs_copy: Path) -> None:
     vf = docs_copy / "verdicts" / "senders" / "ard-bbr.json"
     doc = json.loads(vf.read_text())

@@ -5,6 +5,7 @@ sets each claim's verdicts under the paper's TCP beside those under SACK, CUBIC 
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pandas as pd
@@ -107,6 +108,16 @@ def test_reproduce_with_every_sender_replaced(tmp_path):
     assert doc["sender"] == "cubic" and {v["sender"] for v in doc["verdicts"]} == {"cubic"}
     assert doc["command"].endswith("--sender cubic")
     assert verdicts.read(ref.out / "verdicts.json")["sender"] == "as published"
+    assert doc["tcp_flavour"] == "ns2"
+    # the same senders as Linux runs them: other runs, and the file says so (and how to redo it)
+    lin = experiments.reproduce(
+        exp, quick=True, out=tmp_path, store=store, progress=False, sender="cubic", tcp_flavour="linux"
+    )
+    assert lin.out.name == "sender-probe-cubic-tcp-linux" and lin.sweep.computed == 2
+    assert not pd.read_csv(lin.out / "flows.csv")["throughput_bps"].equals(b)
+    ldoc = verdicts.read(lin.out / "verdicts.json")
+    assert ldoc["tcp_flavour"] == "linux" and ldoc["command"].endswith("--sender cubic --tcp-flavour linux")
+    assert "transport flavour **linux** for every TCP flow" in (lin.out / "report.md").read_text()
     with pytest.raises(ValueError, match="unknown sender 'vegas': expected one of reno, newreno"):
         experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="vegas")
     own = _experiment([], own_senders=True)
@@ -130,17 +141,57 @@ def test_cli_sender_option_is_one_line_on_bad_input(tmp_path):
 
 def test_todays_tcp_page_is_generated_from_the_committed_verdicts():
     """docs/experiments/todays-tcp.md's tables are what ``python -m qoslab.verdicts readme``
-    writes from docs/verdicts/senders/*.json: every study of docs/verdicts/ under its paper's TCP
-    and under each of SACK, CUBIC and BBR, in runs of one mode and seed count, over the same
+    writes from docs/verdicts/senders/*.json and the kernel validation's results: every study of
+    docs/verdicts/ under its paper's TCP and under each of SACK, CUBIC and BBR in the ns2 flavour
+    and in the linux flavour, each flavour's runs of one mode and seed count, over the same
     claims."""
     studies = {verdicts.read(f)["experiment"] for f in (ROOT / "docs" / "verdicts").glob("*.json")}
     docs = [verdicts.read(f) for f in sorted((ROOT / "docs" / "verdicts" / "senders").glob("*.json"))]
     for name in studies:
         mine = [d for d in docs if d["experiment"] == name]
-        assert {verdicts.sender_of(d) for d in mine} == {"as published", "sack", "cubic", "bbr"}, name
-        assert len({(d["quick"], d["seeds"]) for d in mine}) == 1, name
+        assert sorted(verdicts.column_of(d) for d in mine) == sorted(verdicts.docs.COLUMNS), name
+        for flavour in ("ns2", "linux"):
+            runs = {(d["quick"], d["seeds"]) for d in mine if verdicts.column_of(d)[1] == flavour}
+            assert len(runs) == 1, (name, flavour, runs)
         claims = [{(v["claim"], v["section"]) for v in d["verdicts"]} for d in mine]
         assert all(c == claims[0] for c in claims), name
     page = ROOT / "docs" / "experiments" / "todays-tcp.md"
     against = verdicts.docs.generated_against(ROOT / "README.md")
-    assert verdicts.block(page) == verdicts.survival_table(docs, against)
+    val = {
+        fl: verdicts.kernel_validation(
+            json.loads((ROOT / verdicts.docs.LINUX_RESULTS.format(flavour=fl)).read_text())
+        )
+        for fl in ("ns2", "linux")
+    }
+    assert verdicts.block(page) == verdicts.survival_table(docs, against, val)
+
+
+def test_kernel_validation_counts_each_modules_targets():
+    """Each linux-flavour column's "N of M kernel targets hold" counts the judged targets of the
+    grid's points where a flow runs that module; a target not judged (a lone flow's share) is
+    not counted, and a failing one is named."""
+    res = {
+        "points": [
+            {
+                "point": {"name": "a", "variants": ["bbr", "cubic"]},
+                "verdict": {"share": True, "qdelay": False},
+            },
+            {"point": {"name": "b", "variants": ["cubic"]}, "verdict": {"share": None, "qdelay": True}},
+        ]
+    }
+    val = verdicts.kernel_validation(res)
+    assert val == {"bbr": (1, 2, ["a (qdelay)"]), "cubic": (2, 3, ["a (qdelay)"])}
+
+
+def test_sender_files_in_one_column_are_refused_and_the_paper_column_is_the_runners():
+    """Two files of a study in one column (a linux-flavour file without its ``tcp_flavour``
+    reads as the ns2 flavour's) are an error, not one file silently hiding the other; the
+    page's first column is what the runner writes for the paper's senders."""
+    from qoslab.experiments.runner import PAPER_SENDERS
+
+    assert verdicts.docs.COLUMNS[0] == (PAPER_SENDERS, "ns2")
+    a = {"experiment": "x", "sender": "cubic", "tcp_flavour": "linux", "verdicts": [], "command": "a"}
+    b = {"experiment": "x", "sender": "cubic", "verdicts": [], "command": "b"}
+    assert set(verdicts.docs.by_column([a, b])["x"]) == {("cubic", "linux"), ("cubic", "ns2")}
+    with pytest.raises(ValueError, match="two sender files of x in one column"):
+        verdicts.docs.by_column([a, dict(a, command="c")])

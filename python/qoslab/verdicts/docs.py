@@ -32,8 +32,6 @@ _SHORT = {
     NOT_TESTABLE: "not testable",
 }
 
-#: the models of today's senders are not yet validated against Linux (issue 54)
-UNVALIDATED = ("sack", "cubic", "bbr", "dctcp")
 VALIDATION_PAGE = "docs/validation/linux.md"
 
 
@@ -163,34 +161,117 @@ def page_table(doc: dict[str, Any], against: str) -> str:
     return head + markdown(doc["verdicts"])
 
 
-SENDER_ORDER = ("as published", "sack", "cubic", "bbr")
+#: The columns of the today's-TCP page, in order: (sender, transport flavour). ``sack`` in the
+#: linux flavour is Linux's ``reno`` (SACK, RACK-TLP and PRR are always on there).
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("as published", "ns2"),
+    ("sack", "ns2"),
+    ("cubic", "ns2"),
+    ("bbr", "ns2"),
+    ("sack", "linux"),
+    ("cubic", "linux"),
+    ("bbr", "linux"),
+)
+#: The kernel module each linux-flavour column runs (the validation grid names flows by it).
+KERNEL_CC = {"sack": "reno", "cubic": "cubic", "bbr": "bbr"}
+#: The simulated side of the kernel validation, per transport flavour.
+LINUX_RESULTS = "docs/validation/linux/results-{flavour}.json"
 
 
 def sender_of(doc: dict[str, Any]) -> str:
     return str(doc.get("sender", "as published"))
 
 
-def survival_table(docs: Sequence[dict[str, Any]], against: str) -> str:
-    """Per experiment, one row per claim part and one column per TCP sender: its readings
-    counted per verdict when every sender runs that congestion control. The columns of today's
-    senders are marked as coming from models not yet validated against Linux."""
-    by_exp: dict[str, dict[str, dict[str, Any]]] = {}
+def column_of(doc: dict[str, Any]) -> tuple[str, str]:
+    """A sender file's column: its sender and its transport flavour (files written before the
+    flavour was recorded are the ns2 flavour's)."""
+    return sender_of(doc), str(doc.get("tcp_flavour", "ns2"))
+
+
+def by_column(docs: Sequence[dict[str, Any]]) -> dict[str, dict[tuple[str, str], dict[str, Any]]]:
+    """Sender files per experiment and column; two files of one experiment in one column (a
+    linux-flavour file written before the flavour was recorded reads as the ns2 flavour's) are
+    refused rather than one silently replacing the other."""
+    out: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
     for d in docs:
-        by_exp.setdefault(d["experiment"], {})[sender_of(d)] = d
+        cols = out.setdefault(d["experiment"], {})
+        col = column_of(d)
+        if col in cols:
+            raise ValueError(
+                f"two sender files of {d['experiment']} in one column {col} (commands "
+                f"{cols[col].get('command')!r} and {d.get('command')!r}): is one without its tcp_flavour?"
+            )
+        cols[col] = d
+    return out
+
+
+def column_name(col: tuple[str, str]) -> str:
+    sender, flavour = col
+    if flavour == "linux":
+        return f"{'reno (SACK)' if sender == 'sack' else sender}, linux flavour"
+    return sender if sender == "as published" else f"{sender}, ns2 flavour"
+
+
+Validation = dict[str, tuple[int, int, list[str]]]
+
+
+def kernel_validation(results: dict[str, Any]) -> Validation:
+    """Per kernel module, over the validation grid's points where a flow runs it, the targets
+    that hold against the kernel, all targets judged, and the failing ones (``point target``)."""
+    out: Validation = {}
+    for p in results.get("points", []):
+        judged = {k: v for k, v in (p.get("verdict") or {}).items() if isinstance(v, bool)}
+        for cc in sorted(set(p["point"]["variants"])):
+            held, total, fails = out.get(cc, (0, 0, []))
+            bad = [k for k, ok in judged.items() if not ok]
+            bad = [f"{p['point']['name']} ({', '.join(bad)})"] if bad else []
+            out[cc] = (held + sum(judged.values()), total + len(judged), fails + bad)
+    return out
+
+
+def _validation_cell(col: tuple[str, str], val: dict[str, Validation]) -> str:
+    sender, flavour = col
+    cc = KERNEL_CC.get(sender)
+    if sender == "as published":
+        return ""
+    if cc is None or cc not in val.get(flavour, {}):
+        return "not judged against the kernel"
+    held, total, _ = val[flavour][cc]
+    return f"{held} of {total} kernel targets hold"
+
+
+def survival_table(
+    docs: Sequence[dict[str, Any]], against: str, validation: dict[str, Validation] | None = None
+) -> str:
+    """Per experiment, one row per claim part and one column per TCP sender and transport
+    flavour: its readings counted per verdict when every sender runs that congestion control.
+    Each column says how far its sender model holds against the Linux kernel on the committed
+    grid (``validation``: per flavour, from :func:`kernel_validation`)."""
+    val = validation or {}
+    by_exp = by_column(docs)
     out: list[str] = [
-        "The sack, cubic and bbr columns come from the simulator's models of those senders, which "
-        f"are not yet validated against Linux ([{VALIDATION_PAGE}](../validation/linux.md), issue 54): "
-        "they are shown as computed and support no conclusion about those TCPs.",
+        "Each sender model against the Linux kernel on the grid of "
+        f"[{VALIDATION_PAGE}](../validation/linux.md) (issue 54): the targets that hold over the grid's "
+        "points where a flow runs that kernel module (`sack` runs as the kernel's `reno`), and the "
+        "failing ones.",
         "",
     ]
+    for flavour in sorted(val, reverse=True):
+        for cc in sorted(val[flavour]):
+            held, total, fails = val[flavour][cc]
+            out.append(
+                f"- {flavour} flavour, `{cc}`: {held} of {total} targets hold"
+                + (f"; fails: {', '.join(fails)}" if fails else "")
+            )
+    out.append("")
     for name in sorted(by_exp):
         runs = by_exp[name]
-        cols = [s for s in SENDER_ORDER if s in runs] + sorted(set(runs) - set(SENDER_ORDER))
+        cols = [c for c in COLUMNS if c in runs] + sorted(set(runs) - set(COLUMNS))
         first = runs[cols[0]]
         out += [f"### {_cell(first.get('study', name))} (`{name}`)", ""]
-        out.append("| claim [part] | " + " | ".join(_column(c, runs[c], against) for c in cols) + " |")
+        out.append("| claim [part] | " + " | ".join(_column(c, runs[c], against, val) for c in cols) + " |")
         out.append("|---" * (len(cols) + 1) + "|")
-        claims: dict[tuple[str, str], dict[str, list[str]]] = {}
+        claims: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
         for c in cols:
             for v in runs[c]["verdicts"]:
                 claims.setdefault((_claim_name(v), v["section"]), {}).setdefault(c, []).append(v["verdict"])
@@ -198,13 +279,47 @@ def survival_table(docs: Sequence[dict[str, Any]], against: str) -> str:
             cells = [counts(per.get(c, [])) for c in cols]
             out.append(f"| {claim} ({_cell(section)}) | " + " | ".join(cells) + " |")
         out.append("")
+    out += flavour_changes(docs)
     return "\n".join(out)
 
 
-def _column(sender: str, doc: dict[str, Any], against: str) -> str:
-    model = " — model not validated against Linux" if sender in UNVALIDATED else ""
+def flavour_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
+    """The claims whose verdict (that of most of their readings) differs between the ns2 and the
+    linux flavour of the same sender: a table of those decided both ways (a flip), and a count of
+    those decided in one flavour only (the flavours' runs may differ in seeds)."""
+    by = {(exp, col): d for exp, cols in by_column(docs).items() for col, d in cols.items()}
+    decided = (REPRODUCES, WEAKER, DOES_NOT)
+    rows, one_sided = [], 0
+    for (exp, (sender, flavour)), doc in sorted(by.items()):
+        other = by.get((exp, (sender, "ns2"))) if flavour == "linux" else None
+        if other is None:
+            continue
+        a, b = claim_verdicts(other), claim_verdicts(doc)
+        for claim in a:
+            if claim not in b or a[claim] == b[claim]:
+                continue
+            if a[claim] in decided and b[claim] in decided:
+                rows.append(f"| `{exp}` | {claim} | {sender} | {a[claim]} | {b[claim]} |")
+            else:
+                one_sided += 1
+    head = [
+        "### Where the transport flavour changes a claim's verdict",
+        "",
+        "Each claim (part) by the verdict of most of its readings, under the same sender in the two "
+        f"flavours: {len(rows)} decided in both and differently (below); {one_sided} more decided in "
+        "one flavour only (inconclusive or not testable in the other, whose runs may have fewer seeds).",
+        "",
+    ]
+    if not rows:
+        return head
+    table = ["| study | claim [part] | sender | ns2 flavour | linux flavour |", "|---|---|---|---|---|"]
+    return [*head, *table, *rows, ""]
+
+
+def _column(col: tuple[str, str], doc: dict[str, Any], against: str, val: dict[str, Validation]) -> str:
     cur = "current" if core_of(doc) == against else f"core `{core_of(doc)}`, stale"
-    return f"{sender}{model} ({_mode(doc)}; {cur})"
+    note = _validation_cell(col, val)
+    return f"{column_name(col)}{' — ' + note if note else ''} ({_mode(doc)}; {cur})"
 
 
 def replace_block(path: Path, body: str) -> bool:

@@ -13,6 +13,7 @@ checkout).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,8 +29,10 @@ from qoslab.verdicts.currency import (
     write,
 )
 from qoslab.verdicts.docs import (
+    LINUX_RESULTS,
     core_of,
     generated_against,
+    kernel_validation,
     page_table,
     readme_table,
     replace_block,
@@ -57,7 +60,12 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
             changed.append(page)
     tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
     senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
-    if senders and replace_block(tcp_page, survival_table(senders, against)):
+    val = {
+        fl: kernel_validation(json.loads(path.read_text(encoding="utf-8")))
+        for fl in ("ns2", "linux")
+        if (path := root / LINUX_RESULTS.format(flavour=fl)).exists()
+    }
+    if senders and replace_block(tcp_page, survival_table(senders, against, val)):
         changed.append(tcp_page)
     return changed
 
