@@ -15,10 +15,10 @@ the ACK hops, so the cost per hop and the cost per run differ; both are reported
 A round is one fresh worker process that runs each flavour :data:`CALLS` times, alternating
 (the ns2 flavour first in every other call), and keeps each flavour's fastest call by the
 thread's CPU time: a run is a few hundredths of a second, and on a shared machine its wall
-time counts the moments the thread waited for a core (at a load of 6 on two cores the wall
-times' ratio moved between 1.37× and 2.24× over five rounds). The round's ratios are the linux
-flavour's over the ns2 flavour's; the figures are the medians over :data:`ROUNDS` rounds.
-Wall times are kept beside (``wall_s``).
+time counts the moments the thread waited for a core (in trial calls at a load of 6 on two
+cores, not kept, the wall times' ratio moved between 1.37× and 2.24× over five rounds). The
+round's ratios are the linux flavour's over the ns2 flavour's; the figures are the medians
+over :data:`ROUNDS` rounds. Wall times are kept beside (``wall_s``).
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def _scenario(point: str, flavour: str) -> Any:
 
 def _worker(point: str, calls: int) -> None:
     """In a fresh process: ``calls`` runs of each flavour of ``point``, alternating; prints
-    each flavour's fastest wall time, hops and events as JSON."""
+    each flavour's fastest call by CPU time (with that call's wall time), hops and events as
+    JSON."""
     from qoslab import _core
 
     cores = {f: _scenario(point, f).core for f in FLAVOURS}
