@@ -6,6 +6,18 @@ from __future__ import annotations
 from qoslab.outputs.columns import Column, OutputFile
 from qoslab.outputs.series import _FLOW_INDEX
 
+#: Columns that several of these tables share word for word (one definition each).
+_SEED = Column("seed", "integer", "The run's seed.")
+_STATUS = Column("status", "text", '"ok" or "failed".')
+_WORKER = Column("worker", "text", 'The worker, as "HOST:PID".')
+_WALL_TIME = Column("wall_time_s", "s", "Wall-clock time of the worker's computation.")
+
+
+def _error(failed: str, ok: str) -> Column:
+    """The ``error`` column: the one-line error of a ``failed`` row, ``ok`` for a successful one."""
+    return Column("error", "text", f"The one-line error of a failed {failed}; {ok} for ok.")
+
+
 # -- qoslab sweep --out DIR -------------------------------------------------------------------------
 
 #: The metrics every run records (:data:`qoslab.tasks.STANDARD_METRICS`), with their definitions.
@@ -104,10 +116,10 @@ RUNS_CSV = OutputFile(
             "SHA-256 of the canonical resolved scenario of this grid point; with seed and version it "
             "identifies the run.",
         ),
-        Column("seed", "integer", "The run's seed."),
+        _SEED,
         Column("version", "text", "The qoslab version that computed the run (summary.json's version)."),
         Column("status", "text", '"ok" or "failed" (after every retry).'),
-        Column("error", "text", "The one-line error of a failed run; empty for ok."),
+        _error("run", "empty"),
         Column(
             "attempts",
             "count",
@@ -186,7 +198,7 @@ STORE_RUNS = OutputFile(
     (
         Column("id", "integer", "The run's id."),
         Column("scenario_sha256", "text", "SHA-256 of the canonical resolved scenario."),
-        Column("seed", "integer", "The run's seed."),
+        _SEED,
         Column("version", "text", "The qoslab version that computed it (summary.json's version)."),
         Column("scenario", "text", "The scenario's name."),
         Column("scenario_source", "text", "Where the scenario came from, with the overrides applied."),
@@ -194,12 +206,12 @@ STORE_RUNS = OutputFile(
             "sweep", "text", "The first sweep that stored the run (every sweep it belongs to: sweep_runs)."
         ),
         Column("params", "JSON text", "That sweep's grid point ({key: value as given})."),
-        Column("status", "text", '"ok" or "failed".'),
-        Column("error", "text", "The one-line error of a failed run; NULL for ok."),
+        _STATUS,
+        _error("run", "NULL"),
         Column("traceback", "text", "The Python traceback of a failed run; NULL for ok."),
         Column("attempts", "count", "Computations of this run received so far (rows of attempts)."),
-        Column("wall_time_s", "s", "Wall-clock time of the worker's computation."),
-        Column("worker", "text", 'The worker, as "HOST:PID".'),
+        _WALL_TIME,
+        _WORKER,
         Column("started_at", "Unix time, s", "When the worker started the run."),
         Column("finished_at", "Unix time, s", "When the worker finished the run."),
         Column(
@@ -264,15 +276,15 @@ STORE_ATTEMPTS = OutputFile(
     (
         Column("id", "integer", "The attempt's id."),
         Column("scenario_sha256", "text", "The run's scenario hash."),
-        Column("seed", "integer", "The run's seed."),
+        _SEED,
         Column("version", "text", "The run's qoslab version."),
         Column(
             "attempt", "integer", "1 for a sweep's first try of the run, + 1 for each retry in that sweep."
         ),
-        Column("status", "text", '"ok" or "failed".'),
-        Column("error", "text", "The one-line error of a failed attempt; NULL for ok."),
-        Column("worker", "text", 'The worker, as "HOST:PID".'),
-        Column("wall_time_s", "s", "Wall-clock time of the worker's computation."),
+        _STATUS,
+        _error("attempt", "NULL"),
+        _WORKER,
+        _WALL_TIME,
         Column("finished_at", "Unix time, s", "When the worker finished."),
     ),
 )

@@ -80,13 +80,8 @@ def _counter(name: str, span: str) -> str:
     return _FLOW_COUNTERS[name][1].format(span=span)
 
 
-#: The ``window_*`` columns of flows.parquet, in the order the core writes them.
-_FLOW_WINDOW_ORDER = (
-    "retransmitted_packets",
-    "timeouts",
-    "fast_retransmits",
-    "ecn_marks",
-    "ecn_responses",
+#: The drop and colour counters, in the order flows.parquet has them (whole-run and window).
+_FLOW_DROP_COUNTERS = (
     "early_drops",
     "forced_drops",
     "overflow_drops",
@@ -97,6 +92,16 @@ _FLOW_WINDOW_ORDER = (
     "drops_prec1",
     "red_packets",
     "drops_prec2",
+)
+
+#: The ``window_*`` columns of flows.parquet, in the order the core writes them.
+_FLOW_WINDOW_ORDER = (
+    "retransmitted_packets",
+    "timeouts",
+    "fast_retransmits",
+    "ecn_marks",
+    "ecn_responses",
+    *_FLOW_DROP_COUNTERS,
 )
 
 _FLOW_DEFS: dict[str, tuple[str, str]] = {
@@ -246,16 +251,7 @@ FLOWS = OutputFile(
                 "delivered_packets",
                 "delivered_bytes",
                 "dropped_packets",
-                "early_drops",
-                "forced_drops",
-                "overflow_drops",
-                "policed_drops",
-                "green_packets",
-                "drops_prec0",
-                "yellow_packets",
-                "drops_prec1",
-                "red_packets",
-                "drops_prec2",
+                *_FLOW_DROP_COUNTERS,
                 "in_flight_packets",
                 "acks_sent",
                 "acks_dropped",
