@@ -279,13 +279,7 @@ def _worker(name: str, duration_scale: float) -> None:
 
 
 def _measure_core(name: str, scale: float = 1.0) -> dict[str, Any]:
-    p = subprocess.run(
-        [sys.executable, "-m", "qoslab.bench", "--worker", name, str(scale)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return dict(json.loads(p.stdout))
+    return bench_linux.run_worker("qoslab.bench", name, str(scale))
 
 
 def _timed(cmd: Sequence[str], cwd: Path, timeout: float) -> tuple[float | None, str]:

@@ -76,14 +76,20 @@ def _worker(point: str, calls: int) -> None:
     print(json.dumps(best))
 
 
-def _measure_round(point: str, calls: int) -> dict[str, dict[str, float]]:
+def run_worker(module: str, *args: str) -> dict[str, Any]:
+    """Run ``python -m MODULE --worker ARGS`` in a fresh interpreter and return the JSON object
+    it prints on stdout (the worker's measurements; a failing worker raises CalledProcessError)."""
     p = subprocess.run(
-        [sys.executable, "-m", "qoslab.bench_linux", "--worker", point, str(calls)],
+        [sys.executable, "-m", module, "--worker", *args],
         capture_output=True,
         text=True,
         check=True,
     )
     return dict(json.loads(p.stdout))
+
+
+def _measure_round(point: str, calls: int) -> dict[str, dict[str, float]]:
+    return run_worker("qoslab.bench_linux", point, str(calls))
 
 
 def pair(
