@@ -64,58 +64,60 @@ pub(crate) const DELAY: &[Col<DelaySummary>] = &[
     f("delay_max_s", |d| d.max_s),
 ];
 
+/// flows.parquet's numeric columns, with the drop and colour counters listed once and written
+/// twice: over the whole run (`stats`) and as `window_*` inside the measurement window
+/// (`window`), which count them in fields of the same names.
+macro_rules! flows_table {
+    ($($name:literal: $field:ident[$i:literal]),+ $(,)?) => {
+        &[
+            f("throughput_bps", |x| x.throughput_bps),
+            f("goodput_bps", |x| x.goodput_bps),
+            f("in_throughput_bps", |x| x.in_throughput_bps),
+            u("start_ns", |x| x.start_ns),
+            u("sent_packets", |x| x.stats.sent_pkts),
+            u("sent_bytes", |x| x.stats.sent_bytes),
+            u("retransmitted_packets", |x| x.stats.retransmits),
+            u("delivered_packets", |x| x.stats.delivered_pkts),
+            u("delivered_bytes", |x| x.stats.delivered_bytes),
+            u("dropped_packets", |x| x.stats.dropped_pkts),
+            $(u($name, |x| x.stats.$field[$i]),)+
+            u("in_flight_packets", |x| x.in_flight),
+            u("acks_sent", |x| x.stats.acks_sent),
+            u("acks_dropped", |x| x.stats.acks_dropped),
+            u("timeouts", |x| x.timeouts),
+            u("fast_retransmits", |x| x.fast_retransmits),
+            u("ecn_marks", |x| x.stats.ecn_marks),
+            u("ecn_responses", |x| x.ecn_responses),
+            // The same event counters inside the measurement window.
+            u("window_retransmitted_packets", |x| x.window.retransmits),
+            u("window_timeouts", |x| x.window.timeouts),
+            u("window_fast_retransmits", |x| x.window.fast_retransmits),
+            u("window_ecn_marks", |x| x.window.ecn_marks),
+            u("window_ecn_responses", |x| x.window.ecn_responses),
+            $(u(concat!("window_", $name), |x| x.window.$field[$i]),)+
+            f("final_cwnd", |x| x.final_cwnd),
+            f("final_ssthresh", |x| x.final_ssthresh),
+            f("srtt_s", |x| x.srtt_s),
+            delay(|x| x.delay),
+            f("jitter_s", |x| x.jitter_s),
+        ]
+    };
+}
+
 /// flows.parquet's numeric columns: one row per flow, then one per arrival process. Drop
 /// reasons in the order of `qoslab_core::aqm::DROP_REASONS`; colours green, yellow, red.
-pub(crate) const FLOWS: &[Col<FlowResult>] = &[
-    f("throughput_bps", |x| x.throughput_bps),
-    f("goodput_bps", |x| x.goodput_bps),
-    f("in_throughput_bps", |x| x.in_throughput_bps),
-    u("start_ns", |x| x.start_ns),
-    u("sent_packets", |x| x.stats.sent_pkts),
-    u("sent_bytes", |x| x.stats.sent_bytes),
-    u("retransmitted_packets", |x| x.stats.retransmits),
-    u("delivered_packets", |x| x.stats.delivered_pkts),
-    u("delivered_bytes", |x| x.stats.delivered_bytes),
-    u("dropped_packets", |x| x.stats.dropped_pkts),
-    u("early_drops", |x| x.stats.drops_by_reason[0]),
-    u("forced_drops", |x| x.stats.drops_by_reason[1]),
-    u("overflow_drops", |x| x.stats.drops_by_reason[2]),
-    u("policed_drops", |x| x.stats.drops_by_reason[3]),
-    u("green_packets", |x| x.stats.colored[0]),
-    u("drops_prec0", |x| x.stats.drops_by_prec[0]),
-    u("yellow_packets", |x| x.stats.colored[1]),
-    u("drops_prec1", |x| x.stats.drops_by_prec[1]),
-    u("red_packets", |x| x.stats.colored[2]),
-    u("drops_prec2", |x| x.stats.drops_by_prec[2]),
-    u("in_flight_packets", |x| x.in_flight),
-    u("acks_sent", |x| x.stats.acks_sent),
-    u("acks_dropped", |x| x.stats.acks_dropped),
-    u("timeouts", |x| x.timeouts),
-    u("fast_retransmits", |x| x.fast_retransmits),
-    u("ecn_marks", |x| x.stats.ecn_marks),
-    u("ecn_responses", |x| x.ecn_responses),
-    // The same event counters inside the measurement window.
-    u("window_retransmitted_packets", |x| x.window.retransmits),
-    u("window_timeouts", |x| x.window.timeouts),
-    u("window_fast_retransmits", |x| x.window.fast_retransmits),
-    u("window_ecn_marks", |x| x.window.ecn_marks),
-    u("window_ecn_responses", |x| x.window.ecn_responses),
-    u("window_early_drops", |x| x.window.drops_by_reason[0]),
-    u("window_forced_drops", |x| x.window.drops_by_reason[1]),
-    u("window_overflow_drops", |x| x.window.drops_by_reason[2]),
-    u("window_policed_drops", |x| x.window.drops_by_reason[3]),
-    u("window_green_packets", |x| x.window.colored[0]),
-    u("window_drops_prec0", |x| x.window.drops_by_prec[0]),
-    u("window_yellow_packets", |x| x.window.colored[1]),
-    u("window_drops_prec1", |x| x.window.drops_by_prec[1]),
-    u("window_red_packets", |x| x.window.colored[2]),
-    u("window_drops_prec2", |x| x.window.drops_by_prec[2]),
-    f("final_cwnd", |x| x.final_cwnd),
-    f("final_ssthresh", |x| x.final_ssthresh),
-    f("srtt_s", |x| x.srtt_s),
-    delay(|x| x.delay),
-    f("jitter_s", |x| x.jitter_s),
-];
+pub(crate) const FLOWS: &[Col<FlowResult>] = flows_table!(
+    "early_drops": drops_by_reason[0],
+    "forced_drops": drops_by_reason[1],
+    "overflow_drops": drops_by_reason[2],
+    "policed_drops": drops_by_reason[3],
+    "green_packets": colored[0],
+    "drops_prec0": drops_by_prec[0],
+    "yellow_packets": colored[1],
+    "drops_prec1": drops_by_prec[1],
+    "red_packets": colored[2],
+    "drops_prec2": drops_by_prec[2],
+);
 
 /// classes.parquet's numeric columns: one row per DiffServ class.
 pub(crate) const CLASSES: &[Col<ClassResult>] = &[
