@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qoslab import emulate as emu
+from qoslab import emulation as emu
 from qoslab.scenario import Scenario, load_scenario
 from qoslab.simulate import run as simulate
 

@@ -141,7 +141,7 @@ class Judge:
 
 
 def daemon_lateness(r: Any) -> list[dict[str, Any]]:
-    """The lateness records of an :class:`qoslab.emulate.EmuResult`'s daemons."""
+    """The lateness records of an :class:`qoslab.emulation.EmuResult`'s daemons."""
     return [d["lateness"] for d in r.daemons]
 
 

@@ -35,7 +35,8 @@ from emu_common import (
     needs_emulation,
 )
 from emu_judge import MARKER_BOUND, Judge
-from qoslab import emulate as emu
+from qoslab import emulation as emu
+from qoslab.emulation.signals import Interrupted, Signals
 from qoslab.scenario import Scenario, load_scenario
 
 
@@ -54,8 +55,8 @@ def test_library_validates_what_reaches_a_command_line() -> None:
         emu.run(sc, cc="reno; touch /tmp/qlab-pwned; true")
     with pytest.raises(emu.EmulationError, match="duration"):
         emu.run(sc, duration_s=float("nan"))
-    files = [Path(emu.__file__), *sorted(Path(emu.__file__).with_name("emulation").glob("*.py"))]
-    assert len(files) > 5, files  # the package's modules, not only the re-export
+    files = sorted(Path(emu.__file__).parent.glob("*.py"))
+    assert len(files) > 5, files  # every module of the package
     for f in files:
         src = f.read_text()
         assert '"sh"' not in src and "shell=True" not in src, f
@@ -66,7 +67,7 @@ def test_a_ctrl_c_swallowed_by_a_finalizer_is_raised_again(monkeypatch: pytest.M
     runs after every command) is only printed by Python, and the run went on to its end, exit
     0 (seen once in test_ctrl_c_at_any_moment_of_the_setup). The run's next check, and the next
     hold, raise it again, once; a held check does nothing (the teardown's). Fails with
-    ``_Signals.check`` doing nothing."""
+    ``Signals.check`` doing nothing."""
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
 
@@ -79,7 +80,7 @@ def test_a_ctrl_c_swallowed_by_a_finalizer_is_raised_again(monkeypatch: pytest.M
     # Python's own Ctrl-C handler for the run to find: a test earlier in this process may have
     # left another (importing dask_jobqueue installs one that calls sys.exit).
     found = signal.signal(signal.SIGINT, signal.default_int_handler)
-    sig = emu._Signals()
+    sig = Signals()
     try:
         Finalized()  # collected at once: the handler raises inside __del__
         assert swallowed == [KeyboardInterrupt], "only reported, as Python does in a finalizer"
@@ -153,16 +154,16 @@ def test_a_signal_while_held_is_raised_when_the_hold_ends() -> None:
     is raised once that is done, not inside it (where the fork's at-fork hooks lost it);
     the caller's handlers come back afterwards."""
     # Python's own Ctrl-C handler: importing dask_jobqueue (another test, same process) replaces
-    # it with one that calls sys.exit(), which _Signals would rightly call instead
+    # it with one that calls sys.exit(), which Signals would rightly call instead
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
-    sig = emu._Signals()
+    sig = Signals()
     try:
         done = []
         with pytest.raises(KeyboardInterrupt), sig.held():
             signal.raise_signal(signal.SIGINT)
             done.append(1)
-        with pytest.raises(emu._Interrupted), sig.held():
+        with pytest.raises(Interrupted), sig.held():
             signal.raise_signal(signal.SIGTERM)
             signal.raise_signal(signal.SIGINT)  # only the first one is kept
             done.append(2)
@@ -249,7 +250,7 @@ def test_teardown_after_killed_and_interrupted_runs(clean: None) -> None:
 # run's prefix first.
 _SIGINT_AT_FORK = """
 import json, os, signal, sys
-from qoslab import emulate as emu
+from qoslab import emulation as emu
 k, n = int(sys.argv[1]), [0]
 def hook():
     n[0] += 1

@@ -10,7 +10,7 @@ import numpy as np
 from emu_common import SCEN, _replayed_greens, _runs_seen, needs_emulation
 from emu_judge import MARKER_BOUND, RIO_BOUND, Judge
 from emu_judge import daemon_lateness as _late
-from qoslab import emulate as emu
+from qoslab import emulation as emu
 from qoslab.scenario import load_scenario
 from qoslab.simulate import run as simulate
 

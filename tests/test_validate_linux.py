@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qoslab import emulate as emu
+from qoslab import emulation as emu
 from qoslab import validate_linux as vl
 from qoslab import validate_linux_report as vr
 

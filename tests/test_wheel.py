@@ -72,8 +72,8 @@ def test_the_wheel_runs_in_a_fresh_venv_without_rust(wheel, tmp_path):
     where = run(
         str(bindir / "python"),
         "-c",
-        "import qoslab, qoslab.emulate, dask_jobqueue, distributed; "
-        "print(qoslab.__file__); print(qoslab.emulate.linkd_path())",
+        "import qoslab, qoslab.emulation, dask_jobqueue, distributed; "
+        "print(qoslab.__file__); print(qoslab.emulation.linkd_path())",
     )
     assert where.returncode == 0, where.stderr
     pkg, linkd = where.stdout.split()

@@ -3,7 +3,7 @@
 A committed grid of dumbbells (BBR against CUBIC, CUBIC against Reno, five CUBIC flows with
 mixed RTTs, single CUBIC and BBR flows), each point run
 
-- by the kernel: :func:`qoslab.emulate.run` (real namespaces and kernel TCP; the bottleneck's
+- by the kernel: :func:`qoslab.emulation.run` (real namespaces and kernel TCP; the bottleneck's
   pfifo is the project's DropTail in the link daemon), ``reps`` repetitions, a run whose link
   daemons show a stalled host repeated (:data:`STALL_MAX_US`, :data:`STALL_P99_US`);
 - by the simulator: the same scenario, ``seeds`` seeds, with the chosen transport
@@ -212,7 +212,7 @@ def _record(p: Point, flows: Any, links_run: Any, *, kernel: bool) -> dict[str, 
 
 def run_kernel_point(p: Point, reps: int, say: Callable[[str], None]) -> dict[str, Any]:
     """``reps`` kept emulated runs of ``p`` (seeds 1..reps) and every discarded one."""
-    from qoslab import emulate
+    from qoslab import emulation as emulate
 
     sc = scenario(p)
     runs: list[dict[str, Any]] = []
@@ -323,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         kernel = json.loads(kpath.read_text())
     else:
-        from qoslab import emulate
+        from qoslab import emulation as emulate
 
         ok, why = emulate.availability()
         if not ok:

@@ -72,7 +72,7 @@ def emulate(
     from rich.console import Console
     from rich.table import Table
 
-    from qoslab import emulate as emu
+    from qoslab import emulation as emu
     from qoslab.frames import typed_rows
 
     con = Console()
