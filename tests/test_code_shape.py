@@ -76,12 +76,12 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
     metrics and read its scenario are hashed into it with the Rust sources (crates/qoslab-py/
     build.rs), so that a change to them never reuses stored results."""
     build = (Path(__file__).resolve().parents[1] / "crates" / "qoslab-py" / "build.rs").read_text()
-    listed = set(re.findall(r'"(\w+\.py)"', build))
+    listed = set(re.findall(r'"([\w/]+\.py)"', build))
     assert {"simulate.py", "tasks.py", "scenario.py", "summary_keys.py", "budget.py"} <= listed, listed
     # Every module the run path imports (statically, function-level imports included, typing-only
     # ones not) is fingerprinted, but for those that cannot change a stored result.
     shaping = run_path_modules() - NOT_SHAPING.keys()
-    assert {"summary_keys.py", "budget.py", "simulate.py", "store.py"} <= shaping, shaping
+    assert {"summary_keys.py", "budget.py", "simulate.py", "store/__init__.py"} <= shaping, shaping
     missing = sorted(shaping - listed)
     assert not missing, f"modules on the run path that build.rs does not fingerprint: {missing}"
     gone = sorted(f for f in listed if not (PY / f).is_file())
@@ -90,7 +90,7 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
 
 PY = Path(__file__).resolve().parents[1] / "python" / "qoslab"
 #: Where a stored run is computed and recorded: a worker's tasks.execute, the coordinator's store.
-RUN_PATH = ("tasks.py", "store.py")
+RUN_PATH = ("tasks.py", "store/__init__.py")
 #: Modules the run path imports whose code cannot change a stored result, and why.
 NOT_SHAPING = {
     "outputs/__init__.py": "the tables' column documentation, imported for help() docstrings only",

@@ -31,8 +31,8 @@ fn main() {
     // worker's tasks.execute and the store that records its result; tests/test_code_shape.py
     // derives that set from the imports and fails when one is missing here): its tables and
     // summary (simulate, pairwise, summary_keys), its metrics (tasks), its budget and stopping (budget),
-    // how a scenario is read and overridden (scenario), how the result is stored (store,
-    // store_checks, store_schema). A change to any of them must not reuse stored results.
+    // how a scenario is read and overridden (scenario), how the result is stored (store/:
+    // its __init__, checks, schema). A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
     let py_files: Vec<PathBuf> = [
         "__init__.py",
@@ -43,9 +43,9 @@ fn main() {
         "rundir.py",
         "scenario.py",
         "simulate.py",
-        "store.py",
-        "store_checks.py",
-        "store_schema.py",
+        "store/__init__.py",
+        "store/checks.py",
+        "store/schema.py",
         "summary_keys.py",
         "transfers.py",
         "tasks.py",

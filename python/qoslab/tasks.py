@@ -26,7 +26,7 @@ import pandas as pd
 from qoslab import _core
 from qoslab.scenario import Scenario
 from qoslab.store import Rows, RunKey, write_series_file
-from qoslab.store_schema import DB_NAME
+from qoslab.store.schema import DB_NAME
 
 if TYPE_CHECKING:
     from qoslab.simulate import Result

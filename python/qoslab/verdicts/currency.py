@@ -78,8 +78,8 @@ def core_fingerprint(root: Path = ROOT) -> str | None:
 
 def _fingerprinted_modules(py: Path) -> list[str]:
     """The Python modules build.rs hashes into the core fingerprint, read from build.rs itself
-    (its quoted ``*.py`` names), so that the two cannot drift apart."""
-    return re.findall(r'"([A-Za-z_][A-Za-z0-9_]*\.py)"', (py / "build.rs").read_text())
+    (its quoted ``*.py`` paths, relative to python/qoslab), so that the two cannot drift apart."""
+    return re.findall(r'"((?:\w+/)*\w+\.py)"', (py / "build.rs").read_text())
 
 
 _SHARED = ("base.py", "planning.py", "runner.py", "topologies.py")

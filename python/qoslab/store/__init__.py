@@ -9,7 +9,7 @@ Layout of a store directory::
 Stored runs do not change: a run belongs to every sweep that used it, with the parameters each
 gave it (``sweep_runs``), and a sweep name keeps the grid it was first run with (``sweeps``;
 :meth:`Store.claim_sweep`). Each Parquet file's SHA-256 is recorded with its run
-(:mod:`qoslab.store_checks`).
+(:mod:`qoslab.store.checks`).
 
 A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
 metrics, per-flow and per-queue rows, its attempt record and its sweep membership — is written in
@@ -42,17 +42,17 @@ from typing import Any
 
 import pandas as pd
 
-from qoslab import store_checks as checks
-from qoslab.store_schema import DB_NAME as DB_NAME
-from qoslab.store_schema import FORMAT as FORMAT
-from qoslab.store_schema import MIGRATIONS as _MIGRATIONS
-from qoslab.store_schema import SCHEMA as _SCHEMA
-from qoslab.store_schema import SCHEMA_VERSION, _schema_of
-from qoslab.store_schema import Rows as Rows
-from qoslab.store_schema import RunRecord as RunRecord
-from qoslab.store_schema import StoreError as StoreError
-from qoslab.store_schema import migrate as migrate
-from qoslab.store_schema import py_value as _py
+from qoslab.store import checks
+from qoslab.store.schema import DB_NAME as DB_NAME
+from qoslab.store.schema import FORMAT as FORMAT
+from qoslab.store.schema import MIGRATIONS as _MIGRATIONS
+from qoslab.store.schema import SCHEMA as _SCHEMA
+from qoslab.store.schema import SCHEMA_VERSION, _schema_of
+from qoslab.store.schema import Rows as Rows
+from qoslab.store.schema import RunRecord as RunRecord
+from qoslab.store.schema import StoreError as StoreError
+from qoslab.store.schema import migrate as migrate
+from qoslab.store.schema import py_value as _py
 
 #: Default store directory (relative to the working directory); ``QOSLAB_STORE`` overrides it.
 DEFAULT_STORE = "results/store"
