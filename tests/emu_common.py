@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from qoslab import emulation as emu
+from qoslab.runs.simulate import run as simulate
 from qoslab.scenario import Scenario, load_scenario
-from qoslab.simulate import run as simulate
 
 HERE = Path(__file__).resolve().parent
 SCEN = HERE / "emu_scenarios"

@@ -10,8 +10,8 @@ import pytest
 
 from qoslab import experiments, verdicts
 from qoslab.experiments.ard_topology import ard_scenario
+from qoslab.runs.simulate import run
 from qoslab.scenario import Scenario, load_scenario
-from qoslab.simulate import run
 from qoslab.stats import paired
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The memory budget counts everything a run can allocate (qoslab.budget): FQ-CoDel's flow
+"""The memory budget counts everything a run can allocate (qoslab.runs.budget): FQ-CoDel's flow
 queues, trace rows (one shared copy per file), arrival processes' connection slots (built as
 needed), packet captures (stopped at their limit as they are written) and the process's own
 ceiling (``ulimit -v``, the cgroup's memory limit). Each estimate is checked against a peak
@@ -14,7 +14,15 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, one_line_error
-from qoslab.budget import RECORD_BYTES, ROW_BYTES, SLOT_FACTOR, SPILL_AFTER, Budget, _cgroup_limit, estimate
+from qoslab.runs.budget import (
+    RECORD_BYTES,
+    ROW_BYTES,
+    SLOT_FACTOR,
+    SPILL_AFTER,
+    Budget,
+    _cgroup_limit,
+    estimate,
+)
 
 TWO_NODES = """
 name = "{name}"
@@ -123,7 +131,7 @@ def test_arrival_slots_are_built_as_needed_and_counted_up_to_max_active(tmp_path
     big = tmp_path / "big.toml"
     big.write_text(text + "max_active = 1000000\n")
     code = (
-        "import qoslab, numpy, pandas, time, json\nfrom qoslab.budget import Budget\n"
+        "import qoslab, numpy, pandas, time, json\nfrom qoslab.runs.budget import Budget\n"
         "t = time.perf_counter(); r = qoslab.run({!r}, budget=Budget(max_memory=0))\n"
         "print(time.perf_counter() - t)\n"
         "print(json.dumps(r.summary()['transfers'], sort_keys=True).replace(' ', ''))\n"
@@ -234,7 +242,7 @@ def test_ulimit_v_is_a_ceiling_and_a_huge_scenario_is_refused_in_one_line(tmp_pa
     assert p.returncode == 0 and "6 flows" in p.stdout, p.stderr
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))\n"
-        "from qoslab.budget import Budget\nprint(*Budget(max_memory=100e9).memory_limit(), sep='|')"
+        "from qoslab.runs.budget import Budget\nprint(*Budget(max_memory=100e9).memory_limit(), sep='|')"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     room, what = p.stdout.strip().split("|")
@@ -282,8 +290,9 @@ def test_finished_transfers_memory_stays_flat(tmp_path):
             s.write_text(text.format(d))
             out = tmp_path / f"{after}-{d}"
             code = (  # chunks of 4,096 rows: below the 100,000 transfers the chunk would grow too
-                "import qoslab, qoslab.budget, qoslab.transfers\nqoslab.transfers.CHUNK_ROWS = 4096\n"
-                f"qoslab.budget.SPILL_AFTER = {after}\n"
+                "import qoslab, qoslab.runs.budget, qoslab.runs.transfers\n"
+                "qoslab.runs.transfers.CHUNK_ROWS = 4096\n"
+                f"qoslab.runs.budget.SPILL_AFTER = {after}\n"
             )
             rss, _ = _peak(code + f"qoslab.run({str(s)!r}, out={str(out)!r})")
             peaks.append(rss)

@@ -77,11 +77,19 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
     build.rs), so that a change to them never reuses stored results."""
     build = (Path(__file__).resolve().parents[1] / "crates" / "qoslab-py" / "build.rs").read_text()
     listed = set(re.findall(r'"([\w/]+\.py)"', build))
-    assert {"simulate.py", "tasks.py", "scenario.py", "summary_keys.py", "budget.py"} <= listed, listed
+    assert {
+        "runs/simulate.py",
+        "runs/tasks.py",
+        "scenario.py",
+        "runs/summary_keys.py",
+        "runs/budget.py",
+    } <= listed, listed
     # Every module the run path imports (statically, function-level imports included, typing-only
     # ones not) is fingerprinted, but for those that cannot change a stored result.
     shaping = run_path_modules() - NOT_SHAPING.keys()
-    assert {"summary_keys.py", "budget.py", "simulate.py", "store/__init__.py"} <= shaping, shaping
+    assert {"runs/summary_keys.py", "runs/budget.py", "runs/simulate.py", "store/__init__.py"} <= shaping, (
+        shaping
+    )
     missing = sorted(shaping - listed)
     assert not missing, f"modules on the run path that build.rs does not fingerprint: {missing}"
     gone = sorted(f for f in listed if not (PY / f).is_file())
@@ -90,9 +98,10 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
 
 PY = Path(__file__).resolve().parents[1] / "python" / "qoslab"
 #: Where a stored run is computed and recorded: a worker's tasks.execute, the coordinator's store.
-RUN_PATH = ("tasks.py", "store/__init__.py")
+RUN_PATH = ("runs/tasks.py", "store/__init__.py")
 #: Modules the run path imports whose code cannot change a stored result, and why.
 NOT_SHAPING = {
+    "runs/__init__.py": "the room's docstring (it imports and defines nothing)",
     "outputs/__init__.py": "the tables' column documentation, imported for help() docstrings only",
     "outputs/columns.py": "the column documentation's vocabulary (as outputs/__init__.py)",
     "outputs/tables.py": "the run tables' column documentation (as outputs/__init__.py)",
@@ -163,9 +172,9 @@ def run_path_modules() -> set[str]:
 
 def test_the_import_finder_follows_function_level_imports_and_skips_typing_ones() -> None:
     mods = run_path_modules()
-    # simulate is imported inside tasks.execute; qoslab.sweep only under TYPE_CHECKING nowhere
-    assert "simulate.py" in mods and "summary_keys.py" in mods, mods
-    assert not any(m.startswith("cli") for m in mods) and "sweep.py" not in mods, mods
+    # simulate is imported inside tasks.execute; qoslab.runs.sweep only under TYPE_CHECKING nowhere
+    assert "runs/simulate.py" in mods and "runs/summary_keys.py" in mods, mods
+    assert not any(m.startswith("cli") for m in mods) and "runs/sweep.py" not in mods, mods
 
 
 # -- the same rules for the Python library and the bindings (issue 57 item 5) -----------------------

@@ -13,7 +13,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB
-from qoslab.rundir import FRESH_ROOT, MARKER
+from qoslab.runs.rundir import FRESH_ROOT, MARKER
 
 HEAD = """name = "conf"
 duration = "50ms"

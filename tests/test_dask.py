@@ -14,7 +14,7 @@ distributed = pytest.importorskip(
 )
 pytest.importorskip("dask_jobqueue", reason="the dask extra is not installed (pip install 'qoslab[dask]')")
 
-from qoslab.executors import (  # noqa: E402
+from qoslab.runs.executors import (  # noqa: E402
     ExecutorError,
     JobqueueOptions,
     build_jobqueue_cluster,
@@ -84,9 +84,9 @@ def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
 
 def test_failures_on_dask_are_recorded_and_retried(tmp_path):
 
-    from qoslab.executors import DaskExecutor
+    from qoslab.runs.executors import DaskExecutor
+    from qoslab.runs.sweep import plan, run_sweep
     from qoslab.store import Store
-    from qoslab.sweep import plan, run_sweep
 
     tests_dir = os.path.dirname(__file__)
     cluster = distributed.LocalCluster(
@@ -116,7 +116,7 @@ def test_failures_on_dask_are_recorded_and_retried(tmp_path):
 
 def test_workers_of_another_qoslab_version_stop_the_sweep_before_any_run(tmp_path):
     from qoslab import _core
-    from qoslab.executors import check_worker_versions
+    from qoslab.runs.executors import check_worker_versions
 
     cluster = distributed.LocalCluster(
         n_workers=1, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
@@ -315,7 +315,7 @@ def _tls_dir(d):
 
 
 def test_sweep_over_mutual_tls_and_refused_without_a_certificate(tmp_path):
-    from qoslab.executors import dask_security
+    from qoslab.runs.executors import dask_security
 
     tls = _tls_dir(tmp_path / "tls")
     sec = dask_security(tls)
@@ -391,7 +391,7 @@ def test_schedulers_qoslab_starts_listen_on_loopback_unless_told():
         assert all(not str(v).startswith(("0.0.0.0", "[::]")) for v in info.get("services", {}).values())
     finally:
         cluster.close()
-    from qoslab.executors import JobqueueExecutor
+    from qoslab.runs.executors import JobqueueExecutor
 
     with pytest.raises(ExecutorError, match="the batch jobs must reach this process's Dask scheduler"):
         JobqueueExecutor("slurm", JobqueueOptions())
@@ -481,8 +481,8 @@ def test_the_sweeps_certificates_authenticate_both_ends(tmp_path):
     """The certificates made for a sweep: a CA whose key is gone once it signed the one
     certificate, a key readable by its owner only, and a mutual-TLS cluster that computes
     with them; a client holding another sweep's certificate is refused."""
-    from qoslab.executors import dask_security
-    from qoslab.worker_tls import make_certificates
+    from qoslab.runs.executors import dask_security
+    from qoslab.runs.worker_tls import make_certificates
 
     d = make_certificates(tmp_path)
     assert sorted(f.name for f in d.iterdir()) == ["ca.pem", "cert.pem", "key.pem"]

@@ -10,8 +10,8 @@ from emu_common import SCEN, _mean_wait_s, _runs_seen, needs_emulation
 from emu_judge import RIO_BOUND, Bound, Judge
 from emu_judge import daemon_lateness as _late
 from qoslab import emulation as emu
+from qoslab.runs.simulate import run as simulate
 from qoslab.scenario import load_scenario
-from qoslab.simulate import run as simulate
 
 
 @pytest.mark.alone

@@ -11,8 +11,8 @@ from emu_common import SCEN, _replayed_greens, _runs_seen, needs_emulation
 from emu_judge import MARKER_BOUND, RIO_BOUND, Judge
 from emu_judge import daemon_lateness as _late
 from qoslab import emulation as emu
+from qoslab.runs.simulate import run as simulate
 from qoslab.scenario import load_scenario
-from qoslab.simulate import run as simulate
 
 
 @needs_emulation

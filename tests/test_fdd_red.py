@@ -19,8 +19,8 @@ from qoslab.experiments.base import scenario
 from qoslab.experiments.fdd_red import AQMS, Q
 from qoslab.experiments.red_baseline import SHORT, red_thresholds
 from qoslab.experiments.topologies import dumbbell, red_queue
+from qoslab.runs.simulate import jain_index, run
 from qoslab.scenario import to_ns2_resolved
-from qoslab.simulate import jain_index, run
 from qoslab.stats import paired
 from qoslab.verdicts import decide
 

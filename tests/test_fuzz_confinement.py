@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qoslab
-from qoslab.rundir import FRESH_ROOT
+from qoslab.runs.rundir import FRESH_ROOT
 
 EXAMPLES = int(os.environ.get("QOSLAB_FUZZ_EXAMPLES", "300"))
 #: Planted in every file a scenario could name, and in the environment.

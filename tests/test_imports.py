@@ -27,7 +27,7 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 def _imported(tree: ast.Module, name: str, is_pkg: bool, modules: set[str], typing: bool = False) -> set[str]:
     """The qoslab modules that module ``name`` imports (``from qoslab import ns2`` counts as
-    ``qoslab.ns2``; ``from qoslab.sweep import grid`` as ``qoslab.sweep``)."""
+    ``qoslab.ns2``; ``from qoslab.runs.sweep import grid`` as ``qoslab.runs.sweep``)."""
     package = name if is_pkg else name.rpartition(".")[0]
     found: set[str] = set()
 
@@ -118,17 +118,17 @@ def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones():
         "from qoslab import scenario\n"
         "from . import tasks\n"
         "if TYPE_CHECKING:\n"
-        "    from qoslab.simulate import Result\n"
+        "    from qoslab.runs.simulate import Result\n"
         "def f():\n"
-        "    from qoslab.executors import LocalExecutor\n"
+        "    from qoslab.runs.executors import LocalExecutor\n"
     )
-    modules = {"qoslab", "qoslab.store", "qoslab.scenario", "qoslab.tasks", "qoslab.simulate"}
-    modules |= {"qoslab.executors"}
-    assert _imported(tree, "qoslab.sweep", False, modules) == {
+    modules = {"qoslab", "qoslab.store", "qoslab.scenario", "qoslab.runs.tasks", "qoslab.runs.simulate"}
+    modules |= {"qoslab.runs.executors"}
+    assert _imported(tree, "qoslab.runs.sweep", False, modules) == {
         "qoslab.store",
         "qoslab.scenario",
-        "qoslab.tasks",
-        "qoslab.executors",
+        "qoslab.runs.tasks",
+        "qoslab.runs.executors",
     }
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
@@ -136,10 +136,16 @@ def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones():
 
 def test_the_graph_covers_the_package():
     g = import_graph()
-    assert {"qoslab", "qoslab.cli", "qoslab.sweep", "qoslab.executors", "qoslab.experiments.runner"} <= set(g)
-    assert "qoslab.tasks" in g["qoslab.executors"]
-    assert "qoslab._core" in g["qoslab.sweep"] and g["qoslab._core"] == set()
-    assert "qoslab.executors" in g["qoslab.sweep"]
+    assert {
+        "qoslab",
+        "qoslab.cli",
+        "qoslab.runs.sweep",
+        "qoslab.runs.executors",
+        "qoslab.experiments.runner",
+    } <= set(g)
+    assert "qoslab.runs.tasks" in g["qoslab.runs.executors"]
+    assert "qoslab._core" in g["qoslab.runs.sweep"] and g["qoslab._core"] == set()
+    assert "qoslab.runs.executors" in g["qoslab.runs.sweep"]
 
 
 def test_no_import_cycles_even_through_type_checking_imports():

@@ -21,10 +21,10 @@ import pytest
 import qoslab
 import qoslab.results
 from conftest import SCENARIOS, stores_agree
-from qoslab.executors import LocalExecutor, SerialExecutor
+from qoslab.runs.executors import LocalExecutor, SerialExecutor
+from qoslab.runs.sweep import plan, run_sweep
+from qoslab.runs.tasks import RunTask, execute
 from qoslab.store import Store, StoreError
-from qoslab.sweep import plan, run_sweep
-from qoslab.tasks import RunTask, execute
 
 S1 = SCENARIOS / "fdd-red-s1.toml"
 SHORT = ["duration=10s", "measurement.start=0s", "measurement.end=10s"]
@@ -36,9 +36,9 @@ KILLED_SWEEP = f"""
 import sys, time
 from pathlib import Path
 import qoslab
-from qoslab.executors import SerialExecutor
+from qoslab.runs.executors import SerialExecutor
 from qoslab.store import Store
-from qoslab.sweep import plan, run_sweep
+from qoslab.runs.sweep import plan, run_sweep
 
 store, marker = Path(sys.argv[1]), Path(sys.argv[2])
 calls = 0

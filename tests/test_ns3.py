@@ -21,8 +21,8 @@ from qoslab import ns3
 from qoslab.crosscheck import FAMILIES_NS3, Row, crosscheck, judge, verdicts
 from qoslab.ns3.export import BBR_FIRST_STREAM
 from qoslab.ns3.mapping import Ns3Refusal, queue_disc, tcp_socket
+from qoslab.runs.simulate import run
 from qoslab.scenario import Scenario, load_scenario
-from qoslab.simulate import run
 from qoslab.stats import estimate
 
 NS3_MISSING = ns3.ns3_missing()

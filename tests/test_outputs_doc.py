@@ -176,8 +176,8 @@ def test_units_and_definitions_are_consistent() -> None:
 
 
 def test_the_documented_tables_and_metrics_are_the_code_s() -> None:
-    from qoslab.simulate import TABLES
-    from qoslab.tasks import STANDARD_METRICS
+    from qoslab.runs.simulate import TABLES
+    from qoslab.runs.tasks import STANDARD_METRICS
 
     parquet = {o.name for o in outputs.OUTPUTS if o.group == "run" and o.name.endswith(".parquet")}
     assert parquet == {f"{t}.parquet" for t in TABLES}
@@ -185,10 +185,10 @@ def test_the_documented_tables_and_metrics_are_the_code_s() -> None:
 
 
 def test_every_result_table_documents_its_columns() -> None:
-    # help(qoslab.simulate.Result.flows) lists the table's columns, read from qoslab.outputs
+    # help(qoslab.runs.simulate.Result.flows) lists the table's columns, read from qoslab.outputs
     import pydoc
 
-    from qoslab.simulate import TABLES, Result
+    from qoslab.runs.simulate import TABLES, Result
 
     for table in TABLES:
         doc = getattr(Result, table).__doc__
@@ -204,7 +204,7 @@ def test_every_column_the_bindings_declare_is_documented_in_their_order() -> Non
     from qoslab import _core
 
     declared = dict(_core.TABLE_COLUMNS)
-    # series_gauges' gauge index becomes the gauge's name in Python (qoslab.simulate)
+    # series_gauges' gauge index becomes the gauge's name in Python (qoslab.runs.simulate)
     declared["series_gauges"] = [n for n in declared["series_gauges"] if n != "gauge"]
     assert {"flows", "links", "series_queue", "transfers"} <= declared.keys(), declared.keys()
     for table, names in declared.items():

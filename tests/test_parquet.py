@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import qoslab
 from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab import _core
-from qoslab.simulate import TABLES, Result
+from qoslab.runs.simulate import TABLES, Result
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 
@@ -108,7 +108,7 @@ def test_time_columns_are_numpys_division_to_the_last_bit():
         assert cols["time_s"].tobytes() == want.tobytes(), name
     big = array.array("Q", [0, 1, 999_999_999, 2**53 + 1, 2**63 + 12345, 2**64 - 1])
     want = np.frombuffer(big, dtype=np.uint64) / 1e9
-    assert qoslab.simulate._seconds(big).tobytes() == want.tobytes()
+    assert qoslab.runs.simulate._seconds(big).tobytes() == want.tobytes()
 
 
 # -- random tables of every kind ------------------------------------------------------------------
@@ -379,7 +379,7 @@ def test_a_file_that_cannot_be_written_is_an_oserror_naming_it(tmp_path):
 
 
 def test_qoslab_run_reports_an_unwritable_out_in_one_line(tmp_path):
-    # A folder holding something else is refused before the run (qoslab.rundir, issue 56) ...
+    # A folder holding something else is refused before the run (qoslab.runs.rundir, issue 56) ...
     out = tmp_path / "out"
     (out / "flows.parquet").mkdir(parents=True)
     p = subprocess.run([QOSLAB, "run", S1, "--out", str(out)], capture_output=True, text=True, timeout=120)

@@ -206,7 +206,7 @@ def test_averages_are_named_as_what_they_are():
 def test_the_sweep_metric_separates_reds_average_from_rios_avg_in():
     import pandas as pd
 
-    from qoslab.tasks import DEPRECATED_METRICS, STANDARD_METRICS, _avg_means
+    from qoslab.runs.tasks import DEPRECATED_METRICS, STANDARD_METRICS, _avg_means
 
     nan = float("nan")
     red = pd.DataFrame({"avg_queue": [2.0, 4.0], "avg_prec0": [2.0, 4.0], "avg_prec1": [nan, nan]})

@@ -12,8 +12,8 @@ import pytest
 import qoslab
 from qoslab import ns2
 from qoslab.experiments import probe_marker as pm
+from qoslab.runs.simulate import run
 from qoslab.scenario import Scenario, to_ns2_resolved
-from qoslab.simulate import run
 
 
 def _scenario(n: int = 2, **meter: object) -> Scenario:

@@ -16,8 +16,8 @@ from qoslab.experiments.rio_plus_o import (
     as_be_dumbbell,
     as_metrics,
 )
+from qoslab.runs.simulate import run
 from qoslab.scenario import to_ns2_resolved
-from qoslab.simulate import run
 from qoslab.stats import Paired, paired
 
 SEEDS = (1, 2, 3)
@@ -28,7 +28,7 @@ INERT_OUT = {"min_th": 1000, "max_th": 2000, "max_p": 0.1}
 
 def _t1(
     kind: str, window: int, bucket_scale: float, seed: int, w_q: float = 0.002, avg_out: dict | None = None
-) -> qoslab.simulate.Result:
+) -> qoslab.runs.simulate.Result:
     sc = as_be_dumbbell(
         T1_PROFILES,
         20,

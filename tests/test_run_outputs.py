@@ -13,7 +13,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, SCENARIOS
-from qoslab.simulate import WALL_TIME_KEYS
+from qoslab.runs.simulate import WALL_TIME_KEYS
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 
@@ -135,7 +135,7 @@ def test_tables_written_equal_the_result_frames_and_summary_only_writes_no_table
     the Result's DataFrame; --summary-only writes the same summary.json and no table."""
     out, _ = run_cli(tmp_path, "a", "--seed", "3")
     res = qoslab.run(S1, seed=3)
-    for t in qoslab.simulate.TABLES:
+    for t in qoslab.runs.simulate.TABLES:
         back = pd.read_parquet(out / f"{t}.parquet")
         pd.testing.assert_frame_equal(back, getattr(res, t), check_exact=True, check_dtype=len(back) > 0)
         meta = pq.read_schema(out / f"{t}.parquet").metadata

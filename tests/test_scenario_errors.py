@@ -172,7 +172,7 @@ def test_a_capture_through_a_symlink_out_of_the_output_directory_is_refused(tmp_
     with pytest.raises(OSError, match="holds no qoslab run"):
         qoslab.run(qoslab.Scenario.from_table(t), seed=1, out=out)
     # ... and a capture path that leaves the run's folder through a symbolic link is refused
-    from qoslab.rundir import inside
+    from qoslab.runs.rundir import inside
 
     with pytest.raises(qoslab.ScenarioError, match="resolves outside the output directory"):
         inside(out, "link/escaped.pcap", "s.toml")

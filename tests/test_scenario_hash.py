@@ -6,8 +6,8 @@ from pathlib import Path
 
 import qoslab
 from qoslab import _core
+from qoslab.runs.simulate import summary_json
 from qoslab.scenario import load_scenario
-from qoslab.simulate import summary_json
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -69,7 +69,7 @@ def test_a_large_run_hashes_its_scenario_beside_the_simulation():
     second thread while the core simulates: the hash is there when run() returns (nothing else
     asked for it) and equals the hash computed afresh."""
     from qoslab.bench import dumbbell
-    from qoslab.simulate import HASH_BESIDE_FROM, run
+    from qoslab.runs.simulate import HASH_BESIDE_FROM, run
 
     table = dumbbell(400, "100Mbps", "2s")
     sc = qoslab.Scenario.from_table(table)
@@ -122,7 +122,7 @@ def test_a_run_writes_its_outputs_without_the_resolved_table(tmp_path):
     """qoslab run's path (running, the tables, summary.json, the printout's summary of a few
     flows) reads only the outline; a summary of some flow rows is the summary with only those
     entries in ``flows``."""
-    from qoslab.simulate import run
+    from qoslab.runs.simulate import run
 
     sc = load_scenario(SCENARIOS / "ard-rio-20flows.toml")
     res = run(sc, seed=3, out=tmp_path)

@@ -1,4 +1,4 @@
-"""Longest runs first (qoslab.schedule): the cost model, the order the executor is handed, and
+"""Longest runs first (qoslab.runs.schedule): the cost model, the order the executor is handed, and
 results bit-identical to the plan's order."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 
 import qoslab
 from conftest import SCENARIOS
-from qoslab import schedule
-from qoslab.executors import LocalExecutor, OnDone
+from qoslab.runs import schedule
+from qoslab.runs.executors import LocalExecutor, OnDone
+from qoslab.runs.sweep import plan, run_sweep
+from qoslab.runs.tasks import RunTask
 from qoslab.store import Store
-from qoslab.sweep import plan, run_sweep
-from qoslab.tasks import RunTask
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 

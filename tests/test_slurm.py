@@ -356,7 +356,7 @@ def test_the_documented_slurm_example_runs_as_written(slurm, tmp_path):
 
 #: ``qoslab ARGS`` with the sweep's settings changed by ``PATCH`` (a Python statement).
 PATCHED_CLI = """import functools, sys
-import qoslab.store, qoslab.sweep
+import qoslab.store, qoslab.runs.sweep
 {patch}
 from qoslab.entry import main
 if __name__ == "__main__":
@@ -372,7 +372,7 @@ def test_slurm_workers_write_the_series_and_store_what_the_coordinator_alone_sto
     refuse = (tmp_path / "refuse.py", "qoslab.store.Store.write_series = None  # calling it fails the sweep")
     alone = (
         tmp_path / "alone.py",
-        "qoslab.sweep.run_sweep = functools.partial(qoslab.sweep.run_sweep, batch_runs=1, "
+        "qoslab.runs.sweep.run_sweep = functools.partial(qoslab.runs.sweep.run_sweep, batch_runs=1, "
         "batch_seconds=0, worker_series=False)",
     )
     for path, patch in (refuse, alone):

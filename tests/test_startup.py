@@ -69,7 +69,7 @@ def test_qoslab_run_with_tables_loads_none_of_the_heavy_modules(tmp_path):
     """The Parquet tables are written by the core's own writer from the core's array.array
     columns: `qoslab run FILE --out DIR` and `run(FILE, out=DIR)` import neither numpy, pandas,
     pyarrow nor matplotlib, and write every table."""
-    from qoslab.simulate import TABLES
+    from qoslab.runs.simulate import TABLES
 
     out = tmp_path / "o"
     assert _loaded_by("run", S1, "--out", str(out)) == []
@@ -79,7 +79,7 @@ def test_qoslab_run_with_tables_loads_none_of_the_heavy_modules(tmp_path):
     lib = tmp_path / "lib"
     code = (
         "import sys\n"
-        "from qoslab.simulate import run\n"
+        "from qoslab.runs.simulate import run\n"
         f"run({S1!r}, out={str(lib)!r})\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
     )

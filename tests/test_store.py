@@ -10,9 +10,9 @@ import pytest
 import qoslab
 import qoslab.results
 from conftest import QOSLAB, SCENARIOS, one_line_error
-from qoslab.executors import SerialExecutor
+from qoslab.runs.executors import SerialExecutor
+from qoslab.runs.sweep import RunSpec, execute, plan, run_sweep
 from qoslab.store import Store, StoreError
-from qoslab.sweep import RunSpec, execute, plan, run_sweep
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 SHORT = ["duration=10s", "measurement.start=0s", "measurement.end=10s"]
@@ -79,7 +79,7 @@ def test_a_run_is_stored_in_one_transaction(tmp_path):
 
 
 def _task(sc, seed):
-    from qoslab.sweep import RunTask
+    from qoslab.runs.sweep import RunTask
 
     return RunTask(RunSpec(sc, seed, {}, "t").key, sc.text, sc.source)
 

@@ -13,9 +13,9 @@ import pytest
 
 import qoslab.results
 from conftest import QOSLAB, SCENARIOS, one_line_error
-from qoslab.executors import SerialExecutor
+from qoslab.runs.executors import SerialExecutor
+from qoslab.runs.sweep import override_points, plan, run_sweep
 from qoslab.store import Store, StoreError
-from qoslab.sweep import override_points, plan, run_sweep
 from test_store import downgrade_to_schema2
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")

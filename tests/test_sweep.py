@@ -13,9 +13,9 @@ import pytest
 import qoslab
 import qoslab.results
 from conftest import QOSLAB, ROOT, SCENARIOS
-from qoslab.executors import LocalExecutor
+from qoslab.runs.executors import LocalExecutor
+from qoslab.runs.sweep import COMPUTE_LOG_ENV, GridError, override_points, parse_grid, plan, run_sweep
 from qoslab.store import Store
-from qoslab.sweep import COMPUTE_LOG_ENV, GridError, override_points, parse_grid, plan, run_sweep
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 SHORT = ["duration=10s", "measurement.start=0s", "measurement.end=10s"]
@@ -300,7 +300,7 @@ def test_building_a_batch_cluster_keeps_the_ctrl_c_handler():
 
     code = (
         "import signal\n"
-        "from qoslab.executors import JobqueueOptions, build_jobqueue_cluster\n"
+        "from qoslab.runs.executors import JobqueueOptions, build_jobqueue_cluster\n"
         "h = signal.getsignal(signal.SIGINT)\n"
         "try:\n"
         "    build_jobqueue_cluster('slurm', JobqueueOptions())\n"

@@ -9,14 +9,12 @@ import pytest
 import qoslab
 import qoslab.results
 from conftest import SCENARIOS
-from qoslab.executors import (
+from qoslab.runs.executors import (
     ExecutorError,
     SerialExecutor,
     check_executor_options,
 )
-from qoslab.stats import fmt_pm, mean_ci_table, summarize, t_ppf
-from qoslab.store import Store
-from qoslab.sweep import (
+from qoslab.runs.sweep import (
     STANDARD_METRICS,
     GridError,
     axis_columns,
@@ -29,6 +27,8 @@ from qoslab.sweep import (
     sweep_statistics,
     write_sweep_tables,
 )
+from qoslab.stats import fmt_pm, mean_ci_table, summarize, t_ppf
+from qoslab.store import Store
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 SHORT = ["duration=5s", "measurement.start=0s", "measurement.end=5s"]

@@ -1,4 +1,4 @@
-"""Finished transfers spilled to disk past SPILL_AFTER (qoslab.transfers, records.rs): the same
+"""Finished transfers spilled to disk past SPILL_AFTER (qoslab.runs.transfers, records.rs): the same
 summary and table as held in memory, exact order statistics, bounded records in memory, and
 a disk check before the run."""
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import qoslab
-from qoslab import budget, simulate, transfers
-from qoslab.budget import Estimate, _check_spill
+from qoslab.runs import budget, simulate, transfers
+from qoslab.runs.budget import Estimate, _check_spill
 
 ROOT = Path(__file__).resolve().parent.parent
 ARRIVALS = ROOT / "scenarios" / "examples" / "arrivals.toml"

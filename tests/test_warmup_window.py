@@ -16,7 +16,7 @@ from conftest import QOSLAB
 from qoslab import experiments
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, scenario
 from qoslab.experiments.warmup_window import check, run_warmup, series_end, window_of
-from qoslab.simulate import run
+from qoslab.runs.simulate import run
 from qoslab.warmup import mser5, mser_curve
 
 #: a level of 50 for 100 observations (20 batches), then 400 of a period-5 pattern whose batch

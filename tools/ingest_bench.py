@@ -3,7 +3,7 @@
 A real run (``fdd-red-s1``, 100 s: 5 flows, 22 queue rows, 2,222 + 505 series rows) is computed
 once; its output, pickled as it travels from a worker, is the template of every synthetic run.
 ``W`` simulated workers (threads) hand the coordinator their share of ``N`` runs through one
-queue, as fast as it takes them; the coordinator is the real one (``qoslab.sweep.run_sweep``
+queue, as fast as it takes them; the coordinator is the real one (``qoslab.runs.sweep.run_sweep``
 with an executor that unpickles each output, re-keys it to its run and calls the sweep's own
 ``on_done``), so the figure is the coordinator's: its wall time from the sweep's start to its
 last commit. What a real worker does besides (simulating, and in the new path writing the
@@ -84,9 +84,9 @@ def measure(
     """(runs per minute the coordinator stores, its CPU milliseconds per run): ``runs`` runs
     from ``workers`` simulated workers."""
     import qoslab
+    from qoslab.runs.sweep import plan, run_sweep
+    from qoslab.runs.tasks import RunTask, execute
     from qoslab.store import Store
-    from qoslab.sweep import plan, run_sweep
-    from qoslab.tasks import RunTask, execute
 
     new = hasattr(RunTask, "store_root")
     sc = qoslab.load_scenario(SCENARIO)

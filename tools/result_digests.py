@@ -24,8 +24,8 @@ import numpy as np
 
 from qoslab import _core
 from qoslab.experiments import base
+from qoslab.runs.simulate import as_numpy
 from qoslab.scenario import load_scenario
-from qoslab.simulate import as_numpy
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Outputs left out of the digests (``--ignore TABLE/COLUMN``): columns added since the file

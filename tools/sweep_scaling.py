@@ -45,9 +45,9 @@ class ReplayExecutor:
 
 def commit_rate(n: int, series: bool) -> float:
     import qoslab
+    from qoslab.runs.sweep import plan, run_sweep
+    from qoslab.runs.tasks import RunTask, execute
     from qoslab.store import Store
-    from qoslab.sweep import plan, run_sweep
-    from qoslab.tasks import RunTask, execute
 
     sc = qoslab.load_scenario(SCENARIO)
     specs = plan([({}, sc)], list(range(1, n + 1)), "commit-rate")

@@ -36,19 +36,19 @@ fn main() {
     let py = root.join("../../python/qoslab");
     let py_files: Vec<PathBuf> = [
         "__init__.py",
-        "_gc.py",
-        "budget.py",
+        "runs/_gc.py",
+        "runs/budget.py",
         "errors.py",
         "pairwise.py",
-        "rundir.py",
+        "runs/rundir.py",
         "scenario.py",
-        "simulate.py",
+        "runs/simulate.py",
         "store/__init__.py",
         "store/checks.py",
         "store/schema.py",
-        "summary_keys.py",
-        "transfers.py",
-        "tasks.py",
+        "runs/summary_keys.py",
+        "runs/transfers.py",
+        "runs/tasks.py",
     ]
     .iter()
     .map(|f| py.join(f))

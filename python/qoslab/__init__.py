@@ -7,7 +7,7 @@ and active queue management, with a Rust core.
 >>> res.flows[["name", "throughput_bps"]]                      # doctest: +SKIP
 
 ``import qoslab`` loads the core and the scenario loader only; numpy comes with the first run
-and pandas with the first table a caller reads (see :mod:`qoslab.simulate`).
+and pandas with the first table a caller reads (see :mod:`qoslab.runs.simulate`).
 :mod:`qoslab.builder` (typed scenario classes and topologies) is loaded on first use.
 """
 
@@ -21,15 +21,15 @@ from qoslab.scenario import Scenario, load_scenario
 
 if TYPE_CHECKING:
     from qoslab import builder
-    from qoslab.simulate import Result, run
+    from qoslab.runs.simulate import Result, run
 
 __all__ = ["Result", "Scenario", "ScenarioError", "__version__", "builder", "load_scenario", "run"]
 
 
 def __getattr__(name: str) -> Any:
-    # `run` and `Result` live in qoslab.simulate, imported on first use (it brings numpy).
+    # `run` and `Result` live in qoslab.runs.simulate, imported on first use (it brings numpy).
     if name in ("run", "Result"):
-        from qoslab import simulate
+        from qoslab.runs import simulate
 
         return getattr(simulate, name)
     if name == "builder":

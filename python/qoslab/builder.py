@@ -210,7 +210,7 @@ from qoslab.scenario import Scenario
 from qoslab.toml_writer import dumps
 
 if TYPE_CHECKING:
-    from qoslab.simulate import Result
+    from qoslab.runs.simulate import Result
 
 __all__ = [
     "ARD",
@@ -378,7 +378,7 @@ class ScenarioSpec(Component):
 
     def run(self, seed: int | None = None, **kwargs: Any) -> Result:
         """Runs the scenario (:func:`qoslab.run`; keyword arguments are passed on)."""
-        from qoslab.simulate import run
+        from qoslab.runs.simulate import run
 
         return run(self.to_scenario(), seed, **kwargs)
 

@@ -23,9 +23,9 @@ import numpy as np
 from qoslab import _core, ns2, ns3
 from qoslab.frames import typed_rows
 from qoslab.ns2.flavour import ns2_flavoured
+from qoslab.runs.simulate import jain_index
+from qoslab.runs.simulate import run as run_qoslab
 from qoslab.scenario import Scenario, to_ns2_resolved
-from qoslab.simulate import jain_index
-from qoslab.simulate import run as run_qoslab
 from qoslab.stats import Estimate, estimate, welch_p
 
 COLOURS = ("green", "yellow", "red")

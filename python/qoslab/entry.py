@@ -12,7 +12,7 @@ what it understands exactly as click would parse it:
   each but ``--set`` and ``--allow-path`` at most once,
 - ``--summary-only``, ``--force``,
 
-and calls the command's body (qoslab.run_command.run) with the values typer would have passed.
+and calls the command's body (qoslab.runs.run_command.run) with the values typer would have passed.
 Anything else (``--help``, an unknown option, a missing or odd value, a path that exists but
 cannot be read, which click refuses, another command, no arguments) goes to qoslab.cli.main
 unchanged, so errors and help are typer's own. What happens around the body is typer's too: a
@@ -49,7 +49,7 @@ def _readable(path: str) -> bool:
 
 
 def parse_run(args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments of qoslab.run_command.run for ``qoslab ARGS``, or None when
+    """The keyword arguments of qoslab.runs.run_command.run for ``qoslab ARGS``, or None when
     typer should parse them (see the module's docstring)."""
     if len(args) < 2 or args[0] != "run":
         return None
@@ -107,11 +107,11 @@ def main() -> None:
         return
     import signal
 
-    from qoslab.run_command import echo_err, sigterm_as_interrupt
+    from qoslab.runs.run_command import echo_err, sigterm_as_interrupt
 
     signal.signal(signal.SIGTERM, sigterm_as_interrupt)
     try:
-        from qoslab.run_command import run
+        from qoslab.runs.run_command import run
 
         try:
             run(**kwargs)

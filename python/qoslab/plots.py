@@ -372,7 +372,7 @@ def sweep_figure(
     the axes (``{"fairness_index": "Jain's index"}``); ``logx``: a log x axis (``None``: when
     the swept values are positive and span ≥ :data:`LOGX_RATIO` ×)."""
     from qoslab import results
-    from qoslab.tasks import DEPRECATED_METRICS
+    from qoslab.runs.tasks import DEPRECATED_METRICS
 
     labels = labels or {}
     runs = results.load(store, sweep=sweep, status="ok")

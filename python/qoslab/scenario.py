@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
-from qoslab._gc import paused
 from qoslab.errors import scenario_error
+from qoslab.runs._gc import paused
 
 if TYPE_CHECKING:
     import threading
@@ -32,7 +32,7 @@ def _resolve_limit() -> tuple[int, str]:
     """The memory a scenario's resolved form may take (bytes, what sets it): the run's memory
     budget (``QOSLAB_MAX_MEMORY``, else 80 % of the available memory), at most what the
     process may still allocate (``ulimit -v``, the cgroup's limit); 0 for none."""
-    from qoslab.budget import Budget, BudgetError
+    from qoslab.runs.budget import Budget, BudgetError
 
     try:
         limit, what = Budget.from_env().memory_limit()
@@ -61,7 +61,7 @@ class Scenario:
         self.core = _core.resolve(text, source, list(self.allow_paths), *_resolve_limit())
         self._outline: dict[str, Any] | None = None
         self._sha256: str | None = None
-        #: A thread computing ``_sha256`` (qoslab.simulate's run of a large scenario).
+        #: A thread computing ``_sha256`` (qoslab.runs.simulate's run of a large scenario).
         self._hashing: threading.Thread | None = None
 
     @cached_property

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from qoslab.runs.simulate import jain_index
+from qoslab.runs.simulate import run as simulate
 from qoslab.scenario import Scenario
-from qoslab.simulate import jain_index
-from qoslab.simulate import run as simulate
 
 #: Bytes on the wire of a full segment (MSS 1460: no timestamps, 40 bytes of headers).
 PACKET_BYTES = 1500

@@ -312,7 +312,7 @@ pub(crate) fn tables() -> Vec<(&'static str, Vec<&'static str>)> {
 /// A numeric column as Python's `array.array` of type code `code` ("d": f64, "Q": u64), from
 /// the values' native-endian bytes. Not a numpy array: building one imports numpy (0.1-0.2 s,
 /// a third of a short run's whole process), which a run that only writes its summary never
-/// needs; the tables wrap these buffers in numpy arrays without copying (qoslab.simulate).
+/// needs; the tables wrap these buffers in numpy arrays without copying (qoslab.runs.simulate).
 fn column<'py, T: Copy>(
     py: Python<'py>,
     d: &Bound<'py, PyDict>,

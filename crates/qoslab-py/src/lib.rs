@@ -53,7 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "FQ_CODEL_QUEUE_BYTES",
         qoslab_core::aqm::fq_codel::QUEUE_BYTES,
     )?;
-    // A transfers spill file's row (records.rs), which python/qoslab/transfers.py reads.
+    // A transfers spill file's row (records.rs), which python/qoslab/runs/transfers.py reads.
     m.add("TRANSFER_SPILL_FIELDS", records::COLUMNS.to_vec())?;
     // The numeric and text columns of each table a run returns, from their one declaration
     // (columns.rs), which tests/test_outputs_doc.py checks against the outputs catalogue.

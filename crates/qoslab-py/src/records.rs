@@ -7,7 +7,7 @@
 //! fixed little-endian rows ([`ROW_BYTES`] each, the fields of [`COLUMNS`] in order, every one a
 //! `u64`; an unfinished transfer's `end_ns` is `u64::MAX`). Memory then stays flat over any
 //! number of transfers: the Python side folds the file into the summary and writes
-//! transfers.parquet from it a chunk at a time (python/qoslab/transfers.py).
+//! transfers.parquet from it a chunk at a time (python/qoslab/runs/transfers.py).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -140,7 +140,7 @@ fn row(r: &FlowRecord) -> [u8; ROW_BYTES] {
 /// Writes the Parquet file `path` a row group at a time (`qoslab_core::parquet::GroupWriter`):
 /// `groups` yields each group's columns (as [`crate::parquet_io::write_parquet`] takes them, the same names
 /// and types every time); `metadata` is the file's key-value metadata. Only one group's columns
-/// are held at once (transfers.parquet of a spilled run: python/qoslab/transfers.py). The GIL is
+/// are held at once (transfers.parquet of a spilled run: python/qoslab/runs/transfers.py). The GIL is
 /// released while a group is written; errors as [`crate::parquet_io::write_parquet`]'s.
 #[pyfunction]
 pub fn write_parquet_groups(

@@ -11,8 +11,8 @@ from typing import Any
 
 import typer
 
-from qoslab import run_command
 from qoslab.cli.app import app
+from qoslab.runs import run_command
 
 #: The commands' modules, in the order ``qoslab --help`` lists their commands; each registers
 #: its commands on :data:`app` when imported.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from qoslab import _core
-from qoslab.run_command import fail as _fail
+from qoslab.runs.run_command import fail as _fail
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     from collections.abc import Callable
@@ -20,9 +20,9 @@ if TYPE_CHECKING:  # the commands import what they use when they run (start-up t
     from matplotlib.figure import Figure
     from rich.console import Console
 
-    from qoslab.executors import Executor
+    from qoslab.runs.executors import Executor
+    from qoslab.runs.sweep import RunSpec
     from qoslab.store import Store
-    from qoslab.sweep import RunSpec
 
 AllowPathOpt = Annotated[
     list[Path] | None,
@@ -179,10 +179,10 @@ class _Errors:
                 "interrupted: every finished run is stored; the same command resumes the sweep", err=True
             )
             raise typer.Exit(130)
-        from qoslab.executors import ExecutorError
         from qoslab.experiments.base import UnknownExperiment
+        from qoslab.runs.executors import ExecutorError
+        from qoslab.runs.sweep import GridError
         from qoslab.store import StoreError
-        from qoslab.sweep import GridError
 
         if isinstance(e, _core.ScenarioError):
             _fail(str(e.args[0]))
@@ -216,7 +216,7 @@ def _executor(
     store: Path | None = None,
     insecure: bool = False,
 ) -> Executor:
-    from qoslab.executors import JobqueueOptions, check_executor_options, job_script, make_executor
+    from qoslab.runs.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
     check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
     if tls_dir is not None and name not in ("dask", "slurm", "pbs"):

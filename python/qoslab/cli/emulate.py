@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import app
-from qoslab.run_command import fail as _fail
-from qoslab.run_command import load as _load
+from qoslab.runs.run_command import fail as _fail
+from qoslab.runs.run_command import load as _load
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     pass
@@ -102,7 +102,7 @@ def emulate(
     except KeyboardInterrupt:
         _fail("interrupted (everything the run created was removed)", 130)
     if compare:
-        from qoslab.simulate import run as run_sim
+        from qoslab.runs.simulate import run as run_sim
 
         sim = run_sim(res.scenario, res.seed)
         t = Table(title=f"{sc.name}: simulated vs emulated ({cc}), seed {res.seed}")

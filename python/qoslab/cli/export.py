@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import app
-from qoslab.run_command import fail as _fail
-from qoslab.run_command import load as _load
+from qoslab.runs.run_command import fail as _fail
+from qoslab.runs.run_command import load as _load
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     pass

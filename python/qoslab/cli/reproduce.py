@@ -39,10 +39,10 @@ from qoslab.cli.common import (
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     import pandas as pd
 
-    from qoslab.executors import Executor
     from qoslab.experiments.base import Experiment
     from qoslab.experiments.runner import Reproduction
-    from qoslab.sweep import SweepReport
+    from qoslab.runs.executors import Executor
+    from qoslab.runs.sweep import SweepReport
 
 
 @app.command()
@@ -155,7 +155,7 @@ def reproduce(
             store=store,
             insecure=insecure,
         )
-    from qoslab import schedule
+    from qoslab.runs import schedule
 
     with _Errors():
         one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
@@ -266,7 +266,7 @@ def _chosen(
 
 
 def _compute_all(exps: list[Experiment], store: Path | None, ex: Executor, quiet: bool, **kw: Any) -> None:
-    """Every experiment's runs in one sweep, longest first (:mod:`qoslab.schedule`): no core
+    """Every experiment's runs in one sweep, longest first (:mod:`qoslab.runs.schedule`): no core
     idles at the end of one experiment while the next waits; each reproduction then reuses them."""
     from qoslab.experiments.planning import compute_all
     from qoslab.store import Store

@@ -9,7 +9,7 @@ import typer
 
 from qoslab.cli.app import app
 from qoslab.cli.common import StoreOpt, _Errors, _print_table, _say_removed
-from qoslab.run_command import fail as _fail
+from qoslab.runs.run_command import fail as _fail
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     pass

@@ -1,4 +1,4 @@
-"""``qoslab run`` and ``qoslab check``: one scenario (the body is in :mod:`qoslab.run_command`)."""
+"""``qoslab run`` and ``qoslab check``: one scenario (the body is in :mod:`qoslab.runs.run_command`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from qoslab import _core, run_command
+from qoslab import _core
 from qoslab.cli.app import app
 from qoslab.cli.common import AllowPathOpt
+from qoslab.runs import run_command
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     pass

@@ -38,7 +38,7 @@ from qoslab.cli.common import (
     _report_failures,
     _say_removed,
 )
-from qoslab.run_command import load as _load
+from qoslab.runs.run_command import load as _load
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     pass
@@ -106,7 +106,7 @@ def sweep(
     """Run a scenario over a parameter grid and seeds; stored runs are skipped (resumable)."""
     from rich.console import Console
 
-    from qoslab import sweep as sw
+    from qoslab.runs import sweep as sw
     from qoslab.stats import mean_ci_table, seed_ranges
     from qoslab.store import Store
 

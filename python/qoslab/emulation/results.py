@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from qoslab.runs.simulate import jain_index
 from qoslab.scenario import Scenario
-from qoslab.simulate import jain_index
 
 
 @dataclass
 class EmuResult:
-    """An emulation run's tables, shaped like the simulator's :class:`qoslab.simulate.Result`."""
+    """An emulation run's tables, shaped like the simulator's :class:`qoslab.runs.simulate.Result`."""
 
     scenario: Scenario
     seed: int

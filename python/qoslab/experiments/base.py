@@ -48,7 +48,7 @@ class UnknownExperiment(KeyError):
 class Sweep:
     """A named set of scenario points, each run with every seed. ``points`` pairs the
     parameters shown in tables with the scenario they produce (see
-    :func:`qoslab.sweep.override_points` and :func:`qoslab.sweep.grid`)."""
+    :func:`qoslab.runs.sweep.override_points` and :func:`qoslab.runs.sweep.grid`)."""
 
     name: str
     points: Sequence[Point]

@@ -31,12 +31,12 @@ import pandas as pd
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register, scenarios_dir
 from qoslab.experiments.runner import Context
 from qoslab.figures import Line, Panel, bar_group, panels
+from qoslab.runs.summary_keys import SIZE_BINS
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate, paired
-from qoslab.summary_keys import SIZE_BINS
 
 if TYPE_CHECKING:
-    from qoslab.simulate import Result
+    from qoslab.runs.simulate import Result
 
 CONTRACT_BPS = 1.5e6
 _Q = "link.bottleneck.queue_ab"

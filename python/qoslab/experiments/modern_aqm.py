@@ -36,12 +36,12 @@ from qoslab.experiments import mixed_traffic as mix
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.runner import Context
 from qoslab.figures import Panel, panels
+from qoslab.runs.simulate import jain_index
 from qoslab.scenario import Scenario
 from qoslab.schema import tcp_variants
-from qoslab.simulate import jain_index
 
 if TYPE_CHECKING:
-    from qoslab.simulate import Result
+    from qoslab.runs.simulate import Result
 
 _Q = "link.bottleneck.queue_ab"
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from qoslab.executors import Executor
 from qoslab.experiments.base import Experiment, Options, Sweep
+from qoslab.runs.executors import Executor
+from qoslab.runs.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
 from qoslab.store import Store
-from qoslab.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -128,7 +128,7 @@ def compute_all(
     **kw: Any,
 ) -> SweepReport:
     """Computes the planned runs of every experiment of ``exps`` in one sweep, so that the
-    longest runs of all of them go first (:mod:`qoslab.schedule`) and no experiment's last runs
+    longest runs of all of them go first (:mod:`qoslab.runs.schedule`) and no experiment's last runs
     leave a core idle while the next experiment waits; each ``reproduce`` after it then
     finds its runs stored (the runs the analyses make themselves are not among them). ``kw``:
     ``seeds``, ``quick``, ``flavour``, ``sender`` as for ``reproduce``."""

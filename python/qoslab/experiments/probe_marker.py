@@ -36,8 +36,8 @@ from qoslab.experiments.runner import Context, select
 from qoslab.figures import Line, Panel, panels
 from qoslab.frames import typed_rows
 from qoslab.ns2.flavour import ns2_flavoured
+from qoslab.runs.simulate import Result
 from qoslab.scenario import Scenario
-from qoslab.simulate import Result
 from qoslab.stats import estimate, paired
 from qoslab.verdicts import Claim
 
@@ -1469,7 +1469,7 @@ def quick_frontier(
 ) -> pd.DataFrame:
     """Runs the frontier points directly (no store): one row per (marker, min_in, seed) with the
     :func:`probe_metrics` columns. For tests and notebooks."""
-    from qoslab.simulate import run
+    from qoslab.runs.simulate import run
 
     rows = []
     for mk in markers:

@@ -28,8 +28,8 @@ from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
 from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
 from qoslab.frames import typed_rows
+from qoslab.runs.sweep import grid
 from qoslab.stats import SummaryRow, estimate, seed_ranges
-from qoslab.sweep import grid
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -345,8 +345,8 @@ def _sensitivity(ctx: Context) -> None:
 
 def _ns2_run(sc: Any, seed: int) -> dict[str, float]:
     from qoslab import ns2
+    from qoslab.runs.simulate import jain_index
     from qoslab.scenario import to_ns2_resolved
-    from qoslab.simulate import jain_index
 
     o = ns2.run_ns2(to_ns2_resolved(sc.resolved, seed), seed, timeout=600)
     b = next(lk for lk in o["links"] if lk["name"] == "bottleneck" and lk["direction"] == "ab")

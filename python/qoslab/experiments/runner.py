@@ -16,15 +16,15 @@ import pandas as pd
 
 from qoslab import _core
 from qoslab.docfigures import figure_record, write_manifest
-from qoslab.executors import Executor, LocalExecutor
 from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
 from qoslab.frames import typed_rows
 from qoslab.report import git_revision, markdown_table, save_figure
 from qoslab.results import RunRow, load
+from qoslab.runs.executors import Executor, LocalExecutor
+from qoslab.runs.sweep import RunSpec, SweepReport, run_sweep
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
 from qoslab.store import Store
-from qoslab.sweep import RunSpec, SweepReport, run_sweep
 from qoslab.verdicts import Verdict, finalise
 from qoslab.verdicts import markdown as verdict_markdown
 from qoslab.verdicts import write as write_verdicts
@@ -32,8 +32,8 @@ from qoslab.verdicts.currency import experiment_fingerprint, rules_fingerprint
 
 if TYPE_CHECKING:
     from qoslab.figures import Figure
+    from qoslab.runs.simulate import Result
     from qoslab.scenario import Scenario
-    from qoslab.simulate import Result
 
 
 def out_name(experiment: str, options: Options) -> str:
@@ -96,7 +96,7 @@ class Context:
     def run(self, scenario: Scenario, seed: int) -> Result:
         """Runs one scenario outside the store (for series the store does not keep), in the
         reproduction's flavour and with its TCP senders."""
-        from qoslab.simulate import run
+        from qoslab.runs.simulate import run
 
         return run(as_run(scenario, self.options), seed)
 

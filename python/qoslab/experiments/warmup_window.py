@@ -37,12 +37,12 @@ import pandas as pd
 from qoslab.experiments.base import Experiment, Options, Sweep
 from qoslab.frames import typed_rows
 from qoslab.results import RunRow, load
+from qoslab.runs.sweep import RunSpec, plan, run_sweep
 from qoslab.store import RunKey, Store
-from qoslab.sweep import RunSpec, plan, run_sweep
 from qoslab.warmup import mser5
 
 if TYPE_CHECKING:
-    from qoslab.executors import Executor
+    from qoslab.runs.executors import Executor
     from qoslab.scenario import Scenario
 
 #: fewer samples than this (20 batches) are reported as too few for the rule to find a steady state
@@ -116,7 +116,7 @@ def window_of(sc: Scenario) -> tuple[float, float, float, float]:
 
 def _bottlenecks(store: Store, keys: Sequence[RunKey], scen: Mapping[str, Scenario]) -> dict[int, str]:
     """run_id → ``link:direction`` of the run's measurement bottleneck, its busier direction
-    (as :attr:`qoslab.simulate.Result.bottleneck` picks it: most bytes departed)."""
+    (as :attr:`qoslab.runs.simulate.Result.bottleneck` picks it: most bytes departed)."""
     qs = load(store, "queues", keys=keys, expand_params=False)
     out: dict[int, str] = {}
     for rid, g in qs.groupby("run_id"):

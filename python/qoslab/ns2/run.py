@@ -10,7 +10,7 @@ from typing import Any
 
 from qoslab.ns2.plan import DsPlan
 from qoslab.ns2.tcl import build_tcl
-from qoslab.refrun import run_json, transfer_times
+from qoslab.runs.refrun import run_json, transfer_times
 
 #: Environment variable that may name the ns-2 binary (default: ``ns`` on PATH).
 NS_ENV_VAR = "QOSLAB_NS2"

@@ -14,7 +14,7 @@ from typing import Any
 
 from qoslab.ns3.export import program_input
 from qoslab.ns3.mapping import SACK_WORKAROUND
-from qoslab.refrun import run_json, transfer_times
+from qoslab.runs.refrun import run_json, transfer_times
 
 #: The program's source, in the repository (tools/ns3/qoslab_ns3.cc).
 SOURCE = Path(__file__).resolve().parents[3] / "tools" / "ns3" / "qoslab_ns3.cc"

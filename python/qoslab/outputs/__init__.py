@@ -3,8 +3,8 @@ place that says what an output means, rendered as ``docs/outputs.md``.
 
 Each definition was read from the code that computes the value (the Rust core's ``sim/measure.rs``,
 ``sim/window.rs``, ``sim/forward.rs``, ``sim/transport.rs``, ``net/link.rs``, the bindings'
-column declarations in ``crates/qoslab-py/src/columns.rs``, and ``simulate.py``, ``tasks.py``,
-``sweep.py``, ``store.py``). ``tests/test_outputs_doc.py`` runs real scenarios and fails when a
+column declarations in ``crates/qoslab-py/src/columns.rs``, and ``runs/simulate.py``, ``runs/tasks.py``,
+``runs/sweep.py``, ``store/``). ``tests/test_outputs_doc.py`` runs real scenarios and fails when a
 written column is not listed here, when a listed column is no longer written, or when the page is
 stale; it also checks every column the bindings declare (``qoslab._core.TABLE_COLUMNS``) is
 listed here, in the declared order.
@@ -200,7 +200,7 @@ def get(name: str) -> OutputFile:
 
 def docstring(output: str | OutputFile, lead: str) -> str:
     """``lead`` followed by ``output``'s description and every column with its unit and
-    definition: the docstrings of :class:`qoslab.simulate.Result`'s tables."""
+    definition: the docstrings of :class:`qoslab.runs.simulate.Result`'s tables."""
     o = get(output) if isinstance(output, str) else output
     lines = [lead, "", o.description, "", f"Columns (as in docs/outputs.md, {o.name}):", ""]
     lines += [f"- ``{c.name}`` ({c.unit}): {c.definition}" for c in columns(o)]

@@ -20,7 +20,7 @@ def _error(failed: str, ok: str) -> Column:
 
 # -- qoslab sweep --out DIR -------------------------------------------------------------------------
 
-#: The metrics every run records (:data:`qoslab.tasks.STANDARD_METRICS`), with their definitions.
+#: The metrics every run records (:data:`qoslab.runs.tasks.STANDARD_METRICS`), with their definitions.
 METRICS: tuple[Column, ...] = (
     Column(
         "fairness_index",

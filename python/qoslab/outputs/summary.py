@@ -14,7 +14,7 @@ from qoslab.outputs.tables import (
     _counter,
     _flow,
 )
-from qoslab.summary_keys import SUMMARY_FLOW_KEYS
+from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
 
 # -- summary.json -----------------------------------------------------------------------------------
 
@@ -52,7 +52,7 @@ def _summary_columns() -> Iterator[Column]:
         "version",
         "text",
         "The qoslab release, '+', and a 12-hex-digit fingerprint of the simulator's sources (the "
-        "Rust core and simulate.py, tasks.py, scenario.py).",
+        "Rust core and runs/simulate.py, runs/tasks.py, scenario.py).",
     )
     yield Column("duration_s", "s", "The scenario's duration (simulated time).")
     yield Column(
@@ -201,7 +201,7 @@ RUN_MARKER = OutputFile(
     ".qoslab-run",
     "run",
     "Written first (a small JSON object: format, scenario, seed, version, pid, started): marks the folder "
-    "as a qoslab run, the only kind `--force` clears before a new run replaces it (qoslab.rundir).",
+    "as a qoslab run, the only kind `--force` clears before a new run replaces it (qoslab.runs.rundir).",
 )
 
 PCAP = OutputFile(

@@ -5,7 +5,7 @@ A verdicts file records, under ``fingerprint``, what computed it:
 - ``core``: the simulator's fingerprint, the ``<hash>`` of ``qoslab.__version__``
   (``0.1.0+<hash>``). ``crates/qoslab-py/build.rs`` computes it (FNV-1a, 64 bits, top 48 bits)
   over the core's and the bindings' Rust sources, the core's ``Cargo.toml`` and the Python
-  modules that shape a stored run (``simulate.py``, ``tasks.py``, ``scenario.py``).
+  modules that shape a stored run (``runs/simulate.py``, ``runs/tasks.py``, ``scenario.py``).
   :func:`core_fingerprint` computes the same hash from the source tree, without a build, so
   ``check`` can tell whether a committed file was computed by the code in the checkout;
 - ``experiment``: the same hash over the experiment's own module(s) and the shared experiment

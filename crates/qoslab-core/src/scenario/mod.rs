@@ -532,7 +532,7 @@ fn resolve_captures(
 
 /// The files a capture writes, relative to the output directory and normalised (no empty or
 /// `.` components): one, or for `direction = "both"` one per direction, ".pcap" becoming
-/// ".ab.pcap" and ".ba.pcap" (as qoslab.simulate names them).
+/// ".ab.pcap" and ".ba.pcap" (as qoslab.runs.simulate names them).
 pub fn capture_files(file: &str, direction: CaptureDirection) -> Vec<String> {
     let norm = |f: &str| {
         f.split('/')

@@ -1,10 +1,10 @@
 """Sweeps: many runs over parameter grids and seeds, computed by an executor and stored once.
 
 The coordinator (:func:`run_sweep`) asks the store which runs exist, hands the missing ones to an
-executor (:mod:`qoslab.executors`: a local process pool, a Dask cluster) as :class:`RunTask`
+executor (:mod:`qoslab.runs.executors`: a local process pool, a Dask cluster) as :class:`RunTask`
 values, and commits the :class:`RunOutput` values it receives into the store in batches — it
 alone writes the database (workers that see the store write their runs' series files).
-Workers run :func:`~qoslab.tasks.execute` (in :mod:`qoslab.tasks`, shared with the executors),
+Workers run :func:`~qoslab.runs.tasks.execute` (in :mod:`qoslab.runs.tasks`, shared with the executors),
 which never raises: an exception becomes a failed output.
 """
 
@@ -22,16 +22,13 @@ from typing import Any
 import pandas as pd
 
 from qoslab import _core
-from qoslab.executors import Executor, LocalExecutor
 from qoslab.results import axis_column, load, typed_params
-from qoslab.scenario import Scenario
-from qoslab.schedule import schedule
-from qoslab.stats import summarize
-from qoslab.store import RunKey, RunRecord, Store, StoreError
+from qoslab.runs.executors import Executor, LocalExecutor
+from qoslab.runs.schedule import schedule
 
-# RunTask, RunOutput, execute and the metrics live in qoslab.tasks (the executors import them from
+# RunTask, RunOutput, execute and the metrics live in qoslab.runs.tasks (the executors import them from
 # there); they stay importable from here, where callers have always found them.
-from qoslab.tasks import (  # noqa: F401 — re-exported
+from qoslab.runs.tasks import (  # noqa: F401 — re-exported
     COMPUTE_LOG_ENV,
     STANDARD_METRICS,
     RunOutput,
@@ -42,6 +39,9 @@ from qoslab.tasks import (  # noqa: F401 — re-exported
     standard_metrics,
     worker_name,
 )
+from qoslab.scenario import Scenario
+from qoslab.stats import summarize
+from qoslab.store import RunKey, RunRecord, Store, StoreError
 
 
 class GridError(ValueError):
@@ -472,7 +472,7 @@ def _run_tasks(
     todo: Sequence[RunKey],
     worker_series: bool,
 ) -> list[RunTask]:
-    """One task per run to compute, in the order :func:`~qoslab.schedule.schedule` gives them."""
+    """One task per run to compute, in the order :func:`~qoslab.runs.schedule.schedule` gives them."""
     tasks = [
         RunTask(
             k,

@@ -1,6 +1,6 @@
 """Where the runs of a sweep are computed.
 
-Every executor takes :class:`~qoslab.tasks.RunTask` values and calls ``on_done(task, output)``
+Every executor takes :class:`~qoslab.runs.tasks.RunTask` values and calls ``on_done(task, output)``
 in the coordinator's thread for each result; ``on_done`` returns the tasks to submit next (a
 retry). Workers never touch the store's database (one that sees the store writes its series files).
 
@@ -35,8 +35,8 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Protocol
 
-from qoslab.tasks import RunOutput, RunTask, execute, failure
-from qoslab.worker_tls import WORKER_HOST_VAR, TlsSetupError, sweep_certificates, worker_host_line
+from qoslab.runs.tasks import RunOutput, RunTask, execute, failure
+from qoslab.runs.worker_tls import WORKER_HOST_VAR, TlsSetupError, sweep_certificates, worker_host_line
 
 OnDone = Callable[[RunTask, RunOutput], Iterable[RunTask]]
 
@@ -510,7 +510,7 @@ def build_jobqueue_cluster(kind: str, opts: JobqueueOptions) -> Any:
     if opts.tls_dir is None and not opts.insecure:
         raise ExecutorError(
             f"{kind} cluster without TLS: give tls_dir (e.g. made by "
-            "qoslab.worker_tls.make_certificates) or insecure=True"
+            "qoslab.runs.worker_tls.make_certificates) or insecure=True"
         )
     try:
         with warnings.catch_warnings():

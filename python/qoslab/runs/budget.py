@@ -41,7 +41,7 @@ PCAP_RECORD_BYTES = 56
 #: bytes a transfer more at the peak), for at most :data:`SPILL_AFTER` records.
 RECORD_BYTES = 400
 #: Finished transfers' records held in memory; past this many a run writes them to a spill file
-#: (:mod:`qoslab.transfers`) and reads it back a chunk at a time: its memory stays flat (at
+#: (:mod:`qoslab.runs.transfers`) and reads it back a chunk at a time: its memory stays flat (at
 #: 125,000, 1.25 and 5 million transfers: 224, 236 and 255 MB peak for ``qoslab run --out``).
 SPILL_AFTER = 100_000
 #: Disk a spilled transfer takes: its row in the spill file (under ``$TMPDIR``, removed with the

@@ -1,6 +1,6 @@
 """What the Dask workers of a Slurm/PBS sweep need to authenticate and to listen on one address
 only (issue 56): TLS certificates made for one sweep, and the job script's line that finds the
-address through which a compute node reaches the scheduler. Used by :mod:`qoslab.executors`.
+address through which a compute node reaches the scheduler. Used by :mod:`qoslab.runs.executors`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """What a worker computes: a :class:`RunTask` in, a :class:`RunOutput` out.
 
 Workers run :func:`execute`, which never raises: an exception becomes a failed output. The
-executors (:mod:`qoslab.executors`) ship tasks to workers and outputs back; the sweep coordinator
-(:mod:`qoslab.sweep`) makes the tasks and stores the outputs. Both import this module, neither
+executors (:mod:`qoslab.runs.executors`) ship tasks to workers and outputs back; the sweep coordinator
+(:mod:`qoslab.runs.sweep`) makes the tasks and stores the outputs. Both import this module, neither
 imports the other at module level.
 """
 
@@ -29,7 +29,7 @@ from qoslab.store import Rows, RunKey, write_series_file
 from qoslab.store.schema import DB_NAME
 
 if TYPE_CHECKING:
-    from qoslab.simulate import Result
+    from qoslab.runs.simulate import Result
 
 #: Environment variable naming a file to which every worker appends one JSON line per
 #: computation (an audit log of what was computed, independent of the store).
@@ -249,7 +249,7 @@ def _for_store(task: RunTask, scenario_name: str, out: RunOutput) -> RunOutput:
 def execute(task: RunTask) -> RunOutput:
     """Computes one run (in a worker). Never raises for a failing run: the error and traceback
     are returned in a failed :class:`RunOutput`."""
-    from qoslab.simulate import run as run_sim
+    from qoslab.runs.simulate import run as run_sim
 
     started = time.time()
     t0 = time.perf_counter()

@@ -23,15 +23,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qoslab import _core, rundir
-from qoslab import budget as _budget
-from qoslab._gc import paused
-from qoslab.budget import Budget, BudgetError, Pace, capture_note
-from qoslab.budget import check as check_budget
+from qoslab import _core
 from qoslab.pairwise import jain_index as jain_index  # re-exported: callers find it here
 from qoslab.pairwise import np_std, np_sum
+from qoslab.runs import budget as _budget
+from qoslab.runs import rundir
+from qoslab.runs._gc import paused
+from qoslab.runs.budget import Budget, BudgetError, Pace, capture_note
+from qoslab.runs.budget import check as check_budget
+from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
 from qoslab.scenario import Scenario, load_scenario
-from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 if TYPE_CHECKING:
     import threading
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from qoslab.transfers import Spill
+    from qoslab.runs.transfers import Spill
 
 #: summary.json keys whose values depend on the machine, not on the simulation.
 WALL_TIME_KEYS = ("wall_time_s",)
@@ -140,7 +141,7 @@ class Result:
         self.capture_stopped: str | None = None
         self.simulated_until_s: float | None = int(raw.get("simulated_until_ns", 0)) / 1e9
         #: The finished transfers' records once there were more than the core holds in memory
-        #: (:mod:`qoslab.transfers`): the table and summary are read from this file.
+        #: (:mod:`qoslab.runs.transfers`): the table and summary are read from this file.
         self.spill: Spill | None = None
 
     def __repr__(self) -> str:
@@ -321,7 +322,7 @@ class Result:
         (summary.json's ``transfers``); empty when the scenario has no finite transfers."""
         if self.spill is None and len(self.raw["transfers"]["size_bytes"]) == 0:
             return {}  # (numpy is imported only where there are transfers)
-        from qoslab import transfers
+        from qoslab.runs import transfers
 
         if self.spill is not None:
             return transfers.summarize_spill(self.spill, codepoint_name)
@@ -488,7 +489,7 @@ class Result:
 
     def _write_spilled(self, path: Path, meta: list[tuple[str, str]]) -> None:
         """transfers.parquet from the spill file, a chunk at a time."""
-        from qoslab import transfers
+        from qoslab.runs import transfers
 
         assert self.spill is not None
         transfers.write_spill_parquet(self.spill, path, self._transfer_flow_names, meta)
@@ -548,7 +549,7 @@ def run(
 
     ``out`` must be empty, absent, or an earlier run's (replaced only with ``force``); without
     it a scenario that captures writes into a fresh folder under ``qoslab-runs/``
-    (:mod:`qoslab.rundir`), named by ``Result.out``."""
+    (:mod:`qoslab.runs.rundir`), named by ``Result.out``."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     seed = sc.default_seed if seed is None else int(seed)
     if seed < 0:
@@ -573,7 +574,7 @@ def run(
         t0 = time.perf_counter()
         spill_to = spilled = None  # finished transfers past SPILL_AFTER go to a file (transfers.py)
         if sc.outline.get("arrivals"):
-            from qoslab import transfers
+            from qoslab.runs import transfers
 
             spill_to, spilled = transfers.spill_dir()
         try:

@@ -29,9 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from qoslab.runs.tasks import RunTask
     from qoslab.scenario import Scenario
     from qoslab.store import Store
-    from qoslab.tasks import RunTask
 
 #: ``QOSLAB_SCHEDULE=plan`` hands the runs out in plan order (as before), for comparisons
 SCHEDULE_ENV = "QOSLAB_SCHEDULE"
@@ -104,7 +104,7 @@ def mode() -> str:
 def schedule(
     tasks: Sequence[RunTask], scenarios: Mapping[str, Scenario], store: Store | None
 ) -> list[RunTask]:
-    """The order in which :func:`qoslab.sweep.run_sweep` submits ``tasks``: longest first by
+    """The order in which :func:`qoslab.runs.sweep.run_sweep` submits ``tasks``: longest first by
     :func:`costs` (``scenarios``: each task's scenario by its hash), or the plan's order when
     the environment sets ``QOSLAB_SCHEDULE=plan``."""
     if mode() == "plan":

@@ -114,15 +114,15 @@ def run(
     """``qoslab run``: run a scenario and print per-flow throughput, fairness, utilisation and
     drops (the arguments are the command's options; see qoslab.cli.run)."""
     from qoslab import _core
-    from qoslab.simulate import RunInterrupted
-    from qoslab.simulate import run as run_sim
+    from qoslab.runs.simulate import RunInterrupted
+    from qoslab.runs.simulate import run as run_sim
     from qoslab.textable import Console, Table
 
     if summary_only and out is None:
         fail("--summary-only writes summary.json: give the directory with --out")
     sc = load(scenario, set_, allow_path)
-    from qoslab.budget import Budget, BudgetError, human_seconds
-    from qoslab.simulate import RunOverBudget
+    from qoslab.runs.budget import Budget, BudgetError, human_seconds
+    from qoslab.runs.simulate import RunOverBudget
 
     try:
         budget = Budget.from_env(max_memory, max_capture, max_time)
