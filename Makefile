@@ -163,7 +163,7 @@ validate-linux: build
 # studies' verdict files, from one full reproduction per experiment: sequential where the claims
 # declare magnitudes, fixed seeds for the studies of our own, which declare none (1 h 28 min
 # on two cores from an empty store; the runs are kept in results/store, so a rerun of unchanged
-# code only redoes the analysis). `python -m qoslab.docfigures check` (and tests/test_docfigures.py)
+# code only redoes the analysis). `python -m qoslab.report.docfigures check` (and tests/test_docfigures.py)
 # fails when a page's image is missing or of another version than its verdict file.
 VERDICT_STUDIES := ard fdd-red probe-marker rio-plus-o twam-dwred
 OWN_STUDIES := red-baseline modern-aqm mixed-traffic
@@ -172,8 +172,8 @@ figures: build
 	for e in $(VERDICT_STUDIES); do $(VENV)/bin/qoslab reproduce $$e --sequential --out results/verdicts || exit 1; done
 	for e in $(OWN_STUDIES); do $(VENV)/bin/qoslab reproduce $$e --out results/verdicts || exit 1; done
 	for e in $(VERDICT_STUDIES); do cp results/verdicts/$$e/verdicts.json docs/verdicts/$$e.json || exit 1; done
-	$(PY) -m qoslab.docfigures collect results/verdicts $(FIGURE_STUDIES)
-	$(PY) -m qoslab.docfigures todays-tcp
+	$(PY) -m qoslab.report.docfigures collect results/verdicts $(FIGURE_STUDIES)
+	$(PY) -m qoslab.report.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
 # Recomputes every committed verdict file: the figures' full runs above, and each study under each
@@ -191,7 +191,7 @@ verdicts: figures
 	    cp results/verdicts-senders/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders/$$e-$$s-tcp-linux.json || exit 1; \
 	  done; \
 	done
-	$(PY) -m qoslab.docfigures todays-tcp
+	$(PY) -m qoslab.report.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
 fmt:

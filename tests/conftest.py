@@ -28,7 +28,7 @@ def stores_agree(a, b, tables=("runs", "flows", "queues", "series_queue", "serie
     that say where and when a run was computed (asserted)."""
     import pandas as pd
 
-    import qoslab.results
+    import qoslab.report.results
 
     def comparable(df: pd.DataFrame) -> pd.DataFrame:
         df = df.drop(columns=[c for c in MACHINE_COLUMNS if c in df.columns])
@@ -36,8 +36,8 @@ def stores_agree(a, b, tables=("runs", "flows", "queues", "series_queue", "serie
         return df.sort_values(keys).reset_index(drop=True)
 
     for table in tables:
-        x = comparable(qoslab.results.load(a, table))
-        y = comparable(qoslab.results.load(b, table))
+        x = comparable(qoslab.report.results.load(a, table))
+        y = comparable(qoslab.report.results.load(b, table))
         assert len(x) > 0, table
         pd.testing.assert_frame_equal(x, y, check_like=True)
 

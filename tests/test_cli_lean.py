@@ -82,7 +82,7 @@ def test_a_run_with_tables_prints_and_writes_the_same(tmp_path):
     code, stdout, stderr = _same(["run", S1, "--out", str(out), *SHORT], tmp_path, out)
     assert code == 0 and stderr == "", stderr
     assert "┃ flow ┃ throughput (kbps) ┃" in stdout
-    # a line longer than the console is wrapped (by rich, and the same by qoslab.textable)
+    # a line longer than the console is wrapped (by rich, and the same by qoslab.report.textable)
     assert f"wrote{out}/summary.jsonandParquettables" in "".join(stdout.split())
     assert (out / "summary.json").exists()
 

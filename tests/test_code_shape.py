@@ -57,7 +57,7 @@ def test_the_function_finder_sees_functions() -> None:
 
 
 def test_experiments_draw_with_the_shared_figure_kinds() -> None:
-    # Experiments build figures from qoslab.figures (one layout for every figure), never with
+    # Experiments build figures from qoslab.report.figures (one layout for every figure), never with
     # their own matplotlib calls.
     exp = Path(__file__).resolve().parents[1] / "python" / "qoslab" / "experiments"
     own = re.compile(r"matplotlib|new_figure|\bax\.\w+\(|\.subplots\(")
@@ -67,7 +67,7 @@ def test_experiments_draw_with_the_shared_figure_kinds() -> None:
     }
     offenders = {name: lines for name, lines in users.items() if lines}
     assert not offenders, f"experiments drawing with matplotlib directly (file: lines): {offenders}"
-    uses = [p.name for p in exp.glob("*.py") if "from qoslab.figures import" in p.read_text()]
+    uses = [p.name for p in exp.glob("*.py") if "from qoslab.report.figures import" in p.read_text()]
     assert len(uses) >= 6, uses
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, SCENARIOS, one_line_error, stores_agree
 
 distributed = pytest.importorskip(
@@ -75,11 +75,11 @@ def test_sweep_on_a_dask_cluster_stores_what_the_local_pool_stores(tmp_path):
     )
     assert q.returncode == 0, q.stderr
     stores_agree(tmp_path / "dask", tmp_path / "local")
-    runs = qoslab.results.load(tmp_path / "dask")
+    runs = qoslab.report.results.load(tmp_path / "dask")
     assert (runs["status"] == "ok").all() and (runs["attempts"] == 1).all()
     # the runs really were computed by the cluster's worker processes, not locally
     assert len(workers) == 2
-    assert set(runs["worker"]).isdisjoint(set(qoslab.results.load(tmp_path / "local")["worker"]))
+    assert set(runs["worker"]).isdisjoint(set(qoslab.report.results.load(tmp_path / "local")["worker"]))
 
 
 def test_failures_on_dask_are_recorded_and_retried(tmp_path):
@@ -109,7 +109,7 @@ def test_failures_on_dask_are_recorded_and_retried(tmp_path):
     finally:
         cluster.close()
     assert [(s.seed, e) for s, e in rep.failed] == [(2, "ValueError: boom on seed 2")]
-    runs = qoslab.results.load(tmp_path / "st")
+    runs = qoslab.report.results.load(tmp_path / "st")
     assert dict(zip(runs["seed"], runs["status"], strict=True)) == {1: "ok", 2: "failed", 3: "ok"}
     assert int(runs[runs["seed"] == 2]["attempts"].iloc[0]) == 2
 

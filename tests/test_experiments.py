@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import qoslab
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, SCENARIOS
 from qoslab import experiments
 from qoslab.experiments.red_baseline import RULES, red_thresholds

@@ -1,4 +1,4 @@
-"""The shared figure kinds (python/qoslab/figures.py): the layout rules hold on a crowded figure
+"""The shared figure kinds (python/qoslab/report/figures.py): the layout rules hold on a crowded figure
 (legend under the panels and clear of both the axes and the provenance footer, title above the
 panels, an empty panel shows its reason)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qoslab.figures import (
+from qoslab.report.figures import (
     Line,
     Panel,
     Ref,
@@ -20,7 +20,7 @@ from qoslab.figures import (
     interval_methods,
     panels,
 )
-from qoslab.report import save_figure
+from qoslab.report.page import save_figure
 
 
 def _boxes(fig):  # noqa: ANN001, ANN202
@@ -89,7 +89,7 @@ def _span(patch):  # noqa: ANN001, ANN202
 
 
 def test_intervals_of_bounded_quantities_stay_in_bounds() -> None:
-    from qoslab.intervals import bootstrap_interval, clipped_interval
+    from qoslab.report.intervals import bootstrap_interval, clipped_interval
 
     # Student t gives 0.99 ± 0.03 = [0.96, 1.02] and 3 ± 5 = [-2, 8]
     assert clipped_interval(0.99, 0.03, (0.0, 1.0)) == (pytest.approx(0.96), 1.0, "Student t, clipped")
@@ -115,7 +115,7 @@ def test_intervals_of_bounded_quantities_stay_in_bounds() -> None:
     assert "bootstrap percentile, inside [0, 1]" in fig.axes[2].get_xlabel()
     assert "bootstrap percentile" in interval_methods([boot])
     # estimates_line carries the per-seed values (scaled with the means) to the bootstrap
-    from qoslab.figures import estimates_line
+    from qoslab.report.figures import estimates_line
     from qoslab.stats import estimate
 
     seeds = [[970.0, 1000.0, 1000.0]]

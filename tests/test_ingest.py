@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import qoslab
-import qoslab.results
+import qoslab.report.results
 from conftest import SCENARIOS, stores_agree
 from qoslab.runs.executors import LocalExecutor, SerialExecutor
 from qoslab.runs.sweep import plan, run_sweep
@@ -107,9 +107,9 @@ def test_a_coordinator_killed_inside_a_batch_keeps_whole_batches_and_resumes_eac
     # each missing run computed once, no committed run computed again
     assert len(ex.asked) == len(set(ex.asked)) == RUNS - 2 * BATCH
     assert committed.isdisjoint(ex.asked)
-    runs = qoslab.results.load(store)
+    runs = qoslab.report.results.load(store)
     assert len(runs) == RUNS and runs[["scenario_sha256", "seed"]].drop_duplicates().shape[0] == RUNS
-    att = qoslab.results.load(store, "attempts")
+    att = qoslab.report.results.load(store, "attempts")
     assert len(att) == RUNS and (att.groupby(["scenario_sha256", "seed"]).size() == 1).all()
 
 
@@ -132,8 +132,8 @@ def test_workers_writing_their_series_store_what_the_coordinator_alone_stores(tm
     stores_agree(tmp_path / "new", tmp_path / "old")
     cols = ["scenario_sha256", "seed", "series_queue", "series_flow"]
     cols += ["series_queue_sha256", "series_flow_sha256"]
-    old = qoslab.results.load(tmp_path / "old")[cols].sort_values("seed").reset_index(drop=True)
-    new = qoslab.results.load(tmp_path / "new")[cols].sort_values("seed").reset_index(drop=True)
+    old = qoslab.report.results.load(tmp_path / "old")[cols].sort_values("seed").reset_index(drop=True)
+    new = qoslab.report.results.load(tmp_path / "new")[cols].sort_values("seed").reset_index(drop=True)
     assert old.equals(new) and old["series_flow_sha256"].notna().all()
     for rel in [*old["series_queue"], *old["series_flow"]]:
         assert (tmp_path / "new" / rel).read_bytes() == (tmp_path / "old" / rel).read_bytes()

@@ -8,7 +8,7 @@ import subprocess
 import matplotlib.image
 import pytest
 
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab.plots import PlotError, run_figure, save, sweep_figure
 from qoslab.stats import summarize
@@ -76,7 +76,7 @@ def test_sweep_figure_plots_the_stored_means_and_intervals(store):
     ax = fig.axes[0]
     assert ax.get_xlabel() == f"{LIMIT} (pkts)\n95 % CI: Student t"
     assert ax.get_ylabel() == "aggregate_throughput_bps (Mbit/s)"
-    runs = qoslab.results.load(store, sweep="fdd-red-s1")
+    runs = qoslab.report.results.load(store, sweep="fdd-red-s1")
     stats = summarize(runs, ["aggregate_throughput_bps"], by=[f"{LIMIT}_pkts", "tcp.variant"])
     lines = {c.get_label(): c.lines[0] for c in ax.containers}  # errorbar: (data line, caps, bars)
     assert set(lines) == {"tcp.variant = reno", "tcp.variant = newreno"}
@@ -233,7 +233,7 @@ def test_sweep_figure_labels_logx_and_n_per_point(store, tmp_path):
     assert ax.get_xscale() == "linear"  # 20-100: 5x
     assert "n = 6 runs per point" in fig.get_suptitle()  # 3 seeds × 2 variants
     assert ax.get_xlabel().endswith("95 % CI: bootstrap percentile, inside [0, 1]")
-    runs = qoslab.results.load(store, sweep="fdd-red-s1")
+    runs = qoslab.report.results.load(store, sweep="fdd-red-s1")
     for (lo, hi), (_, v) in zip(_bars(ax), runs.groupby(f"{LIMIT}_pkts")["fairness_index"], strict=True):
         assert v.min() <= lo <= hi <= v.max() <= 1.0
     forced, _ = sweep_figure(store, "fdd-red-s1", "fairness_index", x=LIMIT, logx=True)

@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error, stores_agree
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -78,7 +78,7 @@ def _env(slurm: LocalSlurm, **extra: str) -> dict[str, str]:
 
 
 def _runs(store: Path) -> pd.DataFrame:
-    return qoslab.results.load(store)
+    return qoslab.report.results.load(store)
 
 
 def _wait_idle(slurm: LocalSlurm, timeout: float = 120.0) -> None:

@@ -18,7 +18,7 @@ import typer
 
 from conftest import SCENARIOS
 from qoslab import cli
-from qoslab.pairwise import jain_index, np_std, np_sum
+from qoslab.report.pairwise import jain_index, np_std, np_sum
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 HEAVY = ("pandas", "pyarrow", "matplotlib", "numpy")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import qoslab
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab.runs.executors import SerialExecutor
 from qoslab.runs.sweep import RunSpec, execute, plan, run_sweep
@@ -29,20 +29,20 @@ def test_round_trip_matches_a_direct_run(tmp_path):
         rep = run_sweep(specs, st, SerialExecutor(), progress=False)
         assert rep.computed == 2 and not rep.failed
         assert st.verify() == []
-    runs = qoslab.results.load(tmp_path / "st", sweep="t")
+    runs = qoslab.report.results.load(tmp_path / "st", sweep="t")
     assert sorted(runs["seed"]) == [1, 2] and set(runs["case"]) == {"a"}
     direct = qoslab.run(sc, seed=2)
     r2 = runs[runs["seed"] == 2].iloc[0]
     assert r2["scenario_sha256"] == sc.sha256() and r2["version"] == qoslab.__version__
     assert r2["fairness_index"] == pytest.approx(direct.fairness_index, rel=1e-12)
     assert r2["drops_bottleneck"] == direct.summary()["drops"]["bottleneck"]
-    flows = qoslab.results.load(tmp_path / "st", "flows", sweep="t")
+    flows = qoslab.report.results.load(tmp_path / "st", "flows", sweep="t")
     f2 = flows[flows["seed"] == 2].sort_values("flow")
     assert list(f2["name"]) == list(direct.flows["name"])
     assert list(f2["throughput_bps"]) == list(direct.flows["throughput_bps"])
-    q = qoslab.results.load(tmp_path / "st", "queues")
+    q = qoslab.report.results.load(tmp_path / "st", "queues")
     assert set(q["queue"]) >= {"bottleneck:ab", "bottleneck:ba"}
-    sq = qoslab.results.load(tmp_path / "st", "series_queue", sweep="t")
+    sq = qoslab.report.results.load(tmp_path / "st", "series_queue", sweep="t")
     d = direct.series_queue
     mine = sq[sq["seed"] == 2][d.columns].reset_index(drop=True)
     pd.testing.assert_frame_equal(mine, d.reset_index(drop=True), check_dtype=False)
@@ -92,9 +92,9 @@ def test_same_run_in_two_sweeps_is_computed_once(tmp_path):
         assert run_sweep(a, st, SerialExecutor(), progress=False).computed == 2
         rep = run_sweep(b, st, SerialExecutor(), progress=False)
         assert (rep.computed, rep.reused) == (1, 1)
-    second = qoslab.results.load(tmp_path / "st", sweep="second")
+    second = qoslab.report.results.load(tmp_path / "st", sweep="second")
     assert sorted(second["seed"]) == [2, 3] and set(second["y"]) == {"z"}
-    att = qoslab.results.load(tmp_path / "st", "attempts")
+    att = qoslab.report.results.load(tmp_path / "st", "attempts")
     assert len(att) == 3
 
 
@@ -112,7 +112,7 @@ def test_extra_metric_function_recomputes_only_runs_without_it(tmp_path):
         assert rep.computed == 0
         rep = run_sweep(plan([({}, sc)], [1, 2], "t"), st, SerialExecutor(), progress=False)
         assert rep.computed == 0  # a superset of metrics serves a plain request
-    runs = qoslab.results.load(tmp_path / "st")
+    runs = qoslab.report.results.load(tmp_path / "st")
     assert len(runs) == 2 and (runs["queue_peak_pkts"] > 0).all()
 
 

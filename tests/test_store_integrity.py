@@ -11,7 +11,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab.runs.executors import SerialExecutor
 from qoslab.runs.sweep import override_points, plan, run_sweep
@@ -31,7 +31,7 @@ def sweep(store, name, grid, seeds, *extra):
 
 
 def by_point(store, name):
-    runs = qoslab.results.load(store, sweep=name)
+    runs = qoslab.report.results.load(store, sweep=name)
     return runs.sort_values(["params", "seed"]).reset_index(drop=True)
 
 
@@ -40,7 +40,7 @@ def test_a_sweep_name_reused_with_another_grid_is_refused_and_nothing_stored_cha
     assert sweep(st, "max_p", MAX_P, 3).returncode == 0
     before = by_point(st, "max_p")
     assert len(before) == 6 and before["link.bottleneck.queue_ab.max_p"].notna().all()
-    runs_before = qoslab.results.load(st)
+    runs_before = qoslab.report.results.load(st)
     # the reproduction: the same name, another grid (its 1Mbps point is the 0.01 runs)
     p = sweep(st, "max_p", BANDWIDTH, 2)
     msg = one_line_error(p)
@@ -48,7 +48,7 @@ def test_a_sweep_name_reused_with_another_grid_is_refused_and_nothing_stored_cha
     assert "--grid link.bottleneck.queue_ab.max_p=0.01,0.05" in msg and f"--grid {BANDWIDTH}" in msg, msg
     assert "--replace" in msg
     pd.testing.assert_frame_equal(by_point(st, "max_p"), before)
-    pd.testing.assert_frame_equal(qoslab.results.load(st), runs_before)
+    pd.testing.assert_frame_equal(qoslab.report.results.load(st), runs_before)
     # under another name the shared runs belong to both sweeps, each with its own parameters
     assert sweep(st, "bw", BANDWIDTH, 2).returncode == 0
     pd.testing.assert_frame_equal(by_point(st, "max_p"), before)
@@ -59,14 +59,14 @@ def test_a_sweep_name_reused_with_another_grid_is_refused_and_nothing_stored_cha
     }
     shared = set(bw["run_id"]) & set(before["run_id"])
     assert len(shared) == 2  # seeds 1 and 2 of max_p = 0.01 at 1 Mbps
-    runs_now = qoslab.results.load(st).set_index("run_id")
+    runs_now = qoslab.report.results.load(st).set_index("run_id")
     old = runs_before.set_index("run_id")
     # their params, sweep and metrics as they were
     pd.testing.assert_frame_equal(runs_now.loc[old.index, old.columns], old)
     # --replace starts the name afresh: the runs stay, only the membership of the name goes
     assert sweep(st, "max_p", BANDWIDTH, 2, "--replace").returncode == 0
     assert set(by_point(st, "max_p")["params"]) == set(bw["params"])
-    assert set(old.index) <= set(qoslab.results.load(st)["run_id"])
+    assert set(old.index) <= set(qoslab.report.results.load(st)["run_id"])
 
 
 def test_a_resumed_sweep_with_its_own_grid_is_not_refused(tmp_path):
@@ -84,7 +84,7 @@ def test_two_grid_points_that_make_one_run_both_keep_it(tmp_path):
     with Store(tmp_path / "st") as st:
         rep = run_sweep(specs, st, SerialExecutor(), progress=False, grid=axes)
         assert rep.computed == 1
-    runs = qoslab.results.load(tmp_path / "st", sweep="same")
+    runs = qoslab.report.results.load(tmp_path / "st", sweep="same")
     assert sorted(runs["link.bottleneck.bandwidth_bps"]) == [1e6, 1e6] and len(set(runs["run_id"])) == 1
     assert sorted(runs["params"]) == sorted(
         ['{"link.bottleneck.bandwidth": "1Mbps"}', '{"link.bottleneck.bandwidth": "1000kbps"}']
@@ -121,7 +121,7 @@ def test_every_changed_byte_of_a_series_file_is_found_read_as_one_line_and_recom
     specs = plan([({}, base)], [1], "one")
     with Store(st) as s:
         run_sweep(specs, s, SerialExecutor(), progress=False)
-    runs = qoslab.results.load(st)
+    runs = qoslab.report.results.load(st)
     path = st / runs["series_flow"].iloc[0]
     good = path.read_bytes()
     n = len(good)
@@ -134,7 +134,7 @@ def test_every_changed_byte_of_a_series_file_is_found_read_as_one_line_and_recom
         p = subprocess.run([QOSLAB, "results", "--store", str(st), "--check"], capture_output=True, text=True)
         assert p.returncode == 1 and "fails its checksum" in p.stderr and path.name in p.stderr, (pos, p)
         with pytest.raises(StoreError, match="fails its checksum") as e:
-            qoslab.results.load(st, "series_flow")
+            qoslab.report.results.load(st, "series_flow")
         assert "\n" not in str(e.value)
         p = subprocess.run(
             [QOSLAB, "results", "--store", str(st), "--table", "series_flow"], capture_output=True, text=True
@@ -148,7 +148,7 @@ def test_every_changed_byte_of_a_series_file_is_found_read_as_one_line_and_recom
         rep = run_sweep(specs, s, SerialExecutor(), progress=False)
         assert rep.computed == 1 and rep.reused == 0
         assert s.verify() == [] and s.damaged([specs[0].key]) == set()
-    assert len(qoslab.results.load(st, "series_flow")) > 0
+    assert len(qoslab.report.results.load(st, "series_flow")) > 0
     with Store(st) as s:
         assert run_sweep(specs, s, SerialExecutor(), progress=False).reused == 1
 
@@ -169,4 +169,4 @@ def test_a_file_without_a_checksum_is_still_read_as_parquet(tmp_path):
         (problem,) = s.verify()
         assert "is not a readable Parquet file" in problem
     with pytest.raises(StoreError, match="not a readable Parquet file"):
-        qoslab.results.load(st, "series_flow")
+        qoslab.report.results.load(st, "series_flow")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import qoslab
-import qoslab.results
+import qoslab.report.results
 from conftest import QOSLAB, ROOT, SCENARIOS
 from qoslab.runs.executors import LocalExecutor
 from qoslab.runs.sweep import COMPUTE_LOG_ENV, GridError, override_points, parse_grid, plan, run_sweep
@@ -128,7 +128,7 @@ def test_failing_and_dying_runs_are_recorded_retried_and_do_not_stop_the_sweep(t
     assert set(failed) == {("raise", 2), ("die", 3)}
     assert failed[("raise", 2)] == "ValueError: boom on seed 2"
     assert "died (exit code 7)" in failed[("die", 3)]
-    runs = qoslab.results.load(tmp_path / "st")
+    runs = qoslab.report.results.load(tmp_path / "st")
     by = {(r.sweep, r.seed): r for r in runs.itertuples()}
     assert by[("raise", 2)].status == "failed" and by[("raise", 2)].attempts == 2
     assert by[("die", 3)].status == "failed" and by[("die", 3)].attempts == 2
@@ -154,9 +154,9 @@ def test_a_transient_failure_succeeds_on_retry(tmp_path, monkeypatch):
             progress=False,
         )
     assert rep.failed == [] and rep.attempts == 4
-    runs = qoslab.results.load(tmp_path / "st")
+    runs = qoslab.report.results.load(tmp_path / "st")
     assert list(runs["status"]) == ["ok", "ok"] and list(runs["attempts"]) == [2, 2]
-    att = qoslab.results.load(tmp_path / "st", "attempts")
+    att = qoslab.report.results.load(tmp_path / "st", "attempts")
     assert sorted(att["status"]) == ["failed", "failed", "ok", "ok"]
     assert all("transient failure" in e for e in att[att["status"] == "failed"]["error"])
 
@@ -270,7 +270,7 @@ def test_killed_sweep_resumes_without_recomputing_stored_runs(tmp_path):
     assert q.returncode == 0, q.stderr
     assert f"20 runs: {20 - len(stored_at_kill)} computed, {len(stored_at_kill)} reused" in q.stdout
 
-    runs = qoslab.results.load(store)
+    runs = qoslab.report.results.load(store)
     keys = list(zip(runs["scenario_sha256"], runs["seed"], runs["version"], strict=True))
     assert len(keys) == 20 and len(set(keys)) == 20 and (runs["status"] == "ok").all()
     second = {(c["scenario_sha256"], c["seed"], c["version"]) for c in read_log(log2)}
@@ -279,7 +279,7 @@ def test_killed_sweep_resumes_without_recomputing_stored_runs(tmp_path):
     assert len(read_log(log2)) == len(second)  # each missing run computed once
     first = {(c["scenario_sha256"], c["seed"], c["version"]) for c in read_log(log1)}
     assert stored_at_kill <= first
-    att = qoslab.results.load(store, "attempts")
+    att = qoslab.report.results.load(store, "attempts")
     assert (att.groupby(["scenario_sha256", "seed"]).size() == 1).all() and len(att) == 20
     with Store(store, create=False) as st:
         assert st.verify() == []

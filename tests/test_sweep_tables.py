@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import qoslab
-import qoslab.results
+import qoslab.report.results
 from conftest import SCENARIOS
 from qoslab.runs.executors import (
     ExecutorError,
@@ -122,22 +122,22 @@ def test_sweeps_listing_run_count_and_sweep_tables(tmp_path):
         run_sweep(b, st, SerialExecutor(), progress=False, retries=0)
         # a: 10ms and 20ms, seed 1; b: 10ms seed 2 (fails) and seed 3
         assert st.count_runs() == 4
-        listing = qoslab.results.sweeps(st)
+        listing = qoslab.report.results.sweeps(st)
         runs_a = sweep_runs(st, a, axes)
         runs_b = sweep_runs(st, b, axes)
     assert list(listing["sweep"]) == ["a", "b"]
     cols = ["runs", "ok", "failed", "scenarios", "min_seed", "max_seed"]
     assert listing[cols].values.tolist() == [[2, 2, 0, 2, 1, 1], [2, 1, 1, 1, 2, 3]]
     assert list(listing["versions"]) == [qoslab.__version__] * 2
-    pd.testing.assert_frame_equal(qoslab.results.sweeps(tmp_path / "st"), listing)
+    pd.testing.assert_frame_equal(qoslab.report.results.sweeps(tmp_path / "st"), listing)
 
     # swept values come back typed: numbers, the unit in the column name
     assert list(runs_a["link.bottleneck.delay_ms"]) == [10, 20] and list(runs_a["seed"]) == [1, 1]
     assert runs_a["link.bottleneck.delay_ms"].dtype == "int64" and "link.bottleneck.delay" not in runs_a
     assert list(runs_b["link.bottleneck.delay_ms"]) == [10, 10]
     assert list(runs_b["seed"]) == [2, 3] and list(runs_b["status"]) == ["failed", "ok"]
-    view = qoslab.results.runs_overview(runs_b)
-    assert list(view.columns) == [c for c in qoslab.results.OVERVIEW_COLUMNS if c in runs_b.columns]
+    view = qoslab.report.results.runs_overview(runs_b)
+    assert list(view.columns) == [c for c in qoslab.report.results.OVERVIEW_COLUMNS if c in runs_b.columns]
     assert "fairness_index" in view.columns and "series_queue" not in view.columns
     full = runs_b["scenario_sha256"]
     assert all(len(h) == 12 and f.startswith(h) for h, f in zip(view["scenario_sha256"], full, strict=True))
@@ -163,7 +163,7 @@ def test_a_run_recomputed_for_another_sweep_stays_in_the_first(tmp_path):
     with Store(tmp_path / "st") as st:
         run_sweep(a, st, SerialExecutor(), progress=False, retries=0)
         run_sweep(b, st, SerialExecutor(), progress=False, retries=0)
-        listing = qoslab.results.sweeps(st).set_index("sweep")
+        listing = qoslab.report.results.sweeps(st).set_index("sweep")
         runs_a = sweep_runs(st, a, axes)
     assert listing.loc["a", "runs"] == 2, listing
     assert sorted(runs_a["link.bottleneck.delay_ms"]) == [10, 20]
@@ -230,7 +230,7 @@ def test_a_run_reused_by_another_sweep_is_listed_with_that_sweeps_name_and_point
     ],
 )
 def test_typed_column_gives_numbers_with_the_unit_in_the_name(values, column, typed):
-    name, got = qoslab.results.typed_column("k", values)
+    name, got = qoslab.report.results.typed_column("k", values)
     assert name == column and got == typed
     assert [type(v) for v in got] == [type(v) for v in typed]
 
@@ -246,7 +246,7 @@ def test_results_load_and_sweep_statistics_order_swept_quantities_by_value(tmp_p
     col = "link.bottleneck.queue_ab.limit_pkts"
     assert axis_columns(runs, axes) == [col]
     assert sorted(runs[col]) == [20, 50, 100]
-    loaded = qoslab.results.load(tmp_path / "st", sweep="q")
+    loaded = qoslab.report.results.load(tmp_path / "st", sweep="q")
     assert loaded[col].dtype == "int64" and sorted(loaded[col]) == [20, 50, 100]
-    assert qoslab.results.axis_column(loaded, "link.bottleneck.queue_ab.limit") == col
+    assert qoslab.report.results.axis_column(loaded, "link.bottleneck.queue_ab.limit") == col
     assert list(loaded["params"])[0] == '{"link.bottleneck.queue_ab.limit": "100pkts"}'  # as given

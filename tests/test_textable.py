@@ -1,4 +1,4 @@
-"""qoslab.textable writes what rich's Console().print writes off a terminal, byte for byte, for
+"""qoslab.report.textable writes what rich's Console().print writes off a terminal, byte for byte, for
 the tables and lines `qoslab run` prints, and declines (None: rich prints) what it cannot
 reproduce."""
 
@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from qoslab.textable import Table, render_line, render_table
+from qoslab.report.textable import Table, render_line, render_table
 
 ASCII = st.text(alphabet=string.printable[:95], max_size=30)  # printable ASCII, space included
 WORDY = st.text(alphabet="ab :-.[]é\t", max_size=60)  # spaces to wrap at, markup, emoji, non-ASCII

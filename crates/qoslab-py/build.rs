@@ -39,7 +39,7 @@ fn main() {
         "runs/_gc.py",
         "runs/budget.py",
         "errors.py",
-        "pairwise.py",
+        "report/pairwise.py",
         "runs/rundir.py",
         "scenario.py",
         "runs/simulate.py",

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from qoslab import _core, ns2, ns3
-from qoslab.frames import typed_rows
 from qoslab.ns2.flavour import ns2_flavoured
+from qoslab.report.frames import typed_rows
 from qoslab.runs.simulate import jain_index
 from qoslab.runs.simulate import run as run_qoslab
 from qoslab.scenario import Scenario, to_ns2_resolved

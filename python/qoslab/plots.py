@@ -1,5 +1,5 @@
 """Plots of a user's own runs and sweeps (``qoslab plot``), built from the figure kinds of
-:mod:`qoslab.figures` so that they look like the experiments' figures.
+:mod:`qoslab.report.figures` so that they look like the experiments' figures.
 
 - :func:`run_figure`: the time series of one run directory (``qoslab run --out DIR``): the
   bottleneck's queue and the averages its discipline keeps (RED's average; RIO's avg_in and
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from qoslab.figures import Line, Panel, Ref, panels
-from qoslab.report import draw_footer, figure_metadata, release_figure
+from qoslab.report.figures import Line, Panel, Ref, panels
+from qoslab.report.page import draw_footer, figure_metadata, release_figure
 from qoslab.stats import seed_ranges, summarize
 
 if TYPE_CHECKING:
@@ -322,7 +322,7 @@ def _metric_unit(metric: str) -> tuple[str, float]:
     return "", 1.0
 
 
-#: Ranges of the stored metrics, for their intervals (:class:`qoslab.figures.Line`).
+#: Ranges of the stored metrics, for their intervals (:class:`qoslab.report.figures.Line`).
 METRIC_BOUNDS: dict[str, tuple[float | None, float | None]] = {
     "fairness_index": (0.0, 1.0),
     "utilization": (0.0, 1.0),
@@ -371,7 +371,7 @@ def sweep_figure(
     number of seeds written beside it when they differ. ``labels`` names the metric and keys on
     the axes (``{"fairness_index": "Jain's index"}``); ``logx``: a log x axis (``None``: when
     the swept values are positive and span ≥ :data:`LOGX_RATIO` ×)."""
-    from qoslab import results
+    from qoslab.report import results
     from qoslab.runs.tasks import DEPRECATED_METRICS
 
     labels = labels or {}

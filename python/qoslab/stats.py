@@ -241,7 +241,7 @@ def seed_ranges(seeds: Iterable[int]) -> str:
 
 
 class SummaryRow:
-    """A row of :func:`summarize`'s table, for :func:`qoslab.frames.typed_rows` (the columns of
+    """A row of :func:`summarize`'s table, for :func:`qoslab.report.frames.typed_rows` (the columns of
     ``by`` come first, untyped)."""
 
     metric: str

@@ -26,7 +26,7 @@ def version_text() -> str:
     """``qoslab --version``: the package version, the source digest of the build (the part after
     ``+`` of ``qoslab.__version__``, which the result store keys runs by) and the git revision
     of the checkout it runs from, if any; each labelled."""
-    from qoslab.report import git_revision
+    from qoslab.report.page import git_revision
 
     release, _, digest = _core.__version__.partition("+")
     here = Path(__file__).resolve().parent

@@ -271,7 +271,7 @@ def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
 
 def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
-    from qoslab.report import fmt_value, markdown_table
+    from qoslab.report.page import fmt_value, markdown_table
 
     if not sys.stdout.isatty():
         typer.echo(f"{title}\n\n{markdown_table(df)}")

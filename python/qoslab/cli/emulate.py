@@ -73,7 +73,7 @@ def emulate(
     from rich.table import Table
 
     from qoslab import emulation as emu
-    from qoslab.frames import typed_rows
+    from qoslab.report.frames import typed_rows
 
     con = Console()
     if cleanup:

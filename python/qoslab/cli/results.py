@@ -44,7 +44,7 @@ def results(
     """List, check and export the result store (CSV or Parquet)."""
     from rich.console import Console
 
-    from qoslab import results as res_mod
+    from qoslab.report import results as res_mod
     from qoslab.store import Store
 
     con = Console()

@@ -52,7 +52,7 @@ from qoslab.experiments.ard_topology import (
 )
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.experiments.runner import Context, select
-from qoslab.figures import Line, Panel, Ref, estimates_line, grouped, panels
+from qoslab.report.figures import Line, Panel, Ref, estimates_line, grouped, panels
 from qoslab.runs.simulate import Result
 from qoslab.stats import Estimate, estimate, paired
 from qoslab.verdicts import Claim

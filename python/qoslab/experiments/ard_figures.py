@@ -10,7 +10,7 @@ import numpy as np
 
 from qoslab.experiments.ard_paper import SETTING_TEXT, SETTINGS, STEADY_WINDOW, T_RD, TABLE1, TIMESERIES
 from qoslab.experiments.ard_topology import CONTRACT_BPS, FAIR_SHARE_BPS, SCHEMES, rio_queue
-from qoslab.figures import Line, Panel, Ref, grouped, panels
+from qoslab.report.figures import Line, Panel, Ref, grouped, panels
 
 if TYPE_CHECKING:
     from qoslab.experiments.runner import Context

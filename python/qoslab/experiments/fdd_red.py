@@ -48,8 +48,8 @@ from qoslab.experiments.red_baseline import (
 )
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
-from qoslab.frames import typed_rows
+from qoslab.report.figures import Line, Panel, Ref, Style, panels, sweep_line
+from qoslab.report.frames import typed_rows
 from qoslab.stats import Paired, SummaryRow, estimate, paired
 from qoslab.verdicts import Claim
 from qoslab.verdicts.rules import movement

@@ -30,7 +30,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register, scenarios_dir
 from qoslab.experiments.runner import Context
-from qoslab.figures import Line, Panel, bar_group, panels
+from qoslab.report.figures import Line, Panel, bar_group, panels
 from qoslab.runs.summary_keys import SIZE_BINS
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate, paired

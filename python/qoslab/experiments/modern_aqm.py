@@ -35,7 +35,7 @@ import pandas as pd
 from qoslab.experiments import mixed_traffic as mix
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.runner import Context
-from qoslab.figures import Panel, panels
+from qoslab.report.figures import Panel, panels
 from qoslab.runs.simulate import jain_index
 from qoslab.scenario import Scenario
 from qoslab.schema import tcp_variants

@@ -33,9 +33,9 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.experiments.runner import Context, select
-from qoslab.figures import Line, Panel, panels
-from qoslab.frames import typed_rows
 from qoslab.ns2.flavour import ns2_flavoured
+from qoslab.report.figures import Line, Panel, panels
+from qoslab.report.frames import typed_rows
 from qoslab.runs.simulate import Result
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate, paired

@@ -26,8 +26,8 @@ import pandas as pd
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register, scenario
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.figures import Line, Panel, Ref, Style, panels, sweep_line
-from qoslab.frames import typed_rows
+from qoslab.report.figures import Line, Panel, Ref, Style, panels, sweep_line
+from qoslab.report.frames import typed_rows
 from qoslab.runs.sweep import grid
 from qoslab.stats import SummaryRow, estimate, seed_ranges
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.experiments.runner import Context, select
-from qoslab.figures import Line, Panel, Ref, panels, sweep_line
+from qoslab.report.figures import Line, Panel, Ref, panels, sweep_line
 from qoslab.runs.simulate import Result
 from qoslab.runs.sweep import grid
 from qoslab.scenario import Scenario

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from qoslab import _core
-from qoslab.docfigures import figure_record, write_manifest
 from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
-from qoslab.frames import typed_rows
-from qoslab.report import git_revision, markdown_table, save_figure
-from qoslab.results import RunRow, load
+from qoslab.report.docfigures import figure_record, write_manifest
+from qoslab.report.frames import typed_rows
+from qoslab.report.page import git_revision, markdown_table, save_figure
+from qoslab.report.results import RunRow, load
 from qoslab.runs.executors import Executor, LocalExecutor
 from qoslab.runs.sweep import RunSpec, SweepReport, run_sweep
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
@@ -31,7 +31,7 @@ from qoslab.verdicts import write as write_verdicts
 from qoslab.verdicts.currency import experiment_fingerprint, rules_fingerprint
 
 if TYPE_CHECKING:
-    from qoslab.figures import Figure
+    from qoslab.report.figures import Figure
     from qoslab.runs.simulate import Result
     from qoslab.scenario import Scenario
 
@@ -262,7 +262,7 @@ class Context:
         """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
         begins by saying so) and adds a section. ``mirrors``: the paper's figures and tables it
         mirrors, as a name would say them (``fig4-6``, ``fig10-table1``), when its name does
-        not (:func:`qoslab.docfigures.mirror_of`)."""
+        not (:func:`qoslab.report.docfigures.mirror_of`)."""
         self._progress(f"figure {name}")
         footer = self.provenance(sweeps)
         if self.options.quick:

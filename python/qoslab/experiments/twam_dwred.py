@@ -30,7 +30,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.runner import Context
-from qoslab.figures import Line, Panel, bar_group, panels
+from qoslab.report.figures import Line, Panel, bar_group, panels
 from qoslab.runs.sweep import grid
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate, paired

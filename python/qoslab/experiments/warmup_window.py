@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep
-from qoslab.frames import typed_rows
-from qoslab.results import RunRow, load
+from qoslab.report.frames import typed_rows
+from qoslab.report.results import RunRow, load
 from qoslab.runs.sweep import RunSpec, plan, run_sweep
 from qoslab.store import RunKey, Store
 from qoslab.warmup import mser5

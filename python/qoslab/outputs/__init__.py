@@ -154,7 +154,7 @@ _GROUPS: dict[str, tuple[str, str]] = {
         "The result store (`--store DIR`, default `results/store` or `$QOSLAB_STORE`)",
         "`results.db` (SQLite; beside it the writer's lock results.db.lock and SQLite's WAL files) "
         "and the time series of its successful runs. `qoslab results --table "
-        "NAME` and `qoslab.results.load(store, NAME)` read runs (the columns of runs.csv, with "
+        "NAME` and `qoslab.report.results.load(store, NAME)` read runs (the columns of runs.csv, with "
         "series_queue and series_flow), flows, queues, metrics, attempts, series_queue and series_flow, "
         "each joined with the run's run_id, scenario, scenario_sha256, seed, version, params and "
         "sweep, params expanded to one column per key; `--export FILE.csv|FILE.parquet` writes them.",

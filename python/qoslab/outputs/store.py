@@ -92,7 +92,7 @@ _TYPED = (
     "typed: numbers as numbers, true/false as booleans, quantities as numbers with the unit in the "
     "column's name (`--grid queue.limit=20pkts,50pkts` → column `queue.limit_pkts`, values 20 and 50; "
     "several units of one kind → the base unit: bps, s, B), other values as given "
-    "(`qoslab.results.typed_column`)"
+    "(`qoslab.report.results.typed_column`)"
 )
 
 _GRID_KEY = Column(

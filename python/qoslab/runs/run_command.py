@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
+    from qoslab.report.textable import Table
     from qoslab.scenario import Scenario
-    from qoslab.textable import Table
 
 #: Rows of a per-flow table printed by `qoslab run` (the first and the last half each); the
 #: rest are in the tables written with --out. Ten thousand rows took rich 13 s to lay out.
@@ -114,9 +114,9 @@ def run(
     """``qoslab run``: run a scenario and print per-flow throughput, fairness, utilisation and
     drops (the arguments are the command's options; see qoslab.cli.run)."""
     from qoslab import _core
+    from qoslab.report.textable import Console, Table
     from qoslab.runs.simulate import RunInterrupted
     from qoslab.runs.simulate import run as run_sim
-    from qoslab.textable import Console, Table
 
     if summary_only and out is None:
         fail("--summary-only writes summary.json: give the directory with --out")
@@ -213,7 +213,7 @@ def diffserv_table(res: Any) -> Table:
     """Per flow, over the whole run: in-profile throughput, packets coloured green, yellow and
     red by the conditioners, and drops by drop precedence (0: AFx1, 1: AFx2, 2: AFx3 and best
     effort; docs/outputs.md)."""
-    from qoslab.textable import Table
+    from qoslab.report.textable import Table
 
     f = res.columns("flows")
     t = Table(

@@ -7,7 +7,7 @@ cost. The core returns its columns as ``array.array`` buffers; numpy wraps them 
 copying) only when a table or :meth:`Result.columns` is asked for. The Parquet tables are
 written from the same buffers by the core's own writer (``qoslab_core::parquet``), and a
 summary's sums and standard deviation are computed in numpy's own order of additions
-(:mod:`qoslab.pairwise`), so that they are the same numbers to the last bit.
+(:mod:`qoslab.report.pairwise`), so that they are the same numbers to the last bit.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
-from qoslab.pairwise import jain_index as jain_index  # re-exported: callers find it here
-from qoslab.pairwise import np_std, np_sum
+from qoslab.report.pairwise import jain_index as jain_index  # re-exported: callers find it here
+from qoslab.report.pairwise import np_std, np_sum
 from qoslab.runs import budget as _budget
 from qoslab.runs import rundir
 from qoslab.runs._gc import paused

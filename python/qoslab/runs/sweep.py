@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from qoslab import _core
-from qoslab.results import axis_column, load, typed_params
+from qoslab.report.results import axis_column, load, typed_params
 from qoslab.runs.executors import Executor, LocalExecutor
 from qoslab.runs.schedule import schedule
 
@@ -192,9 +192,9 @@ def plan(
 
 
 def sweep_runs(store: Store, specs: Sequence[RunSpec], axes: Iterable[str] = ()) -> pd.DataFrame:
-    """The stored runs of ``specs`` (the ``runs`` table of :func:`qoslab.results.load`), with one
+    """The stored runs of ``specs`` (the ``runs`` table of :func:`qoslab.report.results.load`), with one
     column per grid key of ``axes`` holding the value the sweep gave it, typed by
-    :func:`qoslab.results.typed_column` (``"50pkts"`` → 50 in column ``KEY_pkts``; find a key's
+    :func:`qoslab.report.results.typed_column` (``"50pkts"`` → 50 in column ``KEY_pkts``; find a key's
     column with :func:`axis_columns`). The ``params`` column keeps the values as given."""
     runs = load(store, "runs", keys=[s.key for s in specs], expand_params=False)
     by_run = {(s.key.scenario_sha256, s.key.seed): s for s in specs}

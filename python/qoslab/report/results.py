@@ -1,8 +1,8 @@
 """Reading the result store into pandas.
 
->>> import qoslab.results
->>> runs = qoslab.results.load("results/store")                       # doctest: +SKIP
->>> flows = qoslab.results.load("results/store", "flows", sweep="fdd-red-s1")  # doctest: +SKIP
+>>> import qoslab.report.results
+>>> runs = qoslab.report.results.load("results/store")                       # doctest: +SKIP
+>>> flows = qoslab.report.results.load("results/store", "flows", sweep="fdd-red-s1")  # doctest: +SKIP
 
 Tables: ``runs`` (one row per run, with its parameters and metrics as columns), ``flows``
 (per flow), ``queues`` (per link direction), ``metrics`` (long form), ``attempts`` (every
@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from qoslab.frames import typed_rows
+from qoslab.report.frames import typed_rows
 from qoslab.store import RunKey, Store, StoreError
 
 TABLES = ("runs", "flows", "queues", "metrics", "attempts", "series_queue", "series_flow")
@@ -35,7 +35,7 @@ _RUN_COLS = (
 
 
 class RunRow:
-    """Columns of a row of the ``runs`` table, for :func:`qoslab.frames.typed_rows`."""
+    """Columns of a row of the ``runs`` table, for :func:`qoslab.report.frames.typed_rows`."""
 
     run_id: int
     scenario: str

@@ -8,20 +8,20 @@ categories (:func:`grouped`), side-by-side bars (:func:`bar_group`) and a CDF (:
 Layout rules, so that every figure is legible at the size it is saved: titles are wrapped, the
 figure title sits above the panels, a legend shared by all panels goes under the panels instead
 of over the data, an empty panel shows its reason as text instead of empty axes, and the
-bottom strip is left free for the provenance footer :func:`qoslab.report.save_figure` writes.
+bottom strip is left free for the provenance footer :func:`qoslab.report.page.save_figure` writes.
 
 Honesty rules, so that a figure does not say more than its data:
 
 - an interval of a bounded quantity stays in its bounds: a :class:`Panel` or :class:`Line`
   declares the range (``bounds``; guessed from the y label for Jain's index, utilisation and a
   standard deviation), and the bars are the bootstrap percentile interval of the per-seed
-  values (``Line.values``), else the t interval clipped to them (:mod:`qoslab.intervals`); the
+  values (``Line.values``), else the t interval clipped to them (:mod:`qoslab.report.intervals`); the
   x label says which, and :func:`interval_methods` gives the sentence for a caption;
 - panels of one quantity (same ``quantity`` or y label) share their y scale (``sharey`` of
   :func:`panels`), and no y span is narrower than :data:`MIN_REL_SPAN` of its magnitude;
 - more than :data:`MAX_CYCLE_SERIES` series get a sequential colormap, never a repeated colour;
 - a time series shades its measurement window (``Panel.window``);
-- a quick run is stamped across the figure (:func:`qoslab.report.draw_footer`);
+- a quick run is stamped across the figure (:func:`qoslab.report.page.draw_footer`);
 - titles are the caller's: no helper here writes a claim (:func:`contradicted_title` flags a
   comparative title the plotted means contradict).
 """
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import numpy as np
 import pandas as pd
 
-from qoslab.intervals import (
+from qoslab.report.intervals import (
     BOOTSTRAP,
     CLIPPED,
     STUDENT,
@@ -46,7 +46,7 @@ from qoslab.intervals import (
     clipped_interval,
     describe,
 )
-from qoslab.report import new_figure
+from qoslab.report.page import new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -76,7 +76,7 @@ class Line:
     xerr: Sequence[float] | None = None
     #: The quantity's range (e.g. ``(0, 1)`` for a Jain index, ``(0, None)`` for a standard
     #: deviation); ``None`` takes the panel's. With bounds, the interval is drawn inside them
-    #: (:mod:`qoslab.intervals`) instead of as mean ± ``err``.
+    #: (:mod:`qoslab.report.intervals`) instead of as mean ± ``err``.
     bounds: Bounds | None = None
     #: The per-seed values at each point: the interval is then their bootstrap percentile
     #: interval (otherwise the t interval ``err``, clipped to the bounds).
