@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, PngImagePlugin
 
-from qoslab.report.figures import Line, Panel, Ref, panels
 from qoslab.report import docfigures as df
+from qoslab.report.figures import Line, Panel, Ref, panels
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
