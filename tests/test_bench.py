@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from conftest import QOSLAB, one_line_error
-from qoslab import bench, bench_guards
+from qoslab.bench import cache, hops, references, runner, workloads
+from qoslab.bench import guards as bench_guards
 from qoslab.ns2 import unsupported_reason as ns2_reason
 from qoslab.ns3 import CONGESTION, ns3_missing, to_ns3_resolved
 from qoslab.ns3 import unsupported_reason as ns3_reason
@@ -24,8 +25,8 @@ from qoslab.scenario import to_ns2_resolved
 SMALL = "red-5flows-1Mbps-100s"
 
 
-def _workload(name: str) -> bench.Workload:
-    return next(w for w in bench.WORKLOADS if w.name == name)
+def _workload(name: str) -> workloads.Workload:
+    return next(w for w in workloads.WORKLOADS if w.name == name)
 
 
 def test_the_cubic_and_fq_codel_workloads_run_what_they_are_named_for() -> None:
@@ -44,7 +45,7 @@ def test_the_cubic_and_fq_codel_workloads_run_what_they_are_named_for() -> None:
     fq = next(lk for lk in scs["fqcodel-200flows-100Mbps-5s"].resolved["links"] if lk["name"] == "bottleneck")
     assert fq["queue_ab"]["limit_pkts"] == 1500 and fq["queue_ab"]["ecn"] is False
     # the original workloads' scenario text is unchanged by the new parameters
-    assert "variant" not in bench.dumbbell(200, "100Mbps", "60s")["tcp"]
+    assert "variant" not in workloads.dumbbell(200, "100Mbps", "60s")["tcp"]
 
 
 def test_ns2_refuses_the_new_workloads_and_ns3_takes_them() -> None:
@@ -58,7 +59,7 @@ def test_ns2_refuses_the_new_workloads_and_ns3_takes_them() -> None:
 
 
 def test_the_ns3_input_carries_the_workloads_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench, "_ns3_program", lambda: (Path("/nonexistent/qoslab_ns3"), ""))
+    monkeypatch.setattr(references, "ns3_program", lambda: (Path("/nonexistent/qoslab_ns3"), ""))
     for name, want in (
         ("cubic-200flows-100Mbps-5s", (CONGESTION["cubic"], "ns3::RedQueueDisc")),
         ("fqcodel-200flows-100Mbps-5s", (CONGESTION["reno"], "ns3::FqCoDelQueueDisc")),
@@ -66,7 +67,7 @@ def test_the_ns3_input_carries_the_workloads_keys(tmp_path: Path, monkeypatch: p
         w = _workload(name)
         d = tmp_path / name
         d.mkdir()
-        ref = bench._prepare_ns3(w, w.build(), d, True, False)
+        ref = references.prepare_ns3(w, w.build(), d, True, False)
         assert not ref.note and ref.full[1:] == ["ns3-full.json", "ns3-full-results.json"]
         full, setup = (json.loads((d / f"ns3-{k}.json").read_text()) for k in ("full", "setup"))
         assert {f["tcp"]["congestion"] for f in full["flows"]} == {want[0]}
@@ -75,17 +76,19 @@ def test_the_ns3_input_carries_the_workloads_keys(tmp_path: Path, monkeypatch: p
         )
         assert full["duration_s"] == 5.0 and setup["duration_s"] == 0.001
         # ns-2 says why not, in one line
-        ns2 = bench._prepare_ns2(w, w.build(), d, True, False)
+        ns2 = references.prepare_ns2(w, w.build(), d, True, False)
         assert ns2.note and "\n" not in ns2.note and not ns2.full
     # a workload too slow for ns-3 is noted, and --ns3-all runs it
     slow = _workload("red-200flows-100Mbps-60s")
-    assert "--ns3-all" in bench._prepare_ns3(slow, slow.build(), tmp_path, True, False).note
-    assert not bench._prepare_ns3(slow, slow.build(), tmp_path, True, True).note
+    assert "--ns3-all" in references.prepare_ns3(slow, slow.build(), tmp_path, True, False).note
+    assert not references.prepare_ns3(slow, slow.build(), tmp_path, True, True).note
 
 
 def test_missing_ns3_is_a_one_line_note_and_the_rest_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench, "_ns3_program", lambda: (None, "ns-3 not available: libns3-core.so not found"))
-    row = bench.measure(_workload(SMALL), repeat=1, ns2=False)
+    monkeypatch.setattr(
+        references, "ns3_program", lambda: (None, "ns-3 not available: libns3-core.so not found")
+    )
+    row = runner.measure(_workload(SMALL), repeat=1, ns2=False)
     assert row["ns3_note"] == "ns-3 not available: libns3-core.so not found"
     assert row["ns2_note"] == "not run (--no-ns2)"
     for k in ("ns2", "ns3"):
@@ -97,24 +100,24 @@ def test_missing_ns3_is_a_one_line_note_and_the_rest_runs(monkeypatch: pytest.Mo
 def test_a_slow_reference_cuts_the_rounds_but_not_qoslabs_core_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """ns-2 taking over a minute (faked) leaves one round of whole processes, and qoslab's
     core is still measured ``repeat`` times, its median reported."""
-    fake = bench._Reference("ns2", full=["ns-full"], setup=["ns-setup"])
-    monkeypatch.setattr(bench, "_prepare_ns2", lambda *a: fake)
-    timed = bench._timed
+    fake = references.Reference("ns2", full=["ns-full"], setup=["ns-setup"])
+    monkeypatch.setattr(runner, "prepare_ns2", lambda *a: fake)
+    timed = runner._timed
 
     def fake_timed(cmd: list[str], cwd: Path, timeout: float) -> tuple[float | None, str]:
         if cmd[0].startswith("ns-"):
             return (61.0 if cmd == fake.full else 0.5), ""
         return timed(cmd, cwd, timeout)
 
-    monkeypatch.setattr(bench, "_timed", fake_timed)
+    monkeypatch.setattr(runner, "_timed", fake_timed)
     walls = iter([0.30, 0.10, 0.20, 0.40, 0.50])
-    core = bench._measure_core
+    core = workloads.measure_core
 
     def fake_core(name: str, scale: float = 1.0) -> dict[str, object]:
         return {**core(name, scale), "wall_s": next(walls)}
 
-    monkeypatch.setattr(bench, "_measure_core", fake_core)
-    row = bench.measure(_workload(SMALL), repeat=3, ns3=False)
+    monkeypatch.setattr(runner, "measure_core", fake_core)
+    row = runner.measure(_workload(SMALL), repeat=3, ns3=False)
     assert row["repeats"] == 1 and fake.whole_s == [61.0]
     # the first wall is the full-duration run, then half and setup-only (0.10, 0.20 unused
     # as core times), then two more full runs
@@ -161,15 +164,15 @@ def test_hop_costs_of_the_ninth_rounds_call_are_the_figures_docs_give() -> None:
     (written before the bench computed it): 2.03× at 10,000 flows, 1.92× net of the set-up, as
     docs/performance.md says; the base is 1× of itself; without the base, no ratio."""
     rows = json.loads((Path(__file__).parents[1] / "docs/bench/round9.json").read_text())["workloads"]
-    bench.hop_costs(rows)
+    hops.hop_costs(rows)
     by = {r["workload"]: r for r in rows}
-    big, base = by["red-10000flows-10Gbps-2s"], by[bench.HOP_COST_BASE]
+    big, base = by["red-10000flows-10Gbps-2s"], by[hops.HOP_COST_BASE]
     assert base["hop_cost_ratio"] == 1.0 and base["hop_cost_ratio_net"] == 1.0
     assert round(base["ns_per_hop"], 1) == 88.6 and round(big["ns_per_hop"], 1) == 179.9
     assert round(big["hop_cost_ratio"], 2) == 2.03 and round(big["hop_cost_ratio_net"], 2) == 1.92
-    assert all(r["hop_cost_base"] == bench.HOP_COST_BASE for r in rows)
-    alone = [r for r in rows if r["workload"] != bench.HOP_COST_BASE]
-    bench.hop_costs(alone)
+    assert all(r["hop_cost_base"] == hops.HOP_COST_BASE for r in rows)
+    alone = [r for r in rows if r["workload"] != hops.HOP_COST_BASE]
+    hops.hop_costs(alone)
     assert all(r["hop_cost_ratio"] is None and r["hop_cost_base"] is None for r in alone)
     assert all(r["ns_per_hop_net"] < r["ns_per_hop"] for r in alone if r["flows"] >= 2000)
 
@@ -198,13 +201,13 @@ class _Drifting:
             )
         i = (len(self.calls) - 1) // 2
         slow = (1 + i) ** 2
-        if name == bench.HOP_COST_BASE:
+        if name == hops.HOP_COST_BASE:
             return {"wall_s": 0.01 + 0.1 * slow, "hops": 1_000_000}
         return {"wall_s": 0.03 + 0.1 * ROUND_RATIOS[i % len(ROUND_RATIOS)] * slow, "hops": 1_000_000}
 
 
 def _row(name: str, core_wall_s: float = 1.0) -> dict[str, Any]:
-    setup = 0.01 if name == bench.HOP_COST_BASE else 0.03
+    setup = 0.01 if name == hops.HOP_COST_BASE else 0.03
     return {
         "workload": name,
         "qoslab_core": {"wall_s": core_wall_s, "hops": 1_000_000},
@@ -219,9 +222,9 @@ def test_the_paired_cost_per_hop_divides_runs_of_the_same_round() -> None:
     workload's own setup is the quiet machine's. Dividing runs of different rounds, the
     medians of the runs, or by the other workload's setup would give other figures."""
     fake = _Drifting()
-    row, base = _row("red-10000flows-10Gbps-2s"), _row(bench.HOP_COST_BASE)
-    bench.paired_hop_costs(row, base, 5, measure=fake)
-    b, w = bench.HOP_COST_BASE, row["workload"]
+    row, base = _row("red-10000flows-10Gbps-2s"), _row(hops.HOP_COST_BASE)
+    hops.paired_hop_costs(row, base, 5, measure=fake)
+    b, w = hops.HOP_COST_BASE, row["workload"]
     assert fake.calls == [b, w, w, b, b, w, w, b, b, w]
     gross = [
         (0.03 + 0.1 * r * k * k) / (0.01 + 0.1 * k * k)
@@ -236,24 +239,24 @@ def test_the_paired_cost_per_hop_divides_runs_of_the_same_round() -> None:
 def test_a_failed_round_keeps_the_rounds_before_it() -> None:
     """A worker that fails in the third round (the fifth run) stops the rounds: the two
     before it are kept, and the row says which round failed and why, in one line."""
-    row, base = _row("red-10000flows-10Gbps-2s"), _row(bench.HOP_COST_BASE)
-    bench.paired_hop_costs(row, base, 5, measure=_Drifting(fail_at=5))
+    row, base = _row("red-10000flows-10Gbps-2s"), _row(hops.HOP_COST_BASE)
+    hops.paired_hop_costs(row, base, 5, measure=_Drifting(fail_at=5))
     assert len(row["hop_cost_pairs"]) == 2 and row["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
     assert row["hop_cost_pairs_note"] == "round 3 of 5 failed: MemoryError: out of memory"
 
 
 def test_rows_are_paired_with_the_base_only_when_the_call_measures_it() -> None:
     fake = _Drifting()
-    rows = [_row(bench.HOP_COST_BASE), _row("red-10000flows-10Gbps-2s"), _row("slow", core_wall_s=31.0)]
-    bench.pair_with_base(rows, 3, measure=fake)
+    rows = [_row(hops.HOP_COST_BASE), _row("red-10000flows-10Gbps-2s"), _row("slow", core_wall_s=31.0)]
+    hops.pair_with_base(rows, 3, measure=fake)
     base, big, slow = rows
     assert base["hop_cost_ratio_paired"] == 1.0 and base["hop_cost_ratio_paired_net"] == 1.0
     assert base["hop_cost_pairs"] == []
     assert len(big["hop_cost_pairs"]) == 3 and big["hop_cost_ratio_paired_net"] == pytest.approx(2.0)
     assert slow["hop_cost_ratio_paired"] is None and "slow" not in fake.calls
     assert len(fake.calls) == 6
-    for rows, pairs in (([_row(bench.HOP_COST_BASE), _row("big")], 0), ([_row("big")], 3)):
-        bench.pair_with_base(rows, pairs, measure=fake)
+    for rows, pairs in (([_row(hops.HOP_COST_BASE), _row("big")], 0), ([_row("big")], 3)):
+        hops.pair_with_base(rows, pairs, measure=fake)
         assert all(r["hop_cost_ratio_paired"] is None and r["hop_cost_pairs"] == [] for r in rows)
     assert len(fake.calls) == 6
 
@@ -272,7 +275,7 @@ def test_the_clis_default_pairs_is_the_benchs() -> None:
     """The CLI does not import the bench module at start-up, so it repeats the default."""
     from qoslab.cli import bench as command
 
-    assert inspect.signature(command.bench).parameters["pairs"].default == bench.PAIRS
+    assert inspect.signature(command.bench).parameters["pairs"].default == hops.PAIRS
 
 
 def test_an_unknown_workload_is_a_one_line_error() -> None:
@@ -306,34 +309,34 @@ def test_callgrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None:
         (2, "Unified", "1024K", 8),
         (3, "Unified", "32768K", 16),
     ]
-    caches = bench.cache_geometry(_sysfs(tmp_path / "ci", ci))
+    caches = cache.cache_geometry(_sysfs(tmp_path / "ci", ci))
     assert caches is not None
-    assert caches["LL"] == bench.Cache(32 * 2**20, 16, 64)
-    assert caches["D1"] == caches["I1"] == bench.Cache(32 * 2**10, 8, 64)
-    cmd = bench.callgrind_command(tmp_path / "cg.out", SMALL, 0.5, caches)
+    assert caches["LL"] == cache.Cache(32 * 2**20, 16, 64)
+    assert caches["D1"] == caches["I1"] == cache.Cache(32 * 2**10, 8, 64)
+    cmd = cache.callgrind_command(tmp_path / "cg.out", SMALL, 0.5, caches)
     assert {"--LL=33554432,16,64", "--D1=32768,8,64", "--I1=32768,8,64"} <= set(cmd)
-    assert {"--tool=callgrind", "--cache-sim=yes", f"--toggle-collect={bench.EVENT_LOOP}"} <= set(cmd)
+    assert {"--tool=callgrind", "--cache-sim=yes", f"--toggle-collect={cache.EVENT_LOOP}"} <= set(cmd)
     assert cmd[-4:] == ["qoslab.bench", "--worker", SMALL, "0.5"]
     # Without an L3 the last level is the L2; without a first level, nothing is passed.
-    two = bench.cache_geometry(_sysfs(tmp_path / "two", ci[:3]))
-    assert two is not None and two["LL"] == bench.Cache(2**20, 8, 64)
-    assert bench.cache_geometry(_sysfs(tmp_path / "no-l1d", ci[1:])) is None
-    assert bench.cache_geometry(tmp_path / "absent") is None
-    assert not any(a.startswith("--LL") for a in bench.callgrind_command(tmp_path / "o", SMALL, 1.0, None))
+    two = cache.cache_geometry(_sysfs(tmp_path / "two", ci[:3]))
+    assert two is not None and two["LL"] == cache.Cache(2**20, 8, 64)
+    assert cache.cache_geometry(_sysfs(tmp_path / "no-l1d", ci[1:])) is None
+    assert cache.cache_geometry(tmp_path / "absent") is None
+    assert not any(a.startswith("--LL") for a in cache.callgrind_command(tmp_path / "o", SMALL, 1.0, None))
 
 
 def test_the_event_loops_counts_simulate_the_machines_caches_and_record_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """One callgrind run, with the caches :func:`bench.cache_geometry` finds, which the row
+    """One callgrind run, with the caches :func:`cache.cache_geometry` finds, which the row
     records; the figures are its counts over its hops, nothing taken off. Where it counted
     nothing (no symbols), the row says why instead of giving figures."""
     caches = {
-        "I1": bench.Cache(2**15, 8, 64),
-        "D1": bench.Cache(2**15, 8, 64),
-        "LL": bench.Cache(2**25, 16, 64),
+        "I1": cache.Cache(2**15, 8, 64),
+        "D1": cache.Cache(2**15, 8, 64),
+        "LL": cache.Cache(2**25, 16, 64),
     }
-    geometry: dict[str, bench.Cache] | None = caches
+    geometry: dict[str, cache.Cache] | None = caches
     counts = "2000 500 50 200 40 0"
     cmds: list[list[str]] = []
 
@@ -343,27 +346,27 @@ def test_the_event_loops_counts_simulate_the_machines_caches_and_record_them(
         out.write_text(f"events: Ir D1mr D1mw DLmr DLmw ILmr\nsummary: {counts}\ntotals: {counts}\n")
         return subprocess.CompletedProcess(cmd, 0, stdout=json.dumps({"hops": 100}) + "\n")
 
-    monkeypatch.setattr(bench.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(bench, "cache_geometry", lambda: geometry)
-    monkeypatch.setattr(bench.subprocess, "run", fake_run)
-    row = bench._event_loop_counts(SMALL, 0.5)
+    monkeypatch.setattr(cache.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(cache, "cache_geometry", lambda: geometry)
+    monkeypatch.setattr(cache.subprocess, "run", fake_run)
+    row = cache.event_loop_counts(SMALL, 0.5)
     assert row is not None and "note" not in row
     assert [c[-1] for c in cmds] == ["0.5"]
     assert all("--LL=33554432,16,64" in c and "--D1=32768,8,64" in c for c in cmds)
     assert row["caches"] == {"I1": "32768,8,64", "D1": "32768,8,64", "LL": "33554432,16,64"}
     assert row["last_level"] == "32,768 KiB 16-way 64 B lines"
-    assert row["scope"] == bench.EVENT_LOOP
+    assert row["scope"] == cache.EVENT_LOOP
     # 2000 / 100 instructions; (500 + 50) / 100 L1 misses; (200 + 40 + 0) / 100 last-level.
     assert (row["instructions_per_hop"], row["d1_misses_per_hop"]) == (20.0, 5.5)
     assert (row["ll_misses_per_hop"], row["ll_read_misses_per_hop"]) == (2.4, 2.0)
     # Without a description of the caches, valgrind detects them, and the row says so.
     geometry, cmds = None, []
-    row = bench._event_loop_counts(SMALL, 0.5)
+    row = cache.event_loop_counts(SMALL, 0.5)
     assert row is not None and row["caches"] is None and row["last_level"] == "valgrind's detection"
     assert not any(a.startswith(("--LL", "--D1", "--I1")) for c in cmds for a in c)
     # Nothing counted in the loop: a note, and no figure that could be read as one.
     counts = "0 0 0 0 0 0"
-    row = bench._event_loop_counts(SMALL, 0.5)
+    row = cache.event_loop_counts(SMALL, 0.5)
     assert row is not None and "stripped" in row["note"] and "instructions_per_hop" not in row
 
 
@@ -374,8 +377,8 @@ def test_the_instruction_counts_are_the_event_loops_alone() -> None:
     here, which the loop's 150,000 hops at 5 flows would carry), the quarter-length run's hop
     would cost several times the full one's. And no count is negative, as they were when a
     set-up-only run was taken off (its second parse of the scenario came off with it)."""
-    full = bench._event_loop_counts(SMALL, 1.0)
-    quarter = bench._event_loop_counts(SMALL, 0.25)
+    full = cache.event_loop_counts(SMALL, 1.0)
+    quarter = cache.event_loop_counts(SMALL, 0.25)
     assert full is not None and quarter is not None
     assert "note" not in full, full.get("note")
     for row in (full, quarter):
@@ -388,7 +391,7 @@ def test_the_instruction_counts_are_the_event_loops_alone() -> None:
     ("text", "size"), [("32K\n", 2**15), ("32768K", 2**25), ("32M", 2**25), ("1048576", 2**20)]
 )
 def test_sysfs_cache_sizes_are_read_with_their_units(text: str, size: int) -> None:
-    assert bench._sysfs_size(text) == size
+    assert cache._sysfs_size(text) == size
 
 
 @pytest.mark.parametrize(
@@ -407,7 +410,7 @@ def test_sysfs_cache_sizes_are_read_with_their_units(text: str, size: int) -> No
 def test_a_cache_is_made_simulable_with_a_power_of_two_set_count(
     size: int, ways: int, expected: tuple[int, int]
 ) -> None:
-    c = bench.simulable(size, ways, 64)
+    c = cache.simulable(size, ways, 64)
     sets = c.size // (c.assoc * c.line)
     assert (c.size, c.assoc) == expected
     assert sets & (sets - 1) == 0 and sets * c.assoc * c.line == c.size

@@ -8,7 +8,7 @@ import copy
 import json
 
 from conftest import ROOT
-from qoslab import bench_guards
+from qoslab.bench import guards as bench_guards
 
 ROUND17 = json.loads((ROOT / "docs" / "bench" / "round17.json").read_text())["workloads"]
 ROUND17_NS3 = json.loads((ROOT / "docs" / "bench" / "round17-ns3.json").read_text())["workloads"]

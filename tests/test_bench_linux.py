@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import QOSLAB, one_line_error
-from qoslab import bench_guards, bench_linux
+from qoslab.bench import guards as bench_guards
+from qoslab.bench import linux as bench_linux
 
 
 def test_each_flavour_runs_the_validation_scenario_as_it_is_run() -> None:

@@ -45,7 +45,7 @@ def test_resolved_table_is_its_canonical_toml_read_back():
     Python's own TOML parser, for every scenario and a 300-flow workload."""
     import tomllib
 
-    from qoslab.bench import dumbbell
+    from qoslab.bench.workloads import dumbbell
 
     cases = [load_scenario(p) for p in sorted(SCENARIOS.glob("*.toml"))]
     cases.append(qoslab.Scenario.from_table(dumbbell(300, "100Mbps", "5s")))
@@ -68,7 +68,7 @@ def test_a_large_run_hashes_its_scenario_beside_the_simulation():
     """A run of a scenario with at least HASH_BESIDE_FROM flows plus links hashes it on a
     second thread while the core simulates: the hash is there when run() returns (nothing else
     asked for it) and equals the hash computed afresh."""
-    from qoslab.bench import dumbbell
+    from qoslab.bench.workloads import dumbbell
     from qoslab.runs.simulate import HASH_BESIDE_FROM, run
 
     table = dumbbell(400, "100Mbps", "2s")
@@ -87,7 +87,7 @@ def test_canonical_toml_of_strings_toml_quotes_in_other_ways():
     # crates/qoslab-py's canon writes the canonical TOML itself, every scalar through toml's own
     # value writer: a string with quotes, a backslash, a line break or non-ASCII text comes out
     # as toml writes it (literal, multi-line, escaped), and so does a 300-flow workload.
-    from qoslab.bench import dumbbell
+    from qoslab.bench.workloads import dumbbell
 
     t = load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
     t["name"] = 'it\'s "quoted"'
@@ -101,7 +101,7 @@ def test_canonical_toml_of_strings_toml_quotes_in_other_ways():
 def test_the_outline_is_the_resolved_table_less_the_keys_a_run_does_not_read():
     """A run reads the outline (the resolved table whose flows and links keep only the keys in
     OUTLINE_FIELDS): the same objects, key order and types included, as the resolved table's."""
-    from qoslab.bench import dumbbell
+    from qoslab.bench.workloads import dumbbell
     from qoslab.scenario import OUTLINE_FIELDS
 
     keep = dict(OUTLINE_FIELDS)

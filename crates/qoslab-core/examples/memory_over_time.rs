@@ -10,7 +10,7 @@
 //!
 //! ```sh
 //! mkdir -p build
-//! .venv/bin/python -c "from qoslab.bench import workloads; open('build/d10k-40s.toml', 'w').write(
+//! .venv/bin/python -c "from qoslab.bench.workloads import workloads; open('build/d10k-40s.toml', 'w').write(
 //!     workloads()['red-10000flows-10Gbps-2s'].with_overrides(['duration=40s']).text)"
 //! ```
 //!

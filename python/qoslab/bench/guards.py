@@ -15,7 +15,7 @@ it holds, and why it could not be judged), and the bench prints them under its t
   time by design) at the full duration within 5 % of its state at half the duration, except in
   a workload that ends inside its flows' warm-up (said, not judged);
 - **linux flavour** (issue 54): the linux transport flavour's cost per packet-hop, with Linux's
-  delayed ACKs, within 1.5× the ns2 flavour's on each of :mod:`qoslab.bench_linux`'s
+  delayed ACKs, within 1.5× the ns2 flavour's on each of :mod:`qoslab.bench.linux`'s
   validation scenarios (the rounds' median).
 """
 
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-#: The workloads of :data:`qoslab.bench.WORKLOADS` the guards name.
+#: The workloads of :data:`qoslab.bench.workloads.WORKLOADS` the guards name.
 BASE_200 = "red-200flows-100Mbps-60s"
 NS3_DUMBBELLS = ("cubic-200flows-100Mbps-5s", "fqcodel-200flows-100Mbps-5s")
 SCALED = ("red-2000flows-1Gbps-10s", "red-10000flows-10Gbps-2s")
@@ -54,7 +54,7 @@ def _at_least(row: dict[str, Any], key: str, bound: float, guard: str, aim: str,
 
 
 def evaluate_linux(points: Sequence[str], rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The linux flavour's guard on each of ``points`` from :func:`qoslab.bench_linux.pair`'s
+    """The linux flavour's guard on each of ``points`` from :func:`qoslab.bench.linux.pair`'s
     ``rows`` (a point without a row, or without rounds, not judged)."""
     aim = f"linux flavour per hop ≤ {LINUX_PER_HOP:g}× the ns2 flavour's"
     by_point = {r["point"]: r for r in rows}

@@ -89,7 +89,7 @@ def run_worker(module: str, *args: str) -> dict[str, Any]:
 
 
 def _measure_round(point: str, calls: int) -> dict[str, dict[str, float]]:
-    return run_worker("qoslab.bench_linux", point, str(calls))
+    return run_worker("qoslab.bench.linux", point, str(calls))
 
 
 def pair(

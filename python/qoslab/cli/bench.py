@@ -53,7 +53,7 @@ def bench(
 ) -> None:
     """Measure qoslab against ns-2 and ns-3 on fixed workloads: core and whole process, start-up,
     memory."""
-    from qoslab.bench import main as bench_main
+    from qoslab.bench.runner import main as bench_main
 
     if repeat < 1:
         _fail(f"--repeat must be at least 1, got {repeat}")
