@@ -30,25 +30,26 @@ fn main() {
     // The Python modules that shape what a run stores: every module the run path imports (a
     // worker's tasks.execute and the store that records its result; tests/test_code_shape.py
     // derives that set from the imports and fails when one is missing here): its tables and
-    // summary (simulate, pairwise, summary_keys), its metrics (tasks), its budget and stopping (budget),
-    // how a scenario is read and overridden (scenario), how the result is stored (store/:
-    // its __init__, checks, schema). A change to any of them must not reuse stored results.
+    // summary (runs/simulate, report/pairwise, runs/summary_keys), its metrics (runs/tasks), its
+    // budget and stopping (runs/budget), how a scenario is read and overridden (scenario), how the
+    // result is stored (store/: its __init__, checks, schema). Paths are relative to
+    // python/qoslab. A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
     let py_files: Vec<PathBuf> = [
         "__init__.py",
-        "runs/_gc.py",
-        "runs/budget.py",
         "errors.py",
         "report/pairwise.py",
+        "runs/_gc.py",
+        "runs/budget.py",
         "runs/rundir.py",
-        "scenario.py",
         "runs/simulate.py",
+        "runs/summary_keys.py",
+        "runs/tasks.py",
+        "runs/transfers.py",
+        "scenario.py",
         "store/__init__.py",
         "store/checks.py",
         "store/schema.py",
-        "runs/summary_keys.py",
-        "runs/transfers.py",
-        "runs/tasks.py",
     ]
     .iter()
     .map(|f| py.join(f))
