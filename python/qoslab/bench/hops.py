@@ -15,7 +15,7 @@ from qoslab.bench.workloads import measure_core
 HOP_COST_BASE = "red-200flows-100Mbps-60s"
 
 #: A core run this long (seconds) or longer is measured once, not ``repeat`` times
-#: (:func:`_alternate`), and not paired (:func:`pair_with_base`).
+#: (:func:`qoslab.bench.runner.measure`'s rounds), and not paired (:func:`pair_with_base`).
 SLOW_CORE_S = 30
 
 #: Rounds of a workload's core run alternating with the base's (:func:`paired_hop_costs`): at

@@ -191,8 +191,9 @@ def main(
 ) -> list[dict[str, Any]]:
     """Measures the workloads (``only``: these, by name; ValueError for an unknown one), pairs
     each with :data:`HOP_COST_BASE` in ``pairs`` alternating rounds when the call measures it
-    (:func:`paired_hop_costs`), measures the linux flavour (:func:`bench_linux.in_call`),
-    prints the tables and writes every figure to ``json_path``; returns the rows."""
+    (:func:`qoslab.bench.hops.paired_hop_costs`), measures the linux flavour
+    (:func:`qoslab.bench.linux.in_call`), prints the tables and writes every figure to
+    ``json_path``; returns the rows."""
     from rich.console import Console
 
     from qoslab.ns2 import ns2_available

@@ -222,4 +222,6 @@ def worker(name: str, duration_scale: float) -> None:
 
 
 def measure_core(name: str, scale: float = 1.0) -> dict[str, Any]:
+    """The figures of one core call of workload ``name`` at ``scale`` of its duration (0: the
+    setup-only run), from :func:`worker` in a fresh ``python -m qoslab.bench`` process."""
     return bench_linux.run_worker("qoslab.bench", name, str(scale))
