@@ -26,7 +26,7 @@ use super::red::{
     Red, RedConfig, BYTE_MODE, ECN, GENTLE, MAX_P, MAX_TH, MEAN_PKT_SIZE, MIN_TH, WAIT, W_Q,
 };
 use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
-use super::{Aqm, QueueView, Verdict};
+use super::{Aqm, Gauge, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration};
 use crate::params::{key_error, open, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
@@ -141,6 +141,10 @@ impl Aqm for AdaptiveRed {
         self.red.on_overflow(now, pkt, decided);
     }
 
+    fn gauges(&self, _now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+        out("max_p", self.cur_max_p);
+    }
+
     fn average(&self) -> Option<f64> {
         self.red.average()
     }
@@ -179,6 +183,11 @@ impl QueueDiscipline for AredConfig {
     const NS3: Result<&'static str, &'static str> = Err(
         "Adaptive RED is not mapped to ns-3's ARED (its adaptation differs in interval and bounds)",
     );
+    const GAUGES: &'static [Gauge] = &[Gauge {
+        name: "max_p",
+        unit: "fraction 0–1",
+        doc: "Adaptive RED's adapted max_p at the sample time (NaN for other kinds).",
+    }];
     const PARAMS: &'static [Param] = &[
         LIMIT,
         MIN_TH.param,

@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 
 use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
-use super::{Dequeued, DropReason, Dropped, Qdisc, QueueSample, Verdict};
+use super::{Dequeued, DropReason, Dropped, Gauge, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Decl, Duration};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table, LIMIT};
@@ -277,6 +277,18 @@ impl QueueDiscipline for CodelConfig {
     const DOC: &'static str = "CoDel (RFC 8289): drops, or marks with ecn, at dequeue once the sojourn time has stayed above target for an interval, at a rate growing as √count.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::CoDelQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT, TARGET.param, INTERVAL.param, CODEL_ECN.param];
+    const GAUGES: &'static [Gauge] = &[
+        Gauge {
+            name: "dropping",
+            unit: "boolean",
+            doc: "Whether CoDel is in its dropping state (RFC 8289 `dropping`: 1 or 0) at the sample time (NaN for other kinds).",
+        },
+        Gauge {
+            name: "count",
+            unit: "count",
+            doc: "CoDel's count (RFC 8289): the drops and marks of its current or last dropping state, which set the control law's interval/√count (NaN for other kinds).",
+        },
+    ];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         Ok(CodelConfig {
             params: CodelParams::read(t)?,
@@ -372,6 +384,11 @@ impl Qdisc for Codel {
 
     fn waiting(&self) -> usize {
         self.fifo.len()
+    }
+
+    fn gauges(&self, _i: usize, _now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+        out("dropping", f64::from(u8::from(self.state.dropping)));
+        out("count", f64::from(self.state.count));
     }
 
     fn waiting_bytes(&self) -> u64 {

@@ -18,7 +18,7 @@
 
 use super::codel::{fits, Fifo, Held};
 use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
-use super::{Dequeued, Dropped, Qdisc, QueueSample, Verdict};
+use super::{Dequeued, Dropped, Gauge, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Bytes, Decl, Duration};
 use crate::params::{at_least, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
@@ -115,6 +115,11 @@ impl QueueDiscipline for PieConfig {
     const DOC: &'static str = "PIE (RFC 8033): random early drop with a probability a PI controller sets from the queueing delay every t_update; burst allowance and de-randomised drops.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::PieQueueDisc");
     const PARAMS: &'static [Param] = PARAMS;
+    const GAUGES: &'static [Gauge] = &[Gauge {
+        name: "drop_prob",
+        unit: "fraction 0–1",
+        doc: "PIE's drop probability drop_prob (RFC 8033) at the sample time, after the updates due by then (NaN for other kinds).",
+    }];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         let c = PieConfig {
             target: t.get(&TARGET)?,
@@ -233,6 +238,25 @@ impl Pie {
         }
     }
 
+    /// `drop_prob` at `now`: after the periodic updates due by then, which [`Pie::catch_up`]
+    /// runs only at the next arrival or departure (the time series samples in between).
+    pub fn drop_prob_at(&self, now: SimTime) -> f64 {
+        let mut controller = Pie {
+            cfg: self.cfg,
+            limit: self.limit,
+            fifo: Fifo::default(),
+            rng: self.rng.clone(),
+            drop_prob: self.drop_prob,
+            qdelay: self.qdelay,
+            qdelay_old: self.qdelay_old,
+            burst_allowance: self.burst_allowance,
+            accu_prob: self.accu_prob,
+            next_update: self.next_update,
+        };
+        controller.catch_up(now);
+        controller.drop_prob
+    }
+
     /// One update (RFC 8033 §4.2–4.3).
     fn update(&mut self) {
         let half = self.cfg.target as f64 / 2e9;
@@ -326,6 +350,10 @@ impl Qdisc for Pie {
 
     fn waiting(&self) -> usize {
         self.fifo.len()
+    }
+
+    fn gauges(&self, _i: usize, now: SimTime, out: &mut dyn FnMut(&'static str, f64)) {
+        out("drop_prob", self.drop_prob_at(now));
     }
 
     fn waiting_bytes(&self) -> u64 {
