@@ -31,6 +31,14 @@ def queue_kinds() -> dict[str, dict[str, Any]]:
     return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["queue"]["oneOf"]}
 
 
+@functools.cache
+def meter_kinds() -> dict[str, dict[str, Any]]:
+    """Every meter kind's schema object by its ``type``, in registry order: its keys, and where
+    else it runs (``x-exports``: ``ns2``, ns-2's dsRED policy ``{policy, colours, args,
+    any_pre_colour, fixed_window_s?}`` or ``{refused: why}``; ``emulator``, a bool)."""
+    return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["meter"]["oneOf"]}
+
+
 def tcp_variants() -> list[str]:
     """The names ``tcp.variant`` accepts in this build of the core, in registry order."""
     return list(json_schema()["properties"]["tcp"]["properties"]["variant"]["enum"])

@@ -3,6 +3,7 @@ run shortened to a duration, and one clear line for each feature it cannot run."
 
 from __future__ import annotations
 
+from qoslab import schema
 from qoslab.builder_sources import SOURCES
 from qoslab.emulation.machine import EmulationError
 from qoslab.scenario import Scenario
@@ -86,14 +87,16 @@ def check_supported(sc: Scenario) -> None:
         raise EmulationError(f"arrivals[{i}] ({a['name']}): flow-arrival processes are not emulated")
     if len(sc.resolved["flows"]) > 60000:
         raise EmulationError("too many flows for one port each")
-    # Mechanisms that need the simulator's own hooks, which the link daemon does not drive:
-    # TWAM's periodic ticks and cwnd feed, DWRED's window signal, FDD-RED's reverse-path RTT
-    # estimator and oracle RTTs.
+    # Mechanisms that need the simulator's own hooks, which the link daemon does not drive
+    # (TWAM's periodic ticks and cwnd feed, DWRED's window signal, FDD-RED's reverse-path RTT
+    # estimator and oracle RTTs): each meter kind says itself (its schema's `x-exports`).
     for i, c in enumerate(sc.resolved.get("conditioners", [])):
-        if c["meter"]["type"] == "twam":
+        kind = c["meter"]["type"]
+        exports = schema.meter_kinds()[kind]["x-exports"]
+        if not exports["emulator"]:
             raise EmulationError(
-                f"conditioner[{i}] ({c['name']}): a twam marker is not emulated (it needs the "
-                "simulator's periodic window updates); run it with `qoslab run`"
+                f"conditioner[{i}] ({c['name']}): a {kind} marker is not emulated "
+                f"({exports['not_emulated']}); run it with `qoslab run`"
             )
     # Each queue discipline says itself whether the link daemon can run it (its `emulable`).
     for lk in sc.resolved["links"]:

@@ -13,7 +13,6 @@ from qoslab import _core
 from qoslab.ns2.capability import (
     ACK_DSCP,
     DS_QUEUE_TYPES,
-    METERS,
     NS_MAX_CP,
     NS_MAX_POLICIES,
     NS_MAX_QUEUES,
@@ -23,6 +22,7 @@ from qoslab.ns2.capability import (
     conditioner_reason,
     ds_active,
     flow_reason,
+    meter_policy,
     queue_reason,
 )
 from qoslab.ns2.literals import UNLIMITED_QUEUE_PKTS, is_int, tcl_number
@@ -333,7 +333,7 @@ class _DsDomain:
                 )
             match = ci
             acts = conds[ci]["actions"]
-            after = {acts[c] for c in METERS[conds[ci]["meter"]["type"]][1]}
+            after = {acts[c] for c in _policy(conds[ci])["colours"]}
             seen_dscps = {d for d in after if is_int(d)} | (dscps if "keep" in after else set())
         return match
 
@@ -353,8 +353,8 @@ class _DsDomain:
             eid: EntryId = ("null", pair, d)
             return dq.entries.setdefault(eid, _Entry(eid, None, {"green": d})), {("base", d)}
         c = self.conds[match]
-        mtype = c["meter"]["type"]
-        if c["meter"]["mode"] == "aware" and mtype not in ("tsw2cm", "tsw3cm") and dscps & PRE_NOT_GREEN:
+        policy = _policy(c)
+        if c["meter"]["mode"] == "aware" and not policy["any_pre_colour"] and dscps & PRE_NOT_GREEN:
             raise Refusal(
                 f"conditioner {c['name']!r}: ns-2's policers are colour-blind; a colour-aware "
                 f"meter is exported only if all its packets arrive pre-coloured green (not AFx2 "
@@ -363,7 +363,7 @@ class _DsDomain:
         eid = ("pf", match, s.flow) if c["scope"] == "per_flow" else ("agg", match)
         entry = dq.entries.setdefault(eid, _Entry(eid, match, {}))
         outs: set[CpKey] = set()
-        for colour in METERS[mtype][1]:
+        for colour in policy["colours"]:
             act = c["actions"][colour]
             if act == "keep":
                 if len(dscps) != 1:
@@ -475,6 +475,21 @@ def _conditioner_codepoints(
                 if e.cond is not None:
                     cond_cps[e.cond] += [(j, cp[("e", j, e.eid, c, v)], c) for c, v in e.outputs.items()]
     return cond_cps
+
+
+def _policy(c: dict[str, Any]) -> dict[str, Any]:
+    """ns-2's dsRED policy of conditioner ``c``'s meter (checked by ``conditioner_reason``)."""
+    policy = meter_policy(c["meter"]["type"])
+    assert policy is not None, "checked by conditioner_reason"
+    return policy
+
+
+def _policy_arg(m: dict[str, Any], arg: dict[str, Any]) -> str:
+    """One argument of a policy entry, read from the meter's key as its kind declares it."""
+    if arg["format"] == "integer":
+        return str(m[arg["key"]])
+    v: Any = m.get(arg["key"])
+    return tcl_number(arg["default"] if v is None and "default" in arg else v)
 
 
 def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, Any], where: str) -> list[str]:
@@ -647,19 +662,10 @@ def _policy_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, A
             key, down = ("Null", c0), ()
         else:
             m = conds[e.cond]["meter"]
-            ptype, colours = METERS[m["type"]]
-            outs = [cp[("e", j, e.eid, c, e.outputs[c])] for c in colours]
-            args = [tcl_number(m["cir_bps"])]
-            if m["type"] == "token_bucket":
-                args += [str(m["cbs_bytes"])]
-            elif m["type"] == "srtcm":
-                args += [str(m["cbs_bytes"]), str(m["ebs_bytes"])]
-            elif m["type"] == "trtcm":
-                args += [str(m["cbs_bytes"]), tcl_number(m["pir_bps"]), str(m["pbs_bytes"])]
-            elif m["type"] == "tsw2cm":
-                args += [tcl_number(m.get("win_len_s") or 1.0)]
-            else:  # tsw3cm
-                args += [tcl_number(m["pir_bps"])]
+            policy = _policy(conds[e.cond])
+            ptype = policy["policy"]
+            outs = [cp[("e", j, e.eid, c, e.outputs[c])] for c in policy["colours"]]
+            args = [_policy_arg(m, a) for a in policy["args"]]
             lines.append(f"$q addPolicyEntry {s} {d} {ptype} {outs[0]} {' '.join(args)}")
             key, down = (ptype, outs[0]), tuple(outs[1:])
         if key in policers and policers[key] != down:

@@ -362,7 +362,9 @@ pub fn json_schema() -> Value {
         .iter()
         .map(|k| {
             let info = MeterSpec::describe(k).expect("registered");
-            Value::Table(kind_object(k, info.params, info.doc, info.class))
+            let mut o = kind_object(k, info.params, info.doc, info.class);
+            o.insert("x-exports".into(), info.exports.schema());
+            Value::Table(o)
         })
         .collect();
     let curve = object(&crate::aqm::af::CURVE, &["min_th", "max_th", "max_p"], None);
