@@ -413,3 +413,29 @@ pub fn read_pir(t: &Table, cir: u64) -> Result<u64, KeyError> {
     }
     Ok(pir)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kinds_with_an_ns2_flavour_are_those_ns2_exports() {
+        // A meter whose `flavour = "ns2"` runs ns-2's policy (conditioner::ns2_policy) is one
+        // of ns-2's policers; every other kind is refused by the ns-2 export.
+        let mut policers = 0;
+        for k in METER_TYPES {
+            let info = MeterSpec::describe(k).expect("registered");
+            let flavoured = info.params.iter().any(|p| p.name == "flavour");
+            assert_eq!(info.exports.ns2.is_ok(), flavoured, "{k}");
+            if let Ok(p) = info.exports.ns2 {
+                policers += 1;
+                assert_eq!(p.colours[0], "green", "{k}: in-profile first");
+                assert!(
+                    matches!(p.args[0], Ns2Arg::Number("cir_bps")),
+                    "{k}: rate first"
+                );
+            }
+        }
+        assert_eq!(policers, 5);
+    }
+}

@@ -212,6 +212,33 @@ fn source_kinds() -> Vec<Value> {
         .collect()
 }
 
+/// Every TCP sender (`tcp.variant`) by name, in registry order: its doc line, its loss
+/// recovery's facts and where else it runs (`x-exports`, declared in its algorithm's file).
+fn senders() -> Value {
+    use crate::traffic::cc::{Recovery, TcpVariant, VARIANT_NAMES};
+    let t: Table = VARIANT_NAMES
+        .iter()
+        .map(|n| {
+            let v = TcpVariant::from_name(n).expect("registered");
+            let o = obj(vec![
+                ("description", s(v.doc())),
+                ("x-sack", Value::Boolean(v.recovery() == Recovery::Sack)),
+                ("x-implies-ecn", Value::Boolean(v.requires_ecn())),
+                ("x-always-paces", Value::Boolean(v.always_paces())),
+                ("x-exports", v.exports().schema()),
+            ]);
+            (n.to_string(), o)
+        })
+        .collect();
+    obj(vec![
+        (
+            "x-order",
+            Value::Array(VARIANT_NAMES.iter().map(|n| s(n)).collect()),
+        ),
+        ("properties", Value::Table(t)),
+    ])
+}
+
 /// A `[[flow]]` array with the source kinds' keys among its keys (they are written at the
 /// top of the flow's table), each once, documented by the kinds that take it.
 fn with_source_keys(mut array: Value) -> Value {
@@ -379,6 +406,7 @@ pub fn json_schema() -> Value {
             ("queue", obj(vec![("oneOf", Value::Array(queues))])),
             ("meter", obj(vec![("oneOf", Value::Array(meters))])),
             ("source", obj(vec![("oneOf", Value::Array(source_kinds()))])),
+            ("sender", senders()),
             ("curve", curve),
             ("size", size_schema()),
         ]),
