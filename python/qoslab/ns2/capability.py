@@ -9,10 +9,12 @@ from typing import Any
 from qoslab import schema
 from qoslab.builder_sources import SOURCES
 
-#: qoslab's variants and the ns-2.35 agents they are cross-checked against: ``sack`` (Reno
-#: congestion control with SACK recovery) against ``Agent/TCP/Sack1`` (Fall & Floyd's SACK
-#: sender, RFC 2018 blocks) and its ``Agent/TCPSink/Sack1`` receiver.
-TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
+
+def tcp_agent(variant: str) -> dict[str, Any] | None:
+    """ns-2.35's agents that run TCP sender ``variant``, as its algorithm's file declares them
+    (``{agent, sink, settings}``), or None: ns-2 has no such agent."""
+    agent: dict[str, Any] | None = schema.sender_kinds()[variant]["x-exports"].get("ns2")
+    return agent
 
 
 DS_QUEUE_TYPES = ("rio", "wred", "multi")
@@ -87,9 +89,9 @@ def flow_reason(where: str, f: dict[str, Any]) -> str | None:
             f"{where}: packet sizes drawn from a distribution ({f['packet_size_dist']}) are not "
             "supported by the ns-2 export"
         )
-    if f["kind"] == "tcp" and f["tcp"]["variant"] not in TCP_CLASSES:
+    if f["kind"] == "tcp" and tcp_agent(f["tcp"]["variant"]) is None:
         variant = f["tcp"]["variant"]
-        supported = ", ".join(TCP_CLASSES)
+        supported = ", ".join(v for v in schema.sender_kinds() if tcp_agent(v) is not None)
         return f"{where}: TCP variant {variant!r} is not supported (only {supported})"
     if f["kind"] == "tcp" and f.get("size_bytes") is not None and f.get("stop_s") is not None:
         # ns-2's FTP stop (`advance 0`) sets curseq_ to maxseq_, so `done` fires once segment

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from qoslab.ns2.capability import TCP_CLASSES, core_export, ds_active
+from qoslab.ns2.capability import core_export, ds_active, tcp_agent
 from qoslab.ns2.literals import is_int, tcl_comment, tcl_number, tcl_quote, tcl_value
 from qoslab.ns2.plan import DsPlan, DsQueue, ds_plan, unsupported_reason
 
@@ -59,15 +59,6 @@ TCP_FIXED_PARAMS: dict[str, str] = {
     "noFastRetrans_": "false",
     "qs_enabled_": "false",
     "old_ecn_": "0",
-}
-
-
-#: Extra settings for ``Agent/TCP/Newreno`` (the ns-2.35 defaults, made explicit).
-NEWRENO_FIXED_PARAMS: dict[str, str] = {
-    "newreno_changes_": "0",
-    "newreno_changes1_": "1",
-    "partial_window_deflation_": "1",
-    "exit_recovery_fix_": "0",
 }
 
 
@@ -453,10 +444,11 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
     lines = [f"# flow {i}: {tcl_comment(f['name'])} ({f['kind']})"]
     if f["kind"] == "tcp":
         t = f["tcp"]
-        lines.append(f"set src [new {TCP_CLASSES[t['variant']]}]")
+        agent = tcp_agent(t["variant"])
+        assert agent is not None, "checked by flow_reason"
+        lines.append(f"set src [new {agent['agent']}]")
         params = dict(TCP_FIXED_PARAMS)
-        if t["variant"] == "newreno":
-            params.update(NEWRENO_FIXED_PARAMS)
+        params.update(dict(agent["settings"]))  # the agent's own (its ns-2.35 defaults, explicit)
         params.update(
             {
                 "fid_": str(i),
@@ -476,7 +468,7 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
             }
         )
         lines.extend(f"$src set {k} {v}" for k, v in params.items())
-        sink = "Agent/TCPSink/Sack1" if t["variant"] == "sack" else "Agent/TCPSink"
+        sink = agent["sink"]
         if t["delayed_ack"]:
             lines.append(f"set dst [new {sink}/DelAck]")
             lines.append(f"$dst set interval_ {tcl_number(t['delack_interval_s'])}")
