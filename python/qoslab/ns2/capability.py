@@ -17,7 +17,10 @@ def tcp_agent(variant: str) -> dict[str, Any] | None:
     return agent
 
 
-DS_QUEUE_TYPES = ("rio", "wred", "multi")
+def in_dsred(q: Any) -> bool:
+    """ns-2 runs queue ``q`` as one of dsRED's queues (rio, wred, multi), planned with the
+    scenario's conditioners: the core says so (its ``ns2`` is ``"dsred"``)."""
+    return isinstance(q, dict) and q.get("ns2") == "dsred"
 
 
 #: The codepoint TCP ACKs carry.  ns-2's TCP sink writes its own ``prio_``
@@ -109,9 +112,7 @@ def ds_active(resolved: dict[str, Any]) -> bool:
     if resolved.get("conditioners"):
         return True
     return any(
-        isinstance(link.get(qk), dict) and link[qk].get("type") in DS_QUEUE_TYPES
-        for link in resolved.get("links", [])
-        for qk in ("queue_ab", "queue_ba")
+        in_dsred(link.get(qk)) for link in resolved.get("links", []) for qk in ("queue_ab", "queue_ba")
     )
 
 
@@ -139,9 +140,9 @@ def conditioner_reason(where: str, c: dict[str, Any], resolved: dict[str, Any]) 
             "packets only inside a dsRED edge queue, whose RED is not Queue/RED (use droptail, rio, "
             "wred or multi there)"
         )
-    if q["type"] == "droptail" and q.get("limit_bytes") is not None:
+    if core_export(q) is not None and q.get("limit_bytes") is not None:  # a DropTail (no early drops)
         return (
-            f"{where} (queue of link {c['link']!r} {c['direction']}): a droptail queue inside dsRED "
+            f"{where} (queue of link {c['link']!r} {c['direction']}): a {q['type']} queue inside dsRED "
             "counts packets; a byte limit is not supported"
         )
     return None

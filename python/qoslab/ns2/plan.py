@@ -9,10 +9,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from qoslab import _core
+from qoslab import _core, schema
 from qoslab.ns2.capability import (
     ACK_DSCP,
-    DS_QUEUE_TYPES,
     NS_MAX_CP,
     NS_MAX_POLICIES,
     NS_MAX_QUEUES,
@@ -20,8 +19,10 @@ from qoslab.ns2.capability import (
     SCHEDULERS,
     Refusal,
     conditioner_reason,
+    core_export,
     ds_active,
     flow_reason,
+    in_dsred,
     meter_policy,
     queue_reason,
 )
@@ -255,7 +256,7 @@ class _DsDomain:
         queues: dict[int, DsQueue] = {}
         for k, lk in enumerate(links):
             for off, qk in ((0, "queue_ab"), (1, "queue_ba")):
-                if lk[qk]["type"] in DS_QUEUE_TYPES:
+                if in_dsred(lk[qk]):
                     queues[2 * k + off] = DsQueue(edge=False, conf=lk[qk])
         link_index = {lk["name"]: k for k, lk in enumerate(links)}
         cond_at: dict[int, list[int]] = {}
@@ -498,13 +499,14 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
     A cp key's last element is what the codepoint stands for: a DSCP or "drop".
     """
     conf = dq.conf
-    if conf["type"] == "multi":
+    if conf["queues"]:  # a multi queue: its physical queues
         subs = [(sub["dscp"], sub["queue"], sub.get("weight", 1)) for sub in conf["queues"]]
         sched = SCHEDULERS[conf["scheduler"]]
     else:
         subs = [(None, conf, 1)]
         sched = "PRI"
-    rq = [q for _, q, _ in subs if q["type"] != "droptail"]
+    # the RED physical queues (rio, wred); the others are DropTail (a Queue class of the core's)
+    rq = [q for _, q, _ in subs if core_export(q) is None]
     limits = {q.get("limit_pkts") for q in rq}
     if rq:
         shared = next(iter(limits))
@@ -535,7 +537,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
             return None
         default = (listed or fallback)[0]
         q = subs[default][1]
-        if q["type"] == "droptail":
+        if core_export(q) is not None:
             return default, 0
         return default, min(_core.drop_precedence(dscp), len(q["precedences"]) - 1)
 
@@ -548,7 +550,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
     if any(q.get("ecn") for q in rq):  # one ecn_ per dsRED queue (the core refuses a mix)
         lines.append("$q set ecn_ 1")
     for qi, (_, q, _) in enumerate(subs):
-        if q["type"] == "droptail":
+        if core_export(q) is not None:
             th = UNLIMITED_QUEUE_PKTS if q.get("limit_pkts") is None else int(q["limit_pkts"])
             lines += [f"$q configQ {qi} {p} {th} {th} 1.0" for p in range(nprec)]
             lines.append(f"$q setMREDMode DROP {qi}")
@@ -560,7 +562,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
                 f"$q configQ {qi} {p} {int(pr['min_th'])} {int(pr['max_th'])} "
                 f"{tcl_number(pr['max_p'])} {tcl_number(q['w_q'])}"
             )
-        mode = "WRED" if q["type"] == "wred" else ("RIO-C" if q["mode"] == "coupled" else "RIO-D")
+        mode = schema.queue_kinds()[q["type"]]["x-ns2-dsred"][q["mode"]]
         lines.append(f"$q setMREDMode {mode} {qi}")
     if drop_cps:
         dqi = len(subs)

@@ -53,6 +53,9 @@ pub trait QueueDiscipline: Sized {
     /// (python/qoslab/ns3/mapping.py) maps it to, or `Err(why)` it has none; `Err("")` (the
     /// default) says so in a general sentence.
     const NS3: Result<&'static str, &'static str> = Err("");
+    /// For the kinds ns-2 runs as dsRED physical queues: the MRED mode (`setMREDMode`) of
+    /// each value of its flat form's `mode`; empty for the others.
+    const NS2_DSRED: &'static [(&'static str, &'static str)] = &[];
     /// It holds its packets and decides at dequeue too (CoDel, FQ-CoDel, PIE, multi queues):
     /// [`Self::qdisc`] builds it, and it cannot be a multi queue's physical queue.
     const HOLDS_PACKETS: bool = false;
@@ -271,6 +274,13 @@ macro_rules! queue_registry {
             pub fn ns3_of(name: &str) -> Option<Result<&'static str, &'static str>> {
                 match name {
                     $( $name => Some(<$config as QueueDiscipline>::NS3), )*
+                    _ => None,
+                }
+            }
+            /// ns-2's dsRED MRED mode of kind `name` by its `mode` ([`QueueDiscipline::NS2_DSRED`]).
+            pub fn ns2_dsred_of(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+                match name {
+                    $( $name => Some(<$config as QueueDiscipline>::NS2_DSRED), )*
                     _ => None,
                 }
             }

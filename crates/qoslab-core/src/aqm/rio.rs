@@ -193,6 +193,8 @@ impl QueueDiscipline for RioConfig {
     const DOC: &'static str = "RIO (Clark & Fang 1998): a RED curve and count per drop precedence; coupled (RIO-C, avg_in and avg_total) or decoupled (RIO-D).";
     const NS3: Result<&'static str, &'static str> =
         Err("RIO (multi-precedence RED) has no ns-3 queue disc");
+    const NS2_DSRED: &'static [(&'static str, &'static str)] =
+        &[("coupled", "RIO-C"), ("decoupled", "RIO-D")];
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],

@@ -28,6 +28,8 @@ impl QueueDiscipline for WredConfig {
         "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
     const NS3: Result<&'static str, &'static str> =
         Err("WRED (per-precedence RED) has no ns-3 queue disc");
+    /// It has no `mode` (its flat form's is empty).
+    const NS2_DSRED: &'static [(&'static str, &'static str)] = &[("", "WRED")];
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],

@@ -382,6 +382,11 @@ pub fn json_schema() -> Value {
                 Err(why) => obj(vec![("refused", s(why))]),
             };
             o.insert("x-ns3".into(), ns3);
+            let dsred = Discipline::ns2_dsred_of(k).expect("registered");
+            if !dsred.is_empty() {
+                let modes = dsred.iter().map(|(m, mred)| (m.to_string(), s(mred)));
+                o.insert("x-ns2-dsred".into(), Value::Table(modes.collect()));
+            }
             Value::Table(o)
         })
         .collect();
