@@ -24,6 +24,10 @@ pub struct WredConfig {
 
 impl QueueDiscipline for WredConfig {
     type Runtime = Flavoured<Wred>;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: Some("WRED's average queue"),
+        by_mode: &[],
+    };
     const DOC: &'static str =
         "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
     const NS3: Result<&'static str, &'static str> =

@@ -239,6 +239,27 @@ fn senders() -> Value {
     ])
 }
 
+/// What queue kind `k`'s averages are (`one`: its one average's name; `by_mode`: by its
+/// `mode`, "" for any, the names of avg_prec0.. with two and three precedences;
+/// `default_mode`: its `mode` key's default, when it has one).
+fn averages(k: &str, params: &[Param]) -> Value {
+    let a = Discipline::averages_of(k).expect("registered");
+    let mut t = Table::new();
+    if let Some(one) = a.one {
+        t.insert("one".into(), s(one));
+    }
+    let names = |n: &[&str]| Value::Array(n.iter().map(|x| s(x)).collect());
+    let modes = a.by_mode.iter().map(|(m, two, three)| {
+        let o = obj(vec![("two", names(two)), ("three", names(three))]);
+        (m.to_string(), o)
+    });
+    t.insert("by_mode".into(), Value::Table(modes.collect()));
+    if let Some(p) = params.iter().find(|p| p.name == "mode") {
+        t.insert("default_mode".into(), s(p.default));
+    }
+    Value::Table(t)
+}
+
 /// A `[[flow]]` array with the source kinds' keys among its keys (they are written at the
 /// top of the flow's table), each once, documented by the kinds that take it.
 fn with_source_keys(mut array: Value) -> Value {
@@ -382,6 +403,7 @@ pub fn json_schema() -> Value {
                 Err(why) => obj(vec![("refused", s(why))]),
             };
             o.insert("x-ns3".into(), ns3);
+            o.insert("x-averages".into(), averages(k, params));
             let dsred = Discipline::ns2_dsred_of(k).expect("registered");
             if !dsred.is_empty() {
                 let modes = dsred.iter().map(|(m, mred)| (m.to_string(), s(mred)));
