@@ -40,6 +40,14 @@ def meter_kinds() -> dict[str, dict[str, Any]]:
 
 
 @functools.cache
+def source_kinds() -> dict[str, dict[str, Any]]:
+    """Every traffic source kind's schema object by its ``type``, in registry order: its keys,
+    where else it runs (``x-exports``) and how ns-2 generates it (``x-ns2-app``: ``{class,
+    settings}``, when it exports there)."""
+    return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["source"]["oneOf"]}
+
+
+@functools.cache
 def sender_kinds() -> dict[str, dict[str, Any]]:
     """Every TCP sender (``tcp.variant``) by name, in registry order, as its algorithm's file
     declares it: ``x-sack`` (SACK loss recovery), ``x-implies-ecn``, ``x-always-paces``, and

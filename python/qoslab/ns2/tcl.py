@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
+from qoslab import schema
 from qoslab.ns2.capability import core_export, ds_active, tcp_agent
 from qoslab.ns2.literals import is_int, tcl_comment, tcl_number, tcl_quote, tcl_value
 from qoslab.ns2.plan import DsPlan, DsQueue, ds_plan, unsupported_reason
@@ -437,6 +439,27 @@ def _queue_class(q: dict[str, Any], dq: DsQueue | None) -> str:
     return str(exp["class"])
 
 
+def _app_tcl(f: dict[str, Any], rate: float, size: int) -> list[str]:
+    """The lines creating a UDP flow's ns-2 application, as its source kind declares it (the
+    schema's ``x-ns2-app``); a braced value is computed here for the flow."""
+    app = schema.source_kinds()[f["kind"]]["x-ns2-app"]
+    peak = rate * POISSON_RATE_FACTOR
+    values: dict[str, Callable[[], float]] = {
+        "rate_bps": lambda: rate,
+        "on_s": lambda: float(f["on_s"]),
+        "off_s": lambda: float(f["off_s"]),
+        "peak_bps": lambda: peak,
+        # a Poisson process as an exponential on/off source with no ON time: one packet at
+        # the peak rate, then the idle time making the mean gap
+        "idle_s": lambda: 8.0 * size / rate - 8.0 * size / peak,
+    }
+    lines = [f"set app [new {app['class']}]"]
+    for name, value in app["settings"]:
+        v = tcl_number(values[value[1:-1]]()) if value.startswith("{") else value
+        lines.append(f"$app set {name} {v}")
+    return lines
+
+
 def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: float) -> list[str]:
     """Return the Tcl lines creating flow ``i`` and scheduling its start/stop."""
     src, dst = node_idx[f["src"]], node_idx[f["dst"]]
@@ -517,30 +540,7 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
             "$ns connect $src $dst",
             f"set qoslab_tx({i}) [qoslab_tx_counter $src]",
         ]
-        if f["kind"] == "cbr":
-            lines += [
-                "set app [new Application/Traffic/CBR]",
-                f"$app set rate_ {tcl_number(rate)}",
-                "$app set random_ 0",
-                "$app set maxpkts_ 2147483647",
-            ]
-        elif f["kind"] == "onoff":
-            lines += [
-                "set app [new Application/Traffic/Exponential]",
-                f"$app set rate_ {tcl_number(rate)}",
-                f"$app set burst_time_ {tcl_number(f['on_s'])}",
-                f"$app set idle_time_ {tcl_number(f['off_s'])}",
-            ]
-        else:  # poisson
-            peak = rate * POISSON_RATE_FACTOR
-            mean_gap = 8.0 * size / rate
-            min_gap = 8.0 * size / peak
-            lines += [
-                "set app [new Application/Traffic/Exponential]",
-                f"$app set rate_ {tcl_number(peak)}",
-                "$app set burst_time_ 0",
-                f"$app set idle_time_ {tcl_number(mean_gap - min_gap)}",
-            ]
+        lines += _app_tcl(f, rate, size)
         lines += [f"$app set packetSize_ {size}", "$app attach-agent $src"]
     lines += [
         f"set qoslab_kind({i}) {'tcp' if f['kind'] == 'tcp' else 'udp'}",

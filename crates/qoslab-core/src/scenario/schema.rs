@@ -198,6 +198,19 @@ fn source_kinds() -> Vec<Value> {
             let info = SourceSpec::describe(k).expect("registered");
             let mut o = kind_object(k, info.params, info.doc, info.class);
             o.insert("x-page".into(), s(info.page));
+            if let Some(app) = info.ns2_app {
+                let settings = app
+                    .settings
+                    .iter()
+                    .map(|(k, v)| Value::Array(vec![s(k), s(v)]));
+                o.insert(
+                    "x-ns2-app".into(),
+                    obj(vec![
+                        ("class", s(app.class)),
+                        ("settings", Value::Array(settings.collect())),
+                    ]),
+                );
+            }
             let e = info.exports;
             o.insert(
                 "x-exports".into(),
