@@ -156,7 +156,7 @@ def _class(obj: dict[str, Any], family: str, patterns: dict[str, str]) -> list[s
         "",
     ]
     lines.append(f"    _tag = {_q(kind)}")
-    if "x-exports" in obj:
+    if "x-exports" in obj and family == "source":  # a meter's are the exporters' (schema.meter_kinds)
         exports = ", ".join(f"{_q(k)}: {v!r}" for k, v in obj["x-exports"].items())
         lines.append(f"    exports = {{{exports}}}")
     required = set(obj.get("required", []))

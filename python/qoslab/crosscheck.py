@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from qoslab import _core, ns2, ns3
+from qoslab import _core, ns2, ns3, schema
 from qoslab.ns2.flavour import ns2_flavoured
 from qoslab.report.frames import typed_rows
 from qoslab.runs.simulate import jain_index
@@ -426,13 +426,18 @@ def _crosscheck_ns3(
         *_finite_note(sc),
     ]
     tcp = [f for f in sc.resolved["flows"] if f["kind"] == "tcp"]
-    if ns3.SACK_WORKAROUND and any(not f["tcp"].get("sack") and f["tcp"]["variant"] != "sack" for f in tcp):
+    senders = schema.sender_kinds()
+    if ns3.SACK_WORKAROUND and any(
+        not (f["tcp"].get("sack") or senders[f["tcp"]["variant"]]["x-sack"]) for f in tcp
+    ):
         notes.append(
             "ns-3's TCP runs with SACK (ns-3.37's recovery without SACK is defective: "
             "qoslab.ns3.mapping.SACK_WORKAROUND); qoslab's as the scenario says"
         )
-    if any(f["tcp"]["variant"] == "reno" for f in tcp):
-        notes.append("TCP reno: ns-3 has no Reno loss recovery; its flows recover as NewReno (RFC 6582)")
+    for variant in dict.fromkeys(f["tcp"]["variant"] for f in tcp):
+        note = senders[variant]["x-exports"]["ns3"].get("note")
+        if note:
+            notes.append(f"TCP {variant}: {note}")
     q, n = Side(), Side()
     for s in seeds:
         if progress:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from qoslab import schema
 from qoslab.report.figures import Line, Panel, Ref, panels
 from qoslab.report.page import draw_footer, figure_metadata, release_figure
 from qoslab.stats import seed_ranges, summarize
@@ -122,31 +123,20 @@ def average_labels(qtable: dict[str, Any], one: pd.DataFrame) -> list[tuple[str,
     """The averages series_queue holds for this queue, as ``(column, name)``: what each is for
     the queue's discipline (RIO's avg_in and avg_total, not "the AQM average"). Columns that
     are NaN throughout are left out."""
-    kind = str(qtable.get("type", ""))
+    averages = schema.queue_kinds().get(str(qtable.get("type", "")), {}).get("x-averages", {})
     has = [
         c for c in ("avg_queue", "avg_prec0", "avg_prec1", "avg_prec2") if c in one and one[c].notna().any()
     ]
     if "avg_queue" not in has:
         return []
     if "avg_prec1" not in has:  # one average
-        named = {"red": "RED", "ared": "ARED", "fdd_red": "FDD-RED", "wred": "WRED", "dwred": "DWRED"}
-        who = named.get(kind)
-        return [("avg_queue", f"{who}'s average queue" if who else "average queue (avg_queue)")]
+        return [("avg_queue", averages.get("one", "average queue (avg_queue)"))]
     three = "avg_prec2" in has
-    if kind == "rio_plus_o":
-        names = ["avg_in", "avg_total", "avg_out = avg_total − avg_in"]
-    elif kind == "rio" and str(qtable.get("mode", "coupled")) == "decoupled":
-        names = (
-            ["avg_in (RIO-D)", "avg_mid (RIO-D)", "avg_out (RIO-D)"]
-            if three
-            else ["avg_in (RIO-D)", "avg_out (RIO-D)"]
-        )
-    elif kind == "rio":
-        names = (
-            ["avg_in (RIO-C)", "avg_in+mid (RIO-C)", "avg_total (RIO-C)"]
-            if three
-            else ["avg_in (RIO-C)", "avg_total (RIO-C)"]
-        )
+    # the kind says what its averages are, by its mode (the kind's own default when unset)
+    by_mode = averages.get("by_mode", {})
+    named = by_mode.get(str(qtable.get("mode", averages.get("default_mode", ""))), by_mode.get(""))
+    if named:
+        names = named["three" if three else "two"]
     else:
         names = [f"average precedence {k} is judged on" for k in range(3)]
     cols = ["avg_prec0", "avg_prec1", "avg_prec2"][: 3 if three else 2]

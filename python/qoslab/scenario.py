@@ -332,7 +332,7 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         out = dict(q)
         out.setdefault("limit_pkts", None)
         out.setdefault("limit_bytes", None)
-        if out.get("type") == "multi":
+        if out.get("queues"):  # a multi queue's physical queues (empty for the other kinds)
             out["queues"] = [
                 {
                     "dscp": None if sq.get("default") else list(sq["dscp"]),

@@ -31,6 +31,33 @@ def queue_kinds() -> dict[str, dict[str, Any]]:
     return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["queue"]["oneOf"]}
 
 
+@functools.cache
+def meter_kinds() -> dict[str, dict[str, Any]]:
+    """Every meter kind's schema object by its ``type``, in registry order: its keys, and where
+    else it runs (``x-exports``: ``ns2``, ns-2's dsRED policy ``{policy, colours, args,
+    any_pre_colour, fixed_window_s?}`` or ``{refused: why}``; ``emulator``, a bool)."""
+    return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["meter"]["oneOf"]}
+
+
+@functools.cache
+def source_kinds() -> dict[str, dict[str, Any]]:
+    """Every traffic source kind's schema object by its ``type``, in registry order: its keys,
+    where else it runs (``x-exports``) and how ns-2 generates it (``x-ns2-app``: ``{class,
+    settings}``, when it exports there)."""
+    return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["source"]["oneOf"]}
+
+
+@functools.cache
+def sender_kinds() -> dict[str, dict[str, Any]]:
+    """Every TCP sender (``tcp.variant``) by name, in registry order, as its algorithm's file
+    declares it: ``x-sack`` (SACK loss recovery), ``x-implies-ecn``, ``x-always-paces``, and
+    where else it runs (``x-exports``: ``ns2`` ``{agent, sink, settings}``, ``ns3`` ``{type_id,
+    defaults, needs_pacing?, stream?}``, ``kernel``, the Linux module; each absent when it has
+    none)."""
+    senders = json_schema()["$defs"]["sender"]
+    return {name: senders["properties"][name] for name in senders["x-order"]}
+
+
 def tcp_variants() -> list[str]:
     """The names ``tcp.variant`` accepts in this build of the core, in registry order."""
     return list(json_schema()["properties"]["tcp"]["properties"]["variant"]["enum"])

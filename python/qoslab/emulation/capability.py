@@ -3,15 +3,25 @@ run shortened to a duration, and one clear line for each feature it cannot run."
 
 from __future__ import annotations
 
+from qoslab import schema
 from qoslab.builder_sources import SOURCES
 from qoslab.emulation.machine import EmulationError
 from qoslab.scenario import Scenario
 
+#: The kernel congestion control that runs each ``tcp.variant`` of the simulator, as each
+#: sender's algorithm file declares it (the schema's ``$defs.sender``). Linux's ``reno`` is
+#: NewReno with SACK; ns-2-style Reno, NewReno and SACK all map to it.
+KERNEL_CC: dict[str, str] = {
+    v: s["x-exports"]["kernel"] for v, s in schema.sender_kinds().items() if "kernel" in s["x-exports"]
+}
 #: Congestion controls the senders may use (``net.ipv4.tcp_congestion_control``).
-CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
-#: The kernel congestion control that runs each ``tcp.variant`` of the simulator. Linux's
-#: ``reno`` is NewReno with SACK; ns-2-style Reno, NewReno and SACK all map to it.
-KERNEL_CC = {"reno": "reno", "newreno": "reno", "sack": "reno", "cubic": "cubic", "bbr": "bbr"}
+CONGESTION_CONTROLS = tuple(dict.fromkeys(KERNEL_CC.values()))
+#: The kernel modules that pace their senders themselves (their variants always pace).
+_SELF_PACING = tuple(
+    dict.fromkeys(
+        KERNEL_CC[v] for v, s in schema.sender_kinds().items() if s["x-always-paces"] and v in KERNEL_CC
+    )
+)
 
 
 def flow_ccs(sc: Scenario) -> list[str]:
@@ -32,10 +42,10 @@ def flow_ccs(sc: Scenario) -> list[str]:
             )
         # Linux paces a TCP socket itself only when its congestion control asks (BBR); other
         # senders would run unpaced.
-        if t["pacing"] and KERNEL_CC[v] != "bbr":
+        if t["pacing"] and KERNEL_CC[v] not in _SELF_PACING:
             raise EmulationError(
                 f"tcp.pacing: the kernel does not pace {v} senders without the fq qdisc; "
-                "pacing is emulated with bbr only"
+                f"pacing is emulated with {', '.join(_SELF_PACING)} only"
             )
         out.append(KERNEL_CC[v])
     if len({t["sack"] for t in tcps}) > 1:
@@ -53,7 +63,7 @@ def scenario_cc(sc: Scenario, *, mixed: bool = False) -> str:
             f"tcp.variant: the emulated hosts run one congestion control; the flows use {sorted(variants)}"
         )
     ccs = [c for c in flow_ccs(sc) if c]
-    return ccs[0] if ccs else "reno"
+    return ccs[0] if ccs else CONGESTION_CONTROLS[0]
 
 
 def emulation_scenario(sc: Scenario, duration_s: float | None) -> Scenario:
@@ -86,14 +96,16 @@ def check_supported(sc: Scenario) -> None:
         raise EmulationError(f"arrivals[{i}] ({a['name']}): flow-arrival processes are not emulated")
     if len(sc.resolved["flows"]) > 60000:
         raise EmulationError("too many flows for one port each")
-    # Mechanisms that need the simulator's own hooks, which the link daemon does not drive:
-    # TWAM's periodic ticks and cwnd feed, DWRED's window signal, FDD-RED's reverse-path RTT
-    # estimator and oracle RTTs.
+    # Mechanisms that need the simulator's own hooks, which the link daemon does not drive
+    # (TWAM's periodic ticks and cwnd feed, DWRED's window signal, FDD-RED's reverse-path RTT
+    # estimator and oracle RTTs): each meter kind says itself (its schema's `x-exports`).
     for i, c in enumerate(sc.resolved.get("conditioners", [])):
-        if c["meter"]["type"] == "twam":
+        kind = c["meter"]["type"]
+        exports = schema.meter_kinds()[kind]["x-exports"]
+        if not exports["emulator"]:
             raise EmulationError(
-                f"conditioner[{i}] ({c['name']}): a twam marker is not emulated (it needs the "
-                "simulator's periodic window updates); run it with `qoslab run`"
+                f"conditioner[{i}] ({c['name']}): a {kind} marker is not emulated "
+                f"({exports['not_emulated']}); run it with `qoslab run`"
             )
     # Each queue discipline says itself whether the link daemon can run it (its `emulable`).
     for lk in sc.resolved["links"]:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from qoslab import schema
 from qoslab.emulation.host import namespace_sysctls, read_host_settings
 from qoslab.emulation.machine import EmulationError, sh
 from qoslab.emulation.signals import Signals
@@ -175,7 +176,8 @@ def add_nfqueue_rules(net: Net, sc: Scenario, kernel_links: tuple[str, ...]) -> 
             to_i, frm_i = node_idx[to], node_idx[frm]
             net.incoming[to_i].append({"dir_idx": di, "queue_num": di, "delay_only": di in net.kernel_dirs})
             if di in net.kernel_dirs:
-                if q["type"] != "droptail" or q.get("limit_pkts") is None:
+                fifo = schema.queue_kinds()[q["type"]]["x-ns3"].get("queue_disc") == "ns3::FifoQueueDisc"
+                if not fifo or q.get("limit_pkts") is None:
                     raise EmulationError(f"kernel link {lk['name']}: only DropTail with a packet limit")
                 _serialise_in_kernel(ns[frm_i], f"l{li}{'a' if d == 0 else 'b'}", lk["bandwidth_bps"], q)
     for i, name in enumerate(ns):

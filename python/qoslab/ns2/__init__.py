@@ -166,7 +166,6 @@ from qoslab.ns2.plan import unsupported_reason
 from qoslab.ns2.run import NS_ENV_VAR, Ns2Error, ns2_available, run_ns2
 from qoslab.ns2.tcl import (
     AGENT_TTL,
-    NEWRENO_FIXED_PARAMS,
     POISSON_RATE_FACTOR,
     TCP_FIXED_PARAMS,
     to_tcl,
@@ -175,7 +174,6 @@ from qoslab.ns2.tcl import (
 __all__ = [
     "ACK_DSCP",
     "AGENT_TTL",
-    "NEWRENO_FIXED_PARAMS",
     "NS_ENV_VAR",
     "NS_MAX_CP",
     "POISSON_RATE_FACTOR",

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from qoslab import schema
 from qoslab.builder_sources import SOURCES
 
-#: qoslab's variants and the ns-2.35 agents they are cross-checked against: ``sack`` (Reno
-#: congestion control with SACK recovery) against ``Agent/TCP/Sack1`` (Fall & Floyd's SACK
-#: sender, RFC 2018 blocks) and its ``Agent/TCPSink/Sack1`` receiver.
-TCP_CLASSES = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
+
+def tcp_agent(variant: str) -> dict[str, Any] | None:
+    """ns-2.35's agents that run TCP sender ``variant``, as its algorithm's file declares them
+    (``{agent, sink, settings}``), or None: ns-2 has no such agent."""
+    agent: dict[str, Any] | None = schema.sender_kinds()[variant]["x-exports"].get("ns2")
+    return agent
 
 
-DS_QUEUE_TYPES = ("rio", "wred", "multi")
-
-
-_TWAM_REFUSAL = (
-    "TWAM (Bouras & Sevasti's TCP-window-aware marker, per-flow IN probabilities from the "
-    "flows' congestion windows) is not one of ns-2's dsRED policers"
-)
+def in_dsred(q: Any) -> bool:
+    """ns-2 runs queue ``q`` as one of dsRED's queues (rio, wred, multi), planned with the
+    scenario's conditioners: the core says so (its ``ns2`` is ``"dsred"``)."""
+    return isinstance(q, dict) and q.get("ns2") == "dsred"
 
 
 #: The codepoint TCP ACKs carry.  ns-2's TCP sink writes its own ``prio_``
@@ -46,20 +46,12 @@ NS_MAX_QUEUES = 8  # MAX_QUEUES, physical queues per dsRED queue
 NS_MAX_POLICIES = 20  # MAX_POLICIES, policy-table entries per edge queue
 
 
-METERS = {  # qoslab meter -> (ns-2 policy name, colours it produces)
-    "token_bucket": ("TokenBucket", ("green", TWO_COLOUR_OUT)),
-    "srtcm": ("srTCM", ("green", "yellow", "red")),
-    "trtcm": ("trTCM", ("green", "yellow", "red")),
-    "tsw2cm": ("TSW2CM", ("green", TWO_COLOUR_OUT)),
-    "tsw3cm": ("TSW3CM", ("green", "yellow", "red")),
-}
-
-
-#: Markers qoslab has and ns-2's dsRED lacks, with why (the exporter refuses them).
-_NOT_NS2_MARKERS = {
-    "probe": "the adaptive probe marker (meter type 'probe') reads each flow's TCP sequence "
-    "numbers; ns-2's dsRED policers only meter rates, so it cannot be exported",
-}
+def meter_policy(kind: str) -> dict[str, Any] | None:
+    """ns-2's dsRED policy that runs meter kind ``kind``, as the meter's own file declares it
+    (the schema's ``x-exports``): ``{policy, colours, args, any_pre_colour, fixed_window_s?}``,
+    or None when ns-2 has none."""
+    ns2: dict[str, Any] = schema.meter_kinds()[kind]["x-exports"]["ns2"]
+    return None if "refused" in ns2 else ns2
 
 
 SCHEDULERS = {"priority": "PRI", "rr": "RR", "wrr": "WRR"}
@@ -100,9 +92,9 @@ def flow_reason(where: str, f: dict[str, Any]) -> str | None:
             f"{where}: packet sizes drawn from a distribution ({f['packet_size_dist']}) are not "
             "supported by the ns-2 export"
         )
-    if f["kind"] == "tcp" and f["tcp"]["variant"] not in TCP_CLASSES:
+    if f["kind"] == "tcp" and tcp_agent(f["tcp"]["variant"]) is None:
         variant = f["tcp"]["variant"]
-        supported = ", ".join(TCP_CLASSES)
+        supported = ", ".join(v for v in schema.sender_kinds() if tcp_agent(v) is not None)
         return f"{where}: TCP variant {variant!r} is not supported (only {supported})"
     if f["kind"] == "tcp" and f.get("size_bytes") is not None and f.get("stop_s") is not None:
         # ns-2's FTP stop (`advance 0`) sets curseq_ to maxseq_, so `done` fires once segment
@@ -120,9 +112,7 @@ def ds_active(resolved: dict[str, Any]) -> bool:
     if resolved.get("conditioners"):
         return True
     return any(
-        isinstance(link.get(qk), dict) and link[qk].get("type") in DS_QUEUE_TYPES
-        for link in resolved.get("links", [])
-        for qk in ("queue_ab", "queue_ba")
+        in_dsred(link.get(qk)) for link in resolved.get("links", []) for qk in ("queue_ab", "queue_ba")
     )
 
 
@@ -130,14 +120,18 @@ def conditioner_reason(where: str, c: dict[str, Any], resolved: dict[str, Any]) 
     """Why ns-2 cannot run conditioner ``c`` (validated by the core) in a dsRED edge queue, or
     None. Whether its classifier can be expressed is the planner's question."""
     m = c["meter"]
-    if m["type"] == "twam":
-        return f"{where}: {_TWAM_REFUSAL}"
-    if m["type"] in _NOT_NS2_MARKERS:
-        return f"{where}: {_NOT_NS2_MARKERS[m['type']]}"
-    if m["type"] not in METERS:
-        return f"{where}: meter {m['type']!r} is not one of ns-2's policers ({', '.join(METERS)})"
-    if m["type"] == "tsw3cm" and m.get("win_len_s") not in (None, 1.0):
-        return f"{where}: ns-2's TSW3CM has a fixed 1 s window (win_len_s must be None or 1.0)"
+    ns2 = schema.meter_kinds()[m["type"]]["x-exports"]["ns2"]
+    if ns2.get("refused"):
+        return f"{where}: {ns2['refused']}"
+    if "refused" in ns2:
+        policers = ", ".join(k for k in schema.meter_kinds() if meter_policy(k) is not None)
+        return f"{where}: meter {m['type']!r} is not one of ns-2's policers ({policers})"
+    fixed = ns2.get("fixed_window_s")
+    if fixed is not None and m.get("win_len_s") not in (None, fixed):
+        return (
+            f"{where}: ns-2's {ns2['policy']} has a fixed {fixed:g} s window (win_len_s must be None "
+            f"or {fixed!r})"
+        )
     link = next(lk for lk in resolved["links"] if lk["name"] == c["link"])
     q = link["queue_" + c["direction"]]
     if (core_export(q) or {}).get("early_drops"):
@@ -146,9 +140,9 @@ def conditioner_reason(where: str, c: dict[str, Any], resolved: dict[str, Any]) 
             "packets only inside a dsRED edge queue, whose RED is not Queue/RED (use droptail, rio, "
             "wred or multi there)"
         )
-    if q["type"] == "droptail" and q.get("limit_bytes") is not None:
+    if core_export(q) is not None and q.get("limit_bytes") is not None:  # a DropTail (no early drops)
         return (
-            f"{where} (queue of link {c['link']!r} {c['direction']}): a droptail queue inside dsRED "
+            f"{where} (queue of link {c['link']!r} {c['direction']}): a {q['type']} queue inside dsRED "
             "counts packets; a byte limit is not supported"
         )
     return None

@@ -9,11 +9,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from qoslab import _core
+from qoslab import _core, schema
 from qoslab.ns2.capability import (
     ACK_DSCP,
-    DS_QUEUE_TYPES,
-    METERS,
     NS_MAX_CP,
     NS_MAX_POLICIES,
     NS_MAX_QUEUES,
@@ -21,8 +19,11 @@ from qoslab.ns2.capability import (
     SCHEDULERS,
     Refusal,
     conditioner_reason,
+    core_export,
     ds_active,
     flow_reason,
+    in_dsred,
+    meter_policy,
     queue_reason,
 )
 from qoslab.ns2.literals import UNLIMITED_QUEUE_PKTS, is_int, tcl_number
@@ -255,7 +256,7 @@ class _DsDomain:
         queues: dict[int, DsQueue] = {}
         for k, lk in enumerate(links):
             for off, qk in ((0, "queue_ab"), (1, "queue_ba")):
-                if lk[qk]["type"] in DS_QUEUE_TYPES:
+                if in_dsred(lk[qk]):
                     queues[2 * k + off] = DsQueue(edge=False, conf=lk[qk])
         link_index = {lk["name"]: k for k, lk in enumerate(links)}
         cond_at: dict[int, list[int]] = {}
@@ -333,7 +334,7 @@ class _DsDomain:
                 )
             match = ci
             acts = conds[ci]["actions"]
-            after = {acts[c] for c in METERS[conds[ci]["meter"]["type"]][1]}
+            after = {acts[c] for c in _policy(conds[ci])["colours"]}
             seen_dscps = {d for d in after if is_int(d)} | (dscps if "keep" in after else set())
         return match
 
@@ -353,8 +354,8 @@ class _DsDomain:
             eid: EntryId = ("null", pair, d)
             return dq.entries.setdefault(eid, _Entry(eid, None, {"green": d})), {("base", d)}
         c = self.conds[match]
-        mtype = c["meter"]["type"]
-        if c["meter"]["mode"] == "aware" and mtype not in ("tsw2cm", "tsw3cm") and dscps & PRE_NOT_GREEN:
+        policy = _policy(c)
+        if c["meter"]["mode"] == "aware" and not policy["any_pre_colour"] and dscps & PRE_NOT_GREEN:
             raise Refusal(
                 f"conditioner {c['name']!r}: ns-2's policers are colour-blind; a colour-aware "
                 f"meter is exported only if all its packets arrive pre-coloured green (not AFx2 "
@@ -363,7 +364,7 @@ class _DsDomain:
         eid = ("pf", match, s.flow) if c["scope"] == "per_flow" else ("agg", match)
         entry = dq.entries.setdefault(eid, _Entry(eid, match, {}))
         outs: set[CpKey] = set()
-        for colour in METERS[mtype][1]:
+        for colour in policy["colours"]:
             act = c["actions"][colour]
             if act == "keep":
                 if len(dscps) != 1:
@@ -477,19 +478,35 @@ def _conditioner_codepoints(
     return cond_cps
 
 
+def _policy(c: dict[str, Any]) -> dict[str, Any]:
+    """ns-2's dsRED policy of conditioner ``c``'s meter (checked by ``conditioner_reason``)."""
+    policy = meter_policy(c["meter"]["type"])
+    assert policy is not None, "checked by conditioner_reason"
+    return policy
+
+
+def _policy_arg(m: dict[str, Any], arg: dict[str, Any]) -> str:
+    """One argument of a policy entry, read from the meter's key as its kind declares it."""
+    if arg["format"] == "integer":
+        return str(m[arg["key"]])
+    v: Any = m.get(arg["key"])
+    return tcl_number(arg["default"] if v is None and "default" in arg else v)
+
+
 def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, Any], where: str) -> list[str]:
     """The Tcl lines configuring dsRED queue ``$q`` of direction ``j``; fills cp_value/cp_vq.
 
     A cp key's last element is what the codepoint stands for: a DSCP or "drop".
     """
     conf = dq.conf
-    if conf["type"] == "multi":
+    if conf["queues"]:  # a multi queue: its physical queues
         subs = [(sub["dscp"], sub["queue"], sub.get("weight", 1)) for sub in conf["queues"]]
         sched = SCHEDULERS[conf["scheduler"]]
     else:
         subs = [(None, conf, 1)]
         sched = "PRI"
-    rq = [q for _, q, _ in subs if q["type"] != "droptail"]
+    # the RED physical queues (rio, wred); the others are DropTail (a Queue class of the core's)
+    rq = [q for _, q, _ in subs if core_export(q) is None]
     limits = {q.get("limit_pkts") for q in rq}
     if rq:
         shared = next(iter(limits))
@@ -520,7 +537,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
             return None
         default = (listed or fallback)[0]
         q = subs[default][1]
-        if q["type"] == "droptail":
+        if core_export(q) is not None:
             return default, 0
         return default, min(_core.drop_precedence(dscp), len(q["precedences"]) - 1)
 
@@ -533,7 +550,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
     if any(q.get("ecn") for q in rq):  # one ecn_ per dsRED queue (the core refuses a mix)
         lines.append("$q set ecn_ 1")
     for qi, (_, q, _) in enumerate(subs):
-        if q["type"] == "droptail":
+        if core_export(q) is not None:
             th = UNLIMITED_QUEUE_PKTS if q.get("limit_pkts") is None else int(q["limit_pkts"])
             lines += [f"$q configQ {qi} {p} {th} {th} 1.0" for p in range(nprec)]
             lines.append(f"$q setMREDMode DROP {qi}")
@@ -545,7 +562,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
                 f"$q configQ {qi} {p} {int(pr['min_th'])} {int(pr['max_th'])} "
                 f"{tcl_number(pr['max_p'])} {tcl_number(q['w_q'])}"
             )
-        mode = "WRED" if q["type"] == "wred" else ("RIO-C" if q["mode"] == "coupled" else "RIO-D")
+        mode = schema.queue_kinds()[q["type"]]["x-ns2-dsred"][q["mode"]]
         lines.append(f"$q setMREDMode {mode} {qi}")
     if drop_cps:
         dqi = len(subs)
@@ -647,19 +664,10 @@ def _policy_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, A
             key, down = ("Null", c0), ()
         else:
             m = conds[e.cond]["meter"]
-            ptype, colours = METERS[m["type"]]
-            outs = [cp[("e", j, e.eid, c, e.outputs[c])] for c in colours]
-            args = [tcl_number(m["cir_bps"])]
-            if m["type"] == "token_bucket":
-                args += [str(m["cbs_bytes"])]
-            elif m["type"] == "srtcm":
-                args += [str(m["cbs_bytes"]), str(m["ebs_bytes"])]
-            elif m["type"] == "trtcm":
-                args += [str(m["cbs_bytes"]), tcl_number(m["pir_bps"]), str(m["pbs_bytes"])]
-            elif m["type"] == "tsw2cm":
-                args += [tcl_number(m.get("win_len_s") or 1.0)]
-            else:  # tsw3cm
-                args += [tcl_number(m["pir_bps"])]
+            policy = _policy(conds[e.cond])
+            ptype = policy["policy"]
+            outs = [cp[("e", j, e.eid, c, e.outputs[c])] for c in policy["colours"]]
+            args = [_policy_arg(m, a) for a in policy["args"]]
             lines.append(f"$q addPolicyEntry {s} {d} {ptype} {outs[0]} {' '.join(args)}")
             key, down = (ptype, outs[0]), tuple(outs[1:])
         if key in policers and policers[key] != down:

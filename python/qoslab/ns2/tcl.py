@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
-from qoslab.ns2.capability import TCP_CLASSES, core_export, ds_active
+from qoslab import schema
+from qoslab.ns2.capability import core_export, ds_active, tcp_agent
 from qoslab.ns2.literals import is_int, tcl_comment, tcl_number, tcl_quote, tcl_value
 from qoslab.ns2.plan import DsPlan, DsQueue, ds_plan, unsupported_reason
 
@@ -59,15 +61,6 @@ TCP_FIXED_PARAMS: dict[str, str] = {
     "noFastRetrans_": "false",
     "qs_enabled_": "false",
     "old_ecn_": "0",
-}
-
-
-#: Extra settings for ``Agent/TCP/Newreno`` (the ns-2.35 defaults, made explicit).
-NEWRENO_FIXED_PARAMS: dict[str, str] = {
-    "newreno_changes_": "0",
-    "newreno_changes1_": "1",
-    "partial_window_deflation_": "1",
-    "exit_recovery_fix_": "0",
 }
 
 
@@ -446,6 +439,27 @@ def _queue_class(q: dict[str, Any], dq: DsQueue | None) -> str:
     return str(exp["class"])
 
 
+def _app_tcl(f: dict[str, Any], rate: float, size: int) -> list[str]:
+    """The lines creating a UDP flow's ns-2 application, as its source kind declares it (the
+    schema's ``x-ns2-app``); a braced value is computed here for the flow."""
+    app = schema.source_kinds()[f["kind"]]["x-ns2-app"]
+    peak = rate * POISSON_RATE_FACTOR
+    values: dict[str, Callable[[], float]] = {
+        "rate_bps": lambda: rate,
+        "on_s": lambda: float(f["on_s"]),
+        "off_s": lambda: float(f["off_s"]),
+        "peak_bps": lambda: peak,
+        # a Poisson process as an exponential on/off source with no ON time: one packet at
+        # the peak rate, then the idle time making the mean gap
+        "idle_s": lambda: 8.0 * size / rate - 8.0 * size / peak,
+    }
+    lines = [f"set app [new {app['class']}]"]
+    for name, value in app["settings"]:
+        v = tcl_number(values[value[1:-1]]()) if value.startswith("{") else value
+        lines.append(f"$app set {name} {v}")
+    return lines
+
+
 def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: float) -> list[str]:
     """Return the Tcl lines creating flow ``i`` and scheduling its start/stop."""
     src, dst = node_idx[f["src"]], node_idx[f["dst"]]
@@ -453,10 +467,11 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
     lines = [f"# flow {i}: {tcl_comment(f['name'])} ({f['kind']})"]
     if f["kind"] == "tcp":
         t = f["tcp"]
-        lines.append(f"set src [new {TCP_CLASSES[t['variant']]}]")
+        agent = tcp_agent(t["variant"])
+        assert agent is not None, "checked by flow_reason"
+        lines.append(f"set src [new {agent['agent']}]")
         params = dict(TCP_FIXED_PARAMS)
-        if t["variant"] == "newreno":
-            params.update(NEWRENO_FIXED_PARAMS)
+        params.update(dict(agent["settings"]))  # the agent's own (its ns-2.35 defaults, explicit)
         params.update(
             {
                 "fid_": str(i),
@@ -476,7 +491,7 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
             }
         )
         lines.extend(f"$src set {k} {v}" for k, v in params.items())
-        sink = "Agent/TCPSink/Sack1" if t["variant"] == "sack" else "Agent/TCPSink"
+        sink = agent["sink"]
         if t["delayed_ack"]:
             lines.append(f"set dst [new {sink}/DelAck]")
             lines.append(f"$dst set interval_ {tcl_number(t['delack_interval_s'])}")
@@ -525,30 +540,7 @@ def _flow_tcl(i: int, f: dict[str, Any], node_idx: dict[str, int], duration: flo
             "$ns connect $src $dst",
             f"set qoslab_tx({i}) [qoslab_tx_counter $src]",
         ]
-        if f["kind"] == "cbr":
-            lines += [
-                "set app [new Application/Traffic/CBR]",
-                f"$app set rate_ {tcl_number(rate)}",
-                "$app set random_ 0",
-                "$app set maxpkts_ 2147483647",
-            ]
-        elif f["kind"] == "onoff":
-            lines += [
-                "set app [new Application/Traffic/Exponential]",
-                f"$app set rate_ {tcl_number(rate)}",
-                f"$app set burst_time_ {tcl_number(f['on_s'])}",
-                f"$app set idle_time_ {tcl_number(f['off_s'])}",
-            ]
-        else:  # poisson
-            peak = rate * POISSON_RATE_FACTOR
-            mean_gap = 8.0 * size / rate
-            min_gap = 8.0 * size / peak
-            lines += [
-                "set app [new Application/Traffic/Exponential]",
-                f"$app set rate_ {tcl_number(peak)}",
-                "$app set burst_time_ 0",
-                f"$app set idle_time_ {tcl_number(mean_gap - min_gap)}",
-            ]
+        lines += _app_tcl(f, rate, size)
         lines += [f"$app set packetSize_ {size}", "$app attach-agent $src"]
     lines += [
         f"set qoslab_kind({i}) {'tcp' if f['kind'] == 'tcp' else 'udp'}",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from qoslab import schema
 from qoslab.ns3.mapping import (
-    CONGESTION,
     DEVICE_QUEUE,
     SACK_WORKAROUND,
     Ns3Refusal,
@@ -104,7 +104,8 @@ def program_input(r: dict[str, Any], seed: int, *, sack_workaround: bool = SACK_
         for qk in ("queue_ab", "queue_ba"):
             where = f"link {lk['name']!r} {qk}"
             q = lk[qk]
-            if q.get("type") == "fq_codel" and q.get("perturbation") is None:
+            disc = schema.queue_kinds().get(str(q.get("type")), {}).get("x-ns3", {}).get("queue_disc")
+            if disc == "ns3::FqCoDelQueueDisc" and q.get("perturbation") is None:  # its hash's salt
                 q = dict(q, perturbation=fq_codel_perturbation(seed, where))
             out[qk] = queue_disc(where, q, lk, max_packet)
         links.append(out)
@@ -124,11 +125,12 @@ def program_input(r: dict[str, Any], seed: int, *, sack_workaround: bool = SACK_
         }
         if f["kind"] == "tcp":
             entry["tcp"] = tcp_socket(where, f, sack_workaround=sack_workaround)
-            if entry["tcp"]["congestion"] == CONGESTION["bbr"]:
-                # ProbeBW's first phase is a random draw per flow (qoslab: the sender's clock
-                # phase); TcpBbr's stream is 4 for every flow unless set, so every flow of a run
-                # drew the same phases
-                entry["tcp"]["defaults"].append(["ns3::TcpBbr::Stream", str(BBR_FIRST_STREAM + i)])
+            stream = schema.sender_kinds()[f["tcp"]["variant"]]["x-exports"]["ns3"].get("stream")
+            if stream is not None:
+                # BBR's ProbeBW's first phase is a random draw per flow (qoslab: the sender's
+                # clock phase); TcpBbr's stream is 4 for every flow unless set, so every flow of
+                # a run drew the same phases
+                entry["tcp"]["defaults"].append([stream, str(BBR_FIRST_STREAM + i)])
             entry["payload_bytes"] = size - 40
             sb = f.get("size_bytes")
             # qoslab's finite transfer: ceil(size / packet_size) full segments after the SYN

@@ -97,26 +97,21 @@ LINUX_RATE_ESTIMATOR = True
 #: ns-3.37 caps the backed-off RTO at 60 s in TcpSocketBase::ReTxTimeout (not an attribute).
 NS3_MAX_RTO_S = 60.0
 
-#: qoslab TCP variant -> ns-3 congestion-control TypeId. reno and newreno map to TcpNewReno's
-#: growth: slow start adds one segment per ACK and congestion avoidance segSize²/cwnd per ACK,
-#: whatever the ACK covers: RFC 5681's per-ACK rule (eq. 3) and qoslab's/ns-2's (``cwnd +=
-#: 1/cwnd`` per new ACK: about half a segment per RTT with delayed ACKs). TcpLinuxReno counts
-#: the segments acknowledged (one segment per RTT with delayed ACKs, Linux's byte counting),
-#: which qoslab does not. The program's ``ns3::QoslabNewReno`` is TcpNewReno whose loss
-#: response halves the congestion window, as qoslab and RFC 5681 (FlightSize) do: TcpNewReno
-#: halves BytesInFlight, which with SACK (:data:`SACK_WORKAROUND`) is RFC 6675's pipe, three or
-#: more segments below the window at a fast retransmit (measured: 16 % fewer drops than
-#: qoslab on dumbbell-5-red, against 0.5 % with the window halved). ns-3 has no Reno loss
-#: recovery: its recovery is NewReno's (RFC 6582) or SACK's, so ``reno`` runs as NewReno.
-CONGESTION = {
-    "reno": "ns3::QoslabNewReno",
-    "newreno": "ns3::QoslabNewReno",
-    "sack": "ns3::QoslabNewReno",  # qoslab's `sack`: Reno's congestion control, SACK recovery
-    # TcpCubic with RFC 9438's Reno-friendly region (ns-3.37's TcpCubic has none): CUBIC_FRIENDLY
-    "cubic": "ns3::QoslabCubic",
-    "bbr": "ns3::TcpBbr",
-    # TcpDctcp with Linux's two-segment floor on the reduction (dctcp_ssthresh; qoslab's too)
-    "dctcp": "ns3::QoslabDctcp",
+#: qoslab TCP variant -> ns-3 congestion-control TypeId, as each sender's algorithm file
+#: declares it (the schema's ``$defs.sender``). reno and newreno map to the program's
+#: ``ns3::QoslabNewReno``, TcpNewReno's growth: slow start adds one segment per ACK and
+#: congestion avoidance segSize²/cwnd per ACK, whatever the ACK covers: RFC 5681's per-ACK rule
+#: (eq. 3) and qoslab's/ns-2's (``cwnd += 1/cwnd`` per new ACK: about half a segment per RTT
+#: with delayed ACKs). TcpLinuxReno counts the segments acknowledged (one segment per RTT with
+#: delayed ACKs, Linux's byte counting), which qoslab does not. QoslabNewReno is TcpNewReno
+#: whose loss response halves the congestion window, as qoslab and RFC 5681 (FlightSize) do:
+#: TcpNewReno halves BytesInFlight, which with SACK (:data:`SACK_WORKAROUND`) is RFC 6675's
+#: pipe, three or more segments below the window at a fast retransmit (measured: 16 % fewer
+#: drops than qoslab on dumbbell-5-red, against 0.5 % with the window halved). ns-3 has no Reno
+#: loss recovery: its recovery is NewReno's (RFC 6582) or SACK's, so ``reno`` runs as NewReno.
+#: Read at each :func:`tcp_socket` call (a caller may replace an entry).
+CONGESTION: dict[str, str] = {
+    v: s["x-exports"]["ns3"]["type_id"] for v, s in schema.sender_kinds().items() if "ns3" in s["x-exports"]
 }
 
 #: Loss recovery for every variant: RFC 5681/6582 window halving (ns-3's default is PRR).
@@ -393,12 +388,14 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
         raise Ns3Refusal(f"{where}: max_burst cannot be expressed (ns-3's TCP has no burst limit)")
     if not math.isclose(float(t["max_rto_s"]), NS3_MAX_RTO_S):
         raise Ns3Refusal(f"{where}: max_rto must be {NS3_MAX_RTO_S:g} s (ns-3.37's fixed RTO cap)")
+    sender = schema.sender_kinds()[variant]
+    cc = sender["x-exports"]["ns3"]
     pacing = bool(t.get("pacing", False))
-    if variant == "bbr" and not pacing:
-        raise Ns3Refusal(f"{where}: BBR without pacing cannot be expressed (ns-3's TcpBbr needs pacing)")
+    if cc.get("needs_pacing") and not pacing:
+        raise Ns3Refusal(f"{where}: {cc['needs_pacing']}")
     seg = int(f["packet_size_bytes"]) - TCP_HEADERS
     window_bytes = int(t["window_pkts"]) * seg
-    ecn = bool(t.get("ecn")) or variant == "dctcp"
+    ecn = bool(t.get("ecn")) or sender["x-implies-ecn"]
     socket = [
         ["SegmentSize", str(seg)],
         ["InitialCwnd", str(int(t["initial_window_pkts"]))],
@@ -411,7 +408,7 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
         ["SndBufSize", str(window_bytes)],
         ["WindowScaling", _bool(window_bytes > 65535)],
         ["MaxWindowSize", "65535"],
-        ["Sack", _bool(t.get("sack", False) or variant == "sack" or sack_workaround)],
+        ["Sack", _bool(t.get("sack", False) or sender["x-sack"] or sack_workaround)],
         ["Timestamp", "false"],
         ["LimitedTransmit", "true"],
         ["ReTxThreshold", str(int(t.get("dupack_threshold", 3)))],
@@ -435,7 +432,7 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
         ["ns3::TcpSocketState::PacingSsRatio", "200"],
         ["ns3::TcpSocketState::PacingCaRatio", "120"],
         ["ns3::TcpSocketState::PaceInitialWindow", "false"],
-        *_congestion_defaults(variant, t),
+        *_congestion_defaults(cc, t),
     ]
     return {
         "congestion": CONGESTION[variant],
@@ -453,40 +450,16 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
     }
 
 
-def _congestion_defaults(variant: str, t: dict[str, Any]) -> list[list[str]]:
-    """The congestion control's own parameters (Linux's values unless the flow says otherwise)."""
-    if variant == "cubic":
-        # qoslab's CUBIC (RFC 9438, C 0.4, beta 0.7, fast convergence) with HyStart as Linux
-        # runs it: from cwnd 16, ACK trains of ACKs <= 2 ms apart, or the smallest of a round's
-        # first 8 RTT samples above delay_min + clamp(delay_min/8, 4 ms, 16 ms).
-        return [
-            ["ns3::TcpCubic::FastConvergence", _bool(t.get("fast_convergence", True))],
-            ["ns3::TcpCubic::Beta", _num(t.get("beta", 0.7))],
-            ["ns3::TcpCubic::C", _num(t.get("c", 0.4))],
-            ["ns3::TcpCubic::HyStart", _bool(t.get("hystart", True))],
-            ["ns3::TcpCubic::HyStartLowWindow", "16"],
-            ["ns3::TcpCubic::HyStartDetect", "3"],  # both tests
-            ["ns3::TcpCubic::HyStartMinSamples", "8"],
-            ["ns3::TcpCubic::HyStartAckDelta", "2000000ns"],
-            ["ns3::TcpCubic::HyStartDelayMin", "4000000ns"],
-            ["ns3::TcpCubic::HyStartDelayMax", "16000000ns"],
-            ["ns3::TcpCubic::CubicDelta", "10000000ns"],
-            ["ns3::TcpCubic::CntClamp", "20"],
-        ]
-    if variant == "dctcp":
-        return [
-            ["ns3::TcpDctcp::DctcpShiftG", _num(t.get("g", 0.0625))],
-            ["ns3::TcpDctcp::DctcpAlphaOnInit", _num(t.get("alpha_init", 1.0))],
-            ["ns3::TcpDctcp::UseEct0", "true"],
-        ]
-    if variant == "bbr":
-        return [
-            ["ns3::TcpBbr::HighGain", "2.89"],
-            ["ns3::TcpBbr::BwWindowLength", "10"],
-            ["ns3::TcpBbr::RttWindowLength", "10000000000ns"],
-            ["ns3::TcpBbr::ProbeRttDuration", "200000000ns"],
-        ]
-    return []
+def _congestion_defaults(cc: dict[str, Any], t: dict[str, Any]) -> list[list[str]]:
+    """The congestion control's own attributes, as its sender declares them (Linux's values
+    unless the flow's ``tcp`` key says otherwise)."""
+    out = []
+    for name, value in cc["defaults"]:
+        if isinstance(value, dict):
+            v: Any = t.get(value["key"], value["default"])
+            value = _bool(v) if isinstance(value["default"], bool) else _num(v)
+        out.append([name, value])
+    return out
 
 
 def udp_source(where: str, f: dict[str, Any]) -> dict[str, Any]:

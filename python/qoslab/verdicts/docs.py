@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from qoslab import schema
 from qoslab.verdicts.core import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, VERDICTS, WEAKER
 from qoslab.verdicts.rules import PROCEDURE
 
@@ -172,8 +173,15 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("cubic", "linux"),
     ("bbr", "linux"),
 )
-#: The kernel module each linux-flavour column runs (the validation grid names flows by it).
-KERNEL_CC = {"sack": "reno", "cubic": "cubic", "bbr": "bbr"}
+
+
+def kernel_cc(sender: str) -> str | None:
+    """The kernel module a linux-flavour column's sender runs, as the sender's algorithm file
+    declares it (the validation grid names flows by it); None for "as published"."""
+    s = schema.sender_kinds().get(sender)
+    return None if s is None else s["x-exports"].get("kernel")
+
+
 #: The simulated side of the kernel validation, per transport flavour.
 LINUX_RESULTS = "docs/validation/linux/results-{flavour}.json"
 
@@ -208,7 +216,8 @@ def by_column(docs: Sequence[dict[str, Any]]) -> dict[str, dict[tuple[str, str],
 def column_name(col: tuple[str, str]) -> str:
     sender, flavour = col
     if flavour == "linux":
-        return f"{'reno (SACK)' if sender == 'sack' else sender}, linux flavour"
+        s = schema.sender_kinds()[sender]
+        return f"{f'{kernel_cc(sender)} (SACK)' if s['x-sack'] else sender}, linux flavour"
     return sender if sender == "as published" else f"{sender}, ns2 flavour"
 
 
@@ -231,7 +240,7 @@ def kernel_validation(results: dict[str, Any]) -> Validation:
 
 def _validation_cell(col: tuple[str, str], val: dict[str, Validation]) -> str:
     sender, flavour = col
-    cc = KERNEL_CC.get(sender)
+    cc = kernel_cc(sender)
     if sender == "as published":
         return ""
     if cc is None or cc not in val.get(flavour, {}):

@@ -179,6 +179,10 @@ const BOTTOM: Decl<f64> = Decl::new(
 
 impl QueueDiscipline for AredConfig {
     type Runtime = AdaptiveRed;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: Some("ARED's average queue"),
+        by_mode: &[],
+    };
     const DOC: &'static str = "Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-2.35's Queue/RED with adaptive_ 1): RED whose max_p adapts (AIMD every `interval`) to keep the average between min_th + 0.4Δ and max_th − 0.4Δ.";
     const NS3: Result<&'static str, &'static str> = Err(
         "Adaptive RED is not mapped to ns-3's ARED (its adaptation differs in interval and bounds)",

@@ -69,6 +69,10 @@ const IN_FACTOR: Decl<f64> = Decl::new(
 
 impl QueueDiscipline for DwredConfig {
     type Runtime = Dwred;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: Some("DWRED's average queue"),
+        by_mode: &[],
+    };
     const DOC: &'static str = "Dynamic WRED (Bouras & Sevasti): OUT thresholds max_th = the window a TWAM ingress signals, min_th = b·max_th.";
     const NS3: Result<&'static str, &'static str> = Err("DWRED has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[

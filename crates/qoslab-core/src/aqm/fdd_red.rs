@@ -88,6 +88,10 @@ const VICTIM: Decl<Word> = Decl::new(
 
 impl QueueDiscipline for FddRedConfig {
     type Runtime = Box<FddRed>;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: Some("FDD-RED's average queue"),
+        by_mode: &[],
+    };
     const DOC: &'static str = "FDD-RED (Hashemi et al.): RED decides when to drop, a per-flow penalty from the Fair Dropping Index decides whose packet (deferred victim drops).";
     const NS3: Result<&'static str, &'static str> = Err("FDD-RED has no ns-3 queue disc");
     const PARAMS: &'static [Param] = &[

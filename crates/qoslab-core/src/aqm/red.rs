@@ -473,6 +473,10 @@ impl RedConfig {
 
 impl QueueDiscipline for RedConfig {
     type Runtime = Red;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: Some("RED's average queue"),
+        by_mode: &[],
+    };
     const DOC: &'static str =
         "RED (Floyd & Jacobson 1993) with ns-2.35's Queue/RED behaviour: idle correction, count spreading with `wait`, gentle, byte mode, ECN marking.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::RedQueueDisc");

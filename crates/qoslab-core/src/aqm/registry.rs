@@ -53,6 +53,15 @@ pub trait QueueDiscipline: Sized {
     /// (python/qoslab/ns3/mapping.py) maps it to, or `Err(why)` it has none; `Err("")` (the
     /// default) says so in a general sentence.
     const NS3: Result<&'static str, &'static str> = Err("");
+    /// What its averages in the queue series are (`avg_queue`, `avg_prec0..2`), for the
+    /// plots' legends: generic names when empty.
+    const AVERAGES: Averages = Averages {
+        one: None,
+        by_mode: &[],
+    };
+    /// For the kinds ns-2 runs as dsRED physical queues: the MRED mode (`setMREDMode`) of
+    /// each value of its flat form's `mode`; empty for the others.
+    const NS2_DSRED: &'static [(&'static str, &'static str)] = &[];
     /// It holds its packets and decides at dequeue too (CoDel, FQ-CoDel, PIE, multi queues):
     /// [`Self::qdisc`] builds it, and it cannot be a multi queue's physical queue.
     const HOLDS_PACKETS: bool = false;
@@ -61,6 +70,16 @@ pub trait QueueDiscipline: Sized {
     fn qdisc(&self, _env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
         None
     }
+}
+
+/// What a kind's averages are ([`QueueDiscipline::AVERAGES`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Averages {
+    /// Its one average (`avg_queue`), named: e.g. "RED's average queue".
+    pub one: Option<&'static str>,
+    /// With averages per precedence, by its flat form's `mode` ("" for any): the names of
+    /// `avg_prec0..` with two precedences and with three.
+    pub by_mode: &'static [(&'static str, [&'static str; 2], [&'static str; 3])],
 }
 
 /// What a [`Qdisc`] is built for: its link direction and run.
@@ -271,6 +290,20 @@ macro_rules! queue_registry {
             pub fn ns3_of(name: &str) -> Option<Result<&'static str, &'static str>> {
                 match name {
                     $( $name => Some(<$config as QueueDiscipline>::NS3), )*
+                    _ => None,
+                }
+            }
+            /// What kind `name`'s averages are ([`QueueDiscipline::AVERAGES`]).
+            pub fn averages_of(name: &str) -> Option<Averages> {
+                match name {
+                    $( $name => Some(<$config as QueueDiscipline>::AVERAGES), )*
+                    _ => None,
+                }
+            }
+            /// ns-2's dsRED MRED mode of kind `name` by its `mode` ([`QueueDiscipline::NS2_DSRED`]).
+            pub fn ns2_dsred_of(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+                match name {
+                    $( $name => Some(<$config as QueueDiscipline>::NS2_DSRED), )*
                     _ => None,
                 }
             }

@@ -190,9 +190,26 @@ pub fn read_precedences(t: &Table, gentle: bool) -> Result<Vec<RedCurve>, KeyErr
 
 impl QueueDiscipline for RioConfig {
     type Runtime = Flavoured<Rio>;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: None,
+        by_mode: &[
+            (
+                "coupled",
+                ["avg_in (RIO-C)", "avg_total (RIO-C)"],
+                ["avg_in (RIO-C)", "avg_in+mid (RIO-C)", "avg_total (RIO-C)"],
+            ),
+            (
+                "decoupled",
+                ["avg_in (RIO-D)", "avg_out (RIO-D)"],
+                ["avg_in (RIO-D)", "avg_mid (RIO-D)", "avg_out (RIO-D)"],
+            ),
+        ],
+    };
     const DOC: &'static str = "RIO (Clark & Fang 1998): a RED curve and count per drop precedence; coupled (RIO-C, avg_in and avg_total) or decoupled (RIO-D).";
     const NS3: Result<&'static str, &'static str> =
         Err("RIO (multi-precedence RED) has no ns-3 queue disc");
+    const NS2_DSRED: &'static [(&'static str, &'static str)] =
+        &[("coupled", "RIO-C"), ("decoupled", "RIO-D")];
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],

@@ -39,6 +39,14 @@ pub struct RioPlusOConfig {
 
 impl QueueDiscipline for RioPlusOConfig {
     type Runtime = RioPlusO;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: None,
+        by_mode: &[(
+            "",
+            ["avg_in", "avg_total"],
+            ["avg_in", "avg_total", "avg_out = avg_total − avg_in"],
+        )],
+    };
     const DOC: &'static str =
         "RI+O (Kim 1999): RIO-C plus OUT parameters judged on avg_out = avg_total − avg_in.";
     const PARAMS: &'static [Param] = &[

@@ -24,10 +24,16 @@ pub struct WredConfig {
 
 impl QueueDiscipline for WredConfig {
     type Runtime = Flavoured<Wred>;
+    const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
+        one: Some("WRED's average queue"),
+        by_mode: &[],
+    };
     const DOC: &'static str =
         "WRED: one average of the whole queue, a RED curve and count per drop precedence.";
     const NS3: Result<&'static str, &'static str> =
         Err("WRED (per-precedence RED) has no ns-3 queue disc");
+    /// It has no `mode` (its flat form's is empty).
+    const NS2_DSRED: &'static [(&'static str, &'static str)] = &[("", "WRED")];
     const PARAMS: &'static [Param] = &[
         LIMIT,
         AF_AVERAGE[0],

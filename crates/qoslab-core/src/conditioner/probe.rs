@@ -239,7 +239,7 @@ impl Meter for ProbeMarker {
 
 // --- scenario keys ----------------------------------------------------------------------
 
-use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
+use super::registry::{FlatMeter, MeterContext, MeterExports, MeterKind, ScopeRule};
 use crate::params::typed::{Decl, Word};
 use crate::params::{open, KeyError, Param, ParamKind, Table};
 
@@ -277,6 +277,10 @@ const ISN: Decl<u32> = Decl::new(
 
 impl MeterKind for ProbeParams {
     type Runtime = ProbeMarker;
+    const EXPORTS: MeterExports = MeterExports {
+        ns2: Err("the adaptive probe marker (meter type 'probe') reads each flow's TCP sequence numbers; ns-2's dsRED policers only meter rates, so it cannot be exported"),
+        emulator: Ok(()),
+    };
     const DOC: &'static str = "Neglia et al.'s per-flow adaptive probe marker: IN bursts of adaptive length A_IN closed by one OUT probe, read from TCP sequence numbers.";
     const PARAMS: &'static [Param] = &[ALPHA.param, A0.param, INCREASE.param, ISN.param];
     const SCOPE: ScopeRule =

@@ -3,7 +3,8 @@
 //! Each kind is one file holding its state machine (a [`Meter`]) and its parameters, which
 //! implement [`MeterKind`]: the keys it takes, reading and validating its table (for one
 //! member of a conditioner group: a list value gives each member its own element), the scope
-//! it needs, building the state machine, and its flat view for the Python side.
+//! it needs, building the state machine, its flat view for the Python side, and what it is
+//! elsewhere ([`MeterExports`]: ns-2's dsRED policy, the emulator; the exporters name no kind).
 //! [`meter_registry!`] turns one line per kind into [`MeterSpec`] (typed parameters),
 //! [`AnyMeter`] (the run-time meters, dispatched by `match`) and every dispatch between them.
 
@@ -59,6 +60,99 @@ pub trait MeterKind: Sized {
     fn build(&self) -> Self::Runtime;
     /// Writes its parameters into the flat table the Python side reads.
     fn flat<'a>(&'a self, f: &mut FlatMeter<'a>);
+    /// Where else it runs (the scenario schema's `x-exports`, read by the exporters).
+    const EXPORTS: MeterExports = MeterExports {
+        ns2: Err(""),
+        emulator: Ok(()),
+    };
+}
+
+/// What a meter kind is outside the simulator: asked by the ns-2 exporter and the emulator,
+/// which name no kind. (ns-3 has no DiffServ conditioner: its export refuses every meter.)
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeterExports {
+    /// ns-2's dsRED policy that runs it, or why ns-2 has none (`Err("")`, the default: a
+    /// general sentence listing the kinds that have one).
+    pub ns2: Result<Ns2PolicyEntry, &'static str>,
+    /// The emulator's link daemon can run it (it needs none of the simulator's own hooks), or
+    /// what it needs that the daemon does not drive.
+    pub emulator: Result<(), &'static str>,
+}
+
+/// A meter as ns-2.35's dsRED edge queue runs it: `$q addPolicyEntry SRC DST POLICY CP ARGS…`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ns2PolicyEntry {
+    /// The policer's name in ns-2 (`diffserv/dsPolicy.cc`).
+    pub policy: &'static str,
+    /// The colours it gives, in the order of their codepoints in the policer entry (a
+    /// two-colour meter's out-of-profile colour is yellow: AFx2, the papers' OUT).
+    pub colours: &'static [&'static str],
+    /// The policy entry's arguments after the in-profile codepoint, read from the meter's
+    /// resolved form (the exporters' SI form: rates bit/s, sizes bytes, times s).
+    pub args: &'static [Ns2Arg],
+    /// Its colour-aware mode is exported whatever colour the packets arrive with (the TSW
+    /// taggers); the other policers are colour-blind in ns-2.
+    pub any_pre_colour: bool,
+    /// A window (s) ns-2 fixes: the meter's `win_len_s` must be unset or this.
+    pub fixed_window_s: Option<f64>,
+}
+
+impl MeterExports {
+    /// The scenario schema's `x-exports` of a meter kind: `ns2` is `{policy, colours, args,
+    /// any_pre_colour, fixed_window_s?}` or `{refused}` (empty: no policer of ns-2's runs it);
+    /// `emulator`, and `not_emulated` (why) when it is false.
+    pub fn schema(&self) -> toml::Value {
+        use toml::Value;
+        let s = |x: &str| Value::String(x.to_string());
+        let mut ns2 = toml::Table::new();
+        match self.ns2 {
+            Ok(p) => {
+                ns2.insert("policy".into(), s(p.policy));
+                let colours = p.colours.iter().map(|c| s(c)).collect();
+                ns2.insert("colours".into(), Value::Array(colours));
+                let args = p.args.iter().map(|a| {
+                    let mut t = toml::Table::new();
+                    let (key, format, default) = match *a {
+                        Ns2Arg::Number(k) => (k, "number", None),
+                        Ns2Arg::Integer(k) => (k, "integer", None),
+                        Ns2Arg::NumberOr(k, d) => (k, "number", Some(d)),
+                    };
+                    t.insert("key".into(), s(key));
+                    t.insert("format".into(), s(format));
+                    if let Some(d) = default {
+                        t.insert("default".into(), Value::Float(d));
+                    }
+                    Value::Table(t)
+                });
+                ns2.insert("args".into(), Value::Array(args.collect()));
+                ns2.insert("any_pre_colour".into(), Value::Boolean(p.any_pre_colour));
+                if let Some(w) = p.fixed_window_s {
+                    ns2.insert("fixed_window_s".into(), Value::Float(w));
+                }
+            }
+            Err(why) => {
+                ns2.insert("refused".into(), s(why));
+            }
+        }
+        let mut t = toml::Table::new();
+        t.insert("ns2".into(), Value::Table(ns2));
+        t.insert("emulator".into(), Value::Boolean(self.emulator.is_ok()));
+        if let Err(why) = self.emulator {
+            t.insert("not_emulated".into(), s(why));
+        }
+        Value::Table(t)
+    }
+}
+
+/// One argument of an ns-2 policy entry: a key of the meter's resolved SI form.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ns2Arg {
+    /// A real number (Tcl's shortest round-trip form).
+    Number(&'static str),
+    /// An integer.
+    Integer(&'static str),
+    /// A real number, `default` when the key is unset.
+    NumberOr(&'static str, f64),
 }
 
 /// The flat form of a meter (every key of every kind, unused ones empty): what the Python side
@@ -149,6 +243,7 @@ macro_rules! meter_registry {
             pub scope: ScopeRule,
             pub red_drops: bool,
             pub hint: fn(&str) -> &'static str,
+            pub exports: MeterExports,
         }
 
         impl MeterSpec {
@@ -166,6 +261,7 @@ macro_rules! meter_registry {
                         scope: <$params as MeterKind>::SCOPE,
                         red_drops: <$params as MeterKind>::RED_DROPS,
                         hint: <$params as MeterKind>::hint,
+                        exports: <$params as MeterKind>::EXPORTS,
                     }), )*
                     _ => None,
                 }
@@ -316,4 +412,30 @@ pub fn read_pir(t: &Table, cir: u64) -> Result<u64, KeyError> {
         ));
     }
     Ok(pir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kinds_with_an_ns2_flavour_are_those_ns2_exports() {
+        // A meter whose `flavour = "ns2"` runs ns-2's policy (conditioner::ns2_policy) is one
+        // of ns-2's policers; every other kind is refused by the ns-2 export.
+        let mut policers = 0;
+        for k in METER_TYPES {
+            let info = MeterSpec::describe(k).expect("registered");
+            let flavoured = info.params.iter().any(|p| p.name == "flavour");
+            assert_eq!(info.exports.ns2.is_ok(), flavoured, "{k}");
+            if let Ok(p) = info.exports.ns2 {
+                policers += 1;
+                assert_eq!(p.colours[0], "green", "{k}: in-profile first");
+                assert!(
+                    matches!(p.args[0], Ns2Arg::Number("cir_bps")),
+                    "{k}: rate first"
+                );
+            }
+        }
+        assert_eq!(policers, 5);
+    }
 }

@@ -143,6 +143,20 @@ const EBS: crate::params::typed::Decl<crate::params::typed::Bytes> =
 
 impl super::registry::MeterKind for SrTcmParams {
     type Runtime = FlavouredMeter<SrTcm>;
+    const EXPORTS: super::registry::MeterExports = super::registry::MeterExports {
+        ns2: Ok(super::registry::Ns2PolicyEntry {
+            policy: "srTCM",
+            colours: &["green", "yellow", "red"],
+            args: &[
+                super::registry::Ns2Arg::Number("cir_bps"),
+                super::registry::Ns2Arg::Integer("cbs_bytes"),
+                super::registry::Ns2Arg::Integer("ebs_bytes"),
+            ],
+            any_pre_colour: false,
+            fixed_window_s: None,
+        }),
+        emulator: Ok(()),
+    };
     const DOC: &'static str = "RFC 2697 single-rate three-colour marker (CIR, CBS, EBS).";
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE.param,

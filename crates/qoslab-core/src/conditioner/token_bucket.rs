@@ -118,6 +118,19 @@ impl Meter for TokenBucket {
 
 impl super::registry::MeterKind for TokenBucketParams {
     type Runtime = FlavouredMeter<TokenBucket>;
+    const EXPORTS: super::registry::MeterExports = super::registry::MeterExports {
+        ns2: Ok(super::registry::Ns2PolicyEntry {
+            policy: "TokenBucket",
+            colours: &["green", "yellow"],
+            args: &[
+                super::registry::Ns2Arg::Number("cir_bps"),
+                super::registry::Ns2Arg::Integer("cbs_bytes"),
+            ],
+            any_pre_colour: false,
+            fixed_window_s: None,
+        }),
+        emulator: Ok(()),
+    };
     const DOC: &'static str =
         "Single-rate two-colour token bucket (CIR, CBS): green within the profile, yellow (OUT) beyond it.";
     const PARAMS: &'static [crate::params::Param] = &[

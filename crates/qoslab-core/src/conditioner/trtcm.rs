@@ -148,6 +148,21 @@ const PBS: crate::params::typed::Decl<crate::params::typed::Bytes> =
 
 impl super::registry::MeterKind for TrTcmParams {
     type Runtime = FlavouredMeter<TrTcm>;
+    const EXPORTS: super::registry::MeterExports = super::registry::MeterExports {
+        ns2: Ok(super::registry::Ns2PolicyEntry {
+            policy: "trTCM",
+            colours: &["green", "yellow", "red"],
+            args: &[
+                super::registry::Ns2Arg::Number("cir_bps"),
+                super::registry::Ns2Arg::Integer("cbs_bytes"),
+                super::registry::Ns2Arg::Number("pir_bps"),
+                super::registry::Ns2Arg::Integer("pbs_bytes"),
+            ],
+            any_pre_colour: false,
+            fixed_window_s: None,
+        }),
+        emulator: Ok(()),
+    };
     const DOC: &'static str = "RFC 2698 two-rate three-colour marker (PIR, PBS, CIR, CBS).";
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE.param,

@@ -244,6 +244,19 @@ fn tsw_hint(key: &str) -> &'static str {
 
 impl super::registry::MeterKind for Tsw2cmParams {
     type Runtime = FlavouredMeter<Tsw2cm>;
+    const EXPORTS: super::registry::MeterExports = super::registry::MeterExports {
+        ns2: Ok(super::registry::Ns2PolicyEntry {
+            policy: "TSW2CM",
+            colours: &["green", "yellow"],
+            args: &[
+                super::registry::Ns2Arg::Number("cir_bps"),
+                super::registry::Ns2Arg::NumberOr("win_len_s", 1.0),
+            ],
+            any_pre_colour: true,
+            fixed_window_s: None,
+        }),
+        emulator: Ok(()),
+    };
     const DOC: &'static str =
         "Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len).";
     const PARAMS: &'static [crate::params::Param] = &[
@@ -284,6 +297,19 @@ impl super::registry::MeterKind for Tsw2cmParams {
 
 impl super::registry::MeterKind for Tsw3cmParams {
     type Runtime = FlavouredMeter<Tsw3cm>;
+    const EXPORTS: super::registry::MeterExports = super::registry::MeterExports {
+        ns2: Ok(super::registry::Ns2PolicyEntry {
+            policy: "TSW3CM",
+            colours: &["green", "yellow", "red"],
+            args: &[
+                super::registry::Ns2Arg::Number("cir_bps"),
+                super::registry::Ns2Arg::Number("pir_bps"),
+            ],
+            any_pre_colour: true,
+            fixed_window_s: Some(1.0),
+        }),
+        emulator: Ok(()),
+    };
     const DOC: &'static str =
         "RFC 2859 time-sliding-window three-colour marker (CTR, PTR, win_len).";
     const PARAMS: &'static [crate::params::Param] = &[

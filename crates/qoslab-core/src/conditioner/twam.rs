@@ -282,7 +282,7 @@ impl Meter for Twam {
 
 // --- scenario keys ----------------------------------------------------------------------
 
-use super::registry::{FlatMeter, MeterContext, MeterKind, ScopeRule};
+use super::registry::{FlatMeter, MeterContext, MeterExports, MeterKind, ScopeRule};
 use crate::params::typed::{Decl, Duration, Word};
 use crate::params::{at_least, key_error, KeyError, Param, ParamKind, Table};
 
@@ -318,6 +318,12 @@ const FORMULA: Decl<Word> = Decl::new(
 
 impl MeterKind for TwamParams {
     type Runtime = Twam;
+    /// ns-2's dsRED has no window-aware marker; the emulator's link daemon does not drive its
+    /// periodic ticks and window feed.
+    const EXPORTS: MeterExports = MeterExports {
+        ns2: Err("TWAM (Bouras & Sevasti's TCP-window-aware marker, per-flow IN probabilities from the flows' congestion windows) is not one of ns-2's dsRED policers"),
+        emulator: Err("it needs the simulator's periodic window updates"),
+    };
     const DOC: &'static str = "Bouras & Sevasti's TCP-Window-Aware Marker: per-flow IN probabilities from the flows' windows and contracted rates (Eq. 3), every α·RTT_LSP; signals Σ W to DWRED queues.";
     const PARAMS: &'static [Param] = &[
         Param {

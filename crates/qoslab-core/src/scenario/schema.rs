@@ -198,6 +198,19 @@ fn source_kinds() -> Vec<Value> {
             let info = SourceSpec::describe(k).expect("registered");
             let mut o = kind_object(k, info.params, info.doc, info.class);
             o.insert("x-page".into(), s(info.page));
+            if let Some(app) = info.ns2_app {
+                let settings = app
+                    .settings
+                    .iter()
+                    .map(|(k, v)| Value::Array(vec![s(k), s(v)]));
+                o.insert(
+                    "x-ns2-app".into(),
+                    obj(vec![
+                        ("class", s(app.class)),
+                        ("settings", Value::Array(settings.collect())),
+                    ]),
+                );
+            }
             let e = info.exports;
             o.insert(
                 "x-exports".into(),
@@ -210,6 +223,54 @@ fn source_kinds() -> Vec<Value> {
             Value::Table(o)
         })
         .collect()
+}
+
+/// Every TCP sender (`tcp.variant`) by name, in registry order: its doc line, its loss
+/// recovery's facts and where else it runs (`x-exports`, declared in its algorithm's file).
+fn senders() -> Value {
+    use crate::traffic::cc::{Recovery, TcpVariant, VARIANT_NAMES};
+    let t: Table = VARIANT_NAMES
+        .iter()
+        .map(|n| {
+            let v = TcpVariant::from_name(n).expect("registered");
+            let o = obj(vec![
+                ("description", s(v.doc())),
+                ("x-sack", Value::Boolean(v.recovery() == Recovery::Sack)),
+                ("x-implies-ecn", Value::Boolean(v.requires_ecn())),
+                ("x-always-paces", Value::Boolean(v.always_paces())),
+                ("x-exports", v.exports().schema()),
+            ]);
+            (n.to_string(), o)
+        })
+        .collect();
+    obj(vec![
+        (
+            "x-order",
+            Value::Array(VARIANT_NAMES.iter().map(|n| s(n)).collect()),
+        ),
+        ("properties", Value::Table(t)),
+    ])
+}
+
+/// What queue kind `k`'s averages are (`one`: its one average's name; `by_mode`: by its
+/// `mode`, "" for any, the names of avg_prec0.. with two and three precedences;
+/// `default_mode`: its `mode` key's default, when it has one).
+fn averages(k: &str, params: &[Param]) -> Value {
+    let a = Discipline::averages_of(k).expect("registered");
+    let mut t = Table::new();
+    if let Some(one) = a.one {
+        t.insert("one".into(), s(one));
+    }
+    let names = |n: &[&str]| Value::Array(n.iter().map(|x| s(x)).collect());
+    let modes = a.by_mode.iter().map(|(m, two, three)| {
+        let o = obj(vec![("two", names(two)), ("three", names(three))]);
+        (m.to_string(), o)
+    });
+    t.insert("by_mode".into(), Value::Table(modes.collect()));
+    if let Some(p) = params.iter().find(|p| p.name == "mode") {
+        t.insert("default_mode".into(), s(p.default));
+    }
+    Value::Table(t)
 }
 
 /// A `[[flow]]` array with the source kinds' keys among its keys (they are written at the
@@ -355,6 +416,12 @@ pub fn json_schema() -> Value {
                 Err(why) => obj(vec![("refused", s(why))]),
             };
             o.insert("x-ns3".into(), ns3);
+            o.insert("x-averages".into(), averages(k, params));
+            let dsred = Discipline::ns2_dsred_of(k).expect("registered");
+            if !dsred.is_empty() {
+                let modes = dsred.iter().map(|(m, mred)| (m.to_string(), s(mred)));
+                o.insert("x-ns2-dsred".into(), Value::Table(modes.collect()));
+            }
             Value::Table(o)
         })
         .collect();
@@ -362,7 +429,9 @@ pub fn json_schema() -> Value {
         .iter()
         .map(|k| {
             let info = MeterSpec::describe(k).expect("registered");
-            Value::Table(kind_object(k, info.params, info.doc, info.class))
+            let mut o = kind_object(k, info.params, info.doc, info.class);
+            o.insert("x-exports".into(), info.exports.schema());
+            Value::Table(o)
         })
         .collect();
     let curve = object(&crate::aqm::af::CURVE, &["min_th", "max_th", "max_p"], None);
@@ -377,6 +446,7 @@ pub fn json_schema() -> Value {
             ("queue", obj(vec![("oneOf", Value::Array(queues))])),
             ("meter", obj(vec![("oneOf", Value::Array(meters))])),
             ("source", obj(vec![("oneOf", Value::Array(source_kinds()))])),
+            ("sender", senders()),
             ("curve", curve),
             ("size", size_schema()),
         ]),

@@ -31,6 +31,7 @@
 //! against ns-3's 282 (2893 while held). Growing it needs a recovery that counts delivered and
 //! lost segments out of the flight (RFC 6675's pipe) for BBR.
 
+use super::exports::{Ns3Cc, Ns3Value, SenderExports};
 use super::rate::{RateSample, RateSampler};
 use super::{AckSample, CongestionControl, Tunable, Window};
 use crate::params::typed::Decl;
@@ -39,6 +40,31 @@ use crate::units::{SimTime, NS_PER_SEC};
 
 /// 2/ln 2: Startup's gains.
 pub const HIGH_GAIN: f64 = 2.885_390_081_777_927;
+
+/// ns-2.35 has no BBR agent. ns-3.37's `TcpBbr` (its ProbeBW phase drawn from a stream set
+/// per flow); Linux's `bbr` module.
+pub const EXPORTS: SenderExports = SenderExports {
+    ns2: None,
+    ns3: Some(Ns3Cc {
+        type_id: "ns3::TcpBbr",
+        defaults: &[
+            ("ns3::TcpBbr::HighGain", Ns3Value::Text("2.89")),
+            ("ns3::TcpBbr::BwWindowLength", Ns3Value::Text("10")),
+            (
+                "ns3::TcpBbr::RttWindowLength",
+                Ns3Value::Text("10000000000ns"),
+            ),
+            (
+                "ns3::TcpBbr::ProbeRttDuration",
+                Ns3Value::Text("200000000ns"),
+            ),
+        ],
+        needs_pacing: Some("BBR without pacing cannot be expressed (ns-3's TcpBbr needs pacing)"),
+        stream: Some("ns3::TcpBbr::Stream"),
+        note: None,
+    }),
+    kernel: Some("bbr"),
+};
 /// ProbeBW's pacing gains.
 pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 /// BtlBw filter length, round trips.

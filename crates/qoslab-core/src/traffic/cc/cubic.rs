@@ -22,6 +22,7 @@
 //! RTT is the smoothed RTT (RFC 6298 gain 1/8) of the sender's exact Karn samples.
 //! Left out: §4.9's application-limited epoch freezing, spurious-loss undo.
 
+use super::exports::{Ns3Cc, Ns3Value, SenderExports};
 use super::hystart::HyStart;
 use super::{AckSample, CongestionControl, Tunable, Window};
 use crate::params::typed::Decl;
@@ -32,6 +33,47 @@ use crate::units::{SimTime, NS_PER_SEC};
 pub const C: f64 = 0.4;
 /// β_cubic (§4.6).
 pub const BETA: f64 = 0.7;
+
+/// ns-2.35 has no CUBIC agent. ns-3: the program's `QoslabCubic` (TcpCubic with RFC 9438's
+/// Reno-friendly region, which ns-3.37's lacks) with HyStart as Linux runs it: from cwnd 16,
+/// ACK trains of ACKs <= 2 ms apart, or the smallest of a round's first 8 RTT samples above
+/// delay_min + clamp(delay_min/8, 4 ms, 16 ms). Linux's `cubic` module.
+pub const EXPORTS: SenderExports = SenderExports {
+    ns2: None,
+    ns3: Some(Ns3Cc {
+        type_id: "ns3::QoslabCubic",
+        defaults: &[
+            (
+                "ns3::TcpCubic::FastConvergence",
+                Ns3Value::Flag("fast_convergence", true),
+            ),
+            ("ns3::TcpCubic::Beta", Ns3Value::Number("beta", BETA)),
+            ("ns3::TcpCubic::C", Ns3Value::Number("c", C)),
+            ("ns3::TcpCubic::HyStart", Ns3Value::Flag("hystart", true)),
+            ("ns3::TcpCubic::HyStartLowWindow", Ns3Value::Text("16")),
+            ("ns3::TcpCubic::HyStartDetect", Ns3Value::Text("3")), // both tests
+            ("ns3::TcpCubic::HyStartMinSamples", Ns3Value::Text("8")),
+            (
+                "ns3::TcpCubic::HyStartAckDelta",
+                Ns3Value::Text("2000000ns"),
+            ),
+            (
+                "ns3::TcpCubic::HyStartDelayMin",
+                Ns3Value::Text("4000000ns"),
+            ),
+            (
+                "ns3::TcpCubic::HyStartDelayMax",
+                Ns3Value::Text("16000000ns"),
+            ),
+            ("ns3::TcpCubic::CubicDelta", Ns3Value::Text("10000000ns")),
+            ("ns3::TcpCubic::CntClamp", Ns3Value::Text("20")),
+        ],
+        needs_pacing: None,
+        stream: None,
+        note: None,
+    }),
+    kernel: Some("cubic"),
+};
 
 const C_KEY: Decl<f64> = Decl::new(
     "c",

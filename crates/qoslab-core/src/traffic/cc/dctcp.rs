@@ -19,6 +19,7 @@
 //! Left out: the §4.3 "DCTCP.Alpha reset after idle" and the §3.5 note on CE-marked
 //! retransmissions.
 
+use super::exports::{Ns3Cc, Ns3Value, SenderExports};
 use super::reno::Reno;
 use super::{AckSample, CongestionControl, Tunable, Window};
 use crate::params::typed::Decl;
@@ -27,6 +28,27 @@ use crate::units::SimTime;
 
 /// g, the EWMA gain of DCTCP.Alpha (§4.2 recommends 1/16).
 pub const G: f64 = 1.0 / 16.0;
+
+/// ns-2.35 has no DCTCP agent. ns-3: the program's `QoslabDctcp` (TcpDctcp with Linux's
+/// two-segment floor on the reduction, `dctcp_ssthresh`, as qoslab's). Not emulated.
+pub const EXPORTS: SenderExports = SenderExports {
+    ns2: None,
+    ns3: Some(Ns3Cc {
+        type_id: "ns3::QoslabDctcp",
+        defaults: &[
+            ("ns3::TcpDctcp::DctcpShiftG", Ns3Value::Number("g", G)),
+            (
+                "ns3::TcpDctcp::DctcpAlphaOnInit",
+                Ns3Value::Number("alpha_init", 1.0),
+            ),
+            ("ns3::TcpDctcp::UseEct0", Ns3Value::Text("true")),
+        ],
+        needs_pacing: None,
+        stream: None,
+        note: None,
+    }),
+    kernel: None,
+};
 
 const G_KEY: Decl<f64> = Decl::new(
     "g",

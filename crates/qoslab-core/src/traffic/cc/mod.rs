@@ -27,6 +27,7 @@ mod constants;
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod exports;
 pub mod hystart;
 pub mod rate;
 pub mod reno;
@@ -34,6 +35,7 @@ pub mod reno;
 use crate::params::{KeyError, Param, Table};
 use crate::units::SimTime;
 pub use constants::{NoParams, Tunable};
+pub use exports::SenderExports;
 
 /// The congestion window and slow-start threshold, packets (fractional).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,9 +110,10 @@ pub enum Recovery {
     Sack,
 }
 
-/// The one list of TCP variants: `"name" => Variant(algorithm type, recovery, doc)`.
+/// The one list of TCP variants: `"name" => Variant(algorithm type, recovery, doc) exports`,
+/// `exports` being the variant's [`SenderExports`], declared in its algorithm's file.
 macro_rules! cc_registry {
-    ($($name:literal => $variant:ident($ty:ty, $rec:ident, $doc:literal),)+) => {
+    ($($name:literal => $variant:ident($ty:ty, $rec:ident, $doc:literal) $exports:path,)+) => {
         /// `tcp.variant`: the congestion-control algorithm and loss recovery of a TCP flow.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
         pub enum TcpVariant {
@@ -131,6 +134,10 @@ macro_rules! cc_registry {
             /// One line describing it (for the scenario reference and docs).
             pub fn doc(self) -> &'static str {
                 match self { $(TcpVariant::$variant => $doc,)+ }
+            }
+            /// What it is outside the simulator (ns-2, ns-3, the kernel).
+            pub fn exports(self) -> SenderExports {
+                match self { $(TcpVariant::$variant => $exports,)+ }
             }
         }
 
@@ -188,18 +195,19 @@ macro_rules! cc_registry {
 }
 
 cc_registry! {
-    "reno" => Reno(reno::Reno, Reno, "ns-2.35 Agent/TCP/Reno: AIMD, Reno fast recovery."),
+    "reno" => Reno(reno::Reno, Reno, "ns-2.35 Agent/TCP/Reno: AIMD, Reno fast recovery.")
+        reno::RENO,
     "newreno" => Newreno(reno::Reno, NewReno,
-        "ns-2.35 Agent/TCP/Newreno: AIMD, NewReno fast recovery (RFC 6582)."),
+        "ns-2.35 Agent/TCP/Newreno: AIMD, NewReno fast recovery (RFC 6582).") reno::NEWRENO,
     "sack" => Sack(reno::Reno, Sack,
-        "Reno congestion control with SACK loss recovery (RFC 2018, RFC 6675)."),
+        "Reno congestion control with SACK loss recovery (RFC 2018, RFC 6675).") reno::SACK,
     "cubic" => Cubic(cubic::Cubic, NewReno,
-        "CUBIC (RFC 9438) with HyStart and NewReno fast recovery."),
+        "CUBIC (RFC 9438) with HyStart and NewReno fast recovery.") cubic::EXPORTS,
     "dctcp" => Dctcp(dctcp::Dctcp, NewReno,
-        "DCTCP (RFC 8257): window cut by the marked fraction; implies ecn."),
+        "DCTCP (RFC 8257): window cut by the marked fraction; implies ecn.") dctcp::EXPORTS,
     // Boxed: its state (filters, the per-segment ring) would make every flow's `AnyCc` large.
     "bbr" => Bbr(Box<bbr::Bbr>, NewReno,
-        "BBR v1 (Cardwell et al. 2016): model-based rate and window; always paced."),
+        "BBR v1 (Cardwell et al. 2016): model-based rate and window; always paced.") bbr::EXPORTS,
 }
 
 impl AnyCc {

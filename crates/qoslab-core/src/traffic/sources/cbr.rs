@@ -35,6 +35,14 @@ impl SourceKind for Cbr {
         ns3: true,
         emulator: true,
     };
+    const NS2_APP: Option<super::Ns2App> = Some(super::Ns2App {
+        class: "Application/Traffic/CBR",
+        settings: &[
+            ("rate_", "{rate_bps}"),
+            ("random_", "0"),
+            ("maxpkts_", "2147483647"),
+        ],
+    });
     fn from_table(t: &Table, _: &mut SourceContext) -> Result<Self, KeyError> {
         Ok(Cbr {
             rate_bps: t.get(&RATE)?,

@@ -40,6 +40,17 @@ impl Exports {
     };
 }
 
+/// A source as ns-2.35 generates it: `set app [new CLASS]`, then `$app set NAME VALUE` lines.
+/// A VALUE in braces is one the Tcl writer computes for the flow (python/qoslab/ns2/tcl.py):
+/// `{rate_bps}`, `{on_s}`, `{off_s}`, and for a Poisson process run as ns-2's exponential
+/// on/off source with no ON time, `{peak_bps}` and `{idle_s}` (the mean gap less one
+/// packet's time at the peak rate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ns2App {
+    pub class: &'static str,
+    pub settings: &'static [(&'static str, &'static str)],
+}
+
 /// A trace read: what the resolved scenario records of it, and its rows (shared).
 pub type TraceRead = (TraceInfo, Arc<[TraceRow]>);
 
@@ -65,6 +76,8 @@ pub trait SourceKind: Sized {
     const PARAMS: &'static [Param];
     /// Where else it runs.
     const EXPORTS: Exports = Exports::NONE;
+    /// How ns-2 generates it, when it exports there ([`Exports::ns2`]).
+    const NS2_APP: Option<Ns2App> = None;
     /// Whether its packet sizes may be drawn from a distribution (`packet_size` table); a
     /// trace gives its own.
     const SIZE_DIST: bool = true;
@@ -130,6 +143,7 @@ macro_rules! source_registry {
             pub class: &'static str,
             pub params: &'static [Param],
             pub exports: Exports,
+            pub ns2_app: Option<Ns2App>,
             pub size_dist: bool,
         }
 
@@ -147,6 +161,7 @@ macro_rules! source_registry {
                         class: $class,
                         params: <$config as SourceKind>::PARAMS,
                         exports: <$config as SourceKind>::EXPORTS,
+                        ns2_app: <$config as SourceKind>::NS2_APP,
                         size_dist: <$config as SourceKind>::SIZE_DIST,
                     }), )*
                     _ => None,
@@ -332,6 +347,17 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), info.params.len(), "{k}: a key declared twice");
         }
+    }
+
+    #[test]
+    fn a_kind_exported_to_ns2_says_how_ns2_generates_it() {
+        let mut apps = 0;
+        for k in SOURCE_TYPES {
+            let info = SourceSpec::describe(k).expect("registered");
+            assert_eq!(info.exports.ns2, info.ns2_app.is_some(), "{k}");
+            apps += usize::from(info.ns2_app.is_some());
+        }
+        assert_eq!(apps, 3, "cbr, onoff, poisson");
     }
 
     #[test]

@@ -48,6 +48,14 @@ impl SourceKind for OnOff {
         ns3: true,
         emulator: true,
     };
+    const NS2_APP: Option<super::Ns2App> = Some(super::Ns2App {
+        class: "Application/Traffic/Exponential",
+        settings: &[
+            ("rate_", "{rate_bps}"),
+            ("burst_time_", "{on_s}"),
+            ("idle_time_", "{off_s}"),
+        ],
+    });
     fn from_table(t: &Table, _: &mut SourceContext) -> Result<Self, KeyError> {
         Ok(OnOff {
             rate_bps: t.get(&PEAK)?,

@@ -25,6 +25,16 @@ impl SourceKind for Poisson {
         ns3: true,
         emulator: true,
     };
+    /// ns-2's exponential on/off source with no ON time: one packet at the peak rate, then an
+    /// exponential idle time, whose mean makes the mean gap.
+    const NS2_APP: Option<super::Ns2App> = Some(super::Ns2App {
+        class: "Application/Traffic/Exponential",
+        settings: &[
+            ("rate_", "{peak_bps}"),
+            ("burst_time_", "0"),
+            ("idle_time_", "{idle_s}"),
+        ],
+    });
     fn from_table(t: &Table, _: &mut SourceContext) -> Result<Self, KeyError> {
         Ok(Poisson {
             rate_bps: t.get(&RATE)?,
