@@ -81,6 +81,24 @@ def test_the_ns3_congestion_control_is_the_senders_declared_one() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("scenario", "sets", "attribute"),
+    [
+        ("cubic", ["tcp.cc.cubic.beta=0.8", "tcp.cc.cubic.c=0.5"], ["ns3::TcpCubic::Beta", "0.8"]),
+        ("cubic", ["tcp.cc.cubic.beta=0.8", "tcp.cc.cubic.c=0.5"], ["ns3::TcpCubic::C", "0.5"]),
+        ("step-dctcp", ["tcp.cc.dctcp.g=0.125"], ["ns3::TcpDctcp::DctcpShiftG", "0.125"]),
+    ],
+)
+def test_the_ns3_export_carries_a_flows_tuned_constants(
+    scenario: str, sets: list[str], attribute: list[str]
+) -> None:
+    # A tcp.cc.VARIANT key the export left at Linux's value would make the cross-check compare
+    # against another algorithm than the one run (it did, before: beta 0.8 exported as 0.7).
+    sc = load_scenario(SCENARIOS / "ns3" / f"dumbbell-5-{scenario}.toml").with_overrides(sets)
+    tcp = program_input(to_ns3_resolved(sc.resolved, 1), 1)["flows"][0]["tcp"]
+    assert attribute in tcp["defaults"]
+
+
 def test_the_emulator_runs_the_declared_kernel_module_and_refuses_what_it_cannot() -> None:
     assert emulation.flow_ccs(_dumbbell("cubic"))[-1] == "cubic"
     assert emulation.KERNEL_CC == {

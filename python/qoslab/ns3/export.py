@@ -44,8 +44,11 @@ GLOBAL_DEFAULTS: list[list[str]] = [
     ["ns3::TcpL4Protocol::RttEstimatorType", "ns3::QoslabRttPerRound"],
 ]
 
-#: Keys of the core's per-flow ``tcp`` table that the ns-2 form leaves out and ns-3 reads.
-_TCP_EXTRA = ("sack", "pacing", "beta", "c", "hystart", "fast_convergence", "g", "alpha_init")
+#: Keys of the core's per-flow ``tcp`` table that the ns-2 form leaves out and ns-3 reads; the
+#: congestion control's constants (``cc``: CUBIC's beta and c, DCTCP's g, as the flow's
+#: ``tcp.cc.VARIANT`` gives them) are added as keys of their own, where its sender's ns-3
+#: attributes look them up.
+_TCP_EXTRA = ("sack", "pacing")
 
 
 def to_ns3_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -58,6 +61,7 @@ def to_ns3_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
             for k in _TCP_EXTRA:
                 if k in core["tcp"]:
                     f["tcp"][k] = core["tcp"][k]
+            f["tcp"].update(core["tcp"].get("cc") or {})
     return r
 
 
