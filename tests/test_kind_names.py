@@ -31,9 +31,13 @@ ROOT = Path(__file__).resolve().parents[1] / "python" / "qoslab"
 GENERATED = ("builder_queues.py", "builder_meters.py", "builder_sources.py")
 
 #: The count this checkout has; lower it as matches go, never raise it. Before the exporters
-#: asked the kinds (issue 57 item 3) it was 94; what is left is listed in the test's failure
-#: message when it is exceeded (``library_matches()``).
-ALLOWED = 25
+#: asked the kinds (issue 57 item 3) it was 94, then 25; the builder's TcpVariant is now
+#: generated (19). What is left builds scenarios or runs outside the library: validate_linux.py
+#: (9) and bench/workloads.py (4) build their scenarios by naming kinds, as experiments/ do;
+#: emulation/traffic.py (5) is the standalone traffic script, whose ``--kind`` is part of the
+#: emulator's command plan; builder_source.py (1) names the one kind whose class is
+#: hand-written (``multi``). ``library_matches()`` lists them.
+ALLOWED = 19
 
 
 def kind_names() -> frozenset[str]:

@@ -139,9 +139,6 @@ from qoslab.builder_base import (
     TcpFlavour as TcpFlavour,
 )
 from qoslab.builder_base import (
-    TcpVariant as TcpVariant,
-)
-from qoslab.builder_base import (
     TwamFormula as TwamFormula,
 )
 from qoslab.builder_base import (
@@ -193,6 +190,9 @@ from qoslab.builder_sources import (
 )
 from qoslab.builder_sources import (
     FlowType as FlowType,
+)
+from qoslab.builder_sources import (
+    TcpVariant as TcpVariant,
 )
 from qoslab.builder_tables import (
     Arrivals,

@@ -36,7 +36,6 @@ _T = TypeVar("_T")
 PerMember: TypeAlias = _T | list[_T]
 
 SizeLaw = Literal["fixed", "exponential", "pareto", "lognormal", "empirical"]
-TcpVariant = Literal["reno", "newreno", "sack", "cubic", "dctcp", "bbr"]
 TcpFlavour = Literal["ns2", "linux"]
 Direction = Literal["ab", "ba"]
 CaptureDirection = Literal["ab", "ba", "both"]

@@ -219,10 +219,13 @@ def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) 
     ]
     if family == "source":
         flow_types = ", ".join(_q(k) for k in ["tcp", *(c for c in registry_tags(schema, family))])
+        variants = ", ".join(_q(v) for v in schema["$defs"]["sender"]["x-order"])
         lines += [
             "",
             "#: A ``[[flow]]``'s ``type``: ``tcp`` or a source kind.",
             f"FlowType = Literal[{flow_types}]",
+            "#: A TCP flow's ``variant``: every sender the core registers, in its registry order.",
+            f"TcpVariant = Literal[{variants}]",
         ]
     return "\n".join(lines) + "\n"
 

@@ -142,3 +142,5 @@ Source._registry = dict(SOURCES)
 
 #: A ``[[flow]]``'s ``type``: ``tcp`` or a source kind.
 FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace", "mmpp2"]
+#: A TCP flow's ``variant``: every sender the core registers, in its registry order.
+TcpVariant = Literal["reno", "newreno", "sack", "cubic", "dctcp", "bbr"]

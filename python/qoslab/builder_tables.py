@@ -26,11 +26,11 @@ from qoslab.builder_base import (
     Source,
     Start,
     TcpFlavour,
-    TcpVariant,
     _opt,
     _req,
     toml_key,
 )
+from qoslab.builder_sources import TcpVariant
 
 # -- the scenario's other tables ----------------------------------------------------------------
 
