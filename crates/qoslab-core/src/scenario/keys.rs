@@ -1,7 +1,12 @@
 //! The keys of every scenario section but the queues' and meters' (each queue discipline and
 //! meter declares its own, in its own file), for the JSON Schema and the reference page
-//! ([`super::schema`]).
+//! ([`super::schema`]). The sections read with [`crate::params::Table`] (`[measurement]`,
+//! `[[node]]`, `[[link]]`, `[[capture]]`) declare each key once as a [`Decl`]: the reader
+//! takes its checked, defaulted value from it and the section's `Param` list is made of the
+//! same declarations.
 
+use super::spec::MAX_COUNT;
+use crate::params::typed::{Decl, Duration, Rate, Text, Word};
 use crate::params::{Param, ParamKind};
 
 const INT0: ParamKind = ParamKind::Integer { min: 0 };
@@ -201,106 +206,161 @@ pub const TCP: &[Param] = &[
     ),
 ];
 
-/// `[measurement]`.
-pub const MEASUREMENT: &[Param] = &[
-    Param::new(
+/// The keys of `[measurement]`.
+pub mod measurement {
+    use super::*;
+
+    pub const START: Decl<Duration> = Decl::new(
         "start",
         ParamKind::Duration,
         "0s",
         "Start of the measurement window.",
-    ),
-    Param::new(
+    );
+    pub const END: Decl<Duration> = Decl::new(
         "end",
         ParamKind::Duration,
         "the duration",
         "End of the measurement window.",
-    ),
-    Param::new(
+    );
+    pub const INTERVAL: Decl<Duration> = Decl::new(
         "interval",
         ParamKind::Duration,
         "duration/1000, at most 100ms",
         "Time-series sampling interval.",
-    ),
-    Param::new(
+    )
+    .positive();
+    pub const POINT: Decl<Word> = Decl::new(
         "point",
         ParamKind::Choice {
             choices: &["receiver", "sender"],
         },
         "receiver",
         "Where throughput is counted.",
-    ),
-    Param::new(
+    );
+    pub const BOTTLENECK: Decl<Text> = Decl::new(
         "bottleneck",
         NAME,
         "the slowest link",
         "The link whose utilisation is the headline figure.",
-    ),
-    Param::new(
+    );
+    pub const CWND: Decl<bool> = Decl::new(
         "cwnd",
         ParamKind::Bool,
         "true",
         "Record per-flow cwnd in the time series.",
-    ),
-];
+    );
+}
 
-/// `[[node]]`.
-pub const NODE: &[Param] = &[
-    Param::new(
+/// `[measurement]`.
+pub const MEASUREMENT: &[Param] = {
+    use measurement::*;
+    &[
+        START.param,
+        END.param,
+        INTERVAL.param,
+        POINT.param,
+        BOTTLENECK.param,
+        CWND.param,
+    ]
+};
+
+/// A group's `count`: a whole number from 1 to [`MAX_COUNT`] (`[[node]]`, `[[link]]`,
+/// `[[flow]]`, `[[conditioner]]`).
+pub const COUNT: Decl<u32> = Decl::new(
+    "count",
+    ParamKind::IntegerIn {
+        min: 1,
+        max: MAX_COUNT as u64,
+    },
+    "1",
+    "A group of `count` items written once.",
+);
+
+/// The keys of `[[node]]`.
+pub mod node {
+    use super::*;
+
+    pub const NAME: Decl<Text> = Decl::new(
         "name",
-        NAME,
+        super::NAME,
         "required",
         "Node name; with `count`, `{i}` is replaced by the index.",
-    ),
-    Param::new("count", INT1, "1", "A group of `count` nodes written once."),
-];
+    );
+    pub const COUNT: Decl<u32> = super::COUNT.with_doc("A group of `count` nodes written once.");
+}
 
-/// `[[link]]`.
-pub const LINK: &[Param] = &[
-    Param::new("name", NAME, "\"A-B\"", "Link name; `{i}` in groups."),
-    Param::new(
-        "count",
-        INT1,
-        "1",
-        "A group of `count` links written once (per-member values as lists).",
-    ),
-    Param::new("a", NAME, "required", "One end (a node name)."),
-    Param::new("b", NAME, "required", "The other end."),
-    Param::new(
+/// `[[node]]`.
+pub const NODE: &[Param] = &[node::NAME.param, node::COUNT.param];
+
+/// The keys of `[[link]]`.
+pub mod link {
+    use super::*;
+
+    pub const NAME: Decl<Text> = Decl::new(
+        "name",
+        super::NAME,
+        "\"A-B\"",
+        "Link name; `{i}` in groups.",
+    );
+    pub const COUNT: Decl<u32> = super::COUNT
+        .with_doc("A group of `count` links written once (per-member values as lists).");
+    pub const A: Decl<Text> = Decl::new("a", super::NAME, "required", "One end (a node name).");
+    pub const B: Decl<Text> = Decl::new("b", super::NAME, "required", "The other end.");
+    pub const BANDWIDTH: Decl<Rate> = Decl::new(
         "bandwidth",
         ParamKind::Rate,
         "required",
         "Capacity of each direction (or a list per member).",
-    ),
-    Param::new(
+    )
+    .positive();
+    pub const DELAY: Decl<Duration> = Decl::new(
         "delay",
         ParamKind::Duration,
         "required",
         "Propagation delay (or a list per member).",
-    ),
-    Param::new(
+    );
+    pub const QUEUE: Param = Param::new(
         "queue",
         TABLE,
         "droptail, 50pkts",
         "The queue of both directions (a queue table).",
-    ),
-    Param::new(
+    );
+    pub const QUEUE_AB: Param = Param::new(
         "queue_ab",
         TABLE,
         "`queue`",
         "The queue of the a→b direction, overriding `queue`.",
-    ),
-    Param::new(
+    );
+    pub const QUEUE_BA: Param = Param::new(
         "queue_ba",
         TABLE,
         "`queue`",
         "The queue of the b→a direction, overriding `queue`.",
-    ),
-];
+    );
+}
+
+/// `[[link]]`.
+pub const LINK: &[Param] = {
+    use link::*;
+    &[
+        NAME.param,
+        COUNT.param,
+        A.param,
+        B.param,
+        BANDWIDTH.param,
+        DELAY.param,
+        QUEUE,
+        QUEUE_AB,
+        QUEUE_BA,
+    ]
+};
 
 /// `[[flow]]`.
 pub const FLOW: &[Param] = &[
     Param::new("name", NAME, "\"flowN\"", "Flow name; `{i}` in groups."),
-    Param::new("count", INT1, "1", "A group of `count` flows written once."),
+    COUNT
+        .with_doc("A group of `count` flows written once.")
+        .param,
     Param::new("src", NAME, "required", "Sending node."),
     Param::new("dst", NAME, "required", "Receiving node."),
     Param::new(
@@ -441,23 +501,32 @@ pub const SIZE_DIST: &[Param] = &[
     ),
 ];
 
-/// `[[capture]]`.
-pub const CAPTURE: &[Param] = &[
-    Param::new("link", NAME, "required", "The captured link."),
-    Param::new(
+/// The keys of `[[capture]]`.
+pub mod capture {
+    use super::*;
+
+    pub const LINK: Decl<Text> = Decl::new("link", NAME, "required", "The captured link.");
+    pub const DIRECTION: Decl<Word> = Decl::new(
         "direction",
         ParamKind::Choice {
             choices: &["ab", "ba", "both"],
         },
         "ab",
         "Which direction(s).",
-    ),
-    Param::new(
+    );
+    pub const FILE: Decl<Text> = Decl::new(
         "file",
         NAME,
         "\"LINK.pcap\"",
         "File name, relative to the output directory.",
-    ),
+    );
+}
+
+/// `[[capture]]`.
+pub const CAPTURE: &[Param] = &[
+    capture::LINK.param,
+    capture::DIRECTION.param,
+    capture::FILE.param,
 ];
 
 /// `[[conditioner]]`.
@@ -468,12 +537,9 @@ pub const CONDITIONER: &[Param] = &[
         "\"condN\"",
         "Conditioner name; `{i}` in groups.",
     ),
-    Param::new(
-        "count",
-        INT1,
-        "1",
-        "A group of `count` conditioners written once.",
-    ),
+    COUNT
+        .with_doc("A group of `count` conditioners written once.")
+        .param,
     Param::new("link", NAME, "required", "The link whose queue it guards."),
     Param::new(
         "direction",

@@ -1,5 +1,7 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
-//! errors everywhere (`deny_unknown_fields`). Values with units are strings parsed by
+//! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
+//! [`super::keys`] (`[measurement]`, `[[node]]`, `[[link]]`, `[[capture]]`) are kept here as
+//! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
 //! names replaced by the index 0..count and per-index values given as lists.
 
@@ -14,7 +16,8 @@ use crate::units;
 /// The most members a group (`count`) may have.
 pub const MAX_COUNT: u32 = 1_000_000;
 
-/// A group's `count`: a whole number from 1 to [`MAX_COUNT`].
+/// A group's `count` in a section serde reads (`[[flow]]`, `[[conditioner]]`): a whole
+/// number from 1 to [`MAX_COUNT`], as [`super::keys::COUNT`] declares it.
 fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     let n = i64::deserialize(d)?;
     if !(1..=i64::from(MAX_COUNT)).contains(&n) {
@@ -67,12 +70,6 @@ unit_newtype!(
     u64,
     units::parse_duration,
     "a duration string such as \"26ms\""
-);
-unit_newtype!(
-    RateStr,
-    u64,
-    units::parse_rate,
-    "a rate string such as \"1.2Mbps\""
 );
 unit_newtype!(
     BytesStr,
@@ -211,18 +208,22 @@ pub struct ScenarioSpec {
     /// Defaults for every TCP flow.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// `[measurement]`, read by its declarations ([`super::keys::measurement`]).
     #[serde(default)]
-    pub measurement: MeasurementSpec,
+    pub measurement: toml::Table,
+    /// `[[node]]` tables ([`super::keys::node`]).
     #[serde(default, rename = "node")]
-    pub nodes: Vec<NodeSpec>,
+    pub nodes: Vec<toml::Table>,
+    /// `[[link]]` tables ([`super::keys::link`]).
     #[serde(default, rename = "link")]
-    pub links: Vec<LinkSpec>,
+    pub links: Vec<toml::Table>,
     #[serde(default, rename = "flow")]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub arrivals: Vec<ArrivalSpec>,
+    /// `[[capture]]` tables ([`super::keys::capture`]).
     #[serde(default, rename = "capture")]
-    pub captures: Vec<CaptureSpec>,
+    pub captures: Vec<toml::Table>,
     #[serde(default, rename = "conditioner")]
     pub conditioners: Vec<ConditionerSpec>,
 }
@@ -257,34 +258,6 @@ pub struct ConditionerSpec {
     pub green: Option<String>,
     pub yellow: Option<String>,
     pub red: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeSpec {
-    pub name: String,
-    #[serde(default, deserialize_with = "count")]
-    pub count: Option<u32>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    /// Defaults to "A-B".
-    pub name: Option<String>,
-    #[serde(default, deserialize_with = "count")]
-    pub count: Option<u32>,
-    pub a: String,
-    pub b: String,
-    pub bandwidth: PerIndex<RateStr>,
-    pub delay: PerIndex<DurationStr>,
-    /// Queue of both directions (DropTail of 50 packets when absent, as in ns-2); read by
-    /// the queue registry ([`crate::aqm::QueueConfig::from_table`]).
-    pub queue: Option<toml::Table>,
-    /// Queue of the a→b direction, overriding `queue`.
-    pub queue_ab: Option<toml::Table>,
-    /// Queue of the b→a direction, overriding `queue`.
-    pub queue_ba: Option<toml::Table>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -434,30 +407,4 @@ pub struct FlowSpec {
 
 fn default_flow_type() -> String {
     "tcp".to_string()
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MeasurementSpec {
-    /// Measurement window (default: the whole run).
-    pub start: Option<DurationStr>,
-    pub end: Option<DurationStr>,
-    /// Time-series sampling interval (default: duration/1000, at most 100 ms).
-    pub interval: Option<DurationStr>,
-    /// Where throughput is counted: "receiver" (default) or "sender".
-    pub point: Option<String>,
-    /// The link whose utilisation is the headline figure (default: the slowest link).
-    pub bottleneck: Option<String>,
-    /// Record per-flow cwnd in the time series (default true).
-    pub cwnd: Option<bool>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CaptureSpec {
-    pub link: String,
-    /// "ab", "ba" or "both" (default "ab").
-    pub direction: Option<String>,
-    /// File name, relative to the output directory (default "LINK.pcap").
-    pub file: Option<String>,
 }
