@@ -90,6 +90,16 @@ impl<T> Decl<T> {
     }
 }
 
+impl<T: Value> Decl<T> {
+    /// The declared default, parsed: for a declaration whose default is a value (not
+    /// "required" nor a sentence), checked by [`check_default`]'s tests.
+    pub fn default_value(&self) -> T::Out {
+        let p = &self.param;
+        T::parse(p, p.default)
+            .unwrap_or_else(|e| panic!("the declared default of {} ({}): {e}", p.name, p.default))
+    }
+}
+
 /// The type of a parameter's value: how it is read, how its default is parsed, and the
 /// declared limits it is checked against.
 pub trait Value {
@@ -376,8 +386,7 @@ impl Table<'_> {
             return Err(self.missing(p.name));
         }
         // Every declared default parses and lies in its limits (params::typed tests, per kind).
-        Ok(T::parse(p, p.default)
-            .unwrap_or_else(|e| panic!("the declared default of {} ({}): {e}", p.name, p.default)))
+        Ok(d.default_value())
     }
 
     /// The error for a required key that is missing.

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::flow::{check_ecn_marking, check_packet_size, tcp_base, tcp_for, RoutedSender};
+use super::flow::{
+    check_ecn_marking, check_packet_size, default_packet_size, tcp_base, tcp_for, RoutedSender,
+};
 use super::inputs::{read_file, InputRoots};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
@@ -230,7 +232,7 @@ pub(super) fn resolve_arrivals(
         if let Some(p) = a.packet_size {
             pkt = Some(p.0);
         }
-        let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
+        let packet_size = check_packet_size(&key, pkt.unwrap_or_else(default_packet_size))?;
         let sizes = match &a.size {
             SizeSpec::Fixed(b) if b.0 == 0 => {
                 return Err(bad(

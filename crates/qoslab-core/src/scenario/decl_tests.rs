@@ -1,15 +1,17 @@
 //! The sections read by their declarations ([`super::keys`]): every declared default is the
 //! value the reader uses, and a key no declaration names is refused at its line.
 
-use super::keys::{CAPTURE, LINK, MEASUREMENT, NODE};
+use super::keys::{CAPTURE, LINK, MEASUREMENT, NODE, TCP};
 use super::tests::DUMBBELL;
 use super::*;
 use crate::params::{typed::check_number, Param, ParamKind};
 use crate::units;
 
-/// The dumbbell with a capture, as a table to edit.
+/// The dumbbell with a capture and a flow that sets no TCP key, as a table to edit.
 fn base() -> toml::Table {
-    let src = format!("{DUMBBELL}\n[[capture]]\nlink = \"bottleneck\"\n");
+    let src = format!(
+        "{DUMBBELL}\n[[flow]]\nsrc = \"s0\"\ndst = \"d0\"\n\n[[capture]]\nlink = \"bottleneck\"\n"
+    );
     toml::from_str(&src).expect("the dumbbell parses")
 }
 
@@ -20,12 +22,12 @@ fn resolved(t: &toml::Table) -> Result<toml::Value, ScenarioError> {
         .expect("in range"))
 }
 
-/// The table of `section` in `t`: `measurement`, or the first member of `[[node]]`, … that
+/// The table of `section` in `t`: `measurement` or `tcp`, or the first member of `[[node]]`, … that
 /// is not a group (so that writing `count = 1` leaves its names alone).
 fn section<'a>(t: &'a mut toml::Table, section: &str) -> &'a mut toml::Table {
     match section {
-        "measurement" => t
-            .entry("measurement")
+        "measurement" | "tcp" => t
+            .entry(section)
             .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             .as_table_mut()
             .expect("a table"),
@@ -62,7 +64,8 @@ fn written(p: &Param) -> Option<toml::Value> {
     }
 }
 
-const SECTIONS: [(&str, &[Param]); 4] = [
+const SECTIONS: [(&str, &[Param]); 5] = [
+    ("tcp", TCP),
     ("measurement", MEASUREMENT),
     ("node", NODE),
     ("link", LINK),
@@ -86,8 +89,9 @@ fn every_declared_default_is_what_the_reader_uses() {
             checked.push(format!("{name}.{}", p.name));
         }
     }
-    // measurement.start, point, cwnd; node.count; link.count; capture.direction
-    assert_eq!(checked.len(), 6, "{checked:?}");
+    // tcp: all 18 but cc; measurement.start, point, cwnd; node.count; link.count;
+    // capture.direction
+    assert_eq!(checked.len(), 24, "{checked:?}");
 }
 
 /// A key no declaration of the section names is refused at its line, with the declared keys.

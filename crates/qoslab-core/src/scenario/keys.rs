@@ -1,12 +1,12 @@
 //! The keys of every scenario section but the queues' and meters' (each queue discipline and
 //! meter declares its own, in its own file), for the JSON Schema and the reference page
-//! ([`super::schema`]). The sections read with [`crate::params::Table`] (`[measurement]`,
-//! `[[node]]`, `[[link]]`, `[[capture]]`) declare each key once as a [`Decl`]: the reader
+//! ([`super::schema`]). The sections read with [`crate::params::Table`] (`[tcp]`,
+//! `[measurement]`, `[[node]]`, `[[link]]`, `[[capture]]`) declare each key once as a [`Decl`]: the reader
 //! takes its checked, defaulted value from it and the section's `Param` list is made of the
 //! same declarations.
 
 use super::spec::MAX_COUNT;
-use crate::params::typed::{Decl, Duration, Rate, Text, Word};
+use crate::params::typed::{Bytes, Decl, Duration, Rate, Text, Word};
 use crate::params::{Param, ParamKind};
 
 const INT0: ParamKind = ParamKind::Integer { min: 0 };
@@ -75,16 +75,12 @@ pub const SCENARIO: &[Param] = &[
     ),
 ];
 
-/// `[tcp]` and a flow's `tcp` table.
-pub const TCP: &[Param] = &[
-    Param::new(
-        "cc",
-        ParamKind::Constants,
-        "each variant's published constants",
-        "The variants' tunable constants, a table per variant (e.g. cc.cubic = { beta = 0.8 }), \
-         used when that variant runs (ns2 flavour); a flow's table overrides [tcp]'s key by key.",
-    ),
-    Param::new(
+/// The keys of `[tcp]` and of a flow's or arrival process's `tcp` table: each default is
+/// ns-2.35's (Agent/TCP, TCPSink), the value of every TCP sender no table sets.
+pub mod tcp {
+    use super::*;
+
+    pub const FLAVOUR: Decl<Word> = Decl::new(
         "flavour",
         ParamKind::Choice {
             choices: crate::traffic::tcp::FLAVOUR_NAMES,
@@ -94,8 +90,8 @@ pub const TCP: &[Param] = &[
          scoreboard, RACK-TLP, PRR, delivery-rate sampling, tcp_rtt_estimator, Linux's \
          receiver, the kernel's reno/cubic/dctcp/bbr; initial window 10, delayed ACK 40 ms, \
          no SYN, initial RTO 1 s unless set; see docs/models/tcp-linux.md).",
-    ),
-    Param::new(
+    );
+    pub const VARIANT: Decl<Word> = Decl::new(
         "variant",
         ParamKind::Choice {
             choices: crate::traffic::cc::VARIANT_NAMES,
@@ -105,106 +101,141 @@ pub const TCP: &[Param] = &[
          agents; sack is Reno with SACK recovery (RFC 6675); cubic (RFC 9438), dctcp (RFC 8257, \
          implies ecn) and bbr (BBR v1, implies pacing) use NewReno recovery, or SACK's with \
          sack = true.",
-    ),
-    Param::new(
+    );
+    pub const PACKET_SIZE: Decl<Bytes> = Decl::new(
         "packet_size",
         ParamKind::Bytes,
         "1000B",
         "Data packet size on the wire, 1..65535 bytes.",
-    ),
-    Param::new(
+    );
+    pub const ACK_SIZE: Decl<Bytes> = Decl::new(
         "ack_size",
         ParamKind::Bytes,
         "40B",
         "ACK size on the wire, 1..65535 bytes.",
-    ),
-    Param::new(
+    );
+    pub const WINDOW: Decl<u32> = Decl::new(
         "window",
         INT1,
         "20",
         "Advertised-window cap, packets (ns-2's window_).",
-    ),
-    Param::new(
+    );
+    pub const INITIAL_WINDOW: Decl<u32> = Decl::new(
         "initial_window",
         INT1,
         "2",
         "Initial congestion window, packets.",
-    ),
-    Param::new(
+    );
+    pub const MIN_RTO: Decl<Duration> = Decl::new(
         "min_rto",
         ParamKind::Duration,
         "200ms",
         "Minimum retransmission timeout.",
-    ),
-    Param::new(
+    );
+    pub const MAX_RTO: Decl<Duration> = Decl::new(
         "max_rto",
         ParamKind::Duration,
         "60s",
         "Maximum retransmission timeout.",
-    ),
-    Param::new(
+    );
+    pub const INITIAL_RTO: Decl<Duration> = Decl::new(
         "initial_rto",
         ParamKind::Duration,
         "3s",
         "Retransmission timeout before the first RTT sample.",
-    ),
-    Param::new(
+    );
+    pub const TICK: Decl<Duration> = Decl::new(
         "tick",
         ParamKind::Duration,
         "10ms",
         "Timer granularity of the RTT estimator.",
-    ),
-    Param::new(
+    )
+    .positive();
+    pub const DELAYED_ACK: Decl<bool> = Decl::new(
         "delayed_ack",
         ParamKind::Bool,
         "false",
         "The sink delays ACKs (ns-2's TCPSink/DelAck).",
-    ),
-    Param::new(
+    );
+    pub const DELACK_INTERVAL: Decl<Duration> = Decl::new(
         "delack_interval",
         ParamKind::Duration,
         "100ms",
         "Delayed-ACK timeout.",
-    ),
-    Param::new(
+    );
+    pub const MAX_BURST: Decl<u32> = Decl::new(
         "max_burst",
         INT0,
         "0",
         "Most packets sent in response to one ACK (0: no limit).",
-    ),
-    Param::new(
+    );
+    pub const DUPACK_THRESHOLD: Decl<u32> = Decl::new(
         "dupack_threshold",
         INT1,
         "3",
         "Duplicate ACKs that trigger fast retransmit.",
-    ),
-    Param::new(
+    );
+    pub const ECN: Decl<bool> = Decl::new(
         "ecn",
         ParamKind::Bool,
         "false",
         "The sender is ECN-capable (ECT on data packets).",
-    ),
-    Param::new(
+    );
+    pub const SYN: Decl<bool> = Decl::new(
         "syn",
         ParamKind::Bool,
         "true",
         "Model ns-2's SYN (a 40-byte segment 0) before the initial window.",
-    ),
-    Param::new(
+    );
+    pub const PACING: Decl<bool> = Decl::new(
         "pacing",
         ParamKind::Bool,
         "false",
         "Pace new segments at Linux's rate, gain·cwnd/srtt (gain 2 in slow start, 1.2 after); \
          bbr always paces at its own rate.",
-    ),
-    Param::new(
+    );
+    pub const SACK: Decl<bool> = Decl::new(
         "sack",
         ParamKind::Bool,
         "false",
         "SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr; \
          implied by variant sack; not for reno/newreno (ns-2's non-SACK agents).",
-    ),
-];
+    );
+    /// Read by the variants ([`crate::traffic::cc::CcParams`]), each against its own keys.
+    pub const CC: Param = Param::new(
+        "cc",
+        ParamKind::Constants,
+        "each variant's published constants",
+        "The variants' tunable constants, a table per variant (e.g. cc.cubic = { beta = 0.8 }), \
+         used when that variant runs (ns2 flavour); a flow's table overrides [tcp]'s key by key.",
+    );
+}
+
+/// `[tcp]` and a flow's `tcp` table.
+pub const TCP: &[Param] = {
+    use tcp::*;
+    &[
+        FLAVOUR.param,
+        VARIANT.param,
+        PACKET_SIZE.param,
+        ACK_SIZE.param,
+        WINDOW.param,
+        INITIAL_WINDOW.param,
+        MIN_RTO.param,
+        MAX_RTO.param,
+        INITIAL_RTO.param,
+        TICK.param,
+        DELAYED_ACK.param,
+        DELACK_INTERVAL.param,
+        MAX_BURST.param,
+        DUPACK_THRESHOLD.param,
+        ECN.param,
+        SYN.param,
+        PACING.param,
+        SACK.param,
+        CC,
+    ]
+};
 
 /// The keys of `[measurement]`.
 pub mod measurement {

@@ -1,6 +1,7 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
 //! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
-//! [`super::keys`] (`[measurement]`, `[[node]]`, `[[link]]`, `[[capture]]`) are kept here as
+//! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[[node]]`, `[[link]]`,
+//! `[[capture]]`) are kept here as
 //! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
 //! names replaced by the index 0..count and per-index values given as lists.
@@ -205,9 +206,9 @@ pub struct ScenarioSpec {
     pub duration: DurationStr,
     /// Default seed (overridden by `--seed`).
     pub seed: Option<u64>,
-    /// Defaults for every TCP flow.
+    /// Defaults for every TCP flow: `[tcp]`, read by its declarations ([`super::keys::tcp`]).
     #[serde(default)]
-    pub tcp: TcpSpec,
+    pub tcp: toml::Table,
     /// `[measurement]`, read by its declarations ([`super::keys::measurement`]).
     #[serde(default)]
     pub measurement: toml::Table,
@@ -258,39 +259,6 @@ pub struct ConditionerSpec {
     pub green: Option<String>,
     pub yellow: Option<String>,
     pub red: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSpec {
-    /// The sender model: ns-2's agents (default) or Linux's TCP.
-    pub flavour: Option<crate::traffic::tcp::Flavour>,
-    pub variant: Option<TcpVariant>,
-    pub packet_size: Option<BytesStr>,
-    pub ack_size: Option<BytesStr>,
-    /// Advertised-window cap, packets.
-    pub window: Option<u32>,
-    pub initial_window: Option<u32>,
-    pub min_rto: Option<DurationStr>,
-    pub max_rto: Option<DurationStr>,
-    pub initial_rto: Option<DurationStr>,
-    /// Timer granularity of the RTT estimator.
-    pub tick: Option<DurationStr>,
-    pub delayed_ack: Option<bool>,
-    pub delack_interval: Option<DurationStr>,
-    /// Most packets sent in response to one ACK (0: no limit).
-    pub max_burst: Option<u32>,
-    pub dupack_threshold: Option<u32>,
-    pub ecn: Option<bool>,
-    /// Model ns-2's SYN (segment 0, 40 bytes) before the initial window (default true).
-    pub syn: Option<bool>,
-    /// Pace new segments at Linux's rate (default false).
-    pub pacing: Option<bool>,
-    /// SACK loss recovery (RFC 6675) with cubic, dctcp or bbr (default false).
-    pub sack: Option<bool>,
-    /// The variants' constants: a table per variant (`cc.cubic = { c = 0.4, beta = 0.7 }`),
-    /// read by the variant ([`crate::traffic::cc::Tunable`]).
-    pub cc: Option<toml::Table>,
 }
 
 /// A size in bytes: fixed ("500B") or drawn from a distribution, written as a table
@@ -371,7 +339,7 @@ pub struct ArrivalSpec {
     pub stop: Option<DurationStr>,
     pub packet_size: Option<BytesStr>,
     pub dscp: Option<Dscp>,
-    pub tcp: Option<TcpSpec>,
+    pub tcp: Option<toml::Table>,
     /// Most connections open at once; an arrival finding them all busy is refused (counted).
     pub max_active: Option<u32>,
 }
@@ -399,7 +367,7 @@ pub struct FlowSpec {
     /// DiffServ codepoint set by the host ("AF11", "EF", … or 0..=63; default best effort).
     pub dscp: Option<Dscp>,
     /// Per-flow TCP settings, overriding `[tcp]`.
-    pub tcp: Option<TcpSpec>,
+    pub tcp: Option<toml::Table>,
     /// Every other key: the source kind's.
     #[serde(flatten)]
     pub source: toml::Table,
