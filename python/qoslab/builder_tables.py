@@ -256,7 +256,7 @@ class Arrivals(Component):
     packet_size: Size | None = _opt("bytes")
     dscp: Codepoint | None = _opt("dscp")
     tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
-    max_active: int | None = _opt("integer", lo=1)
+    max_active: int | None = _opt("integer", lo=1, hi=1_000_000)
 
 
 @dataclass(kw_only=True, repr=False)

@@ -358,6 +358,12 @@ impl<'a> Table<'a> {
         self.unit(name, "a rate string such as \"1.2Mbps\"", units::parse_rate)
     }
 
+    /// The value of `name` as written (for a group member, its element), for a key whose
+    /// structure serde parses.
+    pub fn value(&self, name: &str) -> Option<&'a toml::Value> {
+        self.raw(name)
+    }
+
     /// The number of values of `name` when it is written as a list (per group member).
     pub fn list_len(&self, name: &str) -> Option<usize> {
         match self.t.get(name) {

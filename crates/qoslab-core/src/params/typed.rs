@@ -91,6 +91,13 @@ impl<T> Decl<T> {
 }
 
 impl<T: Value> Decl<T> {
+    /// `v`, read by serde for a key whose structure serde parses, checked against the declared
+    /// limits; the error is at `key`.
+    pub fn checked(&self, key: String, v: T::Out) -> Result<T::Out, KeyError> {
+        T::check(self, &v).map_err(|m| key_error(key, m))?;
+        Ok(v)
+    }
+
     /// The declared default, parsed: for a declaration whose default is a value (not
     /// "required" nor a sentence), checked by [`check_default`]'s tests.
     pub fn default_value(&self) -> T::Out {

@@ -1,7 +1,7 @@
 //! The sections read by their declarations ([`super::keys`]): every declared default is the
 //! value the reader uses, and a key no declaration names is refused at its line.
 
-use super::keys::{CAPTURE, LINK, MEASUREMENT, NODE, TCP};
+use super::keys::{ARRIVALS, CAPTURE, LINK, MEASUREMENT, NODE, TCP};
 use super::tests::DUMBBELL;
 use super::*;
 use crate::params::{typed::check_number, Param, ParamKind};
@@ -10,7 +10,8 @@ use crate::units;
 /// The dumbbell with a capture and a flow that sets no TCP key, as a table to edit.
 fn base() -> toml::Table {
     let src = format!(
-        "{DUMBBELL}\n[[flow]]\nsrc = \"s0\"\ndst = \"d0\"\n\n[[capture]]\nlink = \"bottleneck\"\n"
+        "{DUMBBELL}\n[[flow]]\nsrc = \"s0\"\ndst = \"d0\"\n\n[[capture]]\nlink = \"bottleneck\"\n\n\
+         [[arrivals]]\nname = \"web\"\nsrc = \"s1\"\ndst = \"d1\"\nsize = \"10KB\"\narrival_rate = 5\n"
     );
     toml::from_str(&src).expect("the dumbbell parses")
 }
@@ -64,7 +65,8 @@ fn written(p: &Param) -> Option<toml::Value> {
     }
 }
 
-const SECTIONS: [(&str, &[Param]); 5] = [
+const SECTIONS: [(&str, &[Param]); 6] = [
+    ("arrivals", ARRIVALS),
     ("tcp", TCP),
     ("measurement", MEASUREMENT),
     ("node", NODE),
@@ -89,9 +91,9 @@ fn every_declared_default_is_what_the_reader_uses() {
             checked.push(format!("{name}.{}", p.name));
         }
     }
-    // tcp: all 18 but cc; measurement.start, point, cwnd; node.count; link.count;
-    // capture.direction
-    assert_eq!(checked.len(), 24, "{checked:?}");
+    // arrivals.start, max_active; tcp: all 18 but cc; measurement.start, point, cwnd;
+    // node.count; link.count; capture.direction
+    assert_eq!(checked.len(), 26, "{checked:?}");
 }
 
 /// A key no declaration of the section names is refused at its line, with the declared keys.

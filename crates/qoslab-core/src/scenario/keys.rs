@@ -437,63 +437,105 @@ pub const FLOW: &[Param] = &[
     ),
 ];
 
-/// `[[arrivals]]`.
-pub const ARRIVALS: &[Param] = &[
-    Param::new(
+/// The keys of `[[arrivals]]`.
+pub mod arrivals {
+    use super::*;
+
+    pub const NAME: Decl<Text> = Decl::new(
         "name",
-        NAME,
+        super::NAME,
         "required",
         "The process's name (its row in the flows table).",
-    ),
-    Param::new("src", NAME, "required", "Sending node."),
-    Param::new("dst", NAME, "required", "Receiving node."),
-    Param::new(
+    );
+    pub const SRC: Decl<Text> = Decl::new("src", super::NAME, "required", "Sending node.");
+    pub const DST: Decl<Text> = Decl::new("dst", super::NAME, "required", "Receiving node.");
+    pub const ARRIVAL_RATE: Decl<f64> = Decl::new(
         "arrival_rate",
         crate::params::open_closed(0.0, 1e7),
         "or load",
         "Mean flow arrivals per second (Poisson).",
-    ),
-    Param::new(
+    );
+    pub const LOAD: Decl<f64> = Decl::new(
         "load",
         crate::params::open_closed(0.0, 10.0),
         "or arrival_rate",
         "Offered load as a fraction of the slowest link on the route: arrival_rate = load · \
          capacity / (8 · mean size).",
-    ),
-    Param::new(
+    );
+    /// A size or a distribution table, parsed by serde ([`super::super::spec::SizeSpec`]).
+    pub const SIZE: Param = Param::new(
         "size",
         ParamKind::Size,
         "required",
         "Transfer size: fixed (\"100KB\") or a distribution table.",
-    ),
-    Param::new(
+    );
+    pub const START: Decl<Duration> = Decl::new(
         "start",
         ParamKind::Duration,
         "0s",
         "First possible arrival.",
-    ),
-    Param::new(
+    );
+    pub const STOP: Decl<Duration> = Decl::new(
         "stop",
         ParamKind::Duration,
         "the end",
         "No arrival from then on.",
-    ),
-    Param::new(
+    );
+    pub const PACKET_SIZE: Decl<Bytes> = Decl::new(
         "packet_size",
         ParamKind::Bytes,
         "[tcp] packet_size",
         "Segment size.",
-    ),
-    Param::new("dscp", NAME, "BE (0)", "Codepoint set by the host."),
-    Param::new("tcp", TABLE, "[tcp]", "TCP settings, overriding [tcp]."),
-    Param::new(
+    );
+    /// A codepoint's name or number, parsed by serde ([`super::super::spec::Dscp`]).
+    pub const DSCP: Param = Param::new("dscp", super::NAME, "BE (0)", "Codepoint set by the host.");
+    pub const TCP: Param = Param::new("tcp", TABLE, "[tcp]", "TCP settings, overriding [tcp].");
+    pub const MAX_ACTIVE: Decl<u32> = Decl::new(
         "max_active",
-        INT1,
+        ParamKind::IntegerIn {
+            min: 1,
+            max: 1_000_000,
+        },
         "1000",
         "Most connections open at once; an arrival finding them all busy is refused (counted \
          in the summary).",
-    ),
-];
+    );
+}
+
+/// `[[arrivals]]`.
+pub const ARRIVALS: &[Param] = {
+    use arrivals::*;
+    &[
+        NAME.param,
+        SRC.param,
+        DST.param,
+        ARRIVAL_RATE.param,
+        LOAD.param,
+        SIZE,
+        START.param,
+        STOP.param,
+        PACKET_SIZE.param,
+        DSCP,
+        TCP,
+        MAX_ACTIVE.param,
+    ]
+};
+
+/// A size distribution's Pareto shape: read by serde ([`super::spec::SizeDistSpec`]), checked
+/// against this declaration.
+pub const SHAPE: Decl<f64> = Decl::new(
+    "shape",
+    crate::params::open_closed(1.0, 100.0),
+    "required for pareto",
+    "Pareto shape (tail index).",
+);
+/// A size distribution's lognormal sigma (as [`SHAPE`]).
+pub const SIGMA: Decl<f64> = Decl::new(
+    "sigma",
+    crate::params::open_closed(0.0, 10.0),
+    "required for lognormal",
+    "Standard deviation of the underlying normal.",
+);
 
 /// A size-distribution table.
 pub const SIZE_DIST: &[Param] = &[
@@ -511,18 +553,8 @@ pub const SIZE_DIST: &[Param] = &[
         "required but for empirical",
         "The mean size.",
     ),
-    Param::new(
-        "shape",
-        crate::params::open_closed(1.0, 100.0),
-        "required for pareto",
-        "Pareto shape (tail index).",
-    ),
-    Param::new(
-        "sigma",
-        crate::params::open_closed(0.0, 10.0),
-        "required for lognormal",
-        "Standard deviation of the underlying normal.",
-    ),
+    SHAPE.param,
+    SIGMA.param,
     Param::new(
         "cdf",
         NAME,

@@ -444,11 +444,6 @@ mod tests {
         let rest: Vec<&String> = fs.source.keys().collect();
         assert_eq!(rest, ["qoslab_no_such_key"], "[[flow]]");
         same(
-            names(ARRIVALS),
-            serde_fields::<ArrivalSpec>("name = \"w\"\nsrc = \"a\"\ndst = \"b\"\nsize = \"1KB\""),
-            "[[arrivals]]",
-        );
-        same(
             names(SIZE_DIST),
             serde_fields::<SizeDistSpec>("dist = \"fixed\""),
             "size distribution",

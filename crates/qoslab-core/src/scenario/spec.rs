@@ -1,7 +1,7 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
 //! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
 //! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[[node]]`, `[[link]]`,
-//! `[[capture]]`) are kept here as
+//! `[[arrivals]]`, `[[capture]]`) are kept here as
 //! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
 //! names replaced by the index 0..count and per-index values given as lists.
@@ -23,7 +23,7 @@ fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     let n = i64::deserialize(d)?;
     if !(1..=i64::from(MAX_COUNT)).contains(&n) {
         return Err(de::Error::custom(format!(
-            "count {n} is out of range: from 1 to {MAX_COUNT}"
+            "count must be between 1 and {MAX_COUNT}, got {n}"
         )));
     }
     Ok(Some(n as u32))
@@ -220,8 +220,9 @@ pub struct ScenarioSpec {
     pub links: Vec<toml::Table>,
     #[serde(default, rename = "flow")]
     pub flows: Vec<FlowSpec>,
+    /// `[[arrivals]]` tables ([`super::keys::arrivals`]).
     #[serde(default)]
-    pub arrivals: Vec<ArrivalSpec>,
+    pub arrivals: Vec<toml::Table>,
     /// `[[capture]]` tables ([`super::keys::capture`]).
     #[serde(default, rename = "capture")]
     pub captures: Vec<toml::Table>,
@@ -309,7 +310,8 @@ impl<'de> Deserialize<'de> for SizeSpec {
 
 /// A size distribution: `dist` is "fixed", "exponential", "pareto" (with `shape`, > 1),
 /// "lognormal" (with `sigma`) or "empirical" (with `cdf`: "websearch", "datamining" or a CDF
-/// file). `mean` is required except for "empirical".
+/// file). `mean` is required except for "empirical". Read by serde; `shape` and `sigma` are
+/// checked against their declarations ([`super::keys::SHAPE`], [`super::keys::SIGMA`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SizeDistSpec {
@@ -318,30 +320,6 @@ pub struct SizeDistSpec {
     pub shape: Option<f64>,
     pub sigma: Option<f64>,
     pub cdf: Option<String>,
-}
-
-/// A flow-arrival process (`[[arrivals]]`): finite TCP transfers opened at Poisson times,
-/// each a new connection (SYN, slow start) of a size drawn from `size`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ArrivalSpec {
-    pub name: String,
-    pub src: String,
-    pub dst: String,
-    /// Mean arrivals per second (Poisson); or `load`.
-    pub arrival_rate: Option<f64>,
-    /// Offered load as a fraction of the slowest link on the route: sets `arrival_rate` to
-    /// load · capacity / (8 · mean size).
-    pub load: Option<f64>,
-    pub size: SizeSpec,
-    /// Arrivals happen in [start, stop).
-    pub start: Option<DurationStr>,
-    pub stop: Option<DurationStr>,
-    pub packet_size: Option<BytesStr>,
-    pub dscp: Option<Dscp>,
-    pub tcp: Option<toml::Table>,
-    /// Most connections open at once; an arrival finding them all busy is refused (counted).
-    pub max_active: Option<u32>,
 }
 
 /// A `[[flow]]`: the keys every flow takes; the keys of its traffic source's kind (`type`)
