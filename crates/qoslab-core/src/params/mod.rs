@@ -294,6 +294,19 @@ impl<'a> Table<'a> {
         })
     }
 
+    /// A section whose undeclared keys belong to something else (a `[[flow]]`'s are its
+    /// source kind's, checked by the source registry): read like [`Table::section`], keys
+    /// unchecked.
+    pub fn open_section(t: &'a toml::Table, key: &'a str) -> Table<'a> {
+        Table {
+            t,
+            key,
+            kind: "section",
+            noun: SECTION,
+            member: None,
+        }
+    }
+
     /// The same table read for group member `i`: a list value gives it its element `i`.
     pub fn for_member(&self, i: usize) -> Table<'a> {
         Table {

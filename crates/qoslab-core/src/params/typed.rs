@@ -199,7 +199,18 @@ fn check_integer(d: &Param, v: u64) -> Result<(), String> {
 impl Value for u32 {
     type Out = u32;
     fn read(t: &Table, p: &Param) -> Result<Option<u32>, KeyError> {
-        t.u32(p.name)
+        // A whole number beyond 32 bits (or negative) with a declared range: the range.
+        match (t.raw(p.name), p.kind) {
+            (Some(toml::Value::Integer(i)), ParamKind::IntegerIn { min, max })
+                if u32::try_from(*i).is_err() =>
+            {
+                Err(key_error(
+                    t.key(p.name),
+                    format!("{} must be between {min} and {max}, got {i}", p.name),
+                ))
+            }
+            _ => t.u32(p.name),
+        }
     }
     fn parse(_: &Param, text: &str) -> Result<u32, String> {
         text.parse().map_err(|e| format!("{e}"))

@@ -151,18 +151,6 @@ pub(super) fn resolve_size(
     }
 }
 
-/// The value of `name` in `t` parsed by serde (a key whose structure serde reads: a size or
-/// distribution table, a codepoint), with serde's message at the key.
-fn serde_value<T: serde::de::DeserializeOwned>(t: &Table, name: &str) -> Result<Option<T>, Bad> {
-    t.value(name)
-        .map(|v| {
-            v.clone().try_into().map_err(|e: toml::de::Error| {
-                bad(t.key(name), super::plain_types(e.message().trim()))
-            })
-        })
-        .transpose()
-}
-
 /// Reads and parses a trace file for a flow (`key` names its `trace` key).
 pub(super) fn read_trace(
     key: &str,

@@ -1,7 +1,7 @@
 //! The sections read by their declarations ([`super::keys`]): every declared default is the
 //! value the reader uses, and a key no declaration names is refused at its line.
 
-use super::keys::{ARRIVALS, CAPTURE, LINK, MEASUREMENT, NODE, TCP};
+use super::keys::{ARRIVALS, CAPTURE, FLOW, LINK, MEASUREMENT, NODE, TCP};
 use super::tests::DUMBBELL;
 use super::*;
 use crate::params::{typed::check_number, Param, ParamKind};
@@ -81,7 +81,8 @@ const SECTIONS: [(&str, &[Param]); 6] = [
 fn every_declared_default_is_what_the_reader_uses() {
     let want = resolved(&base()).expect("the dumbbell resolves");
     let mut checked = Vec::new();
-    for (name, params) in SECTIONS {
+    // a flow's undeclared keys are its source kind's, refused by the source registry
+    for (name, params) in SECTIONS.into_iter().chain([("flow", FLOW)]) {
         for p in params {
             let Some(v) = written(p) else { continue };
             let mut t = base();
@@ -92,8 +93,8 @@ fn every_declared_default_is_what_the_reader_uses() {
         }
     }
     // arrivals.start, max_active; tcp: all 18 but cc; measurement.start, point, cwnd;
-    // node.count; link.count; capture.direction
-    assert_eq!(checked.len(), 26, "{checked:?}");
+    // node.count; link.count; capture.direction; flow.count, type, start
+    assert_eq!(checked.len(), 29, "{checked:?}");
 }
 
 /// A key no declaration of the section names is refused at its line, with the declared keys.

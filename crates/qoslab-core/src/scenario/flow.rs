@@ -317,12 +317,6 @@ fn check_size(key: &str, fs: &FlowSpec, tcp: bool) -> Result<(), Bad> {
             "`size` (a finite transfer) applies to tcp flows only",
         ));
     }
-    if fs.size.is_some_and(|s| s.0 == 0) {
-        return Err(bad(
-            format!("{key}.size"),
-            "the transfer size must be positive",
-        ));
-    }
     Ok(())
 }
 
@@ -414,11 +408,9 @@ pub(super) fn resolve_flows(
     let mut flow_keys = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
     let mut traces = TraceCache::new();
-    for (n, fs) in spec.flows.iter().enumerate() {
+    for (n, table) in spec.flows.iter().enumerate() {
         let key = format!("flow[{n}]");
-        if fs.count == Some(0) {
-            return Err(bad(format!("{key}.count"), "count must be at least 1"));
-        }
+        let fs = FlowSpec::read(table, &key)?;
         let count = fs.count.unwrap_or(1) as usize;
         check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
         // The source kind (`None`: a TCP flow), its keys checked.
@@ -451,7 +443,7 @@ pub(super) fn resolve_flows(
             }
         }
         let packet_size = check_packet_size(&key, pkt.unwrap_or_else(default_packet_size))?;
-        check_size(&key, fs, is_tcp)?;
+        check_size(&key, &fs, is_tcp)?;
         for i in 0..count {
             let src = expand(&fs.src, fs.count, i);
             let dst = expand(&fs.dst, fs.count, i);
@@ -490,7 +482,7 @@ pub(super) fn resolve_flows(
                     "the flow would start after the end of the run",
                 ));
             }
-            let stop_ns = fs.stop.map(|s| s.0);
+            let stop_ns = fs.stop;
             if let Some(s) = stop_ns {
                 if s <= start_ns {
                     return Err(bad(
@@ -525,7 +517,7 @@ pub(super) fn resolve_flows(
                 packet_size_bytes: packet_size,
                 packet_size_dist: packet_sizes.as_ref().map(SizeDist::describe),
                 packet_sizes: packet_sizes.clone(),
-                size_bytes: fs.size.map(|s| s.0),
+                size_bytes: fs.size,
                 dscp: fs.dscp.map(|d| d.0).unwrap_or(0),
                 tcp: is_tcp.then(|| tcp.clone()),
                 source,

@@ -386,15 +386,23 @@ pub const LINK: &[Param] = {
     ]
 };
 
-/// `[[flow]]`.
-pub const FLOW: &[Param] = &[
-    Param::new("name", NAME, "\"flowN\"", "Flow name; `{i}` in groups."),
-    COUNT
-        .with_doc("A group of `count` flows written once.")
-        .param,
-    Param::new("src", NAME, "required", "Sending node."),
-    Param::new("dst", NAME, "required", "Receiving node."),
-    Param::new(
+/// The keys of `[[flow]]`; its other keys are its source kind's (the source registry reads
+/// them). `start`, `packet_size` and `dscp` keep serde as their reader (a uniform start, a
+/// size table, a codepoint's name).
+pub mod flow {
+    use super::*;
+
+    pub const NAME: Decl<Text> = Decl::new(
+        "name",
+        super::NAME,
+        "\"flowN\"",
+        "Flow name; `{i}` in groups.",
+    );
+    pub const COUNT: Decl<u32> = super::COUNT.with_doc("A group of `count` flows written once.");
+    pub const SRC: Decl<Text> = Decl::new("src", super::NAME, "required", "Sending node.");
+    pub const DST: Decl<Text> = Decl::new("dst", super::NAME, "required", "Receiving node.");
+    /// Its choices are checked by the source registry ([`crate::traffic::sources::kind_of`]).
+    pub const TYPE: Decl<Text> = Decl::new(
         "type",
         ParamKind::Choice {
             choices: crate::traffic::sources::FLOW_TYPES,
@@ -402,40 +410,59 @@ pub const FLOW: &[Param] = &[
         "tcp",
         "TCP (bulk, or finite with `size`), or an open-loop source kind, whose keys are written \
          beside these (see the traffic sources below).",
-    ),
-    Param::new(
+    );
+    pub const START: Param = Param::new(
         "start",
         ParamKind::Duration,
         "0s",
         "Start time, or \"uniform(LO, HI)\" (or a list per member).",
-    ),
-    Param::new("stop", ParamKind::Duration, "never", "Stop time."),
-    Param::new(
+    );
+    pub const STOP: Decl<Duration> = Decl::new("stop", ParamKind::Duration, "never", "Stop time.");
+    pub const PACKET_SIZE: Param = Param::new(
         "packet_size",
         ParamKind::Size,
         "[tcp] packet_size, 1000B for UDP",
         "Data packet size; UDP sources may give a distribution table (sizes drawn per packet).",
-    ),
-    Param::new(
+    );
+    pub const SIZE: Decl<Bytes> = Decl::new(
         "size",
         ParamKind::Bytes,
         "unlimited",
         "TCP: a finite transfer of this many bytes (⌈size / packet_size⌉ segments); its \
          completion time goes to the transfers table.",
-    ),
-    Param::new(
+    )
+    .positive();
+    pub const DSCP: Param = Param::new(
         "dscp",
-        NAME,
+        super::NAME,
         "BE (0)",
         "Codepoint set by the host (\"AF11\", \"EF\", … or 0..=63).",
-    ),
-    Param::new(
+    );
+    pub const TCP: Param = Param::new(
         "tcp",
         TABLE,
         "[tcp]",
         "Per-flow TCP settings, overriding [tcp].",
-    ),
-];
+    );
+}
+
+/// `[[flow]]`.
+pub const FLOW: &[Param] = {
+    use flow::*;
+    &[
+        NAME.param,
+        COUNT.param,
+        SRC.param,
+        DST.param,
+        TYPE.param,
+        START,
+        STOP.param,
+        PACKET_SIZE,
+        SIZE.param,
+        DSCP,
+        TCP,
+    ]
+};
 
 /// The keys of `[[arrivals]]`.
 pub mod arrivals {

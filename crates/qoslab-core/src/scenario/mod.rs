@@ -318,7 +318,7 @@ fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
     let groups = [
         (
             "flow",
-            spec.flows.iter().map(|f| n(f.count)).collect::<Vec<_>>(),
+            spec.flows.iter().map(group_count).collect::<Vec<_>>(),
             per(std::mem::size_of::<FlowConfig>()),
         ),
         (
@@ -363,7 +363,7 @@ fn within(spec: &ScenarioSpec, max: u64, what: &str) -> Result<(), Bad> {
     if need <= max {
         return Ok(());
     }
-    let flows: u64 = spec.flows.iter().map(|f| f.count.unwrap_or(1) as u64).sum();
+    let flows: u64 = spec.flows.iter().map(group_count).sum();
     Err(bad(
         key,
         format!(

@@ -440,7 +440,8 @@ mod tests {
         for p in FLOW.iter().filter(|p| !["src", "dst"].contains(&p.name)) {
             src.push_str(&format!("{} = {}\n", p.name, sample(&p.kind)));
         }
-        let fs: FlowSpec = toml::from_str(&src).expect("every [[flow]] key parses");
+        let t: toml::Table = toml::from_str(&src).expect("a table");
+        let fs = FlowSpec::read(&t, "flow[0]").expect("every [[flow]] key reads");
         let rest: Vec<&String> = fs.source.keys().collect();
         assert_eq!(rest, ["qoslab_no_such_key"], "[[flow]]");
         same(

@@ -1,7 +1,7 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
 //! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
 //! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[[node]]`, `[[link]]`,
-//! `[[arrivals]]`, `[[capture]]`) are kept here as
+//! `[[flow]]`, `[[arrivals]]`, `[[capture]]`) are kept here as
 //! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
 //! names replaced by the index 0..count and per-index values given as lists.
@@ -11,6 +11,7 @@ use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::params::{key_error, KeyError, Table};
 pub use crate::traffic::tcp::TcpVariant;
 use crate::units;
 
@@ -218,8 +219,9 @@ pub struct ScenarioSpec {
     /// `[[link]]` tables ([`super::keys::link`]).
     #[serde(default, rename = "link")]
     pub links: Vec<toml::Table>,
+    /// `[[flow]]` tables ([`FlowSpec::read`]).
     #[serde(default, rename = "flow")]
-    pub flows: Vec<FlowSpec>,
+    pub flows: Vec<toml::Table>,
     /// `[[arrivals]]` tables ([`super::keys::arrivals`]).
     #[serde(default)]
     pub arrivals: Vec<toml::Table>,
@@ -322,35 +324,68 @@ pub struct SizeDistSpec {
     pub cdf: Option<String>,
 }
 
-/// A `[[flow]]`: the keys every flow takes; the keys of its traffic source's kind (`type`)
-/// are collected in `source` and read by the source registry
-/// ([`crate::traffic::sources`]), which refuses any key its kind does not declare.
-#[derive(Debug, Deserialize)]
+/// A `[[flow]]` as its declarations read it ([`super::keys::flow`]): the keys every flow takes;
+/// the keys of its traffic source's kind (`type`) are collected in `source` and read by the
+/// source registry ([`crate::traffic::sources`]), which refuses any key its kind does not
+/// declare.
+#[derive(Debug)]
 pub struct FlowSpec {
-    /// Defaults to "flowN" (N = position among all flows).
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "count")]
+    /// `Some` for a group (`count` given).
     pub count: Option<u32>,
     pub src: String,
     pub dst: String,
-    /// "tcp" (default) or a source kind of the registry.
-    #[serde(rename = "type", default = "default_flow_type")]
+    /// "tcp" or a source kind of the registry.
     pub kind: String,
     pub start: Option<PerIndex<StartStr>>,
-    pub stop: Option<DurationStr>,
-    /// Data packet size: fixed, or (UDP sources) a distribution table.
+    pub stop: Option<u64>,
     pub packet_size: Option<SizeSpec>,
-    /// A finite TCP transfer of this many bytes (default: unlimited, a bulk transfer).
-    pub size: Option<BytesStr>,
-    /// DiffServ codepoint set by the host ("AF11", "EF", … or 0..=63; default best effort).
+    pub size: Option<u64>,
     pub dscp: Option<Dscp>,
-    /// Per-flow TCP settings, overriding `[tcp]`.
     pub tcp: Option<toml::Table>,
     /// Every other key: the source kind's.
-    #[serde(flatten)]
     pub source: toml::Table,
 }
 
-fn default_flow_type() -> String {
-    "tcp".to_string()
+impl FlowSpec {
+    /// Reads the `[[flow]]` table `t` at `key`.
+    pub fn read(t: &toml::Table, key: &str) -> Result<FlowSpec, KeyError> {
+        use super::keys::flow::*;
+        let r = Table::open_section(t, key);
+        let count = r.get(&COUNT)?;
+        let source = t
+            .iter()
+            .filter(|(k, _)| !super::keys::FLOW.iter().any(|p| p.name == k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(FlowSpec {
+            name: r.opt(&NAME)?,
+            count: r.has(COUNT.name()).then_some(count),
+            src: r.get(&SRC)?,
+            dst: r.get(&DST)?,
+            kind: r.get(&TYPE)?,
+            start: serde_value(&r, START.name)?,
+            stop: r.opt(&STOP)?,
+            packet_size: serde_value(&r, PACKET_SIZE.name)?,
+            size: r.opt(&SIZE)?,
+            dscp: serde_value(&r, DSCP.name)?,
+            tcp: r.table(TCP.name)?.cloned(),
+            source,
+        })
+    }
+}
+
+/// The value of `name` in `t` parsed by serde (a key whose structure serde reads: a start, a
+/// size or distribution table, a codepoint), with serde's message at the key.
+pub fn serde_value<T: serde::de::DeserializeOwned>(
+    t: &Table,
+    name: &str,
+) -> Result<Option<T>, KeyError> {
+    t.value(name)
+        .map(|v| {
+            v.clone().try_into().map_err(|e: toml::de::Error| {
+                key_error(t.key(name), super::plain_types(e.message().trim()))
+            })
+        })
+        .transpose()
 }
