@@ -1,7 +1,7 @@
 //! The sections read by their declarations ([`super::keys`]): every declared default is the
 //! value the reader uses, and a key no declaration names is refused at its line.
 
-use super::keys::{ARRIVALS, CAPTURE, FLOW, LINK, MEASUREMENT, NODE, TCP};
+use super::keys::{ARRIVALS, CAPTURE, CONDITIONER, FLOW, LINK, MEASUREMENT, NODE, TCP};
 use super::tests::DUMBBELL;
 use super::*;
 use crate::params::{typed::check_number, Param, ParamKind};
@@ -11,7 +11,9 @@ use crate::units;
 fn base() -> toml::Table {
     let src = format!(
         "{DUMBBELL}\n[[flow]]\nsrc = \"s0\"\ndst = \"d0\"\n\n[[capture]]\nlink = \"bottleneck\"\n\n\
-         [[arrivals]]\nname = \"web\"\nsrc = \"s1\"\ndst = \"d1\"\nsize = \"10KB\"\narrival_rate = 5\n"
+         [[arrivals]]\nname = \"web\"\nsrc = \"s1\"\ndst = \"d1\"\nsize = \"10KB\"\narrival_rate = 5\n\n\
+         [[conditioner]]\nlink = \"bottleneck\"\n\
+         meter = {{ type = \"tsw2cm\", cir = \"1Mbps\", window = \"1s\" }}\n"
     );
     toml::from_str(&src).expect("the dumbbell parses")
 }
@@ -61,11 +63,14 @@ fn written(p: &Param) -> Option<toml::Value> {
         ParamKind::Rate => units::parse_rate(d).ok().map(|_| d.into()),
         ParamKind::Bytes => units::parse_bytes(d).ok().map(|_| d.into()),
         ParamKind::Choice { choices } => choices.contains(&d).then(|| d.into()),
+        // a word ("any", "AF11"), not "required" nor a sentence or a quoted example
+        ParamKind::Name if d != "required" && !d.contains([' ', '"']) => Some(d.into()),
         _ => None,
     }
 }
 
-const SECTIONS: [(&str, &[Param]); 6] = [
+const SECTIONS: [(&str, &[Param]); 7] = [
+    ("conditioner", CONDITIONER),
     ("arrivals", ARRIVALS),
     ("tcp", TCP),
     ("measurement", MEASUREMENT),
@@ -93,8 +98,9 @@ fn every_declared_default_is_what_the_reader_uses() {
         }
     }
     // arrivals.start, max_active; tcp: all 18 but cc; measurement.start, point, cwnd;
-    // node.count; link.count; capture.direction; flow.count, type, start
-    assert_eq!(checked.len(), 29, "{checked:?}");
+    // node.count; link.count; capture.direction; flow.count, type, start; conditioner.count,
+    // direction, classify, green, yellow
+    assert_eq!(checked.len(), 34, "{checked:?}");
 }
 
 /// A key no declaration of the section names is refused at its line, with the declared keys.

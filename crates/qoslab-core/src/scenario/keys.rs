@@ -619,52 +619,6 @@ pub const CAPTURE: &[Param] = &[
     capture::FILE.param,
 ];
 
-/// `[[conditioner]]`.
-pub const CONDITIONER: &[Param] = &[
-    Param::new(
-        "name",
-        NAME,
-        "\"condN\"",
-        "Conditioner name; `{i}` in groups.",
-    ),
-    COUNT
-        .with_doc("A group of `count` conditioners written once.")
-        .param,
-    Param::new("link", NAME, "required", "The link whose queue it guards."),
-    Param::new(
-        "direction",
-        ParamKind::Choice {
-            choices: &["ab", "ba"],
-        },
-        "ab",
-        "The guarded direction.",
-    ),
-    Param::new(
-        "classify",
-        NAME,
-        "any",
-        "\"any\", \"flow:NAME\", \"src:NODE\", \"dst:NODE\" or \"dscp:CODEPOINT\".",
-    ),
-    Param::new(
-        "meter",
-        TABLE,
-        "required",
-        "The meter/marker (a meter table).",
-    ),
-    Param::new(
-        "scope",
-        ParamKind::Choice {
-            choices: &["per_flow", "aggregate"],
-        },
-        "per_flow (aggregate for arm, ard, twam)",
-        "One meter per flow, or one for all selected traffic.",
-    ),
-    Param::new(
-        "green",
-        NAME,
-        "AF11",
-        "Action for green: a codepoint to write, \"keep\" or \"drop\".",
-    ),
-    Param::new("yellow", NAME, "AF12", "Action for yellow."),
-    Param::new("red", NAME, "AF13 (drop for arm, ard)", "Action for red."),
-];
+/// The keys of `[[conditioner]]`.
+pub(crate) use super::keys_conditioner as conditioner;
+pub use super::keys_conditioner::CONDITIONER;

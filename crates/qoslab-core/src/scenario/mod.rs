@@ -8,6 +8,7 @@ mod flat;
 mod flow;
 mod inputs;
 mod keys;
+pub(crate) mod keys_conditioner;
 pub mod locate;
 pub mod schema;
 pub mod spec;
@@ -308,7 +309,6 @@ fn base_dir(file: &str) -> std::path::PathBuf {
 /// link, node and conditioner as its struct twice over (a vector grows by doubling) plus its
 /// strings; and the `[[flow]]`/`[[link]]`/... key with the most entries (the one to shrink).
 fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
-    let n = |c: Option<u32>| c.unwrap_or(1) as u64;
     // Names and endpoints: three short strings of an expanded entry (24-byte headers, a
     // 16-byte heap block each at least).
     const STRINGS: u64 = 3 * 40;
@@ -333,7 +333,7 @@ fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
         ),
         (
             "conditioner",
-            spec.conditioners.iter().map(|c| n(c.count)).collect(),
+            spec.conditioners.iter().map(group_count).collect(),
             per(std::mem::size_of::<ConditionerConfig>()),
         ),
     ];

@@ -452,13 +452,6 @@ mod tests {
         let mut top = serde_fields::<ScenarioSpec>("name = \"x\"\nduration = \"1s\"");
         top.sort();
         same(names(SCENARIO), top, "top level");
-        let mut cond = names(CONDITIONER);
-        cond.sort();
-        same(
-            cond,
-            serde_fields::<ConditionerSpec>("link = \"l\"\nmeter = { type = \"srtcm\" }"),
-            "[[conditioner]]",
-        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
 //! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
 //! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[[node]]`, `[[link]]`,
-//! `[[flow]]`, `[[arrivals]]`, `[[capture]]`) are kept here as
+//! `[[flow]]`, `[[arrivals]]`, `[[capture]]`, `[[conditioner]]`) are kept here as
 //! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
 //! names replaced by the index 0..count and per-index values given as lists.
@@ -17,18 +17,6 @@ use crate::units;
 
 /// The most members a group (`count`) may have.
 pub const MAX_COUNT: u32 = 1_000_000;
-
-/// A group's `count` in a section serde reads (`[[flow]]`, `[[conditioner]]`): a whole
-/// number from 1 to [`MAX_COUNT`], as [`super::keys::COUNT`] declares it.
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    let n = i64::deserialize(d)?;
-    if !(1..=i64::from(MAX_COUNT)).contains(&n) {
-        return Err(de::Error::custom(format!(
-            "count must be between 1 and {MAX_COUNT}, got {n}"
-        )));
-    }
-    Ok(Some(n as u32))
-}
 
 macro_rules! unit_newtype {
     ($name:ident, $ty:ty, $parse:path, $what:expr) => {
@@ -228,40 +216,68 @@ pub struct ScenarioSpec {
     /// `[[capture]]` tables ([`super::keys::capture`]).
     #[serde(default, rename = "capture")]
     pub captures: Vec<toml::Table>,
+    /// `[[conditioner]]` tables ([`ConditionerSpec::read`]).
     #[serde(default, rename = "conditioner")]
-    pub conditioners: Vec<ConditionerSpec>,
+    pub conditioners: Vec<toml::Table>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScopeSpec {
     PerFlow,
     Aggregate,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
-/// the queue of one link direction (a host's egress or an edge router's interface).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// the queue of one link direction (a host's egress or an edge router's interface), as its
+/// declarations read it ([`super::keys::conditioner`]).
+#[derive(Debug)]
 pub struct ConditionerSpec {
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "count")]
+    /// `Some` for a group (`count` given).
     pub count: Option<u32>,
     /// The link whose queue it guards; `{i}` is replaced in groups.
     pub link: String,
-    /// "ab" (default) or "ba".
-    pub direction: Option<String>,
-    /// "any" (default), "flow:NAME", "src:NODE", "dst:NODE" or "dscp:CODEPOINT".
-    pub classify: Option<String>,
+    /// "ab" or "ba".
+    pub direction: &'static str,
+    /// "any", "flow:NAME", "src:NODE", "dst:NODE" or "dscp:CODEPOINT".
+    pub classify: String,
     /// The meter table, read by the meter registry ([`crate::conditioner::MeterSpec`]).
     pub meter: toml::Table,
-    /// One meter per flow ("per_flow", default) or one for all matching traffic ("aggregate").
+    /// One meter per flow or one for all matching traffic (default: the meter kind's).
     pub scope: Option<ScopeSpec>,
     /// What to do with each colour: a codepoint to write (e.g. "AF11"), "keep" or "drop".
-    /// Defaults: green AF11, yellow AF12, red AF13.
-    pub green: Option<String>,
-    pub yellow: Option<String>,
+    pub green: String,
+    pub yellow: String,
+    /// Default: the meter kind's (AF13, or drop).
     pub red: Option<String>,
+}
+
+impl ConditionerSpec {
+    /// Reads the `[[conditioner]]` table `t` at `key`.
+    pub fn read(t: &toml::Table, key: &str) -> Result<ConditionerSpec, KeyError> {
+        use super::keys::conditioner::*;
+        let r = Table::section(t, key, super::keys::CONDITIONER)?;
+        let count = r.get(&COUNT)?;
+        Ok(ConditionerSpec {
+            name: r.opt(&NAME)?,
+            count: r.has(COUNT.name()).then_some(count),
+            link: r.get(&LINK)?,
+            direction: r.get(&DIRECTION)?,
+            classify: r.get(&CLASSIFY)?,
+            meter: r
+                .table(METER.name)?
+                .cloned()
+                .ok_or_else(|| r.missing(METER.name))?,
+            scope: match r.opt(&SCOPE)? {
+                Some("aggregate") => Some(ScopeSpec::Aggregate),
+                Some(_) => Some(ScopeSpec::PerFlow),
+                None => None,
+            },
+            green: r.get(&GREEN)?,
+            yellow: r.get(&YELLOW)?,
+            red: r.opt(&RED)?,
+        })
+    }
 }
 
 /// A size in bytes: fixed ("500B") or drawn from a distribution, written as a table
