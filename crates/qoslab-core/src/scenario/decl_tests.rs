@@ -1,7 +1,7 @@
 //! The sections read by their declarations ([`super::keys`]): every declared default is the
 //! value the reader uses, and a key no declaration names is refused at its line.
 
-use super::keys::{ARRIVALS, CAPTURE, CONDITIONER, FLOW, LINK, MEASUREMENT, NODE, TCP};
+use super::keys::{ARRIVALS, CAPTURE, CONDITIONER, FLOW, LINK, MEASUREMENT, NODE, SCENARIO, TCP};
 use super::tests::DUMBBELL;
 use super::*;
 use crate::params::{typed::check_number, Param, ParamKind};
@@ -25,10 +25,11 @@ fn resolved(t: &toml::Table) -> Result<toml::Value, ScenarioError> {
         .expect("in range"))
 }
 
-/// The table of `section` in `t`: `measurement` or `tcp`, or the first member of `[[node]]`, … that
+/// The table of `section` in `t`: the top level (""), `measurement` or `tcp`, or the first member of `[[node]]`, … that
 /// is not a group (so that writing `count = 1` leaves its names alone).
 fn section<'a>(t: &'a mut toml::Table, section: &str) -> &'a mut toml::Table {
     match section {
+        "" => t,
         "measurement" | "tcp" => t
             .entry(section)
             .or_insert_with(|| toml::Value::Table(toml::Table::new()))
@@ -86,8 +87,9 @@ const SECTIONS: [(&str, &[Param]); 7] = [
 fn every_declared_default_is_what_the_reader_uses() {
     let want = resolved(&base()).expect("the dumbbell resolves");
     let mut checked = Vec::new();
-    // a flow's undeclared keys are its source kind's, refused by the source registry
-    for (name, params) in SECTIONS.into_iter().chain([("flow", FLOW)]) {
+    // a flow's undeclared keys are its source kind's, refused by the source registry; the
+    // top level's by serde
+    for (name, params) in SECTIONS.into_iter().chain([("flow", FLOW), ("", SCENARIO)]) {
         for p in params {
             let Some(v) = written(p) else { continue };
             let mut t = base();
@@ -99,8 +101,8 @@ fn every_declared_default_is_what_the_reader_uses() {
     }
     // arrivals.start, max_active; tcp: all 18 but cc; measurement.start, point, cwnd;
     // node.count; link.count; capture.direction; flow.count, type, start; conditioner.count,
-    // direction, classify, green, yellow
-    assert_eq!(checked.len(), 34, "{checked:?}");
+    // direction, classify, green, yellow; seed
+    assert_eq!(checked.len(), 35, "{checked:?}");
 }
 
 /// A key no declaration of the section names is refused at its line, with the declared keys.

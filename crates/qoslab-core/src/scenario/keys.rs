@@ -14,6 +14,18 @@ const INT1: ParamKind = ParamKind::Integer { min: 1 };
 const NAME: ParamKind = ParamKind::Name;
 const TABLE: ParamKind = ParamKind::Tables { params: &[] };
 
+/// The top level's `duration`: read by serde ([`super::spec::ScenarioSpec`], which holds the
+/// sections), checked against this declaration.
+pub const DURATION: Decl<Duration> = Decl::new(
+    "duration",
+    ParamKind::Duration,
+    "required",
+    "Simulated time.",
+)
+.positive();
+/// The top level's `seed` (as [`DURATION`]): its default is the reader's.
+pub const SEED: Decl<u64> = Decl::new("seed", INT0, "1", "Default seed (overridden by --seed).");
+
 /// The top level of a scenario file.
 pub const SCENARIO: &[Param] = &[
     Param::new(
@@ -23,13 +35,8 @@ pub const SCENARIO: &[Param] = &[
         "Short name, recorded in every output.",
     ),
     Param::new("description", NAME, "\"\"", "One line about the scenario."),
-    Param::new(
-        "duration",
-        ParamKind::Duration,
-        "required",
-        "Simulated time.",
-    ),
-    Param::new("seed", INT0, "1", "Default seed (overridden by --seed)."),
+    DURATION.param,
+    SEED.param,
     Param::new(
         "tcp",
         TABLE,

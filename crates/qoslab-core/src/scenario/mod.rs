@@ -379,10 +379,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     if spec.name.trim().is_empty() {
         return Err(bad("name", "the scenario name must not be empty"));
     }
-    let duration = spec.duration.0;
-    if duration == 0 {
-        return Err(bad("duration", "the duration must be positive"));
-    }
+    let duration = keys::DURATION.checked("duration".into(), spec.duration.0)?;
     let nodes = topology::resolve_nodes(&spec.nodes)?;
     let (links, link_names) = topology::resolve_links(&spec.links, &nodes)?;
     let flows = flow::resolve_flows(&spec, duration, &nodes, &links, base_dir)?;
@@ -398,7 +395,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         name: spec.name,
         description: spec.description,
         duration_ns: duration,
-        seed: spec.seed.unwrap_or(1),
+        seed: spec.seed.unwrap_or_else(|| keys::SEED.default_value()),
         nodes: nodes.names,
         measurement,
         links,
