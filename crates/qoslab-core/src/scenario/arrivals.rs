@@ -10,7 +10,6 @@ use super::flow::{
     check_ecn_marking, check_packet_size, default_packet_size, tcp_base, tcp_for, RoutedSender,
 };
 use super::inputs::{read_file, InputRoots};
-use super::keys::{SHAPE, SIGMA};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, Bad, LinkConfig};
@@ -52,9 +51,10 @@ pub struct ArrivalConfig {
 /// `base_dir`.
 pub(super) fn resolve_size(
     key: &str,
-    d: &SizeDistSpec,
+    table: &toml::Table,
     base_dir: &InputRoots,
 ) -> Result<SizeDist, Bad> {
+    let d = &SizeDistSpec::read(table, key)?;
     let needs = |what: &str, present: bool, name: &str| -> Result<(), Bad> {
         if present {
             Ok(())
@@ -75,7 +75,7 @@ pub(super) fn resolve_size(
             Ok(())
         }
     };
-    let mean = d.mean.map(|m| m.0 as f64);
+    let mean = d.mean.map(|m| m as f64);
     let positive_mean = || -> Result<f64, Bad> {
         match mean {
             Some(m) if m >= 1.0 => Ok(m),
@@ -89,7 +89,7 @@ pub(super) fn resolve_size(
             )),
         }
     };
-    match d.dist.as_str() {
+    match d.dist {
         "fixed" | "exponential" => {
             refuse(d.shape.is_some(), "shape")?;
             refuse(d.sigma.is_some(), "sigma")?;
@@ -105,7 +105,7 @@ pub(super) fn resolve_size(
             refuse(d.sigma.is_some(), "sigma")?;
             refuse(d.cdf.is_some(), "cdf")?;
             needs(" (the tail index, > 1)", d.shape.is_some(), "shape")?;
-            let a = SHAPE.checked(format!("{key}.shape"), d.shape.unwrap_or(0.0))?;
+            let a = d.shape.unwrap_or(0.0);
             SizeDist::pareto_from_mean(positive_mean()?, a)
                 .map_err(|e| bad(format!("{key}.shape"), e.to_string()))
         }
@@ -113,7 +113,7 @@ pub(super) fn resolve_size(
             refuse(d.shape.is_some(), "shape")?;
             refuse(d.cdf.is_some(), "cdf")?;
             needs(" (of the underlying normal)", d.sigma.is_some(), "sigma")?;
-            let s = SIGMA.checked(format!("{key}.sigma"), d.sigma.unwrap_or(0.0))?;
+            let s = d.sigma.unwrap_or(0.0);
             SizeDist::lognormal_from_mean(positive_mean()?, s)
                 .map_err(|e| bad(format!("{key}.sigma"), e.to_string()))
         }
@@ -141,13 +141,7 @@ pub(super) fn resolve_size(
             };
             Ok(SizeDist::Empirical(cdf))
         }
-        other => Err(bad(
-            format!("{key}.dist"),
-            format!(
-                "unknown size distribution {other:?}: expected \"fixed\", \"exponential\", \
-                 \"pareto\", \"lognormal\" or \"empirical\""
-            ),
-        )),
+        other => unreachable!("{other}: not one of keys::size::DIST's choices"),
     }
 }
 

@@ -555,47 +555,52 @@ pub const ARRIVALS: &[Param] = {
     ]
 };
 
-/// A size distribution's Pareto shape: read by serde ([`super::spec::SizeDistSpec`]), checked
-/// against this declaration.
-pub const SHAPE: Decl<f64> = Decl::new(
-    "shape",
-    crate::params::open_closed(1.0, 100.0),
-    "required for pareto",
-    "Pareto shape (tail index).",
-);
-/// A size distribution's lognormal sigma (as [`SHAPE`]).
-pub const SIGMA: Decl<f64> = Decl::new(
-    "sigma",
-    crate::params::open_closed(0.0, 10.0),
-    "required for lognormal",
-    "Standard deviation of the underlying normal.",
-);
+/// The keys of a size-distribution table (a flow's `packet_size`, an arrival process's `size`).
+pub mod size {
+    use super::*;
 
-/// A size-distribution table.
-pub const SIZE_DIST: &[Param] = &[
-    Param::new(
+    pub const DIST: Decl<Word> = Decl::new(
         "dist",
         ParamKind::Choice {
             choices: &["fixed", "exponential", "pareto", "lognormal", "empirical"],
         },
         "required",
         "The distribution.",
-    ),
-    Param::new(
+    );
+    pub const MEAN: Decl<Bytes> = Decl::new(
         "mean",
         ParamKind::Bytes,
         "required but for empirical",
         "The mean size.",
-    ),
-    SHAPE.param,
-    SIGMA.param,
-    Param::new(
+    );
+    pub const SHAPE: Decl<f64> = Decl::new(
+        "shape",
+        crate::params::open_closed(1.0, 100.0),
+        "required for pareto",
+        "Pareto shape (tail index).",
+    );
+    pub const SIGMA: Decl<f64> = Decl::new(
+        "sigma",
+        crate::params::open_closed(0.0, 10.0),
+        "required for lognormal",
+        "Standard deviation of the underlying normal.",
+    );
+    pub const CDF: Decl<Text> = Decl::new(
         "cdf",
         NAME,
         "required for empirical",
         "\"websearch\" (Alizadeh et al. 2010), \"datamining\" (Greenberg et al. 2009) or a CDF \
          file of `size_bytes probability` lines, relative to the scenario file.",
-    ),
+    );
+}
+
+/// A size-distribution table.
+pub const SIZE_DIST: &[Param] = &[
+    size::DIST.param,
+    size::MEAN.param,
+    size::SHAPE.param,
+    size::SIGMA.param,
+    size::CDF.param,
 ];
 
 /// The keys of `[[capture]]`.

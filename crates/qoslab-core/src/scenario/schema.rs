@@ -444,11 +444,6 @@ mod tests {
         let fs = FlowSpec::read(&t, "flow[0]").expect("every [[flow]] key reads");
         let rest: Vec<&String> = fs.source.keys().collect();
         assert_eq!(rest, ["qoslab_no_such_key"], "[[flow]]");
-        same(
-            names(SIZE_DIST),
-            serde_fields::<SizeDistSpec>("dist = \"fixed\""),
-            "size distribution",
-        );
         let mut top = serde_fields::<ScenarioSpec>("name = \"x\"\nduration = \"1s\"");
         top.sort();
         same(names(SCENARIO), top, "top level");

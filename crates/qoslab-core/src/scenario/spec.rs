@@ -285,7 +285,8 @@ impl ConditionerSpec {
 #[derive(Debug, Clone)]
 pub enum SizeSpec {
     Fixed(BytesStr),
-    Dist(SizeDistSpec),
+    /// The table, read by [`SizeDistSpec::read`].
+    Dist(toml::Table),
 }
 
 impl<'de> Deserialize<'de> for SizeSpec {
@@ -318,7 +319,7 @@ impl<'de> Deserialize<'de> for SizeSpec {
                 )))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, m: A) -> Result<SizeSpec, A::Error> {
-                SizeDistSpec::deserialize(de::value::MapAccessDeserializer::new(m))
+                toml::Table::deserialize(de::value::MapAccessDeserializer::new(m))
                     .map(SizeSpec::Dist)
             }
         }
@@ -328,16 +329,30 @@ impl<'de> Deserialize<'de> for SizeSpec {
 
 /// A size distribution: `dist` is "fixed", "exponential", "pareto" (with `shape`, > 1),
 /// "lognormal" (with `sigma`) or "empirical" (with `cdf`: "websearch", "datamining" or a CDF
-/// file). `mean` is required except for "empirical". Read by serde; `shape` and `sigma` are
-/// checked against their declarations ([`super::keys::SHAPE`], [`super::keys::SIGMA`]).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// file). `mean` is required except for "empirical". Read by its declarations
+/// ([`super::keys::size`]); which keys a `dist` needs or refuses is the reader's rule.
+#[derive(Debug, Clone)]
 pub struct SizeDistSpec {
-    pub dist: String,
-    pub mean: Option<BytesStr>,
+    pub dist: &'static str,
+    pub mean: Option<u64>,
     pub shape: Option<f64>,
     pub sigma: Option<f64>,
     pub cdf: Option<String>,
+}
+
+impl SizeDistSpec {
+    /// Reads the distribution table `t` at `key`.
+    pub fn read(t: &toml::Table, key: &str) -> Result<SizeDistSpec, KeyError> {
+        use super::keys::size::*;
+        let r = Table::section(t, key, super::keys::SIZE_DIST)?;
+        Ok(SizeDistSpec {
+            dist: r.get(&DIST)?,
+            mean: r.opt(&MEAN)?,
+            shape: r.opt(&SHAPE)?,
+            sigma: r.opt(&SIGMA)?,
+            cdf: r.opt(&CDF)?,
+        })
+    }
 }
 
 /// A `[[flow]]` as its declarations read it ([`super::keys::flow`]): the keys every flow takes;
