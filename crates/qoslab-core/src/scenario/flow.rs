@@ -86,6 +86,11 @@ pub(super) fn default_packet_size() -> u64 {
     tcp::PACKET_SIZE.default_value()
 }
 
+/// The start of a flow that gives none ([`super::keys::flow::START`]'s default).
+fn default_start() -> Start {
+    parse_start(super::keys::flow::START.default).expect("a declared start")
+}
+
 fn variant_of(name: &str) -> TcpVariant {
     TcpVariant::from_name(name).expect("a declared variant name")
 }
@@ -471,10 +476,10 @@ pub(super) fn resolve_flows(
                     format!("duplicate flow name {name:?}"),
                 ));
             }
-            let (start_ns, start_max_ns) = match fs.start.as_ref().map(|s| s.get(i).0) {
-                None => (0, 0),
-                Some(Start::At(t)) => (t, t),
-                Some(Start::Uniform(a, b)) => (a, b),
+            let start = fs.start.as_ref().map_or_else(default_start, |s| s.get(i).0);
+            let (start_ns, start_max_ns) = match start {
+                Start::At(t) => (t, t),
+                Start::Uniform(a, b) => (a, b),
             };
             if start_max_ns >= duration {
                 return Err(bad(
