@@ -1,13 +1,16 @@
 """The core's reader enforces every declared range: for each numeric key of every queue,
-meter and traffic source kind (as the JSON Schema, generated from the one declaration, states
-its range), a value just outside the range is a one-line error at that key naming the range, and a value just
-inside is not refused for its range."""
+meter and traffic source kind, and of the scenario's own sections ([tcp], [[node]], [[link]],
+[[flow]], [[arrivals]], [[conditioner]], a size distribution), as the JSON Schema, generated
+from the one declaration, states its range, a value just outside the range is a one-line error
+at that key naming the range, and a value just inside is not refused for its range."""
 
 from __future__ import annotations
 
 import copy
 import math
+import tomllib
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -45,8 +48,10 @@ def _key(path: list[Any]) -> str:
 
 
 def _g(x: float) -> str:
-    """A bound as the core prints it (Rust's shortest form of these round numbers)."""
-    return f"{x:g}"
+    """A bound as the core prints it (Rust's Display of an f64: the shortest digits that read
+    back, never an exponent: 1e7 is 10000000)."""
+    text = format(Decimal(repr(float(x))), "f")
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _bounds(v: dict[str, Any]) -> tuple[str, list[tuple[str, float, float]]]:
@@ -152,4 +157,144 @@ def test_a_declared_range_is_enforced_by_the_reader(kind, name, words, outside, 
         assert e.message.startswith(words), (words, str(e))
     assert "\n" not in str(e)
     e = _load(kind, name, inside)
+    assert e is None or not (e.key == key and e.message.startswith(words)), str(e)
+
+
+# -- the scenario's own sections ----------------------------------------------------------------
+
+#: A scenario with every section that has a numeric key. Groups name other groups' members
+#: with `{i}`, so that a count just inside its range (1,000,000) fails fast on a name instead.
+SECTIONS_BASE = """
+name = "ranges"
+duration = "2s"
+
+[tcp]
+window = 20
+
+[[node]]
+name = "h{i}"
+count = 2
+[[node]]
+name = "r"
+
+[[link]]
+name = "access{i}"
+count = 2
+a = "h{i}"
+b = "r"
+bandwidth = "10Mbps"
+delay = "1ms"
+
+[[flow]]
+name = "f{i}"
+count = 2
+src = "h{i}"
+dst = "r"
+
+[[conditioner]]
+name = "c{i}"
+count = 2
+link = "access{i}"
+meter = { type = "tsw2cm", cir = "1Mbps", window = "1s" }
+
+[[arrivals]]
+name = "web"
+src = "h0"
+dst = "r"
+arrival_rate = 5
+size = { dist = "pareto", mean = "10KB", shape = 1.5 }
+
+[[arrivals]]
+name = "mice"
+src = "h1"
+dst = "r"
+load = 0.1
+size = { dist = "lognormal", mean = "10KB", sigma = 1 }
+"""
+
+#: Where each section's keys are set in SECTIONS_BASE, and its object in the JSON Schema.
+_SECTION_TABLES: dict[str, list[Any]] = {
+    "tcp": ["tcp"],
+    "node": ["node", 0],
+    "link": ["link", 0],
+    "flow": ["flow", 0],
+    "conditioner": ["conditioner", 0],
+    "arrivals": ["arrivals", 0],
+    "size (pareto)": ["arrivals", 0, "size"],
+    "size (lognormal)": ["arrivals", 1, "size"],
+}
+
+
+def _section_objects() -> dict[str, dict[str, Any]]:
+    schema = json_schema()
+    props = schema["properties"]
+    out = {"tcp": props["tcp"]}
+    out.update({s: props[s]["items"] for s in ("node", "link", "flow", "conditioner", "arrivals")})
+    size = schema["$defs"]["size"]["oneOf"][1]
+    out["size (pareto)"] = {"properties": {"shape": size["properties"]["shape"]}}
+    out["size (lognormal)"] = {"properties": {"sigma": size["properties"]["sigma"]}}
+    return out
+
+
+def _section_key(path: list[Any]) -> str:
+    return str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
+
+
+def _section_cases() -> list[tuple[str, str, str, float, float]]:
+    cases = []
+    for section, obj in _section_objects().items():
+        for name, v in obj["properties"].items():
+            if v.get("type") not in ("number", "integer") or v.get("x-source"):
+                continue
+            words, bounds = _bounds(v)
+            cases += [(section, name, f"{name} {words}", out, inside) for _, out, inside in bounds]
+    return cases
+
+
+SECTION_CASES = _section_cases()
+
+
+def _load_section(section: str, name: str, value: float) -> qoslab.ScenarioError | None:
+    t = tomllib.loads(SECTIONS_BASE)
+    node: Any = t
+    for p in _SECTION_TABLES[section]:
+        node = node[p]
+    node[name] = value
+    try:
+        qoslab.Scenario.from_toml(dumps(t), "ranges.toml")
+    except qoslab.ScenarioError as e:
+        return e
+    return None
+
+
+def test_the_sections_base_loads_and_every_section_key_is_covered():
+    assert _load_section("tcp", "window", 20) is None
+    keys = {f"{c[0]}.{c[1]}" for c in SECTION_CASES}
+    assert keys == {
+        "tcp.window",
+        "tcp.initial_window",
+        "tcp.dupack_threshold",
+        "node.count",
+        "link.count",
+        "flow.count",
+        "conditioner.count",
+        "arrivals.arrival_rate",
+        "arrivals.load",
+        "arrivals.max_active",
+        "size (pareto).shape",
+        "size (lognormal).sigma",
+    }, keys
+
+
+@pytest.mark.parametrize(
+    ("section", "name", "words", "outside", "inside"), SECTION_CASES, ids=lambda x: str(x)
+)
+def test_a_declared_range_of_a_section_is_enforced_by_its_reader(section, name, words, outside, inside):
+    key = f"{_section_key(_SECTION_TABLES[section])}.{name}"
+    e = _load_section(section, name, outside)
+    assert e is not None, f"{key} = {outside!r} (outside its declared range) was accepted"
+    assert e.key == key and e.line is not None, str(e)
+    assert e.message.startswith(words), (words, str(e))
+    assert "\n" not in str(e)
+    e = _load_section(section, name, inside)
     assert e is None or not (e.key == key and e.message.startswith(words)), str(e)

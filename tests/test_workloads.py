@@ -241,7 +241,7 @@ def test_jitter_is_zero_on_an_idle_path_and_positive_behind_cross_traffic() -> N
         (
             ARR + 'size = { dist = "zipf", mean = "1KB" }\n',
             "arrivals[0].size.dist",
-            "unknown size distribution",
+            "unknown variant `zipf`, expected `fixed`",
         ),
         (
             ARR + 'size = { dist = "pareto", mean = "1KB", shape = 0.9 }\n',

@@ -34,6 +34,9 @@ from qoslab.builder_sources import TcpVariant
 
 # -- the scenario's other tables ----------------------------------------------------------------
 
+#: The most members a group (`count`) may have, as the core declares it (`scenario::keys::COUNT`).
+MAX_COUNT = 1_000_000
+
 
 @dataclass(kw_only=True, repr=False)
 class TcpSettings(Component):
@@ -126,7 +129,7 @@ class Node(Component):
     """
 
     name: str = field(metadata=_req("name"))
-    count: int | None = _opt("integer", lo=1)
+    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -147,7 +150,7 @@ class Link(Component):
     """
 
     name: str | None = _opt("name")
-    count: int | None = _opt("integer", lo=1)
+    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
     a: str = field(metadata=_req("name"))
     b: str = field(metadata=_req("name"))
     bandwidth: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
@@ -179,7 +182,7 @@ class Flow(Component):
     """
 
     name: str | None = _opt("name")
-    count: int | None = _opt("integer", lo=1)
+    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
     src: str = field(metadata=_req("name"))
     dst: str = field(metadata=_req("name"))
     source: Source | None = _opt("source")
@@ -253,7 +256,7 @@ class Arrivals(Component):
     packet_size: Size | None = _opt("bytes")
     dscp: Codepoint | None = _opt("dscp")
     tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
-    max_active: int | None = _opt("integer", lo=1)
+    max_active: int | None = _opt("integer", lo=1, hi=1_000_000)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -293,7 +296,7 @@ class Conditioner(Component):
     """
 
     name: str | None = _opt("name")
-    count: int | None = _opt("integer", lo=1)
+    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
     link: str = field(metadata=_req("name"))
     direction: Direction | None = _opt("choice", choices=Direction)
     classify: str | None = _opt("name")

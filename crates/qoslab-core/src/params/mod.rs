@@ -185,6 +185,7 @@ pub const FLAVOUR: Param = Param {
 
 /// A mechanism's table being read: the TOML table at `key` (the `type` key excluded), the
 /// kind's name for messages and its declared parameters.
+#[derive(Clone, Copy)]
 pub struct Table<'a> {
     t: &'a toml::Table,
     key: &'a str,
@@ -259,6 +260,61 @@ impl<'a> Table<'a> {
         }
     }
 
+    /// A section of the scenario file (`[measurement]`, a `[[link]]`) whose keys are all
+    /// declared in `params`: a key that is not is an error in the words serde used for these
+    /// sections ("unknown field `x`, expected one of …"), and so is a required one left out
+    /// ("missing field `x`").
+    pub fn section(
+        t: &'a toml::Table,
+        key: &'a str,
+        params: &[Param],
+    ) -> Result<Table<'a>, KeyError> {
+        if let Some(k) = t
+            .keys()
+            .find(|k| !params.iter().any(|p| p.name == k.as_str()))
+        {
+            let names: Vec<String> = params.iter().map(|p| format!("`{}`", p.name)).collect();
+            let expected = match names.as_slice() {
+                [] => "there are no fields".to_string(),
+                [a] => format!("expected {a}"),
+                [a, b] => format!("expected {a} or {b}"),
+                _ => format!("expected one of {}", names.join(", ")),
+            };
+            return Err(key_error(
+                join_key(key, k),
+                format!("unknown field `{k}`, {expected}"),
+            ));
+        }
+        Ok(Table {
+            t,
+            key,
+            kind: "section",
+            noun: SECTION,
+            member: None,
+        })
+    }
+
+    /// A section whose undeclared keys belong to something else (a `[[flow]]`'s are its
+    /// source kind's, checked by the source registry): read like [`Table::section`], keys
+    /// unchecked.
+    pub fn open_section(t: &'a toml::Table, key: &'a str) -> Table<'a> {
+        Table {
+            t,
+            key,
+            kind: "section",
+            noun: SECTION,
+            member: None,
+        }
+    }
+
+    /// The same table read for group member `i`: a list value gives it its element `i`.
+    pub fn for_member(&self, i: usize) -> Table<'a> {
+        Table {
+            member: Some(i),
+            ..*self
+        }
+    }
+
     fn with_noun(
         t: &'a toml::Table,
         key: &'a str,
@@ -302,7 +358,7 @@ impl<'a> Table<'a> {
 
     /// The full key path of `name`.
     pub fn key(&self, name: &str) -> String {
-        format!("{}.{name}", self.key)
+        join_key(self.key, name)
     }
 
     /// The kind's name (e.g. "red").
@@ -313,6 +369,20 @@ impl<'a> Table<'a> {
     /// A rate, in bit/s.
     pub fn rate(&self, name: &str) -> Result<Option<u64>, KeyError> {
         self.unit(name, "a rate string such as \"1.2Mbps\"", units::parse_rate)
+    }
+
+    /// The value of `name` as written (for a group member, its element), for a key whose
+    /// structure serde parses.
+    pub fn value(&self, name: &str) -> Option<&'a toml::Value> {
+        self.raw(name)
+    }
+
+    /// The number of values of `name` when it is written as a list (per group member).
+    pub fn list_len(&self, name: &str) -> Option<usize> {
+        match self.t.get(name) {
+            Some(toml::Value::Array(a)) => Some(a.len()),
+            _ => None,
+        }
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -476,6 +546,18 @@ impl<'a> Table<'a> {
                 format!("a {} {} needs {what}", self.kind, self.noun),
             )
         })
+    }
+}
+
+/// The noun of a scenario section's [`Table`] (its messages are serde's).
+pub(crate) const SECTION: &str = "section";
+
+/// `name` under `key` ("" for the top level of the file).
+fn join_key(key: &str, name: &str) -> String {
+    if key.is_empty() {
+        name.to_string()
+    } else {
+        format!("{key}.{name}")
     }
 }
 

@@ -90,16 +90,33 @@ impl<T> Decl<T> {
     }
 }
 
+impl<T: Value> Decl<T> {
+    /// `v`, read by serde for a key whose structure serde parses, checked against the declared
+    /// limits; the error is at `key`.
+    pub fn checked(&self, key: String, v: T::Out) -> Result<T::Out, KeyError> {
+        T::check(self, &v).map_err(|m| key_error(key, m))?;
+        Ok(v)
+    }
+
+    /// The declared default, parsed: for a declaration whose default is a value (not
+    /// "required" nor a sentence), checked by [`check_default`]'s tests.
+    pub fn default_value(&self) -> T::Out {
+        let p = &self.param;
+        T::parse(p, p.default)
+            .unwrap_or_else(|e| panic!("the declared default of {} ({}): {e}", p.name, p.default))
+    }
+}
+
 /// The type of a parameter's value: how it is read, how its default is parsed, and the
 /// declared limits it is checked against.
 pub trait Value {
-    type Out: Copy;
+    type Out;
     /// The value at `p.name`, if given (wrong type: an error at the key).
     fn read(t: &Table, p: &Param) -> Result<Option<Self::Out>, KeyError>;
     /// A default as declared.
     fn parse(p: &Param, text: &str) -> Result<Self::Out, String>;
     /// Whether `v` is within the declaration's limits; the message names the key.
-    fn check(d: &Decl<Self>, v: Self::Out) -> Result<(), String>
+    fn check(d: &Decl<Self>, v: &Self::Out) -> Result<(), String>
     where
         Self: Sized;
 }
@@ -147,8 +164,8 @@ impl Value for f64 {
     fn parse(_: &Param, text: &str) -> Result<f64, String> {
         text.parse().map_err(|e| format!("{e}"))
     }
-    fn check(d: &Decl<f64>, v: f64) -> Result<(), String> {
-        check_number(d.param.name, &d.param.kind, v)
+    fn check(d: &Decl<f64>, v: &f64) -> Result<(), String> {
+        check_number(d.param.name, &d.param.kind, *v)
     }
 }
 
@@ -160,7 +177,7 @@ impl Value for bool {
     fn parse(_: &Param, text: &str) -> Result<bool, String> {
         text.parse().map_err(|e| format!("{e}"))
     }
-    fn check(_: &Decl<bool>, _: bool) -> Result<(), String> {
+    fn check(_: &Decl<bool>, _: &bool) -> Result<(), String> {
         Ok(())
     }
 }
@@ -182,13 +199,24 @@ fn check_integer(d: &Param, v: u64) -> Result<(), String> {
 impl Value for u32 {
     type Out = u32;
     fn read(t: &Table, p: &Param) -> Result<Option<u32>, KeyError> {
-        t.u32(p.name)
+        // A whole number beyond 32 bits (or negative) with a declared range: the range.
+        match (t.raw(p.name), p.kind) {
+            (Some(toml::Value::Integer(i)), ParamKind::IntegerIn { min, max })
+                if u32::try_from(*i).is_err() =>
+            {
+                Err(key_error(
+                    t.key(p.name),
+                    format!("{} must be between {min} and {max}, got {i}", p.name),
+                ))
+            }
+            _ => t.u32(p.name),
+        }
     }
     fn parse(_: &Param, text: &str) -> Result<u32, String> {
         text.parse().map_err(|e| format!("{e}"))
     }
-    fn check(d: &Decl<u32>, v: u32) -> Result<(), String> {
-        check_integer(&d.param, v as u64)
+    fn check(d: &Decl<u32>, v: &u32) -> Result<(), String> {
+        check_integer(&d.param, u64::from(*v))
     }
 }
 
@@ -209,8 +237,8 @@ impl Value for u64 {
     fn parse(_: &Param, text: &str) -> Result<u64, String> {
         text.parse().map_err(|e| format!("{e}"))
     }
-    fn check(d: &Decl<u64>, v: u64) -> Result<(), String> {
-        check_integer(&d.param, v)
+    fn check(d: &Decl<u64>, v: &u64) -> Result<(), String> {
+        check_integer(&d.param, *v)
     }
 }
 
@@ -236,8 +264,8 @@ macro_rules! unit_value {
             fn parse(_: &Param, text: &str) -> Result<u64, String> {
                 $parse(text)
             }
-            fn check(d: &Decl<$marker>, v: u64) -> Result<(), String> {
-                check_least(d, v)
+            fn check(d: &Decl<$marker>, v: &u64) -> Result<(), String> {
+                check_least(d, *v)
             }
         }
     };
@@ -283,8 +311,8 @@ impl Value for Bytes32 {
         let b = units::parse_bytes(text)?;
         u32::try_from(b).map_err(|e| format!("{e}"))
     }
-    fn check(d: &Decl<Bytes32>, v: u32) -> Result<(), String> {
-        check_least(d, v as u64)
+    fn check(d: &Decl<Bytes32>, v: &u32) -> Result<(), String> {
+        check_least(d, u64::from(*v))
     }
 }
 
@@ -300,9 +328,9 @@ impl Value for QueueLimit {
     fn parse(_: &Param, text: &str) -> Result<Limit, String> {
         units::parse_limit(text)
     }
-    fn check(d: &Decl<QueueLimit>, v: Limit) -> Result<(), String> {
+    fn check(d: &Decl<QueueLimit>, v: &Limit) -> Result<(), String> {
         match v {
-            Limit::Packets(n) | Limit::Bytes(n) if n < d.least.0 => {
+            Limit::Packets(n) | Limit::Bytes(n) if *n < d.least.0 => {
                 Err(format!("{} must be positive", d.param.name))
             }
             _ => Ok(()),
@@ -333,7 +361,24 @@ impl Value for Word {
             .find(|c| *c == text)
             .ok_or_else(|| format!("{text} is not one of {:?}", choices(p)))
     }
-    fn check(_: &Decl<Word>, _: &'static str) -> Result<(), String> {
+    fn check(_: &Decl<Word>, _: &&'static str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A string: a name of another component, a file name, a template with `{i}`.
+#[derive(Debug, Clone, Copy)]
+pub struct Text;
+
+impl Value for Text {
+    type Out = String;
+    fn read(t: &Table, p: &Param) -> Result<Option<String>, KeyError> {
+        Ok(t.str(p.name)?.map(str::to_string))
+    }
+    fn parse(_: &Param, text: &str) -> Result<String, String> {
+        Ok(text.to_string())
+    }
+    fn check(_: &Decl<Text>, _: &String) -> Result<(), String> {
         Ok(())
     }
 }
@@ -344,7 +389,7 @@ impl Table<'_> {
         let Some(v) = T::read(self, &d.param)? else {
             return Ok(None);
         };
-        T::check(d, v).map_err(|m| key_error(self.key(d.param.name), m))?;
+        T::check(d, &v).map_err(|m| key_error(self.key(d.param.name), m))?;
         Ok(Some(v))
     }
 
@@ -359,12 +404,14 @@ impl Table<'_> {
             return Err(self.missing(p.name));
         }
         // Every declared default parses and lies in its limits (params::typed tests, per kind).
-        Ok(T::parse(p, p.default)
-            .unwrap_or_else(|e| panic!("the declared default of {} ({}): {e}", p.name, p.default)))
+        Ok(d.default_value())
     }
 
     /// The error for a required key that is missing.
     pub fn missing(&self, name: &str) -> KeyError {
+        if self.noun == super::SECTION {
+            return key_error(self.key(name), format!("missing field `{name}`"));
+        }
         key_error(
             self.key(name),
             format!(
@@ -389,7 +436,7 @@ pub fn check_default<T: Value>(d: &Decl<T>) -> Result<(), String> {
         return Ok(());
     }
     let v = T::parse(p, p.default)?;
-    T::check(d, v)
+    T::check(d, &v)
 }
 
 #[cfg(test)]

@@ -6,19 +6,18 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::flow::{check_ecn_marking, check_packet_size, tcp_base, tcp_for, RoutedSender};
+use super::flow::{
+    check_ecn_marking, check_packet_size, default_packet_size, tcp_base, tcp_for, RoutedSender,
+};
 use super::inputs::{read_file, InputRoots};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, Bad, LinkConfig};
+use crate::params::Table;
 use crate::traffic::sizes::{EmpiricalCdf, SizeDist};
 use crate::traffic::tcp::TcpConfig;
 use crate::traffic::trace::{self, TraceInfo, TraceRow};
 
-/// The default cap on a process's open connections.
-pub const DEFAULT_MAX_ACTIVE: u32 = 1_000;
-/// The largest cap a scenario may set (each open connection holds a few kilobytes).
-pub const MAX_ACTIVE_LIMIT: u32 = 1_000_000;
 /// The largest CDF file read (bytes).
 const MAX_CDF_BYTES: u64 = 16 << 20;
 
@@ -52,9 +51,10 @@ pub struct ArrivalConfig {
 /// `base_dir`.
 pub(super) fn resolve_size(
     key: &str,
-    d: &SizeDistSpec,
+    table: &toml::Table,
     base_dir: &InputRoots,
 ) -> Result<SizeDist, Bad> {
+    let d = &SizeDistSpec::read(table, key)?;
     let needs = |what: &str, present: bool, name: &str| -> Result<(), Bad> {
         if present {
             Ok(())
@@ -75,7 +75,7 @@ pub(super) fn resolve_size(
             Ok(())
         }
     };
-    let mean = d.mean.map(|m| m.0 as f64);
+    let mean = d.mean.map(|m| m as f64);
     let positive_mean = || -> Result<f64, Bad> {
         match mean {
             Some(m) if m >= 1.0 => Ok(m),
@@ -89,7 +89,7 @@ pub(super) fn resolve_size(
             )),
         }
     };
-    match d.dist.as_str() {
+    match d.dist {
         "fixed" | "exponential" => {
             refuse(d.shape.is_some(), "shape")?;
             refuse(d.sigma.is_some(), "sigma")?;
@@ -106,12 +106,6 @@ pub(super) fn resolve_size(
             refuse(d.cdf.is_some(), "cdf")?;
             needs(" (the tail index, > 1)", d.shape.is_some(), "shape")?;
             let a = d.shape.unwrap_or(0.0);
-            if !(a > 1.0 && a <= 100.0) {
-                return Err(bad(
-                    format!("{key}.shape"),
-                    format!("the Pareto shape must be in (1, 100] (a finite mean), got {a}"),
-                ));
-            }
             SizeDist::pareto_from_mean(positive_mean()?, a)
                 .map_err(|e| bad(format!("{key}.shape"), e.to_string()))
         }
@@ -120,12 +114,6 @@ pub(super) fn resolve_size(
             refuse(d.cdf.is_some(), "cdf")?;
             needs(" (of the underlying normal)", d.sigma.is_some(), "sigma")?;
             let s = d.sigma.unwrap_or(0.0);
-            if !(s > 0.0 && s <= 10.0) {
-                return Err(bad(
-                    format!("{key}.sigma"),
-                    format!("sigma must be in (0, 10], got {s}"),
-                ));
-            }
             SizeDist::lognormal_from_mean(positive_mean()?, s)
                 .map_err(|e| bad(format!("{key}.sigma"), e.to_string()))
         }
@@ -153,13 +141,7 @@ pub(super) fn resolve_size(
             };
             Ok(SizeDist::Empirical(cdf))
         }
-        other => Err(bad(
-            format!("{key}.dist"),
-            format!(
-                "unknown size distribution {other:?}: expected \"fixed\", \"exponential\", \
-                 \"pareto\", \"lognormal\" or \"empirical\""
-            ),
-        )),
+        other => unreachable!("{other}: not one of keys::size::DIST's choices"),
     }
 }
 
@@ -197,41 +179,43 @@ pub(super) fn resolve_arrivals(
     let adj = adjacency(nodes.names.len(), links);
     let component = components(&adj);
     let mut out: Vec<ArrivalConfig> = Vec::new();
-    for (n, a) in spec.arrivals.iter().enumerate() {
+    for (n, table) in spec.arrivals.iter().enumerate() {
+        use super::keys::arrivals::*;
         let key = format!("arrivals[{n}]");
-        if a.name.trim().is_empty() {
+        let t = Table::section(table, &key, super::keys::ARRIVALS)?;
+        let (name, src, dst) = (t.get(&NAME)?, t.get(&SRC)?, t.get(&DST)?);
+        let size: SizeSpec = serde_value(&t, SIZE.name)?.ok_or_else(|| t.missing(SIZE.name))?;
+        let dscp: Option<Dscp> = serde_value(&t, DSCP.name)?;
+        if name.trim().is_empty() {
             return Err(bad(format!("{key}.name"), "the name must not be empty"));
         }
-        if flow_names.contains(&a.name.as_str()) || out.iter().any(|o| o.name == a.name) {
+        if flow_names.contains(&name.as_str()) || out.iter().any(|o| o.name == name) {
             return Err(bad(
                 format!("{key}.name"),
-                format!("duplicate flow name {:?}", a.name),
+                format!("duplicate flow name {name:?}"),
             ));
         }
-        let src_idx = nodes.lookup(format!("{key}.src"), &a.src)?;
-        let dst_idx = nodes.lookup(format!("{key}.dst"), &a.dst)?;
+        let src_idx = nodes.lookup(format!("{key}.src"), &src)?;
+        let dst_idx = nodes.lookup(format!("{key}.dst"), &dst)?;
         if src_idx == dst_idx {
             return Err(bad(
                 format!("{key}.dst"),
-                format!("source and destination are the same node {:?}", a.src),
+                format!("source and destination are the same node {src:?}"),
             ));
         }
         if component[src_idx] != component[dst_idx] {
             return Err(bad(
                 format!("{key}.dst"),
-                format!(
-                    "no route from {:?} to {:?}: the links do not connect them",
-                    a.src, a.dst
-                ),
+                format!("no route from {src:?} to {dst:?}: the links do not connect them"),
             ));
         }
         let mut pkt = base_pkt;
-        let tcp = tcp_for(&key, &base, a.tcp.as_ref(), &mut pkt)?;
-        if let Some(p) = a.packet_size {
-            pkt = Some(p.0);
+        let tcp = tcp_for(&key, &base, t.table(TCP.name)?, &mut pkt)?;
+        if let Some(p) = t.opt(&PACKET_SIZE)? {
+            pkt = Some(p);
         }
-        let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
-        let sizes = match &a.size {
+        let packet_size = check_packet_size(&key, pkt.unwrap_or_else(default_packet_size))?;
+        let sizes = match &size {
             SizeSpec::Fixed(b) if b.0 == 0 => {
                 return Err(bad(
                     format!("{key}.size"),
@@ -242,7 +226,7 @@ pub(super) fn resolve_arrivals(
             SizeSpec::Dist(d) => resolve_size(&format!("{key}.size"), d, base_dir)?,
         };
         let mean = sizes.mean();
-        let arrival_rate = match (a.arrival_rate, a.load) {
+        let arrival_rate = match (t.opt(&ARRIVAL_RATE)?, t.opt(&LOAD)?) {
             (Some(_), Some(_)) => {
                 return Err(bad(
                     format!("{key}.load"),
@@ -255,22 +239,8 @@ pub(super) fn resolve_arrivals(
                     "an arrival process needs `arrival_rate` (flows per second) or `load`",
                 ))
             }
-            (Some(r), None) => {
-                if !(r > 0.0 && r <= 1e7) {
-                    return Err(bad(
-                        format!("{key}.arrival_rate"),
-                        format!("arrival_rate must be in (0, 1e7] flows per second, got {r}"),
-                    ));
-                }
-                r
-            }
+            (Some(r), None) => r,
             (None, Some(l)) => {
-                if !(l > 0.0 && l <= 10.0) {
-                    return Err(bad(
-                        format!("{key}.load"),
-                        format!("load must be in (0, 10] (a fraction of the capacity), got {l}"),
-                    ));
-                }
                 let path = super::topology::shortest_path(&adj, src_idx, dst_idx)
                     .expect("connected: checked above");
                 let capacity = path
@@ -281,25 +251,19 @@ pub(super) fn resolve_arrivals(
                 l * capacity / (8.0 * mean)
             }
         };
-        let start_ns = a.start.map(|d| d.0).unwrap_or(0);
-        let stop_ns = a.stop.map(|d| d.0).unwrap_or(duration).min(duration);
+        let start_ns = t.get(&START)?;
+        let stop_ns = t.opt(&STOP)?.unwrap_or(duration).min(duration);
         if start_ns >= stop_ns {
             return Err(bad(
                 format!("{key}.stop"),
                 "the arrivals stop before they start (or start after the end of the run)",
             ));
         }
-        let max_active = a.max_active.unwrap_or(DEFAULT_MAX_ACTIVE);
-        if !(1..=MAX_ACTIVE_LIMIT).contains(&max_active) {
-            return Err(bad(
-                format!("{key}.max_active"),
-                format!("max_active must be 1..={MAX_ACTIVE_LIMIT}, got {max_active}"),
-            ));
-        }
+        let max_active = t.get(&MAX_ACTIVE)?;
         out.push(ArrivalConfig {
-            name: a.name.clone(),
-            src: a.src.clone(),
-            dst: a.dst.clone(),
+            name,
+            src,
+            dst,
             src_idx,
             dst_idx,
             arrival_rate,
@@ -309,7 +273,7 @@ pub(super) fn resolve_arrivals(
             start_ns,
             stop_ns,
             packet_size_bytes: packet_size,
-            dscp: a.dscp.map(|d| d.0).unwrap_or(0),
+            dscp: dscp.map_or(0, |d| d.0),
             max_active,
             tcp,
         });

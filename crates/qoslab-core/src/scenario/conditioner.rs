@@ -115,12 +115,11 @@ pub struct ConditionerConfig {
     pub red: Action,
 }
 
-fn parse_action(key: String, v: &Option<String>, default: u8) -> Result<Action, Bad> {
-    match v.as_deref() {
-        None => Ok(Action::Mark(default)),
-        Some("keep") => Ok(Action::Keep),
-        Some("drop") => Ok(Action::Drop),
-        Some(s) => crate::ds::parse_dscp(s)
+fn parse_action(key: String, v: &str) -> Result<Action, Bad> {
+    match v {
+        "keep" => Ok(Action::Keep),
+        "drop" => Ok(Action::Drop),
+        s => crate::ds::parse_dscp(s)
             .map(Action::Mark)
             .map_err(|e| bad(key, format!("{e}, or \"keep\" or \"drop\""))),
     }
@@ -220,12 +219,13 @@ fn template(key: &str, cs: &ConditionerSpec, count: usize) -> Result<Template, B
             }
         }
     };
-    let green = parse_action(format!("{key}.green"), &cs.green, 10)?;
-    let yellow = parse_action(format!("{key}.yellow"), &cs.yellow, 12)?;
-    let red = if info.red_drops && cs.red.is_none() {
-        Action::Drop
-    } else {
-        parse_action(format!("{key}.red"), &cs.red, 14)?
+    let green = parse_action(format!("{key}.green"), &cs.green)?;
+    let yellow = parse_action(format!("{key}.yellow"), &cs.yellow)?;
+    // The declared default (AF13) but for the meter kinds whose red drops.
+    let red = match &cs.red {
+        None if info.red_drops => Action::Drop,
+        None => parse_action(format!("{key}.red"), "AF13")?,
+        Some(r) => parse_action(format!("{key}.red"), r)?,
     };
     Ok(Template {
         kind,
@@ -277,11 +277,7 @@ fn classifier(
     flows: &[FlowConfig],
 ) -> Result<(Classifier, String), Bad> {
     let k = format!("{key}.classify");
-    let classify = cs
-        .classify
-        .as_deref()
-        .map(|c| expand(c, cs.count, i))
-        .unwrap_or_else(|| "any".into());
+    let classify = expand(&cs.classify, cs.count, i);
     if classify == "any" {
         return Ok((Classifier::Any, String::new()));
     }
@@ -316,28 +312,20 @@ fn classifier(
 }
 
 pub(super) fn resolve_conditioners(
-    specs: &[ConditionerSpec],
+    specs: &[toml::Table],
     link_names: &HashMap<String, usize>,
     node_idx: &HashMap<String, usize>,
     flows: &[FlowConfig],
 ) -> Result<Vec<ConditionerConfig>, Bad> {
     let mut out: Vec<ConditionerConfig> = Vec::new();
     let mut names: HashMap<String, usize> = HashMap::new();
-    for (n, cs) in specs.iter().enumerate() {
+    for (n, table) in specs.iter().enumerate() {
         let key = format!("conditioner[{n}]");
-        if cs.count == Some(0) {
-            return Err(bad(format!("{key}.count"), "count must be at least 1"));
-        }
+        let cs = &ConditionerSpec::read(table, &key)?;
         let count = cs.count.unwrap_or(1) as usize;
-        let direction = match cs.direction.as_deref() {
-            None | Some("ab") => Direction::Ab,
-            Some("ba") => Direction::Ba,
-            Some(d) => {
-                return Err(bad(
-                    format!("{key}.direction"),
-                    format!("expected \"ab\" or \"ba\", got {d:?}"),
-                ))
-            }
+        let direction = match cs.direction {
+            "ba" => Direction::Ba,
+            _ => Direction::Ab,
         };
         let t = template(&key, cs, count)?;
         let flow_names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();

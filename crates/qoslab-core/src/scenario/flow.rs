@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::arrivals::{read_trace, resolve_size};
+use super::keys::{tcp, TCP};
 use super::spec::*;
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, expand, Bad, LinkConfig};
@@ -49,125 +50,129 @@ pub struct FlowConfig {
     pub tcp: Option<TcpConfig>,
 }
 
+/// ns-2.35's defaults for Agent/TCP and TCPSink (except where noted in docs/models/tcp.md),
+/// as [`tcp`]'s declarations give them.
 fn tcp_defaults() -> TcpConfig {
-    // ns-2.35's defaults for Agent/TCP and TCPSink, except where noted in docs/models/tcp.md.
+    let wire = |d: &crate::params::typed::Decl<crate::params::typed::Bytes>| {
+        u32::try_from(d.default_value()).expect("a declared size on the wire fits")
+    };
     TcpConfig {
-        variant: TcpVariant::Reno,
-        ack_size_bytes: 40,
-        window_pkts: 20,
-        initial_window_pkts: 2,
-        min_rto_ns: 200_000_000,
-        max_rto_ns: 60_000_000_000,
-        initial_rto_ns: 3_000_000_000,
-        tick_ns: 10_000_000,
-        delayed_ack: false,
-        delack_interval_ns: 100_000_000,
-        max_burst: 0,
-        dupack_threshold: 3,
-        ecn: false,
-        syn: true,
-        pacing: false,
-        sack: false,
-        flavour: Flavour::Ns2,
+        variant: variant_of(tcp::VARIANT.default_value()),
+        ack_size_bytes: wire(&tcp::ACK_SIZE),
+        window_pkts: tcp::WINDOW.default_value(),
+        initial_window_pkts: tcp::INITIAL_WINDOW.default_value(),
+        min_rto_ns: tcp::MIN_RTO.default_value(),
+        max_rto_ns: tcp::MAX_RTO.default_value(),
+        initial_rto_ns: tcp::INITIAL_RTO.default_value(),
+        tick_ns: tcp::TICK.default_value(),
+        delayed_ack: tcp::DELAYED_ACK.default_value(),
+        delack_interval_ns: tcp::DELACK_INTERVAL.default_value(),
+        max_burst: tcp::MAX_BURST.default_value(),
+        dupack_threshold: tcp::DUPACK_THRESHOLD.default_value(),
+        ecn: tcp::ECN.default_value(),
+        syn: tcp::SYN.default_value(),
+        pacing: tcp::PACING.default_value(),
+        sack: tcp::SACK.default_value(),
+        flavour: flavour_of(tcp::FLAVOUR.default_value()),
         explicit: 0,
         cc: None,
         cc_tables: Default::default(),
     }
 }
 
-/// `s` over `base`, under `key` (`tcp` or `flow[i].tcp`); `packet_size` is checked by the
-/// caller, which knows the flow's kind.
+/// The data packet size of a sender no table gives one ([`tcp::PACKET_SIZE`]'s default; UDP
+/// sources take it too).
+pub(super) fn default_packet_size() -> u64 {
+    tcp::PACKET_SIZE.default_value()
+}
+
+/// The start of a flow that gives none ([`super::keys::flow::START`]'s default).
+fn default_start() -> Start {
+    parse_start(super::keys::flow::START.default).expect("a declared start")
+}
+
+fn variant_of(name: &str) -> TcpVariant {
+    TcpVariant::from_name(name).expect("a declared variant name")
+}
+
+fn flavour_of(name: &str) -> Flavour {
+    match name {
+        "linux" => Flavour::Linux,
+        _ => Flavour::Ns2,
+    }
+}
+
+/// The table `s` (`[tcp]`, or a flow's `tcp` at `key`) over `base`; `packet_size` is checked
+/// by the caller, which knows the flow's kind.
 fn apply_tcp(
     key: &str,
     base: &mut TcpConfig,
-    s: &TcpSpec,
+    s: &toml::Table,
     packet_size: &mut Option<u64>,
 ) -> Result<(), Bad> {
-    if let Some(v) = s.flavour {
-        base.flavour = v;
+    use tcp::*;
+    let t = Table::section(s, key, TCP)?;
+    if let Some(v) = t.opt(&FLAVOUR)? {
+        base.flavour = flavour_of(v);
     }
-    if let Some(v) = s.variant {
-        base.variant = v;
+    if let Some(v) = t.opt(&VARIANT)? {
+        base.variant = variant_of(v);
     }
-    for (set, bit) in [
-        (s.window.is_some(), ex::WINDOW),
-        (s.initial_window.is_some(), ex::INITIAL_WINDOW),
-        (s.min_rto.is_some(), ex::MIN_RTO),
-        (s.max_rto.is_some(), ex::MAX_RTO),
-        (s.initial_rto.is_some(), ex::INITIAL_RTO),
-        (s.delayed_ack.is_some(), ex::DELAYED_ACK),
-        (s.delack_interval.is_some(), ex::DELACK_INTERVAL),
-        (s.syn.is_some(), ex::SYN),
-        (s.sack.is_some(), ex::SACK),
-        (s.tick.is_some(), ex::TICK),
-        (s.max_burst.is_some(), ex::MAX_BURST),
+    for (name, bit) in [
+        (WINDOW.name(), ex::WINDOW),
+        (INITIAL_WINDOW.name(), ex::INITIAL_WINDOW),
+        (MIN_RTO.name(), ex::MIN_RTO),
+        (MAX_RTO.name(), ex::MAX_RTO),
+        (INITIAL_RTO.name(), ex::INITIAL_RTO),
+        (DELAYED_ACK.name(), ex::DELAYED_ACK),
+        (DELACK_INTERVAL.name(), ex::DELACK_INTERVAL),
+        (SYN.name(), ex::SYN),
+        (SACK.name(), ex::SACK),
+        (TICK.name(), ex::TICK),
+        (MAX_BURST.name(), ex::MAX_BURST),
     ] {
-        if set {
+        if t.has(name) {
             base.explicit |= bit;
         }
     }
-    if let Some(v) = s.packet_size {
-        *packet_size = Some(v.0);
+    if let Some(v) = t.opt(&PACKET_SIZE)? {
+        *packet_size = Some(v);
     }
-    if let Some(v) = s.ack_size {
+    if let Some(v) = t.opt(&ACK_SIZE)? {
         // An ACK is a packet on the wire like any other, checked before it is narrowed (a 5 GB
         // ACK wrapped to 705 MB and stalled the flow without a word).
-        base.ack_size_bytes = check_wire_size(&format!("{key}.ack_size"), "ACK", v.0)?;
+        base.ack_size_bytes = check_wire_size(&t.key(ACK_SIZE.name()), "ACK", v)?;
     }
-    if let Some(v) = s.window {
-        base.window_pkts = v;
-    }
-    if let Some(v) = s.initial_window {
-        base.initial_window_pkts = v;
-    }
-    if let Some(v) = s.min_rto {
-        base.min_rto_ns = v.0;
-    }
-    if let Some(v) = s.max_rto {
-        base.max_rto_ns = v.0;
-    }
-    if let Some(v) = s.initial_rto {
-        base.initial_rto_ns = v.0;
-    }
-    if let Some(v) = s.tick {
-        base.tick_ns = v.0;
-    }
-    if let Some(v) = s.delayed_ack {
-        base.delayed_ack = v;
-    }
-    if let Some(v) = s.delack_interval {
-        base.delack_interval_ns = v.0;
-    }
-    if let Some(v) = s.max_burst {
-        base.max_burst = v;
-    }
-    if let Some(v) = s.dupack_threshold {
-        base.dupack_threshold = v;
-    }
-    if let Some(v) = s.ecn {
-        base.ecn = v;
-    }
-    if let Some(v) = s.syn {
-        base.syn = v;
-    }
-    if let Some(v) = s.pacing {
-        base.pacing = v;
-    }
-    if let Some(v) = s.sack {
-        base.sack = v;
-    }
+    let set = |field: &mut u32, v: Option<u32>| *field = v.unwrap_or(*field);
+    set(&mut base.window_pkts, t.opt(&WINDOW)?);
+    set(&mut base.initial_window_pkts, t.opt(&INITIAL_WINDOW)?);
+    set(&mut base.max_burst, t.opt(&MAX_BURST)?);
+    set(&mut base.dupack_threshold, t.opt(&DUPACK_THRESHOLD)?);
+    let set = |field: &mut u64, v: Option<u64>| *field = v.unwrap_or(*field);
+    set(&mut base.min_rto_ns, t.opt(&MIN_RTO)?);
+    set(&mut base.max_rto_ns, t.opt(&MAX_RTO)?);
+    set(&mut base.initial_rto_ns, t.opt(&INITIAL_RTO)?);
+    set(&mut base.tick_ns, t.opt(&TICK)?);
+    set(&mut base.delack_interval_ns, t.opt(&DELACK_INTERVAL)?);
+    let (ecn, syn, pacing, sack) = (t.opt(&ECN)?, t.opt(&SYN)?, t.opt(&PACING)?, t.opt(&SACK)?);
+    let set = |field: &mut bool, v: Option<bool>| *field = v.unwrap_or(*field);
+    set(&mut base.delayed_ack, t.opt(&DELAYED_ACK)?);
+    set(&mut base.ecn, ecn);
+    set(&mut base.syn, syn);
+    set(&mut base.pacing, pacing);
+    set(&mut base.sack, sack);
     // DCTCP implies ECN and BBR pacing unless this table says otherwise (then `validate_tcp`
     // refuses it).
-    if base.variant.requires_ecn() && s.ecn != Some(false) {
+    if base.variant.requires_ecn() && ecn != Some(false) {
         base.ecn = true;
     }
-    if base.variant.always_paces() && s.pacing != Some(false) {
+    if base.variant.always_paces() && pacing != Some(false) {
         base.pacing = true;
     }
-    if base.variant.recovery() == Recovery::Sack && s.sack != Some(false) {
+    if base.variant.recovery() == Recovery::Sack && sack != Some(false) {
         base.sack = true;
     }
-    if let Some(cc) = &s.cc {
+    if let Some(cc) = t.table(CC.name)? {
         read_constants(key, base, cc)?;
     }
     let merged = base.cc_tables.get(base.variant.name()).cloned();
@@ -176,7 +181,7 @@ fn apply_tcp(
     let params = CcParams::read(base.variant, &Table::host(&table, &ckey))?;
     base.cc = (!params.is_default()).then_some(params);
     if base.flavour == Flavour::Linux {
-        check_linux(key, base, s)?;
+        check_linux(key, base, (syn, sack))?;
         base.apply_linux_defaults();
     }
     Ok(())
@@ -217,7 +222,8 @@ fn read_constants(key: &str, base: &mut TcpConfig, cc: &toml::Table) -> Result<(
 
 /// What the linux flavour cannot honour, under `key` (checked on the table that sets it, so
 /// an inherited ns-2 default never trips it).
-fn check_linux(key: &str, t: &TcpConfig, s: &TcpSpec) -> Result<(), Bad> {
+/// `given`: the table's own `syn` and `sack`.
+fn check_linux(key: &str, t: &TcpConfig, given: (Option<bool>, Option<bool>)) -> Result<(), Bad> {
     let refuse = |k: &str, why: &str| Err(bad(format!("{key}.{k}"), why.to_string()));
     if t.variant == crate::traffic::cc::TcpVariant::Newreno {
         return refuse(
@@ -226,13 +232,13 @@ fn check_linux(key: &str, t: &TcpConfig, s: &TcpSpec) -> Result<(), Bad> {
              cubic, dctcp or bbr",
         );
     }
-    if s.syn == Some(true) || (t.explicit & ex::SYN != 0 && t.syn) {
+    if given.0 == Some(true) || (t.explicit & ex::SYN != 0 && t.syn) {
         return refuse(
             "syn",
             "the linux flavour models no handshake: `syn` cannot be true",
         );
     }
-    if s.sack == Some(false) || (t.explicit & ex::SACK != 0 && !t.sack) {
+    if given.1 == Some(false) || (t.explicit & ex::SACK != 0 && !t.sack) {
         return refuse(
             "sack",
             "the linux flavour always uses SACK: `sack` cannot be false",
@@ -262,32 +268,13 @@ fn check_linux(key: &str, t: &TcpConfig, s: &TcpSpec) -> Result<(), Bad> {
 }
 
 fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
-    if t.window_pkts == 0 {
-        return Err(bad(
-            format!("{key}.window"),
-            "the window must be at least 1 packet",
-        ));
-    }
-    if t.initial_window_pkts == 0 {
-        return Err(bad(
-            format!("{key}.initial_window"),
-            "the initial window must be at least 1 packet",
-        ));
-    }
-    if t.tick_ns == 0 {
-        return Err(bad(
-            format!("{key}.tick"),
-            "the timer granularity must be positive",
-        ));
-    }
+    // window, initial_window, tick and dupack_threshold are checked against their declared
+    // limits when read ([`tcp`]); what is left are the rules between keys.
     if t.min_rto_ns > t.max_rto_ns {
         return Err(bad(
             format!("{key}.min_rto"),
             "min_rto must not exceed max_rto",
         ));
-    }
-    if t.dupack_threshold == 0 {
-        return Err(bad(format!("{key}.dupack_threshold"), "must be at least 1"));
     }
     if t.variant.requires_ecn() && !t.ecn {
         return Err(bad(
@@ -335,12 +322,6 @@ fn check_size(key: &str, fs: &FlowSpec, tcp: bool) -> Result<(), Bad> {
             "`size` (a finite transfer) applies to tcp flows only",
         ));
     }
-    if fs.size.is_some_and(|s| s.0 == 0) {
-        return Err(bad(
-            format!("{key}.size"),
-            "the transfer size must be positive",
-        ));
-    }
     Ok(())
 }
 
@@ -357,7 +338,7 @@ pub(super) fn tcp_base(spec: &ScenarioSpec) -> Result<(TcpConfig, Option<u64>), 
 pub(super) fn tcp_for(
     key: &str,
     base: &TcpConfig,
-    own: Option<&TcpSpec>,
+    own: Option<&toml::Table>,
     pkt: &mut Option<u64>,
 ) -> Result<TcpConfig, Bad> {
     let mut tcp = base.clone();
@@ -432,11 +413,9 @@ pub(super) fn resolve_flows(
     let mut flow_keys = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
     let mut traces = TraceCache::new();
-    for (n, fs) in spec.flows.iter().enumerate() {
+    for (n, table) in spec.flows.iter().enumerate() {
         let key = format!("flow[{n}]");
-        if fs.count == Some(0) {
-            return Err(bad(format!("{key}.count"), "count must be at least 1"));
-        }
+        let fs = FlowSpec::read(table, &key)?;
         let count = fs.count.unwrap_or(1) as usize;
         check_len(format!("{key}.start"), &fs.start, count, fs.count)?;
         // The source kind (`None`: a TCP flow), its keys checked.
@@ -468,8 +447,8 @@ pub(super) fn resolve_flows(
                 packet_sizes = Some(dist);
             }
         }
-        let packet_size = check_packet_size(&key, pkt.unwrap_or(1000))?;
-        check_size(&key, fs, is_tcp)?;
+        let packet_size = check_packet_size(&key, pkt.unwrap_or_else(default_packet_size))?;
+        check_size(&key, &fs, is_tcp)?;
         for i in 0..count {
             let src = expand(&fs.src, fs.count, i);
             let dst = expand(&fs.dst, fs.count, i);
@@ -497,10 +476,10 @@ pub(super) fn resolve_flows(
                     format!("duplicate flow name {name:?}"),
                 ));
             }
-            let (start_ns, start_max_ns) = match fs.start.as_ref().map(|s| s.get(i).0) {
-                None => (0, 0),
-                Some(Start::At(t)) => (t, t),
-                Some(Start::Uniform(a, b)) => (a, b),
+            let start = fs.start.as_ref().map_or_else(default_start, |s| s.get(i).0);
+            let (start_ns, start_max_ns) = match start {
+                Start::At(t) => (t, t),
+                Start::Uniform(a, b) => (a, b),
             };
             if start_max_ns >= duration {
                 return Err(bad(
@@ -508,7 +487,7 @@ pub(super) fn resolve_flows(
                     "the flow would start after the end of the run",
                 ));
             }
-            let stop_ns = fs.stop.map(|s| s.0);
+            let stop_ns = fs.stop;
             if let Some(s) = stop_ns {
                 if s <= start_ns {
                     return Err(bad(
@@ -543,7 +522,7 @@ pub(super) fn resolve_flows(
                 packet_size_bytes: packet_size,
                 packet_size_dist: packet_sizes.as_ref().map(SizeDist::describe),
                 packet_sizes: packet_sizes.clone(),
-                size_bytes: fs.size.map(|s| s.0),
+                size_bytes: fs.size,
                 dscp: fs.dscp.map(|d| d.0).unwrap_or(0),
                 tcp: is_tcp.then(|| tcp.clone()),
                 source,

@@ -8,6 +8,7 @@ mod flat;
 mod flow;
 mod inputs;
 mod keys;
+pub(crate) mod keys_conditioner;
 pub mod locate;
 pub mod schema;
 pub mod spec;
@@ -261,6 +262,32 @@ fn check_len<T: Clone>(
     Ok(())
 }
 
+/// A key of a group's table that may be a list of one value per member (`[[link]]`'s
+/// `bandwidth`): a list needs `count` (`group`) and `n` values.
+fn check_list(
+    t: &crate::params::Table,
+    name: &str,
+    n: usize,
+    group: Option<u32>,
+) -> Result<(), Bad> {
+    let Some(l) = t.list_len(name) else {
+        return Ok(());
+    };
+    if group.is_none() {
+        return Err(bad(
+            t.key(name),
+            "a list of values needs `count` (one value per group member)",
+        ));
+    }
+    if l != n {
+        return Err(bad(
+            t.key(name),
+            format!("expected {n} values (one per group member, count = {n}), got {l}"),
+        ));
+    }
+    Ok(())
+}
+
 /// The directory that files a scenario names (CDFs, traces) are relative to: the scenario
 /// file's own (`file` may carry a note after the path, as "x.toml (with --set …)" or
 /// "x.toml (every TCP sender cubic)"), else the working directory.
@@ -282,7 +309,6 @@ fn base_dir(file: &str) -> std::path::PathBuf {
 /// link, node and conditioner as its struct twice over (a vector grows by doubling) plus its
 /// strings; and the `[[flow]]`/`[[link]]`/... key with the most entries (the one to shrink).
 fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
-    let n = |c: Option<u32>| c.unwrap_or(1) as u64;
     // Names and endpoints: three short strings of an expanded entry (24-byte headers, a
     // 16-byte heap block each at least).
     const STRINGS: u64 = 3 * 40;
@@ -292,22 +318,22 @@ fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
     let groups = [
         (
             "flow",
-            spec.flows.iter().map(|f| n(f.count)).collect::<Vec<_>>(),
+            spec.flows.iter().map(group_count).collect::<Vec<_>>(),
             per(std::mem::size_of::<FlowConfig>()),
         ),
         (
             "link",
-            spec.links.iter().map(|l| n(l.count)).collect(),
+            spec.links.iter().map(group_count).collect(),
             per(std::mem::size_of::<LinkConfig>()),
         ),
         (
             "node",
-            spec.nodes.iter().map(|x| n(x.count)).collect(),
+            spec.nodes.iter().map(group_count).collect(),
             per(std::mem::size_of::<String>()),
         ),
         (
             "conditioner",
-            spec.conditioners.iter().map(|c| n(c.count)).collect(),
+            spec.conditioners.iter().map(group_count).collect(),
             per(std::mem::size_of::<ConditionerConfig>()),
         ),
     ];
@@ -322,13 +348,22 @@ fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
     (total, largest.1)
 }
 
+/// The `count` of a group read as a table (`[[node]]`, `[[link]]`) for [`resolved_bytes`],
+/// before its reader checks it: 1 unless it is a whole number in [`keys::COUNT`]'s range.
+fn group_count(t: &toml::Table) -> u64 {
+    t.get(keys::COUNT.name())
+        .and_then(toml::Value::as_integer)
+        .filter(|c| (1..=i64::from(MAX_COUNT)).contains(c))
+        .map_or(1, |c| c as u64)
+}
+
 /// Refuses `spec` when [`resolved_bytes`] is above `max` bytes (`what` sets them).
 fn within(spec: &ScenarioSpec, max: u64, what: &str) -> Result<(), Bad> {
     let (need, key) = resolved_bytes(spec);
     if need <= max {
         return Ok(());
     }
-    let flows: u64 = spec.flows.iter().map(|f| f.count.unwrap_or(1) as u64).sum();
+    let flows: u64 = spec.flows.iter().map(group_count).sum();
     Err(bad(
         key,
         format!(
@@ -344,10 +379,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     if spec.name.trim().is_empty() {
         return Err(bad("name", "the scenario name must not be empty"));
     }
-    let duration = spec.duration.0;
-    if duration == 0 {
-        return Err(bad("duration", "the duration must be positive"));
-    }
+    let duration = keys::DURATION.checked("duration".into(), spec.duration.0)?;
     let nodes = topology::resolve_nodes(&spec.nodes)?;
     let (links, link_names) = topology::resolve_links(&spec.links, &nodes)?;
     let flows = flow::resolve_flows(&spec, duration, &nodes, &links, base_dir)?;
@@ -363,7 +395,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         name: spec.name,
         description: spec.description,
         duration_ns: duration,
-        seed: spec.seed.unwrap_or(1),
+        seed: spec.seed.unwrap_or_else(|| keys::SEED.default_value()),
         nodes: nodes.names,
         measurement,
         links,
@@ -401,13 +433,15 @@ fn plain_types(message: &str) -> String {
 
 /// The measurement window, sampling and headline bottleneck (default: the slowest link).
 fn resolve_measurement(
-    m: &MeasurementSpec,
+    m: &toml::Table,
     duration: u64,
     links: &[LinkConfig],
     link_names: &HashMap<String, usize>,
 ) -> Result<MeasurementConfig, Bad> {
-    let start_ns = m.start.map(|d| d.0).unwrap_or(0);
-    let end_ns = m.end.map(|d| d.0).unwrap_or(duration);
+    use keys::measurement::*;
+    let t = crate::params::Table::section(m, "measurement", keys::MEASUREMENT)?;
+    let start_ns = t.get(&START)?;
+    let end_ns = t.opt(&END)?.unwrap_or(duration);
     if end_ns > duration {
         let (end, run) = (crate::units::secs(end_ns), crate::units::secs(duration));
         return Err(bad(
@@ -427,29 +461,16 @@ fn resolve_measurement(
     }
     // The default gives a thousand samples of a short run (queue dynamics at the scale of a
     // round trip in a run of seconds) and a sample every 100 ms of a long one.
-    let interval_ns = m
-        .interval
-        .map(|d| d.0)
+    let interval_ns = t
+        .opt(&INTERVAL)?
         .unwrap_or_else(|| (duration / DEFAULT_SAMPLES).clamp(1, MAX_DEFAULT_INTERVAL_NS));
-    if interval_ns == 0 {
-        return Err(bad(
-            "measurement.interval",
-            "the sampling interval must be positive",
-        ));
-    }
-    let point = match m.point.as_deref() {
-        None | Some("receiver") => MeasurementPoint::Receiver,
-        Some("sender") => MeasurementPoint::Sender,
-        Some(p) => {
-            return Err(bad(
-                "measurement.point",
-                format!("expected \"receiver\" or \"sender\", got {p:?}"),
-            ))
-        }
+    let point = match t.get(&POINT)? {
+        "sender" => MeasurementPoint::Sender,
+        _ => MeasurementPoint::Receiver,
     };
-    let bottleneck_idx = match &m.bottleneck {
+    let bottleneck_idx = match t.opt(&BOTTLENECK)? {
         Some(b) => *link_names
-            .get(b)
+            .get(&b)
             .ok_or_else(|| bad("measurement.bottleneck", format!("unknown link {b:?}")))?,
         None => {
             let mut best = 0;
@@ -469,7 +490,7 @@ fn resolve_measurement(
         point,
         bottleneck: links[bottleneck_idx].name.clone(),
         bottleneck_idx,
-        cwnd: m.cwnd.unwrap_or(true),
+        cwnd: t.get(&CWND)?,
     })
 }
 
@@ -494,33 +515,28 @@ pub fn confined(path: &str) -> Result<(), String> {
 }
 
 fn resolve_captures(
-    specs: &[CaptureSpec],
+    specs: &[toml::Table],
     link_names: &HashMap<String, usize>,
 ) -> Result<Vec<CaptureConfig>, Bad> {
+    use keys::capture::*;
     let mut captures = Vec::new();
-    for (n, c) in specs.iter().enumerate() {
-        let link_idx = *link_names.get(&c.link).ok_or_else(|| {
-            bad(
-                format!("capture[{n}].link"),
-                format!("unknown link {:?}", c.link),
-            )
-        })?;
-        let direction = match c.direction.as_deref() {
-            None | Some("ab") => CaptureDirection::Ab,
-            Some("ba") => CaptureDirection::Ba,
-            Some("both") => CaptureDirection::Both,
-            Some(d) => {
-                return Err(bad(
-                    format!("capture[{n}].direction"),
-                    format!("expected \"ab\", \"ba\" or \"both\", got {d:?}"),
-                ))
-            }
+    for (n, table) in specs.iter().enumerate() {
+        let key = format!("capture[{n}]");
+        let t = crate::params::Table::section(table, &key, keys::CAPTURE)?;
+        let link = t.get(&LINK)?;
+        let link_idx = *link_names
+            .get(&link)
+            .ok_or_else(|| bad(t.key(LINK.name()), format!("unknown link {link:?}")))?;
+        let direction = match t.get(&DIRECTION)? {
+            "ba" => CaptureDirection::Ba,
+            "both" => CaptureDirection::Both,
+            _ => CaptureDirection::Ab,
         };
-        let file = c.file.clone().unwrap_or_else(|| format!("{}.pcap", c.link));
-        confined(&file).map_err(|m| bad(format!("capture[{n}].file"), m))?;
+        let file = t.opt(&FILE)?.unwrap_or_else(|| format!("{link}.pcap"));
+        confined(&file).map_err(|m| bad(t.key(FILE.name()), m))?;
         check_capture_names(n, &file, direction, &captures)?;
         captures.push(CaptureConfig {
-            link: c.link.clone(),
+            link,
             link_idx,
             direction,
             file,
@@ -590,5 +606,7 @@ fn check_capture_names(
     Ok(())
 }
 
+#[cfg(test)]
+mod decl_tests;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,8 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
-//! errors everywhere (`deny_unknown_fields`). Values with units are strings parsed by
+//! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
+//! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[[node]]`, `[[link]]`,
+//! `[[flow]]`, `[[arrivals]]`, `[[capture]]`, `[[conditioner]]`) are kept here as
+//! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
 //! names replaced by the index 0..count and per-index values given as lists.
 
@@ -8,22 +11,12 @@ use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::params::{key_error, KeyError, Table};
 pub use crate::traffic::tcp::TcpVariant;
 use crate::units;
 
 /// The most members a group (`count`) may have.
 pub const MAX_COUNT: u32 = 1_000_000;
-
-/// A group's `count`: a whole number from 1 to [`MAX_COUNT`].
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    let n = i64::deserialize(d)?;
-    if !(1..=i64::from(MAX_COUNT)).contains(&n) {
-        return Err(de::Error::custom(format!(
-            "count {n} is out of range: from 1 to {MAX_COUNT}"
-        )));
-    }
-    Ok(Some(n as u32))
-}
 
 macro_rules! unit_newtype {
     ($name:ident, $ty:ty, $parse:path, $what:expr) => {
@@ -67,12 +60,6 @@ unit_newtype!(
     u64,
     units::parse_duration,
     "a duration string such as \"26ms\""
-);
-unit_newtype!(
-    RateStr,
-    u64,
-    units::parse_rate,
-    "a rate string such as \"1.2Mbps\""
 );
 unit_newtype!(
     BytesStr,
@@ -208,116 +195,89 @@ pub struct ScenarioSpec {
     pub duration: DurationStr,
     /// Default seed (overridden by `--seed`).
     pub seed: Option<u64>,
-    /// Defaults for every TCP flow.
+    /// Defaults for every TCP flow: `[tcp]`, read by its declarations ([`super::keys::tcp`]).
     #[serde(default)]
-    pub tcp: TcpSpec,
+    pub tcp: toml::Table,
+    /// `[measurement]`, read by its declarations ([`super::keys::measurement`]).
     #[serde(default)]
-    pub measurement: MeasurementSpec,
+    pub measurement: toml::Table,
+    /// `[[node]]` tables ([`super::keys::node`]).
     #[serde(default, rename = "node")]
-    pub nodes: Vec<NodeSpec>,
+    pub nodes: Vec<toml::Table>,
+    /// `[[link]]` tables ([`super::keys::link`]).
     #[serde(default, rename = "link")]
-    pub links: Vec<LinkSpec>,
+    pub links: Vec<toml::Table>,
+    /// `[[flow]]` tables ([`FlowSpec::read`]).
     #[serde(default, rename = "flow")]
-    pub flows: Vec<FlowSpec>,
+    pub flows: Vec<toml::Table>,
+    /// `[[arrivals]]` tables ([`super::keys::arrivals`]).
     #[serde(default)]
-    pub arrivals: Vec<ArrivalSpec>,
+    pub arrivals: Vec<toml::Table>,
+    /// `[[capture]]` tables ([`super::keys::capture`]).
     #[serde(default, rename = "capture")]
-    pub captures: Vec<CaptureSpec>,
+    pub captures: Vec<toml::Table>,
+    /// `[[conditioner]]` tables ([`ConditionerSpec::read`]).
     #[serde(default, rename = "conditioner")]
-    pub conditioners: Vec<ConditionerSpec>,
+    pub conditioners: Vec<toml::Table>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScopeSpec {
     PerFlow,
     Aggregate,
 }
 
 /// A traffic conditioner (RFC 2475): classifier, meter and marking/dropping action, guarding
-/// the queue of one link direction (a host's egress or an edge router's interface).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// the queue of one link direction (a host's egress or an edge router's interface), as its
+/// declarations read it ([`super::keys::conditioner`]).
+#[derive(Debug)]
 pub struct ConditionerSpec {
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "count")]
+    /// `Some` for a group (`count` given).
     pub count: Option<u32>,
     /// The link whose queue it guards; `{i}` is replaced in groups.
     pub link: String,
-    /// "ab" (default) or "ba".
-    pub direction: Option<String>,
-    /// "any" (default), "flow:NAME", "src:NODE", "dst:NODE" or "dscp:CODEPOINT".
-    pub classify: Option<String>,
+    /// "ab" or "ba".
+    pub direction: &'static str,
+    /// "any", "flow:NAME", "src:NODE", "dst:NODE" or "dscp:CODEPOINT".
+    pub classify: String,
     /// The meter table, read by the meter registry ([`crate::conditioner::MeterSpec`]).
     pub meter: toml::Table,
-    /// One meter per flow ("per_flow", default) or one for all matching traffic ("aggregate").
+    /// One meter per flow or one for all matching traffic (default: the meter kind's).
     pub scope: Option<ScopeSpec>,
     /// What to do with each colour: a codepoint to write (e.g. "AF11"), "keep" or "drop".
-    /// Defaults: green AF11, yellow AF12, red AF13.
-    pub green: Option<String>,
-    pub yellow: Option<String>,
+    pub green: String,
+    pub yellow: String,
+    /// Default: the meter kind's (AF13, or drop).
     pub red: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeSpec {
-    pub name: String,
-    #[serde(default, deserialize_with = "count")]
-    pub count: Option<u32>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    /// Defaults to "A-B".
-    pub name: Option<String>,
-    #[serde(default, deserialize_with = "count")]
-    pub count: Option<u32>,
-    pub a: String,
-    pub b: String,
-    pub bandwidth: PerIndex<RateStr>,
-    pub delay: PerIndex<DurationStr>,
-    /// Queue of both directions (DropTail of 50 packets when absent, as in ns-2); read by
-    /// the queue registry ([`crate::aqm::QueueConfig::from_table`]).
-    pub queue: Option<toml::Table>,
-    /// Queue of the a→b direction, overriding `queue`.
-    pub queue_ab: Option<toml::Table>,
-    /// Queue of the b→a direction, overriding `queue`.
-    pub queue_ba: Option<toml::Table>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSpec {
-    /// The sender model: ns-2's agents (default) or Linux's TCP.
-    pub flavour: Option<crate::traffic::tcp::Flavour>,
-    pub variant: Option<TcpVariant>,
-    pub packet_size: Option<BytesStr>,
-    pub ack_size: Option<BytesStr>,
-    /// Advertised-window cap, packets.
-    pub window: Option<u32>,
-    pub initial_window: Option<u32>,
-    pub min_rto: Option<DurationStr>,
-    pub max_rto: Option<DurationStr>,
-    pub initial_rto: Option<DurationStr>,
-    /// Timer granularity of the RTT estimator.
-    pub tick: Option<DurationStr>,
-    pub delayed_ack: Option<bool>,
-    pub delack_interval: Option<DurationStr>,
-    /// Most packets sent in response to one ACK (0: no limit).
-    pub max_burst: Option<u32>,
-    pub dupack_threshold: Option<u32>,
-    pub ecn: Option<bool>,
-    /// Model ns-2's SYN (segment 0, 40 bytes) before the initial window (default true).
-    pub syn: Option<bool>,
-    /// Pace new segments at Linux's rate (default false).
-    pub pacing: Option<bool>,
-    /// SACK loss recovery (RFC 6675) with cubic, dctcp or bbr (default false).
-    pub sack: Option<bool>,
-    /// The variants' constants: a table per variant (`cc.cubic = { c = 0.4, beta = 0.7 }`),
-    /// read by the variant ([`crate::traffic::cc::Tunable`]).
-    pub cc: Option<toml::Table>,
+impl ConditionerSpec {
+    /// Reads the `[[conditioner]]` table `t` at `key`.
+    pub fn read(t: &toml::Table, key: &str) -> Result<ConditionerSpec, KeyError> {
+        use super::keys::conditioner::*;
+        let r = Table::section(t, key, super::keys::CONDITIONER)?;
+        let count = r.get(&COUNT)?;
+        Ok(ConditionerSpec {
+            name: r.opt(&NAME)?,
+            count: r.has(COUNT.name()).then_some(count),
+            link: r.get(&LINK)?,
+            direction: r.get(&DIRECTION)?,
+            classify: r.get(&CLASSIFY)?,
+            meter: r
+                .table(METER.name)?
+                .cloned()
+                .ok_or_else(|| r.missing(METER.name))?,
+            scope: match r.opt(&SCOPE)? {
+                Some("aggregate") => Some(ScopeSpec::Aggregate),
+                Some(_) => Some(ScopeSpec::PerFlow),
+                None => None,
+            },
+            green: r.get(&GREEN)?,
+            yellow: r.get(&YELLOW)?,
+            red: r.opt(&RED)?,
+        })
+    }
 }
 
 /// A size in bytes: fixed ("500B") or drawn from a distribution, written as a table
@@ -325,7 +285,8 @@ pub struct TcpSpec {
 #[derive(Debug, Clone)]
 pub enum SizeSpec {
     Fixed(BytesStr),
-    Dist(SizeDistSpec),
+    /// The table, read by [`SizeDistSpec::read`].
+    Dist(toml::Table),
 }
 
 impl<'de> Deserialize<'de> for SizeSpec {
@@ -358,7 +319,7 @@ impl<'de> Deserialize<'de> for SizeSpec {
                 )))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, m: A) -> Result<SizeSpec, A::Error> {
-                SizeDistSpec::deserialize(de::value::MapAccessDeserializer::new(m))
+                toml::Table::deserialize(de::value::MapAccessDeserializer::new(m))
                     .map(SizeSpec::Dist)
             }
         }
@@ -368,96 +329,94 @@ impl<'de> Deserialize<'de> for SizeSpec {
 
 /// A size distribution: `dist` is "fixed", "exponential", "pareto" (with `shape`, > 1),
 /// "lognormal" (with `sigma`) or "empirical" (with `cdf`: "websearch", "datamining" or a CDF
-/// file). `mean` is required except for "empirical".
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// file). `mean` is required except for "empirical". Read by its declarations
+/// ([`super::keys::size`]); which keys a `dist` needs or refuses is the reader's rule.
+#[derive(Debug, Clone)]
 pub struct SizeDistSpec {
-    pub dist: String,
-    pub mean: Option<BytesStr>,
+    pub dist: &'static str,
+    pub mean: Option<u64>,
     pub shape: Option<f64>,
     pub sigma: Option<f64>,
     pub cdf: Option<String>,
 }
 
-/// A flow-arrival process (`[[arrivals]]`): finite TCP transfers opened at Poisson times,
-/// each a new connection (SYN, slow start) of a size drawn from `size`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ArrivalSpec {
-    pub name: String,
-    pub src: String,
-    pub dst: String,
-    /// Mean arrivals per second (Poisson); or `load`.
-    pub arrival_rate: Option<f64>,
-    /// Offered load as a fraction of the slowest link on the route: sets `arrival_rate` to
-    /// load · capacity / (8 · mean size).
-    pub load: Option<f64>,
-    pub size: SizeSpec,
-    /// Arrivals happen in [start, stop).
-    pub start: Option<DurationStr>,
-    pub stop: Option<DurationStr>,
-    pub packet_size: Option<BytesStr>,
-    pub dscp: Option<Dscp>,
-    pub tcp: Option<TcpSpec>,
-    /// Most connections open at once; an arrival finding them all busy is refused (counted).
-    pub max_active: Option<u32>,
+impl SizeDistSpec {
+    /// Reads the distribution table `t` at `key`.
+    pub fn read(t: &toml::Table, key: &str) -> Result<SizeDistSpec, KeyError> {
+        use super::keys::size::*;
+        let r = Table::section(t, key, super::keys::SIZE_DIST)?;
+        Ok(SizeDistSpec {
+            dist: r.get(&DIST)?,
+            mean: r.opt(&MEAN)?,
+            shape: r.opt(&SHAPE)?,
+            sigma: r.opt(&SIGMA)?,
+            cdf: r.opt(&CDF)?,
+        })
+    }
 }
 
-/// A `[[flow]]`: the keys every flow takes; the keys of its traffic source's kind (`type`)
-/// are collected in `source` and read by the source registry
-/// ([`crate::traffic::sources`]), which refuses any key its kind does not declare.
-#[derive(Debug, Deserialize)]
+/// A `[[flow]]` as its declarations read it ([`super::keys::flow`]): the keys every flow takes;
+/// the keys of its traffic source's kind (`type`) are collected in `source` and read by the
+/// source registry ([`crate::traffic::sources`]), which refuses any key its kind does not
+/// declare.
+#[derive(Debug)]
 pub struct FlowSpec {
-    /// Defaults to "flowN" (N = position among all flows).
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "count")]
+    /// `Some` for a group (`count` given).
     pub count: Option<u32>,
     pub src: String,
     pub dst: String,
-    /// "tcp" (default) or a source kind of the registry.
-    #[serde(rename = "type", default = "default_flow_type")]
+    /// "tcp" or a source kind of the registry.
     pub kind: String,
     pub start: Option<PerIndex<StartStr>>,
-    pub stop: Option<DurationStr>,
-    /// Data packet size: fixed, or (UDP sources) a distribution table.
+    pub stop: Option<u64>,
     pub packet_size: Option<SizeSpec>,
-    /// A finite TCP transfer of this many bytes (default: unlimited, a bulk transfer).
-    pub size: Option<BytesStr>,
-    /// DiffServ codepoint set by the host ("AF11", "EF", … or 0..=63; default best effort).
+    pub size: Option<u64>,
     pub dscp: Option<Dscp>,
-    /// Per-flow TCP settings, overriding `[tcp]`.
-    pub tcp: Option<TcpSpec>,
+    pub tcp: Option<toml::Table>,
     /// Every other key: the source kind's.
-    #[serde(flatten)]
     pub source: toml::Table,
 }
 
-fn default_flow_type() -> String {
-    "tcp".to_string()
+impl FlowSpec {
+    /// Reads the `[[flow]]` table `t` at `key`.
+    pub fn read(t: &toml::Table, key: &str) -> Result<FlowSpec, KeyError> {
+        use super::keys::flow::*;
+        let r = Table::open_section(t, key);
+        let count = r.get(&COUNT)?;
+        let source = t
+            .iter()
+            .filter(|(k, _)| !super::keys::FLOW.iter().any(|p| p.name == k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(FlowSpec {
+            name: r.opt(&NAME)?,
+            count: r.has(COUNT.name()).then_some(count),
+            src: r.get(&SRC)?,
+            dst: r.get(&DST)?,
+            kind: r.get(&TYPE)?,
+            start: serde_value(&r, START.name)?,
+            stop: r.opt(&STOP)?,
+            packet_size: serde_value(&r, PACKET_SIZE.name)?,
+            size: r.opt(&SIZE)?,
+            dscp: serde_value(&r, DSCP.name)?,
+            tcp: r.table(TCP.name)?.cloned(),
+            source,
+        })
+    }
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MeasurementSpec {
-    /// Measurement window (default: the whole run).
-    pub start: Option<DurationStr>,
-    pub end: Option<DurationStr>,
-    /// Time-series sampling interval (default: duration/1000, at most 100 ms).
-    pub interval: Option<DurationStr>,
-    /// Where throughput is counted: "receiver" (default) or "sender".
-    pub point: Option<String>,
-    /// The link whose utilisation is the headline figure (default: the slowest link).
-    pub bottleneck: Option<String>,
-    /// Record per-flow cwnd in the time series (default true).
-    pub cwnd: Option<bool>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CaptureSpec {
-    pub link: String,
-    /// "ab", "ba" or "both" (default "ab").
-    pub direction: Option<String>,
-    /// File name, relative to the output directory (default "LINK.pcap").
-    pub file: Option<String>,
+/// The value of `name` in `t` parsed by serde (a key whose structure serde reads: a start, a
+/// size or distribution table, a codepoint), with serde's message at the key.
+pub fn serde_value<T: serde::de::DeserializeOwned>(
+    t: &Table,
+    name: &str,
+) -> Result<Option<T>, KeyError> {
+    t.value(name)
+        .map(|v| {
+            v.clone().try_into().map_err(|e: toml::de::Error| {
+                key_error(t.key(name), super::plain_types(e.message().trim()))
+            })
+        })
+        .transpose()
 }

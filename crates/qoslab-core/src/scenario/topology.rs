@@ -4,9 +4,10 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
-use super::spec::{LinkSpec, NodeSpec};
-use super::{bad, check_len, expand, Bad};
+use super::keys::{link, node, LINK, NODE};
+use super::{bad, check_list, expand, Bad};
 use crate::aqm::QueueConfig;
+use crate::params::Table;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkConfig {
@@ -49,16 +50,17 @@ impl Nodes {
 }
 
 /// The `[[node]]` tables, groups expanded.
-pub(super) fn resolve_nodes(specs: &[NodeSpec]) -> Result<Nodes, Bad> {
+pub(super) fn resolve_nodes(specs: &[toml::Table]) -> Result<Nodes, Bad> {
     let mut nodes = Vec::new();
     let mut node_idx: HashMap<String, usize> = HashMap::new();
-    for (n, ns) in specs.iter().enumerate() {
-        let count = ns.count.unwrap_or(1) as usize;
-        if ns.count == Some(0) {
-            return Err(bad(format!("node[{n}].count"), "count must be at least 1"));
-        }
-        for i in 0..count {
-            let name = expand(&ns.name, ns.count, i);
+    for (n, table) in specs.iter().enumerate() {
+        let key = format!("node[{n}]");
+        let t = Table::section(table, &key, NODE)?;
+        let template = t.get(&node::NAME)?;
+        let count = t.get(&node::COUNT)?;
+        let group = t.has(node::COUNT.name()).then_some(count);
+        for i in 0..count as usize {
+            let name = expand(&template, group, i);
             if name.is_empty() {
                 return Err(bad(
                     format!("node[{n}].name"),
@@ -88,42 +90,40 @@ pub(super) fn resolve_nodes(specs: &[NodeSpec]) -> Result<Nodes, Bad> {
 
 /// The `[[link]]` tables, groups expanded, with the index of each link name.
 pub(super) fn resolve_links(
-    specs: &[LinkSpec],
+    specs: &[toml::Table],
     nodes: &Nodes,
 ) -> Result<(Vec<LinkConfig>, HashMap<String, usize>), Bad> {
     let mut links = Vec::new();
     let mut link_names: HashMap<String, usize> = HashMap::new();
-    for (n, ls) in specs.iter().enumerate() {
+    for (n, table) in specs.iter().enumerate() {
         let key = format!("link[{n}]");
-        if ls.count == Some(0) {
-            return Err(bad(format!("{key}.count"), "count must be at least 1"));
+        let t = Table::section(table, &key, LINK)?;
+        let (name, a_end, b_end) = (t.opt(&link::NAME)?, t.get(&link::A)?, t.get(&link::B)?);
+        let count = t.get(&link::COUNT)?;
+        let group = t.has(link::COUNT.name()).then_some(count);
+        for d in [link::BANDWIDTH.name(), link::DELAY.name()] {
+            check_list(&t, d, count as usize, group)?;
         }
-        let count = ls.count.unwrap_or(1) as usize;
-        check_len(
-            format!("{key}.bandwidth"),
-            &Some(ls.bandwidth.clone()),
-            count,
-            ls.count,
-        )?;
-        check_len(
-            format!("{key}.delay"),
-            &Some(ls.delay.clone()),
-            count,
-            ls.count,
-        )?;
-        let queue = |dir: &Option<toml::Table>, name: &str| match dir.as_ref().or(ls.queue.as_ref())
-        {
-            Some(t) => {
+        let (q, q_ab, q_ba) = (
+            t.table(link::QUEUE.name)?,
+            t.table(link::QUEUE_AB.name)?,
+            t.table(link::QUEUE_BA.name)?,
+        );
+        let queue = |dir: Option<&toml::Table>, name: &str| match dir.or(q) {
+            Some(qt) => {
                 let k = if dir.is_some() { name } else { "queue" };
-                QueueConfig::from_table(t, &format!("{key}.{k}"))
+                QueueConfig::from_table(qt, &format!("{key}.{k}"))
             }
             None => Ok(QueueConfig::droptail(&format!("{key}.queue"))),
         };
-        let queue_ab = queue(&ls.queue_ab, "queue_ab")?;
-        let queue_ba = queue(&ls.queue_ba, "queue_ba")?;
-        for i in 0..count {
-            let a = expand(&ls.a, ls.count, i);
-            let b = expand(&ls.b, ls.count, i);
+        let queue_ab = queue(q_ab, link::QUEUE_AB.name)?;
+        let queue_ba = queue(q_ba, link::QUEUE_BA.name)?;
+        for i in 0..count as usize {
+            let member = t.for_member(i);
+            let bandwidth = member.get(&link::BANDWIDTH)?;
+            let delay_ns = member.get(&link::DELAY)?;
+            let a = expand(&a_end, group, i);
+            let b = expand(&b_end, group, i);
             let a_idx = nodes.lookup(format!("{key}.a"), &a)?;
             let b_idx = nodes.lookup(format!("{key}.b"), &b)?;
             if a_idx == b_idx {
@@ -132,17 +132,10 @@ pub(super) fn resolve_links(
                     format!("a link must join two different nodes, both ends are {a:?}"),
                 ));
             }
-            let name = match &ls.name {
-                Some(t) => expand(t, ls.count, i),
+            let name = match &name {
+                Some(t) => expand(t, group, i),
                 None => format!("{a}-{b}"),
             };
-            let bandwidth = ls.bandwidth.get(i).0;
-            if bandwidth == 0 {
-                return Err(bad(
-                    format!("{key}.bandwidth"),
-                    "the bandwidth must be positive",
-                ));
-            }
             if link_names.insert(name.clone(), links.len()).is_some() {
                 return Err(bad(
                     format!("{key}.name"),
@@ -156,7 +149,7 @@ pub(super) fn resolve_links(
                 a_idx,
                 b_idx,
                 bandwidth_bps: bandwidth,
-                delay_ns: ls.delay.get(i).0,
+                delay_ns,
                 queue_ab: queue_ab.clone(),
                 queue_ba: queue_ba.clone(),
             });
