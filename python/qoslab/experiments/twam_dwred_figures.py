@@ -222,17 +222,29 @@ def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
     )
 
 
-def _scenario3(ctx: Context) -> None:
-    pf = _per_flow(ctx, "s3")
-    t = timing(3, ctx.options.quick)
+def _scenario_contracts(ctx: Context, sweep: str, title: str, caption: str) -> pd.DataFrame:
+    """The per-flow readings of scenario sweep ``sweep`` (returned), tabled as ``contracts-SWEEP``
+    with ``caption`` and the sweep's provenance."""
+    pf = _per_flow(ctx, sweep)
     contracts_table(
         ctx,
-        "contracts-s3",
+        f"contracts-{sweep}",
         _summary_rows(pf, ["scen", "flowset", "arm"]),
-        "Scenario 3: flows reaching their contract after late starts",
+        title,
         CONTRACT_COLUMNS,
+        f"{caption} {ctx.provenance([sweep])}.",
+    )
+    return pf
+
+
+def _scenario3(ctx: Context) -> None:
+    t = timing(3, ctx.options.quick)
+    pf = _scenario_contracts(
+        ctx,
+        "s3",
+        "Scenario 3: flows reaching their contract after late starts",
         f"Measured over {t['start']:g}-{t['end']:g} s; the first flow of each contract group "
-        f"starts at {t['late']:g} s. {ctx.provenance(['s3'])}.",
+        f"starts at {t['late']:g} s.",
     )
     grid = []
     for fs in sorted(pf["flowset"].unique()):
@@ -269,14 +281,11 @@ def _scenario3(ctx: Context) -> None:
 
 
 def _scenario4(ctx: Context) -> None:
-    pf = _per_flow(ctx, "s4")
-    contracts_table(
+    _scenario_contracts(
         ctx,
-        "contracts-s4",
-        _summary_rows(pf, ["scen", "flowset", "arm"]),
+        "s4",
         "Scenario 4: flows reaching their contract under EF bursts",
-        CONTRACT_COLUMNS,
-        f"Throughput over the whole measurement window (EF on half of the time). {ctx.provenance(['s4'])}.",
+        "Throughput over the whole measurement window (EF on half of the time).",
     )
     seed = int(ctx.runs("s4")["seed"].min())
     grid = []
