@@ -12,6 +12,7 @@ import pytest
 import qoslab
 from qoslab import ns2
 from qoslab.experiments import probe_marker as pm
+from qoslab.experiments import probe_marker_topology as pmt
 from qoslab.runs.simulate import run
 from qoslab.scenario import Scenario, to_ns2_resolved
 
@@ -27,12 +28,12 @@ def _scenario(n: int = 2, **meter: object) -> Scenario:
 
 def test_w_q_reading_gives_the_papers_value():
     # 1500 B at 6 Mbps is 2 ms; ten mean RTTs 1.6 s: 1 − exp(−1/800).
-    assert pm.w_q() == pytest.approx(1 - np.exp(-1 / 800), rel=1e-12)
-    assert round(pm.w_q(), 4) == 0.0012
+    assert pmt.w_q() == pytest.approx(1 - np.exp(-1 / 800), rel=1e-12)
+    assert round(pmt.w_q(), 4) == 0.0012
     # With ns-2's default 1000 B the formula gives 0.00083, not the stated 0.0012: the 1000 B
     # reading keeps the stated value.
-    assert round(pm.w_q(1000), 5) == 0.00083 and pm.wq_for(1000) == 0.0012
-    r = pm.rtts_ms(10)
+    assert round(pmt.w_q(1000), 5) == 0.00083 and pmt.wq_for(1000) == 0.0012
+    r = pmt.rtts_ms(10)
     assert r[0] == 124 and r[-1] == 198 and np.mean(r) == pytest.approx(161)
 
 
@@ -117,7 +118,7 @@ def test_both_packet_size_readings_run_side_by_side():
             for _, sc in sweeps[pm._sw(name, pb)].points:
                 t = sc.table()
                 rio = [link["queue_ab"] for link in t["link"] if link["name"] == "bottleneck"][0]
-                assert rio["type"] == "rio" and rio["w_q"] == pm.wq_for(pb), sc.name
+                assert rio["type"] == "rio" and rio["w_q"] == pmt.wq_for(pb), sc.name
                 assert t["tcp"]["packet_size"] == f"{pb}B", sc.name
     ns2 = sweeps["rio_ns2"].points
     assert {p["packet_bytes"] for p, _ in ns2} == set(pm.PACKETS)

@@ -7,15 +7,10 @@ import pytest
 
 import qoslab
 from qoslab import experiments, ns2
-from qoslab.experiments.rio_plus_o import (
-    T1_BUCKETS,
-    T1_PROFILES,
-    _crossing,
-    _more_seeds,
-    aqm_queue,
-    as_be_dumbbell,
-    as_metrics,
-)
+from qoslab.experiments.rio_plus_o import _more_seeds, as_metrics
+from qoslab.experiments.rio_plus_o_figures import _crossing
+from qoslab.experiments.rio_plus_o_paper import T1_BUCKETS, T1_PROFILES
+from qoslab.experiments.rio_plus_o_topology import aqm_queue, as_be_dumbbell
 from qoslab.runs.simulate import run
 from qoslab.scenario import to_ns2_resolved
 from qoslab.stats import Paired, paired

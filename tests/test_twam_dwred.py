@@ -11,7 +11,7 @@ import pytest
 
 import qoslab
 from qoslab import ns2
-from qoslab.experiments.twam_dwred import FLOW_SETS, contracts, flow_table, lsp_scenario
+from qoslab.experiments.twam_dwred_topology import FLOW_SETS, contracts, flow_table, lsp_scenario
 from qoslab.scenario import Scenario, to_ns2_resolved
 from qoslab.stats import estimate
 

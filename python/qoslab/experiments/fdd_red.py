@@ -29,8 +29,41 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from qoslab.experiments.base import Experiment, Options, Reference, Sweep, Window, register, scenario
-from qoslab.experiments.red_baseline import (
+from qoslab.experiments.base import Experiment, Options, Sweep, Window, register, scenario
+from qoslab.experiments.fdd_red_figures import (
+    _fig7,
+    _fig10,
+    _fig11,
+    _fmt,
+    _pair,
+    _pair_rel,
+    _readings_figure,
+    _seeds,
+    _timeseries,
+)
+from qoslab.experiments.fdd_red_paper import (
+    AGGREGATE,
+    AQM_LABELS,
+    AQMS,
+    CONTROL,
+    DROP_AQMS,
+    JAIN,
+    MEASURE_SUPPORT,
+    MEASURES,
+    PRIMARY_WINDOW,
+    READING_SUPPORT,
+    READINGS,
+    SETUPS,
+    TABLE1,
+    TABLE2_FDD_HETERO,
+    TABLE2_FDD_HOMO,
+    WINDOW_SUPPORT,
+    WINDOWS,
+    Q,
+    _references,
+)
+from qoslab.experiments.red_baseline import mean_ci_cells, red_thresholds
+from qoslab.experiments.red_baseline_paper import (
     BUFFERS,
     BUFFERS_QUICK,
     FLOWS,
@@ -44,85 +77,15 @@ from qoslab.experiments.red_baseline import (
     TABLE2_HETERO,
     TABLE2_HOMO,
     W_Q,
-    red_thresholds,
 )
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
-from qoslab.report.figures import Line, Panel, Ref, Style, panels, sweep_line
-from qoslab.report.frames import typed_rows
-from qoslab.stats import Paired, SummaryRow, estimate, paired
+from qoslab.stats import estimate
 from qoslab.verdicts import Claim
 from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
-
-Q = "link.bottleneck.queue_ab"
-#: The bottleneck disciplines compared: label → overrides of the RED scenario's queue.
-AQMS: dict[str, list[str]] = {
-    "red": [],
-    "fdd-red": [f"{Q}.type=fdd_red"],
-    "fdd-red-oracle": [f"{Q}.type=fdd_red", f"{Q}.rtt_source=oracle"],
-    "fdd-red-fig2": [f"{Q}.type=fdd_red", f"{Q}.penalty=fig2"],
-    "fdd-red-random": [f"{Q}.type=fdd_red", f"{Q}.victim=random"],
-}
-AQM_LABELS = {
-    "red": "RED",
-    "fdd-red": "FDD-RED (shares, RTT estimator)",
-    "fdd-red-oracle": "FDD-RED (shares, configured RTTs)",
-    "fdd-red-fig2": "FDD-RED (Fig. 2 as printed, RTT estimator)",
-    "fdd-red-random": "control: FDD-RED, victim random",
-}
-AQM_STYLE: dict[str, Style] = {
-    "red": dict(color="tab:blue", lw=2.0),
-    "fdd-red": dict(color="tab:red", lw=2.0),
-    "fdd-red-oracle": dict(color="tab:orange", ls="--", lw=1.3),
-    "fdd-red-fig2": dict(color="tab:purple", ls=":", lw=1.5),
-    "fdd-red-random": dict(color="tab:gray", ls="-.", lw=1.5),
-}
-#: The readings of FDD-RED (penalty rule and RTT source), by arm: the reading's name in verdicts.
-READINGS = {
-    "fdd-red": "shares, estimator",
-    "fdd-red-oracle": "shares, oracle RTTs",
-    "fdd-red-fig2": "Fig. 2 as printed, estimator",
-}
-#: What the paper's text says about each reading.
-READING_SUPPORT = {
-    "fdd-red": "the prose's rule",
-    "fdd-red-oracle": "RTT source left open",
-    "fdd-red-fig2": "Fig. 2 as printed, against the prose",
-}
-#: The control with FDD-RED's choice of victim disabled (not a reading of the paper).
-CONTROL = "fdd-red-random"
-#: TCP advertised-window caps (packets): ns-2's default window_, 64, and none (1000 packets,
-#: never reached). The paper gives no TCP settings.
-WINDOWS = {20: "window 20", 64: "window 64", 1000: "window unlimited"}
-WINDOW_SUPPORT = {20: "ns-2's default", 64: "", 1000: "the scenario files' setting"}
-#: The window of the tables and figures that show one window (the scenario files' setting).
-PRIMARY_WINDOW = 1000
-#: The drops sweeps (Figs. 10-11) run these queues.
-DROP_AQMS = ("red", "fdd-red", "fdd-red-fig2", "fdd-red-random")
-#: Table 1 (packets dropped in 20 s, scenario 1).
-TABLE1 = {"red": 149.0, "fdd-red": 67.0}
-#: Table 2, FDD-RED columns (bps), and the index / aggregate rows of both columns.
-TABLE2_FDD_HOMO = (186856, 195928, 185704, 219600, 199976)
-TABLE2_FDD_HETERO = (306304, 212128, 189232, 168496, 124496)
-JAIN = {
-    ("homogeneous", "red"): 0.967,
-    ("homogeneous", "fdd-red"): 0.996,
-    ("heterogeneous", "red"): 0.888,
-    ("heterogeneous", "fdd-red"): 0.901,
-}
-AGGREGATE = {
-    ("homogeneous", "red"): 977480.0,
-    ("homogeneous", "fdd-red"): 988064.0,
-    ("heterogeneous", "red"): 994328.0,
-    ("heterogeneous", "fdd-red"): 1000656.0,
-}
-SETUPS = {"20s": "20 s run, measured 0-20 s", "file": "100 s run, measured 20-100 s"}
-#: The measurement window as a reading of Table 2 (the paper does not say which).
-MEASURES = {"file": "80 s steady state", "20s": "whole 20 s run"}
-MEASURE_SUPPORT = {"file": "'run long enough … consistent behavior'", "20s": "'as long as 20 seconds'"}
 
 
 def fdd_queue(
@@ -229,10 +192,6 @@ def plan(opts: Options) -> list[Sweep]:
     ]
 
 
-def _fmt(x: float, digits: int = 4) -> str:
-    return f"{x:.{digits}g}"
-
-
 def analyse(ctx: Context) -> None:
     _verdicts(ctx)
     _readings_table(ctx)
@@ -247,28 +206,6 @@ def analyse(ctx: Context) -> None:
 
 
 # -- verdicts, readings and the random-victim control -----------------------------------------
-
-
-def _seeds(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> pd.Series:
-    """Per seed: ``metric`` where the parameters match, averaged over the remaining points (e.g.
-    the buffer sizes of Fig. 10)."""
-    return ctx.values(sweep, metric, where).groupby("seed")["value"].mean()
-
-
-def _pair(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str, b: str = "red") -> Paired:
-    """Paired test of queue ``a`` against queue ``b`` on the same seeds."""
-    return paired(
-        _seeds(ctx, sweep, metric, {**where, "aqm": a}), _seeds(ctx, sweep, metric, {**where, "aqm": b})
-    )
-
-
-def _pair_rel(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str) -> Paired:
-    """Paired test of the per-seed relative change of queue ``a`` against RED (``a/RED - 1``; over a
-    sweep, the ratio of the per-seed totals)."""
-    sa = _seeds(ctx, sweep, metric, {**where, "aqm": a})
-    sb = _seeds(ctx, sweep, metric, {**where, "aqm": "red"})
-    rel = (sa / sb.reindex(sa.index) - 1.0).dropna()
-    return paired(rel, pd.Series(0.0, index=rel.index))
 
 
 #: The least effects the claims need (``Claim.margin``): "fewer drops" is at least 5 % fewer
@@ -429,63 +366,6 @@ def _readings_table(ctx: Context) -> None:
         caption=(
             "Means ± 95 % CI over seeds; differences are paired over the same seeds. "
             f"{ctx.provenance(['tables'])}."
-        ),
-    )
-
-
-def _readings_figure(ctx: Context) -> None:
-    """Paired Δ Jain (queue − RED) per TCP window, reading and control: the verdicts at a glance."""
-    arms = [*READINGS, CONTROL]
-    width = 0.8 / len(arms)
-    mid = (len(arms) - 1) / 2
-    grid = []
-    for setup in ("file", "20s"):
-        row = []
-        for rtt in ("homogeneous", "heterogeneous"):
-            lines = []
-            for k, arm in enumerate(arms):
-                tests = [
-                    _pair(ctx, "tables", "fairness_index", {"rtt": rtt, "setup": setup, "window": w}, arm)
-                    for w in WINDOWS
-                ]
-                lines.append(
-                    Line(
-                        [i + (k - mid) * width for i in range(len(WINDOWS))],
-                        [t.mean for t in tests],
-                        AQM_LABELS[arm] + " − RED",
-                        err=[(t.ci_high - t.ci_low) / 2 if t.n > 1 else 0.0 for t in tests],
-                        style={"color": AQM_STYLE[arm]["color"], "alpha": 0.85},
-                        kind="bar",
-                        width=width,
-                    )
-                )
-            paper = JAIN[(rtt, "fdd-red")] - JAIN[(rtt, "red")]
-            row.append(
-                Panel(
-                    lines,
-                    title=f"{rtt} RTTs, {SETUPS[setup]}",
-                    ylabel="Δ Jain index vs RED (paired)",
-                    categories=[WINDOWS[w].replace("window ", "TCP window ") for w in WINDOWS],
-                    refs=[
-                        Ref(0.0, "no difference from RED", {"color": "k", "lw": 0.8}),
-                        Ref(paper, "paper's FDD-RED − RED (Table 2, one run)", {"color": "k", "ls": "--"}),
-                    ],
-                )
-            )
-        grid.append(row)
-    fig = panels(
-        grid,
-        title="Jain's index, FDD-RED readings and the random-victim control minus RED (mean, 95 % CI)",
-        panel_size=(6.0, 3.4),
-    )
-    ctx.figure(
-        "readings-jain",
-        fig,
-        title="Readings: paired difference in Jain's index against RED",
-        sweeps=["tables"],
-        caption=(
-            "Per seed the queue's Jain index minus RED's on the same seed, scenarios 1 and 3 with each "
-            "TCP window cap; bars: mean, whiskers: 95 % CI (paired t). Above 0: fairer than RED."
         ),
     )
 
@@ -686,12 +566,7 @@ def _table2(ctx: Context) -> None:
             "aqm": AQM_LABELS[aqm],
             "paper_jain": JAIN.get((rtt, aqm)),
         }
-        for s in typed_rows(g, SummaryRow):
-            scale = 1e3 if s.metric == "aggregate_throughput_bps" else 1.0
-            row[s.metric] = f"{_fmt(s.mean / scale)} ± {_fmt(s.half_width / scale, 2)}"
-        row["seeds"] = g["seeds"].iloc[0]
-        row["version"] = ctx.version
-        wide.append(row)
+        wide.append(row | mean_ci_cells(ctx, g))
     ctx.table(
         "summary",
         pd.DataFrame(wide),
@@ -708,300 +583,6 @@ def _table2(ctx: Context) -> None:
         },
         caption="Mean ± 95 % CI half-width over seeds.",
     )
-
-
-def _fig7(ctx: Context) -> None:
-    """Figs. 6-7 / Table 2: average per-flow throughput per queue, both RTT settings."""
-    fl = ctx.flows("tables")
-    aqms = [a for a in AQMS if a != CONTROL]
-    width = 0.8 / len(aqms)
-    mid = (len(aqms) - 1) / 2
-    grid = []
-    for setup in SETUPS:
-        row = []
-        for rtt, papers in (
-            ("homogeneous", {"red": TABLE2_HOMO, "fdd-red": TABLE2_FDD_HOMO}),
-            ("heterogeneous", {"red": TABLE2_HETERO, "fdd-red": TABLE2_FDD_HETERO}),
-        ):
-            lines, jains = [], []
-            for k, aqm in enumerate(aqms):
-                w = {"rtt": rtt, "setup": setup, "window": PRIMARY_WINDOW, "aqm": aqm}
-                es = [estimate(select(fl, {**w, "flow_name": f"ftp{i}"})["throughput_bps"]) for i in range(5)]
-                x = [i + (k - mid) * width for i in range(5)]
-                lines.append(
-                    Line(
-                        x,
-                        [e.mean / 1e3 for e in es],
-                        AQM_LABELS[aqm],
-                        err=[0.0 if e.n < 2 else e.half_width / 1e3 for e in es],
-                        style={"color": AQM_STYLE[aqm]["color"], "alpha": 0.8},
-                        kind="bar",
-                        width=width,
-                    )
-                )
-                jain = ctx.estimate("tables", "fairness_index", w)
-                jains.append(f"{jain.mean:.3f}")
-            for aqm, marker in (("red", "D"), ("fdd-red", "*")):
-                xs = [i + (aqms.index(aqm) - mid) * width for i in range(5)]
-                name = AQM_LABELS[aqm].split(" (")[0]
-                style = {"ls": "none", "marker": marker, "color": "k", "markersize": 6}
-                lines.append(Line(xs, [v / 1e3 for v in papers[aqm]], f"paper, {name}", style=style))
-            note = (
-                f"Jain, ours (bars, left to right): {' / '.join(jains)}\n"
-                f"Jain, paper: RED {JAIN[(rtt, 'red')]}, FDD-RED {JAIN[(rtt, 'fdd-red')]}"
-            )
-            ticks = [f"ftp{i}\n{100 if rtt == 'homogeneous' else HETERO_RTT_MS[i]} ms" for i in range(5)]
-            row.append(
-                Panel(
-                    lines,
-                    title=f"{rtt} RTTs, {SETUPS[setup]}",
-                    ylabel="throughput (kbps)",
-                    refs=[Ref(200, "fair share 200 kbps")],
-                    ylim=(0, 450),
-                    categories=ticks,
-                    note=note,
-                )
-            )
-        grid.append(row)
-    fig = panels(
-        grid,
-        title=(
-            "Figs. 6-7 / Table 2: average throughput per flow, RED vs FDD-RED readings, TCP window "
-            "unlimited (mean ± 95 % CI)"
-        ),
-        panel_size=(5.5, 3.6),
-    )
-    ctx.figure(
-        "fig7-table2-throughput",
-        fig,
-        title="Figs. 6-7 / Table 2: per-flow throughput",
-        sweeps=["tables"],
-        caption=(
-            "Bars: our means over seeds (TCP window unlimited; RED and the three FDD-RED readings); "
-            "black markers: the paper's single runs (Table 2)."
-        ),
-    )
-
-
-def _drops_figure(
-    ctx: Context, sweep: str, x: str, xlabel: str, title: str, name: str, paper_pt: bool
-) -> None:
-    st = ctx.stats(sweep, ["drops_bottleneck", "fairness_index"])
-    d = st[(st["metric"] == "drops_bottleneck") & (st["window"] == PRIMARY_WINDOW)]
-    lines = [sweep_line(d[d["aqm"] == aqm], x, label=AQM_LABELS[aqm], **AQM_STYLE[aqm]) for aqm in DROP_AQMS]
-    if paper_pt:
-        lines.append(
-            Line(
-                [100],
-                [149],
-                "paper, Table 1 RED (B = 100)",
-                style={"ls": "none", "marker": "D", "markersize": 8},
-            )
-        )
-        lines.append(
-            Line(
-                [100],
-                [67],
-                "paper, Table 1 FDD-RED (B = 100)",
-                style={"ls": "none", "marker": "*", "markersize": 12, "color": "tab:red"},
-            )
-        )
-    panel = Panel(lines, xlabel=xlabel, ylabel="packets dropped in 20 s", ylim=(0, None))
-    fig = panels([panel], title=title.replace("\n", " "), panel_size=(7.5, 4.4))
-    ctx.figure(
-        name,
-        fig,
-        title=title.split("\n")[0],
-        sweeps=[sweep],
-        caption=(
-            "Mean over seeds with 95 % CIs, TCP window unlimited (every window: the table below). The "
-            "paper gives this figure only as a plot."
-        ),
-    )
-    wide = st.pivot_table(
-        index=[x, "window", "aqm", "seeds", "version"], columns="metric", values=["mean", "half_width"]
-    ).reset_index()
-    # pandas-stubs types columns as Index[str]; after pivot_table(values=[…]) it is a MultiIndex of pairs
-    wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]  # type: ignore[str-unpack]
-    wide = wide.sort_values(["window", "aqm", x])
-    fmt = {
-        c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")
-    }
-    ctx.table(
-        name,
-        wide,
-        title=f"{title.split(chr(10))[0]} (data)",
-        formats=fmt,
-        columns={
-            x: x,
-            "window": "TCP window",
-            "aqm": "queue",
-            "drops_bottleneck_mean": "drops",
-            "drops_bottleneck_half_width": "± CI",
-            "fairness_index_mean": "Jain index",
-            "fairness_index_half_width": "± CI ",
-        },
-        caption="Mean over seeds at the bottleneck over 20 s.",
-    )
-
-
-def _fig10(ctx: Context) -> None:
-    _drops_figure(
-        ctx,
-        "fig10",
-        "buffer",
-        "bottleneck buffer size B (packets)",
-        "Fig. 10: dropped packets vs buffer size\n(5 flows, RTT 100 ms, 20 s; max_th = min(75, B))",
-        "fig10-drops-vs-buffer",
-        True,
-    )
-
-
-def _fig11(ctx: Context) -> None:
-    _drops_figure(
-        ctx,
-        "fig11",
-        "flows",
-        "number of flows N",
-        "Fig. 11: dropped packets vs number of flows\n(B = 100, RTT 100 ms, 20 s)",
-        "fig11-drops-vs-flows",
-        False,
-    )
-
-
-def _timeseries(ctx: Context) -> None:
-    sf = ctx.series("timeseries", "flow")
-    sq = ctx.series("timeseries", "queue")
-    seed = int(sf["seed"].iloc[0])
-    runs = ctx.runs("timeseries")[["run_id", "aqm"]]
-    sf = sf.merge(runs, on="run_id")
-    sq = sq.merge(runs, on="run_id")
-    # Figs. 4-5: congestion windows
-    cw = [
-        Panel(
-            [
-                Line(list(g["time_s"]), list(g["cwnd"]), str(name), style={"marker": "", "lw": 1})
-                for name, g in sf[sf["aqm"] == aqm].groupby("flow_name")
-            ],
-            title=f"{fign}: congestion windows, {AQM_LABELS[aqm]}",
-            xlabel="time (s)",
-            ylabel="cwnd (packets)",
-        )
-        for aqm, fign in (("red", "Fig. 4"), ("fdd-red", "Fig. 5"))
-    ]
-    fig = panels([[p] for p in cw], title=f"Scenario 1, seed {seed}, sampled every 50 ms", panel_size=(9, 3))
-    ctx.figure(
-        "fig4-5-cwnd",
-        fig,
-        title="Figs. 4-5: congestion windows, RED vs FDD-RED",
-        sweeps=["timeseries"],
-        caption="The first seconds are slow start (window cap 1000 packets: it ends by loss).",
-    )
-    # Fig. 6: per-flow bandwidth over time (1 s bins from the 50 ms samples)
-    bw = []
-    for aqm, sub in (("red", "(a)"), ("fdd-red", "(b)")):
-        g = sf[sf["aqm"] == aqm].copy()
-        g["sec"] = (g["time_s"] - 1e-9).clip(lower=0).astype(int)
-        b = g.groupby(["flow_name", "sec"])["throughput_bps"].mean().reset_index()
-        lines = [
-            Line(list(h["sec"] + 1), list(h["throughput_bps"] / 1e3), str(name), style={"marker": "."})
-            for name, h in b.groupby("flow_name")
-        ]
-        bw.append(
-            Panel(
-                lines,
-                title=f"Fig. 6{sub}: per-flow bandwidth, {AQM_LABELS[aqm]}",
-                xlabel="time (s)",
-                ylabel="throughput (kbps, 1 s bins)",
-                refs=[Ref(200, "fair share 200 kbps")],
-            )
-        )
-    fig = panels([[p] for p in bw], title=f"Fig. 6: scenario 1, seed {seed}", panel_size=(9, 3))
-    ctx.figure(
-        "fig6-bandwidth",
-        fig,
-        title="Fig. 6: per-flow bandwidth over time",
-        sweeps=["timeseries"],
-        caption=f"Scenario 1, seed {seed}; received throughput per flow in 1 s bins.",
-    )
-    # Fig. 8: bottleneck throughput over time (0.5 s bins)
-    lines = []
-    for aqm, style in (("red", dict(lw=2.5, alpha=0.6)), ("fdd-red", dict(lw=1.2, ls="--"))):
-        g = sf[sf["aqm"] == aqm].copy()
-        g["bin"] = ((g["time_s"] - 1e-9).clip(lower=0) // 0.5).astype(int)
-        tot = g.groupby(["bin", "time_s"])["throughput_bps"].sum().groupby("bin").mean()
-        style = {"marker": ".", "color": AQM_STYLE[aqm]["color"], **style}
-        lines.append(
-            Line(list((tot.index + 1) * 0.5), list(tot.to_numpy() / 1e3), AQM_LABELS[aqm], style=style)
-        )
-    panel = Panel(lines, xlabel="time (s)", ylabel="bottleneck throughput (kbps, 0.5 s bins)")
-    fig = panels(
-        [panel], title=f"Fig. 8: bottleneck link throughput (scenario 1, seed {seed})", panel_size=(9, 3.6)
-    )
-    ctx.figure(
-        "fig8-throughput",
-        fig,
-        title="Fig. 8: bottleneck throughput",
-        sweeps=["timeseries"],
-        caption="Sum of the five flows' received throughput.",
-    )
-    # Fig. 9: instantaneous queue
-    qs = []
-    for aqm, sub in (("red", "(a)"), ("fdd-red", "(b)")):
-        q = sq[(sq["aqm"] == aqm) & (sq["queue"] == "bottleneck:ab")]
-        t = list(q["time_s"])
-        qs.append(
-            Panel(
-                [
-                    Line(t, list(q["queue_packets"]), "instantaneous queue", style={"marker": "", "lw": 1}),
-                    Line(t, list(q["avg_queue"]), "RED average", style={"marker": "", "lw": 1.5}),
-                ],
-                title=f"Fig. 9{sub}: bottleneck queue, {AQM_LABELS[aqm]}",
-                xlabel="time (s)",
-                ylabel="packets",
-                refs=[Ref(MIN_TH, f"min_th = {MIN_TH}"), Ref(MAX_TH, f"max_th = {MAX_TH}", {"ls": "--"})],
-                ylim=(0, 105),
-            )
-        )
-    fig = panels([[p] for p in qs], title=f"Fig. 9: scenario 1, seed {seed}", panel_size=(9, 3))
-    ctx.figure(
-        "fig9-queue",
-        fig,
-        title="Fig. 9: bottleneck queue, RED vs FDD-RED",
-        sweeps=["timeseries"],
-        caption=f"Scenario 1, seed {seed}, sampled every 50 ms; buffer 100 packets, min_th 25, max_th 75.",
-    )
-
-
-def _references() -> tuple[Reference, ...]:
-    refs = []
-    for aqm, pub in TABLE1.items():
-        refs.append(
-            Reference(
-                f"t1-drops-{aqm}",
-                "Table 1",
-                f"{AQM_LABELS[aqm]}: packets dropped in 20 s",
-                pub,
-                "tables",
-                "drops_bottleneck",
-                {"rtt": "homogeneous", "setup": "20s", "window": PRIMARY_WINDOW, "aqm": aqm},
-                "packets",
-            )
-        )
-    for setup in SETUPS:
-        for (rtt, aqm), fi in JAIN.items():
-            refs.append(
-                Reference(
-                    f"t2-fi-{rtt}-{aqm}-{setup}",
-                    "Table 2",
-                    f"Jain index, {rtt} RTTs, {AQM_LABELS[aqm]}, {SETUPS[setup]}",
-                    fi,
-                    "tables",
-                    "fairness_index",
-                    {"rtt": rtt, "setup": setup, "window": PRIMARY_WINDOW, "aqm": aqm},
-                )
-            )
-    return tuple(refs)
 
 
 EXPERIMENT = register(
