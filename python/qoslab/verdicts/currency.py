@@ -23,6 +23,7 @@ and a full rerun takes hours, so staleness is reported, not fatal).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Sequence
@@ -85,12 +86,40 @@ def _fingerprinted_modules(py: Path) -> list[str]:
 _SHARED = ("base.py", "planning.py", "runner.py", "topologies.py")
 
 
-def experiment_fingerprint(name: str) -> str:
-    """The hash of an experiment's own module(s) and the shared experiment code."""
+#: Experiment-package modules hashed elsewhere: the verdict rules' (:func:`rules_fingerprint`).
+_RULES_OWN = ("magnitudes.py",)
+
+
+def _experiment_imports(path: Path) -> set[str]:
+    """The file names of the ``qoslab.experiments`` modules that ``path`` imports."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "qoslab.experiments":
+            found |= {f"{a.name}.py" for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("qoslab.experiments."):
+            found.add(f"{node.module.split('.')[2]}.py")  # type: ignore[union-attr]
+    return found
+
+
+def experiment_files(name: str) -> list[Path]:
+    """An experiment's own modules (``NAME*.py``), the experiment modules they import (another
+    experiment's topology or paper values: fdd-red builds on red-baseline's), the shared
+    experiment code and the statistics."""
     exp = PKG / "experiments"
-    mod = name.replace("-", "_")
-    files = sorted(exp.glob(f"{mod}*.py")) + [exp / f for f in _SHARED] + [PKG / "stats.py"]
-    return _fnv(files, PKG)
+    own = set(exp.glob(f"{name.replace('-', '_')}*.py"))
+    todo = list(own)
+    while todo:
+        for f in _experiment_imports(todo.pop()):
+            p = exp / f
+            if p.exists() and p not in own and f not in _SHARED and f not in _RULES_OWN:
+                own.add(p)
+                todo.append(p)
+    return sorted(own) + [exp / f for f in _SHARED] + [PKG / "stats.py"]
+
+
+def experiment_fingerprint(name: str) -> str:
+    """The hash of an experiment's files (:func:`experiment_files`)."""
+    return _fnv(experiment_files(name), PKG)
 
 
 def rules_fingerprint() -> str:
