@@ -237,3 +237,21 @@ def test_the_debt_judge_fails_on_growth_new_offenders_and_paid_debt() -> None:
         "c: now 10 lines, within the limit: remove it from the debt",
     ]
     assert _functions(PY / "cli" / "reproduce.py")  # the finder sees Python functions
+
+
+def test_the_algorithm_layer_never_reaches_up_into_the_host() -> None:
+    """docs/architecture.md's layers: a mechanism (aqm/, conditioner/, traffic/) and what it is
+    built from (params/, stats/) know nothing of the link host (net/), the event loop (sim/) or
+    the scenario reader (scenario/); those read the mechanisms, not the other way round (the
+    multi queue's configuration once lived in net/ and the queue registry reached up to it).
+    Unit-test files may drive a whole scenario."""
+    up = re.compile(r"\bcrate::(net|sim|scenario)\b|\bsuper::super::(net|sim|scenario)\b")
+    offenders = [
+        f"{p.relative_to(CORE)}:{i + 1}"
+        for layer in ("aqm", "conditioner", "traffic", "params", "stats")
+        for p in sorted((CORE / layer).rglob("*.rs"))
+        if not (p.stem.endswith("tests") or "tests" in p.relative_to(CORE).parts)
+        for i, line in enumerate(p.read_text().splitlines())
+        if up.search(line)
+    ]
+    assert not offenders, f"the algorithm layer imports the host: {offenders}"

@@ -15,11 +15,13 @@ pub mod dwred;
 pub mod ewma;
 pub mod fdd_red;
 pub mod fq_codel;
+pub mod multi;
 pub mod pie;
 pub mod red;
 pub mod registry;
 pub mod rio;
 pub mod rio_plus_o;
+pub mod scheduler;
 pub mod step;
 pub mod wred;
 

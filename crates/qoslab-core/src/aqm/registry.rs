@@ -152,7 +152,7 @@ pub struct FlatQueue<'a> {
     pub mode: &'static str,
     pub precedences: Vec<FlatCurve>,
     pub scheduler: &'static str,
-    pub queues: &'a [crate::net::multiqueue::SubQueueConfig],
+    pub queues: &'a [super::multi::SubQueueConfig],
     pub rtt_source: &'static str,
     pub penalty: &'static str,
     /// FDD-RED's victim choice (`penalty` or `random`); empty for the other kinds.
@@ -402,7 +402,6 @@ macro_rules! queue_registry {
 
 // Every discipline's module (each `pub mod` of aqm/mod.rs), so that a kind is one line below.
 use super::*;
-use crate::net::multiqueue;
 
 queue_registry! {
     /// Tail drop at the buffer limit.
@@ -421,7 +420,7 @@ queue_registry! {
     "dwred" => Dwred(dwred::DwredConfig => dwred::Dwred) as "DWRED",
     /// Several physical queues served by a scheduler; the physical queues hold the
     /// disciplines, the direction's own is a tail drop.
-    "multi" => Multi(multiqueue::MultiConfig => droptail::DropTail) as "MultiQueue",
+    "multi" => Multi(multi::MultiConfig => droptail::DropTail) as "MultiQueue",
     /// FDD-RED (Hashemi et al.): RED decides when, a fair-dropping index whose packet.
     "fdd_red" => FddRed(fdd_red::FddRedConfig => Box<fdd_red::FddRed>) as "FDDRED",
     /// CoDel (RFC 8289): drops (or marks) at dequeue when the sojourn time stays above target.
@@ -498,7 +497,7 @@ impl QueueConfig {
     }
 
     /// The physical queues of a multi queue (none for other kinds).
-    pub fn subqueues(&self) -> &[multiqueue::SubQueueConfig] {
+    pub fn subqueues(&self) -> &[multi::SubQueueConfig] {
         match &self.discipline {
             Discipline::Multi(m) => &m.queues,
             _ => &[],

@@ -1,6 +1,4 @@
 //! Network plumbing: link directions with their queue host, transmitter and propagation pipe.
 pub mod link;
-pub mod multiqueue;
 pub mod pcap;
 pub mod ring;
-pub mod scheduler;

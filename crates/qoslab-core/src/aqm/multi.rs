@@ -8,11 +8,9 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline};
 use super::scheduler::Scheduler;
-use crate::aqm::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline};
-use crate::aqm::{
-    AnyAqm, Aqm, Dequeued, Discipline, Dropped, Qdisc, QueueSample, QueueView, Verdict,
-};
+use super::{AnyAqm, Aqm, Dequeued, Discipline, Dropped, Qdisc, QueueSample, QueueView, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table};
 use crate::rng::SimRng;
