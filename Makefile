@@ -157,7 +157,7 @@ reproduce: build ns2 ns3
 FLAVOUR ?= ns2
 validate-linux: build
 	$(if $(SIM_ONLY),,$(MAKE) emu-deps)
-	$(PY) -m qoslab.validate_linux --out docs/validation/linux --flavour $(FLAVOUR) $(if $(SIM_ONLY),--sim-only) $(VALIDATE_ARGS)
+	$(PY) -m qoslab.emulation.validation --out docs/validation/linux --flavour $(FLAVOUR) $(if $(SIM_ONLY),--sim-only) $(VALIDATE_ARGS)
 
 # The experiment pages' figures (docs/experiments/img/, the pages' generated sections) and the
 # studies' verdict files, from one full reproduction per experiment: sequential where the claims

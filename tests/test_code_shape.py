@@ -110,14 +110,14 @@ NOT_SHAPING = {
     "outputs/store.py": "the sweep's and the store's column documentation (as outputs/__init__.py)",
     "schema.py": "the scenario format as JSON Schema, read by outputs/series.py for the gauge columns' "
     "documentation (the core's declarations, themselves fingerprinted with the Rust sources)",
-    "builder.py": "builds scenarios in Python (qoslab.builder, loaded on first use): what it builds is "
-    "the scenario text, whose canonical hash is part of every run's key",
-    "toml_writer.py": "writes the builder's scenarios as TOML (as builder.py)",
-    "builder_base.py": "the builder's machinery (as builder.py)",
-    "builder_tables.py": "the builder's other tables (as builder.py)",
-    "builder_queues.py": "the builder's queue classes, generated (as builder.py)",
-    "builder_meters.py": "the builder's meter classes, generated (as builder.py)",
-    "builder_sources.py": "the builder's source classes, generated (as builder.py)",
+    "builder/__init__.py": "builds scenarios in Python (qoslab.builder, loaded on first use): what it "
+    "builds is the scenario text, whose canonical hash is part of every run's key",
+    "toml_writer.py": "writes the builder's scenarios as TOML (as builder/__init__.py)",
+    "builder/base.py": "the builder's machinery (as builder/__init__.py)",
+    "builder/tables.py": "the builder's other tables (as builder/__init__.py)",
+    "builder/queues.py": "the builder's queue classes, generated (as builder/__init__.py)",
+    "builder/meters.py": "the builder's meter classes, generated (as builder/__init__.py)",
+    "builder/sources.py": "the builder's source classes, generated (as builder/__init__.py)",
 }
 
 

@@ -125,14 +125,14 @@ def test_cli_prints_the_schema_and_the_reference():
 
 @pytest.mark.parametrize("family", ["queue", "meter", "source"])
 def test_the_builders_kind_classes_are_up_to_date(family):
-    """python/qoslab/builder_queues.py, builder_meters.py and builder_sources.py are generated from the core's
+    """python/qoslab/builder/queues.py, meters.py and sources.py are generated from the core's
     declarations; a parameter declared, changed or removed in the core without regenerating
     them fails here."""
-    from qoslab import builder_base, builder_source
+    from qoslab.builder import base, source
 
-    name = builder_source.MODULES[family]
+    name = source.MODULES[family]
     module = ROOT / "python" / "qoslab" / name
-    want = builder_source.kinds_module(schema.json_schema(), builder_base.UNIT_PATTERNS, family)
+    want = source.kinds_module(schema.json_schema(), base.UNIT_PATTERNS, family)
     assert module.read_text() == want, (
         f"python/qoslab/{name} is stale: regenerate it with "
         f"`qoslab schema --python {family} > python/qoslab/{name}`"
@@ -144,21 +144,22 @@ def test_the_builders_kind_classes_are_up_to_date(family):
             if v.get("type") == "number":
                 v.pop("exclusiveMaximum", None)
                 v["maximum"] = 1234.5
-                moved = builder_source.kinds_module(s, builder_base.UNIT_PATTERNS, family)
+                moved = source.kinds_module(s, base.UNIT_PATTERNS, family)
                 assert f"    {key}: " in moved and "hi=1234.5" in moved and moved != want
                 return
     raise AssertionError(f"no number among the {family} kinds")
 
 
 def test_the_python_api_pages_kind_tables_are_up_to_date():
-    from qoslab import builder_source
+    from qoslab.builder import source
 
     page = ROOT / "docs" / "python-api.md"
     text = page.read_text()
-    assert text == builder_source.page_with_api_tables(text, schema.json_schema()), (
+    assert text == source.page_with_api_tables(text, schema.json_schema()), (
         "docs/python-api.md's kind tables are stale: regenerate them with `python -c \"from pathlib "
-        "import Path; from qoslab import builder_source, schema; p = Path('docs/python-api.md'); "
-        'p.write_text(builder_source.page_with_api_tables(p.read_text(), schema.json_schema()))"`'
+        "import Path; from qoslab import schema; from qoslab.builder import source; "
+        "p = Path('docs/python-api.md'); "
+        'p.write_text(source.page_with_api_tables(p.read_text(), schema.json_schema()))"`'
     )
 
 
@@ -168,4 +169,4 @@ def test_cli_prints_the_builders_kind_classes():
 
     cmd = [sys.executable, "-m", "qoslab.cli", "schema", "--python", "meter"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    assert out == (ROOT / "python" / "qoslab" / "builder_meters.py").read_text()
+    assert out == (ROOT / "python" / "qoslab" / "builder" / "meters.py").read_text()

@@ -1,4 +1,4 @@
-"""The kernel-validation grid (docs/validation/linux.md, qoslab.validate_linux): its points as
+"""The kernel-validation grid (docs/validation/linux.md, qoslab.emulation.validation): its points as
 issue 54 asks, the verdict rule, the committed kernel results, the simulated side regenerated
 from them without root, and (as root, with the emulation tools) one point run against the
 kernel here."""
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from qoslab import emulation as emu
-from qoslab import validate_linux as vl
-from qoslab import validate_linux_report as vr
+from qoslab.emulation import validation as vl
+from qoslab.emulation import validation_report as vr
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "docs" / "validation" / "linux" / "kernel.json"

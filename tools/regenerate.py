@@ -88,9 +88,10 @@ def capabilities(text: str) -> str:
 
 def _builder(family: str) -> Callable[[str], str]:
     def gen(_: str) -> str:
-        from qoslab import builder_base, builder_source, schema
+        from qoslab import schema
+        from qoslab.builder import base, source
 
-        return builder_source.kinds_module(schema.json_schema(), builder_base.UNIT_PATTERNS, family)
+        return source.kinds_module(schema.json_schema(), base.UNIT_PATTERNS, family)
 
     return gen
 
@@ -108,9 +109,10 @@ def _scenario_format(text: str) -> str:
 
 
 def _python_api(text: str) -> str:
-    from qoslab import builder_source, schema
+    from qoslab import schema
+    from qoslab.builder import source
 
-    return builder_source.page_with_api_tables(text, schema.json_schema())
+    return source.page_with_api_tables(text, schema.json_schema())
 
 
 def _outputs(_: str) -> str:
@@ -130,8 +132,9 @@ def _examples(text: str) -> str:
 
 #: Every generated file: path relative to the checkout → its text from its current text.
 GENERATED: dict[str, Callable[[str], str]] = {
-    "python/qoslab/builder_queues.py": _builder("queue"),
-    "python/qoslab/builder_meters.py": _builder("meter"),
+    "python/qoslab/builder/queues.py": _builder("queue"),
+    "python/qoslab/builder/meters.py": _builder("meter"),
+    "python/qoslab/builder/sources.py": _builder("source"),
     "docs/scenario-reference.md": _reference,
     "docs/scenario-format.md": _scenario_format,
     "docs/python-api.md": _python_api,

@@ -1,7 +1,7 @@
 """The linux transport flavour's cost against the ns2 flavour's, paired in ``qoslab bench``
 (issue 54: "the linux flavour's cost per packet-hop against the ns-2 flavour's, aim ≤ 1.5×").
 
-Two of the validation grid's scenarios (:func:`qoslab.validate_linux.scenario`: 30 s, seed 1),
+Two of the validation grid's scenarios (:func:`qoslab.emulation.validation.scenario`: 30 s, seed 1),
 each run in both flavours:
 
 - ``bbr-cubic-1bdp``: BBR beside CUBIC over a 10 Mbit/s pfifo of one BDP (33 packets);
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: The name ``qoslab bench --workload`` selects these measurements by.
 WORKLOAD = "linux-flavour"
-#: The validation grid's points measured, by name (:data:`qoslab.validate_linux.GRID`).
+#: The validation grid's points measured, by name (:data:`qoslab.emulation.validation.GRID`).
 POINTS = ("bbr-cubic-1bdp", "cubic5-1bdp")
 #: Calls of each flavour in one round, and rounds.
 CALLS = 5
@@ -46,7 +46,7 @@ FLAVOURS = ("ns2", "linux")
 
 
 def _scenario(point: str, flavour: str) -> Any:
-    from qoslab import validate_linux as vl
+    from qoslab.emulation import validation as vl
 
     p = next(p for p in vl.GRID if p.name == point)
     sc = vl.scenario(p, flavour)

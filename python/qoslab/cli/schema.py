@@ -25,16 +25,16 @@ def schema(
 ) -> None:
     """Print the JSON Schema of scenario files (every key, type, unit, default, range), generated
     from the core; --markdown prints docs/scenario-reference.md, --python queue|meter|source the
-    builder's classes of that family (python/qoslab/builder_queues.py, builder_meters.py,
-    builder_sources.py)."""
+    builder's classes of that family (python/qoslab/builder/queues.py, meters.py,
+    sources.py)."""
     from qoslab import schema as sch
 
     if python is not None:
-        from qoslab import builder_base, builder_source
+        from qoslab.builder import base, source
 
-        if python not in builder_source.MODULES:
-            _fail(f"--python takes {', '.join(builder_source.MODULES)}, got {python!r}")
-        text = builder_source.kinds_module(sch.json_schema(), builder_base.UNIT_PATTERNS, python)
+        if python not in source.MODULES:
+            _fail(f"--python takes {', '.join(source.MODULES)}, got {python!r}")
+        text = source.kinds_module(sch.json_schema(), base.UNIT_PATTERNS, python)
         typer.echo(text, nl=False)
         return
     typer.echo(sch.reference_markdown() if markdown else sch.json_text(), nl=False)

@@ -4,7 +4,7 @@ run shortened to a duration, and one clear line for each feature it cannot run."
 from __future__ import annotations
 
 from qoslab import schema
-from qoslab.builder_sources import SOURCES
+from qoslab.builder.sources import SOURCES
 from qoslab.emulation.machine import EmulationError
 from qoslab.scenario import Scenario
 

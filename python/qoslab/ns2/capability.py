@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from qoslab import schema
-from qoslab.builder_sources import SOURCES
+from qoslab.builder.sources import SOURCES
 
 
 def tcp_agent(variant: str) -> dict[str, Any] | None:

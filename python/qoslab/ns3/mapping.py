@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qoslab import schema
-from qoslab.builder_sources import SOURCES
+from qoslab.builder.sources import SOURCES
 
 #: The point-to-point device's own transmit queue, in front of which the queue disc sits.
 #: ns-3 hands a packet from the queue disc to the device while the device queue has room, so

@@ -11,10 +11,10 @@ mixed RTTs, single CUBIC and BBR flows), each point run
 
 The kernel side needs root; its raw results are written to ``kernel.json`` and can be reused
 (``--sim-only --kernel-results FILE``) to regenerate the simulated side without root.
-The comparison, figures and table are :mod:`qoslab.validate_linux_report`.
+The comparison, figures and table are :mod:`qoslab.emulation.validation_report`.
 
-    sudo .venv/bin/python -m qoslab.validate_linux --out docs/validation/linux
-    .venv/bin/python -m qoslab.validate_linux --sim-only --flavour linux
+    sudo .venv/bin/python -m qoslab.emulation.validation --out docs/validation/linux
+    .venv/bin/python -m qoslab.emulation.validation --sim-only --flavour linux
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def run_sim_point(p: Point, seeds: int, flavour: str) -> dict[str, Any]:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
-        prog="python -m qoslab.validate_linux",
+        prog="python -m qoslab.emulation.validation",
         description="The simulated senders against the Linux kernel (docs/validation/linux.md).",
     )
     ap.add_argument(
@@ -294,7 +294,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from qoslab import validate_linux_report as report
+    from qoslab.emulation import validation_report as report
 
     a = _parse(argv)
     out = Path(a.out)

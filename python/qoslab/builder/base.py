@@ -2,7 +2,8 @@
 :class:`Component` base class with its TOML reading and writing, the families' base classes
 (:class:`Queue`, :class:`Meter`), the RED :class:`Curve`, the multi queue (whose tables hold
 other queues) and :class:`SizeDistribution`. The queue and meter kinds are generated from the
-core's declarations (:mod:`qoslab.builder_kinds`); use everything through
+core's declarations (:mod:`qoslab.builder.queues`, :mod:`qoslab.builder.meters`,
+:mod:`qoslab.builder.sources`); use everything through
 :mod:`qoslab.builder`.
 """
 

@@ -22,9 +22,9 @@ Checks here are the cheap ones (a key's type, unit, range and choices, named in 
 :class:`qoslab.ScenarioError` with the key); the Rust core stays the authority:
 :meth:`ScenarioSpec.to_scenario` hands the TOML to it and reports its errors with the key.
 The queue, meter and source classes are generated from the core's declarations (``qoslab schema
---python queue|meter|source`` writes :mod:`qoslab.builder_queues`, :mod:`qoslab.builder_meters`
-and :mod:`qoslab.builder_sources`);
-the machinery is :mod:`qoslab.builder_base`, the other tables :mod:`qoslab.builder_tables`.
+--python queue|meter|source`` writes :mod:`qoslab.builder.queues`, :mod:`qoslab.builder.meters`
+and :mod:`qoslab.builder.sources`);
+the machinery is :mod:`qoslab.builder.base`, the other tables :mod:`qoslab.builder.tables`.
 ``tests/test_builder.py`` walks the core's JSON Schema (:func:`qoslab.schema.json_schema`) and
 fails when a kind or key exists on one side only, or differs in required-ness, type, unit,
 range or choices.
@@ -41,119 +41,119 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     _EXPECTED,
     _m,
     _opt,
     _req,
     _what,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     UNIT_PATTERNS as UNIT_PATTERNS,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     CaptureDirection as CaptureDirection,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Codepoint as Codepoint,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Component as Component,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Curve as Curve,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Direction as Direction,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     DropOrder as DropOrder,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Duration as Duration,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Flavour as Flavour,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Limit as Limit,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     MeasurementPoint as MeasurementPoint,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Meter as Meter,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     MeterMode as MeterMode,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     MultiQueue as MultiQueue,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Penalty as Penalty,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     PerMember as PerMember,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     PhysicalQueue as PhysicalQueue,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     ProbeIncrease as ProbeIncrease,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Queue as Queue,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Rate as Rate,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     RioMode as RioMode,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     RttSource as RttSource,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Scheduler as Scheduler,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Scope as Scope,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Size as Size,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     SizeDistribution as SizeDistribution,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     SizeLaw as SizeLaw,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Source as Source,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Start as Start,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     TcpFlavour as TcpFlavour,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     TwamFormula as TwamFormula,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     Victim as Victim,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     WindowSource as WindowSource,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     is_required as is_required,
 )
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     toml_key as toml_key,
 )
-from qoslab.builder_meters import (
+from qoslab.builder.meters import (
     ARD,
     ARM,
     METERS,
@@ -165,7 +165,7 @@ from qoslab.builder_meters import (
     TokenBucket,
     TrTCM,
 )
-from qoslab.builder_queues import (
+from qoslab.builder.queues import (
     DWRED,
     FDDRED,
     PIE,
@@ -180,7 +180,7 @@ from qoslab.builder_queues import (
     RIOPlusO,
     StepMarking,
 )
-from qoslab.builder_sources import (
+from qoslab.builder.sources import (
     SOURCES,
     CbrSource,
     OnOffSource,
@@ -188,13 +188,13 @@ from qoslab.builder_sources import (
     PoissonSource,
     TraceSource,
 )
-from qoslab.builder_sources import (
+from qoslab.builder.sources import (
     FlowType as FlowType,
 )
-from qoslab.builder_sources import (
+from qoslab.builder.sources import (
     TcpVariant as TcpVariant,
 )
-from qoslab.builder_tables import (
+from qoslab.builder.tables import (
     Arrivals,
     Capture,
     Conditioner,

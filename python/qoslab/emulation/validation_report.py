@@ -1,4 +1,4 @@
-"""The comparison of :mod:`qoslab.validate_linux`'s simulated runs with the kernel's: per grid
+"""The comparison of :mod:`qoslab.emulation.validation`'s simulated runs with the kernel's: per grid
 point the kernel's mean and spread over its kept repetitions, the simulated mean over seeds,
 a verdict per target, a JSON, a markdown table and a figure per family.
 

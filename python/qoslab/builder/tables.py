@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeAlias
 
-from qoslab.builder_base import (
+from qoslab.builder.base import (
     CaptureDirection,
     Codepoint,
     Component,
@@ -30,7 +30,7 @@ from qoslab.builder_base import (
     _req,
     toml_key,
 )
-from qoslab.builder_sources import TcpVariant
+from qoslab.builder.sources import TcpVariant
 
 # -- the scenario's other tables ----------------------------------------------------------------
 
