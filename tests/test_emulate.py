@@ -137,9 +137,17 @@ def test_the_kernel_sender_follows_the_scenario_or_is_refused() -> None:
             "'dctcp' is not emulated",
         ),
         (["tcp.variant=cubic", "tcp.pacing=true"], "tcp.pacing"),
+        # a kernel module parameter (linux flavour): the host's module runs with its own
+        (
+            ["tcp.variant=cubic", 'tcp.flavour="linux"', "tcp.cc={ cubic = { beta = 512 } }"],
+            r"tcp\.cc\.cubic: the emulator runs the host's cubic module with its own parameters",
+        ),
     ):
         with pytest.raises(emu.EmulationError, match=what):
             emu.scenario_cc(base.with_overrides(sets))
+    # the kernel's defaults given explicitly are no change: emulated
+    same = ["tcp.variant=cubic", 'tcp.flavour="linux"', "tcp.cc={ cubic = { beta = 717 } }"]
+    assert emu.scenario_cc(base.with_overrides(same)) == "cubic"
     # one more flow with a sender of its own
     extra = '\n[[flow]]\nname = "x"\nsrc = "s0"\ndst = "d0"\ntcp = { variant = "cubic", sack = true }\n'
     two = Scenario(base.text + extra, base.source)

@@ -239,6 +239,10 @@ def test_tcp_variants() -> None:
         ({"ack_size_bytes": 52}, "ack_size 52 B"),
         ({"max_burst": 4}, "max_burst"),
         ({"max_rto_s": 10.0}, "max_rto must be 60 s"),
+        (
+            {"variant": "cubic", "linux_cc": {"beta": 512}},
+            "tcp.cc.cubic sets the linux flavour's kernel module",
+        ),
     ],
 )
 def test_tcp_refusals(change: dict[str, Any], reason: str) -> None:

@@ -298,3 +298,72 @@ def test_a_declared_range_of_a_section_is_enforced_by_its_reader(section, name, 
     assert "\n" not in str(e)
     e = _load_section(section, name, inside)
     assert e is None or not (e.key == key and e.message.startswith(words)), str(e)
+
+
+# -- the TCP variants' constants, per flavour ------------------------------------------------
+
+
+def _cc_cases() -> list[tuple[str, str, str, str, float, float]]:
+    """(flavour, variant, key, message start, just outside, just inside) of every numeric key of
+    `tcp.cc.VARIANT`, for each flavour whose senders take keys for that variant."""
+    cc = json_schema()["properties"]["tcp"]["properties"]["cc"]["properties"]
+    cases = []
+    for variant, obj in cc.items():
+        for alt in obj["anyOf"]:
+            for name, v in alt["properties"].items():
+                if v.get("type") not in ("number", "integer"):
+                    continue
+                words, bounds = _bounds(v)
+                cases += [
+                    (alt["x-flavour"], variant, name, f"{name} {words}", out, inside)
+                    for _, out, inside in bounds
+                ]
+    return cases
+
+
+CC_CASES = _cc_cases()
+
+
+def _load_cc(flavour: str, variant: str, name: str, value: float) -> qoslab.ScenarioError | None:
+    t = tomllib.loads(SECTIONS_BASE)
+    t["tcp"]["flavour"] = flavour
+    t["tcp"]["cc"] = {variant: {name: value}}
+    try:
+        qoslab.Scenario.from_toml(dumps(t), "ranges.toml")
+    except qoslab.ScenarioError as e:
+        return e
+    return None
+
+
+def test_every_flavours_cc_keys_are_covered():
+    keys = {f"{c[0]}:{c[1]}.{c[2]}" for c in CC_CASES}
+    linux = {
+        "linux:cubic.beta",
+        "linux:cubic.bic_scale",
+        "linux:cubic.fast_convergence",
+        "linux:cubic.tcp_friendliness",
+        "linux:cubic.hystart",
+        "linux:cubic.hystart_detect",
+        "linux:cubic.hystart_low_window",
+        "linux:cubic.hystart_ack_delta_us",
+        "linux:cubic.initial_ssthresh",
+        "linux:dctcp.dctcp_shift_g",
+        "linux:dctcp.dctcp_alpha_on_init",
+    }
+    assert linux <= keys and {"ns2:cubic.beta", "ns2:cubic.c", "ns2:dctcp.g"} <= keys, keys
+    assert not any(k.startswith("linux:bbr") for k in keys), "tcp_bbr.c has no module parameters"
+
+
+@pytest.mark.parametrize(
+    ("flavour", "variant", "name", "words", "outside", "inside"), CC_CASES, ids=lambda x: str(x)
+)
+def test_a_declared_range_of_a_cc_key_is_enforced_by_its_reader(
+    flavour, variant, name, words, outside, inside
+):
+    key = f"tcp.cc.{variant}.{name}"
+    e = _load_cc(flavour, variant, name, outside)
+    assert e is not None, f"{flavour}: {key} = {outside!r} (outside its declared range) was accepted"
+    assert e.key == key and e.line is not None, str(e)
+    assert e.message.startswith(words), (words, str(e))
+    assert "\n" not in str(e)
+    assert _load_cc(flavour, variant, name, inside) is None

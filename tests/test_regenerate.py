@@ -21,6 +21,7 @@ SITE = {
     "mkdocs.yml": regenerate.nav,
     "docs/index.md": regenerate.index,
     "docs/capabilities.md": regenerate.capabilities,
+    "docs/models/tcp-linux.md": regenerate.linux_cc,
 }
 
 

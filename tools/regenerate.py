@@ -29,6 +29,8 @@ INDEX_BEGIN = "<!-- models:begin (generated from docs/models/*.md: python tools/
 INDEX_END = "<!-- models:end -->"
 CAPS_BEGIN = "<!-- queue-kinds:begin (generated from the core's registry: python tools/regenerate.py) -->"
 CAPS_END = "<!-- queue-kinds:end -->"
+LINUX_CC_BEGIN = "<!-- linux-cc:begin (generated from the declarations: python tools/regenerate.py) -->"
+LINUX_CC_END = "<!-- linux-cc:end -->"
 
 
 def model_pages() -> list[tuple[str, str]]:
@@ -84,6 +86,15 @@ def capabilities(text: str) -> str:
         export = f"`{ns3['queue_disc']}`" if "queue_disc" in ns3 else f"no: {ns3['refused']}"
         rows.append(f"| `{kind}` | {obj.get('description', '')} | {gauges} | {export} |")
     return _replace(text, CAPS_BEGIN, CAPS_END, "\n".join(rows) + "\n", "docs/capabilities.md")
+
+
+def linux_cc(text: str) -> str:
+    """docs/models/tcp-linux.md with the linux flavour's `tcp.cc` keys (the kernel modules'
+    parameters) generated from their declarations."""
+    from qoslab import schema
+
+    body = schema.flavour_cc_markdown("linux")
+    return _replace(text, LINUX_CC_BEGIN, LINUX_CC_END, body, "docs/models/tcp-linux.md")
 
 
 def _builder(family: str) -> Callable[[str], str]:
@@ -143,6 +154,7 @@ GENERATED: dict[str, Callable[[str], str]] = {
     "docs/capabilities.md": capabilities,
     "docs/index.md": index,
     "mkdocs.yml": nav,
+    "docs/models/tcp-linux.md": linux_cc,
 }
 
 

@@ -121,6 +121,18 @@ def _rows(props: dict[str, Any], skip: tuple[str, ...] = ("type",)) -> list[str]
     return out
 
 
+def flavour_cc_markdown(flavour: str) -> str:
+    """The `tcp.cc` keys ``flavour``'s senders take, a table per variant, from :func:`json_schema`
+    (for docs/models/tcp-linux.md)."""
+    cc = json_schema()["properties"]["tcp"]["properties"]["cc"]["properties"]
+    lines: list[str] = []
+    for variant, obj in cc.items():
+        for alt in obj["anyOf"]:
+            if alt["x-flavour"] == flavour:
+                lines += [f"`tcp.cc.{variant}`:", "", *_rows(alt["properties"], skip=()), ""]
+    return "\n".join(lines)
+
+
 def reference_markdown() -> str:
     """The scenario reference page, generated from :func:`json_schema`."""
     s = json_schema()
@@ -179,13 +191,18 @@ def reference_markdown() -> str:
     lines += [
         "## TCP variants' constants",
         "",
-        "`cc` in `[tcp]` or a flow's `tcp` table: a table per variant (`cc.cubic = { beta = 0.8 }`),",
-        "used when the flow runs that variant in the ns2 flavour; a flow's table overrides `[tcp]`'s",
-        "key by key. Defaults are the published constants.",
+        "`cc` in `[tcp]` or a flow's `tcp` table: a table per variant, used when the flow runs that",
+        "variant; a flow's table overrides `[tcp]`'s key by key. Its keys are the flow's flavour's:",
+        "in the ns2 flavour the published constants (`cc.cubic = { beta = 0.8 }`), in the linux",
+        "flavour the kernel module's parameters, in the kernel's units (`cc.cubic = { beta = 512 }`,",
+        "of 1024). A key of the other flavour is refused. Defaults are the published constants and",
+        "the kernel's defaults.",
         "",
     ]
     for variant, obj in p["tcp"]["properties"]["cc"]["properties"].items():
-        lines += [f"### `cc.{variant}`", "", *_rows(obj["properties"], skip=()), ""]
+        for alt in obj["anyOf"]:
+            head = f"### `cc.{variant}` ({alt['x-flavour']} flavour)"
+            lines += [head, "", *_rows(alt["properties"], skip=()), ""]
     lines += ["## Curve tables", "", *_rows(s["$defs"]["curve"]["properties"]), ""]
     lines += [
         "## Size distribution tables",

@@ -71,8 +71,9 @@ class TcpSettings(Component):
         sack: SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr;
             implied by variant sack; not for reno/newreno. Default: false.
         cc: The variants' tunable constants, a table per variant, e.g. ``{"cubic": {"beta":
-            0.8}}`` (keys and ranges: the scenario reference); ns2 flavour. Default: each
-            variant's published constants.
+            0.8}}``; the keys are the flavour's (ns2: the published constants; linux: the
+            kernel modules' parameters, ``{"cubic": {"beta": 512}}``; keys and ranges: the
+            scenario reference). Default: each variant's published constants.
     """
 
     flavour: TcpFlavour | None = _opt("choice", choices=TcpFlavour)

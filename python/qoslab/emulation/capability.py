@@ -47,6 +47,12 @@ def flow_ccs(sc: Scenario) -> list[str]:
                 f"tcp.pacing: the kernel does not pace {v} senders without the fq qdisc; "
                 f"pacing is emulated with {', '.join(_SELF_PACING)} only"
             )
+        if t.get("linux_cc"):
+            raise EmulationError(
+                f"tcp.cc.{v}: the emulator runs the host's {KERNEL_CC[v]} module with its own "
+                f"parameters and does not rewrite /sys/module/tcp_{KERNEL_CC[v]}/parameters (host-wide, "
+                "and beta/bic_scale act only at module load); remove tcp.cc or run it with `qoslab run`"
+            )
         out.append(KERNEL_CC[v])
     if len({t["sack"] for t in tcps}) > 1:
         raise EmulationError("tcp.sack: the emulated hosts run SACK for all flows or for none")

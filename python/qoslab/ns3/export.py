@@ -48,7 +48,7 @@ GLOBAL_DEFAULTS: list[list[str]] = [
 #: congestion control's constants (``cc``: CUBIC's beta and c, DCTCP's g, as the flow's
 #: ``tcp.cc.VARIANT`` gives them) are added as keys of their own, where its sender's ns-3
 #: attributes look them up.
-_TCP_EXTRA = ("sack", "pacing")
+_TCP_EXTRA = ("sack", "pacing", "linux_cc")
 
 
 def to_ns3_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:

@@ -371,6 +371,11 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
             f"{where}: TCP variant {variant!r} is not supported by the ns-3 export "
             f"(only {', '.join(CONGESTION)})"
         )
+    if t.get("linux_cc"):
+        raise Ns3Refusal(
+            f"{where}: tcp.cc.{variant} sets the linux flavour's kernel module parameters, which "
+            "ns-3's senders do not have; remove it or run it with `qoslab run`"
+        )
     if f.get("stop_s") is not None:
         raise Ns3Refusal(
             f"{where}: a TCP flow with `stop` is not supported by the ns-3 export (an ns-3 socket "

@@ -14,6 +14,7 @@ use super::{bad, check_len, expand, Bad, LinkConfig};
 use crate::packet::MAX_PACKET_BYTES;
 use crate::params::Table;
 use crate::traffic::cc::{CcParams, Recovery};
+use crate::traffic::linux::cc::LinuxCcParams;
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::sources::{self, SourceContext, SourceSpec};
 pub use crate::traffic::tcp::TcpConfig;
@@ -76,6 +77,7 @@ fn tcp_defaults() -> TcpConfig {
         flavour: flavour_of(tcp::FLAVOUR.default_value()),
         explicit: 0,
         cc: None,
+        linux_cc: None,
         cc_tables: Default::default(),
     }
 }
@@ -178,8 +180,10 @@ fn apply_tcp(
     let merged = base.cc_tables.get(base.variant.name()).cloned();
     let ckey = format!("{key}.cc.{}", base.variant.name());
     let table = merged.unwrap_or_default();
-    let params = CcParams::read(base.variant, &Table::host(&table, &ckey))?;
-    base.cc = (!params.is_default()).then_some(params);
+    // Inherited keys too must be the flow's flavour's (an ns2 `[tcp]` under a linux flow).
+    check_cc_keys(&ckey, base.flavour, base.variant, &table)?;
+    let (cc, linux_cc) = read_cc(base.flavour, base.variant, &Table::host(&table, &ckey))?;
+    (base.cc, base.linux_cc) = (cc, linux_cc);
     if base.flavour == Flavour::Linux {
         check_linux(key, base, (syn, sack))?;
         base.apply_linux_defaults();
@@ -187,22 +191,65 @@ fn apply_tcp(
     Ok(())
 }
 
+type FlavourCc = (Option<CcParams>, Option<LinuxCcParams>);
+
+/// `variant`'s constants under `flavour` from a checked `tcp.cc.VARIANT` table (`None`: the
+/// declared defaults).
+fn read_cc(flavour: Flavour, variant: TcpVariant, t: &Table) -> Result<FlavourCc, Bad> {
+    Ok(match flavour {
+        Flavour::Ns2 => {
+            let p = CcParams::read(variant, t)?;
+            ((!p.is_default()).then_some(p), None)
+        }
+        Flavour::Linux => (None, LinuxCcParams::read(variant, t)?),
+    })
+}
+
+/// Every key of `t` (at `vkey`) is one `flavour`'s sender takes for `variant`.
+fn check_cc_keys(
+    vkey: &str,
+    flavour: Flavour,
+    variant: TcpVariant,
+    t: &toml::Table,
+) -> Result<(), Bad> {
+    let keys = flavour.cc_keys(variant);
+    match t
+        .keys()
+        .find(|k| !keys.iter().any(|p| p.name == k.as_str()))
+    {
+        Some(k) => Err(bad(
+            format!("{vkey}.{k}"),
+            format!(
+                "`{k}` is not a key of {} under the {} flavour (it takes {})",
+                variant.name(),
+                flavour.name(),
+                keys.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The `cc` table at `key.cc`: a table of constants per variant, each checked against the
-/// variant's declared keys and ranges, merged over `base`'s (key by key).
+/// keys the flow's flavour takes for that variant and their ranges, merged over `base`'s (key
+/// by key).
 fn read_constants(key: &str, base: &mut TcpConfig, cc: &toml::Table) -> Result<(), Bad> {
+    let flavour = base.flavour;
     for (name, v) in cc {
         let vkey = format!("{key}.cc.{name}");
         let tunable: Vec<&str> = crate::traffic::cc::VARIANT_NAMES
             .iter()
             .copied()
-            .filter(|n| TcpVariant::from_name(n).is_some_and(|v| !v.constants().is_empty()))
+            .filter(|n| TcpVariant::from_name(n).is_some_and(|v| !flavour.cc_keys(v).is_empty()))
             .collect();
-        let Some(variant) = TcpVariant::from_name(name).filter(|v| !v.constants().is_empty())
+        let Some(variant) = TcpVariant::from_name(name).filter(|v| !flavour.cc_keys(*v).is_empty())
         else {
             return Err(bad(
                 vkey,
                 format!(
-                    "`{name}` is not a TCP variant with constants (those are {})",
+                    "`{name}` is not a TCP variant with constants under the {} flavour (those \
+                     are {})",
+                    flavour.name(),
                     tunable.join(", ")
                 ),
             ));
@@ -210,8 +257,8 @@ fn read_constants(key: &str, base: &mut TcpConfig, cc: &toml::Table) -> Result<(
         let toml::Value::Table(t) = v else {
             return Err(bad(vkey, format!("expected a table of {name}'s constants")));
         };
-        let table = Table::constants(t, &vkey, variant.name(), variant.constants())?;
-        CcParams::read(variant, &table)?;
+        check_cc_keys(&vkey, flavour, variant, t)?;
+        read_cc(flavour, variant, &Table::host(t, &vkey))?;
         let merged = base.cc_tables.entry(name.clone()).or_default();
         for (k, x) in t {
             merged.insert(k.clone(), x.clone());
@@ -249,13 +296,6 @@ fn check_linux(key: &str, t: &TcpConfig, given: (Option<bool>, Option<bool>)) ->
             "tick",
             "the linux flavour's RTT estimator works in microseconds as Linux's: `tick` \
              applies to the ns2 flavour only",
-        );
-    }
-    if t.cc.is_some() {
-        return refuse(
-            "cc",
-            "the linux flavour runs Linux's modules with their constants: `cc` applies to the \
-             ns2 flavour only",
         );
     }
     if t.max_burst != 0 {

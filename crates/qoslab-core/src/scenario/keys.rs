@@ -208,13 +208,16 @@ pub mod tcp {
         "SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) for cubic, dctcp or bbr; \
          implied by variant sack; not for reno/newreno (ns-2's non-SACK agents).",
     );
-    /// Read by the variants ([`crate::traffic::cc::CcParams`]), each against its own keys.
+    /// Read by the flow's flavour's congestion controls ([`crate::traffic::cc::CcParams`],
+    /// [`crate::traffic::linux::cc::LinuxCcParams`]), each against its own keys.
     pub const CC: Param = Param::new(
         "cc",
         ParamKind::Constants,
         "each variant's published constants",
-        "The variants' tunable constants, a table per variant (e.g. cc.cubic = { beta = 0.8 }), \
-         used when that variant runs (ns2 flavour); a flow's table overrides [tcp]'s key by key.",
+        "The variants' tunable constants, a table per variant, used when that variant runs; \
+         their keys are the flow's flavour's: the ns2 flavour's published constants \
+         (cc.cubic = { beta = 0.8 }), the linux flavour's kernel module parameters \
+         (cc.cubic = { beta = 512 }, of 1024); a flow's table overrides [tcp]'s key by key.",
     );
 }
 

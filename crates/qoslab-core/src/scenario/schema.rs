@@ -100,12 +100,26 @@ fn value_schema(kind: &ParamKind) -> Value {
                 Value::Table(t) => t,
                 _ => unreachable!(),
             };
+            // Per variant, one object per flavour whose sender takes keys for it (each
+            // flavour's congestion control declares its own), tagged `x-flavour`.
+            use crate::traffic::tcp::Flavour;
             let props: Table = crate::traffic::cc::VARIANT_NAMES
                 .iter()
                 .filter_map(|n| {
                     let v = crate::traffic::cc::TcpVariant::from_name(n)?;
-                    let params = v.constants();
-                    (!params.is_empty()).then(|| (n.to_string(), object(params, &[], None)))
+                    let alts: Vec<Value> = [Flavour::Ns2, Flavour::Linux]
+                        .into_iter()
+                        .filter(|f| !f.cc_keys(v).is_empty())
+                        .map(|f| match object(f.cc_keys(v), &[], None) {
+                            Value::Table(mut o) => {
+                                o.insert("x-flavour".into(), s(f.name()));
+                                Value::Table(o)
+                            }
+                            o => o,
+                        })
+                        .collect();
+                    (!alts.is_empty())
+                        .then(|| (n.to_string(), obj(vec![("anyOf", Value::Array(alts))])))
                 })
                 .collect();
             t.insert("properties".into(), Value::Table(props));

@@ -274,7 +274,7 @@ fn tcp_variant_constants_inherit_key_by_key_and_are_checked() {
         (
             "{ cubic = { gamma = 1 } }",
             "tcp.cc.cubic.gamma",
-            "not a parameter of a cubic",
+            "`gamma` is not a key of cubic under the ns2 flavour (it takes c, beta)",
         ),
         (
             "{ cubic = { beta = 1.0 } }",
@@ -292,10 +292,86 @@ fn tcp_variant_constants_inherit_key_by_key_and_are_checked() {
         assert_eq!(e.key, key, "{e}");
         assert!(e.message.contains(words) && e.line.is_some(), "{e}");
     }
-    let linux = DUMBBELL.replace(
-        "[[flow]]",
-        "[tcp]\nflavour = \"linux\"\nvariant = \"cubic\"\ncc = { cubic = { beta = 0.8 } }\n\n[[flow]]",
+}
+
+#[test]
+fn linux_module_parameters_are_the_linux_flavours_cc_keys() {
+    use crate::traffic::linux::cc::{cubic::CubicParams, dctcp::DctcpParams, LinuxCcParams};
+    let with = |tcp: &str| DUMBBELL.replace("[[flow]]", &format!("[tcp]\n{tcp}\n\n[[flow]]"));
+    let linux = "flavour = \"linux\"\nvariant = \"cubic\"";
+    // tcp_cubic.c's beta (of 1024) under the linux flavour; the others keep the kernel's.
+    let s = Scenario::from_toml(
+        &with(&format!("{linux}\ncc = {{ cubic = {{ beta = 512 }} }}")),
+        "t",
+    )
+    .unwrap();
+    let tcp = s.flows[0].tcp.as_ref().unwrap();
+    let want = CubicParams {
+        beta: 512,
+        ..CubicParams::default()
+    };
+    assert_eq!(
+        (tcp.cc.clone(), tcp.linux_cc),
+        (None, Some(LinuxCcParams::Cubic(want)))
     );
-    let e = err(&linux);
-    assert_eq!(e.key, "tcp.cc", "{e}");
+    // The kernel's defaults are not recorded: the resolved scenario is unchanged.
+    let s = Scenario::from_toml(
+        &with(&format!("{linux}\ncc = {{ cubic = {{ beta = 717 }} }}")),
+        "t",
+    )
+    .unwrap();
+    assert_eq!(s.flows[0].tcp.as_ref().unwrap().linux_cc, None);
+    let dctcp = "flavour = \"linux\"\nvariant = \"dctcp\"\ncc = { dctcp = { dctcp_shift_g = 2 } }";
+    let marking = with(dctcp).replace("w_q = 0.002 }", "w_q = 0.002, ecn = true }");
+    let s = Scenario::from_toml(&marking, "t").unwrap();
+    let want = DctcpParams {
+        dctcp_shift_g: 2,
+        ..DctcpParams::default()
+    };
+    assert_eq!(
+        s.flows[0].tcp.as_ref().unwrap().linux_cc,
+        Some(LinuxCcParams::Dctcp(want))
+    );
+    // One flavour's keys under the other are refused in one line naming key, flavour and keys;
+    // so is an ns2 [tcp] table inherited by a linux flow, and a range the kernel refuses.
+    for (tcp, key, words) in [
+        (
+            format!("{linux}\ncc = {{ cubic = {{ c = 0.2 }} }}"),
+            "tcp.cc.cubic.c",
+            "`c` is not a key of cubic under the linux flavour (it takes fast_convergence, beta, \
+             initial_ssthresh, bic_scale,",
+        ),
+        (
+            "variant = \"cubic\"\ncc = { cubic = { bic_scale = 82 } }".to_string(),
+            "tcp.cc.cubic.bic_scale",
+            "`bic_scale` is not a key of cubic under the ns2 flavour (it takes c, beta)",
+        ),
+        (
+            format!("{linux}\ncc = {{ bbr = {{ high_gain = 2.0 }} }}"),
+            "tcp.cc.bbr",
+            "not a TCP variant with constants under the linux flavour (those are cubic, dctcp)",
+        ),
+        (
+            "flavour = \"linux\"\ncc = { dctcp = { dctcp_shift_g = 11 } }".to_string(),
+            "tcp.cc.dctcp.dctcp_shift_g",
+            "dctcp_shift_g must be between 0 and 10, got 11",
+        ),
+        (
+            format!("{linux}\ncc = {{ cubic = {{ beta = 0.8 }} }}"),
+            "tcp.cc.cubic.beta",
+            "",
+        ),
+    ] {
+        let e = err(&with(&tcp));
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.message.contains(words) && e.line.is_some(), "{e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+    let inherited = with("variant = \"cubic\"\ncc = { cubic = { c = 0.2 } }").replace(
+        "tcp = { packet_size = \"500B\" }",
+        "tcp = { flavour = \"linux\" }",
+    );
+    let e = err(&inherited);
+    assert!(e.key.ends_with(".tcp.cc.cubic.c"), "{e}");
+    assert!(e.message.contains("under the linux flavour"), "{e}");
 }

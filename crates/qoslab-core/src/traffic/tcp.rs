@@ -58,6 +58,11 @@ pub struct TcpConfig {
     /// not serialised, so a resolved scenario that sets none is unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cc: Option<super::cc::CcParams>,
+    /// The linux flavour's module parameters when a scenario sets them (`tcp.cc.cubic`,
+    /// `tcp.cc.dctcp` under `flavour = "linux"`; `None`: the kernel's defaults, not
+    /// serialised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linux_cc: Option<super::linux::cc::LinuxCcParams>,
     /// Every variant's `tcp.cc.VARIANT` table as given so far (checked), merged over the
     /// defaults' (`[tcp]`): a flow that changes its variant takes that variant's table.
     #[serde(skip)]

@@ -1,6 +1,8 @@
 //! The `tcp.flavour` key and the linux flavour's defaults for the keys a scenario leaves
 //! unset.
 
+use crate::params::Param;
+use crate::traffic::cc::TcpVariant;
 use crate::traffic::tcp::TcpConfig;
 
 /// `tcp.flavour`: which sender model a TCP flow uses.
@@ -17,6 +19,24 @@ pub enum Flavour {
 impl Flavour {
     pub fn is_ns2(&self) -> bool {
         *self == Flavour::Ns2
+    }
+
+    /// Its name in `tcp.flavour`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavour::Ns2 => "ns2",
+            Flavour::Linux => "linux",
+        }
+    }
+
+    /// The keys of `tcp.cc.VARIANT` this flavour's sender takes, declared by its congestion
+    /// control: the ns2 flavour's algorithms' constants ([`crate::traffic::cc::Tunable`]),
+    /// the linux flavour's kernel modules' parameters ([`super::cc::LinuxCcParams`]).
+    pub fn cc_keys(self, v: TcpVariant) -> &'static [Param] {
+        match self {
+            Flavour::Ns2 => v.constants(),
+            Flavour::Linux => super::cc::LinuxCcParams::keys(v),
+        }
     }
 }
 

@@ -114,7 +114,7 @@ pub struct Linux {
 
 impl Linux {
     pub fn new(cfg: &TcpConfig, phase: f64, mss: u32) -> Self {
-        let conn = Conn {
+        let mut conn = Conn {
             now: 0,
             cwnd: cfg.initial_window_pkts,
             cwnd_cnt: 0,
@@ -141,7 +141,7 @@ impl Linux {
             edt: 0,
             app_limited_until: None,
         };
-        let cc = LinuxCc::new(cfg.variant, &conn, phase);
+        let cc = LinuxCc::new(cfg.variant, &mut conn, phase, cfg.linux_cc.as_ref());
         Linux {
             sb: Scoreboard::new(),
             conn,

@@ -43,6 +43,7 @@ fn config(variant: TcpVariant, iw: u32, window: u32) -> TcpConfig {
         sack: true,
         explicit: 0,
         cc: None,
+        linux_cc: None,
         cc_tables: Default::default(),
     };
     c.explicit = u16::MAX;

@@ -45,6 +45,7 @@ fn config(variant: &str) -> TcpConfig {
         flavour: super::Flavour::Ns2,
         explicit: 0,
         cc: None,
+        linux_cc: None,
         cc_tables: Default::default(),
     }
 }

@@ -4,25 +4,164 @@
 //! HyStart with both ACK-train and delay detection (`hystart_detect` 3, low window 16,
 //! ACK delta 2 ms, delay threshold clamp(min_rtt/8, 4, 16) ms over 8 samples).
 //!
+//! Those are the module parameters' defaults; a scenario sets the parameters in
+//! `tcp.cc.cubic` under the linux flavour ([`PARAMS`]), as if given to `modprobe tcp_cubic`
+//! (the derived `beta_scale` and C follow them, as `cubictcp_register` computes them at load).
+//!
 //! Time is kept in ns rather than jiffies; the cubic root is computed exactly instead of by
 //! the kernel's table-and-Newton approximation (which is within 0.2 %).
 
 use super::{CaEvent, CaState, Conn, LinuxCongestion};
+use crate::params::typed::Decl;
+use crate::params::{KeyError, Param, ParamKind, Table};
 use crate::units::SimTime;
 
-const BETA: u32 = 717;
 const BETA_SCALE: u32 = 1024;
-/// C = bic_scale·10/1024.
-const C: f64 = 410.0 / 1024.0;
-/// `beta_scale` = 8·(1024 + 717)/3/(1024 − 717): Reno-emulation increments.
-const FRIENDLY_SCALE: u32 = 8 * (BETA_SCALE + BETA) / 3 / (BETA_SCALE - BETA);
-const HYSTART_LOW_WINDOW: u32 = 16;
-const HYSTART_ACK_DELTA_NS: u64 = 2_000_000;
 const HYSTART_MIN_SAMPLES: u32 = 8;
 const HYSTART_DELAY_MIN_NS: u64 = 4_000_000;
 const HYSTART_DELAY_MAX_NS: u64 = 16_000_000;
 const MS: u64 = 1_000_000;
 const JIFFY: u64 = MS;
+/// `HYSTART_ACK_TRAIN` and `HYSTART_DELAY`, the bits of `hystart_detect`.
+const HYSTART_ACK_TRAIN: u32 = 0x1;
+const HYSTART_DELAY: u32 = 0x2;
+
+const fn int(min: u64, max: u64) -> ParamKind {
+    ParamKind::IntegerIn { min, max }
+}
+
+// tcp_cubic.c's module parameters (`module_param(NAME, int, 0644)`; /sys/module/tcp_cubic/
+// parameters/NAME), with the kernel's names, integer units and defaults. The kernel takes any
+// int; the ranges are those its arithmetic is defined for. They are read as given at module
+// load (`modprobe tcp_cubic beta=512`): `beta_scale` and `cube_factor` derive from them.
+const FAST_CONVERGENCE: Decl<u32> = Decl::new(
+    "fast_convergence",
+    int(0, 1),
+    "1",
+    "tcp_cubic.c `fast_convergence`: 1 lowers W_max to cwnd·(1024 + beta)/2048 at a loss \
+     below the previous W_max (RFC 9438 §4.7); 0 keeps W_max = cwnd.",
+);
+const BETA: Decl<u32> = Decl::new(
+    "beta",
+    int(1, 1023),
+    "717",
+    "tcp_cubic.c `beta`, of 1024: the window kept at a loss, ssthresh = cwnd·beta/1024 \
+     (717: β = 0.7, RFC 9438 §4.6); also sets the Reno-emulation slope beta_scale.",
+);
+const INITIAL_SSTHRESH: Decl<u32> = Decl::new(
+    "initial_ssthresh",
+    int(0, 0x7fff_ffff),
+    "0",
+    "tcp_cubic.c `initial_ssthresh`, segments: the ssthresh a connection starts with (0: \
+     none, slow start until a loss or HyStart).",
+);
+const BIC_SCALE: Decl<u32> = Decl::new(
+    "bic_scale",
+    int(1, 1_000_000),
+    "41",
+    "tcp_cubic.c `bic_scale`: C = bic_scale·10/1024 segments/s³ (41: C = 0.4, RFC 9438 §5); \
+     K = cbrt(W_max·(1 − β)/C).",
+);
+const TCP_FRIENDLINESS: Decl<u32> = Decl::new(
+    "tcp_friendliness",
+    int(0, 1),
+    "1",
+    "tcp_cubic.c `tcp_friendliness`: 1 grows at least as fast as Reno would (RFC 9438 §4.3).",
+);
+const HYSTART: Decl<u32> = Decl::new(
+    "hystart",
+    int(0, 1),
+    "1",
+    "tcp_cubic.c `hystart`: 1 ends slow start early by HyStart; 0 leaves it to a loss.",
+);
+const HYSTART_DETECT: Decl<u32> = Decl::new(
+    "hystart_detect",
+    int(0, 3),
+    "3",
+    "tcp_cubic.c `hystart_detect`, bits: 1 ACK train, 2 delay increase, 3 both.",
+);
+const HYSTART_LOW_WINDOW: Decl<u32> = Decl::new(
+    "hystart_low_window",
+    int(0, 0x7fff_ffff),
+    "16",
+    "tcp_cubic.c `hystart_low_window`, segments: HyStart acts from this cwnd on.",
+);
+const HYSTART_ACK_DELTA_US: Decl<u32> = Decl::new(
+    "hystart_ack_delta_us",
+    int(0, 1_000_000),
+    "2000",
+    "tcp_cubic.c `hystart_ack_delta_us`, µs: ACKs this close belong to one ACK train.",
+);
+
+/// tcp_cubic.c's module parameters, `tcp.cc.cubic` under the linux flavour.
+pub const PARAMS: &[Param] = &[
+    FAST_CONVERGENCE.param,
+    BETA.param,
+    INITIAL_SSTHRESH.param,
+    BIC_SCALE.param,
+    TCP_FRIENDLINESS.param,
+    HYSTART.param,
+    HYSTART_DETECT.param,
+    HYSTART_LOW_WINDOW.param,
+    HYSTART_ACK_DELTA_US.param,
+];
+
+/// The values of tcp_cubic.c's module parameters (`Default`: the kernel's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CubicParams {
+    pub fast_convergence: u32,
+    pub beta: u32,
+    pub initial_ssthresh: u32,
+    pub bic_scale: u32,
+    pub tcp_friendliness: u32,
+    pub hystart: u32,
+    pub hystart_detect: u32,
+    pub hystart_low_window: u32,
+    pub hystart_ack_delta_us: u32,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            fast_convergence: 1,
+            beta: 717,
+            initial_ssthresh: 0,
+            bic_scale: 41,
+            tcp_friendliness: 1,
+            hystart: 1,
+            hystart_detect: HYSTART_ACK_TRAIN | HYSTART_DELAY,
+            hystart_low_window: 16,
+            hystart_ack_delta_us: 2000,
+        }
+    }
+}
+
+impl CubicParams {
+    /// Reads a `tcp.cc.cubic` table, each key checked against its declared range.
+    pub fn read(t: &Table) -> Result<CubicParams, KeyError> {
+        Ok(CubicParams {
+            fast_convergence: t.get(&FAST_CONVERGENCE)?,
+            beta: t.get(&BETA)?,
+            initial_ssthresh: t.get(&INITIAL_SSTHRESH)?,
+            bic_scale: t.get(&BIC_SCALE)?,
+            tcp_friendliness: t.get(&TCP_FRIENDLINESS)?,
+            hystart: t.get(&HYSTART)?,
+            hystart_detect: t.get(&HYSTART_DETECT)?,
+            hystart_low_window: t.get(&HYSTART_LOW_WINDOW)?,
+            hystart_ack_delta_us: t.get(&HYSTART_ACK_DELTA_US)?,
+        })
+    }
+
+    /// C = bic_scale·10/1024, segments/s³ (`cube_rtt_scale`, `cube_factor`).
+    fn c(&self) -> f64 {
+        (self.bic_scale * 10) as f64 / 1024.0
+    }
+
+    /// `beta_scale` = 8·(1024 + beta)/3/(1024 − beta): the Reno-emulation increments.
+    fn friendly_scale(&self) -> u32 {
+        8 * (BETA_SCALE + self.beta) / 3 / (BETA_SCALE - self.beta)
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Cubic {
@@ -48,22 +187,41 @@ pub struct Cubic {
     sample_cnt: u32,
     /// Enabled (`hystart` module parameter).
     pub hystart: bool,
+    /// The module parameters and what `cubictcp_register` derives from them.
+    p: CubicParams,
+    c: f64,
+    friendly_scale: u32,
 }
 
 impl Cubic {
-    pub fn new(c: &Conn) -> Self {
+    /// `cubictcp_init` with the kernel's module parameters.
+    pub fn new(c: &mut Conn) -> Self {
+        Cubic::with_params(c, &CubicParams::default())
+    }
+
+    /// `cubictcp_init` with module parameters `p`: sets ssthresh to `initial_ssthresh` if given.
+    pub fn with_params(c: &mut Conn, p: &CubicParams) -> Self {
         let mut s = Cubic {
-            hystart: true,
+            hystart: p.hystart != 0,
+            p: *p,
+            c: p.c(),
+            friendly_scale: p.friendly_scale(),
             ..Default::default()
         };
         s.hystart_reset(c);
+        if p.initial_ssthresh != 0 {
+            c.ssthresh = p.initial_ssthresh;
+        }
         s
     }
 
+    /// `bictcp_reset`: the per-connection state only (the module parameters stay).
     fn reset(&mut self) {
-        let hystart = self.hystart;
         *self = Cubic {
-            hystart,
+            hystart: self.hystart,
+            p: self.p,
+            c: self.c,
+            friendly_scale: self.friendly_scale,
             ..Default::default()
         };
     }
@@ -99,7 +257,7 @@ impl Cubic {
                         self.bic_k = 0.0;
                         self.bic_origin_point = cwnd;
                     } else {
-                        self.bic_k = ((self.last_max_cwnd - cwnd) as f64 / C).cbrt();
+                        self.bic_k = ((self.last_max_cwnd - cwnd) as f64 / self.c).cbrt();
                         self.bic_origin_point = self.last_max_cwnd;
                     }
                     now
@@ -109,7 +267,7 @@ impl Cubic {
             let t_ns = (now - epoch) / JIFFY * JIFFY + self.delay_min / JIFFY * JIFFY;
             let t = t_ns as f64 / 1e9;
             let offs = (t - self.bic_k).abs();
-            let delta = (C * offs * offs * offs) as u32;
+            let delta = (self.c * offs * offs * offs) as u32;
             let target = if t < self.bic_k {
                 self.bic_origin_point.saturating_sub(delta)
             } else {
@@ -124,8 +282,16 @@ impl Cubic {
                 self.cnt = 20; // 5 % per RTT before the first loss
             }
         }
-        // TCP friendliness: the window Reno would have (tcp_friendliness = 1).
-        let delta = (cwnd * FRIENDLY_SCALE) >> 3;
+        // TCP friendliness: the window Reno would have.
+        if self.p.tcp_friendliness != 0 {
+            self.friendliness(cwnd);
+        }
+        self.cnt = self.cnt.max(2);
+    }
+
+    /// `bictcp_update`'s TCP-friendly region: cnt no larger than Reno's growth would give.
+    fn friendliness(&mut self, cwnd: u32) {
+        let delta = cwnd.wrapping_mul(self.friendly_scale) >> 3; // u32, as the kernel
         if delta > 0 {
             while self.ack_cnt > delta {
                 self.ack_cnt -= delta;
@@ -138,7 +304,6 @@ impl Cubic {
                 self.cnt = max_cnt;
             }
         }
-        self.cnt = self.cnt.max(2);
     }
 
     fn hystart_update(&mut self, c: &mut Conn, delay: u64) {
@@ -146,7 +311,10 @@ impl Cubic {
             self.hystart_reset(c);
         }
         // ACK train: ACKs closely spaced for longer than half the minimum delay.
-        if c.now.saturating_sub(self.last_ack) <= HYSTART_ACK_DELTA_NS {
+        let ack_delta_ns = u64::from(self.p.hystart_ack_delta_us) * 1000;
+        if self.p.hystart_detect & HYSTART_ACK_TRAIN != 0
+            && c.now.saturating_sub(self.last_ack) <= ack_delta_ns
+        {
             self.last_ack = c.now;
             let mut threshold = self.delay_min + hystart_ack_delay(c);
             // An unpaced sender's ACK train is judged against half the minimum delay
@@ -162,6 +330,9 @@ impl Cubic {
         // Delay increase over the round's first samples.
         if self.curr_rtt > delay {
             self.curr_rtt = delay;
+        }
+        if self.p.hystart_detect & HYSTART_DELAY == 0 {
+            return;
         }
         if self.sample_cnt < HYSTART_MIN_SAMPLES {
             self.sample_cnt += 1;
@@ -189,12 +360,12 @@ impl LinuxCongestion for Cubic {
     fn ssthresh(&mut self, c: &Conn) -> u32 {
         self.epoch_start = None;
         // Fast convergence: release bandwidth faster to newcomers.
-        self.last_max_cwnd = if c.cwnd < self.last_max_cwnd {
-            c.cwnd * (BETA_SCALE + BETA) / (2 * BETA_SCALE)
+        self.last_max_cwnd = if c.cwnd < self.last_max_cwnd && self.p.fast_convergence != 0 {
+            c.cwnd * (BETA_SCALE + self.p.beta) / (2 * BETA_SCALE)
         } else {
             c.cwnd
         };
-        (c.cwnd * BETA / BETA_SCALE).max(2)
+        (c.cwnd * self.p.beta / BETA_SCALE).max(2)
     }
 
     fn cong_avoid(&mut self, c: &mut Conn, acked: u32) {
@@ -244,7 +415,7 @@ impl LinuxCongestion for Cubic {
         if self.delay_min == 0 || self.delay_min > delay {
             self.delay_min = delay;
         }
-        if self.hystart && !self.found && c.in_slow_start() && c.cwnd >= HYSTART_LOW_WINDOW {
+        if self.hystart && !self.found && c.in_slow_start() && c.cwnd >= self.p.hystart_low_window {
             self.hystart_update(c, delay);
         }
     }

@@ -10,9 +10,12 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 #[cfg(test)]
+mod params_tests;
+#[cfg(test)]
 mod tests;
 
 use super::rate::RateSample;
+use crate::params::{KeyError, Param, Table};
 use crate::traffic::cc::TcpVariant;
 use crate::units::SimTime;
 
@@ -168,6 +171,41 @@ impl LinuxCongestion for Reno {
     }
 }
 
+/// A module's parameters as a scenario sets them (`tcp.cc.cubic`, `tcp.cc.dctcp` under the
+/// linux flavour), serialised as its own keys. tcp_bbr.c and tcp_cong.c's reno have none
+/// (BBR's gains are static consts in the kernel).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum LinuxCcParams {
+    Cubic(cubic::CubicParams),
+    Dctcp(dctcp::DctcpParams),
+}
+
+impl LinuxCcParams {
+    /// The module parameters of `v`'s module, declared in its file (none: `&[]`).
+    pub fn keys(v: TcpVariant) -> &'static [Param] {
+        match v {
+            TcpVariant::Cubic => cubic::PARAMS,
+            TcpVariant::Dctcp => dctcp::PARAMS,
+            TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack | TcpVariant::Bbr => &[],
+        }
+    }
+
+    /// `v`'s module parameters read from a `tcp.cc.VARIANT` table (`None` for a module
+    /// without any, or when all are the kernel's defaults).
+    pub fn read(v: TcpVariant, t: &Table) -> Result<Option<LinuxCcParams>, KeyError> {
+        Ok(match v {
+            TcpVariant::Cubic => Some(cubic::CubicParams::read(t)?)
+                .filter(|p| *p != cubic::CubicParams::default())
+                .map(LinuxCcParams::Cubic),
+            TcpVariant::Dctcp => Some(dctcp::DctcpParams::read(t)?)
+                .filter(|p| *p != dctcp::DctcpParams::default())
+                .map(LinuxCcParams::Dctcp),
+            TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack | TcpVariant::Bbr => None,
+        })
+    }
+}
+
 /// The module of a flow, dispatched by `match`.
 #[derive(Debug, Clone)]
 pub enum LinuxCc {
@@ -179,13 +217,21 @@ pub enum LinuxCc {
 
 impl LinuxCc {
     /// The module for `tcp.variant` (`reno` and `sack` are Linux's reno; `newreno` has no
-    /// module of its own and is refused by the scenario check).
-    pub fn new(v: TcpVariant, c: &Conn, phase: f64) -> Self {
-        match v {
-            TcpVariant::Cubic => LinuxCc::Cubic(cubic::Cubic::new(c)),
-            TcpVariant::Dctcp => LinuxCc::Dctcp(dctcp::Dctcp::new(c)),
-            TcpVariant::Bbr => LinuxCc::Bbr(Box::new(bbr::Bbr::new(c, phase))),
-            TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack => LinuxCc::Reno(Reno),
+    /// module of its own and is refused by the scenario check), with the module parameters
+    /// `params` (the kernel's defaults when `None` or another module's); its `init` may set
+    /// `c.ssthresh` (CUBIC's `initial_ssthresh`).
+    pub fn new(v: TcpVariant, c: &mut Conn, phase: f64, params: Option<&LinuxCcParams>) -> Self {
+        match (v, params) {
+            (TcpVariant::Cubic, Some(LinuxCcParams::Cubic(p))) => {
+                LinuxCc::Cubic(cubic::Cubic::with_params(c, p))
+            }
+            (TcpVariant::Dctcp, Some(LinuxCcParams::Dctcp(p))) => {
+                LinuxCc::Dctcp(dctcp::Dctcp::with_params(c, p))
+            }
+            (TcpVariant::Cubic, _) => LinuxCc::Cubic(cubic::Cubic::new(c)),
+            (TcpVariant::Dctcp, _) => LinuxCc::Dctcp(dctcp::Dctcp::new(c)),
+            (TcpVariant::Bbr, _) => LinuxCc::Bbr(Box::new(bbr::Bbr::new(c, phase))),
+            (TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack, _) => LinuxCc::Reno(Reno),
         }
     }
 

@@ -8,7 +8,7 @@ use crate::traffic::linux::rate::RateSample;
 
 const MS: u64 = 1_000_000;
 
-fn conn(cwnd: u32) -> Conn {
+pub(super) fn conn(cwnd: u32) -> Conn {
     Conn {
         now: 0,
         cwnd,
@@ -57,7 +57,7 @@ fn reno_avoidance_counts_acknowledged_segments() {
 
 /// Avoidance from the window after a loss, ten segments acknowledged per ms (an RTT of
 /// about 0.1 s, so the window lags the curve little): when cwnd first reaches `target`, s.
-fn time_to_reach(cu: &mut Cubic, from: u32, target: u32) -> f64 {
+pub(super) fn time_to_reach(cu: &mut Cubic, from: u32, target: u32) -> f64 {
     let mut c = conn(from);
     c.ssthresh = from;
     let mut t = 0;
@@ -75,7 +75,7 @@ fn time_to_reach(cu: &mut Cubic, from: u32, target: u32) -> f64 {
 #[test]
 fn cubic_reduction_fast_convergence_and_k() {
     let c: f64 = 410.0 / 1024.0;
-    let mut cu = Cubic::new(&conn(1000));
+    let mut cu = Cubic::new(&mut conn(1000));
     // β = 717/1024; the first loss sets Wmax = cwnd.
     assert_eq!(cu.ssthresh(&conn(1000)), 700);
     assert_eq!(cu.last_max_cwnd, 1000);
@@ -106,7 +106,7 @@ fn cubic_tcp_friendly_region_grows_at_least_as_reno_would() {
     // (3β'/(2−β') ≈ 0.53 segments per RTT with β' = 1 − 717/1024) sets the pace.
     let mut c = conn(20);
     c.ssthresh = 20;
-    let mut cu = Cubic::new(&c);
+    let mut cu = Cubic::new(&mut c);
     cu.ssthresh(&conn(28)); // Wmax 28 far above: the cubic term alone is slow at first
     let rtt = 10 * MS;
     let mut t = 0;
@@ -129,7 +129,7 @@ fn ack_train_exit_ms(paced: bool) -> u64 {
     let mut c = conn(20);
     c.pacing_rate = 1000.0; // computed by tcp_update_pacing_rate for every flow
     c.paced = paced;
-    let mut cu = Cubic::new(&c);
+    let mut cu = Cubic::new(&mut c);
     for ms in 1..100 {
         c.now = ms * MS;
         cu.pkts_acked(&mut c, 1, Some(40 * MS));
