@@ -110,7 +110,10 @@ impl Linux {
         self.rate.gen(now, delivered, lost, min_rtt, &mut rs);
         self.sync_conn(now, io.pacer);
         self.cong_control(&mut rs, flag);
-        self.last_rs = rs;
+        #[cfg(test)]
+        {
+            self.last_rs = rs;
+        }
         // tcp_xmit_recovery
         match rexmit {
             Rexmit::None => {}

@@ -102,7 +102,9 @@ pub struct Linux {
     pub no_prr: bool,
     /// Scratch list of segments newly marked lost.
     lost_buf: Vec<i64>,
-    /// The last ACK's rate sample.
+    /// The last ACK's rate sample (kept for the tests only: a copy of the whole sample on
+    /// every ACK is work no model reads).
+    #[cfg(test)]
     pub last_rs: self::rate::RateSample,
     /// Count segments as delivered only when cumulatively acknowledged (tests only: the
     /// sampler without SACK).
@@ -172,6 +174,7 @@ impl Linux {
             reordering: cfg.dupack_threshold.max(1),
             no_prr: false,
             lost_buf: Vec::new(),
+            #[cfg(test)]
             last_rs: Default::default(),
             rate_cum_only: false,
             fast_retransmits: 0,

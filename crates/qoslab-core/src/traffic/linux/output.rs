@@ -56,19 +56,30 @@ impl Linux {
         if self.sb.lost_out <= self.sb.retrans_out && self.sb.lost_out == 0 {
             return;
         }
-        // Only LOST segments are candidates: the scan ends at the last of the lost_out.
+        // Only LOST segments are candidates: the scan ends at the last of the lost_out
+        // (lost_out does not change while retransmitting). The queue is walked through its
+        // iterator, which runs over its two halves as slices: indexing a `VecDeque` pays its
+        // wrap-around check on every segment.
+        let lost_out = self.sb.lost_out;
         let mut k = 0;
         let mut lost_seen = 0;
-        while k < self.sb.segs.len() && lost_seen < self.sb.lost_out {
-            let f = self.sb.segs[k].flags;
-            k += 1;
-            if f & LOST == 0 {
-                continue;
-            }
-            lost_seen += 1;
-            if f & (SACKED | RETRANS) != 0 {
-                continue;
-            }
+        loop {
+            let mut exhausted = false;
+            let found = self.sb.segs.range(k..).position(|s| {
+                if lost_seen >= lost_out {
+                    exhausted = true;
+                    return true;
+                }
+                if s.flags & LOST == 0 {
+                    return false;
+                }
+                lost_seen += 1;
+                s.flags & (SACKED | RETRANS) == 0
+            });
+            let Some(i) = found.filter(|_| !exhausted) else {
+                break;
+            };
+            k += i + 1;
             if self.sb.in_flight() >= self.conn.cwnd {
                 break;
             }

@@ -5,7 +5,7 @@
 //! already in recovery or DupThresh segments are SACKed (`tcp_rack_reo_wnd`). A segment not
 //! yet overdue arms the reordering timer for the time it has left.
 
-use super::scoreboard::{Scoreboard, LOST, RETRANS, SACKED};
+use super::scoreboard::{Scoreboard, Seg, LOST, RETRANS, SACKED};
 use crate::units::SimTime;
 
 /// `TCP_RACK_RECOVERY_THRESH`.
@@ -96,19 +96,51 @@ impl Rack {
         reo_wnd: u64,
         lost: &mut Vec<i64>,
     ) -> u64 {
-        let mut timeout = 0u64;
         if self.disabled {
             return 0;
         }
-        let una = sb.una;
-        for (k, s) in sb.segs.iter().enumerate() {
-            let seq = una + k as i64;
+        // The queue's two halves as plain slices: walking a `VecDeque` element by element
+        // pays its wrap-around check on every segment (a scan of the whole outstanding window
+        // on every ACK in recovery).
+        let (front, back) = sb.segs.as_slices();
+        let scan = Scan {
+            now,
+            limit: self.rtt + reo_wnd,
+            high_rexmit: sb.high_rexmit,
+            mstamp: self.mstamp,
+            end_seq: self.end_seq,
+        };
+        let mut timeout = 0u64;
+        if scan.run(front, sb.una, lost, &mut timeout) {
+            scan.run(back, sb.una + front.len() as i64, lost, &mut timeout);
+        }
+        timeout
+    }
+}
+
+/// One [`Rack::detect_loss`] walk's constants.
+struct Scan {
+    now: SimTime,
+    /// RACK.rtt + reo_wnd, ns.
+    limit: u64,
+    high_rexmit: i64,
+    mstamp: SimTime,
+    end_seq: i64,
+}
+
+impl Scan {
+    /// Walks `segs` (the first is segment `first`): pushes the overdue ones to `lost`, raises
+    /// `timeout` to the longest wait of those not yet overdue; false when the walk may stop.
+    #[inline]
+    fn run(&self, segs: &[Seg], first: i64, lost: &mut Vec<i64>, timeout: &mut u64) -> bool {
+        for (k, s) in segs.iter().enumerate() {
+            let seq = first + k as i64;
             let after = sent_after(self.mstamp, s.xmit, self.end_seq, seq);
-            if !after && seq > sb.high_rexmit {
+            if !after && seq > self.high_rexmit {
                 // Sent once, not before RACK's segment, and so is every later one (sent
                 // once, in order): none of them can be overdue. Linux stops here too,
                 // walking its queue in send order (`tsorted_sent_queue`).
-                break;
+                return false;
             }
             if s.flags & SACKED != 0 {
                 continue;
@@ -119,14 +151,13 @@ impl Rack {
             if !after {
                 continue;
             }
-            let elapsed = now.saturating_sub(s.xmit);
-            let limit = self.rtt + reo_wnd;
-            if elapsed >= limit {
+            let elapsed = self.now.saturating_sub(s.xmit);
+            if elapsed >= self.limit {
                 lost.push(seq);
             } else {
-                timeout = timeout.max(limit - elapsed);
+                *timeout = (*timeout).max(self.limit - elapsed);
             }
         }
-        timeout
+        true
     }
 }
