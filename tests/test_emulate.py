@@ -142,6 +142,11 @@ def test_the_kernel_sender_follows_the_scenario_or_is_refused() -> None:
             ["tcp.variant=cubic", 'tcp.flavour="linux"', "tcp.cc={ cubic = { beta = 512 } }"],
             r"tcp\.cc\.cubic: the emulator runs the host's cubic module with its own parameters",
         ),
+        # the ns2 flavour's tuned constants: the kernel would run its own, silently
+        (
+            ["tcp.variant=cubic", "tcp.cc={ cubic = { beta = 0.8 } }"],
+            r"tcp\.cc\.cubic: the ns2 flavour's tuned constants have no counterpart",
+        ),
     ):
         with pytest.raises(emu.EmulationError, match=what):
             emu.scenario_cc(base.with_overrides(sets))

@@ -53,6 +53,12 @@ def flow_ccs(sc: Scenario) -> list[str]:
                 f"parameters and does not rewrite /sys/module/tcp_{KERNEL_CC[v]}/parameters (host-wide, "
                 "and beta/bic_scale act only at module load); remove tcp.cc or run it with `qoslab run`"
             )
+        if t.get("cc"):
+            raise EmulationError(
+                f"tcp.cc.{v}: the ns2 flavour's tuned constants have no counterpart on the emulated "
+                f"hosts, which run the kernel's {KERNEL_CC[v]} module with its own; remove tcp.cc or "
+                "run it with `qoslab run`"
+            )
         out.append(KERNEL_CC[v])
     if len({t["sack"] for t in tcps}) > 1:
         raise EmulationError("tcp.sack: the emulated hosts run SACK for all flows or for none")
