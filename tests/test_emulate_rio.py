@@ -63,11 +63,13 @@ def test_rio_two_contracts_simulated_vs_emulated(clean: None, judge: Judge) -> N
     assert (np.abs(share_emu / share_sim - 1) <= 0.15).all(), seen
     # the kernel retransmitted what the daemons dropped (but for the last few, which the
     # source's stop can leave unrepaired; 2 in 24 flow-runs measured) and its reordering
-    # estimate starts at Linux's 3 (tcp_reordering)
+    # estimate was read: Linux starts it at tcp_reordering (3), but these flows run without
+    # SACK, and for them tcp_check_reno_reordering (net/ipv4/tcp_input.c) sets it to
+    # packets_out + addend, which can be below 3 (2, once, in a fresh-clone run)
     for e in emus:
         f = e.flows
         assert (f["kernel_total_retrans"] >= f["dropped_packets"] - 3).all(), seen
-        assert (f["kernel_reordering"] >= 3).all(), seen
+        assert (f["kernel_reordering"] >= 1).all(), seen
     # the AF11 packets are protected: RIO drops far fewer of them than of AF12
     for e in emus:
         b = e.links[(e.links["link_name"] == "bottleneck") & (e.links["direction"] == "ab")].iloc[0]
