@@ -92,6 +92,24 @@ def _bounds(v: dict[str, Any]) -> tuple[str, list[tuple[str, float, float]]]:
     return words, out
 
 
+def _numeric(obj: dict[str, Any]) -> Iterator[tuple[str, str, float, float]]:
+    """(key, message start, just outside, just inside) of every numeric key of a schema object."""
+    for name, v in obj["properties"].items():
+        if v.get("type") not in ("number", "integer") or v.get("x-source"):
+            continue
+        words, bounds = _bounds(v)
+        yield from ((name, f"{name} {words}", out, inside) for _, out, inside in bounds)
+
+
+def _error_of(table: dict[str, Any]) -> qoslab.ScenarioError | None:
+    """The error loading ``table`` gives, if any."""
+    try:
+        qoslab.Scenario.from_toml(dumps(table), "ranges.toml")
+    except qoslab.ScenarioError as e:
+        return e
+    return None
+
+
 def _cases() -> list[tuple[str, str, str, float, float]]:
     schema = json_schema()
     base = kitchen_sink().to_table()
@@ -100,14 +118,7 @@ def _cases() -> list[tuple[str, str, str, float, float]]:
         for fam in ("queue", "meter", "source")
         for o in schema["$defs"][fam]["oneOf"]
     }
-    cases = []
-    for kind, _ in _kind_tables(base):
-        for name, v in objs[kind]["properties"].items():
-            if v.get("type") not in ("number", "integer"):
-                continue
-            words, bounds = _bounds(v)
-            cases += [(kind, name, f"{name} {words}", out, inside) for _, out, inside in bounds]
-    return cases
+    return [(kind, *case) for kind, _ in _kind_tables(base) for case in _numeric(objs[kind])]
 
 
 CASES = _cases()
@@ -121,11 +132,7 @@ def _load(kind: str, name: str, value: float) -> qoslab.ScenarioError | None:
     for p in path[2:]:
         node = node[p]
     node[name] = value
-    try:
-        qoslab.Scenario.from_toml(dumps(t), "ranges.toml")
-    except qoslab.ScenarioError as e:
-        return e
-    return None
+    return _error_of(t)
 
 
 def test_every_kind_with_a_numeric_key_is_covered():
@@ -241,14 +248,7 @@ def _section_key(path: list[Any]) -> str:
 
 
 def _section_cases() -> list[tuple[str, str, str, float, float]]:
-    cases = []
-    for section, obj in _section_objects().items():
-        for name, v in obj["properties"].items():
-            if v.get("type") not in ("number", "integer") or v.get("x-source"):
-                continue
-            words, bounds = _bounds(v)
-            cases += [(section, name, f"{name} {words}", out, inside) for _, out, inside in bounds]
-    return cases
+    return [(section, *case) for section, obj in _section_objects().items() for case in _numeric(obj)]
 
 
 SECTION_CASES = _section_cases()
@@ -260,11 +260,7 @@ def _load_section(section: str, name: str, value: float) -> qoslab.ScenarioError
     for p in _SECTION_TABLES[section]:
         node = node[p]
     node[name] = value
-    try:
-        qoslab.Scenario.from_toml(dumps(t), "ranges.toml")
-    except qoslab.ScenarioError as e:
-        return e
-    return None
+    return _error_of(t)
 
 
 def test_the_sections_base_loads_and_every_section_key_is_covered():
@@ -307,18 +303,12 @@ def _cc_cases() -> list[tuple[str, str, str, str, float, float]]:
     """(flavour, variant, key, message start, just outside, just inside) of every numeric key of
     `tcp.cc.VARIANT`, for each flavour whose senders take keys for that variant."""
     cc = json_schema()["properties"]["tcp"]["properties"]["cc"]["properties"]
-    cases = []
-    for variant, obj in cc.items():
-        for alt in obj["anyOf"]:
-            for name, v in alt["properties"].items():
-                if v.get("type") not in ("number", "integer"):
-                    continue
-                words, bounds = _bounds(v)
-                cases += [
-                    (alt["x-flavour"], variant, name, f"{name} {words}", out, inside)
-                    for _, out, inside in bounds
-                ]
-    return cases
+    return [
+        (alt["x-flavour"], variant, *case)
+        for variant, obj in cc.items()
+        for alt in obj["anyOf"]
+        for case in _numeric(alt)
+    ]
 
 
 CC_CASES = _cc_cases()
@@ -328,11 +318,7 @@ def _load_cc(flavour: str, variant: str, name: str, value: float) -> qoslab.Scen
     t = tomllib.loads(SECTIONS_BASE)
     t["tcp"]["flavour"] = flavour
     t["tcp"]["cc"] = {variant: {name: value}}
-    try:
-        qoslab.Scenario.from_toml(dumps(t), "ranges.toml")
-    except qoslab.ScenarioError as e:
-        return e
-    return None
+    return _error_of(t)
 
 
 def test_every_flavours_cc_keys_are_covered():
