@@ -184,9 +184,11 @@ def test_bad_sequential_input_is_one_line() -> None:
     from conftest import QOSLAB
 
     for args, expected in (
-        (["fdd-red", "--max-seeds", "6"], "--max-seeds goes with --sequential"),
+        (["fdd-red", "--quick", "--max-seeds", "6"], "--max-seeds goes with sequential seeds"),
+        (["fdd-red", "--seeds", "6", "--no-futility"], "--no-futility goes with sequential seeds"),
         (["fdd-red", "--sequential", "--seeds", "6"], "give --max-seeds, not --seeds"),
         (["red-baseline", "--sequential", "--quick"], "declares no claim magnitudes"),
+        (["red-baseline", "--max-seeds", "6"], "declares no claim magnitudes"),
         (["fdd-red", "--sequential", "--max-seeds", "3"], "--max-seeds must be at least 4"),
     ):
         p = subprocess.run([QOSLAB, "reproduce", *args], capture_output=True, text=True, timeout=120)
@@ -276,3 +278,126 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
     final = json.loads((rep.out / "verdicts.json").read_text())["verdicts"][0]
     assert summary["looks"] == [4, 6]
     assert final["verdict"] == DOES_NOT and final["looks"] == [4, 6]
+
+
+#: (claim, true means): effects from the boundary to clearly decided, where futility could cost
+#: power (a record the cap would have decided, stopped early)
+POWER = [
+    (sq.Claimed("greater"), (0.0, 0.5, 0.75, 1.0, 1.5)),
+    (sq.Claimed("greater", 0.0, 0.0, (1.0, 3.0)), (1.0, 1.5, 2.0, 3.0, 4.0)),
+]
+CAPPED = sq.looks(4, 2, 20)
+
+
+@pytest.mark.parametrize(("name", "mean", "claim"), CASES, ids=[c[0] for c in CASES])
+def test_futility_keeps_the_false_verdict_rate_at_most_alpha(
+    name: str, mean: float, claim: sq.Claimed
+) -> None:
+    r = sq.simulate(mean, 1.0, claim, CAPPED, claims=CLAIMS, seed=11, futility=True)
+    assert r.wrong_rate <= binomial_bound(sq.ALPHA, CLAIMS), (name, r)
+
+
+def test_futility_halves_the_seeds_on_a_boundary_and_costs_little_power() -> None:
+    """Measured (3,000 claims each, looks 4..20): on the boundary the seeds fall from 19.8 to 9.8
+    on average; the share of claims the cap decides falls by at most 1.5 points (0.686 → 0.671
+    for an effect in the middle of a magnitude [1, 3] at sd 1). Without the rule (``futile``
+    never true) the seeds do not fall; with a rule that projects the cap's width from the
+    current spread alone (no optimistic bound), the power falls by up to 27 points."""
+    for claim, means in POWER:
+        for mean in means:
+            a = sq.simulate(mean, 1.0, claim, CAPPED, claims=CLAIMS, seed=11)
+            b = sq.simulate(mean, 1.0, claim, CAPPED, claims=CLAIMS, seed=11, futility=True)
+            decided = [1.0 - r.counts[INCONCLUSIVE] / r.claims for r in (a, b)]
+            assert decided[1] >= decided[0] - 0.02, (claim, mean, decided)
+            assert b.mean_seeds <= a.mean_seeds
+    on_boundary = sq.simulate(0.0, 1.0, sq.Claimed("greater"), CAPPED, claims=CLAIMS, seed=11, futility=True)
+    assert on_boundary.mean_seeds < 11.0
+
+
+def test_predictive_power_against_its_closed_form() -> None:
+    """One boundary at 0: the cap decides when its mean is outside ±h, so the power is
+    P(|N(e, s²)| > h) with s² = σ² (N − n)/(N n)."""
+    from statistics import NormalDist
+
+    n, cap, effect, ss = 8, 20, 0.9, 7.0
+    lower = ss * (n - 1) / sq.chi2_ppf(sq.FUTILITY_SPREAD_LEVEL, n - 1)
+    h = sq.projected_half_width(n, lower, cap)
+    s = math.sqrt(ss / (n - 1) * (cap - n) / (cap * n))
+    law = NormalDist(effect, s)
+    assert sq.predictive_power(n, effect, ss, cap, (0.0,)) == pytest.approx(1.0 - (law.cdf(h) - law.cdf(-h)))
+    # Wilson-Hilferty against the exact chi-square quantiles (5, 9, 15 degrees of freedom)
+    for k, exact in ((5, 9.236), (9, 14.684), (15, 22.307)):
+        assert sq.chi2_ppf(0.9, k) == pytest.approx(exact, rel=0.005)
+    assert not sq.futile(4, 0.0, 1.0, 20, (0.0,))  # too few seeds to judge the spread
+    assert sq.futile(6, 0.0, 5.0, 20, (0.0,)) and not sq.futile(6, 3.0, 5.0, 20, (0.0,))
+
+
+def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An effect that sits on the claim's boundary (values alternating around 0.95 r_i): the
+    sequence cannot decide it at the cap; with futility the rounds stop at the first look that
+    may judge it (6 seeds), the record inconclusive and marked; without, they run to the cap."""
+    import json
+    from types import SimpleNamespace
+
+    from qoslab.experiments import sequential_run
+    from qoslab.experiments.magnitudes import DECLARED
+
+    decl = DECLARED["twam-dwred"][0]
+    from qoslab.verdicts.core import bar_of
+
+    bar = bar_of(decl.direction, decl.threshold, decl.margin)
+    values = [bar + (0.01 if i % 2 else -0.01) for i in range(20)]
+    calls: list[int] = []
+
+    def fake(exp, *, seeds: int, **kw):  # type: ignore[no-untyped-def]
+        calls.append(seeds)
+        e = estimate(values[:seeds])
+        rec = {
+            "claim": f"Over-provisioning has ensured that {decl.match}",
+            "section": "Sec. 4",
+            "reading": "r",
+            "test": "one-sample t",
+            "effect": e.mean,
+            "ci95": [e.ci_low, e.ci_high],
+            "seeds": seeds,
+            "verdict": INCONCLUSIVE,
+            "reason": "-",
+            "part": "",
+            "ours": "x",
+        }
+        out = tmp_path / f"{len(calls)}"
+        out.mkdir(exist_ok=True)
+        (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
+        (out / "report.md").write_text("")
+        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
+
+    monkeypatch.setattr(sequential_run, "reproduce", fake)
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=20)
+    final = json.loads((rep.out / "verdicts.json").read_text())["verdicts"][0]
+    assert summary["looks"] == [4, 6] and summary["stopped_for_futility"] == 1
+    assert final["verdict"] == INCONCLUSIVE and final["futility"] == 6 and "futility" in final["reason"]
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=20, futility=False)
+    assert summary["looks"] == sq.looks(4, 2, 20) and summary["stopped_for_futility"] == 0
+
+
+def test_not_testable_with_a_movement_under_the_resolution_gives_up() -> None:
+    from qoslab.experiments import sequential_run
+    from qoslab.experiments.magnitudes import DECLARED
+
+    decls = DECLARED["ard"]
+    rec = {
+        "claim": "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
+        "section": "Sec. IV; Fig. 8(d)",
+        "part": "utilisation",
+        "reading": "r",
+        "test": "paired t",
+        "effect": -3.3e-06,
+        "ci95": [-1.9e-05, 1.3e-05],
+        "seeds": 6,
+        "moves": 0.000133,
+        "verdict": NOT_TESTABLE,
+    }
+    assert sequential_run.gives_up(rec, decls, 20)
+    assert not sequential_run.gives_up({**rec, "seeds": 4}, decls, 20)
+    # a movement far beyond the resolution: testable, and decided long before the cap
+    assert not sequential_run.gives_up({**rec, "moves": 0.5}, decls, 20)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -87,6 +88,83 @@ def half_width(n: int, ss: float, alpha: float = ALPHA, c: float = MIXTURE_C) ->
     if n < 2 or r >= n:
         return math.inf
     return math.sqrt(r * max(ss, 0.0) / (n * (n - r)))
+
+
+#: the first look at which a record may be stopped for futility: its values' spread is then
+#: estimated from six seeds (three looks), not four
+FUTILITY_FROM = 6
+#: a record is stopped for futility when the predictive probability that the cap decides it is
+#: below this
+FUTILITY_POWER = 0.10
+#: the spread the cap's width is projected with: the lower end of its one-sided 90 % interval
+#: (optimistic about the width, so that a noisy early spread does not stop a record the cap
+#: would decide)
+FUTILITY_SPREAD_LEVEL = 0.90
+
+FUTILITY = (
+    f"futility (non-binding), from {FUTILITY_FROM} seeds: a record stops, inconclusive, when the "
+    f"predictive probability that the cap's confidence sequence decides it is below "
+    f"{FUTILITY_POWER:.0%} (its mean as the current one's posterior predicts, its width from the "
+    f"spread's one-sided {FUTILITY_SPREAD_LEVEL:.0%} lower bound)"
+)
+
+
+def chi2_ppf(p: float, k: int) -> float:
+    """The ``p`` quantile of a chi-square with ``k`` degrees of freedom (Wilson and Hilferty's
+    cube-root normal approximation, 1931: within 1 % of the exact quantile for k ≥ 5 at the
+    quantiles used here)."""
+    z = NormalDist().inv_cdf(p)
+    a = 2.0 / (9.0 * k)
+    return k * max(1.0 - a + z * math.sqrt(a), 0.0) ** 3
+
+
+def projected_half_width(n: int, ss: float, cap: int, alpha: float = ALPHA, c: float = MIXTURE_C) -> float:
+    """The sequence's half-width at ``cap`` values if their spread stays what ``n`` values with
+    sum of squared deviations ``ss`` show (``SS_cap = ss · (cap − 1)/(n − 1)``)."""
+    if n < 2:
+        return math.inf
+    return half_width(cap, ss * (cap - 1) / (n - 1), alpha, c)
+
+
+def predictive_power(n: int, effect: float, ss: float, cap: int, boundaries: Sequence[float]) -> float:
+    """The probability that the confidence sequence at ``cap`` values decides a record now at
+    ``n`` values (mean ``effect``, sum of squared deviations ``ss``): that its interval, the cap's
+    mean ± the cap's half-width, holds none of ``boundaries`` (the claim's direction boundary and
+    the ends of its magnitude: :func:`decide` is undecided exactly when its interval straddles
+    one). The cap's mean is drawn from its predictive distribution under a flat prior on the true
+    mean, ``N(effect, σ² (cap − n) / (cap n))`` with σ² = ``ss / (n − 1)``; the half-width is
+    :func:`projected_half_width` with the spread at the lower end of its one-sided
+    :data:`FUTILITY_SPREAD_LEVEL` interval, ``ss / χ²_{level}(n − 1)`` per value."""
+    if n < 2 or n >= cap:
+        return 1.0
+    optimistic = ss * (n - 1) / chi2_ppf(FUTILITY_SPREAD_LEVEL, n - 1)
+    h = projected_half_width(n, optimistic, cap)
+    if not math.isfinite(h):
+        return 0.0
+    spread = math.sqrt(ss / (n - 1) * (cap - n) / (cap * n))
+    undecided: list[list[float]] = []
+    for p in sorted(b for b in boundaries if math.isfinite(b)):
+        if undecided and p - h <= undecided[-1][1]:
+            undecided[-1][1] = p + h
+        else:
+            undecided.append([p - h, p + h])
+    if spread == 0.0:
+        return 0.0 if any(a < effect < b for a, b in undecided) else 1.0
+    law = NormalDist(effect, spread)
+    return 1.0 - sum(law.cdf(b) - law.cdf(a) for a, b in undecided)
+
+
+def futile(n: int, effect: float, ss: float, cap: int, boundaries: Sequence[float]) -> bool:
+    """Whether a record still undecided after ``n`` values is stopped for futility: from
+    :data:`FUTILITY_FROM` values on, when :func:`predictive_power` is below
+    :data:`FUTILITY_POWER`. Stopping for futility is non-binding and costs no validity: the
+    sequence covers at every stopping time, whatever rule chose it, and the record stays
+    ``inconclusive`` (it asserts nothing). What it may cost is power, a record the cap would
+    have decided: :func:`simulate` with ``futility=True`` measures how often
+    (``tests/test_sequential.py``)."""
+    if n < FUTILITY_FROM or n >= cap or not (math.isfinite(effect) and math.isfinite(ss)):
+        return False
+    return predictive_power(n, effect, ss, cap, boundaries) < FUTILITY_POWER
 
 
 def half_width_factor(n: int, alpha: float = ALPHA, c: float = MIXTURE_C) -> float:
@@ -188,6 +266,11 @@ class Claimed:
     def bar(self) -> float:
         """The boundary the interval must clear for the claimed direction."""
         return bar_of(self.direction, self.threshold, self.margin)
+
+    @property
+    def boundaries(self) -> tuple[float, ...]:
+        """Every point an undecided interval straddles: the bar and the magnitude's ends."""
+        return (self.bar, *(self.magnitude or ()))
 
     def verdict(self, ci: tuple[float, float], testable: bool = True) -> str:
         return decide(ci, self.direction, self.threshold, self.margin, self.magnitude, testable)
@@ -385,14 +468,21 @@ def simulate(
     claims: int = 2000,
     seed: int = 1,
     rule: Interval = interval,
+    futility: bool = False,
 ) -> SimulationResult:
     """Runs ``claims`` synthetic claims whose per-seed values are N(``mean``, ``sd``²), each
     decided as :func:`decide_sequentially` decides (``rule``'s interval at each look of ``plan``,
     :func:`decide` on it, the first verdict but ``inconclusive`` stops), and counts the verdicts
-    that contradict ``mean``. Seeded: the same arguments give the same counts."""
+    that contradict ``mean``. ``futility``: a claim :func:`futile` at a look also stops there,
+    ``inconclusive``, as ``--sequential`` stops a record. Seeded: the same arguments give the
+    same counts."""
     rng = np.random.default_rng(seed)
     data = rng.normal(mean, sd, size=(claims, plan[-1]))
     cis = intervals(data, plan, rule)
+    idx = np.asarray(plan) - 1
+    sums = np.cumsum(data, axis=1)[:, idx]
+    means = sums / np.asarray(plan)
+    sss = np.maximum(np.cumsum(data * data, axis=1)[:, idx] - sums * means, 0.0)
     counts = dict.fromkeys((REPRODUCES, WEAKER, DOES_NOT, INCONCLUSIVE, NOT_TESTABLE), 0)
     bad = 0
     used = 0
@@ -400,7 +490,9 @@ def simulate(
         v, stop = INCONCLUSIVE, plan[-1]
         for j, k in enumerate(plan):
             v = claim.verdict((float(cis[i, j, 0]), float(cis[i, j, 1])))
-            if v != INCONCLUSIVE:
+            if v != INCONCLUSIVE or (
+                futility and futile(k, float(means[i, j]), float(sss[i, j]), plan[-1], claim.boundaries)
+            ):
                 stop = k
                 break
         counts[v] += 1

@@ -52,7 +52,12 @@ def reproduce(
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
     seeds: Annotated[
-        int | None, typer.Option("--seeds", help="Seeds per point (default: the experiment's).")
+        int | None,
+        typer.Option(
+            "--seeds",
+            help="Fixed seeds: N seeds per point, every verdict from its 95 % t interval (default: "
+            "sequential seeds where the claims declare magnitudes, else the experiment's seeds).",
+        ),
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="A shortened version (about a minute).")] = False,
     out: Annotated[Path, typer.Option("--out", help="Outputs go to OUT/NAME/.")] = Path("results"),
@@ -106,7 +111,17 @@ def reproduce(
         typer.Option(
             "--sequential",
             help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
-            "every look), stopping once every verdict is decided or at --max-seeds.",
+            "every look), stopping once every verdict is decided or stopped for futility, or at "
+            "--max-seeds. The default of a full run (no --seeds, no --quick) where the claims "
+            "declare magnitudes; give it to run --quick so.",
+        ),
+    ] = False,
+    no_futility: Annotated[
+        bool,
+        typer.Option(
+            "--no-futility",
+            help="Sequential: run every undecided verdict to the cap instead of stopping it once "
+            "the cap is unlikely to decide it.",
         ),
     ] = False,
     max_seeds: Annotated[
@@ -132,7 +147,20 @@ def reproduce(
             for e in experiments.available():
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
+        explicit = sequential
+        # a full run decides its verdicts sequentially unless --seeds fixes them
+        sequential = sequential or (not quick and seeds is None and warmup is None)
         exps = _chosen(name, sender, seeds, sequential, max_seeds, warmup)
+        if no_futility and not sequential:
+            raise ValueError(
+                "--no-futility goes with sequential seeds (a full run without --seeds, or --sequential)"
+            )
+        if len(exps) == 1 and sequential and not _has_magnitudes(exps[0].name):
+            if explicit or max_seeds is not None or no_futility:
+                raise ValueError(
+                    f"experiment {exps[0].name} declares no claim magnitudes: --sequential needs them"
+                )
+            sequential = False
         ex = _executor(
             executor,
             jobs,
@@ -186,7 +214,9 @@ def reproduce(
                 progress=not quiet,
                 **({"warmup": warmup} if warmup is not None else {}),
             )
-            rep = _reproduce_one(exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common)
+            rep = _reproduce_one(
+                exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common, not no_futility
+            )
         s = _say_reproduction(rep, quiet)
         any_failed = any_failed or bool(s.failed)
         done.append(rep)
@@ -203,6 +233,7 @@ def _reproduce_one(
     max_seeds: int | None,
     seeds: int | None,
     common: dict[str, Any],
+    futility: bool = True,
 ) -> Reproduction:
     """One experiment: sequential (within ``all``, an experiment without declared magnitudes
     runs its fixed seeds instead, and says so) or with fixed seeds."""
@@ -217,11 +248,13 @@ def _reproduce_one(
     elif sequential:
         from qoslab.experiments.sequential_run import reproduce_sequential
 
-        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, **common)
+        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, futility=futility, **common)
+        futile = seq.get("stopped_for_futility", 0)
         typer.echo(
             f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
-            f"{seq['decided']} of {seq['records']} verdicts decided; {seq['runs']} distinct runs "
-            f"(every sweep to the last look: {seq['runs_all_or_nothing']})"
+            f"{seq['decided']} of {seq['records']} verdicts decided"
+            + (f", {futile} stopped for futility" if futile else "")
+            + f"; {seq['runs']} distinct runs (every sweep to the last look: {seq['runs_all_or_nothing']})"
         )
         return rep
     return experiments.reproduce(exp, seeds=seeds, **common)
@@ -255,7 +288,9 @@ def _chosen(
     if sequential and seeds is not None:
         raise ValueError("--sequential chooses the seeds itself: give --max-seeds, not --seeds")
     if max_seeds is not None and not sequential:
-        raise ValueError("--max-seeds goes with --sequential")
+        raise ValueError(
+            "--max-seeds goes with sequential seeds (a full run without --seeds, or --sequential)"
+        )
     if warmup is not None:
         from qoslab.experiments.warmup_window import check as check_warmup
 

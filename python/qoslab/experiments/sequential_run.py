@@ -52,13 +52,19 @@ from qoslab.experiments.rests_on import RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.sequential import (
     ALPHA,
+    FUTILITY,
+    FUTILITY_FROM,
+    FUTILITY_SPREAD_LEVEL,
     PROCEDURE,
     boundary_ratio,
+    chi2_ppf,
+    futile,
     half_width,
     looks,
     mixture_ratio_of,
     summary_of_t,
 )
+from qoslab.stats import t_ppf
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
 
@@ -144,6 +150,33 @@ def _reason(v: str, bar: float, m: Magnitude) -> str:
     )
 
 
+def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], cap: int) -> bool:
+    """Whether record ``r`` of a look (as the experiment wrote it: its 95 % t interval over
+    ``r["seeds"]`` values), undecided by the sequence, is stopped for futility
+    (:func:`qoslab.sequential.futile`): a record with no sequence (no t interval or no
+    declaration) never gets one, so more seeds cannot decide it; "not testable here" with a
+    measured movement (``moves``) stays so at the cap when that movement is within the
+    resolution or the cap's t half-width (the spread at its optimistic lower bound, as for the
+    width); otherwise when the predictive probability that the cap's sequence decides it is low."""
+    m = _decl(decls, r)
+    n = int(r["seeds"])
+    if n < FUTILITY_FROM or n >= cap:
+        return False
+    ss = summary_of_t(r["effect"], r["ci95"], n) if r.get("effect") is not None else None
+    if m is None or ss is None or r["test"] not in ("paired t", "one-sample t"):
+        return True
+    if r["verdict"] == NOT_TESTABLE:
+        moves = r.get("moves")
+        if moves is None:
+            return False
+        sd = math.sqrt(ss / chi2_ppf(FUTILITY_SPREAD_LEVEL, n - 1))
+        half_cap = t_ppf(1.0 - ALPHA / 2.0, cap - 1) * sd / math.sqrt(cap)
+        if moves <= max(m.resolution, half_cap):
+            return True
+    bar = bar_of(m.direction, m.threshold, m.margin)
+    return futile(n, float(r["effect"]), ss, cap, (bar, m.low, m.high))
+
+
 def _holm(out: list[dict[str, Any]]) -> None:
     fams: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in out:
@@ -181,7 +214,7 @@ def _distinct_runs(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw:
 
 
 def reproduce_sequential(
-    name: str, *, max_seeds: int | None = None, per_claim: bool = True, **kw: Any
+    name: str, *, max_seeds: int | None = None, per_claim: bool = True, futility: bool = True, **kw: Any
 ) -> tuple[Reproduction, dict[str, Any]]:
     """Reproduces experiment ``name`` in rounds of seeds (see the module's text) up to
     ``max_seeds`` (default: the experiment's fixed number of seeds); ``kw`` as for
@@ -189,7 +222,8 @@ def reproduce_sequential(
     reproduction and a summary: looks taken, seeds, records decided, the seeds each sweep
     stopped at and the runs it took against the all-or-nothing rule's. ``per_claim=False`` is
     that earlier rule (every sweep grows until every record is decided), kept to measure the
-    saving."""
+    saving; ``futility=False`` runs every undecided record to the cap (:func:`gives_up` never
+    stops one)."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -202,6 +236,8 @@ def reproduce_sequential(
         raise ValueError(f"experiment {exp.name} declares no claim magnitudes: --sequential needs them")
     every = tuple(s.name for s in planned(exp, seeds=FIRST, **_plan_args(kw))[1])
     frozen: dict[Key, dict[str, Any]] = {}
+    #: undecided records stopped for futility, and the seeds of the look that stopped each
+    given_up: dict[Key, int] = {}
     best_m: dict[Key, float] = {}
     taken: list[int] = []
     #: sweeps no undecided record rests on, and the seeds they stopped at
@@ -220,6 +256,9 @@ def reproduce_sequential(
             break
         doc = json.loads(path.read_text(encoding="utf-8"))
         current = redecide(doc["verdicts"], decls, taken, best_m)
+        for r0, r in zip(doc["verdicts"], current, strict=True):
+            if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, cap):
+                given_up.setdefault(_key(r), k)
         for r in current:
             deps = rests_on(exp.name, decls, r)
             r["rests_on"] = list(every if deps is None else deps)
@@ -230,13 +269,14 @@ def reproduce_sequential(
         # more than its interval's half-width is judged again at every look (the half-width
         # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
         # last look's judgement stands
-        if all(_key(r) in frozen for r in current):
+        if all(_key(r) in frozen or _key(r) in given_up for r in current):
             break
         # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
         # so that its figures get the seeds they had under the all-or-nothing rule
         claimed = {s for r in current for s in r["rests_on"]}
         growing = (
-            {s for r in current if _key(r) not in frozen for s in r["rests_on"]} | (set(every) - claimed)
+            {s for r in current if _key(r) not in frozen and _key(r) not in given_up for s in r["rests_on"]}
+            | (set(every) - claimed)
             if per_claim
             else set(every)
         )
@@ -248,8 +288,14 @@ def reproduce_sequential(
                 stopped.pop(s, None)
     assert rep is not None
     final = [frozen.get(_key(r), r) for r in current]
+    for r in final:
+        if _key(r) in given_up and r["verdict"] not in DECIDED:
+            r["futility"] = given_up[_key(r)]
+            r["reason"] = f"{r['reason']}; stopped for futility at {given_up[_key(r)]} seeds"
     summary = {
         "procedure": PROCEDURE,
+        "futility": FUTILITY if futility else "none: every undecided record runs to the cap",
+        "stopped_for_futility": sum("futility" in r for r in final),
         "stopping": "per claim: a sweep stops once every claim resting on it is decided"
         if per_claim
         else "all or nothing: every sweep runs until every claim is decided",
@@ -312,6 +358,9 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
         + "The tables and figures above are from the seeds of the look each sweep stopped at "
         + "(by the sweep's own rule: see its seeds under Sweeps): "
         + ", ".join(f"`{s}` {n}" for s, n in at.items())
+        + f". Futility: {summary['futility']}; {summary['stopped_for_futility']} records stopped so "
+        "(each marked with the seeds of the look that stopped it; a record whose sweeps grew on for "
+        "another claim is judged again, and kept if the sequence then decides it)"
         + f". Runs: {summary['runs']} distinct, against "
         f"{summary['runs_all_or_nothing']} had every sweep run to the last look "
         f"({summary['runs_computed_now']} computed by this invocation, the rest found in the store). "
