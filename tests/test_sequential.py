@@ -401,3 +401,8 @@ def test_not_testable_with_a_movement_under_the_resolution_gives_up() -> None:
     assert not sequential_run.gives_up({**rec, "seeds": 4}, decls, 20)
     # a movement far beyond the resolution: testable, and decided long before the cap
     assert not sequential_run.gives_up({**rec, "moves": 0.5}, decls, 20)
+    # arms identical in every seed (no movement measured, a zero-width interval): gives up; with
+    # a spread between the arms it is judged again at the next look
+    same = {k: v for k, v in rec.items() if k != "moves"} | {"effect": 0.0, "ci95": [0.0, 0.0]}
+    assert sequential_run.gives_up(same, decls, 20)
+    assert not sequential_run.gives_up({**same, "ci95": [-0.001, 0.001]}, decls, 20)

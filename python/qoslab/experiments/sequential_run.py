@@ -157,7 +157,9 @@ def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], cap: int) -> bool:
     declaration) never gets one, so more seeds cannot decide it; "not testable here" with a
     measured movement (``moves``) stays so at the cap when that movement is within the
     resolution or the cap's t half-width (the spread at its optimistic lower bound, as for the
-    width); otherwise when the predictive probability that the cap's sequence decides it is low."""
+    width), and without one (arms identical in every seed, a zero-width interval) when the
+    values have no spread; otherwise when the predictive probability that the cap's sequence
+    decides it is low."""
     m = _decl(decls, r)
     n = int(r["seeds"])
     if n < FUTILITY_FROM or n >= cap:
@@ -168,7 +170,10 @@ def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], cap: int) -> bool:
     if r["verdict"] == NOT_TESTABLE:
         moves = r.get("moves")
         if moves is None:
-            return False
+            # the compared arms gave the same value in every seed so far (a zero-width interval:
+            # the rules' other "not testable" finding): with no spread, the cap's seeds are
+            # predicted the same, so more cannot make the reading testable
+            return ss == 0.0
         sd = math.sqrt(ss / chi2_ppf(FUTILITY_SPREAD_LEVEL, n - 1))
         half_cap = t_ppf(1.0 - ALPHA / 2.0, cap - 1) * sd / math.sqrt(cap)
         if moves <= max(m.resolution, half_cap):
