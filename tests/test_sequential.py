@@ -271,7 +271,9 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
         out.mkdir()
         (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
         (out / "report.md").write_text("")
-        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
+        return SimpleNamespace(
+            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
+        )
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=8)
@@ -369,7 +371,9 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
         out.mkdir(exist_ok=True)
         (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
         (out / "report.md").write_text("")
-        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
+        return SimpleNamespace(
+            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
+        )
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=20)
@@ -406,3 +410,30 @@ def test_not_testable_with_a_movement_under_the_resolution_gives_up() -> None:
     same = {k: v for k, v in rec.items() if k != "moves"} | {"effect": 0.0, "ci95": [0.0, 0.0]}
     assert sequential_run.gives_up(same, decls, 20)
     assert not sequential_run.gives_up({**same, "ci95": [-0.001, 0.001]}, decls, 20)
+
+
+def test_deferred_figures_are_the_figures_saved_as_drawn(tmp_path: Path) -> None:
+    """A sequential look draws its figures and saves only the last look's
+    (``defer_figures``): saved afterwards, they are byte for byte the files a reproduction that
+    saves each as it is drawn writes, and a look that is dropped leaves none."""
+    from qoslab.experiments.runner import reproduce
+    from qoslab.report.page import save_all
+
+    store = tmp_path / "store"
+    now = reproduce("red-baseline", quick=True, out=tmp_path / "now", store=store, progress=False)
+    later = reproduce(
+        "red-baseline", quick=True, out=tmp_path / "later", store=store, progress=False, defer_figures=True
+    )
+    images = sorted(p.name for p in now.out.iterdir() if p.suffix == ".png")
+    assert images and len(later.deferred) == len(images)
+    assert not any(p.suffix == ".png" for p in later.out.iterdir())
+    save_all(later.deferred)
+    assert later.deferred == []
+    assert sorted(p.name for p in later.out.iterdir()) == sorted(p.name for p in now.out.iterdir())
+    for name in images:
+        assert (later.out / name).read_bytes() == (now.out / name).read_bytes(), name
+    dropped = reproduce(
+        "red-baseline", quick=True, out=tmp_path / "dropped", store=store, progress=False, defer_figures=True
+    )
+    save_all(dropped.deferred, keep=False)
+    assert not any(p.suffix in (".png", ".svg") for p in dropped.out.iterdir())

@@ -88,7 +88,9 @@ def _fake_reproduce(tmp_path: Path, calls: list[dict[str, int]]) -> Any:
         out.mkdir()
         (out / "verdicts.json").write_text(json.dumps({"verdicts": recs}))
         (out / "report.md").write_text("")
-        return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0))
+        return SimpleNamespace(
+            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
+        )
 
     return fake
 
@@ -99,7 +101,7 @@ def test_a_decided_claims_sweeps_stop_while_an_undecided_ones_grow(
     calls: list[dict[str, int]] = []
     monkeypatch.setattr(sequential_run, "reproduce", _fake_reproduce(tmp_path / "per", calls))
     (tmp_path / "per").mkdir()
-    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True)
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True, futility=False)
     # after the first look the s12 claim is decided: s12 stops at 4; s3 grows to the cap, and so
     # do s4 and inpolicy, on which no record rests here (a sweep only figures read grows with the
     # experiment, so its figures keep the seeds the all-or-nothing rule gave them)
@@ -124,7 +126,7 @@ def test_a_decided_claims_sweeps_stop_while_an_undecided_ones_grow(
     (tmp_path / "all").mkdir()
     monkeypatch.setattr(sequential_run, "reproduce", _fake_reproduce(tmp_path / "all", calls_all))
     rep2, summary2 = sequential_run.reproduce_sequential(
-        "twam-dwred", max_seeds=10, quick=True, per_claim=False
+        "twam-dwred", max_seeds=10, quick=True, per_claim=False, futility=False
     )
     assert (
         calls_all == [{}] * 4
@@ -153,7 +155,7 @@ def test_a_record_that_moves_after_its_sweeps_stopped_is_reported(
         return rep
 
     monkeypatch.setattr(sequential_run, "reproduce", leaky)
-    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True)
+    rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True, futility=False)
     assert (
         summary["declaration_errors"]
         and "moved after its sweeps ['s12'] stopped" in summary["declaration_errors"][0]
@@ -221,7 +223,7 @@ def test_a_stopped_sweep_grows_again_when_a_record_met_later_rests_on_it(
         return rep
 
     monkeypatch.setattr(sequential_run, "reproduce", late)
-    _, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True)
+    _, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True, futility=False)
     # s12 stopped after the first look (its claim decided), then grew again with the late record
     assert calls[1] == {"s12": 4} and calls[2] == {} and calls[3] == {}, calls
     assert summary["sweeps_stopped_at"]["s12"] == 10

@@ -19,7 +19,7 @@ from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
 from qoslab.report.docfigures import figure_record, write_manifest
 from qoslab.report.frames import typed_rows
-from qoslab.report.page import git_revision, markdown_table, save_figure
+from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
 from qoslab.report.results import RunRow, load
 from qoslab.runs.executors import Executor, LocalExecutor
 from qoslab.runs.sweep import RunSpec, SweepReport, run_sweep
@@ -83,6 +83,8 @@ class Context:
         self.warmup: dict[str, Any] | None = None
         #: Where the analysis reports each table and figure it writes (None: silent).
         self.say: Callable[[str], None] | None = None
+        #: Figures drawn, not yet saved (None: saved as drawn; see ``reproduce``'s defer_figures)
+        self.deferred: list[Deferred] | None = None
         self._t0 = time.perf_counter()
 
     def _progress(self, what: str) -> None:
@@ -271,7 +273,11 @@ class Context:
         self.figure_records.append(
             figure_record(name, fig, title=title, caption=caption, provenance=footer, mirrors=mirrors)
         )
-        paths = save_figure(fig, self.out, name, title, footer)
+        if self.deferred is None:
+            paths = save_figure(fig, self.out, name, title, footer)
+        else:
+            self.deferred.append(Deferred(fig, self.out, name, title, footer))
+            paths = [self.out / f"{name}.png", self.out / f"{name}.svg"]
         self.files += paths
         body = f"![{title}]({name}.png)\n\n" + (f"{caption}\n" if caption else "")
         self.sections.append(Section("figure", title, body + f"\n(`{name}.png`, `{name}.svg`)\n"))
@@ -318,6 +324,8 @@ class Reproduction:
     wall_time_s: float
     comparison: pd.DataFrame
     files: list[Path] = field(default_factory=list)
+    #: figures drawn with ``defer_figures``, not yet saved
+    deferred: list[Deferred] = field(default_factory=list)
 
 
 def reproduce(
@@ -334,6 +342,7 @@ def reproduce(
     tcp_flavour: str | None = None,
     warmup: str | None = None,
     sweep_seeds: Mapping[str, int] | None = None,
+    defer_figures: bool = False,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
     ``out/NAME/``: its tables, figures and ``report.md``.
@@ -357,7 +366,8 @@ def reproduce(
 
     ``sweep_seeds`` plans the sweeps it names at another number of seeds than ``seeds``
     (:func:`qoslab.experiments.planning.planned`): the sequential mode's sweeps whose claims are
-    decided (:mod:`qoslab.experiments.sequential_run`)."""
+    decided (:mod:`qoslab.experiments.sequential_run`). ``defer_figures`` leaves saving the
+    figures to :func:`qoslab.report.page.save_all` on ``deferred`` (a sequential look's)."""
     from qoslab.experiments import warmup_window
 
     t0 = time.perf_counter()
@@ -387,6 +397,7 @@ def reproduce(
             shutil.rmtree(out_dir)
         out_dir.mkdir(parents=True)
         ctx = Context(exp, opts, sweeps, specs, st, out_dir)
+        ctx.deferred = [] if defer_figures else None
         if progress:
             ctx.say = _say
             reused = (
@@ -416,7 +427,9 @@ def reproduce(
     finally:
         if not isinstance(store, Store):
             st.close()
-    return Reproduction(exp, opts, out_dir, report, rep, wall, comp, [*ctx.files, runs_csv, report])
+    return Reproduction(
+        exp, opts, out_dir, report, rep, wall, comp, [*ctx.files, runs_csv, report], ctx.deferred or []
+    )
 
 
 def _say(line: str) -> None:
@@ -440,8 +453,10 @@ def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
 
 
 def _write_verdicts(ctx: Context) -> Path:
+    from qoslab.experiments.magnitudes import DECLARED
+
     exp, opts = ctx.experiment, ctx.options
-    rules = rules_fingerprint() if exp.name in _declared_names() else None
+    rules = rules_fingerprint() if exp.name in DECLARED else None
     header = {
         "study": exp.study or exp.title,
         "title": exp.title,
@@ -461,12 +476,6 @@ def _write_verdicts(ctx: Context) -> Path:
         **({"warmup": ctx.warmup} if ctx.warmup else {}),
     }
     return write_verdicts(ctx.out / "verdicts.json", exp.name, header, _final_verdicts(ctx))
-
-
-def _declared_names() -> set[str]:
-    from qoslab.experiments.magnitudes import DECLARED
-
-    return set(DECLARED)
 
 
 def _command(ctx: Context) -> str:

@@ -50,6 +50,7 @@ from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.planning import planned
 from qoslab.experiments.rests_on import RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
+from qoslab.report.page import save_all
 from qoslab.sequential import (
     ALPHA,
     FUTILITY,
@@ -253,7 +254,11 @@ def reproduce_sequential(
     rep: Reproduction | None = None
     current: list[dict[str, Any]] = []
     for k in plan:
-        rep = reproduce(exp, seeds=k, sweep_seeds=dict(stopped), **kw)
+        if rep is not None:
+            save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
+        # each look draws its figures but saves only the last look's: the earlier looks' outputs
+        # are overwritten, and saving (PNG and SVG) is most of an analysis's time
+        rep = reproduce(exp, seeds=k, sweep_seeds=dict(stopped), defer_figures=True, **kw)
         computed += rep.sweep.computed
         taken.append(k)
         path = rep.out / "verdicts.json"
@@ -292,6 +297,7 @@ def reproduce_sequential(
                 # a record first met at this look may rest on a sweep stopped before: it grows again
                 stopped.pop(s, None)
     assert rep is not None
+    save_all(rep.deferred)
     final = [frozen.get(_key(r), r) for r in current]
     for r in final:
         if _key(r) in given_up and r["verdict"] not in DECIDED:

@@ -6,6 +6,7 @@ import math
 import subprocess
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -135,6 +136,29 @@ def save_figure(fig: Figure, out_dir: Path, name: str, title: str, provenance: s
     fig.savefig(svg, metadata=figure_metadata(".svg", title, provenance))
     release_figure(fig)
     return [png, svg]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A figure drawn by an analysis whose saving waits (a sequential look's: only the last
+    look's are kept)."""
+
+    fig: Figure
+    out: Path
+    name: str
+    title: str
+    provenance: str
+
+
+def save_all(deferred: list[Deferred], keep: bool = True) -> None:
+    """Saves each deferred figure exactly as :func:`save_figure` would have when it was drawn
+    (``keep=False``: releases them unsaved), and empties the list."""
+    for d in deferred:
+        if keep:
+            save_figure(d.fig, d.out, d.name, d.title, d.provenance)
+        else:
+            release_figure(d.fig)
+    deferred.clear()
 
 
 def git_revision(path: Path | None = None) -> str | None:
