@@ -227,3 +227,33 @@ def test_a_stopped_sweep_grows_again_when_a_record_met_later_rests_on_it(
     # s12 stopped after the first look (its claim decided), then grew again with the late record
     assert calls[1] == {"s12": 4} and calls[2] == {} and calls[3] == {}, calls
     assert summary["sweeps_stopped_at"]["s12"] == 10
+
+
+def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: Path) -> None:
+    """probe-marker's claims read one sweep per reading (rests_on.READING_SWEEPS): with the
+    1000-byte frontier at fewer seeds, only "1000 B packets" records move, and each of them
+    rests on it; no 1500-byte or ns-2 RIO record moves. Every reading the map names is one the
+    experiment gives (the map is not stale)."""
+    from qoslab.experiments.rests_on import READING_SWEEPS
+
+    moved = sequential_run.sweep_dependence(
+        "probe-marker",
+        seeds=3,
+        fewer=2,
+        quick=True,
+        store=tmp_path / "s",
+        out=tmp_path / "o",
+        progress=False,
+        only=("frontier_1000B",),
+    )["frontier_1000B"]
+    readings = {k[3] for k in moved}
+    assert set(READING_SWEEPS["probe-marker"]) <= readings
+    assert any(moved.values())
+    decls = DECLARED["probe-marker"]
+    for k, changed in moved.items():
+        r = {"claim": k[0], "section": k[1], "part": k[2], "reading": k[3], "borrowed_from": k[4]}
+        deps = sequential_run.rests_on("probe-marker", decls, r)
+        if changed:
+            assert k[3] == "1000 B packets" and deps is not None and "frontier_1000B" in deps, k
+        if k[3] in READING_SWEEPS["probe-marker"] and k[3] != "1000 B packets":
+            assert not changed and deps is not None and "frontier_1000B" not in deps, k

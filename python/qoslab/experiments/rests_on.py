@@ -98,3 +98,18 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
         "The limitations of TSW2CM and static WRED are once again apparent here": ("s12",),
     },
 }
+
+
+#: Within a claim, the sweeps each reading reads, where a claim's readings read different sweeps
+#: (by the reading's exact words): such a record rests on the claim's sweeps that its reading
+#: reads, so a reading still undecided does not keep the other readings' sweeps growing.
+#: probe-marker's ``_verdicts`` reads ``frontier``/``onoff`` for 1500-byte packets, their
+#: ``_1000B`` twins for 1000-byte packets, and ``rio_ns2`` for the ns-2 RIO readings of both.
+READING_SWEEPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "probe-marker": {
+        "1500 B packets": ("frontier", "onoff"),
+        "1000 B packets": ("frontier_1000B", "onoff_1000B"),
+        "1500 B packets, ns2 RIO": ("rio_ns2",),
+        "1000 B packets, ns2 RIO": ("rio_ns2",),
+    },
+}

@@ -48,7 +48,7 @@ from typing import Any
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.planning import planned
-from qoslab.experiments.rests_on import RESTS_ON
+from qoslab.experiments.rests_on import READING_SWEEPS, RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
 from qoslab.sequential import (
@@ -198,7 +198,8 @@ def _holm(out: list[dict[str, Any]]) -> None:
 
 def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[str, ...] | None:
     """The sweeps record ``r`` rests on (:data:`qoslab.experiments.rests_on.RESTS_ON`, by its
-    declaration's text); None for a record no declaration matches (it may read any sweep)."""
+    declaration's text, narrowed to its reading's by ``READING_SWEEPS``); None for a record no
+    declaration matches (it may read any sweep)."""
     m = _decl(decls, r)
     if m is None:
         return None
@@ -207,7 +208,16 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
         raise ValueError(
             f"experiment {exp}: claim {m.match!r} declares no sweeps it rests on (rests_on.RESTS_ON)"
         )
-    return table[m.match]
+    reads = READING_SWEEPS.get(exp, {}).get(r["reading"])
+    if reads is None:
+        return table[m.match]
+    deps = tuple(s for s in table[m.match] if s in reads)
+    if not deps:
+        raise ValueError(
+            f"experiment {exp}: reading {r['reading']!r} of claim {m.match!r} reads none of the "
+            "claim's sweeps (rests_on.READING_SWEEPS)"
+        )
+    return deps
 
 
 def _plan_args(kw: dict[str, Any]) -> dict[str, Any]:
@@ -401,17 +411,20 @@ def _readings(rep: Reproduction) -> dict[Key, str]:
     return {_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]}
 
 
-def sweep_dependence(name: str, *, seeds: int, fewer: int, **kw: Any) -> dict[str, dict[Key, bool]]:
+def sweep_dependence(
+    name: str, *, seeds: int, fewer: int, only: Sequence[str] | None = None, **kw: Any
+) -> dict[str, dict[Key, bool]]:
     """Which records each sweep of experiment ``name`` moves: the experiment reproduced (fixed
     seeds, ``kw`` as for :func:`qoslab.experiments.runner.reproduce`) with every sweep at
     ``seeds``, then once per sweep with that sweep alone at ``fewer``; for each sweep, every
     record and whether its effect, interval or seeds differ from the first reproduction's. A
-    record the sweep moves rests on it (:func:`undeclared` compares with the declarations)."""
+    record the sweep moves rests on it (:func:`undeclared` compares with the declarations).
+    ``only``: those sweeps alone."""
     from qoslab.experiments.base import get
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
-    names = [s.name for s in planned(exp, seeds=seeds, **_plan_args(kw))[1]]
+    names = [s.name for s in planned(exp, seeds=seeds, **_plan_args(kw))[1] if only is None or s.name in only]
     out: dict[str, dict[Key, bool]] = {}
     for s in names:
         got = _readings(reproduce(exp, seeds=seeds, sweep_seeds={s: fewer}, **kw))
