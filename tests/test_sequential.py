@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -437,3 +438,56 @@ def test_deferred_figures_are_the_figures_saved_as_drawn(tmp_path: Path) -> None
     )
     save_all(dropped.deferred, keep=False)
     assert not any(p.suffix in (".png", ".svg") for p in dropped.out.iterdir())
+
+
+def test_a_full_run_is_sequential_unless_seeds_are_fixed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A full run of a study whose claims declare magnitudes takes its seeds sequentially (with
+    futility unless --no-futility); --seeds N, --quick and a study without magnitudes run fixed
+    seeds."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from qoslab import experiments
+    from qoslab.cli import app
+    from qoslab.experiments import sequential_run
+
+    calls: list[tuple[str, str, Any]] = []
+
+    def fake(name: str) -> SimpleNamespace:
+        sweep = SimpleNamespace(total=1, computed=1, reused=0, failed=[])
+        return SimpleNamespace(
+            experiment=SimpleNamespace(name=name),
+            comparison=pd.DataFrame(),
+            sweep=sweep,
+            wall_time_s=0.0,
+            report="r",
+        )
+
+    def fixed(exp, **kw):  # type: ignore[no-untyped-def]
+        calls.append(("fixed", exp.name, kw.get("seeds")))
+        return fake(exp.name)
+
+    def seq(name, **kw):  # type: ignore[no-untyped-def]
+        calls.append(("sequential", name, kw["futility"]))
+        summary = {"looks": [4], "decided": 1, "records": 1, "runs": 1, "runs_all_or_nothing": 1}
+        return fake(name), summary
+
+    monkeypatch.setattr(experiments, "reproduce", fixed)
+    monkeypatch.setattr(sequential_run, "reproduce_sequential", seq)
+    store = ["-q", "--store", str(tmp_path / "s")]
+    for args, expected in (
+        (["fdd-red"], ("sequential", "fdd-red", True)),
+        (["fdd-red", "--no-futility"], ("sequential", "fdd-red", False)),
+        (["fdd-red", "--seeds", "5"], ("fixed", "fdd-red", 5)),
+        (["fdd-red", "--quick"], ("fixed", "fdd-red", None)),
+        (["fdd-red", "--quick", "--sequential"], ("sequential", "fdd-red", True)),
+        (["red-baseline"], ("fixed", "red-baseline", None)),
+    ):
+        calls.clear()
+        r = CliRunner().invoke(app, ["reproduce", *args, *store])
+        assert r.exit_code == 0, (args, r.output)
+        assert calls == [expected], args
