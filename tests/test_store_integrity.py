@@ -170,3 +170,36 @@ def test_a_file_without_a_checksum_is_still_read_as_parquet(tmp_path):
         assert "is not a readable Parquet file" in problem
     with pytest.raises(StoreError, match="not a readable Parquet file"):
         qoslab.report.results.load(st, "series_flow")
+
+
+def test_a_file_verified_once_is_checked_again_after_any_change(tmp_path):
+    """A series file found whole is not hashed again while it is unchanged (the looks of a
+    sequential reproduction re-check every earlier look's runs), but a changed byte is found
+    even when the size and the modification time are put back (the change time moves)."""
+    import os
+
+    from qoslab.store import checks
+
+    st = tmp_path / "st"
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    specs = plan([({}, base)], [1], "one")
+    with Store(st) as s:
+        run_sweep(specs, s, SerialExecutor(), progress=False)
+    runs = qoslab.report.results.load(st)
+    rel, sha = runs["series_flow"].iloc[0], runs["series_flow_sha256"].iloc[0]
+    path = st / rel
+    assert checks.file_problem(st, rel, sha) is None
+    hashed = []
+    real = checks.sha256_of
+    checks.sha256_of = lambda p: hashed.append(p) or real(p)  # type: ignore[assignment]
+    try:
+        assert checks.file_problem(st, rel, sha) is None and hashed == []  # unchanged: not hashed
+        before = path.stat()
+        bad = bytearray(path.read_bytes())
+        bad[len(bad) // 2] ^= 0xFF
+        path.write_bytes(bytes(bad))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+        assert "fails its checksum" in (checks.file_problem(st, rel, sha) or "") and hashed == [path]
+    finally:
+        checks.sha256_of = real  # type: ignore[assignment]

@@ -159,9 +159,13 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
     if runs.empty:
         return pd.DataFrame()
     runs = runs[runs["status"] == "ok"]
-    where = _bottlenecks(store, keys, scen)
+    typed = list(typed_rows(runs, RunRow, index=False))
+    # only the runs this process has not met yet need their bottleneck (a later look's are new)
+    root = str(store.root)
+    fresh = [RunKey(r.scenario_sha256, r.seed, r.version) for r in typed if (root, r.run_id) not in _SEEN]
+    where = _bottlenecks(store, fresh, scen) if fresh else {}
     rows = []
-    for r in typed_rows(runs, RunRow, index=False):
+    for r in typed:
         done = _SEEN.get((str(store.root), r.run_id))
         if done is not None:  # a stored run's series never change: a later look reuses its row
             rows.append(done)
