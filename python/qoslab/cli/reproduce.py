@@ -45,20 +45,43 @@ if TYPE_CHECKING:  # the commands import what they use when they run (start-up t
     from qoslab.runs.sweep import SweepReport
 
 
+SeedsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seeds",
+        help="Fixed seeds: N seeds per point, every verdict from its 95 % t interval (default: "
+        "sequential seeds where the claims declare magnitudes, else the experiment's seeds).",
+    ),
+]
+
+SequentialOpt = Annotated[
+    bool,
+    typer.Option(
+        "--sequential",
+        help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
+        "every look), stopping once every verdict is decided or stopped for futility, or at "
+        "--max-seeds. The default of a full run (no --seeds, no --quick) where the claims "
+        "declare magnitudes; give it to run --quick so.",
+    ),
+]
+
+NoFutilityOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-futility",
+        help="Sequential: run every undecided verdict to the cap instead of stopping it once "
+        "the cap is unlikely to decide it.",
+    ),
+]
+
+
 @app.command()
 def reproduce(
     name: Annotated[
         str | None, typer.Argument(help="Experiment name (see --list), or `all` for every one in turn.")
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
-    seeds: Annotated[
-        int | None,
-        typer.Option(
-            "--seeds",
-            help="Fixed seeds: N seeds per point, every verdict from its 95 % t interval (default: "
-            "sequential seeds where the claims declare magnitudes, else the experiment's seeds).",
-        ),
-    ] = None,
+    seeds: SeedsOpt = None,
     quick: Annotated[bool, typer.Option("--quick", help="A shortened version (about a minute).")] = False,
     out: Annotated[Path, typer.Option("--out", help="Outputs go to OUT/NAME/.")] = Path("results"),
     store: StoreOpt = None,
@@ -106,24 +129,8 @@ def reproduce(
             "OUT/NAME-tcp-linux/); ns2 (the default): ns-2.35's one-way agents.",
         ),
     ] = None,
-    sequential: Annotated[
-        bool,
-        typer.Option(
-            "--sequential",
-            help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
-            "every look), stopping once every verdict is decided or stopped for futility, or at "
-            "--max-seeds. The default of a full run (no --seeds, no --quick) where the claims "
-            "declare magnitudes; give it to run --quick so.",
-        ),
-    ] = False,
-    no_futility: Annotated[
-        bool,
-        typer.Option(
-            "--no-futility",
-            help="Sequential: run every undecided verdict to the cap instead of stopping it once "
-            "the cap is unlikely to decide it.",
-        ),
-    ] = False,
+    sequential: SequentialOpt = False,
+    no_futility: NoFutilityOpt = False,
     max_seeds: Annotated[
         int | None,
         typer.Option("--max-seeds", help="--sequential: the cap on seeds (default: the experiment's)."),
@@ -147,20 +154,7 @@ def reproduce(
             for e in experiments.available():
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
-        explicit = sequential
-        # a full run decides its verdicts sequentially unless --seeds fixes them
-        sequential = sequential or (not quick and seeds is None and warmup is None)
-        exps = _chosen(name, sender, seeds, sequential, max_seeds, warmup)
-        if no_futility and not sequential:
-            raise ValueError(
-                "--no-futility goes with sequential seeds (a full run without --seeds, or --sequential)"
-            )
-        if len(exps) == 1 and sequential and not _has_magnitudes(exps[0].name):
-            if explicit or max_seeds is not None or no_futility:
-                raise ValueError(
-                    f"experiment {exps[0].name} declares no claim magnitudes: --sequential needs them"
-                )
-            sequential = False
+        exps, sequential = _mode(name, sender, seeds, quick, sequential, max_seeds, warmup, no_futility)
         ex = _executor(
             executor,
             jobs,
@@ -258,6 +252,35 @@ def _reproduce_one(
         )
         return rep
     return experiments.reproduce(exp, seeds=seeds, **common)
+
+
+def _mode(
+    name: str | None,
+    sender: str | None,
+    seeds: int | None,
+    quick: bool,
+    sequential: bool,
+    max_seeds: int | None,
+    warmup: str | None,
+    no_futility: bool,
+) -> tuple[list[Experiment], bool]:
+    """The experiments to run and whether sequentially: a full run decides its verdicts
+    sequentially unless --seeds fixes them (or --warmup is asked); --quick only with
+    --sequential; a single study without declared magnitudes runs its fixed seeds."""
+    explicit = sequential
+    sequential = sequential or (not quick and seeds is None and warmup is None)
+    exps = _chosen(name, sender, seeds, sequential, max_seeds, warmup)
+    if no_futility and not sequential:
+        raise ValueError(
+            "--no-futility goes with sequential seeds (a full run without --seeds, or --sequential)"
+        )
+    if len(exps) == 1 and sequential and not _has_magnitudes(exps[0].name):
+        if explicit or max_seeds is not None or no_futility:
+            raise ValueError(
+                f"experiment {exps[0].name} declares no claim magnitudes: --sequential needs them"
+            )
+        sequential = False
+    return exps, sequential
 
 
 def _has_magnitudes(name: str) -> bool:
