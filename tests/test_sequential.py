@@ -239,11 +239,36 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
     assert "mixed-traffic: declares no claim magnitudes, so no sequential verdicts" in r.output
 
 
+def _fake_look(out: Path, match: str, values: list[float], verdict: str) -> Any:
+    """What one look of a reproduction leaves (``verdicts.json`` with one twam-dwred record over
+    ``values``, a report), as :func:`qoslab.experiments.runner.reproduce` returns it."""
+    import json
+    from types import SimpleNamespace
+
+    e = estimate(values)
+    rec = {
+        "claim": f"Over-provisioning has ensured that {match}",
+        "section": "Sec. 4",
+        "reading": "r",
+        "test": "one-sample t",
+        "effect": e.mean,
+        "ci95": [e.ci_low, e.ci_high],
+        "seeds": len(values),
+        "verdict": verdict,
+        "reason": "-",
+        "part": "",
+        "ours": "x",
+    }
+    out.mkdir(exist_ok=True)
+    (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
+    (out / "report.md").write_text("")
+    return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[])
+
+
 def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A quantity that the compared arms have not moved at 4 seeds may move at 6: "not testable
     here" neither freezes nor ends the rounds (it froze fdd-red records that 20 seeds decide)."""
     import json
-    from types import SimpleNamespace
 
     from qoslab.experiments import sequential_run
     from qoslab.experiments.magnitudes import DECLARED
@@ -252,29 +277,8 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
     below = [0.90 + 0.001 * math.sin(i) for i in range(8)]  # every flow clearly under 0.95 r_i
 
     def fake(exp, *, seeds: int, **kw):  # type: ignore[no-untyped-def]
-        xs = below[:seeds]
-        e = estimate(xs)
-        testable = seeds >= 6
-        rec = {
-            "claim": f"Over-provisioning has ensured that {decl.match}",
-            "section": "Sec. 4",
-            "reading": "r",
-            "test": "one-sample t",
-            "effect": e.mean,
-            "ci95": [e.ci_low, e.ci_high],
-            "seeds": seeds,
-            "verdict": "does not reproduce" if testable else NOT_TESTABLE,
-            "reason": "-",
-            "part": "",
-            "ours": "x",
-        }
-        out = tmp_path / str(seeds)
-        out.mkdir()
-        (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
-        (out / "report.md").write_text("")
-        return SimpleNamespace(
-            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
-        )
+        verdict = "does not reproduce" if seeds >= 6 else NOT_TESTABLE
+        return _fake_look(tmp_path / str(seeds), decl.match, below[:seeds], verdict)
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=8)
@@ -340,7 +344,6 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
     sequence cannot decide it at the cap; with futility the rounds stop at the first look that
     may judge it (6 seeds), the record inconclusive and marked; without, they run to the cap."""
     import json
-    from types import SimpleNamespace
 
     from qoslab.experiments import sequential_run
     from qoslab.experiments.magnitudes import DECLARED
@@ -354,27 +357,7 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
 
     def fake(exp, *, seeds: int, **kw):  # type: ignore[no-untyped-def]
         calls.append(seeds)
-        e = estimate(values[:seeds])
-        rec = {
-            "claim": f"Over-provisioning has ensured that {decl.match}",
-            "section": "Sec. 4",
-            "reading": "r",
-            "test": "one-sample t",
-            "effect": e.mean,
-            "ci95": [e.ci_low, e.ci_high],
-            "seeds": seeds,
-            "verdict": INCONCLUSIVE,
-            "reason": "-",
-            "part": "",
-            "ours": "x",
-        }
-        out = tmp_path / f"{len(calls)}"
-        out.mkdir(exist_ok=True)
-        (out / "verdicts.json").write_text(json.dumps({"verdicts": [rec]}))
-        (out / "report.md").write_text("")
-        return SimpleNamespace(
-            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
-        )
+        return _fake_look(tmp_path / f"{len(calls)}", decl.match, values[:seeds], INCONCLUSIVE)
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=20)

@@ -115,13 +115,17 @@ def test_a_schema2_store_migrates_keeping_every_row_and_its_sweeps_grids(tmp_pat
 # -- checksums -----------------------------------------------------------------------------------
 
 
-def test_every_changed_byte_of_a_series_file_is_found_read_as_one_line_and_recomputed(tmp_path):
+def _one_run(tmp_path):
+    """A store holding one short run of S1: (its path, the sweep's specs, its runs table)."""
     st = tmp_path / "st"
-    base = qoslab.load_scenario(S1).with_overrides(SHORT)
-    specs = plan([({}, base)], [1], "one")
+    specs = plan([({}, qoslab.load_scenario(S1).with_overrides(SHORT))], [1], "one")
     with Store(st) as s:
         run_sweep(specs, s, SerialExecutor(), progress=False)
-    runs = qoslab.report.results.load(st)
+    return st, specs, qoslab.report.results.load(st)
+
+
+def test_every_changed_byte_of_a_series_file_is_found_read_as_one_line_and_recomputed(tmp_path):
+    st, specs, runs = _one_run(tmp_path)
     path = st / runs["series_flow"].iloc[0]
     good = path.read_bytes()
     n = len(good)
@@ -180,12 +184,7 @@ def test_a_file_verified_once_is_checked_again_after_any_change(tmp_path):
 
     from qoslab.store import checks
 
-    st = tmp_path / "st"
-    base = qoslab.load_scenario(S1).with_overrides(SHORT)
-    specs = plan([({}, base)], [1], "one")
-    with Store(st) as s:
-        run_sweep(specs, s, SerialExecutor(), progress=False)
-    runs = qoslab.report.results.load(st)
+    st, _, runs = _one_run(tmp_path)
     rel, sha = runs["series_flow"].iloc[0], runs["series_flow_sha256"].iloc[0]
     path = st / rel
     assert checks.file_problem(st, rel, sha) is None
