@@ -154,8 +154,9 @@ def _reason(v: str, bar: float, m: Magnitude) -> str:
 def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], cap: int) -> bool:
     """Whether record ``r`` of a look (as the experiment wrote it: its 95 % t interval over
     ``r["seeds"]`` values), undecided by the sequence, is stopped for futility
-    (:func:`qoslab.sequential.futile`): a record with no sequence (no t interval or no
-    declaration) never gets one, so more seeds cannot decide it; "not testable here" with a
+    (:func:`qoslab.sequential.futile`), from the look at ``FUTILITY_FROM`` seeds on: a record
+    with no sequence (no t interval or no declaration) never gets one, so more seeds cannot
+    decide it; "not testable here" with a
     measured movement (``moves``) stays so at the cap when that movement is within the
     resolution or the cap's t half-width (the spread at its optimistic lower bound, as for the
     width), and without one (arms identical in every seed, a zero-width interval) when the
@@ -266,8 +267,8 @@ def reproduce_sequential(
     for k in plan:
         if rep is not None:
             save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
-        # each look draws its figures but saves only the last look's: the earlier looks' outputs
-        # are overwritten, and saving (PNG and SVG) is most of an analysis's time
+        # each look draws its figures but saves only the last look's: a later look overwrites the
+        # earlier looks' outputs, so saving theirs (PNG and SVG) was wasted
         rep = reproduce(exp, seeds=k, sweep_seeds=dict(stopped), defer_figures=True, **kw)
         computed += rep.sweep.computed
         taken.append(k)
