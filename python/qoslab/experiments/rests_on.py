@@ -7,6 +7,7 @@ record is decided."""
 from __future__ import annotations
 
 from qoslab.experiments.magnitudes import _FRONTIER
+from qoslab.experiments.probe_marker_paper import PACKET_BYTES, PACKET_READINGS
 
 #: The sweeps each claim's verdict records rest on (the sweeps whose runs the experiment's
 #: ``_verdicts`` reads for them), per experiment, by the text of the claim's declaration above
@@ -107,9 +108,10 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
 #: ``_1000B`` twins for 1000-byte packets, and ``rio_ns2`` for the ns-2 RIO readings of both.
 READING_SWEEPS: dict[str, dict[str, tuple[str, ...]]] = {
     "probe-marker": {
-        "1500 B packets": ("frontier", "onoff"),
-        "1000 B packets": ("frontier_1000B", "onoff_1000B"),
-        "1500 B packets, ns2 RIO": ("rio_ns2",),
-        "1000 B packets, ns2 RIO": ("rio_ns2",),
+        **{
+            reading: tuple(s if pb == PACKET_BYTES else f"{s}_{pb}B" for s in ("frontier", "onoff"))
+            for pb, reading in PACKET_READINGS.items()
+        },
+        **{f"{reading}, ns2 RIO": ("rio_ns2",) for reading in PACKET_READINGS.values()},
     },
 }

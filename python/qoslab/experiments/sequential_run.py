@@ -12,8 +12,8 @@ Holm's step-down procedure over the claim's readings using each reading's anytim
 (valid at any stopping time). A record whose verdict the sequence decides (reproduces, weaker
 than claimed, does not reproduce) keeps it, with the seeds and looks that decided it; "not
 testable here" (the compared arms did not move the quantity) is judged again at every look and
-the last look's stands; the rounds stop when the sequence has decided every record, or at
-the cap.
+the last look's stands; a record the cap is unlikely to decide stops for futility
+(:func:`gives_up`); the rounds stop when every record is decided or stopped so, or at the cap.
 
 Claims stop separately. Each claim declares the sweeps its records rest on
 (:data:`qoslab.experiments.rests_on.RESTS_ON`); after each look, a sweep on which every
