@@ -343,6 +343,7 @@ def reproduce(
     warmup: str | None = None,
     sweep_seeds: Mapping[str, int] | None = None,
     defer_figures: bool = False,
+    after_runs: Callable[[], None] | None = None,
 ) -> Reproduction:
     """Runs experiment ``name`` (computing only the runs the store lacks) and writes
     ``out/NAME/``: its tables, figures and ``report.md``.
@@ -367,7 +368,9 @@ def reproduce(
     ``sweep_seeds`` plans the sweeps it names at another number of seeds than ``seeds``
     (:func:`qoslab.experiments.planning.planned`): the sequential mode's sweeps whose claims are
     decided (:mod:`qoslab.experiments.sequential_run`). ``defer_figures`` leaves saving the
-    figures to :func:`qoslab.report.page.save_all` on ``deferred`` (a sequential look's)."""
+    figures to :func:`qoslab.report.page.save_all` on ``deferred`` (a sequential look's).
+    ``after_runs`` is called once the runs are stored, before the analysis (where a sequential
+    look starts computing the next look's runs: :mod:`qoslab.runs.prefetch`)."""
     from qoslab.experiments import warmup_window
 
     t0 = time.perf_counter()
@@ -393,6 +396,8 @@ def reproduce(
         if warmup is not None:
             sweeps, specs, windows = warmup_window.pilot_windows(exp, sweeps, specs, st, executor, progress)
         rep = run_sweep(specs, st, executor, progress=progress, label=exp.name)
+        if after_runs is not None:
+            after_runs()
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.mkdir(parents=True)
@@ -496,26 +501,19 @@ def _command(ctx: Context) -> str:
     )
 
 
+#: the columns of ``runs.csv``
+_RUNS_CSV = (
+    "sweep scenario scenario_sha256 seed version params status error attempts wall_time_s worker".split()
+)
+
+
 def _write_runs(ctx: Context, out_dir: Path) -> Path:
     frames = []
     for name, sw in ctx.sweeps.items():
         df = ctx.runs(name, failed=True)
         df.insert(0, "sweep", name)
         df["params"] = [json.dumps({k: r[k] for k in sw.params}, default=str) for _, r in df.iterrows()]
-        cols = [
-            "sweep",
-            "scenario",
-            "scenario_sha256",
-            "seed",
-            "version",
-            "params",
-            "status",
-            "error",
-            "attempts",
-            "wall_time_s",
-            "worker",
-        ]
-        frames.append(df[[c for c in cols if c in df.columns]])
+        frames.append(df[[c for c in _RUNS_CSV if c in df.columns]])
     p = out_dir / "runs.csv"
     pd.concat(frames, ignore_index=True).to_csv(p, index=False)
     return p

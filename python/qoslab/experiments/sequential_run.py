@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from qoslab.experiments.base import Experiment
@@ -51,6 +52,8 @@ from qoslab.experiments.planning import planned
 from qoslab.experiments.rests_on import READING_SWEEPS, RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
+from qoslab.runs.local_pool import LocalExecutor
+from qoslab.runs.prefetch import Prefetch
 from qoslab.sequential import (
     ALPHA,
     FUTILITY,
@@ -66,6 +69,7 @@ from qoslab.sequential import (
     summary_of_t,
 )
 from qoslab.stats import t_ppf
+from qoslab.store import RunKey, Store, default_store
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
 
@@ -225,13 +229,61 @@ def _plan_args(kw: dict[str, Any]) -> dict[str, Any]:
     return {k: kw[k] for k in ("quick", "flavour", "sender", "tcp_flavour") if k in kw}
 
 
+def _plan_keys(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw: dict[str, Any]) -> set[RunKey]:
+    return {s.key for s in planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(kw))[2]}
+
+
 def _distinct_runs(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw: dict[str, Any]) -> int:
-    specs = planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(kw))[2]
-    return len({s.key for s in specs})
+    return len(_plan_keys(exp, seeds, sweep_seeds, kw))
+
+
+class _Ahead:
+    """The next look's runs computed while this look is analysed (:mod:`qoslab.runs.prefetch`),
+    guessed as the sweeps growing now at the next look's seeds: a sweep the analysis stops
+    wastes the runs of it computed ahead, on cores the analysis left idle. Only with the local
+    pool, on as many workers, niced below the analysis (:data:`qoslab.runs.prefetch.NICE`)."""
+
+    def __init__(self, exp: Experiment, kw: dict[str, Any], enabled: bool) -> None:
+        ex = kw.get("executor")
+        # a warm-up pilot plans other runs than the plan's
+        local = enabled and type(ex) in (type(None), LocalExecutor) and kw.get("warmup") is None
+        self.jobs = (ex.jobs if isinstance(ex, LocalExecutor) else os.cpu_count() or 1) if local else 0
+        self.exp, self.kw = exp, kw
+        st = kw.get("store")
+        self.store = st.root if isinstance(st, Store) else st if st is not None else default_store()
+        self.running: Prefetch | None = None
+        self.computed: set[RunKey] = set()
+        self.errors: list[str] = []
+
+    def starter(self, seeds: int | None, sweep_seeds: dict[str, int], now: int) -> Callable[[], None] | None:
+        if seeds is None or self.jobs < 1:
+            return None
+
+        def start() -> None:
+            args = _plan_args(self.kw)
+            specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **args)[2]
+            have = {s.key for s in planned(self.exp, seeds=now, sweep_seeds=sweep_seeds, **args)[2]}
+            self.running = Prefetch([s for s in specs if s.key not in have], self.store, self.jobs).start()
+
+        return start
+
+    def stop(self) -> None:
+        if self.running is not None:
+            self.running.stop()
+            self.computed |= self.running.computed
+            if self.running.error:
+                self.errors.append(self.running.error)
+            self.running = None
 
 
 def reproduce_sequential(
-    name: str, *, max_seeds: int | None = None, per_claim: bool = True, futility: bool = True, **kw: Any
+    name: str,
+    *,
+    max_seeds: int | None = None,
+    per_claim: bool = True,
+    futility: bool = True,
+    compute_ahead: bool = True,
+    **kw: Any,
 ) -> tuple[Reproduction, dict[str, Any]]:
     """Reproduces experiment ``name`` in rounds of seeds (see the module's text) up to
     ``max_seeds`` (default: the experiment's fixed number of seeds); ``kw`` as for
@@ -240,7 +292,8 @@ def reproduce_sequential(
     stopped at and the runs it took against the all-or-nothing rule's. ``per_claim=False`` is
     that earlier rule (every sweep grows until every record is decided), kept to measure the
     saving; ``futility=False`` runs every undecided record to the cap (:func:`gives_up` never
-    stops one)."""
+    stops one). ``compute_ahead`` computes a guess of the next look's runs while a look is
+    analysed (:class:`_Ahead`); the results are the same without."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -264,49 +317,67 @@ def reproduce_sequential(
     computed = 0
     rep: Reproduction | None = None
     current: list[dict[str, Any]] = []
-    for k in plan:
-        if rep is not None:
-            save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
-        # each look draws its figures but saves only the last look's: a later look overwrites the
-        # earlier looks' outputs, so saving theirs (PNG and SVG) was wasted
-        rep = reproduce(exp, seeds=k, sweep_seeds=dict(stopped), defer_figures=True, **kw)
-        computed += rep.sweep.computed
-        taken.append(k)
-        path = rep.out / "verdicts.json"
-        if not path.exists():
-            break
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        current = redecide(doc["verdicts"], decls, taken, best_m)
-        for r0, r in zip(doc["verdicts"], current, strict=True):
-            if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, cap):
-                given_up.setdefault(_key(r), k)
-        for r in current:
-            deps = rests_on(exp.name, decls, r)
-            r["rests_on"] = list(every if deps is None else deps)
-            if r["verdict"] in DECIDED and _key(r) not in frozen:
-                frozen[_key(r)] = r
-            errors += _check_settled(r, stopped, settled)
-        # "not testable here" is no decision of the sequence: whether the arms moved the quantity
-        # more than its interval's half-width is judged again at every look (the half-width
-        # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
-        # last look's judgement stands
-        if all(_key(r) in frozen or _key(r) in given_up for r in current):
-            break
-        # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
-        # so that its figures get the seeds they had under the all-or-nothing rule
-        claimed = {s for r in current for s in r["rests_on"]}
-        growing = (
-            {s for r in current if _key(r) not in frozen and _key(r) not in given_up for s in r["rests_on"]}
-            | (set(every) - claimed)
-            if per_claim
-            else set(every)
-        )
-        for s in every:
-            if s not in growing:
-                stopped.setdefault(s, k)
-            else:
-                # a record first met at this look may rest on a sweep stopped before: it grows again
-                stopped.pop(s, None)
+    ahead = _Ahead(exp, kw, compute_ahead)
+    try:
+        for i, k in enumerate(plan):
+            if rep is not None:
+                save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
+            # each look draws its figures but saves only the last look's: a later look overwrites
+            # the earlier looks' outputs, so saving theirs (PNG and SVG) was wasted
+            nxt = plan[i + 1] if i + 1 < len(plan) else None
+            rep = reproduce(
+                exp,
+                seeds=k,
+                sweep_seeds=dict(stopped),
+                defer_figures=True,
+                after_runs=ahead.starter(nxt, dict(stopped), k),
+                **kw,
+            )
+            computed += rep.sweep.computed
+            taken.append(k)
+            path = rep.out / "verdicts.json"
+            if not path.exists():
+                break
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            current = redecide(doc["verdicts"], decls, taken, best_m)
+            for r0, r in zip(doc["verdicts"], current, strict=True):
+                if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, cap):
+                    given_up.setdefault(_key(r), k)
+            for r in current:
+                deps = rests_on(exp.name, decls, r)
+                r["rests_on"] = list(every if deps is None else deps)
+                if r["verdict"] in DECIDED and _key(r) not in frozen:
+                    frozen[_key(r)] = r
+                errors += _check_settled(r, stopped, settled)
+            # "not testable here" is no decision of the sequence: whether the arms moved the quantity
+            # more than its interval's half-width is judged again at every look (the half-width
+            # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
+            # last look's judgement stands
+            if all(_key(r) in frozen or _key(r) in given_up for r in current):
+                break
+            # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
+            # so that its figures get the seeds they had under the all-or-nothing rule
+            claimed = {s for r in current for s in r["rests_on"]}
+            growing = (
+                {
+                    s
+                    for r in current
+                    if _key(r) not in frozen and _key(r) not in given_up
+                    for s in r["rests_on"]
+                }
+                | (set(every) - claimed)
+                if per_claim
+                else set(every)
+            )
+            for s in every:
+                if s not in growing:
+                    stopped.setdefault(s, k)
+                else:
+                    # a record first met at this look may rest on a sweep stopped before: it grows again
+                    stopped.pop(s, None)
+            ahead.stop()
+    finally:
+        ahead.stop()
     assert rep is not None
     save_all(rep.deferred)
     final = [frozen.get(_key(r), r) for r in current]
@@ -331,6 +402,9 @@ def reproduce_sequential(
         "runs": _distinct_runs(exp, taken[-1], stopped, kw),
         "runs_all_or_nothing": _distinct_runs(exp, taken[-1], {}, kw),
         "runs_computed_now": computed,
+        "runs_computed_ahead": len(ahead.computed),
+        "runs_computed_ahead_unused": len(ahead.computed - _plan_keys(exp, taken[-1], stopped, kw)),
+        **({"computing_ahead_failed": ahead.errors} if ahead.errors else {}),
         "declaration_errors": errors,
     }
     path = rep.out / "verdicts.json"

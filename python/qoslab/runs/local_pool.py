@@ -1,0 +1,191 @@
+"""The executors that need nothing but this machine: :class:`SerialExecutor` (in this
+process) and :class:`LocalExecutor` (a pool of worker processes), with what every executor
+shares (:data:`OnDone`, :class:`Executor`, :class:`ExecutorError`). :mod:`qoslab.runs.executors`
+adds the cluster executors and re-exports these.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Any, Protocol
+
+from qoslab.runs.tasks import RunOutput, RunTask, execute, failure
+
+OnDone = Callable[[RunTask, RunOutput], Iterable[RunTask]]
+
+EXECUTORS = ("local", "serial", "dask", "slurm", "pbs")
+
+
+class ExecutorError(Exception):
+    """An executor that cannot start (no scheduler at the address, no sbatch, bad options)."""
+
+
+class Executor(Protocol):
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+# -- serial ----------------------------------------------------------------------------------------
+
+
+class SerialExecutor:
+    """Runs every task in this process, one after the other."""
+
+    def describe(self) -> str:
+        return "serial (in-process)"
+
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        pending = deque(tasks)
+        while pending:
+            t = pending.popleft()
+            pending.extend(on_done(t, execute(t)))
+
+
+# -- local process pool ----------------------------------------------------------------------------
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent_pid:
+            os._exit(3)  # the coordinator is gone: nobody will read our result
+
+
+def _worker_main(conn: Any, parent_pid: int, nice: int = 0) -> None:
+    """A pool worker: receive a task, compute it, send the output back; stop on None or EOF."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    if nice:
+        os.nice(nice)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        out = execute(task)
+        try:
+            conn.send(out)
+        except (BrokenPipeError, OSError):
+            return
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "no exit status"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+@dataclass
+class _Slot:
+    proc: Any
+    conn: Any
+    task: RunTask | None = None
+
+
+class LocalExecutor:
+    """A pool of ``jobs`` worker processes (default: all cores), started with ``spawn`` so that
+    they inherit neither the store's connection nor its lock."""
+
+    def __init__(
+        self, jobs: int | None = None, *, stop: threading.Event | None = None, nice: int = 0
+    ) -> None:
+        if jobs is not None and jobs < 1:
+            raise ExecutorError(f"--jobs must be at least 1, got {jobs}")
+        self.jobs = jobs or os.cpu_count() or 1
+        #: once set, no task is started any more: the runs in flight finish and ``run`` returns
+        self.stop = stop
+        #: the workers' niceness added to this process's (``os.nice``): work that must yield
+        self.nice = nice
+
+    def describe(self) -> str:
+        return f"local ({self.jobs} worker process{'es' if self.jobs != 1 else ''})"
+
+    def run(self, tasks: Iterable[RunTask], on_done: OnDone) -> None:
+        ctx = mp.get_context("spawn")
+        pending = deque(tasks)
+
+        def start() -> _Slot:
+            parent, child = ctx.Pipe(duplex=True)
+            p = ctx.Process(
+                target=_worker_main, args=(child, os.getpid(), self.nice), daemon=True, name="qoslab-worker"
+            )
+            p.start()
+            child.close()
+            return _Slot(p, parent)
+
+        slots: list[_Slot] = [start() for _ in range(min(self.jobs, len(pending)))]
+        try:
+            while True:
+                if self.stop is not None and self.stop.is_set():
+                    pending.clear()
+                for i, s in enumerate(slots):
+                    if s.task is None and pending:
+                        if not s.proc.is_alive():
+                            s = slots[i] = start()
+                        s.task = pending.popleft()
+                        try:
+                            s.conn.send(s.task)
+                        except (BrokenPipeError, OSError):
+                            pass  # noticed below through the sentinel
+                busy = [s for s in slots if s.task is not None]
+                if not busy:
+                    break
+                ready = set(wait([s.conn for s in busy] + [s.proc.sentinel for s in busy]))
+                for s in busy:
+                    if s.conn not in ready and s.proc.sentinel not in ready:
+                        continue
+                    out: RunOutput | None = None
+                    torn = False
+                    try:
+                        if s.conn.poll():
+                            out = s.conn.recv()
+                    except Exception:  # noqa: BLE001 — EOF or a torn message: the worker died
+                        torn = True
+                    task = s.task
+                    assert task is not None
+                    if out is None:
+                        if not torn and s.proc.sentinel not in ready:
+                            continue
+                        s.proc.join(timeout=5)
+                        out = failure(
+                            task,
+                            f"worker process {s.proc.pid} died ({_exit_reason(s.proc.exitcode)})",
+                            worker=f"local:{s.proc.pid}",
+                        )
+                        with contextlib.suppress(OSError):
+                            s.conn.close()
+                        if s.proc.is_alive():
+                            s.proc.kill()
+                            s.proc.join(timeout=5)
+                    # a dead slot is restarted when it is next given a task
+                    s.task = None
+                    pending.extend(on_done(task, out))
+        finally:
+            for s in slots:
+                with contextlib.suppress(OSError, ValueError):
+                    s.conn.send(None)
+            deadline = time.monotonic() + 5
+            for s in slots:
+                s.proc.join(timeout=max(0.0, deadline - time.monotonic()))
+                if s.proc.is_alive():
+                    s.proc.kill()
+                    s.proc.join(timeout=5)
+                with contextlib.suppress(OSError):
+                    s.conn.close()

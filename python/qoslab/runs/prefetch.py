@@ -1,0 +1,72 @@
+"""Runs computed ahead, while the coordinator's thread does something else.
+
+A sequential reproduction (:mod:`qoslab.experiments.sequential_run`) analyses each look in
+the coordinator, on one core, while the pool would wait for the next look, whose sweeps the
+analysis decides. :class:`Prefetch` computes a guess of those runs meanwhile: a sweep of
+``specs`` (:func:`~qoslab.runs.sweep.run_sweep`) in a background thread, on its own
+connection to the store and with its own pool of ``jobs`` workers, niced (:data:`NICE`) so
+that the analysis keeps its core and they take what it leaves. :meth:`Prefetch.stop`
+starts no run after it is called; the runs in flight finish and are committed, so a guess
+that turned out right is found in the store by the next sweep (reused) and a wrong one costs
+CPU time the analysis left idle, and a few runs kept in the store that no planned run reads.
+
+Nothing of this changes a result: a run is the same whoever computes it (its key is the
+scenario's hash, the seed and the version), and an analysis reads the runs its own plan names,
+never every run of a sweep.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qoslab.runs.local_pool import LocalExecutor
+from qoslab.runs.sweep import RunSpec, SweepReport, run_sweep
+from qoslab.store import RunKey, Store
+
+#: the niceness of the workers computing ahead: the coordinator's thread (the analysis) keeps
+#: its core, and they take what it leaves
+NICE = 10
+
+
+@dataclass
+class Prefetch:
+    """A background sweep of ``specs`` into the store at ``store_root`` on ``jobs`` workers."""
+
+    specs: Sequence[RunSpec]
+    store_root: str | Path
+    jobs: int
+    #: the sweep's report once it has stopped (None while it runs, or if it failed)
+    report: SweepReport | None = None
+    #: why the background sweep failed (a store error, an executor that could not start)
+    error: str | None = None
+    #: the runs this sweep stored (done, that the store lacked before it started)
+    computed: set[RunKey] = field(default_factory=set)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> Prefetch:
+        self._thread = threading.Thread(target=self._run, name="qoslab-prefetch", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            with Store(self.store_root) as st:
+                keys = {s.key for s in self.specs}
+                had = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
+                ex = LocalExecutor(self.jobs, stop=self._stop, nice=NICE)
+                self.report = run_sweep(self.specs, st, ex, progress=False, label="prefetch")
+                done = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
+                self.computed = done - had
+        except Exception as e:  # noqa: BLE001 — a guess that failed: the next sweep computes its runs
+            self.error = f"{type(e).__name__}: {e}"
+
+    def stop(self) -> SweepReport | None:
+        """Starts no more runs, waits for those in flight (committed), and returns the report."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return self.report
