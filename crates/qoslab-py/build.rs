@@ -32,7 +32,7 @@ fn main() {
     // derives that set from the imports and fails when one is missing here): its tables and
     // summary (runs/simulate, report/pairwise, runs/summary_keys), its metrics (runs/tasks), its
     // budget and stopping (runs/budget), how a scenario is read and overridden (scenario), how the
-    // result is stored (store/: its __init__, checks, schema). Paths are relative to
+    // result is stored (store/: its __init__, checks, schema), its warm-up (warmup). Paths are relative to
     // python/qoslab. A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
     let py_files: Vec<PathBuf> = [
@@ -50,6 +50,7 @@ fn main() {
         "store/__init__.py",
         "store/checks.py",
         "store/schema.py",
+        "warmup.py",
     ]
     .iter()
     .map(|f| py.join(f))

@@ -20,10 +20,13 @@ reports; a claim's measurement window stays what the experiment (or the paper) f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 BATCH = 5
 
@@ -69,3 +72,50 @@ def mser5(values: Sequence[float] | np.ndarray) -> Warmup | None:
     if d == half:
         return None
     return Warmup(d * BATCH, float(curve[d]))
+
+
+def series_end(times: Sequence[float] | np.ndarray, values: Sequence[float] | np.ndarray) -> float | None:
+    """The time (s) the warm-up of one series ends by MSER-5: the time of its last dropped
+    sample (observations sorted by time), 0 when none is dropped; None when MSER-5 finds no
+    steady state."""
+    t = np.asarray(times, dtype=float)
+    order = np.argsort(t, kind="stable")
+    t, v = t[order], np.asarray(values, dtype=float)[order]
+    w = mser5(v)
+    if w is None:
+        return None
+    return round(float(t[w.observations - 1]), 9) if w.observations else 0.0
+
+
+def run_warmup(queue: pd.DataFrame, flow: pd.DataFrame, bottleneck: str) -> dict[str, float]:
+    """``warmup_queue_s`` (the queue ``bottleneck``'s length), ``warmup_throughput_s`` (the
+    aggregate throughput) and ``warmup_s``, the later of the two (NaN: no steady state by
+    MSER-5 in that series, and then in the run)."""
+    q = queue[queue["queue"] == bottleneck]
+    agg = flow.groupby("time_s", sort=True)["throughput_bps"].sum()
+    wq = series_end(q["time_s"].to_numpy(), q["queue_packets"].to_numpy())
+    wt = series_end(agg.index.to_numpy(), agg.to_numpy())
+    nan = float("nan")
+    both = max(wq, wt) if wq is not None and wt is not None else None
+    return {
+        "warmup_queue_s": nan if wq is None else wq,
+        "warmup_throughput_s": nan if wt is None else wt,
+        "warmup_s": nan if both is None else both,
+    }
+
+
+#: the series columns :func:`run_warmup` reads
+WARMUP_COLUMNS = {"queue": {"time_s", "queue", "queue_packets"}, "flow": {"time_s", "throughput_bps"}}
+
+
+def stored_form(queue: pd.DataFrame, flow: pd.DataFrame, bottleneck: str) -> dict[str, Any]:
+    """What a worker stores of a run's warm-up (in the run's summary, ``warmup``): the
+    bottleneck's label, its samples and :func:`run_warmup`'s times, None for NaN (the summary is
+    JSON). :func:`qoslab.experiments.warmup_window.stored_warmups` reads it back instead of the
+    run's series: the same numbers from the same series, computed while they are in memory."""
+    w = run_warmup(queue, flow, bottleneck)
+    return {
+        "bottleneck": bottleneck,
+        "samples": int((queue["queue"] == bottleneck).sum()),
+        **{k: None if math.isnan(v) else v for k, v in w.items()},
+    }

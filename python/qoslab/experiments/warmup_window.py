@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep
@@ -39,7 +38,9 @@ from qoslab.report.frames import typed_rows
 from qoslab.report.results import RunRow, load
 from qoslab.runs.sweep import RunSpec, plan, run_sweep
 from qoslab.store import RunKey, Store
-from qoslab.warmup import mser5
+from qoslab.warmup import run_warmup, series_end, stored_form
+
+__all__ = ["run_warmup", "series_end"]  # moved to qoslab.warmup (the workers compute them)
 
 if TYPE_CHECKING:
     from qoslab.runs.executors import Executor
@@ -75,36 +76,6 @@ def check(exp: Experiment, rule: str | None) -> None:
 
 
 # -- one run -------------------------------------------------------------------------------------
-
-
-def series_end(times: Sequence[float] | np.ndarray, values: Sequence[float] | np.ndarray) -> float | None:
-    """The time (s) the warm-up of one series ends by MSER-5: the time of its last dropped
-    sample (observations sorted by time), 0 when none is dropped; None when MSER-5 finds no
-    steady state."""
-    t = np.asarray(times, dtype=float)
-    order = np.argsort(t, kind="stable")
-    t, v = t[order], np.asarray(values, dtype=float)[order]
-    w = mser5(v)
-    if w is None:
-        return None
-    return round(float(t[w.observations - 1]), 9) if w.observations else 0.0
-
-
-def run_warmup(queue: pd.DataFrame, flow: pd.DataFrame, bottleneck: str) -> dict[str, float]:
-    """``warmup_queue_s`` (the queue ``bottleneck``'s length), ``warmup_throughput_s`` (the
-    aggregate throughput) and ``warmup_s``, the later of the two (NaN: no steady state by
-    MSER-5 in that series, and then in the run)."""
-    q = queue[queue["queue"] == bottleneck]
-    agg = flow.groupby("time_s", sort=True)["throughput_bps"].sum()
-    wq = series_end(q["time_s"].to_numpy(), q["queue_packets"].to_numpy())
-    wt = series_end(agg.index.to_numpy(), agg.to_numpy())
-    nan = float("nan")
-    both = max(wq, wt) if wq is not None and wt is not None else None
-    return {
-        "warmup_queue_s": nan if wq is None else wq,
-        "warmup_throughput_s": nan if wt is None else wt,
-        "warmup_s": nan if both is None else both,
-    }
 
 
 def window_of(sc: Scenario) -> tuple[float, float, float, float]:
@@ -160,24 +131,33 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
         return pd.DataFrame()
     runs = runs[runs["status"] == "ok"]
     typed = list(typed_rows(runs, RunRow, index=False))
-    # only the runs this process has not met yet need their bottleneck (a later look's are new)
     root = str(store.root)
-    fresh = [RunKey(r.scenario_sha256, r.seed, r.version) for r in typed if (root, r.run_id) not in _SEEN]
+    # the workers computed each run's warm-up from its series in memory (qoslab.warmup.stored_form)
+    worked = _worker_warmups(store, [r.run_id for r in typed if (root, r.run_id) not in _SEEN])
+    # only the runs this process has not met yet, and whose warm-up no worker stored, need their
+    # bottleneck and series read (a later look's runs are new)
+    fresh = [
+        RunKey(r.scenario_sha256, r.seed, r.version)
+        for r in typed
+        if (root, r.run_id) not in _SEEN and r.run_id not in worked
+    ]
     where = _bottlenecks(store, fresh, scen) if fresh else {}
     rows = []
     for r in typed:
-        done = _SEEN.get((str(store.root), r.run_id))
+        done = _SEEN.get((root, r.run_id))
         if done is not None:  # a stored run's series never change: a later look reuses its row
             rows.append(done)
             continue
-        sc = scen[r.scenario_sha256]
-        start, end, _, _ = window_of(sc)
-        queue = pd.read_parquet(
-            store.root / str(r.series_queue), columns=["time_s", "queue", "queue_packets"]
-        )
-        flow = pd.read_parquet(store.root / str(r.series_flow), columns=["time_s", "throughput_bps"])
-        bottleneck = where.get(r.run_id, "")
-        w = run_warmup(queue, flow, bottleneck)
+        start, end, _, _ = window_of(scen[r.scenario_sha256])
+        w = worked.get(r.run_id)
+        if w is None:
+            queue = pd.read_parquet(
+                store.root / str(r.series_queue), columns=["time_s", "queue", "queue_packets"]
+            )
+            flow = pd.read_parquet(store.root / str(r.series_flow), columns=["time_s", "throughput_bps"])
+            w = stored_form(queue, flow, where.get(r.run_id, ""))
+        nan = float("nan")
+        times = {k: nan if w[k] is None else float(w[k]) for k in WARMUP_TIMES}
         rows.append(
             {
                 "run_id": r.run_id,
@@ -185,13 +165,31 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
                 "seed": r.seed,
                 "window_start_s": start,
                 "window_end_s": end,
-                "samples": int((queue["queue"] == bottleneck).sum()),
-                **w,
-                "ends_after_start": bool(w["warmup_s"] > start),
+                "samples": int(w["samples"]),
+                **times,
+                "ends_after_start": bool(times["warmup_s"] > start),
             }
         )
-        _SEEN[(str(store.root), r.run_id)] = rows[-1]
+        _SEEN[(root, r.run_id)] = rows[-1]
     return pd.DataFrame(rows)
+
+
+#: the times :func:`qoslab.warmup.run_warmup` gives, in its order
+WARMUP_TIMES = ("warmup_queue_s", "warmup_throughput_s", "warmup_s")
+
+
+def _worker_warmups(store: Store, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """run_id → the warm-up its worker stored in its summary (runs stored by an earlier qoslab
+    have none: their series are read)."""
+    if not ids:
+        return {}
+    df = store.query(f"SELECT id, summary FROM runs WHERE id IN ({', '.join(map(str, ids))})")
+    out: dict[int, dict[str, Any]] = {}
+    for rid, text in zip(df["id"], df["summary"], strict=True):
+        w = json.loads(text).get("warmup") if isinstance(text, str) else None
+        if isinstance(w, dict):
+            out[int(rid)] = w
+    return out
 
 
 # -- the report --------------------------------------------------------------------------------------

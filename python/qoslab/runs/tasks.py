@@ -27,6 +27,7 @@ from qoslab import _core
 from qoslab.scenario import Scenario
 from qoslab.store import Rows, RunKey, write_series_file
 from qoslab.store.schema import DB_NAME
+from qoslab.warmup import WARMUP_COLUMNS, stored_form
 
 if TYPE_CHECKING:
     from qoslab.runs.simulate import Result
@@ -263,6 +264,11 @@ def execute(task: RunTask) -> RunOutput:
             raise RuntimeError("conservation check failed: " + "; ".join(res.violations))
         summary = res.summary()
         metrics = standard_metrics(res, summary)
+        sq, sf = res.series_queue, res.series_flow
+        if WARMUP_COLUMNS["queue"] <= set(sq.columns) and WARMUP_COLUMNS["flow"] <= set(sf.columns):
+            # the warm-up report reads this instead of the series files (qoslab.warmup.stored_form)
+            b = res.bottleneck
+            summary["warmup"] = stored_form(sq, sf, f"{b['link_name']}:{b['direction']}")
         for spec in task.metrics:
             extra = resolve_metric_function(spec)(res)
             metrics.update({str(k): float(v) for k, v in extra.items()})

@@ -1,0 +1,118 @@
+"""Runs computed ahead (qoslab.runs.prefetch): a stopped pool starts no more runs and keeps what
+it computed; a sequential reproduction that computes each next look's runs while it analyses the
+last one gives the same verdicts as one that does not, and does compute ahead; the workers'
+warm-ups equal those read back from the series files."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import qoslab
+from conftest import SCENARIOS
+from qoslab.runs.executors import LocalExecutor
+from qoslab.runs.prefetch import Prefetch
+from qoslab.runs.sweep import plan, run_sweep
+from qoslab.runs.tasks import RunOutput, RunTask
+from qoslab.store import Store
+
+S1 = str(SCENARIOS / "fdd-red-s1.toml")
+
+
+def short(seconds: int) -> qoslab.Scenario:
+    return qoslab.load_scenario(S1).with_overrides(
+        [f"duration={seconds}s", "measurement.start=0s", f"measurement.end={seconds}s"]
+    )
+
+
+def test_a_stopped_pool_starts_no_run_and_finishes_those_in_flight() -> None:
+    specs = plan([({"d": 2}, short(2))], list(range(1, 13)), "stop")
+    stop = threading.Event()
+    seen: list[RunOutput] = []
+
+    def on_done(task: RunTask, out: RunOutput) -> list[RunTask]:
+        seen.append(out)
+        stop.set()  # after the first result: the other worker's run finishes, none starts
+        return []
+
+    tasks = [RunTask(s.key, s.scenario.text, s.scenario.source, ()) for s in specs]
+    LocalExecutor(2, stop=stop).run(tasks, on_done)
+    assert 1 <= len(seen) <= 2 and all(o.ok for o in seen)
+    # without the event the same pool computes all twelve
+    seen.clear()
+    LocalExecutor(2).run(tasks, lambda t, o: seen.append(o) or [])
+    assert len(seen) == 12
+
+
+def test_a_prefetch_keeps_what_it_computed_and_reports_it(tmp_path: Path) -> None:
+    specs = plan([({"d": 2}, short(2))], [1, 2, 3, 4], "ahead")
+    with Store(tmp_path / "s") as st:
+        run_sweep(specs[:1], st, LocalExecutor(1), progress=False)  # seed 1 is stored already
+    ahead = Prefetch(specs, tmp_path / "s", 2).start()
+    ahead._thread.join()  # type: ignore[union-attr]  # let it run to the end, then stop
+    report = ahead.stop()
+    assert ahead.error is None and report is not None and report.reused == 1
+    assert ahead.computed == {s.key for s in specs[1:]}
+    with Store(tmp_path / "s") as st:
+        assert {k for k, (status, _) in st.stored([s.key for s in specs]).items() if status == "ok"} == {
+            s.key for s in specs
+        }
+
+
+def test_a_prefetch_stopped_at_once_leaves_a_consistent_store(tmp_path: Path) -> None:
+    specs = plan([({"d": 4}, short(4))], list(range(1, 21)), "ahead")
+    ahead = Prefetch(specs, tmp_path / "s", 2).start()
+    ahead.stop()
+    assert ahead.error is None and len(ahead.computed) <= 2
+    with Store(tmp_path / "s") as st:
+        ok = {k for k, (status, _) in st.stored([s.key for s in specs]).items() if status == "ok"}
+        assert ok == ahead.computed and st.verify() == []
+
+
+def _records(out: Path) -> list[dict[str, object]]:
+    return json.loads((out / "fdd-red" / "verdicts.json").read_text())["verdicts"]  # type: ignore[no-any-return]
+
+
+def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(tmp_path: Path) -> None:
+    from qoslab.experiments import sequential_run
+
+    got = {}
+    for ahead in (True, False):
+        kw = {"store": tmp_path / f"s{ahead}", "out": tmp_path / f"o{ahead}", "progress": False}
+        _, summary = sequential_run.reproduce_sequential(
+            "fdd-red", max_seeds=6, quick=True, compute_ahead=ahead, **kw
+        )
+        got[ahead] = (summary, _records(tmp_path / f"o{ahead}"))
+    (on, with_), (off, without) = got[True], got[False]
+    assert with_ == without
+    assert off["runs_computed_ahead"] == 0 and off["runs_computed_now"] == off["runs"]
+    # the look at 4 seeds was analysed while the look at 6's runs were computed
+    assert on["looks"] == off["looks"] == [4, 6] and on["runs_computed_ahead"] > 0
+    used = on["runs_computed_ahead"] - on["runs_computed_ahead_unused"]
+    assert on["runs_computed_now"] + used == on["runs"] == off["runs"]
+
+
+def test_the_workers_warmups_are_those_of_the_series_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qoslab.experiments import warmup_window as ww
+    from qoslab.experiments.planning import planned
+
+    exp = qoslab.experiments.get("fdd-red")
+    qoslab.experiments.reproduce(
+        exp, quick=True, seeds=2, store=tmp_path / "s", out=tmp_path / "o", progress=False
+    )
+    specs = planned(exp, quick=True, seeds=2)[2]
+    with Store(tmp_path / "s") as st:
+        ww._SEEN.clear()
+        stored = ww.stored_warmups(st, specs)
+        assert len(ww._worker_warmups(st, list(stored["run_id"]))) == len(stored) > 100
+        ww._SEEN.clear()
+        monkeypatch.setattr(ww, "_worker_warmups", lambda store, ids: {})  # read every series file
+        read = ww.stored_warmups(st, specs)
+        ww._SEEN.clear()
+    pd.testing.assert_frame_equal(stored, read, check_exact=True)
