@@ -229,7 +229,12 @@ STORE_RUNS = OutputFile(
             "JSON text",
             "The extra metric functions (MODULE:FUNCTION) the run was computed with, sorted.",
         ),
-        Column("summary", "JSON text", "The run's summary.json; NULL if failed."),
+        Column(
+            "summary",
+            "JSON text",
+            "The run's summary.json, and `warmup`: the MSER-5 warm-up its worker computed from its "
+            "series (qoslab.warmup.stored_form); NULL if failed.",
+        ),
         Column(
             "series_queue_sha256",
             "text",
