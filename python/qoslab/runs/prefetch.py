@@ -33,17 +33,18 @@ NICE = 10
 
 @dataclass
 class Prefetch:
-    """A background sweep of ``specs`` into the store at ``store_root`` on ``jobs`` workers."""
+    """Background sweeps of ``groups`` of specs, one group after the other (the likelier first),
+    into the store at ``store_root`` on ``jobs`` workers."""
 
-    specs: Sequence[RunSpec]
+    groups: Sequence[Sequence[RunSpec]]
     store_root: str | Path
     jobs: int
-    #: the sweep's report once it has stopped (None while it runs, or if it failed)
+    #: the last group's sweep report once it has stopped (None while it runs, or if it failed)
     report: SweepReport | None = None
-    #: why the background sweep failed (a store error, an executor that could not start)
+    #: why a background sweep failed (a store error, an executor that could not start)
     error: str | None = None
-    #: the runs this sweep stored (done, that the store lacked before it started)
-    computed: set[RunKey] = field(default_factory=set)
+    #: the runs each group's sweep stored (done, that the store lacked before it started)
+    computed: list[set[RunKey]] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -55,12 +56,15 @@ class Prefetch:
     def _run(self) -> None:
         try:
             with Store(self.store_root) as st:
-                keys = {s.key for s in self.specs}
-                had = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
-                ex = LocalExecutor(self.jobs, stop=self._stop, nice=NICE)
-                self.report = run_sweep(self.specs, st, ex, progress=False, label="prefetch")
-                done = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
-                self.computed = done - had
+                for specs in self.groups:
+                    if self._stop.is_set():
+                        break
+                    keys = {s.key for s in specs}
+                    had = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
+                    ex = LocalExecutor(self.jobs, stop=self._stop, nice=NICE)
+                    self.report = run_sweep(specs, st, ex, progress=False, label="prefetch")
+                    done = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
+                    self.computed.append(done - had)
         except Exception as e:  # noqa: BLE001 — a guess that failed: the next sweep computes its runs
             self.error = f"{type(e).__name__}: {e}"
 
