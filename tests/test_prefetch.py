@@ -53,13 +53,11 @@ def test_a_prefetch_keeps_what_it_computed_and_reports_it(tmp_path: Path) -> Non
     specs = plan([({"d": 2}, short(2))], [1, 2, 3, 4], "ahead")
     with Store(tmp_path / "s") as st:
         run_sweep(specs[:1], st, LocalExecutor(1), progress=False)  # seed 1 is stored already
-    later = plan([({"d": 3}, short(3))], [1, 2], "later")
-    ahead = Prefetch([specs, later], tmp_path / "s", 2).start()
+    ahead = Prefetch(specs, tmp_path / "s", 2).start()
     ahead._thread.join()  # type: ignore[union-attr]  # let it run to the end, then stop
     report = ahead.stop()
-    assert ahead.error is None and report is not None and report.computed == 2
-    # one group after the other, each with the runs it stored (seed 1 of the first was there)
-    assert ahead.computed == [{s.key for s in specs[1:]}, {s.key for s in later}]
+    assert ahead.error is None and report is not None and report.reused == 1
+    assert ahead.computed == {s.key for s in specs[1:]}
     with Store(tmp_path / "s") as st:
         assert {k for k, (status, _) in st.stored([s.key for s in specs]).items() if status == "ok"} == {
             s.key for s in specs
@@ -68,13 +66,12 @@ def test_a_prefetch_keeps_what_it_computed_and_reports_it(tmp_path: Path) -> Non
 
 def test_a_prefetch_stopped_at_once_leaves_a_consistent_store(tmp_path: Path) -> None:
     specs = plan([({"d": 4}, short(4))], list(range(1, 21)), "ahead")
-    ahead = Prefetch([specs, specs], tmp_path / "s", 2).start()
+    ahead = Prefetch(specs, tmp_path / "s", 2).start()
     ahead.stop()
-    got = set().union(*ahead.computed)
-    assert ahead.error is None and len(ahead.computed) <= 1 and len(got) <= 2 * DEPTH
+    assert ahead.error is None and len(ahead.computed) <= 2 * DEPTH
     with Store(tmp_path / "s") as st:
         ok = {k for k, (status, _) in st.stored([s.key for s in specs]).items() if status == "ok"}
-        assert ok == got and st.verify() == []
+        assert ok == ahead.computed and st.verify() == []
 
 
 def _records(out: Path) -> list[dict[str, object]]:

@@ -437,7 +437,6 @@ def test_a_full_run_is_sequential_unless_seeds_are_fixed(
     from qoslab import experiments
     from qoslab.cli import app
     from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import DECLARED
 
     calls: list[tuple[str, str, Any]] = []
 
@@ -475,21 +474,3 @@ def test_a_full_run_is_sequential_unless_seeds_are_fixed(
         r = CliRunner().invoke(app, ["reproduce", *args, *store])
         assert r.exit_code == 0, (args, r.output)
         assert calls == [expected], args
-
-    # reproduce all: each sequential experiment computes ahead the first runs of those after it
-    # (4 seeds where they declare magnitudes, else their fixed seeds: None)
-    thens: dict[str, list[tuple[str, int | None]]] = {}
-
-    def seq_all(name, **kw):  # type: ignore[no-untyped-def]
-        thens[name] = [(e.name, n) for e, n in kw["then"]]
-        return seq(name, **kw)
-
-    monkeypatch.setattr(sequential_run, "reproduce_sequential", seq_all)
-    r = CliRunner().invoke(app, ["reproduce", "all", *store])
-    assert r.exit_code == 0, r.output
-    names = [e.name for e in experiments.available()]
-    assert set(thens) == {n for n in names if DECLARED.get(n)}
-    for name, later in thens.items():
-        assert [n for n, _ in later] == names[names.index(name) + 1 :]
-        assert all((seeds == sequential_run.FIRST) == bool(DECLARED.get(n)) for n, seeds in later)
-        assert all(seeds in (sequential_run.FIRST, None) for _, seeds in later)

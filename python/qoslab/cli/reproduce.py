@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -196,7 +195,7 @@ def reproduce(
         )
     any_failed = False
     done: list[Reproduction] = []
-    for i, exp in enumerate(exps):
+    for exp in exps:
         with _Errors(resumable=True):
             common: dict[str, Any] = dict(
                 quick=quick,
@@ -210,14 +209,7 @@ def reproduce(
                 **({"warmup": warmup} if warmup is not None else {}),
             )
             rep = _reproduce_one(
-                exp,
-                sequential and len(exps) > 1,
-                sequential,
-                max_seeds,
-                seeds,
-                common,
-                not no_futility,
-                later=exps[i + 1 :],
+                exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common, not no_futility
             )
         s = _say_reproduction(rep, quiet)
         any_failed = any_failed or bool(s.failed)
@@ -236,11 +228,9 @@ def _reproduce_one(
     seeds: int | None,
     common: dict[str, Any],
     futility: bool = True,
-    later: Sequence[Experiment] = (),
 ) -> Reproduction:
     """One experiment: sequential (within ``all``, an experiment without declared magnitudes
-    runs its fixed seeds instead, and says so) or with fixed seeds. A sequential one computes
-    the first runs of the ``later`` experiments of ``all`` while its looks are analysed."""
+    runs its fixed seeds instead, and says so) or with fixed seeds."""
     from qoslab import experiments
 
     if in_all and not _has_magnitudes(exp.name):
@@ -250,10 +240,9 @@ def _reproduce_one(
         )
         return experiments.reproduce(exp, **common)
     elif sequential:
-        from qoslab.experiments.sequential_run import FIRST, reproduce_sequential
+        from qoslab.experiments.sequential_run import reproduce_sequential
 
-        then = [(e, FIRST if in_all and _has_magnitudes(e.name) else None) for e in later] if in_all else []
-        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, futility=futility, then=then, **common)
+        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, futility=futility, **common)
         futile = seq.get("stopped_for_futility", 0)
         typer.echo(
             f"{exp.name}: sequential, looks at {seq['looks']} seeds, "

@@ -54,7 +54,6 @@ from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
 from qoslab.runs.local_pool import LocalExecutor
 from qoslab.runs.prefetch import Prefetch
-from qoslab.runs.sweep import RunSpec
 from qoslab.sequential import (
     ALPHA,
     FUTILITY,
@@ -238,22 +237,13 @@ def _distinct_runs(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw:
     return len(_plan_keys(exp, seeds, sweep_seeds, kw))
 
 
-#: An experiment that follows in the same call (``reproduce all``) and the seeds of its first
-#: sweep (None: its fixed seeds), whose runs are computed ahead once this one's guess is done.
-Later = tuple[Experiment, int | None]
-
-
 class _Ahead:
     """The next look's runs computed while this look is analysed (:mod:`qoslab.runs.prefetch`),
     guessed as the sweeps growing now at the next look's seeds: a sweep the analysis stops
-    wastes the runs of it computed ahead, on cores the analysis left idle. Then, while the
-    analysis lasts, the first runs of the experiments that follow in the same call (``then``),
-    which they will need whatever this one decides. Only with the local pool, on as many
-    workers, niced below the analysis (:data:`qoslab.runs.prefetch.NICE`)."""
+    wastes the runs of it computed ahead, on cores the analysis left idle. Only with the local
+    pool, on as many workers, niced below the analysis (:data:`qoslab.runs.prefetch.NICE`)."""
 
-    def __init__(
-        self, exp: Experiment, kw: dict[str, Any], enabled: bool, then: Sequence[Later] = ()
-    ) -> None:
+    def __init__(self, exp: Experiment, kw: dict[str, Any], enabled: bool) -> None:
         ex = kw.get("executor")
         # a warm-up pilot plans other runs than the plan's
         local = enabled and type(ex) in (type(None), LocalExecutor) and kw.get("warmup") is None
@@ -262,40 +252,25 @@ class _Ahead:
         st = kw.get("store")
         self.store = st.root if isinstance(st, Store) else st if st is not None else default_store()
         self.running: Prefetch | None = None
-        self.then = then
-        self._later: list[RunSpec] | None = None
-        #: the runs computed ahead: this experiment's guesses, and the later experiments' runs
         self.computed: set[RunKey] = set()
-        self.computed_later: set[RunKey] = set()
         self.errors: list[str] = []
 
-    def later_specs(self) -> list[RunSpec]:
-        if self._later is None:
-            args = _plan_args(self.kw)
-            self._later = [s for e, n in self.then for s in planned(e, seeds=n, **args)[2]]
-        return self._later
-
     def starter(self, seeds: int | None, sweep_seeds: dict[str, int], now: int) -> Callable[[], None] | None:
-        if self.jobs < 1 or (seeds is None and not self.then):
+        if seeds is None or self.jobs < 1:
             return None
 
         def start() -> None:
             args = _plan_args(self.kw)
-            guess: list[RunSpec] = []
-            if seeds is not None:
-                have = {s.key for s in planned(self.exp, seeds=now, sweep_seeds=sweep_seeds, **args)[2]}
-                specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **args)[2]
-                guess = [s for s in specs if s.key not in have]
-            self.running = Prefetch([guess, self.later_specs()], self.store, self.jobs).start()
+            specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **args)[2]
+            have = {s.key for s in planned(self.exp, seeds=now, sweep_seeds=sweep_seeds, **args)[2]}
+            self.running = Prefetch([s for s in specs if s.key not in have], self.store, self.jobs).start()
 
         return start
 
     def stop(self) -> None:
         if self.running is not None:
             self.running.stop()
-            done = [*self.running.computed, set(), set()]
-            self.computed |= done[0]
-            self.computed_later |= done[1]
+            self.computed |= self.running.computed
             if self.running.error:
                 self.errors.append(self.running.error)
             self.running = None
@@ -308,7 +283,6 @@ def reproduce_sequential(
     per_claim: bool = True,
     futility: bool = True,
     compute_ahead: bool = True,
-    then: Sequence[Later] = (),
     **kw: Any,
 ) -> tuple[Reproduction, dict[str, Any]]:
     """Reproduces experiment ``name`` in rounds of seeds (see the module's text) up to
@@ -319,8 +293,7 @@ def reproduce_sequential(
     that earlier rule (every sweep grows until every record is decided), kept to measure the
     saving; ``futility=False`` runs every undecided record to the cap (:func:`gives_up` never
     stops one). ``compute_ahead`` computes a guess of the next look's runs while a look is
-    analysed (:class:`_Ahead`), and then the first runs of the experiments ``then`` (those that
-    follow in ``reproduce all``); the results are the same without."""
+    analysed (:class:`_Ahead`); the results are the same without."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -344,7 +317,7 @@ def reproduce_sequential(
     computed = 0
     rep: Reproduction | None = None
     current: list[dict[str, Any]] = []
-    ahead = _Ahead(exp, kw, compute_ahead, then)
+    ahead = _Ahead(exp, kw, compute_ahead)
     try:
         for i, k in enumerate(plan):
             if rep is not None:
@@ -402,12 +375,11 @@ def reproduce_sequential(
                 else:
                     # a record first met at this look may rest on a sweep stopped before: it grows again
                     stopped.pop(s, None)
-            if i + 1 < len(plan):
-                ahead.stop()  # before the next look's sweep (the store has one writer)
-        assert rep is not None
-        save_all(rep.deferred)  # the later experiments' runs are computed meanwhile
+            ahead.stop()
     finally:
         ahead.stop()
+    assert rep is not None
+    save_all(rep.deferred)
     final = [frozen.get(_key(r), r) for r in current]
     for r in final:
         if _key(r) in given_up and r["verdict"] not in DECIDED:
@@ -432,7 +404,6 @@ def reproduce_sequential(
         "runs_computed_now": computed,
         "runs_computed_ahead": len(ahead.computed),
         "runs_computed_ahead_unused": len(ahead.computed - _plan_keys(exp, taken[-1], stopped, kw)),
-        **({"runs_computed_for_later_experiments": len(ahead.computed_later)} if then else {}),
         **({"computing_ahead_failed": ahead.errors} if ahead.errors else {}),
         "declaration_errors": errors,
     }

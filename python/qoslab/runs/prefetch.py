@@ -33,18 +33,17 @@ NICE = 10
 
 @dataclass
 class Prefetch:
-    """Background sweeps of ``groups`` of specs, one group after the other (the likelier first),
-    into the store at ``store_root`` on ``jobs`` workers."""
+    """A background sweep of ``specs`` into the store at ``store_root`` on ``jobs`` workers."""
 
-    groups: Sequence[Sequence[RunSpec]]
+    specs: Sequence[RunSpec]
     store_root: str | Path
     jobs: int
-    #: the last group's sweep report once it has stopped (None while it runs, or if it failed)
+    #: the sweep's report once it has stopped (None while it runs, or if it failed)
     report: SweepReport | None = None
-    #: why a background sweep failed (a store error, an executor that could not start)
+    #: why the background sweep failed (a store error, an executor that could not start)
     error: str | None = None
-    #: the runs each group's sweep stored (done, that the store lacked before it started)
-    computed: list[set[RunKey]] = field(default_factory=list)
+    #: the runs this sweep stored (done, that the store lacked before it started)
+    computed: set[RunKey] = field(default_factory=set)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -56,15 +55,12 @@ class Prefetch:
     def _run(self) -> None:
         try:
             with Store(self.store_root) as st:
-                for specs in self.groups:
-                    if self._stop.is_set():
-                        break
-                    keys = {s.key for s in specs}
-                    had = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
-                    ex = LocalExecutor(self.jobs, stop=self._stop, nice=NICE)
-                    self.report = run_sweep(specs, st, ex, progress=False, label="prefetch")
-                    done = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
-                    self.computed.append(done - had)
+                keys = {s.key for s in self.specs}
+                had = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
+                ex = LocalExecutor(self.jobs, stop=self._stop, nice=NICE)
+                self.report = run_sweep(self.specs, st, ex, progress=False, label="prefetch")
+                done = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
+                self.computed = done - had
         except Exception as e:  # noqa: BLE001 — a guess that failed: the next sweep computes its runs
             self.error = f"{type(e).__name__}: {e}"
 
