@@ -31,6 +31,11 @@ fewer seeds and finds only the records declaring it moved (:func:`sweep_dependen
 :func:`undeclared`), and at every look, where a record whose sweeps have all stopped must not
 move (a move is listed as a contradicted declaration in the summary and the report).
 
+While a look is analysed, the local pool computes a guess of the next look's runs (every sweep
+growing now, at the next look's seeds: :class:`_Ahead`, :mod:`qoslab.runs.prefetch`); the next
+look finds those it guessed right in the store. The results are the same without
+(``compute_ahead=False``).
+
 The fixed-seed mode (``--seeds N``) is unchanged; this one writes the same ``out/NAME/`` (its
 tables and figures from each sweep's last seeds) with ``verdicts.json`` holding the sequential
 records (``seeds`` and ``looks`` of the look that decided each, ``procedure``, ``rests_on``)

@@ -5,8 +5,9 @@ the coordinator, on one core, while the pool would wait for the next look, whose
 analysis decides. :class:`Prefetch` computes a guess of those runs meanwhile: a sweep of
 ``specs`` (:func:`~qoslab.runs.sweep.run_sweep`) in a background thread, on its own
 connection to the store and with its own pool of ``jobs`` workers, niced (:data:`NICE`) so
-that the analysis keeps its core and they take what it leaves. :meth:`Prefetch.stop`
-starts no run after it is called; the runs in flight finish and are committed, so a guess
+that the analysis keeps its core and they take what it leaves. :meth:`Prefetch.stop` sends
+no run to a worker after it is called; the runs the workers hold (the one each computes and
+the one queued behind it, :data:`~qoslab.runs.local_pool.DEPTH`) finish and are committed, so a guess
 that turned out right is found in the store by the next sweep (reused) and a wrong one costs
 CPU time the analysis left idle, and a few runs kept in the store that no planned run reads.
 
