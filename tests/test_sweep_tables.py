@@ -250,3 +250,20 @@ def test_results_load_and_sweep_statistics_order_swept_quantities_by_value(tmp_p
     assert loaded[col].dtype == "int64" and sorted(loaded[col]) == [20, 50, 100]
     assert qoslab.report.results.axis_column(loaded, "link.bottleneck.queue_ab.limit") == col
     assert list(loaded["params"])[0] == '{"link.bottleneck.queue_ab.limit": "100pkts"}'  # as given
+
+
+def test_a_sweeps_runs_are_listed_in_the_plans_order_whatever_order_they_were_stored_in(tmp_path):
+    """The store's order is the order the workers finished in (a queued task per worker, two
+    workers: it varies); the sweep's tables follow the plan."""
+    base = qoslab.load_scenario(S1).with_overrides(SHORT)
+    axes = parse_axes(["tcp.variant=reno,newreno"])
+    specs = plan(override_points(base, axes), [1, 2], "order")
+    with Store(tmp_path / "st") as st:
+        run_sweep(list(reversed(specs)), st, SerialExecutor(), progress=False)  # stored last first
+        stored = st.query("SELECT scenario_sha256, seed FROM runs ORDER BY id")
+        runs = sweep_runs(st, specs, axes)
+    planned = [(s.key.scenario_sha256, s.key.seed) for s in specs]
+    assert list(zip(stored["scenario_sha256"], stored["seed"], strict=True)) == planned[::-1]
+    assert list(zip(runs["scenario_sha256"], runs["seed"], strict=True)) == planned
+    stats = sweep_statistics(runs, ["utilization"], axis_columns(runs, axes))
+    assert stats is not None and list(stats["tcp.variant"]) == ["reno", "newreno"]

@@ -195,8 +195,15 @@ def sweep_runs(store: Store, specs: Sequence[RunSpec], axes: Iterable[str] = ())
     """The stored runs of ``specs`` (the ``runs`` table of :func:`qoslab.report.results.load`), with one
     column per grid key of ``axes`` holding the value the sweep gave it, typed by
     :func:`qoslab.report.results.typed_column` (``"50pkts"`` → 50 in column ``KEY_pkts``; find a key's
-    column with :func:`axis_columns`). The ``params`` column keeps the values as given."""
+    column with :func:`axis_columns`). The ``params`` column keeps the values as given. Rows are in
+    the order of ``specs`` (the plan's), not the order the runs were stored in, which depends on
+    which worker finished first."""
     runs = load(store, "runs", keys=[s.key for s in specs], expand_params=False)
+    rank: dict[tuple[str, int], int] = {}
+    for i, s in enumerate(specs):
+        rank.setdefault((s.key.scenario_sha256, s.key.seed), i)
+    at = [rank[(h, sd)] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
+    runs = runs.iloc[sorted(range(len(at)), key=at.__getitem__)].reset_index(drop=True)
     by_run = {(s.key.scenario_sha256, s.key.seed): s for s in specs}
     mine = [by_run[(h, sd)] for h, sd in zip(runs["scenario_sha256"], runs["seed"], strict=True)]
     # a run first stored by another sweep is listed with this sweep's name and grid point
