@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 import qoslab
 from conftest import SCENARIOS
@@ -97,23 +96,51 @@ def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(tmp_pa
     assert on["runs_computed_now"] + used == on["runs"] == off["runs"]
 
 
-def test_the_workers_warmups_are_those_of_the_series_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_workers_warmups_are_those_of_the_series_files(tmp_path: Path) -> None:
+    """The warm-up report reads what each worker computed from its run's series in memory; the
+    same computed here from the series files the store keeps, with the bottleneck found from the
+    run's queue table (its measurement link's busier direction), gives the same table bit for bit."""
     from qoslab.experiments import warmup_window as ww
     from qoslab.experiments.planning import planned
+    from qoslab.report.results import load
+    from qoslab.warmup import stored_form
 
     exp = qoslab.experiments.get("fdd-red")
     qoslab.experiments.reproduce(
         exp, quick=True, seeds=2, store=tmp_path / "s", out=tmp_path / "o", progress=False
     )
     specs = planned(exp, quick=True, seeds=2)[2]
+    link = {s.key.scenario_sha256: s.scenario.outline["measurement"]["bottleneck"] for s in specs}
     with Store(tmp_path / "s") as st:
         ww._SEEN.clear()
         stored = ww.stored_warmups(st, specs)
-        assert len(ww._worker_warmups(st, list(stored["run_id"]))) == len(stored) > 100
         ww._SEEN.clear()
-        monkeypatch.setattr(ww, "_worker_warmups", lambda store, ids: {})  # read every series file
-        read = ww.stored_warmups(st, specs)
-        ww._SEEN.clear()
-    pd.testing.assert_frame_equal(stored, read, check_exact=True)
+        runs = load(st, "runs", keys=[s.key for s in specs], expand_params=False).set_index("run_id")
+        queues = load(st, "queues", keys=[s.key for s in specs], expand_params=False)
+        rows = []
+        for rid, g in queues.groupby("run_id", sort=False):
+            r = runs.loc[rid]
+            mine = g[g["link_name"] == link[r["scenario_sha256"]]]
+            bottleneck = str(
+                mine.sort_values("departed_bytes", ascending=False, kind="stable")["queue"].iloc[0]
+            )
+            q = pd.read_parquet(st.root / r["series_queue"], columns=["time_s", "queue", "queue_packets"])
+            f = pd.read_parquet(st.root / r["series_flow"], columns=["time_s", "throughput_bps"])
+            w = stored_form(q, f, bottleneck)
+            rows.append(
+                {
+                    "run_id": int(rid),
+                    "samples": w["samples"],
+                    **{k: w[k] for k in w if k.startswith("warmup")},
+                }
+            )
+    read = (
+        pd.DataFrame(rows)
+        .fillna(float("nan"))
+        .astype({"warmup_queue_s": float, "warmup_throughput_s": float, "warmup_s": float})
+    )
+    got = stored.set_index("run_id").loc[
+        read["run_id"], ["samples", "warmup_queue_s", "warmup_throughput_s", "warmup_s"]
+    ]
+    assert len(read) == len(stored) > 100
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), read.drop(columns="run_id"), check_exact=True)

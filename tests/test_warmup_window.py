@@ -15,9 +15,9 @@ import pytest
 from conftest import QOSLAB
 from qoslab import experiments
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, scenario
-from qoslab.experiments.warmup_window import check, run_warmup, series_end, window_of
+from qoslab.experiments.warmup_window import check, window_of
 from qoslab.runs.simulate import run
-from qoslab.warmup import mser5, mser_curve
+from qoslab.warmup import mser5, mser_curve, run_warmup, series_end
 
 #: a level of 50 for 100 observations (20 batches), then 400 of a period-5 pattern whose batch
 #: means are all 2: MSER(d) = n1·n2/(n1+n2)·48² / (m−d)² with n1 = 20 − d, n2 = 80, zero from d = 20

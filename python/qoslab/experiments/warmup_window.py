@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -37,10 +37,7 @@ from qoslab.experiments.base import Experiment, Options, Sweep
 from qoslab.report.frames import typed_rows
 from qoslab.report.results import RunRow, load
 from qoslab.runs.sweep import RunSpec, plan, run_sweep
-from qoslab.store import RunKey, Store
-from qoslab.warmup import run_warmup, series_end, stored_form
-
-__all__ = ["run_warmup", "series_end"]  # moved to qoslab.warmup (the workers compute them)
+from qoslab.store import Store
 
 if TYPE_CHECKING:
     from qoslab.runs.executors import Executor
@@ -85,21 +82,6 @@ def window_of(sc: Scenario) -> tuple[float, float, float, float]:
     return (m["start_ns"] / 1e9, m["end_ns"] / 1e9, r["duration_ns"] / 1e9, m["interval_ns"] / 1e9)
 
 
-def _bottlenecks(store: Store, keys: Sequence[RunKey], scen: Mapping[str, Scenario]) -> dict[int, str]:
-    """run_id → ``link:direction`` of the run's measurement bottleneck, its busier direction
-    (as :attr:`qoslab.runs.simulate.Result.bottleneck` picks it: most bytes departed)."""
-    qs = load(store, "queues", keys=keys, expand_params=False)
-    out: dict[int, str] = {}
-    for rid, g in qs.groupby("run_id"):
-        name = scen[str(g["scenario_sha256"].iloc[0])].outline["measurement"]["bottleneck"]
-        mine = g[g["link_name"] == name]
-        if len(mine):
-            out[int(str(rid))] = str(
-                mine.sort_values("departed_bytes", ascending=False, kind="stable")["queue"].iloc[0]
-            )
-    return out
-
-
 class Context(Protocol):
     """What the warm-up report reads of the runner's Context (structurally: naming the runner
     here would make an import loop, runner -> warmup_window -> runner)."""
@@ -132,32 +114,17 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
     runs = runs[runs["status"] == "ok"]
     typed = list(typed_rows(runs, RunRow, index=False))
     root = str(store.root)
-    # the workers computed each run's warm-up from its series in memory (qoslab.warmup.stored_form)
+    # each run's worker computed its warm-up from its series in memory (qoslab.warmup.stored_form)
     worked = _worker_warmups(store, [r.run_id for r in typed if (root, r.run_id) not in _SEEN])
-    # only the runs this process has not met yet, and whose warm-up no worker stored, need their
-    # bottleneck and series read (a later look's runs are new)
-    fresh = [
-        RunKey(r.scenario_sha256, r.seed, r.version)
-        for r in typed
-        if (root, r.run_id) not in _SEEN and r.run_id not in worked
-    ]
-    where = _bottlenecks(store, fresh, scen) if fresh else {}
     rows = []
     for r in typed:
         done = _SEEN.get((root, r.run_id))
-        if done is not None:  # a stored run's series never change: a later look reuses its row
+        if done is not None:  # a stored run never changes: a later look reuses its row
             rows.append(done)
             continue
         start, end, _, _ = window_of(scen[r.scenario_sha256])
-        w = worked.get(r.run_id)
-        if w is None:
-            queue = pd.read_parquet(
-                store.root / str(r.series_queue), columns=["time_s", "queue", "queue_packets"]
-            )
-            flow = pd.read_parquet(store.root / str(r.series_flow), columns=["time_s", "throughput_bps"])
-            w = stored_form(queue, flow, where.get(r.run_id, ""))
-        nan = float("nan")
-        times = {k: nan if w[k] is None else float(w[k]) for k in WARMUP_TIMES}
+        w = worked[r.run_id]
+        times = {k: float("nan") if v is None else float(v) for k, v in w.items() if k.startswith("warmup")}
         rows.append(
             {
                 "run_id": r.run_id,
@@ -174,22 +141,13 @@ def stored_warmups(store: Store, specs: Sequence[RunSpec]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: the times :func:`qoslab.warmup.run_warmup` gives, in its order
-WARMUP_TIMES = ("warmup_queue_s", "warmup_throughput_s", "warmup_s")
-
-
 def _worker_warmups(store: Store, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """run_id → the warm-up its worker stored in its summary (runs stored by an earlier qoslab
-    have none: their series are read)."""
+    """run_id → the warm-up its worker stored in its summary (every run of this version has
+    one: its key's version is the core fingerprint, which covers :mod:`qoslab.runs.tasks`)."""
     if not ids:
         return {}
     df = store.query(f"SELECT id, summary FROM runs WHERE id IN ({', '.join(map(str, ids))})")
-    out: dict[int, dict[str, Any]] = {}
-    for rid, text in zip(df["id"], df["summary"], strict=True):
-        w = json.loads(text).get("warmup") if isinstance(text, str) else None
-        if isinstance(w, dict):
-            out[int(rid)] = w
-    return out
+    return {int(rid): json.loads(text)["warmup"] for rid, text in zip(df["id"], df["summary"], strict=True)}
 
 
 # -- the report --------------------------------------------------------------------------------------
