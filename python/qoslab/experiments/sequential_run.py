@@ -265,9 +265,8 @@ class _Ahead:
             return None
 
         def start() -> None:
-            args = _plan_args(self.kw)
-            specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **args)[2]
-            have = {s.key for s in planned(self.exp, seeds=now, sweep_seeds=sweep_seeds, **args)[2]}
+            specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(self.kw))[2]
+            have = _plan_keys(self.exp, now, sweep_seeds, self.kw)
             self.running = Prefetch([s for s in specs if s.key not in have], self.store, self.jobs).start()
 
         return start

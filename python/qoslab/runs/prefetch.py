@@ -66,7 +66,8 @@ class Prefetch:
             self.error = f"{type(e).__name__}: {e}"
 
     def stop(self) -> SweepReport | None:
-        """Starts no more runs, waits for those in flight (committed), and returns the report."""
+        """Sends no more runs to the workers, waits for those they hold (committed), and returns
+        the report."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
