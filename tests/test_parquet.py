@@ -111,6 +111,36 @@ def test_time_columns_are_numpys_division_to_the_last_bit():
     assert qoslab.runs.simulate._seconds(big).tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("name", ["mixed-traffic.toml", "ard-rio-20flows.toml", "rio-plus-o-baseline.toml"])
+def test_result_frames_are_those_of_the_plain_columns(name):
+    """A Result's DataFrames are built with numpy's seconds and Arrow's names (`_FRAME`): every
+    table is the frame `np.asarray` made of the plain columns (values, dtypes, and the bytes
+    of the Parquet file a worker writes of it into the store)."""
+    res = qoslab.run(str(SCENARIOS / name))
+    for table in TABLES:
+        plain = pd.DataFrame({k: np.asarray(v) for k, v in res.columns(table).items()})
+        frame = getattr(res, table)
+        assert list(frame.dtypes) == list(plain.dtypes), table
+        pd.testing.assert_frame_equal(frame, plain, check_exact=True)
+        files = [pa.BufferOutputStream(), pa.BufferOutputStream()]
+        for f, df in zip(files, (frame, plain), strict=True):
+            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), f)
+        assert files[0].getvalue() == files[1].getvalue(), table
+
+
+def test_arrow_names_are_the_listed_names_with_the_aggregate_past_the_end():
+    """`_arrow_named` (a meter's aggregate row: an index past the names) equals `_named`."""
+    from qoslab.runs.simulate import _arrow_named, _named
+
+    names = ["a", "bb", "", "δ"]
+    index = array.array("Q", [3, 0, 4, 2**64 - 1, 1, 1, 2])
+    want = pd.Series(np.asarray(_named(names, index, "(aggregate)")))
+    got = pd.Series(_arrow_named(names, index, "(aggregate)"))
+    assert got.dtype == want.dtype
+    pd.testing.assert_series_equal(got, want, check_exact=True)
+    assert _arrow_named(names, array.array("Q")) == []  # np.asarray([]) is float64, as before
+
+
 # -- random tables of every kind ------------------------------------------------------------------
 
 _INT_RANGES = {

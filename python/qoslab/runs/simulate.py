@@ -99,6 +99,51 @@ def _seconds(ns: array.array[int]) -> array.array[float]:
     return array.array("d", [t / 1e9 for t in ns])
 
 
+def _named(names: Sequence[str], index: Iterable[int], other: str = "") -> list[str]:
+    """A column of names from the core's index column: ``names[i]``, or ``other`` for an index
+    past the end (a meter's aggregate row)."""
+    n = len(names)
+    return [names[i] if i < n else other for i in index]
+
+
+class _Columnar:
+    """How :meth:`Result._raw_columns` builds its two costly kinds of column, a series' seconds
+    and its names (one per sample: 324,324 rows in a 160-host probe-marker run). Without numpy
+    (:data:`_PLAIN`): ``array.array`` and lists of str. For a DataFrame (:data:`_FRAME`): numpy's
+    division and the names as the string array pandas would build from the list, taken from the
+    index column by Arrow (the list and its conversion were most of a worker's own time after
+    the simulation). The same values either way: tests/test_tables.py compares them."""
+
+    def __init__(self, seconds: Callable[[array.array[int]], Any], named: Callable[..., Any]) -> None:
+        self.seconds = seconds
+        self.named = named
+
+
+def _numpy_seconds(ns: array.array[int]) -> Any:
+    import numpy as np
+
+    return np.frombuffer(ns, dtype=np.uint64) / 1e9
+
+
+def _arrow_named(names: Sequence[str], index: array.array[int], other: str = "") -> Any:
+    """:func:`_named` as the str array pandas would make of that list, where pandas' str dtype
+    is Arrow's large_string (pandas 3's default); the list itself where it is not."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    dtype = pd.Series(["x"]).dtype
+    if not len(index) or not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return _named(names, index, other)  # (an empty list: np.asarray makes it float64)
+    codes = np.minimum(np.frombuffer(index, dtype=np.uint64), len(names)).astype(np.int64)
+    table = pa.array([*names, other], type=pa.large_string())
+    return pd.array(table.take(codes), dtype=dtype)  # type: ignore[call-overload]  # (an Arrow array: pandas-stubs lists only numpy and Python inputs)
+
+
+_PLAIN = _Columnar(_seconds, _named)
+_FRAME = _Columnar(_numpy_seconds, _arrow_named)
+
+
 class _Table(cached_property["pd.DataFrame"]):
     """A table of :class:`Result`: a cached DataFrame whose docstring lists the table's columns
     with units and definitions (``help(Result.flows)``), read from :mod:`qoslab.outputs`, the one
@@ -167,10 +212,11 @@ class Result:
         lists of str."""
         return {k: as_numpy(v) for k, v in self._raw_columns(table).items()}
 
-    def _raw_columns(self, table: str) -> dict[str, Any]:
+    def _raw_columns(self, table: str, how: _Columnar = _PLAIN) -> dict[str, Any]:
         """:meth:`columns` without numpy: numeric columns as ``array.array`` of type "d"
         (float64) or "Q" (uint64), names as lists of str. The one definition of every table,
-        which :meth:`columns`, the DataFrames and the Parquet files share."""
+        which :meth:`columns`, the DataFrames and the Parquet files share (``how``: a series'
+        seconds and names as plain columns, or as :data:`_FRAME` builds them for a DataFrame)."""
         raw = self.raw
         res = self.scenario.outline
         names = self._flow_names()
@@ -210,35 +256,35 @@ class Result:
         if table == "series_queue":
             dirs = self._dir_names()
             sq = raw["series_queue"]
-            cols = {"time_s": _seconds(sq["time_ns"])}
+            cols = {"time_s": how.seconds(sq["time_ns"])}
             for k, v in sq.items():
                 cols[k] = v
                 if k == "time_ns":
-                    cols["queue"] = [dirs[i] for i in sq["direction_index"]]
+                    cols["queue"] = how.named(dirs, sq["direction_index"])
             return cols
         if table == "series_flow":
             sf = raw["series_flow"]
-            cols = {"time_s": _seconds(sf["time_ns"])}
+            cols = {"time_s": how.seconds(sf["time_ns"])}
             for i, (k, v) in enumerate(sf.items()):
                 cols[k] = v
                 if i == 0:
-                    cols["flow_name"] = [names[j] for j in sf["flow"]]
+                    cols["flow_name"] = how.named(names, sf["flow"])
             return cols
         if table == "series_meter":
             sm = raw["series_meter"]
             return {
-                "time_s": _seconds(sm["time_ns"]),
+                "time_s": how.seconds(sm["time_ns"]),
                 **sm,
-                "conditioner_name": [cond_names[i] for i in sm["conditioner"]],
-                "flow_name": [names[i] if i < len(names) else "(aggregate)" for i in sm["flow"]],
+                "conditioner_name": how.named(cond_names, sm["conditioner"]),
+                "flow_name": how.named(names, sm["flow"], "(aggregate)"),
             }
         if table == "series_gauges":
             sg = raw["series_gauges"]
             gauge_names = list(raw["gauge_names"])
-            cols = {"time_s": _seconds(sg["time_ns"]), **{k: v for k, v in sg.items() if k != "gauge"}}
-            cols["conditioner_name"] = [cond_names[i] for i in sg["conditioner"]]
-            cols["flow_name"] = [names[i] if i < len(names) else "(aggregate)" for i in sg["flow"]]
-            cols["name"] = [gauge_names[i] for i in sg["gauge"]]
+            cols = {"time_s": how.seconds(sg["time_ns"]), **{k: v for k, v in sg.items() if k != "gauge"}}
+            cols["conditioner_name"] = how.named(cond_names, sg["conditioner"])
+            cols["flow_name"] = how.named(names, sg["flow"], "(aggregate)")
+            cols["name"] = how.named(gauge_names, sg["gauge"])
             return cols
         if table == "conditioners":
             return {
@@ -253,7 +299,8 @@ class Result:
         import numpy as np
         import pandas as pd
 
-        return pd.DataFrame({k: np.asarray(v) for k, v in self.columns(table).items()})
+        cols = self._raw_columns(table, _FRAME).items()
+        return pd.DataFrame({k: np.asarray(v) if isinstance(v, list) else as_numpy(v) for k, v in cols})
 
     @_Table
     def flows(self) -> pd.DataFrame:

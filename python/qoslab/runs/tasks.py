@@ -136,6 +136,10 @@ DEPRECATED_METRICS = {
 }
 
 
+#: The bottleneck's series columns :func:`standard_metrics` averages over the window.
+_WINDOW_COLUMNS = ["queue_packets", "avg_queue", "avg_prec0", "avg_prec1"]
+
+
 def standard_metrics(res: Result, summary: Mapping[str, Any] | None = None) -> dict[str, float]:
     """The metrics every run records (bottleneck = the scenario's measurement bottleneck, its
     busier direction; drops over the whole run, throughputs over the measurement window).
@@ -148,7 +152,8 @@ def standard_metrics(res: Result, summary: Mapping[str, Any] | None = None) -> d
     b = res.bottleneck
     qname = f"{b['link_name']}:{b['direction']}"
     w0, w1 = s["measurement_window_s"]
-    inq = q[(q["queue"] == qname) & (q["time_s"] >= w0) & (q["time_s"] <= w1)]
+    # (only the columns read below: the series has a row per queue and sample)
+    inq = q.loc[(q["queue"] == qname) & (q["time_s"] >= w0) & (q["time_s"] <= w1), _WINDOW_COLUMNS]
     return {
         "fairness_index": float(s["fairness_index"]),
         "aggregate_throughput_bps": float(s["aggregate_throughput_bps"]),

@@ -57,11 +57,13 @@ class Rows:
 
     @classmethod
     def of(cls, df: pd.DataFrame) -> Rows:
-        values = [df[c].tolist() for c in df.columns]
+        series = [s for _, s in df.items()]  # (one lookup per column: ~30 µs each, 90 a run)
+        # an integer column's tolist() is Python ints already (py_value would return them as is)
+        values = [s.tolist() if s.dtype.kind in "iu" else [py_value(v) for v in s.tolist()] for s in series]
         return cls(
             tuple(map(str, df.columns)),
-            tuple(sql_type(df[c]) for c in df.columns),
-            [tuple(py_value(v) for v in row) for row in zip(*values, strict=True)],
+            tuple(sql_type(s) for s in series),
+            list(zip(*values, strict=True)),
         )
 
     def __len__(self) -> int:
