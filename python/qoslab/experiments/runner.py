@@ -17,6 +17,7 @@ import pandas as pd
 from qoslab import _core
 from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
+from qoslab.experiments.selection import Selections, select
 from qoslab.report.docfigures import figure_record, write_manifest
 from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
@@ -76,6 +77,8 @@ class Context:
         self.files: list[Path] = []
         self._runs: dict[str, pd.DataFrame] = {}
         self._flows: dict[str, pd.DataFrame] = {}
+        self._ok: dict[str, pd.DataFrame] = {}  # runs(sweep), kept for values()' selections
+        self._selections = Selections()
         self.verdicts: list[Verdict] = []
         #: What ``figures.json`` lists: each figure's title, caption, provenance and paper labels.
         self.figure_records: list[dict[str, Any]] = []
@@ -182,9 +185,12 @@ class Context:
         parameters match ``where``."""
         if metric.startswith("flow:"):
             col = metric.split(":", 1)[1]
-            df = select(self.flows(sweep), where or {})
+            self.flows(sweep)
+            df = self._selections.rows(f"flows {sweep}", self._flows[sweep], where or {})
             return df[["seed", "scenario", "scenario_sha256", col]].rename(columns={col: "value"})
-        df = select(self.runs(sweep), where or {})
+        if sweep not in self._ok:
+            self._ok[sweep] = self.runs(sweep)
+        df = self._selections.rows(f"runs {sweep}", self._ok[sweep], where or {})
         if metric not in df.columns:
             raise KeyError(f"sweep {sweep!r} has no metric {metric!r}")
         return df[["seed", "scenario", "scenario_sha256", metric]].rename(columns={metric: "value"})
@@ -302,16 +308,6 @@ class Context:
     def quick_note(self) -> str:
         """`` (quick run: N seeds, shortened)`` for captions of quick runs, else empty."""
         return f" Quick run ({len(self.options.seeds)} seeds, shortened)." if self.options.quick else ""
-
-
-def select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
-    """Rows of ``df`` whose columns equal ``where``'s values."""
-    mask = pd.Series(True, index=df.index)
-    for k, v in where.items():
-        if k not in df.columns:
-            raise KeyError(f"no column {k!r} to select on (have: {', '.join(map(str, df.columns))})")
-        mask &= df[k] == v
-    return df[mask]
 
 
 @dataclass
