@@ -89,53 +89,11 @@ def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(tmp_pa
         got[ahead] = (summary, _records(tmp_path / f"o{ahead}"))
     (on, with_), (off, without) = got[True], got[False]
     assert with_ == without
-    # the hand-over to a next experiment (reproduce all) is called once, once the last runs are in
-    calls: list[int] = []
-    sequential_run.reproduce_sequential(
-        "fdd-red", max_seeds=6, quick=True, hand_over=lambda: calls.append(1), **kw
-    )
-    assert calls == [1]
     assert off["runs_computed_ahead"] == 0 and off["runs_computed_now"] == off["runs"]
     # the look at 4 seeds was analysed while the look at 6's runs were computed
     assert on["looks"] == off["looks"] == [4, 6] and on["runs_computed_ahead"] > 0
     used = on["runs_computed_ahead"] - on["runs_computed_ahead_unused"]
     assert on["runs_computed_now"] + used == on["runs"] == off["runs"]
-
-
-#: runs.csv's columns that say where and when a run was computed, not what it computed
-_MACHINE = ["run_id", "wall_time_s", "worker", "started_at", "finished_at"]
-
-
-def test_an_experiment_hands_its_successors_first_runs_over(tmp_path: Path) -> None:
-    """reproduce all: while an experiment finishes (analysis, figures, report) the next one's
-    first runs are computed (HandOver); the next one reuses them and its tables are those of a
-    reproduction in a store of its own."""
-    from functools import partial
-
-    from qoslab import experiments
-    from qoslab.cli.reproduce import _first_runs
-    from qoslab.runs.prefetch import HandOver
-
-    nxt = experiments.get("mixed-traffic")
-    common = {"quick": True, "flavour": None, "sender": None, "tcp_flavour": None, "progress": False}
-    common |= {"store": tmp_path / "s", "out": tmp_path / "o"}
-    hand = HandOver(tmp_path / "s", 2)
-    experiments.reproduce(
-        "red-baseline", after_runs=hand.starter(partial(_first_runs, nxt, False, None, common)), **common
-    )
-    assert hand.running is not None and hand.running._thread is not None
-    hand.running._thread.join()  # let it run to the end, then stop
-    hand.stop()
-    want = {s.key for s in _first_runs(nxt, False, None, common)}
-    assert hand.errors == [] and hand.computed == want
-    handed = experiments.reproduce(nxt, **common)
-    assert handed.sweep.computed == 0 and handed.sweep.reused == len(want)
-    alone = experiments.reproduce(nxt, **{**common, "store": tmp_path / "s2", "out": tmp_path / "o2"})
-    assert alone.sweep.computed == len(want)
-    for table in ("mix-summary.csv", "mix-paired.csv", "runs.csv"):
-        a = pd.read_csv(handed.out / table).drop(columns=_MACHINE, errors="ignore")
-        b = pd.read_csv(alone.out / table).drop(columns=_MACHINE, errors="ignore")
-        pd.testing.assert_frame_equal(a, b)
 
 
 def test_the_workers_warmups_are_those_of_the_series_files(tmp_path: Path) -> None:

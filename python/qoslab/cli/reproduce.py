@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -44,8 +42,7 @@ if TYPE_CHECKING:  # the commands import what they use when they run (start-up t
     from qoslab.experiments.base import Experiment
     from qoslab.experiments.runner import Reproduction
     from qoslab.runs.executors import Executor
-    from qoslab.runs.prefetch import HandOver
-    from qoslab.runs.sweep import RunSpec, SweepReport
+    from qoslab.runs.sweep import SweepReport
 
 
 SeedsOpt = Annotated[
@@ -196,58 +193,31 @@ def reproduce(
             sender=sender,
             tcp_flavour=tcp_flavour,
         )
-    common: dict[str, Any] = dict(
-        quick=quick,
-        out=out,
-        store=store,
-        executor=ex,
-        flavour=flavour,
-        sender=sender,
-        tcp_flavour=tcp_flavour,
-        progress=not quiet,
-        **({"warmup": warmup} if warmup is not None else {}),
-    )
-    hand = _hand_over(ex, store, len(exps), one_sweep or warmup is not None)
-    done, any_failed = _reproduce_each(
-        exps, hand, sequential, max_seeds, seeds, common, not no_futility, quiet
-    )
+    any_failed = False
+    done: list[Reproduction] = []
+    for exp in exps:
+        with _Errors(resumable=True):
+            common: dict[str, Any] = dict(
+                quick=quick,
+                out=out,
+                store=store,
+                executor=ex,
+                flavour=flavour,
+                sender=sender,
+                tcp_flavour=tcp_flavour,
+                progress=not quiet,
+                **({"warmup": warmup} if warmup is not None else {}),
+            )
+            rep = _reproduce_one(
+                exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common, not no_futility
+            )
+        s = _say_reproduction(rep, quiet)
+        any_failed = any_failed or bool(s.failed)
+        done.append(rep)
     if len(done) > 1 and not quiet:
         _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
     if any_failed:
         raise typer.Exit(2)
-
-
-def _reproduce_each(
-    exps: list[Experiment],
-    hand: HandOver | None,
-    sequential: bool,
-    max_seeds: int | None,
-    seeds: int | None,
-    common: dict[str, Any],
-    futility: bool,
-    quiet: bool,
-) -> tuple[list[Reproduction], bool]:
-    """Each experiment in turn (:func:`_reproduce_one`), each handing over to the next where
-    ``hand`` is given; the reproductions, and whether a run failed."""
-    done: list[Reproduction] = []
-    any_failed = False
-    try:
-        for i, exp in enumerate(exps):
-            if hand is not None:
-                hand.stop()  # before this experiment's own sweep, which reuses what it stored
-            then = exps[i + 1] if i + 1 < len(exps) else None
-            over = None
-            if hand is not None and then is not None:
-                over = hand.starter(partial(_first_runs, then, sequential, seeds, common))
-            with _Errors(resumable=True):
-                in_all = sequential and len(exps) > 1
-                rep = _reproduce_one(exp, in_all, sequential, max_seeds, seeds, common, futility, over)
-            any_failed = bool(_say_reproduction(rep, quiet).failed) or any_failed
-            done.append(rep)
-    finally:
-        if hand is not None:
-            hand.stop()
-    return done, any_failed
 
 
 def _reproduce_one(
@@ -258,11 +228,9 @@ def _reproduce_one(
     seeds: int | None,
     common: dict[str, Any],
     futility: bool = True,
-    hand_over: Callable[[], None] | None = None,
 ) -> Reproduction:
     """One experiment: sequential (within ``all``, an experiment without declared magnitudes
-    runs its fixed seeds instead, and says so) or with fixed seeds. ``hand_over`` is called once
-    its last runs are stored (:class:`qoslab.runs.prefetch.HandOver`)."""
+    runs its fixed seeds instead, and says so) or with fixed seeds."""
     from qoslab import experiments
 
     if in_all and not _has_magnitudes(exp.name):
@@ -270,13 +238,11 @@ def _reproduce_one(
             f"{exp.name}: declares no claim magnitudes, so no sequential verdicts: "
             f"its fixed {exp.seeds} seeds"
         )
-        return experiments.reproduce(exp, after_runs=hand_over, **common)
+        return experiments.reproduce(exp, **common)
     elif sequential:
         from qoslab.experiments.sequential_run import reproduce_sequential
 
-        rep, seq = reproduce_sequential(
-            exp.name, max_seeds=max_seeds, futility=futility, hand_over=hand_over, **common
-        )
+        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, futility=futility, **common)
         futile = seq.get("stopped_for_futility", 0)
         typer.echo(
             f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
@@ -285,32 +251,7 @@ def _reproduce_one(
             + f"; {seq['runs']} distinct runs (every sweep to the last look: {seq['runs_all_or_nothing']})"
         )
         return rep
-    return experiments.reproduce(exp, seeds=seeds, after_runs=hand_over, **common)
-
-
-def _hand_over(ex: Executor, store: Path | None, n: int, off: bool) -> HandOver | None:
-    """Each experiment of a ``reproduce all`` on the local pool hands over to the next: the
-    next one's first runs are computed while it finishes (:class:`HandOver`). Not for one
-    experiment, nor where every run is computed first (``one_sweep``) or by a warm-up pilot."""
-    from qoslab.runs.local_pool import LocalExecutor
-    from qoslab.runs.prefetch import HandOver
-    from qoslab.store import default_store
-
-    if n < 2 or off or type(ex) is not LocalExecutor:
-        return None
-    return HandOver(store if store is not None else default_store(), ex.jobs)
-
-
-def _first_runs(
-    exp: Experiment, sequential: bool, seeds: int | None, common: dict[str, Any]
-) -> list[RunSpec]:
-    """The runs of ``exp``'s first sweep in a ``reproduce all`` (as :func:`_reproduce_one`
-    runs it: a sequential experiment's first look, else its fixed seeds)."""
-    from qoslab.experiments.planning import planned
-    from qoslab.experiments.sequential_run import FIRST
-
-    n = (FIRST if _has_magnitudes(exp.name) else None) if sequential else seeds
-    return planned(exp, seeds=n, **{k: common[k] for k in ("quick", "flavour", "sender", "tcp_flavour")})[2]
+    return experiments.reproduce(exp, seeds=seeds, **common)
 
 
 def _mode(

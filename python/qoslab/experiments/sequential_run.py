@@ -287,7 +287,6 @@ def reproduce_sequential(
     per_claim: bool = True,
     futility: bool = True,
     compute_ahead: bool = True,
-    hand_over: Callable[[], None] | None = None,
     **kw: Any,
 ) -> tuple[Reproduction, dict[str, Any]]:
     """Reproduces experiment ``name`` in rounds of seeds (see the module's text) up to
@@ -298,8 +297,7 @@ def reproduce_sequential(
     that earlier rule (every sweep grows until every record is decided), kept to measure the
     saving; ``futility=False`` runs every undecided record to the cap (:func:`gives_up` never
     stops one). ``compute_ahead`` computes a guess of the next look's runs while a look is
-    analysed (:class:`_Ahead`); the results are the same without. ``hand_over`` is called once
-    the last look's runs are stored (:class:`qoslab.runs.prefetch.HandOver`)."""
+    analysed (:class:`_Ahead`); the results are the same without."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -336,7 +334,7 @@ def reproduce_sequential(
                 seeds=k,
                 sweep_seeds=dict(stopped),
                 defer_figures=True,
-                after_runs=ahead.starter(nxt, dict(stopped), k) if nxt is not None else hand_over,
+                after_runs=ahead.starter(nxt, dict(stopped), k),
                 **kw,
             )
             computed += rep.sweep.computed
@@ -360,9 +358,6 @@ def reproduce_sequential(
             # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
             # last look's judgement stands
             if all(_key(r) in frozen or _key(r) in given_up for r in current):
-                ahead.stop()  # (a guess of a look that will not come)
-                if hand_over is not None:
-                    hand_over()
                 break
             # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
             # so that its figures get the seeds they had under the all-or-nothing rule

@@ -19,7 +19,7 @@ never every run of a sweep.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,8 +45,6 @@ class Prefetch:
     error: str | None = None
     #: the runs this sweep stored (done, that the store lacked before it started)
     computed: set[RunKey] = field(default_factory=set)
-    #: where given, the runs are planned by it in the background thread (``specs`` unused)
-    plan: Callable[[], Sequence[RunSpec]] | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -57,12 +55,11 @@ class Prefetch:
 
     def _run(self) -> None:
         try:
-            specs = self.plan() if self.plan is not None else self.specs
             with Store(self.store_root) as st:
-                keys = {s.key for s in specs}
+                keys = {s.key for s in self.specs}
                 had = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
                 ex = LocalExecutor(self.jobs, stop=self._stop, nice=NICE)
-                self.report = run_sweep(specs, st, ex, progress=False, label="prefetch")
+                self.report = run_sweep(self.specs, st, ex, progress=False, label="prefetch")
                 done = {k for k, (status, _) in st.stored(keys).items() if status == "ok"}
                 self.computed = done - had
         except Exception as e:  # noqa: BLE001 — a guess that failed: the next sweep computes its runs
@@ -75,34 +72,3 @@ class Prefetch:
         if self._thread is not None:
             self._thread.join()
         return self.report
-
-
-class HandOver:
-    """The next experiment's first runs computed while an experiment of ``reproduce all``
-    finishes: its last look's analysis, its figures saved, its report written (up to 13 s
-    between two experiments, with no run in progress). :meth:`starter` gives the function that
-    starts them (once; an experiment calls it once its last runs are stored), :meth:`stop` ends
-    them before the next experiment's own sweep, which reuses what they stored. Local pool only,
-    niced as :class:`Prefetch`."""
-
-    def __init__(self, store_root: str | Path, jobs: int) -> None:
-        self.store_root, self.jobs = store_root, jobs
-        self.running: Prefetch | None = None
-        #: the runs handed over so far, and why a hand-over failed (none: the next sweep computes)
-        self.computed: set[RunKey] = set()
-        self.errors: list[str] = []
-
-    def starter(self, plan: Callable[[], Sequence[RunSpec]]) -> Callable[[], None]:
-        def start() -> None:
-            if self.running is None:
-                self.running = Prefetch((), self.store_root, self.jobs, plan=plan).start()
-
-        return start
-
-    def stop(self) -> None:
-        if self.running is not None:
-            self.running.stop()
-            self.computed |= self.running.computed
-            if self.running.error:
-                self.errors.append(self.running.error)
-            self.running = None
