@@ -162,7 +162,7 @@ validate-linux: build
 # The experiment pages' figures (docs/experiments/img/, the pages' generated sections) and the
 # studies' verdict files, from one full reproduction per experiment: sequential where the claims
 # declare magnitudes (with futility), fixed seeds for the studies of our own, which declare none
-# (31 min on two cores from an empty store, docs/experiments.md; the runs are kept in
+# (about 30 min on two cores from an empty store, docs/experiments.md; the runs are kept in
 # results/store, so a rerun of unchanged code only redoes the analysis). `python -m qoslab.report.docfigures check` (and tests/test_docfigures.py)
 # fails when a page's image is missing or of another version than its verdict file.
 VERDICT_STUDIES := ard fdd-red probe-marker rio-plus-o twam-dwred
