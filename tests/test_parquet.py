@@ -130,7 +130,7 @@ def test_result_frames_are_those_of_the_plain_columns(name):
 
 def test_arrow_names_are_the_listed_names_with_the_aggregate_past_the_end():
     """`_arrow_named` (a meter's aggregate row: an index past the names) equals `_named`."""
-    from qoslab.runs.simulate import _arrow_named, _named
+    from qoslab.runs.columnar import _arrow_named, _named
 
     names = ["a", "bb", "", "δ"]
     index = array.array("Q", [3, 0, 4, 2**64 - 1, 1, 1, 2])

@@ -43,6 +43,7 @@ fn main() {
         "runs/budget.py",
         "runs/rundir.py",
         "runs/simulate.py",
+        "runs/columnar.py",
         "runs/summary_keys.py",
         "runs/tasks.py",
         "runs/transfers.py",
