@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import qoslab
 from conftest import QOSLAB, SCENARIOS, one_line_error
 from qoslab import _core
+from qoslab.runs.columnar import arrow_named, named, seconds
 from qoslab.runs.simulate import TABLES, Result
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
@@ -99,7 +100,7 @@ def test_every_scenarios_tables_read_back_as_pyarrow_writes_them(path, tmp_path)
 
 
 def test_time_columns_are_numpys_division_to_the_last_bit():
-    """time_s is computed without numpy (`_seconds`): the same bits as `time_ns / 1e9` in numpy."""
+    """time_s is computed without numpy (`seconds`): the same bits as `time_ns / 1e9` in numpy."""
     res = qoslab.run(str(SCENARIOS / "mixed-traffic.toml"))
     for name in ("series_queue", "series_flow", "series_meter", "series_gauges"):
         cols = res.columns(name)
@@ -108,12 +109,12 @@ def test_time_columns_are_numpys_division_to_the_last_bit():
         assert cols["time_s"].tobytes() == want.tobytes(), name
     big = array.array("Q", [0, 1, 999_999_999, 2**53 + 1, 2**63 + 12345, 2**64 - 1])
     want = np.frombuffer(big, dtype=np.uint64) / 1e9
-    assert qoslab.runs.simulate._seconds(big).tobytes() == want.tobytes()
+    assert seconds(big).tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("name", ["mixed-traffic.toml", "ard-rio-20flows.toml", "rio-plus-o-baseline.toml"])
 def test_result_frames_are_those_of_the_plain_columns(name):
-    """A Result's DataFrames are built with numpy's seconds and Arrow's names (`_FRAME`): every
+    """A Result's DataFrames are built with numpy's seconds and Arrow's names (`FRAME`): every
     table is the frame `np.asarray` made of the plain columns (values, dtypes, and the bytes
     of the Parquet file a worker writes of it into the store)."""
     res = qoslab.run(str(SCENARIOS / name))
@@ -129,16 +130,14 @@ def test_result_frames_are_those_of_the_plain_columns(name):
 
 
 def test_arrow_names_are_the_listed_names_with_the_aggregate_past_the_end():
-    """`_arrow_named` (a meter's aggregate row: an index past the names) equals `_named`."""
-    from qoslab.runs.columnar import _arrow_named, _named
-
+    """`arrow_named` (a meter's aggregate row: an index past the names) equals `named`."""
     names = ["a", "bb", "", "δ"]
     index = array.array("Q", [3, 0, 4, 2**64 - 1, 1, 1, 2])
-    want = pd.Series(np.asarray(_named(names, index, "(aggregate)")))
-    got = pd.Series(_arrow_named(names, index, "(aggregate)"))
+    want = pd.Series(np.asarray(named(names, index, "(aggregate)")))
+    got = pd.Series(arrow_named(names, index, "(aggregate)"))
     assert got.dtype == want.dtype
     pd.testing.assert_series_equal(got, want, check_exact=True)
-    assert _arrow_named(names, array.array("Q")) == []  # np.asarray([]) is float64, as before
+    assert arrow_named(names, array.array("Q")) == []  # np.asarray([]) is float64, as before
 
 
 # -- random tables of every kind ------------------------------------------------------------------

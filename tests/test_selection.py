@@ -47,9 +47,9 @@ WHERES = [
 
 @pytest.mark.parametrize("where", WHERES, ids=str)
 def test_selections_are_select(runs, where):
-    sel = Selections()
+    sel = Selections(runs)
     for _ in range(2):  # built, then from the index
-        got, want = sel.rows("runs", runs, where), select(runs, where)
+        got, want = sel.rows(where), select(runs, where)
         pd.testing.assert_frame_equal(got, want, check_exact=True)
         assert got.index.equals(want.index) and type(got.index) is type(want.index)
     if where.get("rtt") is not None and math.isnan(where["rtt"]):
@@ -58,14 +58,15 @@ def test_selections_are_select(runs, where):
 
 def test_a_missing_column_is_the_same_error(runs):
     with pytest.raises(KeyError, match="no column 'buffer' to select on"):
-        Selections().rows("runs", runs, {"buffer": 30})
+        Selections(runs).rows({"buffer": 30})
 
 
 def test_the_index_is_built_once_per_table_and_parameters(runs):
     """The second selection on the same parameters reads the index: a change to the frame
     that the index does not know of is not seen (why the tables it serves must not change)."""
-    sel = Selections()
-    assert len(sel.rows("runs", runs, {"marker": "probe"})) == (runs["marker"] == "probe").sum()
+    sel = Selections(runs)
+    assert len(sel.rows({"marker": "probe"})) == (runs["marker"] == "probe").sum()
     changed = runs.assign(marker="probe")
-    assert len(sel.rows("runs", changed, {"marker": "probe"})) < len(changed)
-    assert len(sel.rows("other", changed, {"marker": "probe"})) == len(changed)
+    sel.df = changed  # the index was built on the frame before
+    assert len(sel.rows({"marker": "probe"})) < len(changed)
+    assert len(Selections(changed).rows({"marker": "probe"})) == len(changed)

@@ -17,7 +17,8 @@ import pandas as pd
 from qoslab import _core
 from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
-from qoslab.experiments.selection import Selections, select
+from qoslab.experiments.selection import Selections
+from qoslab.experiments.selection import select as select  # re-exported: the experiments import it here
 from qoslab.report.docfigures import figure_record, write_manifest
 from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
@@ -77,8 +78,8 @@ class Context:
         self.files: list[Path] = []
         self._runs: dict[str, pd.DataFrame] = {}
         self._flows: dict[str, pd.DataFrame] = {}
-        self._ok: dict[str, pd.DataFrame] = {}  # runs(sweep), kept for values()' selections
-        self._selections = Selections()
+        #: (table, sweep) → its runs or flows indexed for values()' selections
+        self._selections: dict[tuple[str, str], Selections] = {}
         self.verdicts: list[Verdict] = []
         #: What ``figures.json`` lists: each figure's title, caption, provenance and paper labels.
         self.figure_records: list[dict[str, Any]] = []
@@ -146,6 +147,9 @@ class Context:
     def flows(self, sweep: str) -> pd.DataFrame:
         """Per-flow rows of the successful runs of ``sweep``, with the run's parameters; the
         flow's name is in ``flow_name``."""
+        return self._flow_table(sweep).copy()
+
+    def _flow_table(self, sweep: str) -> pd.DataFrame:
         if sweep not in self._flows:
             runs = self.runs(sweep)
             keys = [s.key for s in self.specs if s.sweep == self.sweep_name(sweep)]
@@ -156,7 +160,7 @@ class Context:
             self._flows[sweep] = runs[
                 [*self.sweeps[sweep].params, "scenario", "scenario_sha256", "seed", "version", "run_id"]
             ].merge(fl, on="run_id")
-        return self._flows[sweep].copy()
+        return self._flows[sweep]
 
     def series(self, sweep: str, kind: str = "flow", where: Mapping[str, Any] | None = None) -> pd.DataFrame:
         """The time series (``kind`` "flow" or "queue") of the successful runs of ``sweep``
@@ -183,14 +187,14 @@ class Context:
     def values(self, sweep: str, metric: str, where: Mapping[str, Any] | None = None) -> pd.DataFrame:
         """Per-seed values of ``metric`` (``flow:COLUMN`` for a per-flow column) where the
         parameters match ``where``."""
-        if metric.startswith("flow:"):
+        table = "flows" if metric.startswith("flow:") else "runs"
+        if (table, sweep) not in self._selections:
+            df = self._flow_table(sweep) if table == "flows" else self.runs(sweep)
+            self._selections[(table, sweep)] = Selections(df)
+        df = self._selections[(table, sweep)].rows(where or {})
+        if table == "flows":
             col = metric.split(":", 1)[1]
-            self.flows(sweep)
-            df = self._selections.rows(f"flows {sweep}", self._flows[sweep], where or {})
             return df[["seed", "scenario", "scenario_sha256", col]].rename(columns={col: "value"})
-        if sweep not in self._ok:
-            self._ok[sweep] = self.runs(sweep)
-        df = self._selections.rows(f"runs {sweep}", self._ok[sweep], where or {})
         if metric not in df.columns:
             raise KeyError(f"sweep {sweep!r} has no metric {metric!r}")
         return df[["seed", "scenario", "scenario_sha256", metric]].rename(columns={metric: "value"})

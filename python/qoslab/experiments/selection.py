@@ -48,24 +48,26 @@ def _indexable(v: Any) -> bool:
 
 
 class Selections:
-    """:func:`select` on tables that do not change (a look's runs and flows), by name: each
-    table and set of parameters is indexed on first use."""
+    """:func:`select` on one table that does not change (a look's runs or flows): each set of
+    parameters is indexed on first use."""
 
-    def __init__(self) -> None:
-        self._index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[int]]] = {}
+    def __init__(self, df: pd.DataFrame) -> None:
+        self.df = df
+        self._index: dict[tuple[str, ...], dict[tuple[Any, ...], list[int]]] = {}
 
-    def rows(self, name: str, df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
-        """``select(df, where)``, where ``name`` names ``df`` (the same name, the same frame)."""
+    def rows(self, where: Mapping[str, Any]) -> pd.DataFrame:
+        """``select(self.df, where)``."""
+        df = self.df
         if not where or not all(_indexable(v) for v in where.values()):
             return select(df, where)
         _check_columns(df, where)
         keys = tuple(where)
-        index = self._index.get((name, keys))
+        index = self._index.get(keys)
         if index is None:
             index = {}
             for pos, point in enumerate(zip(*(df[k].tolist() for k in keys), strict=True)):
                 index.setdefault(point, []).append(pos)
-            self._index[(name, keys)] = index
+            self._index[keys] = index
         mask = np.zeros(len(df), dtype=bool)
         mask[index.get(tuple(where[k] for k in keys), [])] = True
         return df[mask]

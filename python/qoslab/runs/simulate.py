@@ -31,7 +31,7 @@ from qoslab.runs import rundir
 from qoslab.runs._gc import paused
 from qoslab.runs.budget import Budget, BudgetError, Pace, capture_note
 from qoslab.runs.budget import check as check_budget
-from qoslab.runs.columnar import _FRAME, _PLAIN, _Columnar, _named, _seconds  # noqa: F401 — tests
+from qoslab.runs.columnar import FRAME, PLAIN, Columnar
 from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
 from qoslab.scenario import Scenario, load_scenario
 
@@ -162,11 +162,12 @@ class Result:
         lists of str."""
         return {k: as_numpy(v) for k, v in self._raw_columns(table).items()}
 
-    def _raw_columns(self, table: str, how: _Columnar = _PLAIN) -> dict[str, Any]:
+    def _raw_columns(self, table: str, how: Columnar = PLAIN) -> dict[str, Any]:
         """:meth:`columns` without numpy: numeric columns as ``array.array`` of type "d"
         (float64) or "Q" (uint64), names as lists of str. The one definition of every table,
         which :meth:`columns`, the DataFrames and the Parquet files share (``how``: a series'
-        seconds and names as plain columns, or as :data:`_FRAME` builds them for a DataFrame)."""
+        seconds and names as plain columns, or as :mod:`qoslab.runs.columnar`'s ``FRAME`` builds
+        them for a DataFrame)."""
         raw = self.raw
         res = self.scenario.outline
         names = self._flow_names()
@@ -249,7 +250,7 @@ class Result:
         import numpy as np
         import pandas as pd
 
-        cols = self._raw_columns(table, _FRAME).items()
+        cols = self._raw_columns(table, FRAME).items()
         return pd.DataFrame({k: np.asarray(v) if isinstance(v, list) else as_numpy(v) for k, v in cols})
 
     @_Table
