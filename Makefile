@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs validate-linux test verdicts figures test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
+.PHONY: venv build demo docs validate-linux test verdicts figures todays-tcp-full test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -150,6 +150,7 @@ reproduce: build ns2 ns3
 	$(VENV)/bin/pytest -q -m slow
 	$(VENV)/bin/qoslab reproduce all
 	for s in sack cubic bbr; do $(VENV)/bin/qoslab reproduce all --sender $$s || exit 1; done
+	for s in sack cubic bbr; do $(VENV)/bin/qoslab reproduce all --sender $$s --tcp-flavour linux || exit 1; done
 
 # The simulated senders against the Linux kernel on the committed grid (docs/validation/linux.md).
 # Kernel side (root, emulation; ~40 min): `make validate-linux`. The simulated side alone, reusing
@@ -189,6 +190,19 @@ verdicts: figures
 	  for s in sack cubic bbr; do \
 	    $(VENV)/bin/qoslab reproduce $$e --quick --seeds 10 --out results/verdicts-senders --sender $$s --tcp-flavour linux || exit 1; \
 	    cp results/verdicts-senders/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders/$$e-$$s-tcp-linux.json || exit 1; \
+	  done; \
+	done
+	$(PY) -m qoslab.report.docfigures todays-tcp
+	$(PY) -m qoslab.verdicts readme
+
+# The todays-tcp page's full-length columns: every study in full (sequential seeds, as the
+# studies' own reproductions) under Linux's reno, CUBIC and BBR in the linux transport flavour
+# (each sender 40-60 min of two cores from an empty store), copied to docs/verdicts/senders-full/.
+todays-tcp-full: build
+	for s in sack cubic bbr; do \
+	  $(VENV)/bin/qoslab reproduce all --sender $$s --tcp-flavour linux --out results/todays-tcp || exit 1; \
+	  for e in $(VERDICT_STUDIES); do \
+	    cp results/todays-tcp/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders-full/$$e-$$s-tcp-linux.json || exit 1; \
 	  done; \
 	done
 	$(PY) -m qoslab.report.docfigures todays-tcp

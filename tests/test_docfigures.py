@@ -154,3 +154,21 @@ def test_the_todays_tcp_figure_follows_the_sender_verdict_files(docs_copy: Path)
     doc["version"] = "0.0.1+000000000000"
     vf.write_text(json.dumps(doc))
     assert any("todays-tcp.md" in p and "the sender files are" in p for p in df.check(docs_copy))
+
+
+def test_the_full_length_figure_follows_the_studies_and_the_linux_flavours_full_runs(docs_copy: Path) -> None:
+    """With linux-flavour files in docs/verdicts/senders-full/, the todays-tcp section gains the
+    full-length figure, drawn from them and the studies' own files; the check names it when
+    one of those files is of another version, and not when only a quick sender file is."""
+    full = docs_copy / "verdicts" / "senders-full"
+    full.mkdir(exist_ok=True)
+    src = json.loads((docs_copy / "verdicts" / "senders" / "ard-bbr-tcp-linux.json").read_text())
+    (full / "ard-bbr-tcp-linux.json").write_text(json.dumps(dict(src, quick=False)))
+    out = df.todays_tcp(docs_copy)
+    assert "full-length runs, " in out
+    page = (docs_copy / "experiments" / "todays-tcp.md").read_text()
+    assert f"img/todays-tcp/{df.FULL_FIGURE}.png" in page and "FULL-LENGTH RUNS" in page
+    assert not [p for p in df.check(docs_copy) if "todays-tcp" in p]
+    (full / "ard-bbr-tcp-linux.json").write_text(json.dumps(dict(src, quick=False, version="0.0.1+0")))
+    probs = [p for p in df.check(docs_copy) if "todays-tcp" in p]
+    assert probs and all(df.FULL_FIGURE in p for p in probs), probs

@@ -195,3 +195,53 @@ def test_sender_files_in_one_column_are_refused_and_the_paper_column_is_the_runn
     assert set(verdicts.docs.by_column([a, b])["x"]) == {("cubic", "linux"), ("cubic", "ns2")}
     with pytest.raises(ValueError, match="two sender files of x in one column"):
         verdicts.docs.by_column([a, dict(a, command="c")])
+
+
+def test_full_length_block_is_generated_from_the_studies_and_the_linux_flavours_full_runs():
+    """The todays-tcp page's full-length block is what ``python -m qoslab.verdicts readme``
+    writes from the studies' own files (the paper's TCP) and docs/verdicts/senders-full/: each
+    file there a full (not quick) sequential run of a study in the linux flavour, over the same
+    claims as the study's file, decided under the same sequential design (looks and cap)."""
+    full = [verdicts.read(f) for f in sorted((ROOT / "docs" / "verdicts" / "senders-full").glob("*.json"))]
+    if not full:
+        pytest.skip("no full-length linux-flavour runs committed")
+    papers = {
+        (d := verdicts.read(f))["experiment"]: d for f in sorted((ROOT / "docs" / "verdicts").glob("*.json"))
+    }
+    for d in full:
+        paper = papers[d["experiment"]]
+        assert verdicts.column_of(d)[1] == "linux" and not d.get("quick"), d["command"]
+        assert d["sequential"]["looks"] == paper["sequential"]["looks"], d["experiment"]
+        assert d["sequential"]["max_seeds"] == paper["sequential"]["max_seeds"], d["experiment"]
+        claims = {(v["claim"], v["section"], v["reading"]) for v in d["verdicts"]}
+        assert claims == {(v["claim"], v["section"], v["reading"]) for v in paper["verdicts"]}, d[
+            "experiment"
+        ]
+    page = ROOT / "docs" / "experiments" / "todays-tcp.md"
+    against = verdicts.docs.generated_against(ROOT / "README.md")
+    text = verdicts.block(page, verdicts.FULL_BEGIN, verdicts.FULL_END)
+    assert text == verdicts.survival_table([*papers.values(), *full], against, full_length=True)
+
+
+def test_sender_changes_compare_each_linux_sender_with_the_papers_tcp():
+    """A claim decided both ways under the paper's TCP and a linux-flavour sender is listed as a
+    flip; one inconclusive on either side is counted as decided under one only; the ns2
+    flavour's files take no part (its flips are the quick table's)."""
+    R, D, U = verdicts.REPRODUCES, verdicts.DOES_NOT, verdicts.INCONCLUSIVE
+
+    def doc(sender: str | None, flavour: str | None, a: str, b: str, c: str) -> dict:
+        recs = [
+            {"claim": name, "section": "s", "reading": "r", "verdict": v}
+            for name, v in (("A", a), ("B", b), ("C", c))
+        ]
+        extra = {"sender": sender} if sender else {}
+        return {"experiment": "x", "verdicts": recs, **extra, **({"tcp_flavour": flavour} if flavour else {})}
+
+    lines = verdicts.sender_changes(
+        [doc(None, None, R, R, R), doc("bbr", "linux", R, D, U), doc("cubic", "ns2", D, D, D)]
+    )
+    text = "\n".join(lines)
+    assert "bbr, linux flavour: 1 the same, 1 decided both ways and differently (below), 1 decided" in text
+    assert "cubic" not in text
+    assert "| `x` | “B” | bbr, linux flavour | reproduces | does not reproduce |" in text
+    assert verdicts.sender_changes([doc("bbr", "linux", R, R, R)])[2].endswith(": no study has both.")

@@ -373,9 +373,12 @@ def check(docs: Path = Path("docs")) -> list[str]:
 
 
 def _check_todays_tcp(docs: Path, page: Path, ref: str, provenance: str) -> list[str]:
-    """The todays-tcp figure is drawn from the sender verdict files (quick runs by design): it
-    must name exactly their versions, and its section must be the generated one."""
-    files = _sender_files(docs)
+    """A todays-tcp figure is drawn from sender verdict files (the quick grid from
+    docs/verdicts/senders/, the full-length one from the studies' files and
+    docs/verdicts/senders-full/): it must name exactly their versions, and the page's section
+    must be the generated one."""
+    full = ref.endswith(f"/{FULL_FIGURE}.png")
+    files = _sender_files(docs, full_length=full)
     want = {f["version"] for fs in files.values() for f in fs}
     got = set(_VERSION.findall(provenance))
     out = []
@@ -383,7 +386,11 @@ def _check_todays_tcp(docs: Path, page: Path, ref: str, provenance: str) -> list
         out.append(
             f"{page}: {ref} was drawn from versions {sorted(got)}, the sender files are {sorted(want)}"
         )
-    if todays_tcp_section(provenance).rstrip("\n") not in page.read_text():
+    img = page.parent / "img" / "todays-tcp"
+    other = img / (f"{QUICK_FIGURE}.png" if full else f"{FULL_FIGURE}.png")
+    provs = (image_provenance(other) if other.exists() else None, provenance)
+    quick_prov, full_prov = (provs[0], provs[1]) if full else (provs[1], provs[0])
+    if todays_tcp_section(quick_prov or "", full_prov).rstrip("\n") not in page.read_text():
         out.append(f"{page}: its figures section is stale (python -m qoslab.report.docfigures todays-tcp)")
     return out
 
@@ -420,11 +427,19 @@ SHADES = {
 }
 
 
-def _sender_files(docs: Path) -> dict[str, list[dict[str, Any]]]:
-    """Per study, its sender verdict files in the order of the page's columns (those that exist)."""
+def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Per study, its sender verdict files in the order of the page's columns (those that
+    exist): the quick runs of docs/verdicts/senders/, or (``full_length``) the studies' own
+    full runs beside the linux flavour's of docs/verdicts/senders-full/."""
     from qoslab.verdicts.docs import COLUMNS, by_column
 
-    files = [json.loads(p.read_text()) for p in sorted((docs / "verdicts" / "senders").glob("*.json"))]
+    d = docs / "verdicts"
+    paths = (
+        [*d.glob("*.json"), *(d / "senders-full").glob("*.json")] if full_length else d.glob("senders/*.json")
+    )
+    files = [json.loads(p.read_text()) for p in sorted(paths)]
+    if full_length and not any(f.get("tcp_flavour") == "linux" for f in files):
+        return {}
     return {exp: [cols[c] for c in COLUMNS if c in cols] for exp, cols in by_column(files).items()}
 
 
@@ -438,25 +453,29 @@ def _claim_label(study: str, claim: str, width: int = 80) -> str:
     return "\n".join(lines[:2]) + ("…" if len(lines) > 2 else "")
 
 
-def todays_tcp(docs: Path = Path("docs")) -> str:
-    """Draws ``img/todays-tcp/verdicts-by-sender.png`` from the committed sender verdict files
-    (each claim's readings under each sender, by verdict) and regenerates the page's section."""
+#: The todays-tcp page's two figures (under docs/experiments/img/todays-tcp/).
+QUICK_FIGURE = "verdicts-by-sender"
+FULL_FIGURE = "verdicts-full-length"
+
+
+def _verdict_grid(studies: dict[str, list[dict[str, Any]]], dst: Path, prov: str, xlabel: str) -> int:
+    """Draws one bar per claim and column: the share of the claim's readings with each verdict.
+    The columns are those of :data:`qoslab.verdicts.docs.COLUMNS` that any study has; a line
+    separates the ns2 flavour's from the linux flavour's. Returns the PNG's size."""
     from matplotlib.patches import Patch
 
     from qoslab.report.page import draw_footer, new_figure
     from qoslab.verdicts.docs import COLUMNS, column_name, column_of
 
-    studies = _sender_files(docs)
+    cols = [c for c in COLUMNS if any(column_of(f) == c for fs in studies.values() for f in fs)]
     # every claim any sender's file of the study has, in the order the files give them
     rows = [
         (st, c)
         for st, files in studies.items()
         for c in dict.fromkeys(v["claim"] for f in files for v in f["verdicts"])
     ]
-    versions = sorted({f["version"] for files in studies.values() for f in files})
-    seeds = sorted({f["seeds"] for files in studies.values() for f in files})
-    fig, ax = new_figure(1, 1, figsize=(14, _height(len(rows))))
-    for j, col in enumerate(COLUMNS):
+    fig, ax = new_figure(1, 1, figsize=(14 if len(cols) > 4 else 11, _height(len(rows))))
+    for j, col in enumerate(cols):
         for i, (st, claim) in enumerate(rows):
             doc = next((f for f in studies[st] if column_of(f) == col), None)
             recs = [v["verdict"] for v in (doc or {}).get("verdicts", []) if v["claim"] == claim]
@@ -465,33 +484,23 @@ def todays_tcp(docs: Path = Path("docs")) -> str:
                 w = 0.9 * recs.count(verdict) / max(len(recs), 1)
                 ax.barh(i, w, left=left, color=colour, edgecolor="#636363", linewidth=0.3, height=0.8)
                 left += w
-    ax.axvline(sum(fl == "ns2" for _, fl in COLUMNS) - 0.05, color="#252525", linewidth=1.0)
+    ax.axvline(sum(fl == "ns2" for _, fl in cols) - 0.05, color="#252525", linewidth=1.0)
     ax.set_yticks(range(len(rows)), [_claim_label(st, c) for st, c in rows], fontsize=6.5)
     labels = [
         "paper's TCP"
         if s == "as published"
         else column_name((s, fl)).replace(", ns2 flavour", "").replace(", ", "\n")
-        for s, fl in COLUMNS
+        for s, fl in cols
     ]
-    ax.set_xticks([j + 0.45 for j in range(len(COLUMNS))], labels, fontsize=8)
+    ax.set_xticks([j + 0.45 for j in range(len(cols))], labels, fontsize=8)
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlim(0, len(COLUMNS))
-    ax.set_xlabel(
-        "share of the claim's readings with each verdict, per sender\nleft of the line: ns2 flavour "
-        "(its BBR fails the kernel validation); right: linux flavour (validated in part)",
-        fontsize=8,
-    )
+    ax.set_xlim(0, len(cols))
+    ax.set_xlabel(xlabel, fontsize=8)
     handles = [Patch(color=c, label=v) for v, c in SHADES.items()]
     fig.legend(handles=handles, loc="upper center", ncol=5, fontsize=8, frameon=False)
     h = _height(len(rows))
-    fig.subplots_adjust(left=0.5, right=0.99, top=1 - 0.5 / h, bottom=0.9 / h)
-    prov = (
-        f"QUICK RUN ({', '.join(map(str, seeds))} seeds each) · "
-        + ", ".join(f"qoslab {v}" for v in versions)
-        + f" · docs/verdicts/senders ({sum(len(f) for f in studies.values())} files)"
-    )
+    fig.subplots_adjust(left=0.5 if len(cols) > 4 else 0.58, right=0.99, top=1 - 0.5 / h, bottom=0.9 / h)
     draw_footer(fig, prov)
-    dst = docs / IMG / "todays-tcp" / "verdicts-by-sender.png"
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_suffix(".full.png")
     fig.savefig(
@@ -499,19 +508,78 @@ def todays_tcp(docs: Path = Path("docs")) -> str:
     )
     size = compact_png(tmp, dst)
     tmp.unlink()
+    return size
+
+
+def _grid_provenance(studies: dict[str, list[dict[str, Any]]], where: str) -> str:
+    files = [f for fs in studies.values() for f in fs]
+    versions = sorted({f["version"] for f in files})
+    runs = sorted({f"{'quick' if f.get('quick') else 'full'}, {f['seeds']}" for f in files})
+    how = "QUICK RUN" if all(f.get("quick") for f in files) else "FULL-LENGTH RUNS"
+    return (
+        f"{how} ({'; '.join(runs)} seeds) · "
+        + ", ".join(f"qoslab {v}" for v in versions)
+        + f" · {where} ({len(files)} files)"
+    )
+
+
+def todays_tcp(docs: Path = Path("docs")) -> str:
+    """Draws the todays-tcp page's figures from the committed sender verdict files (each claim's
+    readings under each sender, by verdict): the quick runs of every sender in both flavours
+    and, where they exist, the full-length runs of the paper's TCP beside the linux flavour's;
+    then regenerates the page's section."""
+    img = docs / IMG / "todays-tcp"
+    quick = _sender_files(docs)
+    qprov = _grid_provenance(quick, "docs/verdicts/senders")
+    size = _verdict_grid(
+        quick,
+        img / f"{QUICK_FIGURE}.png",
+        qprov,
+        "share of the claim's readings with each verdict, per sender\nleft of the line: ns2 flavour "
+        "(its BBR fails the kernel validation); right: linux flavour (validated in part)",
+    )
+    lines = [f"todays-tcp: quick runs, {sum(map(len, quick.values()))} files, {size / 1e3:.0f} kB"]
+    full = _sender_files(docs, full_length=True)
+    fprov = None
+    if full:
+        fprov = _grid_provenance(full, "docs/verdicts and docs/verdicts/senders-full")
+        size = _verdict_grid(
+            full,
+            img / f"{FULL_FIGURE}.png",
+            fprov,
+            "share of the claim's readings with each verdict, per sender (full-length runs, the same "
+            "sequential procedure)\nleft of the line: the paper's TCP; right: the linux flavour's senders",
+        )
+        lines.append(
+            f"todays-tcp: full-length runs, {sum(map(len, full.values()))} files, {size / 1e3:.0f} kB"
+        )
     page = docs / "experiments" / "todays-tcp.md"
-    page.write_text(splice(page.read_text(), todays_tcp_section(prov)))
-    return f"todays-tcp: {len(rows)} claims x {len(COLUMNS)} senders, {size / 1e3:.0f} kB -> {dst}"
+    page.write_text(splice(page.read_text(), todays_tcp_section(qprov, fprov)))
+    return "\n".join(lines)
 
 
-def todays_tcp_section(provenance: str) -> str:
+def todays_tcp_section(provenance: str, full_provenance: str | None = None) -> str:
+    full = [
+        "## The verdicts at full length, at a glance",
+        "",
+        f"![verdicts at full length](img/todays-tcp/{FULL_FIGURE}.png)",
+        "",
+        "*Each row is one claim of a study; each block the share of its readings with each verdict "
+        "under the paper's TCP and under Linux's reno, CUBIC and BBR in the linux flavour, every run "
+        "full-length and every verdict decided by the same sequential procedure (the studies' own "
+        "reproductions for the paper's TCP).* The tables are in the next section.",
+        "",
+        f"<small>{full_provenance}</small>",
+        "",
+    ]
     return (
         "\n".join(
             [
                 BEGIN,
+                *(full if full_provenance else []),
                 "## The verdicts under each sender, at a glance",
                 "",
-                "![verdicts by sender](img/todays-tcp/verdicts-by-sender.png)",
+                f"![verdicts by sender](img/todays-tcp/{QUICK_FIGURE}.png)",
                 "",
                 "*Each row is one claim of a study; each block the share of its readings with each verdict "
                 "under the paper's TCP and under SACK, CUBIC and BBR in the two transport flavours (the "

@@ -167,9 +167,14 @@ def placeholders(root: Path = ROOT) -> list[str]:
     return out
 
 
+#: Under docs/verdicts/: the studies' own files (full runs of the paper's TCP), then the quick
+#: runs of each sender in both transport flavours, then the linux flavour's full-length runs.
+VERDICT_DIRS = ("", "senders", "senders-full")
+
+
 def verdict_files(root: Path = ROOT) -> list[Path]:
     d = root / "docs" / "verdicts"
-    return sorted(d.glob("*.json")) + sorted((d / "senders").glob("*.json"))
+    return [p for sub in VERDICT_DIRS for p in sorted((d / sub).glob("*.json"))]
 
 
 def check(root: Path = ROOT) -> tuple[list[str], list[str]]:

@@ -2,7 +2,7 @@
 checkout).
 
 - ``readme``: rewrites the generated blocks of README.md, each experiment page and
-  docs/experiments/todays-tcp.md from ``docs/verdicts/**/*.json``;
+  docs/experiments/todays-tcp.md (its two blocks) from ``docs/verdicts/**/*.json``;
 - ``check``: lists problems (exit 1) and stale files (exit 3 unless ``--allow-stale``); see
   :mod:`qoslab.verdicts.currency`;
 - ``redecide``: re-decides the committed files from their stored effects and intervals under
@@ -29,6 +29,8 @@ from qoslab.verdicts.currency import (
     write,
 )
 from qoslab.verdicts.docs import (
+    FULL_BEGIN,
+    FULL_END,
     LINUX_RESULTS,
     core_of,
     generated_against,
@@ -66,6 +68,11 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
         if (path := root / LINUX_RESULTS.format(flavour=fl)).exists()
     }
     if senders and replace_block(tcp_page, survival_table(senders, against, val)):
+        changed.append(tcp_page)
+    full = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders-full").glob("*.json"))]
+    if full and replace_block(
+        tcp_page, survival_table(docs + full, against, val, full_length=True), FULL_BEGIN, FULL_END
+    ):
         changed.append(tcp_page)
     return changed
 
