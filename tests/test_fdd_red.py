@@ -287,11 +287,15 @@ def test_fdd_red_full(tmp_path):
     w = f11[f11["window"] == 1000].pivot_table(index="flows", columns="aqm", values="drops_bottleneck_mean")
     assert w.loc[10, "fdd-red"] > 1.1 * w.loc[10, "red"], w
     assert (w["fdd-red"] < 0.9 * w["red"]).loc[30:].all(), w
-    # the verdicts: the steady-state fairness claim reproduces under the prose's reading
+    # the verdicts: under the prose's reading FDD-RED is fairer in steady state (the CIs above
+    # are apart), but by less than the paper's magnitude shows (+0.029 homogeneous, +0.013
+    # heterogeneous, tested at half of each): inconclusive or weaker than claimed, never
+    # reproduces (the fixed-seed file of 3757fc4^ and the sequential docs/verdicts/fdd-red.json:
+    # inconclusive in both settings; docs/experiments/fdd-red.md, item 1)
     vs = json.loads((rep.out / "verdicts.json").read_text())["verdicts"]
     v = {(x["claim"], x["reading"]): x["verdict"] for x in vs}
     for rtt in ("homogeneous", "heterogeneous"):
         claim = f"In both experiment, FDD-RED is fairer than RED algorithm [{rtt} RTTs]"
         got = v[(claim, "shares, estimator, 80 s steady state, window unlimited")]
-        assert got in ("reproduces", "weaker than claimed"), got
+        assert got in ("inconclusive", "weaker than claimed"), got
     assert all(x["seeds"] == 20 for x in vs)
