@@ -353,20 +353,29 @@ def crosscheck(
     progress: Callable[[str], None] | None = None,
     flavour: str = "ns2",
     against: str = "ns2",
+    tcp_flavour: str = "ns2",
 ) -> tuple[list[Row], list[str]]:
     """Runs every seed in qoslab and in ``against`` (``"ns2"``, the default, or ``"ns3"``); one
     row per metric that is not zero on both sides, and notes on the qoslab side's flavour.
     Against ns-2, ``flavour="ns2"`` (the default) runs every mechanism that has an ns-2 flavour
     in it (``qoslab.ns2.flavour``); ``"reference"`` runs the scenario as written (always the
-    case against ns-3). Raises :class:`qoslab.ns2.Ns2Error` (ns-2) or
-    :class:`CrosscheckRefused` (ns-3) when the scenario cannot be expressed, and
+    case against ns-3). Against ns-3, ``tcp_flavour="linux"`` runs qoslab's TCP senders in the
+    linux transport flavour (:func:`linux_flavoured`). Raises :class:`qoslab.ns2.Ns2Error`
+    (ns-2) or :class:`CrosscheckRefused` (ns-3) when the scenario cannot be expressed, and
     :class:`qoslab.ns3.Ns3Error` when ns-3 is missing or fails."""
     if against not in AGAINST:
         raise ValueError(f"--against must be 'ns2' or 'ns3', not {against!r}")
     if flavour not in ("ns2", "reference"):
         raise ValueError(f"--flavour must be 'ns2' or 'reference', not {flavour!r}")
+    if tcp_flavour not in ("ns2", "linux"):
+        raise ValueError(f"--tcp-flavour must be 'ns2' or 'linux', not {tcp_flavour!r}")
+    if tcp_flavour == "linux" and against != "ns3":
+        raise ValueError(
+            "--tcp-flavour linux compares with ns-3 (--against ns3), whose senders follow Linux's; "
+            "ns-2's one-way agents are what the ns2 flavour models"
+        )
     if against == "ns3":
-        return _crosscheck_ns3(sc, seeds, progress)
+        return _crosscheck_ns3(sc, seeds, progress, tcp_flavour)
     reason = ns2.unsupported_reason(to_ns2_resolved(sc.resolved, seeds[0]))
     if reason:
         raise ns2.Ns2Error(f"ns-2 cannot express this scenario: {reason}")
@@ -414,20 +423,55 @@ def _rows(q: Side, n: Side, families: Families) -> list[Row]:
     return judge([r for r in rows if not r.zero])
 
 
+def linux_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
+    """The qoslab side of a cross-check of the linux transport flavour against ns-3: every TCP
+    sender as Linux runs it (``tcp.flavour = "linux"``), its receivers delaying ACKs as the
+    scenario's do (ns-3's are set from the scenario; the flavour's own default is Linux's
+    delayed ACKs), and notes on what still differs from the ns-3 side. A scenario with finite
+    transfers is refused: the flavour opens no connection where ns-3's TCP does a handshake,
+    so their completion times would differ by a round trip."""
+    finite = finite_flows(sc.resolved)
+    if finite:
+        raise CrosscheckRefused(
+            f"the linux flavour opens no connection and ns-3's TCP does a handshake, so the finite "
+            f"transfers' completion times ({', '.join(finite)}) would differ by a round trip; "
+            "cross-check the linux flavour on long-lived flows"
+        )
+    tcp = [f["tcp"] for f in sc.resolved["flows"] if f["kind"] == "tcp"]
+    delack = sorted({bool(t["delayed_ack"]) for t in tcp})
+    if len(delack) > 1:
+        raise CrosscheckRefused(
+            "the linux flavour's cross-check sets one delayed-ACK setting for every receiver; "
+            "this scenario's TCP flows differ in `tcp.delayed_ack`"
+        )
+    ours = sc.with_overrides(
+        ['tcp.flavour="linux"', f"tcp.delayed_ack={'true' if delack == [True] else 'false'}"]
+    )
+    return ours, [
+        "qoslab side: every TCP sender in the linux transport flavour (docs/models/tcp-linux.md), "
+        f"its receivers {'delaying' if delack == [True] else 'not delaying'} ACKs as the scenario's "
+        "(ns-3's run the scenario as written). Still different: the linux flavour opens no "
+        "connection (ns-3's flows start a round trip later, with a handshake), starts at "
+        "Linux's initial window of 10 segments and has Linux's RTO bounds (200 ms to 120 s); "
+        "the measurement window should start after the start-up",
+    ]
+
+
 def _crosscheck_ns3(
-    sc: Scenario, seeds: list[int], progress: Callable[[str], None] | None
+    sc: Scenario, seeds: list[int], progress: Callable[[str], None] | None, tcp_flavour: str = "ns2"
 ) -> tuple[list[Row], list[str]]:
     reason = ns3.unsupported_reason(ns3.to_ns3_resolved(sc.resolved, seeds[0]))
     if reason:
         raise CrosscheckRefused(f"ns-3 cannot express this scenario: {reason}")
+    ours, ours_note = linux_flavoured(sc) if tcp_flavour == "linux" else (sc, [])
     notes = [
-        "qoslab side: the scenario as written; ns-3 side: ns-3.37 (tools/ns3/qoslab_ns3.cc), "
-        "settings in docs/validation/ns3.md",
+        *(ours_note or ["qoslab side: the scenario as written"]),
+        "ns-3 side: ns-3.37 (tools/ns3/qoslab_ns3.cc), settings in docs/validation/ns3.md",
         *_finite_note(sc),
     ]
     tcp = [f for f in sc.resolved["flows"] if f["kind"] == "tcp"]
     senders = schema.sender_kinds()
-    if ns3.SACK_WORKAROUND and any(
+    if tcp_flavour == "ns2" and ns3.SACK_WORKAROUND and any(
         not (f["tcp"].get("sack") or senders[f["tcp"]["variant"]]["x-sack"]) for f in tcp
     ):
         notes.append(
@@ -442,7 +486,7 @@ def _crosscheck_ns3(
     for s in seeds:
         if progress:
             progress(f"seed {s}: qoslab")
-        _qoslab_metrics(sc, s, q, queue_delay=True)
+        _qoslab_metrics(ours, s, q, queue_delay=True)
         if progress:
             progress(f"seed {s}: ns-3")
         _ns3_metrics(sc, s, n)

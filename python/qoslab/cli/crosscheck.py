@@ -36,6 +36,13 @@ def crosscheck(
     against: Annotated[
         str, typer.Option(help="The reference simulator: 'ns2' (ns-2.35) or 'ns3' (ns-3.37).")
     ] = "ns2",
+    tcp_flavour: Annotated[
+        str,
+        typer.Option(
+            help="Against ns-3: 'linux' runs qoslab's TCP senders as the Linux kernel does "
+            "(tcp.flavour, docs/models/tcp-linux.md); 'ns2' (the default): the scenario's."
+        ),
+    ] = "ns2",
 ) -> None:
     """Run a scenario in qoslab and in ns-2 (or ns-3 with --against ns3), print the metrics side
     by side and a verdict per metric family. Exit status: 0 all agree, 1 something disagrees, 2
@@ -67,6 +74,7 @@ def crosscheck(
             progress=lambda m: con.log(m) if con.is_terminal else None,
             flavour=flavour,
             against=against,
+            tcp_flavour=tcp_flavour,
         )
     except (ns2.Ns2Error, CrosscheckRefused) as e:
         typer.echo(f"error: {scenario}: {str(e).splitlines()[0]}", err=True)
@@ -76,7 +84,8 @@ def crosscheck(
     except ValueError as e:
         _fail(str(e))
     ref = "ns-2" if against == "ns2" else "ns-3"
-    t = Table(title=f"{sc.name}: qoslab ({flavour} flavour) vs {ref}, {seeds} seeds (mean ± 95 % CI)")
+    side = f"{flavour} flavour" + (", linux TCP flavour" if tcp_flavour == "linux" else "")
+    t = Table(title=f"{sc.name}: qoslab ({side}) vs {ref}, {seeds} seeds (mean ± 95 % CI)")
     for c in ("metric", "qoslab", ref, "difference", "verdict"):
         t.add_column(c, justify="right" if c != "metric" else "left")
     for r in rows:
@@ -99,6 +108,14 @@ def crosscheck(
 
         from qoslab.crosscheck import as_document
 
-        doc = as_document(rows, notes, scenario=str(scenario), seeds=seeds, flavour=flavour, against=against)
+        doc = as_document(
+            rows,
+            notes,
+            scenario=str(scenario),
+            seeds=seeds,
+            flavour=flavour,
+            against=against,
+            tcp_flavour=tcp_flavour,
+        )
         json_out.write_text(json.dumps(doc, indent=2) + "\n")
     raise typer.Exit(0 if all(v.verdict == "agree" for v in vs) else 1)
