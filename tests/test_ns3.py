@@ -574,8 +574,10 @@ AGREEMENT: list[tuple[str, list[str], set[str]]] = [
     ("dumbbell-5-fq_codel", [], set()),
     ("dumbbell-5-step-dctcp", [], set()),
     ("dumbbell-5-cubic", [], set()),
-    # qoslab's BBR leaves out the draft's 3 send quanta of cwnd headroom (a qoslab finding)
-    ("dumbbell-5-bbr", [], {"Jain index", "queueing delay", "utilisation"}),
+    # qoslab's (ns2-flavour) BBR holds its window through loss recovery and cannot repair a lost
+    # retransmission without a timeout: since its send quanta (5cf9e91) the delay agrees (+7.2 %)
+    # and throughput, Jain, drops (x10) and utilisation disagree (docs/validation/ns3.md)
+    ("dumbbell-5-bbr", [], {"per-flow throughput", "Jain index", "drops", "utilisation"}),
     ("dumbbell-6-cubic-reno", [], set()),
     # and freezes its window through loss recovery (both qoslab findings, docs/validation/ns3.md)
     ("dumbbell-6-bbr-reno", [], {"per-flow throughput", "Jain index", "queueing delay", "drops"}),
@@ -602,6 +604,41 @@ def test_ten_seed_agreement_against_ns3(scenario: str, overrides: list[str], fin
     path = SCENARIOS / "ns3" / f"{scenario}.toml"
     sc = load_scenario(path if path.exists() else SCENARIOS / f"{scenario}.toml")
     rows, _ = crosscheck(sc.with_overrides(overrides) if overrides else sc, list(range(1, 11)), against="ns3")
+    disagree = {v.family for v in verdicts(rows) if v.verdict == "disagree"}
+    assert disagree == findings, [(v.family, v.worst) for v in verdicts(rows)]
+
+
+#: The linux transport flavour against ns-3 (docs/validation/ns3.md, "The linux transport flavour
+#: against ns-3"): the NewReno rows as Linux's reno (with SACK), and the findings.
+AGREEMENT_LINUX = [
+    ("dumbbell-5-droptail", ['tcp.variant="sack"'], set()),
+    ("dumbbell-5-red", ['tcp.variant="sack"'], set()),
+    # five flows of one RTT lock into one phase pattern under CoDel (Jain 0.950 against 0.999)
+    ("dumbbell-5-codel", ['tcp.variant="sack"'], {"Jain index"}),
+    ("dumbbell-5-pie", ['tcp.variant="sack"'], set()),
+    ("dumbbell-5-fq_codel", ['tcp.variant="sack"'], set()),
+    ("dumbbell-5-step-dctcp", [], set()),
+    ("dumbbell-5-cubic", [], set()),
+    # five BBR flows queue 36.5 % longer than ns-3's (which side is Linux's is not settled)
+    ("dumbbell-5-bbr", [], {"queueing delay"}),
+    ("dumbbell-6-cubic-reno", ['tcp.variant="sack"'], set()),
+    ("dumbbell-6-bbr-reno", ['tcp.variant="sack"'], set()),
+    ("dumbbell-6-dctcp-reno", ['tcp.variant="sack"'], set()),
+]
+
+
+@pytest.mark.slow
+@needs_ns3
+@pytest.mark.parametrize(
+    ("scenario", "overrides", "findings"),
+    AGREEMENT_LINUX,
+    ids=[" ".join([a[0], *a[1]]) for a in AGREEMENT_LINUX],
+)
+def test_ten_seed_agreement_of_the_linux_flavour_against_ns3(
+    scenario: str, overrides: list[str], findings: set[str]
+) -> None:
+    sc = load_scenario(SCENARIOS / "ns3" / f"{scenario}.toml").with_overrides(overrides)
+    rows, _ = crosscheck(sc, list(range(1, 11)), against="ns3", tcp_flavour="linux")
     disagree = {v.family for v in verdicts(rows) if v.verdict == "disagree"}
     assert disagree == findings, [(v.family, v.worst) for v in verdicts(rows)]
 

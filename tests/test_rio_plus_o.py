@@ -166,7 +166,7 @@ def test_registered():
 @pytest.mark.slow
 def test_rio_plus_o_full(tmp_path):
     rep = experiments.reproduce("rio-plus-o", out=tmp_path, store=tmp_path / "store", progress=False)
-    assert not rep.failed
+    assert not rep.sweep.failed
     d = tmp_path / "rio-plus-o"
     for name in ("table1.csv", "sensitivity.csv", "fig7-crossing.csv", "fig8-subscription.png",
                  "fig9-granularity.png", "report.md", "verdicts.json"):  # fmt: skip

@@ -161,7 +161,7 @@ def test_baseline_verdict_per_flavour():
 
 @pytest.mark.slow
 def test_twam_dwred_full(tmp_path):
-    """The full reproduction (5 seeds, 300 s runs, scenario 3 for 1000 s) and what it pins down
+    """The full reproduction (10 seeds, 300 s runs, scenario 3 for 1000 s) and what it pins down
     (docs/experiments/twam-dwred.md)."""
     import pandas as pd
 
@@ -188,6 +188,7 @@ def test_twam_dwred_full(tmp_path):
     # neighbour reading, for every flow set
     doc = json.loads((d / "verdicts.json").read_text())
     reach = [v for v in doc["verdicts"] if v["section"].startswith("Sec. 5.2, scenario 2 (")]
+    assert len(reach) == 6, [v["section"] for v in doc["verdicts"]]  # three flow sets, two readings
     for v in reach:
         want = "reproduces" if v["reading"].startswith("Σ binds") else "does not reproduce"
         assert v["verdict"] == want, v
