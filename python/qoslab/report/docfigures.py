@@ -547,7 +547,7 @@ def todays_tcp(docs: Path = Path("docs")) -> str:
             full,
             img / f"{FULL_FIGURE}.png",
             fprov,
-            "share of the claim's readings with each verdict, per sender (full-length runs, the same "
+            "share of the claim's readings with each verdict, per sender\n(full-length runs, the same "
             "sequential procedure)\nleft of the line: the paper's TCP; right: the linux flavour's senders",
         )
         lines.append(
