@@ -499,7 +499,8 @@ def _verdict_grid(studies: dict[str, list[dict[str, Any]]], dst: Path, prov: str
     handles = [Patch(color=c, label=v) for v, c in SHADES.items()]
     fig.legend(handles=handles, loc="upper center", ncol=5, fontsize=8, frameon=False)
     h = _height(len(rows))
-    fig.subplots_adjust(left=0.5 if len(cols) > 4 else 0.58, right=0.99, top=1 - 0.5 / h, bottom=0.9 / h)
+    bottom = (0.9 + 0.15 * xlabel.count("\n")) / h  # room for the label's lines above the footer
+    fig.subplots_adjust(left=0.5 if len(cols) > 4 else 0.58, right=0.99, top=1 - 0.5 / h, bottom=bottom)
     draw_footer(fig, prov)
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_suffix(".full.png")
