@@ -5,7 +5,6 @@ sets each claim's verdicts under the paper's TCP beside those under SACK, CUBIC 
 
 from __future__ import annotations
 
-import json
 import subprocess
 
 import pandas as pd
@@ -157,12 +156,8 @@ def test_todays_tcp_page_is_generated_from_the_committed_verdicts():
         assert all(c == claims[0] for c in claims), name
     page = ROOT / "docs" / "experiments" / "todays-tcp.md"
     against = verdicts.docs.generated_against(ROOT / "README.md")
-    val = {
-        fl: verdicts.kernel_validation(
-            json.loads((ROOT / verdicts.docs.LINUX_RESULTS.format(flavour=fl)).read_text())
-        )
-        for fl in ("ns2", "linux")
-    }
+    val = verdicts.kernel_validations(ROOT)
+    assert set(val) == {"ns2", "linux"}
     assert verdicts.block(page) == verdicts.survival_table(docs, against, val)
 
 
@@ -224,12 +219,7 @@ def test_full_length_block_is_generated_from_the_studies_and_the_linux_flavours_
         ]
     page = ROOT / "docs" / "experiments" / "todays-tcp.md"
     against = verdicts.docs.generated_against(ROOT / "README.md")
-    val = {
-        fl: verdicts.kernel_validation(
-            json.loads((ROOT / verdicts.docs.LINUX_RESULTS.format(flavour=fl)).read_text())
-        )
-        for fl in ("ns2", "linux")
-    }
+    val = verdicts.kernel_validations(ROOT)
     text = verdicts.block(page, verdicts.FULL_BEGIN, verdicts.FULL_END)
     assert text == verdicts.survival_table([*papers.values(), *full], against, val, full_length=True)
 

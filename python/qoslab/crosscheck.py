@@ -471,8 +471,10 @@ def _crosscheck_ns3(
     ]
     tcp = [f for f in sc.resolved["flows"] if f["kind"] == "tcp"]
     senders = schema.sender_kinds()
-    if tcp_flavour == "ns2" and ns3.SACK_WORKAROUND and any(
-        not (f["tcp"].get("sack") or senders[f["tcp"]["variant"]]["x-sack"]) for f in tcp
+    if (
+        tcp_flavour == "ns2"
+        and ns3.SACK_WORKAROUND
+        and any(not (f["tcp"].get("sack") or senders[f["tcp"]["variant"]]["x-sack"]) for f in tcp)
     ):
         notes.append(
             "ns-3's TCP runs with SACK (ns-3.37's recovery without SACK is defective: "

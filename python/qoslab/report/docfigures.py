@@ -387,10 +387,13 @@ def _check_todays_tcp(docs: Path, page: Path, ref: str, provenance: str) -> list
             f"{page}: {ref} was drawn from versions {sorted(got)}, the sender files are {sorted(want)}"
         )
     img = page.parent / "img" / "todays-tcp"
-    other = img / (f"{QUICK_FIGURE}.png" if full else f"{FULL_FIGURE}.png")
-    provs = (image_provenance(other) if other.exists() else None, provenance)
-    quick_prov, full_prov = (provs[0], provs[1]) if full else (provs[1], provs[0])
-    if todays_tcp_section(quick_prov or "", full_prov).rstrip("\n") not in page.read_text():
+
+    def drawn(name: str) -> str | None:  # the provenance each of the section's figures says
+        if ref.endswith(f"/{name}.png"):
+            return provenance
+        return image_provenance(img / f"{name}.png") if (img / f"{name}.png").exists() else None
+
+    if todays_tcp_section(drawn(QUICK_FIGURE) or "", drawn(FULL_FIGURE)).rstrip("\n") not in page.read_text():
         out.append(f"{page}: its figures section is stale (python -m qoslab.report.docfigures todays-tcp)")
     return out
 
@@ -431,11 +434,12 @@ def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[
     """Per study, its sender verdict files in the order of the page's columns (those that
     exist): the quick runs of docs/verdicts/senders/, or (``full_length``) the studies' own
     full runs beside the linux flavour's of docs/verdicts/senders-full/."""
+    from qoslab.verdicts.currency import FULL_SENDERS
     from qoslab.verdicts.docs import COLUMNS, by_column
 
     d = docs / "verdicts"
     paths = (
-        [*d.glob("*.json"), *(d / "senders-full").glob("*.json")] if full_length else d.glob("senders/*.json")
+        [*d.glob("*.json"), *(d / FULL_SENDERS).glob("*.json")] if full_length else d.glob("senders/*.json")
     )
     files = [json.loads(p.read_text()) for p in sorted(paths)]
     if full_length and not any(f.get("tcp_flavour") == "linux" for f in files):

@@ -41,7 +41,7 @@ from qoslab.verdicts.docs import (
     survival_table,
 )
 from qoslab.verdicts.rules import finalise, holm, p_from_interval
-from qoslab.verdicts.tool import main, redecide_file, update_docs
+from qoslab.verdicts.tool import kernel_validations, main, redecide_file, update_docs
 
 __all__ = [
     "BEGIN",
@@ -72,6 +72,7 @@ __all__ = [
     "redecide_file",
     "column_of",
     "kernel_validation",
+    "kernel_validations",
     "sender_changes",
     "sender_of",
     "survival_table",

@@ -169,7 +169,8 @@ def placeholders(root: Path = ROOT) -> list[str]:
 
 #: Under docs/verdicts/: the studies' own files (full runs of the paper's TCP), then the quick
 #: runs of each sender in both transport flavours, then the linux flavour's full-length runs.
-VERDICT_DIRS = ("", "senders", "senders-full")
+FULL_SENDERS = "senders-full"
+VERDICT_DIRS = ("", "senders", FULL_SENDERS)
 
 
 def verdict_files(root: Path = ROOT) -> list[Path]:

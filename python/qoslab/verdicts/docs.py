@@ -345,24 +345,23 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
     by_exp = by_column(docs)
     decided = (REPRODUCES, WEAKER, DOES_NOT)
     rows: list[str] = []
-    tally: dict[str, list[int]] = {}
+    tally: dict[str, Counter[str]] = {}
     for exp, cols in sorted(by_exp.items()):
         paper = cols.get(COLUMNS[0])
         if paper is None:
             continue
         a = claim_verdicts(paper)
         for col in (c for c in COLUMNS if c[1] == "linux" and c in cols):
-            b = claim_verdicts(cols[col])
-            same, flips, one_sided = tally.setdefault(column_name(col), [0, 0, 0])
+            b, name = claim_verdicts(cols[col]), column_name(col)
+            t = tally.setdefault(name, Counter())
             for claim in (c for c in a if c in b):
                 if a[claim] == b[claim]:
-                    same += 1
+                    t["same"] += 1
                 elif a[claim] in decided and b[claim] in decided:
-                    flips += 1
-                    rows.append(f"| `{exp}` | {claim} | {column_name(col)} | {a[claim]} | {b[claim]} |")
+                    t["flips"] += 1
+                    rows.append(f"| `{exp}` | {claim} | {name} | {a[claim]} | {b[claim]} |")
                 else:
-                    one_sided += 1
-            tally[column_name(col)] = [same, flips, one_sided]
+                    t["one"] += 1
     head = [
         "### Where today's TCP changes a claim's verdict",
         "",
@@ -370,9 +369,9 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
         "linux-flavour sender, both full-length and decided by the same sequential procedure: "
         + (
             "; ".join(
-                f"{name}: {same} the same, {flips} decided both ways and differently (below), {one} decided "
-                "under one only"
-                for name, (same, flips, one) in tally.items()
+                f"{name}: {t['same']} the same, {t['flips']} decided both ways and differently (below), "
+                f"{t['one']} decided under one only"
+                for name, t in tally.items()
             )
             or "no study has both"
         )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from qoslab.verdicts.currency import (
+    FULL_SENDERS,
     ROOT,
     check,
     core_fingerprint,
@@ -32,6 +33,7 @@ from qoslab.verdicts.docs import (
     FULL_BEGIN,
     FULL_END,
     LINUX_RESULTS,
+    Validation,
     core_of,
     generated_against,
     kernel_validation,
@@ -45,6 +47,17 @@ from qoslab.verdicts.rules import finalise
 REDECIDED = (
     "re-decided from the stored effects and intervals by `python -m qoslab.verdicts redecide` (no rerun)"
 )
+
+
+def kernel_validations(root: Path = ROOT) -> dict[str, Validation]:
+    """Per transport flavour with committed results, each kernel module's targets against the
+    kernel (:func:`qoslab.verdicts.docs.kernel_validation`): what the today's-TCP tables' column
+    headers and summary say."""
+    return {
+        fl: kernel_validation(json.loads(path.read_text(encoding="utf-8")))
+        for fl in ("ns2", "linux")
+        if (path := root / LINUX_RESULTS.format(flavour=fl)).exists()
+    }
 
 
 def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
@@ -62,14 +75,10 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
             changed.append(page)
     tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
     senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
-    val = {
-        fl: kernel_validation(json.loads(path.read_text(encoding="utf-8")))
-        for fl in ("ns2", "linux")
-        if (path := root / LINUX_RESULTS.format(flavour=fl)).exists()
-    }
+    val = kernel_validations(root)
     if senders and replace_block(tcp_page, survival_table(senders, against, val)):
         changed.append(tcp_page)
-    full = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders-full").glob("*.json"))]
+    full = [read(p) for p in sorted((root / "docs" / "verdicts" / FULL_SENDERS).glob("*.json"))]
     if full and replace_block(
         tcp_page, survival_table(docs + full, against, val, full_length=True), FULL_BEGIN, FULL_END
     ):
