@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import QOSLAB, SCENARIOS
+from conftest import QOSLAB, ROOT, SCENARIOS
 from qoslab import ns3
 from qoslab.crosscheck import (
     FAMILIES_NS3,
@@ -619,7 +619,8 @@ AGREEMENT_LINUX = [
     ("dumbbell-5-fq_codel", ['tcp.variant="sack"'], set()),
     ("dumbbell-5-step-dctcp", [], set()),
     ("dumbbell-5-cubic", [], set()),
-    # five BBR flows queue 36.5 % longer than ns-3's (which side is Linux's is not settled)
+    # five BBR flows queue 36.5 % longer than ns-3's; the kernel's queue is longer still
+    # (test_five_bbr_flows_queue_shorter_in_ns3_than_in_the_kernel_and_the_linux_flavour)
     ("dumbbell-5-bbr", [], {"queueing delay"}),
     ("dumbbell-6-cubic-reno", ['tcp.variant="sack"'], set()),
     ("dumbbell-6-bbr-reno", ['tcp.variant="sack"'], set()),
@@ -681,6 +682,29 @@ def test_the_linux_flavour_side_keeps_the_scenario_s_receivers_and_refuses_finit
         linux_flavoured(load_scenario(SCENARIOS / "finite-flows.toml"))
     with pytest.raises(ValueError, match="--tcp-flavour linux compares with ns-3"):
         crosscheck(sc, [1], against="ns2", tcp_flavour="linux")
+
+
+@needs_ns3
+def test_five_bbr_flows_queue_shorter_in_ns3_than_in_the_kernel_and_the_linux_flavour() -> None:
+    """The kernel-validation grid's five BBR flows of one RTT (ns-3's dumbbell-5-bbr bottleneck,
+    with the grid's SACK and delayed ACKs; docs/validation/linux.md): over the whole run, as the
+    link daemon measured the kernel's runs, ns-3.37's standing queue is more than 15 % short of
+    the kernel's (committed runs: 109 ms), the linux flavour's within 15 % of it (seeds 1-5).
+    So where the two simulators disagree on this queue (ns3.md), ns-3 is the one off Linux."""
+    import json
+
+    from qoslab.emulation import validation as vl
+
+    p = {q.name: q for q in vl.GRID}["bbr5-30ms-4bdp"]
+    kernel = json.loads((ROOT / "docs" / "validation" / "linux" / "kernel.json").read_text())
+    kq = float(np.mean([r["qdelay_ms"] for r in kernel["points"][p.name]["runs"] if r["kept"]]))
+    sc = vl.scenario(p).with_overrides(
+        ["tcp.delayed_ack=true", 'tcp.delack_interval="40ms"', 'measurement.start="0s"']
+    )
+    rows, _ = crosscheck(sc, [1, 2, 3, 4, 5], against="ns3", tcp_flavour="linux")
+    q = next(r for r in rows if r.metric == "queue_delay_ms bottleneck:ab")
+    assert q.ns2.mean < 0.85 * kq, (q.ns2.mean, kq)
+    assert abs(q.qoslab.mean / kq - 1) < 0.15, (q.qoslab.mean, kq)
 
 
 @needs_ns3

@@ -9,6 +9,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -35,6 +36,15 @@ def test_the_grid_is_the_issues() -> None:
         assert [p.buffer_bdp for p in vl.GRID if p.family == f"{v}-alone"] == [1.0, 2.4, 4.0]
     # 10 Mbit/s x 40 ms / 1500 B = 33.3 packets
     assert by["bbr-cubic-0.5bdp"].limit_pkts == 17 and by["bbr-cubic-4bdp"].limit_pkts == 133
+    # and beyond the issue's: BBR among mixed RTTs as the five CUBIC flows, and five BBR flows
+    # through ns-3's dumbbell-5-bbr bottleneck (10 Mbit/s, 30 ms, 100 packets)
+    bbr5 = by["bbr5-1bdp"]
+    assert (bbr5.rtts_ms, bbr5.rate_mbps, bbr5.limit_pkts) == (five.rtts_ms, 20.0, 100)
+    assert bbr5.variants == ("bbr",) * 5
+    one_rtt = by["bbr5-30ms-4bdp"]
+    assert one_rtt.rtts_ms == (30.0,) * 5 and one_rtt.rate_mbps == 10.0 and one_rtt.limit_pkts == 100
+    ns3 = (ROOT / "scenarios" / "ns3" / "dumbbell-5-bbr.toml").read_text()
+    assert 'bandwidth = "10Mbps"' in ns3 and 'limit = "100pkts"' in ns3
 
 
 def test_a_points_scenario_has_the_rtts_and_buffer_it_names() -> None:
@@ -162,6 +172,46 @@ def test_the_linux_flavours_bbr_beside_cubic_holds_against_the_committed_kernel_
     assert all(linux["verdict"].values()), linux["verdict"]
     ns2 = vr.compare(kernel, vl.run_sim_point(p, 2, "ns2"))
     assert ns2["verdict"]["share"] is False
+
+
+def test_five_bbr_flows_of_one_rtt_hold_every_target_against_the_kernel() -> None:
+    """bbr5-30ms-4bdp (ns-3's dumbbell-5-bbr bottleneck: 10 Mbit/s, 30 ms, 100 packets): the
+    linux flavour's five BBR flows (seeds 1-5) hold share, Jain, queueing delay and
+    retransmissions against the committed kernel runs, whose standing queue is over 100 ms
+    (ns-3's is 20 % shorter: tests/test_ns3.py); the ns2 flavour's BBR fails the queue."""
+    data = json.loads(COMMITTED.read_text())
+    p = {q.name: q for q in vl.GRID}["bbr5-30ms-4bdp"]
+    kernel = data["points"][p.name]
+    assert all(r["qdelay_ms"] > 100 for r in kernel["runs"] if r["kept"])
+    linux = vr.compare(kernel, vl.run_sim_point(p, 5, "linux"))
+    assert all(linux["verdict"].values()), linux["verdict"]
+    ns2 = vr.compare(kernel, vl.run_sim_point(p, 2, "ns2"))
+    assert ns2["verdict"]["qdelay"] is False
+
+
+def _bbr5_mixed_rtts() -> dict[str, Any]:
+    data = json.loads(COMMITTED.read_text())
+    p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
+    return vr.compare(data["points"][p.name], vl.run_sim_point(p, 5, "linux"))
+
+
+def test_five_bbr_flows_of_mixed_rtts_keep_the_kernels_queue_and_losses() -> None:
+    """bbr5-1bdp (RTTs 20-100 ms, 20 Mbit/s, 1 BDP): what holds of the linux flavour's BBR
+    among mixed RTTs: the queueing delay and the retransmissions (about one packet in eight
+    lost on both sides); the split does not (next test)."""
+    c = _bbr5_mixed_rtts()
+    assert c["verdict"]["qdelay"] and c["verdict"]["retransmits"], c["verdict"]
+    assert c["kernel"]["retransmits"][0] > 4000 and c["sim"]["retransmits"][0] > 4000
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="five BBR flows of mixed RTTs split the link far less evenly in the linux flavour "
+    "(and in ns-3) than in the kernel: docs/validation/linux.md, 'Five BBR flows'",
+)
+def test_five_bbr_flows_of_mixed_rtts_split_the_link_as_the_kernels() -> None:
+    c = _bbr5_mixed_rtts()
+    assert c["verdict"]["share"] and c["verdict"]["jain"], c["verdict"]
 
 
 _OK, _WHY = emu.availability()

@@ -146,34 +146,51 @@ def _buffer_axis(ax: Any, bufs: list[float]) -> None:
 
 
 def figure(family: str, rows: list[dict[str, Any]], flavour: str, path: Path) -> None:
-    """Share (of the first flow, or of every flow for the mixed-RTT point) and queue delay
-    against the buffer; kernel runs as dots, means with ± 2 sd bars."""
+    """Share (of the first flow against the buffer, or of every flow where a point has more
+    than two) and queue delay against the buffer, or each flow's retransmissions; kernel runs
+    as dots, means with ± 2 sd bars."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8.0, 3.2), dpi=90)
     a1, a2 = fig.subplots(1, 2)
     first = rows[0]
     multi = len(first["kernel"]["share"]) > 1
-    if family == "cubic5":
+    if len(first["point"]["variants"]) > 2:
+        # several flows: each flow's share and retransmissions, against its RTT where the RTTs
+        # differ, else against its number
         c = first
         rtts = c["point"]["rtts_ms"]
-        for i, r in enumerate(rtts):
+        mixed = len(set(rtts)) > 1
+        xs = list(rtts) if mixed else [float(i + 1) for i in range(len(rtts))]
+        dx = 2.0 if mixed else 0.08
+        for i, r in enumerate(xs):
             a1.scatter(
-                [r - 2] * len(c["kernel"]["share_runs"][i]),
+                [r - dx] * len(c["kernel"]["share_runs"][i]),
                 c["kernel"]["share_runs"][i],
                 s=10,
                 color="C0",
                 alpha=0.5,
             )
-        _errbar(a1, rtts, c["kernel"]["share"], -2, color="C0", label="kernel (mean ± 2 sd)")
-        _errbar(a1, rtts, c["sim"]["share"], 2, color="C3", label=f"simulated, {flavour}")
-        a1.axhline(0.2, color="grey", lw=0.5)
-        a1.set_xlabel("base RTT (ms)")
+        _errbar(a1, xs, c["kernel"]["share"], -dx, color="C0", label="kernel (mean ± 2 sd)")
+        _errbar(a1, xs, c["sim"]["share"], dx, color="C3", label=f"simulated, {flavour}")
+        a1.axhline(1 / len(xs), color="grey", lw=0.5)
+        xlabel = "base RTT (ms)" if mixed else "flow"
+        a1.set_xlabel(xlabel)
         a1.set_ylabel("share of the bottleneck")
-        _errbar(a2, rtts, c["kernel"]["retransmits_flow"], -2, color="C0", label="kernel")
-        _errbar(a2, rtts, c["sim"]["retransmits_flow"], 2, color="C3", label="simulated")
-        a2.set_xlabel("base RTT (ms)")
-        a2.set_ylabel("retransmitted segments (run)")
+        if mixed:
+            _errbar(a2, xs, c["kernel"]["retransmits_flow"], -dx, color="C0", label="kernel")
+            _errbar(a2, xs, c["sim"]["retransmits_flow"], dx, color="C3", label="simulated")
+            a2.set_xlabel(xlabel)
+            a2.set_ylabel("retransmitted segments (run)")
+        else:
+            # flows of one RTT: the standing queue they keep together
+            _errbar(a2, [0.0], [c["kernel"]["qdelay_ms"]], 0, color="C0", label="kernel")
+            _errbar(a2, [1.0], [c["sim"]["qdelay_ms"]], 0, color="C3", label="simulated")
+            a2.set_xticks([0.0, 1.0], ["kernel", f"simulated, {flavour}"])
+            a2.set_xlim(-0.5, 1.5)
+            a2.set_ylim(bottom=0)
+            a2.set_ylabel("mean queueing delay (ms)")
+            a1.set_xticks(xs)
     else:
         bufs = [c["point"]["buffer_bdp"] for c in rows]
         if multi:
