@@ -145,10 +145,12 @@ def _buffer_axis(ax: Any, bufs: list[float]) -> None:
     ax.set_xlabel("buffer (BDP)")
 
 
-def figure(family: str, rows: list[dict[str, Any]], flavour: str, path: Path) -> None:
-    """Share (of the first flow against the buffer, or of every flow where a point has more
-    than two) and queue delay against the buffer, or each flow's retransmissions; kernel runs
-    as dots, means with ± 2 sd bars."""
+def figure(rows: list[dict[str, Any]], flavour: str, path: Path) -> None:
+    """One family's figure; kernel runs as dots, means with ± 2 sd bars. Two flows or one: the
+    first flow's share (or its retransmissions when alone) and the queue delay against the
+    buffer. More flows (one point): each flow's share, against its RTT with each flow's
+    retransmissions beside where the RTTs differ, against its number with the queue delay
+    beside where they do not."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8.0, 3.2), dpi=90)
@@ -301,6 +303,6 @@ def write(
     for c in rows:
         fams.setdefault(c["point"]["family"], []).append(c)
     for fam, rs in fams.items():
-        figure(fam, rs, flavour, out / f"{fam}-{flavour}.png")
+        figure(rs, flavour, out / f"{fam}-{flavour}.png")
     say(table(rows, flavour))
     return rows
