@@ -153,7 +153,7 @@ reproduce: build ns2 ns3
 	for s in sack cubic bbr; do $(VENV)/bin/qoslab reproduce all --sender $$s --tcp-flavour linux || exit 1; done
 
 # The simulated senders against the Linux kernel on the committed grid (docs/validation/linux.md).
-# Kernel side (root, emulation; ~40 min): `make validate-linux`. The simulated side alone, reusing
+# Kernel side (root, emulation; ~45 min): `make validate-linux`. The simulated side alone, reusing
 # the committed kernel results (no root): `make validate-linux SIM_ONLY=1 FLAVOUR=linux`.
 FLAVOUR ?= ns2
 validate-linux: build

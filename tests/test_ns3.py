@@ -708,6 +708,29 @@ def test_five_bbr_flows_queue_shorter_in_ns3_than_in_the_kernel_and_the_linux_fl
 
 
 @needs_ns3
+def test_five_bbr_flows_of_mixed_rtts_are_unfair_in_ns3_too() -> None:
+    """The grid's five BBR flows of RTTs 20-100 ms (docs/validation/linux.md, 'Five BBR flows'):
+    ns-3.37's BBR fails the kernel's Jain target as the linux flavour does (0.733 over seeds
+    1-10 against the kernel's 0.846), and gives the 60 ms flow the most, as the linux flavour
+    does on average, where the kernel's three runs are fairer. So this gap is not the linux
+    flavour's departure alone. (The rows' ``ns2`` field holds the reference simulator's side.)"""
+    import json
+
+    from qoslab.emulation import validation as vl
+    from qoslab.emulation import validation_report as vr
+
+    p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
+    kernel = json.loads((ROOT / "docs" / "validation" / "linux" / "kernel.json").read_text())
+    kj = float(np.mean([r["jain"] for r in kernel["points"][p.name]["runs"] if r["kept"]]))
+    sc = vl.scenario(p).with_overrides(["tcp.delayed_ack=true", 'tcp.delack_interval="40ms"'])
+    rows, _ = crosscheck(sc, list(range(1, 11)), against="ns3", tcp_flavour="linux")
+    jain = next(r for r in rows if r.metric == "jain index")
+    assert jain.ns2.mean < kj - vr.JAIN_TOL and jain.qoslab.mean < kj - vr.JAIN_TOL, (jain, kj)
+    thr = {r.metric.split()[-1]: r.ns2.mean for r in rows if r.metric.startswith("throughput_kbps")}
+    assert max(thr, key=thr.__getitem__) == "bbr2", thr  # the 60 ms flow
+
+
+@needs_ns3
 def test_linux_flavour_dctcp_agrees_with_ns3_short() -> None:
     """The linux flavour's DCTCP (``tcp_dctcp.c``: growth per acknowledged segment, one
     reduction per window) against ns-3's TcpDctcp, which follows Linux's; the host kernel has no
