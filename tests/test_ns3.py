@@ -708,12 +708,13 @@ def test_five_bbr_flows_queue_shorter_in_ns3_than_in_the_kernel_and_the_linux_fl
 
 
 @needs_ns3
-def test_five_bbr_flows_of_mixed_rtts_are_unfair_in_ns3_too() -> None:
+def test_five_bbr_flows_of_mixed_rtts_are_as_unfair_in_ns3_as_in_the_kernel() -> None:
     """The grid's five BBR flows of RTTs 20-100 ms (docs/validation/linux.md, 'Five BBR flows'):
-    ns-3.37's BBR fails the kernel's Jain target as the linux flavour does (0.733 over seeds
-    1-10 against the kernel's 0.846), and gives the 60 ms flow the most, as the linux flavour
-    does on average, where the kernel's three runs are fairer. So this gap is not the linux
-    flavour's departure alone. (The rows' ``ns2`` field holds the reference simulator's side.)"""
+    ns-3.37's BBR splits the link as unevenly as the kernel's ten runs do (Jain 0.733 over seeds
+    1-10; the kernel's 0.735 +- 0.132, the linux flavour's 0.669): within the kernel's 2 sd and
+    well below a fair split. It gives the 60 ms flow the most, as the linux flavour does on
+    average, where the kernel's winners are the 40 and 80 ms flows. (The rows' ``ns2`` field
+    holds the reference simulator's side.)"""
     import json
 
     from qoslab.emulation import validation as vl
@@ -721,11 +722,13 @@ def test_five_bbr_flows_of_mixed_rtts_are_unfair_in_ns3_too() -> None:
 
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
     kernel = json.loads((ROOT / "docs" / "validation" / "linux" / "kernel.json").read_text())
-    kj = float(np.mean([r["jain"] for r in kernel["points"][p.name]["runs"] if r["kept"]]))
+    kj = [r["jain"] for r in kernel["points"][p.name]["runs"] if r["kept"]]
+    km, ksd = float(np.mean(kj)), float(np.std(kj, ddof=1))
     sc = vl.scenario(p).with_overrides(["tcp.delayed_ack=true", 'tcp.delack_interval="40ms"'])
     rows, _ = crosscheck(sc, list(range(1, 11)), against="ns3", tcp_flavour="linux")
     jain = next(r for r in rows if r.metric == "jain index")
-    assert jain.ns2.mean < kj - vr.JAIN_TOL and jain.qoslab.mean < kj - vr.JAIN_TOL, (jain, kj)
+    for side in (jain.ns2, jain.qoslab):
+        assert vr.holds(side.mean, km, ksd, vr.JAIN_TOL) and side.mean < 0.8, (jain, km, ksd)
     thr = {r.metric.split()[-1]: r.ns2.mean for r in rows if r.metric.startswith("throughput_kbps")}
     assert max(thr, key=thr.__getitem__) == "bbr2", thr  # the 60 ms flow
 

@@ -45,6 +45,13 @@ def test_the_grid_is_the_issues() -> None:
     assert one_rtt.rtts_ms == (30.0,) * 5 and one_rtt.rate_mbps == 10.0 and one_rtt.limit_pkts == 100
     ns3 = (ROOT / "scenarios" / "ns3" / "dumbbell-5-bbr.toml").read_text()
     assert 'bandwidth = "10Mbps"' in ns3 and 'limit = "100pkts"' in ns3
+    # at least three kernel runs a point (the issue's), ten where five flows split the link
+    assert all(p.reps >= 3 for p in vl.GRID)
+    assert {p.name for p in vl.GRID if p.reps >= 10 and p.seeds >= 10} == {
+        "cubic5-1bdp",
+        "bbr5-1bdp",
+        "bbr5-30ms-4bdp",
+    }
 
 
 def test_a_points_scenario_has_the_rtts_and_buffer_it_names() -> None:
@@ -111,14 +118,14 @@ def test_compare_judges_each_target() -> None:
 
 
 def test_committed_kernel_results_cover_the_grid_with_their_settings() -> None:
-    """The committed kernel side: every grid point with at least three kept runs, and the
+    """The committed kernel side: every grid point with its kept runs (three, or ten), and the
     host's settings as the kernel reported them (offloads off, SACK on, no timestamps)."""
     data = json.loads(COMMITTED.read_text())
     assert "tcp_dctcp" in data["dctcp"]
     for p in vl.GRID:
         kp = data["points"][p.name]
         kept = [r for r in kp["runs"] if r["kept"]]
-        assert len(kept) >= 3, p.name
+        assert len(kept) >= p.reps, p.name
         for r in kept:
             assert math.isclose(sum(f["share"] for f in r["flows"]), 1.0, rel_tol=1e-9)
             assert [f["variant"] for f in r["flows"]] == list(p.variants)
@@ -176,31 +183,38 @@ def test_the_linux_flavours_bbr_beside_cubic_holds_against_the_committed_kernel_
 
 def test_five_bbr_flows_of_one_rtt_hold_every_target_against_the_kernel() -> None:
     """bbr5-30ms-4bdp (ns-3's dumbbell-5-bbr bottleneck: 10 Mbit/s, 30 ms, 100 packets): the
-    linux flavour's five BBR flows (seeds 1-5) hold share, Jain, queueing delay and
+    linux flavour's five BBR flows (seeds 1-10) hold share, Jain, queueing delay and
     retransmissions against the committed kernel runs, whose standing queue is over 100 ms
     (ns-3's is 20 % shorter: tests/test_ns3.py); the ns2 flavour's BBR fails the queue."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}["bbr5-30ms-4bdp"]
     kernel = data["points"][p.name]
     assert all(r["qdelay_ms"] > 100 for r in kernel["runs"] if r["kept"])
-    linux = vr.compare(kernel, vl.run_sim_point(p, 5, "linux"))
+    linux = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
     assert all(linux["verdict"].values()), linux["verdict"]
     ns2 = vr.compare(kernel, vl.run_sim_point(p, 2, "ns2"))
     assert ns2["verdict"]["qdelay"] is False
 
 
-def _bbr5_mixed_rtts() -> dict[str, Any]:
+def _bbr5_mixed_rtts() -> tuple[dict[str, Any], dict[str, Any]]:
+    """bbr5-1bdp's committed kernel runs and its simulated runs (seeds 1-10, linux flavour)."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
-    return vr.compare(data["points"][p.name], vl.run_sim_point(p, 5, "linux"))
+    return data["points"][p.name], vl.run_sim_point(p, p.seeds, "linux")
 
 
-def test_five_bbr_flows_of_mixed_rtts_keep_the_kernels_queue_and_losses() -> None:
-    """bbr5-1bdp (RTTs 20-100 ms, 20 Mbit/s, 1 BDP): what holds of the linux flavour's BBR
-    among mixed RTTs: the queueing delay and the retransmissions (about one packet in eight
-    lost on both sides); the split does not (next test)."""
-    c = _bbr5_mixed_rtts()
-    assert c["verdict"]["qdelay"] and c["verdict"]["retransmits"], c["verdict"]
+def test_five_bbr_flows_of_mixed_rtts_hold_every_target_against_ten_kernel_runs() -> None:
+    """bbr5-1bdp (RTTs 20-100 ms, 20 Mbit/s, 1 BDP): the kernel's own split is uneven and varies
+    from run to run (Jain 0.51-0.91 over ten runs; its first three, 0.78-0.91, had understated
+    that), and against it the linux flavour's BBR holds share, Jain, queueing delay and
+    retransmissions (about one packet in eight lost on both sides), Welch's p of the Jain
+    indices above 0.05."""
+    kernel, sim = _bbr5_mixed_rtts()
+    c = vr.compare(kernel, sim)
+    assert all(c["verdict"].values()), c["verdict"]
+    assert c["jain_welch_p"] > 0.05, c["jain_welch_p"]
+    kj = [r["jain"] for r in kernel["runs"] if r["kept"]]
+    assert len(kj) == 10 and sum(j < 0.7 for j in kj) >= 3 and max(kj) > 0.9, kj
     assert c["kernel"]["retransmits"][0] > 4000 and c["sim"]["retransmits"][0] > 4000
 
 
@@ -216,24 +230,31 @@ def _loss(flow: dict[str, Any]) -> float:
 LT_LOSS_THRESH = 50 / 256
 
 
-def test_five_bbr_flows_of_mixed_rtts_lose_unevenly_where_the_kernels_lose_alike() -> None:
-    """What goes with the failing split (docs/validation/linux.md, 'Five BBR flows'): every
-    kernel flow loses less than BBR's policer threshold (7.5-17.6 %), while on seeds 4 and 5 the
-    linux flavour's losers lose more than it (20-38 %) and their winners less (12-15 %)."""
-    data = json.loads(COMMITTED.read_text())
-    p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
-    kernel = [_loss(f) for r in data["points"][p.name]["runs"] if r["kept"] for f in r["flows"]]
-    assert max(kernel) < LT_LOSS_THRESH, kernel
-    sim = vl.run_sim_point(p, 5, "linux")["runs"]
-    for r in sim[3:]:  # seeds 4 and 5
-        losses = [_loss(f) for f in r["flows"]]
-        assert max(losses) > LT_LOSS_THRESH and min(losses) < 0.16, (r["seed"], losses)
+def _losses(runs: list[dict[str, Any]]) -> np.ndarray[Any, Any]:
+    return np.array([[_loss(f) for f in r["flows"]] for r in runs])
 
 
-def test_five_bbr_flows_of_mixed_rtts_stay_unfair_when_each_flows_delay_moves() -> None:
-    """Not phase effects alone: with each access link's delay moved by a random 0-0.6 ms (one
-    bottleneck packet time; 12 sets of offsets, seeds 1-2) the linux flavour's mean Jain index
-    stays below the kernel's mean less two of its standard deviations (0.846 - 2 x 0.064)."""
+def test_five_bbr_flows_of_mixed_rtts_lose_less_evenly_than_the_kernels() -> None:
+    """What the targets do not judge (docs/validation/linux.md, 'Five BBR flows'): the kernel's
+    flows lose alike even where the split is uneven (3 of 50 flow-runs above BBR's policer
+    threshold, the most-losing flow of a run 1.54 times the least, the median), the linux
+    flavour's do not (12 of 50 above it; 2.49 times), and it times out more."""
+    kernel, sim = _bbr5_mixed_rtts()
+    kl, sl = _losses([r for r in kernel["runs"] if r["kept"]]), _losses(sim["runs"])
+    assert (sl > LT_LOSS_THRESH).sum() >= 3 * max(1, (kl > LT_LOSS_THRESH).sum()), (kl, sl)
+    ratio = [float(np.median(x.max(axis=1) / x.min(axis=1))) for x in (kl, sl)]
+    assert ratio[0] < 1.7 < 2.2 < ratio[1], ratio
+    timeouts = [
+        np.mean([sum(f["timeouts"] for f in r["flows"]) for r in rs]) for rs in (kernel["runs"], sim["runs"])
+    ]
+    assert timeouts[1] > 2 * timeouts[0], timeouts
+
+
+def test_five_bbr_flows_of_mixed_rtts_split_alike_when_each_flows_delay_moves() -> None:
+    """The linux flavour's split among BBR flows of mixed RTTs does not hang on packet phases:
+    with each access link's delay moved by a random 0-0.6 ms (one bottleneck packet time; 12
+    sets of offsets, seeds 1-2) the mean Jain index stays within 0.1 of the unshifted seeds'
+    (0.61 against 0.67), well below a fair split."""
     import re
 
     from qoslab.scenario import Scenario
@@ -252,18 +273,8 @@ def test_five_bbr_flows_of_mixed_rtts_stay_unfair_when_each_flows_delay_moves() 
         assert n == 1
         sc = Scenario(text, "<offsets>").with_overrides(vl.sim_overrides("linux"))
         jain += [vl.jain_index(vl.simulate(sc, seed).flows["throughput_bps"].to_numpy()) for seed in (1, 2)]
-    kernel = [r["jain"] for r in json.loads(COMMITTED.read_text())["points"][p.name]["runs"] if r["kept"]]
-    assert float(np.mean(jain)) < np.mean(kernel) - 2 * np.std(kernel, ddof=1), (np.mean(jain), kernel)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="five BBR flows of mixed RTTs split the link far less evenly in the linux flavour "
-    "(and in ns-3) than in the kernel: docs/validation/linux.md, 'Five BBR flows'",
-)
-def test_five_bbr_flows_of_mixed_rtts_split_the_link_as_the_kernels() -> None:
-    c = _bbr5_mixed_rtts()
-    assert c["verdict"]["share"] and c["verdict"]["jain"], c["verdict"]
+    unshifted = [r["jain"] for r in _bbr5_mixed_rtts()[1]["runs"]]
+    assert abs(np.mean(jain) - np.mean(unshifted)) < 0.1 and np.mean(jain) < 0.75, (np.mean(jain), unshifted)
 
 
 _OK, _WHY = emu.availability()
