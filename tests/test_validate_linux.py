@@ -135,6 +135,29 @@ def test_committed_kernel_results_cover_the_grid_with_their_settings() -> None:
         assert hs["sysctl"]["net.ipv4.tcp_congestion_control"] == p.variants[0]
 
 
+def test_cubic_alone_leaves_slow_start_later_in_the_kernel_by_hystarts_ack_train() -> None:
+    """The lone CUBIC flow's slow-start retransmission gap at 1 BDP (docs/validation/linux.md,
+    'One flow alone'): in every committed kernel run of the three CUBIC-alone points HyStart
+    left slow start by its ACK-train test at a window of 98-99 (the namespace's TcpExt
+    counters), never by its delay test; the linux flavour leaves at 80 (its delay test: the
+    model's receiver acknowledges every second segment, so no ACK train lasts), and at 1 BDP
+    retransmits 28 segments against the kernel's 45-47."""
+    data = json.loads(COMMITTED.read_text())
+    for name in ("cubic-alone-1bdp", "cubic-alone-2.4bdp", "cubic-alone-4bdp"):
+        for r in data["points"][name]["runs"]:
+            h = r["flows"][0]["hystart"]
+            assert (h["train"], h["delay"]) == (1, 0) and 98 <= h["train_cwnd"] <= 99, (name, h)
+    p = {q.name: q for q in vl.GRID}["cubic-alone-1bdp"]
+    sc = vl.scenario(p, "linux").with_overrides([*vl.sim_overrides("linux"), 'measurement.interval="10ms"'])
+    r = vl.simulate(sc, 1)
+    series = r.series_flow
+    exit_ = series[series["ssthresh"] < 10000].iloc[0]
+    assert exit_["ssthresh"] == exit_["cwnd"] == 80, exit_  # HyStart: ssthresh = cwnd on leaving
+    assert int(r.flows["retransmitted_packets"].iloc[0]) == 28
+    kernel = [r["flows"][0]["retransmits"] for r in data["points"]["cubic-alone-1bdp"]["runs"]]
+    assert min(kernel) >= 45, kernel
+
+
 def test_sim_only_regenerates_the_simulated_side_from_kernel_results(tmp_path: Path) -> None:
     """`--sim-only --kernel-results FILE`: no root, no emulation; writes the JSON, table and
     figure of the chosen flavour. A single CUBIC flow fills a 10 Mbit/s link."""

@@ -86,6 +86,16 @@ class EmuResult:
         return d
 
 
+#: The flows' columns of CUBIC's HyStart counters (``kernel_hystart_KEY``) and the TcpExt
+#: counters they read (``TCPHystartNAME``, reported by each source's namespace).
+HYSTART_COUNTERS = {
+    "train": "TrainDetect",
+    "train_cwnd": "TrainCwnd",
+    "delay": "DelayDetect",
+    "delay_cwnd": "DelayCwnd",
+}
+
+
 def _int_or_nan(x: Any) -> float:
     return float("nan") if x is None else float(int(x))
 
@@ -168,6 +178,11 @@ def assemble(
                 "kernel_total_retrans": _int_or_nan(src.get("tcp_info", {}).get("total_retrans")),
                 "kernel_reordering": _int_or_nan(src.get("tcp_info", {}).get("reordering")),
                 "kernel_host_timeouts": _int_or_nan(src.get("host_tcpext", {}).get("TCPTimeouts")),
+                # CUBIC's exits from slow start on the host, by test, and the windows they left at
+                **{
+                    f"kernel_hystart_{k}": _int_or_nan(src.get("host_tcpext", {}).get(f"TCPHystart{c}"))
+                    for k, c in HYSTART_COUNTERS.items()
+                },
             }
         )
         sources[f["name"]] = src

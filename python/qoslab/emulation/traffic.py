@@ -120,7 +120,9 @@ def tcp_sink(a: argparse.Namespace) -> dict[str, Any]:
 
 #: The host's TCP counters (/proc/net/netstat, this namespace's) that a source reports the
 #: change of over its run: retransmission timeouts, losses recovered by duplicate ACKs with
-#: and without SACK, reordering detected, tail loss probes, timeouts undone as spurious.
+#: and without SACK, reordering detected, tail loss probes, timeouts undone as spurious, and
+#: CUBIC's HyStart leaving slow start by its ACK-train or its delay test (each with the sum of
+#: the windows it left at: tcp_cubic.c's LINUX_MIB_TCPHYSTART*).
 TCPEXT_COUNTERS = (
     "TCPTimeouts",
     "TCPRenoRecovery",
@@ -130,6 +132,10 @@ TCPEXT_COUNTERS = (
     "TCPTSReorder",
     "TCPLossProbes",
     "TCPSpuriousRTOs",
+    "TCPHystartTrainDetect",
+    "TCPHystartTrainCwnd",
+    "TCPHystartDelayDetect",
+    "TCPHystartDelayCwnd",
 )
 
 

@@ -192,6 +192,16 @@ def sim_overrides(flavour: str) -> list[str]:
     raise ValueError(f"flavour: expected one of {', '.join(FLAVOURS)}, got {flavour!r}")
 
 
+def _hystart(flow: dict[str, Any]) -> dict[str, Any]:
+    """A kernel CUBIC flow's exits from slow start by HyStart's ACK-train and delay tests, with
+    the windows it left at (its namespace's TcpExt counters; absent in runs made before they
+    were recorded)."""
+    from qoslab.emulation.results import HYSTART_COUNTERS
+
+    vals = {k: flow.get(f"kernel_hystart_{k}", float("nan")) for k in HYSTART_COUNTERS}
+    return {} if any(v != v for v in vals.values()) else {"hystart": {k: int(v) for k, v in vals.items()}}
+
+
 def _bottleneck(links: Any) -> Any:
     return links[(links["link_name"] == "bottleneck") & (links["direction"] == "ab")].iloc[0]
 
@@ -218,6 +228,7 @@ def _record(p: Point, flows: Any, links_run: Any, *, kernel: bool) -> dict[str, 
                 "timeouts": float(f["kernel_host_timeouts"] if kernel else f["timeouts"]),
                 "dropped": float(f["dropped_packets"]),
                 **({"reordering": float(f["kernel_reordering"])} if kernel else {}),
+                **(_hystart(f) if kernel and p.variants[i] == CUBIC else {}),
             }
         )
     b = _bottleneck(links_run)
