@@ -3,8 +3,6 @@
 import subprocess
 from collections import Counter
 
-import pytest
-
 import qoslab
 from conftest import SCENARIOS, require
 
@@ -49,16 +47,10 @@ def test_pcap_read_by_tshark_matches_counters(tmp_path):
     assert set(acks) == {"0"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="net/pcap.rs writes an ACK's number as (segment + 1) x 1000, not in the data's bytes "
-    "((segment + 1) x payload); found 2026-11-27, to be fixed with the next change to the core "
-    "(any change to it makes every committed verdict file stale)",
-)
 def test_pcap_ack_numbers_acknowledge_the_datas_bytes(tmp_path):
     """A capture of both directions of a TCP flow of 1500-byte packets: every ACK's number is
     the byte after some data segment's (seq + len), as a reader such as tshark or Wireshark
-    takes it."""
+    takes it (until 2026-11-27 ACKs were numbered in units of 1000 bytes)."""
     tshark = require("tshark")
     table = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
     table["duration"] = "2s"
@@ -78,8 +70,11 @@ def test_pcap_ack_numbers_acknowledge_the_datas_bytes(tmp_path):
         ).stdout
         return [r.split("\t") for r in out.splitlines() if r.strip()]
 
-    data = [d for d in fields("bn.ab.pcap", "tcp.seq_raw", "tcp.len") if d[1] != "0"]
-    ends = {int(s) + int(n) for s, n in data}
+    # the agent's first packet is a 40-byte SYN (ns-2's `syn_`): segment 0, no payload
+    data = [(int(s), int(n)) for s, n in fields("bn.ab.pcap", "tcp.seq_raw", "tcp.len")]
+    full = [(s, n) for s, n in data if n]
     acks = {int(a[0]) for a in fields("bn.ba.pcap", "tcp.ack_raw")}
-    assert data and acks and {int(n) for _, n in data} == {1460}
-    assert acks <= ends | {0}, sorted(acks - ends)[:5]
+    assert full and acks and {n for _, n in full} == {1460} and all(s % 1460 == 0 for s, _ in data)
+    # an ACK names the next byte expected: the start of a segment sent, or the end of one
+    edges = {s for s, _ in data} | {s + n for s, n in full}
+    assert acks <= edges, sorted(acks - edges)[:5]

@@ -55,7 +55,10 @@ impl PcapWriter {
         16 + 20 + if udp { 8 } else { 20 }
     }
 
-    /// Writes one record. `src`/`dst` are the flow's endpoint nodes; `udp` selects the header.
+    /// Writes one record. `src`/`dst` are the flow's endpoint nodes; `udp` selects the header;
+    /// `segment` is the flow's full data packet size (bytes on the wire), which numbers the TCP
+    /// sequence space: segment n starts at byte n · (segment − 40), and an ACK of segments up
+    /// to n carries (n + 1) · (segment − 40), as a reader of the capture expects.
     pub fn record(
         &mut self,
         t_ns: u64,
@@ -63,6 +66,7 @@ impl PcapWriter {
         src: usize,
         dst: usize,
         udp: bool,
+        segment: u32,
     ) -> io::Result<()> {
         let (s, d) = if p.kind == PacketKind::Ack {
             (dst, src)
@@ -106,10 +110,10 @@ impl PcapWriter {
             b.extend_from_slice(&(total - 20).to_be_bytes());
             b.extend_from_slice(&[0, 0]);
         } else {
-            let payload = p.size.saturating_sub(40) as u64;
+            let payload = u64::from(segment.saturating_sub(40).max(1));
             let (seq, ack, flags) = match p.kind {
-                PacketKind::Data => (p.seq * payload.max(1), 0u64, 0x18u8),
-                PacketKind::Ack => (0, ((p.ack + 1).max(0) as u64) * 1000, 0x10u8),
+                PacketKind::Data => (p.seq * payload, 0u64, 0x18u8),
+                PacketKind::Ack => (0, ((p.ack + 1).max(0) as u64) * payload, 0x10u8),
             };
             b.extend_from_slice(&(seq as u32).to_be_bytes());
             b.extend_from_slice(&(ack as u32).to_be_bytes());

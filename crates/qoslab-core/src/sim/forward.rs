@@ -138,7 +138,7 @@ impl Simulation {
                 break;
             }
             self.capture_written += len;
-            if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp) {
+            if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp, f.size) {
                 self.capture_error.get_or_insert_with(|| err.to_string());
             }
         }

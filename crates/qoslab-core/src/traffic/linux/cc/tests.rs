@@ -212,3 +212,37 @@ fn bbr_conserves_packets_in_the_first_round_of_recovery_and_restores_the_window(
         c.cwnd
     );
 }
+
+#[test]
+fn cubic_hystart_tracks_rounds_below_the_low_window() {
+    // Slow start from 10: one ACK per segment, the flights of 10, 20, 40 ... segments each
+    // acknowledged in a train. The round that begins at the first ACK (SND.UNA past the
+    // end_seq set at init) must end where the first flight ends (SND.NXT = 10 then), although
+    // the window reaches `hystart_low_window` (16) only mid-round.
+    let mut c = conn(10);
+    c.nxt = 0; // at init, before the initial window leaves (tcp_init_transfer)
+    let mut cu = Cubic::new(&mut c);
+    c.nxt = 10;
+    c.una = 1;
+    c.now = 40 * MS;
+    cu.pkts_acked(&mut c, 1, Some(40 * MS));
+    assert_eq!(
+        cu.end_seq, 10,
+        "the first round ends with the initial window's flight"
+    );
+    // The window grows past 16 within the round: its end is not moved.
+    for k in 2..=10 {
+        c.una = k;
+        c.cwnd = 9 + k as u32;
+        c.nxt = 10 + 2 * (k - 1);
+        c.now += MS;
+        cu.pkts_acked(&mut c, 1, Some(40 * MS));
+        assert_eq!(cu.end_seq, 10);
+    }
+    // The next ACK passes it: a new round, to the end of the second flight.
+    c.una = 11;
+    c.nxt = 30;
+    c.now += MS;
+    cu.pkts_acked(&mut c, 1, Some(40 * MS));
+    assert_eq!(cu.end_seq, 30);
+}
