@@ -17,6 +17,7 @@ import pytest
 from qoslab import emulation as emu
 from qoslab.emulation import validation as vl
 from qoslab.emulation import validation_report as vr
+from qoslab.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "docs" / "validation" / "linux" / "kernel.json"
@@ -234,34 +235,81 @@ def test_sim_only_regenerates_the_simulated_side_from_kernel_results(tmp_path: P
 
 
 @pytest.mark.parametrize("point", ["bbr-cubic-0.5bdp", "bbr-cubic-1bdp", "bbr-cubic-2bdp", "bbr-cubic-4bdp"])
-def test_the_linux_flavours_bbr_beside_cubic_holds_against_the_committed_kernel_runs(point: str) -> None:
+def test_the_linux_flavours_bbr_beside_cubic_against_the_committed_kernel_runs(point: str) -> None:
     """Issue 54's first target, no root: the linux flavour's BBR beside CUBIC (seeds 1-10)
-    against the committed kernel runs holds share, Jain, queueing delay and retransmissions at
-    every buffer; the ns2 flavour's fails the share at each (its BBR collapses to 0.12-0.18).
-    The simulated side is computed here, so a change to the linux flavour that breaks it fails."""
+    against the committed kernel runs. With exact timing it holds share, Jain, queueing delay and
+    retransmissions at every buffer. With the testbed's timing noise (``TESTBED_JITTER_US`` on
+    every hop: the simulated side of the page's main table) it holds them at 2 and 4 BDP, and at
+    0.5 and 1 BDP its CUBIC gets 30 % less than the kernel's (0.054 against 0.079, 0.068
+    against 0.099: below the kernel's mean less two sd), not collapsed. The ns2 flavour's BBR
+    fails the share at each (it collapses to 0.12-0.18). The simulated side is computed here, so
+    a change to the linux flavour that moves it fails."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}[point]
     kernel = data["points"][point]
-    linux = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
-    assert all(linux["verdict"].values()), linux["verdict"]
+    exact = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux", jitter_us=0))
+    assert all(exact["verdict"].values()), exact["verdict"]
+    noisy = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
+    if p.buffer_bdp >= 2:
+        assert all(noisy["verdict"].values()), noisy["verdict"]
+    else:
+        assert noisy["verdict"]["share"] is False and noisy["verdict"]["qdelay"], noisy["verdict"]
+        (k_mean, k_sd), (s_mean, _) = noisy["kernel"]["share"][1], noisy["sim"]["share"][1]
+        assert 0.5 * k_mean < s_mean < k_mean - 2 * k_sd, (k_mean, k_sd, s_mean)
     ns2 = vr.compare(kernel, vl.run_sim_point(p, 2, "ns2"))
     assert ns2["verdict"]["share"] is False
 
 
-def test_five_cubic_flows_of_mixed_rtts_hold_all_but_the_split_by_rtt() -> None:
-    """cubic5-1bdp (docs/validation/linux.md, 'Five CUBIC flows'): against ten kernel runs the
-    linux flavour's five CUBIC flows (seeds 1-10) hold Jain, the queueing delay and the
-    retransmissions, not the split by RTT: the kernel gives its 20 ms flow the most in nine runs
-    of ten, the model its 40 ms flow more than its 20 ms one."""
+def test_five_cubic_flows_split_by_their_phases_under_exact_timing_and_by_rtt_under_the_testbeds() -> None:
+    """cubic5-1bdp (docs/validation/linux.md, 'Phase effects'). With exact timing the linux
+    flavour's five CUBIC flows (seeds 1-10) hold Jain, the queueing delay and the retransmissions
+    against ten kernel runs, not the split: the flows' RTTs (20-100 ms) lie 200 µs apart modulo
+    the bottleneck's 600 µs packet time, and the split follows that phase (the 40 ms flow ahead of
+    the 20 ms one, the 100 ms flow level with it); moving the 40 ms flow's access delay by 100 µs
+    moves its share by more than 0.05. With the testbed's timing noise every target holds and the
+    20 ms flow gets the most, as in nine kernel runs of ten."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}["cubic5-1bdp"]
     kernel = data["points"][p.name]
-    c = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
-    assert c["verdict"] == {"share": False, "jain": True, "qdelay": True, "retransmits": True}, c["verdict"]
     runs = [[f["share"] for f in r["flows"]] for r in kernel["runs"] if r["kept"]]
     assert sum(s[0] >= max(s) - 0.01 for s in runs) >= 9, runs  # ahead, or level within 0.01
-    sim = [m for m, _ in c["sim"]["share"]]
-    assert sim[1] > sim[0], sim
+    exact = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux", jitter_us=0))
+    assert exact["verdict"] == {"share": False, "jain": True, "qdelay": True, "retransmits": True}
+    sim = [m for m, _ in exact["sim"]["share"]]
+    assert sim[1] > sim[0] and sim[4] > sim[2], sim
+
+    def share_40ms(access_40ms: str) -> np.ndarray[Any, Any]:
+        text = vl.scenario(p, "linux").text.replace('"11ms"', f'"{access_40ms}"')
+        sc = Scenario(text, "<phase>").with_overrides(vl.sim_overrides("linux", jitter_us=0))
+        th = np.array([vl.simulate(sc, seed).flows["throughput_bps"].to_numpy() for seed in range(1, 11)])
+        return np.asarray(th[:, 1] / th.sum(axis=1))
+
+    assert float(np.mean(share_40ms("11ms") - share_40ms("11100us"))) > 0.05
+    noisy = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
+    assert all(noisy["verdict"].values()) and noisy["jain_welch_p"] > 0.5, noisy["verdict"]
+    sim = [m for m, _ in noisy["sim"]["share"]]
+    assert sim[0] == max(sim) and sim[0] > 0.25, sim
+
+
+@pytest.mark.parametrize("point", ["cubic-alone-1bdp", "cubic5-1bdp", "bbr-cubic-0.5bdp"])
+def test_the_testbeds_jitter_is_measured_on_the_kernels_ack_clock(point: str) -> None:
+    """``TESTBED_JITTER_US`` is measured, not fitted to a target: in each committed capture of a
+    kernel run (7 s of the first sender's ACKs) successive ACKs are whole bottleneck packet
+    times apart give or take a noise independent from ACK to ACK (lag-1 autocorrelation near
+    -0.5) whose size a uniform jitter of ``TESTBED_JITTER_US`` on the three hops back from the
+    bottleneck gives, within 5 %."""
+    p = {q.name: q for q in vl.GRID}[point]
+    cap = json.loads((ROOT / "docs" / "validation" / "linux" / f"ack-clock-{point}.json").read_text())
+    assert cap["point"] == point and cap["seconds"] >= 5
+    acks = [a for a in cap["acks"] if a["t_ms"] > 60]  # after the first flights (the link busy)
+    sd, lag1, n = vl.ack_clock_noise(acks, vl.PACKET_BYTES * 8 / (p.rate_mbps * 1e3))
+    assert n > 500 and -0.6 < lag1 < -0.4, (n, lag1)
+    assert abs(vl.jitter_from_ack_noise(sd) / vl.TESTBED_JITTER_US - 1) < 0.05, sd
+    assert vl.sim_overrides("linux") == [
+        'tcp.flavour="linux"',
+        f'link.access{{i}}.jitter="{vl.TESTBED_JITTER_US}us"',
+        f'link.bottleneck.jitter="{vl.TESTBED_JITTER_US}us"',
+    ]
 
 
 def test_five_bbr_flows_of_one_rtt_hold_every_target_against_the_kernel() -> None:
@@ -279,19 +327,22 @@ def test_five_bbr_flows_of_one_rtt_hold_every_target_against_the_kernel() -> Non
     assert ns2["verdict"]["qdelay"] is False
 
 
-def _bbr5_mixed_rtts() -> tuple[dict[str, Any], dict[str, Any]]:
-    """bbr5-1bdp's committed kernel runs and its simulated runs (seeds 1-10, linux flavour)."""
+def _bbr5_mixed_rtts(jitter_us: float = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """bbr5-1bdp's committed kernel runs and its simulated runs (seeds 1-10, linux flavour;
+    exact timing unless ``jitter_us``)."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
-    return data["points"][p.name], vl.run_sim_point(p, p.seeds, "linux")
+    return data["points"][p.name], vl.run_sim_point(p, p.seeds, "linux", jitter_us)
 
 
 def test_five_bbr_flows_of_mixed_rtts_hold_every_target_against_ten_kernel_runs() -> None:
     """bbr5-1bdp (RTTs 20-100 ms, 20 Mbit/s, 1 BDP): the kernel's own split is uneven and varies
     from run to run (Jain 0.51-0.91 over ten runs; its first three, 0.78-0.91, had understated
-    that), and against it the linux flavour's BBR holds share, Jain, queueing delay and
-    retransmissions (about one packet in eight lost on both sides), Welch's p of the Jain
-    indices above 0.05."""
+    that), and against it the linux flavour's BBR with exact timing holds share, Jain, queueing
+    delay and retransmissions (about one packet in eight lost on both sides), Welch's p of the
+    Jain indices above 0.05; and so it does with the testbed's timing noise."""
+    noisy = vr.compare(*_bbr5_mixed_rtts(vl.TESTBED_JITTER_US))
+    assert all(noisy["verdict"].values()), noisy["verdict"]
     kernel, sim = _bbr5_mixed_rtts()
     c = vr.compare(kernel, sim)
     assert all(c["verdict"].values()), c["verdict"]
@@ -340,8 +391,6 @@ def test_five_bbr_flows_of_mixed_rtts_split_alike_when_each_flows_delay_moves() 
     (0.61 against 0.67), well below a fair split."""
     import re
 
-    from qoslab.scenario import Scenario
-
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
     base = vl.scenario(p, "linux").text
     bottleneck_ms = min(p.rtts_ms) / 2 - 1
@@ -354,7 +403,7 @@ def test_five_bbr_flows_of_mixed_rtts_split_alike_when_each_flows_delay_moves() 
         )
         text, n = re.subn(r"delay = \[[^\]]*\]", f"delay = [{delays}]", base, count=1)
         assert n == 1
-        sc = Scenario(text, "<offsets>").with_overrides(vl.sim_overrides("linux"))
+        sc = Scenario(text, "<offsets>").with_overrides(vl.sim_overrides("linux", jitter_us=0))
         jain += [vl.jain_index(vl.simulate(sc, seed).flows["throughput_bps"].to_numpy()) for seed in (1, 2)]
     unshifted = [r["jain"] for r in _bbr5_mixed_rtts()[1]["runs"]]
     assert abs(np.mean(jain) - np.mean(unshifted)) < 0.1 and np.mean(jain) < 0.75, (np.mean(jain), unshifted)

@@ -148,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
             "seed": a.seed,
             "kernel": res.host_settings.get("kernel"),
             "started_utc": started,
-            "flow": {k: v for k, v in res.flows.iloc[0].items() if k.startswith(("kernel_total", "kernel_hystart"))},
+            "flow": {
+                k: v for k, v in res.flows.iloc[0].items() if k.startswith(("kernel_total", "kernel_hystart"))
+            },
             **summarize(pcap, a.seconds),
         }
     Path(a.out).write_text(json.dumps(doc, indent=1, default=float) + "\n")

@@ -271,7 +271,7 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
 
 #: The keys a group takes once per member (a list of `count` values), by array of tables; a
 #: conditioner's meter takes any of its keys per member.
-_PER_MEMBER = {"link": ("bandwidth", "delay"), "flow": ("start",)}
+_PER_MEMBER = {"link": ("bandwidth", "delay", "jitter"), "flow": ("start",)}
 
 
 def _group_member(entries: list[Any], wanted: str) -> tuple[dict[str, Any], int] | None:
@@ -351,6 +351,7 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
             "b": lk["b"],
             "bandwidth_bps": float(lk["bandwidth_bps"]),
             "delay_s": lk["delay_ns"] / 1e9,
+            "jitter_s": lk["jitter_ns"] / 1e9,
             "queue_ab": queue(lk["queue_ab"]),
             "queue_ba": queue(lk["queue_ba"]),
         }

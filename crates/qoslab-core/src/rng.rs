@@ -15,6 +15,8 @@ pub mod stream {
     pub const ARRIVALS: u64 = 5 << 56;
     /// Per-packet sizes of a UDP source with a size distribution.
     pub const PACKET_SIZES: u64 = 6 << 56;
+    /// A link direction's timing noise (`link.jitter`).
+    pub const LINK_JITTER: u64 = 7 << 56;
 }
 
 fn splitmix64(mut z: u64) -> u64 {

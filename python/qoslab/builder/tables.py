@@ -145,6 +145,10 @@ class Link(Component):
         b: The other end. Required.
         bandwidth: Capacity of each direction (or a list per member). Required.
         delay: Propagation delay (or a list per member). Required.
+        jitter: Timing noise of each direction: every packet's propagation takes a further delay
+            drawn uniformly in [0, jitter] from the direction's own stream, and never ends before
+            the packet ahead's (no reordering); 0 keeps exact timing (or a list per member).
+            Default: 0s.
         queue: The queue of both directions. Default: DropTail, 50pkts.
         queue_ab: The queue of the a→b direction, overriding ``queue``.
         queue_ba: The queue of the b→a direction, overriding ``queue``.
@@ -156,6 +160,7 @@ class Link(Component):
     b: str = field(metadata=_req("name"))
     bandwidth: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
     delay: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
+    jitter: PerMember[Duration] | None = _opt("duration", per_member=True)
     queue: Queue | None = _opt("queue")
     queue_ab: Queue | None = _opt("queue")
     queue_ba: Queue | None = _opt("queue")

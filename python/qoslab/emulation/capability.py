@@ -121,6 +121,11 @@ def check_supported(sc: Scenario) -> None:
             )
     # Each queue discipline says itself whether the link daemon can run it (its `emulable`).
     for lk in sc.resolved["links"]:
+        if lk.get("jitter_ns"):
+            raise EmulationError(
+                f"link {lk['name']!r}: `jitter` is not emulated (the host's own timing is the noise "
+                "there); set it to 0"
+            )
         for d in ("queue_ab", "queue_ba"):
             q = lk[d]
             for x in (q, *(sub["queue"] for sub in q.get("queues", []))):

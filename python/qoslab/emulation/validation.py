@@ -49,6 +49,23 @@ STALL_P99_US = 1_000.0
 #: Attempts per repetition before a disturbed run is kept (and flagged).
 MAX_ATTEMPTS = 3
 FLAVOURS = ("ns2", "linux")
+#: The testbed's timing noise, as the simulated side models it (µs): every simulated link
+#: direction takes a uniform jitter of 0 to this (``link.jitter``). Every link direction of the
+#: emulation is a link daemon (crates/qoslab-emu) that reads a packet when it wakes and
+#: releases it late (`lateness` in kernel.json: 62 µs on average); what that does to the
+#: kernel's timing is measured on its ACK clock (:func:`ack_clock_noise` over the committed
+#: captures, docs/validation/linux/ack-clock-*.json, three points, 2026-11-27): successive ACKs
+#: are whole packet times apart give or take a noise of 90-95 µs sd that is independent from
+#: ACK to ACK (the deviations' lag-1 autocorrelation is -0.47 to -0.52; -0.5 for independent
+#: noise), which uniform jitter on the three hops between the bottleneck's transmitter and
+#: the sender gives at 127-134 µs (:func:`jitter_from_ack_noise`).
+#: Exact timing instead locks the flows' phases at the tail-drop bottleneck: with RTTs that are
+#: multiples of 200 µs apart, five CUBIC flows split the link by each RTT modulo the
+#: bottleneck's 600 µs packet time, not by the RTT (docs/validation/linux.md, "Timing").
+#: Checked against the captures by tests/test_validate_linux.py.
+TESTBED_JITTER_US = 130
+#: The simulated side's timings (``--timing``): with :data:`TESTBED_JITTER_US`, or exact.
+TIMINGS = ("testbed", "exact")
 
 
 @dataclass(frozen=True)
@@ -184,14 +201,39 @@ def scenario(p: Point, flavour: str = "ns2") -> Scenario:
     return Scenario("\n".join(lines) + "\n", f"<validate-linux {p.name}>")
 
 
-def sim_overrides(flavour: str) -> list[str]:
-    """The simulated side's settings beyond the shared scenario. ``ns2``: today's senders,
-    with delayed ACKs every second segment or 40 ms as Linux's receiver; ``linux``: the
-    flavour's own receiver (``tcp.flavour = "linux"``)."""
+def ack_clock_noise(acks: Sequence[dict[str, Any]], packet_ms: float) -> tuple[float, float, int]:
+    """The timing noise on a kernel flow's ACK clock, from a capture's ACKs (``acks`` as
+    tools/kernel_capture.py writes them; ``packet_ms``, the bottleneck's time for one full
+    segment). While the bottleneck is busy its transmitter clocks packets out exactly
+    ``packet_ms`` apart (the daemon's model time), so two successive ACKs are a whole number of
+    packet times apart (the segments the second acknowledges, and other flows' packets between)
+    but for the noise added on the way back: each gap's deviation from its nearest multiple of
+    ``packet_ms``. Returns the deviations' sd (µs), their lag-1 autocorrelation (-0.5 when the
+    noise on each ACK is independent) and how many there were."""
+    t = np.array([a["t_ms"] for a in acks]) * 1000.0
+    period = packet_ms * 1000.0
+    dev = (np.diff(t) + period / 2) % period - period / 2
+    return float(np.std(dev)), float(np.corrcoef(dev[:-1], dev[1:])[0, 1]), len(dev)
+
+
+def jitter_from_ack_noise(gap_sd_us: float, hops: int = 3) -> float:
+    """The bound of a uniform per-hop jitter that gives an ACK clock noise of ``gap_sd_us``:
+    each ACK carries the sum of ``hops`` independent uniform draws on [0, J] since the
+    bottleneck's transmitter clocked it out (the data's last hop, the ACK's two), so a gap
+    between two ACKs deviates by the difference of two such sums: variance 2·hops·J²/12."""
+    return float(gap_sd_us * np.sqrt(6.0 / hops))
+
+
+def sim_overrides(flavour: str, jitter_us: float = TESTBED_JITTER_US) -> list[str]:
+    """The simulated side's settings beyond the shared scenario: the testbed's timing noise on
+    every link (:data:`TESTBED_JITTER_US`), and per flavour: ``ns2``, today's senders with
+    delayed ACKs every second segment or 40 ms as Linux's receiver; ``linux``, the flavour's
+    own receiver (``tcp.flavour = "linux"``)."""
+    jitter = [f'link.{k}.jitter="{jitter_us:g}us"' for k in ("access{i}", "bottleneck")] if jitter_us else []
     if flavour == "ns2":
-        return ["tcp.delayed_ack=true", "tcp.delack_interval=40ms"]
+        return ["tcp.delayed_ack=true", "tcp.delack_interval=40ms", *jitter]
     if flavour == "linux":
-        return ['tcp.flavour="linux"']
+        return ['tcp.flavour="linux"', *jitter]
     raise ValueError(f"flavour: expected one of {', '.join(FLAVOURS)}, got {flavour!r}")
 
 
@@ -293,10 +335,12 @@ def run_kernel_point(p: Point, reps: int, say: Callable[[str], None]) -> dict[st
     return {"point": asdict(p), "scenario": sc.text, "host_settings": settings, "runs": runs}
 
 
-def run_sim_point(p: Point, seeds: int, flavour: str) -> dict[str, Any]:
-    """The simulated runs of ``p`` (seeds 1..seeds). The queue delay comes from a second run
-    of the same seed measured over the whole run, as the link daemon counts it."""
-    sc = scenario(p, flavour).with_overrides(sim_overrides(flavour))
+def run_sim_point(p: Point, seeds: int, flavour: str, jitter_us: float = TESTBED_JITTER_US) -> dict[str, Any]:
+    """The simulated runs of ``p`` (seeds 1..seeds), with the testbed's timing noise
+    (``jitter_us`` on every link direction; 0: exact timing). The queue delay comes from a
+    second run of the same seed measured over the whole run, as the link daemon counts it."""
+    overrides = sim_overrides(flavour, jitter_us)
+    sc = scenario(p, flavour).with_overrides(overrides)
     whole = sc.with_overrides(['measurement.start="0s"'])
     runs = []
     for seed in range(1, seeds + 1):
@@ -305,7 +349,7 @@ def run_sim_point(p: Point, seeds: int, flavour: str) -> dict[str, Any]:
         rec = {"seed": seed, **_record(p, r.flows, w.links, kernel=False)}
         # retransmissions and timeouts are whole-run counts on both sides too
         runs.append(rec)
-    return {"point": asdict(p), "flavour": flavour, "overrides": sim_overrides(flavour), "runs": runs}
+    return {"point": asdict(p), "flavour": flavour, "overrides": overrides, "runs": runs}
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -326,6 +370,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--resume", action="store_true", help="keep the kernel points OUT/kernel.json already holds"
     )
     ap.add_argument("--sim-only", action="store_true", help="reuse the kernel results instead of emulating")
+    ap.add_argument(
+        "--timing",
+        default="testbed",
+        choices=TIMINGS,
+        help="the simulated side's timing: the testbed's noise on every link (TESTBED_JITTER_US), or "
+        "exact (written as FLAVOUR-exact)",
+    )
     ap.add_argument("--kernel-results", default="", help="kernel results to reuse (default OUT/kernel.json)")
     return ap.parse_args(argv)
 
@@ -378,14 +429,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             kernel["dctcp"] = DCTCP_NOTE
             kpath.write_text(json.dumps(kernel, indent=1) + "\n")  # after every point
+    jitter_us = TESTBED_JITTER_US if a.timing == "testbed" else 0
+    label = a.flavour if a.timing == "testbed" else f"{a.flavour}-exact"
     sims = {}
     for p in points:
         if p.name not in kernel["points"]:
             say(f"sim: {p.name}: no kernel results, skipped")
             continue
-        say(f"sim ({a.flavour}): {p.name}")
-        sims[p.name] = run_sim_point(p, a.seeds or p.seeds, a.flavour)
-    report.write(out, kernel, sims, a.flavour, say)
+        say(f"sim ({label}): {p.name}")
+        sims[p.name] = run_sim_point(p, a.seeds or p.seeds, a.flavour, jitter_us)
+    report.write(out, kernel, sims, label, say)
     return 0
 
 

@@ -66,6 +66,8 @@ def unsupported_reason(resolved: dict[str, Any]) -> str | None:
         if pair in pairs:
             return f"{where}: ns-2 supports only one link between a pair of nodes"
         pairs.add(pair)
+        if link.get("jitter_s"):
+            return f"{where}: ns-2's links have no timing noise (`jitter`); set it to 0 to compare"
         for qkey in ("queue_ab", "queue_ba"):
             reason = queue_reason(f"{where} {qkey}", link[qkey])
             if reason:

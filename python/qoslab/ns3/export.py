@@ -70,6 +70,12 @@ def _max_packet(r: dict[str, Any]) -> int:
 
 
 def _check_scenario(r: dict[str, Any]) -> None:
+    for lk in r["links"]:
+        if lk.get("jitter_s"):
+            raise Ns3Refusal(
+                f"link {lk['name']!r}: the ns-3 export has no link timing noise (`jitter`); set it to 0 "
+                "to compare"
+            )
     for c in r.get("conditioners") or []:
         raise Ns3Refusal(
             f"conditioner {c['name']!r}: DiffServ traffic conditioners (meters and markers) have no "

@@ -256,14 +256,17 @@ def _kernel_summary(val: dict[str, Validation]) -> list[str]:
         "Each sender model against the Linux kernel on the grid of "
         f"[{VALIDATION_PAGE}](../validation/linux.md) (issue 54): the targets that hold over the grid's "
         "points where a flow runs that kernel module (`sack` runs as the kernel's `reno`), and the "
-        "failing ones.",
+        "failing ones; the simulated side with the testbed's measured timing noise on every hop, "
+        "and with exact timing.",
         "",
     ]
-    for flavour in sorted(val, reverse=True):
-        for cc in sorted(val[flavour]):
-            held, total, fails = val[flavour][cc]
+    for label in sorted(val, key=lambda fl: (fl.split("-")[0] != "linux", fl.endswith("-exact"))):
+        flavour, _, exact = label.partition("-")
+        for cc in sorted(val[label]):
+            held, total, fails = val[label][cc]
+            timing = ", exact timing" if exact else ""
             out.append(
-                f"- {flavour} flavour, `{cc}`: {held} of {total} targets hold"
+                f"- {flavour} flavour{timing}, `{cc}`: {held} of {total} targets hold"
                 + (f"; fails: {', '.join(fails)}" if fails else "")
             )
     return [*out, ""]

@@ -52,10 +52,11 @@ REDECIDED = (
 def kernel_validations(root: Path = ROOT) -> dict[str, Validation]:
     """Per transport flavour with committed results, each kernel module's targets against the
     kernel (:func:`qoslab.verdicts.docs.kernel_validation`): what the today's-TCP tables' column
-    headers and summary say."""
+    headers and summary say. ``FLAVOUR`` is the simulated side with the testbed's timing noise,
+    ``FLAVOUR-exact`` the same without it (``--timing exact``)."""
     return {
         fl: kernel_validation(json.loads(path.read_text(encoding="utf-8")))
-        for fl in ("ns2", "linux")
+        for fl in ("ns2", "linux", "ns2-exact", "linux-exact")
         if (path := root / LINUX_RESULTS.format(flavour=fl)).exists()
     }
 

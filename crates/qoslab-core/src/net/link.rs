@@ -170,6 +170,12 @@ pub struct LinkDir {
     /// Packets the [`Qdisc`] dropped, accounted for and waiting for the caller to free them
     /// ([`Self::take_dropped`]).
     dropped: Dropped,
+    /// Timing noise ([`Self::set_jitter`]): the bound of each packet's further propagation
+    /// delay and its own random stream (`None` at 0: exact timing, no draw).
+    jitter: Option<(SimTime, SimRng)>,
+    /// The far-end arrival time last scheduled, so that a jittered packet never arrives
+    /// before the packet ahead of it.
+    last_arrival: SimTime,
 }
 
 /// The transmitter's clock over a busy period: the end of the transmission of the bits
@@ -272,6 +278,8 @@ impl LinkDir {
             guarded: false,
             watched: false,
             dropped: Vec::new(),
+            jitter: None,
+            last_arrival: 0,
         }
     }
 
@@ -279,6 +287,29 @@ impl LinkDir {
     pub fn set_held(&mut self, held: Option<Box<dyn Qdisc>>) {
         self.held = held;
         self.lazy = !self.dequeue_hook && self.capture.is_none() && self.held.is_none();
+    }
+
+    /// Timing noise: each packet's propagation takes a further delay uniform in
+    /// `[0, jitter]` ns, drawn from `rng`, and ends no earlier than the packet ahead's (so
+    /// the line stays in order: the propagation delay of netem's `delay … jitter` without its
+    /// reordering). At 0 the direction keeps exact timing and draws nothing.
+    pub fn set_jitter(&mut self, jitter: SimTime, rng: SimRng) {
+        self.jitter = (jitter > 0).then_some((jitter, rng));
+    }
+
+    /// The far-end arrival time of a packet whose transmission ends at `done`.
+    #[inline(always)]
+    fn arrival_of(&mut self, done: SimTime) -> SimTime {
+        let exact = done + self.delay;
+        match &mut self.jitter {
+            None => exact,
+            Some((bound, rng)) => {
+                let extra = rng.next_u64() % (*bound + 1);
+                let at = (exact + extra).max(self.last_arrival);
+                self.last_arrival = at;
+                at
+            }
+        }
     }
 
     /// The packet-holding discipline, if any ([`Self::set_held`]).
@@ -464,7 +495,8 @@ impl LinkDir {
         self.line.push_back(InLine::new(id, size, prec, now, done));
         self.started += 1;
         self.tx_pending = true;
-        Some((done, was_empty.then_some((done + self.delay, id))))
+        let arrival = was_empty.then(|| self.arrival_of(done));
+        Some((done, arrival.map(|at| (at, id))))
     }
 
     /// Moves the link to `now`: the start cursor past the packets whose transmission has
@@ -644,7 +676,7 @@ impl LinkDir {
             self.waiting_by_prec[prec as usize] += 1;
         }
         Admit::Queued {
-            schedule_arrival: was_empty.then_some(done + self.delay),
+            schedule_arrival: was_empty.then(|| self.arrival_of(done)),
         }
     }
 
@@ -670,9 +702,10 @@ impl LinkDir {
         } else {
             self.departed -= 1;
         }
+        let next = self.line.front().map(|h| (h.done, h.id()));
         (
             head.id(),
-            self.line.front().map(|h| (h.done + self.delay, h.id())),
+            next.map(|(done, id)| (self.arrival_of(done), id)),
         )
     }
 

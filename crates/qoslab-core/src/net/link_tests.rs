@@ -284,3 +284,83 @@ fn a_line_entry_is_24_bytes_and_keeps_its_fields() {
         );
     }
 }
+
+mod jitter_tests {
+    use super::super::*;
+    use super::tail_drop_dir;
+    use crate::packet::{PacketKind, PacketMeta};
+
+    const MS: u64 = 1_000_000;
+
+    /// Sends `n` packets of 1000 bytes every `gap` ns through a direction of 8 Mbit/s (1 ms a
+    /// packet), 5 ms of propagation and `jitter`; returns each packet's (end of transmission,
+    /// far-end arrival), the arrivals taken from the link as the engine takes them.
+    fn arrivals(n: u64, gap: u64, jitter: SimTime) -> Vec<(SimTime, SimTime)> {
+        let mut l = tail_drop_dir(8_000_000, Limit::Packets(100_000), (0, u64::MAX));
+        l.delay = 5 * MS;
+        l.set_jitter(jitter, crate::rng::SimRng::derive(1, 2));
+        let mut arena = PacketArena::with_capacity(n as usize);
+        let mut first = None;
+        for k in 0..n {
+            let id = arena.alloc(PacketMeta::new(0, PacketKind::Data, 1000, 0, k * gap));
+            l.advance(k * gap);
+            match l.enqueue(k * gap, id, &mut arena) {
+                Admit::Queued { schedule_arrival } => first = first.or(schedule_arrival),
+                Admit::Dropped(_) => panic!("admitted under the limit"),
+            }
+        }
+        let mut out = Vec::new();
+        let mut next = first.map(|t| (t, 0));
+        while let Some((at, _)) = next {
+            let done = l.line.front().expect("a packet per arrival").done;
+            let (_, n) = l.arrive();
+            out.push((done, at));
+            next = n;
+        }
+        assert_eq!(out.len() as u64, n);
+        out
+    }
+
+    #[test]
+    fn without_jitter_every_packet_arrives_its_delay_after_its_transmission() {
+        for (done, at) in arrivals(200, MS / 2, 0) {
+            assert_eq!(at, done + 5 * MS);
+        }
+    }
+
+    #[test]
+    fn jitter_is_uniform_over_its_bound_when_packets_are_spaced_wider() {
+        // Packets 2 ms apart, jitter 300 µs: no packet can catch the one ahead, so each
+        // extra delay is the draw itself, uniform on [0, 300 µs]: mean 150 µs (sd of the mean
+        // of 20,000: 0.6 µs), every extra inside the bound, and both ends of it reached.
+        let extra: Vec<u64> = arrivals(20_000, 2 * MS, 300_000)
+            .iter()
+            .map(|&(done, at)| at - done - 5 * MS)
+            .collect();
+        assert!(extra.iter().all(|&e| e <= 300_000));
+        let mean = extra.iter().sum::<u64>() as f64 / extra.len() as f64;
+        assert!((mean - 150_000.0).abs() < 3_000.0, "mean extra {mean} ns");
+        assert!(extra.iter().any(|&e| e < 3_000) && extra.iter().any(|&e| e > 297_000));
+        let low = extra.iter().filter(|&&e| e < 150_000).count() as f64 / extra.len() as f64;
+        assert!((low - 0.5).abs() < 0.02, "share below the middle {low}");
+    }
+
+    #[test]
+    fn a_jittered_packet_never_overtakes_the_one_ahead() {
+        // Back to back (1 ms apart on the wire) with 3 ms of jitter: draws would reorder
+        // often; the line keeps order and each packet arrives no earlier than its own draw
+        // allows and no later than the packet ahead or its own bound.
+        let a = arrivals(5_000, 0, 3 * MS);
+        let mut clamped = 0;
+        for w in a.windows(2) {
+            let ((_, prev), (done, at)) = (w[0], w[1]);
+            assert!(at >= prev, "arrivals out of order");
+            assert!(at >= done + 5 * MS && at <= (done + 8 * MS).max(prev));
+            clamped += (at == prev) as u32;
+        }
+        assert!(
+            clamped > 100,
+            "the bound was reached by the packet ahead {clamped} times"
+        );
+    }
+}

@@ -360,6 +360,15 @@ pub mod link {
         "required",
         "Propagation delay (or a list per member).",
     );
+    pub const JITTER: Decl<Duration> = Decl::new(
+        "jitter",
+        ParamKind::Duration,
+        "0s",
+        "Timing noise of each direction: every packet's propagation takes a further delay drawn \
+         uniformly in [0, jitter] from the direction's own stream, and never ends before the \
+         packet ahead's (no reordering). 0 keeps exact timing, whose phase effects at a tail-drop \
+         queue (Floyd and Jacobson 1992) a real host's timing noise removes (or a list per member).",
+    );
     pub const QUEUE: Param = Param::new(
         "queue",
         TABLE,
@@ -390,6 +399,7 @@ pub const LINK: &[Param] = {
         B.param,
         BANDWIDTH.param,
         DELAY.param,
+        JITTER.param,
         QUEUE,
         QUEUE_AB,
         QUEUE_BA,

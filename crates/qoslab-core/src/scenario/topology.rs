@@ -20,6 +20,8 @@ pub struct LinkConfig {
     pub b_idx: usize,
     pub bandwidth_bps: u64,
     pub delay_ns: u64,
+    /// Each packet's further propagation delay is uniform in `[0, jitter_ns]` (`link.jitter`).
+    pub jitter_ns: u64,
     pub queue_ab: QueueConfig,
     pub queue_ba: QueueConfig,
 }
@@ -101,7 +103,11 @@ pub(super) fn resolve_links(
         let (name, a_end, b_end) = (t.opt(&link::NAME)?, t.get(&link::A)?, t.get(&link::B)?);
         let count = t.get(&link::COUNT)?;
         let group = t.has(link::COUNT.name()).then_some(count);
-        for d in [link::BANDWIDTH.name(), link::DELAY.name()] {
+        for d in [
+            link::BANDWIDTH.name(),
+            link::DELAY.name(),
+            link::JITTER.name(),
+        ] {
             check_list(&t, d, count as usize, group)?;
         }
         let (q, q_ab, q_ba) = (
@@ -122,6 +128,7 @@ pub(super) fn resolve_links(
             let member = t.for_member(i);
             let bandwidth = member.get(&link::BANDWIDTH)?;
             let delay_ns = member.get(&link::DELAY)?;
+            let jitter_ns = member.get(&link::JITTER)?;
             let a = expand(&a_end, group, i);
             let b = expand(&b_end, group, i);
             let a_idx = nodes.lookup(format!("{key}.a"), &a)?;
@@ -150,6 +157,7 @@ pub(super) fn resolve_links(
                 b_idx,
                 bandwidth_bps: bandwidth,
                 delay_ns,
+                jitter_ns,
                 queue_ab: queue_ab.clone(),
                 queue_ba: queue_ba.clone(),
             });

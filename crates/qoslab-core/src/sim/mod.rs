@@ -428,6 +428,10 @@ fn build_dirs(sc: &Scenario, seed: u64) -> Vec<LinkDir> {
                 (sc.measurement.start_ns, sc.measurement.end_ns),
             );
             dir.set_held(build_qdisc(qc, l.bandwidth_bps, seed, dir_id));
+            dir.set_jitter(
+                l.jitter_ns,
+                SimRng::derive(seed, stream::LINK_JITTER | dir_id),
+            );
             dirs.push(dir);
         }
     }
