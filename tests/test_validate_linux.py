@@ -156,6 +156,41 @@ def test_cubic_alone_leaves_slow_start_where_the_kernel_does() -> None:
     assert c["verdict"]["retransmits"] and c["verdict"]["qdelay"], c["verdict"]
 
 
+def _departures(pcap: Path) -> np.ndarray[Any, Any]:
+    """The times (s) of a pcap's records (the core writes nanosecond-resolution pcap)."""
+    import struct
+
+    data = pcap.read_bytes()
+    assert struct.unpack_from("<I", data)[0] == 0xA1B23C4D
+    times, off = [], 24
+    while off + 16 <= len(data):
+        sec, nsec, incl, _ = struct.unpack_from("<IIII", data, off)
+        times.append(sec + nsec * 1e-9)
+        off += 16 + incl
+    return np.array(times)
+
+
+def test_the_linux_flavours_bbr_sends_two_segment_skbs(tmp_path: Path) -> None:
+    """BBR paces GSO skbs, as the kernel does with TSO and GSO off on the device (since 4.13 TCP
+    always builds GSO skbs; `tcp_tso_autosize` with `bbr_min_tso_segs`: about 1 ms of data at the
+    pacing rate, at least two segments): at 10 Mbit/s a lone BBR flow's segments leave its host in
+    pairs, back to back on the 100 Mbit/s access link (120 µs apart), each pair one pacing gap for
+    two segments after the last. The model paced segment by segment until 2026-11-27 (evening);
+    a lone BBR queue was 11-22 % short of the kernel's, and with the testbed's timing noise CUBIC
+    kept 30 % less than the kernel's beside BBR in shallow buffers."""
+    p = {q.name: q for q in vl.GRID}["bbr-alone-1bdp"]
+    sc = vl.scenario(p, "linux").with_overrides(vl.sim_overrides("linux", jitter_us=0))
+    pcap = tmp_path / "access.pcap"
+    vl.simulate(sc, 1, captures=[("access0", "ab", str(pcap))])
+    t = _departures(pcap)
+    gaps = np.diff(t[t > 10.0]) * 1e6
+    back_to_back = np.abs(gaps - 120.0) < 1.0
+    assert 0.45 < back_to_back.mean() <= 0.5, back_to_back.mean()
+    # between pairs: the pacing gap of two segments at about the link's rate (2.4 ms less the
+    # pair's 0.12, give or take BBR's gain cycle)
+    assert 1.5e3 < float(np.median(gaps[~back_to_back])) < 3e3, np.median(gaps[~back_to_back])
+
+
 CAPTURE = ROOT / "docs" / "validation" / "linux" / "capture-cubic-alone-1bdp.json"
 
 
@@ -237,25 +272,23 @@ def test_sim_only_regenerates_the_simulated_side_from_kernel_results(tmp_path: P
 @pytest.mark.parametrize("point", ["bbr-cubic-0.5bdp", "bbr-cubic-1bdp", "bbr-cubic-2bdp", "bbr-cubic-4bdp"])
 def test_the_linux_flavours_bbr_beside_cubic_against_the_committed_kernel_runs(point: str) -> None:
     """Issue 54's first target, no root: the linux flavour's BBR beside CUBIC (seeds 1-10)
-    against the committed kernel runs. With exact timing it holds share, Jain, queueing delay and
-    retransmissions at every buffer. With the testbed's timing noise (``TESTBED_JITTER_US`` on
-    every hop: the simulated side of the page's main table) it holds them at 2 and 4 BDP, and at
-    0.5 and 1 BDP its CUBIC gets 30 % less than the kernel's (0.054 against 0.079, 0.068
-    against 0.099: below the kernel's mean less two sd), not collapsed. The ns2 flavour's BBR
-    fails the share at each (it collapses to 0.12-0.18). The simulated side is computed here, so
-    a change to the linux flavour that moves it fails."""
+    against the committed kernel runs holds share, Jain, queueing delay and retransmissions at
+    every buffer, with the testbed's timing noise (the page's main table) and with exact
+    timing. Before BBR sent two-segment skbs (2026-11-27, evening) the noise had left its CUBIC
+    30 % short of the kernel's at 0.5 and 1 BDP (3.5 timeouts a run at 0.5 BDP against 0.9); it
+    now times out no more than the kernel's. The ns2 flavour's BBR fails the share at each (it
+    collapses to 0.12-0.18). The simulated side is computed here, so a change to the linux
+    flavour that moves it fails."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}[point]
     kernel = data["points"][point]
-    exact = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux", jitter_us=0))
-    assert all(exact["verdict"].values()), exact["verdict"]
-    noisy = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
-    if p.buffer_bdp >= 2:
-        assert all(noisy["verdict"].values()), noisy["verdict"]
-    else:
-        assert noisy["verdict"]["share"] is False and noisy["verdict"]["qdelay"], noisy["verdict"]
-        (k_mean, k_sd), (s_mean, _) = noisy["kernel"]["share"][1], noisy["sim"]["share"][1]
-        assert 0.5 * k_mean < s_mean < k_mean - 2 * k_sd, (k_mean, k_sd, s_mean)
+    for jitter in (vl.TESTBED_JITTER_US, 0):
+        c = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux", jitter_us=jitter))
+        assert all(c["verdict"].values()), (jitter, c["verdict"])
+        assert c["sim"]["timeouts"][0] <= max(1.0, 1.5 * c["kernel"]["timeouts"][0]), (
+            jitter,
+            c["sim"]["timeouts"],
+        )
     ns2 = vr.compare(kernel, vl.run_sim_point(p, 2, "ns2"))
     assert ns2["verdict"]["share"] is False
 
@@ -338,15 +371,15 @@ def _bbr5_mixed_rtts(jitter_us: float = 0) -> tuple[dict[str, Any], dict[str, An
 def test_five_bbr_flows_of_mixed_rtts_hold_every_target_against_ten_kernel_runs() -> None:
     """bbr5-1bdp (RTTs 20-100 ms, 20 Mbit/s, 1 BDP): the kernel's own split is uneven and varies
     from run to run (Jain 0.51-0.91 over ten runs; its first three, 0.78-0.91, had understated
-    that), and against it the linux flavour's BBR with exact timing holds share, Jain, queueing
-    delay and retransmissions (about one packet in eight lost on both sides), Welch's p of the
-    Jain indices above 0.05; and so it does with the testbed's timing noise."""
-    noisy = vr.compare(*_bbr5_mixed_rtts(vl.TESTBED_JITTER_US))
-    assert all(noisy["verdict"].values()), noisy["verdict"]
-    kernel, sim = _bbr5_mixed_rtts()
-    c = vr.compare(kernel, sim)
-    assert all(c["verdict"].values()), c["verdict"]
-    assert c["jain_welch_p"] > 0.05, c["jain_welch_p"]
+    that), and against it the linux flavour's BBR holds share, Jain, queueing delay and
+    retransmissions (about one packet in eight lost on both sides): with the testbed's timing
+    noise with Welch's p of the Jain indices above 0.3 (0.689 against 0.735), with exact timing
+    only by the kernel's spread (Jain 0.531, p below 0.05)."""
+    kernel, noisy = _bbr5_mixed_rtts(vl.TESTBED_JITTER_US)
+    c = vr.compare(kernel, noisy)
+    assert all(c["verdict"].values()) and c["jain_welch_p"] > 0.3, (c["verdict"], c["jain_welch_p"])
+    exact = vr.compare(*_bbr5_mixed_rtts())
+    assert all(exact["verdict"].values()) and exact["jain_welch_p"] < 0.05, exact["jain_welch_p"]
     kj = [r["jain"] for r in kernel["runs"] if r["kept"]]
     assert len(kj) == 10 and sum(j < 0.7 for j in kj) >= 3 and max(kj) > 0.9, kj
     assert c["kernel"]["retransmits"][0] > 4000 and c["sim"]["retransmits"][0] > 4000
@@ -368,20 +401,27 @@ def _losses(runs: list[dict[str, Any]]) -> np.ndarray[Any, Any]:
     return np.array([[_loss(f) for f in r["flows"]] for r in runs])
 
 
-def test_five_bbr_flows_of_mixed_rtts_lose_less_evenly_than_the_kernels() -> None:
-    """What the targets do not judge (docs/validation/linux.md, 'Five BBR flows'): the kernel's
-    flows lose alike even where the split is uneven (3 of 50 flow-runs above BBR's policer
-    threshold, the most-losing flow of a run 1.54 times the least, the median), the linux
-    flavour's do not (12 of 50 above it; 2.49 times), and it times out more."""
-    kernel, sim = _bbr5_mixed_rtts()
-    kl, sl = _losses([r for r in kernel["runs"] if r["kept"]]), _losses(sim["runs"])
-    assert (sl > LT_LOSS_THRESH).sum() >= 3 * max(1, (kl > LT_LOSS_THRESH).sum()), (kl, sl)
-    ratio = [float(np.median(x.max(axis=1) / x.min(axis=1))) for x in (kl, sl)]
-    assert ratio[0] < 1.7 < 2.2 < ratio[1], ratio
+def test_five_bbr_flows_of_mixed_rtts_lose_as_evenly_as_the_kernels_only_with_noise() -> None:
+    """What the targets do not judge (docs/validation/linux.md, 'Five BBR flows'): how the losses
+    fall among the flows. The kernel's flows lose alike even where the split is uneven (3 of 50
+    flow-runs above BBR's policer threshold, the most-losing flow of a run 1.54 times the least,
+    the median; 0.7 timeouts a run). The linux flavour's, with the testbed's timing noise, nearly
+    so (4 of 50, 1.72 times, 0.2 timeouts); with exact timing they time out over four times as
+    often as the kernel's (3.2 a run) and more flow-runs cross the threshold (7). Before BBR sent
+    two-segment skbs the model had 12-13 flow-runs above it with or without noise."""
+    kernel, noisy = _bbr5_mixed_rtts(vl.TESTBED_JITTER_US)
+    _, exact = _bbr5_mixed_rtts()
+    kept = [r for r in kernel["runs"] if r["kept"]]
+    kl, nl, el = _losses(kept), _losses(noisy["runs"]), _losses(exact["runs"])
+    above = [int((x > LT_LOSS_THRESH).sum()) for x in (kl, nl, el)]
+    assert above[0] <= above[1] <= above[0] + 2 < above[2], above
+    ratio = [float(np.median(x.max(axis=1) / x.min(axis=1))) for x in (kl, nl)]
+    assert ratio[0] < ratio[1] < 1.9, ratio
     timeouts = [
-        np.mean([sum(f["timeouts"] for f in r["flows"]) for r in rs]) for rs in (kernel["runs"], sim["runs"])
+        np.mean([sum(f["timeouts"] for f in r["flows"]) for r in rs])
+        for rs in (kept, noisy["runs"], exact["runs"])
     ]
-    assert timeouts[1] > 2 * timeouts[0], timeouts
+    assert timeouts[1] <= timeouts[0] < 4 * timeouts[0] < timeouts[2], timeouts
 
 
 def test_five_bbr_flows_of_mixed_rtts_split_alike_when_each_flows_delay_moves() -> None:

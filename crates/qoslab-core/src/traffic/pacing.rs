@@ -29,6 +29,12 @@ pub struct Pacer {
     waiting: bool,
     /// The time of the pending pace event the host has scheduled, if any.
     scheduled: Option<SimTime>,
+    /// Segments a release may carry back to back, as one GSO skb (the linux flavour's
+    /// `tcp_tso_segs` for a module that sets `min_tso_segs`, BBR; 0 or 1: one segment a
+    /// release), and the release in progress: its time and the segments it has sent.
+    pub skb_segs: u32,
+    skb_at: SimTime,
+    skb_sent: u32,
 }
 
 impl Pacer {
@@ -62,14 +68,22 @@ impl Pacer {
         self.srtt_ns / (gain * cwnd.max(1.0))
     }
 
-    /// Whether a segment may leave at `now`; a refusal makes the sender wait for `next`.
+    /// Whether a segment may leave at `now`: when `next` has come, or as a further segment of
+    /// the skb released at `now` ([`Pacer::skb_segs`]). A refusal makes the sender wait for
+    /// `next`.
     #[inline]
     pub fn may_send(&mut self, now: SimTime) -> bool {
-        if !self.enabled || now >= self.next {
+        if !self.enabled || now >= self.next || self.in_skb(now) {
             return true;
         }
         self.waiting = true;
         false
+    }
+
+    /// A segment sent at `now` would join the skb released at `now`.
+    #[inline]
+    fn in_skb(&self, now: SimTime) -> bool {
+        self.skb_sent > 0 && self.skb_sent < self.skb_segs && now == self.skb_at
     }
 
     /// A segment left at `now` with usable window `cwnd` (capped by the advertised window):
@@ -77,6 +91,16 @@ impl Pacer {
     #[inline]
     pub fn on_send(&mut self, now: SimTime, cwnd: f64, ssthresh: f64, rate_pps: Option<f64>) {
         if self.enabled {
+            if self.skb_segs > 1 {
+                // an skb's segments leave together; each is charged its gap, so the next skb
+                // waits for all of them (`tcp_update_skb_after_send` charges skb->len)
+                self.skb_sent = if self.in_skb(now) {
+                    self.skb_sent + 1
+                } else {
+                    1
+                };
+                self.skb_at = now;
+            }
             let gap = self.gap_ns(cwnd, ssthresh, rate_pps);
             self.next = now.max(self.next) + crate::units::round_u64(gap);
         }
@@ -135,5 +159,31 @@ mod tests {
         q.on_send(0, 10.0, 100.0, None);
         assert!(q.may_send(0));
         assert_eq!(q.request(), None);
+    }
+
+    #[test]
+    fn an_skbs_segments_leave_together_and_are_charged_together() {
+        // 1 ms a segment at the CC's rate; skbs of two segments.
+        let mut p = Pacer::new(true);
+        p.skb_segs = 2;
+        let rate = Some(1000.0);
+        assert!(p.may_send(0));
+        p.on_send(0, 10.0, 0.0, rate);
+        assert!(p.may_send(0), "the skb's second segment leaves at once");
+        p.on_send(0, 10.0, 0.0, rate);
+        assert!(!p.may_send(0), "a third would start the next skb");
+        assert_eq!(p.next, 2_000_000, "both segments charged");
+        assert!(!p.may_send(1_999_999));
+        assert!(p.may_send(2_000_000));
+        p.on_send(2_000_000, 10.0, 0.0, rate);
+        // A lone segment (nothing more to send at once) is charged alone: the skb it began
+        // does not leave open for a later instant.
+        assert!(!p.may_send(2_500_000));
+        assert_eq!(p.next, 3_000_000);
+        // One segment an skb (0 or 1): as before, one gap after each segment.
+        let mut q = Pacer::new(true);
+        q.skb_segs = 1;
+        q.on_send(0, 10.0, 0.0, rate);
+        assert!(!q.may_send(0));
     }
 }

@@ -43,6 +43,11 @@ impl Linux {
         }
         self.conn.lsndtime = now;
         if io.pacer.enabled {
+            // an skb holds at most half the window (`tcp_cwnd_test`)
+            io.pacer.skb_segs = self
+                .cc
+                .tso_segs(&self.conn)
+                .min((self.conn.cwnd / 2).max(1));
             io.pacer
                 .on_send(now, self.conn.cwnd as f64, 0.0, Some(self.conn.pacing_rate));
         }

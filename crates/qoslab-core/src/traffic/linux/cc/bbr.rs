@@ -672,4 +672,10 @@ impl LinuxCongestion for Bbr {
     fn wants_pacing(&self) -> bool {
         true
     }
+
+    /// `bbr_min_tso_segs` through `tcp_tso_autosize`: about 1 ms of data at the pacing rate, at
+    /// least two segments (one below 1.2 Mbit/s).
+    fn tso_segs(&self, c: &Conn) -> u32 {
+        self.tso_segs_goal(c)
+    }
 }

@@ -156,6 +156,11 @@ pub trait LinuxCongestion {
     fn wants_pacing(&self) -> bool {
         false
     }
+    /// Segments of one paced skb (`tcp_tso_segs` with the module's `min_tso_segs`): 1 for a
+    /// module without it, whose segments the model releases one by one.
+    fn tso_segs(&self, _c: &Conn) -> u32 {
+        1
+    }
 }
 
 /// net/ipv4/tcp_cong.c's Reno (`tcp_reno_ssthresh`, `tcp_reno_cong_avoid`).
@@ -281,5 +286,8 @@ impl LinuxCongestion for LinuxCc {
     }
     fn wants_pacing(&self) -> bool {
         dispatch!(self, m => m.wants_pacing())
+    }
+    fn tso_segs(&self, c: &Conn) -> u32 {
+        dispatch!(self, m => m.tso_segs(c))
     }
 }
