@@ -121,12 +121,12 @@ class Mmpp2Source(Source):
     exports = {"emulator": False, "ns2": False, "ns3": False}
     lambda1: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
     lambda2: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
-    r1: PerMember[float] = field(
-        metadata=_req("number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True)
-    )
-    r2: PerMember[float] = field(
-        metadata=_req("number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True)
-    )
+    r1: PerMember[float] = field(metadata=_req(
+        "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
+    ))
+    r2: PerMember[float] = field(metadata=_req(
+        "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
+    ))
 
 
 #: Every source kind, by its ``type``, in the core's registry order.
