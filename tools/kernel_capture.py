@@ -6,6 +6,11 @@ docs/validation/linux.md (one flow alone); root, the emulation tools, ``dumpcap`
 
     sudo .venv/bin/python tools/kernel_capture.py --point cubic-alone-1bdp --seed 1 \\
         --out docs/validation/linux/capture-cubic-alone-1bdp.json
+    sudo .venv/bin/python tools/kernel_capture.py --point cubic5-1bdp --seed 2 --seconds 7 \\
+        --out docs/validation/linux/ack-clock-cubic5-1bdp.json
+
+The second form is the testbed's timing noise measured on the kernel's ACK clock
+(`qoslab.emulation.validation.ack_clock_noise`, docs/validation/linux.md, "Timing").
 
 The capture runs on the first sender's veth (``l0a`` in its namespace), from before the flow
 starts for ``--seconds`` of the flow; the run is the grid's own (`qoslab.emulation.validation`).
