@@ -100,9 +100,9 @@ fn every_declared_default_is_what_the_reader_uses() {
         }
     }
     // arrivals.start, max_active; tcp: all 18 but cc; measurement.start, point, cwnd;
-    // node.count; link.count; capture.direction; flow.count, type, start; conditioner.count,
-    // direction, classify, green, yellow; seed
-    assert_eq!(checked.len(), 35, "{checked:?}");
+    // node.count; link.count, jitter; capture.direction; flow.count, type, start;
+    // conditioner.count, direction, classify, green, yellow; seed
+    assert_eq!(checked.len(), 36, "{checked:?}");
 }
 
 /// A key no declaration of the section names is refused at its line, with the declared keys.
