@@ -122,7 +122,9 @@ def _grid() -> list[Point]:
     g.append(Point("bbr5-30ms-4bdp", "bbr5-30ms", (BBR,) * 5, (30.0,) * 5, 10.0, 4.0, *split))
     # three BBR and three Reno flows through the same bottleneck (ns-3's dumbbell-6-bbr-reno),
     # where ns-3 and the linux flavour with BBR's skbs disagree on the split (ns3.md)
-    g.append(Point("bbr3-reno3-30ms-4bdp", "bbr-reno", (BBR,) * 3 + (RENO,) * 3, (30.0,) * 6, 10.0, 4.0, *split))
+    g.append(
+        Point("bbr3-reno3-30ms-4bdp", "bbr-reno", (BBR,) * 3 + (RENO,) * 3, (30.0,) * 6, 10.0, 4.0, *split)
+    )
     for v in (CUBIC, BBR):
         for b in (1.0, 2.4, 4.0):
             g.append(Point(f"{v}-alone-{b:g}bdp", f"{v}-alone", (v,), (40.0,), 10.0, b))
