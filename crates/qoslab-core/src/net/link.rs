@@ -19,6 +19,8 @@
 //! end-of-transmission event, and its packets enter the line when their transmission starts.
 
 use crate::aqm::{AnyAqm, Aqm, DropReason, Dropped, Qdisc, QueueView, Verdict};
+use crate::net::busy_clock::BusyClock;
+use crate::net::jitter::Jitter;
 use crate::net::ring::Ring;
 use crate::packet::{PacketArena, PacketId, MAX_PACKET_BYTES};
 use crate::rng::SimRng;
@@ -170,57 +172,8 @@ pub struct LinkDir {
     /// Packets the [`Qdisc`] dropped, accounted for and waiting for the caller to free them
     /// ([`Self::take_dropped`]).
     dropped: Dropped,
-    /// Timing noise ([`Self::set_jitter`]): the bound of each packet's further propagation
-    /// delay and its own random stream (`None` at 0: exact timing, no draw).
-    jitter: Option<(SimTime, SimRng)>,
-    /// The far-end arrival time last scheduled, so that a jittered packet never arrives
-    /// before the packet ahead of it.
-    last_arrival: SimTime,
-}
-
-/// The transmitter's clock over a busy period: the end of the transmission of the bits
-/// sent since the period started, `ceil(bits · 10⁹ / bps)` ns after its start, so rounding
-/// never accumulates (each end is within 1 ns of the exact value). Kept as the exact
-/// quotient and remainder of `bits · 10⁹` by `bps`, advanced by those of the packet's own
-/// bits (remembered for the last packet size), so that a packet-hop divides only when the
-/// size changes: the 128-bit division per packet this replaces was a library call. The
-/// quotient is kept with the period's start added (so the start needs no field of its own).
-#[derive(Debug, Clone, Copy, Default)]
-struct BusyClock {
-    /// `(q − start) · bps + r = bits · 10⁹`, `0 <= r < bps` (`r + dr < 2 · bps` fits: rates
-    /// are at most `units::MAX_RATE_BPS`); `start` is the busy period's start, ns.
-    q: u64,
-    r: u64,
-    /// Quotient and remainder of `size · 8 · 10⁹` by `bps` for `size == last_size`.
-    last_size: u32,
-    dq: u64,
-    dr: u64,
-}
-
-impl BusyClock {
-    /// A busy period starts at `now`.
-    #[inline(always)]
-    fn restart(&mut self, now: SimTime) {
-        self.q = now;
-        self.r = 0;
-    }
-    /// Adds a packet of `size` bytes; returns when its transmission ends, ns (rounded up).
-    #[inline(always)]
-    fn add(&mut self, size: u32, bps: u64) -> SimTime {
-        if size != self.last_size {
-            let bits_ns = size as u128 * 8 * NS_PER_SEC as u128;
-            self.dq = (bits_ns / bps as u128) as u64;
-            self.dr = (bits_ns % bps as u128) as u64;
-            self.last_size = size;
-        }
-        self.q += self.dq;
-        self.r += self.dr;
-        if self.r >= bps {
-            self.q += 1;
-            self.r -= bps;
-        }
-        self.q + (self.r > 0) as u64
-    }
+    /// Timing noise ([`Self::set_jitter`]; `None`: exact timing, no draw).
+    jitter: Option<Jitter>,
 }
 
 /// What happened to an arriving packet.
@@ -279,7 +232,6 @@ impl LinkDir {
             watched: false,
             dropped: Vec::new(),
             jitter: None,
-            last_arrival: 0,
         }
     }
 
@@ -289,12 +241,10 @@ impl LinkDir {
         self.lazy = !self.dequeue_hook && self.capture.is_none() && self.held.is_none();
     }
 
-    /// Timing noise: each packet's propagation takes a further delay uniform in
-    /// `[0, jitter]` ns, drawn from `rng`, and ends no earlier than the packet ahead's (so
-    /// the line stays in order: the propagation delay of netem's `delay … jitter` without its
-    /// reordering). At 0 the direction keeps exact timing and draws nothing.
+    /// Timing noise of up to `jitter` ns a packet, drawn from `rng` ([`Jitter`]); at 0 the
+    /// direction keeps exact timing and draws nothing.
     pub fn set_jitter(&mut self, jitter: SimTime, rng: SimRng) {
-        self.jitter = (jitter > 0).then_some((jitter, rng));
+        self.jitter = Jitter::new(jitter, rng);
     }
 
     /// The far-end arrival time of a packet whose transmission ends at `done`.
@@ -303,12 +253,7 @@ impl LinkDir {
         let exact = done + self.delay;
         match &mut self.jitter {
             None => exact,
-            Some((bound, rng)) => {
-                let extra = rng.next_u64() % (*bound + 1);
-                let at = (exact + extra).max(self.last_arrival);
-                self.last_arrival = at;
-                at
-            }
+            Some(j) => j.arrival(exact),
         }
     }
 
