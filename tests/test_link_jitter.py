@@ -90,3 +90,26 @@ def test_the_builder_writes_a_links_jitter() -> None:
     assert {lk["name"]: lk["jitter_ns"] for lk in Scenario(text, "<built>").resolved["links"]}[
         "bottleneck"
     ] == 150_000
+
+
+def test_the_link_daemon_refuses_jitter_too(tmp_path: Path) -> None:
+    """`qoslab-linkd`, given a scenario directly, refuses a link with jitter in one line rather
+    than running it without (the host's own timing is the noise there)."""
+    import subprocess
+
+    from qoslab.emulation.machine import linkd_path
+
+    try:
+        linkd = linkd_path()
+    except Exception as e:  # not built on this machine
+        pytest.skip(f"no qoslab-linkd: {e}")
+    # the first link group, access{i}: its first member is named
+    text = EXAMPLE.read_text().replace('delay = "10ms"', 'delay = "10ms"\njitter = "50us"', 1)
+    assert "jitter" in text
+    sc = tmp_path / "jitter.toml"
+    sc.write_text(text)
+    out = subprocess.run([str(linkd), "plan", str(sc), "1"], capture_output=True, text=True)
+    assert out.returncode == 1 and out.stdout == ""
+    assert 'link "access0": `jitter` is not emulated' in out.stderr and out.stderr.count("\n") == 1
+    ok = subprocess.run([str(linkd), "plan", str(EXAMPLE), "1"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr

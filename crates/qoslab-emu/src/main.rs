@@ -118,7 +118,18 @@ fn fail(msg: String) -> ! {
 fn load_scenario(path: &PathBuf) -> Scenario {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
-    Scenario::from_toml(&text, &path.display().to_string()).unwrap_or_else(|e| fail(e.to_string()))
+    let sc = Scenario::from_toml(&text, &path.display().to_string())
+        .unwrap_or_else(|e| fail(e.to_string()));
+    // the daemon releases packets on the host's own clock, whose noise is the jitter here
+    // (`qoslab emulate` refuses the key too: emulation/capability.py)
+    if let Some(l) = sc.links.iter().find(|l| l.jitter_ns > 0) {
+        fail(format!(
+            "{}: link {:?}: `jitter` is not emulated (the host's own timing is the noise); set it to 0",
+            path.display(),
+            l.name
+        ));
+    }
+    sc
 }
 
 fn main() {
