@@ -99,10 +99,9 @@ def test_the_link_daemon_refuses_jitter_too(tmp_path: Path) -> None:
 
     from qoslab.emulation.machine import linkd_path
 
-    try:
-        linkd = linkd_path()
-    except Exception as e:  # not built on this machine
-        pytest.skip(f"no qoslab-linkd: {e}")
+    linkd = linkd_path()  # never raises: the path it would use when nothing is built
+    if not linkd.exists():
+        pytest.skip(f"no qoslab-linkd at {linkd}")
     # the first link group, access{i}: its first member is named
     text = EXAMPLE.read_text().replace('delay = "10ms"', 'delay = "10ms"\njitter = "50us"', 1)
     assert "jitter" in text
