@@ -177,47 +177,51 @@ def reproduce(
             store=store,
             insecure=insecure,
         )
+    from qoslab.experiments.planning import remembered
     from qoslab.runs import schedule
+    from qoslab.runs.local_pool import kept_workers
 
-    with _Errors():
-        one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
-    if one_sweep:
-        _compute_all(
-            exps,
-            store,
-            ex,
-            quiet,
-            seeds=seeds,
-            quick=quick,
-            flavour=flavour,
-            sender=sender,
-            tcp_flavour=tcp_flavour,
-        )
-    any_failed = False
-    done: list[Reproduction] = []
-    for exp in exps:
-        with _Errors(resumable=True):
-            common: dict[str, Any] = dict(
+    # one pool of workers serves every look and experiment of this call; each plan is made once
+    with kept_workers(), remembered():
+        with _Errors():
+            one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
+        if one_sweep:
+            _compute_all(
+                exps,
+                store,
+                ex,
+                quiet,
+                seeds=seeds,
                 quick=quick,
-                out=out,
-                store=store,
-                executor=ex,
                 flavour=flavour,
                 sender=sender,
                 tcp_flavour=tcp_flavour,
-                progress=not quiet,
-                **({"warmup": warmup} if warmup is not None else {}),
             )
-            rep = _reproduce_one(
-                exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common, not no_futility
-            )
-        s = _say_reproduction(rep, quiet)
-        any_failed = any_failed or bool(s.failed)
-        done.append(rep)
-    if len(done) > 1 and not quiet:
-        _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
-    if any_failed:
-        raise typer.Exit(2)
+        any_failed = False
+        done: list[Reproduction] = []
+        for exp in exps:
+            with _Errors(resumable=True):
+                common: dict[str, Any] = dict(
+                    quick=quick,
+                    out=out,
+                    store=store,
+                    executor=ex,
+                    flavour=flavour,
+                    sender=sender,
+                    tcp_flavour=tcp_flavour,
+                    progress=not quiet,
+                    **({"warmup": warmup} if warmup is not None else {}),
+                )
+                rep = _reproduce_one(
+                    exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common, not no_futility
+                )
+            s = _say_reproduction(rep, quiet)
+            any_failed = any_failed or bool(s.failed)
+            done.append(rep)
+        if len(done) > 1 and not quiet:
+            _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
+        if any_failed:
+            raise typer.Exit(2)
 
 
 def _reproduce_one(

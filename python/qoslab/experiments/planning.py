@@ -3,7 +3,8 @@ runs they hold, and all experiments' runs computed in one sweep (``reproduce all
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,52 @@ def check_sender(exp: Experiment, sender: str | None) -> None:
         raise ValueError(f"unknown sender {sender!r}: expected one of {', '.join(choices)}")
 
 
+#: While a :func:`remembered` scope is open: each plan made, by experiment and options (an
+#: experiment's ``plan`` and :func:`planned`), with the experiment (so that its ``id`` stays its own).
+_MEMO: dict[tuple[Any, ...], tuple[Experiment, Any]] | None = None
+
+
+@contextlib.contextmanager
+def remembered() -> Iterator[None]:
+    """A scope in which a plan once made is remembered: a sequential reproduction plans the
+    same experiment at each look several times (its runs, the runs to compute ahead, the runs it
+    keeps), each plan building every point's scenario afresh. Plans are pure functions of the
+    experiment and its options, so a remembered plan is the plan; outside the scope (a notebook
+    whose experiment reads a file edited since) every call plans afresh."""
+    global _MEMO
+    outer = _MEMO
+    if outer is None:
+        _MEMO = {}
+    try:
+        yield
+    finally:
+        _MEMO = outer
+
+
+def _remember(key: tuple[Any, ...], exp: Experiment, make: Any) -> Any:
+    if _MEMO is None:
+        return make()
+    hit = _MEMO.get(key)
+    if hit is None or hit[0] is not exp:
+        hit = _MEMO[key] = (exp, make())
+    return hit[1]
+
+
+def _plan_of(exp: Experiment, opts: Options) -> list[Sweep]:
+    """``exp.plan(opts)`` (remembered within :func:`remembered`)."""
+    key = (
+        "plan",
+        id(exp),
+        opts.quick,
+        tuple(opts.seeds),
+        opts.flavour,
+        opts.sender,
+        opts.tcp_flavour,
+        opts.warmup,
+    )
+    return list(_remember(key, exp, lambda: exp.plan(opts)))
+
+
 def planned(
     exp: Experiment,
     *,
@@ -73,7 +120,45 @@ def planned(
     ``exp`` (the same arguments). ``sweep_seeds``: sweeps planned at another number of seeds
     than the experiment's (each such sweep as the experiment plans it at that many: a sweep that
     takes twice the experiment's seeds, or its first seed only, keeps its rule); the sequential
-    mode stops a sweep that way once every claim resting on it is decided."""
+    mode stops a sweep that way once every claim resting on it is decided. Remembered within
+    :func:`remembered`."""
+    key = (
+        "planned",
+        id(exp),
+        seeds,
+        quick,
+        flavour,
+        sender,
+        tcp_flavour,
+        tuple(sorted((sweep_seeds or {}).items())),
+    )
+    opts, sweeps, specs = _remember(
+        key,
+        exp,
+        lambda: _planned(
+            exp,
+            seeds=seeds,
+            quick=quick,
+            flavour=flavour,
+            sender=sender,
+            tcp_flavour=tcp_flavour,
+            sweep_seeds=sweep_seeds,
+        ),
+    )
+    return opts, list(sweeps), list(specs)
+
+
+def _planned(
+    exp: Experiment,
+    *,
+    seeds: int | None = None,
+    quick: bool = False,
+    flavour: str | None = None,
+    sender: str | None = None,
+    tcp_flavour: str | None = None,
+    sweep_seeds: Mapping[str, int] | None = None,
+) -> tuple[Options, list[Sweep], list[RunSpec]]:
+    """:func:`planned`, made afresh."""
     if flavour not in (None, "ns2"):
         raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
     check_sender(exp, sender)
@@ -82,7 +167,7 @@ def planned(
         raise ValueError(f"unknown TCP flavour {tcp_flavour!r} (expected ns2 or linux)")
     tcp_flavour = None if tcp_flavour == "ns2" else tcp_flavour
     opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
-    sweeps = exp.plan(opts)
+    sweeps = _plan_of(exp, opts)
     validate(exp, sweeps)
     if sweep_seeds:
         sweeps = _reseeded(exp, opts, sweeps, sweep_seeds)
@@ -111,7 +196,7 @@ def _reseeded(
             out.append(sw)
             continue
         if n not in at:
-            at[n] = {s.name: s for s in exp.plan(replace(opts, seeds=seed_list(n)))}
+            at[n] = {s.name: s for s in _plan_of(exp, replace(opts, seeds=seed_list(n)))}
         other = at[n][sw.name]
         if [p for p, _ in other.points] != [p for p, _ in sw.points]:
             raise ValueError(f"experiment {exp.name}: sweep {sw.name!r} has other points at {n} seeds")

@@ -53,11 +53,11 @@ from typing import Any
 
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.magnitudes import DECLARED
-from qoslab.experiments.planning import planned
+from qoslab.experiments.planning import planned, remembered
 from qoslab.experiments.rests_on import READING_SWEEPS, RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
-from qoslab.runs.local_pool import LocalExecutor
+from qoslab.runs.local_pool import LocalExecutor, kept_workers
 from qoslab.runs.prefetch import Prefetch
 from qoslab.sequential import (
     ALPHA,
@@ -322,66 +322,69 @@ def reproduce_sequential(
     rep: Reproduction | None = None
     current: list[dict[str, Any]] = []
     ahead = _Ahead(exp, kw, compute_ahead)
-    try:
-        for i, k in enumerate(plan):
-            if rep is not None:
-                save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
-            # each look draws its figures but saves only the last look's: a later look overwrites
-            # the earlier looks' outputs, so saving theirs (PNG and SVG) was wasted
-            nxt = plan[i + 1] if i + 1 < len(plan) else None
-            rep = reproduce(
-                exp,
-                seeds=k,
-                sweep_seeds=dict(stopped),
-                defer_figures=True,
-                after_runs=ahead.starter(nxt, dict(stopped), k),
-                **kw,
-            )
-            computed += rep.sweep.computed
-            taken.append(k)
-            path = rep.out / "verdicts.json"
-            if not path.exists():
-                break
-            doc = json.loads(path.read_text(encoding="utf-8"))
-            current = redecide(doc["verdicts"], decls, taken, best_m)
-            for r0, r in zip(doc["verdicts"], current, strict=True):
-                if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, cap):
-                    given_up.setdefault(_key(r), k)
-            for r in current:
-                deps = rests_on(exp.name, decls, r)
-                r["rests_on"] = list(every if deps is None else deps)
-                if r["verdict"] in DECIDED and _key(r) not in frozen:
-                    frozen[_key(r)] = r
-                errors += _check_settled(r, stopped, settled)
-            # "not testable here" is no decision of the sequence: whether the arms moved the quantity
-            # more than its interval's half-width is judged again at every look (the half-width
-            # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
-            # last look's judgement stands
-            if all(_key(r) in frozen or _key(r) in given_up for r in current):
-                break
-            # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
-            # so that its figures get the seeds they had under the all-or-nothing rule
-            claimed = {s for r in current for s in r["rests_on"]}
-            growing = (
-                {
-                    s
-                    for r in current
-                    if _key(r) not in frozen and _key(r) not in given_up
-                    for s in r["rests_on"]
-                }
-                | (set(every) - claimed)
-                if per_claim
-                else set(every)
-            )
-            for s in every:
-                if s not in growing:
-                    stopped.setdefault(s, k)
-                else:
-                    # a record first met at this look may rest on a sweep stopped before: it grows again
-                    stopped.pop(s, None)
+    # one pool of workers serves every look (and the runs computed ahead, niced, another); each
+    # plan is made once
+    with kept_workers(), remembered():
+        try:
+            for i, k in enumerate(plan):
+                if rep is not None:
+                    save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
+                # each look draws its figures but saves only the last look's: a later look overwrites
+                # the earlier looks' outputs, so saving theirs (PNG and SVG) was wasted
+                nxt = plan[i + 1] if i + 1 < len(plan) else None
+                rep = reproduce(
+                    exp,
+                    seeds=k,
+                    sweep_seeds=dict(stopped),
+                    defer_figures=True,
+                    after_runs=ahead.starter(nxt, dict(stopped), k),
+                    **kw,
+                )
+                computed += rep.sweep.computed
+                taken.append(k)
+                path = rep.out / "verdicts.json"
+                if not path.exists():
+                    break
+                doc = json.loads(path.read_text(encoding="utf-8"))
+                current = redecide(doc["verdicts"], decls, taken, best_m)
+                for r0, r in zip(doc["verdicts"], current, strict=True):
+                    if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, cap):
+                        given_up.setdefault(_key(r), k)
+                for r in current:
+                    deps = rests_on(exp.name, decls, r)
+                    r["rests_on"] = list(every if deps is None else deps)
+                    if r["verdict"] in DECIDED and _key(r) not in frozen:
+                        frozen[_key(r)] = r
+                    errors += _check_settled(r, stopped, settled)
+                # "not testable here" is no decision of the sequence: whether the arms moved the quantity
+                # more than its interval's half-width is judged again at every look (the half-width
+                # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
+                # last look's judgement stands
+                if all(_key(r) in frozen or _key(r) in given_up for r in current):
+                    break
+                # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
+                # so that its figures get the seeds they had under the all-or-nothing rule
+                claimed = {s for r in current for s in r["rests_on"]}
+                growing = (
+                    {
+                        s
+                        for r in current
+                        if _key(r) not in frozen and _key(r) not in given_up
+                        for s in r["rests_on"]
+                    }
+                    | (set(every) - claimed)
+                    if per_claim
+                    else set(every)
+                )
+                for s in every:
+                    if s not in growing:
+                        stopped.setdefault(s, k)
+                    else:
+                        # a record first met at this look may rest on a sweep stopped before: it grows again
+                        stopped.pop(s, None)
+                ahead.stop()
+        finally:
             ahead.stop()
-    finally:
-        ahead.stop()
     assert rep is not None
     save_all(rep.deferred)
     final = [frozen.get(_key(r), r) for r in current]

@@ -2,6 +2,12 @@
 process) and :class:`LocalExecutor` (a pool of worker processes), with what every executor
 shares (:data:`OnDone`, :class:`Executor`, :class:`ExecutorError`). :mod:`qoslab.runs.executors`
 adds the cluster executors and re-exports these.
+
+Inside :func:`kept_workers` a pool's workers outlive its ``run``: the next pool of the same
+niceness takes them instead of starting processes of its own. A sequential reproduction starts
+a pool at every look, and one more for the runs it computes ahead (:mod:`qoslab.runs.prefetch`):
+each worker started costs about half a CPU-second of imports before its first run, and the look
+waits for it.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
@@ -106,6 +112,72 @@ class _Slot:
 DEPTH = 2
 
 
+class _Kept:
+    """Idle workers, by niceness, while a :func:`kept_workers` scope is open (``depth`` > 0)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.idle: dict[int, list[_Slot]] = {}
+
+    def take(self, nice: int) -> _Slot | None:
+        """An idle worker of niceness ``nice`` that is still alive, or None."""
+        with self.lock:
+            slots = self.idle.get(nice, [])
+            while slots:
+                s = slots.pop()
+                if s.proc.is_alive():
+                    return s
+                _shut([s])
+        return None
+
+    def give(self, nice: int, slots: list[_Slot]) -> list[_Slot]:
+        """Keeps the living workers of ``slots`` that hold no task, if a scope is open; returns
+        the others (for the caller to shut down)."""
+        with self.lock:
+            if self.depth == 0:
+                return slots
+            keep = [s for s in slots if not s.tasks and s.proc.is_alive()]
+            self.idle.setdefault(nice, []).extend(keep)
+        return [s for s in slots if all(s is not k for k in keep)]
+
+
+_KEPT = _Kept()
+
+
+def _shut(slots: list[_Slot]) -> None:
+    """Asks each worker of ``slots`` to stop, then kills those still alive after 5 s."""
+    for s in slots:
+        with contextlib.suppress(OSError, ValueError):
+            s.conn.send(None)
+    deadline = time.monotonic() + 5
+    for s in slots:
+        s.proc.join(timeout=max(0.0, deadline - time.monotonic()))
+        if s.proc.is_alive():
+            s.proc.kill()
+            s.proc.join(timeout=5)
+        with contextlib.suppress(OSError):
+            s.conn.close()
+
+
+@contextlib.contextmanager
+def kept_workers() -> Iterator[None]:
+    """A scope in which :class:`LocalExecutor`'s workers are kept between runs (see the
+    module's text); they stop when the outermost scope closes. Results are the same: a worker
+    computes each task alone, from the task's own scenario and seed."""
+    with _KEPT.lock:
+        _KEPT.depth += 1
+    try:
+        yield
+    finally:
+        with _KEPT.lock:
+            _KEPT.depth -= 1
+            idle = [s for slots in _KEPT.idle.values() for s in slots] if _KEPT.depth == 0 else []
+            if _KEPT.depth == 0:
+                _KEPT.idle.clear()
+        _shut(idle)
+
+
 class LocalExecutor:
     """A pool of ``jobs`` worker processes (default: all cores), started with ``spawn`` so that
     they inherit neither the store's connection nor its lock."""
@@ -130,6 +202,9 @@ class LocalExecutor:
         pending = deque(tasks)
 
         def start() -> _Slot:
+            kept = _KEPT.take(self.nice)
+            if kept is not None:
+                return kept
             parent, child = ctx.Pipe(duplex=True)
             p = ctx.Process(
                 target=_worker_main, args=(child, os.getpid(), self.nice), daemon=True, name="qoslab-worker"
@@ -139,6 +214,7 @@ class LocalExecutor:
             return _Slot(p, parent)
 
         slots: list[_Slot] = [start() for _ in range(min(self.jobs, len(pending)))]
+        finished = False
         try:
             while True:
                 if self.stop is not None and self.stop.is_set():
@@ -186,15 +262,8 @@ class LocalExecutor:
                             s.proc.join(timeout=5)
                     # a dead slot is restarted when it is next given a task
                     pending.extend(on_done(task, out))
+            finished = True
         finally:
-            for s in slots:
-                with contextlib.suppress(OSError, ValueError):
-                    s.conn.send(None)
-            deadline = time.monotonic() + 5
-            for s in slots:
-                s.proc.join(timeout=max(0.0, deadline - time.monotonic()))
-                if s.proc.is_alive():
-                    s.proc.kill()
-                    s.proc.join(timeout=5)
-                with contextlib.suppress(OSError):
-                    s.conn.close()
+            # workers are kept only after a run that ended normally (an exception may leave a
+            # task in a pipe)
+            _shut(_KEPT.give(self.nice, slots) if finished else slots)
