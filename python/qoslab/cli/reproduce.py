@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -177,6 +178,7 @@ def reproduce(
             store=store,
             insecure=insecure,
         )
+    from qoslab.experiments.handover import HandOver
     from qoslab.experiments.planning import remembered
     from qoslab.runs import schedule
     from qoslab.runs.local_pool import kept_workers
@@ -199,29 +201,52 @@ def reproduce(
             )
         any_failed = False
         done: list[Reproduction] = []
-        for exp in exps:
-            with _Errors(resumable=True):
-                common: dict[str, Any] = dict(
-                    quick=quick,
-                    out=out,
-                    store=store,
-                    executor=ex,
-                    flavour=flavour,
-                    sender=sender,
-                    tcp_flavour=tcp_flavour,
-                    progress=not quiet,
-                    **({"warmup": warmup} if warmup is not None else {}),
-                )
-                rep = _reproduce_one(
-                    exp, sequential and len(exps) > 1, sequential, max_seeds, seeds, common, not no_futility
-                )
-            s = _say_reproduction(rep, quiet)
-            any_failed = any_failed or bool(s.failed)
-            done.append(rep)
+        plan_kw = dict(quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
+        handover = HandOver(ex, store, plan_kw, enabled=len(exps) > 1 and warmup is None and not one_sweep)
+        try:
+            for i, exp in enumerate(exps):
+                handover.stop()  # the previous experiment's hand-over: its runs are stored now
+                nxt = exps[i + 1] if i + 1 < len(exps) else None
+                start_next = handover.starter(nxt, _first_seeds(nxt, sequential) if nxt is not None else None)
+                with _Errors(resumable=True):
+                    common: dict[str, Any] = dict(
+                        quick=quick,
+                        out=out,
+                        store=store,
+                        executor=ex,
+                        flavour=flavour,
+                        sender=sender,
+                        tcp_flavour=tcp_flavour,
+                        progress=not quiet,
+                        **({"warmup": warmup} if warmup is not None else {}),
+                    )
+                    rep = _reproduce_one(
+                        exp,
+                        sequential and len(exps) > 1,
+                        sequential,
+                        max_seeds,
+                        seeds,
+                        common,
+                        not no_futility,
+                        start_next,
+                    )
+                s = _say_reproduction(rep, quiet)
+                any_failed = any_failed or bool(s.failed)
+                done.append(rep)
+        finally:
+            handover.stop()
         if len(done) > 1 and not quiet:
             _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
         if any_failed:
             raise typer.Exit(2)
+
+
+def _first_seeds(exp: Experiment, sequential: bool) -> int | None:
+    """The seeds of ``exp``'s first runs in a ``reproduce all`` (None: its fixed seeds), which
+    the previous experiment hands over (:mod:`qoslab.experiments.handover`)."""
+    from qoslab.experiments.sequential_run import FIRST
+
+    return FIRST if sequential and _has_magnitudes(exp.name) else None
 
 
 def _reproduce_one(
@@ -232,9 +257,11 @@ def _reproduce_one(
     seeds: int | None,
     common: dict[str, Any],
     futility: bool = True,
+    start_next: Callable[[], None] | None = None,
 ) -> Reproduction:
     """One experiment: sequential (within ``all``, an experiment without declared magnitudes
-    runs its fixed seeds instead, and says so) or with fixed seeds."""
+    runs its fixed seeds instead, and says so) or with fixed seeds. ``start_next`` is called
+    once its runs are all stored (the hand-over to the next experiment)."""
     from qoslab import experiments
 
     if in_all and not _has_magnitudes(exp.name):
@@ -242,11 +269,13 @@ def _reproduce_one(
             f"{exp.name}: declares no claim magnitudes, so no sequential verdicts: "
             f"its fixed {exp.seeds} seeds"
         )
-        return experiments.reproduce(exp, **common)
+        return experiments.reproduce(exp, after_runs=start_next, **common)
     elif sequential:
         from qoslab.experiments.sequential_run import reproduce_sequential
 
-        rep, seq = reproduce_sequential(exp.name, max_seeds=max_seeds, futility=futility, **common)
+        rep, seq = reproduce_sequential(
+            exp.name, max_seeds=max_seeds, futility=futility, when_decided=start_next, **common
+        )
         futile = seq.get("stopped_for_futility", 0)
         typer.echo(
             f"{exp.name}: sequential, looks at {seq['looks']} seeds, "
@@ -255,7 +284,7 @@ def _reproduce_one(
             + f"; {seq['runs']} distinct runs (every sweep to the last look: {seq['runs_all_or_nothing']})"
         )
         return rep
-    return experiments.reproduce(exp, seeds=seeds, **common)
+    return experiments.reproduce(exp, seeds=seeds, after_runs=start_next, **common)
 
 
 def _mode(

@@ -287,6 +287,7 @@ def reproduce_sequential(
     per_claim: bool = True,
     futility: bool = True,
     compute_ahead: bool = True,
+    when_decided: Callable[[], None] | None = None,
     **kw: Any,
 ) -> tuple[Reproduction, dict[str, Any]]:
     """Reproduces experiment ``name`` in rounds of seeds (see the module's text) up to
@@ -297,7 +298,9 @@ def reproduce_sequential(
     that earlier rule (every sweep grows until every record is decided), kept to measure the
     saving; ``futility=False`` runs every undecided record to the cap (:func:`gives_up` never
     stops one). ``compute_ahead`` computes a guess of the next look's runs while a look is
-    analysed (:class:`_Ahead`); the results are the same without."""
+    analysed (:class:`_Ahead`); the results are the same without. ``when_decided`` is called
+    once the last look's runs are stored and analysed, before its figures are saved (where
+    ``reproduce all`` hands over to the next experiment: :mod:`qoslab.experiments.handover`)."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -386,6 +389,8 @@ def reproduce_sequential(
         finally:
             ahead.stop()
     assert rep is not None
+    if when_decided is not None:
+        when_decided()
     save_all(rep.deferred)
     final = [frozen.get(_key(r), r) for r in current]
     for r in final:
