@@ -75,11 +75,20 @@ def check(exp: Experiment, rule: str | None) -> None:
 # -- one run -------------------------------------------------------------------------------------
 
 
+#: :func:`window_of` of each scenario this process has read, by its hash (of the canonical
+#: resolved form): each look of a sequential reproduction reads the window of its new runs'
+#: scenarios, and the window is in the scenario's whole resolved table.
+_WINDOWS: dict[str, tuple[float, float, float, float]] = {}
+
+
 def window_of(sc: Scenario) -> tuple[float, float, float, float]:
     """(start, end, duration, sampling interval) of ``sc``'s measurement, in seconds."""
-    r = sc.resolved
-    m = r["measurement"]
-    return (m["start_ns"] / 1e9, m["end_ns"] / 1e9, r["duration_ns"] / 1e9, m["interval_ns"] / 1e9)
+    h = sc.sha256()
+    if h not in _WINDOWS:
+        r = sc.resolved
+        m = r["measurement"]
+        _WINDOWS[h] = (m["start_ns"] / 1e9, m["end_ns"] / 1e9, r["duration_ns"] / 1e9, m["interval_ns"] / 1e9)
+    return _WINDOWS[h]
 
 
 class Context(Protocol):

@@ -78,9 +78,22 @@ def ns2_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
     return Scenario.from_table(table, f"{sc.source} (ns2 flavour)", allow_paths=sc.allow_paths), notes
 
 
+#: :func:`flavours_used` of each scenario this process has read, by its hash (of the canonical
+#: resolved form, which holds every flavour): each look of a sequential reproduction reports the
+#: flavours of every scenario, and they are in the scenario's whole resolved table.
+_USED: dict[str, dict[str, frozenset[str]]] = {}
+
+
 def flavours_used(sc: Scenario) -> dict[str, set[str]]:
     """``{kind: {flavours}}`` of the queues and meters of ``sc`` whose kind has a flavour
     (what a report states: which reading of dsRED's mechanisms produced its numbers)."""
+    h = sc.sha256()
+    if h not in _USED:
+        _USED[h] = {k: frozenset(v) for k, v in _flavours_in(sc).items()}
+    return {k: set(v) for k, v in _USED[h].items()}
+
+
+def _flavours_in(sc: Scenario) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     r = sc.resolved
     meters = [c.get("meter") for c in r.get("conditioners", [])]
