@@ -53,3 +53,18 @@ def test_outside_the_scope_every_call_plans_afresh(counted: tuple[Any, list[int]
     assert calls == [4, 4]
     assert [s.key for s in a[2]] == [s.key for s in b[2]]
     assert not any(x.scenario is y.scenario for x, y in zip(a[2], b[2], strict=True))
+
+
+def test_the_scope_keeps_the_scenarios_of_the_last_few_plans_only(counted: tuple[Any, list[int]]) -> None:
+    # each scenario's resolved table takes ~350 kB: nine looks' plans of 500 points each were 2.3 GB
+    exp, calls = counted
+    with remembered():
+        for n in range(4, 22, 2):
+            planned(exp, seeds=n, quick=True, sweep_seeds={"tables": 4} if n > 4 else None)
+        memo = planning._MEMO
+        assert memo is not None
+        kinds = [k[0] for k in memo]
+        assert kinds.count("plan") <= planning._KEEP["plan"]
+        assert kinds.count("planned") <= planning._KEEP["planned"]
+        # the reseeded sweep read the plan at 4 seeds once, though that plan was let go since
+        assert calls == list(range(4, 22, 2))

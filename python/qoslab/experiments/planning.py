@@ -60,9 +60,16 @@ def check_sender(exp: Experiment, sender: str | None) -> None:
         raise ValueError(f"unknown sender {sender!r}: expected one of {', '.join(choices)}")
 
 
-#: While a :func:`remembered` scope is open: each plan made, by experiment and options (an
-#: experiment's ``plan`` and :func:`planned`), with the experiment (so that its ``id`` stays its own).
+#: While a :func:`remembered` scope is open: the last plans made, by experiment and options (an
+#: experiment's ``plan`` and :func:`planned`), with the experiment (so that its ``id`` stays its
+#: own), oldest first; and each plan's sweeps' points and seeds (what :func:`_reseeded` reads).
 _MEMO: dict[tuple[Any, ...], tuple[Experiment, Any]] | None = None
+#: How many plans of each kind ("plan", "planned", "seeds") :data:`_MEMO` keeps: a look plans at its
+#: own seeds and at the next look's (the runs it computes ahead), and reseeds stopped sweeps from
+#: the plans of earlier looks, of which it reads only the sweeps' points and seeds. Scenarios
+#: are kept only for the plans in use: each scenario's resolved table (read for a report) takes
+#: about 350 kB, and an experiment plans 500 points at each of nine looks.
+_KEEP = {"plan": 3, "planned": 4, "seeds": 64}
 
 
 @contextlib.contextmanager
@@ -85,25 +92,23 @@ def remembered() -> Iterator[None]:
 def _remember(key: tuple[Any, ...], exp: Experiment, make: Any) -> Any:
     if _MEMO is None:
         return make()
-    hit = _MEMO.get(key)
+    hit = _MEMO.pop(key, None)
     if hit is None or hit[0] is not exp:
-        hit = _MEMO[key] = (exp, make())
+        hit = (exp, make())
+    _MEMO[key] = hit  # the newest last
+    same = [k for k in _MEMO if k[0] == key[0]]
+    for k in same[: max(0, len(same) - _KEEP[key[0]])]:
+        del _MEMO[k]
     return hit[1]
+
+
+def _opts_key(opts: Options) -> tuple[Any, ...]:
+    return (opts.quick, tuple(opts.seeds), opts.flavour, opts.sender, opts.tcp_flavour, opts.warmup)
 
 
 def _plan_of(exp: Experiment, opts: Options) -> list[Sweep]:
     """``exp.plan(opts)`` (remembered within :func:`remembered`)."""
-    key = (
-        "plan",
-        id(exp),
-        opts.quick,
-        tuple(opts.seeds),
-        opts.flavour,
-        opts.sender,
-        opts.tcp_flavour,
-        opts.warmup,
-    )
-    return list(_remember(key, exp, lambda: exp.plan(opts)))
+    return list(_remember(("plan", id(exp), *_opts_key(opts)), exp, lambda: exp.plan(opts)))
 
 
 def planned(
@@ -188,7 +193,7 @@ def _reseeded(
     unknown = sorted(set(sweep_seeds) - names)
     if unknown:
         raise ValueError(f"experiment {exp.name}: no sweep {', '.join(map(repr, unknown))} to reseed")
-    at: dict[int, dict[str, Sweep]] = {}
+    at: dict[int, dict[str, tuple[list[Any], list[int]]]] = {}
     out: list[Sweep] = []
     for sw in sweeps:
         n = sweep_seeds.get(sw.name)
@@ -196,12 +201,22 @@ def _reseeded(
             out.append(sw)
             continue
         if n not in at:
-            at[n] = {s.name: s for s in _plan_of(exp, replace(opts, seeds=seed_list(n)))}
-        other = at[n][sw.name]
-        if [p for p, _ in other.points] != [p for p, _ in sw.points]:
+            at[n] = _points_and_seeds(exp, replace(opts, seeds=seed_list(n)))
+        points, seeds = at[n][sw.name]
+        if points != [p for p, _ in sw.points]:
             raise ValueError(f"experiment {exp.name}: sweep {sw.name!r} has other points at {n} seeds")
-        out.append(replace(sw, seeds=list(other.seeds)))
+        out.append(replace(sw, seeds=list(seeds)))
     return out
+
+
+def _points_and_seeds(exp: Experiment, opts: Options) -> dict[str, tuple[list[Any], list[int]]]:
+    """Each sweep of ``exp.plan(opts)``: its points' parameters and its seeds (remembered)."""
+    key = ("seeds", id(exp), *_opts_key(opts))
+    return dict(
+        _remember(
+            key, exp, lambda: {s.name: ([p for p, _ in s.points], list(s.seeds)) for s in _plan_of(exp, opts)}
+        )
+    )
 
 
 def compute_all(
