@@ -10,7 +10,7 @@ from pathlib import Path
 from qoslab.experiments import reproduce
 from qoslab.experiments.base import get
 from qoslab.experiments.handover import HandOver
-from qoslab.experiments.planning import planned, remembered
+from qoslab.experiments.remembered_plans import planned, remembered
 from qoslab.runs.local_pool import LocalExecutor, SerialExecutor, kept_workers
 
 

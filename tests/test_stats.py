@@ -87,16 +87,3 @@ def test_effects_near_zero_are_shown_to_the_precision_of_their_interval():
     assert len(text.split()[0]) <= 8, text
     assert estimate([0.9971, 0.998, 0.996]).fmt() == "0.9970 ± 0.0025"
     assert estimate([1.44, 1.5, 1.6]).fmt() == "1.51 ± 0.20"
-
-
-def test_remembered_quantiles_are_the_bisections_whatever_the_arguments_type():
-    from qoslab.stats import _t_ppf
-
-    for p, df in ((0.975, 19), (0.975, np.int64(19)), (np.float64(0.995), 4.0), (0.025, 7), (0.9, 2.5)):
-        got = t_ppf(p, df)
-        assert type(got) is float
-        assert got == _t_ppf.__wrapped__(float(p), float(df))  # bit for bit
-    with pytest.raises(ValueError, match="probability"):
-        t_ppf(1.0, 5)
-    with pytest.raises(ValueError, match="degrees of freedom"):
-        t_ppf(0.975, 0)

@@ -7,7 +7,6 @@ against ``scipy.stats.t``.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -73,15 +72,8 @@ def t_ppf(p: float, df: float) -> float:
     """Quantile of Student's t: the ``t`` with ``t_cdf(t, df) == p``, for 0 < p < 1."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"probability must be in (0, 1), got {p}")
-    return _t_ppf(float(p), float(df))
-
-
-@functools.lru_cache(maxsize=4096)
-def _t_ppf(p: float, df: float) -> float:
-    """:func:`t_ppf` by bisection, remembered: an analysis asks for the same few quantiles
-    (0.975 at each number of seeds) thousands of times, each ~70 evaluations of the CDF."""
     if p < 0.5:
-        return -_t_ppf(1.0 - p, df)
+        return -t_ppf(1.0 - p, df)
     if p == 0.5:
         return 0.0
     lo, hi = 0.0, 1.0

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the commands import what they use when they run (start-up t
     import pandas as pd
 
     from qoslab.experiments.base import Experiment
+    from qoslab.experiments.handover import HandOver
     from qoslab.experiments.runner import Reproduction
     from qoslab.runs.executors import Executor
     from qoslab.runs.sweep import SweepReport
@@ -179,7 +180,7 @@ def reproduce(
             insecure=insecure,
         )
     from qoslab.experiments.handover import HandOver
-    from qoslab.experiments.planning import remembered
+    from qoslab.experiments.remembered_plans import remembered
     from qoslab.runs import schedule
     from qoslab.runs.local_pool import kept_workers
 
@@ -199,46 +200,64 @@ def reproduce(
                 sender=sender,
                 tcp_flavour=tcp_flavour,
             )
-        any_failed = False
-        done: list[Reproduction] = []
+        common: dict[str, Any] = dict(
+            quick=quick,
+            out=out,
+            store=store,
+            executor=ex,
+            flavour=flavour,
+            sender=sender,
+            tcp_flavour=tcp_flavour,
+            progress=not quiet,
+            **({"warmup": warmup} if warmup is not None else {}),
+        )
         plan_kw = dict(quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
         handover = HandOver(ex, store, plan_kw, enabled=len(exps) > 1 and warmup is None and not one_sweep)
-        try:
-            for i, exp in enumerate(exps):
-                handover.stop()  # the previous experiment's hand-over: its runs are stored now
-                nxt = exps[i + 1] if i + 1 < len(exps) else None
-                start_next = handover.starter(nxt, _first_seeds(nxt, sequential) if nxt is not None else None)
-                with _Errors(resumable=True):
-                    common: dict[str, Any] = dict(
-                        quick=quick,
-                        out=out,
-                        store=store,
-                        executor=ex,
-                        flavour=flavour,
-                        sender=sender,
-                        tcp_flavour=tcp_flavour,
-                        progress=not quiet,
-                        **({"warmup": warmup} if warmup is not None else {}),
-                    )
-                    rep = _reproduce_one(
-                        exp,
-                        sequential and len(exps) > 1,
-                        sequential,
-                        max_seeds,
-                        seeds,
-                        common,
-                        not no_futility,
-                        start_next,
-                    )
-                s = _say_reproduction(rep, quiet)
-                any_failed = any_failed or bool(s.failed)
-                done.append(rep)
-        finally:
-            handover.stop()
+        done, any_failed = _reproduce_each(
+            exps, handover, common, sequential, max_seeds, seeds, not no_futility, quiet
+        )
         if len(done) > 1 and not quiet:
             _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
         if any_failed:
             raise typer.Exit(2)
+
+
+def _reproduce_each(
+    exps: list[Experiment],
+    handover: HandOver,
+    common: dict[str, Any],
+    sequential: bool,
+    max_seeds: int | None,
+    seeds: int | None,
+    futility: bool,
+    quiet: bool,
+) -> tuple[list[Reproduction], bool]:
+    """Each experiment of ``exps`` in turn, each handing over to the next
+    (:mod:`qoslab.experiments.handover`); the reproductions, and whether a run failed."""
+    any_failed = False
+    done: list[Reproduction] = []
+    try:
+        for i, exp in enumerate(exps):
+            handover.stop()  # the previous experiment's hand-over: its runs are stored now
+            nxt = exps[i + 1] if i + 1 < len(exps) else None
+            start_next = handover.starter(nxt, _first_seeds(nxt, sequential) if nxt is not None else None)
+            with _Errors(resumable=True):
+                rep = _reproduce_one(
+                    exp,
+                    sequential and len(exps) > 1,
+                    sequential,
+                    max_seeds,
+                    seeds,
+                    common,
+                    futility,
+                    start_next,
+                )
+            s = _say_reproduction(rep, quiet)
+            any_failed = any_failed or bool(s.failed)
+            done.append(rep)
+    finally:
+        handover.stop()
+    return done, any_failed
 
 
 def _first_seeds(exp: Experiment, sequential: bool) -> int | None:

@@ -6,10 +6,8 @@ first pool. :class:`HandOver` starts the next experiment's first look (its first
 for a sequential one, its fixed seeds otherwise) as a :class:`~qoslab.runs.prefetch.Prefetch` on
 the niced workers once the finishing experiment's runs are all stored, and stops it (the runs
 its workers hold finish and are committed) before the next experiment plans its own; that
-experiment then finds those runs in the store. Its plan is the one the experiment makes itself
-(:func:`~qoslab.experiments.planning.remembered` keeps it), and its workers the niced pool
-the looks' guesses use (:func:`~qoslab.runs.local_pool.kept_workers`), so a hand-over starts
-no process and plans nothing twice.
+experiment then finds those runs in the store. Its workers are the niced pool the looks'
+guesses use (:func:`~qoslab.runs.local_pool.kept_workers`), so a hand-over starts no process.
 
 Nothing of this changes a result: a run is the same whoever computes it (its key is the
 scenario's hash, the seed and the version), and an analysis reads the runs its plan names.
@@ -24,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from qoslab.experiments.base import Experiment
-from qoslab.experiments.planning import planned
+from qoslab.experiments.remembered_plans import planned
 from qoslab.runs.local_pool import LocalExecutor
 from qoslab.runs.prefetch import Prefetch
 from qoslab.store import RunKey, default_store

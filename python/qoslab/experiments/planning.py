@@ -3,8 +3,7 @@ runs they hold, and all experiments' runs computed in one sweep (``reproduce all
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -60,57 +59,6 @@ def check_sender(exp: Experiment, sender: str | None) -> None:
         raise ValueError(f"unknown sender {sender!r}: expected one of {', '.join(choices)}")
 
 
-#: While a :func:`remembered` scope is open: the last plans made, by experiment and options (an
-#: experiment's ``plan`` and :func:`planned`), with the experiment (so that its ``id`` stays its
-#: own), oldest first; and each plan's sweeps' points and seeds (what :func:`_reseeded` reads).
-_MEMO: dict[tuple[Any, ...], tuple[Experiment, Any]] | None = None
-#: How many plans of each kind ("plan", "planned", "seeds") :data:`_MEMO` keeps: a look plans at its
-#: own seeds and at the next look's (the runs it computes ahead), and reseeds stopped sweeps from
-#: the plans of earlier looks, of which it reads only the sweeps' points and seeds. Scenarios
-#: are kept only for the plans in use: each scenario's resolved table (read for a report) takes
-#: about 350 kB, and an experiment plans 500 points at each of nine looks.
-_KEEP = {"plan": 3, "planned": 4, "seeds": 64}
-
-
-@contextlib.contextmanager
-def remembered() -> Iterator[None]:
-    """A scope in which a plan once made is remembered: a sequential reproduction plans the
-    same experiment at each look several times (its runs, the runs to compute ahead, the runs it
-    keeps), each plan building every point's scenario afresh. Plans are pure functions of the
-    experiment and its options, so a remembered plan is the plan; outside the scope (a notebook
-    whose experiment reads a file edited since) every call plans afresh."""
-    global _MEMO
-    outer = _MEMO
-    if outer is None:
-        _MEMO = {}
-    try:
-        yield
-    finally:
-        _MEMO = outer
-
-
-def _remember(key: tuple[Any, ...], exp: Experiment, make: Any) -> Any:
-    if _MEMO is None:
-        return make()
-    hit = _MEMO.pop(key, None)
-    if hit is None or hit[0] is not exp:
-        hit = (exp, make())
-    _MEMO[key] = hit  # the newest last
-    same = [k for k in _MEMO if k[0] == key[0]]
-    for k in same[: max(0, len(same) - _KEEP[key[0]])]:
-        del _MEMO[k]
-    return hit[1]
-
-
-def _opts_key(opts: Options) -> tuple[Any, ...]:
-    return (opts.quick, tuple(opts.seeds), opts.flavour, opts.sender, opts.tcp_flavour, opts.warmup)
-
-
-def _plan_of(exp: Experiment, opts: Options) -> list[Sweep]:
-    """``exp.plan(opts)`` (remembered within :func:`remembered`)."""
-    return list(_remember(("plan", id(exp), *_opts_key(opts)), exp, lambda: exp.plan(opts)))
-
-
 def planned(
     exp: Experiment,
     *,
@@ -125,45 +73,7 @@ def planned(
     ``exp`` (the same arguments). ``sweep_seeds``: sweeps planned at another number of seeds
     than the experiment's (each such sweep as the experiment plans it at that many: a sweep that
     takes twice the experiment's seeds, or its first seed only, keeps its rule); the sequential
-    mode stops a sweep that way once every claim resting on it is decided. Remembered within
-    :func:`remembered`."""
-    key = (
-        "planned",
-        id(exp),
-        seeds,
-        quick,
-        flavour,
-        sender,
-        tcp_flavour,
-        tuple(sorted((sweep_seeds or {}).items())),
-    )
-    opts, sweeps, specs = _remember(
-        key,
-        exp,
-        lambda: _planned(
-            exp,
-            seeds=seeds,
-            quick=quick,
-            flavour=flavour,
-            sender=sender,
-            tcp_flavour=tcp_flavour,
-            sweep_seeds=sweep_seeds,
-        ),
-    )
-    return opts, list(sweeps), list(specs)
-
-
-def _planned(
-    exp: Experiment,
-    *,
-    seeds: int | None = None,
-    quick: bool = False,
-    flavour: str | None = None,
-    sender: str | None = None,
-    tcp_flavour: str | None = None,
-    sweep_seeds: Mapping[str, int] | None = None,
-) -> tuple[Options, list[Sweep], list[RunSpec]]:
-    """:func:`planned`, made afresh."""
+    mode stops a sweep that way once every claim resting on it is decided."""
     if flavour not in (None, "ns2"):
         raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
     check_sender(exp, sender)
@@ -172,7 +82,7 @@ def _planned(
         raise ValueError(f"unknown TCP flavour {tcp_flavour!r} (expected ns2 or linux)")
     tcp_flavour = None if tcp_flavour == "ns2" else tcp_flavour
     opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
-    sweeps = _plan_of(exp, opts)
+    sweeps = exp.plan(opts)
     validate(exp, sweeps)
     if sweep_seeds:
         sweeps = _reseeded(exp, opts, sweeps, sweep_seeds)
@@ -193,7 +103,7 @@ def _reseeded(
     unknown = sorted(set(sweep_seeds) - names)
     if unknown:
         raise ValueError(f"experiment {exp.name}: no sweep {', '.join(map(repr, unknown))} to reseed")
-    at: dict[int, dict[str, tuple[list[Any], list[int]]]] = {}
+    at: dict[int, dict[str, Sweep]] = {}
     out: list[Sweep] = []
     for sw in sweeps:
         n = sweep_seeds.get(sw.name)
@@ -201,22 +111,12 @@ def _reseeded(
             out.append(sw)
             continue
         if n not in at:
-            at[n] = _points_and_seeds(exp, replace(opts, seeds=seed_list(n)))
-        points, seeds = at[n][sw.name]
-        if points != [p for p, _ in sw.points]:
+            at[n] = {s.name: s for s in exp.plan(replace(opts, seeds=seed_list(n)))}
+        other = at[n][sw.name]
+        if [p for p, _ in other.points] != [p for p, _ in sw.points]:
             raise ValueError(f"experiment {exp.name}: sweep {sw.name!r} has other points at {n} seeds")
-        out.append(replace(sw, seeds=list(seeds)))
+        out.append(replace(sw, seeds=list(other.seeds)))
     return out
-
-
-def _points_and_seeds(exp: Experiment, opts: Options) -> dict[str, tuple[list[Any], list[int]]]:
-    """Each sweep of ``exp.plan(opts)``: its points' parameters and its seeds (remembered)."""
-    key = ("seeds", id(exp), *_opts_key(opts))
-    return dict(
-        _remember(
-            key, exp, lambda: {s.name: ([p for p, _ in s.points], list(s.seeds)) for s in _plan_of(exp, opts)}
-        )
-    )
 
 
 def compute_all(

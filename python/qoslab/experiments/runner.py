@@ -553,19 +553,15 @@ def _senders(ctx: Context) -> str:
             f"**{ctx.options.sender}** for every TCP sender (`--sender {ctx.options.sender}`), in place "
             "of the paper's: the verdicts say whether each conclusion survives under it" + how
         )
-    seen = sorted({v for sw in ctx.sweeps.values() for _, sc in sw.points for v in _variants(sc)})
+    seen = sorted(
+        {f["tcp"]["variant"] for sw in ctx.sweeps.values() for _, sc in sw.points for f in _tcp_flows(sc)}
+    )
     return (", ".join(seen) or "none") + " (as the scenarios give them)" + how
 
 
-#: each scenario's TCP variants, by hash: every look reports every scenario's (a resolved table: ~350 kB)
-_VARIANTS: dict[str, frozenset[str]] = {}
-
-
-def _variants(sc: Scenario) -> frozenset[str]:
-    if (h := sc.sha256()) not in _VARIANTS:
-        flows = [*sc.resolved.get("flows", []), *sc.resolved.get("arrivals", [])]
-        _VARIANTS[h] = frozenset(f["tcp"]["variant"] for f in flows if isinstance(f.get("tcp"), dict))
-    return _VARIANTS[h]
+def _tcp_flows(sc: Scenario) -> list[dict[str, Any]]:
+    r = sc.resolved
+    return [f for f in [*r.get("flows", []), *r.get("arrivals", [])] if isinstance(f.get("tcp"), dict)]
 
 
 def _write_report(

@@ -53,7 +53,7 @@ from typing import Any
 
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.magnitudes import DECLARED
-from qoslab.experiments.planning import planned, remembered
+from qoslab.experiments.remembered_plans import planned, remembered
 from qoslab.experiments.rests_on import READING_SWEEPS, RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
