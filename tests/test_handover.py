@@ -44,3 +44,19 @@ def test_nothing_is_handed_over_without_a_next_experiment_or_a_local_pool(tmp_pa
     ho = HandOver(None, tmp_path, {}, enabled=True)
     assert ho.starter(exp, None) is not None
     ho.stop()  # nothing running: nothing to wait for
+
+
+def test_a_sequential_reproduction_hands_over_once(tmp_path: Path) -> None:
+    from qoslab.experiments.sequential_run import reproduce_sequential
+
+    calls: list[int] = []
+    _, seq = reproduce_sequential(
+        "fdd-red",
+        max_seeds=6,
+        quick=True,
+        store=tmp_path / "s",
+        out=tmp_path / "out",
+        progress=False,
+        when_decided=lambda: calls.append(1),
+    )
+    assert seq["looks"] == [4, 6] and calls == [1]

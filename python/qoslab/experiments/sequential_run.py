@@ -299,8 +299,9 @@ def reproduce_sequential(
     saving; ``futility=False`` runs every undecided record to the cap (:func:`gives_up` never
     stops one). ``compute_ahead`` computes a guess of the next look's runs while a look is
     analysed (:class:`_Ahead`); the results are the same without. ``when_decided`` is called
-    once the last look's runs are stored and analysed, before its figures are saved (where
-    ``reproduce all`` hands over to the next experiment: :mod:`qoslab.experiments.handover`)."""
+    once, when no look can follow: the cap's look once its runs are stored (before its analysis),
+    an earlier look once its analysis has decided every record, before its figures are saved
+    (where ``reproduce all`` hands over to the next experiment: :mod:`qoslab.experiments.handover`)."""
     from qoslab.experiments.base import get
 
     exp = get(name)
@@ -325,6 +326,13 @@ def reproduce_sequential(
     rep: Reproduction | None = None
     current: list[dict[str, Any]] = []
     ahead = _Ahead(exp, kw, compute_ahead)
+    handed: list[bool] = []  # the cap's look called when_decided (once its runs were stored)
+
+    def handing() -> None:
+        handed.append(True)
+        if when_decided is not None:
+            when_decided()
+
     # one pool of workers serves every look (and the runs computed ahead, niced, another); each
     # plan is made once
     with kept_workers(), remembered():
@@ -340,7 +348,8 @@ def reproduce_sequential(
                     seeds=k,
                     sweep_seeds=dict(stopped),
                     defer_figures=True,
-                    after_runs=ahead.starter(nxt, dict(stopped), k),
+                    # the cap's look is the last: its runs stored, the hand-over starts (if any)
+                    after_runs=ahead.starter(nxt, dict(stopped), k) if nxt is not None else handing,
                     **kw,
                 )
                 computed += rep.sweep.computed
@@ -389,8 +398,8 @@ def reproduce_sequential(
         finally:
             ahead.stop()
     assert rep is not None
-    if when_decided is not None:
-        when_decided()
+    if when_decided is not None and not handed:
+        when_decided()  # decided before the cap
     save_all(rep.deferred)
     final = [frozen.get(_key(r), r) for r in current]
     for r in final:
@@ -419,6 +428,15 @@ def reproduce_sequential(
         **({"computing_ahead_failed": ahead.errors} if ahead.errors else {}),
         "declaration_errors": errors,
     }
+    _write_sequential(rep, summary, final, max_seeds)
+    return rep, summary
+
+
+def _write_sequential(
+    rep: Reproduction, summary: dict[str, Any], final: list[dict[str, Any]], max_seeds: int | None
+) -> None:
+    """The sequential records and summary into the last look's ``verdicts.json``, and the
+    procedure's section at the end of its report."""
     path = rep.out / "verdicts.json"
     if path.exists():
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -429,7 +447,6 @@ def reproduce_sequential(
         path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         with rep.report.open("a", encoding="utf-8") as f:
             f.write(_report_section(summary, final))
-    return rep, summary
 
 
 def _check_settled(r: dict[str, Any], stopped: dict[str, int], settled: dict[Key, str]) -> list[str]:
