@@ -257,6 +257,8 @@ def _reproduce_each(
             done.append(rep)
     finally:
         handover.stop()
+        for e in handover.errors:  # the next experiment computed those runs itself
+            typer.echo(f"computing the next experiment's first runs ahead failed ({e}); it computed them")
     return done, any_failed
 
 
