@@ -16,19 +16,16 @@ Only the local pool hands over.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.remembered_plans import planned
-from qoslab.runs.local_pool import LocalExecutor
-from qoslab.runs.prefetch import Prefetch
-from qoslab.store import RunKey, default_store
+from qoslab.runs.prefetch import Guesses
 
 
-class HandOver:
+class HandOver(Guesses):
     """Hands each experiment of a ``reproduce all`` over to the next (see the module's text).
     ``plan_kw``: ``quick``, ``flavour``, ``sender``, ``tcp_flavour`` as for
     :func:`~qoslab.experiments.planning.planned`."""
@@ -36,34 +33,12 @@ class HandOver:
     def __init__(
         self, executor: Any, store: str | Path | None, plan_kw: dict[str, Any], enabled: bool
     ) -> None:
-        local = enabled and type(executor) in (type(None), LocalExecutor)
-        jobs = executor.jobs if isinstance(executor, LocalExecutor) else os.cpu_count() or 1
-        self.jobs = jobs if local else 0
-        self.store = Path(store) if store is not None else default_store()
+        super().__init__(executor, store, enabled)
         self.plan_kw = plan_kw
-        self.running: Prefetch | None = None
-        #: the runs the hand-overs stored, and why any failed (the next experiment computes
-        #: the runs of a failed hand-over itself)
-        self.computed: set[RunKey] = set()
-        self.errors: list[str] = []
 
     def starter(self, nxt: Experiment | None, seeds: int | None) -> Callable[[], None] | None:
         """What starts computing ``nxt``'s first runs (``seeds`` of them; None: its fixed
         seeds), or None when there is nothing to hand over to."""
         if nxt is None or self.jobs < 1:
             return None
-
-        def start() -> None:
-            specs = planned(nxt, seeds=seeds, **self.plan_kw)[2]
-            self.running = Prefetch(specs, self.store, self.jobs).start()
-
-        return start
-
-    def stop(self) -> None:
-        """Sends no more runs; returns once the runs the workers hold are stored."""
-        if self.running is not None:
-            self.running.stop()
-            self.computed |= self.running.computed
-            if self.running.error:
-                self.errors.append(self.running.error)
-            self.running = None
+        return lambda: self.launch(planned(nxt, seeds=seeds, **self.plan_kw)[2])

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -57,8 +56,8 @@ from qoslab.experiments.remembered_plans import planned, remembered
 from qoslab.experiments.rests_on import READING_SWEEPS, RESTS_ON
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
-from qoslab.runs.local_pool import LocalExecutor, kept_workers
-from qoslab.runs.prefetch import Prefetch
+from qoslab.runs.local_pool import kept_workers
+from qoslab.runs.prefetch import Guesses
 from qoslab.sequential import (
     ALPHA,
     FUTILITY,
@@ -74,7 +73,7 @@ from qoslab.sequential import (
     summary_of_t,
 )
 from qoslab.stats import t_ppf
-from qoslab.store import RunKey, Store, default_store
+from qoslab.store import RunKey
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
 
@@ -242,23 +241,16 @@ def _distinct_runs(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw:
     return len(_plan_keys(exp, seeds, sweep_seeds, kw))
 
 
-class _Ahead:
+class _Ahead(Guesses):
     """The next look's runs computed while this look is analysed (:mod:`qoslab.runs.prefetch`),
     guessed as the sweeps growing now at the next look's seeds: a sweep the analysis stops
     wastes the runs of it computed ahead, on cores the analysis left idle. Only with the local
     pool, on as many workers, niced below the analysis (:data:`qoslab.runs.prefetch.NICE`)."""
 
     def __init__(self, exp: Experiment, kw: dict[str, Any], enabled: bool) -> None:
-        ex = kw.get("executor")
         # a warm-up pilot plans other runs than the plan's
-        local = enabled and type(ex) in (type(None), LocalExecutor) and kw.get("warmup") is None
-        self.jobs = (ex.jobs if isinstance(ex, LocalExecutor) else os.cpu_count() or 1) if local else 0
+        super().__init__(kw.get("executor"), kw.get("store"), enabled and kw.get("warmup") is None)
         self.exp, self.kw = exp, kw
-        st = kw.get("store")
-        self.store = st.root if isinstance(st, Store) else st if st is not None else default_store()
-        self.running: Prefetch | None = None
-        self.computed: set[RunKey] = set()
-        self.errors: list[str] = []
 
     def starter(self, seeds: int | None, sweep_seeds: dict[str, int], now: int) -> Callable[[], None] | None:
         if seeds is None or self.jobs < 1:
@@ -267,17 +259,9 @@ class _Ahead:
         def start() -> None:
             specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(self.kw))[2]
             have = _plan_keys(self.exp, now, sweep_seeds, self.kw)
-            self.running = Prefetch([s for s in specs if s.key not in have], self.store, self.jobs).start()
+            self.launch([s for s in specs if s.key not in have])
 
         return start
-
-    def stop(self) -> None:
-        if self.running is not None:
-            self.running.stop()
-            self.computed |= self.running.computed
-            if self.running.error:
-                self.errors.append(self.running.error)
-            self.running = None
 
 
 def reproduce_sequential(

@@ -18,6 +18,7 @@ never every run of a sweep.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -72,3 +73,37 @@ class Prefetch:
         if self._thread is not None:
             self._thread.join()
         return self.report
+
+
+class Guesses:
+    """Prefetches started one after another on the local pool's niced workers, with the runs
+    they stored and why any failed (a failed guess costs nothing: the next sweep computes its
+    runs). The base of a sequential reproduction's guesses of its next look and of ``reproduce
+    all``'s hand-over to its next experiment. ``jobs`` is 0 (nothing is guessed) unless
+    ``enabled`` and ``executor`` is the local pool (or None, which is one)."""
+
+    def __init__(self, executor: object, store: Store | str | Path | None, enabled: bool) -> None:
+        from qoslab.store import default_store
+
+        local = enabled and type(executor) in (type(None), LocalExecutor)
+        jobs = executor.jobs if isinstance(executor, LocalExecutor) else os.cpu_count() or 1
+        self.jobs = jobs if local else 0
+        self.store = (
+            store.root if isinstance(store, Store) else Path(store) if store is not None else default_store()
+        )
+        self.running: Prefetch | None = None
+        self.computed: set[RunKey] = set()
+        self.errors: list[str] = []
+
+    def launch(self, specs: Sequence[RunSpec]) -> None:
+        """Starts computing ``specs`` in the background."""
+        self.running = Prefetch(specs, self.store, self.jobs).start()
+
+    def stop(self) -> None:
+        """Sends no more runs; returns once the runs the workers hold are stored."""
+        if self.running is not None:
+            self.running.stop()
+            self.computed |= self.running.computed
+            if self.running.error:
+                self.errors.append(self.running.error)
+            self.running = None
