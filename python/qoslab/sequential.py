@@ -34,6 +34,30 @@ Any number of looks, at any seeds, may be taken: the looks need not be declared 
 The price is width: at α = 0.05 and c = 0.5 the interval is 1.7× the fixed-N t interval's at 10
 and 20 seeds (``half_width_factor`` gives the factor).
 
+**The procedure ``--sequential`` uses: a group-sequential t test** (:class:`GroupSequential`).
+When the looks are declared before the first seed runs (``--sequential`` looks at 4, 6, ...,
+the cap: :func:`looks`, fixed by the cap alone), a narrower interval is valid: at each of the
+``K`` looks, the Student-t interval at level ``1 − α/K``. Bonferroni's inequality bounds the
+chance that any of the ``K`` intervals misses by ``K · α/K = α`` whatever the dependence between
+looks (they share seeds), so the coverage holds at every look simultaneously, and therefore at
+the look a stopping rule picks; stopping earlier only takes fewer of the ``K`` chances. This is
+a group-sequential design with Bonferroni alpha spending, an equal share ``α/K`` per look
+(C. Jennison and B. W. Turnbull, *Group Sequential Methods with Applications to Clinical
+Trials*, 2000, Sec. 2; the exact boundaries of S. J. Pocock, Biometrika 64(2), 1977, would be
+about 6 % narrower at four looks, and need the looks' joint law under an unknown variance).
+Its decision p-value for a boundary ``μ`` is ``min(1, K · p_k)`` at the best look ``k`` so
+far, ``p_k`` the two-sided t-test p of ``mean = μ``: the interval excludes ``μ`` exactly when
+that is at most α, and it is valid at any stopping time among the declared looks, so Holm's
+correction over a claim's readings may use it. Against the confidence sequence at the same
+looks (:func:`half_width_factor` against :meth:`GroupSequential.factor`): at a cap of 10 (four
+looks) 1.69, 1.48, 1.41, 1.38 times the fixed-N t interval at 4, 6, 8, 10 seeds where the
+sequence is 3.79, 1.88, 1.75, 1.71; at a cap of 20 (nine looks) 2.26 at 4 seeds and 1.49 at 20,
+where the sequence is 3.79 and 1.68. Narrower at every look, it decides every record at or
+before the look the sequence would (a narrower interval about the same mean straddles no
+boundary the wider one clears). What it gives up: looks not declared in advance (more seeds
+than the cap, or a look between two declared ones, are not covered), which the confidence
+sequence allows.
+
 A sequential verdict is :func:`qoslab.verdicts.core.decide` applied to the look's interval, so
 it takes the same five values; it records the seeds used, the looks taken and the procedure
 (:meth:`SequentialDecision.record`).
@@ -49,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from qoslab.stats import t_ppf
+from qoslab.stats import t_cdf, t_ppf
 from qoslab.verdicts.core import (
     DOES_NOT,
     INCONCLUSIVE,
@@ -68,7 +92,8 @@ ALPHA = 0.05
 #: narrowest between 10 and 30 seeds (any c > 0 is valid)
 MIXTURE_C = 0.5
 
-PROCEDURE = (
+#: the confidence sequence's words, as a verdict record names it
+CONFIDENCE_SEQUENCE = (
     f"confidence sequence (Lai 1976, Gaussian mean with unknown variance, mixture c = {MIXTURE_C:g}; "
     f"time-uniform coverage {1 - ALPHA:.0%}, Howard et al. 2021): valid at every look"
 )
@@ -90,6 +115,71 @@ def half_width(n: int, ss: float, alpha: float = ALPHA, c: float = MIXTURE_C) ->
     return math.sqrt(r * max(ss, 0.0) / (n * (n - r)))
 
 
+@dataclass(frozen=True)
+class GroupSequential:
+    """The group-sequential t test over the declared looks ``plan`` (seed counts; see the
+    module's text): at look ``n`` of ``K = len(plan)``, the Student-t interval at level
+    ``1 − alpha/K``. Called on values, it gives their interval (a rule for
+    :func:`decide_sequentially` and :func:`simulate`, like :func:`interval`)."""
+
+    plan: tuple[int, ...]
+    alpha: float = ALPHA
+
+    def __post_init__(self) -> None:
+        if not self.plan or list(self.plan) != sorted(set(self.plan)) or self.plan[0] < 2:
+            raise ValueError(
+                f"a group-sequential design needs increasing looks from 2 seeds on, got {self.plan}"
+            )
+
+    @property
+    def spent(self) -> float:
+        """The α each look spends: an equal share, ``alpha / K``."""
+        return self.alpha / len(self.plan)
+
+    @property
+    def procedure(self) -> str:
+        k = len(self.plan)
+        return (
+            f"group-sequential t test, looks declared in advance at {', '.join(map(str, self.plan))} "
+            f"seeds; Bonferroni alpha spending, {self.alpha:g}/{k} at each of the {k} looks "
+            f"(the {1 - self.spent:.4g} t interval): coverage {1 - self.alpha:.0%} over every look"
+        )
+
+    def critical(self, n: int) -> float:
+        """The t quantile the interval at ``n`` values uses: ``1 − alpha/(2K)``, ``n − 1`` df."""
+        return t_ppf(1.0 - self.spent / 2.0, n - 1) if n >= 2 else math.inf
+
+    def half_width(self, n: int, ss: float) -> float:
+        """The half-width at ``n`` values whose sum of squared deviations is ``ss``."""
+        if n < 2:
+            return math.inf
+        return self.critical(n) * math.sqrt(max(ss, 0.0) / ((n - 1) * n))
+
+    def factor(self, n: int) -> float:
+        """The half-width over the fixed-N 95 % t interval's at the same ``n`` values."""
+        return self.critical(n) / t_ppf(1.0 - self.alpha / 2.0, n - 1) if n >= 2 else math.inf
+
+    def p(self, n: int, mean: float, ss: float, mu: float) -> float:
+        """``min(1, K · p)``, ``p`` the two-sided t-test p of ``mean = mu`` at ``n`` values: the
+        interval at this look excludes ``mu`` exactly when it is at most ``alpha``."""
+        if n < 2:
+            return 1.0
+        d = mean - mu
+        if ss <= 0.0:
+            return 1.0 if d == 0.0 else 0.0
+        t = abs(d) / math.sqrt(ss / ((n - 1) * n))
+        return min(1.0, len(self.plan) * 2.0 * (1.0 - t_cdf(t, n - 1)))
+
+    def __call__(self, values: Sequence[float]) -> tuple[float, float]:
+        a = np.asarray(values, dtype=float)
+        n = int(a.size)
+        if n < 2:
+            return (-math.inf, math.inf)
+        mean = float(a.mean())
+        h = self.half_width(n, float(((a - mean) ** 2).sum()))
+        return (mean - h, mean + h)
+
+
 #: the first look at which a record may be stopped for futility: its values' spread is then
 #: estimated from six seeds (three looks), not four
 FUTILITY_FROM = 6
@@ -103,7 +193,7 @@ FUTILITY_SPREAD_LEVEL = 0.90
 
 FUTILITY = (
     f"futility (non-binding), from {FUTILITY_FROM} seeds: a record stops, inconclusive, when the "
-    f"predictive probability that the cap's confidence sequence decides it is below "
+    f"predictive probability that the cap's interval decides it is below "
     f"{FUTILITY_POWER:.0%} (its mean as the current one's posterior predicts, its width from the "
     f"spread's one-sided {FUTILITY_SPREAD_LEVEL:.0%} lower bound)"
 )
@@ -118,16 +208,23 @@ def chi2_ppf(p: float, k: int) -> float:
     return k * max(1.0 - a + z * math.sqrt(a), 0.0) ** 3
 
 
-def projected_half_width(n: int, ss: float, cap: int, alpha: float = ALPHA, c: float = MIXTURE_C) -> float:
-    """The sequence's half-width at ``cap`` values if their spread stays what ``n`` values with
-    sum of squared deviations ``ss`` show (``SS_cap = ss · (cap − 1)/(n − 1)``)."""
+#: a procedure's half-width at ``n`` values with sum of squared deviations ``ss``
+Width = Callable[[int, float], float]
+
+
+def projected_half_width(n: int, ss: float, cap: int, width: Width = half_width) -> float:
+    """The half-width (``width``: the confidence sequence's unless given) at ``cap`` values if
+    their spread stays what ``n`` values with sum of squared deviations ``ss`` show
+    (``SS_cap = ss · (cap − 1)/(n − 1)``)."""
     if n < 2:
         return math.inf
-    return half_width(cap, ss * (cap - 1) / (n - 1), alpha, c)
+    return width(cap, ss * (cap - 1) / (n - 1))
 
 
-def predictive_power(n: int, effect: float, ss: float, cap: int, boundaries: Sequence[float]) -> float:
-    """The probability that the confidence sequence at ``cap`` values decides a record now at
+def predictive_power(
+    n: int, effect: float, ss: float, cap: int, boundaries: Sequence[float], width: Width = half_width
+) -> float:
+    """The probability that the interval (``width``) at ``cap`` values decides a record now at
     ``n`` values (mean ``effect``, sum of squared deviations ``ss``): that its interval, the cap's
     mean ± the cap's half-width, holds none of ``boundaries`` (the claim's direction boundary and
     the ends of its magnitude: :func:`decide` is undecided exactly when its interval straddles
@@ -138,7 +235,7 @@ def predictive_power(n: int, effect: float, ss: float, cap: int, boundaries: Seq
     if n < 2 or n >= cap:
         return 1.0
     optimistic = ss * (n - 1) / chi2_ppf(FUTILITY_SPREAD_LEVEL, n - 1)
-    h = projected_half_width(n, optimistic, cap)
+    h = projected_half_width(n, optimistic, cap, width)
     if not math.isfinite(h):
         return 0.0
     spread = math.sqrt(ss / (n - 1) * (cap - n) / (cap * n))
@@ -154,17 +251,20 @@ def predictive_power(n: int, effect: float, ss: float, cap: int, boundaries: Seq
     return 1.0 - sum(law.cdf(b) - law.cdf(a) for a, b in undecided)
 
 
-def futile(n: int, effect: float, ss: float, cap: int, boundaries: Sequence[float]) -> bool:
+def futile(
+    n: int, effect: float, ss: float, cap: int, boundaries: Sequence[float], width: Width = half_width
+) -> bool:
     """Whether a record still undecided after ``n`` values is stopped for futility: from
     :data:`FUTILITY_FROM` values on, when :func:`predictive_power` is below
     :data:`FUTILITY_POWER`. Stopping for futility is non-binding and costs no validity: the
-    sequence covers at every stopping time, whatever rule chose it, and the record stays
+    sequence (and the group-sequential design, among its declared looks) covers at every stopping
+    time, whatever rule chose it, and the record stays
     ``inconclusive`` (it asserts nothing). What it may cost is power, a record the cap would
     have decided: :func:`simulate` with ``futility=True`` measures how often
     (``tests/test_sequential.py``)."""
     if n < FUTILITY_FROM or n >= cap or not (math.isfinite(effect) and math.isfinite(ss)):
         return False
-    return predictive_power(n, effect, ss, cap, boundaries) < FUTILITY_POWER
+    return predictive_power(n, effect, ss, cap, boundaries, width) < FUTILITY_POWER
 
 
 def half_width_factor(n: int, alpha: float = ALPHA, c: float = MIXTURE_C) -> float:
@@ -289,8 +389,11 @@ class SequentialDecision:
     looks: tuple[int, ...]
     procedure: str
     stopped_early: bool
-    #: the anytime-valid p of the claim's direction boundary (:func:`anytime_p`)
+    #: the anytime-valid p of the claim's direction boundary (:func:`anytime_p`, or
+    #: :meth:`GroupSequential.p` at its best look)
     p_direction: float = math.nan
+    #: what the interval is, in a record's words
+    test: str = "confidence sequence"
 
     def record(self) -> dict[str, Any]:
         """The fields a verdict record carries for a sequential decision (the rest, the claim's
@@ -302,7 +405,7 @@ class SequentialDecision:
             "seeds": self.seeds,
             "looks": list(self.looks),
             "procedure": self.procedure,
-            "test": "confidence sequence",
+            "test": self.test,
             "p": self.p_direction,
         }
 
@@ -318,7 +421,7 @@ def verdict_record(
     """The verdict record (as ``verdicts.json`` holds it) of a sequential decision on ``claim``
     under ``reading``: the fields of :class:`qoslab.verdicts.Verdict` with the sequence's
     interval as ``ci95``, its anytime-valid p as ``p``, the seeds used as ``seeds``, plus
-    ``looks`` (the seed counts looked at) and ``procedure`` (:data:`PROCEDURE`).
+    ``looks`` (the seed counts looked at) and ``procedure`` (the decision's).
 
     Not yet done: :func:`qoslab.verdicts.finalise` recomputes ``p_direction`` from ``ci95`` as if
     it were a t interval. The sequence is wider than the t interval at the same seeds, so that p
@@ -332,19 +435,20 @@ def verdict_record(
     sign = decide(d.interval, claim.direction, claim.threshold, claim.margin)
     bar = bar_of(claim.direction, claim.threshold, claim.margin)
     side = ">" if claim.direction == "greater" else "<"
+    what = "confidence sequence" if d.test == "confidence sequence" else "group-sequential interval"
     reason = {
-        REPRODUCES: f"the confidence sequence lies entirely {side} {bar:g}",
-        DOES_NOT: f"the confidence sequence lies entirely on the other side of {bar:g}",
-    }.get(sign, f"the confidence sequence includes {bar:g}")
+        REPRODUCES: f"the {what} lies entirely {side} {bar:g}",
+        DOES_NOT: f"the {what} lies entirely on the other side of {bar:g}",
+    }.get(sign, f"the {what} includes {bar:g}")
     v = Verdict(
         claim=claim.claim,
         section=claim.section,
         reading=reading,
-        ours=f"{shown} (confidence sequence, {d.seeds} seeds, looks at {', '.join(map(str, d.looks))})",
+        ours=f"{shown} ({d.test}, {d.seeds} seeds, looks at {', '.join(map(str, d.looks))})",
         paper=claim.paper,
         effect=d.effect,
         ci95=d.interval,
-        test="confidence sequence",
+        test=d.test,
         p=d.p_direction,
         seeds=d.seeds,
         verdict=sign,
@@ -367,15 +471,19 @@ def decide_sequentially(
     *,
     testable: bool = True,
     rule: Interval = interval,
-    procedure: str = PROCEDURE,
 ) -> SequentialDecision:
     """Runs rounds of seeds until the claim is decided or the plan's last look.
 
     ``draw(start, stop)`` returns the per-seed values of seeds ``start+1 .. stop`` (the next
     round; seeds in their fixed order); ``plan`` the seed counts at which to look (see
     :func:`looks`). At each look the verdict is :func:`decide` on ``rule``'s interval over all
-    values so far; any verdict but ``inconclusive`` stops. ``rule=t_interval`` is naive peeking,
-    kept for the comparison in :func:`simulate`; it is not valid."""
+    values so far; any verdict but ``inconclusive`` stops. ``rule``: the confidence sequence
+    (:func:`interval`, the default), a :class:`GroupSequential` design (whose looks must be
+    ``plan``), or ``t_interval``, naive peeking, kept for the comparison in :func:`simulate`; it
+    is not valid."""
+    gs = rule if isinstance(rule, GroupSequential) else None
+    if gs is not None and tuple(plan) != gs.plan:
+        raise ValueError(f"the design's looks {gs.plan} are not the plan's {tuple(plan)}")
     if not plan:
         raise ValueError("a sequential decision needs at least one look")
     values: list[float] = []
@@ -393,8 +501,19 @@ def decide_sequentially(
     used = values[: taken[-1]]
     effect = float(np.mean(used)) if used else math.nan
     early = taken[-1] < plan[-1]
+    if gs is not None:
+        p = min(gs.p(k, *_mean_ss(used[:k]), claim.bar) for k in taken)
+        return SequentialDecision(
+            v, effect, ci, taken[-1], tuple(taken), gs.procedure, early, p, "group-sequential t"
+        )
     p = anytime_p(used, claim.bar, taken) if rule is interval else math.nan
-    return SequentialDecision(v, effect, ci, taken[-1], tuple(taken), procedure, early, p)
+    return SequentialDecision(v, effect, ci, taken[-1], tuple(taken), CONFIDENCE_SEQUENCE, early, p)
+
+
+def _mean_ss(values: Sequence[float]) -> tuple[float, float]:
+    a = np.asarray(values, dtype=float)
+    mean = float(a.mean())
+    return mean, float(((a - mean) ** 2).sum())
 
 
 def wrong(verdict: str, mean: float, claim: Claimed) -> bool:
@@ -434,16 +553,19 @@ class SimulationResult:
 def intervals(data: np.ndarray[Any, Any], plan: Sequence[int], rule: Interval) -> np.ndarray[Any, Any]:
     """The intervals of ``rule`` for every row of ``data`` at every look of ``plan``, shape
     (rows, looks, 2): in closed form for :func:`interval` and :func:`t_interval` (from running
-    sums; equal to calling them), by calling ``rule`` otherwise."""
+    sums; equal to calling them), and for a :class:`GroupSequential` design; by calling ``rule``
+    otherwise."""
     rows = data.shape[0]
     out = np.empty((rows, len(plan), 2))
     s1 = np.cumsum(data, axis=1)
     s2 = np.cumsum(data * data, axis=1)
     for j, k in enumerate(plan):
-        if rule is interval or rule is t_interval:
+        if rule is interval or rule is t_interval or isinstance(rule, GroupSequential):
             mean = s1[:, k - 1] / k
             ss = np.maximum(s2[:, k - 1] - k * mean * mean, 0.0)
-            if rule is interval:
+            if isinstance(rule, GroupSequential):
+                h = rule.critical(k) * np.sqrt(ss / (k - 1) / k) if k >= 2 else np.full(rows, math.inf)
+            elif rule is interval:
                 r = boundary_ratio(k)
                 h = np.sqrt(r * ss / (k * (k - r))) if k >= 2 and r < k else np.full(rows, math.inf)
             else:
@@ -476,6 +598,7 @@ def simulate(
     that contradict ``mean``. ``futility``: a claim :func:`futile` at a look also stops there,
     ``inconclusive``, as ``--sequential`` stops a record. Seeded: the same arguments give the
     same counts."""
+    width: Width = rule.half_width if isinstance(rule, GroupSequential) else half_width
     rng = np.random.default_rng(seed)
     data = rng.normal(mean, sd, size=(claims, plan[-1]))
     cis = intervals(data, plan, rule)
@@ -491,7 +614,8 @@ def simulate(
         for j, k in enumerate(plan):
             v = claim.verdict((float(cis[i, j, 0]), float(cis[i, j, 1])))
             if v != INCONCLUSIVE or (
-                futility and futile(k, float(means[i, j]), float(sss[i, j]), plan[-1], claim.boundaries)
+                futility
+                and futile(k, float(means[i, j]), float(sss[i, j]), plan[-1], claim.boundaries, width)
             ):
                 stop = k
                 break

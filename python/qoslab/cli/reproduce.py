@@ -60,8 +60,9 @@ SequentialOpt = Annotated[
     bool,
     typer.Option(
         "--sequential",
-        help="Seeds in rounds of two from 4, each verdict from a confidence sequence (valid at "
-        "every look), stopping once every verdict is decided or stopped for futility, or at "
+        help="Seeds in rounds of two from 4 (looks declared in advance), each verdict from a "
+        "group-sequential t interval (alpha split equally over the looks: valid at every look), "
+        "stopping once every verdict is decided or stopped for futility, or at "
         "--max-seeds. The default of a full run (no --seeds, no --quick) where the claims "
         "declare magnitudes; give it to run --quick so.",
     ),

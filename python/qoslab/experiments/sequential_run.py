@@ -1,15 +1,18 @@
 """``qoslab reproduce NAME --sequential``: seeds in rounds, each claim decided once its
-confidence sequence (:mod:`qoslab.sequential`) clears a boundary, or at the cap.
+group-sequential interval (:class:`qoslab.sequential.GroupSequential`) clears a boundary, or at
+the cap.
 
 Round by round (looks at 4, 6, 8, ... seeds up to ``--max-seeds``: two seeds a round, one per
-core; the sequence is the whole line below four seeds), the experiment is reproduced with that
-many seeds (the store keeps the earlier rounds' runs, so a round computes only its new seeds),
-and every verdict record is decided again from the sequence's interval instead of the t
-interval: the sequence is computed exactly from the record's effect, 95 % t interval and seeds
-(which fix the values' mean and sum of squared deviations), placed by
-:func:`qoslab.verdicts.core.decide` against the claim's declared magnitude, and corrected by
-Holm's step-down procedure over the claim's readings using each reading's anytime-valid p
-(valid at any stopping time). A record whose verdict the sequence decides (reproduces, weaker
+core; the looks are declared before the first seed runs, fixed by the cap alone), the experiment
+is reproduced with that many seeds (the store keeps the earlier rounds' runs, so a round
+computes only its new seeds), and every verdict record is decided again from the design's
+interval instead of the 95 % t interval: at each of the K looks the t interval at level
+1 − 0.05/K (Bonferroni alpha spending: coverage 95 % over every look at once), computed exactly
+from the record's effect, 95 % t interval and seeds (which fix the values' mean and sum of
+squared deviations), placed by :func:`qoslab.verdicts.core.decide` against the claim's declared
+magnitude, and corrected by Holm's step-down procedure over the claim's readings using each
+reading's p, ``min(1, K · p)`` at its best look so far (valid at any stopping time among the
+declared looks). A record whose verdict the design decides (reproduces, weaker
 than claimed, does not reproduce) keeps it, with the seeds and looks that decided it; "not
 testable here" (the compared arms did not move the quantity) is judged again at every look and
 the last look's stands; a record the cap is unlikely to decide stops for futility
@@ -63,13 +66,10 @@ from qoslab.sequential import (
     FUTILITY,
     FUTILITY_FROM,
     FUTILITY_SPREAD_LEVEL,
-    PROCEDURE,
-    boundary_ratio,
+    GroupSequential,
     chi2_ppf,
     futile,
-    half_width,
     looks,
-    mixture_ratio_of,
     summary_of_t,
 )
 from qoslab.stats import t_ppf
@@ -77,11 +77,12 @@ from qoslab.store import RunKey
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
 
-#: the first look: the sequence (c = 0.5, α = 0.05) is finite from four seeds on
+#: the first look: four seeds, the fewest from which a t interval at 1 − 0.05/K (3 degrees of
+#: freedom) can clear a boundary by a useful margin
 FIRST = 4
 #: seeds per round: one per core of the machine this was written on
 STEP = 2
-#: The verdicts the confidence sequence decides, frozen at the look that decides them.
+#: The verdicts the group-sequential interval decides, frozen at the look that decides them.
 DECIDED = (REPRODUCES, WEAKER, DOES_NOT)
 
 Key = tuple[str, str, str, str, str]
@@ -106,11 +107,12 @@ def redecide(
     records: Sequence[dict[str, Any]],
     decls: Sequence[Magnitude],
     plan: Sequence[int],
-    best_m: dict[Key, float],
+    best_p: dict[Key, float],
+    design: GroupSequential,
 ) -> list[dict[str, Any]]:
-    """The records of one look (seeds ``plan[-1]``, looks ``plan``) decided from the confidence
-    sequence (see the module's text). ``best_m``: each record's largest mixture ratio at its
-    direction boundary over the looks so far (updated here), for its anytime-valid p."""
+    """The records of one look (seeds ``plan[-1]``, looks taken ``plan``) decided from
+    ``design``'s interval (see the module's text). ``best_p``: each record's smallest
+    :meth:`GroupSequential.p` at its direction boundary over the looks so far (updated here)."""
     out: list[dict[str, Any]] = []
     for r0 in records:
         r = dict(r0)
@@ -119,28 +121,28 @@ def redecide(
         ss = summary_of_t(r["effect"], r["ci95"], n) if r.get("effect") is not None else None
         if m is None or ss is None or r["test"] not in ("paired t", "one-sample t"):
             r["verdict"] = INCONCLUSIVE if r["verdict"] != NOT_TESTABLE else NOT_TESTABLE
-            r["reason"] = "no confidence sequence for this record (no t interval or no declaration)"
+            r["reason"] = "no group-sequential interval for this record (no t interval or no declaration)"
             r["ci95"] = [None, None]
             r["p_direction"] = r["p_holm"] = None
         else:
-            h = half_width(n, ss)
+            h = design.half_width(n, ss)
             ci = (r["effect"] - h, r["effect"] + h)
             bar = bar_of(m.direction, m.threshold, m.margin)
             k = _key(r)
-            best_m[k] = max(best_m.get(k, 1.0), mixture_ratio_of(n, r["effect"], ss, bar))
+            best_p[k] = min(best_p.get(k, 1.0), design.p(n, r["effect"], ss, bar))
             v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, r["verdict"] != NOT_TESTABLE)
             r["ci95"] = [c if math.isfinite(c) else None for c in ci]
             # the experiment wrote its t interval into `ours`; the verdict rests on this one
             shown = ", ".join(f"{c:.4g}" if math.isfinite(c) else ("-inf" if c < 0 else "inf") for c in ci)
-            r["ours"] = f"{r.get('ours', '')}; confidence sequence [{shown}]".lstrip("; ")
-            r["p_direction"] = min(1.0, 1.0 / best_m[k])
+            r["ours"] = f"{r.get('ours', '')}; group-sequential interval [{shown}]".lstrip("; ")
+            r["p_direction"] = best_p[k]
             r["p_holm"] = None
             r["verdict"] = v
             if v != NOT_TESTABLE:
                 r["reason"] = _reason(v, bar, m)
-        r["test"] = f"confidence sequence over the {r['test']}'s values"
+        r["test"] = f"group-sequential t over the {r['test']}'s values"
         r["looks"] = list(plan)
-        r["procedure"] = PROCEDURE
+        r["procedure"] = design.procedure
         out.append(r)
     _holm(out)
     return out
@@ -149,27 +151,29 @@ def redecide(
 def _reason(v: str, bar: float, m: Magnitude) -> str:
     rng = f"[{m.low:g}, {m.high:g}]"
     if v == REPRODUCES:
-        return f"the confidence sequence lies inside the paper's magnitude {rng}"
+        return f"the group-sequential interval lies inside the paper's magnitude {rng}"
     if v == WEAKER:
-        return f"the direction holds but the confidence sequence excludes the paper's magnitude {rng}"
+        return f"the direction holds but the group-sequential interval excludes the paper's magnitude {rng}"
     if v == DOES_NOT:
-        return f"the confidence sequence lies entirely on the other side of {bar:g}"
+        return f"the group-sequential interval lies entirely on the other side of {bar:g}"
     return (
-        f"the confidence sequence straddles a boundary ({bar:g} for the direction, {rng} for the magnitude)"
+        f"the group-sequential interval straddles a boundary ({bar:g} for the direction, {rng} for the "
+        "magnitude)"
     )
 
 
-def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], cap: int) -> bool:
+def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], design: GroupSequential) -> bool:
     """Whether record ``r`` of a look (as the experiment wrote it: its 95 % t interval over
-    ``r["seeds"]`` values), undecided by the sequence, is stopped for futility
+    ``r["seeds"]`` values), undecided by ``design``, is stopped for futility
     (:func:`qoslab.sequential.futile`), from the look at ``FUTILITY_FROM`` seeds on: a record
-    with no sequence (no t interval or no declaration) never gets one, so more seeds cannot
+    with no interval (no t interval or no declaration) never gets one, so more seeds cannot
     decide it; "not testable here" with a
     measured movement (``moves``) stays so at the cap when that movement is within the
     resolution or the cap's t half-width (the spread at its optimistic lower bound, as for the
     width), and without one (arms identical in every seed, a zero-width interval) when the
-    values have no spread; otherwise when the predictive probability that the cap's sequence
+    values have no spread; otherwise when the predictive probability that the cap's interval
     decides it is low."""
+    cap = design.plan[-1]
     m = _decl(decls, r)
     n = int(r["seeds"])
     if n < FUTILITY_FROM or n >= cap:
@@ -189,7 +193,7 @@ def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], cap: int) -> bool:
         if moves <= max(m.resolution, half_cap):
             return True
     bar = bar_of(m.direction, m.threshold, m.margin)
-    return futile(n, float(r["effect"]), ss, cap, (bar, m.low, m.high))
+    return futile(n, float(r["effect"]), ss, cap, (bar, m.low, m.high), design.half_width)
 
 
 def _holm(out: list[dict[str, Any]]) -> None:
@@ -201,7 +205,7 @@ def _holm(out: list[dict[str, Any]]) -> None:
         for r, pa in zip(fam, holm([float(r["p_direction"]) for r in fam]), strict=True):
             r["p_holm"] = pa
             if r["verdict"] in (REPRODUCES, WEAKER, DOES_NOT) and pa >= ALPHA:
-                r["reason"] = f"not significant after Holm's correction (adjusted anytime p {pa:.2g})"
+                r["reason"] = f"not significant after Holm's correction (adjusted p {pa:.2g})"
                 r["verdict"] = INCONCLUSIVE
 
 
@@ -291,8 +295,9 @@ def reproduce_sequential(
     exp = get(name)
     cap = max_seeds if max_seeds is not None else exp.seeds
     if cap < FIRST:
-        raise ValueError(f"--max-seeds must be at least {FIRST} (the sequence is unbounded below), got {cap}")
+        raise ValueError(f"--max-seeds must be at least {FIRST} (the first look), got {cap}")
     plan = looks(FIRST, STEP, cap)
+    design = GroupSequential(tuple(plan))
     decls = DECLARED.get(exp.name, ())
     if not decls:
         raise ValueError(f"experiment {exp.name} declares no claim magnitudes: --sequential needs them")
@@ -300,7 +305,7 @@ def reproduce_sequential(
     frozen: dict[Key, dict[str, Any]] = {}
     #: undecided records stopped for futility, and the seeds of the look that stopped each
     given_up: dict[Key, int] = {}
-    best_m: dict[Key, float] = {}
+    best_p: dict[Key, float] = {}
     taken: list[int] = []
     #: sweeps no undecided record rests on, and the seeds they stopped at
     stopped: dict[str, int] = {}
@@ -342,9 +347,9 @@ def reproduce_sequential(
                 if not path.exists():
                     break
                 doc = json.loads(path.read_text(encoding="utf-8"))
-                current = redecide(doc["verdicts"], decls, taken, best_m)
+                current = redecide(doc["verdicts"], decls, taken, best_p, design)
                 for r0, r in zip(doc["verdicts"], current, strict=True):
-                    if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, cap):
+                    if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, design):
                         given_up.setdefault(_key(r), k)
                 for r in current:
                     deps = rests_on(exp.name, decls, r)
@@ -352,7 +357,7 @@ def reproduce_sequential(
                     if r["verdict"] in DECIDED and _key(r) not in frozen:
                         frozen[_key(r)] = r
                     errors += _check_settled(r, stopped, settled)
-                # "not testable here" is no decision of the sequence: whether the arms moved the quantity
+                # "not testable here" is no decision of the design: whether the arms moved the quantity
                 # more than its interval's half-width is judged again at every look (the half-width
                 # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
                 # last look's judgement stands
@@ -391,7 +396,7 @@ def reproduce_sequential(
             r["futility"] = given_up[_key(r)]
             r["reason"] = f"{r['reason']}; stopped for futility at {given_up[_key(r)]} seeds"
     summary = {
-        "procedure": PROCEDURE,
+        "procedure": design.procedure,
         "futility": FUTILITY if futility else "none: every undecided record runs to the cap",
         "stopped_for_futility": sum("futility" in r for r in final),
         "stopping": "per claim: a sweep stops once every claim resting on it is decided"
@@ -402,7 +407,7 @@ def reproduce_sequential(
         "seeds": taken[-1],
         "decided": sum(r["verdict"] != INCONCLUSIVE for r in final),
         "records": len(final),
-        "boundary_ratio_at_cap": boundary_ratio(cap),
+        "critical_t": {str(n): design.critical(n) for n in plan},
         "sweeps_stopped_at": {s: stopped.get(s, taken[-1]) for s in every},
         "runs": _distinct_runs(exp, taken[-1], stopped, kw),
         "runs_all_or_nothing": _distinct_runs(exp, taken[-1], {}, kw),
@@ -427,7 +432,9 @@ def _write_sequential(
         # the command that reproduces this file: the sequential one (the inner looks' is not)
         command = str(doc.get("command", "")).split(" --seeds")[0] + " --sequential"
         command += f" --max-seeds {max_seeds}" if max_seeds is not None else ""
-        doc.update(command=command, sequential=summary, decided=f"sequential: {PROCEDURE}", verdicts=final)
+        doc.update(
+            command=command, sequential=summary, decided=f"sequential: {summary['procedure']}", verdicts=final
+        )
         path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         with rep.report.open("a", encoding="utf-8") as f:
             f.write(_report_section(summary, final))
@@ -469,7 +476,7 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
         + ", ".join(f"`{s}` {n}" for s, n in at.items())
         + f". Futility: {summary['futility']}; {summary['stopped_for_futility']} records stopped so "
         "(each marked with the seeds of the look that stopped it; a record whose sweeps grew on for "
-        "another claim is judged again, and kept if the sequence then decides it)"
+        "another claim is judged again, and kept if the interval then decides it)"
         + f". Runs: {summary['runs']} distinct, against "
         f"{summary['runs_all_or_nothing']} had every sweep run to the last look "
         f"({summary['runs_computed_now']} computed by this invocation, the rest found in the store). "
