@@ -140,7 +140,8 @@ def _mode(doc: dict[str, Any]) -> str:
     seq = doc.get("sequential")
     if isinstance(seq, dict):
         looks = seq.get("looks") or []
-        tail = f"; sequential, {len(looks)} looks (cap {seq.get('max_seeds', '?')} seeds)"
+        plural = "" if len(looks) == 1 else "s"
+        tail = f"; sequential, {len(looks)} look{plural} (cap {seq.get('max_seeds', '?')} seeds)"
     return f"{'quick' if doc.get('quick') else 'full'}, {doc.get('seeds', '?')} seeds{tail}"
 
 
