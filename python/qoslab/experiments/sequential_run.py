@@ -296,8 +296,7 @@ def reproduce_sequential(
     cap = max_seeds if max_seeds is not None else exp.seeds
     if cap < FIRST:
         raise ValueError(f"--max-seeds must be at least {FIRST} (the first look), got {cap}")
-    plan = looks(FIRST, STEP, cap)
-    design = GroupSequential(tuple(plan))
+    design = GroupSequential(tuple(looks(FIRST, STEP, cap)))
     decls = DECLARED.get(exp.name, ())
     if not decls:
         raise ValueError(f"experiment {exp.name} declares no claim magnitudes: --sequential needs them")
@@ -326,12 +325,12 @@ def reproduce_sequential(
     # plan is made once
     with kept_workers(), remembered():
         try:
-            for i, k in enumerate(plan):
+            for i, k in enumerate(design.plan):
                 if rep is not None:
                     save_all(rep.deferred, keep=False)  # the next look rewrites the outputs
                 # each look draws its figures but saves only the last look's: a later look overwrites
                 # the earlier looks' outputs, so saving theirs (PNG and SVG) was wasted
-                nxt = plan[i + 1] if i + 1 < len(plan) else None
+                nxt = design.plan[i + 1] if i + 1 < len(design.plan) else None
                 rep = reproduce(
                     exp,
                     seeds=k,
@@ -407,7 +406,7 @@ def reproduce_sequential(
         "seeds": taken[-1],
         "decided": sum(r["verdict"] != INCONCLUSIVE for r in final),
         "records": len(final),
-        "critical_t": {str(n): design.critical(n) for n in plan},
+        "critical_t": {str(n): design.critical(n) for n in design.plan},
         "sweeps_stopped_at": {s: stopped.get(s, taken[-1]) for s in every},
         "runs": _distinct_runs(exp, taken[-1], stopped, kw),
         "runs_all_or_nothing": _distinct_runs(exp, taken[-1], {}, kw),
