@@ -552,8 +552,9 @@ def todays_tcp(docs: Path = Path("docs")) -> str:
             full,
             img / f"{FULL_FIGURE}.png",
             fprov,
-            "share of the claim's readings with each verdict, per sender\n(full-length runs, the same "
-            "sequential procedure)\nleft of the line: the paper's TCP; right: the linux flavour's senders",
+            "share of the claim's readings with each verdict, per sender\n(full-length runs, sequential "
+            "seeds; each file's procedure in its records)\nleft of the line: the paper's TCP; right: the "
+            "linux flavour's senders",
         )
         lines.append(
             f"todays-tcp: full-length runs, {sum(map(len, full.values()))} files, {size / 1e3:.0f} kB"
@@ -571,8 +572,8 @@ def todays_tcp_section(provenance: str, full_provenance: str | None = None) -> s
         "",
         "*Each row is one claim of a study; each block the share of its readings with each verdict "
         "under the paper's TCP and under Linux's reno, CUBIC and BBR in the linux flavour, every run "
-        "full-length and every verdict decided by the same sequential procedure (the studies' own "
-        "reproductions for the paper's TCP).* The tables are in the next section.",
+        "full-length and every verdict decided sequentially, by the procedure its file's records name "
+        "(the studies' own reproductions for the paper's TCP).* The tables are in the next section.",
         "",
         f"<small>{full_provenance}</small>",
         "",

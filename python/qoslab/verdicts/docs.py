@@ -370,7 +370,8 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
         "### Where today's TCP changes a claim's verdict",
         "",
         "Each claim (part) by the verdict of most of its readings, under the paper's TCP and under each "
-        "linux-flavour sender, both full-length and decided by the same sequential procedure: "
+        "linux-flavour sender, both full-length and decided sequentially (each file by the procedure its "
+        "records name): "
         + (
             "; ".join(
                 f"{name}: {t['same']} the same, {t['flips']} decided both ways and differently (below), "
