@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from qoslab.experiments import fdd_red, sequential_run
+from qoslab.experiments import dependence, fdd_red, sequential_run
 from qoslab.experiments.base import get
 from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.planning import planned
@@ -158,7 +158,7 @@ def test_a_record_that_moves_after_its_sweeps_stopped_is_reported(
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=10, quick=True, futility=False)
     assert (
         summary["declaration_errors"]
-        and "moved after its sweeps ['s12'] stopped" in summary["declaration_errors"][0]
+        and "moved after its points in ['s12'] stopped" in summary["declaration_errors"][0]
     )
     assert "Declarations contradicted" in rep.report.read_text()
 
@@ -171,7 +171,7 @@ def fdd_moved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[Any, b
     mp.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
     mp.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
     try:
-        return sequential_run.sweep_dependence(
+        return dependence.sweep_dependence(
             "fdd-red", seeds=3, fewer=2, quick=True, out=tmp / "out", store=tmp / "st", progress=False
         )
     finally:
@@ -184,7 +184,7 @@ def test_fdd_red_records_move_only_with_the_sweeps_they_declare(
     """A sweep at fewer seeds leaves every record that does not declare it bit-identical
     (effect, interval, seeds): the declarations are complete. And each declared sweep moves its
     claims' records (the check has power: it is not blind to the sweeps)."""
-    assert sequential_run.undeclared("fdd-red", fdd_moved) == []
+    assert dependence.undeclared("fdd-red", fdd_moved) == []
     decls = DECLARED["fdd-red"]
     for sweep, recs in fdd_moved.items():
         moved_claims = {k[0] for k, changed in recs.items() if changed}
@@ -200,7 +200,7 @@ def test_under_declaring_a_sweep_is_caught(
 ) -> None:
     f10 = "According to this figure, FDD-RED drops fewer packets"
     monkeypatch.setitem(RESTS_ON, "fdd-red", {**RESTS_ON["fdd-red"], f10: ("tables",)})
-    found = sequential_run.undeclared("fdd-red", fdd_moved)
+    found = dependence.undeclared("fdd-red", fdd_moved)
     assert found and all("sweep fig10 moves 'According to this figure" in x for x in found), found
 
 
@@ -236,7 +236,7 @@ def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: 
     experiment gives (the map is not stale)."""
     from qoslab.experiments.rests_on import READING_SWEEPS
 
-    moved = sequential_run.sweep_dependence(
+    moved = dependence.sweep_dependence(
         "probe-marker",
         seeds=3,
         fewer=2,
@@ -257,3 +257,147 @@ def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: 
             assert k[3] == "1000 B packets" and deps is not None and "frontier_1000B" in deps, k
         if k[3] in READING_SWEEPS["probe-marker"] and k[3] != "1000 B packets":
             assert not changed and deps is not None and "frontier_1000B" not in deps, k
+
+
+def test_a_point_is_planned_at_its_own_seeds_and_the_rest_of_its_sweep_at_the_sweeps() -> None:
+    """``point_seeds`` plans single points at fewer seeds, each by its sweep's rule at that many
+    (rio-plus-o's Table I takes twice the experiment's seeds), and leaves every other run, and
+    the plan's order, as the fixed mode's."""
+    exp = get("rio-plus-o")
+    fixed = planned(exp, seeds=10)[2]
+    specs = planned(exp, seeds=10, point_seeds={"fig7": {0: 4, 5: 6}, "table1": {1: 4}})[2]
+    fig7 = [s for s in specs if s.sweep == "rio-plus-o/fig7"]
+    points = [p for p, _ in next(s for s in planned(exp, seeds=10)[1] if s.name == "fig7").points]
+    seeds_of = {i: [s.key.seed for s in fig7 if s.params == dict(p)] for i, p in enumerate(points)}
+    assert (
+        seeds_of[0] == [1, 2, 3, 4] and seeds_of[5] == list(range(1, 7)) and seeds_of[1] == list(range(1, 11))
+    )
+    t1 = [s for s in specs if s.sweep == "rio-plus-o/table1"]
+    t1_points = [p for p, _ in next(s for s in planned(exp, seeds=10)[1] if s.name == "table1").points]
+    assert [s.key.seed for s in t1 if s.params == dict(t1_points[1])] == list(range(1, 9))
+    assert [s.key.seed for s in t1 if s.params == dict(t1_points[0])] == list(range(1, 21))
+    # every run of the reseeded plan is one of the fixed plan's, in the fixed plan's order
+    keys = [s.key for s in fixed]
+    at = [keys.index(s.key) for s in specs]
+    assert at == sorted(at) and len(specs) == len(fixed) - 6 - 4 - 12
+    with pytest.raises(ValueError, match="no point 128 to reseed"):
+        planned(exp, seeds=10, point_seeds={"fig7": {128: 4}})
+    with pytest.raises(ValueError, match="no sweep 'nope'"):
+        planned(exp, seeds=10, point_seeds={"nope": {0: 4}})
+
+
+def test_a_decided_readings_points_stop_while_an_undecided_readings_points_grow(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """rio-plus-o's Fig. 7 records each read one setting, w_q and subscription level
+    (rests_on.POINTS): the decided reading's points stop at the first look, the undecided one's
+    grow to the cap with the points no record names (their figure grows with its sweep), and the
+    decided record keeps its look."""
+    from qoslab.experiments.rests_on import matches
+    from qoslab.experiments.rio_plus_o_paper import FIG7_CLAIMS
+
+    fig7 = next(s for s in planned(get("rio-plus-o"), seeds=4, quick=True)[1] if s.name == "fig7")
+    decided = {"setting": "stated", "w_q": 0.2, "subscription": 40}
+    mine = {i for i, (p, _) in enumerate(fig7.points) if matches(p, (decided,))}
+    calls: list[dict[str, Any]] = []
+
+    def fake(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
+        pts = kw.get("point_seeds", {}).get("fig7", {})
+        calls.append(dict(pts))
+        recs = []
+        for reading, values in (
+            ("stated, w_q 0.2", [9.0 + 0.01 * math.sin(i) for i in range(20)]),
+            ("bucket4k, w_q 0.2", [0.5 + 3.0 * math.sin(2.0 * i) for i in range(20)]),
+        ):
+            ns = {pts.get(i, seeds) for i, (p, _) in enumerate(fig7.points) if matches(p, (decided,))}
+            n = ns.pop() if reading.startswith("stated") else seeds
+            e = estimate(values[:n])
+            recs.append(
+                {
+                    "claim": FIG7_CLAIMS[40],
+                    "section": "Sec. 4, Fig. 7",
+                    "reading": reading,
+                    "test": "paired t",
+                    "effect": e.mean,
+                    "ci95": [e.ci_low, e.ci_high],
+                    "seeds": n,
+                    "verdict": INCONCLUSIVE,
+                    "reason": "-",
+                    "part": "",
+                    "ours": "x",
+                }
+            )
+        out = tmp_path / f"{len(calls)}"
+        out.mkdir()
+        (out / "verdicts.json").write_text(json.dumps({"verdicts": recs}))
+        (out / "report.md").write_text("")
+        return SimpleNamespace(
+            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
+        )
+
+    monkeypatch.setattr(sequential_run, "reproduce", fake)
+    rep, summary = sequential_run.reproduce_sequential("rio-plus-o", max_seeds=8, quick=True, futility=False)
+    assert calls[0] == {} and all(c == dict.fromkeys(mine, 4) for c in calls[1:]), calls
+    assert summary["looks"] == [4, 6, 8] and summary["declaration_errors"] == []
+    assert summary["points_at_seeds"] == {"fig7": {"4": len(mine), "8": len(fig7.points) - len(mine)}}
+    final = {r["reading"]: r for r in json.loads((rep.out / "verdicts.json").read_text())["verdicts"]}
+    assert final["stated, w_q 0.2"]["seeds"] == 4 and final["stated, w_q 0.2"]["verdict"] != INCONCLUSIVE
+    assert final["bucket4k, w_q 0.2"]["seeds"] == 8
+    assert final["stated, w_q 0.2"]["rests_on_points"] == {"fig7": len(mine)}
+    assert summary["runs"] < summary["runs_all_or_nothing"]
+
+
+#: One reading's points per figure, each at fewer seeds in one reproduction (rests_on.POINTS)
+RIO_POINTS = {
+    "fig7": ({"setting": "bucket4k", "w_q": 0.2, "subscription": 40},),
+    "fig8": ({"setting": "bucket4k", "w_q": 0.002, "profile_mbps": 1.0},),
+    "fig9": ({"setting": "bucket4k", "w_q": 0.2, "unit_mbps": 0.2, "kind": "rio"},),
+}
+PROBE_POINTS = {
+    "frontier_1000B": ({"flows": 40, "diff": "soft", "marker": "probe"}, {"flows": 40, "marker": "none"}),
+    "onoff": ({"on_off_s": 5.0},),
+}
+
+
+@pytest.mark.parametrize(("name", "points"), [("rio-plus-o", RIO_POINTS), ("probe-marker", PROBE_POINTS)])
+def test_records_move_only_with_the_points_they_declare(
+    name: str, points: dict[str, Any], tmp_path: Path
+) -> None:
+    """A reading's points at fewer seeds (the rest of their sweeps at more) move no record that
+    does not declare one of them, so --sequential cannot stop a point an undecided record
+    reads; each group moves a record that declares it (the check has power); and every record
+    resting on the reduced points alone is the record a reproduction with every point at the
+    fewer seeds gives, bit for bit (a reading's stopped points are analysed as if the whole
+    experiment had stopped there)."""
+    kw: dict[str, Any] = {"quick": True, "store": tmp_path / "s", "progress": False}
+    moved, got = dependence.point_dependence(name, seeds=3, fewer=2, points=points, out=tmp_path / "a", **kw)
+    assert dependence.undeclared_points(name, points, moved, quick=True) == []
+    fewer = dependence._readings(dependence.reproduce(get(name), seeds=2, out=tmp_path / "b", **kw))
+    for sweep, filters in points.items():
+        one = {sweep: filters}
+        mine = [
+            k
+            for k, changed in moved.items()
+            if changed and not dependence.undeclared_points(name, one, {k: True}, quick=True)
+        ]
+        assert mine, (name, sweep)
+    reduced = 0
+    for k, changed in moved.items():
+        r = {"claim": k[0], "section": k[1], "part": k[2], "reading": k[3], "borrowed_from": k[4]}
+        deps = dependence.reading_points(name, r, quick=True)
+        inside = deps and all(
+            s in points and d is not None and d <= _indices(name, s, points[s]) for s, d in deps.items()
+        )
+        if inside:
+            reduced += 1
+            assert changed and got[k] == fewer[k], k
+    # every group but rio-plus-o's Fig. 9 one (which takes one arm of its records, the other
+    # arm's points growing with the other reading) holds a record's every point
+    assert reduced >= len(points) - (name == "rio-plus-o"), reduced
+
+
+def _indices(name: str, sweep: str, filters: Any) -> frozenset[int]:
+    from qoslab.experiments.rests_on import matches
+
+    sw = next(s for s in planned(get(name), seeds=3, quick=True)[1] if s.name == sweep)
+    return frozenset(i for i, (p, _) in enumerate(sw.points) if matches(p, filters))

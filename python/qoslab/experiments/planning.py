@@ -68,12 +68,18 @@ def planned(
     sender: str | None = None,
     tcp_flavour: str | None = None,
     sweep_seeds: Mapping[str, int] | None = None,
+    point_seeds: Mapping[str, Mapping[int, int]] | None = None,
 ) -> tuple[Options, list[Sweep], list[RunSpec]]:
     """The options, sweeps and runs :func:`qoslab.experiments.runner.reproduce` plans for
     ``exp`` (the same arguments). ``sweep_seeds``: sweeps planned at another number of seeds
     than the experiment's (each such sweep as the experiment plans it at that many: a sweep that
     takes twice the experiment's seeds, or its first seed only, keeps its rule); the sequential
-    mode stops a sweep that way once every claim resting on it is decided."""
+    mode stops a sweep that way once every claim resting on it is decided. ``point_seeds``: the
+    same for single points, by sweep and the point's index among the sweep's points (a point
+    named here takes the seeds its sweep would have at that many; the sweep's other points keep
+    the sweep's): the sequential mode stops a point that way once every claim resting on it is
+    decided, while the sweep's other points grow. Without either, the plan is the fixed mode's,
+    run for run and in the same order."""
     if flavour not in (None, "ns2"):
         raise ValueError(f"unknown flavour {flavour!r} (expected ns2, or none for the experiment's own)")
     check_sender(exp, sender)
@@ -84,18 +90,43 @@ def planned(
     opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
     sweeps = exp.plan(opts)
     validate(exp, sweeps)
+    at = _Replans(exp, opts, sweeps)
     if sweep_seeds:
-        sweeps = _reseeded(exp, opts, sweeps, sweep_seeds)
+        sweeps = _reseeded(exp, sweeps, sweep_seeds, at)
+    own = _point_seeds(exp, sweeps, point_seeds or {}, at)
     if flavour is not None or sender is not None or tcp_flavour is not None:
         sweeps = [replace(sw, points=[(p, as_run(sc, opts)) for p, sc in sw.points]) for sw in sweeps]
     specs: list[RunSpec] = []
     for sw in sweeps:
-        specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
+        if sw.name not in own:
+            specs += plan(sw.points, sw.seeds, f"{exp.name}/{sw.name}", sw.metrics)
+            continue
+        for i, point in enumerate(sw.points):
+            specs += plan([point], own[sw.name].get(i, sw.seeds), f"{exp.name}/{sw.name}", sw.metrics)
     return opts, list(sweeps), specs
 
 
+class _Replans:
+    """The experiment's sweeps as it plans them at another number of seeds, each number planned
+    once: where a reseeded sweep or point takes its seeds from (the sweep's own rule)."""
+
+    def __init__(self, exp: Experiment, opts: Options, sweeps: Sequence[Sweep]) -> None:
+        self.exp, self.opts = exp, opts
+        self._at: dict[int, dict[str, Sweep]] = {len(opts.seeds): {s.name: s for s in sweeps}}
+
+    def seeds(self, sw: Sweep, n: int) -> list[int]:
+        """The seeds of sweep ``sw`` planned at ``n`` seeds; refuses a sweep whose points differ
+        at ``n`` (only its seeds may)."""
+        if n not in self._at:
+            self._at[n] = {s.name: s for s in self.exp.plan(replace(self.opts, seeds=seed_list(n)))}
+        other = self._at[n][sw.name]
+        if [p for p, _ in other.points] != [p for p, _ in sw.points]:
+            raise ValueError(f"experiment {self.exp.name}: sweep {sw.name!r} has other points at {n} seeds")
+        return list(other.seeds)
+
+
 def _reseeded(
-    exp: Experiment, opts: Options, sweeps: list[Sweep], sweep_seeds: Mapping[str, int]
+    exp: Experiment, sweeps: list[Sweep], sweep_seeds: Mapping[str, int], at: _Replans
 ) -> list[Sweep]:
     """``sweeps`` with each sweep named in ``sweep_seeds`` taken from the experiment's plan at
     that many seeds (its points must be the same: only its seeds may differ)."""
@@ -103,19 +134,33 @@ def _reseeded(
     unknown = sorted(set(sweep_seeds) - names)
     if unknown:
         raise ValueError(f"experiment {exp.name}: no sweep {', '.join(map(repr, unknown))} to reseed")
-    at: dict[int, dict[str, Sweep]] = {}
-    out: list[Sweep] = []
-    for sw in sweeps:
-        n = sweep_seeds.get(sw.name)
-        if n is None or n == len(opts.seeds):
-            out.append(sw)
-            continue
-        if n not in at:
-            at[n] = {s.name: s for s in exp.plan(replace(opts, seeds=seed_list(n)))}
-        other = at[n][sw.name]
-        if [p for p, _ in other.points] != [p for p, _ in sw.points]:
-            raise ValueError(f"experiment {exp.name}: sweep {sw.name!r} has other points at {n} seeds")
-        out.append(replace(sw, seeds=list(other.seeds)))
+    return [
+        sw
+        if sweep_seeds.get(sw.name) in (None, len(at.opts.seeds))
+        else replace(sw, seeds=at.seeds(sw, sweep_seeds[sw.name]))
+        for sw in sweeps
+    ]
+
+
+def _point_seeds(
+    exp: Experiment, sweeps: list[Sweep], point_seeds: Mapping[str, Mapping[int, int]], at: _Replans
+) -> dict[str, dict[int, list[int]]]:
+    """The seeds of each point named in ``point_seeds`` (by sweep and index), from the sweep
+    planned at that many seeds; refuses an unknown sweep or an index outside its points."""
+    by_name = {s.name: s for s in sweeps}
+    unknown = sorted(set(point_seeds) - set(by_name))
+    if unknown:
+        raise ValueError(f"experiment {exp.name}: no sweep {', '.join(map(repr, unknown))} to reseed")
+    out: dict[str, dict[int, list[int]]] = {}
+    for name, points in point_seeds.items():
+        sw = by_name[name]
+        bad = sorted(i for i in points if not 0 <= i < len(sw.points))
+        if bad:
+            raise ValueError(
+                f"experiment {exp.name}: sweep {name!r} has {len(sw.points)} points, "
+                f"no point {bad[0]} to reseed"
+            )
+        out[name] = {i: at.seeds(sw, n) for i, n in points.items()}
     return out
 
 

@@ -49,16 +49,25 @@ def remembered() -> Iterator[None]:
 
 
 def planned(
-    exp: Experiment, *, seeds: int | None = None, sweep_seeds: Mapping[str, int] | None = None, **kw: Any
+    exp: Experiment,
+    *,
+    seeds: int | None = None,
+    sweep_seeds: Mapping[str, int] | None = None,
+    point_seeds: Mapping[str, Mapping[int, int]] | None = None,
+    **kw: Any,
 ) -> tuple[Options, list[Sweep], list[RunSpec]]:
     """:func:`qoslab.experiments.planning.planned` (the same arguments), remembered within
     :func:`remembered`; the lists returned are the caller's own."""
     if _MEMO is None:
-        return planning.planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, **kw)
-    key = (id(exp), seeds, tuple(sorted((sweep_seeds or {}).items())), tuple(sorted(kw.items())))
+        return planning.planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, point_seeds=point_seeds, **kw)
+    points = tuple(sorted((s, tuple(sorted(p.items()))) for s, p in (point_seeds or {}).items()))
+    key = (id(exp), seeds, tuple(sorted((sweep_seeds or {}).items())), points, tuple(sorted(kw.items())))
     hit = _MEMO.pop(key, None)
     if hit is None or hit[0] is not exp:
-        hit = (exp, planning.planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, **kw))
+        hit = (
+            exp,
+            planning.planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, point_seeds=point_seeds, **kw),
+        )
     _MEMO[key] = hit  # the newest last
     for old in list(_MEMO)[: max(0, len(_MEMO) - KEEP)]:
         del _MEMO[old]

@@ -6,8 +6,13 @@ record is decided."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from qoslab.experiments.magnitudes import _FRONTIER
-from qoslab.experiments.probe_marker_paper import PACKET_BYTES, PACKET_READINGS
+from qoslab.experiments.probe_marker_paper import FIGS, PACKET_BYTES, PACKET_READINGS
+from qoslab.experiments.rio_plus_o_paper import BASELINES, FIG7_CLAIMS, FIG8_CLAIMS
 
 #: The sweeps each claim's verdict records rest on (the sweeps whose runs the experiment's
 #: ``_verdicts`` reads for them), per experiment, by the text of the claim's declaration above
@@ -115,3 +120,93 @@ READING_SWEEPS: dict[str, dict[str, tuple[str, ...]]] = {
         **{f"{reading}, ns2 RIO": ("rio_ns2",) for reading in PACKET_READINGS.values()},
     },
 }
+
+
+#: A set of points of a sweep: a point belongs when it matches one of the filters (every
+#: parameter a filter names has the filter's value).
+Filters = tuple[Mapping[str, Any], ...]
+
+
+def _rio_plus_o_points(r: Mapping[str, Any]) -> dict[str, Filters]:
+    """rio-plus-o's Figs. 7-9: a record compares RI+O with a RIO on one setting and w_q (its
+    reading: "SETTING[, BASELINE], w_q W") at one subscription level (Fig. 7, by the claim),
+    profile rate (Fig. 8, by the claim) or unit (Fig. 9, by the section), every grid point of
+    the figure inside that (``_against_rio`` and the per-group crossings, limits and first
+    failures, each computed per point group and seed)."""
+    parts = str(r["reading"]).split(", ")
+    if len(parts) not in (2, 3) or not parts[-1].startswith("w_q "):
+        return {}
+    where: dict[str, Any] = {"setting": parts[0], "w_q": float(parts[-1].removeprefix("w_q "))}
+    claim, section = str(r["claim"]), str(r["section"])
+    for sub, text in FIG7_CLAIMS.items():
+        if claim == text:
+            return {"fig7": ({**where, "subscription": sub},)}
+    for prof, (text, _) in FIG8_CLAIMS.items():
+        if claim == text:
+            return {"fig8": ({**where, "profile_mbps": prof},)}
+    unit = re.fullmatch(r"Sec\. 4, Fig\. 9, unit ([0-9.]+) Mbps", section)
+    base = {name: kind for kind, name in BASELINES.items()}.get(parts[1]) if len(parts) == 3 else None
+    if unit is not None and base is not None:
+        w = {**where, "unit_mbps": float(unit.group(1))}
+        return {"fig9": ({**w, "kind": base}, {**w, "kind": "rio_plus_o"})}
+    return {}
+
+
+def _probe_marker_points(r: Mapping[str, Any]) -> dict[str, Filters]:
+    """probe-marker: a Fig. 3-6 frontier record reads its figure's marker points and the all-IN
+    frontier of its flow count; the OUT-loss records of the A_IN + 1 comparison read the 10-flow
+    soft-differentiation marker points (and, declared with them, the 10-flow all-IN frontier:
+    the frontier ratios computed beside them then never see a marker seed without its all-IN
+    one); an ON/OFF record (Fig. 8) reads its activity time's points."""
+    reading, claim, section = str(r["reading"]), str(r["claim"]), str(r["section"])
+    pb = next((b for b, name in PACKET_READINGS.items() if name == reading), None)
+    if pb is None:  # the ns-2 RIO readings read their own sweep whole
+        return {}
+    frontier = "frontier" if pb == PACKET_BYTES else f"frontier_{pb}B"
+    fig = re.fullmatch(r"Sec\. 1 and Sec\. 4, Fig\. (\d)", section)
+    if fig is not None:
+        (n, diff), *_ = [k for k, f in FIGS.items() if f == int(fig.group(1))]
+        return {frontier: ({"flows": n, "diff": diff, "marker": "probe"}, {"flows": n, "marker": "none"})}
+    if (
+        section.startswith("Sec. 4 (")
+        and "10 flows, soft)" in section
+        and claim.startswith("dropping probability")
+    ):
+        markers = (
+            ("probe_plus_one",)
+            if "A_IN + 1 marker" in section and "2·A_IN" not in section
+            else ("probe",)
+            if "2·A_IN + 1 marker" in section
+            else ("probe", "probe_plus_one")
+        )
+        own = tuple({"flows": 10, "diff": "soft", "marker": m} for m in markers)
+        return {frontier: (*own, {"flows": 10, "marker": "none"})}
+    onoff = re.search(r"\(ON/OFF UDP, ([0-9.]+) s activity time\)$", claim)
+    if onoff is not None:
+        return {frontier.replace("frontier", "onoff"): ({"on_off_s": float(onoff.group(1))},)}
+    return {}
+
+
+#: Within a sweep, the points each record reads, where a claim's records read only some of a
+#: sweep's points (by experiment: a function of the record giving, for each sweep it narrows,
+#: the filters of the points it reads; a sweep it does not name it reads whole). ``--sequential``
+#: stops a point once every record resting on it is decided, while the sweep's other points
+#: grow (:mod:`qoslab.experiments.sequential_run`). The same rule as for sweeps: over-declaring
+#: a point costs runs, under-declaring one would let an undecided record's point stop, which
+#: ``tests/test_sequential_claims.py`` checks cannot happen (the experiment reproduced with one
+#: record's points at fewer seeds moves no record that does not declare them).
+POINTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Filters]]] = {
+    "rio-plus-o": _rio_plus_o_points,
+    "probe-marker": _probe_marker_points,
+}
+
+
+def matches(params: Mapping[str, Any], filters: Filters) -> bool:
+    """Whether a point (its parameters) is one of ``filters``' (floats compared to 1e-9)."""
+    return any(all(_same(params.get(k), v) for k, v in f.items()) for f in filters)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(b)))
+    return bool(a == b)

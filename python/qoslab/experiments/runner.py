@@ -342,6 +342,7 @@ def reproduce(
     tcp_flavour: str | None = None,
     warmup: str | None = None,
     sweep_seeds: Mapping[str, int] | None = None,
+    point_seeds: Mapping[str, Mapping[int, int]] | None = None,
     defer_figures: bool = False,
     after_runs: Callable[[], None] | None = None,
 ) -> Reproduction:
@@ -367,7 +368,8 @@ def reproduce(
 
     ``sweep_seeds`` plans the sweeps it names at another number of seeds than ``seeds``
     (:func:`qoslab.experiments.planning.planned`): the sequential mode's sweeps whose claims are
-    decided (:mod:`qoslab.experiments.sequential_run`). ``defer_figures`` leaves saving the
+    decided (:mod:`qoslab.experiments.sequential_run`); ``point_seeds`` the same for single
+    points (by sweep and the point's index). ``defer_figures`` leaves saving the
     figures to :func:`qoslab.report.page.save_all` on ``deferred`` (a sequential look's).
     ``after_runs`` is called once the runs are stored, before the analysis (where a sequential
     look starts computing the next look's runs: :mod:`qoslab.runs.prefetch`)."""
@@ -384,6 +386,7 @@ def reproduce(
         sender=sender,
         tcp_flavour=tcp_flavour,
         sweep_seeds=sweep_seeds,
+        point_seeds=point_seeds,
     )
     opts = replace(opts, warmup=warmup)
     out_dir = Path(out) / out_name(exp.name, opts)

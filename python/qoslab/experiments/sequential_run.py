@@ -18,21 +18,27 @@ testable here" (the compared arms did not move the quantity) is judged again at 
 the last look's stands; a record the cap is unlikely to decide stops for futility
 (:func:`gives_up`); the rounds stop when every record is decided or stopped so, or at the cap.
 
-Claims stop separately. Each claim declares the sweeps its records rest on
-(:data:`qoslab.experiments.rests_on.RESTS_ON`); after each look, a sweep on which every
-record resting on it is decided gets no more seeds (a sweep no record rests on, which only
-tables and figures read, grows until the experiment stops): the next looks plan it at the seeds it has
-(:func:`qoslab.experiments.planning.planned`'s ``sweep_seeds``) and find its runs in the store,
-while the sweeps of a claim still undecided keep growing. An undecided record thus sees every
-sweep it reads at the look's seeds, as if every sweep had grown, and is decided at the same
-look with the same verdict; a decided record recomputed from fewer seeds keeps the verdict
-that decided it. Paired tests pair by seed (:func:`qoslab.stats.paired` uses the seeds both
-sides have), so sweeps at different seeds never mis-pair. A record that no declaration
-matches rests on every sweep. The declarations are checked twice: by
-``tests/test_sequential_claims.py``, which reproduces an experiment with each sweep alone at
-fewer seeds and finds only the records declaring it moved (:func:`sweep_dependence`,
-:func:`undeclared`), and at every look, where a record whose sweeps have all stopped must not
-move (a move is listed as a contradicted declaration in the summary and the report).
+Claims stop separately, and readings within a sweep. Each claim declares the sweeps its
+records rest on (:data:`qoslab.experiments.rests_on.RESTS_ON`), and where a record reads only
+some of a sweep's points (one setting and w_q of rio-plus-o's Figs. 7-9, one figure's flow
+count and differentiation of probe-marker's frontier, one ON/OFF time), which points
+(:data:`qoslab.experiments.rests_on.POINTS`, by the record's reading, claim and section). After
+each look, a point on which every record resting on it is decided gets no more seeds: the next
+looks plan it at the seeds it has (:func:`qoslab.experiments.planning.planned`'s
+``sweep_seeds`` for a whole sweep, ``point_seeds`` for single points) and find its runs in the
+store, while the points of a record still undecided keep growing. A point no record names (one
+only a figure reads) grows while its sweep has a point growing; a sweep no record rests on
+grows until the experiment stops. An undecided record thus sees every point it reads at the
+look's seeds, as if every sweep had grown, and is decided at the same look with the same
+verdict; a decided record recomputed from fewer seeds keeps the verdict that decided it.
+Paired tests pair by seed (:func:`qoslab.stats.paired` uses the seeds both sides have), and
+the analyses compute their per-seed quantities per point group and seed, so points at
+different seeds never mis-pair. A record that no declaration matches rests on every sweep.
+The declarations are checked twice: by ``tests/test_sequential_claims.py``, which reproduces
+an experiment with each sweep alone, or one reading's points, at fewer seeds and finds only the
+records declaring them moved (:mod:`qoslab.experiments.dependence`), and at every look,
+where a record whose points have all stopped must not move (a move is listed as a
+contradicted declaration in the summary and the report).
 
 While a look is analysed, the local pool computes a guess of the next look's runs (every sweep
 growing now, at the next look's seeds: :class:`_Ahead`, :mod:`qoslab.runs.prefetch`); the next
@@ -56,7 +62,7 @@ from typing import Any
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.remembered_plans import planned, remembered
-from qoslab.experiments.rests_on import READING_SWEEPS, RESTS_ON
+from qoslab.experiments.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
 from qoslab.runs.local_pool import kept_workers
@@ -237,12 +243,115 @@ def _plan_args(kw: dict[str, Any]) -> dict[str, Any]:
     return {k: kw[k] for k in ("quick", "flavour", "sender", "tcp_flavour") if k in kw}
 
 
-def _plan_keys(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw: dict[str, Any]) -> set[RunKey]:
-    return {s.key for s in planned(exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(kw))[2]}
+#: ``planned``'s ``sweep_seeds`` and ``point_seeds``: where a look plans fewer seeds than its own
+Reseeds = dict[str, Any]
 
 
-def _distinct_runs(exp: Experiment, seeds: int, sweep_seeds: dict[str, int], kw: dict[str, Any]) -> int:
-    return len(_plan_keys(exp, seeds, sweep_seeds, kw))
+def _plan_keys(exp: Experiment, seeds: int, reseeds: Reseeds, kw: dict[str, Any]) -> set[RunKey]:
+    return {s.key for s in planned(exp, seeds=seeds, **reseeds, **_plan_args(kw))[2]}
+
+
+def _distinct_runs(exp: Experiment, seeds: int, reseeds: Reseeds, kw: dict[str, Any]) -> int:
+    return len(_plan_keys(exp, seeds, reseeds, kw))
+
+
+class Stopping:
+    """Which points of which sweeps stop, look by look (see the module's text): a point stops
+    once every record resting on it is decided (or stopped for futility), at the seeds of that
+    look; a point no record's filters name (one only figures read) grows while any point of its
+    sweep grows, and a sweep no record rests on grows with the experiment. A point stopped
+    before grows again when a record first met later rests on it."""
+
+    def __init__(self, exp: Experiment, kw: dict[str, Any]) -> None:
+        self.exp = exp
+        sweeps = planned(exp, seeds=FIRST, **_plan_args(kw))[1]
+        self.every = tuple(s.name for s in sweeps)
+        self.params = {s.name: [dict(p) for p, _ in s.points] for s in sweeps}
+        #: sweep → index of each stopped point → the seeds of the look it stopped at
+        self.stopped: dict[str, dict[int, int]] = {s: {} for s in self.every}
+
+    def deps(self, decls: Sequence[Magnitude], r: dict[str, Any]) -> dict[str, frozenset[int] | None]:
+        """The points record ``r`` rests on, by sweep (None: the whole sweep): its sweeps
+        (:func:`rests_on`), narrowed by :data:`qoslab.experiments.rests_on.POINTS`."""
+        sweeps = rests_on(self.exp.name, decls, r)
+        if sweeps is None:
+            return dict.fromkeys(self.every)
+        points = POINTS.get(self.exp.name)
+        narrow = points(r) if points is not None else {}
+        outside = sorted(set(narrow) - set(sweeps))
+        if outside:
+            raise ValueError(
+                f"experiment {self.exp.name}: rests_on.POINTS narrows sweep {outside[0]!r}, which "
+                f"{r['claim'][:60]!r} does not rest on"
+            )
+        out: dict[str, frozenset[int] | None] = {}
+        for s in sweeps:
+            if s not in narrow:
+                out[s] = None
+                continue
+            idx = frozenset(i for i, p in enumerate(self.params[s]) if matches(p, narrow[s]))
+            if not idx:
+                raise ValueError(
+                    f"experiment {self.exp.name}: rests_on.POINTS gives {r['claim'][:60]!r} / "
+                    f"{r['reading']!r} no point of sweep {s!r}"
+                )
+            out[s] = idx
+        return out
+
+    def update(
+        self,
+        k: int,
+        growing: list[dict[str, frozenset[int] | None]],
+        claimed: list[dict[str, frozenset[int] | None]],
+    ) -> None:
+        """After the look at ``k`` seeds: ``growing`` the points of the records still undecided,
+        ``claimed`` those of every record."""
+        for s in self.every:
+            n = len(self.params[s])
+            mine = [d[s] for d in claimed if s in d]
+            grow_d = [d[s] for d in growing if s in d]
+            if not mine:  # a sweep only tables and figures read grows with the experiment
+                grows = set(range(n))
+            elif any(g is None for g in grow_d):
+                grows = set(range(n))
+            else:
+                grows = set().union(*(g for g in grow_d if g is not None))
+                named = (
+                    set().union(*(c for c in mine if c is not None))
+                    if all(c is not None for c in mine)
+                    else set(range(n))
+                )
+                if grows:  # a point no record names (only figures read it) grows with its sweep
+                    grows |= set(range(n)) - named
+            for i in range(n):
+                if i in grows:
+                    self.stopped[s].pop(i, None)
+                else:
+                    self.stopped[s].setdefault(i, k)
+
+    def reseeds(self) -> Reseeds:
+        """``planned``'s arguments for the points stopped so far: a sweep whose points all
+        stopped at one look as ``sweep_seeds`` (the plan the per-sweep rule made), the others'
+        stopped points as ``point_seeds``."""
+        whole: dict[str, int] = {}
+        points: dict[str, dict[int, int]] = {}
+        for s, at in self.stopped.items():
+            if len(at) == len(self.params[s]) and len(set(at.values())) == 1:
+                whole[s] = next(iter(at.values()))
+            elif at:
+                points[s] = dict(at)
+        return {"sweep_seeds": whole, **({"point_seeds": points} if points else {})}
+
+    def settled(self, deps: dict[str, frozenset[int] | None]) -> bool:
+        """Whether every point of ``deps`` has stopped."""
+        return all(
+            len(self.stopped[s]) == len(self.params[s]) if idx is None else idx <= set(self.stopped[s])
+            for s, idx in deps.items()
+        )
+
+    def at_end(self, last: int) -> dict[str, dict[int, int]]:
+        """The seeds each point ended at, by sweep (a point still growing: ``last``)."""
+        return {s: {i: self.stopped[s].get(i, last) for i in range(len(self.params[s]))} for s in self.every}
 
 
 class _Ahead(Guesses):
@@ -256,13 +365,13 @@ class _Ahead(Guesses):
         super().__init__(kw.get("executor"), kw.get("store"), enabled and kw.get("warmup") is None)
         self.exp, self.kw = exp, kw
 
-    def starter(self, seeds: int | None, sweep_seeds: dict[str, int], now: int) -> Callable[[], None] | None:
+    def starter(self, seeds: int | None, reseeds: Reseeds, now: int) -> Callable[[], None] | None:
         if seeds is None or self.jobs < 1:
             return None
 
         def start() -> None:
-            specs = planned(self.exp, seeds=seeds, sweep_seeds=sweep_seeds, **_plan_args(self.kw))[2]
-            have = _plan_keys(self.exp, now, sweep_seeds, self.kw)
+            specs = planned(self.exp, seeds=seeds, **reseeds, **_plan_args(self.kw))[2]
+            have = _plan_keys(self.exp, now, reseeds, self.kw)
             self.launch([s for s in specs if s.key not in have])
 
         return start
@@ -300,14 +409,12 @@ def reproduce_sequential(
     decls = DECLARED.get(exp.name, ())
     if not decls:
         raise ValueError(f"experiment {exp.name} declares no claim magnitudes: --sequential needs them")
-    every = tuple(s.name for s in planned(exp, seeds=FIRST, **_plan_args(kw))[1])
+    stop = Stopping(exp, kw)
     frozen: dict[Key, dict[str, Any]] = {}
     #: undecided records stopped for futility, and the seeds of the look that stopped each
     given_up: dict[Key, int] = {}
     best_p: dict[Key, float] = {}
     taken: list[int] = []
-    #: sweeps no undecided record rests on, and the seeds they stopped at
-    stopped: dict[str, int] = {}
     settled: dict[Key, str] = {}
     errors: list[str] = []
     computed = 0
@@ -334,10 +441,10 @@ def reproduce_sequential(
                 rep = reproduce(
                     exp,
                     seeds=k,
-                    sweep_seeds=dict(stopped),
+                    **stop.reseeds(),
                     defer_figures=True,
                     # the cap's look is the last: its runs stored, the hand-over starts (if any)
-                    after_runs=ahead.starter(nxt, dict(stopped), k) if nxt is not None else handing,
+                    after_runs=ahead.starter(nxt, stop.reseeds(), k) if nxt is not None else handing,
                     **kw,
                 )
                 computed += rep.sweep.computed
@@ -350,38 +457,25 @@ def reproduce_sequential(
                 for r0, r in zip(doc["verdicts"], current, strict=True):
                     if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, design):
                         given_up.setdefault(_key(r), k)
-                for r in current:
-                    deps = rests_on(exp.name, decls, r)
-                    r["rests_on"] = list(every if deps is None else deps)
+                deps = [stop.deps(decls, r) for r in current]
+                for r, d in zip(current, deps, strict=True):
+                    r["rests_on"] = list(d)
+                    narrowed = {s: len(idx) for s, idx in d.items() if idx is not None}
+                    if narrowed:
+                        r["rests_on_points"] = narrowed
                     if r["verdict"] in DECIDED and _key(r) not in frozen:
                         frozen[_key(r)] = r
-                    errors += _check_settled(r, stopped, settled)
+                    errors += _check_settled(r, stop.settled(d), settled)
                 # "not testable here" is no decision of the design: whether the arms moved the quantity
                 # more than its interval's half-width is judged again at every look (the half-width
                 # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
                 # last look's judgement stands
                 if all(_key(r) in frozen or _key(r) in given_up for r in current):
                     break
-                # a sweep no claim rests on (one only tables and figures read) grows with the experiment,
-                # so that its figures get the seeds they had under the all-or-nothing rule
-                claimed = {s for r in current for s in r["rests_on"]}
-                growing = (
-                    {
-                        s
-                        for r in current
-                        if _key(r) not in frozen and _key(r) not in given_up
-                        for s in r["rests_on"]
-                    }
-                    | (set(every) - claimed)
-                    if per_claim
-                    else set(every)
-                )
-                for s in every:
-                    if s not in growing:
-                        stopped.setdefault(s, k)
-                    else:
-                        # a record first met at this look may rest on a sweep stopped before: it grows again
-                        stopped.pop(s, None)
+                undecided = [
+                    d for r, d in zip(current, deps, strict=True) if _key(r) not in frozen | given_up.keys()
+                ]
+                stop.update(k, undecided if per_claim else [dict.fromkeys(stop.every)], deps)
                 ahead.stop()
         finally:
             ahead.stop()
@@ -394,6 +488,7 @@ def reproduce_sequential(
         if _key(r) in given_up and r["verdict"] not in DECIDED:
             r["futility"] = given_up[_key(r)]
             r["reason"] = f"{r['reason']}; stopped for futility at {given_up[_key(r)]} seeds"
+    ends = stop.at_end(taken[-1])
     summary = {
         "procedure": design.procedure,
         "futility": FUTILITY if futility else "none: every undecided record runs to the cap",
@@ -407,12 +502,17 @@ def reproduce_sequential(
         "decided": sum(r["verdict"] != INCONCLUSIVE for r in final),
         "records": len(final),
         "critical_t": {str(n): design.critical(n) for n in design.plan},
-        "sweeps_stopped_at": {s: stopped.get(s, taken[-1]) for s in every},
-        "runs": _distinct_runs(exp, taken[-1], stopped, kw),
+        "sweeps_stopped_at": {s: max(at.values(), default=taken[-1]) for s, at in ends.items()},
+        "points_at_seeds": {
+            s: {str(n): list(at.values()).count(n) for n in sorted(set(at.values()))}
+            for s, at in ends.items()
+            if len(set(at.values())) > 1
+        },
+        "runs": _distinct_runs(exp, taken[-1], stop.reseeds(), kw),
         "runs_all_or_nothing": _distinct_runs(exp, taken[-1], {}, kw),
         "runs_computed_now": computed,
         "runs_computed_ahead": len(ahead.computed),
-        "runs_computed_ahead_unused": len(ahead.computed - _plan_keys(exp, taken[-1], stopped, kw)),
+        "runs_computed_ahead_unused": len(ahead.computed - _plan_keys(exp, taken[-1], stop.reseeds(), kw)),
         **({"computing_ahead_failed": ahead.errors} if ahead.errors else {}),
         "declaration_errors": errors,
     }
@@ -439,18 +539,19 @@ def _write_sequential(
             f.write(_report_section(summary, final))
 
 
-def _check_settled(r: dict[str, Any], stopped: dict[str, int], settled: dict[Key, str]) -> list[str]:
-    """A record all of whose sweeps have stopped is computed from the same runs at every later
-    look: if its effect, interval or seeds move, it reads a sweep it does not declare (which
-    could then have stopped under an undecided claim). Returns that as an error line."""
-    if not r["rests_on"] or not all(s in stopped for s in r["rests_on"]):
+def _check_settled(r: dict[str, Any], stopped: bool, settled: dict[Key, str]) -> list[str]:
+    """A record all of whose points have ``stopped`` is computed from the same runs at every
+    later look: if its effect, interval or seeds move, it reads a sweep or point it does not
+    declare (which could then have stopped under an undecided claim). Returns that as an error
+    line."""
+    if not r["rests_on"] or not stopped:
         return []
     # as text: a NaN effect equals itself
     seen = json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")])
     before = settled.setdefault(_key(r), seen)
     if before == seen:
         return []
-    return [f"{r['claim'][:60]} / {r['reading']}: moved after its sweeps {r['rests_on']} stopped"]
+    return [f"{r['claim'][:60]} / {r['reading']}: moved after its points in {r['rests_on']} stopped"]
 
 
 def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) -> str:
@@ -464,15 +565,21 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
         f"{summary['max_seeds']}); each verdict from a {summary['procedure']}, so a verdict "
         "reached at any look holds at 95 %. "
         + (
-            "Claims stop separately: after each look, a sweep on which every claim resting on it "
-            "is decided gets no more seeds; the sweeps of a claim still undecided keep growing, "
-            "and so do those no claim rests on (their figures get the experiment's last look). "
+            "Claims stop separately, and readings within a sweep: after each look, a point on "
+            "which every record resting on it is decided gets no more seeds; the points of a "
+            "record still undecided keep growing, and so do a sweep's points no record names while "
+            "the sweep has a point growing, and the sweeps no claim rests on (their figures get "
+            "the experiment's last look). "
             if per_claim
             else "Every sweep grew until every claim was decided (the all-or-nothing rule). "
         )
         + "The tables and figures above are from the seeds of the look each sweep stopped at "
         + "(by the sweep's own rule: see its seeds under Sweeps): "
         + ", ".join(f"`{s}` {n}" for s, n in at.items())
+        + "".join(
+            f"; `{s}`'s points at " + ", ".join(f"{c} at {n}" for n, c in by.items())
+            for s, by in summary.get("points_at_seeds", {}).items()
+        )
         + f". Futility: {summary['futility']}; {summary['stopped_for_futility']} records stopped so "
         "(each marked with the seeds of the look that stopped it; a record whose sweeps grew on for "
         "another claim is judged again, and kept if the interval then decides it)"
@@ -482,7 +589,7 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
         "The verdicts below replace the fixed-seed ones in `verdicts.json`; `seeds` is the seeds "
         "of the look that decided each (or of the last look), `rests on` the sweeps it reads.",
         *(
-            ["", "**Declarations contradicted** (a record moved after its sweeps stopped):"]
+            ["", "**Declarations contradicted** (a record moved after its points stopped):"]
             + [f"- {e}" for e in summary["declaration_errors"]]
             if summary["declaration_errors"]
             else []
@@ -497,45 +604,3 @@ def _report_section(summary: dict[str, Any], final: Sequence[dict[str, Any]]) ->
         sw = ", ".join(r.get("rests_on", []))
         lines.append(f"| {r['claim'][:60]} | {r['reading']} | {r['verdict']} | {r['seeds']} | {ci} | {sw} |")
     return "\n".join(lines) + "\n"
-
-
-def _readings(rep: Reproduction) -> dict[Key, str]:
-    doc = json.loads((rep.out / "verdicts.json").read_text(encoding="utf-8"))
-    # as text: a NaN effect equals itself
-    return {_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]}
-
-
-def sweep_dependence(
-    name: str, *, seeds: int, fewer: int, only: Sequence[str] | None = None, **kw: Any
-) -> dict[str, dict[Key, bool]]:
-    """Which records each sweep of experiment ``name`` moves: the experiment reproduced (fixed
-    seeds, ``kw`` as for :func:`qoslab.experiments.runner.reproduce`) with every sweep at
-    ``seeds``, then once per sweep with that sweep alone at ``fewer``; for each sweep, every
-    record and whether its effect, interval or seeds differ from the first reproduction's. A
-    record the sweep moves rests on it (:func:`undeclared` compares with the declarations).
-    ``only``: those sweeps alone."""
-    from qoslab.experiments.base import get
-
-    exp = get(name)
-    base = _readings(reproduce(exp, seeds=seeds, **kw))
-    names = [s.name for s in planned(exp, seeds=seeds, **_plan_args(kw))[1] if only is None or s.name in only]
-    out: dict[str, dict[Key, bool]] = {}
-    for s in names:
-        got = _readings(reproduce(exp, seeds=seeds, sweep_seeds={s: fewer}, **kw))
-        out[s] = {k: got.get(k) != v for k, v in base.items()}
-    return out
-
-
-def undeclared(name: str, moved: dict[str, dict[Key, bool]]) -> list[str]:
-    """The records of ``moved`` (:func:`sweep_dependence`) that a sweep moved although their
-    claim does not declare it in :data:`qoslab.experiments.rests_on.RESTS_ON`: each an
-    under-declaration that would let ``--sequential`` stop a sweep an undecided claim reads."""
-    decls = DECLARED.get(name, ())
-    out = []
-    for s, recs in moved.items():
-        for k, changed in recs.items():
-            r = {"claim": k[0], "section": k[1], "part": k[2], "reading": k[3], "borrowed_from": k[4]}
-            deps = rests_on(name, decls, r)
-            if changed and deps is not None and s not in deps:
-                out.append(f"{name}: sweep {s} moves {k[0][:50]!r} / {k[3]!r}, which does not declare it")
-    return out
