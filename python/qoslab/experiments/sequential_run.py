@@ -310,9 +310,9 @@ class Stopping:
             n = len(self.params[s])
             mine = [d[s] for d in claimed if s in d]
             grow_d = [d[s] for d in growing if s in d]
-            if not mine:  # a sweep only tables and figures read grows with the experiment
-                grows = set(range(n))
-            elif any(g is None for g in grow_d):
+            # a sweep only tables and figures read grows with the experiment; one an undecided
+            # record reads whole grows whole
+            if not mine or any(g is None for g in grow_d):
                 grows = set(range(n))
             else:
                 grows = set().union(*(g for g in grow_d if g is not None))
@@ -472,9 +472,8 @@ def reproduce_sequential(
                 # last look's judgement stands
                 if all(_key(r) in frozen or _key(r) in given_up for r in current):
                     break
-                undecided = [
-                    d for r, d in zip(current, deps, strict=True) if _key(r) not in frozen | given_up.keys()
-                ]
+                done = frozen.keys() | given_up.keys()
+                undecided = [d for r, d in zip(current, deps, strict=True) if _key(r) not in done]
                 stop.update(k, undecided if per_claim else [dict.fromkeys(stop.every)], deps)
                 ahead.stop()
         finally:
