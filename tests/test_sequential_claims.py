@@ -55,6 +55,32 @@ ON_S12 = "Over-provisioning has ensured that all Relative flows achieve the cont
 ON_S3 = "When TSW2CM and static WRED are used Flows No 8, 9 and 10 fail to obtain their contracted rate"
 
 
+def _record(claim: str, section: str, reading: str, test: str, values: list[float], n: int) -> dict[str, Any]:
+    """A verdict record as an experiment writes it, undecided, from the first ``n`` values."""
+    e = estimate(values[:n])
+    return {
+        "claim": claim,
+        "section": section,
+        "reading": reading,
+        "test": test,
+        "effect": e.mean,
+        "ci95": [e.ci_low, e.ci_high],
+        "seeds": n,
+        "verdict": INCONCLUSIVE,
+        "reason": "-",
+        "part": "",
+        "ours": "x",
+    }
+
+
+def _look(out: Path, recs: list[dict[str, Any]]) -> SimpleNamespace:
+    """A stand-in reproduction's result: ``recs`` written to ``out/verdicts.json``."""
+    out.mkdir()
+    (out / "verdicts.json").write_text(json.dumps({"verdicts": recs}))
+    (out / "report.md").write_text("")
+    return SimpleNamespace(out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[])
+
+
 def _fake_reproduce(tmp_path: Path, calls: list[dict[str, int]]) -> Any:
     """A stand-in for ``reproduce``: the s12 claim is decided from four seeds on (every flow far
     under its contract), the s3 claim never (its values straddle the line); each record's values
@@ -62,35 +88,14 @@ def _fake_reproduce(tmp_path: Path, calls: list[dict[str, int]]) -> Any:
 
     def fake(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
         calls.append(dict(sweep_seeds))
-        recs = []
-        for claim, sweep, values in (
-            (ON_S12, "s12", [0.90 + 0.001 * math.sin(i) for i in range(20)]),
-            (ON_S3, "s3", [0.95 + 0.2 * math.sin(2.0 * i) for i in range(20)]),
-        ):
-            n = sweep_seeds.get(sweep, seeds)
-            e = estimate(values[:n])
-            recs.append(
-                {
-                    "claim": claim,
-                    "section": "Sec. 5",
-                    "reading": "r",
-                    "test": "one-sample t",
-                    "effect": e.mean,
-                    "ci95": [e.ci_low, e.ci_high],
-                    "seeds": n,
-                    "verdict": INCONCLUSIVE,
-                    "reason": "-",
-                    "part": "",
-                    "ours": "x",
-                }
+        recs = [
+            _record(claim, "Sec. 5", "r", "one-sample t", values, sweep_seeds.get(sweep, seeds))
+            for claim, sweep, values in (
+                (ON_S12, "s12", [0.90 + 0.001 * math.sin(i) for i in range(20)]),
+                (ON_S3, "s3", [0.95 + 0.2 * math.sin(2.0 * i) for i in range(20)]),
             )
-        out = tmp_path / f"{len(calls)}"
-        out.mkdir()
-        (out / "verdicts.json").write_text(json.dumps({"verdicts": recs}))
-        (out / "report.md").write_text("")
-        return SimpleNamespace(
-            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
-        )
+        ]
+        return _look(tmp_path / f"{len(calls)}", recs)
 
     return fake
 
@@ -304,36 +309,16 @@ def test_a_decided_readings_points_stop_while_an_undecided_readings_points_grow(
     def fake(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
         pts = kw.get("point_seeds", {}).get("fig7", {})
         calls.append(dict(pts))
-        recs = []
-        for reading, values in (
-            ("stated, w_q 0.2", [9.0 + 0.01 * math.sin(i) for i in range(20)]),
-            ("bucket4k, w_q 0.2", [0.5 + 3.0 * math.sin(2.0 * i) for i in range(20)]),
-        ):
-            ns = {pts.get(i, seeds) for i, (p, _) in enumerate(fig7.points) if matches(p, (decided,))}
-            n = ns.pop() if reading.startswith("stated") else seeds
-            e = estimate(values[:n])
-            recs.append(
-                {
-                    "claim": FIG7_CLAIMS[40],
-                    "section": "Sec. 4, Fig. 7",
-                    "reading": reading,
-                    "test": "paired t",
-                    "effect": e.mean,
-                    "ci95": [e.ci_low, e.ci_high],
-                    "seeds": n,
-                    "verdict": INCONCLUSIVE,
-                    "reason": "-",
-                    "part": "",
-                    "ours": "x",
-                }
+        # the decided reading's records see its points' seeds, the other reading the look's
+        (stopped_at,) = {pts.get(i, seeds) for i in mine}
+        recs = [
+            _record(FIG7_CLAIMS[40], "Sec. 4, Fig. 7", reading, "paired t", values, n)
+            for reading, values, n in (
+                ("stated, w_q 0.2", [9.0 + 0.01 * math.sin(i) for i in range(20)], stopped_at),
+                ("bucket4k, w_q 0.2", [0.5 + 3.0 * math.sin(2.0 * i) for i in range(20)], seeds),
             )
-        out = tmp_path / f"{len(calls)}"
-        out.mkdir()
-        (out / "verdicts.json").write_text(json.dumps({"verdicts": recs}))
-        (out / "report.md").write_text("")
-        return SimpleNamespace(
-            out=out, report=out / "report.md", sweep=SimpleNamespace(computed=0), deferred=[]
-        )
+        ]
+        return _look(tmp_path / f"{len(calls)}", recs)
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("rio-plus-o", max_seeds=8, quick=True, futility=False)

@@ -202,11 +202,7 @@ POINTS: dict[str, Callable[[Mapping[str, Any]], dict[str, Filters]]] = {
 
 
 def matches(params: Mapping[str, Any], filters: Filters) -> bool:
-    """Whether a point (its parameters) is one of ``filters``' (floats compared to 1e-9)."""
-    return any(all(_same(params.get(k), v) for k, v in f.items()) for f in filters)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
-        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(b)))
-    return bool(a == b)
+    """Whether a point (its parameters) is one of ``filters``', by the equality the analyses
+    select points with (:func:`qoslab.experiments.selection.select`: ``==``, so ``1`` finds
+    ``1.0``)."""
+    return any(all(params.get(k) == v for k, v in f.items()) for f in filters)
