@@ -4,6 +4,7 @@ the README's and pages' tables generated from the committed verdict files."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -88,21 +89,26 @@ UTIL = Magnitude(
 )
 
 
-def test_a_pinned_quantity_is_never_called_reproduces():
-    """ARD's utilisation at 0.999+ in every arm and seed: ARD − RIO = 0 with CI [0, 0] passes
-    the sign test (> −0.01) but the test cannot fail: not testable here. With the movement the
-    run measured under the mechanism-disabled arms no larger than the interval, the same."""
-    pinned = finalise([UTIL], [_rec(0.0, (0.0, 0.0))], "stored interval")[0]
-    assert pinned["verdict"] == NOT_TESTABLE and pinned["sign_verdict"] == REPRODUCES
-    still = finalise([UTIL], [_rec(-3e-6, (-1.9e-5, 1.3e-5), moves=4e-5)], "run")[0]
-    assert still["verdict"] == NOT_TESTABLE
-    # a quantity that moves (a 2 % spread over seeds and arms) is tested: no decrease → reproduces
-    moving = finalise([UTIL], [_rec(-3e-6, (-1.9e-5, 1.3e-5), moves=0.02)], "run")[0]
-    assert moving["verdict"] == REPRODUCES
-    # a one-sample quantity with zero spread is not pinned by that rule alone
+def test_a_pinned_quantity_is_a_result_unless_its_declared_precondition_is_absent():
+    """ARD's utilisation at 0.999+ in every arm and seed: ARD − RIO = 0 in all 20 seeds. The
+    arms not differing is a finding, not "not testable": without a declared precondition the
+    non-inferiority claim (> −0.01) reproduces on the sign-test interval [0, 0]. Declared
+    ("the link is not saturated in every arm") and found absent in the runs, it is not testable
+    here; found present, the interval decides. ``moves`` no longer decides anything."""
+    rec = _rec(0.0, (0.0, 0.0), values=[0.0] * 20)
+    plain = finalise([UTIL], [rec], "stored interval")[0]
+    assert plain["verdict"] == REPRODUCES and "sign-test" in plain["interval"]
+    pre = dataclasses.replace(UTIL, precondition="the link has headroom")
+    absent = finalise([pre], [{**rec, "precondition_met": False, "precondition": "saturated"}], "run")[0]
+    assert absent["verdict"] == NOT_TESTABLE and "saturated" in absent["reason"]
+    present = finalise([pre], [{**rec, "precondition_met": True}], "run")[0]
+    assert present["verdict"] == REPRODUCES
+    moved = finalise([UTIL], [_rec(-3e-6, (-1.9e-5, 1.3e-5), moves=4e-5)], "run")[0]
+    assert moved["verdict"] == REPRODUCES
+    # a one-sample quantity with zero spread: the sign-test interval of its 20 seeds
     one = Magnitude("near 100%", "greater", "", "", threshold=90.0, low=95.0, high=100.0)
-    rec = _rec(100.0, (100.0, 100.0), claim="OUT loss near 100%", test="one-sample t")
-    assert finalise([one], [rec], "run")[0]["verdict"] == REPRODUCES
+    rec1 = _rec(100.0, (100.0, 100.0), claim="OUT loss near 100%", test="one-sample t")
+    assert finalise([one], [rec1], "run")[0]["verdict"] == REPRODUCES
 
 
 def test_movement_over_seeds_and_arms():
@@ -195,7 +201,9 @@ def test_the_compound_ard_claim_is_split_into_its_parts():
     parts = {v["part"] for v in ard["verdicts"] if "without a decrease" in v["claim"]}
     assert parts == {"utilisation", "fairness"}
     util = [v for v in ard["verdicts"] if v.get("part") == "utilisation"]
-    assert all(v["verdict"] != REPRODUCES for v in util if v["ci95"][0] == v["ci95"][1])
+    # a link saturated in every arm and seed cannot show a decrease: the declared precondition
+    # is absent there, and only there is the part not testable
+    assert util and all((v["verdict"] == NOT_TESTABLE) == (v.get("precondition_met") is False) for v in util)
 
 
 def test_readme_and_pages_are_generated_from_the_committed_verdicts():
@@ -219,14 +227,20 @@ def test_the_readme_table_says_whether_each_study_is_current():
         "seeds": 10,
         "fingerprint": {"core": "aaaaaaaaaaaa"},
         "verdicts": [
-            {"claim": "c", "section": "s", "verdict": REPRODUCES},
-            {"claim": "c", "section": "s", "verdict": WEAKER},
-            {"claim": "c", "section": "s", "verdict": WEAKER},
-            {"claim": "d", "section": "s", "verdict": NOT_TESTABLE},
+            {"claim": "c", "section": "s", "verdict": REPRODUCES, "primary": True, "p_direction": 0.001},
+            {"claim": "c", "section": "s", "verdict": WEAKER, "primary": False, "p_direction": 0.01},
+            {"claim": "c", "section": "s", "verdict": WEAKER, "primary": False, "p_direction": 0.5},
+            {"claim": "d", "section": "s", "verdict": NOT_TESTABLE, "primary": True},
         ],
     }
     row = verdicts.readme_table([doc], "aaaaaaaaaaaa").splitlines()[-1]
-    assert row.endswith("| 2: 1 weaker · 1 not testable | 1 reproduces · 2 weaker · 1 not testable | yes |")
+    # claims by their primary reading (c: its one primary reproduces, though two others are
+    # weaker); primary readings; all readings; Benjamini-Hochberg over the three p's: 0.001 and
+    # 0.01 pass at 5 % (0.01 ≤ 0.05·2/3), 0.5 does not
+    assert row.endswith(
+        "| 2: 1 reproduces · 1 not testable | 1 reproduces · 1 not testable "
+        "| 1 reproduces · 2 weaker · 1 not testable | 2 of 3 tests pass | yes |"
+    ), row
     stale = verdicts.readme_table([doc], "bbbbbbbbbbbb").splitlines()[-1]
     assert stale.endswith("| no (core `aaaaaaaaaaaa`) |")
 

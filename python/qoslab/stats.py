@@ -118,6 +118,8 @@ class Paired:
     ci_high: float
     p: float
     seeds: tuple[int, ...]
+    #: the per-seed differences, in the order of ``seeds``
+    values: tuple[float, ...] = ()
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -144,7 +146,15 @@ def paired(a: dict[int, float] | pd.Series, b: dict[int, float] | pd.Series, lev
     common = sorted(set(sa.index) & set(sb.index))
     d = (sa.reindex(common) - sb.reindex(common)).dropna()
     e = estimate(d, level)
-    return Paired(e.n, e.mean, e.ci_low, e.ci_high, one_sample_p(e, 0.0), tuple(int(s) for s in d.index))
+    return Paired(
+        e.n,
+        e.mean,
+        e.ci_low,
+        e.ci_high,
+        one_sample_p(e, 0.0),
+        tuple(int(s) for s in d.index),
+        tuple(float(x) for x in d.to_numpy()),
+    )
 
 
 def one_sample_p(est: Estimate, mu: float) -> float:
@@ -173,6 +183,8 @@ class Estimate:
     minimum: float
     maximum: float
     level: float = LEVEL
+    #: the finite values the estimate is made of, in their order
+    values: tuple[float, ...] = ()
 
     @property
     def half_width(self) -> float:
@@ -219,11 +231,12 @@ def estimate(values: Iterable[float], level: float = LEVEL) -> Estimate:
         return Estimate(0, nan, nan, nan, nan, nan, nan, level)
     mean = float(a.mean())
     lo_v, hi_v = float(a.min()), float(a.max())
+    vals = tuple(float(x) for x in a)
     if n == 1:
-        return Estimate(1, mean, nan, nan, nan, lo_v, hi_v, level)
+        return Estimate(1, mean, nan, nan, nan, lo_v, hi_v, level, vals)
     std = float(a.std(ddof=1))
     half = t_ppf((1.0 + level) / 2.0, n - 1) * std / math.sqrt(n)
-    return Estimate(n, mean, std, mean - half, mean + half, lo_v, hi_v, level)
+    return Estimate(n, mean, std, mean - half, mean + half, lo_v, hi_v, level, vals)
 
 
 def seed_ranges(seeds: Iterable[int]) -> str:

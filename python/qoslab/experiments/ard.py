@@ -58,6 +58,31 @@ if TYPE_CHECKING:
     from qoslab.scenario import Scenario
 
 
+def marker_acts(p: dict[str, Any]) -> tuple[bool, str]:
+    """The marker claims' precondition (``magnitudes.ARD_ACTS``), read from the scenario the
+    point runs (its ARM meter's TPR interval n·τ and the measurement window's end): whether the
+    adaptive marker changes its TPR inside the measured window."""
+    r = point_scenario({**p, "scheme": "arm"}).resolved
+    interval = next(c["meter"]["ard"]["interval"] for c in r["conditioners"] if c["meter"].get("ard"))
+    end = int(r["measurement"]["end_ns"])
+    seen = f"the window ends at {end / 1e9:g} s, the first TPR update is at n·τ = {interval / 1e9:g} s"
+    return end > interval, seen
+
+
+#: utilisation at or above which a seed's bottleneck counts as full
+FULL = 0.999
+
+
+def link_room(per_arm: dict[str, pd.Series]) -> tuple[bool, str]:
+    """The utilisation part's precondition (``magnitudes.ARD_ROOM``): some arm and seed leaves
+    at least 0.1 % of the bottleneck unused."""
+    u = [float(x) for s in per_arm.values() for x in s if pd.notna(x)]
+    if not u:
+        return False, "no utilisation measured"
+    seen = f"utilisation {min(u):.4f}-{max(u):.4f} over every arm and seed ({len(u)} values)"
+    return min(u) < FULL, seen
+
+
 def point_scenario(p: dict[str, Any]) -> Scenario:
     """The scenario of one sweep point (keys: n, scheme and the optional keys setting, period
     ("steady" or "startup"), cbs_pkts, window, rtt_ratio, drop_order, interval)."""
@@ -450,8 +475,11 @@ def _verdicts(ctx: Context) -> None:
             ) -> pd.Series:
                 return _per_seed(ctx, sw, metric, {**w, "scheme": scheme})
 
+            acts = marker_acts({"n": n, "setting": setting, "period": period})
             ctx.verdict(biased.one_sample(reading, estimate(seeds("rio")), supported=support))
-            ctx.verdict(arm.paired(reading, paired(seeds("arm"), seeds("rio")), supported=support))
+            ctx.verdict(
+                arm.paired(reading, paired(seeds("arm"), seeds("rio")), supported=support, precondition=acts)
+            )
             orders = ["before_remark"] + (["among_remarked"] if period == "steady" else [])
             for order in orders:
                 r = f"{SETTING_READING[setting]}, {PERIODS[period]}, {DROP_ORDERS[order]}, {n} flows"
@@ -461,9 +489,13 @@ def _verdicts(ctx: Context) -> None:
                     ard_j = seeds("ard")
                 else:
                     ard_j = _per_seed(ctx, "droporder", "fairness_index", {**where, "drop_order": order})
-                ctx.verdict(dropper.paired(r, paired(ard_j, seeds("arm")), supported=sup))
+                ctx.verdict(dropper.paired(r, paired(ard_j, seeds("arm")), supported=sup, precondition=acts))
                 if order == "before_remark":
-                    ctx.verdict(largest.paired(reading, paired(ard_j, seeds("rio")), supported=support))
+                    ctx.verdict(
+                        largest.paired(
+                            reading, paired(ard_j, seeds("rio")), supported=support, precondition=acts
+                        )
+                    )
             if period == "steady":
                 # how far utilisation moves over seeds and arms (RIO alone, ARM: the dropper
                 # disabled, ARD): on a saturated link it is pinned and the claim cannot fail
@@ -474,6 +506,7 @@ def _verdicts(ctx: Context) -> None:
                         paired(u["ard"], u["rio"]),
                         supported=support,
                         moves=movement([list(v) for v in u.values()]),
+                        precondition=link_room(u),
                     )
                 )
                 ctx.verdict(

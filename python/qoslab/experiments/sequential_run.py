@@ -71,17 +71,15 @@ from qoslab.sequential import (
     ALPHA,
     FUTILITY,
     FUTILITY_FROM,
-    FUTILITY_SPREAD_LEVEL,
     GroupSequential,
-    chi2_ppf,
     futile,
     looks,
     summary_of_t,
 )
-from qoslab.stats import t_ppf
 from qoslab.store import RunKey
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
+from qoslab.verdicts.rules import decisive_boundary, judged, reason
 
 #: the first look: four seeds, the fewest from which a t interval at 1 − 0.05/K (3 degrees of
 #: freedom) can clear a boundary by a useful margin
@@ -91,7 +89,7 @@ STEP = 2
 #: The verdicts the group-sequential interval decides, frozen at the look that decides them.
 DECIDED = (REPRODUCES, WEAKER, DOES_NOT)
 
-Key = tuple[str, str, str, str, str]
+Key = tuple[str, ...]
 
 
 def _key(r: dict[str, Any]) -> Key:
@@ -124,7 +122,8 @@ def redecide(
         r = dict(r0)
         m = _decl(decls, r)
         n = int(r["seeds"])
-        ss = summary_of_t(r["effect"], r["ci95"], n) if r.get("effect") is not None else None
+        t_ci = r.get("t_ci95") or r["ci95"]
+        ss = summary_of_t(r["effect"], t_ci, n) if r.get("effect") is not None else None
         if m is None or ss is None or r["test"] not in ("paired t", "one-sample t"):
             r["verdict"] = INCONCLUSIVE if r["verdict"] != NOT_TESTABLE else NOT_TESTABLE
             r["reason"] = "no group-sequential interval for this record (no t interval or no declaration)"
@@ -132,21 +131,28 @@ def redecide(
             r["p_direction"] = r["p_holm"] = None
         else:
             h = design.half_width(n, ss)
-            ci = (r["effect"] - h, r["effect"] + h)
-            bar = bar_of(m.direction, m.threshold, m.margin)
-            k = _key(r)
-            best_p[k] = min(best_p.get(k, 1.0), design.p(n, r["effect"], ss, bar))
+            fit, p_at = judged(r, m, design.spent, (r["effect"] - h, r["effect"] + h))
+            ci = (fit.low, fit.high)
             v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, r["verdict"] != NOT_TESTABLE)
             r["ci95"] = [c if math.isfinite(c) else None for c in ci]
+            mu = decisive_boundary(v, r, m)
+            k = (*_key(r), f"{mu!r}")
+            p_look = p_at(mu)
+            look_p = 1.0 if p_look is None else min(1.0, len(design.plan) * p_look)
+            best_p[k] = min(best_p.get(k, 1.0), look_p)
             # the experiment wrote its t interval into `ours`; the verdict rests on this one
             shown = ", ".join(f"{c:.4g}" if math.isfinite(c) else ("-inf" if c < 0 else "inf") for c in ci)
-            r["ours"] = f"{r.get('ours', '')}; group-sequential interval [{shown}]".lstrip("; ")
+            name = "group-sequential interval" if not fit.distribution_free else "sign-test interval"
+            r["ours"] = f"{r.get('ours', '')}; {name} [{shown}]".lstrip("; ")
+            at = f" at level {1 - design.spent:.4g}" if fit.distribution_free else ""
+            r["interval"] = fit.method + at
             r["p_direction"] = best_p[k]
             r["p_holm"] = None
             r["verdict"] = v
             if v != NOT_TESTABLE:
-                r["reason"] = _reason(v, bar, m)
-        r["test"] = f"group-sequential t over the {r['test']}'s values"
+                r["reason"] = reason(v, m, r["ci95"], f"the {name}")
+        sign = "sign-test interval" in str(r.get("interval", ""))
+        r["test"] = f"group-sequential {'sign' if sign else 't'} test over the {r['test']}'s values"
         r["looks"] = list(plan)
         r["procedure"] = design.procedure
         out.append(r)
@@ -154,50 +160,29 @@ def redecide(
     return out
 
 
-def _reason(v: str, bar: float, m: Magnitude) -> str:
-    rng = f"[{m.low:g}, {m.high:g}]"
-    if v == REPRODUCES:
-        return f"the group-sequential interval lies inside the paper's magnitude {rng}"
-    if v == WEAKER:
-        return f"the direction holds but the group-sequential interval excludes the paper's magnitude {rng}"
-    if v == DOES_NOT:
-        return f"the group-sequential interval lies entirely on the other side of {bar:g}"
-    return (
-        f"the group-sequential interval straddles a boundary ({bar:g} for the direction, {rng} for the "
-        "magnitude)"
-    )
-
-
 def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], design: GroupSequential) -> bool:
     """Whether record ``r`` of a look (as the experiment wrote it: its 95 % t interval over
     ``r["seeds"]`` values), undecided by ``design``, is stopped for futility
     (:func:`qoslab.sequential.futile`), from the look at ``FUTILITY_FROM`` seeds on: a record
     with no interval (no t interval or no declaration) never gets one, so more seeds cannot
-    decide it; "not testable here" with a
-    measured movement (``moves``) stays so at the cap when that movement is within the
-    resolution or the cap's t half-width (the spread at its optimistic lower bound, as for the
-    width), and without one (arms identical in every seed, a zero-width interval) when the
-    values have no spread; otherwise when the predictive probability that the cap's interval
-    decides it is low."""
+    decide it; a record whose claim's declared precondition is absent (``not testable here``)
+    stays so, the condition holding by construction; a record whose interval is the sign
+    test's (a discrete, grid or censored metric, or seeds that all gave one value) is never
+    stopped early, since the t projection does not describe it; otherwise when the predictive
+    probability that the cap's interval decides it is low."""
     cap = design.plan[-1]
     m = _decl(decls, r)
     n = int(r["seeds"])
     if n < FUTILITY_FROM or n >= cap:
         return False
-    ss = summary_of_t(r["effect"], r["ci95"], n) if r.get("effect") is not None else None
+    t_ci = r.get("t_ci95") or r["ci95"]
+    ss = summary_of_t(r["effect"], t_ci, n) if r.get("effect") is not None else None
     if m is None or ss is None or r["test"] not in ("paired t", "one-sample t"):
         return True
     if r["verdict"] == NOT_TESTABLE:
-        moves = r.get("moves")
-        if moves is None:
-            # the compared arms gave the same value in every seed so far (a zero-width interval:
-            # the rules' other "not testable" finding): with no spread, the cap's seeds are
-            # predicted the same, so more cannot make the reading testable
-            return ss == 0.0
-        sd = math.sqrt(ss / chi2_ppf(FUTILITY_SPREAD_LEVEL, n - 1))
-        half_cap = t_ppf(1.0 - ALPHA / 2.0, cap - 1) * sd / math.sqrt(cap)
-        if moves <= max(m.resolution, half_cap):
-            return True
+        return True
+    if m.kind != "continuous" or ss == 0.0:
+        return False
     bar = bar_of(m.direction, m.threshold, m.margin)
     return futile(n, float(r["effect"]), ss, cap, (bar, m.low, m.high), design.half_width)
 

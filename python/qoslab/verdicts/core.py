@@ -1,27 +1,35 @@
 """The verdict record, the decision rule and the claim under test.
 
-A verdict is decided from a test, never by hand. :func:`decide` places an effect's 95 %
-confidence interval against the claim's direction (``threshold`` and ``margin``) and against the
-paper's magnitude (a range, or a smallest effect that would count, declared per claim in
+A verdict is decided from a test, never by hand. :func:`decide` places an interval of the
+claim's quantity (fit to its metric kind: :mod:`qoslab.verdicts.intervals`) against the claim's
+direction (``threshold`` and ``margin``: the null side) and against the paper's magnitude (a
+range, or a smallest effect that would count, declared per claim in
 ``qoslab.experiments.magnitudes``):
 
 - ``reproduces``: the interval lies inside the paper's range (beyond the smallest effect);
-- ``weaker than claimed``: the direction holds, but the interval excludes the paper's magnitude
-  (it lies between the threshold and the range; or past the range's far end, which the reason
-  says);
-- ``does not reproduce``: the interval excludes the claimed direction, or lies inside the margin;
-- ``inconclusive``: the interval straddles a boundary (or is undefined: one seed);
-- ``not testable here``: the quantity cannot move in this setup (see :mod:`qoslab.verdicts.rules`
-  for how that is detected).
+- ``weaker than claimed``: a real effect of the claimed sign, smaller than claimed: the interval
+  excludes the null side and lies short of the paper's magnitude (or past the range's far end,
+  which the reason says);
+- ``does not reproduce``: the effect the paper reports is absent: the interval excludes the
+  claimed magnitude on the null side while reaching the null (a precise null, whether or not it
+  touches zero), or lies wholly on the null side;
+- ``inconclusive``: the interval reaches both the claimed magnitude and the null side (or is
+  unbounded: too few seeds for its kind), or straddles the magnitude's bound with the direction
+  settled (both "reproduces" and "weaker than claimed" remain possible);
+- ``not testable here``: the claim's declared precondition is absent in the runs (a condition
+  checked on them, e.g. the marker cannot act in the measured window), never because the
+  compared arms gave the same value: an observed null is a result.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, asdict, dataclass
+import re
+from dataclasses import MISSING, asdict, dataclass, replace
 from typing import Any, Literal
 
 from qoslab.stats import Estimate, Paired, one_sample_p
+from qoslab.verdicts.intervals import KINDS, MetricKind
 
 REPRODUCES = "reproduces"
 WEAKER = "weaker than claimed"
@@ -81,6 +89,13 @@ class Verdict:
     sign_verdict: str = ""
     decided_from: str = ""
     borrowed_from: str = ""
+    #: the per-seed values the interval is computed from (paired differences, or the values of a
+    #: one-sample test), in seed order; empty in records written before they were kept
+    values: tuple[float, ...] = ()
+    #: whether the claim's declared precondition holds in the runs (None: the claim declares
+    #: none, or the run did not evaluate it), and what was measured
+    precondition_met: bool | None = None
+    precondition: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -92,9 +107,16 @@ class Verdict:
     def as_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["ci95"] = [_num(x) for x in self.ci95]
+        d["values"] = [_num(x) for x in self.values]
         for k in ("effect", "p", "p_direction", "p_holm", "moves"):
             d[k] = _num(d[k])
         return d
+
+
+def _pre(precondition: tuple[bool, str] | None) -> dict[str, Any]:
+    if precondition is None:
+        return {}
+    return {"precondition_met": bool(precondition[0]), "precondition": precondition[1]}
 
 
 def _num(x: float | None) -> float | None:
@@ -125,25 +147,28 @@ def decide(
     """The verdict on a claim that a quantity is ``direction`` than ``threshold`` (by more than
     ``margin``, the least effect that is not "no difference"), of the paper's ``magnitude``
     (``(low, high)`` in the effect's units, either end may be infinite; None: the claim gives a
-    direction only). ``testable=False``: the quantity was found not to move (``not testable
-    here``), whatever the interval says."""
+    direction only). ``testable=False``: the claim's declared precondition is absent in the runs
+    (``not testable here``), whatever the interval says. See the module's text."""
     if not testable:
         return NOT_TESTABLE
     lo, hi = ci95
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return INCONCLUSIVE
     bar = bar_of(direction, threshold, margin)
+    a, b = magnitude if magnitude is not None else (-math.inf, math.inf)
     if direction == "greater":
         beyond, against = lo > bar, hi <= bar
+        # the near end of the paper's magnitude (its smallest claimed effect)
+        short_of = math.isfinite(a) and a > bar and hi < a
     else:
         beyond, against = hi < bar, lo >= bar
+        short_of = math.isfinite(b) and b < bar and lo > b
     if against:
         return DOES_NOT
     if not beyond:
-        return INCONCLUSIVE
-    if magnitude is None:
-        return REPRODUCES
-    a, b = magnitude
+        # the interval reaches the null side: the claimed effect is absent when the interval
+        # also excludes it, undecided when it reaches it too
+        return DOES_NOT if short_of else INCONCLUSIVE
     if a <= lo and hi <= b:
         return REPRODUCES
     if hi < a or lo > b:
@@ -169,25 +194,39 @@ class Claim:
     digits: int = 3
 
     def paired(
-        self, reading: str, test: Paired, *, supported: str = "", moves: float | None = None
+        self,
+        reading: str,
+        test: Paired,
+        *,
+        supported: str = "",
+        moves: float | None = None,
+        precondition: tuple[bool, str] | None = None,
     ) -> Verdict:
         """The verdict under ``reading`` from a paired comparison (the claimed effect is the mean
         per-seed difference). ``moves``: how far the quantity moved under the reading's
-        mechanism-disabled or perturbed arms (see :mod:`qoslab.verdicts.rules`)."""
+        mechanism-disabled or perturbed arms (reported, not used by the rules).
+        ``precondition``: whether the claim's declared precondition holds in these runs, and
+        what was measured (see :class:`Magnitude`)."""
         ours = f"{test.fmt(self.digits, self.scale)}{self.unit} (paired, {test.n} seeds)"
-        return self._verdict(
-            reading, ours, test.mean, test.ci95, "paired t", test.p, test.n, supported, moves
-        )
+        v = self._verdict(reading, ours, test.mean, test.ci95, "paired t", test.p, test.n, supported, moves)
+        return replace(v, values=test.values, **_pre(precondition))
 
     def one_sample(
-        self, reading: str, est: Estimate, *, supported: str = "", moves: float | None = None
+        self,
+        reading: str,
+        est: Estimate,
+        *,
+        supported: str = "",
+        moves: float | None = None,
+        precondition: tuple[bool, str] | None = None,
     ) -> Verdict:
         """The verdict under ``reading`` from a quantity over seeds, against the threshold."""
         ours = f"{est.fmt(self.digits, self.scale)}{self.unit} ({est.n} seeds)"
         p = one_sample_p(est, self.threshold)
-        return self._verdict(
+        v = self._verdict(
             reading, ours, est.mean, (est.ci_low, est.ci_high), "one-sample t", p, est.n, supported, moves
         )
+        return replace(v, values=est.values, **_pre(precondition))
 
     def _verdict(
         self,
@@ -233,6 +272,26 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Primary:
+    """Which readings of a claim the paper's text supports (its primary readings), and why.
+
+    A reading is primary when its name matches every pattern of ``require`` and none of
+    ``exclude`` (regular expressions, searched). Several readings may be primary where the paper
+    states several cases (4 and 20 flows) or where the text supports two readings equally; the
+    claim's verdict is then the verdict most of them have (ties: see
+    :func:`qoslab.verdicts.docs.claim_verdicts`)."""
+
+    require: tuple[str, ...]
+    why: str
+    exclude: tuple[str, ...] = ()
+
+    def matches(self, reading: str) -> bool:
+        return all(re.search(p, reading) for p in self.require) and not any(
+            re.search(p, reading) for p in self.exclude
+        )
+
+
+@dataclass(frozen=True)
 class Magnitude:
     """What the paper claims, as a quantity, for one claim (or one part of a compound claim).
 
@@ -241,9 +300,12 @@ class Magnitude:
     inside which a difference counts as none. ``low``/``high``: the paper's magnitude in the
     record's effect units (an open end is infinite). ``paper``: the magnitude in words, and
     ``why``: where it comes from in the paper (its tables, figures or text) and how it was turned
-    into the range. ``resolution``: a paired difference whose interval has zero width and whose
-    effect is within this of zero shows that the compared arms gave identical values in every
-    seed: the quantity did not move, and the reading is ``not testable here``.
+    into the range. ``kind`` and ``grid``: the metric's kind and its grid step (see
+    :mod:`qoslab.verdicts.intervals`), which choose the interval. ``precondition``: a condition
+    without which the claim cannot be tested in a run, declared here in words and evaluated on
+    the runs by the experiment (the record's ``precondition_met``); absent, the record is ``not
+    testable here``. ``primary``: the readings the text supports. ``resolution``: kept for the
+    declarations' units (the smallest difference the metric resolves).
     ``part``: the part of a compound claim; ``borrow``: for a part tested on another claim's
     records (the text ``match`` of that claim); ``from_next_run``: a part whose records only runs
     from this version on write."""
@@ -262,6 +324,16 @@ class Magnitude:
     borrow: str = ""
     #: a part whose records runs write from this version on (the committed files predate it)
     from_next_run: bool = False
+    kind: MetricKind = "continuous"
+    grid: float = 0.0
+    precondition: str = ""
+    primary: Primary | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.match!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        if (self.kind == "grid") != (self.grid > 0):
+            raise ValueError(f"claim {self.match!r}: a grid step goes with kind 'grid' and only with it")
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -269,3 +341,7 @@ class Magnitude:
 
     def describe(self) -> str:
         return f"{self.paper} ({self.why})"
+
+    def is_primary(self, reading: str) -> bool:
+        """Whether ``reading`` is one the text supports (every reading, without a declaration)."""
+        return self.primary is None or self.primary.matches(reading)

@@ -26,11 +26,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from qoslab.verdicts.core import REQUIRED, VERDICTS, Verdict
+from qoslab.verdicts.audit import audit, records_digest
+from qoslab.verdicts.core import REQUIRED, VERDICTS, Magnitude, Verdict
 
 ROOT = Path(__file__).resolve().parents[3]
 PKG = Path(__file__).resolve().parents[1]
@@ -126,6 +127,7 @@ def rules_fingerprint() -> str:
     files = [
         PKG / "verdicts" / "core.py",
         PKG / "verdicts" / "rules.py",
+        PKG / "verdicts" / "intervals.py",
         PKG / "experiments" / "magnitudes.py",
     ]
     return _fnv(files, PKG)
@@ -135,9 +137,18 @@ def write(
     path: Path, experiment: str, header: dict[str, Any], verdicts: Sequence[Verdict | dict[str, Any]]
 ) -> Path:
     recs = [v.as_json() if isinstance(v, Verdict) else v for v in verdicts]
-    doc = {"experiment": experiment, **header, "verdicts": recs}
+    doc = seal({"experiment": experiment, **header, "verdicts": recs})
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     return path
+
+
+def seal(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with ``fingerprint.records``, the hash of its records as written
+    (:func:`qoslab.verdicts.audit.records_digest`), which ``check`` recomputes."""
+    fp = doc.get("fingerprint")
+    fp = dict(fp) if isinstance(fp, dict) else {}
+    fp["records"] = records_digest(doc["verdicts"])
+    return {**doc, "fingerprint": fp}
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -178,8 +189,12 @@ def verdict_files(root: Path = ROOT) -> list[Path]:
     return [p for sub in VERDICT_DIRS for p in sorted((d / sub).glob("*.json"))]
 
 
-def check(root: Path = ROOT) -> tuple[list[str], list[str]]:
-    """(problems, stale): see the module's text. Reads fingerprints; reruns nothing."""
+def check(
+    root: Path = ROOT, declared: Callable[[str], Sequence[Magnitude]] | None = None
+) -> tuple[list[str], list[str]]:
+    """(problems, stale): see the module's text. Reads fingerprints and, with ``declared``
+    (an experiment's claim declarations), re-derives every record
+    (:func:`qoslab.verdicts.audit.audit`); reruns nothing."""
     problems: list[str] = []
     stale: list[str] = []
     core = core_fingerprint(root)
@@ -206,6 +221,11 @@ def check(root: Path = ROOT) -> tuple[list[str], list[str]]:
         undecided = [i for i, v in enumerate(doc["verdicts"]) if not v.get("decided_from")]
         if undecided:
             problems.append(f"{rel}: verdicts{undecided[:3]} were not decided by the rules")
+        if declared is not None:
+            try:
+                problems += [f"{rel}: {p}" for p in audit(doc, declared(doc["experiment"]))]
+            except ValueError as e:
+                problems.append(f"{rel}: {e}")
         why = []
         if core is not None and fp["core"] != core:
             why.append(f"core `{fp['core']}` ≠ checkout `{core}`")

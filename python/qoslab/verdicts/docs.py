@@ -55,24 +55,57 @@ def _claim_name(v: dict[str, Any]) -> str:
     return f"“{_cell(v['claim'])}”" + (f" [{_cell(part)}]" if part else "")
 
 
+def _num(x: Any) -> str:
+    return "−∞" if x is None else f"{float(x):.4g}"
+
+
+def _ours(v: dict[str, Any]) -> str:
+    lo, hi = v.get("ci95") or [None, None]
+    eff = v.get("effect")
+    e = "n/a" if eff is None else f"{float(eff):+.4g}"
+    upper = "+∞" if hi is None else f"{float(hi):.4g}"
+    return f"{e} [{_num(lo)}, {upper}], {v.get('seeds', '?')} seeds"
+
+
 def markdown(verdicts: Iterable[dict[str, Any]]) -> str:
-    """The per-reading verdict table of a report or an experiment page."""
+    """The per-reading verdict table of a report or an experiment page: one compact row per
+    claim part × reading (★: a primary reading), then the notes: each claim's paper numbers and
+    the magnitude tested with its reason, each reading's support in the text, and every verdict
+    whose reason is more than its interval against the magnitude (a precondition, Holm's
+    correction, too few seeds)."""
+    recs = list(verdicts)
     rows = [
-        "| claim [part] | section | reading | paper (magnitude tested) | ours | test, p (Holm) "
-        "| verdict | why |",
-        "|---|---|---|---|---|---|---|---|",
+        "| claim [part] | reading | ours: effect [interval], seeds | tested against | verdict |",
+        "|---|---|---|---|---|",
     ]
-    for v in verdicts:
-        p, ph = v.get("p_direction", v.get("p")), v.get("p_holm")
-        ptxt = v["test"] + (f", p = {p:.2g}" if isinstance(p, int | float) else "")
-        ptxt += f" ({ph:.2g})" if isinstance(ph, int | float) else ""
-        reading = v["reading"] + (f" ({v['supported']})" if v.get("supported") else "")
-        paper = v["paper"] + (f"; tested: {v['magnitude']}" if v.get("magnitude") else "")
+    claims: dict[str, dict[str, Any]] = {}
+    readings: dict[str, str] = {}
+    special: list[str] = []
+    for v in recs:
+        name = _claim_name(v)
+        claims.setdefault(name, v)
+        n = list(claims).index(name) + 1
+        readings.setdefault(str(v["reading"]), str(v.get("supported") or ""))
+        star = "★ " if v.get("primary") else ""
+        mag = str(v.get("magnitude") or v.get("paper") or "").split(" (")[0]
         rows.append(
-            f"| {_claim_name(v)} | {_cell(v['section'])} | {_cell(reading)} | {_cell(paper)} | "
-            f"{_cell(v['ours'])} | {ptxt} | **{v['verdict']}** | {_cell(v['reason'])} |"
+            f"| ({n}) {_cell(name)} | {star}{_cell(v['reading'])} | {_cell(_ours(v))} | {_cell(mag)} "
+            f"| **{v['verdict']}** |"
         )
-    return "\n".join(rows) + "\n"
+        why = str(v.get("reason") or "")
+        if any(w in why for w in ("precondition", "Holm", "unbounded", "futility", "no group-sequential")):
+            special.append(f"- ({n}) {_cell(v['reading'])}: {v['verdict']}: {_cell(why)}")
+    notes = ["", "**Claims.**", ""]
+    for n, (name, v) in enumerate(claims.items(), 1):
+        notes.append(
+            f"{n}. {name}, {_cell(v['section'])}. Paper: {_cell(v.get('paper', ''))}. Tested: "
+            f"{_cell(v.get('magnitude', ''))}."
+        )
+    notes += ["", "**Readings** (what the text says of each).", ""]
+    notes += [f"- {_cell(r)}: {_cell(s)}" for r, s in readings.items() if s]
+    if special:
+        notes += ["", "**Verdicts with a reason beyond the interval.**", "", *special]
+    return "\n".join(rows + notes) + "\n"
 
 
 def counts(verdicts: Sequence[str]) -> str:
@@ -82,25 +115,49 @@ def counts(verdicts: Sequence[str]) -> str:
     return " · ".join(f"{verdicts.count(v)} {_SHORT[v]}" for v in VERDICTS if v in verdicts)
 
 
+#: How a tie between the verdicts of a claim's primary readings is broken: toward the decided
+#: verdict most against the paper, then the undecided ones; never toward "not testable here".
+TIE_ORDER = (DOES_NOT, WEAKER, REPRODUCES, INCONCLUSIVE, NOT_TESTABLE)
+
+
+def _primary(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of the readings the text supports (every record of a file written before
+    readings were marked primary)."""
+    marked = [v for v in records if v.get("primary")]
+    return marked if any("primary" in v for v in records) else list(records)
+
+
 def claim_verdicts(doc: dict[str, Any]) -> dict[str, str]:
     """Each claim part of a file (named as on the pages; with its section where the claim is
-    made of several figures) with the verdict of most of its readings; a tie goes to the more
-    cautious verdict (later in :data:`VERDICTS`: reproduces < weaker < does not < inconclusive <
-    not testable)."""
+    made of several figures) with the verdict of its primary readings (the readings the text
+    supports; where several are primary, e.g. the paper's 4- and 20-flow cases, the verdict most
+    of them have, a tie broken by :data:`TIE_ORDER`)."""
     sections: dict[str, set[str]] = {}
     for v in doc["verdicts"]:
         sections.setdefault(_claim_name(v), set()).add(v["section"])
-    per: dict[str, list[str]] = {}
+    per: dict[str, list[dict[str, Any]]] = {}
     for v in doc["verdicts"]:
         name = _claim_name(v)
         key = name + (f" ({_cell(v['section'])})" if len(sections[name]) > 1 else "")
-        per.setdefault(key, []).append(v["verdict"])
+        per.setdefault(key, []).append(v)
     out = {}
-    for k, vs in per.items():
+    for k, recs in per.items():
+        vs = [v["verdict"] for v in (_primary(recs) or recs)]
         c = Counter(vs)
         top = max(c.values())
-        out[k] = [v for v in VERDICTS if c.get(v) == top][-1]
+        out[k] = next(v for v in TIE_ORDER if c.get(v) == top)
     return out
+
+
+def false_discoveries(doc: dict[str, Any], q: float = 0.05) -> tuple[int, int]:
+    """Study-wide: how many of the file's readings with a p (``p_direction``) pass the
+    Benjamini-Hochberg procedure at false-discovery rate ``q``, of how many."""
+    ps = sorted(
+        float(v["p_direction"]) for v in doc["verdicts"] if isinstance(v.get("p_direction"), int | float)
+    )
+    m = len(ps)
+    k = max((i + 1 for i, p in enumerate(ps) if p <= q * (i + 1) / m), default=0)
+    return k, m
 
 
 def _current(doc: dict[str, Any], against: str) -> str:
@@ -110,26 +167,32 @@ def _current(doc: dict[str, Any], against: str) -> str:
 
 def readme_table(docs: Sequence[dict[str, Any]], against: str) -> str:
     """One line per study from the committed ``docs/verdicts/*.json``: its claims (parts)
-    counted by the verdict most of their readings have, its readings counted per verdict, the
-    run, and whether its verdicts were computed by the core ``against`` (the checkout's when
-    the table was generated)."""
+    counted by the verdict of their primary readings, its primary readings and all its readings
+    counted per verdict, the multiple-testing figures, the run, and whether its verdicts were
+    computed by the core ``against`` (the checkout's when the table was generated)."""
     out = [
         f"Generated against core `{against}` (the checkout's core fingerprint when this table was made; "
         "`python -m qoslab.verdicts check` compares the core and the experiment code with the checkout you "
-        "have).",
+        "have). A claim's verdict is its primary reading's (the reading the paper's text supports; "
+        "the paper's cases, such as 4 and 20 flows, each count); the other readings are beside it. "
+        "Holm's correction runs within each claim; the last column is the study-wide "
+        "Benjamini-Hochberg figure over every reading's direction test.",
         "",
-        "| study | experiment | run | claims (parts) by the verdict of most of their readings | "
-        "readings per verdict | computed by that core |",
-        "|---|---|---|---|---|---|",
+        "| study | experiment | run | claims (parts) by their primary readings | "
+        "primary readings | all readings | study-wide FDR 5 % | computed by that core |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for doc in sorted(docs, key=lambda d: str(d.get("study", d["experiment"]))):
         cv = claim_verdicts(doc)
         claims = counts(list(cv.values()))
+        primary = counts([v["verdict"] for v in _primary(doc["verdicts"])])
         readings = counts([v["verdict"] for v in doc["verdicts"]])
+        k, m = false_discoveries(doc)
         name = doc["experiment"]
         out.append(
             f"| {_cell(doc.get('study', name))} | [`{name}`](docs/experiments/{name}.md) | {_mode(doc)} | "
-            f"{len(cv)}: {claims} | {readings} | {_current(doc, against)} |"
+            f"{len(cv)}: {claims} | {primary} | {readings} | {k} of {m} tests pass | "
+            f"{_current(doc, against)} |"
         )
     return "\n".join(out) + "\n"
 
@@ -158,11 +221,14 @@ def page_table(doc: dict[str, Any], against: str) -> str:
         f"(`{against}` when this page was generated): {cur}; `python -m qoslab.verdicts check` "
         "also compares the experiment code.\n\n"
         f"How the verdicts are decided: {PROCEDURE}\n\n"
-        "Claims by the verdict of most of their readings: "
+        "Claims by the verdict of their primary readings (marked ★ in the table): "
         + "; ".join(f"{k} — {v}" for k, v in claim_verdicts(doc).items())
         + ".\n\n"
     )
-    return head + markdown(doc["verdicts"])
+    exp = doc["experiment"]
+    alt = f"Every claim × reading of {exp}: effect and interval against the paper's magnitude"
+    forest = f"![{alt}](img/verdicts/{exp}.png)\n\n"
+    return head + forest + markdown(doc["verdicts"])
 
 
 #: The columns of the today's-TCP page, in order: (sender, transport flavour). ``sack`` in the

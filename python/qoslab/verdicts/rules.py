@@ -2,26 +2,28 @@
 
 :func:`finalise` is the one path by which every record gets its verdict: the runner applies it
 to a run's records before writing ``verdicts.json``, and ``python -m qoslab.verdicts redecide``
-applies it to committed files (from their stored effect, interval and seeds; no rerun). It:
+applies it to committed files (from their stored effect, intervals, values and seeds; no
+rerun). It:
 
 1. finds the claim's declared :class:`~qoslab.verdicts.core.Magnitude` (by its words);
-2. computes ``p_direction``, the two-sided p of the test against the claim's direction boundary
-   (threshold ± margin), from the stored interval: a t interval ``effect ± t(0.975, n−1)·se``
-   gives ``se``, then ``t = (effect − boundary) / se`` and ``p = 2·(1 − T_{n−1}(|t|))``; a zero
-   width interval gives p = 0 (1 when the effect sits on the boundary); an undefined interval
-   (fewer than two seeds) gives none;
-3. detects a quantity that cannot move (``not testable here``): when the run measured how far
-   the quantity moved under the reading's mechanism-disabled or perturbed arms (``moves``), the
-   test can fail only if that movement exceeds both the claim's resolution and the interval's
-   half-width; without that measurement (records of older runs), a paired difference whose
-   interval has zero width and whose effect is within the declared resolution of zero shows the
-   two arms identical in every seed, which is the same finding read from the record itself;
-4. decides with :func:`~qoslab.verdicts.core.decide`;
-5. corrects for many readings: within one claim part of one file (the family), Holm's step-down
+2. fits the interval to the claim's metric kind (:func:`judged`, :mod:`qoslab.verdicts.intervals`):
+   the run's 95 % Student-t interval for a continuous quantity, the sign-test interval of the
+   median (widened by the grid step) for a discrete, grid-valued or censored one, and for any
+   kind whose seeds all gave one value; the run's t interval is kept as ``t_ci95``, the one the
+   verdict rests on is ``ci95``, and ``interval`` says how it was made;
+3. computes ``p_direction``, the two-sided p of the test against the claim's direction boundary
+   (threshold ± margin): the t test's, recomputed from the stored t interval and seeds, or the
+   sign test's on the values (never 0 from a zero-width interval);
+4. checks the claim's declared precondition on the record (``precondition_met``, evaluated by the
+   experiment on its runs): absent, the record is ``not testable here``; an outcome that did
+   not differ between the arms is never that, it is a result;
+5. decides with :func:`~qoslab.verdicts.core.decide`;
+6. corrects for many readings: within one claim part of one file (the family), Holm's step-down
    procedure over the testable readings' ``p_direction`` at α = 0.05; a reading whose decided
    verdict rests on the direction (reproduces, weaker than claimed, does not reproduce) but whose
-   Holm-adjusted p is ≥ 0.05 becomes ``inconclusive``. The magnitude comparison itself uses each
-   reading's 95 % interval.
+   Holm-adjusted p is ≥ 0.05 becomes ``inconclusive``, except a precise null: a record whose
+   interval excludes the claimed magnitude on the null side while reaching it is decided by that
+   exclusion, which Holm's correction (a test of the direction) does not weaken.
 
 Compound claims are split by declaring a part per component; a part tested on another claim's
 records (``borrow``) gets copies of those records under the compound claim's words.
@@ -30,7 +32,7 @@ records (``borrow``) gets copies of those records under the compound claim's wor
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from qoslab.stats import t_cdf, t_ppf
@@ -44,22 +46,27 @@ from qoslab.verdicts.core import (
     bar_of,
     decide,
 )
+from qoslab.verdicts.intervals import Fitted, fitted, sign_p
 
 ALPHA = 0.05
 
 PROCEDURE = (
-    "Each claim is a quantity: a reading **reproduces** when its 95 % interval lies inside the "
+    "Each claim is a quantity: a reading **reproduces** when its interval lies inside the "
     "paper's declared range (or beyond the declared smallest effect), is **weaker than claimed** "
-    "when the direction holds but the interval excludes the paper's magnitude, **does not "
-    "reproduce** when the interval excludes the claimed direction (or lies inside the margin), is "
-    "**inconclusive** when it straddles a boundary, and is **not testable here** when the quantity "
-    "did not move (the compared arms gave identical values in every seed, or the run's "
-    "mechanism-disabled arms moved it by no more than the interval). Many readings: within each "
-    "claim (each part of a compound claim), Holm's step-down procedure over the readings' "
-    "p-values of the direction test (α = 0.05); a reading not significant after it is "
-    "inconclusive. p-values are recomputed from the stored effect, 95 % t interval and seeds "
-    "against the claim's direction boundary (`p_direction`, `p_holm` in the JSON); a record of "
-    "fewer than two seeds has no interval and no p, is inconclusive and stays out of the family."
+    "when the effect has the claimed sign but the interval lies short of the paper's magnitude, "
+    "**does not reproduce** when the interval excludes the claimed magnitude on the null side "
+    "(the effect the paper reports is absent, whether or not the interval touches zero) or lies "
+    "wholly against the claimed direction, is **inconclusive** only when the interval reaches "
+    "both the claimed magnitude and the null (or is unbounded), and is **not testable here** "
+    "only when the claim's declared precondition is absent in the runs (never because the arms "
+    "gave the same value: an observed null is a result). The interval fits the metric: "
+    "Student-t for a continuous quantity; for a discrete, grid-valued or censored one (and "
+    "whenever every seed gave one value) the distribution-free sign-test interval of the "
+    "median, widened by the grid step, unbounded below six seeds (eight under the sequential "
+    "design). Many readings: within each claim (each part of a compound claim), Holm's "
+    "step-down procedure over the readings' p-values of the direction test (α = 0.05); a "
+    "reading decided on its direction but not significant after it is inconclusive "
+    "(`p_direction`, `p_holm` in the JSON)."
 )
 
 
@@ -90,16 +97,20 @@ def holm(ps: Sequence[float]) -> list[float]:
     return out
 
 
-def p_from_interval(effect: float, ci95: Sequence[float | None], seeds: int, boundary: float) -> float | None:
-    """The two-sided p of a t test of the mean against ``boundary``, from a stored 95 % t
-    interval and the number of seeds (pairs); None when the interval is undefined."""
+def p_from_interval(
+    effect: float, ci95: Sequence[float | None], seeds: int, boundary: float, alpha: float = ALPHA
+) -> float | None:
+    """The two-sided p of a t test of the mean against ``boundary``, from a stored Student-t
+    interval at level ``1 − alpha`` and the number of seeds (pairs); None when the interval is
+    undefined (a zero-width interval gives no p: its kind's interval decides, see
+    :func:`judged`)."""
     lo, hi = ci95
     if lo is None or hi is None or seeds < 2 or not (math.isfinite(lo) and math.isfinite(hi)):
         return None
     half = (hi - lo) / 2.0
     if half <= 0:
-        return 1.0 if effect == boundary else 0.0
-    se = half / t_ppf(0.975, seeds - 1)
+        return None
+    se = half / t_ppf(1.0 - alpha / 2.0, seeds - 1)
     t = (effect - boundary) / se
     return 2.0 * (1.0 - t_cdf(abs(t), seeds - 1))
 
@@ -114,56 +125,78 @@ def find(decls: Sequence[Magnitude], claim: str, section: str) -> Magnitude:
     return fits[0]
 
 
-def _testable(rec: dict[str, Any], m: Magnitude) -> tuple[bool, str]:
-    lo, hi = rec["ci95"]
-    effect = rec["effect"]
-    moves = rec.get("moves")
-    if moves is not None and lo is not None and hi is not None:
-        half = (hi - lo) / 2.0
-        if moves <= max(m.resolution, half):
-            return False, (
-                f"the quantity moved by {moves:.3g} under the reading's mechanism-disabled arms, "
-                f"not more than its interval's half-width {half:.3g} (resolution {m.resolution:g}): "
-                "the test cannot fail"
-            )
+def testable(rec: dict[str, Any], m: Magnitude) -> tuple[bool, str]:
+    """Whether the claim's declared precondition holds in the record's runs (True when the
+    claim declares none or the run did not evaluate it), and the reason when it does not."""
+    if not m.precondition or rec.get("precondition_met") is not False:
         return True, ""
-    if (
-        rec["test"] == "paired t"
-        and lo is not None
-        and lo == hi
-        and effect is not None
-        and abs(effect) <= m.resolution
-    ):
-        return False, (
-            "the paired difference is the same in every seed and within the resolution "
-            f"{m.resolution:g} of zero: the compared arms gave identical values, so the quantity "
-            "did not move and the reading cannot test the claim"
-        )
-    return True, ""
+    seen = rec.get("precondition") or "not met in these runs"
+    return False, f"the claim's precondition ({m.precondition}) is absent: {seen}"
 
 
-def _reason(v: str, m: Magnitude, ci: Sequence[float | None]) -> str:
+def judged(
+    rec: dict[str, Any], m: Magnitude, alpha: float, t_interval: tuple[float, float] | None = None
+) -> tuple[Fitted, Callable[[float], float | None]]:
+    """The interval the record's verdict rests on, fit to the claim's metric kind at level
+    ``1 − alpha``, and the two-sided p of its test against a value (None without an interval):
+    the sign test's for a distribution-free interval, else the t test's. ``t_interval``: the
+    Student-t interval at that level (default: the record's stored 95 % t interval, ``t_ci95``
+    or, in records written before it, ``ci95``)."""
+    n = int(rec["seeds"])
+    raw = rec.get("values") or None
+    values = [float(x) for x in raw] if raw else None
+    if t_interval is None:
+        t_ci = rec.get("t_ci95") or rec["ci95"]
+        t_interval = (_f(t_ci[0]), _f(t_ci[1]))
+    fit = fitted(m.kind, m.grid, values, t_interval, alpha, n)
+    if fit.distribution_free:
+        vals = values if values is not None else [t_interval[0]] * n
+        return fit, lambda mu: sign_p(vals, mu)
+    lo, hi = t_interval
+    level = (lo, hi)
+
+    def p_t(mu: float) -> float | None:
+        return p_from_interval(rec["effect"], level, n, mu, alpha) if math.isfinite(lo) else None
+
+    return fit, p_t
+
+
+def _f(x: float | None) -> float:
+    return math.nan if x is None else float(x)
+
+
+def reason(v: str, m: Magnitude, ci: Sequence[float | None], what: str = "the interval") -> str:
+    """Why a record got verdict ``v`` from interval ``ci`` (``what`` names the interval)."""
     bar = bar_of(m.direction, m.threshold, m.margin)
     side = ">" if m.direction == "greater" else "<"
     rng = f"[{m.low:g}, {m.high:g}]"
+    lo, hi = (_f(x) for x in ci)
     if v == REPRODUCES:
-        return f"the 95 % CI lies inside the paper's magnitude {rng}"
+        return f"{what} lies inside the paper's magnitude {rng}"
     if v == WEAKER:
-        lo, hi = ci
-        far = (
-            (lo is not None and lo > m.high) if m.direction == "greater" else (hi is not None and hi < m.low)
-        )
+        far = lo > m.high if m.direction == "greater" else hi < m.low
         where = "past the far end of" if far else "short of"
-        return (
-            f"the direction holds ({side} {bar:g}) but the 95 % CI lies {where} the paper's magnitude {rng}"
-        )
+        return f"the direction holds ({side} {bar:g}) but {what} lies {where} the paper's magnitude {rng}"
     if v == DOES_NOT:
-        return f"the 95 % CI lies entirely on the other side of {bar:g} (the claim needs {side} {bar:g})"
-    return f"the 95 % CI straddles a boundary ({bar:g} for the direction, {rng} for the magnitude)"
+        if (m.direction == "greater" and hi > bar) or (m.direction == "less" and lo < bar):
+            near = m.low if m.direction == "greater" else m.high
+            return (
+                f"{what} excludes the paper's magnitude on the null side (it stops short of {near:g}): "
+                "the effect the paper reports is absent"
+            )
+        return f"{what} lies entirely on the other side of {bar:g} (the claim needs {side} {bar:g})"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{what} is unbounded (too few seeds for the metric's kind)"
+    if (m.direction == "greater" and lo > bar) or (m.direction == "less" and hi < bar):
+        return f"the direction holds ({side} {bar:g}) but {what} straddles the paper's magnitude {rng}"
+    return f"{what} reaches both the paper's magnitude {rng} and the null side ({bar:g})"
 
 
 def finalise(
-    decls: Sequence[Magnitude], records: Sequence[dict[str, Any]], decided_from: str
+    decls: Sequence[Magnitude],
+    records: Sequence[dict[str, Any]],
+    decided_from: str,
+    alpha: float = ALPHA,
 ) -> list[dict[str, Any]]:
     """The records re-decided (see the module's text); borrowed copies are regenerated, so
     finalising twice gives the same records. ``decided_from``: "run" or "stored interval"."""
@@ -174,12 +207,12 @@ def finalise(
         if not r.get("sign_verdict"):
             r["sign_verdict"] = r["verdict"]
         m = find(decls, r["claim"], r["section"])
-        out.append(_decide_one(r, m, decided_from))
+        out.append(_decide_one(r, m, decided_from, alpha))
         for b in decls:
             if b.borrow and b.borrow in r["claim"] and b.section in r["section"]:
                 c = dict(r, claim=_claim_of(decls, b, records), borrowed_from=r["claim"])
                 c["section"] = r["section"]
-                out.append(_decide_one(c, b, decided_from))
+                out.append(_decide_one(c, b, decided_from, alpha))
     _holm_families(out)
     return out
 
@@ -191,19 +224,48 @@ def _claim_of(decls: Sequence[Magnitude], b: Magnitude, records: Sequence[dict[s
     raise ValueError(f"the compound claim {b.match!r} has no records of its own")
 
 
-def _decide_one(r: dict[str, Any], m: Magnitude, decided_from: str) -> dict[str, Any]:
-    bar = bar_of(m.direction, m.threshold, m.margin)
-    r["p_direction"] = p_from_interval(r["effect"], r["ci95"], int(r["seeds"]), bar)
-    ok, why = _testable(r, m)
-    ci = tuple(math.nan if x is None else float(x) for x in r["ci95"])
-    v = decide((ci[0], ci[1]), m.direction, m.threshold, m.margin, m.bounds, ok)
+def _decide_one(r: dict[str, Any], m: Magnitude, decided_from: str, alpha: float = ALPHA) -> dict[str, Any]:
+    t_ci = r.get("t_ci95") or r["ci95"]
+    r["t_ci95"] = list(t_ci)
+    fit, p_at = judged(r, m, alpha)
+    ok, why = testable(r, m)
+    ci = (fit.low, fit.high)
+    v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, ok)
+    r["ci95"] = [c if math.isfinite(c) else None for c in ci]
+    r["p_direction"] = p_at(decisive_boundary(v, r, m))
+    r["interval"] = fit.method
     r["verdict"] = v
-    r["reason"] = why if v == NOT_TESTABLE else _reason(v, m, r["ci95"])
+    r["reason"] = why if v == NOT_TESTABLE else reason(v, m, r["ci95"], f"the {_short(fit.method)}")
     r["part"] = m.part
+    r["primary"] = m.is_primary(str(r["reading"]))
     r["magnitude"] = m.describe()
     r["decided_from"] = decided_from
     r["p_holm"] = None
     return r
+
+
+def decisive_boundary(v: str, r: dict[str, Any], m: Magnitude) -> float:
+    """The value whose test decides the record: for "does not reproduce" the near end of the
+    claimed magnitude (the claimed effect is what the interval excludes: :func:`precise_null`),
+    the direction boundary otherwise (and for a claim whose magnitude starts at that boundary)."""
+    bar = bar_of(m.direction, m.threshold, m.margin)
+    if v == DOES_NOT and precise_null(r, m):
+        return m.low if m.direction == "greater" else m.high
+    return bar
+
+
+def _short(method: str) -> str:
+    return "sign-test interval" if "sign-test" in method else "95 % t interval"
+
+
+def precise_null(r: dict[str, Any], m: Magnitude) -> bool:
+    """Whether the record's interval excludes the claimed magnitude on the null side: the
+    magnitude's near end lies beyond the direction boundary and the interval stops short of it."""
+    lo, hi = (_f(x) for x in r["ci95"])
+    bar = bar_of(m.direction, m.threshold, m.margin)
+    if m.direction == "greater":
+        return math.isfinite(m.low) and m.low > bar and hi < m.low
+    return math.isfinite(m.high) and m.high < bar and lo > m.high
 
 
 def _holm_families(out: list[dict[str, Any]]) -> None:

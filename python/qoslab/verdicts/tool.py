@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from qoslab.verdicts.audit import records_digest
 from qoslab.verdicts.currency import (
     FULL_SENDERS,
     ROOT,
@@ -42,7 +43,8 @@ from qoslab.verdicts.docs import (
     replace_block,
     survival_table,
 )
-from qoslab.verdicts.rules import finalise
+from qoslab.verdicts.forest import forest
+from qoslab.verdicts.rules import ALPHA, finalise
 
 REDECIDED = (
     "re-decided from the stored effects and intervals by `python -m qoslab.verdicts redecide` (no rerun)"
@@ -74,6 +76,10 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
         page = root / "docs" / "experiments" / f"{doc['experiment']}.md"
         if replace_block(page, page_table(doc, against)):
             changed.append(page)
+        img = root / "docs" / "experiments" / "img" / "verdicts" / f"{doc['experiment']}.png"
+        before = img.read_bytes() if img.exists() else b""
+        if forest(doc, declared(doc["experiment"]), img).read_bytes() != before:
+            changed.append(img)
     tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
     senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
     val = kernel_validations(root)
@@ -102,8 +108,17 @@ def redecide_file(path: Path) -> bool:
     raw = doc.get("fingerprint")
     fp: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if fp.get("rules") == rules and all(v.get("decided_from") for v in doc["verdicts"]):
-        return False
-    recs = finalise(declared(doc["experiment"]), doc["verdicts"], "stored interval")
+        if fp.get("records") == records_digest(doc["verdicts"]):
+            return False
+        # decided under these rules but never sealed: seal it as it is
+        kept = {k: v for k, v in doc.items() if k not in ("experiment", "verdicts")}
+        write(path, doc["experiment"], kept, doc["verdicts"])
+        return True
+    seq = doc.get("sequential")
+    looks = seq.get("looks") if isinstance(seq, dict) else None
+    # a sequential file's intervals are the design's, at level 1 − 0.05/K for K looks
+    alpha = ALPHA / len(looks) if looks else ALPHA
+    recs = finalise(declared(doc["experiment"]), doc["verdicts"], "stored interval", alpha)
     header = {k: v for k, v in doc.items() if k not in ("experiment", "verdicts")}
     header["fingerprint"] = {"core": core_of(doc), "experiment": fp.get("experiment"), "rules": rules}
     header["decided"] = REDECIDED
@@ -140,7 +155,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _check(allow_stale: bool) -> int:
-    problems, stale = check(ROOT)
+    problems, stale = check(ROOT, declared)
     core = core_fingerprint(ROOT)
     readme_core = generated_against(ROOT / "README.md")
     print(f"checkout core fingerprint: {core}; README and pages generated against: {readme_core}")

@@ -1,0 +1,151 @@
+"""The forest plot of a study's verdicts: every claim part × reading, its effect and interval
+against the paper's magnitude, coloured by verdict, the primary readings marked.
+
+Claims have different units (Jain's index, kb/s, percentage points), so each record is drawn in
+units of its own claim: ``0`` is the claim's null boundary (its threshold ± margin, where "no
+effect" ends) and ``1`` the near end of the paper's magnitude (the smallest effect the paper's
+numbers support, as declared). A record reproduces when its interval lies right of 1 (inside the
+band, for a claim with a far end), is weaker than claimed when it lies between 0 and 1, does not
+reproduce when it stops short of 1 while reaching 0 or lies left of 0. A claim whose magnitude
+starts at its boundary (a range beginning at the threshold) is drawn against the range's width
+instead. Intervals running off the axis end in an arrow.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+from qoslab.verdicts.core import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, Magnitude, bar_of  # noqa: E402
+from qoslab.verdicts.rules import find  # noqa: E402
+
+#: Okabe and Ito's colour-blind-safe palette, one colour per verdict
+COLOURS = {
+    REPRODUCES: "#0072B2",
+    WEAKER: "#56B4E9",
+    DOES_NOT: "#D55E00",
+    INCONCLUSIVE: "#7f7f7f",
+    NOT_TESTABLE: "#000000",
+}
+#: the axis, in units of the claimed effect
+XMIN, XMAX = -2.0, 3.0
+
+
+def scale(m: Magnitude) -> tuple[float, float, float | None]:
+    """(origin, unit, far end) of claim ``m``: a value ``x`` is drawn at ``(x − origin)/unit``;
+    ``far end`` is where the paper's range ends (None: open)."""
+    bar = bar_of(m.direction, m.threshold, m.margin)
+    near, far = (m.low, m.high) if m.direction == "greater" else (m.high, m.low)
+    sign = 1.0 if m.direction == "greater" else -1.0
+    if math.isfinite(near) and (near - bar) * sign > 0:
+        unit = near - bar
+    elif math.isfinite(near) and math.isfinite(far) and far != near:
+        unit = far - near
+    else:
+        unit = sign * max(abs(bar) * 0.05, 1e-9)
+    end = (far - bar) / unit if math.isfinite(far) else None
+    return bar, unit, end
+
+
+def _rows(doc: dict[str, Any], decls: Sequence[Magnitude]) -> list[dict[str, Any]]:
+    rows = []
+    for r in doc["verdicts"]:
+        try:
+            m = find(decls, r["claim"], r["section"]) if not r.get("borrowed_from") else None
+        except ValueError:
+            m = None
+        if m is None:
+            continue  # a borrowed copy: drawn once, under the claim it was measured for
+        origin, unit, end = scale(m)
+        lo, hi = (math.nan if x is None else float(x) for x in r["ci95"])
+
+        def at(x: float, o: float = origin, u: float = unit) -> float:
+            return (x - o) / u
+
+        a, b = sorted((at(lo), at(hi))) if math.isfinite(lo) and math.isfinite(hi) else (-math.inf, math.inf)
+        label = r["claim"][:58] + ("…" if len(r["claim"]) > 58 else "")
+        part = f" [{r['part']}]" if r.get("part") else ""
+        rows.append(
+            {
+                "group": f"{label}{part} ({r['section'][:28]})",
+                "reading": ("★ " if r.get("primary") else "") + str(r["reading"])[:60],
+                "x": at(float(r["effect"])) if r.get("effect") is not None else math.nan,
+                "lo": a,
+                "hi": b,
+                "end": end,
+                "verdict": r["verdict"],
+                "primary": bool(r.get("primary")),
+            }
+        )
+    return rows
+
+
+def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
+    """Draws ``doc``'s forest plot (see the module's text) to ``path``."""
+    rows = _rows(doc, decls)
+    groups: list[str] = []
+    for row in rows:
+        if row["group"] not in groups:
+            groups.append(row["group"])
+    lines: list[tuple[str, dict[str, Any] | None]] = []
+    for g in groups:
+        lines.append((g, None))
+        lines += [(g, row) for row in rows if row["group"] == g]
+    height = 0.8 + 0.19 * len(lines)
+    fig, ax = plt.subplots(figsize=(10.0, height))
+    ys = list(range(len(lines)))[::-1]
+    labels = []
+    for y, (g, r) in zip(ys, lines, strict=True):
+        if r is None:
+            labels.append(g)
+            ax.axhline(y, color="#dddddd", lw=0.6, zorder=0)
+            continue
+        labels.append(r["reading"])
+        c = COLOURS[r["verdict"]]
+        lo, hi = max(r["lo"], XMIN), min(r["hi"], XMAX)
+        ax.plot([lo, hi], [y, y], color=c, lw=2.2 if r["primary"] else 1.2, solid_capstyle="butt")
+        for end, edge in ((r["lo"], XMIN), (r["hi"], XMAX)):
+            if not math.isfinite(end) or (end < XMIN if edge == XMIN else end > XMAX):
+                ax.annotate("", (edge, y), (edge + (0.25 if edge == XMIN else -0.25), y),
+                            arrowprops={"arrowstyle": "->", "color": c, "lw": 1.0})
+        if math.isfinite(r["x"]) and XMIN <= r["x"] <= XMAX:
+            marker = "D" if r["primary"] else "o"
+            face = "white" if r["verdict"] == NOT_TESTABLE else c
+            ax.plot(r["x"], y, marker, color=c, mfc=face, ms=5 if r["primary"] else 3.5)
+        if r["end"] is not None and XMIN < r["end"] < XMAX:
+            ax.plot([r["end"]], [y], "|", color="#444444", ms=7)
+    ax.axvspan(1.0, XMAX, color="#0072B2", alpha=0.07, lw=0)
+    ax.axvline(0.0, color="#333333", lw=0.8)
+    ax.axvline(1.0, color="#0072B2", lw=0.8, ls="--")
+    ax.set_yticks(ys, labels, fontsize=7)
+    for tick, (_, head) in zip(ax.get_yticklabels(), lines, strict=True):
+        if head is None:
+            tick.set_fontweight("bold")
+    ax.set_xlim(XMIN, XMAX)
+    ax.set_ylim(-0.7, len(lines) - 0.3)
+    ax.set_xlabel(
+        "effect in units of its claim: 0 = no effect (the claim's boundary),\n"
+        "1 = the paper's magnitude (its near end; | marks a far end); ◆ and thick: primary readings",
+        fontsize=8,
+    )
+    ax.set_title(
+        f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10, pad=18
+    )
+    handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in COLOURS.items()]
+    ax.legend(
+        handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0 + 0.25 / height), ncol=5,
+        fontsize=7, frameon=False,
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path
