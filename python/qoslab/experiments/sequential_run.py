@@ -79,6 +79,7 @@ from qoslab.sequential import (
 from qoslab.store import RunKey
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
+from qoslab.verdicts.currency import seal
 from qoslab.verdicts.rules import decisive_boundary, judged, reason
 
 #: the first look: four seeds, the fewest from which a t interval at 1 − 0.05/K (3 degrees of
@@ -518,7 +519,7 @@ def _write_sequential(
         doc.update(
             command=command, sequential=summary, decided=f"sequential: {summary['procedure']}", verdicts=final
         )
-        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        path.write_text(json.dumps(seal(doc), indent=2, ensure_ascii=False) + "\n")
         with rep.report.open("a", encoding="utf-8") as f:
             f.write(_report_section(summary, final))
 
