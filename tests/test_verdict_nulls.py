@@ -141,6 +141,10 @@ def test_not_testable_only_where_the_declared_precondition_is_absent():
     assert finalise([m], [rec], "run")[0]["verdict"] == NOT_TESTABLE
     rec = _rec(m, [0.0] * 20, precondition_met=steady[0], precondition=steady[1])
     assert finalise([m], [rec], "run")[0]["verdict"] == DOES_NOT
+    # without the precondition an effect measured wholly against the claim is still a result
+    # (FDD-RED lowering the aggregate throughput of a link RED already fills)
+    worse = _rec(m, [-0.01 - 0.001 * (i % 3) for i in range(20)], precondition_met=False, precondition="x")
+    assert finalise([m], [worse], "run")[0]["verdict"] == DOES_NOT
 
 
 def test_counts_use_primary_readings_and_ties_never_go_to_not_testable():

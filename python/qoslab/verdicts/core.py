@@ -17,8 +17,10 @@ range, or a smallest effect that would count, declared per claim in
   unbounded: too few seeds for its kind), or straddles the magnitude's bound with the direction
   settled (both "reproduces" and "weaker than claimed" remain possible);
 - ``not testable here``: the claim's declared precondition is absent in the runs (a condition
-  checked on them, e.g. the marker cannot act in the measured window), never because the
-  compared arms gave the same value: an observed null is a result.
+  checked on them, e.g. the marker cannot act in the measured window) and the interval does not
+  lie wholly against the claimed direction (an effect of the other sign is still measured: does
+  not reproduce); never because the compared arms gave the same value: an observed null is a
+  result.
 """
 
 from __future__ import annotations
@@ -147,14 +149,19 @@ def decide(
     """The verdict on a claim that a quantity is ``direction`` than ``threshold`` (by more than
     ``margin``, the least effect that is not "no difference"), of the paper's ``magnitude``
     (``(low, high)`` in the effect's units, either end may be infinite; None: the claim gives a
-    direction only). ``testable=False``: the claim's declared precondition is absent in the runs
-    (``not testable here``), whatever the interval says. See the module's text."""
-    if not testable:
-        return NOT_TESTABLE
+    direction only). ``testable=False``: the claim's declared precondition is absent in the runs:
+    ``not testable here``, unless the interval lies wholly against the claimed direction (a
+    measured effect of the other sign is a result). See the module's text."""
     lo, hi = ci95
+    bar = bar_of(direction, threshold, margin)
+    if not testable:
+        # without its precondition the claimed effect cannot show; an effect measured wholly
+        # against the claimed direction still can, and is a result
+        finite = math.isfinite(lo) and math.isfinite(hi)
+        against_only = finite and (hi < bar if direction == "greater" else lo > bar)
+        return DOES_NOT if against_only else NOT_TESTABLE
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return INCONCLUSIVE
-    bar = bar_of(direction, threshold, margin)
     a, b = magnitude if magnitude is not None else (-math.inf, math.inf)
     if direction == "greater":
         beyond, against = lo > bar, hi <= bar

@@ -236,6 +236,8 @@ def _decide_one(r: dict[str, Any], m: Magnitude, decided_from: str, alpha: float
     r["interval"] = fit.method
     r["verdict"] = v
     r["reason"] = why if v == NOT_TESTABLE else reason(v, m, r["ci95"], f"the {_short(fit.method)}")
+    if why and v != NOT_TESTABLE:
+        r["reason"] += f" (although {why[0].lower()}{why[1:]})"
     r["part"] = m.part
     r["primary"] = m.is_primary(str(r["reading"]))
     r["magnitude"] = m.describe()
