@@ -92,6 +92,12 @@ def flow_reason(where: str, f: dict[str, Any]) -> str | None:
             f"{where}: packet sizes drawn from a distribution ({f['packet_size_dist']}) are not "
             "supported by the ns-2 export"
         )
+    if f["kind"] == "tcp" and f["tcp"].get("flavour", "ns2") != "ns2":
+        return (
+            f"{where}: its TCP sender is the {f['tcp']['flavour']} flavour's (tcp.flavour = "
+            f"\"{f['tcp']['flavour']}\"), which ns-2's agents do not run; set tcp.flavour = \"ns2\" to "
+            "export it"
+        )
     if f["kind"] == "tcp" and tcp_agent(f["tcp"]["variant"]) is None:
         variant = f["tcp"]["variant"]
         supported = ", ".join(v for v in schema.sender_kinds() if tcp_agent(v) is not None)

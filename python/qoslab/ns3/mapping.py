@@ -366,6 +366,12 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
     congestion control's own parameters and pacing's are read from defaults at creation)."""
     t = f["tcp"]
     variant = t["variant"]
+    if t.get("flavour", "ns2") != "ns2":
+        raise Ns3Refusal(
+            f"{where}: its TCP sender is the {t['flavour']} flavour's (tcp.flavour = \"{t['flavour']}\"), "
+            "which the ns-3 export does not translate; export the scenario with tcp.flavour = \"ns2\" "
+            "(`qoslab crosscheck --against ns3 --tcp-flavour linux` runs qoslab's side in the linux flavour)"
+        )
     if variant not in CONGESTION:
         raise Ns3Refusal(
             f"{where}: TCP variant {variant!r} is not supported by the ns-3 export "
