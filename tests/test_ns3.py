@@ -341,7 +341,9 @@ def test_a_linux_flavour_flow_is_refused_in_one_line_naming_it_and_its_flavour(n
     msg = ns3.unsupported_reason(ns3.to_ns3_resolved(sc.resolved, 1))
     first = sc.resolved["flows"][0]["name"]
     assert msg is not None and "\n" not in msg
-    assert msg.startswith(f"flow {first!r}: its TCP sender is the linux flavour's (tcp.flavour = \"linux\")"), msg
+    assert msg.startswith(
+        f'flow {first!r}: its TCP sender is the linux flavour\'s (tcp.flavour = "linux")'
+    ), msg
     own = sc.with_overrides(['tcp.flavour="ns2"', f'flow.{first}.tcp.flavour="linux"'])
     msg = ns3.unsupported_reason(ns3.to_ns3_resolved(own.resolved, 1))
     assert msg is not None and msg.startswith(f"flow {first!r}: its TCP sender is the linux flavour's"), msg
