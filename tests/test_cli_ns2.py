@@ -140,3 +140,22 @@ def test_names_with_backslashes_and_quotes_export_to_a_working_script(tmp_path):
     plain, odd_res = results
     assert [f["name"] for f in odd_res["flows"]] == [f'ftp "{i}" \\' for i in range(len(plain["flows"]))]
     assert [f["throughput_bps"] for f in odd_res["flows"]] == [f["throughput_bps"] for f in plain["flows"]]
+
+
+def test_export_ns2_refuses_a_linux_flavour_flow_in_one_line(tmp_path):
+    """ns-2's agents are the ns2 flavour's: a linux-flavour sender (here Linux's reno, which
+    would have been written as Agent/TCP/Reno with Linux's initial window and delayed ACKs) is
+    refused, naming the flow and its flavour; an ns2 flow under a linux [tcp] exports with
+    ns-2's own defaults."""
+    src = (SCENARIOS / "linux" / "single.toml").read_text()
+    path = tmp_path / "linux.toml"
+    path.write_text(src.replace('tcp = { variant = "bbr" }', 'tcp = { variant = "reno" }'))
+    p = subprocess.run([QOSLAB, "export-ns2", str(path)], capture_output=True, text=True)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 1 and p.stdout == "", p
+    assert len(lines) == 1 and "flow 'single'" in lines[0], lines
+    assert 'the linux flavour\'s (tcp.flavour = "linux")' in lines[0], lines
+    path.write_text(src.replace('tcp = { variant = "bbr" }', 'tcp = { flavour = "ns2" }'))
+    p = subprocess.run([QOSLAB, "export-ns2", str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "windowInit_ 2" in p.stdout and "DelAck" not in p.stdout

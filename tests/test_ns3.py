@@ -333,6 +333,22 @@ def test_unsupported_scenarios_are_refused_in_one_line(scenario: str, reason: st
     assert re.match(reason, msg), msg
 
 
+@pytest.mark.parametrize("name", ["single", "bbr-vs-cubic"])
+def test_a_linux_flavour_flow_is_refused_in_one_line_naming_it_and_its_flavour(name: str) -> None:
+    """The ns-3 export translates the ns2 flavour's settings; a linux-flavour sender (Linux's
+    initial window, delayed ACKs, no SYN) is refused for what it is, not for one of its keys."""
+    sc = load_scenario(SCENARIOS / "linux" / f"{name}.toml")
+    msg = ns3.unsupported_reason(ns3.to_ns3_resolved(sc.resolved, 1))
+    first = sc.resolved["flows"][0]["name"]
+    assert msg is not None and "\n" not in msg
+    assert msg.startswith(
+        f'flow {first!r}: its TCP sender is the linux flavour\'s (tcp.flavour = "linux")'
+    ), msg
+    own = sc.with_overrides(['tcp.flavour="ns2"', f'flow.{first}.tcp.flavour="linux"'])
+    msg = ns3.unsupported_reason(ns3.to_ns3_resolved(own.resolved, 1))
+    assert msg is not None and msg.startswith(f"flow {first!r}: its TCP sender is the linux flavour's"), msg
+
+
 def test_arrivals_drawn_sizes_and_other_flow_kinds_are_refused() -> None:
     r = ns3.to_ns3_resolved(load_scenario(SCENARIOS / "finite-flows.toml").resolved, 1)
     assert ns3.unsupported_reason(r) is None

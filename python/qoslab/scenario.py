@@ -365,6 +365,8 @@ def to_ns2_resolved(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         if f.get("tcp"):
             t = f["tcp"]
             tcp = {
+                # the core records a flow's flavour only when it is not ns2
+                "flavour": t.get("flavour", "ns2"),
                 "variant": t["variant"],
                 "ack_size_bytes": t["ack_size_bytes"],
                 "window_pkts": t["window_pkts"],

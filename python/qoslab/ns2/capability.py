@@ -4,6 +4,7 @@ conditioner. Scenario-wide questions (routing, dsRED planning) are in :mod:`.pla
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from qoslab import schema
@@ -91,6 +92,12 @@ def flow_reason(where: str, f: dict[str, Any]) -> str | None:
         return (
             f"{where}: packet sizes drawn from a distribution ({f['packet_size_dist']}) are not "
             "supported by the ns-2 export"
+        )
+    flavour = f["tcp"].get("flavour", "ns2") if f["kind"] == "tcp" else "ns2"
+    if flavour != "ns2":
+        return (
+            f"{where}: its TCP sender is the {flavour} flavour's (tcp.flavour = {json.dumps(flavour)}), "
+            'which ns-2\'s agents do not run; set tcp.flavour = "ns2" to export it'
         )
     if f["kind"] == "tcp" and tcp_agent(f["tcp"]["variant"]) is None:
         variant = f["tcp"]["variant"]

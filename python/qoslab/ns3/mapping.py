@@ -10,6 +10,7 @@ the element and the reason, in one line.
 
 from __future__ import annotations
 
+import json
 import math
 import zlib
 from collections.abc import Callable
@@ -366,6 +367,13 @@ def tcp_socket(where: str, f: dict[str, Any], *, sack_workaround: bool = SACK_WO
     congestion control's own parameters and pacing's are read from defaults at creation)."""
     t = f["tcp"]
     variant = t["variant"]
+    flavour = t.get("flavour", "ns2")
+    if flavour != "ns2":
+        raise Ns3Refusal(
+            f"{where}: its TCP sender is the {flavour} flavour's (tcp.flavour = {json.dumps(flavour)}), "
+            'which the ns-3 export does not translate; export it with tcp.flavour = "ns2" (`qoslab '
+            "crosscheck --against ns3 --tcp-flavour linux` runs qoslab's side in the linux flavour)"
+        )
     if variant not in CONGESTION:
         raise Ns3Refusal(
             f"{where}: TCP variant {variant!r} is not supported by the ns-3 export "

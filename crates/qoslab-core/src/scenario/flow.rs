@@ -15,6 +15,7 @@ use crate::packet::MAX_PACKET_BYTES;
 use crate::params::Table;
 use crate::traffic::cc::{CcParams, Recovery};
 use crate::traffic::linux::cc::LinuxCcParams;
+use crate::traffic::linux::config::{FlavourDefaults, LINUX_DEFAULTS};
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::sources::{self, SourceContext, SourceSpec};
 pub use crate::traffic::tcp::TcpConfig;
@@ -52,33 +53,54 @@ pub struct FlowConfig {
 }
 
 /// ns-2.35's defaults for Agent/TCP and TCPSink (except where noted in docs/models/tcp.md),
-/// as [`tcp`]'s declarations give them.
+/// as [`tcp`]'s declarations give them: the ns2 flavour's.
 fn tcp_defaults() -> TcpConfig {
     let wire = |d: &crate::params::typed::Decl<crate::params::typed::Bytes>| {
         u32::try_from(d.default_value()).expect("a declared size on the wire fits")
     };
-    TcpConfig {
+    let mut t = TcpConfig {
         variant: variant_of(tcp::VARIANT.default_value()),
         ack_size_bytes: wire(&tcp::ACK_SIZE),
-        window_pkts: tcp::WINDOW.default_value(),
-        initial_window_pkts: tcp::INITIAL_WINDOW.default_value(),
-        min_rto_ns: tcp::MIN_RTO.default_value(),
-        max_rto_ns: tcp::MAX_RTO.default_value(),
-        initial_rto_ns: tcp::INITIAL_RTO.default_value(),
+        window_pkts: 0,
+        initial_window_pkts: 0,
+        min_rto_ns: 0,
+        max_rto_ns: 0,
+        initial_rto_ns: 0,
         tick_ns: tcp::TICK.default_value(),
-        delayed_ack: tcp::DELAYED_ACK.default_value(),
-        delack_interval_ns: tcp::DELACK_INTERVAL.default_value(),
+        delayed_ack: false,
+        delack_interval_ns: 0,
         max_burst: tcp::MAX_BURST.default_value(),
         dupack_threshold: tcp::DUPACK_THRESHOLD.default_value(),
         ecn: tcp::ECN.default_value(),
-        syn: tcp::SYN.default_value(),
+        syn: false,
         pacing: tcp::PACING.default_value(),
-        sack: tcp::SACK.default_value(),
+        sack: false,
         flavour: flavour_of(tcp::FLAVOUR.default_value()),
         explicit: 0,
         cc: None,
         linux_cc: None,
         cc_tables: Default::default(),
+    };
+    t.apply_defaults(&flavour_defaults(t.flavour));
+    t
+}
+
+/// The defaults `flavour` gives the keys whose defaults differ between flavours: the ns2
+/// flavour's are [`tcp`]'s declared defaults (ns-2.35's), the linux flavour's Linux's.
+fn flavour_defaults(flavour: Flavour) -> FlavourDefaults {
+    match flavour {
+        Flavour::Ns2 => FlavourDefaults {
+            window_pkts: tcp::WINDOW.default_value(),
+            initial_window_pkts: tcp::INITIAL_WINDOW.default_value(),
+            min_rto_ns: tcp::MIN_RTO.default_value(),
+            max_rto_ns: tcp::MAX_RTO.default_value(),
+            initial_rto_ns: tcp::INITIAL_RTO.default_value(),
+            delayed_ack: tcp::DELAYED_ACK.default_value(),
+            delack_interval_ns: tcp::DELACK_INTERVAL.default_value(),
+            syn: tcp::SYN.default_value(),
+            sack: tcp::SACK.default_value(),
+        },
+        Flavour::Linux => LINUX_DEFAULTS,
     }
 }
 
@@ -163,8 +185,12 @@ fn apply_tcp(
     set(&mut base.syn, syn);
     set(&mut base.pacing, pacing);
     set(&mut base.sack, sack);
+    // Every key no table has set takes the defaults of the flavour resolved so far (the flow's,
+    // once its own table is read), never those of a flavour a table below named.
+    base.apply_defaults(&flavour_defaults(base.flavour));
     // DCTCP implies ECN and BBR pacing unless this table says otherwise (then `validate_tcp`
-    // refuses it).
+    // refuses it); variant sack implies `sack`, which a flow of another variant then inherits
+    // as if the table had set it.
     if base.variant.requires_ecn() && ecn != Some(false) {
         base.ecn = true;
     }
@@ -173,6 +199,7 @@ fn apply_tcp(
     }
     if base.variant.recovery() == Recovery::Sack && sack != Some(false) {
         base.sack = true;
+        base.explicit |= ex::SACK;
     }
     if let Some(cc) = t.table(CC.name)? {
         read_constants(key, base, cc)?;
@@ -186,7 +213,6 @@ fn apply_tcp(
     (base.cc, base.linux_cc) = (cc, linux_cc);
     if base.flavour == Flavour::Linux {
         check_linux(key, base, (syn, sack))?;
-        base.apply_linux_defaults();
     }
     Ok(())
 }

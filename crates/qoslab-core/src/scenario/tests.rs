@@ -236,6 +236,102 @@ fn tcp_flavour_linux_defaults_overrides_and_refusals() {
     }
 }
 
+/// A flow's resolved values of the keys whose defaults differ between the flavours.
+fn flavoured_keys(t: &TcpConfig) -> (u32, u32, bool, u64, bool, u64, u64, u64, bool) {
+    (
+        t.initial_window_pkts,
+        t.window_pkts,
+        t.delayed_ack,
+        t.delack_interval_ns,
+        t.syn,
+        t.initial_rto_ns,
+        t.min_rto_ns,
+        t.max_rto_ns,
+        t.sack,
+    )
+}
+
+#[test]
+fn a_flows_flavour_brings_its_own_defaults() {
+    use crate::traffic::tcp::Flavour;
+    let with = |tcp: &str, own: &str| {
+        let src = DUMBBELL
+            .replace("[[flow]]", &format!("[tcp]\n{tcp}\n\n[[flow]]"))
+            .replace(
+                "tcp = { packet_size = \"500B\" }",
+                &format!("tcp = {{ {own} }}"),
+            );
+        let s =
+            Scenario::from_toml(&src, "t.toml").unwrap_or_else(|e| panic!("{tcp} / {own}: {e}"));
+        s.flows[0].tcp.clone().unwrap()
+    };
+    // ns-2.35's: IW 2, window 20, no delayed ACKs (100 ms when on), SYN, RTO 3 s in
+    // [200 ms, 60 s], no SACK; Linux's: IW 10, window 10000, delayed ACKs after 40 ms, no SYN,
+    // RTO 1 s in [200 ms, 120 s], SACK.
+    let ns2 = (
+        2,
+        20,
+        false,
+        100_000_000,
+        true,
+        3_000_000_000,
+        200_000_000,
+        60_000_000_000,
+        false,
+    );
+    let linux = (
+        10,
+        10_000,
+        true,
+        40_000_000,
+        false,
+        1_000_000_000,
+        200_000_000,
+        120_000_000_000,
+        true,
+    );
+    // An ns2 flow under a linux [tcp] has ns-2's, as under no [tcp] at all; its own table
+    // alone (`flavour = "ns2"`, variant reno: ns-2's non-SACK agent) is accepted.
+    for own in [
+        "flavour = \"ns2\"",
+        "flavour = \"ns2\", variant = \"newreno\"",
+    ] {
+        let t = with("flavour = \"linux\"", own);
+        assert_eq!(
+            (t.flavour, flavoured_keys(&t)),
+            (Flavour::Ns2, ns2),
+            "{own}"
+        );
+    }
+    let t = with(
+        "flavour = \"linux\"",
+        "flavour = \"ns2\", variant = \"cubic\"",
+    );
+    assert_eq!(flavoured_keys(&t), ns2);
+    assert_eq!(flavoured_keys(&with("", "variant = \"cubic\"")), ns2);
+    // What [tcp] sets is still inherited (the user's value, not a flavour's default).
+    let t = with("flavour = \"linux\"\nwindow = 300", "flavour = \"ns2\"");
+    assert_eq!((t.window_pkts, t.initial_window_pkts), (300, 2));
+    // The other way round: a linux flow under an ns2 [tcp] has Linux's.
+    for tcp in [
+        "flavour = \"ns2\"",
+        "",
+        "variant = \"newreno\"\nflavour = \"ns2\"",
+    ] {
+        let t = with(tcp, "flavour = \"linux\", variant = \"reno\"");
+        assert_eq!(
+            (t.flavour, flavoured_keys(&t)),
+            (Flavour::Linux, linux),
+            "{tcp}"
+        );
+    }
+    assert_eq!(flavoured_keys(&with("flavour = \"linux\"", "")), linux);
+    // A variant's implied SACK is inherited within a flavour as before (ns2 CUBIC under
+    // [tcp] variant = "sack" recovers with SACK).
+    let t = with("variant = \"sack\"", "variant = \"cubic\"");
+    assert!(t.sack && t.flavour == Flavour::Ns2);
+}
+
 #[test]
 fn tcp_variant_constants_inherit_key_by_key_and_are_checked() {
     use crate::traffic::cc::{cubic::CubicParams, CcParams};

@@ -67,8 +67,8 @@ pub struct TcpConfig {
     /// defaults' (`[tcp]`): a flow that changes its variant takes that variant's table.
     #[serde(skip)]
     pub cc_tables: std::collections::BTreeMap<String, toml::Table>,
-    /// Keys a scenario table set explicitly ([`explicit`] bits), so the linux flavour's
-    /// defaults fill only the others.
+    /// Keys a scenario table set explicitly ([`explicit`] bits; `sack` also when a table's
+    /// variant implies it), so the flow's flavour's defaults fill only the others.
     #[serde(skip)]
     pub explicit: u16,
 }
