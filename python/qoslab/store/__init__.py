@@ -592,17 +592,12 @@ class Store:
         name: str,
         grid: Mapping[str, Sequence[Any]],
         *,
-        identity: checks.SweepIdentity | None = None,
+        identity: SweepIdentity | None = None,
         replace: bool = False,
     ) -> int:
-        """Records that sweep ``name`` runs over ``grid`` ({key: values}) with ``identity`` (its
-        scenario's hash and its ``--set`` assignments). A name already stored with another grid,
-        scenario or ``--set`` is refused (:class:`StoreError` naming what differs), unless
-        ``replace``: then its memberships are dropped (its runs stay) and the name starts afresh.
-        Returns how many memberships were dropped. A name stored before sweeps kept their grids
-        (schema 2) is compared with the grid its memberships imply: the same keys, values among
-        the new grid's (a resumed sweep); one stored before they kept their identity takes
-        ``identity``."""
+        """Claims sweep ``name`` for ``grid`` ({key: values}) and ``identity``: a :class:`StoreError`
+        naming what differs, or with ``replace`` the name's memberships dropped (its runs stay);
+        returns how many (:func:`qoslab.store.checks.claim_sweep`)."""
         c = self.conn
         with self._guard():
             c.execute("BEGIN IMMEDIATE")

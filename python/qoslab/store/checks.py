@@ -178,7 +178,9 @@ def claim_sweep(
     """qoslab.store.Store.claim_sweep's work, inside the caller's transaction: records the grid
     and ``identity`` of sweep ``name``. Returns (why it may not, or None; how many memberships
     ``replace`` dropped). A name stored with another grid, scenario or ``--set`` is refused
-    unless ``replace``; a name stored before sweeps kept their identity takes ``identity``."""
+    unless ``replace``. A name stored before sweeps kept their grids (schema 2) is compared with
+    the grid its memberships imply: the same keys, values among the new grid's (a resumed sweep);
+    one stored before they kept their identity takes ``identity``."""
     _ensure_identity_columns(c)
     want = grid_key(grid)
     row = c.execute(
