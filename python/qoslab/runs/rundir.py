@@ -38,6 +38,8 @@ MARKER = ".qoslab-run"
 MARKER_FORMAT = "qoslab-run"
 #: Where runs without --out that capture write (relative to the working directory).
 FRESH_ROOT = "qoslab-runs"
+#: The marker's key naming the reproduction (``OUT/NAME``'s NAME) that wrote the folder.
+REPRODUCTION = "reproduction"
 
 
 class OutputFolderError(OSError):
@@ -57,6 +59,8 @@ def _marker(d: Path) -> dict[str, object] | None:
 
 
 def _describe(doc: dict[str, object]) -> str:
+    if REPRODUCTION in doc:
+        return f"a reproduction of {doc.get(REPRODUCTION)!r}, qoslab {doc.get('version')}"
     return f"scenario {doc.get('scenario')!r}, seed {doc.get('seed')}, qoslab {doc.get('version')}"
 
 
@@ -157,3 +161,64 @@ def abandon(d: Path, *, remove: bool) -> None:
         (d / MARKER).unlink()
         if remove:
             d.rmdir()
+
+
+# -- a reproduction's folder --------------------------------------------------------------------
+
+
+def check_reproduction(d: Path, name: str) -> None:
+    """Refuses (:class:`OutputFolderError`) a folder ``d`` that reproduction ``name`` may not write
+    into: a symbolic link, not a folder, or a folder that is not empty and holds no marker of
+    this reproduction (someone else's files, or a ``qoslab run``'s). Called before any run."""
+    if d.is_symlink():
+        raise OutputFolderError(
+            f"--out: {d} is a symbolic link; a reproduction writes only into a folder of its own: "
+            "remove the link or choose another --out"
+        )
+    if d.parent.exists() and not d.parent.is_dir():
+        raise OutputFolderError(f"--out {d.parent}: exists and is not a folder")
+    if d.exists() and not d.is_dir():
+        raise OutputFolderError(f"--out: {d} exists and is not a folder: choose another --out")
+    if not d.is_dir() or not any(d.iterdir()):
+        return
+    doc = _marker(d)
+    if doc is None:
+        raise OutputFolderError(
+            f"--out: {d} holds files qoslab did not write (no {MARKER} marker): a reproduction replaces "
+            "only a folder of its own; move them away or choose another --out"
+        )
+    if doc.get(REPRODUCTION) != name:
+        what = _describe(doc) if REPRODUCTION in doc else f"a qoslab run ({_describe(doc)})"
+        raise OutputFolderError(
+            f"--out: {d} holds {what}, not a reproduction of {name}: choose another --out"
+        )
+
+
+def claim_reproduction(d: Path, name: str) -> Path:
+    """Makes ``d`` reproduction ``name``'s folder once its runs are stored: checked again
+    (:func:`check_reproduction`), emptied of an earlier reproduction's outputs, and marked (the
+    marker is kept throughout, so a reproduction killed at any point leaves a folder the next one
+    recognises and replaces)."""
+    check_reproduction(d, name)
+    doc = {
+        "format": MARKER_FORMAT,
+        REPRODUCTION: name,
+        "version": _core.__version__,
+        "pid": os.getpid(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        for entry in d.iterdir():
+            if entry.name == MARKER:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        tmp = d / f"{MARKER}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+        tmp.replace(d / MARKER)
+    except OSError as e:
+        raise OutputFolderError(f"--out: cannot prepare {d}: {e.strerror or e}") from None
+    return d
