@@ -5,8 +5,8 @@ against the working directory, ``[[capture]] file = ".ssh/authorized_keys"`` run
 directory would replace that file. So a run writes only into its output folder:
 
 - ``--out DIR`` (``out=`` in :func:`qoslab.run`): DIR must be empty, absent, or hold an earlier
-  qoslab run; that one is replaced only with ``--force`` (``force=True``), which clears the
-  folder first. A folder qoslab did not write is never cleared, forced or not.
+  qoslab run; that one is replaced (whole, see below) only with ``--force`` (``force=True``).
+  A folder qoslab did not write is never cleared, forced or not.
 - without it, a run that captures writes into a fresh folder
   ``qoslab-runs/SCENARIO-YYYYmmdd-HHMMSS[-N]`` of the working directory, created for it.
 
