@@ -181,12 +181,13 @@ class _Errors:
             raise typer.Exit(130)
         from qoslab.experiments.base import UnknownExperiment
         from qoslab.runs.executors import ExecutorError
+        from qoslab.runs.rundir import OutputFolderError
         from qoslab.runs.sweep import GridError
         from qoslab.store import StoreError
 
         if isinstance(e, _core.ScenarioError):
             _fail(str(e.args[0]))
-        if isinstance(e, StoreError | GridError | ExecutorError | UnknownExperiment):
+        if isinstance(e, StoreError | GridError | ExecutorError | UnknownExperiment | OutputFolderError):
             _fail(str(e))
         if isinstance(e, ValueError) and not isinstance(e, UnicodeError):
             _fail(str(e))

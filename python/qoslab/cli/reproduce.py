@@ -158,6 +158,7 @@ def reproduce(
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
         exps, sequential = _mode(name, sender, seeds, quick, sequential, max_seeds, warmup, no_futility)
+        _check_folders(exps, out, quick, flavour, sender, tcp_flavour, warmup)
         ex = _executor(
             executor,
             jobs,
@@ -261,6 +262,28 @@ def _reproduce_each(
         for e in handover.errors:  # the next experiment computed those runs itself
             typer.echo(f"computing the next experiment's first runs ahead failed ({e}); it computed them")
     return done, any_failed
+
+
+def _check_folders(
+    exps: list[Experiment],
+    out: Path,
+    quick: bool,
+    flavour: str | None,
+    sender: str | None,
+    tcp_flavour: str | None,
+    warmup: str | None,
+) -> None:
+    """Each experiment's ``OUT/NAME``, checked before any run (a symbolic link, or a folder of
+    files qoslab did not write, is refused in one line: :func:`qoslab.runs.rundir.check_reproduction`)."""
+    from qoslab.experiments.base import Options
+    from qoslab.experiments.runner import out_name
+    from qoslab.runs.rundir import check_reproduction
+
+    tcp = None if tcp_flavour == "ns2" else tcp_flavour
+    for exp in exps:
+        opts = Options(quick=quick, seeds=[], flavour=flavour, sender=sender, tcp_flavour=tcp, warmup=warmup)
+        d = out / out_name(exp.name, opts)
+        check_reproduction(d, d.name)
 
 
 def _first_seeds(exp: Experiment, sequential: bool) -> int | None:

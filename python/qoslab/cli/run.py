@@ -44,7 +44,12 @@ def run(
     ] = None,
     allow_path: AllowPathOpt = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Replace the earlier qoslab run in --out (its folder is cleared).")
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace the earlier qoslab run in --out: the new run is written beside it and "
+            "takes its place whole once written (one run at a time: the folder is locked).",
+        ),
     ] = False,
 ) -> None:
     """Run a scenario and print per-flow throughput, fairness, utilisation and drops. Memory and

@@ -98,8 +98,9 @@ def sweep(
         bool,
         typer.Option(
             "--replace",
-            help="Start the sweep name afresh when the store has it with another grid (its stored "
-            "runs stay; only their membership of this name is dropped).",
+            help="Start the sweep name afresh when the store has it with another grid, scenario or "
+            "--set: the runs listed under the name are dropped from it (they stay in the store, "
+            "and are reused where this sweep asks for them).",
         ),
     ] = False,
 ) -> None:
@@ -108,11 +109,13 @@ def sweep(
 
     from qoslab.runs import sweep as sw
     from qoslab.stats import mean_ci_table, seed_ranges
-    from qoslab.store import Store
+    from qoslab.store import Store, SweepIdentity
 
     with _Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
-        base = _load(scenario, set_, allow_path)
+        from_file = _load(scenario, None, allow_path)
+        base = from_file.with_overrides(set_ or [], via="--set")
+        identity = SweepIdentity(from_file.sha256(), str(scenario), tuple(set_ or ()))
         points = sw.override_points(base, axes)
         seed_values = sw.seed_list(seeds, first_seed)
         label = name or base.name
@@ -150,8 +153,15 @@ def sweep(
                 label=label,
                 progress=not quiet,
                 grid=axes,
+                identity=identity,
                 replace_grid=replace,
             )
+            if rep.memberships_dropped:
+                typer.echo(
+                    f"sweep {label}: --replace dropped {rep.memberships_dropped} run membership(s) of the "
+                    "name (the runs stay in the store)",
+                    err=True,
+                )
             runs = sw.sweep_runs(st, specs, axes)
         by = sw.axis_columns(runs, axes)
         stats = sw.sweep_statistics(runs, show_metrics, by=by)

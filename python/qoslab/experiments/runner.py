@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +22,7 @@ from qoslab.report.docfigures import figure_record, write_manifest
 from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
 from qoslab.report.results import RunRow, load
+from qoslab.runs import rundir
 from qoslab.runs.executors import Executor, LocalExecutor
 from qoslab.runs.sweep import RunSpec, SweepReport, run_sweep
 from qoslab.stats import Estimate, comparison_row, estimate, seed_ranges, summarize
@@ -390,8 +390,7 @@ def reproduce(
     )
     opts = replace(opts, warmup=warmup)
     out_dir = Path(out) / out_name(exp.name, opts)
-    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "report.md").exists():
-        raise ValueError(f"{out_dir} exists and does not hold a previous report: choose another --out")
+    rundir.check_reproduction(out_dir, out_dir.name)  # OutputFolderError: one line, before any run
     st = store if isinstance(store, Store) else Store(store)
     executor = executor or LocalExecutor()
     try:
@@ -401,9 +400,7 @@ def reproduce(
         rep = run_sweep(specs, st, executor, progress=progress, label=exp.name)
         if after_runs is not None:
             after_runs()
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        out_dir.mkdir(parents=True)
+        rundir.claim_reproduction(out_dir, out_dir.name)  # emptied and marked (never an unmarked one)
         ctx = Context(exp, opts, sweeps, specs, st, out_dir)
         ctx.deferred = [] if defer_figures else None
         if progress:

@@ -309,12 +309,24 @@ STORE_SWEEP_RUNS = OutputFile(
 STORE_SWEEPS = OutputFile(
     "results.db: sweeps",
     "store",
-    "One row per sweep name: the grid it was run with (another grid under the name is refused, "
-    "`--replace` starts it afresh).",
+    "One row per sweep name: the grid, scenario and --set it was run with (another of any of "
+    "these under the name is refused, `--replace` starts it afresh).",
     (
         Column("name", "text", "The sweep's name."),
         Column("grid", "JSON text", "Its grid: {key: [values as given, sorted]}."),
-        Column("created", "Unix time, s", "When the name was given this grid."),
+        Column("created", "Unix time, s", "When the name was given this grid, scenario and --set."),
+        Column(
+            "scenario_sha256",
+            "text",
+            "SHA-256 of the canonical scenario before any --set (NULL: claimed before sweeps kept it).",
+        ),
+        Column("scenario_source", "text", "The scenario file it was last run from (named in messages)."),
+        Column(
+            "sets",
+            "JSON text",
+            "Its --set assignments: a list, stripped around the key and '=', sorted unless a key is "
+            "given twice.",
+        ),
     ),
 )
 

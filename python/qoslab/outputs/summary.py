@@ -201,7 +201,8 @@ RUN_MARKER = OutputFile(
     ".qoslab-run",
     "run",
     "Written first (a small JSON object: format, scenario, seed, version, pid, started): marks the folder "
-    "as a qoslab run, the only kind `--force` clears before a new run replaces it (qoslab.runs.rundir).",
+    "as a qoslab run, the only kind `--force` replaces (qoslab.runs.rundir). A reproduction's OUT/NAME "
+    "holds one too, naming it (format, reproduction, version, pid, started).",
 )
 
 PCAP = OutputFile(

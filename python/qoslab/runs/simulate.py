@@ -593,11 +593,16 @@ def run(
 
         res = Result(sc, seed, raw, wall)
         res.spill = None if spill_to is None else transfers.adopt(raw, spill_to)
-        res.out = None if out is None else Path(out)
+        res.out = None if out is None else rundir.target(out)
         res.stopped = pace.verdict if res.partial else None
         res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
         if out is not None:
             res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
+            out = rundir.publish(out)  # a staged folder takes --out's place whole; the lock goes
+    except BaseException:
+        if out is not None:
+            rundir.release(out)  # a staged folder goes; --out keeps the earlier run
+        raise
     finally:
         if hashing is not None:
             hashing.join()

@@ -41,7 +41,7 @@ from qoslab.runs.tasks import (  # noqa: F401 — re-exported
 )
 from qoslab.scenario import Scenario
 from qoslab.stats import summarize
-from qoslab.store import RunKey, RunRecord, Store, StoreError
+from qoslab.store import RunKey, RunRecord, Store, StoreError, SweepIdentity
 
 
 class GridError(ValueError):
@@ -372,6 +372,8 @@ class SweepReport:
     failed: list[tuple[RunSpec, str]]
     wall_time_s: float
     compute_time_s: float
+    #: Memberships of the sweep name dropped by ``replace_grid`` (the runs stay in the store).
+    memberships_dropped: int = 0
 
     @property
     def ok(self) -> bool:
@@ -388,6 +390,7 @@ def run_sweep(
     progress: bool = True,
     label: str = "sweep",
     grid: Mapping[str, Sequence[Any]] | None = None,
+    identity: SweepIdentity | None = None,
     replace_grid: bool = False,
     batch_runs: int = BATCH_RUNS,
     batch_seconds: float = BATCH_SECONDS,
@@ -402,8 +405,10 @@ def run_sweep(
     and its time-series files pass their checksums (a damaged run is computed again).
 
     With ``grid`` (the sweep's axes, {key: values}), the specs' sweep name is claimed for that
-    grid (:meth:`Store.claim_sweep`): a name stored with another grid is refused with a
-    StoreError naming both, unless ``replace_grid`` starts the name afresh. Stored runs never
+    grid and ``identity`` (the scenario's hash and the ``--set`` assignments;
+    :meth:`Store.claim_sweep`): a name stored with another grid, scenario or ``--set`` is refused
+    with a StoreError naming what differs, unless ``replace_grid`` starts the name afresh (its
+    memberships dropped, counted in the report's ``memberships_dropped``). Stored runs never
     change: a run already stored is only added to this sweep's memberships.
 
     Runs are committed in batches (``batch_runs``, ``batch_seconds``: :data:`BATCH_RUNS`). With
@@ -416,11 +421,12 @@ def run_sweep(
     for s in specs:
         by_key.setdefault(s.key, []).append(s)
     fns = _metric_functions(by_key, metrics)
+    dropped = 0
     store.acquire()
     try:
         if grid is not None:
             for name in dict.fromkeys(s.sweep for s in specs):
-                store.claim_sweep(name, grid, replace=replace_grid)
+                dropped += store.claim_sweep(name, grid, identity=identity, replace=replace_grid)
         ok_keys = _reuse_stored(store, by_key, fns)
         done = set(ok_keys)
         todo = [k for k in by_key if k not in done]
@@ -445,6 +451,7 @@ def run_sweep(
         failed=[(by_key[k][0], e) for k, e in coord.failed.items()],
         wall_time_s=time.perf_counter() - t0,
         compute_time_s=coord.compute_s,
+        memberships_dropped=dropped,
     )
 
 

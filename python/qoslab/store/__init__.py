@@ -7,8 +7,8 @@ Layout of a store directory::
     series/ab/<run>.queue.parquet, series/ab/<run>.flow.parquet
 
 Stored runs do not change: a run belongs to every sweep that used it, with the parameters each
-gave it (``sweep_runs``), and a sweep name keeps the grid it was first run with (``sweeps``;
-:meth:`Store.claim_sweep`). Each Parquet file's SHA-256 is recorded with its run
+gave it (``sweep_runs``), and a sweep name keeps the grid, scenario and ``--set`` it was first run
+with (``sweeps``; :meth:`Store.claim_sweep`). Each Parquet file's SHA-256 is recorded with its run
 (:mod:`qoslab.store.checks`).
 
 A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
@@ -43,6 +43,7 @@ from typing import Any
 import pandas as pd
 
 from qoslab.store import checks
+from qoslab.store.checks import SweepIdentity as SweepIdentity
 from qoslab.store.schema import DB_NAME as DB_NAME
 from qoslab.store.schema import FORMAT as FORMAT
 from qoslab.store.schema import MIGRATIONS as _MIGRATIONS
@@ -586,17 +587,22 @@ class Store:
 
     # -- sweeps ------------------------------------------------------------------------------------
 
-    def claim_sweep(self, name: str, grid: Mapping[str, Sequence[Any]], *, replace: bool = False) -> None:
-        """Records that sweep ``name`` runs over ``grid`` ({key: values}). A name already stored
-        with another grid is refused (:class:`StoreError` naming both), unless ``replace``: then
-        its memberships are dropped (its runs stay) and the name starts afresh with ``grid``. A
-        name stored before sweeps kept their grids (schema 2) is compared with the grid its
-        memberships imply: the same keys, values among the new grid's (a resumed sweep)."""
+    def claim_sweep(
+        self,
+        name: str,
+        grid: Mapping[str, Sequence[Any]],
+        *,
+        identity: SweepIdentity | None = None,
+        replace: bool = False,
+    ) -> int:
+        """Claims sweep ``name`` for ``grid`` ({key: values}) and ``identity``: a :class:`StoreError`
+        naming what differs, or with ``replace`` the name's memberships dropped (its runs stay);
+        returns how many (:func:`qoslab.store.checks.claim_sweep`)."""
         c = self.conn
         with self._guard():
             c.execute("BEGIN IMMEDIATE")
             try:
-                refused = checks.claim_sweep(c, name, grid, replace=replace)
+                refused, dropped = checks.claim_sweep(c, name, grid, identity, replace=replace)
                 if refused is not None:
                     raise StoreError(f"result store {self.root}: {refused}")
                 c.execute("COMMIT")
@@ -604,6 +610,7 @@ class Store:
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise
+        return dropped
 
     # -- integrity --------------------------------------------------------------------------------
 

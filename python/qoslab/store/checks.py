@@ -7,9 +7,10 @@ first, and a resumed sweep recomputes a run whose files are missing or fail thei
 Runs stored before schema 3 have no checksum: --check says how many, and reads those files as
 Parquet instead (which catches what breaks the file's structure, not every changed byte).
 
-A sweep name belongs to one grid (``sweeps``: name, grid): reusing the name with another grid
-would mix two experiments under one label, so it is refused (``--replace`` starts the name
-afresh: its memberships go, its runs stay).
+A sweep name belongs to one experiment (``sweeps``: name, grid, and the scenario's hash and the
+``--set`` assignments it was run with, :class:`SweepIdentity`): reusing the name with another grid,
+scenario or ``--set`` would mix two experiments under one label, so it is refused (``--replace``
+starts the name afresh: its memberships go, its runs stay).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -103,30 +105,119 @@ def grid_of_memberships(params: Sequence[str]) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
+@dataclass(frozen=True)
+class SweepIdentity:
+    """What a sweep runs besides its grid: the scenario (the SHA-256 of the canonical scenario
+    before any ``--set``, and its file, named in messages) and the ``--set`` assignments."""
+
+    scenario_sha256: str
+    scenario_source: str
+    sets: tuple[str, ...] = ()
+
+    def canonical_sets(self) -> list[str]:
+        """The assignments as compared: stripped around the key and ``=``; sorted, unless a key is
+        given twice (then the order decides which value holds)."""
+        out = []
+        for a in self.sets:
+            k, eq, v = a.partition("=")
+            out.append(f"{k.strip()}{eq}{v.strip()}")
+        keys = [a.partition("=")[0] for a in out]
+        return sorted(out) if len(set(keys)) == len(keys) else out
+
+
+#: The identity columns of ``sweeps`` (added to a store whose table predates them).
+IDENTITY_COLUMNS = ("scenario_sha256", "scenario_source", "sets")
+
+
+def _sets_text(sets: Sequence[str]) -> str:
+    return "no --set" if not sets else " ".join(f"--set {a!r}" for a in sets)
+
+
+def _identity_differences(have: tuple[str | None, str | None, str | None], want: SweepIdentity) -> list[str]:
+    """What differs between the stored identity ``have`` (its columns; NULL: stored before
+    sweeps kept it) and ``want``, one phrase each."""
+    sha, source, sets_json = have
+    diffs = []
+    if sha is not None and sha != want.scenario_sha256:
+        diffs.append(
+            f"with scenario {source!r} (sha256 {sha[:12]}), this sweep's is {want.scenario_source!r} "
+            f"(sha256 {want.scenario_sha256[:12]})"
+        )
+    if sets_json is not None:
+        stored: list[str] = json.loads(sets_json)
+        mine = want.canonical_sets()
+        if stored != mine:
+            there = [a for a in stored if a not in mine]
+            here = [a for a in mine if a not in stored]
+            if there and here:
+                diffs.append(f"with {_sets_text(there)}, this sweep has {_sets_text(here)}")
+            elif there:
+                diffs.append(f"with {_sets_text(there)}, which this sweep lacks")
+            elif here:
+                diffs.append(f"without {_sets_text(here)}, which this sweep adds")
+            else:  # one key given twice, in another order
+                diffs.append(f"with {_sets_text(stored)}, this sweep has {_sets_text(mine)}")
+    return diffs
+
+
+def _ensure_identity_columns(c: sqlite3.Connection) -> None:
+    have = {r[1] for r in c.execute("PRAGMA table_info(sweeps)")}
+    for col in IDENTITY_COLUMNS:
+        if col not in have:
+            c.execute(f"ALTER TABLE sweeps ADD COLUMN {col} TEXT")
+
+
 def claim_sweep(
-    c: sqlite3.Connection, name: str, grid: Mapping[str, Sequence[Any]], *, replace: bool
-) -> str | None:
+    c: sqlite3.Connection,
+    name: str,
+    grid: Mapping[str, Sequence[Any]],
+    identity: SweepIdentity | None = None,
+    *,
+    replace: bool,
+) -> tuple[str | None, int]:
     """qoslab.store.Store.claim_sweep's work, inside the caller's transaction: records the grid
-    of sweep ``name``, or returns why it may not (the name is stored with another grid)."""
+    and ``identity`` of sweep ``name``. Returns (why it may not, or None; how many memberships
+    ``replace`` dropped). A name stored with another grid, scenario or ``--set`` is refused
+    unless ``replace``. A name stored before sweeps kept their grids (schema 2) is compared with
+    the grid its memberships imply: the same keys, values among the new grid's (a resumed sweep);
+    one stored before they kept their identity takes ``identity``."""
+    _ensure_identity_columns(c)
     want = grid_key(grid)
-    row = c.execute("SELECT grid FROM sweeps WHERE name = ?", (name,)).fetchone()
+    row = c.execute(
+        "SELECT grid, scenario_sha256, scenario_source, sets FROM sweeps WHERE name = ?", (name,)
+    ).fetchone()
+    diffs: list[str] = []
     if row is not None:
         have: dict[str, list[str]] = json.loads(row[0])
-        same = have == want
+        if have != want:
+            diffs.append(f"with {grid_text(have)}, this sweep has {grid_text(grid)}")
+        if identity is not None:
+            diffs += _identity_differences((row[1], row[2], row[3]), identity)
     else:
         params = [r[0] for r in c.execute("SELECT params FROM sweep_runs WHERE sweep = ?", (name,))]
         have = grid_of_memberships(params)
         # stored before sweeps kept their grids: a resumed sweep has the keys and the values
-        same = not params or (set(have) == set(want) and all(set(v) <= set(want[k]) for k, v in have.items()))
-    if not same and not replace:
+        if params and not (set(have) == set(want) and all(set(v) <= set(want[k]) for k, v in have.items())):
+            diffs.append(f"with {grid_text(have)}, this sweep has {grid_text(grid)}")
+    if diffs and not replace:
         return (
-            f"sweep name {name!r} is stored with {grid_text(have)}, this sweep has {grid_text(grid)}: "
-            "choose another --name, or give --replace to start the name afresh (its stored runs are kept)"
+            f"sweep name {name!r} is stored {'; '.join(diffs)}: choose another --name, or give "
+            "--replace to start the name afresh (its stored runs are kept)",
+            0,
         )
-    if not same:
-        c.execute("DELETE FROM sweep_runs WHERE sweep = ?", (name,))
-    c.execute(
-        "INSERT OR REPLACE INTO sweeps (name, grid, created) VALUES (?, ?, ?)",
-        (name, json.dumps(want), time.time()),
+    dropped = 0
+    if diffs:
+        dropped = c.execute("DELETE FROM sweep_runs WHERE sweep = ?", (name,)).rowcount
+    keep = row is not None and not diffs
+    kept_identity = (row[1], row[2], row[3]) if keep and row is not None else (None, None, None)
+    ident = (
+        (identity.scenario_sha256, identity.scenario_source, json.dumps(identity.canonical_sets()))
+        if identity is not None
+        else kept_identity
     )
-    return None
+    c.execute(
+        "INSERT OR REPLACE INTO sweeps (name, grid, created, scenario_sha256, scenario_source, sets) "
+        "VALUES (?, ?, COALESCE((SELECT created FROM sweeps WHERE name = ? AND ?), ?), ?, ?, ?)",
+        (name, json.dumps(want), name, keep, time.time(), *ident),
+    )
+    return None, dropped

@@ -186,7 +186,14 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     PRIMARY KEY (sweep, run_id, params)
 );
 CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);
-CREATE TABLE IF NOT EXISTS sweeps (name TEXT PRIMARY KEY, grid TEXT NOT NULL, created REAL);
+CREATE TABLE IF NOT EXISTS sweeps (
+    name TEXT PRIMARY KEY,
+    grid TEXT NOT NULL,
+    created REAL,
+    scenario_sha256 TEXT,
+    scenario_source TEXT,
+    sets TEXT
+);
 """
 
 #: How to bring a store of schema N to N + 1 (SQL run in one transaction by :func:`qoslab.store.migrate`).
