@@ -146,6 +146,9 @@ def run(
         fail(str(e))
     except RunInterrupted as e:
         r = e.result
+        if not r.partial:  # the signal came while the outputs were written: they were finished
+            echo_err(f"interrupted after the run: finished writing its outputs to {e.out} (complete)")
+            raise SystemExit(130) from None
         where = f": wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
         echo_err(
             f"interrupted at t = {r.simulated_until_s:g} s of {sc.outline['duration_ns'] / 1e9:g} s{where}"

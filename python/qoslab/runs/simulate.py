@@ -32,6 +32,7 @@ from qoslab.runs._gc import paused
 from qoslab.runs.budget import Budget, BudgetError, Pace, capture_note
 from qoslab.runs.budget import check as check_budget
 from qoslab.runs.columnar import FRAME, PLAIN, Columnar
+from qoslab.runs.deferral import signals_deferred
 from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
 from qoslab.scenario import Scenario, load_scenario
 
@@ -568,6 +569,7 @@ def run(
     cap_limit, cap_what = budget.capture_limit(Path(out or ".")) if cap else (0.0, "")
     pace = Pace(budget.time_limit(), progress)
     hashing = _hash_beside(sc)
+    signalled: list[int] = []  # SIGINT/SIGTERM while the outputs were written
     try:
         t0 = time.perf_counter()
         spill_to = spilled = None  # finished transfers past SPILL_AFTER go to a file (transfers.py)
@@ -591,19 +593,21 @@ def run(
             raise
         wall = time.perf_counter() - t0
 
-        res = Result(sc, seed, raw, wall)
-        res.spill = None if spill_to is None else transfers.adopt(raw, spill_to)
-        res.out = None if out is None else Path(out)
-        res.stopped = pace.verdict if res.partial else None
-        res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
-        if out is not None:
-            res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
+        # The outputs are written whole: a signal meanwhile is acted on once they are (below).
+        with signals_deferred() as signalled:
+            res = Result(sc, seed, raw, wall)
+            res.spill = None if spill_to is None else transfers.adopt(raw, spill_to)
+            res.out = None if out is None else Path(out)
+            res.stopped = pace.verdict if res.partial else None
+            res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
+            if out is not None:
+                res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
     finally:
         if hashing is not None:
             hashing.join()
     if res.stopped:
         raise RunOverBudget(res, out)
-    if res.partial:
+    if res.partial or signalled:
         raise RunInterrupted(res, out)
     return res
 
@@ -653,7 +657,9 @@ class RunOverBudget(BudgetError):
 
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C (or SIGTERM in the CLI): ``result`` holds what was measured up to
-    ``result.simulated_until_s``, already written to ``out`` (if given), marked partial."""
+    ``result.simulated_until_s``, already written to ``out`` (if given), marked partial; or, when
+    the signal came while the outputs were written, the whole run (``result.partial`` false),
+    its outputs complete."""
 
     def __init__(self, result: Result, out: str | Path | None) -> None:
         super().__init__(f"interrupted at t = {result.simulated_until_s:g} s")
