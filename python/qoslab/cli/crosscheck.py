@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import app
+from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
 
@@ -77,7 +78,7 @@ def crosscheck(
             tcp_flavour=tcp_flavour,
         )
     except (ns2.Ns2Error, CrosscheckRefused) as e:
-        typer.echo(f"error: {scenario}: {str(e).splitlines()[0]}", err=True)
+        echo_err(f"error: {scenario}: {str(e).splitlines()[0]}")
         raise typer.Exit(2) from None
     except ns3.Ns3Error as e:
         _fail(f"{scenario}: {e}")

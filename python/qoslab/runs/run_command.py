@@ -19,9 +19,13 @@ MAX_ROWS_SHOWN = 40
 
 
 def echo_err(msg: str) -> None:
-    """``typer.echo(msg, err=True)``: one line on stderr, flushed. Written here when that is
+    """``typer.echo(msg, err=True)``, its control characters escaped
+    (:func:`qoslab.errors.printable`): one line on stderr, flushed. Written here when that is
     certainly what typer (its copy of click's echo) writes: no ANSI escape, which it strips off a
     terminal, and a UTF-8 stderr, which it does not re-wrap; by typer otherwise."""
+    from qoslab.errors import printable
+
+    msg = printable(msg)  # values quoted from a scenario, a path or an option: never raw controls
     err = sys.stderr
     if err is None or "\x1b" in msg or not (getattr(err, "encoding", None) or "").lower().startswith("utf"):
         import typer
