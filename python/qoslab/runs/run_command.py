@@ -124,6 +124,10 @@ def run(
 
     if summary_only and out is None:
         fail("--summary-only writes summary.json: give the directory with --out")
+    from qoslab.runs.simulate import MAX_SEED, seed_error
+
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(seed_error("--seed", seed))
     sc = load(scenario, set_, allow_path)
     from qoslab.runs.budget import Budget, BudgetError, human_seconds
     from qoslab.runs.simulate import RunOverBudget

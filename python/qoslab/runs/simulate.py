@@ -524,6 +524,16 @@ def summary_json(summary: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+#: The largest seed: the core takes 64 bits, the result store (SQLite) 63.
+MAX_SEED = 2**63 - 1
+
+
+def seed_error(what: str, seed: int) -> str:
+    """The one line refusing ``seed`` given as ``what``."""
+    shown = str(seed) if len(str(seed)) <= 30 else f"a number of {len(str(seed))} digits"
+    return f"{what}: a seed is 0 to 2^63 - 1 ({MAX_SEED}), got {shown}"
+
+
 def run(
     scenario: Scenario | str | Path,
     seed: int | None = None,
@@ -551,8 +561,8 @@ def run(
     (:mod:`qoslab.runs.rundir`), named by ``Result.out``."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     seed = sc.default_seed if seed is None else int(seed)
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(seed_error("seed", seed))
     fresh = out is None and bool(sc.outline.get("captures"))
     out = rundir.claim(out, sc.name, seed, force=force) if out is not None else None
     out = rundir.fresh(sc.name, seed) if fresh else out
