@@ -168,8 +168,9 @@ class Context:
         runs = select(self.runs(sweep), where or {})
         frames = []
         for r in typed_rows(runs, RunRow):
-            rel = getattr(r, f"series_{kind}")
-            df = pd.read_parquet(self.store.root / rel)
+            # verified and confined to the store first (Store.series_path), as results.series reads
+            path = self.store.series_path(getattr(r, f"series_{kind}"), getattr(r, f"series_{kind}_sha256"))
+            df = pd.read_parquet(path)
             df["seed"] = r.seed
             df["run_id"] = r.run_id
             frames.append(df)
