@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import app
+from qoslab.report.csvsafe import write_csv
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
@@ -103,7 +104,7 @@ def crosscheck(
             extra += f"; within noise (more seeds would decide): {', '.join(v.noise)}"
         out.print(f"{v.family}: {v.verdict.upper()} (rows: {v.rows}; {v.worst}{extra})")
     if csv is not None:
-        pd.DataFrame(as_records(rows, against)).to_csv(csv, index=False)
+        write_csv(pd.DataFrame(as_records(rows, against)), csv)
     if json_out is not None:
         import json
 

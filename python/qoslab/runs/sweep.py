@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from qoslab import _core
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.results import axis_column, load, typed_params
 from qoslab.runs.executors import Executor, LocalExecutor
 from qoslab.runs.schedule import schedule
@@ -281,8 +282,8 @@ def write_sweep_tables(out: Path, runs: pd.DataFrame, stats: pd.DataFrame) -> tu
     out.mkdir(parents=True, exist_ok=True)
     runs_csv, stats_csv = out / "runs.csv", out / "stats.csv"
     series = ["series_queue", "series_flow", "series_queue_sha256", "series_flow_sha256"]
-    runs.drop(columns=[c for c in series if c in runs.columns]).to_csv(runs_csv, index=False)
-    stats.assign(version=_core.__version__).to_csv(stats_csv, index=False)
+    write_csv(runs.drop(columns=[c for c in series if c in runs.columns]), runs_csv)
+    write_csv(stats.assign(version=_core.__version__), stats_csv)
     return runs_csv, stats_csv
 
 
