@@ -121,6 +121,11 @@ def write_series_file(
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+class StoreBusy(StoreError):
+    """The store's database stayed locked by another process for longer than the store's
+    ``timeout``."""
+
+
 class Store:
     """A result store directory (created on first use unless ``create`` is False).
 
@@ -153,10 +158,29 @@ class Store:
                 raise StoreError(f"cannot create the result store {self.root}: {e.strerror}") from None
         #: Temporary files of killed writers removed when this store was opened.
         self.removed_temporaries: list[Path] = []
-        with self._guard():
-            self.conn = sqlite3.connect(self.db_path, timeout=timeout, isolation_level=None)
-            self._init(create)
+        self._open(create)
         self._remove_temporaries()
+
+    def _open(self, create: bool) -> None:
+        """Connects and checks (or creates) the schema, trying again for up to ``timeout``
+        seconds while another process holds the database: SQLite's own wait does not cover
+        every lock a concurrent start meets (switching a new database to WAL, a deferred read
+        turning into a write), which answer "locked" at once."""
+        deadline = time.monotonic() + self.timeout
+        pause = 0.01
+        while True:
+            try:
+                with self._guard():
+                    self.conn = sqlite3.connect(self.db_path, timeout=self.timeout, isolation_level=None)
+                    self._init(create)
+                return
+            except StoreBusy:
+                with contextlib.suppress(sqlite3.Error, AttributeError):
+                    self.conn.close()
+                if time.monotonic() + pause > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(2 * pause, 0.5)
 
     # -- errors ---------------------------------------------------------------------------------
 
@@ -168,9 +192,10 @@ class Store:
         except sqlite3.OperationalError as e:
             msg = str(e)
             if "locked" in msg or "busy" in msg:
-                raise StoreError(
-                    f"result store {self.db_path} is locked by another process ({msg}); "
-                    "wait for it to finish or use another --store"
+                raise StoreBusy(
+                    f"result store {self.db_path} is locked by another process: waited {self.timeout:g} s "
+                    "(QOSLAB_STORE_TIMEOUT); wait for it to finish, raise QOSLAB_STORE_TIMEOUT, or use "
+                    "another --store"
                 ) from None
             if "disk is full" in msg or "disk I/O error" in msg:
                 raise StoreError(
