@@ -169,7 +169,6 @@ class Context:
         runs = select(self.runs(sweep), where or {})
         frames = []
         for r in typed_rows(runs, RunRow):
-            # verified and confined to the store first (Store.series_path), as results.series reads
             path = self.store.series_path(getattr(r, f"series_{kind}"), getattr(r, f"series_{kind}_sha256"))
             df = pd.read_parquet(path)
             df["seed"] = r.seed

@@ -50,6 +50,7 @@ from qoslab.store.schema import SCHEMA as _SCHEMA
 from qoslab.store.schema import SCHEMA_VERSION, _schema_of
 from qoslab.store.schema import Rows as Rows
 from qoslab.store.schema import RunRecord as RunRecord
+from qoslab.store.schema import StoreBusy as StoreBusy
 from qoslab.store.schema import StoreError as StoreError
 from qoslab.store.schema import migrate as migrate
 from qoslab.store.schema import py_value as _py
@@ -121,11 +122,6 @@ def write_series_file(
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class StoreBusy(StoreError):
-    """The store's database stayed locked by another process for longer than the store's
-    ``timeout``."""
-
-
 class Store:
     """A result store directory (created on first use unless ``create`` is False).
 
@@ -158,29 +154,16 @@ class Store:
                 raise StoreError(f"cannot create the result store {self.root}: {e.strerror}") from None
         #: Temporary files of killed writers removed when this store was opened.
         self.removed_temporaries: list[Path] = []
-        self._open(create)
+        checks.retry_busy(lambda: self._open(create), self.timeout, StoreBusy)
         self._remove_temporaries()
 
     def _open(self, create: bool) -> None:
-        """Connects and checks (or creates) the schema, trying again for up to ``timeout``
-        seconds while another process holds the database: SQLite's own wait does not cover
-        every lock a concurrent start meets (switching a new database to WAL, a deferred read
-        turning into a write), which answer "locked" at once."""
-        deadline = time.monotonic() + self.timeout
-        pause = 0.01
-        while True:
-            try:
-                with self._guard():
-                    self.conn = sqlite3.connect(self.db_path, timeout=self.timeout, isolation_level=None)
-                    self._init(create)
-                return
-            except StoreBusy:
-                with contextlib.suppress(sqlite3.Error, AttributeError):
-                    self.conn.close()
-                if time.monotonic() + pause > deadline:
-                    raise
-                time.sleep(pause)
-                pause = min(2 * pause, 0.5)
+        """Connects and checks (or creates) the schema; again while another process holds the
+        database, for up to ``timeout`` s (:func:`checks.retry_busy`; a failed try's connection
+        is closed as it is dropped)."""
+        with self._guard():
+            self.conn = sqlite3.connect(self.db_path, timeout=self.timeout, isolation_level=None)
+            self._init(create)
 
     # -- errors ---------------------------------------------------------------------------------
 

@@ -19,9 +19,26 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+
+def retry_busy(attempt: Callable[[], None], timeout: float, busy: type[Exception]) -> None:
+    """Calls ``attempt`` until it raises no ``busy`` (another process holding the database),
+    pausing between tries (10 ms, doubling to 0.5 s); the last ``busy`` once ``timeout`` s have
+    passed. SQLite's own wait does not cover every lock a concurrent start meets (switching a
+    new database to WAL, a deferred read turning into a write), which answer "locked" at once."""
+    deadline, pause = time.monotonic() + timeout, 0.01
+    while True:
+        try:
+            return attempt()
+        except busy:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(2 * pause, 0.5)
+
 
 #: Bytes hashed per read.
 _CHUNK = 1 << 20
