@@ -305,3 +305,65 @@ def test_finished_transfers_memory_stays_flat(tmp_path):
     assert est.transfers > 10 * SPILL_AFTER
     series = ROW_BYTES * (est.series_rows - small.series_rows)
     assert est.memory_bytes - small.memory_bytes - series <= RECORD_BYTES * SPILL_AFTER
+
+
+def _cbr_line(tmp_path: Path, name: str, duration: str, timing: str) -> Path:
+    """One 1 Gbit/s link carrying a 1 Gbit/s CBR of 100-byte packets, the link's `timing`
+    (delay or jitter) as given."""
+    text = TWO_NODES.format(name=name, duration=duration, bandwidth="1Gbps").replace('delay = "1ms"', timing)
+    text += (
+        '[[flow]]\nname = "cbr"\nsrc = "a"\ndst = "b"\ntype = "cbr"\nrate = "1Gbps"\npacket_size = "100B"\n'
+    )
+    s = tmp_path / f"{name}.toml"
+    s.write_text(text)
+    return s
+
+
+@pytest.mark.parametrize("timing", ['delay = "1000000s"', 'delay = "1ms"\njitter = "1000000s"'])
+def test_packets_in_a_propagation_line_are_counted_and_refused_up_front(tmp_path, timing):
+    """A 1 Gbit/s CBR of 100-byte packets over a link of 10^6 s of delay (or jitter) holds every
+    packet it sends in the link's line: 2.5 million in 2 s. Under QOSLAB_MAX_MEMORY=300MB the run
+    is refused in one line naming the file, the link's key, the estimate and the limit (it ran,
+    peaking at 356 MB); under a `ulimit -v` the budget reads, a 20 s run is refused the same way
+    (it aborted on a failed allocation of 2 GB)."""
+    import os
+
+    key = "link.jitter" if "jitter" in timing else "link.delay"
+    s = _cbr_line(tmp_path, "line", "2s", timing)
+    env = {**os.environ, "QOSLAB_MAX_MEMORY": "300MB"}
+    line = one_line_error(
+        subprocess.run([QOSLAB, "run", str(s)], capture_output=True, text=True, env=env, timeout=60)
+    )
+    assert "line.toml" in line and f"key `{key}`" in line and "link 'l'" in line, line
+    assert "2.5e+06 packets" in line and "above 300 MB" in line, line
+    long = _cbr_line(tmp_path, "long", "20s", timing)
+
+    def under_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2_000_000_000, 2_000_000_000))
+
+    p = subprocess.run(
+        [QOSLAB, "run", str(long)], capture_output=True, text=True, timeout=60, preexec_fn=under_limit
+    )
+    line = one_line_error(p)
+    assert "long.toml" in line and f"key `{key}`" in line and "ulimit -v" in line, line
+
+
+def test_the_line_estimate_bounds_what_the_lines_take(tmp_path):
+    """What 625,000 packets held in a line add to the core's peak (against the same run with
+    1 ms of delay) is at most the estimate and more than half of it; a packet's slot and line
+    entry, as the core reports them, fit in LINE_PACKET_BYTES."""
+    from qoslab.runs.budget import LINE_FACTOR, LINE_PACKET_BYTES
+
+    held = _cbr_line(tmp_path, "held", "0.5s", 'delay = "1000000s"')
+    passing = _cbr_line(tmp_path, "passing", "0.5s", 'delay = "1ms"')
+    held_rss, _ = _peak(RUN_IN_CORE.format(str(held)))
+    passing_rss, _ = _peak(RUN_IN_CORE.format(str(passing)))
+    sc = qoslab.load_scenario(held)
+    est = estimate(sc.outline, [], sc.core)
+    assert est.line_packets == 625_000 and est.line_link == "l" and est.line_key == "link.delay"
+    counted = LINE_FACTOR * LINE_PACKET_BYTES * est.line_packets
+    assert counted / 2 <= held_rss - passing_rss <= counted, (held_rss - passing_rss, counted)
+    short = qoslab.load_scenario(passing)
+    assert estimate(short.outline, [], short.core).line_packets <= 2 * 1_250  # each direction
+    mem = qoslab.run(passing, budget=Budget(max_memory=0)).raw["memory_bytes"]
+    assert mem["packet_slot"] + mem["line_entry"] <= LINE_PACKET_BYTES

@@ -102,6 +102,8 @@ RUN_PATH = ("runs/tasks.py", "store/__init__.py")
 #: Modules the run path imports whose code cannot change a stored result, and why.
 NOT_SHAPING = {
     "runs/__init__.py": "the room's docstring (it imports and defines nothing)",
+    "runs/deferral.py": "holds Ctrl-C and SIGTERM back while a run's outputs are written: when a "
+    "signal is acted on, never what is computed or stored",
     "outputs/__init__.py": "the tables' column documentation, imported for help() docstrings only",
     "outputs/columns.py": "the column documentation's vocabulary (as outputs/__init__.py)",
     "outputs/tables.py": "the run tables' column documentation (as outputs/__init__.py)",

@@ -162,6 +162,10 @@ def test_a_capture_cannot_name_an_ssh_key_and_without_out_writes_into_a_fresh_fo
         (["x.pcap", "x.pcap/y.pcap"], "collides with capture[0]"),
         (["summary.json"], "must end in .pcap"),
         (["flows.parquet"], "must end in .pcap"),
+        (["summary.json/x.pcap"], 'inside "summary.json", a file qoslab writes'),
+        (["./scenario.toml/x.pcap"], 'inside "scenario.toml", a file qoslab writes'),
+        (["series_queue.parquet/a/x.pcap"], 'inside "series_queue.parquet", a file qoslab writes'),
+        ([".qoslab-run/x.pcap"], 'inside ".qoslab-run", a file qoslab writes'),
     ],
 )
 def test_colliding_captures_are_refused_at_check(tmp_path, captures, words):

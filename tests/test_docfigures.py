@@ -172,3 +172,27 @@ def test_the_full_length_figure_follows_the_studies_and_the_linux_flavours_full_
     (full / "ard-bbr-tcp-linux.json").write_text(json.dumps(dict(src, quick=False, version="0.0.1+0")))
     probs = [p for p in df.check(docs_copy) if "todays-tcp" in p]
     assert probs and all(df.FULL_FIGURE in p for p in probs), probs
+
+
+@pytest.mark.parametrize(
+    ("exp", "figure"),
+    [("ard", "../../outside/secret"), ("ard", "/tmp/x"), ("../run/ard", "ok"), ("ard", "a/../../b")],
+)
+def test_collect_reads_and_writes_only_inside_its_folders(
+    tmp_path: Path, docs_copy: Path, exp, figure
+) -> None:
+    """An experiment or figure name with `..` or `/` (from the command line or a run's
+    figures.json) is refused in one line before anything is read or written (`collect` copied
+    `RUN/ard/../../outside/secret.png` to `docs/experiments/outside/secret.png`)."""
+    (tmp_path / "outside").mkdir()
+    Image.new("RGB", (10, 10)).save(tmp_path / "outside" / "secret.png")
+    run = tmp_path / "run" / "ard"
+    run.mkdir(parents=True)
+    Image.new("RGB", (10, 10)).save(run / "ok.png")
+    fig = {"name": figure, "provenance": "qoslab 0.1.0, seeds 1-2", "title": "t", "caption": "c"}
+    (run / "figures.json").write_text(json.dumps({"figures": [fig]}))
+    before = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    with pytest.raises(SystemExit) as e:
+        df.collect(tmp_path / "run", [exp], docs=docs_copy)
+    assert "is not a plain file name" in str(e.value) and "\n" not in str(e.value)
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == before

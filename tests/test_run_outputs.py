@@ -13,7 +13,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, SCENARIOS
-from qoslab.runs.simulate import WALL_TIME_KEYS
+from qoslab.runs.simulate import TABLES, WALL_TIME_KEYS
 
 S1 = str(SCENARIOS / "fdd-red-s1.toml")
 
@@ -128,6 +128,32 @@ def test_an_interrupted_run_stops_promptly_and_keeps_what_it_measured(tmp_path, 
     assert s["partial"] is True and 0 < s["simulated_until_s"] < 1e6
     assert sum(f["sent_packets"] for f in s["flows"]) > 0
     assert pd.read_parquet(out / "flows.parquet")["sent_packets"].sum() > 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_outputs_are_written_leaves_them_whole(tmp_path, sig):
+    """Ctrl-C or SIGTERM while the tables are being written (sent from inside the writer of the
+    first table): the outputs are finished, whole, then the run exits 130 with one line (it exited
+    130 with no line and no summary.json)."""
+    out = tmp_path / "out"
+    code = (
+        "import os, sys\nfrom qoslab import _core\nwrite = _core.write_parquet\n"
+        "def signalled(*a, **k):\n"
+        f"    os.kill(os.getpid(), {int(sig)})\n"
+        "    return write(*a, **k)\n"
+        "_core.write_parquet = signalled\n"
+        f"sys.argv = ['qoslab', 'run', {S1!r}, '--out', {str(out)!r}]\n"
+        "from qoslab.entry import main\nmain()"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip() and "% of simulated time" not in ln]
+    assert len(lines) == 1 and lines[0].startswith("interrupted after the run"), p.stderr
+    assert str(out) in lines[0] and "Traceback" not in p.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert "partial" not in s or s["partial"] is False
+    assert {f.name for f in out.glob("*.parquet")} == {f"{t}.parquet" for t in TABLES}
+    assert (out / "scenario.toml").is_file()
 
 
 def test_tables_written_equal_the_result_frames_and_summary_only_writes_no_tables(tmp_path):

@@ -263,3 +263,42 @@ def test_one_rate_grammar_everywhere(text):
     )
     bottleneck = next(link for link in sc.resolved["links"] if link["name"] == "bottleneck")
     assert bottleneck["bandwidth_bps"] == 10_000_000
+
+
+OSC = "\x1b]0;PWNED\x07"  # a terminal's "set the window title"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "{d}/no" + OSC + "\nsecond line.toml"],  # a scenario path
+        ["check", "{d}/no" + OSC + ".toml"],
+        ["run", str(SCENARIOS / "fdd-red-s1.toml"), "--set", "duration=1" + OSC + "s"],  # a --set value
+        ["run", str(SCENARIOS / "fdd-red-s1.toml"), "--set", "duration=1\ns"],
+        ["run", "{d}/node.toml"],  # a value inside the scenario, quoted by the core
+        ["sweep", str(SCENARIOS / "fdd-red-s1.toml"), "--grid", f"duration=1{OSC}s", "--store", "{d}/st"],
+    ],
+)
+def test_error_lines_escape_control_characters(tmp_path, args):
+    """Newlines and terminal escape sequences in a path, an option or a scenario's value are
+    shown escaped in the one error line (they went to the terminal raw: an OSC sequence set the
+    window's title, a newline made a second line)."""
+    text = (SCENARIOS / "fdd-red-s1.toml").read_text()
+    (tmp_path / "node.toml").write_text(text.replace('dst = "d{i}"', 'dst = "d\\u001b]0;PWNED\\u0007"', 1))
+    p = subprocess.run(
+        [QOSLAB, *(a.format(d=tmp_path) for a in args)], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: "), repr(p.stderr)
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", p.stderr), repr(p.stderr)
+    assert "\\x1b]0;PWNED\\x07" in p.stderr or "\\n" in p.stderr or "\\u{1b}" in p.stderr, p.stderr
+
+
+def test_printable_escapes_every_control_once():
+    from qoslab.errors import printable
+
+    s = "a\nb\r\t\x1b[31m\x07\x7f\x9b\u202e\u2066 é ✓"
+    assert printable(s) == "a\\nb\\r\\t\\x1b[31m\\x07\\x7f\\x9b\\u202e\\u2066 é ✓"
+    assert printable(printable(s)) == printable(s)
+    e = qoslab.errors.scenario_error("f\x1b.toml", "bad", key="k\n")
+    assert str(e) == "f\\x1b.toml: key `k\\n`: bad"

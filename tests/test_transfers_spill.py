@@ -120,3 +120,42 @@ def test_spill_that_would_fill_the_disk_is_refused(tmp_path):
     msg = str(e.value)
     assert "key `arrivals`" in msg and "spill file" in msg and "\n" not in msg
     _check_spill("s.toml", est._replace(transfers=budget.SPILL_AFTER), tmp_path)  # held: no disk
+
+
+def test_a_killed_runs_spill_file_is_removed_by_the_next_run(tmp_path):
+    """A run SIGKILLed while it spills leaves its spill folder under $TMPDIR (nothing of it runs
+    again); the next run that spills removes it, and keeps a folder whose process is alive."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    code = (
+        "import qoslab, qoslab.runs.budget as b\nb.SPILL_AFTER = 50\n"
+        "qoslab.run(qoslab.load_scenario({!r}).with_overrides({!r}), 1)"
+    )
+    long = ["duration=100000s", "arrivals.web.stop=100000s"]
+    killed = subprocess.Popen([sys.executable, "-c", code.format(str(ARRIVALS), long)], env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        spilled = [p for p in tmp.glob("qoslab-transfers-*/records.bin") if p.stat().st_size > 0]
+        if spilled:
+            break
+        time.sleep(0.05)
+    killed.kill()
+    killed.wait()
+    assert spilled and spilled[0].parent.name.startswith(f"qoslab-transfers-{killed.pid}-")
+    alive = subprocess.Popen(["sleep", "60"])
+    try:
+        kept = tmp / f"qoslab-transfers-{alive.pid}-x1"
+        kept.mkdir()
+        p = subprocess.run([sys.executable, "-c", code.format(str(ARRIVALS), [])], env=env, timeout=120)
+        assert p.returncode == 0
+        assert not spilled[0].parent.exists() and kept.exists()
+        assert [x.name for x in tmp.iterdir()] == [kept.name]  # the second run's went with its result
+    finally:
+        alive.kill()
+        alive.wait()

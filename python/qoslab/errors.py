@@ -16,11 +16,34 @@ errors raised by the core and by the Python side alike.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from qoslab._core import ScenarioError
 
-__all__ = ["ScenarioError", "scenario_error"]
+__all__ = ["ScenarioError", "printable", "scenario_error"]
+
+#: What a terminal acts on instead of showing: C0 and C1 controls (newlines, escape sequences
+#: such as OSC, which sets a window's title), DEL, and the bidirectional overrides and isolates.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group()
+    if c in _NAMED:
+        return _NAMED[c]
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character escaped as Python writes it in a literal
+    (``\\n``, ``\\x1b``, ``\\u202e``): one line, shown as it is on any terminal. Applied to
+    every error line qoslab prints and to the values its messages quote; escaping twice changes
+    nothing more."""
+    return _CONTROLS.sub(_escape, text) if _CONTROLS.search(text) else text
 
 
 def _part(index: int, doc: str, empty_is_none: bool = False) -> property:
@@ -58,5 +81,5 @@ def scenario_error(
     """A ScenarioError whose text is ``file[:line[:column]][: key `k`]: message``, as the core
     writes it."""
     where = file + (f":{line}" if line is not None else "") + (f":{column}" if line and column else "")
-    text = where + (f": key `{key}`" if key else "") + f": {message}"
+    text = printable(where + (f": key `{key}`" if key else "") + f": {message}")
     return ScenarioError(text, file, line, key, message, column)

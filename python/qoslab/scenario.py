@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 #: The keys of each flow and link that a run reads (:attr:`Scenario.outline`).
 OUTLINE_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("flows", ("name", "src", "dst", "kind", "dscp", "packet_size_bytes")),
-    ("links", ("name", "bandwidth_bps")),
+    ("links", ("name", "bandwidth_bps", "delay_ns", "jitter_ns")),
 )
 
 

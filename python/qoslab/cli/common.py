@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from qoslab import _core
+from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
@@ -262,12 +263,12 @@ def _executor(
 def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
     if not failed:
         return
-    typer.echo(f"{len(failed)} of {total} runs failed (after a retry):", err=True)
+    echo_err(f"{len(failed)} of {total} runs failed (after a retry):")
     for spec, err in failed[:20]:
         params = ", ".join(f"{k}={v}" for k, v in spec.params.items())
-        typer.echo(f"  {spec.scenario.name} [{params}] seed {spec.seed}: {err}", err=True)
+        echo_err(f"  {spec.scenario.name} [{params}] seed {spec.seed}: {err}")
     if len(failed) > 20:
-        typer.echo(f"  … and {len(failed) - 20} more (qoslab results --status failed)", err=True)
+        echo_err(f"  … and {len(failed) - 20} more (qoslab results --status failed)")
 
 
 def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
@@ -290,7 +291,7 @@ def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
 def _say_removed(st: Store) -> None:
     if st.removed_temporaries:
         n = len(st.removed_temporaries)
-        typer.echo(f"{st.root}: removed {n} temporary file(s) left by a killed writer", err=True)
+        echo_err(f"{st.root}: removed {n} temporary file(s) left by a killed writer")
 
 
 def _plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:

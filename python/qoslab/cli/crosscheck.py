@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import app
+from qoslab.report.csvsafe import write_csv
+from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
 
@@ -77,7 +79,7 @@ def crosscheck(
             tcp_flavour=tcp_flavour,
         )
     except (ns2.Ns2Error, CrosscheckRefused) as e:
-        typer.echo(f"error: {scenario}: {str(e).splitlines()[0]}", err=True)
+        echo_err(f"error: {scenario}: {str(e).splitlines()[0]}")
         raise typer.Exit(2) from None
     except ns3.Ns3Error as e:
         _fail(f"{scenario}: {e}")
@@ -102,7 +104,7 @@ def crosscheck(
             extra += f"; within noise (more seeds would decide): {', '.join(v.noise)}"
         out.print(f"{v.family}: {v.verdict.upper()} (rows: {v.rows}; {v.worst}{extra})")
     if csv is not None:
-        pd.DataFrame(as_records(rows, against)).to_csv(csv, index=False)
+        write_csv(pd.DataFrame(as_records(rows, against)), csv)
     if json_out is not None:
         import json
 

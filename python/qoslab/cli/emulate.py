@@ -79,7 +79,10 @@ def emulate(
     if cleanup:
         if os.geteuid() != 0:
             _fail("emulation cleanup needs root")
-        removed = emu.cleanup_stale(all_runs=force)
+        try:
+            removed = emu.cleanup_stale(all_runs=force)
+        except emu.EmulationError as e:
+            _fail(str(e))
         con.print("removed: " + (", ".join(removed) if removed else "nothing (no leftovers)"))
         return
     if force:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import app
+from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
 
@@ -49,4 +50,4 @@ def export_ns2(
     else:
         out.write_text(tcl)
         extra = f" and the trace {trace}" if trace else ""
-        typer.echo(f"wrote {out} (run: ns {out}; it writes {results}{extra} beside it)", err=True)
+        echo_err(f"wrote {out} (run: ns {out}; it writes {results}{extra} beside it)")

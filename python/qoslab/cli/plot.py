@@ -9,6 +9,7 @@ import typer
 
 from qoslab.cli.app import plot_app
 from qoslab.cli.common import StoreOpt, _plot_save
+from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
@@ -44,7 +45,7 @@ def plot_run(
 
     _plot_save(make, out or run_dir / "series.png")
     for w in filter(None, warnings):
-        typer.echo(f"warning: {w}", err=True)
+        echo_err(f"warning: {w}")
 
 
 @plot_app.command("sweep")

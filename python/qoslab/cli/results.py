@@ -9,6 +9,7 @@ import typer
 
 from qoslab.cli.app import app
 from qoslab.cli.common import StoreOpt, _Errors, _print_table, _say_removed
+from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
@@ -68,13 +69,12 @@ def results(
                 problems = st.verify()
                 n = st.count_runs()
                 for p in problems:
-                    typer.echo(f"problem: {p}", err=True)
+                    echo_err(f"problem: {p}")
                 old = st.unchecksummed()
                 if old:
-                    typer.echo(
+                    echo_err(
                         f"{st.db_path}: {old} run(s) stored before checksums (schema 2): their time "
-                        "series were read as Parquet, not compared with a SHA-256",
-                        err=True,
+                        "series were read as Parquet, not compared with a SHA-256"
                     )
                 if problems:
                     _fail(f"{st.db_path}: {len(problems)} problem(s) in {n} runs")

@@ -11,6 +11,7 @@ from qoslab import _core
 from qoslab.cli.app import app
 from qoslab.cli.common import AllowPathOpt
 from qoslab.runs import run_command
+from qoslab.runs.run_command import echo_err
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     pass
@@ -77,12 +78,10 @@ def check(
             nodes, links, flows, _, _ = sc.core.counts()  # not sc.resolved: 335 objects a flow
             typer.echo(f"{p}: ok ({nodes} nodes, {links} links, {flows} flows)")
         except _core.ScenarioError as e:
-            typer.echo(f"error: {e.args[0]}", err=True)
+            echo_err(f"error: {e.args[0]}")
             bad += 1
         except MemoryError:
-            typer.echo(
-                f"error: {p}: out of memory while reading the scenario (make its groups smaller)", err=True
-            )
+            echo_err(f"error: {p}: out of memory while reading the scenario (make its groups smaller)")
             bad += 1
     if bad:
         raise typer.Exit(1)

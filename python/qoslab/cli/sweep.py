@@ -50,8 +50,17 @@ def sweep(
     grid: Annotated[
         list[str] | None, typer.Option("--grid", help="KEY=V1,V2,... over any scenario key (repeatable).")
     ] = None,
-    seeds: Annotated[int, typer.Option("--seeds", help="Number of seeds per grid point.")] = 1,
-    first_seed: Annotated[int, typer.Option("--first-seed", help="First seed (seeds are consecutive).")] = 1,
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            help="Number of seeds per grid point (at most 100,000; at most 1,000,000 runs, grid "
+            "points times seeds, in one sweep).",
+        ),
+    ] = 1,
+    first_seed: Annotated[
+        int, typer.Option("--first-seed", help="First seed (seeds are consecutive, 0 to 2^63 - 1).")
+    ] = 1,
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Fixed override KEY=VALUE for every run (repeatable).")
     ] = None,

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from qoslab.report.csvsafe import write_csv
 from qoslab.runs.simulate import jain_index
 from qoslab.scenario import Scenario
 
@@ -78,7 +79,7 @@ class EmuResult:
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         for name in ("flows", "links", "conditioners", "dscp_counts", "series_flow"):
-            getattr(self, name).to_csv(d / f"{name}.csv", index=False)
+            write_csv(getattr(self, name), d / f"{name}.csv")
         (d / "summary.json").write_text(json.dumps(self.summary(), indent=2, default=float) + "\n")
         (d / "daemons.json").write_text(json.dumps(self.daemons, indent=2) + "\n")
         (d / "sources.json").write_text(json.dumps(self.sources) + "\n")

@@ -69,12 +69,54 @@ class RunState:
         self.save()
 
 
+def _opt(v: Any, kind: type) -> bool:
+    return v is None or (isinstance(v, kind) and not isinstance(v, bool))
+
+
+#: Each key of a state file (as :meth:`RunState.save` writes it) and whether a value is right.
+_KEYS: dict[str, tuple[str, Any]] = {
+    "prefix": (f"text starting with {PREFIX!r}", lambda v: isinstance(v, str) and v.startswith(PREFIX)),
+    "owner_pid": ("a process id", lambda v: _opt(v, int)),
+    "owner_start": ("a process start time (text)", lambda v: _opt(v, str)),
+    "namespaces": ("a list of names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),
+    "pids": (
+        "a list of [process id, start time] pairs",
+        lambda v: (
+            isinstance(v, list)
+            and all(
+                isinstance(x, list)
+                and len(x) == 2
+                and _opt(x[0], int)
+                and x[0] is not None
+                and _opt(x[1], str)
+                for x in v
+            )
+        ),
+    ),
+    "work": ("a folder (text)", lambda v: _opt(v, str)),
+}
+
+
+def checked(data: Any, path: Path | None) -> dict[str, Any]:
+    """``data``, read from state file ``path``, if it has the form :meth:`RunState.save` writes;
+    else :class:`EmulationError`, one line naming the file and the key (nothing is torn down
+    from a record that is not one of ours)."""
+    if not isinstance(data, dict):
+        raise EmulationError(f"{path}: not a qoslab emulation state file (expected a JSON object)")
+    for key, (expected, ok) in _KEYS.items():
+        if (key == "prefix" or key in data) and not ok(data.get(key)):
+            raise EmulationError(
+                f"{path}: not a qoslab emulation state file (key `{key}`: expected {expected}, "
+                f"got {str(data.get(key))[:60]!r}); remove it once no run of it is left"
+            )
+    return data
+
+
 def teardown_record(data: dict[str, Any], path: Path | None) -> list[str]:
     """Kills a run's processes and deletes its namespaces; returns what it removed."""
     removed = []
-    prefix = str(data.get("prefix", ""))
-    if not prefix.startswith(PREFIX):
-        raise EmulationError(f"{path}: not a qoslab emulation state file (prefix {prefix!r})")
+    data = checked(data, path)
+    prefix = str(data["prefix"])
     for pid, start in data.get("pids", []):
         # Only the very process we started (same start time), and its process group.
         if start is not None and _proc_start(pid) == start:
@@ -118,8 +160,11 @@ def cleanup_stale(all_runs: bool = False) -> list[str]:
             data = json.loads(p.read_text())
         except (OSError, json.JSONDecodeError):
             continue
+        data = checked(data, p)
         owner, start = data.get("owner_pid"), data.get("owner_start")
-        alive = owner is not None and _proc_start(int(owner)) == start and int(owner) != os.getpid()
+        alive = (
+            owner is not None and start is not None and _proc_start(owner) == start and owner != os.getpid()
+        )
         if alive and not all_runs:
             continue
         removed += teardown_record(data, p)

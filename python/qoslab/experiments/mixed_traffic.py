@@ -30,6 +30,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register, scenarios_dir
 from qoslab.experiments.runner import Context
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.figures import Line, Panel, bar_group, panels
 from qoslab.runs.summary_keys import SIZE_BINS
 from qoslab.scenario import Scenario
@@ -218,7 +219,7 @@ def analyse(ctx: Context) -> None:
     cols = [c for c in runs.columns if c.startswith(("fct_s_", "slowdown_", "transfers_", "voice_", "long_"))]
     keys = ["mechanism", "seed", "scenario", "scenario_sha256", *[m for m, _, _ in _SHOWN], *cols]
     per_run = runs[list(dict.fromkeys(keys))]
-    per_run.sort_values(["mechanism", "seed"]).to_csv(ctx.out / "mix-runs.csv", index=False)
+    write_csv(per_run.sort_values(["mechanism", "seed"]), ctx.out / "mix-runs.csv")
     ctx.files.append(ctx.out / "mix-runs.csv")
     df = comparison_rows(per_seed, list(MECHANISMS), _SHOWN, BASELINE)
     df["seeds"] = ctx.provenance(["mix"]).split("seeds ")[-1]

@@ -35,6 +35,7 @@ import pandas as pd
 from qoslab.experiments import mixed_traffic as mix
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.runner import Context
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.figures import Panel, panels
 from qoslab.runs.simulate import jain_index
 from qoslab.scenario import Scenario
@@ -152,7 +153,7 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
         return pd.Series(r[metric].to_numpy(float), index=r["seed"].to_numpy(int))
 
     keep = ["mechanism", "sender", "seed", "scenario", "scenario_sha256", *[m for m, _, _ in _SHOWN]]
-    runs[keep].sort_values(["mechanism", "seed"]).to_csv(ctx.out / f"{sender}-runs.csv", index=False)
+    write_csv(runs[keep].sort_values(["mechanism", "seed"]), ctx.out / f"{sender}-runs.csv")
     ctx.files.append(ctx.out / f"{sender}-runs.csv")
     df = mix.comparison_rows(per_seed, mechs, _SHOWN, BASELINE)
     prov = ctx.provenance([sender])

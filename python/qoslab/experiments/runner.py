@@ -18,6 +18,7 @@ from qoslab.experiments.base import Experiment, Options, Sweep, get
 from qoslab.experiments.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
 from qoslab.experiments.selection import Selections
 from qoslab.experiments.selection import select as select  # re-exported: the experiments import it here
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.docfigures import figure_record, write_manifest
 from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
@@ -168,8 +169,8 @@ class Context:
         runs = select(self.runs(sweep), where or {})
         frames = []
         for r in typed_rows(runs, RunRow):
-            rel = getattr(r, f"series_{kind}")
-            df = pd.read_parquet(self.store.root / rel)
+            path = self.store.series_path(getattr(r, f"series_{kind}"), getattr(r, f"series_{kind}_sha256"))
+            df = pd.read_parquet(path)
             df["seed"] = r.seed
             df["run_id"] = r.run_id
             frames.append(df)
@@ -252,7 +253,7 @@ class Context:
         quick run's caption says so."""
         self._progress(f"table {name}")
         csv = self.out / f"{name}.csv"
-        df.to_csv(csv, index=False)
+        write_csv(df, csv)
         md = markdown_table(df, columns, formats)
         caption = (caption + self.quick_note).strip()
         body = md + (f"\n{caption}\n" if caption else "")
@@ -515,7 +516,7 @@ def _write_runs(ctx: Context, out_dir: Path) -> Path:
         df["params"] = [json.dumps({k: r[k] for k in sw.params}, default=str) for _, r in df.iterrows()]
         frames.append(df[[c for c in _RUNS_CSV if c in df.columns]])
     p = out_dir / "runs.csv"
-    pd.concat(frames, ignore_index=True).to_csv(p, index=False)
+    write_csv(pd.concat(frames, ignore_index=True), p)
     return p
 
 
@@ -660,7 +661,7 @@ def _write_report(
                 },
             ),
         ]
-        comp.to_csv(ctx.out / "comparison.csv", index=False)
+        write_csv(comp, ctx.out / "comparison.csv")
         (ctx.out / "comparison.md").write_text(
             "# Comparison with the published numbers\n\n"
             + markdown_table(

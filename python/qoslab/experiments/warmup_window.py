@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.frames import typed_rows
 from qoslab.report.results import RunRow, load
 from qoslab.runs.sweep import RunSpec, plan, run_sweep
@@ -217,7 +218,7 @@ def report(ctx: Context) -> dict[str, Any] | None:
                 }
             )
     df = pd.DataFrame(rows)
-    df.to_csv(ctx.out / "warmup.csv", index=False)
+    write_csv(df, ctx.out / "warmup.csv")
     ctx.files.append(ctx.out / "warmup.csv")
     total = Summary.of(df.drop_duplicates("run_id"))
     w = ctx.experiment.window
@@ -359,7 +360,7 @@ def _sweep_of(sweeps: Sequence[Sweep], exp: Experiment, spec: RunSpec) -> Sweep:
 def window_section(ctx: Context, windows: pd.DataFrame) -> None:
     """Writes ``warmup-windows.csv`` (one row per point: its pilot's warm-up, the declared and
     the applied window) and the report's section on it, with the simulated time saved."""
-    windows.to_csv(ctx.out / "warmup-windows.csv", index=False)
+    write_csv(windows, ctx.out / "warmup-windows.csv")
     ctx.files.append(ctx.out / "warmup-windows.csv")
     seeds = {name: len(sw.seeds) for name, sw in ctx.sweeps.items()}
     n = windows["sweep"].map(seeds)

@@ -300,13 +300,32 @@ def _seeds_of(figures: Sequence[Mapping[str, Any]]) -> str:
     return " / ".join(sorted(found)) or "?"
 
 
+#: An experiment's or a figure's name: one file name, never a path (``..``, ``/``).
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+
+
+def _plain(name: object, what: str) -> str:
+    """``name`` if it is a plain file name (:data:`_PLAIN`, no ``..``), else SystemExit with one
+    line: the images are read from one run folder and written into one docs folder."""
+    if not isinstance(name, str) or not _PLAIN.fullmatch(name) or ".." in name:
+        raise SystemExit(
+            f"{what}: {str(name)!r} is not a plain file name (letters, digits, '_', '-', '.'; "
+            "no '..' or '/'): refused"
+        )
+    return name
+
+
 def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> list[str]:
     """Copies each experiment's figures from ``run_dir/NAME`` into the docs and regenerates its
-    page's section; returns one line per experiment."""
+    page's section; returns one line per experiment. Names (of the experiments, and of the
+    figures in their ``figures.json``) must be plain file names: nothing is read or written
+    outside ``run_dir/NAME`` and the experiment's image folder and page."""
     said = []
     for exp in names:
-        src = run_dir / exp
+        src = run_dir / _plain(exp, "experiment name")
         man = json.loads((src / "figures.json").read_text())
+        for r in man["figures"]:
+            _plain(r["name"], f"{src / 'figures.json'}: figure name")
         verdict_file = src / "verdicts.json"
         header = json.loads(verdict_file.read_text()) if verdict_file.exists() else {}
         if header.get("quick"):

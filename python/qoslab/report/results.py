@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.frames import typed_rows
 from qoslab.store import RunKey, Store, StoreError
 
@@ -373,7 +374,7 @@ def export(df: pd.DataFrame, path: str | Path) -> Path:
     """Writes ``df`` as CSV or Parquet, by the file's suffix."""
     p = Path(path)
     if p.suffix == ".csv":
-        df.to_csv(p, index=False)
+        write_csv(df, p)
     elif p.suffix == ".parquet":
         df.to_parquet(p, index=False)
     else:

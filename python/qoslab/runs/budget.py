@@ -54,6 +54,13 @@ TABLE_ROW_BYTES = 64
 #: events and packets besides. Measured: 1.59 times at 20,000 busy slots
 #: (tests/test_budget_counts.py).
 SLOT_FACTOR = 2.0
+#: A packet in a link's propagation line: its slot in the packet arena and its entry in the
+#: line (73 + 24 bytes: a run's ``memory_bytes``, ``packet_slot`` and ``line_entry``), counted
+#: as 100, at :data:`LINE_FACTOR` times that: the arena and the line grow by doubling.
+LINE_PACKET_BYTES = 100
+LINE_FACTOR = 2.0
+#: Packets a second of each UDP source, from its rate (a rate key, bit/s) or its arrival rates.
+_UDP_RATE_KEYS = ("cbr", "poisson", "onoff", "pareto")
 DEFAULT_MAX_TIME_S = 24 * 3600.0
 MAX_CAPTURE_DEFAULT = 20 * 2**30
 
@@ -267,6 +274,11 @@ class Estimate(NamedTuple):
     slot_bytes: float = 0.0
     #: Transfers the arrival processes may start (each keeps a record until the run ends).
     transfers: float = 0.0
+    #: Packets the links' propagation lines may hold at once (:func:`line_packets`), and the
+    #: link direction holding most, with the key that makes its line long.
+    line_packets: float = 0.0
+    line_link: str = ""
+    line_key: str = ""
 
 
 def estimate(
@@ -297,6 +309,8 @@ def estimate(
         memory += fq + trace + slots
     transfers = expected_transfers(resolved)
     memory += RECORD_BYTES * min(transfers, SPILL_AFTER)
+    in_line, line_link, line_key = line_packets(resolved, core)
+    memory += LINE_FACTOR * LINE_PACKET_BYTES * in_line
     sizes = [int(f["packet_size_bytes"]) for f in flows] or [1000]
     data = max(min(sizes), 40)
     capture = 0.0
@@ -307,8 +321,91 @@ def estimate(
         pkts = 2 * float(lk["bandwidth_bps"]) * dur / 1e9 / (8 * data)
         capture += 24 + PCAP_RECORD_BYTES * pkts
     return Estimate(
-        rows, float(memory), capture, len(flows), intervals, float(fq), float(trace), slots, transfers
+        rows,
+        float(memory),
+        capture,
+        len(flows),
+        intervals,
+        float(fq),
+        float(trace),
+        slots,
+        transfers,
+        in_line,
+        line_link,
+        line_key,
     )
+
+
+def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, float, float, bool]:
+    """What the sources can put into the links' lines: (packets a second of the UDP sources,
+    at their rates; packets the others can have out at once: a TCP connection its ``window`` of
+    data and as many ACKs, a trace its rows; their smallest data packet; whether ACKs travel)."""
+    detail = core.outline(
+        [
+            ("flows", ("kind", "packet_size_bytes", "rate_bps", "lambda1", "lambda2", "tcp", "trace")),
+            ("links", ()),
+            ("nodes", ()),
+            ("conditioners", ()),
+            ("captures", ()),
+        ]
+    )["flows"]
+    rate = alive = 0.0
+    smallest = math.inf
+    acks = False
+    for f in detail:
+        kind = f.get("kind")
+        if kind in _UDP_RATE_KEYS:
+            rate += float(f["rate_bps"]) / (8 * float(f["packet_size_bytes"]))
+        elif kind == "mmpp2":
+            rate += max(float(f["lambda1"]), float(f["lambda2"]))
+        elif kind == "trace":
+            alive += float(f["trace"]["rows"])
+            smallest = 1.0  # its rows' sizes, not the nominal one
+        if "tcp" in f:
+            acks = True
+            alive += 2.0 * int(f["tcp"]["window_pkts"])
+        smallest = min(smallest, float(f["packet_size_bytes"]))
+    for a in resolved.get("arrivals", []):
+        acks = True
+        alive += 2.0 * int(a["max_active"]) * int(a["tcp"]["window_pkts"])
+        smallest = min(smallest, float(a["packet_size_bytes"]))
+    return rate, alive, (smallest if math.isfinite(smallest) else 1.0), acks
+
+
+def line_packets(resolved: dict[str, Any], core: _core.Resolved | None = None) -> tuple[float, str, str]:
+    """At most how many packets the links' propagation lines hold at once, and the link whose
+    lines hold most with the key that makes them long (``link.delay`` or ``link.jitter``).
+
+    A packet stays in its link direction's line from the end of its transmission until it
+    arrives, ``delay`` plus at most ``jitter`` later: a line holds what entered it in that time
+    (or the whole run, if shorter). What enters is at most the link's rate in the smallest
+    data packets the scenario sends (twice that with TCP: the ACKs of the other direction's
+    data), and at most what the sources offer (:func:`_sources`): UDP sources at their rates,
+    TCP connections (their window of data and its ACKs) and traces (their rows) up to what they
+    can have out at once; in all lines together at most what the UDP sources send over the
+    whole run plus that. Without ``core`` (no rates, no windows) the links alone bound it, at
+    1-byte packets."""
+    dur_s = int(resolved["duration_ns"]) / 1e9
+    props = [
+        (lk, min((int(lk.get("delay_ns", 0)) + int(lk.get("jitter_ns", 0))) / 1e9, dur_s))
+        for lk in resolved["links"]
+    ]
+    # Below 16 MB at 1-byte packets (and their ACKs), not worth looking the sources up.
+    quick = sum(2 * float(lk["bandwidth_bps"]) / 8 * p for lk, p in props)
+    if core is None or 2 * quick * LINE_FACTOR * LINE_PACKET_BYTES < 16e6:
+        rate, alive, smallest, acks = 0.0, math.inf, 1.0, True
+    else:
+        rate, alive, smallest, acks = _sources(resolved, core)
+    total = 0.0
+    most = (0.0, "", "")
+    for lk, p in props:
+        per_dir = min(float(lk["bandwidth_bps"]) / (8 * smallest) * (2 if acks else 1) * p, rate * p + alive)
+        total += 2 * per_dir
+        if 2 * per_dir > most[0]:
+            key = "link.jitter" if int(lk.get("jitter_ns", 0)) > int(lk.get("delay_ns", 0)) else "link.delay"
+            most = (2 * per_dir, str(lk["name"]), key)
+    # A packet is in one line at a time.
+    return min(total, rate * dur_s + alive), most[1], most[2]
 
 
 def expected_transfers(resolved: dict[str, Any]) -> float:
@@ -342,6 +439,7 @@ def check(
     limit, what = budget.memory_limit()
     if limit > 0 and est.memory_bytes > limit:
         series = ROW_BYTES * est.series_rows
+        line = LINE_FACTOR * LINE_PACKET_BYTES * est.line_packets
         key, why = max(
             [
                 (
@@ -360,6 +458,12 @@ def check(
                     "arrivals",
                     f"up to {min(est.transfers, SPILL_AFTER):.3g} transfers' records held at "
                     f"{RECORD_BYTES} bytes each",
+                ),
+                (
+                    line,
+                    est.line_key,
+                    f"up to {est.line_packets:.3g} packets in the links' propagation lines, most on "
+                    f"link {est.line_link!r}: {human_bytes(line)}",
                 ),
                 (FLOW_BYTES * est.flows, "flow", f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"),
                 (

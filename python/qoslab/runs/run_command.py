@@ -19,9 +19,13 @@ MAX_ROWS_SHOWN = 40
 
 
 def echo_err(msg: str) -> None:
-    """``typer.echo(msg, err=True)``: one line on stderr, flushed. Written here when that is
+    """``typer.echo(msg, err=True)``, its control characters escaped
+    (:func:`qoslab.errors.printable`): one line on stderr, flushed. Written here when that is
     certainly what typer (its copy of click's echo) writes: no ANSI escape, which it strips off a
     terminal, and a UTF-8 stderr, which it does not re-wrap; by typer otherwise."""
+    from qoslab.errors import printable
+
+    msg = printable(msg)  # values quoted from a scenario, a path or an option: never raw controls
     err = sys.stderr
     if err is None or "\x1b" in msg or not (getattr(err, "encoding", None) or "").lower().startswith("utf"):
         import typer
@@ -120,6 +124,10 @@ def run(
 
     if summary_only and out is None:
         fail("--summary-only writes summary.json: give the directory with --out")
+    from qoslab.runs.simulate import MAX_SEED, seed_error
+
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(seed_error("--seed", seed))
     sc = load(scenario, set_, allow_path)
     from qoslab.runs.budget import Budget, BudgetError, human_seconds
     from qoslab.runs.simulate import RunOverBudget
@@ -146,6 +154,9 @@ def run(
         fail(str(e))
     except RunInterrupted as e:
         r = e.result
+        if not r.partial:  # the signal came while the outputs were written: they were finished
+            echo_err(f"interrupted after the run: finished writing its outputs to {e.out} (complete)")
+            raise SystemExit(130) from None
         where = f": wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
         echo_err(
             f"interrupted at t = {r.simulated_until_s:g} s of {sc.outline['duration_ns'] / 1e9:g} s{where}"

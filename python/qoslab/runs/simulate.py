@@ -32,6 +32,7 @@ from qoslab.runs._gc import paused
 from qoslab.runs.budget import Budget, BudgetError, Pace, capture_note
 from qoslab.runs.budget import check as check_budget
 from qoslab.runs.columnar import FRAME, PLAIN, Columnar
+from qoslab.runs.deferral import signals_deferred
 from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
 from qoslab.scenario import Scenario, load_scenario
 
@@ -523,6 +524,16 @@ def summary_json(summary: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+#: The largest seed: the core takes 64 bits, the result store (SQLite) 63.
+MAX_SEED = 2**63 - 1
+
+
+def seed_error(what: str, seed: int) -> str:
+    """The one line refusing ``seed`` given as ``what``."""
+    shown = str(seed) if len(str(seed)) <= 30 else f"a number of {len(str(seed))} digits"
+    return f"{what}: a seed is 0 to 2^63 - 1 ({MAX_SEED}), got {shown}"
+
+
 def run(
     scenario: Scenario | str | Path,
     seed: int | None = None,
@@ -550,8 +561,8 @@ def run(
     (:mod:`qoslab.runs.rundir`), named by ``Result.out``."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     seed = sc.default_seed if seed is None else int(seed)
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(seed_error("seed", seed))
     fresh = out is None and bool(sc.outline.get("captures"))
     out = rundir.claim(out, sc.name, seed, force=force) if out is not None else None
     out = rundir.fresh(sc.name, seed) if fresh else out
@@ -568,6 +579,7 @@ def run(
     cap_limit, cap_what = budget.capture_limit(Path(out or ".")) if cap else (0.0, "")
     pace = Pace(budget.time_limit(), progress)
     hashing = _hash_beside(sc)
+    signalled: list[int] = []  # SIGINT/SIGTERM while the outputs were written
     try:
         t0 = time.perf_counter()
         spill_to = spilled = None  # finished transfers past SPILL_AFTER go to a file (transfers.py)
@@ -591,14 +603,16 @@ def run(
             raise
         wall = time.perf_counter() - t0
 
-        res = Result(sc, seed, raw, wall)
-        res.spill = None if spill_to is None else transfers.adopt(raw, spill_to)
-        res.out = None if out is None else rundir.target(out)
-        res.stopped = pace.verdict if res.partial else None
-        res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
-        if out is not None:
-            res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
-            out = rundir.publish(out)  # a staged folder takes --out's place whole; the lock goes
+        # The outputs are written whole: a signal meanwhile is acted on once they are (below).
+        with signals_deferred() as signalled:
+            res = Result(sc, seed, raw, wall)
+            res.spill = None if spill_to is None else transfers.adopt(raw, spill_to)
+            res.out = None if out is None else rundir.target(out)
+            res.stopped = pace.verdict if res.partial else None
+            res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
+            if out is not None:
+                res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
+                out = rundir.publish(out)  # a staged folder takes --out's place whole; the lock goes
     except BaseException:
         if out is not None:
             rundir.release(out)  # a staged folder goes; --out keeps the earlier run
@@ -608,7 +622,7 @@ def run(
             hashing.join()
     if res.stopped:
         raise RunOverBudget(res, out)
-    if res.partial:
+    if res.partial or signalled:
         raise RunInterrupted(res, out)
     return res
 
@@ -658,7 +672,9 @@ class RunOverBudget(BudgetError):
 
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C (or SIGTERM in the CLI): ``result`` holds what was measured up to
-    ``result.simulated_until_s``, already written to ``out`` (if given), marked partial."""
+    ``result.simulated_until_s``, already written to ``out`` (if given), marked partial; or, when
+    the signal came while the outputs were written, the whole run (``result.partial`` false),
+    its outputs complete."""
 
     def __init__(self, result: Result, out: str | Path | None) -> None:
         super().__init__(f"interrupted at t = {result.simulated_until_s:g} s")

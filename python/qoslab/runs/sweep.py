@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,9 +23,11 @@ from typing import Any
 import pandas as pd
 
 from qoslab import _core
+from qoslab.report.csvsafe import write_csv
 from qoslab.report.results import axis_column, load, typed_params
 from qoslab.runs.executors import Executor, LocalExecutor
 from qoslab.runs.schedule import schedule
+from qoslab.runs.simulate import MAX_SEED, seed_error
 
 # RunTask, RunOutput, execute and the metrics live in qoslab.runs.tasks (the executors import them from
 # there); they stay importable from here, where callers have always found them.
@@ -164,17 +167,47 @@ def override_points(
     base: Scenario, axes: Mapping[str, Sequence[Any]]
 ) -> list[tuple[dict[str, Any], Scenario]]:
     """Each point of the grid of scenario keys ``axes`` with its scenario (``--set`` semantics);
-    an unknown key or a bad value raises :class:`qoslab.ScenarioError`."""
+    an unknown key or a bad value raises :class:`qoslab.ScenarioError`; more than
+    :data:`MAX_RUNS` points, ValueError (before any is built)."""
+    check_size(math.prod(len(v) for v in axes.values()), 1)
     return [(p, base.with_overrides([f"{k}={_literal(v)}" for k, v in p.items()])) for p in grid(axes)]
 
 
+#: The most seeds a grid point and the most runs (points times seeds) one sweep plans: each
+#: planned run holds its scenario and a row until the sweep ends (``--seeds 30000000`` took
+#: 1.5 GB in 25 s before a run started).
+MAX_SEEDS = 100_000
+MAX_RUNS = 1_000_000
+
+
 def seed_list(n: int, first: int = 1) -> list[int]:
-    """``n`` consecutive seeds from ``first``."""
-    if n < 1:
-        raise ValueError(f"the number of seeds must be at least 1, got {n}")
-    if first < 0:
-        raise ValueError(f"seeds must be >= 0, got {first}")
+    """``n`` consecutive seeds from ``first``: at most :data:`MAX_SEEDS`, within 0 to
+    ``MAX_SEED`` (2^63 - 1), else ValueError (one line naming the option)."""
+    if not 1 <= n <= MAX_SEEDS:
+        raise ValueError(
+            f"--seeds: the number of seeds a grid point must be at least 1 and at most "
+            f"{MAX_SEEDS:,}, got {_shown(n)}"
+        )
+    if not 0 <= first <= MAX_SEED:
+        raise ValueError(seed_error("--first-seed", first))
+    if first + n - 1 > MAX_SEED:
+        raise ValueError(
+            f"--first-seed {first} with --seeds {n}: the last seed would pass 2^63 - 1 ({MAX_SEED})"
+        )
     return list(range(first, first + n))
+
+
+def _shown(n: int) -> str:
+    return str(n) if len(str(n)) <= 30 else f"a number of {len(str(n))} digits"
+
+
+def check_size(points: int, seeds: int) -> None:
+    """Refuses (ValueError, one line) a sweep of more than :data:`MAX_RUNS` runs."""
+    if points * seeds > MAX_RUNS:
+        raise ValueError(
+            f"--grid and --seeds: {points:,} grid points times {seeds:,} seeds is {points * seeds:,} "
+            f"runs, above the {MAX_RUNS:,} one sweep may plan; split it into several sweeps"
+        )
 
 
 def plan(
@@ -184,7 +217,10 @@ def plan(
     metrics: Sequence[str] = (),
 ) -> list[RunSpec]:
     """Every point crossed with every seed; ``metrics`` are extra metric functions
-    (``"module:function"``) the runs compute besides :func:`standard_metrics`."""
+    (``"module:function"``) the runs compute besides :func:`standard_metrics`; more than
+    :data:`MAX_RUNS` runs in all, ValueError."""
+    points = list(points)
+    check_size(len(points), len(seeds))
     return [RunSpec(sc, s, dict(p), sweep, tuple(metrics)) for p, sc in points for s in seeds]
 
 
@@ -246,8 +282,8 @@ def write_sweep_tables(out: Path, runs: pd.DataFrame, stats: pd.DataFrame) -> tu
     out.mkdir(parents=True, exist_ok=True)
     runs_csv, stats_csv = out / "runs.csv", out / "stats.csv"
     series = ["series_queue", "series_flow", "series_queue_sha256", "series_flow_sha256"]
-    runs.drop(columns=[c for c in series if c in runs.columns]).to_csv(runs_csv, index=False)
-    stats.assign(version=_core.__version__).to_csv(stats_csv, index=False)
+    write_csv(runs.drop(columns=[c for c in series if c in runs.columns]), runs_csv)
+    write_csv(stats.assign(version=_core.__version__), stats_csv)
     return runs_csv, stats_csv
 
 

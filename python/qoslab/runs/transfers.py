@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -68,10 +69,60 @@ class Spill:
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+#: A spill folder's name: this prefix, the pid of the process that made it, ``-`` and
+#: ``mkdtemp``'s random part.
+SPILL_PREFIX = "qoslab-transfers-"
+_SPILL_NAME = re.compile(re.escape(SPILL_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
+
+
 def spill_dir() -> tuple[str, str]:
-    """A fresh private folder (under ``$TMPDIR``) and the spill file's path in it."""
-    d = tempfile.mkdtemp(prefix="qoslab-transfers-")
+    """A fresh private folder (under ``$TMPDIR``, named with this process's pid) and the spill
+    file's path in it; first the folders of processes that are gone (a killed run's, which
+    nothing else would remove) are removed (:func:`remove_orphans`)."""
+    remove_orphans()
+    d = tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-")
     return d, os.path.join(d, "records.bin")
+
+
+def _alive(pid: int) -> bool:
+    """Process ``pid`` exists and has not exited (a zombie, killed and not yet reaped, has)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: another user's process
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rpartition(b")")[2].split()[:1] != [b"Z"]
+    except OSError:
+        return True  # no /proc: exists
+
+
+def remove_orphans(root: str | None = None) -> list[str]:
+    """Removes the spill folders under ``root`` (default ``$TMPDIR``) that this user owns and
+    whose process has exited; the folders removed. A folder whose pid is alive is kept, even if
+    another process took that pid since (it goes once that one exits)."""
+    root = root if root is not None else tempfile.gettempdir()
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    uid = os.getuid()
+    for e in entries:
+        m = _SPILL_NAME.fullmatch(e.name)
+        if m is None or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not e.is_dir(follow_symlinks=False) or st.st_uid != uid or _alive(int(m.group(1))):
+            continue
+        shutil.rmtree(e.path, ignore_errors=True)
+        removed.append(e.path)
+    return removed
 
 
 def adopt(raw: Mapping[str, Any], folder: str) -> Spill | None:

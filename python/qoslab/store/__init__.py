@@ -51,6 +51,7 @@ from qoslab.store.schema import SCHEMA as _SCHEMA
 from qoslab.store.schema import SCHEMA_VERSION, _schema_of
 from qoslab.store.schema import Rows as Rows
 from qoslab.store.schema import RunRecord as RunRecord
+from qoslab.store.schema import StoreBusy as StoreBusy
 from qoslab.store.schema import StoreError as StoreError
 from qoslab.store.schema import migrate as migrate
 from qoslab.store.schema import py_value as _py
@@ -154,10 +155,16 @@ class Store:
                 raise StoreError(f"cannot create the result store {self.root}: {e.strerror}") from None
         #: Temporary files of killed writers removed when this store was opened.
         self.removed_temporaries: list[Path] = []
-        with self._guard():
-            self.conn = sqlite3.connect(self.db_path, timeout=timeout, isolation_level=None)
-            self._init(create)
+        checks.retry_busy(lambda: self._open(create), self.timeout, StoreBusy)
         self._remove_temporaries()
+
+    def _open(self, create: bool) -> None:
+        """Connects and checks (or creates) the schema; again while another process holds the
+        database, for up to ``timeout`` s (:func:`checks.retry_busy`; a failed try's connection
+        is closed as it is dropped)."""
+        with self._guard():
+            self.conn = sqlite3.connect(self.db_path, timeout=self.timeout, isolation_level=None)
+            self._init(create)
 
     # -- errors ---------------------------------------------------------------------------------
 
@@ -169,9 +176,10 @@ class Store:
         except sqlite3.OperationalError as e:
             msg = str(e)
             if "locked" in msg or "busy" in msg:
-                raise StoreError(
-                    f"result store {self.db_path} is locked by another process ({msg}); "
-                    "wait for it to finish or use another --store"
+                raise StoreBusy(
+                    f"result store {self.db_path} is locked by another process: waited {self.timeout:g} s "
+                    "(QOSLAB_STORE_TIMEOUT); wait for it to finish, raise QOSLAB_STORE_TIMEOUT, or use "
+                    "another --store"
                 ) from None
             if "disk is full" in msg or "disk I/O error" in msg:
                 raise StoreError(

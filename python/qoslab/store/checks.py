@@ -17,12 +17,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+
+def retry_busy(attempt: Callable[[], None], timeout: float, busy: type[Exception]) -> None:
+    """Calls ``attempt`` until it raises no ``busy`` (another process holding the database),
+    pausing between tries (10 ms, doubling to 0.5 s); the last ``busy`` once ``timeout`` s have
+    passed. SQLite's own wait does not cover every lock a concurrent start meets (switching a
+    new database to WAL, a deferred read turning into a write), which answer "locked" at once."""
+    deadline, pause = time.monotonic() + timeout, 0.01
+    while True:
+        try:
+            return attempt()
+        except busy:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(2 * pause, 0.5)
+
 
 #: Bytes hashed per read.
 _CHUNK = 1 << 20
@@ -49,11 +67,32 @@ def _identity(path: Path) -> tuple[int, int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+#: Where a store keeps a series file (``qoslab.store.series_rel``): ``series/``, two hex
+#: digits, one file name.
+_SERIES_REL = re.compile(r"series/[0-9a-f]{2}/[A-Za-z0-9][A-Za-z0-9_.+\-]*\.parquet")
+
+
+def outside(root: Path, rel: str) -> str | None:
+    """Why ``rel``, a series path read from a store's database, is not a file of the store at
+    ``root`` (not of the form the store writes: absolute, through ``..``, elsewhere; or leaving
+    ``root/series`` through a symbolic link), or None. Decided before the file is looked at, so
+    nothing about a path outside the store is told."""
+    if not _SERIES_REL.fullmatch(rel) or ".." in rel:
+        return f"time series path {rel!r} recorded in the database is not a series file of the store: refused"
+    series = (root / "series").resolve()
+    if not (root / rel).resolve().is_relative_to(series):
+        return f"time series path {rel!r} leaves the store through a symbolic link: refused"
+    return None
+
+
 def file_problem(root: Path, rel: str | None, sha256: str | None) -> str | None:
-    """Why the series file ``rel`` of a store at ``root`` cannot be trusted (missing, unreadable,
-    failing its checksum, or, without one, not readable as Parquet), or None."""
+    """Why the series file ``rel`` of a store at ``root`` cannot be trusted (outside the store
+    (:func:`outside`), missing, unreadable, failing its checksum, or, without one, not readable
+    as Parquet), or None."""
     if rel is None:
         return "time series file is not recorded"
+    if (why := outside(root, rel)) is not None:
+        return why
     path = root / rel
     if not path.is_file():
         return f"time series file {rel} is missing"

@@ -26,6 +26,11 @@ class StoreError(Exception):
     The message is one line that names the store."""
 
 
+class StoreBusy(StoreError):
+    """The store's database stayed locked by another process for longer than the store's
+    ``timeout``."""
+
+
 def sql_type(series: pd.Series) -> str:
     """The SQL type of a column added for ``series`` (a table's new column)."""
     kind = series.dtype.kind

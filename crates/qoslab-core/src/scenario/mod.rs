@@ -565,10 +565,14 @@ pub fn capture_files(file: &str, direction: CaptureDirection) -> Vec<String> {
     }
 }
 
-/// A capture's file must end in ".pcap" (so that it can never be one of the files qoslab
-/// itself writes beside it: summary.json, scenario.toml, the .parquet tables) and must not be,
-/// or hold, the file of an earlier capture: two captures into one file would mix their
-/// packets.
+/// The files qoslab writes at the top of a run's output directory besides the `.parquet`
+/// tables (python/qoslab/runs/simulate.py, rundir.py's marker).
+const OUTPUT_NAMES: [&str; 3] = ["summary.json", "scenario.toml", ".qoslab-run"];
+
+/// A capture's file must end in ".pcap" and lie in no folder named as a file qoslab itself
+/// writes beside it ([`OUTPUT_NAMES`], the .parquet tables: the folder would stop it writing
+/// that file), and must not be, or hold, the file of an earlier capture: two captures into one
+/// file would mix their packets.
 fn check_capture_names(
     n: usize,
     file: &str,
@@ -586,6 +590,19 @@ fn check_capture_names(
         ));
     }
     let mine = capture_files(file, direction);
+    for f in &mine {
+        if let Some((top, _)) = f.split_once('/') {
+            if OUTPUT_NAMES.contains(&top) || top.ends_with(".parquet") {
+                return Err(bad(
+                    key,
+                    format!(
+                        "the capture file {f:?} is inside {top:?}, a file qoslab writes into the \
+                         output directory: choose another folder"
+                    ),
+                ));
+            }
+        }
+    }
     for (m, c) in earlier.iter().enumerate() {
         for theirs in capture_files(&c.file, c.direction) {
             for f in &mine {

@@ -133,6 +133,40 @@ fn paths_a_scenario_names_stay_inside_the_output_directory() {
     }
 }
 
+/// A capture file inside a folder named as one of the run's own outputs would stop the run
+/// writing that output (after it ran): refused while reading the scenario.
+#[test]
+fn capture_files_stay_out_of_the_runs_own_output_names() {
+    use super::{check_capture_names, CaptureDirection};
+    for ok in [
+        "a.pcap",
+        "caps/summary.json.pcap",
+        "x/summary.json/a.pcap",
+        "flows.parquet.pcap",
+    ] {
+        assert!(
+            check_capture_names(0, ok, CaptureDirection::Ab, &[]).is_ok(),
+            "{ok}"
+        );
+    }
+    for bad in [
+        "summary.json/x.pcap",
+        "./scenario.toml/x.pcap",
+        "flows.parquet/x.pcap",
+        "series_queue.parquet/a/b.pcap",
+        ".qoslab-run/x.pcap",
+    ] {
+        for d in [CaptureDirection::Ab, CaptureDirection::Both] {
+            let e = check_capture_names(0, bad, d, &[]).expect_err(bad);
+            assert!(
+                e.message.contains("a file qoslab writes"),
+                "{bad}: {}",
+                e.message
+            );
+        }
+    }
+}
+
 /// Every `[[flow]]` naming one trace file (however spelled) shares one copy of its rows; a
 /// different `trace_flow` of it is a copy of its own.
 #[test]
