@@ -67,7 +67,7 @@ fn topy_err(file: &str, e: topy::ToPyError) -> PyErr {
 #[pyclass(frozen, module = "qoslab._core")]
 pub(crate) struct Resolved {
     pub(crate) inner: Scenario,
-    file: String,
+    pub(crate) file: String,
 }
 
 #[pymethods]

@@ -1,5 +1,5 @@
 //! Running a scenario: the simulation advanced in slices with the GIL released (Ctrl-C and
-//! the progress callback seen between them), then its results handed to Python as a dict of
+//! the progress callback seen every 20 ms of wall-clock time, inside a slice too), then its results handed to Python as a dict of
 //! tables whose columns come from their declaration (columns.rs) and a few totals.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -14,6 +14,7 @@ use qoslab_core::{Scenario, Simulation};
 use crate::columns::{self, FlowDrop};
 use crate::records;
 use crate::resolve::{parse, Resolved};
+use crate::ScenarioError;
 
 /// Runs a scenario with `seed`. `captures` lists (link direction, pcap path) pairs;
 /// `progress(fraction)` is called between `chunks` slices of simulated time.
@@ -30,7 +31,7 @@ pub(crate) fn simulate<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(text, file)?;
     let sink = records::RecordSink::new(None, usize::MAX);
-    run(py, &sc, seed, captures, progress, chunks, 0, sink)
+    run(py, (&sc, file), seed, captures, progress, chunks, 0, sink)
 }
 
 /// [`simulate`] for a scenario resolved once by [`resolve`].
@@ -51,7 +52,7 @@ pub(crate) fn simulate_resolved<'py>(
     let sink = records::RecordSink::new(spill, spill_after);
     run(
         py,
-        &scenario.inner,
+        (&scenario.inner, &scenario.file),
         seed,
         captures,
         progress,
@@ -64,7 +65,7 @@ pub(crate) fn simulate_resolved<'py>(
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
-    sc: &Scenario,
+    (sc, file): (&Scenario, &str),
     seed: u64,
     captures: Vec<(usize, String)>,
     progress: Option<Bound<'py, PyAny>>,
@@ -88,7 +89,7 @@ fn run<'py>(
     }
     sim.set_capture_limit(capture_limit);
     let total = sc.duration_ns;
-    let (until, interrupted) = advance(py, &mut sim, total, chunks, progress, &mut records)?;
+    let (until, interrupted) = advance(py, &mut sim, file, total, chunks, progress, &mut records)?;
     let mut r = sim.results();
     records.push(&mut r.records)?;
     if let Some(e) = &r.capture_error {
@@ -115,38 +116,71 @@ fn run<'py>(
     Ok(out)
 }
 
+/// Wall-clock time the core runs with the GIL released before Ctrl-C, SIGTERM and the
+/// progress callback (the time budget) are looked at, inside a slice as between slices: the
+/// core asks every [`qoslab_core::sim::stall::CHECK_EVERY`] events (a clock read per 4096
+/// events, nothing measurable), so a stop is seen within about this time whatever a slice of
+/// simulated time holds.
+const LOOK_EVERY: Duration = Duration::from_millis(20);
+
 /// Runs `sim` to `total` in slices, the GIL released during each (a panic in the core becomes
-/// a RuntimeError); returns where it stopped and whether Ctrl-C or the progress callback
-/// stopped it early.
+/// a RuntimeError, a stall of simulated time a ScenarioError naming `file`); returns where it
+/// stopped and whether Ctrl-C or the progress callback stopped it early.
+#[allow(clippy::too_many_arguments)]
 fn advance<'py>(
     py: Python<'py>,
     sim: &mut Simulation,
+    file: &str,
     total: u64,
     chunks: u64,
     progress: Option<Bound<'py, PyAny>>,
     records: &mut records::RecordSink,
 ) -> PyResult<(u64, bool)> {
     let chunk = (total / chunks.max(1)).max(1);
-    // Slices of simulated time short enough in wall-clock time that Ctrl-C (or SIGTERM, which
-    // the CLI turns into KeyboardInterrupt) is seen within about 0.1 s whatever the run's
-    // length: a slice that took longer than 50 ms halves the next, one under 10 ms doubles it,
-    // up to the progress chunk (from 10 ms of simulated time). Where a run pauses does not change it (events are processed in
-    // the same order); progress is reported once per chunk.
+    // Slices of simulated time: a slice that took longer than 50 ms halves the next, one
+    // under 10 ms doubles it, up to the progress chunk (from 10 ms of simulated time); within
+    // a slice the core stops every LOOK_EVERY of wall-clock time for Ctrl-C (or SIGTERM, which
+    // the CLI turns into KeyboardInterrupt) and the progress callback to be looked at. Where
+    // a run pauses does not change it (events are processed in the same order); progress is
+    // reported after every slice.
     // Finished transfers leave the simulation after every slice into `records`, which holds
     // them in memory or spills them to its file (records.rs).
     let mut step = chunk.min(10_000_000);
     let mut until: u64 = 0;
-    let mut next_report = chunk;
-    let mut interrupted = false;
     while until < total {
         until = until.saturating_add(step).min(total);
         let t0 = Instant::now();
-        let ok = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(until))).is_ok());
-        if !ok {
-            return Err(PyRuntimeError::new_err(format!(
-                "internal error in the simulation at t = {:.6} s (please report it with the scenario and seed)",
-                sim.now() as f64 / 1e9
-            )));
+        loop {
+            let look = Instant::now();
+            let reached = py.detach(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    sim.run_until_or(until, &mut || look.elapsed() >= LOOK_EVERY)
+                }))
+            });
+            let Ok(reached) = reached else {
+                return Err(PyRuntimeError::new_err(format!(
+                    "internal error in the simulation at t = {:.6} s (please report it with the scenario and seed)",
+                    sim.now() as f64 / 1e9
+                )));
+            };
+            if let Some(stall) = sim.stalled() {
+                let m = stall.to_string();
+                return Err(ScenarioError::new_err((
+                    format!("{file}: {m}"),
+                    file.to_string(),
+                    None::<usize>,
+                    String::new(),
+                    m,
+                )));
+            }
+            if reached {
+                break;
+            }
+            // Stopped inside the slice: the signals and the budget at the time reached.
+            let now = sim.now();
+            if let Some(stop) = stop_here(py, &progress, now as f64 / total as f64)? {
+                return Ok((now, stop == Stop::Interrupt || now < total));
+            }
         }
         records.push(&mut sim.take_records())?;
         let wall = t0.elapsed();
@@ -155,30 +189,44 @@ fn advance<'py>(
         } else if wall < Duration::from_millis(10) {
             step = step.saturating_mul(2).min(chunk);
         }
-        if let Err(e) = py.check_signals() {
-            if e.is_instance_of::<PyKeyboardInterrupt>(py) {
-                interrupted = true;
-                break;
-            }
-            return Err(e);
-        }
         // Progress after every slice (at most ~100 calls a second; the caller throttles what it
-        // shows) and at least once per chunk; a callback that returns False stops the run here,
-        // as Ctrl-C does (the caller's time budget).
-        if until >= next_report || until == total || progress.is_some() {
-            while next_report <= until {
-                next_report = next_report.saturating_add(chunk);
-            }
-            if let Some(cb) = &progress {
-                let keep = cb.call1((until as f64 / total as f64,))?;
-                if keep.is_instance_of::<PyBool>() && !keep.is_truthy()? {
-                    interrupted = until < total;
-                    break;
-                }
-            }
+        // shows).
+        if let Some(stop) = stop_here(py, &progress, until as f64 / total as f64)? {
+            return Ok((until, stop == Stop::Interrupt || until < total));
         }
     }
-    Ok((until, interrupted))
+    Ok((until, false))
+}
+
+/// What stopped a run early.
+#[derive(PartialEq, Eq)]
+enum Stop {
+    /// Ctrl-C (or SIGTERM, which the CLI turns into KeyboardInterrupt).
+    Interrupt,
+    /// The progress callback returned False (the caller's time budget).
+    Callback,
+}
+
+/// Whether the run stops at `fraction` of its simulated time, and why; an exception other
+/// than KeyboardInterrupt (from the signal handlers or the callback) is raised.
+fn stop_here(
+    py: Python<'_>,
+    progress: &Option<Bound<'_, PyAny>>,
+    fraction: f64,
+) -> PyResult<Option<Stop>> {
+    if let Err(e) = py.check_signals() {
+        if e.is_instance_of::<PyKeyboardInterrupt>(py) {
+            return Ok(Some(Stop::Interrupt));
+        }
+        return Err(e);
+    }
+    if let Some(cb) = progress {
+        let keep = cb.call1((fraction,))?;
+        if keep.is_instance_of::<PyBool>() && !keep.is_truthy()? {
+            return Ok(Some(Stop::Callback));
+        }
+    }
+    Ok(None)
 }
 
 /// The tables of a run's results, as the dict `simulate` returns (its totals added after):

@@ -138,19 +138,22 @@ pub mod tcp {
         ParamKind::Duration,
         "200ms",
         "Minimum retransmission timeout.",
-    );
+    )
+    .at_least(1_000, "1us");
     pub const MAX_RTO: Decl<Duration> = Decl::new(
         "max_rto",
         ParamKind::Duration,
         "60s",
         "Maximum retransmission timeout.",
-    );
+    )
+    .at_least(1_000, "1us");
     pub const INITIAL_RTO: Decl<Duration> = Decl::new(
         "initial_rto",
         ParamKind::Duration,
         "3s",
         "Retransmission timeout before the first RTT sample.",
-    );
+    )
+    .at_least(1_000, "1us");
     pub const TICK: Decl<Duration> = Decl::new(
         "tick",
         ParamKind::Duration,

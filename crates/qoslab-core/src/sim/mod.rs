@@ -15,6 +15,7 @@ mod fold;
 mod forward;
 pub mod measure;
 mod signals;
+pub mod stall;
 mod transport;
 pub mod window;
 
@@ -23,6 +24,7 @@ pub use build::{build_aqm, build_qdisc, pre_color, Conditioner};
 pub use delay::{DelayStats, DelaySummary};
 pub use fold::ClassResult;
 pub use measure::{jain_index, FlowResult, LinkResult, MemoryUse, RunResults, Series};
+pub use stall::Stall;
 
 use crate::aqm::{AnyAqm, Aqm};
 use crate::conditioner::Meter;
@@ -144,6 +146,11 @@ pub struct Simulation {
     next_line_shrink: SimTime,
     /// Events handled.
     events: u64,
+    /// The checkpoints at the current instant ([`stall`]), the bound of events at one
+    /// instant (0: the default) and, once it was reached, where.
+    watch: stall::Watch,
+    stall_bound: u64,
+    stalled: Option<Stall>,
     /// Arrival processes; their slots are flows after the declared flows, built as needed.
     procs: Vec<arrivals::Process>,
     /// Every flow's round-trip propagation delay (FDD-RED's oracle RTTs), and whether a queue
@@ -277,6 +284,9 @@ impl Simulation {
             last_sample: 0,
             next_line_shrink: crate::net::link::LINE_SHRINK_EVERY_NS,
             events: 0,
+            watch: stall::Watch::default(),
+            stall_bound: 0,
+            stalled: None,
             procs,
             path_rtts,
             wants_rtts,
@@ -337,8 +347,19 @@ impl Simulation {
             .is_none_or(|t| t > self.scenario.duration_ns)
     }
 
-    /// Runs every event up to and including time `until` (capped at the scenario duration).
+    /// Runs every event up to and including time `until` (capped at the scenario duration),
+    /// unless simulated time stalls ([`Simulation::stalled`]).
     pub fn run_until(&mut self, until: SimTime) {
+        self.run_until_or(until, &mut || false);
+    }
+
+    /// [`Simulation::run_until`], asking `stop` every [`stall::CHECK_EVERY`] events whether to
+    /// stop there: true when it reached `until`, false when `stop` stopped it (the next call
+    /// goes on from the next event, in the same order) or simulated time stalled.
+    pub fn run_until_or(&mut self, until: SimTime, stop: &mut dyn FnMut() -> bool) -> bool {
+        if self.stalled.is_some() {
+            return false;
+        }
         let until = until.min(self.scenario.duration_ns);
         // Once a simulated second the links' lines shrink to what they hold, between slices
         // of events: in the loop's dispatch (the sample's handler) it cost 1 % more
@@ -347,14 +368,17 @@ impl Simulation {
         // lines needed since the last shrink, not less.
         while self.next_line_shrink < until {
             let t = self.next_line_shrink;
-            self.run_events_until(t);
+            if !self.run_events_until(t, stop) {
+                return false;
+            }
             self.shrink_lines();
         }
-        self.run_events_until(until);
+        self.run_events_until(until, stop)
     }
 
-    /// The event loop: every event up to and including time `until`.
-    fn run_events_until(&mut self, until: SimTime) {
+    /// The event loop: every event up to and including time `until`; false when the
+    /// checkpoint stopped it.
+    fn run_events_until(&mut self, until: SimTime, stop: &mut dyn FnMut() -> bool) -> bool {
         while let Some(e) = self.q.pop_until(until) {
             self.events += 1;
             // With many pending events (thousands of flows), the next packet to arrive and its
@@ -376,7 +400,11 @@ impl Simulation {
                 EventKind::Pace(f) => self.on_pace(e.time, f as usize),
                 kind => self.dispatch(e.time, kind),
             }
+            if self.events % stall::CHECK_EVERY == 0 && self.checkpoint(e.kind, stop) {
+                return false;
+            }
         }
+        true
     }
 
     pub fn run(&mut self) {

@@ -17,14 +17,16 @@ pub const ON: Decl<Duration> = Decl::new(
     ParamKind::Duration,
     "required",
     "Mean burst (ON) time (exponential).",
-);
+)
+.positive();
 /// The mean OFF (idle) time of the ON/OFF sources.
 pub const OFF: Decl<Duration> = Decl::new(
     "off",
     ParamKind::Duration,
     "required",
     "Mean idle (OFF) time (exponential).",
-);
+)
+.positive();
 /// The peak rate of the ON/OFF sources.
 pub const PEAK: Decl<crate::params::typed::Rate> =
     RATE.with_doc("Peak rate, during ON periods (or a list per member).");

@@ -1,0 +1,103 @@
+"""Every stop is prompt whatever a slice of simulated time holds: Ctrl-C, SIGTERM and the time
+budget are looked at inside a slice (every 20 ms of wall-clock time), so a run whose slices hold
+hundreds of millions of events (5,000 trace flows of a packet every 0.1 us) stops within a
+fraction of a second, as a run of 9e6 simulated seconds does. The bounds are liveness bounds
+(the dense run took 24 s and more to stop when only slices' ends were looked at), not speed."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SCENARIOS
+
+QOSLAB = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "qoslab")
+
+#: Seconds a stopped run may take to exit (the dense run stops in about 0.1 s).
+STOP_BOUND_S = 3.0
+
+DENSE = """
+name = "dense"
+duration = "1s"
+
+[[node]]
+name = "src"
+
+[[node]]
+name = "dst"
+
+[[link]]
+name = "l"
+a = "src"
+b = "dst"
+bandwidth = "10Gbps"
+delay = "1ms"
+queue = { type = "droptail", limit = "1000pkts" }
+
+[[flow]]
+name = "t{i}"
+count = 5000
+type = "trace"
+trace = "trace.csv"
+src = "src"
+dst = "dst"
+packet_size = "100B"
+"""
+
+
+def _dense(tmp_path: Path) -> Path:
+    """5,000 trace flows of a 100-byte packet every 0.1 us for 10 ms."""
+    (tmp_path / "trace.csv").write_text("".join(f"{i * 1e-7:.7f},100\n" for i in range(100_000)))
+    p = tmp_path / "dense.toml"
+    p.write_text(DENSE)
+    return p
+
+
+def _long(tmp_path: Path) -> Path:
+    """The UDP sources' example for 9e6 s (the format's longest duration is 2^53 ns)."""
+    text = (SCENARIOS / "examples" / "udp-sources.toml").read_text()
+    text = text.replace('duration = "100s"', 'duration = "9e6s"')
+    text = text.replace('bottleneck = "bottleneck"', 'bottleneck = "bottleneck"\ninterval = "1e5s"')
+    p = tmp_path / "long.toml"
+    p.write_text(text)
+    return p
+
+
+def _stop_after(args: list[str], sig: signal.Signals, wait_s: float = 1.5) -> tuple[int, str, float]:
+    """Runs ``qoslab args``, sends ``sig`` after ``wait_s``: (status, stderr, seconds to exit)."""
+    p = subprocess.Popen([QOSLAB, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(wait_s)
+        t0 = time.perf_counter()
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        return p.returncode, err, time.perf_counter() - t0
+    finally:
+        p.kill()
+        p.wait()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("which", ["dense", "long"])
+def test_a_signal_stops_a_run_within_a_fraction_of_a_second(tmp_path, sig, which):
+    path = _dense(tmp_path) if which == "dense" else _long(tmp_path)
+    code, err, took = _stop_after(["run", str(path)], sig)
+    assert code == 130, err
+    assert "interrupted at t = " in err, err
+    assert took < STOP_BOUND_S, f"{which}: exited {took:.2f} s after {sig.name}"
+
+
+def test_the_time_budget_stops_a_dense_run_inside_its_first_slice(tmp_path):
+    path = _dense(tmp_path)
+    t0 = time.perf_counter()
+    p = subprocess.run(
+        [QOSLAB, "run", str(path), "--max-time", "2s"], capture_output=True, text=True, timeout=120
+    )
+    took = time.perf_counter() - t0
+    assert p.returncode == 1, p.stderr
+    assert "above --max-time 2 s" in p.stderr, p.stderr
+    assert took < 2.0 + STOP_BOUND_S, f"exited after {took:.2f} s under --max-time 2s"
