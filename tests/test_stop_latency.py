@@ -2,7 +2,9 @@
 budget are looked at inside a slice (every 20 ms of wall-clock time), so a run whose slices hold
 hundreds of millions of events (5,000 trace flows of a packet every 0.1 us) stops within a
 fraction of a second, as a run of 9e6 simulated seconds does. The bounds are liveness bounds
-(the dense run took 24 s and more to stop when only slices' ends were looked at), not speed."""
+(the dense run took 24 s and more to stop when only slices' ends were looked at), not speed.
+The durations that made a timer re-arm at the same instant (and simulated time stop, out of
+reach of every signal) are refused by ``qoslab check`` in one line."""
 
 from __future__ import annotations
 
@@ -101,3 +103,27 @@ def test_the_time_budget_stops_a_dense_run_inside_its_first_slice(tmp_path):
     assert p.returncode == 1, p.stderr
     assert "above --max-time 2 s" in p.stderr, p.stderr
     assert took < 2.0 + STOP_BOUND_S, f"exited after {took:.2f} s under --max-time 2s"
+
+
+@pytest.mark.parametrize(
+    ("where", "key"),
+    [("[tcp]", "tcp.max_rto"), ("flow", "flow[0].tcp.max_rto"), ("--set", "tcp.max_rto")],
+)
+def test_check_refuses_a_retransmission_timeout_under_a_microsecond(tmp_path, where, key):
+    """A linux sender's RTO under 1 us was 0 us, re-armed at the same instant for ever."""
+    text = (SCENARIOS / "linux" / "single.toml").read_text()
+    sets: list[str] = []
+    if where == "[tcp]":
+        text = text.replace("[tcp]\n", '[tcp]\nmax_rto = "0.5us"\n')
+    elif where == "flow":
+        text = text.replace('tcp = { variant = "bbr" }', 'tcp = { variant = "bbr", max_rto = "0.5us" }')
+    else:
+        sets = ["--set", "tcp.max_rto=0.5us"]
+    path = tmp_path / "single.toml"
+    path.write_text(text)
+    cmd = ["check", str(path)] if not sets else ["run", str(path), *sets]
+    p = subprocess.run([QOSLAB, *cmd], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert str(path) in lines[0] and f"`{key}`" in lines[0] and "at least 1us" in lines[0], lines[0]
