@@ -99,17 +99,20 @@ slurm-down:
 	$(PY) tools/slurm_local.py down
 
 # cargo-fuzz on the scenario parser, resolver and builder (crates/qoslab-core/fuzz): a bounded
-# run in `make test` (FUZZ_SECONDS, default 30: about 110,000 inputs, with the corpus of every scenario file), a long one with `make fuzz`. The corpus starts
-# from the project's scenario files. Needs the nightly toolchain; skipped with a message without.
+# run in `make test` (FUZZ_SECONDS, default 30, with the corpus of every scenario file), a long one with `make fuzz`. The corpus starts
+# from the project's scenario files; the target's mutator adds the format's own operators (tcp
+# flavour, tcp.cc.*, jitter, a flow's tcp table, durations). A run that stops simulated time is
+# a crash (the target's stall bound); -timeout is the watchdog for any other hang (10 s an input).
+# Needs the nightly toolchain; skipped with a message without.
 FUZZ_SECONDS ?= 30
 FUZZ_DIR := crates/qoslab-core/fuzz
 fuzz-smoke:
 	@if ! rustup run nightly rustc --version >/dev/null 2>&1; then \
 		echo "fuzz: no nightly toolchain (rustup toolchain install nightly): skipped"; exit 0; fi; \
 	command -v cargo-fuzz >/dev/null 2>&1 || cargo install -q cargo-fuzz --locked; \
-	mkdir -p $(FUZZ_DIR)/corpus/scenario && cp scenarios/*.toml tests/bad_scenarios/*.toml $(FUZZ_DIR)/corpus/scenario/ 2>/dev/null; \
-	cd $(FUZZ_DIR) && cargo +nightly fuzz run scenario -- -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -rss_limit_mb=2048 2>&1 | \
-		grep -E "^#[0-9]+ *DONE|^Done|SUMMARY|panicked|ERROR|crash-" ; test $${PIPESTATUS[0]} -eq 0
+	mkdir -p $(FUZZ_DIR)/corpus/scenario && cp scenarios/*.toml scenarios/linux/*.toml tests/bad_scenarios/*.toml $(FUZZ_DIR)/corpus/scenario/ 2>/dev/null; \
+	cd $(FUZZ_DIR) && cargo +nightly fuzz run scenario -- -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -rss_limit_mb=2048 -timeout=10 2>&1 | \
+		grep -E "^#[0-9]+ *DONE|^Done|SUMMARY|panicked|ERROR|crash-|timeout-" ; test $${PIPESTATUS[0]} -eq 0
 
 FUZZ_LONG ?= 600
 fuzz:
