@@ -186,6 +186,7 @@ FDD_RED = tuple(
             high=-0.10,
             section=f", N = {n} flows",
             part=f"N = {n}",
+            from_next_run=True,
         )
         for n in FLOWS
     ),
@@ -200,6 +201,7 @@ FDD_RED = tuple(
         high=-1.0,
         kind="grid",
         grid=0.5,
+        from_next_run=True,
         primary=Primary(
             (r"^shares", r"estimator", r"link full", r"window 20"),
             "the text's own words, a steady state 'in which the bottleneck is fully utilized' "
@@ -216,6 +218,7 @@ FDD_RED = tuple(
         margin=0.05,
         high=-0.20,
         primary=FDD_PRIMARY_QUEUE,
+        from_next_run=True,
     ),
     Magnitude(
         "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size",
@@ -226,6 +229,7 @@ FDD_RED = tuple(
         margin=0.05,
         high=-0.10,
         part="queue size",
+        from_next_run=True,
         primary=FDD_PRIMARY_QUEUE,
     ),
     Magnitude(
@@ -238,6 +242,7 @@ FDD_RED = tuple(
         margin=0.05,
         high=-0.20,
         part="stability",
+        from_next_run=True,
         primary=FDD_PRIMARY_QUEUE,
         borrow="The queue length fluctuation in FDD-RED is obviously lower than original RED",
     ),
@@ -513,6 +518,7 @@ TWAM_DWRED = (
         threshold=0.5,
         high=0.0,
         kind="discrete",
+        from_next_run=True,
         primary=Primary(
             (r"Σ binds its neighbour", r"flow set C", r"any RTO in the run"),
             "Eq. 3 and the flow set as for the other claims; every RTO in the run starts a Slow "

@@ -220,6 +220,11 @@ def timeout_flows(ctx: Context, sweep: str) -> pd.DataFrame:
     return runs[["scen", "arm", "flowset", "seed", "run_id"]].merge(fl, on="run_id")
 
 
+def flows_with_timeouts(tf: pd.DataFrame, col: str) -> pd.Series:
+    """Per seed, how many flows of ``tf`` have at least one timeout in column ``col``."""
+    return (tf[col] > 0).groupby(tf["seed"]).sum().astype(float)
+
+
 def _slow_start_verdicts(ctx: Context) -> None:
     """Sec. 5.2 (Fig. 2, scenario 1): "no TCP flow experiences a Slow Start phase when
     TWAM+DWRED is used": per seed, the number of TCP flows with at least one retransmission
@@ -239,7 +244,7 @@ def _slow_start_verdicts(ctx: Context) -> None:
         for arm, reading in EQ3_READINGS.items():
             g = tf[(tf["flowset"] == fs) & (tf["arm"] == arm)]
             for col, what in SLOW_START_COUNTS.items():
-                per_seed = (g[col] > 0).groupby(g["seed"]).sum().astype(float)
+                per_seed = flows_with_timeouts(g, col)
                 ctx.verdict(
                     claim.one_sample(
                         f"{reading}, flow set {fs}, {what}",
