@@ -581,7 +581,7 @@ _TSW_CLAIMS = ("the larger r_i flows fail", "Flows No 8, 9 and 10 fail")
 DECLARED: dict[str, tuple[Magnitude, ...]] = {
     "ard": _with(ARD_PRIMARY, ARD),
     "fdd-red": tuple(
-        replace(m, primary=FDD_PRIMARY_TABLE2 if "drop" not in m.match else FDD_PRIMARY_DROPS)
+        replace(m, primary=m.primary or (FDD_PRIMARY_TABLE2 if "drop" not in m.match else FDD_PRIMARY_DROPS))
         for m in FDD_RED
     ),
     "probe-marker": _with(PROBE_PRIMARY, PROBE_MARKER),
