@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register, scenario
+from qoslab.experiments.fdd_red_dynamics import dynamics_sweep, dynamics_verdicts
 from qoslab.experiments.fdd_red_figures import (
     _fig7,
     _fig10,
@@ -188,11 +189,13 @@ def plan(opts: Options) -> list[Sweep]:
             seeds[:1],
             "Scenario 1 for 20 s sampled every 50 ms, first seed, RED and FDD-RED.",
         ),
+        dynamics_sweep(opts),
     ]
 
 
 def analyse(ctx: Context) -> None:
     _verdicts(ctx)
+    dynamics_verdicts(ctx)
     _readings_table(ctx)
     _readings_figure(ctx)
     _victim_control(ctx)
@@ -300,23 +303,36 @@ def _verdicts(ctx: Context) -> None:
         unit=" % change in drops summed over the buffer sizes, FDD-RED vs RED",
         scale=0.01,
     )
-    f11 = Claim(
-        "FDD-RED has lower drop count than RED algorithm for different flow numbers",
-        "Sec. III-C, Fig. 11 (5-100 flows, 20 s)",
-        "less",
-        "fewer at every number of flows (plot only)",
-        margin=DROPS_MARGIN,
-        unit=" % change in drops summed over the numbers of flows, FDD-RED vs RED",
-        scale=0.01,
-    )
-    for claim, sweep in ((f10, "fig10"), (f11, "fig11")):
+    for arm in DROP_AQMS:
+        if arm not in READINGS:
+            continue
+        for w in WINDOWS:
+            test = _pair_rel(ctx, "fig10", "drops_bottleneck", {"window": w}, arm)
+            sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
+            ctx.verdict(f10.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
+    _fig11_verdicts(ctx)
+
+
+def _fig11_verdicts(ctx: Context) -> None:
+    """Fig. 11, one record per number of flows N (a claim part per N: "for different flow
+    numbers" is a statement at each N, so an N where FDD-RED drops more shows)."""
+    for n in sorted(int(x) for x in ctx.runs("fig11")["flows"].unique()):
+        f11 = Claim(
+            "FDD-RED has lower drop count than RED algorithm for different flow numbers",
+            f"Sec. III-C, Fig. 11 (20 s), N = {n} flows",
+            "less",
+            "fewer at every number of flows (plot only)",
+            margin=DROPS_MARGIN,
+            unit=f" % change in drops at N = {n}, FDD-RED vs RED",
+            scale=0.01,
+        )
         for arm in DROP_AQMS:
             if arm not in READINGS:
                 continue
             for w in WINDOWS:
-                test = _pair_rel(ctx, sweep, "drops_bottleneck", {"window": w}, arm)
+                test = _pair_rel(ctx, "fig11", "drops_bottleneck", {"window": w, "flows": n}, arm)
                 sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
-                ctx.verdict(claim.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
+                ctx.verdict(f11.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
 
 
 _QUANTITIES = {

@@ -48,6 +48,18 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
         "RED drops more packets than FDD-RED algorithm": ("tables",),
         "According to this figure, FDD-RED drops fewer packets": ("fig10",),
         "FDD-RED has lower drop count than RED algorithm for different flow numbers": ("fig11",),
+        "FDD-RED converges more rapidly to a steady-state in which the bottleneck is fully utilized": (
+            "dynamics",
+        ),
+        "The queue length fluctuation in FDD-RED is obviously lower than original RED": (
+            "dynamics",
+            "tables",
+        ),
+        # the queue-size part and the stability part borrowed from Fig. 9's records
+        "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size": (
+            "dynamics",
+            "tables",
+        ),
     },
     "probe-marker": {
         **{
@@ -102,6 +114,7 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
         "differentiation between TCP flows is preserved in a fair way": ("s3",),
         "a throughput proportional to their reserved capacity": ("s4",),
         "The limitations of TSW2CM and static WRED are once again apparent here": ("s12",),
+        "no TCP flow experiences a Slow Start phase when TWAM+DWRED is used": ("s12",),
     },
 }
 

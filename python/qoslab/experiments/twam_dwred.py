@@ -52,6 +52,7 @@ from qoslab.experiments.twam_dwred_topology import (
     timing,
 )
 from qoslab.report.figures import Line, Panel, panels
+from qoslab.report.results import load
 from qoslab.runs.sweep import grid
 from qoslab.stats import estimate, paired
 from qoslab.verdicts import Claim
@@ -101,6 +102,7 @@ def plan(opts: Options) -> list[Sweep]:
 def analyse(ctx: Context) -> None:
     pf = _per_flow(ctx, "s12")
     _verdicts(ctx, pf, _per_flow(ctx, "s3"), _per_flow(ctx, "s4"))
+    _slow_start_verdicts(ctx)
     _summary_table(ctx, pf, "s12")
     _fig3_throughput(ctx, pf)
     _fig2_cwnd(ctx)
@@ -195,6 +197,61 @@ def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFram
             ctx.verdict(
                 better.paired(f"{reading}, flow set {fs}", test, supported=EQ3_SUPPORT[arm] + _set_note(fs))
             )
+
+
+#: the per-flow counts of retransmission timeouts the core writes (docs/outputs.md, flows):
+#: ``timeouts`` over the whole run, ``window_timeouts`` inside the measurement window
+SLOW_START_COUNTS = {
+    "timeouts": "any RTO in the run",
+    "window_timeouts": "RTO after the warm-up",
+}
+
+
+def timeout_flows(ctx: Context, sweep: str) -> pd.DataFrame:
+    """Per run and TCP flow, its retransmission timeouts (whole run and measurement window). A
+    TCP sender's RTO resets its cwnd to one segment and restarts Slow Start, so each is a Slow
+    Start phase after the flow's first (the core counts expiries with data outstanding). Read from
+    the store's flows table (the runs table's ``timeouts`` is their sum, which
+    :meth:`Context.flows` keeps instead of the per-flow column)."""
+    runs = ctx.runs(sweep)
+    keys = [s.key for s in ctx.specs if s.sweep == ctx.sweep_name(sweep)]
+    fl = load(ctx.store, "flows", keys=keys, expand_params=False)
+    fl = fl[fl["kind"] == "tcp"][["run_id", "name", *SLOW_START_COUNTS]]
+    return runs[["scen", "arm", "flowset", "seed", "run_id"]].merge(fl, on="run_id")
+
+
+def flows_with_timeouts(tf: pd.DataFrame, col: str) -> pd.Series:
+    """Per seed, how many flows of ``tf`` have at least one timeout in column ``col``."""
+    return (tf[col] > 0).groupby(tf["seed"]).sum().astype(float)
+
+
+def _slow_start_verdicts(ctx: Context) -> None:
+    """Sec. 5.2 (Fig. 2, scenario 1): "no TCP flow experiences a Slow Start phase when
+    TWAM+DWRED is used": per seed, the number of TCP flows with at least one retransmission
+    timeout (a discrete count), against 0."""
+    claim = Claim(
+        "no TCP flow experiences a Slow Start phase when TWAM+DWRED is used",
+        "Sec. 5.2, scenario 1 (Fig. 2)",
+        "less",
+        "no flow (0) after its initial Slow Start",
+        threshold=0.5,
+        unit=" flows with a timeout",
+        digits=2,
+    )
+    tf = timeout_flows(ctx, "s12")
+    tf = tf[tf["scen"] == 1]
+    for fs in sorted(tf["flowset"].unique()):
+        for arm, reading in EQ3_READINGS.items():
+            g = tf[(tf["flowset"] == fs) & (tf["arm"] == arm)]
+            for col, what in SLOW_START_COUNTS.items():
+                per_seed = flows_with_timeouts(g, col)
+                ctx.verdict(
+                    claim.one_sample(
+                        f"{reading}, flow set {fs}, {what}",
+                        estimate(per_seed),
+                        supported=EQ3_SUPPORT[arm] + _set_note(fs),
+                    )
+                )
 
 
 def _set_note(fs: str) -> str:
