@@ -247,7 +247,8 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch)
             direction, margin = "greater", fdd_red.THROUGHPUT_MARGIN_BPS
         else:
             direction, margin = "greater", 0.0
-        ci = tuple(math.inf if x is None else x for x in v["ci95"])
+        # the sign verdict is the run's, on its t interval (the verdict's interval fits the kind)
+        ci = tuple(math.inf if x is None else x for x in v["t_ci95"])
         assert v["sign_verdict"] == decide(ci, direction, 0.0, margin), v
         assert v["decided_from"] == "run" and v["magnitude"], v
     n_rw = len(fdd_red.READINGS) * len(fdd_red.WINDOWS)
