@@ -76,6 +76,7 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
             "onoff",
             "onoff_1000B",
         ),
+        "points on the marker frontier become denser": ("onoff", "onoff_1000B"),
         "the performance of marked flows and free flows are almost the same": (
             "two_domains",
             "two_domains_readings",
@@ -87,6 +88,10 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "rio-plus-o": {
         "the throughput in RI+O is significantly improved": ("table1",),
+        "the throughput in RI+O is significantly improved especially for the larger profile flows": (
+            "table1",
+        ),
+        "the OUT packet drop probabilities show that RI+O significantly reduces them": ("table1",),
         "the flows with large profile rates cannot reach their contracted profile rates": ("table1",),
         "the average OUT packet drop probability of BE flows is much larger in RI+O": ("table1",),
         "In 40% subscription level, AS flows can maintain": ("fig7",),

@@ -1,0 +1,135 @@
+"""Issue 77 item 3 for probe-marker and rio-plus-o: the quantities behind "almost doubled" (a
+ratio of gains), "points ... become denser" (frontier density), "especially for the larger
+profile flows" (an ordering, which the paper's own Table I contradicts) and the AS OUT drop
+probability, and how their declarations decide (no simulation: synthetic per-seed tables)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from qoslab.experiments import probe_marker_claims as pc
+from qoslab.experiments import rio_plus_o_claims as rc
+from qoslab.experiments.magnitudes import DECLARED
+from qoslab.experiments.rests_on import RESTS_ON
+from qoslab.verdicts.core import DOES_NOT, REPRODUCES, WEAKER, decide
+from qoslab.verdicts.rules import find
+
+PM = DECLARED["probe-marker"]
+RO = DECLARED["rio-plus-o"]
+
+
+def test_gain_ratio_is_the_ratio_of_the_gains_per_seed():
+    # frontier ratios (marker / all IN): A_IN + 1 at 0.5 (gain 0.5), 2·A_IN + 1 at 0.75 (0.25)
+    plus = pd.Series({1: 0.5, 2: 0.6, 3: 0.7})
+    orig = pd.Series({1: 0.75, 2: 0.8, 4: 0.9})
+    r = pc.gain_ratio(plus, orig)
+    assert list(r.index) == [1, 2]  # paired: only the seeds both have
+    assert r[1] == pytest.approx(2.0) and r[2] == pytest.approx(2.0)
+    # no gain of the original marker to compare with: no ratio
+    assert math.isnan(pc.gain_ratio(pd.Series({1: 0.5}), pd.Series({1: 1.1}))[1])
+
+
+def test_almost_doubled_is_a_ratio_band_not_a_difference():
+    m = find(PM, pc.DOUBLED, pc.DOUBLED_RATIO_SECTION)
+    assert (m.low, m.high, m.threshold, m.direction) == (1.6, 2.4, 1.0, "greater")
+    # the difference record is its own part, with the frontier claims' smallest gain
+    d = find(PM, pc.DOUBLED, "Sec. 4 (A_IN + 1 against 2·A_IN + 1, 10 flows, soft)")
+    assert d is not m and d.high == -0.05
+    assert decide((1.8, 2.1), m.direction, m.threshold, m.margin, m.bounds) == REPRODUCES
+    assert decide((2.6, 3.1), m.direction, m.threshold, m.margin, m.bounds) == WEAKER  # past the far end
+    assert decide((1.1, 1.4), m.direction, m.threshold, m.margin, m.bounds) == WEAKER
+    assert decide((0.9, 1.4), m.direction, m.threshold, m.margin, m.bounds) == DOES_NOT
+
+
+def test_frontier_density_along_goodput():
+    # all IN spreads its four settings over 0.4 of goodput, the marker over 0.2: twice as dense
+    rows = [
+        {"seed": 1, "marker": mk, "goodput_util": x}
+        for mk, xs in (("none", (0.5, 0.6, 0.8, 0.9)), ("probe", (0.6, 0.65, 0.75, 0.8)))
+        for x in xs
+    ]
+    d = pc.frontier_density(pd.DataFrame(rows), "span")
+    assert d[1] == pytest.approx(2.0)
+    # median gap: all IN's gaps 0.1, 0.2, 0.1 (median 0.1); the marker's 0.05, 0.1, 0.05 (0.05)
+    assert pc.frontier_density(pd.DataFrame(rows), "median gap")[1] == pytest.approx(2.0)
+
+
+def test_high_load_and_density_primary_readings():
+    hl = find(PM, pc.HIGH_LOAD, "Sec. 4, Figs. 3-4 (soft differentiation)")
+    assert hl.is_primary("1500 B packets, high load = 40 flows, against 10 flows")
+    assert hl.is_primary("1500 B packets, high load = 40 flows")
+    assert not hl.is_primary("1500 B packets, high load = high utilisation (min_in ≥ 30), 40 flows")
+    assert not hl.is_primary("1000 B packets, high load = 40 flows")
+    de = find(PM, pc.DENSER, "Sec. 4.1 (Fig. 8: 10 flows, hard differentiation, ON/OFF UDP)")
+    assert de.is_primary("1500 B packets, span, 5 s against 0.05 s")
+    assert not de.is_primary("1500 B packets, median gap, 5 s against 0.05 s")
+    assert not de.is_primary("1500 B packets, span, 1 s against 0.05 s")
+
+
+def test_spearman_and_the_papers_own_ordering():
+    assert rc.spearman(np.array([1.0, 2.0, 3.0, 4.0, 5.0])) == pytest.approx(1.0)
+    assert rc.spearman(np.array([5.0, 4.0, 3.0, 2.0, 1.0])) == pytest.approx(-1.0)
+    assert math.isnan(rc.spearman(np.zeros(5)))
+    # Table I contradicts "especially for the larger profile flows" in throughput/profile and in
+    # bit/s (the smaller flows gain more); only the assured share orders the other way
+    top, rho = rc.paper_ordering("thr/profile")
+    assert top == pytest.approx(-0.467, abs=1e-3) and rho == pytest.approx(-1.0)
+    top, rho = rc.paper_ordering("bit/s")
+    assert top < 0 and rho == pytest.approx(-0.7)
+    top, rho = rc.paper_ordering("assured share")
+    assert top > 0.05 and rho > 0.5
+
+
+def _table1_flows(gains_bps: list[float], seeds: int = 3) -> pd.DataFrame:
+    rows = []
+    for seed in range(1, seeds + 1):
+        for kind, add in (("rio", 0.0), ("rio_plus_o", 1.0)):
+            for i, prof in enumerate(rc.T1_PROFILES):
+                thr = prof * 0.9 + add * gains_bps[i] + seed
+                drops, out = (10.0, 100.0) if kind == "rio" else (2.0, 100.0 * (i + 1))
+                rows.append(
+                    {
+                        "kind": kind,
+                        "seed": seed,
+                        "flow_name": f"as{i}",
+                        "throughput_bps": thr,
+                        "out_drops": drops,
+                        "out_packets": out,
+                        "out_drop_rate": drops / out,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_flow_gains_and_as_out_drop_are_paired_per_seed():
+    fl = _table1_flows([10e3, 20e3, 30e3, 200e3, 300e3])
+    g = rc.flow_gains(fl, {}, "rio", "bit/s")
+    assert list(g.index) == [1, 2, 3]
+    assert g.loc[1].to_numpy() == pytest.approx([0.01, 0.02, 0.03, 0.2, 0.3])
+    assert rc.spearman(g.loc[1].to_numpy(float)) == pytest.approx(1.0)
+    share = rc.flow_gains(fl, {}, "rio", "assured share")
+    assert (share.to_numpy() <= 0.1 + 1e-9).all()  # min(thr/profile, 1): no gain past the profile
+    pooled = rc.as_out_drop(fl, {}, "rio_plus_o", pooled=True)
+    mean = rc.as_out_drop(fl, {}, "rio_plus_o", pooled=False)
+    assert pooled[1] == pytest.approx(10 / 1500) and mean[1] == pytest.approx(
+        np.mean([2 / (100 * k) for k in range(1, 6)])
+    )
+
+
+def test_new_claims_declared_once_with_their_sweeps():
+    parts = {
+        find(RO, rc.ESPECIALLY, rc.TOP_TWO).part,
+        find(RO, rc.ESPECIALLY, rc.RANK).part,
+        find(RO, rc.ESPECIALLY, "Sec. 4, Table I").part,
+    }
+    assert len(parts) == 3
+    assert find(RO, rc.ESPECIALLY, rc.RANK).kind == "discrete"
+    drop = find(RO, rc.AS_OUT_DROPS + " (the AS flows' OUT drop probabilities)", "Sec. 4, Table I")
+    assert drop.direction == "less" and drop.high == pytest.approx(-0.0365, abs=1e-4)
+    for m in (drop, find(RO, rc.ESPECIALLY, rc.TOP_TWO)):
+        assert RESTS_ON["rio-plus-o"][m.match] == ("table1",)
+    assert RESTS_ON["probe-marker"][find(PM, pc.DENSER, "Sec. 4.1").match] == ("onoff", "onoff_1000B")
