@@ -133,3 +133,120 @@ def test_new_claims_declared_once_with_their_sweeps():
     for m in (drop, find(RO, rc.ESPECIALLY, rc.TOP_TWO)):
         assert RESTS_ON["rio-plus-o"][m.match] == ("table1",)
     assert RESTS_ON["probe-marker"][find(PM, pc.DENSER, "Sec. 4.1").match] == ("onoff", "onoff_1000B")
+
+
+class _Ctx:
+    """Collects the verdict records an analysis gives."""
+
+    def __init__(self) -> None:
+        self.records: list = []
+
+    def verdict(self, v):  # noqa: ANN001, ANN201
+        self.records.append(v)
+        return v
+
+
+def _frontier_runs(factor: dict[tuple[int, str], float], seeds=(1, 2, 3)) -> pd.DataFrame:
+    rows = []
+    for seed in seeds:
+        for n in (10, 40):
+            for mk, diff in (("none", "soft"), ("probe", "soft"), ("probe_plus_one", "soft")):
+                for mi in (2, 15, 30, 40, 80):
+                    x = 0.5 + 0.004 * mi + 0.001 * seed
+                    f = factor.get((n, mk), 1.0) + 0.01 * seed
+                    # the marker's points inside the all-IN goodput range: same goodputs
+                    rows.append(
+                        {
+                            "seed": seed,
+                            "flows": n,
+                            "diff": diff,
+                            "marker": mk,
+                            "min_in": mi,
+                            "goodput_util": x,
+                            "delay_ms": 10.0 * mi * (1.0 if mk == "none" else f),
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_high_load_and_doubled_records_from_frontiers():
+    from qoslab.experiments.probe_marker import frontier_ratio
+
+    runs = _frontier_runs({(10, "probe"): 0.8, (40, "probe"): 0.6, (10, "probe_plus_one"): 0.6})
+    ratio = {
+        (n, "soft", mk): frontier_ratio(
+            select_(runs, flows=n, marker=mk), select_(runs, flows=n, marker="none")
+        )
+        for n in (10, 40)
+        for mk in ("probe", "probe_plus_one")
+    }
+    ctx = _Ctx()
+    pc.high_load(ctx, runs, ratio, frontier_ratio, "1500 B packets", "sup", quick=False)
+    got = {r.reading.removeprefix("1500 B packets, "): r for r in ctx.records}
+    assert set(got) == {
+        "high load = 40 flows, against 10 flows",
+        "high load = 40 flows",
+        "high load = high utilisation (min_in ≥ 30), 10 flows",
+        "high load = high utilisation (min_in ≥ 30), 40 flows",
+    }
+    assert got["high load = 40 flows, against 10 flows"].effect == pytest.approx(-0.2)
+    assert got["high load = 40 flows"].effect == pytest.approx(-0.38)
+    assert got["high load = high utilisation (min_in ≥ 30), 10 flows"].effect == pytest.approx(-0.18)
+    assert all(r.claim == pc.HIGH_LOAD for r in ctx.records)
+    ctx = _Ctx()
+    pc.doubled(ctx, ratio, "1500 B packets", "sup")
+    (rec,) = ctx.records
+    # gains 1 − 0.62 = 0.38 and 1 − 0.82 = 0.18 at seed 2
+    assert rec.section == pc.DOUBLED_RATIO_SECTION and rec.values[1] == pytest.approx(0.38 / 0.18)
+
+
+def select_(df: pd.DataFrame, **where: object) -> pd.DataFrame:
+    m = pd.Series(True, index=df.index)
+    for k, v in where.items():
+        m &= df[k] == v
+    return df[m]
+
+
+def test_density_records_pair_activity_times():
+    rows = []
+    for seed in (1, 2, 3):
+        for t, shrink in ((0.05, 1.0), (1.0, 0.8), (5.0, 0.5)):
+            for mk in ("none", "probe"):
+                for k, mi in enumerate((2, 15, 80)):
+                    step = 0.1 * (shrink if mk == "probe" else 1.0)
+                    rows.append(
+                        {
+                            "seed": seed,
+                            "on_off_s": t,
+                            "marker": mk,
+                            "min_in": mi,
+                            "goodput_util": 0.5 + k * step,
+                        }
+                    )
+    ctx = _Ctx()
+    pc.density_claims(ctx, pd.DataFrame(rows), "1500 B packets", "sup")
+    got = {r.reading: r.effect for r in ctx.records}
+    assert got["1500 B packets, span, 5 s against 0.05 s"] == pytest.approx(1.0)  # 2 − 1
+    assert got["1500 B packets, median gap, 1 s against 0.05 s"] == pytest.approx(0.25)
+    assert len(got) == 6
+
+
+def test_table1_claims_give_both_parts_and_the_drops_per_reading():
+    from qoslab.experiments.rio_plus_o_paper import _t1_where
+
+    fl = _table1_flows([10e3, 20e3, 30e3, 200e3, 300e3], seeds=4)
+    for k, v in _t1_where("stated", 0.002).items():
+        fl[k] = v
+    ctx = _Ctx()
+    rc.table1_claims(ctx, fl)
+    by = {(r.section, r.reading): r for r in ctx.records}
+    top = by[(rc.TOP_TWO, "stated, reference RIO, w_q 0.002, thr/profile")]
+    # the two largest gain 0.185/0.222 of profile, the three smaller 0.037 each
+    assert top.effect > 0.15
+    assert by[(rc.RANK, "stated, reference RIO, w_q 0.002, bit/s")].effect == pytest.approx(1.0)
+    drops = [r for r in ctx.records if r.claim.startswith(rc.AS_OUT_DROPS)]
+    assert {r.reading for r in drops} == {
+        "stated, reference RIO, w_q 0.002, pooled",
+        "stated, reference RIO, w_q 0.002, per-flow mean",
+    }
+    assert all(r.effect < 0 for r in drops)
