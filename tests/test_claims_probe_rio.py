@@ -250,3 +250,27 @@ def test_table1_claims_give_both_parts_and_the_drops_per_reading():
         "stated, reference RIO, w_q 0.002, per-flow mean",
     }
     assert all(r.effect < 0 for r in drops)
+
+
+def test_a_reading_with_a_suffix_rests_on_its_packet_sizes_sweeps():
+    from qoslab.experiments import sequential_run
+    from qoslab.experiments.rests_on import reading_sweeps
+
+    assert reading_sweeps("probe-marker", "1000 B packets, high load = 40 flows") == (
+        "frontier_1000B",
+        "onoff_1000B",
+    )
+    assert reading_sweeps("probe-marker", "1500 B packets, ns2 RIO") == ("rio_ns2",)
+    assert reading_sweeps("probe-marker", "1500 B packetsX") is None
+    r = {"claim": pc.HIGH_LOAD, "section": "Sec. 4, Figs. 3-4 (soft differentiation)", "part": ""}
+    assert sequential_run.rests_on(
+        "probe-marker", PM, {**r, "reading": "1500 B packets, high load = 40 flows"}
+    ) == ("frontier",)
+    d = {
+        "claim": pc.DENSER,
+        "section": "Sec. 4.1 (Fig. 8: 10 flows, hard differentiation, ON/OFF UDP)",
+        "part": "",
+    }
+    assert sequential_run.rests_on(
+        "probe-marker", PM, {**d, "reading": "1000 B packets, span, 5 s against 1 s"}
+    ) == ("onoff_1000B",)

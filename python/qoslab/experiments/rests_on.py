@@ -127,6 +127,17 @@ READING_SWEEPS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+def reading_sweeps(exp: str, reading: str) -> tuple[str, ...] | None:
+    """The sweeps ``reading`` reads by :data:`READING_SWEEPS`: its exact words, else the longest
+    name it extends with ", …" (probe-marker's "1500 B packets, high load = 40 flows" reads what
+    "1500 B packets" reads); None when the map names none."""
+    table = READING_SWEEPS.get(exp, {})
+    if reading in table:
+        return table[reading]
+    names = [n for n in table if reading.startswith(n + ", ")]
+    return table[max(names, key=len)] if names else None
+
+
 #: A set of points of a sweep: a point belongs when it matches one of the filters (every
 #: parameter a filter names has the filter's value).
 Filters = tuple[Mapping[str, Any], ...]
