@@ -30,6 +30,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from qoslab.experiments import probe_marker_claims as claims
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.probe_marker_figures import (
     _claim_table,
@@ -306,18 +307,7 @@ def _verdicts(ctx: Context) -> None:
         for n, diff in FIGS:
             r = ratio[(n, diff, "probe")]
             ctx.verdict(_frontier_claim(n, diff).paired(reading, paired(r, _ones(r)), supported=sup))
-        ctx.verdict(
-            Claim(
-                "Performance improvement provided by the marker employment is remarkable under high load "
-                "condition",
-                "Sec. 4, Figs. 3-4 (soft differentiation)",
-                "less",
-                "larger delay gain with 40 flows than with 10",
-                unit=" relative delay change, 40 flows − 10 flows",
-            ).paired(
-                reading, paired(ratio[(40, "soft", "probe")], ratio[(10, "soft", "probe")]), supported=sup
-            )
-        )
+        claims.high_load(ctx, runs, ratio, frontier_ratio, reading, sup, quick)
         for n in FLOWS:
             ctx.verdict(
                 Claim(
@@ -367,6 +357,7 @@ def _verdicts(ctx: Context) -> None:
                     unit=" TCP delay at equal TCP goodput, marker / all IN − 1",
                 ).paired(reading, paired(r, _ones(r)), supported=sup + "; ON/OFF times exponential")
             )
+        claims.density_claims(ctx, on, reading, sup + "; ON/OFF times exponential")
     ns2 = ctx.runs("rio_ns2")
     for pb in PACKETS:
         reading = f"{PACKET_READINGS[pb]}, ns2 RIO"
@@ -408,8 +399,9 @@ def _plus_one_verdicts(
         "This modified marker performs better in soft differentiation: delay decrease achievable by "
         "marker employment is almost doubled",
         "less",
-        "A_IN + 1's frontier lower (delay gain ≈ doubled)",
+        "A_IN + 1's frontier lower",
     )
+    claims.doubled(ctx, ratio, reading, sup)
     soft = select(runs, {"flows": 10, "diff": "soft"})
     ctx.verdict(
         Claim(

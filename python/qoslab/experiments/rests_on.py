@@ -88,6 +88,7 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
             "onoff",
             "onoff_1000B",
         ),
+        "points on the marker frontier become denser": ("onoff", "onoff_1000B"),
         "the performance of marked flows and free flows are almost the same": (
             "two_domains",
             "two_domains_readings",
@@ -99,6 +100,10 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "rio-plus-o": {
         "the throughput in RI+O is significantly improved": ("table1",),
+        "the throughput in RI+O is significantly improved especially for the larger profile flows": (
+            "table1",
+        ),
+        "the OUT packet drop probabilities show that RI+O significantly reduces them": ("table1",),
         "the flows with large profile rates cannot reach their contracted profile rates": ("table1",),
         "the average OUT packet drop probability of BE flows is much larger in RI+O": ("table1",),
         "In 40% subscription level, AS flows can maintain": ("fig7",),
@@ -133,6 +138,17 @@ READING_SWEEPS: dict[str, dict[str, tuple[str, ...]]] = {
         **{f"{reading}, ns2 RIO": ("rio_ns2",) for reading in PACKET_READINGS.values()},
     },
 }
+
+
+def reading_sweeps(exp: str, reading: str) -> tuple[str, ...] | None:
+    """The sweeps ``reading`` reads by :data:`READING_SWEEPS`: its exact words, else the longest
+    name it extends with ", …" (probe-marker's "1500 B packets, high load = 40 flows" reads what
+    "1500 B packets" reads); None when the map names none."""
+    table = READING_SWEEPS.get(exp, {})
+    if reading in table:
+        return table[reading]
+    names = [n for n in table if reading.startswith(n + ", ")]
+    return table[max(names, key=len)] if names else None
 
 
 #: A set of points of a sweep: a point belongs when it matches one of the filters (every

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
+from qoslab.experiments.rio_plus_o_claims import table1_claims
 from qoslab.experiments.rio_plus_o_figures import (
     _fig1,
     _fig7,
@@ -405,6 +406,7 @@ def _verdicts(ctx: Context) -> None:
                     supported=f"{note}; {BASELINE_NOTE['rio']}",
                 )
             )
+    table1_claims(ctx, fl)
     # Fig. 7: where the AS flows stop meeting their profile, RI+O − RIO
     cr = _fig7_crossings(ctx.runs("fig7"))
     top7 = int(ctx.runs("fig7")["be_flows"].max())

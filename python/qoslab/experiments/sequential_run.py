@@ -62,7 +62,7 @@ from typing import Any
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.remembered_plans import planned, remembered
-from qoslab.experiments.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches
+from qoslab.experiments.rests_on import POINTS, RESTS_ON, matches, reading_sweeps
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
 from qoslab.runs.local_pool import kept_workers
@@ -203,7 +203,7 @@ def _holm(out: list[dict[str, Any]]) -> None:
 
 def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[str, ...] | None:
     """The sweeps record ``r`` rests on (:data:`qoslab.experiments.rests_on.RESTS_ON`, by its
-    declaration's text, narrowed to its reading's by ``READING_SWEEPS``); None for a record no
+    declaration's text, narrowed to its reading's by ``rests_on.reading_sweeps``); None for a record no
     declaration matches (it may read any sweep)."""
     m = _decl(decls, r)
     if m is None:
@@ -213,7 +213,7 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
         raise ValueError(
             f"experiment {exp}: claim {m.match!r} declares no sweeps it rests on (rests_on.RESTS_ON)"
         )
-    reads = READING_SWEEPS.get(exp, {}).get(r["reading"])
+    reads = reading_sweeps(exp, r["reading"])
     if reads is None:
         return table[m.match]
     deps = tuple(s for s in table[m.match] if s in reads)
