@@ -18,6 +18,7 @@ The time-series figures (Figs. 4-7) come from one seed per scheme, run directly.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,6 +57,23 @@ from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
+
+
+def precondition_of(record: dict[str, Any]) -> tuple[bool, str] | None:
+    """The marker claims' precondition (:func:`marker_acts`) for a record written before runs
+    evaluated it, from its reading's setting, window and flow count (None: not a marker claim's
+    record, or a reading it cannot place)."""
+    from qoslab.experiments.magnitudes import ARD_ACTS, DECLARED
+
+    if not any(m.precondition == ARD_ACTS and m.match in record["claim"] for m in DECLARED["ard"]):
+        return None
+    reading = str(record["reading"])
+    n = re.search(r"(\d+) flows", reading)
+    setting = next((k for k, v in SETTING_READING.items() if reading.startswith(v + ",")), None)
+    if n is None or setting is None:
+        return None
+    period = "startup" if f", {PERIODS['startup']}," in reading else "steady"
+    return marker_acts({"n": int(n.group(1)), "setting": setting, "period": period})
 
 
 def marker_acts(p: dict[str, Any]) -> tuple[bool, str]:

@@ -44,7 +44,7 @@ from qoslab.verdicts.docs import (
     survival_table,
 )
 from qoslab.verdicts.forest import forest
-from qoslab.verdicts.rules import ALPHA, finalise
+from qoslab.verdicts.rules import ALPHA, finalise, find
 
 REDECIDED = (
     "re-decided from the stored effects and intervals by `python -m qoslab.verdicts redecide` (no rerun)"
@@ -101,6 +101,34 @@ def declared(experiment: str) -> Any:
     return DECLARED[experiment]
 
 
+def _fits(decls: Any, r: dict[str, Any]) -> bool:
+    if r.get("borrowed_from"):
+        return True
+    try:
+        find(decls, r["claim"], r["section"])
+    except ValueError:
+        return False
+    return True
+
+
+def _backfilled(experiment: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records written before their runs evaluated the claims' preconditions, with the
+    precondition filled in where the experiment can read it from the record
+    (``precondition_of`` of its module, e.g. ARD's marker window)."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"qoslab.experiments.{experiment.replace('-', '_')}")
+    except ImportError:
+        return records
+    fill = getattr(mod, "precondition_of", None)
+    out = []
+    for r in records:
+        got = fill(r) if fill is not None and r.get("precondition_met") is None else None
+        out.append(r if got is None else {**r, "precondition_met": got[0], "precondition": got[1]})
+    return out
+
+
 def redecide_file(path: Path) -> bool:
     """Re-decides one committed file from its stored numbers; True when it changed."""
     doc = read(path)
@@ -111,15 +139,25 @@ def redecide_file(path: Path) -> bool:
         if fp.get("records") == records_digest(doc["verdicts"]):
             return False
         # decided under these rules but never sealed: seal it as it is
-        kept = {k: v for k, v in doc.items() if k not in ("experiment", "verdicts")}
-        write(path, doc["experiment"], kept, doc["verdicts"])
+        head = {k: v for k, v in doc.items() if k not in ("experiment", "verdicts")}
+        write(path, doc["experiment"], head, doc["verdicts"])
         return True
+    decls = declared(doc["experiment"])
+    records = _backfilled(doc["experiment"], doc["verdicts"])
+    kept = [r for r in records if _fits(decls, r)]
+    gone = [r for r in records if not _fits(decls, r) and not r.get("borrowed_from")]
     seq = doc.get("sequential")
     looks = seq.get("looks") if isinstance(seq, dict) else None
     # a sequential file's intervals are the design's, at level 1 − 0.05/K for K looks
     alpha = ALPHA / len(looks) if looks else ALPHA
-    recs = finalise(declared(doc["experiment"]), doc["verdicts"], "stored interval", alpha)
+    recs = finalise(decls, kept, "stored interval", alpha)
     header = {k: v for k, v in doc.items() if k not in ("experiment", "verdicts")}
+    if gone:
+        header["dropped_records"] = header.get("dropped_records", []) + [
+            f"{r['claim']} ({r['section']}) | {r['reading']}: its claim is declared otherwise now "
+            "(rerun the study to judge it)"
+            for r in gone
+        ]
     header["fingerprint"] = {"core": core_of(doc), "experiment": fp.get("experiment"), "rules": rules}
     header["decided"] = REDECIDED
     write(path, doc["experiment"], header, recs)
