@@ -213,3 +213,19 @@ def test_check_catches_a_committed_file_edited_by_hand(exp: str, name: str):
     resealed = seal(forged)
     if name not in ("a record deleted",):
         assert audit(resealed, DECLARED[exp]), f"{name} (digest recomputed)"
+
+
+def test_each_study_page_shows_its_forest_plot_of_every_claim_and_reading(tmp_path: Path):
+    """The page block embeds the study's forest plot, which exists and is drawn from its file:
+    one row per record (borrowed copies once), a primary record drawn thicker."""
+    from qoslab.verdicts.forest import _rows, forest
+
+    for exp in DECLARED:
+        page = (ROOT / "docs" / "experiments" / f"{exp}.md").read_text(encoding="utf-8")
+        assert f"](img/verdicts/{exp}.png)" in page, exp
+        assert (ROOT / "docs" / "experiments" / "img" / "verdicts" / f"{exp}.png").stat().st_size > 10_000
+        doc = json.loads((ROOT / "docs" / "verdicts" / f"{exp}.json").read_text())
+        rows = _rows(doc, DECLARED[exp])
+        assert len(rows) == sum(not r.get("borrowed_from") for r in doc["verdicts"])
+        assert any(r["primary"] for r in rows)
+    assert forest(doc, DECLARED[exp], tmp_path / "f.png").stat().st_size > 10_000

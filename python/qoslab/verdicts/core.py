@@ -158,7 +158,9 @@ def decide(
         # without its precondition the claimed effect cannot show; an effect measured wholly
         # against the claimed direction still can, and is a result
         finite = math.isfinite(lo) and math.isfinite(hi)
-        against_only = finite and (hi < bar if direction == "greater" else lo > bar)
+        # an effect of the other sign, larger than the margin (not merely inside it)
+        other = threshold - margin if direction == "greater" else threshold + margin
+        against_only = finite and (hi < other if direction == "greater" else lo > other)
         return DOES_NOT if against_only else NOT_TESTABLE
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return INCONCLUSIVE

@@ -99,7 +99,7 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     for g in groups:
         lines.append((g, None))
         lines += [(g, row) for row in rows if row["group"] == g]
-    height = 0.8 + 0.19 * len(lines)
+    height = 1.2 + 0.19 * len(lines)
     fig, ax = plt.subplots(figsize=(10.0, height))
     ys = list(range(len(lines)))[::-1]
     labels = []
@@ -132,19 +132,16 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     ax.set_xlim(XMIN, XMAX)
     ax.set_ylim(-0.7, len(lines) - 0.3)
     ax.set_xlabel(
-        "effect in units of its claim: 0 = no effect (the claim's boundary),\n"
-        "1 = the paper's magnitude (its near end; | marks a far end); ◆ and thick: primary readings",
+        "effect in units of its claim: 0 = no effect (its boundary), 1 = the paper's magnitude\n"
+        "(near end; | far end); ◆ thick = primary; arrows: off the axis",
         fontsize=8,
     )
     ax.set_title(
-        f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10, pad=18
+        f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10
     )
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in COLOURS.items()]
-    ax.legend(
-        handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0 + 0.25 / height), ncol=5,
-        fontsize=7, frameon=False,
-    )
-    fig.tight_layout()
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0.0, 0.45 / height, 1.0, 1.0))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)

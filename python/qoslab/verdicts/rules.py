@@ -46,7 +46,7 @@ from qoslab.verdicts.core import (
     bar_of,
     decide,
 )
-from qoslab.verdicts.intervals import Fitted, fitted, sign_p
+from qoslab.verdicts.intervals import Fitted, fitted, sign_p, t_interval_of
 
 ALPHA = 0.05
 
@@ -138,14 +138,17 @@ def judged(
     rec: dict[str, Any], m: Magnitude, alpha: float, t_interval: tuple[float, float] | None = None
 ) -> tuple[Fitted, Callable[[float], float | None]]:
     """The interval the record's verdict rests on, fit to the claim's metric kind at level
-    ``1 − alpha``, and the two-sided p of its test against a value (None without an interval):
+    ``1 − alpha`` (from its per-seed values where it keeps them), and the two-sided p of its test
+    against a value (None without an interval):
     the sign test's for a distribution-free interval, else the t test's. ``t_interval``: the
     Student-t interval at that level (default: the record's stored 95 % t interval, ``t_ci95``
     or, in records written before it, ``ci95``)."""
     n = int(rec["seeds"])
     raw = rec.get("values") or None
     values = [float(x) for x in raw] if raw else None
-    if t_interval is None:
+    if t_interval is None and values is not None:
+        t_interval = t_interval_of(values, alpha)
+    elif t_interval is None:
         t_ci = rec.get("t_ci95") or rec["ci95"]
         t_interval = (_f(t_ci[0]), _f(t_ci[1]))
     fit = fitted(m.kind, m.grid, values, t_interval, alpha, n)
