@@ -142,13 +142,14 @@ READING_SWEEPS: dict[str, dict[str, tuple[str, ...]]] = {
 
 def reading_sweeps(exp: str, reading: str) -> tuple[str, ...] | None:
     """The sweeps ``reading`` reads by :data:`READING_SWEEPS`: its exact words, else the longest
-    name it extends with ", high load …" (probe-marker's "1500 B packets, high load = 40 flows"
-    reads what "1500 B packets" reads; "1500 B packets, 10 Mbps domain 1", Fig. 9's, is another
-    reading and reads its claim's sweeps); None when the map names none."""
+    name it extends with ", …" (probe-marker's "1500 B packets, high load = 40 flows" reads what
+    "1500 B packets" reads; where that names none of a claim's sweeps, as for Fig. 9's "1500 B
+    packets, 10 Mbps domain 1", the claim's sweeps stand: ``sequential_run.rests_on``); None when
+    the map names none."""
     table = READING_SWEEPS.get(exp, {})
     if reading in table:
         return table[reading]
-    names = [n for n in table if reading.startswith(n + ", high load")]
+    names = [n for n in table if reading.startswith(n + ", ")]
     return table[max(names, key=len)] if names else None
 
 

@@ -62,7 +62,7 @@ from typing import Any
 from qoslab.experiments.base import Experiment
 from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.remembered_plans import planned, remembered
-from qoslab.experiments.rests_on import POINTS, RESTS_ON, matches, reading_sweeps
+from qoslab.experiments.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches, reading_sweeps
 from qoslab.experiments.runner import Reproduction, reproduce
 from qoslab.report.page import save_all
 from qoslab.runs.local_pool import kept_workers
@@ -217,6 +217,9 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
     if reads is None:
         return table[m.match]
     deps = tuple(s for s in table[m.match] if s in reads)
+    if not deps and r["reading"] not in READING_SWEEPS.get(exp, {}):
+        # a reading the map names only by the one it extends, reading other sweeps of its claim
+        return table[m.match]
     if not deps:
         raise ValueError(
             f"experiment {exp}: reading {r['reading']!r} of claim {m.match!r} reads none of the "
