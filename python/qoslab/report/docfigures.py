@@ -623,7 +623,27 @@ def todays_tcp_section(provenance: str, full_provenance: str | None = None) -> s
     )
 
 
+def sections(names: Sequence[str], docs: Path = Path("docs")) -> list[str]:
+    """Re-renders the figure sections of ``names``' pages from their committed manifests and
+    verdict files (after ``python -m qoslab.verdicts redecide`` changed the verdicts they quote;
+    no image is touched)."""
+    said = []
+    for exp in names:
+        man_path = docs / IMG / _plain(exp, "experiment name") / "figures.json"
+        committed, _ = _verdict_records(docs, exp)
+        manifest = with_verdicts(json.loads(man_path.read_text()), committed)
+        man_path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+        page = docs / "experiments" / f"{exp}.md"
+        page.write_text(splice(page.read_text(), render_section(exp, manifest)))
+        said.append(f"{exp}: section re-rendered from {man_path}")
+    return said
+
+
 def main(argv: Sequence[str]) -> int:
+    if argv[:1] == ["sections"] and len(argv) >= 2:
+        for line in sections(argv[1:]):
+            print(line)
+        return 0
     if argv[:1] == ["collect"] and len(argv) >= 2:
         run_dir = Path(argv[1])
         names = argv[2:] or sorted(p.parent.name for p in run_dir.glob("*/figures.json"))

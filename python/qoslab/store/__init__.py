@@ -11,18 +11,12 @@ gave it (``sweep_runs``), and a sweep name keeps the grid, scenario and ``--set`
 with (``sweeps``; :meth:`Store.claim_sweep`). Each Parquet file's SHA-256 is recorded with its run
 (:mod:`qoslab.store.checks`).
 
-A run is keyed by (canonical scenario hash, seed, qoslab version). Each run — its row, its
-metrics, per-flow and per-queue rows, its attempt record and its sweep membership — is written in
-one transaction (with the other runs of its batch, :meth:`Store.record_many`), after its Parquet
-files have been written and renamed into place (by the coordinator, or by a worker that sees the
-store: :meth:`Store.adopt_series`), so a crash leaves either the whole run or nothing (an
-orphaned Parquet file at worst, overwritten when the run is computed again).
-
-Faults: an OS error while writing (a full disk, a read-only file system) is one
-:class:`StoreError` line, after the run's transaction has been rolled back and its temporary
-file removed, so every run committed before stays and the same command resumes. Temporary files
-left by a killed writer are removed the next time the store is opened with no writer active
-(``Store.removed_temporaries``; ``qoslab results --check`` lists them). A store of an older
+A run is keyed by (canonical scenario hash, seed, qoslab version) and written in one transaction
+(row, metrics, flows, queues, attempt, sweep membership; with its batch: :meth:`Store.record_many`)
+after its Parquet files are renamed into place (:meth:`Store.adopt_series`), so a crash leaves the
+whole run or nothing. An OS error while writing is one :class:`StoreError` line after a rollback;
+every run committed before stays and the same command resumes. Temporary files of a killed writer
+go the next time the store opens with no writer (``qoslab results --check`` lists them). An older
 schema is refused with the command that migrates it (:func:`migrate`, which keeps a backup).
 """
 
