@@ -151,8 +151,8 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     buf = io.BytesIO()
     fig.savefig(buf, dpi=DPI, metadata={"Software": None})
     plt.close(fig)
-    # a palette of a few colours keeps a page's tallest plot within the docs' image budget
-    img = Image.open(buf).convert("RGB").quantize(colors=32, method=Image.Quantize.MEDIANCUT)
+    # a palette of 16 colours keeps a page's tallest plot within the docs' image budget
+    img = Image.open(buf).convert("RGB").quantize(colors=16, method=Image.Quantize.MEDIANCUT)
     # the provenance the docs' figure check reads (as every page figure carries)
     info = PngInfo()
     quick = "QUICK RUN · " if doc.get("quick") else ""
