@@ -3,7 +3,6 @@ Fig. 11 is judged per flow number (an N where FDD-RED drops more shows), and the
 Fig. 8 (convergence time), Fig. 9 (queue fluctuation) and TWAM's slow-start count measure what
 they say."""
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -14,30 +13,13 @@ from qoslab.experiments.red_baseline_paper import FLOWS
 from qoslab.experiments.rests_on import RESTS_ON
 from qoslab.experiments.twam_dwred import flows_with_timeouts
 from qoslab.verdicts import DOES_NOT, REPRODUCES, finalise
+from verdict_records import record  # noqa: E402
 
 FIG11 = "FDD-RED has lower drop count than RED algorithm for different flow numbers"
 
 
 def _rec(m, values: list[float], section: str, reading: str) -> dict:
-    n = len(values)
-    mean = sum(values) / n
-    sd = float(np.std(values, ddof=1))
-    h = 2.571 * sd / math.sqrt(n)  # t(0.975, 5)
-    return {
-        "claim": m.match,
-        "section": section,
-        "reading": reading,
-        "ours": "",
-        "paper": "",
-        "effect": mean,
-        "ci95": [mean - h, mean + h],
-        "test": "paired t",
-        "p": 1.0,
-        "seeds": n,
-        "verdict": REPRODUCES,
-        "reason": "sign",
-        "values": values,
-    }
+    return record(m.match, section, reading, values)
 
 
 def test_figs_10_11_declare_their_own_magnitude_not_table_1s():

@@ -20,6 +20,7 @@ from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WE
 from qoslab.verdicts.audit import audit
 from qoslab.verdicts.currency import experiment_fingerprint, seal
 from qoslab.verdicts.intervals import min_seeds, sign_depth, sign_interval, sign_p
+from verdict_records import record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,26 +32,7 @@ def _decl(exp: str, words: str, section: str = ""):
 
 
 def _rec(m, values: list[float], reading: str = "stated, w_q 0.002", **kw: object) -> dict:
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else math.nan
-    h = scipy.stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n) if n > 1 else math.nan
-    r = {
-        "claim": m.match + " (the paper's words)",
-        "section": m.section or "Sec. 4",
-        "reading": reading,
-        "ours": "",
-        "paper": "",
-        "effect": mean,
-        "ci95": [mean - h, mean + h],
-        "test": "paired t",
-        "p": 1.0,
-        "seeds": n,
-        "verdict": REPRODUCES,
-        "reason": "sign",
-        "values": values,
-    }
-    return {**r, **kw}
+    return record(m.match + " (the paper's words)", m.section or "Sec. 4", reading, values, **kw)
 
 
 def test_a_zero_difference_on_a_grid_metric_is_a_result_not_untestable():
