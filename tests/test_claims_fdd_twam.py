@@ -3,7 +3,6 @@ Fig. 11 is judged per flow number (an N where FDD-RED drops more shows), and the
 Fig. 8 (convergence time), Fig. 9 (queue fluctuation) and TWAM's slow-start count measure what
 they say."""
 
-
 import numpy as np
 import pandas as pd
 

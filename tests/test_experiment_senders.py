@@ -196,9 +196,9 @@ def test_sender_files_in_one_column_are_refused_and_the_paper_column_is_the_runn
 def test_full_length_block_is_generated_from_the_studies_and_the_linux_flavours_full_runs():
     """The todays-tcp page's full-length block is what ``python -m qoslab.verdicts readme``
     writes from the studies' own files (the paper's TCP) and docs/verdicts/senders-full/: each
-    file there a full (not quick) sequential run of a study in the linux flavour, over the same
-    claims as the study's file, decided under the same sequential design (looks and cap); each
-    sender there has every study."""
+    file there a full (not quick) sequential run of a study in the linux flavour, over the
+    study's claims (or those declared when it ran, the page marking the rest not run), decided
+    under the same sequential design (looks and cap); each sender there has every study."""
     full = [verdicts.read(f) for f in sorted((ROOT / "docs" / "verdicts" / FULL_SENDERS).glob("*.json"))]
     assert full, "no full-length linux-flavour runs committed"
     papers = {
@@ -214,10 +214,15 @@ def test_full_length_block_is_generated_from_the_studies_and_the_linux_flavours_
         n = min(len(mine), len(theirs))
         assert n >= 1 and mine[:n] == theirs[:n], d["experiment"]
         assert d["sequential"]["max_seeds"] == paper["sequential"]["max_seeds"], d["experiment"]
+        # every record is one of the study's readings; readings declared after the run are
+        # missing, and the page says so (below)
         claims = {(v["claim"], v["section"], v["reading"]) for v in d["verdicts"]}
-        assert claims == {(v["claim"], v["section"], v["reading"]) for v in paper["verdicts"]}, d[
+        missing = {(v["claim"], v["section"], v["reading"]) for v in paper["verdicts"]} - claims
+        assert claims <= {(v["claim"], v["section"], v["reading"]) for v in paper["verdicts"]}, d[
             "experiment"
         ]
+        if missing:
+            assert verdicts.docs.NOT_RUN_NOTE in verdicts.survival_table([paper, d], "", full_length=True)
     page = ROOT / "docs" / "experiments" / "todays-tcp.md"
     against = verdicts.docs.generated_against(ROOT / "README.md")
     val = verdicts.kernel_validations(ROOT)

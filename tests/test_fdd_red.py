@@ -18,7 +18,6 @@ from qoslab.experiments import fdd_red
 from qoslab.experiments.base import scenario
 from qoslab.experiments.fdd_red import AQMS, Q
 from qoslab.experiments.red_baseline import SHORT, red_thresholds
-from qoslab.experiments.red_baseline_paper import FLOWS_QUICK
 from qoslab.experiments.topologies import dumbbell, red_queue
 from qoslab.runs.simulate import jain_index, run
 from qoslab.scenario import to_ns2_resolved
@@ -256,16 +255,16 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch)
     # Table 2 (Jain, throughput) × 2 RTT settings: readings × windows × 2 measurement windows;
     # Table 1: readings × windows; Figs. 10-11: two penalty rules × windows (Fig. 11 once per N,
     # under the same readings); Fig. 8: readings × windows × two convergence measures; Fig. 9:
-    # readings × windows × (std, CV) × two windows; the conclusion's queue size: readings ×
-    # windows × two windows.
+    # readings × windows × (std, CV) × two windows; the conclusion (one claim of two parts): its
+    # queue size, readings × windows × two windows, and its stability, Fig. 9's readings.
     fig = [2 * len(fdd_red.WINDOWS)] * 2
-    assert sizes == sorted([2 * n_rw] * 4 + [n_rw] + fig + [2 * n_rw, 4 * n_rw, 2 * n_rw]), sizes
+    assert sizes == sorted([2 * n_rw] * 4 + [n_rw] + fig + [2 * n_rw, 4 * n_rw, 2 * n_rw + 4 * n_rw]), sizes
     per_n = [v for v in vs if "for different flow numbers" in v["claim"]]
     # one record per number of flows (the quick run's N) and reading: Fig. 11 judged per N
     assert sorted({v["section"].rsplit("N = ", 1)[1] for v in per_n}) == sorted(
-        f"{n} flows" for n in FLOWS_QUICK
+        f"{n} flows" for n in fdd_red.FLOWS_QUICK
     )
-    assert len(per_n) == len(FLOWS_QUICK) * 2 * len(fdd_red.WINDOWS)
+    assert len(per_n) == len(fdd_red.FLOWS_QUICK) * 2 * len(fdd_red.WINDOWS)
     vc = pd.read_csv(d / "victim-control.csv")
     assert np.allclose(vc["total_mean"], vc["whose_mean"] + vc["deferral_mean"], atol=1e-9)
 

@@ -476,32 +476,34 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
 G20 = sq.GroupSequential(tuple(sq.looks(4, 2, 20)))
 
 
-def test_not_testable_with_a_movement_under_the_resolution_gives_up() -> None:
+def test_not_testable_gives_up_only_where_the_configuration_decides_the_precondition() -> None:
+    """A record whose claim's precondition is absent stops at once when the configuration decides
+    it (ARD's marker acting in the window: no seed changes that), and is judged again at the next
+    look when a further seed may meet it (a link with room "in some arm and seed")."""
     from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.experiments.magnitudes import ARD_ACTS, ARD_ROOM, DECLARED
 
     decls = DECLARED["ard"]
-    rec = {
+    room = {
         "claim": "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
         "section": "Sec. IV; Fig. 8(d)",
         "part": "utilisation",
         "reading": "r",
         "test": "paired t",
-        "effect": -3.3e-06,
-        "ci95": [-1.9e-05, 1.3e-05],
+        "effect": 0.0,
+        "ci95": [0.0, 0.0],
         "seeds": 6,
-        "moves": 0.000133,
         "verdict": NOT_TESTABLE,
     }
-    assert sequential_run.gives_up(rec, decls, G20)
-    assert not sequential_run.gives_up({**rec, "seeds": 4}, decls, G20)
-    # a movement far beyond the resolution: testable, and decided long before the cap
-    assert not sequential_run.gives_up({**rec, "moves": 0.5}, decls, G20)
-    # arms identical in every seed (no movement measured, a zero-width interval): gives up; with
-    # a spread between the arms it is judged again at the next look
-    same = {k: v for k, v in rec.items() if k != "moves"} | {"effect": 0.0, "ci95": [0.0, 0.0]}
-    assert sequential_run.gives_up(same, decls, G20)
-    assert not sequential_run.gives_up({**same, "ci95": [-0.001, 0.001]}, decls, G20)
+    assert next(d for d in decls if d.part == "utilisation").precondition == ARD_ROOM
+    assert not sequential_run.gives_up(room, decls, G20)
+    acts = next(d for d in decls if d.precondition == ARD_ACTS and not d.part)
+    marker = {**room, "claim": acts.match, "section": acts.section or room["section"], "part": ""}
+    assert sequential_run.gives_up(marker, decls, G20)
+    # before the first look at which futility applies, and when the record is testable, the
+    # precondition does not stop it
+    assert not sequential_run.gives_up({**marker, "seeds": 4}, decls, G20)
+    assert not sequential_run.gives_up({**marker, "verdict": INCONCLUSIVE, "ci95": [-1.0, 1.0]}, decls, G20)
 
 
 def test_deferred_figures_are_the_figures_saved_as_drawn(tmp_path: Path) -> None:

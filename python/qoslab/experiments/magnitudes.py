@@ -64,6 +64,7 @@ ARD = (
         HALF + ", the smaller of the two (20 flows)",
         low=0.049,
         precondition=ARD_ACTS,
+        precondition_fixed=True,
     ),
     Magnitude(
         "the ARD marker increases TCP fairness more than the ARM scheme",
@@ -72,6 +73,7 @@ ARD = (
         HALF + ", the smaller of the two (4 flows)",
         low=0.0045,
         precondition=ARD_ACTS,
+        precondition_fixed=True,
     ),
     Magnitude(
         "the FI values at the ARD marker are the largest among the schemes",
@@ -80,6 +82,7 @@ ARD = (
         HALF + ", the smaller of the two (20 flows)",
         low=0.0695,
         precondition=ARD_ACTS,
+        precondition_fixed=True,
     ),
     Magnitude(
         "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
@@ -102,6 +105,7 @@ ARD = (
         part="fairness",
         borrow="the FI values at the ARD marker are the largest among the schemes",
         precondition=ARD_ACTS,
+        precondition_fixed=True,
     ),
     Magnitude(
         "the STDs also become lower when using the ARD scheme than when using the ARM scheme",

@@ -167,7 +167,8 @@ def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], design: GroupSequent
     (:func:`qoslab.sequential.futile`), from the look at ``FUTILITY_FROM`` seeds on: a record
     with no interval (no t interval or no declaration) never gets one, so more seeds cannot
     decide it; a record whose claim's declared precondition is absent (``not testable here``)
-    stays so, the condition holding by construction; a record whose interval is the sign
+    stops when the configuration decides the precondition (``precondition_fixed``) and is
+    judged again at the next look when a further seed may meet it; a record whose interval is the sign
     test's (a discrete, grid or censored metric, or seeds that all gave one value) is never
     stopped early, since the t projection does not describe it; otherwise when the predictive
     probability that the cap's interval decides it is low."""
@@ -181,7 +182,7 @@ def gives_up(r: dict[str, Any], decls: Sequence[Magnitude], design: GroupSequent
     if m is None or ss is None or r["test"] not in ("paired t", "one-sample t"):
         return True
     if r["verdict"] == NOT_TESTABLE:
-        return True
+        return m.precondition_fixed
     if m.kind != "continuous" or ss == 0.0:
         return False
     bar = bar_of(m.direction, m.threshold, m.margin)

@@ -59,8 +59,6 @@ SLOT_FACTOR = 2.0
 #: as 100, at :data:`LINE_FACTOR` times that: the arena and the line grow by doubling.
 LINE_PACKET_BYTES = 100
 LINE_FACTOR = 2.0
-#: Packets a second of each UDP source, from its rate (a rate key, bit/s) or its arrival rates.
-_UDP_RATE_KEYS = ("cbr", "poisson", "onoff", "pareto")
 DEFAULT_MAX_TIME_S = 24 * 3600.0
 MAX_CAPTURE_DEFAULT = 20 * 2**30
 
@@ -352,14 +350,15 @@ def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, flo
     rate = alive = 0.0
     smallest = math.inf
     acks = False
+    # each source answers by the fields its kind has (the outline carries only those): a rate
+    # (bit/s), a pair of arrival rates (packets/s), or a trace's rows
     for f in detail:
-        kind = f.get("kind")
-        if kind in _UDP_RATE_KEYS:
+        if "rate_bps" in f:
             rate += float(f["rate_bps"]) / (8 * float(f["packet_size_bytes"]))
-        elif kind == "mmpp2":
+        elif "lambda1" in f:
             rate += max(float(f["lambda1"]), float(f["lambda2"]))
-        elif kind == "trace":
-            alive += float(f["trace"]["rows"])
+        elif (replayed := f.get("trace")) is not None:
+            alive += float(replayed["rows"])
             smallest = 1.0  # its rows' sizes, not the nominal one
         if "tcp" in f:
             acks = True

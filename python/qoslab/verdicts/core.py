@@ -313,7 +313,10 @@ class Magnitude:
     :mod:`qoslab.verdicts.intervals`), which choose the interval. ``precondition``: a condition
     without which the claim cannot be tested in a run, declared here in words and evaluated on
     the runs by the experiment (the record's ``precondition_met``); absent, the record is ``not
-    testable here``. ``primary``: the readings the text supports. ``resolution``: kept for the
+    testable here``. ``precondition_fixed``: the precondition is decided by the configuration
+    (the same in every seed), so more seeds cannot bring it; otherwise (a condition met "in some
+    seed") a record lacking it is judged again at every sequential look.
+    ``primary``: the readings the text supports. ``resolution``: kept for the
     declarations' units (the smallest difference the metric resolves).
     ``part``: the part of a compound claim; ``borrow``: for a part tested on another claim's
     records (the text ``match`` of that claim); ``from_next_run``: a part whose records only runs
@@ -336,6 +339,7 @@ class Magnitude:
     kind: MetricKind = "continuous"
     grid: float = 0.0
     precondition: str = ""
+    precondition_fixed: bool = False
     primary: Primary | None = None
 
     def __post_init__(self) -> None:
@@ -343,6 +347,8 @@ class Magnitude:
             raise ValueError(f"claim {self.match!r}: kind must be one of {KINDS}, got {self.kind!r}")
         if (self.kind == "grid") != (self.grid > 0):
             raise ValueError(f"claim {self.match!r}: a grid step goes with kind 'grid' and only with it")
+        if self.precondition_fixed and not self.precondition:
+            raise ValueError(f"claim {self.match!r}: precondition_fixed needs a precondition")
 
     @property
     def bounds(self) -> tuple[float, float]:

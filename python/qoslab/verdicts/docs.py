@@ -366,12 +366,33 @@ def survival_table(
         for c in cols:
             for v in runs[c]["verdicts"]:
                 claims.setdefault((_claim_name(v), v["section"]), {}).setdefault(c, []).append(v["verdict"])
+        short = False
         for (claim, section), per in claims.items():
-            cells = [counts(per.get(c, [])) for c in cols]
+            whole = len(per.get(cols[0], []))
+            cells = [_ran(per.get(c, []), whole) for c in cols]
+            short = short or any(len(per.get(c, [])) < whole for c in cols)
             out.append(f"| {claim} ({_cell(section)}) | " + " | ".join(cells) + " |")
+        if short:
+            out += ["", NOT_RUN_NOTE]
         out.append("")
     out += sender_changes(docs) if full_length else flavour_changes(docs)
     return "\n".join(out)
+
+
+#: Under a table where a column ran fewer of a claim's readings than the first column
+NOT_RUN_NOTE = (
+    "*not run*, *k of n readings run*: that column's file predates readings or claims declared "
+    "since; they run at its next reproduction, and until then the column says nothing about them."
+)
+
+
+def _ran(verdicts: Sequence[str], whole: int) -> str:
+    """A column's cell: its readings counted, and how many of the first column's ``whole`` it
+    ran when fewer."""
+    if not verdicts and whole:
+        return "*not run*"
+    cell = counts(verdicts)
+    return f"{cell} (*{len(verdicts)} of {whole} readings run*)" if len(verdicts) < whole else cell
 
 
 def flavour_changes(docs: Sequence[dict[str, Any]]) -> list[str]:

@@ -119,8 +119,12 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
         ax.plot([lo, hi], [y, y], color=c, lw=2.2 if r["primary"] else 1.2, solid_capstyle="butt")
         for end, edge in ((r["lo"], XMIN), (r["hi"], XMAX)):
             if not math.isfinite(end) or (end < XMIN if edge == XMIN else end > XMAX):
-                ax.annotate("", (edge, y), (edge + (0.25 if edge == XMIN else -0.25), y),
-                            arrowprops={"arrowstyle": "->", "color": c, "lw": 1.0})
+                ax.annotate(
+                    "",
+                    (edge, y),
+                    (edge + (0.25 if edge == XMIN else -0.25), y),
+                    arrowprops={"arrowstyle": "->", "color": c, "lw": 1.0},
+                )
         if math.isfinite(r["x"]) and XMIN <= r["x"] <= XMAX:
             marker = "D" if r["primary"] else "o"
             face = "white" if r["verdict"] == NOT_TESTABLE else c
@@ -141,9 +145,7 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
         "(near end; | far end); ◆ thick = primary; arrows: off the axis",
         fontsize=8,
     )
-    ax.set_title(
-        f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10
-    )
+    ax.set_title(f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10)
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in COLOURS.items()]
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False)
     fig.tight_layout(rect=(0.0, 0.45 / height, 1.0, 1.0))

@@ -134,7 +134,8 @@ def fitted(
         return Fitted(
             lo - w,
             hi + w,
-            "Student-t interval" + (f" widened by the grid step {grid:g}" if w else "")
+            "Student-t interval"
+            + (f" widened by the grid step {grid:g}" if w else "")
             + " (per-seed values not stored in this record: rerun for the sign-test interval)",
             False,
         )
