@@ -235,8 +235,14 @@ def _decide_one(r: dict[str, Any], m: Magnitude, decided_from: str, alpha: float
     ci = (fit.low, fit.high)
     v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, ok)
     r["ci95"] = [c if math.isfinite(c) else None for c in ci]
-    r["p_direction"] = p_at(decisive_boundary(v, r, m))
-    r["interval"] = fit.method
+    p = p_at(decisive_boundary(v, r, m))
+    # under a sequential design of K looks (alpha = 0.05/K) the p of a look is K times the
+    # look's, as the sequential run states it (Bonferroni alpha spending)
+    spending = ALPHA / alpha
+    r["p_direction"] = None if p is None else min(1.0, spending * p)
+    r["interval"] = fit.method + (
+        f" at level {1 - alpha:.4g}" if alpha < ALPHA and fit.distribution_free else ""
+    )
     r["verdict"] = v
     r["reason"] = why if v == NOT_TESTABLE else reason(v, m, r["ci95"], f"the {_short(fit.method)}")
     if why and v != NOT_TESTABLE:
