@@ -27,12 +27,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from qoslab.experiments import twam_dwred_claims
 from qoslab.experiments.red_baseline_paper import FLOWS
+from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry
 from qoslab.verdicts.core import Magnitude, Primary
 
 INF = math.inf
-HALF = "half the effect of the paper's single run"
-DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no number"
 
 #: ARM and ARD fill their bucket at TPR_max until the first nτ ends: before it they are RIO alone
 ARD_ACTS = (
@@ -559,81 +559,6 @@ RIO_PLUS_O = (
     ),
 )
 
-_REACH = "every flow ≥ 0.95 r_i, the experiments' 'reaches its contract'"
-_FAIL = (
-    "largest-r_i flows ≤ 0.95 r_i: 'fail to reach' read as below the same 0.95 line "
-    "(the figures give no numbers)"
-)
-
-TWAM_DWRED = (
-    Magnitude(
-        "all Relative flows achieve the contracted capacity",
-        "greater",
-        "worst flow / r_i ≥ 0.95",
-        _REACH,
-        threshold=0.95,
-        low=0.95,
-    ),
-    Magnitude(
-        "the larger r_i flows fail to reach their contracted r_i",
-        "less",
-        "largest group / r_i ≤ 0.95",
-        _FAIL,
-        threshold=1.0,
-        high=0.95,
-    ),
-    Magnitude(
-        "Flows No 8, 9 and 10 fail to obtain their contracted rate",
-        "less",
-        "largest group / r_i ≤ 0.95",
-        _FAIL,
-        threshold=1.0,
-        high=0.95,
-    ),
-    Magnitude(
-        "differentiation between TCP flows is preserved in a fair way",
-        "greater",
-        "worst flow / r_i ≥ 0.95",
-        _REACH,
-        threshold=0.95,
-        low=0.95,
-    ),
-    Magnitude(
-        "a throughput proportional to their reserved capacity",
-        "greater",
-        "worst flow / r_i ≥ 0.95",
-        _REACH,
-        threshold=0.95,
-        low=0.95,
-    ),
-    Magnitude(
-        "The limitations of TSW2CM and static WRED are once again apparent here",
-        "greater",
-        "worst flow / r_i, TWAM − TSW2CM ≥ +0.05",
-        DECLARED_ONLY + " (Fig. 3); 5 % of the contract is the least we count",
-        low=0.05,
-    ),
-    Magnitude(
-        "no TCP flow experiences a Slow Start phase when TWAM+DWRED is used",
-        "less",
-        "TCP flows with a retransmission timeout = 0 (the text: 'no TCP flow')",
-        "Sec. 5.2's words: no flow, i.e. 0 flows with a timeout (each RTO resets cwnd to one "
-        "segment and restarts Slow Start; the initial Slow Start is every flow's and not counted); "
-        "a count of flows per seed, discrete (sign-test interval); the direction boundary 0.5 "
-        "separates 0 from 1",
-        threshold=0.5,
-        high=0.0,
-        kind="discrete",
-        from_next_run=True,
-        primary=Primary(
-            (r"Σ binds its neighbour", r"flow set C", r"any RTO in the run"),
-            "Eq. 3 and the flow set as for the other claims; every RTO in the run starts a Slow "
-            "Start phase beyond the flow's first (one ending the initial Slow Start included), and "
-            "the sentence excludes none; RTOs after the warm-up alone is the laxer variant",
-        ),
-    ),
-)
-
 # The primary readings: the ones each paper's text supports (its page's "what the text
 # supports" table says why, reading by reading).
 ARD_PRIMARY = Primary(
@@ -666,22 +591,15 @@ RIO_PLUS_O_PRIMARY = Primary(
     "defines it (the paper describes RIO-C)",
     exclude=(r"ns2 RIO", r"w_q 0\.02$"),
 )
-TWAM_PRIMARY = Primary(
-    (r"Σ binds its neighbour", r"flow set C"),
-    "the prose supports Eq. 3 with Σ binding its neighbour; flow set C is the one the text implies",
-)
-TSW_PRIMARY = Primary(
-    (r"flow set C",),
-    "flow set C is the one the text implies; the baseline's rules as its sources define them and "
-    "as ns-2.35 (the paper's simulator) runs them, equally",
-)
 
 
 def _with(primary: Primary, decls: tuple[Magnitude, ...]) -> tuple[Magnitude, ...]:
     return tuple(replace(m, primary=m.primary or primary) for m in decls)
 
 
-_TSW_CLAIMS = ("the larger r_i flows fail", "Flows No 8, 9 and 10 fail")
+#: the studies whose claims are declared as objects (:mod:`qoslab.verdicts.claims`), each in
+#: its ``<study>_claims`` module; their declarations below are derived from those objects
+REGISTRY = Registry.of_modules((twam_dwred_claims,))
 
 #: the declarations of each experiment with verdicts
 DECLARED: dict[str, tuple[Magnitude, ...]] = {
@@ -692,8 +610,5 @@ DECLARED: dict[str, tuple[Magnitude, ...]] = {
     ),
     "probe-marker": _with(PROBE_PRIMARY, PROBE_MARKER),
     "rio-plus-o": _with(RIO_PLUS_O_PRIMARY, RIO_PLUS_O),
-    "twam-dwred": tuple(
-        replace(m, primary=m.primary or (TSW_PRIMARY if m.match.startswith(_TSW_CLAIMS) else TWAM_PRIMARY))
-        for m in TWAM_DWRED
-    ),
+    "twam-dwred": REGISTRY.declared("twam-dwred"),
 }

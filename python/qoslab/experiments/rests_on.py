@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from qoslab.experiments.magnitudes import _FRONTIER
+from qoslab.experiments.magnitudes import _FRONTIER, REGISTRY
 from qoslab.experiments.probe_marker_paper import FIGS, PACKET_BYTES, PACKET_READINGS
 from qoslab.experiments.rio_plus_o_paper import BASELINES, FIG7_CLAIMS, FIG8_CLAIMS
 
@@ -112,15 +112,7 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
         "Even with 2Mbps profile rate, RI+O can assure": ("fig8",),
         "RIO fails to meet the assurance for the AS flows with 10 times": ("fig9",),
     },
-    "twam-dwred": {
-        "all Relative flows achieve the contracted capacity": ("s12",),
-        "the larger r_i flows fail to reach their contracted r_i": ("s12",),
-        "Flows No 8, 9 and 10 fail to obtain their contracted rate": ("s3",),
-        "differentiation between TCP flows is preserved in a fair way": ("s3",),
-        "a throughput proportional to their reserved capacity": ("s4",),
-        "The limitations of TSW2CM and static WRED are once again apparent here": ("s12",),
-        "no TCP flow experiences a Slow Start phase when TWAM+DWRED is used": ("s12",),
-    },
+    "twam-dwred": REGISTRY.rests_on("twam-dwred"),
 }
 
 
