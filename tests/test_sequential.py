@@ -514,7 +514,8 @@ def test_not_testable_gives_up_only_where_the_configuration_decides_the_precondi
     it (ARD's marker acting in the window: no seed changes that), and is judged again at the next
     look when a further seed may meet it (a link with room "in some arm and seed")."""
     from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import ARD_ACTS, ARD_ROOM, DECLARED
+    from qoslab.experiments.ard_claims import ARD_ACTS, ARD_ROOM
+    from qoslab.experiments.magnitudes import DECLARED
 
     decls = DECLARED["ard"]
     room = {

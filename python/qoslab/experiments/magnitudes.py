@@ -27,94 +27,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from qoslab.experiments import twam_dwred_claims
+from qoslab.experiments import ard_claims, twam_dwred_claims
 from qoslab.experiments.red_baseline_paper import FLOWS
 from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry
 from qoslab.verdicts.core import Magnitude, Primary
 
 INF = math.inf
-
-#: ARM and ARD fill their bucket at TPR_max until the first nτ ends: before it they are RIO alone
-ARD_ACTS = (
-    "the marker acts in the measured window: the window ends after the first TPR update at "
-    "nτ = 100 s (before it the bucket fills at TPR_max, above the whole IN rate)"
-)
-
-#: a decrease in utilisation needs a link that is not full in every arm and seed
-ARD_ROOM = (
-    "the link is not saturated in every arm: some arm (RIO alone, ARM, ARD) and seed leaves at "
-    "least 0.1 % of the bottleneck unused (on a link full in every arm the utilisation cannot "
-    "decrease, and the claim cannot fail)"
-)
-
-ARD = (
-    Magnitude(
-        "the throughputs of TCP flows can be highly biased",
-        "less",
-        "Jain ≤ 0.90 under RIO alone (Table 1: 0.786 / 0.852, 4 / 20 flows)",
-        "both of Table 1's RIO values lie below 0.90; Jain ≥ 0.99 is what the paper calls fair "
-        "(its ARD rows, 0.999 / 0.991), so the direction boundary is 0.99",
-        threshold=0.99,
-        high=0.90,
-    ),
-    Magnitude(
-        "the ARM scheme improves TCP fairness compared to the RIO-based scheme",
-        "greater",
-        "ARM − RIO ≥ +0.049 Jain (Table 1: +0.204 / +0.098)",
-        HALF + ", the smaller of the two (20 flows)",
-        low=0.049,
-        precondition=ARD_ACTS,
-        precondition_fixed=True,
-    ),
-    Magnitude(
-        "the ARD marker increases TCP fairness more than the ARM scheme",
-        "greater",
-        "ARD − ARM ≥ +0.0045 Jain (Table 1: +0.009 / +0.041)",
-        HALF + ", the smaller of the two (4 flows)",
-        low=0.0045,
-        precondition=ARD_ACTS,
-        precondition_fixed=True,
-    ),
-    Magnitude(
-        "the FI values at the ARD marker are the largest among the schemes",
-        "greater",
-        "ARD − RIO ≥ +0.0695 Jain (Table 1: +0.213 / +0.139)",
-        HALF + ", the smaller of the two (20 flows)",
-        low=0.0695,
-        precondition=ARD_ACTS,
-        precondition_fixed=True,
-    ),
-    Magnitude(
-        "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
-        "greater",
-        "utilisation ARD − RIO > −0.01 (Fig. 8(d): 'no large decrease')",
-        "a non-inferiority margin of 1 % of the link: the paper's text (Sec. III) says only 'no "
-        "large decrease'; the utilisation part alone; resolution 0.001 of the link",
-        threshold=-0.01,
-        resolution=1e-3,
-        part="utilisation",
-        precondition=ARD_ROOM,
-    ),
-    Magnitude(
-        "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
-        "greater",
-        "ARD − RIO ≥ +0.0695 Jain (Table 1: +0.213 / +0.139)",
-        "the fairness part, tested on the records of 'the FI values at the ARD marker are the "
-        "largest' (ARD against RIO alone); " + HALF,
-        low=0.0695,
-        part="fairness",
-        borrow="the FI values at the ARD marker are the largest among the schemes",
-        precondition=ARD_ACTS,
-        precondition_fixed=True,
-    ),
-    Magnitude(
-        "the STDs also become lower when using the ARD scheme than when using the ARM scheme",
-        "less",
-        "STD of IN throughput ARD − ARM ≤ −5 kb/s",
-        DECLARED_ONLY + " (Fig. 8(a)); 5 kb/s is 1 % of the 494 kb/s λ_IN the paper reports",
-        high=-5e3,
-    ),
-)
 
 #: the smallest "fewer drops" of Figs. 10-11, which give only plots
 FDD_FEWER = (
@@ -561,12 +479,6 @@ RIO_PLUS_O = (
 
 # The primary readings: the ones each paper's text supports (its page's "what the text
 # supports" table says why, reading by reading).
-ARD_PRIMARY = Primary(
-    (r"^paper's RTTs", r"host bucket 2 pkts", r"100-200 s"),
-    "the text states the RTTs and fixes Table 1's window ('the second 100 sec time interval'); "
-    "2 packets is the host bucket depth that gives the text's λ_IN; both drop orders are sentences "
-    "of Sec. 2.1; 4 and 20 flows are the paper's two cases",
-)
 FDD_PRIMARY_TABLE2 = Primary(
     (r"^shares", r"estimator", r"80 s steady state", r"window 20"),
     "the prose's penalty rule (shares); a router can only estimate RTTs (estimator); Table 2's "
@@ -599,11 +511,11 @@ def _with(primary: Primary, decls: tuple[Magnitude, ...]) -> tuple[Magnitude, ..
 
 #: the studies whose claims are declared as objects (:mod:`qoslab.verdicts.claims`), each in
 #: its ``<study>_claims`` module; their declarations below are derived from those objects
-REGISTRY = Registry.of_modules((twam_dwred_claims,))
+REGISTRY = Registry.of_modules((twam_dwred_claims, ard_claims))
 
 #: the declarations of each experiment with verdicts
 DECLARED: dict[str, tuple[Magnitude, ...]] = {
-    "ard": _with(ARD_PRIMARY, ARD),
+    "ard": REGISTRY.declared("ard"),
     "fdd-red": tuple(
         replace(m, primary=m.primary or (FDD_PRIMARY_TABLE2 if "drop" not in m.match else FDD_PRIMARY_DROPS))
         for m in FDD_RED

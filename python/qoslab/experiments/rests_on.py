@@ -24,18 +24,7 @@ from qoslab.experiments.rio_plus_o_paper import BASELINES, FIG7_CLAIMS, FIG8_CLA
 #: ``tests/test_sequential_claims.py`` checks cannot happen: it reproduces the experiment with
 #: each sweep at fewer seeds and finds every record that does not declare it unchanged.
 RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
-    "ard": {
-        "the throughputs of TCP flows can be highly biased": ("table1", "startup"),
-        "the ARM scheme improves TCP fairness compared to the RIO-based scheme": ("table1", "startup"),
-        "the ARD marker increases TCP fairness more than the ARM scheme": ("table1", "startup", "droporder"),
-        "the FI values at the ARD marker are the largest among the schemes": ("table1", "startup"),
-        # the utilisation part (steady state) and the borrowed fairness part (both windows)
-        "the ARD marker can achieve TCP fairness without a decrease in the link utilization": (
-            "table1",
-            "startup",
-        ),
-        "the STDs also become lower when using the ARD scheme than when using the ARM scheme": ("table1",),
-    },
+    "ard": REGISTRY.rests_on("ard"),
     "fdd-red": {
         **{
             f"{what} [{rtt} RTTs]": ("tables",)
