@@ -27,148 +27,11 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from qoslab.experiments import ard_claims, twam_dwred_claims
-from qoslab.experiments.red_baseline_paper import FLOWS
+from qoslab.experiments import ard_claims, fdd_red_claims, twam_dwred_claims
 from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry
 from qoslab.verdicts.core import Magnitude, Primary
 
 INF = math.inf
-
-#: the smallest "fewer drops" of Figs. 10-11, which give only plots
-FDD_FEWER = (
-    DECLARED_ONLY + " (Figs. 10-11); 10 % fewer drops is the least we count as 'fewer' "
-    "(a gap a reader sees between two curves of drop counts); Table 1's −55 % is another setup's "
-    "single run, not these figures' magnitude"
-)
-
-#: Fig. 9 and the conclusion's queue claims: the text's readings, both windows equally
-FDD_PRIMARY_QUEUE = Primary(
-    (r"^shares", r"estimator", r"window 20"),
-    "fluctuation is the queue's amplitude, its standard deviation (the CV, std / mean, mixes in "
-    "the queue's size); Fig. 9 plots the 20 s run, and 'consistent behavior' supports the 80 s "
-    "steady state equally; shares, estimator and window 20 as for the drops",
-    exclude=(r", CV,",),
-)
-
-#: a gain in aggregate throughput needs a link RED leaves unused
-FDD_HEADROOM = (
-    "the bottleneck has headroom: RED leaves at least 1 % of the link unused in some seed (a link "
-    "saturated by both queues in every seed cannot carry more)"
-)
-
-FDD_RED = tuple(
-    m
-    for rtt, d_jain, d_agg in (("homogeneous", 0.029, 10584.0), ("heterogeneous", 0.013, 6328.0))
-    for m in (
-        Magnitude(
-            f"FDD-RED is fairer than RED algorithm [{rtt} RTTs]",
-            "greater",
-            f"FDD-RED − RED ≥ +{d_jain / 2:g} Jain (Table 2: +{d_jain:g})",
-            HALF,
-            low=d_jain / 2,
-        ),
-        Magnitude(
-            f"flows throughput and bottleneck utilization [{rtt} RTTs]",
-            "greater",
-            f"FDD-RED − RED ≥ +{d_agg / 2e3:.1f} kbps aggregate (Table 2: +{d_agg / 1e3:.1f} kbps)",
-            HALF + "; both parts of the claim (flows' throughput, bottleneck utilisation) are the "
-            "aggregate throughput here, so one record tests both; margin and resolution 1 kbps",
-            margin=1e3,
-            resolution=1e3,
-            low=d_agg / 2,
-            part="aggregate throughput = utilisation",
-            precondition=FDD_HEADROOM,
-        ),
-    )
-) + (
-    Magnitude(
-        "RED drops more packets than FDD-RED algorithm",
-        "less",
-        "drops FDD-RED vs RED ≤ −27.5 % (Table 1: 149 → 67, −55 %)",
-        HALF + "; margin 5 %",
-        margin=0.05,
-        high=-0.275,
-    ),
-    Magnitude(
-        "According to this figure, FDD-RED drops fewer packets",
-        "less",
-        "drops FDD-RED vs RED ≤ −10 % (Fig. 10: a plot, no numbers)",
-        FDD_FEWER + "; drops summed over the buffer sizes 10-200; margin 5 %",
-        margin=0.05,
-        high=-0.10,
-    ),
-    *(
-        Magnitude(
-            "FDD-RED has lower drop count than RED algorithm for different flow numbers",
-            "less",
-            f"drops FDD-RED vs RED at N = {n} ≤ −10 % (Fig. 11: a plot, no numbers)",
-            FDD_FEWER + "; 'for different flow numbers' judged at each N (a part per N, so an N "
-            "where FDD-RED drops more shows); margin 5 %",
-            margin=0.05,
-            high=-0.10,
-            section=f", N = {n} flows",
-            part=f"N = {n}",
-            from_next_run=True,
-        )
-        for n in FLOWS
-    ),
-    Magnitude(
-        "FDD-RED converges more rapidly to a steady-state in which the bottleneck is fully utilized",
-        "less",
-        "convergence time FDD-RED − RED ≤ −1 s (Fig. 8: a plot, no numbers)",
-        DECLARED_ONLY + " (Fig. 8); 1 s, two of Fig. 8's 0.5 s bins and 5 % of the 20 s run, is the "
-        "least we count as 'more rapidly'; the time from which every 0.5 s bin carries ≥ 95 % of the "
-        "link, on the grid of 0.5 s bins (a run whose last bin is short counts as 20 s, the run's "
-        "end: censored there)",
-        high=-1.0,
-        kind="grid",
-        grid=0.5,
-        from_next_run=True,
-        primary=Primary(
-            (r"^shares", r"estimator", r"link full", r"window 20"),
-            "the text's own words, a steady state 'in which the bottleneck is fully utilized' "
-            "(Fig. 8 plots the link's throughput; Jain of shares is Fig. 5's 'converge to a fair "
-            "point', another figure); shares, estimator and window 20 as for the drops",
-        ),
-    ),
-    Magnitude(
-        "The queue length fluctuation in FDD-RED is obviously lower than original RED",
-        "less",
-        "queue std (or CV) FDD-RED vs RED ≤ −20 % (Fig. 9: a plot, no numbers)",
-        DECLARED_ONLY + " (Fig. 9); 'obviously lower' read as at least a fifth less, the least we "
-        "count as visible between two plots of the queue on the same axis; margin 5 %",
-        margin=0.05,
-        high=-0.20,
-        primary=FDD_PRIMARY_QUEUE,
-        from_next_run=True,
-    ),
-    Magnitude(
-        "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size",
-        "less",
-        "mean queue FDD-RED vs RED ≤ −10 % (conclusion: words only)",
-        DECLARED_ONLY + " (Sec. IV); 10 % is the least we count as a smaller queue; margin 5 %; "
-        "the conclusion's throughput, utilisation and drops are Table 1-2's claims",
-        margin=0.05,
-        high=-0.10,
-        part="queue size",
-        from_next_run=True,
-        primary=FDD_PRIMARY_QUEUE,
-    ),
-    Magnitude(
-        "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size",
-        "less",
-        "queue std FDD-RED vs RED ≤ −20 % (as Fig. 9)",
-        "the stability part, tested on the records of Fig. 9's 'queue length fluctuation … "
-        "obviously lower' (the queue's oscillation, the paper's sense of stability: 'dampens "
-        "oscillations'); " + DECLARED_ONLY,
-        margin=0.05,
-        high=-0.20,
-        part="stability",
-        from_next_run=True,
-        primary=FDD_PRIMARY_QUEUE,
-        borrow="The queue length fluctuation in FDD-RED is obviously lower than original RED",
-    ),
-)
 
 _FRONTIER = "our scheme consistently achieves better performance than that of an all-IN"
 _SMALL_GAIN = DECLARED_ONLY + "; 5 % lower delay at equal goodput is the least we count as a gain"
@@ -479,16 +342,6 @@ RIO_PLUS_O = (
 
 # The primary readings: the ones each paper's text supports (its page's "what the text
 # supports" table says why, reading by reading).
-FDD_PRIMARY_TABLE2 = Primary(
-    (r"^shares", r"estimator", r"80 s steady state", r"window 20"),
-    "the prose's penalty rule (shares); a router can only estimate RTTs (estimator); Table 2's "
-    "'run long enough … consistent behavior' (80 s steady state); ns-2's default window, the "
-    "likeliest for an ns-2 study that names none",
-)
-FDD_PRIMARY_DROPS = Primary(
-    (r"^shares", r"estimator", r"window 20"),
-    "the prose's penalty rule (shares); a router can only estimate RTTs (estimator); ns-2's default window",
-)
 PROBE_PRIMARY = Primary(
     (r"^1500 B packets",),
     "1500 B is the only packet size with which the paper's formula gives its stated w_q; the "
@@ -511,15 +364,12 @@ def _with(primary: Primary, decls: tuple[Magnitude, ...]) -> tuple[Magnitude, ..
 
 #: the studies whose claims are declared as objects (:mod:`qoslab.verdicts.claims`), each in
 #: its ``<study>_claims`` module; their declarations below are derived from those objects
-REGISTRY = Registry.of_modules((twam_dwred_claims, ard_claims))
+REGISTRY = Registry.of_modules((twam_dwred_claims, ard_claims, fdd_red_claims))
 
 #: the declarations of each experiment with verdicts
 DECLARED: dict[str, tuple[Magnitude, ...]] = {
     "ard": REGISTRY.declared("ard"),
-    "fdd-red": tuple(
-        replace(m, primary=m.primary or (FDD_PRIMARY_TABLE2 if "drop" not in m.match else FDD_PRIMARY_DROPS))
-        for m in FDD_RED
-    ),
+    "fdd-red": REGISTRY.declared("fdd-red"),
     "probe-marker": _with(PROBE_PRIMARY, PROBE_MARKER),
     "rio-plus-o": _with(RIO_PLUS_O_PRIMARY, RIO_PLUS_O),
     "twam-dwred": REGISTRY.declared("twam-dwred"),

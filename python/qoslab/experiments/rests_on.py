@@ -25,31 +25,7 @@ from qoslab.experiments.rio_plus_o_paper import BASELINES, FIG7_CLAIMS, FIG8_CLA
 #: each sweep at fewer seeds and finds every record that does not declare it unchanged.
 RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
     "ard": REGISTRY.rests_on("ard"),
-    "fdd-red": {
-        **{
-            f"{what} [{rtt} RTTs]": ("tables",)
-            for rtt in ("homogeneous", "heterogeneous")
-            for what in (
-                "FDD-RED is fairer than RED algorithm",
-                "flows throughput and bottleneck utilization",
-            )
-        },
-        "RED drops more packets than FDD-RED algorithm": ("tables",),
-        "According to this figure, FDD-RED drops fewer packets": ("fig10",),
-        "FDD-RED has lower drop count than RED algorithm for different flow numbers": ("fig11",),
-        "FDD-RED converges more rapidly to a steady-state in which the bottleneck is fully utilized": (
-            "dynamics",
-        ),
-        "The queue length fluctuation in FDD-RED is obviously lower than original RED": (
-            "dynamics",
-            "tables",
-        ),
-        # the queue-size part and the stability part borrowed from Fig. 9's records
-        "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size": (
-            "dynamics",
-            "tables",
-        ),
-    },
+    "fdd-red": REGISTRY.rests_on("fdd-red"),
     "probe-marker": {
         **{
             f"{_FRONTIER} packet marking scenario (Fig. {f}:": ("frontier", "frontier_1000B", "rio_ns2")

@@ -115,9 +115,10 @@ class PaperClaim:
     def key(self, part: Part) -> Key:
         return (self.words, self.place_of(part), part.name)
 
-    def at(self, place: str | None = None, stated: str | None = None) -> Claim:
+    def at(self, place: str | None = None, stated: str | None = None, unit: str | None = None) -> Claim:
         """The sign test of the claim's records at ``place`` (default: the claim's place; else
-        one of its parts' places), with the paper's numbers ``stated`` (default: the claim's)."""
+        one of its parts' places), with the paper's numbers ``stated`` and ours in ``unit``
+        (default: the claim's)."""
         where = self.place if place is None else place
         places = {self.place} | {self.place_of(p) for p in self.parts if p.borrow is None}
         if where not in places:
@@ -129,7 +130,7 @@ class PaperClaim:
             self.stated if stated is None else stated,
             threshold=self.threshold,
             margin=self.margin,
-            unit=self.unit,
+            unit=self.unit if unit is None else unit,
             scale=self.scale,
             digits=self.digits,
         )
