@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from qoslab.experiments import ard_claims, fdd_red_claims, twam_dwred_claims
-from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry
+from qoslab.experiments import ard_claims, fdd_red_claims, rio_plus_o_claims, twam_dwred_claims
+from qoslab.verdicts.claims import DECLARED_ONLY, Registry
 from qoslab.verdicts.core import Magnitude, Primary
 
 INF = math.inf
@@ -210,136 +210,6 @@ PROBE_MARKER = (
     ),
 )
 
-RIO_PLUS_O = (
-    Magnitude(
-        "the throughput in RI+O is significantly improved",
-        "greater",
-        "thr/profile of the 1080K and 1350K flows, RI+O − RIO ≥ +0.0975 (Table I: +0.195)",
-        HALF + " ('significantly': Table I's gain lifts both flows from below to above their profile)",
-        low=0.0975,
-        section="Sec. 4, Table I",
-        part="the larger flows improved",
-    ),
-    Magnitude(
-        "the throughput in RI+O is significantly improved especially for the larger profile flows",
-        "greater",
-        "gain of the 1080K/1350K flows − mean gain of the 270K-810K flows ≥ +0.05 of profile "
-        "(Table I itself: −0.47 in thr/profile, +0.09 in assured share)",
-        DECLARED_ONLY + " for 'especially': the paper's own Table I orders the gains the other way "
-        "in throughput/profile (270K +1.03 … 1350K +0.15), so its number cannot be the magnitude; "
-        "5 % of the profile more for the two largest flows is the least we count",
-        low=0.05,
-        section="the two largest profiles' gain",
-        part="especially: two largest against three smaller",
-        from_next_run=True,
-        primary=Primary(
-            (r"^stated", r"thr/profile$"),
-            "the claim compares flows of different profiles on the scale AS promises them (Sec. 2: "
-            "'cannot reach their contracted profile rates'): throughput over profile; the assured "
-            "share caps a flow's gain at 0 once it meets its profile, so it favours the large flows "
-            "by construction; buckets as stated, RIO as its source defines it, both ends of w_q",
-            exclude=(r"ns2 RIO", r"w_q 0\.02,"),
-        ),
-    ),
-    Magnitude(
-        "the throughput in RI+O is significantly improved especially for the larger profile flows",
-        "greater",
-        "Spearman ρ of the gain with the profile over the five AS flows ≥ +0.5 (Table I itself: "
-        "−1.0 in thr/profile, −0.7 in bit/s, +0.87 in assured share)",
-        DECLARED_ONLY + " for 'especially' as an ordering over all five profiles; ρ ≥ 0.5 is a "
-        "clearly increasing order (at most two of ten pairs out of order without ties); per seed "
-        "over five flows ρ takes a few values only: the sign-test interval of the median",
-        low=0.5,
-        kind="discrete",
-        section="rank correlation of the gain",
-        part="especially: rank correlation",
-        from_next_run=True,
-        primary=Primary(
-            (r"^stated", r"thr/profile$"),
-            "as for the two-largest part: throughput over profile",
-            exclude=(r"ns2 RIO", r"w_q 0\.02,"),
-        ),
-    ),
-    Magnitude(
-        "the OUT packet drop probabilities show that RI+O significantly reduces them",
-        "less",
-        "AS OUT drop probability RI+O − RIO ≤ −0.036 (Table I: 0.091 → 0.019 pooled, "
-        "0.096 → 0.019 per-flow mean)",
-        HALF + ", the smaller of the two (pooled: −0.073)",
-        high=-0.073 / 2,
-        from_next_run=True,
-        primary=Primary(
-            (r"^stated",),
-            "'them' are the AS flows' OUT drop probabilities of Table I's column (per flow) and of "
-            "Fig. 5: pooled and per-flow mean equally; buckets as stated, RIO as its source defines "
-            "it, both ends of w_q",
-            exclude=(r"ns2 RIO", r"w_q 0\.02,"),
-        ),
-    ),
-    Magnitude(
-        "the flows with large profile rates cannot reach their contracted profile rates",
-        "less",
-        "thr/profile of the 1350K flow with RIO ≤ 0.9525 (Table I: 0.905)",
-        HALF + ": the paper's shortfall 0.095 halved",
-        threshold=1.0,
-        high=1 - 0.095 / 2,
-    ),
-    Magnitude(
-        "the average OUT packet drop probability of BE flows is much larger in RI+O",
-        "greater",
-        "BE OUT drop rate RI+O − RIO ≥ +0.016 (Table I: 0.015 → 0.047)",
-        HALF,
-        low=0.016,
-    ),
-    Magnitude(
-        "In 40% subscription level, AS flows can maintain",
-        "greater",
-        "BE flows at the break-even RI+O − RIO ≥ +8.5 (Fig. 7: 13 → 30)",
-        HALF + "; a seed that never fails counts as the largest count run (censored)",
-        low=8.5,
-        kind="censored",
-    ),
-    Magnitude(
-        "In 50% subscription level, 9 with RIO and 17 with RI+O",
-        "greater",
-        "BE flows at the break-even RI+O − RIO ≥ +4 (Fig. 7: 9 → 17)",
-        HALF + "; a seed that never fails counts as the largest count run (censored)",
-        low=4.0,
-        kind="censored",
-    ),
-    Magnitude(
-        "With 1Mbps profile rate, RIO can assure",
-        "greater",
-        "subscription met RI+O − RIO ≥ +10 points (Fig. 8: 60 → 80 %)",
-        HALF + "; read on the 10-point grid of levels run",
-        low=10.0,
-        kind="grid",
-        grid=10.0,
-    ),
-    Magnitude(
-        "Even with 2Mbps profile rate, RI+O can assure",
-        "greater",
-        "subscription met RI+O − RIO ≥ +30 points (Fig. 8: never → 60 %)",
-        HALF + " ('never' counted as 0 %); read on the 10-point grid of levels run",
-        low=30.0,
-        kind="grid",
-        grid=10.0,
-    ),
-    *(
-        Magnitude(
-            "RIO fails to meet the assurance for the AS flows with 10 times",
-            "greater",
-            f"first failing multiple RI+O − RIO ≥ +{g / 2:g} (Fig. 9: +{g:g})",
-            HALF + "; read on the integer grid of profile multiples",
-            low=g / 2,
-            kind="grid",
-            grid=1.0,
-            section=f"unit {u} Mbps",
-        )
-        for u, g in (("0.1", 4.0), ("0.2", 5.0), ("0.3", 5.0), ("0.4", 5.0))
-    ),
-)
-
 # The primary readings: the ones each paper's text supports (its page's "what the text
 # supports" table says why, reading by reading).
 PROBE_PRIMARY = Primary(
@@ -349,13 +219,6 @@ PROBE_PRIMARY = Primary(
     "fit 'not congested'",
     exclude=(r"ns2 RIO",),
 )
-RIO_PLUS_O_PRIMARY = Primary(
-    (r"^stated",),
-    "the buckets as printed ('stated', Table I's ratio for Figs. 7-9); both ends of w_q, RED's "
-    "default and Sec. 2's 'large w_q', equally (the intermediate 0.02 is ours); RIO as its source "
-    "defines it (the paper describes RIO-C)",
-    exclude=(r"ns2 RIO", r"w_q 0\.02$"),
-)
 
 
 def _with(primary: Primary, decls: tuple[Magnitude, ...]) -> tuple[Magnitude, ...]:
@@ -364,13 +227,13 @@ def _with(primary: Primary, decls: tuple[Magnitude, ...]) -> tuple[Magnitude, ..
 
 #: the studies whose claims are declared as objects (:mod:`qoslab.verdicts.claims`), each in
 #: its ``<study>_claims`` module; their declarations below are derived from those objects
-REGISTRY = Registry.of_modules((twam_dwred_claims, ard_claims, fdd_red_claims))
+REGISTRY = Registry.of_modules((twam_dwred_claims, ard_claims, fdd_red_claims, rio_plus_o_claims))
 
 #: the declarations of each experiment with verdicts
 DECLARED: dict[str, tuple[Magnitude, ...]] = {
     "ard": REGISTRY.declared("ard"),
     "fdd-red": REGISTRY.declared("fdd-red"),
     "probe-marker": _with(PROBE_PRIMARY, PROBE_MARKER),
-    "rio-plus-o": _with(RIO_PLUS_O_PRIMARY, RIO_PLUS_O),
+    "rio-plus-o": REGISTRY.declared("rio-plus-o"),
     "twam-dwred": REGISTRY.declared("twam-dwred"),
 }

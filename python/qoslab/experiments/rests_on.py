@@ -12,7 +12,8 @@ from typing import Any
 
 from qoslab.experiments.magnitudes import _FRONTIER, REGISTRY
 from qoslab.experiments.probe_marker_paper import FIGS, PACKET_BYTES, PACKET_READINGS
-from qoslab.experiments.rio_plus_o_paper import BASELINES, FIG7_CLAIMS, FIG8_CLAIMS
+from qoslab.experiments.rio_plus_o_claims import FIG7, FIG8
+from qoslab.experiments.rio_plus_o_paper import BASELINES
 
 #: The sweeps each claim's verdict records rest on (the sweeps whose runs the experiment's
 #: ``_verdicts`` reads for them), per experiment, by the text of the claim's declaration above
@@ -63,20 +64,7 @@ RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
             "two_domains_readings",
         ),
     },
-    "rio-plus-o": {
-        "the throughput in RI+O is significantly improved": ("table1",),
-        "the throughput in RI+O is significantly improved especially for the larger profile flows": (
-            "table1",
-        ),
-        "the OUT packet drop probabilities show that RI+O significantly reduces them": ("table1",),
-        "the flows with large profile rates cannot reach their contracted profile rates": ("table1",),
-        "the average OUT packet drop probability of BE flows is much larger in RI+O": ("table1",),
-        "In 40% subscription level, AS flows can maintain": ("fig7",),
-        "In 50% subscription level, 9 with RIO and 17 with RI+O": ("fig7",),
-        "With 1Mbps profile rate, RIO can assure": ("fig8",),
-        "Even with 2Mbps profile rate, RI+O can assure": ("fig8",),
-        "RIO fails to meet the assurance for the AS flows with 10 times": ("fig9",),
-    },
+    "rio-plus-o": REGISTRY.rests_on("rio-plus-o"),
     "twam-dwred": REGISTRY.rests_on("twam-dwred"),
 }
 
@@ -126,11 +114,11 @@ def _rio_plus_o_points(r: Mapping[str, Any]) -> dict[str, Filters]:
         return {}
     where: dict[str, Any] = {"setting": parts[0], "w_q": float(parts[-1].removeprefix("w_q "))}
     claim, section = str(r["claim"]), str(r["section"])
-    for sub, text in FIG7_CLAIMS.items():
-        if claim == text:
+    for sub, fig7 in FIG7.items():
+        if claim == fig7.words:
             return {"fig7": ({**where, "subscription": sub},)}
-    for prof, (text, _) in FIG8_CLAIMS.items():
-        if claim == text:
+    for prof, fig8 in FIG8.items():
+        if claim == fig8.words:
             return {"fig8": ({**where, "profile_mbps": prof},)}
     unit = re.fullmatch(r"Sec\. 4, Fig\. 9, unit ([0-9.]+) Mbps", section)
     base = {name: kind for kind, name in BASELINES.items()}.get(parts[1]) if len(parts) == 3 else None
