@@ -30,7 +30,7 @@ from qoslab.stats import Estimate, Paired
 from qoslab.verdicts.core import Claim, Direction, Magnitude, Primary, Verdict
 from qoslab.verdicts.intervals import MetricKind
 
-#: the source of a magnitude that halves a single run's effect (see ``experiments/magnitudes.py``)
+#: the source of a magnitude that halves a single run's effect (``experiments/magnitudes.py``)
 HALF = "half the effect of the paper's single run"
 #: the source of a magnitude the paper gives no number for
 DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no number"
@@ -254,3 +254,10 @@ class Registry:
         if (part.borrow is not None) != bool(record.get("borrowed_from")):
             raise ValueError(f"study {study}: a record of {key[0]!r} and its part disagree on borrowing")
         return found
+
+    def checked(self, study: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``records`` of ``study``, each found to be one declared claim's part
+        (:meth:`part_of` raises for one that is not); a study not declared here passes as is."""
+        for r in records if study in self.studies else ():
+            self.part_of(study, r)
+        return records
