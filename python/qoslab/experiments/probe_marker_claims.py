@@ -21,7 +21,7 @@ the marker points' delay over the all-IN frontier's at equal goodput, averaged o
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -40,11 +40,8 @@ from qoslab.experiments.probe_marker_paper import (
 )
 from qoslab.experiments.selection import select
 from qoslab.stats import estimate, paired
-from qoslab.verdicts.claims import DECLARED_ONLY, PaperClaim, Part, declare
+from qoslab.verdicts.claims import DECLARED_ONLY, PaperClaim, Part, Verdicts, declare
 from qoslab.verdicts.core import Direction, Primary
-
-if TYPE_CHECKING:
-    from qoslab.experiments.runner import Context
 
 Ratio = Callable[[pd.DataFrame, pd.DataFrame], pd.Series]
 
@@ -457,7 +454,7 @@ def gain_ratio(plus_one: pd.Series, original: pd.Series) -> pd.Series:
     return (g1 / g0.where(g0 > 0)).astype(float)
 
 
-def doubled(ctx: Context, ratio: dict[tuple[int, str, str], pd.Series], reading: str, sup: str) -> None:
+def doubled(ctx: Verdicts, ratio: dict[tuple[int, str, str], pd.Series], reading: str, sup: str) -> None:
     """The "almost doubled" part: the per-seed ratio of the gains, one-sample against 1."""
     r = gain_ratio(ratio[(10, "soft", "probe_plus_one")], ratio[(10, "soft", "probe")])
     ctx.verdict(
@@ -466,7 +463,7 @@ def doubled(ctx: Context, ratio: dict[tuple[int, str, str], pd.Series], reading:
 
 
 def high_load(
-    ctx: Context,
+    ctx: Verdicts,
     runs: pd.DataFrame,
     ratio: dict[tuple[int, str, str], pd.Series],
     frontier_ratio: Ratio,
@@ -522,7 +519,7 @@ def frontier_density(points: pd.DataFrame, spacing: str) -> pd.Series:
     return pd.Series(out, dtype=float).sort_index()
 
 
-def density_claims(ctx: Context, onoff: pd.DataFrame, reading: str, sup: str) -> None:
+def density_claims(ctx: Verdicts, onoff: pd.DataFrame, reading: str, sup: str) -> None:
     """Sec. 4.1: the relative density at a longer activity time minus at a shorter one, paired
     over seeds, for each pair of the activity times run and each spacing."""
     times = sorted(float(t) for t in onoff["on_off_s"].unique())

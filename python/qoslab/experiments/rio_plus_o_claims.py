@@ -20,7 +20,6 @@ OUT drops (:mod:`qoslab.experiments.rio_plus_o` calls :func:`table1_claims`; iss
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,11 +40,8 @@ from qoslab.experiments.rio_plus_o_paper import (
 )
 from qoslab.experiments.selection import select
 from qoslab.stats import estimate, paired
-from qoslab.verdicts.claims import DECLARED_ONLY, HALF, PaperClaim, Part, declare
+from qoslab.verdicts.claims import DECLARED_ONLY, HALF, PaperClaim, Part, Verdicts, declare
 from qoslab.verdicts.core import Primary
-
-if TYPE_CHECKING:
-    from qoslab.experiments.runner import Context
 
 ESPECIALLY = (
     "We can easily observe that the throughput in RI+O is significantly improved especially for the "
@@ -368,7 +364,7 @@ def _paper_as_drop(pooled: bool) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def table1_claims(ctx: Context, fl: pd.DataFrame) -> None:
+def table1_claims(ctx: Verdicts, fl: pd.DataFrame) -> None:
     """The ordering ("especially for the larger profile flows") and the AS OUT drop claims, per
     Table I reading (setting, w_q, baseline), from ``fl`` (``rio_plus_o._per_flow`` of the
     ``table1`` sweep's flows)."""
@@ -388,7 +384,7 @@ def table1_claims(ctx: Context, fl: pd.DataFrame) -> None:
 
 
 def _ordering(
-    ctx: Context, fl: pd.DataFrame, w: dict[str, object], base: str, reading: str, sup: str
+    ctx: Verdicts, fl: pd.DataFrame, w: dict[str, object], base: str, reading: str, sup: str
 ) -> None:
     for section, metrics in PART_METRICS.items():
         for metric in metrics:
@@ -415,7 +411,7 @@ def _ordering(
 
 
 def _as_drops(
-    ctx: Context, fl: pd.DataFrame, w: dict[str, object], base: str, reading: str, sup: str
+    ctx: Verdicts, fl: pd.DataFrame, w: dict[str, object], base: str, reading: str, sup: str
 ) -> None:
     for pooled, name, what in (
         (True, "pooled", "OUT drops over OUT packets of the five AS flows together"),

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from qoslab.stats import Estimate, Paired
 from qoslab.verdicts.core import Claim, Direction, Magnitude, Primary, Verdict
@@ -37,6 +37,13 @@ DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no numbe
 
 #: a claim part's key: the claim's words, the part's place and the part's name
 Key = tuple[str, str, str]
+
+
+class Verdicts(Protocol):
+    """Where an analysis hands its verdicts (the runner's ``Context``): a study's claims module
+    names this, not the runner, so the declarations import nothing of the machinery."""
+
+    def verdict(self, v: Verdict) -> Verdict: ...
 
 
 @dataclass(frozen=True)
