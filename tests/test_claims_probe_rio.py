@@ -132,7 +132,10 @@ def test_new_claims_declared_once_with_their_sweeps():
     assert drop.direction == "less" and drop.high == pytest.approx(-0.0365, abs=1e-4)
     for m in (drop, find(RO, rc.ESPECIALLY, rc.TOP_TWO)):
         assert RESTS_ON["rio-plus-o"][m.match] == ("table1",)
-    assert RESTS_ON["probe-marker"][find(PM, pc.DENSER, "Sec. 4.1").match] == ("onoff", "onoff_1000B")
+    assert RESTS_ON["probe-marker"][find(PM, pc.DENSER, pc.DENSER_CLAIM.place).match] == (
+        "onoff",
+        "onoff_1000B",
+    )
 
 
 class _Ctx:

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import QOSLAB, SCENARIOS
 from qoslab import experiments, ns2
-from qoslab.experiments import fdd_red
+from qoslab.experiments import fdd_red, fdd_red_claims
 from qoslab.experiments.base import scenario
 from qoslab.experiments.fdd_red import AQMS, Q
 from qoslab.experiments.red_baseline import SHORT, red_thresholds
@@ -239,11 +239,11 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch)
     for v in vs:
         by_claim.setdefault(v["claim"], set()).add(v["reading"])
         if "drop" in v["claim"] or "fluctuation" in v["claim"]:
-            direction, margin = "less", fdd_red.DROPS_MARGIN
+            direction, margin = "less", fdd_red_claims.DROPS_MARGIN
         elif "converges more rapidly" in v["claim"]:
             direction, margin = "less", 0.0
         elif "throughput" in v["claim"]:
-            direction, margin = "greater", fdd_red.THROUGHPUT_MARGIN_BPS
+            direction, margin = "greater", fdd_red_claims.THROUGHPUT_MARGIN_BPS
         else:
             direction, margin = "greater", 0.0
         # the sign verdict is the run's, on its t interval (the verdict's interval fits the kind)

@@ -358,16 +358,17 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
     assert "mixed-traffic: declares no claim magnitudes, so no sequential verdicts" in r.output
 
 
-def _fake_look(out: Path, match: str, values: list[float], verdict: str) -> Any:
-    """What one look of a reproduction leaves (``verdicts.json`` with one twam-dwred record over
-    ``values``, a report), as :func:`qoslab.experiments.runner.reproduce` returns it."""
+def _fake_look(out: Path, decl: Any, values: list[float], verdict: str) -> Any:
+    """What one look of a reproduction leaves (``verdicts.json`` with one twam-dwred record of
+    declaration ``decl`` over ``values``, a report), as
+    :func:`qoslab.experiments.runner.reproduce` returns it."""
     import json
     from types import SimpleNamespace
 
     e = estimate(values)
     rec = {
-        "claim": f"Over-provisioning has ensured that {match}",
-        "section": "Sec. 4",
+        "claim": decl.match,
+        "section": decl.section,
         "reading": "r",
         "test": "one-sample t",
         "effect": e.mean,
@@ -399,7 +400,7 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
 
     def fake(exp, *, seeds: int, **kw):  # type: ignore[no-untyped-def]
         verdict = "does not reproduce" if seeds >= 6 else NOT_TESTABLE
-        return _fake_look(tmp_path / str(seeds), decl.match, below[:seeds], verdict)
+        return _fake_look(tmp_path / str(seeds), decl, below[:seeds], verdict)
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=8)
@@ -490,7 +491,7 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
 
     def fake(exp, *, seeds: int, **kw):  # type: ignore[no-untyped-def]
         calls.append(seeds)
-        return _fake_look(tmp_path / f"{len(calls)}", decl.match, values[:seeds], INCONCLUSIVE)
+        return _fake_look(tmp_path / f"{len(calls)}", decl, values[:seeds], INCONCLUSIVE)
 
     monkeypatch.setattr(sequential_run, "reproduce", fake)
     rep, summary = sequential_run.reproduce_sequential("twam-dwred", max_seeds=20)
@@ -514,7 +515,8 @@ def test_not_testable_gives_up_only_where_the_configuration_decides_the_precondi
     it (ARD's marker acting in the window: no seed changes that), and is judged again at the next
     look when a further seed may meet it (a link with room "in some arm and seed")."""
     from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import ARD_ACTS, ARD_ROOM, DECLARED
+    from qoslab.experiments.ard_claims import ARD_ACTS, ARD_ROOM
+    from qoslab.experiments.magnitudes import DECLARED
 
     decls = DECLARED["ard"]
     room = {

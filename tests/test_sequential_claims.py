@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from qoslab.experiments import dependence, fdd_red, sequential_run
+from qoslab.experiments import fdd_red_claims as fdd_claims
+from qoslab.experiments import twam_dwred_claims as twam_claims
 from qoslab.experiments.base import get
 from qoslab.experiments.magnitudes import DECLARED
 from qoslab.experiments.planning import planned
@@ -51,8 +53,9 @@ def test_a_sweep_is_planned_at_its_own_seeds_by_the_experiments_rule() -> None:
 
 
 #: twam-dwred's claims: one on scenario 2's sweep (s12), one on scenario 3's (s3)
-ON_S12 = "Over-provisioning has ensured that all Relative flows achieve the contracted capacity"
-ON_S3 = "When TSW2CM and static WRED are used Flows No 8, 9 and 10 fail to obtain their contracted rate"
+#: a claim resting on s12 and one resting on s3, as declared (their words and places)
+ON_S12, ON_S3 = twam_claims.REACH.words, twam_claims.FAIL3.words
+PLACES = {ON_S12: twam_claims.REACH.place, ON_S3: twam_claims.FAIL3.place}
 
 
 def _record(claim: str, section: str, reading: str, test: str, values: list[float], n: int) -> dict[str, Any]:
@@ -90,7 +93,7 @@ def _fake_reproduce(tmp_path: Path, calls: list[dict[str, int]]) -> Any:
     def fake(exp: Any, *, seeds: int, sweep_seeds: dict[str, int], **kw: Any) -> SimpleNamespace:
         calls.append(dict(sweep_seeds))
         recs = [
-            _record(claim, "Sec. 5", "r", "one-sample t", values, sweep_seeds.get(sweep, seeds))
+            _record(claim, PLACES[claim], "r", "one-sample t", values, sweep_seeds.get(sweep, seeds))
             for claim, sweep, values in (
                 (ON_S12, "s12", [0.90 + 0.001 * math.sin(i) for i in range(20)]),
                 (ON_S3, "s3", [0.95 + 0.2 * math.sin(2.0 * i) for i in range(20)]),
@@ -204,7 +207,7 @@ def test_fdd_red_records_move_only_with_the_sweeps_they_declare(
 def test_under_declaring_a_sweep_is_caught(
     fdd_moved: dict[str, dict[Any, bool]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    f10 = "According to this figure, FDD-RED drops fewer packets"
+    f10 = fdd_claims.FIG10.words
     monkeypatch.setitem(RESTS_ON, "fdd-red", {**RESTS_ON["fdd-red"], f10: ("tables",)})
     found = dependence.undeclared("fdd-red", fdd_moved)
     assert found and all("sweep fig10 moves 'According to this figure" in x for x in found), found
@@ -223,7 +226,8 @@ def test_a_stopped_sweep_grows_again_when_a_record_met_later_rests_on_it(
         rep = inner(exp, seeds=seeds, sweep_seeds=sweep_seeds, **kw)
         doc = json.loads((rep.out / "verdicts.json").read_text())
         if seeds >= 6:  # from the second look on, an undecided record on s12 appears
-            doc["verdicts"].append(dict(doc["verdicts"][1], claim=ON_S12, reading="late", effect=1.0))
+            late = dict(doc["verdicts"][1], claim=ON_S12, section=PLACES[ON_S12], reading="late", effect=1.0)
+            doc["verdicts"].append(late)
             doc["verdicts"][-1]["ci95"] = [0.0, 2.0]
         (rep.out / "verdicts.json").write_text(json.dumps(doc))
         return rep

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from qoslab.experiments.ard_claims import ARD_ACTS, ARM, BIASED, DROPPER, LARGEST, NO_DECREASE, STD
 from qoslab.experiments.ard_figures import table1_figure, timeseries
 from qoslab.experiments.ard_paper import (
     CBS_PKTS,
@@ -52,7 +53,6 @@ from qoslab.experiments.runner import Context
 from qoslab.report.figures import Panel, grouped, panels
 from qoslab.runs.simulate import Result
 from qoslab.stats import Estimate, estimate, paired
-from qoslab.verdicts import Claim
 from qoslab.verdicts.rules import movement
 
 if TYPE_CHECKING:
@@ -63,9 +63,13 @@ def precondition_of(record: dict[str, Any]) -> tuple[bool, str] | None:
     """The marker claims' precondition (:func:`marker_acts`) for a record written before runs
     evaluated it, from its reading's setting, window and flow count (None: not a marker claim's
     record, or a reading it cannot place)."""
-    from qoslab.experiments.magnitudes import ARD_ACTS, DECLARED
+    from qoslab.experiments.magnitudes import REGISTRY
 
-    if not any(m.precondition == ARD_ACTS and m.match in record["claim"] for m in DECLARED["ard"]):
+    try:
+        _, part = REGISTRY.part_of("ard", record)
+    except ValueError:
+        return None
+    if part.precondition != ARD_ACTS:
         return None
     reading = str(record["reading"])
     n = re.search(r"(\d+) flows", reading)
@@ -77,7 +81,7 @@ def precondition_of(record: dict[str, Any]) -> tuple[bool, str] | None:
 
 
 def marker_acts(p: dict[str, Any]) -> tuple[bool, str]:
-    """The marker claims' precondition (``magnitudes.ARD_ACTS``), read from the scenario the
+    """The marker claims' precondition (``ard_claims.ARD_ACTS``), read from the scenario the
     point runs (its ARM meter's TPR interval n·τ and the measurement window's end): whether the
     adaptive marker changes its TPR inside the measured window."""
     r = point_scenario({**p, "scheme": "arm"}).resolved
@@ -92,7 +96,7 @@ FULL = 0.999
 
 
 def link_room(per_arm: dict[str, pd.Series]) -> tuple[bool, str]:
-    """The utilisation part's precondition (``magnitudes.ARD_ROOM``): some arm and seed leaves
+    """The utilisation part's precondition (``ard_claims.ARD_ROOM``): some arm and seed leaves
     at least 0.1 % of the bottleneck unused."""
     u = [float(x) for s in per_arm.values() for x in s if pd.notna(x)]
     if not u:
@@ -422,63 +426,10 @@ def _per_seed(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> p
     return pd.Series(v["value"].to_numpy(float), index=v["seed"].to_numpy(int))
 
 
-#: Paired differences of Table 1 the paper claims: (a, b) -> Table 1's a − b for 4 and 20 flows.
-def _table1_diff(a: str, b: str) -> str:
-    return " / ".join(f"{TABLE1[(n, a)] - TABLE1[(n, b)]:+.3f}" for n in (4, 20)) + " (Table 1, 4 / 20 flows)"
-
-
 def _verdicts(ctx: Context) -> None:
     """One verdict per claim and reading: every setting (host bucket depth, RTT regime) in the
     paper's window (100-200 s) and in the start-up (0-20 s), and for the dropper's claims both
     drop orders. Schemes are compared on the same seeds (paired t)."""
-    biased = Claim(
-        "the throughputs of TCP flows can be highly biased",
-        "Sec. III, Fig. 4 and Table 1 (RIO-based scheme)",
-        "less",
-        f"Jain {TABLE1[(4, 'rio')]} / {TABLE1[(20, 'rio')]} (4 / 20 flows); "
-        "'highly biased' tested as Jain < 0.9",
-        threshold=0.9,
-        unit=" Jain, RIO alone",
-        digits=4,
-    )
-    arm = Claim(
-        "the ARM scheme improves TCP fairness compared to the RIO-based scheme",
-        "Sec. IV; Table 1",
-        "greater",
-        _table1_diff("arm", "rio"),
-        unit=" Jain, ARM − RIO",
-    )
-    dropper = Claim(
-        "the ARD marker increases TCP fairness more than the ARM scheme",
-        "Sec. IV; Table 1 (the dropper: ARD is ARM with P_drop > 0)",
-        "greater",
-        _table1_diff("ard", "arm"),
-        unit=" Jain, ARD − ARM",
-    )
-    largest = Claim(
-        "the FI values at the ARD marker are the largest among the schemes",
-        "Sec. III, Table 1 (ARD against RIO alone; against ARM: the claim above)",
-        "greater",
-        _table1_diff("ard", "rio"),
-        unit=" Jain, ARD − RIO",
-    )
-    util = Claim(
-        "the ARD marker can achieve TCP fairness without a decrease in the link utilization",
-        "Sec. IV; Fig. 8(d)",
-        "greater",
-        "no large decrease (Fig. 8(d)); tested as ARD − RIO > −0.01",
-        threshold=-0.01,
-        unit=" utilisation, ARD − RIO",
-        digits=4,
-    )
-    std = Claim(
-        "the STDs also become lower when using the ARD scheme than when using the ARM scheme",
-        "Sec. III, Fig. 8(a) (STD of the IN throughputs)",
-        "less",
-        "lower STD with ARD than with ARM, 'irrespective of the number of TCP flows'",
-        unit=" kb/s, STD of IN throughput, ARD − ARM",
-        scale=1e3,
-    )
     cases = [("table1", s, "steady") for s in SETTINGS] + [
         ("startup", s, "startup") for s in STARTUP_SETTINGS
     ]
@@ -494,9 +445,9 @@ def _verdicts(ctx: Context) -> None:
                 return _per_seed(ctx, sw, metric, {**w, "scheme": scheme})
 
             acts = marker_acts({"n": n, "setting": setting, "period": period})
-            ctx.verdict(biased.one_sample(reading, estimate(seeds("rio")), supported=support))
+            ctx.verdict(BIASED.one_sample(reading, estimate(seeds("rio")), supported=support))
             ctx.verdict(
-                arm.paired(reading, paired(seeds("arm"), seeds("rio")), supported=support, precondition=acts)
+                ARM.paired(reading, paired(seeds("arm"), seeds("rio")), supported=support, precondition=acts)
             )
             orders = ["before_remark"] + (["among_remarked"] if period == "steady" else [])
             for order in orders:
@@ -507,10 +458,10 @@ def _verdicts(ctx: Context) -> None:
                     ard_j = seeds("ard")
                 else:
                     ard_j = _per_seed(ctx, "droporder", "fairness_index", {**where, "drop_order": order})
-                ctx.verdict(dropper.paired(r, paired(ard_j, seeds("arm")), supported=sup, precondition=acts))
+                ctx.verdict(DROPPER.paired(r, paired(ard_j, seeds("arm")), supported=sup, precondition=acts))
                 if order == "before_remark":
                     ctx.verdict(
-                        largest.paired(
+                        LARGEST.paired(
                             reading, paired(ard_j, seeds("rio")), supported=support, precondition=acts
                         )
                     )
@@ -519,7 +470,7 @@ def _verdicts(ctx: Context) -> None:
                 # disabled, ARD): on a saturated link it is pinned and the claim cannot fail
                 u = {k: seeds(k, "utilization") for k in ("rio", "arm", "ard")}
                 ctx.verdict(
-                    util.paired(
+                    NO_DECREASE.paired(
                         reading,
                         paired(u["ard"], u["rio"]),
                         supported=support,
@@ -528,7 +479,7 @@ def _verdicts(ctx: Context) -> None:
                     )
                 )
                 ctx.verdict(
-                    std.paired(
+                    STD.paired(
                         reading,
                         paired(seeds("ard", "std_in_bps"), seeds("arm", "std_in_bps")),
                         supported=support,

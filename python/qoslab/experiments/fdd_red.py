@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register, scenario
+from qoslab.experiments.fdd_red_claims import DROPS, FAIR, FIG10, FIG11, PERF, fig11_place
 from qoslab.experiments.fdd_red_dynamics import dynamics_sweep, dynamics_verdicts
 from qoslab.experiments.fdd_red_figures import (
     _fig7,
@@ -82,7 +83,6 @@ from qoslab.experiments.red_baseline_paper import (
 from qoslab.experiments.runner import Context, select
 from qoslab.experiments.topologies import dumbbell, red_queue
 from qoslab.stats import estimate
-from qoslab.verdicts import Claim
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -210,19 +210,12 @@ def analyse(ctx: Context) -> None:
 # -- verdicts, readings and the random-victim control -----------------------------------------
 
 
-#: The least effects the claims need (``Claim.margin``): "fewer drops" is at least 5 % fewer
-#: (Table 1 has 55 % fewer); "better throughput" at least 1 kbps (0.1 % of the bottleneck;
-#: Table 2 has +10.6 and +6.3 kbps). "Fairer" needs any positive difference in Jain's index.
-DROPS_MARGIN = 0.05
-THROUGHPUT_MARGIN_BPS = 1e3
-
-
 #: RED's utilisation at or above which a seed's bottleneck counts as saturated
 SATURATED = 0.99
 
 
 def headroom(red_utilisation: pd.Series) -> tuple[bool, str]:
-    """The aggregate-throughput claim's precondition (``magnitudes.FDD_HEADROOM``) on RED's
+    """The aggregate-throughput claim's precondition (``fdd_red_claims.FDD_HEADROOM``) on RED's
     per-seed utilisation of the bottleneck: some seed leaves at least 1 % of the link unused."""
     u = [float(x) for x in red_utilisation if pd.notna(x)]
     if not u:
@@ -238,30 +231,6 @@ def _support(*parts: str) -> str:
 def _verdicts(ctx: Context) -> None:
     """One verdict per claim and reading: paired tests FDD-RED − RED on the same seeds."""
     rtts = ("homogeneous", "heterogeneous")
-    fair = {
-        rtt: Claim(
-            f"In both experiment, FDD-RED is fairer than RED algorithm [{rtt} RTTs]",
-            "Sec. III-D, Table 2 (Jain's index)",
-            "greater",
-            f"Jain {JAIN[(rtt, 'red')]} → {JAIN[(rtt, 'fdd-red')]} (one run each)",
-            unit=" Jain, FDD-RED − RED",
-        )
-        for rtt in rtts
-    }
-    perf = {
-        rtt: Claim(
-            "FDD-RED … exhibits better performance in terms of flows throughput and bottleneck "
-            f"utilization [{rtt} RTTs]",
-            "Sec. III-D, Table 2 (aggregated throughput)",
-            "greater",
-            f"{AGGREGATE[(rtt, 'red')] / 1e3:.1f} → {AGGREGATE[(rtt, 'fdd-red')] / 1e3:.1f} kbps "
-            "(one run each)",
-            margin=THROUGHPUT_MARGIN_BPS,
-            unit=" kbps, FDD-RED − RED",
-            scale=1e3,
-        )
-        for rtt in rtts
-    }
     for rtt in rtts:
         for setup in ("file", "20s"):
             for arm, reading in READINGS.items():
@@ -270,46 +239,28 @@ def _verdicts(ctx: Context) -> None:
                     sup = _support(READING_SUPPORT[arm], MEASURE_SUPPORT[setup], WINDOW_SUPPORT[w])
                     where = {"rtt": rtt, "setup": setup, "window": w}
                     for claim, metric in (
-                        (fair[rtt], "fairness_index"),
-                        (perf[rtt], "aggregate_throughput_bps"),
+                        (FAIR[rtt], "fairness_index"),
+                        (PERF[rtt], "aggregate_throughput_bps"),
                     ):
                         test = _pair(ctx, "tables", metric, where, arm)
                         pre = None
                         if metric == "aggregate_throughput_bps":
                             pre = headroom(_seeds(ctx, "tables", "utilization", {**where, "aqm": "red"}))
                         ctx.verdict(claim.paired(name, test, supported=sup, precondition=pre))
-    drops = Claim(
-        "RED drops more packets than FDD-RED algorithm",
-        "Sec. III-B, Table 1 (scenario 1, 20 s)",
-        "less",
-        "149 → 67 packets (−55 %, one run each)",
-        margin=DROPS_MARGIN,
-        unit=" % change in drops, FDD-RED vs RED",
-        scale=0.01,
-    )
     for arm, reading in READINGS.items():
         for w in WINDOWS:
             test = _pair_rel(
                 ctx, "tables", "drops_bottleneck", {"rtt": "homogeneous", "setup": "20s", "window": w}, arm
             )
             sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
-            ctx.verdict(drops.paired(f"{reading}, {WINDOWS[w]}", test, supported=sup))
-    f10 = Claim(
-        "According to this figure, FDD-RED drops fewer packets compared with RED",
-        "Sec. III-C, Fig. 10 (buffer 10-200 packets, 20 s)",
-        "less",
-        "fewer at every buffer size (plot only)",
-        margin=DROPS_MARGIN,
-        unit=" % change in drops summed over the buffer sizes, FDD-RED vs RED",
-        scale=0.01,
-    )
+            ctx.verdict(DROPS.paired(f"{reading}, {WINDOWS[w]}", test, supported=sup))
     for arm in DROP_AQMS:
         if arm not in READINGS:
             continue
         for w in WINDOWS:
             test = _pair_rel(ctx, "fig10", "drops_bottleneck", {"window": w}, arm)
             sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
-            ctx.verdict(f10.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
+            ctx.verdict(FIG10.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
     _fig11_verdicts(ctx)
 
 
@@ -317,15 +268,7 @@ def _fig11_verdicts(ctx: Context) -> None:
     """Fig. 11, one record per number of flows N (a claim part per N: "for different flow
     numbers" is a statement at each N, so an N where FDD-RED drops more shows)."""
     for n in sorted(int(x) for x in ctx.runs("fig11")["flows"].unique()):
-        f11 = Claim(
-            "FDD-RED has lower drop count than RED algorithm for different flow numbers",
-            f"Sec. III-C, Fig. 11 (20 s), N = {n} flows",
-            "less",
-            "fewer at every number of flows (plot only)",
-            margin=DROPS_MARGIN,
-            unit=f" % change in drops at N = {n}, FDD-RED vs RED",
-            scale=0.01,
-        )
+        f11 = FIG11.at(fig11_place(n), unit=f" % change in drops at N = {n}, FDD-RED vs RED")
         for arm in DROP_AQMS:
             if arm not in READINGS:
                 continue

@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from qoslab.experiments.base import Options, Sweep, scenario
+from qoslab.experiments.fdd_red_claims import CONCLUSION, CONVERGES, FLUCTUATION
 from qoslab.experiments.fdd_red_paper import AQMS, READING_SUPPORT, READINGS, WINDOW_SUPPORT, WINDOWS
 from qoslab.experiments.red_baseline_paper import SHORT
 from qoslab.experiments.runner import Context
 from qoslab.stats import paired
-from qoslab.verdicts import Claim
 
 if TYPE_CHECKING:
     from qoslab.scenario import Scenario
@@ -132,32 +132,6 @@ def _support(*parts: str) -> str:
 
 def dynamics_verdicts(ctx: Context) -> None:
     """Fig. 8, Fig. 9 and the conclusion's queue size: paired FDD-RED − RED per reading."""
-    conv = Claim(
-        "FDD-RED converges more rapidly to a steady-state in which the bottleneck is fully utilized",
-        "Sec. III-B, Fig. 8 (scenario 1, 20 s)",
-        "less",
-        "FDD-RED's link full sooner (plot only)",
-        unit=" s, convergence time FDD-RED − RED",
-    )
-    fluct = Claim(
-        "The queue length fluctuation in FDD-RED is obviously lower than original RED",
-        "Sec. III-B, Fig. 9 (scenario 1)",
-        "less",
-        "lower fluctuation (plot only)",
-        margin=0.05,
-        unit=" % change, FDD-RED vs RED",
-        scale=0.01,
-    )
-    size = Claim(
-        "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size "
-        "and even stability",
-        "Sec. IV (conclusion): queue size",
-        "less",
-        "a smaller queue (no number)",
-        margin=0.05,
-        unit=" % change in the mean queue, FDD-RED vs RED",
-        scale=0.01,
-    )
     for w in WINDOWS:
         red = {"aqm": "red", "window": w}
         base = {
@@ -169,7 +143,7 @@ def dynamics_verdicts(ctx: Context) -> None:
             here = {"aqm": arm, "window": w}
             for name, f in (("link full", converged_full), ("Jain of shares", converged_fair)):
                 test = paired(per_seed(ctx, "dynamics", here, "flow", f), base[name])
-                ctx.verdict(conv.paired(f"{reading}, {name}, {WINDOWS[w]}", test, supported=sup))
+                ctx.verdict(CONVERGES.paired(f"{reading}, {name}, {WINDOWS[w]}", test, supported=sup))
     for measure, (sweep, where, t0, t1) in QUEUE_WINDOWS.items():
         for w in WINDOWS:
             stats = {
@@ -184,9 +158,9 @@ def dynamics_verdicts(ctx: Context) -> None:
                 for k in ("std", "CV"):
                     test = _rel(stats[arm][k], stats["red"][k])
                     name = f"{reading}, {k}, {measure}, {WINDOWS[w]}"
-                    ctx.verdict(fluct.paired(name, test, supported=sup))
+                    ctx.verdict(FLUCTUATION.paired(name, test, supported=sup))
                 test = _rel(stats[arm]["mean"], stats["red"]["mean"])
-                ctx.verdict(size.paired(f"{reading}, {measure}, {WINDOWS[w]}", test, supported=sup))
+                ctx.verdict(CONCLUSION.paired(f"{reading}, {measure}, {WINDOWS[w]}", test, supported=sup))
 
 
 def _stat(k: str, t0: float, t1: float) -> Callable[[pd.DataFrame], float]:

@@ -52,8 +52,6 @@ from qoslab.experiments.probe_marker_paper import (
     FIGS,
     FLOWS,
     HIGH_GOODPUT_MIN_IN,
-    IN_LOSS_SMALL_PCT,
-    IN_SHARE_LOW,
     MARKERS,
     METRIC_FN,
     MIN_IN,
@@ -63,14 +61,11 @@ from qoslab.experiments.probe_marker_paper import (
     NOTES,
     NS2_SUPPORT,
     ONOFF_TIMES_S,
-    OUT_LOSS_NEAR_ALL_PCT,
     PACKET_BYTES,
     PACKET_READINGS,
     PACKET_SUPPORT,
     PACKETS,
     PAPER,
-    PATHOLOGICAL_RATIO,
-    SAME_RATIO,
     _references,
 )
 from qoslab.experiments.probe_marker_topology import single_bottleneck, two_domains, wq_for
@@ -78,7 +73,7 @@ from qoslab.experiments.runner import Context, select
 from qoslab.ns2.flavour import ns2_flavoured
 from qoslab.runs.simulate import Result
 from qoslab.stats import estimate, paired
-from qoslab.verdicts import Claim, Direction
+from qoslab.verdicts.claims import PaperClaim
 
 # -- metrics ---------------------------------------------------------------------------------------
 
@@ -278,17 +273,6 @@ def _per_seed_mean(df: pd.DataFrame, col: str) -> pd.Series:
     return df.groupby("seed")[col].mean()
 
 
-def _frontier_claim(n: int, diff: str) -> Claim:
-    return Claim(
-        "our scheme consistently achieves better performance than that of an all-IN packet marking "
-        f"scenario (Fig. {FIGS[(n, diff)]}: {n} flows, {diff} differentiation)",
-        f"Sec. 1 and Sec. 4, Fig. {FIGS[(n, diff)]}",
-        "less",
-        "marker frontier below the all-IN one",
-        unit=" delay at equal goodput, marker / all IN − 1",
-    )
-
-
 def _verdicts(ctx: Context) -> None:
     """One verdict per claim and reading, decided from paired (same-seed) or one-sample t-tests
     over seeds (``qoslab.verdicts``)."""
@@ -306,39 +290,17 @@ def _verdicts(ctx: Context) -> None:
                     )
         for n, diff in FIGS:
             r = ratio[(n, diff, "probe")]
-            ctx.verdict(_frontier_claim(n, diff).paired(reading, paired(r, _ones(r)), supported=sup))
+            ctx.verdict(claims.FRONTIER[(n, diff)].paired(reading, paired(r, _ones(r)), supported=sup))
         claims.high_load(ctx, runs, ratio, frontier_ratio, reading, sup, quick)
         for n in FLOWS:
             ctx.verdict(
-                Claim(
-                    "The improvement is more significant when IN and OUT packets receive more different "
-                    f"services from the network ({n} flows)",
-                    f"Sec. 4, Fig. {FIGS[(n, 'hard')]} against Fig. {FIGS[(n, 'soft')]}",
-                    "less",
-                    "larger delay gain in hard than in soft differentiation",
-                    unit=" relative delay change, hard − soft",
-                ).paired(
+                claims.MORE_SIGNIFICANT[n].paired(
                     reading, paired(ratio[(n, "hard", "probe")], ratio[(n, "soft", "probe")]), supported=sup
                 )
             )
         for n in FLOWS:
-            lo = IN_SHARE_LOW[n]
             share = select(runs, {"flows": n, "marker": "probe"}).groupby("seed")["in_share"].min()
-            ctx.verdict(
-                Claim(
-                    "IN packet percentage varies from "
-                    + (
-                        "about 98% to more than 99% for the tested configuration with 10 sources"
-                        if n == 10
-                        else "about 94% to 97% with 40 sources"
-                    ),
-                    "Sec. 4",
-                    "greater",
-                    "98 – >99 %" if n == 10 else "94 – 97 %",
-                    threshold=lo,
-                    unit=" lowest IN share over the RIO settings",
-                ).one_sample(reading, estimate(share), supported=sup)
-            )
+            ctx.verdict(claims.IN_SHARE[n].one_sample(reading, estimate(share), supported=sup))
         _loss_verdicts(
             ctx, select(runs, {"flows": 10, "diff": "hard", "marker": "probe"}), reading, sup, quick
         )
@@ -348,14 +310,9 @@ def _verdicts(ctx: Context) -> None:
             o = select(on, {"on_off_s": t})
             r = frontier_ratio(select(o, {"marker": "probe"}), select(o, {"marker": "none"}))
             ctx.verdict(
-                Claim(
-                    "For 10 flows and in hard differentiation better performance results are achieved "
-                    f"through the marker employment (ON/OFF UDP, {t:g} s activity time)",
-                    "Sec. 4.1 (Fig. 8)",
-                    "less",
-                    "marker frontier below the all-IN one",
-                    unit=" TCP delay at equal TCP goodput, marker / all IN − 1",
-                ).paired(reading, paired(r, _ones(r)), supported=sup + "; ON/OFF times exponential")
+                claims.ONOFF[float(t)].paired(
+                    reading, paired(r, _ones(r)), supported=sup + "; ON/OFF times exponential"
+                )
             )
         claims.density_claims(ctx, on, reading, sup + "; ON/OFF times exponential")
     ns2 = ctx.runs("rio_ns2")
@@ -367,7 +324,7 @@ def _verdicts(ctx: Context) -> None:
             r = frontier_ratio(
                 select(r_pb, {"flows": n, "marker": "probe"}), select(r_pb, {"flows": n, "marker": "none"})
             )
-            ctx.verdict(_frontier_claim(n, "hard").paired(reading, paired(r, _ones(r)), supported=sup))
+            ctx.verdict(claims.FRONTIER[(n, "hard")].paired(reading, paired(r, _ones(r)), supported=sup))
         _loss_verdicts(ctx, select(r_pb, {"flows": 10, "marker": "probe"}), reading, sup, quick)
     _fig9_verdicts(ctx)
 
@@ -378,15 +335,9 @@ def _plus_one_verdicts(
     """The modified marker (A_IN + 1) against the paper's 2·A_IN + 1, 10 flows: the frontiers in
     soft and hard differentiation and the OUT loss in soft."""
 
-    def frontier(diff: str, claim: str, direction: Direction, expected: str) -> None:
+    def frontier(diff: str, claim: PaperClaim) -> None:
         ctx.verdict(
-            Claim(
-                claim,
-                f"Sec. 4 (A_IN + 1 against 2·A_IN + 1, 10 flows, {diff})",
-                direction,
-                expected,
-                unit=" relative delay change, A_IN + 1 − 2·A_IN + 1",
-            ).paired(
+            claim.paired(
                 reading,
                 paired(ratio[(10, diff, "probe_plus_one")], ratio[(10, diff, "probe")]),
                 supported=sup,
@@ -394,24 +345,11 @@ def _plus_one_verdicts(
         )
 
     # The A_IN + 1 rule against the paper's 2·A_IN + 1 (10 flows, as in the text's "Fig. 3").
-    frontier(
-        "soft",
-        "This modified marker performs better in soft differentiation: delay decrease achievable by "
-        "marker employment is almost doubled",
-        "less",
-        "A_IN + 1's frontier lower",
-    )
+    frontier("soft", claims.DOUBLED_BETTER)
     claims.doubled(ctx, ratio, reading, sup)
     soft = select(runs, {"flows": 10, "diff": "soft"})
     ctx.verdict(
-        Claim(
-            "dropping probability for OUT packets is lower: in the range [15%,30%] for the different "
-            "configurations tested, versus the range [50%,60%]",
-            "Sec. 4 (A_IN + 1 against 2·A_IN + 1, 10 flows, soft)",
-            "less",
-            "OUT loss 15–30 % vs 50–60 %",
-            unit=" OUT loss (percentage points), A_IN + 1 − 2·A_IN + 1",
-        ).paired(
+        claims.OUT_DIFFERENCE.paired(
             reading,
             paired(
                 _per_seed_mean(select(soft, {"marker": "probe_plus_one"}), "loss_out_pct"),
@@ -421,57 +359,26 @@ def _plus_one_verdicts(
         )
     )
     # the compound claim's two ranges, each marker's OUT loss on its own
-    for marker, who, low in (("probe_plus_one", "the A_IN + 1", 15.0), ("probe", "the 2·A_IN + 1", 50.0)):
+    for marker, alone in claims.OUT_ALONE.items():
         ctx.verdict(
-            Claim(
-                "dropping probability for OUT packets is lower: in the range [15%,30%] for the "
-                "different configurations tested, versus the range [50%,60%]",
-                f"Sec. 4 ({who} marker's OUT loss alone, 10 flows, soft)",
-                "greater",
-                "OUT loss 15–30 % (A_IN + 1), 50–60 % (2·A_IN + 1)",
-                threshold=low,
-                unit=" % OUT loss",
-            ).one_sample(
+            alone.one_sample(
                 reading,
                 estimate(_per_seed_mean(select(soft, {"marker": marker}), "loss_out_pct")),
                 supported=sup,
             )
         )
-    frontier(
-        "hard",
-        "On the contrary performance are poorer in hard differentiation",
-        "greater",
-        "A_IN + 1's frontier higher",
-    )
+    frontier("hard", claims.POORER_HARD)
 
 
 def _loss_verdicts(ctx: Context, probe: pd.DataFrame, reading: str, sup: str, quick: bool) -> None:
     """Fig. 7: at high goodput (min_in ≥ 30; the largest min_in in a quick run), OUT loss near
     100 % and IN loss very small (10 flows, hard differentiation)."""
     high = probe[probe["min_in"] >= (probe["min_in"].max() if quick else HIGH_GOODPUT_MIN_IN)]
-    claim = (
-        "for high goodput values in hard differentiation OUT loss percentage is near 100% while IN loss "
-        "percentage is very small"
+    ctx.verdict(
+        claims.LOSS_OUT.one_sample(reading, estimate(_per_seed_mean(high, "loss_out_pct")), supported=sup)
     )
     ctx.verdict(
-        Claim(
-            claim + " (OUT)",
-            "Sec. 4, Fig. 7 (10 flows, hard)",
-            "greater",
-            "near 100 %",
-            threshold=OUT_LOSS_NEAR_ALL_PCT,
-            unit=" % OUT loss",
-        ).one_sample(reading, estimate(_per_seed_mean(high, "loss_out_pct")), supported=sup)
-    )
-    ctx.verdict(
-        Claim(
-            claim + " (IN)",
-            "Sec. 4, Fig. 7 (10 flows, hard)",
-            "less",
-            "very small",
-            threshold=IN_LOSS_SMALL_PCT,
-            unit=" % IN loss",
-        ).one_sample(reading, estimate(_per_seed_mean(high, "loss_in_pct")), supported=sup)
+        claims.LOSS_IN.one_sample(reading, estimate(_per_seed_mean(high, "loss_in_pct")), supported=sup)
     )
 
 
@@ -484,34 +391,18 @@ def _fig9_verdicts(ctx: Context) -> None:
         for n in sorted(r["flows"].unique()):
             rn = r[r["flows"] == n]
             for o in DOMAIN1_OUT[:2]:
-                key = f"({o[0]:g}, {o[1]:g}, {o[2]:g})"
+                key = claims.out_key(o)
                 ctx.verdict(
-                    Claim(
-                        "with the first two settings for OUT traffic the performance of marked flows and "
-                        f"free flows are almost the same (OUT {key}, {n} + {n} flows)",
-                        "Sec. 4.2 (Fig. 9)",
-                        "greater",
-                        "almost the same",
-                        threshold=SAME_RATIO,
-                        unit=" min(marked/free, free/marked) goodput",
-                    ).one_sample(
+                    claims.ALMOST_SAME[(key, int(n))].one_sample(
                         reading,
                         estimate(_per_seed_mean(select(rn, {"out": key}), "closeness")),
                         supported=sup,
                     )
                 )
             o = DOMAIN1_OUT[2]
-            key = f"({o[0]:g}, {o[1]:g}, {o[2]:g})"
+            key = claims.out_key(o)
             ctx.verdict(
-                Claim(
-                    "only with the third pathological setting, the marked flows experiment lower throughput "
-                    f"(from two to three times) (OUT {key}, {n} + {n} flows)",
-                    "Sec. 4.2 (Fig. 9)",
-                    "less",
-                    "marked 2–3× less than free",
-                    threshold=PATHOLOGICAL_RATIO,
-                    unit=" marked/free goodput",
-                ).one_sample(
+                claims.PATHOLOGICAL[(key, int(n))].one_sample(
                     reading, estimate(_per_seed_mean(select(rn, {"out": key}), "ratio")), supported=sup
                 )
             )

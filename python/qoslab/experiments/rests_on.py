@@ -1,8 +1,8 @@
 """Which sweeps each claim's verdict records rest on, for ``--sequential``'s per-claim stopping
-(:mod:`qoslab.experiments.sequential_run`). Kept apart from the claims' magnitudes
-(:mod:`qoslab.experiments.magnitudes`), whose file is part of the verdict rules' fingerprint:
-which runs a claim reads decides how many seeds a sequential reproduction takes, not how a
-record is decided."""
+(:mod:`qoslab.experiments.sequential_run`): the sweeps each declared claim names
+(:attr:`qoslab.verdicts.claims.PaperClaim.rests_on`), and within a claim the readings' sweeps
+and the records' points. Which runs a claim reads decides how many seeds a sequential
+reproduction takes, not how a record is decided."""
 
 from __future__ import annotations
 
@@ -10,118 +10,21 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from qoslab.experiments.magnitudes import _FRONTIER
-from qoslab.experiments.probe_marker_paper import FIGS, PACKET_BYTES, PACKET_READINGS
-from qoslab.experiments.rio_plus_o_paper import BASELINES, FIG7_CLAIMS, FIG8_CLAIMS
+from qoslab.experiments import probe_marker_claims as pm
+from qoslab.experiments.magnitudes import REGISTRY
+from qoslab.experiments.probe_marker_paper import PACKET_BYTES, PACKET_READINGS
+from qoslab.experiments.rio_plus_o_claims import FIG7, FIG8
+from qoslab.experiments.rio_plus_o_paper import BASELINES
 
 #: The sweeps each claim's verdict records rest on (the sweeps whose runs the experiment's
-#: ``_verdicts`` reads for them), per experiment, by the text of the claim's declaration above
-#: (``Magnitude.match``: every declaration with that text, all its sections and parts, rests on
-#: the union). A record of a part tested on another claim's records (``borrow``) rests on that
-#: claim's sweeps too, so they are listed here. Over-declaring a sweep costs runs, never a wrong
-#: verdict; under-declaring one would let ``--sequential`` stop a sweep an undecided claim still
-#: reads (:mod:`qoslab.experiments.sequential_run`), which
+#: ``_verdicts`` reads for them), per experiment, by the claim's words, derived from the declared
+#: claims (a claim declared at several places, all its places and parts, rests on the union). A
+#: part tested on another claim's records (``borrow``) declares that claim's sweeps too.
+#: Over-declaring a sweep costs runs, never a wrong verdict; under-declaring one would let
+#: ``--sequential`` stop a sweep an undecided claim still reads, which
 #: ``tests/test_sequential_claims.py`` checks cannot happen: it reproduces the experiment with
 #: each sweep at fewer seeds and finds every record that does not declare it unchanged.
-RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {
-    "ard": {
-        "the throughputs of TCP flows can be highly biased": ("table1", "startup"),
-        "the ARM scheme improves TCP fairness compared to the RIO-based scheme": ("table1", "startup"),
-        "the ARD marker increases TCP fairness more than the ARM scheme": ("table1", "startup", "droporder"),
-        "the FI values at the ARD marker are the largest among the schemes": ("table1", "startup"),
-        # the utilisation part (steady state) and the borrowed fairness part (both windows)
-        "the ARD marker can achieve TCP fairness without a decrease in the link utilization": (
-            "table1",
-            "startup",
-        ),
-        "the STDs also become lower when using the ARD scheme than when using the ARM scheme": ("table1",),
-    },
-    "fdd-red": {
-        **{
-            f"{what} [{rtt} RTTs]": ("tables",)
-            for rtt in ("homogeneous", "heterogeneous")
-            for what in (
-                "FDD-RED is fairer than RED algorithm",
-                "flows throughput and bottleneck utilization",
-            )
-        },
-        "RED drops more packets than FDD-RED algorithm": ("tables",),
-        "According to this figure, FDD-RED drops fewer packets": ("fig10",),
-        "FDD-RED has lower drop count than RED algorithm for different flow numbers": ("fig11",),
-        "FDD-RED converges more rapidly to a steady-state in which the bottleneck is fully utilized": (
-            "dynamics",
-        ),
-        "The queue length fluctuation in FDD-RED is obviously lower than original RED": (
-            "dynamics",
-            "tables",
-        ),
-        # the queue-size part and the stability part borrowed from Fig. 9's records
-        "outperforms RED in terms of throughput, utilization, number of dropped packets, queue size": (
-            "dynamics",
-            "tables",
-        ),
-    },
-    "probe-marker": {
-        **{
-            f"{_FRONTIER} packet marking scenario (Fig. {f}:": ("frontier", "frontier_1000B", "rio_ns2")
-            for f in (3, 4, 5, 6)
-        },
-        "Performance improvement provided by the marker employment is remarkable": (
-            "frontier",
-            "frontier_1000B",
-        ),
-        "The improvement is more significant when IN and OUT packets receive more different": (
-            "frontier",
-            "frontier_1000B",
-        ),
-        "IN packet percentage varies from about 98% to more than 99%": ("frontier", "frontier_1000B"),
-        "IN packet percentage varies from about 94% to 97% with 40 sources": ("frontier", "frontier_1000B"),
-        "IN loss percentage is very small (OUT)": ("frontier", "frontier_1000B", "rio_ns2"),
-        "IN loss percentage is very small (IN)": ("frontier", "frontier_1000B", "rio_ns2"),
-        "delay decrease achievable by marker employment is almost doubled": ("frontier", "frontier_1000B"),
-        "dropping probability for OUT packets is lower: in the range [15%,30%]": (
-            "frontier",
-            "frontier_1000B",
-        ),
-        "On the contrary performance are poorer in hard differentiation": ("frontier", "frontier_1000B"),
-        "For 10 flows and in hard differentiation better performance results are achieved": (
-            "onoff",
-            "onoff_1000B",
-        ),
-        "points on the marker frontier become denser": ("onoff", "onoff_1000B"),
-        "the performance of marked flows and free flows are almost the same": (
-            "two_domains",
-            "two_domains_readings",
-        ),
-        "the marked flows experiment lower throughput (from two to three times)": (
-            "two_domains",
-            "two_domains_readings",
-        ),
-    },
-    "rio-plus-o": {
-        "the throughput in RI+O is significantly improved": ("table1",),
-        "the throughput in RI+O is significantly improved especially for the larger profile flows": (
-            "table1",
-        ),
-        "the OUT packet drop probabilities show that RI+O significantly reduces them": ("table1",),
-        "the flows with large profile rates cannot reach their contracted profile rates": ("table1",),
-        "the average OUT packet drop probability of BE flows is much larger in RI+O": ("table1",),
-        "In 40% subscription level, AS flows can maintain": ("fig7",),
-        "In 50% subscription level, 9 with RIO and 17 with RI+O": ("fig7",),
-        "With 1Mbps profile rate, RIO can assure": ("fig8",),
-        "Even with 2Mbps profile rate, RI+O can assure": ("fig8",),
-        "RIO fails to meet the assurance for the AS flows with 10 times": ("fig9",),
-    },
-    "twam-dwred": {
-        "all Relative flows achieve the contracted capacity": ("s12",),
-        "the larger r_i flows fail to reach their contracted r_i": ("s12",),
-        "Flows No 8, 9 and 10 fail to obtain their contracted rate": ("s3",),
-        "differentiation between TCP flows is preserved in a fair way": ("s3",),
-        "a throughput proportional to their reserved capacity": ("s4",),
-        "The limitations of TSW2CM and static WRED are once again apparent here": ("s12",),
-        "no TCP flow experiences a Slow Start phase when TWAM+DWRED is used": ("s12",),
-    },
-}
+RESTS_ON: dict[str, dict[str, tuple[str, ...]]] = {name: REGISTRY.rests_on(name) for name in REGISTRY.studies}
 
 
 #: Within a claim, the sweeps each reading reads, where a claim's readings read different sweeps
@@ -169,11 +72,11 @@ def _rio_plus_o_points(r: Mapping[str, Any]) -> dict[str, Filters]:
         return {}
     where: dict[str, Any] = {"setting": parts[0], "w_q": float(parts[-1].removeprefix("w_q "))}
     claim, section = str(r["claim"]), str(r["section"])
-    for sub, text in FIG7_CLAIMS.items():
-        if claim == text:
+    for sub, fig7 in FIG7.items():
+        if claim == fig7.words:
             return {"fig7": ({**where, "subscription": sub},)}
-    for prof, (text, _) in FIG8_CLAIMS.items():
-        if claim == text:
+    for prof, fig8 in FIG8.items():
+        if claim == fig8.words:
             return {"fig8": ({**where, "profile_mbps": prof},)}
     unit = re.fullmatch(r"Sec\. 4, Fig\. 9, unit ([0-9.]+) Mbps", section)
     base = {name: kind for kind, name in BASELINES.items()}.get(parts[1]) if len(parts) == 3 else None
@@ -189,32 +92,27 @@ def _probe_marker_points(r: Mapping[str, Any]) -> dict[str, Filters]:
     soft-differentiation marker points (and, declared with them, the 10-flow all-IN frontier:
     the frontier ratios computed beside them then never see a marker seed without its all-IN
     one); an ON/OFF record (Fig. 8) reads its activity time's points."""
-    reading, claim, section = str(r["reading"]), str(r["claim"]), str(r["section"])
+    reading, key = str(r["reading"]), (str(r["claim"]), str(r["section"]))
     pb = next((b for b, name in PACKET_READINGS.items() if name == reading), None)
     if pb is None:  # the ns-2 RIO readings read their own sweep whole
         return {}
     frontier = "frontier" if pb == PACKET_BYTES else f"frontier_{pb}B"
-    fig = re.fullmatch(r"Sec\. 1 and Sec\. 4, Fig\. (\d)", section)
-    if fig is not None:
-        (n, diff), *_ = [k for k, f in FIGS.items() if f == int(fig.group(1))]
-        return {frontier: ({"flows": n, "diff": diff, "marker": "probe"}, {"flows": n, "marker": "none"})}
-    if (
-        section.startswith("Sec. 4 (")
-        and "10 flows, soft)" in section
-        and claim.startswith("dropping probability")
-    ):
-        markers = (
-            ("probe_plus_one",)
-            if "A_IN + 1 marker" in section and "2·A_IN" not in section
-            else ("probe",)
-            if "2·A_IN + 1 marker" in section
-            else ("probe", "probe_plus_one")
+    for (n, diff), c in pm.FRONTIER.items():
+        if key == (c.words, c.place):
+            return {frontier: ({"flows": n, "diff": diff, "marker": "probe"}, {"flows": n, "marker": "none"})}
+    out_loss = {
+        (c.words, c.place): markers
+        for c, markers in (
+            (pm.OUT_DIFFERENCE, ("probe", "probe_plus_one")),
+            *((c, (m,)) for m, c in pm.OUT_ALONE.items()),
         )
-        own = tuple({"flows": 10, "diff": "soft", "marker": m} for m in markers)
+    }
+    if key in out_loss:
+        own = tuple({"flows": 10, "diff": "soft", "marker": m} for m in out_loss[key])
         return {frontier: (*own, {"flows": 10, "marker": "none"})}
-    onoff = re.search(r"\(ON/OFF UDP, ([0-9.]+) s activity time\)$", claim)
-    if onoff is not None:
-        return {frontier.replace("frontier", "onoff"): ({"on_off_s": float(onoff.group(1))},)}
+    for t, c in pm.ONOFF.items():
+        if key == (c.words, c.place):
+            return {frontier.replace("frontier", "onoff"): ({"on_off_s": t},)}
     return {}
 
 

@@ -31,7 +31,16 @@ import numpy as np
 import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
-from qoslab.experiments.rio_plus_o_claims import table1_claims
+from qoslab.experiments.rio_plus_o_claims import (
+    BE_DROPS,
+    FIG7,
+    FIG8,
+    FIG9,
+    IMPROVED,
+    SHORTFALL,
+    fig9_place,
+    table1_claims,
+)
 from qoslab.experiments.rio_plus_o_figures import (
     _fig1,
     _fig7,
@@ -44,8 +53,6 @@ from qoslab.experiments.rio_plus_o_figures import (
     _table1_figure,
 )
 from qoslab.experiments.rio_plus_o_paper import (
-    _P_RIO,
-    _P_RPO,
     ALL_KINDS,
     BASELINE_NOTE,
     BASELINES,
@@ -53,9 +60,6 @@ from qoslab.experiments.rio_plus_o_paper import (
     BE_COUNTS_QUICK,
     BUCKET_SCALES,
     BUCKET_SECONDS,
-    FIG7_CLAIMS,
-    FIG7_PAPER,
-    FIG8_CLAIMS,
     FIG8_PROFILES,
     FIG9_PAPER_RIO,
     FIG_SETTING_NOTE,
@@ -360,30 +364,6 @@ def _be_drop(fl: pd.DataFrame, where: dict[str, Any], kind: str) -> pd.Series:
 def _verdicts(ctx: Context) -> None:
     """One verdict per claim and reading (bucket/window setting, w_q, baseline flavour), from
     paired RI+O − RIO comparisons on the same seeds (one-sample where the claim is about RIO)."""
-    lift = Claim(
-        "We can easily observe that the throughput in RI+O is significantly improved especially for the "
-        "larger profile flows",
-        "Sec. 4, Table I",
-        "greater",
-        f"1080K/1350K: {_P_RIO[0]:.3f}/{_P_RIO[1]:.3f} → {_P_RPO[0]:.3f}/{_P_RPO[1]:.3f} of profile "
-        f"(+{np.mean(_P_RPO) - np.mean(_P_RIO):.3f}, one run)",
-        unit=" thr/profile of the 1080K and 1350K flows, RI+O − RIO",
-    )
-    fail = Claim(
-        "the flows with large profile rates cannot reach their contracted profile rates",
-        "Sec. 2; Table I, RIO rows",
-        "less",
-        f"1350K flow at {_P_RIO[1]:.3f} of its profile with RIO (one run)",
-        threshold=1.0,
-        unit=" thr/profile of the 1350K flow, RIO",
-    )
-    be = Claim(
-        "the average OUT packet drop probability of BE flows is much larger in RI+O",
-        "Sec. 4, Table I",
-        "greater",
-        "0.015 (RIO) → 0.047 (RI+O)",
-        unit=" BE OUT drop rate, RI+O − RIO",
-    )
     fl = _per_flow(ctx.flows("table1"))
     for setting in SETTINGS:
         for w_q in W_QS:
@@ -397,10 +377,14 @@ def _verdicts(ctx: Context) -> None:
                     continue
                 reading = f"{setting}, {bname}, w_q {w_q:g}"
                 sup = f"{note}; {BASELINE_NOTE[base]}"
-                ctx.verdict(lift.paired(reading, paired(rpo, _t1_large(fl, w, base, (3, 4))), supported=sup))
-                ctx.verdict(fail.one_sample(reading, estimate(_t1_large(fl, w, base, (4,))), supported=sup))
+                ctx.verdict(
+                    IMPROVED.paired(reading, paired(rpo, _t1_large(fl, w, base, (3, 4))), supported=sup)
+                )
+                ctx.verdict(
+                    SHORTFALL.one_sample(reading, estimate(_t1_large(fl, w, base, (4,))), supported=sup)
+                )
             ctx.verdict(
-                be.paired(
+                BE_DROPS.paired(
                     f"{setting}, {BASELINES['rio']}, w_q {w_q:g}",
                     paired(_be_drop(fl, w, "rio_plus_o"), _be_drop(fl, w, "rio")),
                     supported=f"{note}; {BASELINE_NOTE['rio']}",
@@ -410,41 +394,26 @@ def _verdicts(ctx: Context) -> None:
     # Fig. 7: where the AS flows stop meeting their profile, RI+O − RIO
     cr = _fig7_crossings(ctx.runs("fig7"))
     top7 = int(ctx.runs("fig7")["be_flows"].max())
-    for sub, text in FIG7_CLAIMS.items():
-        gain = FIG7_PAPER[(sub, "rio_plus_o")] - FIG7_PAPER[(sub, "rio")]
-        claim = Claim(
-            text,
-            "Sec. 4, Fig. 7",
-            "greater",
-            f"{FIG7_PAPER[(sub, 'rio')]:g} → {FIG7_PAPER[(sub, 'rio_plus_o')]:g} BE flows (+{gain:g})",
-            unit=f" BE flows at the break-even, RI+O − RIO (never failing = {top7})",
-            digits=2,
-        )
+    for sub, fig7 in FIG7.items():
+        claim = fig7.at(unit=f" BE flows at the break-even, RI+O − RIO (never failing = {top7})")
         _against_rio(ctx, claim, cr[cr["subscription"] == sub], "crossing", {"rio": ""})
     # Fig. 8: the highest subscription level met, RI+O − RIO
     lim = _fig8_limits(ctx.runs("fig8"))
-    for prof, (text, paper_txt) in FIG8_CLAIMS.items():
+    for prof, fig8 in FIG8.items():
         sel = lim[np.isclose(lim["profile_mbps"], prof)]
         if sel.empty:
             continue
-        claim = Claim(
-            text, "Sec. 4, Fig. 8", "greater", paper_txt, unit=" % subscription met, RI+O − RIO", digits=2
-        )
-        _against_rio(ctx, claim, sel, "limit", {"rio": ""})
+        _against_rio(ctx, fig8.at(), sel, "limit", {"rio": ""})
     # Fig. 9: the smallest failing multiple, RI+O − RIO
     ff = _fig9_failing(ctx.flows("fig9"))
     for key, g0 in ff.groupby("unit_mbps", sort=True):
         unit = cast(float, key)
         n = GRANULARITY[round(unit * 1e6, -3)]
         r = FIG9_PAPER_RIO[round(unit, 1)]
-        claim = Claim(
-            "RIO fails to meet the assurance for the AS flows with 10 times the unit granularity or larger, "
-            "but RI+O successfully provides in all profile sizes",
-            f"Sec. 4, Fig. 9, unit {unit:g} Mbps",
-            "greater",
-            f"RIO fails from {r}×, RI+O never (≥ {n + 1}): +{n + 1 - r}",
+        claim = FIG9.at(
+            fig9_place(unit),
+            stated=f"RIO fails from {r}×, RI+O never (≥ {n + 1}): +{n + 1 - r}",
             unit=f" first failing multiple, RI+O − RIO (none failing = {n + 1})",
-            digits=2,
         )
         _against_rio(ctx, claim, g0, "first_failing", BASELINES)
 

@@ -147,9 +147,6 @@ W_Q_NOTE = {
     0.2: "Sec. 2's 'large w_q' (our value)",
 }
 BASELINE_NOTE = {"rio": "RIO-C", "rio_ns2": "ns-2 dsRED's RIO (the paper's simulator)"}
-#: The paper's Table I: the 1080K and 1350K flows' throughput / profile.
-_P_RIO = [TABLE1["rio"][i][1] / TABLE1["rio"][i][0] for i in (3, 4)]
-_P_RPO = [TABLE1["rio_plus_o"][i][1] / TABLE1["rio_plus_o"][i][0] for i in (3, 4)]
 FIG7_CLAIMS = {
     40: "In 40% subscription level, AS flows can maintain their profile rates until the number of BE flows "
     "is 13 with RIO and 30 with RI+O",

@@ -450,12 +450,13 @@ PAPER_SENDERS = "as published"
 def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
     """The run's records re-decided against the paper's declared magnitudes, the claims' parts
     and Holm's correction (:func:`qoslab.verdicts.finalise`); an experiment without declared
-    magnitudes (a plugin) keeps the sign-only verdicts its claims gave."""
-    from qoslab.experiments.magnitudes import DECLARED
+    magnitudes (a plugin) keeps the sign-only verdicts its claims gave; each record must be a
+    declared claim's part (:meth:`qoslab.verdicts.claims.Registry.checked`)."""
+    from qoslab.experiments.magnitudes import DECLARED, REGISTRY
 
     recs = [v.as_json() for v in ctx.verdicts]
     decls = DECLARED.get(ctx.experiment.name)
-    return finalise(decls, recs, "run") if decls else recs
+    return REGISTRY.checked(ctx.experiment.name, finalise(decls, recs, "run") if decls else recs)
 
 
 def _write_verdicts(ctx: Context) -> Path:

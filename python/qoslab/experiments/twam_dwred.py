@@ -27,6 +27,7 @@ import pandas as pd
 
 from qoslab.experiments.base import Experiment, Options, Sweep, Window, register
 from qoslab.experiments.runner import Context
+from qoslab.experiments.twam_dwred_claims import BETTER, EF4, FAIL, FAIL3, FAIR3, REACH, SLOW_START
 from qoslab.experiments.twam_dwred_figures import (
     CONTRACT_COLUMNS,
     _fig2_cwnd,
@@ -55,7 +56,6 @@ from qoslab.report.figures import Line, Panel, panels
 from qoslab.report.results import load
 from qoslab.runs.sweep import grid
 from qoslab.stats import estimate, paired
-from qoslab.verdicts import Claim
 
 
 def plan(opts: Options) -> list[Sweep]:
@@ -124,64 +124,16 @@ def _per_seed(pf: pd.DataFrame, what: str) -> pd.Series:
 
 def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFrame) -> None:
     """One verdict per claim, reading of Eq. 3 (or flavour of the baseline) and flow set."""
-    reach = Claim(
-        "Over-provisioning has ensured that all Relative flows achieve the contracted capacity "
-        "under TWAM and DWRED",
-        "Sec. 5.2, scenario 2 (Fig. 3.II)",
-        "greater",
-        "every flow ≥ r_i",
-        threshold=REACHED,
-        unit=" worst flow / r_i",
-    )
-    fail = Claim(
-        "despite of the over-provisioning, the larger r_i flows fail to reach their contracted r_i",
-        "Sec. 5.2, scenario 2, TSW2CM + static WRED",
-        "less",
-        "largest-r_i flows < r_i",
-        threshold=1.0,
-        unit=" largest group / r_i",
-    )
-    better = Claim(
-        "The limitations of TSW2CM and static WRED are once again apparent here",
-        "Sec. 5.2, scenario 2: TWAM + DWRED against TSW2CM + static WRED (same seeds)",
-        "greater",
-        "TWAM + DWRED bring the least-served flow closer to its contract",
-        unit=" worst flow / r_i, TWAM − TSW2CM",
-    )
-    fail3 = Claim(
-        "When TSW2CM and static WRED are used Flows No 8, 9 and 10 fail to obtain their contracted rate",
-        "Sec. 5.3, scenario 3 (Fig. 4)",
-        "less",
-        "largest-r_i flows < r_i",
-        threshold=1.0,
-        unit=" largest group / r_i",
-    )
-    fair3 = Claim(
-        "Use of TWAM and DWRED ensures that the differentiation between TCP flows is preserved in a fair way",
-        "Sec. 5.3, scenario 3 (Fig. 4)",
-        "greater",
-        "every flow ≥ r_i",
-        threshold=REACHED,
-        unit=" worst flow / r_i",
-    )
-    ef4 = Claim(
-        "TCP flows succeed in obtaining and preserving a throughput proportional to their reserved capacity",
-        "Sec. 5.3, scenario 4 (Fig. 5.I)",
-        "greater",
-        "every flow ≥ r_i",
-        threshold=REACHED,
-        unit=" worst flow / r_i",
-    )
 
     def sel(pf: pd.DataFrame, scen: int, arm: str, fs: str) -> pd.DataFrame:
         return pf[(pf["scen"] == scen) & (pf["arm"] == arm) & (pf["flowset"] == fs)]
 
     for claim, pf, scen, arms, what in (
-        (reach, s12, 2, EQ3_READINGS, "worst"),
-        (fail, s12, 2, BASELINE_READINGS, "largest"),
-        (fail3, s3, 3, BASELINE_READINGS, "largest"),
-        (fair3, s3, 3, EQ3_READINGS, "worst"),
-        (ef4, s4, 4, EQ3_READINGS, "worst"),
+        (REACH, s12, 2, EQ3_READINGS, "worst"),
+        (FAIL, s12, 2, BASELINE_READINGS, "largest"),
+        (FAIL3, s3, 3, BASELINE_READINGS, "largest"),
+        (FAIR3, s3, 3, EQ3_READINGS, "worst"),
+        (EF4, s4, 4, EQ3_READINGS, "worst"),
     ):
         support = EQ3_SUPPORT if arms is EQ3_READINGS else BASELINE_SUPPORT
         for fs in sorted(pf[pf["scen"] == scen]["flowset"].unique()):
@@ -195,7 +147,7 @@ def _verdicts(ctx: Context, s12: pd.DataFrame, s3: pd.DataFrame, s4: pd.DataFram
         for arm, reading in EQ3_READINGS.items():
             test = paired(_per_seed(sel(s12, 2, arm, fs), "worst"), base)
             ctx.verdict(
-                better.paired(f"{reading}, flow set {fs}", test, supported=EQ3_SUPPORT[arm] + _set_note(fs))
+                BETTER.paired(f"{reading}, flow set {fs}", test, supported=EQ3_SUPPORT[arm] + _set_note(fs))
             )
 
 
@@ -229,15 +181,6 @@ def _slow_start_verdicts(ctx: Context) -> None:
     """Sec. 5.2 (Fig. 2, scenario 1): "no TCP flow experiences a Slow Start phase when
     TWAM+DWRED is used": per seed, the number of TCP flows with at least one retransmission
     timeout (a discrete count), against 0."""
-    claim = Claim(
-        "no TCP flow experiences a Slow Start phase when TWAM+DWRED is used",
-        "Sec. 5.2, scenario 1 (Fig. 2)",
-        "less",
-        "no flow (0) after its initial Slow Start",
-        threshold=0.5,
-        unit=" flows with a timeout",
-        digits=2,
-    )
     tf = timeout_flows(ctx, "s12")
     tf = tf[tf["scen"] == 1]
     for fs in sorted(tf["flowset"].unique()):
@@ -246,7 +189,7 @@ def _slow_start_verdicts(ctx: Context) -> None:
             for col, what in SLOW_START_COUNTS.items():
                 per_seed = flows_with_timeouts(g, col)
                 ctx.verdict(
-                    claim.one_sample(
+                    SLOW_START.one_sample(
                         f"{reading}, flow set {fs}, {what}",
                         estimate(per_seed),
                         supported=EQ3_SUPPORT[arm] + _set_note(fs),

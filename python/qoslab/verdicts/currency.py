@@ -124,11 +124,18 @@ def experiment_fingerprint(name: str) -> str:
 
 
 def rules_fingerprint() -> str:
+    """The hash of the verdict rules and the claims they judge: the rules' modules, the
+    declarations (``experiments/magnitudes.py``) and the modules that declare each study's claims
+    as objects (:class:`qoslab.verdicts.claims.Registry`)."""
+    from qoslab.experiments.magnitudes import REGISTRY
+
     files = [
         PKG / "verdicts" / "core.py",
         PKG / "verdicts" / "rules.py",
         PKG / "verdicts" / "intervals.py",
+        PKG / "verdicts" / "claims.py",
         PKG / "experiments" / "magnitudes.py",
+        *REGISTRY.files,
     ]
     return _fnv(files, PKG)
 

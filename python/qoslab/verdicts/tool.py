@@ -97,7 +97,9 @@ def declared(experiment: str) -> Any:
     from qoslab.experiments.magnitudes import DECLARED
 
     if experiment not in DECLARED:
-        raise ValueError(f"experiment {experiment!r}: no claims declared in qoslab/experiments/magnitudes.py")
+        raise ValueError(
+            f"experiment {experiment!r}: no claims declared (qoslab.experiments.magnitudes.REGISTRY)"
+        )
     return DECLARED[experiment]
 
 
