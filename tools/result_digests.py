@@ -7,6 +7,9 @@ and one per experiment; compare two files with ``--compare OLD NEW``.
 
     .venv/bin/python tools/result_digests.py --out /tmp/before.json
     .venv/bin/python tools/result_digests.py --out /tmp/after.json --compare /tmp/before.json
+
+``--tcp-flavour linux`` digests the linux transport flavour instead: every TCP sender of those
+runs in it (as ``--tcp-flavour linux`` runs a reproduction), and ``scenarios/linux/`` is added.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from qoslab import _core
+from qoslab import Scenario, ScenarioError, _core
 from qoslab.experiments import base
+from qoslab.experiments.planning import as_run
 from qoslab.runs.simulate import as_numpy
 from qoslab.scenario import load_scenario
 
@@ -31,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Outputs left out of the digests (``--ignore TABLE/COLUMN``): columns added since the file
 #: compared against was written, so that the comparison covers everything both produce.
 IGNORE: set[str] = set()
+#: Runs the flavour asked for refuses (``--tcp-flavour``), by scenario name.
+SKIPPED: list[str] = []
 
 
 def _feed(h: Any, v: Any, path: str = "") -> None:
@@ -63,19 +69,42 @@ def digest(text: str, source: str, seed: int) -> str:
     return h.hexdigest()
 
 
-def scenario_runs() -> Iterable[tuple[str, str, str, int]]:
-    for p in sorted((ROOT / "scenarios").glob("*.toml")):
-        sc = load_scenario(p)
-        yield f"scenario:{p.stem}", sc.text, sc.source, 1
+def scenario_runs(tcp_flavour: str | None) -> Iterable[tuple[str, str, str, int]]:
+    paths = sorted((ROOT / "scenarios").glob("*.toml"))
+    if tcp_flavour is not None:
+        paths += sorted((ROOT / "scenarios" / "linux").glob("*.toml"))
+    for p in paths:
+        sc = _as_run(load_scenario(p), _options(1, tcp_flavour))
+        if sc is None:
+            continue
+        label = p.stem if p.parent.name == "scenarios" else f"{p.parent.name}/{p.stem}"
+        yield f"scenario:{label}", sc.text, sc.source, 1
 
 
-def experiment_runs(names: list[str] | None) -> Iterable[tuple[str, str, str, int]]:
+def _as_run(sc: Scenario, opts: base.Options) -> Scenario | None:
+    """``sc`` in the flavour asked for, or None (counted) where that flavour refuses it, as the
+    linux flavour refuses ns-2's TCP variants it does not model."""
+    try:
+        return as_run(sc, opts)
+    except ScenarioError:
+        SKIPPED.append(sc.name)
+        return None
+
+
+def _options(seeds: int, tcp_flavour: str | None) -> base.Options:
+    return base.Options(quick=True, seeds=list(range(1, seeds + 1)), tcp_flavour=tcp_flavour)
+
+
+def experiment_runs(names: list[str] | None, tcp_flavour: str | None) -> Iterable[tuple[str, str, str, int]]:
     for exp in base.available():
         if names and exp.name not in names:
             continue
-        opts = base.Options(quick=True, seeds=list(range(1, exp.quick_seeds + 1)))
+        opts = _options(exp.quick_seeds, tcp_flavour)
         for sw in exp.plan(opts):
-            for i, (params, sc) in enumerate(sw.points):
+            for i, (params, unflavoured) in enumerate(sw.points):
+                sc = _as_run(unflavoured, opts)
+                if sc is None:
+                    continue
                 for seed in sw.seeds:
                     label = f"{exp.name}:{sw.name}:{i}:{json.dumps(params, sort_keys=True, default=str)}"
                     yield label, sc.text, sc.source, int(seed)
@@ -90,12 +119,13 @@ def main() -> int:
     ap.add_argument(
         "--ignore", nargs="*", default=[], help="outputs to leave out, as TABLE/COLUMN (flows/ecn_marks)"
     )
+    ap.add_argument("--tcp-flavour", choices=["linux"], help="run every TCP sender in this transport flavour")
     a = ap.parse_args()
     IGNORE.update(a.ignore)
     runs: dict[str, str] = {}
-    sources = list(scenario_runs())
+    sources = list(scenario_runs(a.tcp_flavour))
     if not a.no_experiments:
-        sources += list(experiment_runs(a.experiments))
+        sources += list(experiment_runs(a.experiments, a.tcp_flavour))
     for n, (label, text, source, seed) in enumerate(sources, 1):
         runs[f"{label}#seed{seed}"] = digest(text, source, seed)
         if n % 50 == 0:
@@ -108,7 +138,7 @@ def main() -> int:
     a.out.write_text(json.dumps({"groups": summary, "runs": runs}, indent=1) + "\n")
     for g, d in summary.items():
         print(f"{g:40} {d}")
-    print(f"{len(runs)} runs")
+    print(f"{len(runs)} runs" + (f", {len(SKIPPED)} refused by the flavour" if SKIPPED else ""))
     if a.compare:
         old = json.loads(a.compare.read_text())["runs"]
         diff = [k for k in sorted(set(old) | set(runs)) if old.get(k) != runs.get(k)]

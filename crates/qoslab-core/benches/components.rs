@@ -243,12 +243,12 @@ fn arena_alloc_free_10k(bencher: Bencher) {
 /// releases the next): window growth, RTT sampling and the retransmission timer.
 #[divan::bench]
 fn tcp_ack_10k(bencher: Bencher) {
-    use qoslab_core::traffic::tcp::TcpSender;
+    use qoslab_core::traffic::tcp::Ns2Sender;
     let sc = Scenario::from_toml(FIVE_FLOWS, "bench").expect("valid scenario");
     let cfg = sc.flows[0].tcp.clone().expect("a TCP flow");
     bencher
         .with_inputs(|| {
-            let mut s = TcpSender::new(&cfg, 0.0);
+            let mut s = Ns2Sender::new(&cfg, 0.0);
             let mut buf = Vec::new();
             s.start(0, &mut buf);
             (s, buf)

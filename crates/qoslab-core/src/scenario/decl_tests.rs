@@ -141,3 +141,30 @@ fn a_missing_required_key_is_named() {
     assert_eq!(e.message, "missing field `delay`");
     assert!(e.line.is_some());
 }
+
+/// The linux flavour's own defaults are declared on `[tcp]` keys, with the same kinds, and are
+/// Linux 6.x's (what a linux flow that sets none of them resolves to).
+#[test]
+fn linux_defaults_are_declared_on_tcp_keys_and_are_the_kernels() {
+    use crate::traffic::linux::config::{keys, FlavourDefaults};
+    for own in keys::ALL {
+        let k = TCP
+            .iter()
+            .find(|p| p.name == own.name)
+            .expect("a [tcp] key");
+        assert_eq!(
+            format!("{:?}", k.kind),
+            format!("{:?}", own.kind),
+            "{}",
+            own.name
+        );
+    }
+    let d = FlavourDefaults::linux();
+    assert_eq!((d.window_pkts, d.initial_window_pkts), (10_000, 10));
+    assert_eq!(
+        (d.min_rto_ns, d.max_rto_ns, d.initial_rto_ns),
+        (200_000_000, 120_000_000_000, 1_000_000_000)
+    );
+    assert_eq!((d.delayed_ack, d.delack_interval_ns), (true, 40_000_000));
+    assert_eq!((d.syn, d.sack), (false, true));
+}

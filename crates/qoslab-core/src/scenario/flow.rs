@@ -15,7 +15,7 @@ use crate::packet::MAX_PACKET_BYTES;
 use crate::params::Table;
 use crate::traffic::cc::{CcParams, Recovery};
 use crate::traffic::linux::cc::LinuxCcParams;
-use crate::traffic::linux::config::{FlavourDefaults, LINUX_DEFAULTS};
+use crate::traffic::linux::config::FlavourDefaults;
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::sources::{self, SourceContext, SourceSpec};
 pub use crate::traffic::tcp::TcpConfig;
@@ -100,7 +100,7 @@ fn flavour_defaults(flavour: Flavour) -> FlavourDefaults {
             syn: tcp::SYN.default_value(),
             sack: tcp::SACK.default_value(),
         },
-        Flavour::Linux => LINUX_DEFAULTS,
+        Flavour::Linux => FlavourDefaults::linux(),
     }
 }
 

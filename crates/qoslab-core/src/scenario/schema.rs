@@ -338,6 +338,40 @@ fn size_schema() -> Value {
 
 /// The JSON Schema of the scenario format (draft 2020-12), as a TOML value (the Python side
 /// writes it as JSON).
+/// The `[tcp]` table's schema: each key whose default a flavour declares for itself
+/// ([`Flavour::own_defaults`]) says both defaults, and lists them under `x-flavour-defaults`.
+fn tcp_section() -> Value {
+    use crate::traffic::tcp::Flavour;
+    let mut t = object(TCP, &required(TCP), None);
+    let props = t
+        .get_mut("properties")
+        .and_then(Value::as_table_mut)
+        .expect("properties");
+    for own in Flavour::Linux.own_defaults() {
+        let ns2 = TCP
+            .iter()
+            .find(|p| p.name == own.name)
+            .expect("a [tcp] key");
+        let Some(Value::Table(v)) = props
+            .get_mut(own.name)
+            .filter(|_| ns2.default != own.default)
+        else {
+            continue;
+        };
+        let both = format!(
+            "{} Default: {} in the ns2 flavour, {} in the linux flavour ({})",
+            ns2.doc,
+            ns2.default,
+            own.default,
+            own.doc.trim_end_matches('.')
+        );
+        v.insert("description".into(), s(&format!("{both}.")));
+        let defaults = obj(vec![("ns2", s(ns2.default)), ("linux", s(own.default))]);
+        v.insert("x-flavour-defaults".into(), defaults);
+    }
+    t
+}
+
 pub fn json_schema() -> Value {
     let section = |params: &[Param]| object(params, &required(params), None);
     let array_of = |params: &[Param]| {
@@ -392,15 +426,15 @@ pub fn json_schema() -> Value {
         t.insert("description".into(), doc);
         props.insert(k.into(), Value::Table(t));
     };
-    put("tcp", section(TCP));
+    put("tcp", tcp_section());
     put("measurement", section(MEASUREMENT));
     put("node", array_of(NODE));
     put("link", Value::Table(link));
     put(
         "flow",
-        with_source_keys(with_tcp(array_of(FLOW), section(TCP))),
+        with_source_keys(with_tcp(array_of(FLOW), tcp_section())),
     );
-    put("arrivals", with_tcp(array_of(ARRIVALS), section(TCP)));
+    put("arrivals", with_tcp(array_of(ARRIVALS), tcp_section()));
     put("capture", array_of(CAPTURE));
     put("conditioner", Value::Table(cond));
     let queues: Vec<Value> = QUEUE_TYPES

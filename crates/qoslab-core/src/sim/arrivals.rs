@@ -14,8 +14,7 @@ use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
 use crate::rng::{stream, SimRng};
 use crate::scenario::ArrivalConfig;
-use crate::traffic::sink::TcpSink;
-use crate::traffic::tcp::TcpSender;
+use crate::traffic::sender::{sink_for, Sender};
 use crate::units::{tx_time, SimTime};
 
 /// A finished (or, at the end of the run, unfinished) transfer.
@@ -228,10 +227,10 @@ impl Simulation {
         {
             // The slot's counters run on across its connections (the process's row sums
             // them; each transfer's record takes the difference).
-            let stats = std::mem::take(&mut sender.stats);
-            **sender = TcpSender::with_segments(&tcp, phase, segment_bytes);
-            sender.stats = stats;
-            *sink = TcpSink::for_tcp(&tcp);
+            let stats = std::mem::take(sender.stats_mut());
+            *sender = Sender::new(&tcp, phase, segment_bytes);
+            *sender.stats_mut() = stats;
+            *sink = sink_for(&tcp);
             *rto_scheduled = None;
         }
         f.ts_recent_ack = 0;
@@ -280,7 +279,7 @@ impl Simulation {
         let f = &mut self.flows[fi];
         let segments = size.div_ceil(f.size as u64);
         let (retransmits0, timeouts0) = match &f.ep {
-            Endpoint::Tcp { sender, .. } => (f.stats.retransmits, sender.stats.timeouts),
+            Endpoint::Tcp { sender, .. } => (f.stats.retransmits, sender.stats().timeouts),
             Endpoint::Udp { .. } => (0, 0),
         };
         f.transfer = Some(Transfer {
@@ -330,7 +329,7 @@ impl Simulation {
         let (timeouts, ack, syn) = match &f.ep {
             Endpoint::Tcp {
                 sender, ack_size, ..
-            } => (sender.stats.timeouts, *ack_size, sender.syn),
+            } => (sender.stats().timeouts, *ack_size, sender.syn()),
             Endpoint::Udp { .. } => (0, 40, false),
         };
         let ideal_ns = match t.process {

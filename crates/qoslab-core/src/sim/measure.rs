@@ -249,7 +249,7 @@ impl Simulation {
             s.f_throughput_bps.push(rate(f.stats.bin_bytes));
             f.stats.bin_bytes = 0;
             let (c, t) = match &f.ep {
-                Endpoint::Tcp { sender, .. } if record_cwnd => (sender.cwnd, sender.ssthresh),
+                Endpoint::Tcp { sender, .. } if record_cwnd => sender.window(),
                 _ => (f64::NAN, f64::NAN),
             };
             s.f_cwnd.push(c);
@@ -373,14 +373,18 @@ impl Simulation {
                     violations.push(format!("flow {i}: ACK conservation violated"));
                 }
                 let (cwnd, ssthresh, srtt, timeouts, fast_rtx, ecn_responses) = match &f.ep {
-                    Endpoint::Tcp { sender, .. } => (
-                        sender.cwnd,
-                        sender.ssthresh,
-                        sender.srtt(),
-                        sender.stats.timeouts,
-                        sender.stats.fast_retransmits,
-                        sender.stats.ecn_responses,
-                    ),
+                    Endpoint::Tcp { sender, .. } => {
+                        let ((cwnd, ssthresh), st) = (sender.window(), sender.stats());
+                        let srtt = sender.srtt();
+                        (
+                            cwnd,
+                            ssthresh,
+                            srtt,
+                            st.timeouts,
+                            st.fast_retransmits,
+                            st.ecn_responses,
+                        )
+                    }
                     Endpoint::Udp { .. } => (f64::NAN, f64::NAN, f64::NAN, 0, 0, 0),
                 };
                 let window_bytes = if m.point == MeasurementPoint::Sender {

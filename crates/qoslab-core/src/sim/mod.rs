@@ -34,8 +34,9 @@ use crate::net::pcap::PcapWriter;
 use crate::packet::PacketArena;
 use crate::rng::{stream, SimRng};
 use crate::scenario::{FlowConfig, MeasurementPoint, Scenario};
+use crate::traffic::sender::{sink_for, Sender};
 use crate::traffic::sink::TcpSink;
-use crate::traffic::tcp::{SendBuf, TcpSender};
+use crate::traffic::tcp::SendBuf;
 use crate::traffic::udp::{PacketSizes, UdpSource};
 use crate::units::SimTime;
 
@@ -70,7 +71,7 @@ pub struct FlowStats {
 
 enum Endpoint {
     Tcp {
-        sender: Box<TcpSender>,
+        sender: Sender,
         sink: TcpSink,
         /// The time of the pending RTO event in the heap (lazy re-arming).
         rto_scheduled: Option<SimTime>,
@@ -477,12 +478,8 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd_at, rev_at): (u32, u32), seed: u64
     };
     let ep = match (&fc.tcp, &fc.source) {
         (Some(t), _) => Endpoint::Tcp {
-            sender: Box::new(TcpSender::with_segments(
-                t,
-                start_rng.uniform(),
-                fc.packet_size_bytes,
-            )),
-            sink: TcpSink::for_tcp(t),
+            sender: Sender::new(t, start_rng.uniform(), fc.packet_size_bytes),
+            sink: sink_for(t),
             rto_scheduled: None,
             delack_gen: 0,
             delack_interval: t.delack_interval_ns,
@@ -532,9 +529,7 @@ fn build_flow(fc: &FlowConfig, f: usize, (fwd_at, rev_at): (u32, u32), seed: u64
 pub fn slot_bytes(a: &crate::scenario::ArrivalConfig) -> usize {
     let f = slot_flow(a, (0, 0));
     let heap = match &f.ep {
-        Endpoint::Tcp { sender, sink, .. } => {
-            std::mem::size_of::<TcpSender>() + sender.heap_bytes() + sink.heap_bytes()
-        }
+        Endpoint::Tcp { sender, sink, .. } => sender.heap_bytes() + sink.heap_bytes(),
         Endpoint::Udp { .. } => 0,
     };
     std::mem::size_of::<Flow>() + heap + 3 * 8
@@ -549,8 +544,8 @@ fn slot_flow(a: &crate::scenario::ArrivalConfig, (fwd_at, rev_at): (u32, u32)) -
         dscp: a.dscp,
         start: 0,
         ep: Endpoint::Tcp {
-            sender: Box::new(TcpSender::with_segments(&a.tcp, 0.0, a.packet_size_bytes)),
-            sink: TcpSink::for_tcp(&a.tcp),
+            sender: Sender::new(&a.tcp, 0.0, a.packet_size_bytes),
+            sink: sink_for(&a.tcp),
             rto_scheduled: None,
             delack_gen: 0,
             delack_interval: a.tcp.delack_interval_ns,

@@ -18,7 +18,7 @@ impl Simulation {
     pub(super) fn on_timer(&mut self, now: SimTime, ci: usize) {
         for (k, f) in self.flows.iter().enumerate() {
             self.cwnd_buf[k] = match &f.ep {
-                Endpoint::Tcp { sender, .. } => sender.cwnd,
+                Endpoint::Tcp { sender, .. } => sender.cwnd(),
                 Endpoint::Udp { .. } => 0.0,
             };
         }

@@ -4,9 +4,12 @@
 use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
 use crate::packet::{PacketId, PacketKind, PacketMeta, CWR, ECE};
-use crate::traffic::sink::SinkAction;
+use crate::traffic::sink::{SackBlocks, SinkAction};
 use crate::traffic::tcp::SendBuf;
 use crate::units::SimTime;
+
+/// The blocks of an ACK that carries none.
+const NO_SACK_BLOCKS: SackBlocks = [(0, 0); 3];
 
 impl Simulation {
     pub(super) fn deliver(&mut self, now: SimTime, id: PacketId) {
@@ -92,16 +95,17 @@ impl Simulation {
                 let flow = &mut self.flows[fi];
                 flow.stats.acks_delivered += 1;
                 flow.ts_recent_ack = p.created_at;
-                if let Endpoint::Tcp { sender, .. } = &mut flow.ep {
+                if let Endpoint::Tcp { sender, sink, .. } = &mut flow.ep {
                     let mut buf = std::mem::take(&mut self.buf);
                     let ece = p.tcp_flags & ECE != 0;
-                    if sender.sack.is_some() || sender.linux.is_some() {
-                        // The ACK's SACK blocks, kept beside the packet (see `send_ack`).
-                        let blocks = self.sack_blocks[id];
-                        sender.on_ack_sack(now, p.ack, ece, &blocks, &mut buf);
+                    // The ACK's SACK blocks, kept beside the packet when its receiver puts
+                    // them on (see `send_ack`).
+                    let blocks = if sink.sends_sack() {
+                        &self.sack_blocks[id]
                     } else {
-                        sender.on_ack(now, p.ack, ece, &mut buf);
-                    }
+                        &NO_SACK_BLOCKS
+                    };
+                    sender.on_ack(now, p.ack, ece, blocks, &mut buf);
                     self.transmit_tcp(now, fi, &mut buf);
                     self.buf = buf;
                     if self.flows[fi].transfer.is_some() {
@@ -151,8 +155,8 @@ impl Simulation {
             let f = &self.flows[fi];
             (f.size, f.dscp)
         };
-        let (ecn, syn, linux) = match &self.flows[fi].ep {
-            Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn, sender.linux.is_some()),
+        let (ecn, syn, negotiates) = match &self.flows[fi].ep {
+            Endpoint::Tcp { ecn, sender, .. } => (*ecn, sender.syn(), sender.negotiates_ecn()),
             Endpoint::Udp { .. } => (false, false, false),
         };
         for (seq, rtx, cwr) in buf.drain(..) {
@@ -163,10 +167,10 @@ impl Simulation {
             p.retransmit = rtx;
             p.ts_echo = self.flows[fi].ts_recent_ack;
             if ecn {
-                // ECT(0) on data; segment 0 carries ns-2's negotiation instead (ECE, not ECT),
-                // except in the linux flavour (no handshake modelled: the flow starts
-                // negotiated).
-                if seq == 0 && !linux {
+                // ECT(0) on data; segment 0 carries ns-2's negotiation instead (ECE, not ECT)
+                // where the sender negotiates (the linux flavour models no handshake: the
+                // flow starts negotiated).
+                if seq == 0 && negotiates {
                     p.tcp_flags |= ECE;
                 } else {
                     p.ecn = 2;
@@ -182,7 +186,7 @@ impl Simulation {
         }
         self.sync_rto(fi);
         if let Endpoint::Tcp { sender, .. } = &mut self.flows[fi].ep {
-            if let Some(at) = sender.pacer.request() {
+            if let Some(at) = sender.pacer_mut().request() {
                 self.q.at(at, EventKind::Pace(fi as u32));
             }
         }
@@ -193,7 +197,7 @@ impl Simulation {
         let Endpoint::Tcp { sender, .. } = &mut self.flows[fi].ep else {
             return;
         };
-        if !sender.pacer.on_event(now) {
+        if !sender.pacer_mut().on_event(now) {
             return; // stale
         }
         let mut buf = std::mem::take(&mut self.buf);
@@ -210,7 +214,7 @@ impl Simulation {
             ..
         } = &mut self.flows[fi].ep
         {
-            if let Some(dl) = sender.rtx_deadline {
+            if let Some(dl) = sender.rtx_deadline() {
                 if rto_scheduled.is_none_or(|s| dl < s) {
                     *rto_scheduled = Some(dl);
                     self.q.at(dl, EventKind::Rto(fi as u32));
@@ -232,7 +236,7 @@ impl Simulation {
             return; // superseded by an earlier event
         }
         *rto_scheduled = None;
-        match sender.rtx_deadline {
+        match sender.rtx_deadline() {
             Some(dl) if dl <= now => {
                 let mut buf = std::mem::take(&mut self.buf);
                 sender.on_timeout(now, &mut buf);

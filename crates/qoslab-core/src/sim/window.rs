@@ -73,9 +73,9 @@ impl Simulation {
             .map(|f| {
                 let (timeouts, fast_retransmits, ecn_responses) = match &f.ep {
                     Endpoint::Tcp { sender, .. } => (
-                        sender.stats.timeouts,
-                        sender.stats.fast_retransmits,
-                        sender.stats.ecn_responses,
+                        sender.stats().timeouts,
+                        sender.stats().fast_retransmits,
+                        sender.stats().ecn_responses,
                     ),
                     Endpoint::Udp { .. } => (0, 0, 0),
                 };

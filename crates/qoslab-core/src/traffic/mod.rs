@@ -2,6 +2,7 @@
 pub mod cc;
 pub mod linux;
 pub mod pacing;
+pub mod sender;
 pub mod sink;
 pub mod sizes;
 pub mod sources;

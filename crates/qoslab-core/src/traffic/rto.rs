@@ -3,14 +3,14 @@
 //! with integer-scaled srtt/rttvar on a clock of granularity `tick`, RFC 2988's clamp to
 //! `min_rto` before backing off, exponential backoff capped at 64 and `max_rto`.
 
-use super::TcpSender;
+use super::Ns2Sender;
 use crate::units::{SimTime, NS_PER_SEC};
 
 const T_SRTT_BITS: u32 = 3;
 pub(super) const T_RTTVAR_BITS: u32 = 2;
 const RTTVAR_EXP: u32 = 2;
 
-impl TcpSender {
+impl Ns2Sender {
     pub(super) fn rtt_timeout(&self) -> f64 {
         // RFC 2988 as in ns-2 (rfc2988_ true): clamp to min_rto before backing off.
         let mut t = if self.t_rtxcur < self.min_rto {
@@ -110,9 +110,6 @@ impl TcpSender {
 
     /// Smoothed RTT estimate in seconds (0 before the first sample).
     pub fn srtt(&self) -> f64 {
-        if let Some(l) = &self.linux {
-            return l.rtt.srtt_ns() as f64 / 1e9;
-        }
         (self.t_srtt as f64 / (1 << T_SRTT_BITS) as f64) * self.tick
     }
 }

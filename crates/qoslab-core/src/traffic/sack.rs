@@ -1,4 +1,4 @@
-//! SACK loss recovery (RFC 6675) for the sender of [`super::TcpSender`], in segments; the
+//! SACK loss recovery (RFC 6675) for the sender of [`super::Ns2Sender`], in segments; the
 //! receiver's blocks are RFC 2018's ([`crate::traffic::sink::TcpSink::sack_blocks`]).
 //!
 //! The scoreboard marks the segments SACKed above SND.UNA (HighACK + 1). As §4 defines them:
@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 
-use super::{CongestionControl, CwndAction, Reduction, SendBuf, TcpSender};
+use super::{CongestionControl, CwndAction, Ns2Sender, Reduction, SendBuf};
 use crate::traffic::sink::SackBlocks;
 use crate::units::SimTime;
 
@@ -106,7 +106,7 @@ impl Scoreboard {
     }
 }
 
-impl TcpSender {
+impl Ns2Sender {
     /// Processes an ACK carrying the SACK blocks `blocks` (see the module documentation).
     pub fn on_ack_sack(
         &mut self,
@@ -116,9 +116,6 @@ impl TcpSender {
         blocks: &SackBlocks,
         out: &mut SendBuf,
     ) {
-        if self.linux.is_some() {
-            return self.with_linux(out, |l, io| l.on_ack(now, ackno, ece, blocks, io));
-        }
         self.stats.acks_received += 1;
         if ece && self.ecn {
             self.ecn_response(now, ackno);

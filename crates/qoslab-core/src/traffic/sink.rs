@@ -79,18 +79,29 @@ impl TcpSink {
         }
     }
 
-    /// The sink a TCP flow of configuration `t` talks to.
-    pub fn for_tcp(t: &super::tcp::TcpConfig) -> Self {
+    /// ns-2's sink for a sender of configuration `t` (SACK blocks when it uses them).
+    pub fn ns2(t: &super::tcp::TcpConfig) -> Self {
         let mut s = TcpSink::new(t.delayed_ack, t.variant.dctcp_receiver());
         if t.uses_sack() {
             s.sack_recent = Some([u64::MAX; 3]);
         }
-        if !t.flavour.is_ns2() {
-            s.sack_recent = Some([u64::MAX; 3]);
-            s.linux = true;
-            s.quick = MAX_QUICKACKS;
-        }
         s
+    }
+
+    /// Linux's receiver for a sender of configuration `t`: SACK and D-SACK blocks, quick
+    /// ACKs at the start.
+    pub fn linux(t: &super::tcp::TcpConfig) -> Self {
+        TcpSink {
+            sack_recent: Some([u64::MAX; 3]),
+            linux: true,
+            quick: MAX_QUICKACKS,
+            ..TcpSink::new(t.delayed_ack, t.variant.dctcp_receiver())
+        }
+    }
+
+    /// Its ACKs carry SACK blocks ([`TcpSink::sack_blocks`] is never None).
+    pub fn sends_sack(&self) -> bool {
+        self.sack_recent.is_some()
     }
 
     /// The SACK blocks for the ACK about to be sent (None without SACK); a pending D-SACK

@@ -2,7 +2,7 @@
 //! (`Agent/TCP/Reno`, `Agent/TCP/Newreno`; see docs/ns2-behaviour.md and docs/models/tcp.md).
 //!
 //! The sender is a pure state machine in packets (sequence numbers count segments from 0, as
-//! in ns-2): the host calls [`TcpSender::on_ack`] and [`TcpSender::on_timeout`] with the
+//! in ns-2): the host calls [`Ns2Sender::on_ack`] and [`Ns2Sender::on_timeout`] with the
 //! current time and collects the segments to transmit in a reusable buffer. The retransmission
 //! timer is a deadline plus a generation number that changes whenever the timer is re-armed or
 //! cancelled, so the host can discard stale timer events.
@@ -22,7 +22,6 @@
 
 pub use super::cc::TcpVariant;
 use super::cc::{AckSample, AnyCc, CongestionControl, Recovery, Window};
-use super::linux::Linux;
 use super::pacing::Pacer;
 use crate::units::{SimTime, NS_PER_SEC};
 pub use sack::Scoreboard;
@@ -115,16 +114,13 @@ enum Reduction {
 }
 
 #[derive(Debug, Clone)]
-pub struct TcpSender {
+pub struct Ns2Sender {
     newreno: bool,
     /// The congestion-control algorithm: it sets `cwnd` and `ssthresh`.
     pub cc: AnyCc,
     pub pacer: Pacer,
     /// SACK recovery's scoreboard (RFC 6675), for SACK senders.
     pub sack: Option<Box<Scoreboard>>,
-    /// The linux flavour's sender: when present, it does all the work and this struct only
-    /// mirrors its window and timer for the host.
-    pub linux: Option<Box<Linux>>,
     /// Advertised window cap `wnd_`, packets.
     wnd: f64,
     /// Initial window after the SYN is acknowledged (`windowInit_`).
@@ -160,7 +156,7 @@ pub struct TcpSender {
     pub maxseq: i64,
     /// The application's limit: segments below it may be sent.
     curseq: i64,
-    /// A finite transfer's limit as started (`curseq` then; [`TcpSender::stop`] lowers
+    /// A finite transfer's limit as started (`curseq` then; [`Ns2Sender::stop`] lowers
     /// `curseq`, never this).
     transfer_end: Option<i64>,
     pub dupacks: u32,
@@ -189,25 +185,19 @@ pub struct TcpSender {
 /// CWR).
 pub type SendBuf = Vec<(u64, bool, bool)>;
 
-impl TcpSender {
+impl Ns2Sender {
     /// A sender of `segment_bytes`-byte segments (algorithms that size in bytes, such as
     /// BBR's send quantum, are told the size).
     pub fn with_segments(cfg: &TcpConfig, boot_phase: f64, segment_bytes: u32) -> Self {
-        let mut s = TcpSender::new(cfg, boot_phase);
+        let mut s = Ns2Sender::new(cfg, boot_phase);
         s.cc.set_segment_size(segment_bytes);
-        if let Some(l) = s.linux.as_mut() {
-            l.conn.mss = segment_bytes;
-        }
         s
     }
 
     /// Memory the sender holds, bytes: itself, its SACK scoreboard and its congestion
     /// control's buffers (HyStart's send times, BBR's delivery-rate states).
     pub fn heap_bytes(&self) -> usize {
-        if let Some(l) = &self.linux {
-            return std::mem::size_of::<TcpSender>() + l.heap_bytes();
-        }
-        std::mem::size_of::<TcpSender>()
+        std::mem::size_of::<Ns2Sender>()
             + self.cc.heap_bytes()
             + self
                 .sack
@@ -221,12 +211,11 @@ impl TcpSender {
         let tick = cfg.tick_ns as f64 / NS_PER_SEC as f64;
         let mut cc = AnyCc::new(cfg.variant, cfg.cc.as_ref());
         cc.set_phase(boot_phase);
-        TcpSender {
+        Ns2Sender {
             newreno: cfg.is_newreno(),
             pacer: Pacer::new(cfg.pacing || cc.always_paces()),
             cc,
-            sack: (cfg.uses_sack() && cfg.flavour.is_ns2()).then(Box::default),
-            linux: (!cfg.flavour.is_ns2()).then(|| Box::new(Linux::new(cfg, boot_phase, 1000))),
+            sack: cfg.uses_sack().then(Box::default),
             wnd: cfg.window_pkts as f64,
             wnd_init: cfg.initial_window_pkts as f64,
             numdupacks: cfg.dupack_threshold,
@@ -286,9 +275,6 @@ impl TcpSender {
     /// Starts the bulk application (unlimited data): send what the window allows.
     pub fn start(&mut self, now: SimTime, out: &mut SendBuf) {
         self.curseq = i64::MAX;
-        if self.linux.is_some() {
-            return self.with_linux(out, |l, io| l.start(now, i64::MAX, io));
-        }
         self.send_much(now, 0, out);
     }
 
@@ -298,10 +284,6 @@ impl TcpSender {
         let n = segments.min(i64::MAX as u64 / 2) as i64;
         self.curseq = if self.syn { n + 1 } else { n };
         self.transfer_end = Some(self.curseq);
-        if self.linux.is_some() {
-            let end = self.curseq;
-            return self.with_linux(out, |l, io| l.start(now, end, io));
-        }
         self.send_much(now, 0, out);
     }
 
@@ -314,17 +296,11 @@ impl TcpSender {
 
     /// The pacing timer allows the next segment ([`Pacer::on_event`] was true).
     pub fn on_pace(&mut self, now: SimTime, out: &mut SendBuf) {
-        if self.linux.is_some() {
-            return self.with_linux(out, |l, io| l.on_pace(now, io));
-        }
         self.send_much(now, self.max_burst, out);
     }
 
     /// Stops the application: no new data; what is outstanding is still recovered.
     pub fn stop(&mut self) {
-        if let Some(l) = self.linux.as_mut() {
-            l.stop();
-        }
         self.curseq = self.t_seqno.max(self.maxseq + 1);
     }
 
@@ -548,7 +524,7 @@ impl TcpSender {
     /// Processes a cumulative ACK for sequence number `ackno` (-1: nothing received yet),
     /// carrying ECN-Echo if `ece` (a SACK sender: an ACK without SACK blocks).
     pub fn on_ack(&mut self, now: SimTime, ackno: i64, ece: bool, out: &mut SendBuf) {
-        if self.sack.is_some() || self.linux.is_some() {
+        if self.sack.is_some() {
             return self.on_ack_sack(now, ackno, ece, &[(0, 0); 3], out);
         }
         self.stats.acks_received += 1;
@@ -615,9 +591,6 @@ impl TcpSender {
 
     /// The retransmission timer expired.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut SendBuf) {
-        if self.linux.is_some() {
-            return self.with_linux(out, |l, io| l.on_timeout(now, io));
-        }
         if let Some(sb) = self.sack.as_mut() {
             sb.reset(); // go back to the first unacknowledged segment, forgetting SACKs
         }

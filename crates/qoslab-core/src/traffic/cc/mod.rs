@@ -1,4 +1,4 @@
-//! Congestion control: the seam between the TCP sender ([`super::tcp::TcpSender`], which keeps
+//! Congestion control: the seam between the TCP sender ([`super::tcp::Ns2Sender`], which keeps
 //! the sequence space, loss detection and recovery, timers and the RTT estimator) and the
 //! algorithm that sets the congestion window (cwnd) and slow-start threshold (ssthresh).
 //!

@@ -28,6 +28,15 @@ impl Flavour {
         }
     }
 
+    /// The `[tcp]` keys whose defaults this flavour declares for itself (the ns2 flavour's
+    /// are the table's own declarations).
+    pub fn own_defaults(self) -> &'static [Param] {
+        match self {
+            Flavour::Ns2 => &[],
+            Flavour::Linux => keys::ALL,
+        }
+    }
+
     /// The keys of `tcp.cc.VARIANT` this flavour's sender takes, declared by its congestion
     /// control: the ns2 flavour's algorithms' constants ([`crate::traffic::cc::Tunable`]),
     /// the linux flavour's kernel modules' parameters ([`super::cc::LinuxCcParams`]).
@@ -59,7 +68,7 @@ pub mod explicit {
 
 /// What a flavour gives the keys whose defaults differ between the two flavours, for every
 /// key no table sets: the ns2 flavour's are ns-2.35's, as the `tcp` table's declarations give
-/// them (`scenario::keys::tcp`), the linux flavour's are [`LINUX_DEFAULTS`].
+/// them (`scenario::keys::tcp`), the linux flavour's are Linux's, as [`keys`] declares them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlavourDefaults {
     pub window_pkts: u32,
@@ -73,20 +82,84 @@ pub struct FlavourDefaults {
     pub sack: bool,
 }
 
-/// Linux 6.x's: initial window 10 (`TCP_INIT_CWND`), a receive window of 10000 segments,
-/// initial RTO 1 s (`TCP_TIMEOUT_INIT`), RTO in [200 ms, 120 s], delayed ACKs after 40 ms
-/// (`TCP_DELACK_MIN`), no SYN segment, SACK.
-pub const LINUX_DEFAULTS: FlavourDefaults = FlavourDefaults {
-    window_pkts: 10_000,
-    initial_window_pkts: 10,
-    min_rto_ns: 200_000_000,
-    max_rto_ns: 120_000_000_000,
-    initial_rto_ns: 1_000_000_000,
-    delayed_ack: true,
-    delack_interval_ns: 40_000_000,
-    syn: false,
-    sack: true,
-};
+/// The linux flavour's declarations of the `[tcp]` keys whose defaults are Linux 6.x's, not
+/// ns-2.35's: the same keys (name, kind, range) as `scenario::keys::tcp` declares, with the
+/// kernel's defaults. The reference page shows both.
+pub mod keys {
+    use crate::params::typed::{Decl, Duration};
+    use crate::params::{Param, ParamKind};
+
+    const INT1: ParamKind = ParamKind::Integer { min: 1 };
+
+    pub const WINDOW: Decl<u32> = Decl::new(
+        "window",
+        INT1,
+        "10000",
+        "the receiver's window, large enough never to limit.",
+    );
+    pub const INITIAL_WINDOW: Decl<u32> = Decl::new("initial_window", INT1, "10", "TCP_INIT_CWND.");
+    pub const MIN_RTO: Decl<Duration> =
+        Decl::new("min_rto", ParamKind::Duration, "200ms", "TCP_RTO_MIN.").at_least(1_000, "1us");
+    pub const MAX_RTO: Decl<Duration> =
+        Decl::new("max_rto", ParamKind::Duration, "120s", "TCP_RTO_MAX.").at_least(1_000, "1us");
+    pub const INITIAL_RTO: Decl<Duration> = Decl::new(
+        "initial_rto",
+        ParamKind::Duration,
+        "1s",
+        "TCP_TIMEOUT_INIT.",
+    )
+    .at_least(1_000, "1us");
+    pub const DELAYED_ACK: Decl<bool> = Decl::new(
+        "delayed_ack",
+        ParamKind::Bool,
+        "true",
+        "Linux's receiver delays ACKs after its quick ACKs.",
+    );
+    pub const DELACK_INTERVAL: Decl<Duration> = Decl::new(
+        "delack_interval",
+        ParamKind::Duration,
+        "40ms",
+        "TCP_DELACK_MIN.",
+    );
+    pub const SYN: Decl<bool> =
+        Decl::new("syn", ParamKind::Bool, "false", "no handshake is modelled.");
+    pub const SACK: Decl<bool> = Decl::new(
+        "sack",
+        ParamKind::Bool,
+        "true",
+        "Linux's sender always uses SACK.",
+    );
+
+    /// Every key above, in the `[tcp]` table's order.
+    pub const ALL: &[Param] = &[
+        WINDOW.param,
+        INITIAL_WINDOW.param,
+        MIN_RTO.param,
+        MAX_RTO.param,
+        INITIAL_RTO.param,
+        DELAYED_ACK.param,
+        DELACK_INTERVAL.param,
+        SYN.param,
+        SACK.param,
+    ];
+}
+
+impl FlavourDefaults {
+    /// The linux flavour's, from [`keys`].
+    pub fn linux() -> FlavourDefaults {
+        FlavourDefaults {
+            window_pkts: keys::WINDOW.default_value(),
+            initial_window_pkts: keys::INITIAL_WINDOW.default_value(),
+            min_rto_ns: keys::MIN_RTO.default_value(),
+            max_rto_ns: keys::MAX_RTO.default_value(),
+            initial_rto_ns: keys::INITIAL_RTO.default_value(),
+            delayed_ack: keys::DELAYED_ACK.default_value(),
+            delack_interval_ns: keys::DELACK_INTERVAL.default_value(),
+            syn: keys::SYN.default_value(),
+            sack: keys::SACK.default_value(),
+        }
+    }
+}
 
 impl TcpConfig {
     /// `d`'s value for every key of [`FlavourDefaults`] no table set (no [`explicit`] bit):

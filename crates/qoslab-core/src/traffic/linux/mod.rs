@@ -18,7 +18,7 @@
 //!   (tcp_bbr.c), as `tcp_congestion_ops`.
 //!
 //! Sequence numbers count segments from 0 (no handshake). The host talks to it through
-//! [`super::tcp::TcpSender`], which owns the pacer, the statistics and the timer deadline.
+//! [`sender::LinuxSender`], which owns the pacer and the statistics.
 
 pub mod ack;
 pub mod cc;
@@ -29,6 +29,7 @@ pub mod rate;
 pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
+pub mod sender;
 
 #[cfg(test)]
 mod tests;
@@ -246,32 +247,5 @@ impl Linux {
     /// `tcp_in_cwnd_reduction`: CWR or Recovery.
     pub fn in_cwnd_reduction(&self) -> bool {
         matches!(self.conn.ca_state, CaState::Cwr | CaState::Recovery)
-    }
-}
-
-impl super::tcp::TcpSender {
-    /// Runs `f` on the linux flavour's sender with the host's pacer, counters and send
-    /// buffer, then mirrors its window, sequence numbers and timer.
-    pub(crate) fn with_linux(&mut self, out: &mut SendBuf, f: impl FnOnce(&mut Linux, &mut Io)) {
-        let Some(l) = self.linux.as_mut() else {
-            return;
-        };
-        let mut io = Io {
-            pacer: &mut self.pacer,
-            stats: &mut self.stats,
-            out,
-        };
-        let fast_retransmits = l.fast_retransmits;
-        f(l, &mut io);
-        let (c, s) = l.window();
-        self.cwnd = c;
-        self.ssthresh = s;
-        self.highest_ack = l.sb.una - 1;
-        self.maxseq = self.maxseq.max(l.sb.nxt() - 1);
-        self.t_seqno = l.sb.nxt();
-        self.rtx_deadline = l.deadline;
-        // Added, not copied: an [[arrivals]] slot starts each connection with a new sender
-        // (fresh count) and keeps its counters running across them (sim/arrivals.rs).
-        self.stats.fast_retransmits += l.fast_retransmits - fast_retransmits;
     }
 }

@@ -113,7 +113,7 @@ impl Net {
     fn new(cfg: &TcpConfig, gap: SimTime, delay: SimTime, limit: usize) -> Self {
         Net {
             h: Host::new(cfg),
-            sink: TcpSink::for_tcp(cfg),
+            sink: TcpSink::linux(cfg),
             now: 0,
             gap,
             delay,
@@ -364,7 +364,7 @@ fn linux_receiver_quick_acks_then_delays_and_reports_dsack() {
         c.delayed_ack = true;
         c
     };
-    let mut s = TcpSink::for_tcp(&cfg);
+    let mut s = TcpSink::linux(&cfg);
     for q in 0..16 {
         assert_eq!(s.on_data(q), SinkAction::AckNow, "quick ACK {q}");
     }

@@ -11,7 +11,7 @@
 //! trip (time n·RTT). All senders use boot_phase 0.5 (tick phase 5 ms) unless noted, so an
 //! RTT sample of k·10 ms + 5 ms phase never sits on a tick boundary.
 
-use super::{SendBuf, TcpSender};
+use super::{Ns2Sender, SendBuf};
 use super::{TcpConfig, TcpVariant};
 use crate::units::SimTime;
 use std::collections::BTreeSet;
@@ -74,7 +74,7 @@ fn assert_close(got: f64, want: f64) {
 }
 
 struct Net {
-    tcp: TcpSender,
+    tcp: Ns2Sender,
     now: SimTime,
     delivered: BTreeSet<u64>,
     /// Every segment the sender emitted, in order: (seqno, is a retransmission).
@@ -88,7 +88,7 @@ impl Net {
 
     fn with_phase(cfg: &TcpConfig, boot_phase: f64) -> Net {
         Net {
-            tcp: TcpSender::new(cfg, boot_phase),
+            tcp: Ns2Sender::new(cfg, boot_phase),
             now: 0,
             delivered: BTreeSet::new(),
             log: SendBuf::new(),

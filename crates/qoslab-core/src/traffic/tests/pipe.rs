@@ -6,12 +6,12 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use super::{SendBuf, TcpConfig, TcpSender};
+use super::{Ns2Sender, SendBuf, TcpConfig};
 use crate::traffic::sink::{SackBlocks, TcpSink};
 use crate::units::SimTime;
 
 pub struct Pipe {
-    pub tcp: TcpSender,
+    pub tcp: Ns2Sender,
     sink: TcpSink,
     pub now: SimTime,
     rtt: SimTime,
@@ -35,8 +35,8 @@ pub struct Pipe {
 impl Pipe {
     pub fn new(cfg: &TcpConfig, rtt: SimTime, tx: SimTime) -> Pipe {
         Pipe {
-            tcp: TcpSender::new(cfg, 0.5),
-            sink: TcpSink::for_tcp(cfg),
+            tcp: Ns2Sender::new(cfg, 0.5),
+            sink: TcpSink::ns2(cfg),
             now: 0,
             rtt,
             tx,

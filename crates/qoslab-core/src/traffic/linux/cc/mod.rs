@@ -186,77 +186,131 @@ pub enum LinuxCcParams {
     Dctcp(dctcp::DctcpParams),
 }
 
-impl LinuxCcParams {
-    /// The module parameters of `v`'s module, declared in its file (none: `&[]`).
-    pub fn keys(v: TcpVariant) -> &'static [Param] {
-        match v {
-            TcpVariant::Cubic => cubic::PARAMS,
-            TcpVariant::Dctcp => dctcp::PARAMS,
-            TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack | TcpVariant::Bbr => &[],
+/// What the registry needs of a module beyond its `tcp_congestion_ops`: its parameters'
+/// keys, reading them, and building it.
+pub trait LinuxModule: Sized {
+    /// Its module parameters' keys (none: `&[]`).
+    const PARAMS: &'static [Param] = &[];
+    /// Its parameters read from a `tcp.cc.VARIANT` table (`None`: none, or all the kernel's
+    /// defaults).
+    fn read(_t: &Table) -> Result<Option<LinuxCcParams>, KeyError> {
+        Ok(None)
+    }
+    /// The module for a connection, with `params` when they are its own (else its defaults);
+    /// `phase` is the flow's draw in [0, 1).
+    fn build(c: &mut Conn, phase: f64, params: Option<&LinuxCcParams>) -> Self;
+    /// Heap bytes it holds.
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
+impl LinuxModule for Reno {
+    fn build(_c: &mut Conn, _phase: f64, _params: Option<&LinuxCcParams>) -> Self {
+        Reno
+    }
+}
+
+impl LinuxModule for cubic::Cubic {
+    const PARAMS: &'static [Param] = cubic::PARAMS;
+    fn read(t: &Table) -> Result<Option<LinuxCcParams>, KeyError> {
+        Ok(Some(cubic::CubicParams::read(t)?)
+            .filter(|p| *p != cubic::CubicParams::default())
+            .map(LinuxCcParams::Cubic))
+    }
+    fn build(c: &mut Conn, _phase: f64, params: Option<&LinuxCcParams>) -> Self {
+        match params {
+            Some(LinuxCcParams::Cubic(p)) => cubic::Cubic::with_params(c, p),
+            _ => cubic::Cubic::new(c),
         }
     }
+}
 
-    /// `v`'s module parameters read from a `tcp.cc.VARIANT` table (`None` for a module
-    /// without any, or when all are the kernel's defaults).
-    pub fn read(v: TcpVariant, t: &Table) -> Result<Option<LinuxCcParams>, KeyError> {
-        Ok(match v {
-            TcpVariant::Cubic => Some(cubic::CubicParams::read(t)?)
-                .filter(|p| *p != cubic::CubicParams::default())
-                .map(LinuxCcParams::Cubic),
-            TcpVariant::Dctcp => Some(dctcp::DctcpParams::read(t)?)
-                .filter(|p| *p != dctcp::DctcpParams::default())
-                .map(LinuxCcParams::Dctcp),
-            TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack | TcpVariant::Bbr => None,
-        })
+impl LinuxModule for dctcp::Dctcp {
+    const PARAMS: &'static [Param] = dctcp::PARAMS;
+    fn read(t: &Table) -> Result<Option<LinuxCcParams>, KeyError> {
+        Ok(Some(dctcp::DctcpParams::read(t)?)
+            .filter(|p| *p != dctcp::DctcpParams::default())
+            .map(LinuxCcParams::Dctcp))
+    }
+    fn build(c: &mut Conn, _phase: f64, params: Option<&LinuxCcParams>) -> Self {
+        match params {
+            Some(LinuxCcParams::Dctcp(p)) => dctcp::Dctcp::with_params(c, p),
+            _ => dctcp::Dctcp::new(c),
+        }
     }
 }
 
-/// The module of a flow, dispatched by `match`.
-#[derive(Debug, Clone)]
-pub enum LinuxCc {
-    Reno(Reno),
-    Cubic(cubic::Cubic),
-    Dctcp(dctcp::Dctcp),
-    Bbr(Box<bbr::Bbr>),
+impl LinuxModule for Box<bbr::Bbr> {
+    fn build(c: &mut Conn, phase: f64, _params: Option<&LinuxCcParams>) -> Self {
+        Box::new(bbr::Bbr::new(c, phase))
+    }
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<bbr::Bbr>()
+    }
 }
 
-impl LinuxCc {
-    /// The module for `tcp.variant` (`reno` and `sack` are Linux's reno; `newreno` has no
-    /// module of its own and is refused by the scenario check), with the module parameters
-    /// `params` (the kernel's defaults when `None` or another module's); its `init` may set
-    /// `c.ssthresh` (CUBIC's `initial_ssthresh`).
-    pub fn new(v: TcpVariant, c: &mut Conn, phase: f64, params: Option<&LinuxCcParams>) -> Self {
-        match (v, params) {
-            (TcpVariant::Cubic, Some(LinuxCcParams::Cubic(p))) => {
-                LinuxCc::Cubic(cubic::Cubic::with_params(c, p))
+/// The linux flavour's modules, listed once (as `cc_registry!` lists the ns2 flavour's
+/// algorithms): each `LinuxCc` variant, its type (a [`LinuxModule`] and
+/// [`LinuxCongestion`]) and the `tcp.variant`s that run it. Generates [`LinuxCc`] (dispatched
+/// by `match`), its construction, and each variant's parameter keys and reader.
+macro_rules! linux_cc_registry {
+    ($($module:ident($ty:ty) for $($tv:ident)|+,)+) => {
+        /// The module of a flow, dispatched by `match`.
+        #[derive(Debug, Clone)]
+        pub enum LinuxCc {
+            $($module($ty),)+
+        }
+
+        impl LinuxCcParams {
+            /// The module parameters of `v`'s module, declared in its file (none: `&[]`).
+            pub fn keys(v: TcpVariant) -> &'static [Param] {
+                match v { $($(TcpVariant::$tv)|+ => <$ty as LinuxModule>::PARAMS,)+ }
             }
-            (TcpVariant::Dctcp, Some(LinuxCcParams::Dctcp(p))) => {
-                LinuxCc::Dctcp(dctcp::Dctcp::with_params(c, p))
+
+            /// `v`'s module parameters read from a `tcp.cc.VARIANT` table (`None` for a module
+            /// without any, or when all are the kernel's defaults).
+            pub fn read(v: TcpVariant, t: &Table) -> Result<Option<LinuxCcParams>, KeyError> {
+                match v { $($(TcpVariant::$tv)|+ => <$ty as LinuxModule>::read(t),)+ }
             }
-            (TcpVariant::Cubic, _) => LinuxCc::Cubic(cubic::Cubic::new(c)),
-            (TcpVariant::Dctcp, _) => LinuxCc::Dctcp(dctcp::Dctcp::new(c)),
-            (TcpVariant::Bbr, _) => LinuxCc::Bbr(Box::new(bbr::Bbr::new(c, phase))),
-            (TcpVariant::Reno | TcpVariant::Newreno | TcpVariant::Sack, _) => LinuxCc::Reno(Reno),
         }
-    }
 
-    pub fn heap_bytes(&self) -> usize {
-        match self {
-            LinuxCc::Bbr(_) => std::mem::size_of::<bbr::Bbr>(),
-            _ => 0,
+        impl LinuxCc {
+            /// The module for `tcp.variant` (`newreno` has no module of its own and is refused
+            /// by the scenario check), with the module parameters `params` (the kernel's
+            /// defaults when `None` or another module's); its `init` may set `c.ssthresh`
+            /// (CUBIC's `initial_ssthresh`).
+            pub fn new(
+                v: TcpVariant,
+                c: &mut Conn,
+                phase: f64,
+                params: Option<&LinuxCcParams>,
+            ) -> Self {
+                match v {
+                    $($(TcpVariant::$tv)|+ => {
+                        LinuxCc::$module(<$ty as LinuxModule>::build(c, phase, params))
+                    })+
+                }
+            }
+
+            pub fn heap_bytes(&self) -> usize {
+                match self { $(LinuxCc::$module(m) => m.heap_bytes(),)+ }
+            }
         }
-    }
-}
 
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            LinuxCc::Reno($c) => $e,
-            LinuxCc::Cubic($c) => $e,
-            LinuxCc::Dctcp($c) => $e,
-            LinuxCc::Bbr($c) => $e,
+        macro_rules! dispatch {
+            ($self:ident, $c:ident => $e:expr) => {
+                match $self { $(LinuxCc::$module($c) => $e,)+ }
+            };
         }
     };
+}
+
+linux_cc_registry! {
+    Reno(Reno) for Reno | Sack | Newreno,
+    Cubic(cubic::Cubic) for Cubic,
+    Dctcp(dctcp::Dctcp) for Dctcp,
+    Bbr(Box<bbr::Bbr>) for Bbr,
 }
 
 impl LinuxCongestion for LinuxCc {

@@ -1,0 +1,100 @@
+//! The linux flavour's sender as the host sees it ([`crate::traffic::sender::Sender`]): the
+//! model of [`super::Linux`] with the pacer, the counters and the application's limit it
+//! shares with nothing else.
+
+use super::{Io, Linux};
+use crate::traffic::pacing::Pacer;
+use crate::traffic::sink::SackBlocks;
+use crate::traffic::tcp::{SendBuf, TcpConfig, TcpStats};
+use crate::units::SimTime;
+
+#[derive(Debug, Clone)]
+pub struct LinuxSender {
+    pub linux: Linux,
+    pub pacer: Pacer,
+    pub stats: TcpStats,
+    /// A finite transfer's end (one past its last segment) as started.
+    transfer_end: Option<i64>,
+}
+
+impl LinuxSender {
+    /// A sender of `segment_bytes`-byte segments with the configuration `cfg`; `phase` in
+    /// [0, 1) is its per-flow draw (BBR's first ProbeBW phase).
+    pub fn new(cfg: &TcpConfig, phase: f64, segment_bytes: u32) -> Self {
+        LinuxSender {
+            linux: Linux::new(cfg, phase, segment_bytes),
+            pacer: Pacer::new(cfg.pacing || cfg.variant.always_paces()),
+            stats: TcpStats::default(),
+            transfer_end: None,
+        }
+    }
+
+    /// Runs `f` on the model with the pacer, the counters and the send buffer.
+    #[inline]
+    fn run(&mut self, out: &mut SendBuf, f: impl FnOnce(&mut Linux, &mut Io)) {
+        let mut io = Io {
+            pacer: &mut self.pacer,
+            stats: &mut self.stats,
+            out,
+        };
+        let before = self.linux.fast_retransmits;
+        f(&mut self.linux, &mut io);
+        // Added, not copied: an [[arrivals]] slot starts each connection with a new sender
+        // (fresh count) and keeps its counters running across them (sim/arrivals.rs).
+        self.stats.fast_retransmits += self.linux.fast_retransmits - before;
+    }
+
+    /// Bytes held: itself (the model inline) and the model's queue and module.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<LinuxSender>() + self.linux.sb.heap_bytes() + self.linux.cc.heap_bytes()
+    }
+
+    pub fn start(&mut self, now: SimTime, out: &mut SendBuf) {
+        self.run(out, |l, io| l.start(now, i64::MAX, io));
+    }
+
+    pub fn start_transfer(&mut self, now: SimTime, segments: u64, out: &mut SendBuf) {
+        let end = segments.min(i64::MAX as u64 / 2) as i64;
+        self.transfer_end = Some(end);
+        self.run(out, |l, io| l.start(now, end, io));
+    }
+
+    /// A finite transfer's last segment is acknowledged.
+    pub fn transfer_done(&self) -> bool {
+        self.transfer_end
+            .is_some_and(|end| self.linux.sb.una >= end)
+    }
+
+    pub fn on_pace(&mut self, now: SimTime, out: &mut SendBuf) {
+        self.run(out, |l, io| l.on_pace(now, io));
+    }
+
+    pub fn stop(&mut self) {
+        self.linux.stop();
+    }
+
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        ackno: i64,
+        ece: bool,
+        blocks: &SackBlocks,
+        out: &mut SendBuf,
+    ) {
+        self.run(out, |l, io| l.on_ack(now, ackno, ece, blocks, io));
+    }
+
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut SendBuf) {
+        self.run(out, |l, io| l.on_timeout(now, io));
+    }
+
+    /// The pending timer's deadline.
+    pub fn rtx_deadline(&self) -> Option<SimTime> {
+        self.linux.deadline
+    }
+
+    /// Smoothed RTT, seconds (0 before the first sample).
+    pub fn srtt(&self) -> f64 {
+        self.linux.rtt.srtt_ns() as f64 / 1e9
+    }
+}

@@ -1,0 +1,165 @@
+//! The TCP sender as the host sees it: one implementation per transport flavour
+//! (`tcp.flavour`), ns-2.35's one-way agents ([`Ns2Sender`], with its SACK recovery) and
+//! Linux's ([`LinuxSender`]). The host drives either through [`Sender`] and builds the
+//! receiver each flavour talks to with [`sink_for`]; nothing outside this enum's dispatch
+//! asks which one a flow holds.
+
+use super::linux::config::Flavour;
+use super::linux::sender::LinuxSender;
+use super::pacing::Pacer;
+use super::sink::{SackBlocks, TcpSink};
+use super::tcp::{Ns2Sender, SendBuf, TcpConfig, TcpStats};
+use crate::units::SimTime;
+
+/// A TCP flow's sender, each flavour's boxed at its own size (a flow's endpoint holds the
+/// enum itself).
+#[derive(Debug, Clone)]
+pub enum Sender {
+    Ns2(Box<Ns2Sender>),
+    Linux(Box<LinuxSender>),
+}
+
+/// The receiver a flow of configuration `t` talks to: ns-2's `TCPSink` (SACK blocks when the
+/// sender uses them) or Linux's (quick ACKs, SACK and D-SACK).
+pub fn sink_for(t: &TcpConfig) -> TcpSink {
+    match t.flavour {
+        Flavour::Ns2 => TcpSink::ns2(t),
+        Flavour::Linux => TcpSink::linux(t),
+    }
+}
+
+/// Calls `$body` with `$s` bound to the sender whichever flavour it is.
+macro_rules! each {
+    ($self:expr, $s:ident => $body:expr) => {
+        match $self {
+            Sender::Ns2($s) => $body,
+            Sender::Linux($s) => $body,
+        }
+    };
+}
+
+impl Sender {
+    /// The sender of configuration `cfg` sending `segment_bytes`-byte segments; `boot_phase`
+    /// in [0, 1) is its per-flow draw (ns-2's tick-clock phase; BBR's first ProbeBW phase).
+    pub fn new(cfg: &TcpConfig, boot_phase: f64, segment_bytes: u32) -> Self {
+        match cfg.flavour {
+            Flavour::Ns2 => Sender::Ns2(Box::new(Ns2Sender::with_segments(
+                cfg,
+                boot_phase,
+                segment_bytes,
+            ))),
+            Flavour::Linux => {
+                Sender::Linux(Box::new(LinuxSender::new(cfg, boot_phase, segment_bytes)))
+            }
+        }
+    }
+
+    /// Memory the sender holds on the heap, bytes (its flavour's box and what that holds).
+    pub fn heap_bytes(&self) -> usize {
+        each!(self, s => s.heap_bytes())
+    }
+
+    /// Starts the bulk application (unlimited data).
+    pub fn start(&mut self, now: SimTime, out: &mut SendBuf) {
+        each!(self, s => s.start(now, out))
+    }
+
+    /// Starts a finite transfer of `segments` data segments.
+    pub fn start_transfer(&mut self, now: SimTime, segments: u64, out: &mut SendBuf) {
+        each!(self, s => s.start_transfer(now, segments, out))
+    }
+
+    /// A finite transfer is complete: its last segment has been acknowledged.
+    pub fn transfer_done(&self) -> bool {
+        each!(self, s => s.transfer_done())
+    }
+
+    /// The pacing timer allows the next segment.
+    pub fn on_pace(&mut self, now: SimTime, out: &mut SendBuf) {
+        each!(self, s => s.on_pace(now, out))
+    }
+
+    /// Stops the application: no new data; what is outstanding is still recovered.
+    pub fn stop(&mut self) {
+        each!(self, s => s.stop())
+    }
+
+    /// An ACK for cumulative sequence number `ackno`, with ECN-Echo if `ece` and the SACK
+    /// blocks the receiver put on it (none: `[(0, 0); 3]`).
+    #[inline]
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        ackno: i64,
+        ece: bool,
+        blocks: &SackBlocks,
+        out: &mut SendBuf,
+    ) {
+        match self {
+            Sender::Ns2(s) if s.sack.is_some() => s.on_ack_sack(now, ackno, ece, blocks, out),
+            Sender::Ns2(s) => s.on_ack(now, ackno, ece, out),
+            Sender::Linux(s) => s.on_ack(now, ackno, ece, blocks, out),
+        }
+    }
+
+    /// The retransmission (or probe) timer expired.
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut SendBuf) {
+        each!(self, s => s.on_timeout(now, out))
+    }
+
+    /// The deadline of the sender's pending timer.
+    pub fn rtx_deadline(&self) -> Option<SimTime> {
+        match self {
+            Sender::Ns2(s) => s.rtx_deadline,
+            Sender::Linux(s) => s.rtx_deadline(),
+        }
+    }
+
+    /// Congestion window and slow-start threshold, packets (the linux flavour's infinite
+    /// ssthresh reported as its receive window).
+    pub fn window(&self) -> (f64, f64) {
+        match self {
+            Sender::Ns2(s) => (s.cwnd, s.ssthresh),
+            Sender::Linux(s) => s.linux.window(),
+        }
+    }
+
+    /// Congestion window, packets.
+    pub fn cwnd(&self) -> f64 {
+        match self {
+            Sender::Ns2(s) => s.cwnd,
+            Sender::Linux(s) => s.linux.conn.cwnd as f64,
+        }
+    }
+
+    /// Smoothed RTT, seconds (0 before the first sample).
+    pub fn srtt(&self) -> f64 {
+        each!(self, s => s.srtt())
+    }
+
+    pub fn stats(&self) -> &TcpStats {
+        each!(self, s => &s.stats)
+    }
+
+    pub fn stats_mut(&mut self) -> &mut TcpStats {
+        each!(self, s => &mut s.stats)
+    }
+
+    pub fn pacer_mut(&mut self) -> &mut Pacer {
+        each!(self, s => &mut s.pacer)
+    }
+
+    /// Segment 0 is ns-2's 40-byte SYN.
+    pub fn syn(&self) -> bool {
+        match self {
+            Sender::Ns2(s) => s.syn,
+            Sender::Linux(_) => false,
+        }
+    }
+
+    /// Segment 0 carries ns-2's ECN negotiation (ECE, not ECT); the linux flavour models no
+    /// handshake and starts negotiated.
+    pub fn negotiates_ecn(&self) -> bool {
+        matches!(self, Sender::Ns2(_))
+    }
+}
