@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from qoslab.experiments import reproduce
 from qoslab.experiments.base import get
 from qoslab.experiments.handover import HandOver
@@ -46,9 +48,13 @@ def test_nothing_is_handed_over_without_a_next_experiment_or_a_local_pool(tmp_pa
     ho.stop()  # nothing running: nothing to wait for
 
 
-def test_a_sequential_reproduction_hands_over_once(tmp_path: Path) -> None:
+def test_a_sequential_reproduction_hands_over_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qoslab.experiments import fdd_red
     from qoslab.experiments.sequential_run import reproduce_sequential
 
+    # Figs. 10-11 on two points each: the hand-over, not the figures, is under test
+    monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
+    monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
     calls: list[int] = []
     _, seq = reproduce_sequential(
         "fdd-red",

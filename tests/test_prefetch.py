@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import qoslab
 from conftest import SCENARIOS
@@ -77,8 +78,14 @@ def _records(out: Path) -> list[dict[str, object]]:
     return json.loads((out / "fdd-red" / "verdicts.json").read_text())["verdicts"]  # type: ignore[no-any-return]
 
 
-def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(tmp_path: Path) -> None:
-    from qoslab.experiments import sequential_run
+def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qoslab.experiments import fdd_red, sequential_run
+
+    # Figs. 10-11 on two points each: computing ahead, not the figures, is under test
+    monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
+    monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
 
     got = {}
     for ahead in (True, False):
