@@ -34,9 +34,7 @@ def test_no_page_names_an_internal_round_or_issue() -> None:
         for page in pages()
         for n, line in history_lines(page.read_text())
     ]
-    assert not found, (
-        "pages state what holds now; move the story to CHANGELOG.md:\n" + "\n".join(found)
-    )
+    assert not found, "pages state what holds now; move the story to CHANGELOG.md:\n" + "\n".join(found)
 
 
 def test_the_check_finds_each_kind_of_name_and_spares_current_facts() -> None:
