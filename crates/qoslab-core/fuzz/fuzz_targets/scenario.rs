@@ -7,9 +7,10 @@
 //! the input's time, and libFuzzer's `-timeout` (`make fuzz-smoke`) is the watchdog for any
 //! other hang. `make fuzz` runs it from the project's scenarios; `make test` for a bounded time.
 //! The time series a run records are bounded as the run budget bounds them
-//! (`qoslab.runs.budget`: intervals × (flows + 2 links + 2 conditioners) rows): an input whose
-//! 20 ms would record more than [`MAX_SERIES_ROWS`] rows (a `measurement.interval` of 1 ns) is
-//! refused there before it runs, and skipped here.
+//! (`qoslab.runs.budget`: intervals × (flows + 2 links + 2 conditioners) rows, sampled from
+//! t = 0 whatever `measurement.start` says): an input whose 20 ms would record more than
+//! [`MAX_SERIES_ROWS`] rows (a `measurement.interval` of 1 ns) is refused there before it
+//! runs, and skipped here.
 //!
 //! Besides libFuzzer's byte mutations, the mutator applies the format's own operators
 //! ([`mutate_scenario`]): `[tcp]` keys (`flavour`, `variant`, the RTO and delayed-ACK
@@ -50,8 +51,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let horizon = sc.duration_ns.min(20_000_000);
-    let m = &sc.measurement;
-    let intervals = horizon.saturating_sub(m.start_ns) / m.interval_ns.max(1) + 1;
+    let intervals = horizon / sc.measurement.interval_ns.max(1) + 1;
     let per_interval = (sc.flows.len() + 2 * sc.links.len() + 2 * sc.conditioners.len()) as u64;
     if intervals.saturating_mul(per_interval) > MAX_SERIES_ROWS {
         return;
