@@ -15,7 +15,7 @@ import scipy.stats
 
 import qoslab
 from qoslab import verdicts
-from qoslab.experiments.magnitudes import DECLARED
+from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.stats import estimate, paired
 from qoslab.verdicts import (
     DOES_NOT,

@@ -5,14 +5,14 @@ the study's analysis tests its sign (direction, threshold and margin, the paper'
 beside ours, the unit), its parts (:class:`Part`: each part's direction, the paper's magnitude
 with its source, the metric's kind, its precondition and the readings the text supports) and the
 sweeps its verdict records rest on. A study declares its claims in one module
-(``qoslab.experiments.<study>_claims``) with :func:`declare`; its analysis makes every verdict
+(``qoslab.studies.<study>.claims``) with :func:`declare`; its analysis makes every verdict
 from those objects (:meth:`PaperClaim.one_sample`, :meth:`PaperClaim.paired`,
 :meth:`PaperClaim.at`), so the words a record carries are the object's, never retyped.
 
 :class:`Registry` holds the declared studies and derives what the rules and the sequential
 design read: the :class:`~qoslab.verdicts.core.Magnitude` declarations of a study
-(``qoslab.experiments.magnitudes.DECLARED``) and the sweeps each claim rests on
-(``qoslab.experiments.rests_on.RESTS_ON``). It refuses a claim declared twice (the same words at
+(``qoslab.reproduction.magnitudes.DECLARED``) and the sweeps each claim rests on
+(``qoslab.reproduction.rests_on.RESTS_ON``). It refuses a claim declared twice (the same words at
 the same place, in one study or two) and finds the object a record was made from by its exact
 words, place and part (:meth:`Registry.part_of`).
 """
@@ -30,7 +30,7 @@ from qoslab.stats import Estimate, Paired
 from qoslab.verdicts.core import Claim, Direction, Magnitude, Primary, Verdict
 from qoslab.verdicts.intervals import MetricKind
 
-#: the source of a magnitude that halves a single run's effect (``experiments/magnitudes.py``)
+#: the source of a magnitude that halves a single run's effect (``reproduction/magnitudes.py``)
 HALF = "half the effect of the paper's single run"
 #: the source of a magnitude the paper gives no number for
 DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no number"
