@@ -5,7 +5,7 @@ An experiment module builds an :class:`Experiment` and calls :func:`register` at
 :data:`BUILTIN` lists the modules :func:`get` imports. A user's own experiments need no change
 to the package: a module (or ``.py`` file) named in ``$QOSLAB_PLUGINS``, or an installed
 package's entry point in the group ``qoslab.experiments``, is imported with the built-in ones
-(:func:`load_plugin` imports one from Python). See ``red_baseline.py`` for a complete example
+(:func:`load_plugin` imports one from Python). See ``studies/red_baseline/`` for a complete example
 and ``docs/experiments.md`` for the guide.
 """
 
@@ -22,19 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qoslab import studies
 from qoslab.scenario import Scenario, load_scenario
 
-#: Modules that define the experiments shipped with qoslab (imported on first lookup).
-BUILTIN: tuple[str, ...] = (
-    "qoslab.studies.red_baseline.study",
-    "qoslab.studies.ard.study",
-    "qoslab.studies.rio_plus_o.study",
-    "qoslab.studies.fdd_red.study",
-    "qoslab.studies.twam_dwred.study",
-    "qoslab.studies.probe_marker.study",
-    "qoslab.studies.mixed_traffic.study",
-    "qoslab.studies.modern_aqm.study",
-)
+#: Modules that define the experiments shipped with qoslab (imported on first lookup): each
+#: study's ``study`` module, from the list of studies (:data:`qoslab.studies.STUDIES`).
+BUILTIN: tuple[str, ...] = tuple(studies.module(name) for name in studies.STUDIES)
 
 Point = tuple[dict[str, Any], Scenario]
 

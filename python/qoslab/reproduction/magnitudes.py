@@ -1,7 +1,7 @@
 """What each paper claims, as a quantity: one :class:`~qoslab.verdicts.Magnitude` per claim
 (or part of a compound claim) of the five studies, in the units of the effect its verdict
-records carry, derived from the claims each study declares once, as objects, in its
-``<study>_claims`` module (:mod:`qoslab.verdicts.claims`; :data:`REGISTRY`).
+records carry, derived from the claims each study declares once, as objects, in its ``claims``
+module (``qoslab.studies.<study>.claims``; :mod:`qoslab.verdicts.claims`; :data:`REGISTRY`).
 
 How the magnitudes were set (the papers are in ``../shared/papers/``):
 
@@ -25,20 +25,19 @@ evaluates on its runs, without which the claim cannot be tested (``not testable 
 
 from __future__ import annotations
 
-from qoslab.studies.ard import claims as ard_claims
-from qoslab.studies.fdd_red import claims as fdd_red_claims
-from qoslab.studies.probe_marker import claims as probe_marker_claims
-from qoslab.studies.rio_plus_o import claims as rio_plus_o_claims
-from qoslab.studies.twam_dwred import claims as twam_dwred_claims
+import importlib
+
+from qoslab import studies
 from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry
 from qoslab.verdicts.core import Magnitude
 
 __all__ = ["DECLARED", "DECLARED_ONLY", "HALF", "REGISTRY"]
 
-#: the studies with verdicts, each declaring its claims as objects in its ``<study>_claims``
-#: module (:class:`qoslab.verdicts.claims.Registry`: a claim declared twice is refused)
+#: the studies with verdicts (:func:`qoslab.studies.with_claims`), each declaring its claims as
+#: objects in its ``claims`` module (:class:`qoslab.verdicts.claims.Registry`: a claim declared
+#: twice is refused)
 REGISTRY = Registry.of_modules(
-    (ard_claims, fdd_red_claims, probe_marker_claims, rio_plus_o_claims, twam_dwred_claims)
+    tuple(importlib.import_module(studies.module(name, "claims")) for name in studies.with_claims())
 )
 
 #: the declarations of each experiment with verdicts, derived from its declared claims

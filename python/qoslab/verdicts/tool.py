@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from qoslab import studies
 from qoslab.verdicts.audit import records_digest
 from qoslab.verdicts.currency import (
     FULL_SENDERS,
@@ -120,7 +121,7 @@ def _backfilled(experiment: str, records: list[dict[str, Any]]) -> list[dict[str
     import importlib
 
     try:
-        mod = importlib.import_module(f"qoslab.studies.{experiment.replace('-', '_')}.study")
+        mod = importlib.import_module(studies.module(experiment))
     except ImportError:
         return records
     fill = getattr(mod, "precondition_of", None)
