@@ -102,7 +102,7 @@ def test_sequential_record_carries_seeds_looks_and_procedure_through_finalise() 
         js["looks"] == list(d.looks) and js["procedure"] == sq.CONFIDENCE_SEQUENCE and js["seeds"] == d.seeds
     )
     assert js["ci95"] == list(d.interval) and js["verdict"] == REPRODUCES
-    out = finalise([Magnitude("X beats Y", "greater", "X > Y", "test")], [js], "run")
+    out = finalise([Magnitude("greater", "X > Y", "test", match="X beats Y")], [js], "run")
     assert out[0]["verdict"] == REPRODUCES
     assert out[0]["looks"] == list(d.looks) and out[0]["procedure"] == sq.CONFIDENCE_SEQUENCE
     assert "looks" not in c.one_sample("reading A", estimate([1.0, 1.1])).as_json()  # fixed mode as before
@@ -147,7 +147,7 @@ def test_simulation_uses_the_same_intervals_as_the_decision() -> None:
 def test_experiment_records_are_redecided_from_the_design_not_the_t_interval() -> None:
     from qoslab.reproduction.sequential_run import redecide
 
-    decl = Magnitude("X beats Y", "greater", "X > Y", "test", low=0.5)
+    decl = Magnitude("greater", "X > Y", "test", low=0.5, match="X beats Y")
     strong = [1.0 + 0.05 * math.sin(3.0 * i) for i in range(8)]  # clears 0.5 either way
     weak = [0.4 + 1.2 * math.sin(5.0 * i) for i in range(8)]
     weak = [x - sum(weak) / 8 + 0.9 for x in weak]  # mean 0.9: the t interval clears 0, the design's not
@@ -199,8 +199,8 @@ def test_a_sequential_file_redecided_keeps_the_designs_level_and_p() -> None:
 
     design = sq.GroupSequential((4, 6, 8, 10))
     decls = [
-        Magnitude("X beats Y", "greater", "X > Y", "test", low=0.5),
-        Magnitude("Z drops", "less", "Z < 0", "test", kind="discrete"),
+        Magnitude("greater", "X > Y", "test", low=0.5, match="X beats Y"),
+        Magnitude("less", "Z < 0", "test", kind="discrete", match="Z drops"),
     ]
     recs = [
         record("X beats Y", "§1", "a", [1.0 + 0.3 * math.sin(3.0 * i) for i in range(10)]),

@@ -19,16 +19,14 @@ words, place and part (:meth:`Registry.part_of`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
 from qoslab.stats import Estimate, Paired
-from qoslab.verdicts.core import Claim, Direction, Magnitude, Primary, Verdict
-from qoslab.verdicts.intervals import MetricKind
+from qoslab.verdicts.core import Claim, Direction, Magnitude, Quantity, Verdict
 
 #: the source of a magnitude that halves a single run's effect (``reproduction/magnitudes.py``)
 HALF = "half the effect of the paper's single run"
@@ -47,31 +45,16 @@ class Verdicts(Protocol):
 
 
 @dataclass(frozen=True)
-class Part:
+class Part(Quantity):
     """One part of a paper's claim (a claim with one part has one, named ""), as a quantity: the
-    fields of :class:`~qoslab.verdicts.core.Magnitude` (see there) without the text that found
-    a declaration by substring. ``name``: the part's name (the records' ``part``); ``place``:
-    where the part's records are, when that is not the claim's place (a part per flow count or
-    unit); ``borrow``: the claim on whose records this part is tested (its copies carry that
-    claim's place)."""
+    fields of :class:`~qoslab.verdicts.core.Quantity` (see there), and ``name``: the part's name
+    (the records' ``part``); ``place``: where the part's records are, when that is not the
+    claim's place (a part per flow count or unit); ``borrow``: the claim on whose records this
+    part is tested (its copies carry that claim's place)."""
 
-    direction: Direction
-    paper: str
-    why: str
-    threshold: float = 0.0
-    margin: float = 0.0
-    low: float = -math.inf
-    high: float = math.inf
-    resolution: float = 1e-9
     name: str = ""
     place: str = ""
     borrow: PaperClaim | None = None
-    from_next_run: bool = False
-    kind: MetricKind = "continuous"
-    grid: float = 0.0
-    precondition: str = ""
-    precondition_fixed: bool = False
-    primary: Primary | None = None
 
 
 @dataclass(frozen=True)
@@ -155,24 +138,11 @@ class PaperClaim:
         section the part's whole place)."""
         return tuple(
             Magnitude(
-                self.words,
-                p.direction,
-                p.paper,
-                p.why,
-                threshold=p.threshold,
-                margin=p.margin,
-                low=p.low,
-                high=p.high,
-                resolution=p.resolution,
+                **{f.name: getattr(p, f.name) for f in fields(Quantity)},
+                match=self.words,
                 section=self.place_of(p),
                 part=p.name,
                 borrow=p.borrow.words if p.borrow is not None else "",
-                from_next_run=p.from_next_run,
-                kind=p.kind,
-                grid=p.grid,
-                precondition=p.precondition,
-                precondition_fixed=p.precondition_fixed,
-                primary=p.primary,
             )
             for p in self.parts
         )
