@@ -1,6 +1,6 @@
 """``ard``: Hur's ARM and ARD aggregate edge markers against RIO alone (Table 1, Figs. 4-8).
 
-What it runs (``ard_topology.ard_scenario``: n TCP Reno flows with 250 kbps token-bucket host
+What it runs (``topology.ard_scenario``: n TCP Reno flows with 250 kbps token-bucket host
 markers, ARM/ARD at the ingress edge router, a RIO-C bottleneck of 0.3·n Mbps, 200 s runs
 measured over the second 100 s):
 
@@ -81,7 +81,7 @@ def precondition_of(record: dict[str, Any]) -> tuple[bool, str] | None:
 
 
 def marker_acts(p: dict[str, Any]) -> tuple[bool, str]:
-    """The marker claims' precondition (``ard_claims.ARD_ACTS``), read from the scenario the
+    """The marker claims' precondition (``claims.ARD_ACTS``), read from the scenario the
     point runs (its ARM meter's TPR interval n·τ and the measurement window's end): whether the
     adaptive marker changes its TPR inside the measured window."""
     r = point_scenario({**p, "scheme": "arm"}).resolved
@@ -96,7 +96,7 @@ FULL = 0.999
 
 
 def link_room(per_arm: dict[str, pd.Series]) -> tuple[bool, str]:
-    """The utilisation part's precondition (``ard_claims.ARD_ROOM``): some arm and seed leaves
+    """The utilisation part's precondition (``claims.ARD_ROOM``): some arm and seed leaves
     at least 0.1 % of the bottleneck unused."""
     u = [float(x) for s in per_arm.values() for x in s if pd.notna(x)]
     if not u:

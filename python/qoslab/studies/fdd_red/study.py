@@ -215,7 +215,7 @@ SATURATED = 0.99
 
 
 def headroom(red_utilisation: pd.Series) -> tuple[bool, str]:
-    """The aggregate-throughput claim's precondition (``fdd_red_claims.FDD_HEADROOM``) on RED's
+    """The aggregate-throughput claim's precondition (``claims.FDD_HEADROOM``) on RED's
     per-seed utilisation of the bottleneck: some seed leaves at least 1 % of the link unused."""
     u = [float(x) for x in red_utilisation if pd.notna(x)]
     if not u:
