@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from qoslab import experiments, verdicts
-from qoslab.experiments.ard_topology import ard_scenario
+from qoslab import reproduction, verdicts
 from qoslab.runs.simulate import run
 from qoslab.scenario import Scenario, load_scenario
 from qoslab.stats import paired
+from qoslab.studies.ard.topology import ard_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,7 +86,7 @@ def test_ard_quick_pins_what_we_measure(tmp_path: Path) -> None:
     - ARD costs no aggregate throughput (within 5 % of RIO alone): this claim holds;
     - every claim has a verdict under every reading the experiment runs.
     """
-    rep = experiments.reproduce(
+    rep = reproduction.reproduce(
         "ard", quick=True, out=tmp_path / "out", store=tmp_path / "store", progress=False
     )
     d = rep.out
@@ -118,7 +118,7 @@ def test_ard_quick_pins_what_we_measure(tmp_path: Path) -> None:
     li = float(lam[(lam["flows"] == 4) & (lam["setting"] == "stated")]["lambda_in_kbps"].iloc[0])
     assert 420 < li < 560
 
-    from qoslab.experiments.ard import DROP_ORDERS, PERIODS, SETTING_READING, SETTINGS, STARTUP_SETTINGS
+    from qoslab.studies.ard.study import DROP_ORDERS, PERIODS, SETTING_READING, SETTINGS, STARTUP_SETTINGS
 
     vs = verdicts.read(d / "verdicts.json")["verdicts"]
     by = {(v["claim"], v["reading"]): v for v in vs if v["part"] != "fairness"}
@@ -152,7 +152,7 @@ def test_ard_quick_pins_what_we_measure(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_ard_full(tmp_path: Path) -> None:
-    rep = experiments.reproduce("ard", out=tmp_path / "out", store=tmp_path / "store", progress=False)
+    rep = reproduction.reproduce("ard", out=tmp_path / "out", store=tmp_path / "store", progress=False)
     t = pd.read_csv(rep.out / "table1-jain.csv")
     assert (t["n_seeds"] >= 20).all()
     stated = t[t["setting"] == "stated"]
@@ -168,7 +168,7 @@ def _scenario(
     n: int, setting: str, scheme: str, p_drop: float | None = None, interval: str = "1s"
 ) -> Scenario:
     """A point of the `ard` experiment; ``p_drop`` set on ARD's dropper (0: the dropper off)."""
-    from qoslab.experiments.ard import point_scenario
+    from qoslab.studies.ard.study import point_scenario
 
     sc = point_scenario({"n": n, "setting": setting, "scheme": scheme, "interval": interval})
     if p_drop is None:
@@ -187,7 +187,7 @@ def _edge_drops(res) -> int:  # noqa: ANN001
 
 def _below_t_rd(res) -> float:  # noqa: ANN001
     """The share of 100-200 s the edge bucket's token level (sampled every τ) spends below T_rd."""
-    from qoslab.experiments.ard_paper import T_RD
+    from qoslab.studies.ard.paper import T_RD
 
     g = res.series_gauges
     tk = g[(g["name"] == "tokens_pkts") & (g["time_s"] > 100)]["value"]

@@ -246,11 +246,11 @@ def test_experiment_scenarios_round_trip_through_the_builder():
     """The first and last point of every sweep of every registered experiment: the scenarios
     the studies build with tables, overrides and their own helpers (multi queues, DWRED, TWAM,
     probe markers, ARD, FDD-RED...)."""
-    from qoslab import experiments
+    from qoslab import reproduction
 
     kinds: set[str] = set()
-    for exp in experiments.available():
-        for sweep in exp.plan(experiments.Options(quick=True, seeds=[1])):
+    for exp in reproduction.available():
+        for sweep in exp.plan(reproduction.Options(quick=True, seeds=[1])):
             for _, sc in (sweep.points[0], sweep.points[-1]):
                 spec = b.ScenarioSpec.from_toml(sc.text, sc.source)
                 assert b.ScenarioSpec.from_toml(spec.to_toml()).to_toml() == spec.to_toml()
@@ -894,7 +894,7 @@ def test_spec_converts_and_runs_through_the_public_api():
 
 PLUGIN = """
 from qoslab import builder as b
-from qoslab.experiments import Experiment, Options, Sweep, register
+from qoslab.reproduction import Experiment, Options, Sweep, register
 
 
 def plan(opts: Options) -> list[Sweep]:
@@ -951,13 +951,13 @@ def test_an_installed_packages_entry_point_registers_its_experiment(tmp_path):
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pkg-study\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[qoslab.experiments]\npkg-dumbbell = pkg_study:EXPERIMENT\n")
-    code = "from qoslab import experiments; print(' '.join(e.name for e in experiments.available()))"
+    code = "from qoslab import reproduction; print(' '.join(e.name for e in reproduction.available()))"
     p = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=_env(PYTHONPATH=str(tmp_path))
     )
     assert p.returncode == 0, p.stderr
     assert "pkg-dumbbell" in p.stdout.split()
-    code = "from qoslab import experiments; print(experiments.get('pkg-dumbbell').title)"
+    code = "from qoslab import reproduction; print(reproduction.get('pkg-dumbbell').title)"
     p = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=_env(PYTHONPATH=str(tmp_path))
     )
@@ -984,7 +984,7 @@ def test_a_broken_plugin_is_one_clear_error(tmp_path):
 
 
 def test_load_plugin_in_process(tmp_path, monkeypatch):
-    from qoslab.experiments import base
+    from qoslab.reproduction import base
 
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     plugin = tmp_path / "inproc_study.py"
@@ -1007,7 +1007,7 @@ def test_the_python_api_page_runs(tmp_path, monkeypatch):
     """Every ```python block of docs/python-api.md, in order, in one namespace."""
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
     assert len(blocks) >= 4
-    from qoslab.experiments import base
+    from qoslab.reproduction import base
 
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))  # the page registers an experiment
     monkeypatch.chdir(tmp_path)

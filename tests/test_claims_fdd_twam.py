@@ -6,11 +6,11 @@ they say."""
 import numpy as np
 import pandas as pd
 
-from qoslab.experiments import fdd_red_dynamics as dyn
-from qoslab.experiments.magnitudes import DECLARED, DECLARED_ONLY
-from qoslab.experiments.red_baseline_paper import FLOWS
-from qoslab.experiments.rests_on import RESTS_ON
-from qoslab.experiments.twam_dwred import flows_with_timeouts
+from qoslab.reproduction.magnitudes import DECLARED, DECLARED_ONLY
+from qoslab.reproduction.rests_on import RESTS_ON
+from qoslab.studies.fdd_red import dynamics as dyn
+from qoslab.studies.red_baseline.paper import FLOWS
+from qoslab.studies.twam_dwred.study import flows_with_timeouts
 from qoslab.verdicts import DOES_NOT, REPRODUCES, finalise
 from verdict_records import record  # noqa: E402
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.experiments.magnitudes import DECLARED, REGISTRY
-from qoslab.experiments.rests_on import RESTS_ON
-from qoslab.experiments.twam_dwred_claims import CLAIMS as TWAM
-from qoslab.experiments.twam_dwred_claims import REACH, SLOW_START
+from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
+from qoslab.reproduction.rests_on import RESTS_ON
+from qoslab.studies.twam_dwred.claims import CLAIMS as TWAM
+from qoslab.studies.twam_dwred.claims import REACH, SLOW_START
 from qoslab.verdicts.claims import PaperClaim, Part, Registry, declare
 from qoslab.verdicts.rules import find
 

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qoslab.experiments import probe_marker_claims as pc
-from qoslab.experiments import rio_plus_o_claims as rc
-from qoslab.experiments.magnitudes import DECLARED
-from qoslab.experiments.rests_on import RESTS_ON
+from qoslab.reproduction.magnitudes import DECLARED
+from qoslab.reproduction.rests_on import RESTS_ON
+from qoslab.studies.probe_marker import claims as pc
+from qoslab.studies.rio_plus_o import claims as rc
 from qoslab.verdicts.core import DOES_NOT, REPRODUCES, WEAKER, decide
 from qoslab.verdicts.rules import find
 
@@ -173,7 +173,7 @@ def _frontier_runs(factor: dict[tuple[int, str], float], seeds=(1, 2, 3)) -> pd.
 
 
 def test_high_load_and_doubled_records_from_frontiers():
-    from qoslab.experiments.probe_marker import frontier_ratio
+    from qoslab.studies.probe_marker.study import frontier_ratio
 
     runs = _frontier_runs({(10, "probe"): 0.8, (40, "probe"): 0.6, (10, "probe_plus_one"): 0.6})
     ratio = {
@@ -235,7 +235,7 @@ def test_density_records_pair_activity_times():
 
 
 def test_table1_claims_give_both_parts_and_the_drops_per_reading():
-    from qoslab.experiments.rio_plus_o_paper import _t1_where
+    from qoslab.studies.rio_plus_o.paper import _t1_where
 
     fl = _table1_flows([10e3, 20e3, 30e3, 200e3, 300e3], seeds=4)
     for k, v in _t1_where("stated", 0.002).items():
@@ -256,8 +256,8 @@ def test_table1_claims_give_both_parts_and_the_drops_per_reading():
 
 
 def test_a_reading_with_a_suffix_rests_on_its_packet_sizes_sweeps():
-    from qoslab.experiments import sequential_run
-    from qoslab.experiments.rests_on import reading_sweeps
+    from qoslab.reproduction import sequential_run
+    from qoslab.reproduction.rests_on import reading_sweeps
 
     assert reading_sweeps("probe-marker", "1000 B packets, high load = 40 flows") == (
         "frontier_1000B",

@@ -57,17 +57,20 @@ def test_the_function_finder_sees_functions() -> None:
 
 
 def test_experiments_draw_with_the_shared_figure_kinds() -> None:
-    # Experiments build figures from qoslab.report.figures (one layout for every figure), never with
-    # their own matplotlib calls.
-    exp = Path(__file__).resolve().parents[1] / "python" / "qoslab" / "experiments"
+    # Studies build figures from qoslab.report.figures (one layout for every figure), never with
+    # their own matplotlib calls; nor does the reproduction machinery.
+    pkg = Path(__file__).resolve().parents[1] / "python" / "qoslab"
+    files = sorted([*(pkg / "studies").rglob("*.py"), *(pkg / "reproduction").glob("*.py")])
     own = re.compile(r"matplotlib|new_figure|\bax\.\w+\(|\.subplots\(")
     users = {
-        p.name: [i + 1 for i, line in enumerate(p.read_text().splitlines()) if own.search(line)]
-        for p in sorted(exp.glob("*.py"))
+        p.relative_to(pkg).as_posix(): [
+            i + 1 for i, line in enumerate(p.read_text().splitlines()) if own.search(line)
+        ]
+        for p in files
     }
     offenders = {name: lines for name, lines in users.items() if lines}
     assert not offenders, f"experiments drawing with matplotlib directly (file: lines): {offenders}"
-    uses = [p.name for p in exp.glob("*.py") if "from qoslab.report.figures import" in p.read_text()]
+    uses = [p.name for p in files if "from qoslab.report.figures import" in p.read_text()]
     assert len(uses) >= 6, uses
 
 

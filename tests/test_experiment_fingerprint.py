@@ -1,8 +1,8 @@
-"""An experiment's fingerprint (``verdicts.currency.experiment_fingerprint``, stamped in every
-verdict file) covers every module its results depend on: its own ``NAME*.py`` files and the
-modules of other experiments they import. fdd-red builds on red-baseline's topology and paper
-values; before this was followed, a change there left fdd-red's committed verdicts reading as
-current."""
+"""A study's fingerprint (``verdicts.currency.experiment_fingerprint``, stamped in every
+verdict file) covers every module its results depend on: its own package (``studies/NAME/``),
+the modules of other studies it imports and the reproduction machinery it imports. fdd-red
+builds on red-baseline's topology and paper values; before this was followed, a change there
+left fdd-red's committed verdicts reading as current."""
 
 from __future__ import annotations
 
@@ -13,25 +13,40 @@ import pytest
 from qoslab.verdicts import currency
 
 
-def test_an_experiment_covers_the_experiment_modules_it_imports() -> None:
-    names = {p.name for p in currency.experiment_files("fdd-red")}
-    assert {"fdd_red.py", "fdd_red_paper.py", "red_baseline.py", "red_baseline_paper.py"} <= names
-    assert "mixed_traffic.py" in {p.name for p in currency.experiment_files("modern-aqm")}
-    # the verdict rules' own module has its own fingerprint
-    assert "magnitudes.py" not in names
+def _rel(name: str) -> set[str]:
+    return {p.relative_to(currency.PKG).as_posix() for p in currency.experiment_files(name)}
 
 
-def test_a_change_in_an_imported_experiment_module_changes_the_fingerprint(
+def test_a_study_covers_its_package_and_the_modules_it_imports() -> None:
+    files = _rel("fdd-red")
+    pkg = currency.PKG / "studies" / "fdd_red"
+    own = {p.relative_to(currency.PKG).as_posix() for p in pkg.glob("*.py")}
+    assert own <= files
+    assert {"studies/red_baseline/study.py", "studies/red_baseline/paper.py"} <= files
+    # the machinery it imports, followed through its imports (the runner's planning and selection)
+    assert {"reproduction/base.py", "reproduction/runner.py", "reproduction/planning.py"} <= files
+    assert {"reproduction/selection.py", "stats.py"} <= files
+    assert "studies/mixed_traffic/study.py" in _rel("modern-aqm")
+    # the verdict rules' own module has its own fingerprint; the list of studies is no study's code
+    assert "reproduction/magnitudes.py" not in files
+    assert "studies/__init__.py" not in files
+    # another study's package is not part of it, nor the sequential design it does not import
+    assert not any(f.startswith("studies/ard/") for f in files)
+    assert "reproduction/sequential_run.py" not in files
+
+
+def test_a_change_in_an_imported_module_changes_the_fingerprint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pkg = tmp_path / "qoslab"
-    (pkg / "experiments").mkdir(parents=True)
     for p in currency.experiment_files("fdd-red"):
         dest = pkg / p.relative_to(currency.PKG)
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(p.read_bytes())
     monkeypatch.setattr(currency, "PKG", pkg)
     before = currency.experiment_fingerprint("fdd-red")
-    paper = pkg / "experiments" / "red_baseline_paper.py"
-    paper.write_text(paper.read_text() + "\n# a changed value\n")
-    assert currency.experiment_fingerprint("fdd-red") != before
+    for rel in ("studies/red_baseline/paper.py", "reproduction/selection.py"):
+        changed = pkg / rel
+        changed.write_text(changed.read_text() + "\n# a changed value\n")
+        assert currency.experiment_fingerprint("fdd-red") != before
+        before = currency.experiment_fingerprint("fdd-red")

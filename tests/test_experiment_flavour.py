@@ -10,9 +10,9 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, SCENARIOS
-from qoslab import experiments
-from qoslab.experiments.base import Experiment, Sweep
+from qoslab import reproduction
 from qoslab.ns2.flavour import flavours_used
+from qoslab.reproduction.base import Experiment, Sweep
 
 
 def _experiment(seen: list[dict[str, set[str]]]) -> Experiment:
@@ -20,10 +20,10 @@ def _experiment(seen: list[dict[str, set[str]]]) -> Experiment:
         ["duration=30s", "measurement.start=10s", "measurement.end=30s"]
     )
 
-    def plan(opts: experiments.Options) -> list[Sweep]:
+    def plan(opts: reproduction.Options) -> list[Sweep]:
         return [Sweep("one", [({"k": 1}, sc)], opts.seeds)]
 
-    def analyse(ctx: experiments.Context) -> None:
+    def analyse(ctx: reproduction.Context) -> None:
         r = ctx.run(sc, ctx.options.seeds[0])
         seen.append(flavours_used(r.scenario))
         ctx.table("flows", ctx.flows("one")[["seed", "flow_name", "throughput_bps"]], title="flows")
@@ -35,8 +35,8 @@ def test_reproduce_in_the_ns2_flavour(tmp_path):
     seen: list[dict[str, set[str]]] = []
     exp = _experiment(seen)
     store = tmp_path / "store"
-    ref = experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
-    ns2 = experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, flavour="ns2")
+    ref = reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
+    ns2 = reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, flavour="ns2")
     assert ref.out.name == "flavour-probe" and ns2.out.name == "flavour-probe-ns2"
     # the analysis's own run follows the reproduction's flavour
     assert seen[0] and all(f == {"reference"} for f in seen[0].values()), seen
@@ -49,7 +49,7 @@ def test_reproduce_in_the_ns2_flavour(tmp_path):
     rep = (ns2.out / "report.md").read_text()
     assert "| mechanism flavour | ns2:" in rep, rep[:2000]
     with pytest.raises(ValueError, match="unknown flavour 'ns3'"):
-        experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, flavour="ns3")
+        reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, flavour="ns3")
 
 
 def test_cli_flavour_option_rejects_an_unknown_flavour(tmp_path):

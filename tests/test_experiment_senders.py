@@ -12,8 +12,8 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error
-from qoslab import experiments, verdicts
-from qoslab.experiments.base import Experiment, Sweep
+from qoslab import reproduction, verdicts
+from qoslab.reproduction.base import Experiment, Sweep
 from qoslab.stats import paired
 from qoslab.verdicts import Claim
 from qoslab.verdicts.currency import FULL_SENDERS
@@ -62,10 +62,10 @@ def _experiment(seen: list[list[str]], *, own_senders: bool = False) -> Experime
     short = ["duration=20s", "measurement.start=5s", "measurement.end=20s"]
     sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").with_overrides(short)
 
-    def plan(opts: experiments.Options) -> list[Sweep]:
+    def plan(opts: reproduction.Options) -> list[Sweep]:
         return [Sweep("one", [({"k": 1}, sc)], opts.seeds)]
 
-    def analyse(ctx: experiments.Context) -> None:
+    def analyse(ctx: reproduction.Context) -> None:
         r = ctx.run(sc, ctx.options.seeds[0])
         seen.append(_variants(r.scenario))
         flows = ctx.flows("one")
@@ -91,8 +91,8 @@ def test_reproduce_with_every_sender_replaced(tmp_path):
     seen: list[list[str]] = []
     exp = _experiment(seen)
     store = tmp_path / "store"
-    ref = experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
-    cub = experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="cubic")
+    ref = reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
+    cub = reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="cubic")
     assert ref.out.name == "sender-probe" and cub.out.name == "sender-probe-cubic"
     # the analysis's own run follows the reproduction's senders
     assert set(seen[0]) == {"reno"} and set(seen[1]) == {"cubic"}, seen
@@ -110,7 +110,7 @@ def test_reproduce_with_every_sender_replaced(tmp_path):
     assert verdicts.read(ref.out / "verdicts.json")["sender"] == "as published"
     assert doc["tcp_flavour"] == "ns2"
     # the same senders as Linux runs them: other runs, and the file says so (and how to redo it)
-    lin = experiments.reproduce(
+    lin = reproduction.reproduce(
         exp, quick=True, out=tmp_path, store=store, progress=False, sender="cubic", tcp_flavour="linux"
     )
     assert lin.out.name == "sender-probe-cubic-tcp-linux" and lin.sweep.computed == 2
@@ -119,10 +119,10 @@ def test_reproduce_with_every_sender_replaced(tmp_path):
     assert ldoc["tcp_flavour"] == "linux" and ldoc["command"].endswith("--sender cubic --tcp-flavour linux")
     assert "transport flavour **linux** for every TCP flow" in (lin.out / "report.md").read_text()
     with pytest.raises(ValueError, match="unknown sender 'vegas': expected one of reno, newreno"):
-        experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="vegas")
+        reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False, sender="vegas")
     own = _experiment([], own_senders=True)
     with pytest.raises(ValueError, match="compares TCP senders itself"):
-        experiments.reproduce(own, quick=True, out=tmp_path, store=store, progress=False, sender="bbr")
+        reproduction.reproduce(own, quick=True, out=tmp_path, store=store, progress=False, sender="bbr")
 
 
 def test_cli_sender_option_is_one_line_on_bad_input(tmp_path):
@@ -183,7 +183,7 @@ def test_sender_files_in_one_column_are_refused_and_the_paper_column_is_the_runn
     """Two files of a study in one column (a linux-flavour file without its ``tcp_flavour``
     reads as the ns2 flavour's) are an error, not one file silently hiding the other; the
     page's first column is what the runner writes for the paper's senders."""
-    from qoslab.experiments.runner import PAPER_SENDERS
+    from qoslab.reproduction.runner import PAPER_SENDERS
 
     assert verdicts.docs.COLUMNS[0] == (PAPER_SENDERS, "ns2")
     a = {"experiment": "x", "sender": "cubic", "tcp_flavour": "linux", "verdicts": [], "command": "a"}

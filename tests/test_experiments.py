@@ -11,22 +11,22 @@ import pytest
 import qoslab
 import qoslab.report.results
 from conftest import QOSLAB, SCENARIOS
-from qoslab import experiments
-from qoslab.experiments.red_baseline import RULES, red_thresholds
-from qoslab.experiments.topologies import dumbbell
+from qoslab import reproduction
+from qoslab.reproduction.topologies import dumbbell
 from qoslab.stats import estimate
+from qoslab.studies.red_baseline.study import RULES, red_thresholds
 
 
 def test_registry_lists_and_rejects():
-    names = [e.name for e in experiments.available()]
+    names = [e.name for e in reproduction.available()]
     assert "red-baseline" in names
-    exp = experiments.get("red-baseline")
+    exp = reproduction.get("red-baseline")
     assert exp.references and {r.source for r in exp.references} == {"Table 1", "Table 2"}
-    with pytest.raises(experiments.UnknownExperiment, match="known: .*red-baseline"):
-        experiments.get("no-such-thing")
+    with pytest.raises(reproduction.UnknownExperiment, match="known: .*red-baseline"):
+        reproduction.get("no-such-thing")
     with pytest.raises(ValueError, match="already registered"):
-        experiments.register(
-            experiments.Experiment("red-baseline", "dup", "", "", plan=lambda o: [], analyse=lambda c: None)
+        reproduction.register(
+            reproduction.Experiment("red-baseline", "dup", "", "", plan=lambda o: [], analyse=lambda c: None)
         )
     p = subprocess.run([QOSLAB, "reproduce", "--list"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "red-baseline" in p.stdout.split()
@@ -140,7 +140,7 @@ def test_red_baseline_quick_writes_report_tables_and_figures(tmp_path):
 def test_red_baseline_full(tmp_path):
     """The full reproduction (20 seeds) and what it pins down about RED on the FDD-RED scenarios
     (see docs/experiments/red-baseline.md)."""
-    rep = experiments.reproduce("red-baseline", out=tmp_path, store=tmp_path / "store", progress=False)
+    rep = reproduction.reproduce("red-baseline", out=tmp_path, store=tmp_path / "store", progress=False)
     assert not rep.sweep.failed
     c = rep.comparison.set_index("id")
     # Table 1: we drop a little less than the paper's 149 in 20 s (ns-2 does too, on our topology)

@@ -13,15 +13,16 @@ import pandas as pd
 import pytest
 
 from conftest import QOSLAB, SCENARIOS
-from qoslab import experiments, ns2
-from qoslab.experiments import fdd_red, fdd_red_claims
-from qoslab.experiments.base import scenario
-from qoslab.experiments.fdd_red import AQMS, Q
-from qoslab.experiments.red_baseline import SHORT, red_thresholds
-from qoslab.experiments.topologies import dumbbell, red_queue
+from qoslab import ns2, reproduction
+from qoslab.reproduction.base import scenario
+from qoslab.reproduction.topologies import dumbbell, red_queue
 from qoslab.runs.simulate import jain_index, run
 from qoslab.scenario import to_ns2_resolved
 from qoslab.stats import paired
+from qoslab.studies.fdd_red import claims as fdd_red_claims
+from qoslab.studies.fdd_red import study as fdd_red
+from qoslab.studies.fdd_red.study import AQMS, Q
+from qoslab.studies.red_baseline.study import SHORT, red_thresholds
 from qoslab.verdicts import decide
 
 SEEDS = range(1, 7)
@@ -214,7 +215,7 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch)
     the random-victim split adds up seed by seed."""
     monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
     monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
-    rep = experiments.reproduce(
+    rep = reproduction.reproduce(
         "fdd-red", quick=True, seeds=2, out=tmp_path, store=tmp_path / "st", progress=False
     )
     assert not rep.sweep.failed
@@ -272,7 +273,7 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch)
 @pytest.mark.slow
 def test_fdd_red_full(tmp_path):
     """The full reproduction (20 seeds) and what it pins down (docs/experiments/fdd-red.md)."""
-    rep = experiments.reproduce("fdd-red", out=tmp_path, store=tmp_path / "store", progress=False)
+    rep = reproduction.reproduce("fdd-red", out=tmp_path, store=tmp_path / "store", progress=False)
     assert not rep.sweep.failed
     c = rep.comparison.set_index("id")
     # Table 1: FDD-RED drops as many packets as RED in 20 s, about twice the paper's 67

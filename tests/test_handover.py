@@ -1,4 +1,4 @@
-"""``reproduce all``'s hand-over (qoslab.experiments.handover): while one experiment finishes,
+"""``reproduce all``'s hand-over (qoslab.reproduction.handover): while one experiment finishes,
 the next experiment's first runs are computed on the niced pool; the next experiment then finds
 them stored and computes none of them itself, with the same results; nothing is handed over to
 no experiment, or by an executor other than the local pool."""
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.experiments import reproduce
-from qoslab.experiments.base import get
-from qoslab.experiments.handover import HandOver
-from qoslab.experiments.remembered_plans import planned, remembered
+from qoslab.reproduction import reproduce
+from qoslab.reproduction.base import get
+from qoslab.reproduction.handover import HandOver
+from qoslab.reproduction.remembered_plans import planned, remembered
 from qoslab.runs.local_pool import LocalExecutor, SerialExecutor, kept_workers
 
 
@@ -49,8 +49,8 @@ def test_nothing_is_handed_over_without_a_next_experiment_or_a_local_pool(tmp_pa
 
 
 def test_a_sequential_reproduction_hands_over_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from qoslab.experiments import fdd_red
-    from qoslab.experiments.sequential_run import reproduce_sequential
+    from qoslab.reproduction.sequential_run import reproduce_sequential
+    from qoslab.studies.fdd_red import study as fdd_red
 
     # Figs. 10-11 on two points each: the hand-over, not the figures, is under test
     monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))

@@ -141,7 +141,7 @@ def test_the_graph_covers_the_package():
         "qoslab.cli",
         "qoslab.runs.sweep",
         "qoslab.runs.executors",
-        "qoslab.experiments.runner",
+        "qoslab.reproduction.runner",
     } <= set(g)
     assert "qoslab.runs.tasks" in g["qoslab.runs.executors"]
     assert "qoslab._core" in g["qoslab.runs.sweep"] and g["qoslab._core"] == set()
@@ -153,8 +153,8 @@ def test_no_import_cycles_even_through_type_checking_imports():
     cycle = find_cycle(import_graph(typing=True))
     assert cycle is None, "import loop through a type-checking import: " + " -> ".join(cycle or [])
     # the finder sees type-checking imports: runner names Context for the experiments' types
-    assert "qoslab.experiments.runner" in import_graph(typing=True)["qoslab.experiments.ard_figures"]
-    assert "qoslab.experiments.runner" not in import_graph()["qoslab.experiments.ard_figures"]
+    assert "qoslab.reproduction.runner" in import_graph(typing=True)["qoslab.studies.ard.figures"]
+    assert "qoslab.reproduction.runner" not in import_graph()["qoslab.studies.ard.figures"]
 
 
 def test_no_import_cycles_in_qoslab():

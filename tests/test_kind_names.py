@@ -5,8 +5,9 @@ ns-3, the emulator, the kernel) in their own files in the core, read through the
 schema; an ``if kind == "red"`` chain or a ``{"cubic": ...}`` table in the exporters is a
 second list of kinds that goes stale when a kind is added. This test counts such string
 matches of the registered kind names (read from the core's schema, not a hand list) in
-python/qoslab, outside the generated builder classes and outside ``experiments/`` (which build
-scenarios by naming kinds, their job), and fails when the count rises above :data:`ALLOWED`.
+python/qoslab, outside the generated builder classes and outside ``studies/`` and
+``reproduction/`` (which build scenarios by naming kinds, their job), and fails when the count
+rises above :data:`ALLOWED`.
 
 What counts: a kind name as an operand of a comparison (``==``, ``!=``, ``in``), as a
 ``case`` pattern, as a key of a dict literal whose keys are all kind names (a table keyed by
@@ -34,7 +35,7 @@ GENERATED = ("builder/queues.py", "builder/meters.py", "builder/sources.py")
 #: asked the kinds (issue 57 item 3) it was 94, then 25; the builder's TcpVariant is now
 #: generated (19), and the validation grid names each congestion control once (13). What is left
 #: builds scenarios or runs outside the library: emulation/validation.py (3) and
-#: bench/workloads.py (4) build their scenarios by naming kinds, as experiments/ do;
+#: bench/workloads.py (4) build their scenarios by naming kinds, as studies/ do;
 #: emulation/traffic.py (5) is the standalone traffic script, whose ``--kind`` is part of the
 #: emulator's command plan; builder/source.py (1) names the one kind whose class is
 #: hand-written (``multi``). ``library_matches()`` lists them.
@@ -95,7 +96,7 @@ def library_matches(root: Path = ROOT) -> list[str]:
     out = []
     for p in sorted(root.rglob("*.py")):
         rel = p.relative_to(root)
-        if rel.as_posix() in GENERATED or rel.parts[0] == "experiments":
+        if rel.as_posix() in GENERATED or rel.parts[0] in ("studies", "reproduction"):
             continue
         out += [f"{rel}:{line}: {name!r}" for line, name in matches(p.read_text(), kinds)]
     return out

@@ -8,9 +8,9 @@ import tomllib
 
 import pytest
 
-from qoslab.experiments import probe_marker as pm
-from qoslab.experiments.twam_dwred import lsp_scenario
 from qoslab.scenario import Scenario
+from qoslab.studies.probe_marker import study as pm
+from qoslab.studies.twam_dwred.study import lsp_scenario
 
 
 def _set_meter_key(sc: Scenario, meter_type: str, key: str, value: str) -> Scenario:

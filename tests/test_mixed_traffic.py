@@ -7,8 +7,8 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
-from qoslab import experiments
-from qoslab.experiments.mixed_traffic import MECHANISMS, mix_scenario
+from qoslab import reproduction
+from qoslab.studies.mixed_traffic.study import MECHANISMS, mix_scenario
 
 
 def test_every_mechanism_builds_and_keeps_the_same_traffic() -> None:
@@ -20,7 +20,7 @@ def test_every_mechanism_builds_and_keeps_the_same_traffic() -> None:
         assert r["flows"] == base["flows"] and r["arrivals"] == base["arrivals"], m
 
 
-def _check(rep: experiments.Reproduction) -> pd.DataFrame:
+def _check(rep: reproduction.Reproduction) -> pd.DataFrame:
     assert not rep.sweep.failed
     d = rep.out
     for stem in ("mix-summary", "mix-paired"):
@@ -38,7 +38,7 @@ def _per_seed(runs: pd.DataFrame, mech: str, metric: str) -> pd.Series:
 
 
 def test_mixed_traffic_quick(tmp_path) -> None:
-    rep = experiments.reproduce(
+    rep = reproduction.reproduce(
         "mixed-traffic", quick=True, out=tmp_path, store=tmp_path / "s", progress=False
     )
     runs = _check(rep)
@@ -53,7 +53,7 @@ def test_mixed_traffic_quick(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_mixed_traffic_full(tmp_path) -> None:
-    rep = experiments.reproduce("mixed-traffic", out=tmp_path, store=tmp_path / "s", progress=False)
+    rep = reproduction.reproduce("mixed-traffic", out=tmp_path, store=tmp_path / "s", progress=False)
     runs = _check(rep)
     ef = _per_seed(runs, "ef-priority", "voice_delay_p99_s")
     assert (ef < _per_seed(runs, "rio", "voice_delay_p99_s")).all()

@@ -7,8 +7,8 @@ import matplotlib.image
 import pandas as pd
 import pytest
 
-from qoslab import experiments
-from qoslab.experiments.modern_aqm import MECHANISMS, scenario, senders
+from qoslab import reproduction
+from qoslab.studies.modern_aqm.study import MECHANISMS, scenario, senders
 
 
 def test_every_mechanism_and_sender_keeps_the_same_traffic() -> None:
@@ -29,7 +29,7 @@ def _per_seed(runs: pd.DataFrame, mech: str, metric: str) -> pd.Series:
     return pd.Series(r[metric].to_numpy(float), index=r["seed"].to_numpy(int)).sort_index()
 
 
-def _check(rep: experiments.Reproduction, sender: str) -> pd.DataFrame:
+def _check(rep: reproduction.Reproduction, sender: str) -> pd.DataFrame:
     assert not rep.sweep.failed
     img = matplotlib.image.imread(rep.out / f"{sender}-overview.png")
     assert img.shape[1] > 1000 and img[..., :3].std() > 0.05
@@ -37,7 +37,7 @@ def _check(rep: experiments.Reproduction, sender: str) -> pd.DataFrame:
 
 
 def test_modern_aqm_quick(tmp_path) -> None:
-    rep = experiments.reproduce("modern-aqm", quick=True, out=tmp_path, store=tmp_path / "s", progress=False)
+    rep = reproduction.reproduce("modern-aqm", quick=True, out=tmp_path, store=tmp_path / "s", progress=False)
     for sender in senders():
         runs = _check(rep, sender)
         tail = _per_seed(runs, "droptail", "queue_delay_mean_s")
@@ -56,7 +56,7 @@ def test_modern_aqm_quick(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_modern_aqm_full(tmp_path) -> None:
-    rep = experiments.reproduce("modern-aqm", out=tmp_path, store=tmp_path / "s", progress=False)
+    rep = reproduction.reproduce("modern-aqm", out=tmp_path, store=tmp_path / "s", progress=False)
     for sender in senders():
         runs = _check(rep, sender)
         assert set(runs["mechanism"]) == set(MECHANISMS)

@@ -65,7 +65,7 @@ def test_ard_experiment_rio_settings_agree_with_ns2(setting):
     alone is measurably unfair) in ns-2: the same fairness, throughputs and IN/OUT drops, so
     the experiment's findings about the baseline are not an artefact of qoslab."""
     require("ns")
-    from qoslab.experiments.ard import point_scenario
+    from qoslab.studies.ard.study import point_scenario
 
     sc = point_scenario({"n": 4, "setting": setting, "scheme": "rio"})
     assert ns2.unsupported_reason(to_ns2_resolved(sc.resolved, 1)) is None

@@ -19,7 +19,8 @@ import pytest
 import qoslab
 from conftest import SCENARIOS, require
 from qoslab.crosscheck import crosscheck, verdicts
-from qoslab.experiments import probe_marker, twam_dwred
+from qoslab.studies.probe_marker import study as probe_marker
+from qoslab.studies.twam_dwred import study as twam_dwred
 
 SEEDS = list(range(1, 11))
 MID = {"min_th": 30, "max_th": 50, "max_p": 0.03}

@@ -81,7 +81,8 @@ def _records(out: Path) -> list[dict[str, object]]:
 def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from qoslab.experiments import fdd_red, sequential_run
+    from qoslab.reproduction import sequential_run
+    from qoslab.studies.fdd_red import study as fdd_red
 
     # Figs. 10-11 on two points each: computing ahead, not the figures, is under test
     monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
@@ -107,13 +108,13 @@ def test_the_workers_warmups_are_those_of_the_series_files(tmp_path: Path) -> No
     """The warm-up report reads what each worker computed from its run's series in memory; the
     same computed here from the series files the store keeps, with the bottleneck found from the
     run's queue table (its measurement link's busier direction), gives the same table bit for bit."""
-    from qoslab.experiments import warmup_window as ww
-    from qoslab.experiments.planning import planned
     from qoslab.report.results import load
+    from qoslab.reproduction import warmup_window as ww
+    from qoslab.reproduction.planning import planned
     from qoslab.warmup import stored_form
 
-    exp = qoslab.experiments.get("fdd-red")
-    qoslab.experiments.reproduce(
+    exp = qoslab.reproduction.get("fdd-red")
+    qoslab.reproduction.reproduce(
         exp, quick=True, seeds=2, store=tmp_path / "s", out=tmp_path / "o", progress=False
     )
     specs = planned(exp, quick=True, seeds=2)[2]

@@ -11,10 +11,10 @@ import pytest
 
 import qoslab
 from qoslab import ns2
-from qoslab.experiments import probe_marker as pm
-from qoslab.experiments import probe_marker_topology as pmt
 from qoslab.runs.simulate import run
 from qoslab.scenario import Scenario, to_ns2_resolved
+from qoslab.studies.probe_marker import study as pm
+from qoslab.studies.probe_marker import topology as pmt
 
 
 def _scenario(n: int = 2, **meter: object) -> Scenario:
@@ -110,7 +110,7 @@ def test_sequence_wrap_around_changes_nothing():
 def test_both_packet_size_readings_run_side_by_side():
     """Every sweep but the ns-2 flavour's exists once per packet-size reading, and each reading's
     scenarios carry its packet size and w_q (the marker and the all-IN baseline alike)."""
-    from qoslab.experiments.base import Options
+    from qoslab.reproduction.base import Options
 
     sweeps = {s.name: s for s in pm.plan(Options(quick=True, seeds=[1]))}
     for name in ("frontier", "onoff"):
@@ -192,7 +192,7 @@ def test_short_experiment_in_share_losses_and_delay_measure(claim_runs):
 def test_full_reproduction(tmp_path):
     import json
 
-    from qoslab.experiments.runner import reproduce
+    from qoslab.reproduction.runner import reproduce
 
     rep = reproduce("probe-marker", out=tmp_path, store=tmp_path / "store", progress=False)
     d = rep.out

@@ -1,4 +1,4 @@
-"""Plans remembered within qoslab.experiments.remembered_plans.remembered: inside the scope each
+"""Plans remembered within qoslab.reproduction.remembered_plans.remembered: inside the scope each
 plan is made once (later calls get the same scenarios and runs, in lists of their own), only the
 last few plans are kept, and outside the scope every call plans afresh. The module is outside
 the experiment code the verdict files' fingerprints cover."""
@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from qoslab.experiments import remembered_plans
-from qoslab.experiments.base import Options, Sweep, get
-from qoslab.experiments.remembered_plans import planned, remembered
+from qoslab.reproduction import remembered_plans
+from qoslab.reproduction.base import Options, Sweep, get
+from qoslab.reproduction.remembered_plans import planned, remembered
 from qoslab.verdicts.currency import experiment_files
 
 

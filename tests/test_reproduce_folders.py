@@ -21,8 +21,8 @@ import os
 import signal
 
 from qoslab import builder as b
-import qoslab.experiments.runner as runner
-from qoslab.experiments import Experiment, Options, Sweep, register
+import qoslab.reproduction.runner as runner
+from qoslab.reproduction import Experiment, Options, Sweep, register
 
 KILL_AT = os.environ.get("KILL_AT")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import qoslab
 from conftest import SCENARIOS
-from qoslab import experiments
-from qoslab.experiments.base import Experiment, Sweep
+from qoslab import reproduction
+from qoslab.reproduction.base import Experiment, Sweep
 
 
 def _experiment() -> Experiment:
@@ -15,10 +15,10 @@ def _experiment() -> Experiment:
         ["duration=10s", "measurement.start=2s", "measurement.end=10s"]
     )
 
-    def plan(opts: experiments.Options) -> list[Sweep]:
+    def plan(opts: reproduction.Options) -> list[Sweep]:
         return [Sweep("one", [({"k": 1}, sc)], opts.seeds)]
 
-    def analyse(ctx: experiments.Context) -> None:
+    def analyse(ctx: reproduction.Context) -> None:
         ctx.table("flows", ctx.flows("one")[["seed", "flow_name", "throughput_bps"]], title="flows")
 
     return Experiment("progress-probe", "t", "", "", plan=plan, analyse=analyse, seeds=2, quick_seeds=2)
@@ -26,15 +26,15 @@ def _experiment() -> Experiment:
 
 def test_the_analysis_phase_is_reported_and_a_reused_rerun_says_so_first(tmp_path, capsys):
     exp, store = _experiment(), tmp_path / "store"
-    experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=True)
+    reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=True)
     first = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("progress-probe: ")]
     assert "progress-probe: 2 runs; analysing: statistics, tables and figures" in first, first
     assert any(ln.startswith("progress-probe: table flows (") for ln in first), first
-    experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=True)
+    reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=True)
     again = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert (
         again[0]
         == "progress-probe: every run reused from the store; analysing: statistics, tables and figures"
     )
-    experiments.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
+    reproduction.reproduce(exp, quick=True, out=tmp_path, store=store, progress=False)
     assert "progress-probe:" not in capsys.readouterr().err

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 import qoslab
-from qoslab import experiments, ns2
-from qoslab.experiments.rio_plus_o import _more_seeds, as_metrics
-from qoslab.experiments.rio_plus_o_figures import _crossing
-from qoslab.experiments.rio_plus_o_paper import T1_BUCKETS, T1_PROFILES
-from qoslab.experiments.rio_plus_o_topology import aqm_queue, as_be_dumbbell
+from qoslab import ns2, reproduction
 from qoslab.runs.simulate import run
 from qoslab.scenario import to_ns2_resolved
 from qoslab.stats import Paired, paired
+from qoslab.studies.rio_plus_o.figures import _crossing
+from qoslab.studies.rio_plus_o.paper import T1_BUCKETS, T1_PROFILES
+from qoslab.studies.rio_plus_o.study import _more_seeds, as_metrics
+from qoslab.studies.rio_plus_o.topology import aqm_queue, as_be_dumbbell
 
 SEEDS = (1, 2, 3)
 #: RI+O's OUT curve made inert: thresholds above the 250-packet buffer, so avg_out (at most the
@@ -159,13 +159,13 @@ def test_fig7_crossing_and_seed_helpers():
 
 
 def test_registered():
-    exp = experiments.get("rio-plus-o")
+    exp = reproduction.get("rio-plus-o")
     assert {r.source for r in exp.references} == {"Table I"}
 
 
 @pytest.mark.slow
 def test_rio_plus_o_full(tmp_path):
-    rep = experiments.reproduce("rio-plus-o", out=tmp_path, store=tmp_path / "store", progress=False)
+    rep = reproduction.reproduce("rio-plus-o", out=tmp_path, store=tmp_path / "store", progress=False)
     assert not rep.sweep.failed
     d = tmp_path / "rio-plus-o"
     for name in ("table1.csv", "sensitivity.csv", "fig7-crossing.csv", "fig8-subscription.png",

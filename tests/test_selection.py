@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qoslab.experiments.selection import Selections, select
+from qoslab.reproduction.selection import Selections, select
 
 
 @pytest.fixture

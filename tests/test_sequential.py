@@ -102,7 +102,7 @@ def test_sequential_record_carries_seeds_looks_and_procedure_through_finalise() 
         js["looks"] == list(d.looks) and js["procedure"] == sq.CONFIDENCE_SEQUENCE and js["seeds"] == d.seeds
     )
     assert js["ci95"] == list(d.interval) and js["verdict"] == REPRODUCES
-    out = finalise([Magnitude("X beats Y", "greater", "X > Y", "test")], [js], "run")
+    out = finalise([Magnitude("greater", "X > Y", "test", match="X beats Y")], [js], "run")
     assert out[0]["verdict"] == REPRODUCES
     assert out[0]["looks"] == list(d.looks) and out[0]["procedure"] == sq.CONFIDENCE_SEQUENCE
     assert "looks" not in c.one_sample("reading A", estimate([1.0, 1.1])).as_json()  # fixed mode as before
@@ -145,9 +145,9 @@ def test_simulation_uses_the_same_intervals_as_the_decision() -> None:
 
 
 def test_experiment_records_are_redecided_from_the_design_not_the_t_interval() -> None:
-    from qoslab.experiments.sequential_run import redecide
+    from qoslab.reproduction.sequential_run import redecide
 
-    decl = Magnitude("X beats Y", "greater", "X > Y", "test", low=0.5)
+    decl = Magnitude("greater", "X > Y", "test", low=0.5, match="X beats Y")
     strong = [1.0 + 0.05 * math.sin(3.0 * i) for i in range(8)]  # clears 0.5 either way
     weak = [0.4 + 1.2 * math.sin(5.0 * i) for i in range(8)]
     weak = [x - sum(weak) / 8 + 0.9 for x in weak]  # mean 0.9: the t interval clears 0, the design's not
@@ -193,14 +193,14 @@ def test_a_sequential_file_redecided_keeps_the_designs_level_and_p() -> None:
     sequential run did at the record's look: the interval at 1 − 0.05/K and the direction p
     spent K times (Bonferroni), for a continuous claim (t) and a discrete one (sign test); a
     redecide at 0.05 (the fixed-seed level) would turn a Holm-inconclusive record decided."""
-    from qoslab.experiments.sequential_run import redecide
+    from qoslab.reproduction.sequential_run import redecide
     from qoslab.verdicts import finalise
     from verdict_records import record
 
     design = sq.GroupSequential((4, 6, 8, 10))
     decls = [
-        Magnitude("X beats Y", "greater", "X > Y", "test", low=0.5),
-        Magnitude("Z drops", "less", "Z < 0", "test", kind="discrete"),
+        Magnitude("greater", "X > Y", "test", low=0.5, match="X beats Y"),
+        Magnitude("less", "Z < 0", "test", kind="discrete", match="Z drops"),
     ]
     recs = [
         record("X beats Y", "§1", "a", [1.0 + 0.3 * math.sin(3.0 * i) for i in range(10)]),
@@ -326,10 +326,10 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
     import pandas as pd
     from typer.testing import CliRunner
 
-    from qoslab import experiments
+    from qoslab import reproduction
     from qoslab.cli import app
-    from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.reproduction import sequential_run
+    from qoslab.reproduction.magnitudes import DECLARED
 
     calls: list[tuple[str, str]] = []
 
@@ -348,11 +348,11 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
         calls.append(("sequential", name))
         return fake(name), {"looks": [4], "decided": 1, "records": 1, "runs": 1, "runs_all_or_nothing": 1}
 
-    monkeypatch.setattr(experiments, "reproduce", fixed)
+    monkeypatch.setattr(reproduction, "reproduce", fixed)
     monkeypatch.setattr(sequential_run, "reproduce_sequential", seq)
     r = CliRunner().invoke(app, ["reproduce", "all", "--sequential", "-q", "--store", str(tmp_path / "s")])
     assert r.exit_code == 0, r.output
-    names = [e.name for e in experiments.available()]
+    names = [e.name for e in reproduction.available()]
     assert calls == [("sequential" if DECLARED.get(n) else "fixed", n) for n in names]
     assert any(mode == "fixed" for mode, _ in calls) and any(mode == "sequential" for mode, _ in calls)
     assert "mixed-traffic: declares no claim magnitudes, so no sequential verdicts" in r.output
@@ -361,7 +361,7 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
 def _fake_look(out: Path, decl: Any, values: list[float], verdict: str) -> Any:
     """What one look of a reproduction leaves (``verdicts.json`` with one twam-dwred record of
     declaration ``decl`` over ``values``, a report), as
-    :func:`qoslab.experiments.runner.reproduce` returns it."""
+    :func:`qoslab.reproduction.runner.reproduce` returns it."""
     import json
     from types import SimpleNamespace
 
@@ -392,8 +392,8 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
     reaches the claimed 0.95, so no effect of the other sign decides it early."""
     import json
 
-    from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.reproduction import sequential_run
+    from qoslab.reproduction.magnitudes import DECLARED
 
     decl = DECLARED["twam-dwred"][0]
     below = [0.86, 0.94, 0.88, 0.92, 0.90, 0.90, 0.90, 0.90]  # under 0.95 r_i, clearly from 6 seeds
@@ -479,8 +479,8 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
     record inconclusive and marked; without, they run to the cap."""
     import json
 
-    from qoslab.experiments import sequential_run
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.reproduction import sequential_run
+    from qoslab.reproduction.magnitudes import DECLARED
 
     decl = DECLARED["twam-dwred"][0]
     from qoslab.verdicts.core import bar_of
@@ -514,9 +514,9 @@ def test_not_testable_gives_up_only_where_the_configuration_decides_the_precondi
     """A record whose claim's precondition is absent stops at once when the configuration decides
     it (ARD's marker acting in the window: no seed changes that), and is judged again at the next
     look when a further seed may meet it (a link with room "in some arm and seed")."""
-    from qoslab.experiments import sequential_run
-    from qoslab.experiments.ard_claims import ARD_ACTS, ARD_ROOM
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.reproduction import sequential_run
+    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.studies.ard.claims import ARD_ACTS, ARD_ROOM
 
     decls = DECLARED["ard"]
     room = {
@@ -545,8 +545,8 @@ def test_deferred_figures_are_the_figures_saved_as_drawn(tmp_path: Path) -> None
     """A sequential look draws its figures and saves only the last look's
     (``defer_figures``): saved afterwards, they are byte for byte the files a reproduction that
     saves each as it is drawn writes, and a look that is dropped leaves none."""
-    from qoslab.experiments.runner import reproduce
     from qoslab.report.page import save_all
+    from qoslab.reproduction.runner import reproduce
 
     store = tmp_path / "store"
     now = reproduce("red-baseline", quick=True, out=tmp_path / "now", store=store, progress=False)
@@ -579,9 +579,9 @@ def test_a_full_run_is_sequential_unless_seeds_are_fixed(
     import pandas as pd
     from typer.testing import CliRunner
 
-    from qoslab import experiments
+    from qoslab import reproduction
     from qoslab.cli import app
-    from qoslab.experiments import sequential_run
+    from qoslab.reproduction import sequential_run
 
     calls: list[tuple[str, str, Any]] = []
 
@@ -604,7 +604,7 @@ def test_a_full_run_is_sequential_unless_seeds_are_fixed(
         summary = {"looks": [4], "decided": 1, "records": 1, "runs": 1, "runs_all_or_nothing": 1}
         return fake(name), summary
 
-    monkeypatch.setattr(experiments, "reproduce", fixed)
+    monkeypatch.setattr(reproduction, "reproduce", fixed)
     monkeypatch.setattr(sequential_run, "reproduce_sequential", seq)
     store = ["-q", "--store", str(tmp_path / "s")]
     for args, expected in (

@@ -1,4 +1,4 @@
-"""Claims stop separately in the sequential mode (qoslab.experiments.sequential_run): each claim
+"""Claims stop separately in the sequential mode (qoslab.reproduction.sequential_run): each claim
 declares the sweeps its records rest on (rests_on.RESTS_ON), a sweep stops once every claim
 resting on it is decided, and the declarations are checked against a real reproduction."""
 
@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
-from qoslab.experiments import dependence, fdd_red, sequential_run
-from qoslab.experiments import fdd_red_claims as fdd_claims
-from qoslab.experiments import twam_dwred_claims as twam_claims
-from qoslab.experiments.base import get
-from qoslab.experiments.magnitudes import DECLARED
-from qoslab.experiments.planning import planned
-from qoslab.experiments.rests_on import RESTS_ON
+from qoslab.reproduction import dependence, sequential_run
+from qoslab.reproduction.base import get
+from qoslab.reproduction.magnitudes import DECLARED
+from qoslab.reproduction.planning import planned
+from qoslab.reproduction.rests_on import RESTS_ON
 from qoslab.stats import estimate
+from qoslab.studies.fdd_red import claims as fdd_claims
+from qoslab.studies.fdd_red import study as fdd_red
+from qoslab.studies.twam_dwred import claims as twam_claims
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE
 
 
@@ -244,7 +245,7 @@ def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: 
     1000-byte frontier at fewer seeds, only "1000 B packets" records move, and each of them
     rests on it; no 1500-byte or ns-2 RIO record moves. Every reading the map names is one the
     experiment gives (the map is not stale)."""
-    from qoslab.experiments.rests_on import READING_SWEEPS
+    from qoslab.reproduction.rests_on import READING_SWEEPS
 
     moved = dependence.sweep_dependence(
         "probe-marker",
@@ -304,8 +305,8 @@ def test_a_decided_readings_points_stop_while_an_undecided_readings_points_grow(
     (rests_on.POINTS): the decided reading's points stop at the first look, the undecided one's
     grow to the cap with the points no record names (their figure grows with its sweep), and the
     decided record keeps its look."""
-    from qoslab.experiments.rests_on import matches
-    from qoslab.experiments.rio_plus_o_paper import FIG7_CLAIMS
+    from qoslab.reproduction.rests_on import matches
+    from qoslab.studies.rio_plus_o.paper import FIG7_CLAIMS
 
     fig7 = next(s for s in planned(get("rio-plus-o"), seeds=4, quick=True)[1] if s.name == "fig7")
     decided = {"setting": "stated", "w_q": 0.2, "subscription": 40}
@@ -391,7 +392,7 @@ def test_records_move_only_with_the_points_they_declare(
 
 
 def _indices(name: str, sweep: str, filters: Any) -> frozenset[int]:
-    from qoslab.experiments.rests_on import matches
+    from qoslab.reproduction.rests_on import matches
 
     sw = next(s for s in planned(get(name), seeds=3, quick=True)[1] if s.name == sweep)
     return frozenset(i for i, (p, _) in enumerate(sw.points) if matches(p, filters))

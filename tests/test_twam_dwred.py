@@ -11,9 +11,9 @@ import pytest
 
 import qoslab
 from qoslab import ns2
-from qoslab.experiments.twam_dwred_topology import FLOW_SETS, contracts, flow_table, lsp_scenario
 from qoslab.scenario import Scenario, to_ns2_resolved
 from qoslab.stats import estimate
+from qoslab.studies.twam_dwred.topology import FLOW_SETS, contracts, flow_table, lsp_scenario
 
 
 def _table(arm: str = "twam-dwred") -> dict:
@@ -165,9 +165,9 @@ def test_twam_dwred_full(tmp_path):
     (docs/experiments/twam-dwred.md)."""
     import pandas as pd
 
-    from qoslab import experiments
+    from qoslab import reproduction
 
-    experiments.reproduce("twam-dwred", out=tmp_path, store=tmp_path / "store", progress=False)
+    reproduction.reproduce("twam-dwred", out=tmp_path, store=tmp_path / "store", progress=False)
     d = tmp_path / "twam-dwred"
     s12 = pd.read_csv(d / "contracts-s12.csv").set_index(["scen", "flowset", "arm"])
     for fs in ("A", "B"):

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import scipy.stats
 
-from qoslab.experiments.magnitudes import DECLARED
-from qoslab.experiments.sequential_run import redecide
+from qoslab.reproduction.magnitudes import DECLARED
+from qoslab.reproduction.sequential_run import redecide
 from qoslab.sequential import GroupSequential
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, docs, finalise
 from qoslab.verdicts.audit import audit
@@ -114,7 +114,7 @@ def test_not_testable_only_where_the_declared_precondition_is_absent():
     cannot (its first TPR update is at nτ = 100 s), whatever the values say."""
     m = _decl("ard", "the ARM scheme improves TCP fairness")
     assert m.precondition
-    from qoslab.experiments.ard import marker_acts
+    from qoslab.studies.ard.study import marker_acts
 
     startup = marker_acts({"n": 4, "setting": "stated", "period": "startup"})
     steady = marker_acts({"n": 4, "setting": "stated", "period": "steady"})

@@ -15,7 +15,7 @@ import scipy.stats
 
 import qoslab
 from qoslab import verdicts
-from qoslab.experiments.magnitudes import DECLARED
+from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.stats import estimate, paired
 from qoslab.verdicts import (
     DOES_NOT,
@@ -85,7 +85,12 @@ def _rec(effect: float, ci: tuple[float, float], **kw: object) -> dict:
 
 
 UTIL = Magnitude(
-    "no decrease in the link utilization", "greater", "> −0.01", "test", threshold=-0.01, resolution=1e-3
+    "greater",
+    "> −0.01",
+    "test",
+    threshold=-0.01,
+    resolution=1e-3,
+    match="no decrease in the link utilization",
 )
 
 
@@ -106,7 +111,7 @@ def test_a_pinned_quantity_is_a_result_unless_its_declared_precondition_is_absen
     moved = finalise([UTIL], [_rec(-3e-6, (-1.9e-5, 1.3e-5), moves=4e-5)], "run")[0]
     assert moved["verdict"] == REPRODUCES
     # a one-sample quantity with zero spread: the sign-test interval of its 20 seeds
-    one = Magnitude("near 100%", "greater", "", "", threshold=90.0, low=95.0, high=100.0)
+    one = Magnitude("greater", "", "", threshold=90.0, low=95.0, high=100.0, match="near 100%")
     rec1 = _rec(100.0, (100.0, 100.0), claim="OUT loss near 100%", test="one-sample t")
     assert finalise([one], [rec1], "run")[0]["verdict"] == REPRODUCES
 
@@ -125,7 +130,7 @@ def test_holm_on_known_p_values():
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert holm([0.5]) == [0.5] and holm([0.6, 0.6, 0.6]) == [1.0, 1.0, 1.0]
     # three readings each at p ≈ 0.03: each reproduces alone, none survives the correction
-    m = Magnitude("claim x", "greater", "", "")
+    m = Magnitude("greater", "", "", match="claim x")
     half = 0.028 * scipy.stats.t.ppf(0.975, 9)
     lo = 0.07 - half
     recs = [_rec(0.07, (lo, 0.07 + half), claim="claim x", seeds=10, reading=f"r{i}") for i in range(3)]

@@ -1,4 +1,4 @@
-"""The warm-up of every run (qoslab.experiments.warmup_window): MSER-5 on a constructed series
+"""The warm-up of every run (qoslab.reproduction.warmup_window): MSER-5 on a constructed series
 against its closed form, the run's warm-up as the later of its two series', the report of a
 real reproduction against the run recomputed outside the store, ``--warmup mser5`` moving the
 window (and shortening the run) where the window is ours, and refused where the paper fixes it."""
@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from conftest import QOSLAB
-from qoslab import experiments
-from qoslab.experiments.base import Experiment, Options, Sweep, Window, scenario
-from qoslab.experiments.warmup_window import check, window_of
+from qoslab import reproduction
+from qoslab.reproduction.base import Experiment, Options, Sweep, Window, scenario
+from qoslab.reproduction.warmup_window import check, window_of
 from qoslab.runs.simulate import run
 from qoslab.warmup import mser5, mser_curve, run_warmup, series_end
 
@@ -78,7 +78,7 @@ def _tiny(window: Window) -> Experiment:
 
 def test_a_reproduction_reports_every_run_warmup(tmp_path) -> None:
     exp = _tiny(Window(False, "ours"))
-    rep = experiments.reproduce(exp, seeds=2, out=tmp_path / "out", store=tmp_path / "store", progress=False)
+    rep = reproduction.reproduce(exp, seeds=2, out=tmp_path / "out", store=tmp_path / "store", progress=False)
     df = pd.read_csv(rep.out / "warmup.csv")
     assert sorted(df["seed"]) == [1, 2]
     sc = exp.plan(rep.options)[0].points[0][1]
@@ -98,7 +98,7 @@ def test_a_reproduction_reports_every_run_warmup(tmp_path) -> None:
 def test_warmup_mser5_measures_from_the_pilot_warmup(tmp_path) -> None:
     exp = _tiny(Window(False, "ours"))
     kw = {"seeds": 2, "out": tmp_path / "out", "store": tmp_path / "store", "progress": False}
-    rep = experiments.reproduce(exp, warmup="mser5", **kw)
+    rep = reproduction.reproduce(exp, warmup="mser5", **kw)
     assert rep.out.name == "warmup-test-mser5"
     win = pd.read_csv(rep.out / "warmup-windows.csv").iloc[0]
     declared = exp.plan(rep.options)[0].points[0][1]
@@ -122,19 +122,19 @@ def test_warmup_mser5_measures_from_the_pilot_warmup(tmp_path) -> None:
 
 @pytest.mark.parametrize("name", ["ard", "fdd-red", "red-baseline", "probe-marker", "twam-dwred"])
 def test_paper_fixed_windows_refuse_warmup(name, tmp_path) -> None:
-    exp = experiments.get(name)
+    exp = reproduction.get(name)
     assert exp.window is not None and exp.window.fixed_by_paper and "'" in exp.window.cited
     with pytest.raises(ValueError, match=f"experiment {name}: the paper fixes its measurement window"):
-        experiments.reproduce(name, quick=True, warmup="mser5", store=tmp_path / "s", out=tmp_path / "o")
+        reproduction.reproduce(name, quick=True, warmup="mser5", store=tmp_path / "s", out=tmp_path / "o")
     assert not (tmp_path / "s").exists()  # refused before anything ran
 
 
 def test_our_windows_accept_warmup_and_the_cli_refuses_in_one_line(tmp_path) -> None:
     for name in ("mixed-traffic", "modern-aqm", "rio-plus-o"):
-        exp = experiments.get(name)
+        exp = reproduction.get(name)
         assert exp.window is not None and not exp.window.fixed_by_paper
         check(exp, "mser5")
-    assert all(e.window is not None for e in experiments.available() if e.name != "warmup-test")
+    assert all(e.window is not None for e in reproduction.available() if e.name != "warmup-test")
     with pytest.raises(ValueError, match="does not declare"):
         check(_tiny(None), "mser5")  # type: ignore[arg-type]
     p = subprocess.run(
@@ -173,7 +173,7 @@ def test_verdicts_record_the_warmup_summary(tmp_path) -> None:
         )
 
     exp = Experiment(base.name, "t", "p", "s", plan=base.plan, analyse=analyse, window=base.window)
-    rep = experiments.reproduce(exp, seeds=1, out=tmp_path / "out", store=tmp_path / "store", progress=False)
+    rep = reproduction.reproduce(exp, seeds=1, out=tmp_path / "out", store=tmp_path / "store", progress=False)
     doc = json.loads((rep.out / "verdicts.json").read_text())
     wu = doc["warmup"]
     assert wu["runs"] == 1 and wu["window"] == "ours to choose" and wu["applied"] == "no (reported only)"

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from qoslab import emulation, ns2, ns3
-from qoslab.experiments import base
 from qoslab.ns3.export import program_input, to_ns3_resolved
+from qoslab.reproduction import base
 from qoslab.scenario import Scenario, load_scenario, to_ns2_resolved
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,8 @@
 or from the pages of docs/models/, so that a new mechanism needs no hand edit outside its own
 files: the builder's kind classes, the scenario reference, the kind tables of
 docs/scenario-format.md, docs/python-api.md and docs/capabilities.md, docs/outputs.md, the
-examples index, and the model pages' entries in mkdocs.yml's nav and on docs/index.md.
+examples index, the model pages' entries in mkdocs.yml's nav and on docs/index.md, and the
+experiment pages' entries in the nav (from the list of studies, ``qoslab.studies.STUDIES``).
 
     .venv/bin/python tools/regenerate.py           # rewrite what is stale, list it
     .venv/bin/python tools/regenerate.py --check   # exit 1 and list what is stale
@@ -25,6 +26,8 @@ MODELS = ROOT / "docs" / "models"
 
 NAV_BEGIN = "      # models:begin (generated from docs/models/*.md: python tools/regenerate.py)"
 NAV_END = "      # models:end"
+STUDIES_BEGIN = "      # studies:begin (generated from qoslab.studies.STUDIES: python tools/regenerate.py)"
+STUDIES_END = "      # studies:end"
 INDEX_BEGIN = "<!-- models:begin (generated from docs/models/*.md: python tools/regenerate.py) -->"
 INDEX_END = "<!-- models:end -->"
 CAPS_BEGIN = "<!-- queue-kinds:begin (generated from the core's registry: python tools/regenerate.py) -->"
@@ -51,10 +54,19 @@ def _replace(text: str, begin: str, end: str, body: str, where: str) -> str:
     return f"{head}{begin}\n{body}{end}{rest.split(end, 1)[1]}"
 
 
+def study_pages() -> list[tuple[str, str]]:
+    """Every study's page as ``(label, path relative to docs/)``, in the registry's order."""
+    from qoslab.studies import STUDIES
+
+    return [(name, f"experiments/{name}.md") for name in STUDIES]
+
+
 def nav(text: str) -> str:
-    """mkdocs.yml with its Models entries generated."""
+    """mkdocs.yml with its Models entries and its studies' entries generated."""
     body = "".join(f"      - {label}: {path}\n" for label, path in model_pages())
-    return _replace(text, NAV_BEGIN, NAV_END, body, "mkdocs.yml")
+    text = _replace(text, NAV_BEGIN, NAV_END, body, "mkdocs.yml")
+    body = "".join(f"      - {label}: {path}\n" for label, path in study_pages())
+    return _replace(text, STUDIES_BEGIN, STUDIES_END, body, "mkdocs.yml")
 
 
 def index(text: str) -> str:

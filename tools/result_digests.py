@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from qoslab import Scenario, ScenarioError, _core
-from qoslab.experiments import base
-from qoslab.experiments.planning import as_run
+from qoslab.reproduction import base
+from qoslab.reproduction.planning import as_run
 from qoslab.runs.simulate import as_numpy
 from qoslab.scenario import load_scenario
 

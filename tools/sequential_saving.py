@@ -17,10 +17,10 @@ from pathlib import Path
 
 
 def main() -> int:
-    from qoslab.experiments.base import get
-    from qoslab.experiments.magnitudes import DECLARED
-    from qoslab.experiments.planning import planned
-    from qoslab.experiments.sequential_run import DECIDED, FIRST, rests_on
+    from qoslab.reproduction.base import get
+    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.reproduction.planning import planned
+    from qoslab.reproduction.sequential_run import DECIDED, FIRST, rests_on
 
     total = [0, 0]
     for arg in sys.argv[1:]:

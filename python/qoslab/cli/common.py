@@ -180,7 +180,7 @@ class _Errors:
                 "interrupted: every finished run is stored; the same command resumes the sweep", err=True
             )
             raise typer.Exit(130)
-        from qoslab.experiments.base import UnknownExperiment
+        from qoslab.reproduction.base import UnknownExperiment
         from qoslab.runs.executors import ExecutorError
         from qoslab.runs.rundir import OutputFolderError
         from qoslab.runs.sweep import GridError

@@ -40,9 +40,9 @@ from qoslab.cli.common import (
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
     import pandas as pd
 
-    from qoslab.experiments.base import Experiment
-    from qoslab.experiments.handover import HandOver
-    from qoslab.experiments.runner import Reproduction
+    from qoslab.reproduction.base import Experiment
+    from qoslab.reproduction.handover import HandOver
+    from qoslab.reproduction.runner import Reproduction
     from qoslab.runs.executors import Executor
     from qoslab.runs.sweep import SweepReport
 
@@ -150,11 +150,11 @@ def reproduce(
     """Reproduce a paper's experiment: runs, statistics over seeds, tables, figures, report.md."""
     from rich.console import Console
 
-    from qoslab import experiments
+    from qoslab import reproduction
 
     with _Errors(resumable=True):
         if list_:
-            for e in experiments.available():
+            for e in reproduction.available():
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
         exps, sequential = _mode(name, sender, seeds, quick, sequential, max_seeds, warmup, no_futility)
@@ -181,8 +181,8 @@ def reproduce(
             store=store,
             insecure=insecure,
         )
-    from qoslab.experiments.handover import HandOver
-    from qoslab.experiments.remembered_plans import remembered
+    from qoslab.reproduction.handover import HandOver
+    from qoslab.reproduction.remembered_plans import remembered
     from qoslab.runs import schedule
     from qoslab.runs.local_pool import kept_workers
 
@@ -235,7 +235,7 @@ def _reproduce_each(
     quiet: bool,
 ) -> tuple[list[Reproduction], bool]:
     """Each experiment of ``exps`` in turn, each handing over to the next
-    (:mod:`qoslab.experiments.handover`); the reproductions, and whether a run failed."""
+    (:mod:`qoslab.reproduction.handover`); the reproductions, and whether a run failed."""
     any_failed = False
     done: list[Reproduction] = []
     try:
@@ -275,8 +275,8 @@ def _check_folders(
 ) -> None:
     """Each experiment's ``OUT/NAME``, checked before any run (a symbolic link, or a folder of
     files qoslab did not write, is refused in one line: :func:`qoslab.runs.rundir.check_reproduction`)."""
-    from qoslab.experiments.base import Options
-    from qoslab.experiments.runner import out_name
+    from qoslab.reproduction.base import Options
+    from qoslab.reproduction.runner import out_name
     from qoslab.runs.rundir import check_reproduction
 
     tcp = None if tcp_flavour == "ns2" else tcp_flavour
@@ -288,8 +288,8 @@ def _check_folders(
 
 def _first_seeds(exp: Experiment, sequential: bool) -> int | None:
     """The seeds of ``exp``'s first runs in a ``reproduce all`` (None: its fixed seeds), which
-    the previous experiment hands over (:mod:`qoslab.experiments.handover`)."""
-    from qoslab.experiments.sequential_run import FIRST
+    the previous experiment hands over (:mod:`qoslab.reproduction.handover`)."""
+    from qoslab.reproduction.sequential_run import FIRST
 
     return FIRST if sequential and _has_magnitudes(exp.name) else None
 
@@ -307,16 +307,16 @@ def _reproduce_one(
     """One experiment: sequential (within ``all``, an experiment without declared magnitudes
     runs its fixed seeds instead, and says so) or with fixed seeds. ``start_next`` is called
     once its runs are all stored (the hand-over to the next experiment)."""
-    from qoslab import experiments
+    from qoslab import reproduction
 
     if in_all and not _has_magnitudes(exp.name):
         typer.echo(
             f"{exp.name}: declares no claim magnitudes, so no sequential verdicts: "
             f"its fixed {exp.seeds} seeds"
         )
-        return experiments.reproduce(exp, after_runs=start_next, **common)
+        return reproduction.reproduce(exp, after_runs=start_next, **common)
     elif sequential:
-        from qoslab.experiments.sequential_run import reproduce_sequential
+        from qoslab.reproduction.sequential_run import reproduce_sequential
 
         rep, seq = reproduce_sequential(
             exp.name, max_seeds=max_seeds, futility=futility, when_decided=start_next, **common
@@ -329,7 +329,7 @@ def _reproduce_one(
             + f"; {seq['runs']} distinct runs (every sweep to the last look: {seq['runs_all_or_nothing']})"
         )
         return rep
-    return experiments.reproduce(exp, seeds=seeds, after_runs=start_next, **common)
+    return reproduction.reproduce(exp, seeds=seeds, after_runs=start_next, **common)
 
 
 def _mode(
@@ -362,7 +362,7 @@ def _mode(
 
 
 def _has_magnitudes(name: str) -> bool:
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.reproduction.magnitudes import DECLARED
 
     return bool(DECLARED.get(name))
 
@@ -377,11 +377,11 @@ def _chosen(
 ) -> list[Experiment]:
     """The experiments ``name`` names (``all``: every one; with ``--sender``, those that do
     not choose their own senders), once the seed options are consistent."""
-    from qoslab import experiments
+    from qoslab import reproduction
 
     if name is None:
         raise ValueError("name an experiment (qoslab reproduce --list shows them)")
-    exps = experiments.available() if name == "all" else [experiments.get(name)]
+    exps = reproduction.available() if name == "all" else [reproduction.get(name)]
     if sender is not None and name == "all":
         exps = [e for e in exps if not e.own_senders]
     if seeds is not None and seeds < 1:
@@ -393,7 +393,7 @@ def _chosen(
             "--max-seeds goes with sequential seeds (a full run without --seeds, or --sequential)"
         )
     if warmup is not None:
-        from qoslab.experiments.warmup_window import check as check_warmup
+        from qoslab.reproduction.warmup_window import check as check_warmup
 
         if name == "all":
             raise ValueError("--warmup applies to one experiment whose measurement window is ours: name it")
@@ -404,7 +404,7 @@ def _chosen(
 def _compute_all(exps: list[Experiment], store: Path | None, ex: Executor, quiet: bool, **kw: Any) -> None:
     """Every experiment's runs in one sweep, longest first (:mod:`qoslab.runs.schedule`): no core
     idles at the end of one experiment while the next waits; each reproduction then reuses them."""
-    from qoslab.experiments.planning import compute_all
+    from qoslab.reproduction.planning import compute_all
     from qoslab.store import Store
 
     with _Errors(resumable=True):

@@ -1,6 +1,6 @@
 """Runs computed ahead, while the coordinator's thread does something else.
 
-A sequential reproduction (:mod:`qoslab.experiments.sequential_run`) analyses each look in
+A sequential reproduction (:mod:`qoslab.reproduction.sequential_run`) analyses each look in
 the coordinator, on one core, while the pool would wait for the next look, whose sweeps the
 analysis decides. :class:`Prefetch` computes a guess of those runs meanwhile: a sweep of
 ``specs`` (:func:`~qoslab.runs.sweep.run_sweep`) in a background thread, on its own

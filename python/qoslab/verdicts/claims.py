@@ -5,32 +5,30 @@ the study's analysis tests its sign (direction, threshold and margin, the paper'
 beside ours, the unit), its parts (:class:`Part`: each part's direction, the paper's magnitude
 with its source, the metric's kind, its precondition and the readings the text supports) and the
 sweeps its verdict records rest on. A study declares its claims in one module
-(``qoslab.experiments.<study>_claims``) with :func:`declare`; its analysis makes every verdict
+(``qoslab.studies.<study>.claims``) with :func:`declare`; its analysis makes every verdict
 from those objects (:meth:`PaperClaim.one_sample`, :meth:`PaperClaim.paired`,
 :meth:`PaperClaim.at`), so the words a record carries are the object's, never retyped.
 
 :class:`Registry` holds the declared studies and derives what the rules and the sequential
 design read: the :class:`~qoslab.verdicts.core.Magnitude` declarations of a study
-(``qoslab.experiments.magnitudes.DECLARED``) and the sweeps each claim rests on
-(``qoslab.experiments.rests_on.RESTS_ON``). It refuses a claim declared twice (the same words at
+(``qoslab.reproduction.magnitudes.DECLARED``) and the sweeps each claim rests on
+(``qoslab.reproduction.rests_on.RESTS_ON``). It refuses a claim declared twice (the same words at
 the same place, in one study or two) and finds the object a record was made from by its exact
 words, place and part (:meth:`Registry.part_of`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
 from qoslab.stats import Estimate, Paired
-from qoslab.verdicts.core import Claim, Direction, Magnitude, Primary, Verdict
-from qoslab.verdicts.intervals import MetricKind
+from qoslab.verdicts.core import Claim, Direction, Magnitude, Quantity, Verdict
 
-#: the source of a magnitude that halves a single run's effect (``experiments/magnitudes.py``)
+#: the source of a magnitude that halves a single run's effect (``reproduction/magnitudes.py``)
 HALF = "half the effect of the paper's single run"
 #: the source of a magnitude the paper gives no number for
 DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no number"
@@ -47,31 +45,16 @@ class Verdicts(Protocol):
 
 
 @dataclass(frozen=True)
-class Part:
+class Part(Quantity):
     """One part of a paper's claim (a claim with one part has one, named ""), as a quantity: the
-    fields of :class:`~qoslab.verdicts.core.Magnitude` (see there) without the text that found
-    a declaration by substring. ``name``: the part's name (the records' ``part``); ``place``:
-    where the part's records are, when that is not the claim's place (a part per flow count or
-    unit); ``borrow``: the claim on whose records this part is tested (its copies carry that
-    claim's place)."""
+    fields of :class:`~qoslab.verdicts.core.Quantity` (see there), and ``name``: the part's name
+    (the records' ``part``); ``place``: where the part's records are, when that is not the
+    claim's place (a part per flow count or unit); ``borrow``: the claim on whose records this
+    part is tested (its copies carry that claim's place)."""
 
-    direction: Direction
-    paper: str
-    why: str
-    threshold: float = 0.0
-    margin: float = 0.0
-    low: float = -math.inf
-    high: float = math.inf
-    resolution: float = 1e-9
     name: str = ""
     place: str = ""
     borrow: PaperClaim | None = None
-    from_next_run: bool = False
-    kind: MetricKind = "continuous"
-    grid: float = 0.0
-    precondition: str = ""
-    precondition_fixed: bool = False
-    primary: Primary | None = None
 
 
 @dataclass(frozen=True)
@@ -155,24 +138,11 @@ class PaperClaim:
         section the part's whole place)."""
         return tuple(
             Magnitude(
-                self.words,
-                p.direction,
-                p.paper,
-                p.why,
-                threshold=p.threshold,
-                margin=p.margin,
-                low=p.low,
-                high=p.high,
-                resolution=p.resolution,
+                **{f.name: getattr(p, f.name) for f in fields(Quantity)},
+                match=self.words,
                 section=self.place_of(p),
                 part=p.name,
                 borrow=p.borrow.words if p.borrow is not None else "",
-                from_next_run=p.from_next_run,
-                kind=p.kind,
-                grid=p.grid,
-                precondition=p.precondition,
-                precondition_fixed=p.precondition_fixed,
-                primary=p.primary,
             )
             for p in self.parts
         )

@@ -4,7 +4,7 @@ A verdict is decided from a test, never by hand. :func:`decide` places an interv
 claim's quantity (fit to its metric kind: :mod:`qoslab.verdicts.intervals`) against the claim's
 direction (``threshold`` and ``margin``: the null side) and against the paper's magnitude (a
 range, or a smallest effect that would count, declared per claim in
-``qoslab.experiments.magnitudes``):
+``qoslab.reproduction.magnitudes``):
 
 - ``reproduces``: the interval lies inside the paper's range (beyond the smallest effect);
 - ``weaker than claimed``: a real effect of the claimed sign, smaller than claimed: the interval
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import MISSING, asdict, dataclass, replace
+from dataclasses import KW_ONLY, MISSING, asdict, dataclass, replace
 from typing import Any, Literal
 
 from qoslab.stats import Estimate, Paired, one_sample_p
@@ -301,15 +301,16 @@ class Primary:
 
 
 @dataclass(frozen=True)
-class Magnitude:
-    """What the paper claims, as a quantity, for one claim (or one part of a compound claim).
+class Quantity:
+    """What the paper claims, as a quantity, for one claim (or one part of a compound claim):
+    the fields a study declares for a claim's part (:class:`qoslab.verdicts.claims.Part`) and
+    the rules read (:class:`Magnitude`), declared here once.
 
-    ``match`` (and ``section``, when several claims share words) find the claim's records by
-    substring. ``direction``/``threshold``/``margin``: the direction of the claim and the margin
-    inside which a difference counts as none. ``low``/``high``: the paper's magnitude in the
-    record's effect units (an open end is infinite). ``paper``: the magnitude in words, and
-    ``why``: where it comes from in the paper (its tables, figures or text) and how it was turned
-    into the range. ``kind`` and ``grid``: the metric's kind and its grid step (see
+    ``direction``/``threshold``/``margin``: the direction of the claim and the margin inside
+    which a difference counts as none. ``low``/``high``: the paper's magnitude in the record's
+    effect units (an open end is infinite). ``paper``: the magnitude in words, and ``why``:
+    where it comes from in the paper (its tables, figures or text) and how it was turned into
+    the range. ``kind`` and ``grid``: the metric's kind and its grid step (see
     :mod:`qoslab.verdicts.intervals`), which choose the interval. ``precondition``: a condition
     without which the claim cannot be tested in a run, declared here in words and evaluated on
     the runs by the experiment (the record's ``precondition_met``); absent, the record is ``not
@@ -317,12 +318,9 @@ class Magnitude:
     (the same in every seed), so more seeds cannot bring it; otherwise (a condition met "in some
     seed") a record lacking it is judged again at every sequential look.
     ``primary``: the readings the text supports. ``resolution``: kept for the
-    declarations' units (the smallest difference the metric resolves).
-    ``part``: the part of a compound claim; ``borrow``: for a part tested on another claim's
-    records (the text ``match`` of that claim); ``from_next_run``: a part whose records only runs
-    from this version on write."""
+    declarations' units (the smallest difference the metric resolves). ``from_next_run``: a
+    part whose records only runs from this version on write."""
 
-    match: str
     direction: Direction
     paper: str
     why: str
@@ -331,9 +329,6 @@ class Magnitude:
     low: float = -math.inf
     high: float = math.inf
     resolution: float = 1e-9
-    section: str = ""
-    part: str = ""
-    borrow: str = ""
     #: a part whose records runs write from this version on (the committed files predate it)
     from_next_run: bool = False
     kind: MetricKind = "continuous"
@@ -341,6 +336,21 @@ class Magnitude:
     precondition: str = ""
     precondition_fixed: bool = False
     primary: Primary | None = None
+
+
+@dataclass(frozen=True)
+class Magnitude(Quantity):
+    """A :class:`Quantity` as the rules read it, with where its records are: ``match`` (and
+    ``section``, when several claims share words) find the claim's records (the claim's whole
+    words and the part's whole place, :meth:`qoslab.verdicts.claims.PaperClaim.magnitudes`).
+    ``part``: the part of a compound claim; ``borrow``: for a part tested on another claim's
+    records (the words of that claim)."""
+
+    _: KW_ONLY
+    match: str
+    section: str = ""
+    part: str = ""
+    borrow: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

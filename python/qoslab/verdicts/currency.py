@@ -8,11 +8,11 @@ A verdicts file records, under ``fingerprint``, what computed it:
   modules that shape a stored run (``runs/simulate.py``, ``runs/tasks.py``, ``scenario.py``).
   :func:`core_fingerprint` computes the same hash from the source tree, without a build, so
   ``check`` can tell whether a committed file was computed by the code in the checkout;
-- ``experiment``: the same hash over the experiment's own module(s) and the shared experiment
-  code (``base.py``, ``runner.py``, ``topologies.py``, ``stats.py``); None for files computed
-  before this was recorded;
+- ``experiment``: the same hash over the study's package (``studies/NAME/``), the modules of
+  other studies and of the reproduction machinery it imports, and ``stats.py``
+  (:func:`experiment_files`); None for files computed before this was recorded;
 - ``rules``: the same hash over the decision rules and the declared magnitudes
-  (``verdicts/core.py``, ``verdicts/rules.py``, ``experiments/magnitudes.py``).
+  (``verdicts/core.py``, ``verdicts/rules.py``, ``reproduction/magnitudes.py``).
 
 ``check`` sorts what it finds into *problems* (a malformed or missing file, a file without
 fingerprints or decided under other rules, a literal placeholder left in ``docs/``): exit 1,
@@ -84,38 +84,55 @@ def _fingerprinted_modules(py: Path) -> list[str]:
     return re.findall(r'"((?:\w+/)*\w+\.py)"', (py / "build.rs").read_text())
 
 
-_SHARED = ("base.py", "planning.py", "runner.py", "topologies.py")
+#: Modules no study's fingerprint follows into: the claims registry (its magnitudes are the rules'
+#: fingerprint's, :func:`rules_fingerprint`, and it imports every study's claims) and the list of
+#: studies (adding a study changes no other study's code).
+_NOT_FOLLOWED = ("reproduction/magnitudes.py", "studies/__init__.py")
 
 
-#: Experiment-package modules hashed elsewhere: the verdict rules' (:func:`rules_fingerprint`).
-_RULES_OWN = ("magnitudes.py",)
+def _module_file(module: str) -> Path | None:
+    """The file of a ``qoslab.studies``/``qoslab.reproduction`` module or package, else None."""
+    parts = module.split(".")
+    if parts[0] != "qoslab" or len(parts) < 2 or parts[1] not in ("studies", "reproduction"):
+        return None
+    base = PKG.joinpath(*parts[1:])
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.exists():
+            return p
+    return None
 
 
-def _experiment_imports(path: Path) -> set[str]:
-    """The file names of the ``qoslab.experiments`` modules that ``path`` imports."""
-    found: set[str] = set()
+def _study_imports(path: Path) -> set[Path]:
+    """The files of the ``qoslab.studies`` and ``qoslab.reproduction`` modules ``path`` imports
+    (at module level or inside a function): ``from qoslab.reproduction import runner`` is
+    ``reproduction/runner.py``, ``from qoslab.reproduction import Context`` the package's
+    ``__init__.py``."""
+    found: set[Path] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module == "qoslab.experiments":
-            found |= {f"{a.name}.py" for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("qoslab.experiments."):
-            found.add(f"{node.module.split('.')[2]}.py")  # type: ignore[union-attr]
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                f = _module_file(f"{node.module}.{a.name}") or _module_file(node.module)
+                if f is not None:
+                    found.add(f)
+        elif isinstance(node, ast.Import):
+            found |= {f for a in node.names if (f := _module_file(a.name)) is not None}
     return found
 
 
 def experiment_files(name: str) -> list[Path]:
-    """An experiment's own modules (``NAME*.py``), the experiment modules they import (another
-    experiment's topology or paper values: fdd-red builds on red-baseline's), the shared
-    experiment code and the statistics."""
-    exp = PKG / "experiments"
-    own = set(exp.glob(f"{name.replace('-', '_')}*.py"))
-    todo = list(own)
+    """A study's files: its own package's (``studies/NAME/``), then what they import of other
+    studies (fdd-red builds on red-baseline's paper values) and of the reproduction machinery,
+    followed through their imports, and the statistics. An experiment without a package here (a
+    plugin) gets the machinery the runner imports."""
+    own = sorted((PKG / "studies" / name.replace("-", "_")).glob("*.py"))
+    seen = set(own) or {PKG / "reproduction" / "runner.py"}
+    todo = list(seen)
     while todo:
-        for f in _experiment_imports(todo.pop()):
-            p = exp / f
-            if p.exists() and p not in own and f not in _SHARED and f not in _RULES_OWN:
-                own.add(p)
-                todo.append(p)
-    return sorted(own) + [exp / f for f in _SHARED] + [PKG / "stats.py"]
+        for f in _study_imports(todo.pop()):
+            if f not in seen and _relpath(f, PKG) not in _NOT_FOLLOWED:
+                seen.add(f)
+                todo.append(f)
+    return own + sorted(seen - set(own)) + [PKG / "stats.py"]
 
 
 def experiment_fingerprint(name: str) -> str:
@@ -125,16 +142,16 @@ def experiment_fingerprint(name: str) -> str:
 
 def rules_fingerprint() -> str:
     """The hash of the verdict rules and the claims they judge: the rules' modules, the
-    declarations (``experiments/magnitudes.py``) and the modules that declare each study's claims
+    declarations (``reproduction/magnitudes.py``) and the modules that declare each study's claims
     as objects (:class:`qoslab.verdicts.claims.Registry`)."""
-    from qoslab.experiments.magnitudes import REGISTRY
+    from qoslab.reproduction.magnitudes import REGISTRY
 
     files = [
         PKG / "verdicts" / "core.py",
         PKG / "verdicts" / "rules.py",
         PKG / "verdicts" / "intervals.py",
         PKG / "verdicts" / "claims.py",
-        PKG / "experiments" / "magnitudes.py",
+        PKG / "reproduction" / "magnitudes.py",
         *REGISTRY.files,
     ]
     return _fnv(files, PKG)

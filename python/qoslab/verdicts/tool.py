@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from qoslab import studies
 from qoslab.verdicts.audit import records_digest
 from qoslab.verdicts.currency import (
     FULL_SENDERS,
@@ -94,11 +95,11 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
 
 
 def declared(experiment: str) -> Any:
-    from qoslab.experiments.magnitudes import DECLARED
+    from qoslab.reproduction.magnitudes import DECLARED
 
     if experiment not in DECLARED:
         raise ValueError(
-            f"experiment {experiment!r}: no claims declared (qoslab.experiments.magnitudes.REGISTRY)"
+            f"experiment {experiment!r}: no claims declared (qoslab.reproduction.magnitudes.REGISTRY)"
         )
     return DECLARED[experiment]
 
@@ -120,7 +121,7 @@ def _backfilled(experiment: str, records: list[dict[str, Any]]) -> list[dict[str
     import importlib
 
     try:
-        mod = importlib.import_module(f"qoslab.experiments.{experiment.replace('-', '_')}")
+        mod = importlib.import_module(studies.module(experiment))
     except ImportError:
         return records
     fill = getattr(mod, "precondition_of", None)

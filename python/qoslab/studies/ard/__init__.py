@@ -1,0 +1,1 @@
+"""``ard``: Hur's ARM and ARD aggregate edge markers against RIO alone."""

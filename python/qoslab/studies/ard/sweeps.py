@@ -1,0 +1,199 @@
+"""The figures of ``ard``'s sensitivity and RTT-spread sweeps (:mod:`qoslab.studies.ard.study`): how
+Table 1's index moves with the choices the paper leaves open, and the Jain index and utilisation
+against the RTT spread for each flow count; with the number formats the experiment's tables share."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from qoslab.report.figures import Line, Panel, Ref, estimates_line, panels
+from qoslab.reproduction.runner import Context, select
+from qoslab.stats import estimate
+from qoslab.studies.ard.paper import TABLE1
+from qoslab.studies.ard.topology import SCHEMES
+
+
+def _f0(x: float) -> str:
+    return f"{x:.0f}"
+
+
+def _f1(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _f3(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _f4(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def _sensitivity(ctx: Context) -> None:
+    runs = ctx.runs("sensitivity")
+    left: list[Line] = []
+    right: list[Line] = []
+    base = runs[(runs["window"] == 20) & (runs["drop_order"] == "before_remark")]
+    rows = []
+    for scheme in SCHEMES:
+        xs, ms, hs = [], [], []
+        for c in sorted(base["cbs_pkts"].unique()):
+            e = estimate(select(base, {"scheme": scheme, "cbs_pkts": c})["fairness_index"])
+            li = estimate(select(base, {"scheme": scheme, "cbs_pkts": c})["aggregate_in_bps"])
+            xs.append(c)
+            ms.append(e.mean)
+            hs.append(0 if not np.isfinite(e.ci_high) else e.ci_high - e.mean)
+            rows.append(
+                {
+                    "knob": "host bucket (pkts)",
+                    "value": c,
+                    "scheme": scheme,
+                    "jain": e.fmt(4),
+                    "in_kbps": li.mean / 1e3,
+                }
+            )
+        left.append(Line(xs, ms, scheme.upper(), err=hs))
+    for scheme in SCHEMES:
+        sub = runs[
+            (runs["cbs_pkts"] == 2) & (runs["drop_order"] == "before_remark") & (runs["scheme"] == scheme)
+        ]
+        xs = sorted(sub["window"].unique())
+        es = [estimate(sub[sub["window"] == w]["fairness_index"]) for w in xs]
+        right.append(estimates_line(xs, es, label=scheme.upper()))
+        for w, e in zip(xs, es, strict=True):
+            if w != 20:
+                rows.append(
+                    {
+                        "knob": "TCP window cap",
+                        "value": w,
+                        "scheme": scheme,
+                        "jain": e.fmt(4),
+                        "in_kbps": float("nan"),
+                    }
+                )
+    paper_rio = Ref(TABLE1[(4, "rio")], f"paper, RIO alone ({TABLE1[(4, 'rio')]})")
+    fig = panels(
+        [
+            Panel(
+                left,
+                title="host marker bucket depth (TCP window cap 20 packets)",
+                xlabel="bucket depth (packets)",
+                ylabel="Jain's index (4 flows)",
+                refs=[paper_rio],
+            ),
+            Panel(
+                right,
+                title="TCP window cap (host bucket 2 packets)",
+                xlabel="window cap (packets)",
+                ylabel="Jain's index (4 flows)",
+                refs=[paper_rio],
+                logx=True,
+            ),
+        ],
+        title="Sensitivity of Table 1 (4 flows) to the host bucket depth and TCP's window cap",
+    )
+    for order in ("before_remark", "among_remarked"):
+        sub = runs[
+            (runs["cbs_pkts"] == 2)
+            & (runs["window"] == 20)
+            & (runs["scheme"] == "ard")
+            & (runs["drop_order"] == order)
+        ]
+        e = estimate(sub["fairness_index"])
+        rows.append(
+            {
+                "knob": "ARD drop order",
+                "value": order,
+                "scheme": "ard",
+                "jain": e.fmt(4),
+                "in_kbps": estimate(sub["aggregate_in_bps"]).mean / 1e3,
+            }
+        )
+    ctx.figure(
+        "sensitivity",
+        fig,
+        title="Sensitivity of Table 1 (4 flows) to the host bucket depth and TCP's window cap",
+        sweeps=["sensitivity"],
+        caption="Mean ± 95 % CI over seeds. The dotted line is the paper's RIO-only index.",
+    )
+    ctx.table(
+        "sensitivity",
+        pd.DataFrame(rows),
+        title="Sensitivity: Jain's index (4 flows) against the choices the paper leaves open",
+        columns={
+            "knob": "choice",
+            "value": "value",
+            "scheme": "scheme",
+            "jain": "Jain (mean ± CI)",
+            "in_kbps": "aggregate IN kbps",
+        },
+        formats={"in_kbps": _f0},
+    )
+
+
+def _sweep(ctx: Context) -> None:
+    runs = ctx.runs("sweep")
+    flows = sorted(runs["n"].unique())
+    jain = [Panel(title=f"{n} flows", ylabel="Jain's index") for n in flows]
+    util = [
+        Panel(
+            title=f"{n} flows",
+            xlabel="largest / smallest RTT",
+            ylabel="bottleneck utilisation",
+            ylim=(0.95, 1.002),
+        )
+        for n in flows
+    ]
+    rows = []
+    for k, n in enumerate(flows):
+        for scheme in SCHEMES:
+            sub = runs[(runs["n"] == n) & (runs["scheme"] == scheme)]
+            xs = sorted(sub["rtt_ratio"].unique())
+            ej = [estimate(sub[sub["rtt_ratio"] == r]["fairness_index"]) for r in xs]
+            eu = [estimate(sub[sub["rtt_ratio"] == r]["utilization"]) for r in xs]
+            for r, a, b in zip(xs, ej, eu, strict=True):
+                rows.append(
+                    {
+                        "flows": n,
+                        "rtt_ratio": r,
+                        "scheme": scheme,
+                        "jain_mean": a.mean,
+                        "jain": a.fmt(4),
+                        "utilization": b.mean,
+                    }
+                )
+            jain[k].lines.append(estimates_line(xs, ej, label=scheme.upper()))
+            util[k].lines.append(estimates_line(xs, eu, label=scheme.upper()))
+    fig = panels(
+        [jain, util],
+        title="Where ARM and ARD help: Jain's index (top) and bottleneck utilisation (bottom) "
+        "against the RTT spread, by number of flows",
+        panel_size=(3.8, 3.0),
+    )
+    df = pd.DataFrame(rows)
+    piv = df.pivot_table(index=["flows", "rtt_ratio"], columns="scheme", values="jain_mean").reset_index()
+    piv["ARM − RIO"] = piv["arm"] - piv["rio"]
+    piv["ARD − RIO"] = piv["ard"] - piv["rio"]
+    util_piv = df.pivot_table(
+        index=["flows", "rtt_ratio"], columns="scheme", values="utilization"
+    ).reset_index()
+    piv = piv.merge(
+        util_piv.rename(columns={s: f"util {s.upper()}" for s in SCHEMES}), on=["flows", "rtt_ratio"]
+    )
+    ctx.figure(
+        "sweep-rtt-flows",
+        fig,
+        title="Where ARM and ARD help: Jain's index and utilisation against RTT spread and flow count",
+        sweeps=["sweep"],
+        caption="Mean ± 95 % CI over seeds.",
+    )
+    ctx.table(
+        "sweep-rtt-flows",
+        piv,
+        title="Jain's index by RTT ratio and number of flows (means; differences to RIO alone)",
+        formats={
+            **{c: _f4 for c in ("rio", "arm", "ard", "ARM − RIO", "ARD − RIO")},
+            **{f"util {s.upper()}": _f4 for s in SCHEMES},
+        },
+    )

@@ -1,0 +1,1 @@
+"""``modern-aqm``: the five studies' AF mechanisms beside the AQMs deployed today."""

@@ -1,0 +1,1 @@
+"""``probe-marker``: the adaptive probe marker of Neglia, Bianchi, Saitta and Lombardo."""

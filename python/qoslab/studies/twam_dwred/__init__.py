@@ -1,0 +1,1 @@
+"""``twam-dwred``: the TCP-Window-Aware Marker and Dynamic WRED (Bouras & Sevasti)."""
