@@ -111,7 +111,7 @@ WARMUP_COLUMNS = {"queue": {"time_s", "queue", "queue_packets"}, "flow": {"time_
 def stored_form(queue: pd.DataFrame, flow: pd.DataFrame, bottleneck: str) -> dict[str, Any]:
     """What a worker stores of a run's warm-up (in the run's summary, ``warmup``): the
     bottleneck's label, its samples and :func:`run_warmup`'s times, None for NaN (the summary is
-    JSON). :func:`qoslab.experiments.warmup_window.stored_warmups` reads it back instead of the
+    JSON). :func:`qoslab.reproduction.warmup_window.stored_warmups` reads it back instead of the
     run's series: the same numbers from the same series, computed while they are in memory."""
     w = run_warmup(queue, flow, bottleneck)
     return {
