@@ -143,7 +143,7 @@ test: build ns2 ns3 emu-deps slurm-deps
 	$(PY) -m mypy.stubtest qoslab._core --mypy-config-file pyproject.toml --allowlist tools/stubtest-allowlist.txt
 	$(MAKE) -s fuzz-smoke
 	$(PY) -m qoslab.verdicts check --allow-stale
-	$(VENV)/bin/pytest -q -n 3 --dist loadfile --no-loadscope-reorder
+	$(VENV)/bin/pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=25
 
 bench: build ns2 ns3
 	$(VENV)/bin/qoslab bench

@@ -321,7 +321,7 @@ def _validation_cell(col: tuple[str, str], val: dict[str, Validation]) -> str:
 def _kernel_summary(val: dict[str, Validation]) -> list[str]:
     out = [
         "Each sender model against the Linux kernel on the grid of "
-        f"[{VALIDATION_PAGE}](../validation/linux.md) (issue 54): the targets that hold over the grid's "
+        f"[{VALIDATION_PAGE}](../validation/linux.md): the targets that hold over the grid's "
         "points where a flow runs that kernel module (`sack` runs as the kernel's `reno`), and the "
         "failing ones; the simulated side with the testbed's measured timing noise on every hop, "
         "and with exact timing.",

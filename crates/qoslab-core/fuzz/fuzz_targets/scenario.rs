@@ -6,6 +6,10 @@
 //! model needs) is a crash too: the run's stall bound is lowered here so that it shows within
 //! the input's time, and libFuzzer's `-timeout` (`make fuzz-smoke`) is the watchdog for any
 //! other hang. `make fuzz` runs it from the project's scenarios; `make test` for a bounded time.
+//! The time series a run records are bounded as the run budget bounds them
+//! (`qoslab.runs.budget`: intervals × (flows + 2 links + 2 conditioners) rows): an input whose
+//! 20 ms would record more than [`MAX_SERIES_ROWS`] rows (a `measurement.interval` of 1 ns) is
+//! refused there before it runs, and skipped here.
 //!
 //! Besides libFuzzer's byte mutations, the mutator applies the format's own operators
 //! ([`mutate_scenario`]): `[tcp]` keys (`flavour`, `variant`, the RTO and delayed-ACK
@@ -19,6 +23,10 @@ use qoslab_core::{Scenario, Simulation};
 
 /// Events an input's run may take (its work bound; simulated time is bounded too).
 const MAX_EVENTS: u64 = 1 << 21;
+
+/// Time-series rows an input's run may record (the run budget refuses a scenario whose series
+/// would not fit its memory; this is a test machine's share).
+const MAX_SERIES_ROWS: u64 = 1 << 21;
 
 /// Events at one instant that count as a stall here (plus the per-component share the
 /// simulation's own bound has).
@@ -41,11 +49,18 @@ fuzz_target!(|data: &[u8]| {
     if sc.nodes.len() + sc.links.len() + sc.flows.len() > 2_000 {
         return;
     }
+    let horizon = sc.duration_ns.min(20_000_000);
+    let m = &sc.measurement;
+    let intervals = horizon.saturating_sub(m.start_ns) / m.interval_ns.max(1) + 1;
+    let per_interval = (sc.flows.len() + 2 * sc.links.len() + 2 * sc.conditioners.len()) as u64;
+    if intervals.saturating_mul(per_interval) > MAX_SERIES_ROWS {
+        return;
+    }
     let mut sim = Simulation::new(&sc, 1);
     let share = sim.stall_bound() - MAX_EVENTS_AT_ONE_INSTANT;
     sim.set_stall_bound(STALL_EVENTS + share);
     let mut checkpoints = 0u64;
-    sim.run_until_or(sc.duration_ns.min(20_000_000), &mut || {
+    sim.run_until_or(horizon, &mut || {
         checkpoints += 1;
         checkpoints * CHECK_EVERY >= MAX_EVENTS
     });
