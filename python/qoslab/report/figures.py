@@ -264,12 +264,26 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.7", "alpha": 0.9},
         )
     if p.categories is not None:
-        ax.set_xticks(np.arange(len(p.categories)), list(p.categories), fontsize=8)
+        cats = list(p.categories)
+        # many or long category names would run into one another level: slant them
+        slant = len(cats) > 4 and max(len(c) for c in cats) * len(cats) > 45
+        ax.set_xticks(np.arange(len(cats)), cats, fontsize=8)
+        if slant:
+            ax.tick_params(axis="x", labelrotation=30)
+            for t in ax.get_xticklabels():
+                t.set_horizontalalignment("right")
+                t.set_rotation_mode("anchor")
     if p.ycategories is not None:
         ax.set_yticks(np.arange(len(p.ycategories)), list(p.ycategories), fontsize=7)
         ax.invert_yaxis()
     if p.logx:
+        from matplotlib.ticker import FuncFormatter, NullFormatter
+
         ax.set_xscale("log")
+        # plain numbers at the major ticks and no minor labels: matplotlib's default for a
+        # short log range labels minor ticks "3×10¹4×10¹", run together
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     if p.xticks is not None:
         ax.set_xticks(list(p.xticks), [f"{t:g}" for t in p.xticks])
         ax.minorticks_off()
