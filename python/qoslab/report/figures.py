@@ -221,6 +221,33 @@ def _xerr(ln: Line, bounds: Bounds | None) -> np.ndarray | None:
     return out
 
 
+#: Where an annotation goes beside its point (offset points), tried in turn until its text keeps
+#: clear of the ones already placed.
+_ANNOTATION_OFFSETS = ((4, 4), (4, -11), (-12, 4), (-12, -11), (4, 14), (4, -21))
+
+
+def _annotate(ax: Axes, notes: Sequence[tuple[float, float, str]]) -> None:
+    """Writes each note beside its point, at the first offset whose label box (estimated from
+    the text's length at 7 pt) overlaps no label already written: two curves' points at one
+    place no longer print their numbers on top of one another ("4 4")."""
+    placed: list[tuple[float, float, float, float]] = []
+    scale = ax.figure.dpi / 72.0
+    for x, y, text in notes:
+        px, py = ax.transData.transform((x, y))
+        w, h = (4.3 * len(text) + 2) * scale, 9 * scale
+        offset = _ANNOTATION_OFFSETS[0]
+        for dx, dy in _ANNOTATION_OFFSETS:
+            box = (px + dx * scale, py + dy * scale, w, h)
+            if not any(
+                abs(box[0] - b[0]) < max(box[2], b[2]) and abs(box[1] - b[1]) < max(box[3], b[3])
+                for b in placed
+            ):
+                offset = (dx, dy)
+                break
+        placed.append((px + offset[0] * scale, py + offset[1] * scale, w, h))
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=offset, fontsize=7)
+
+
 def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None:
     if p.empty:
         ax.set_axis_off()
@@ -250,8 +277,7 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
     for r in p.refs:
         line = ax.axvline if r.axis == "x" else ax.axhline
         line(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
-    for x, y, text in p.annotations:
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    _annotate(ax, p.annotations)
     if p.note:
         ax.text(
             0.02,
