@@ -14,6 +14,7 @@ from qoslab.stats import estimate
 from qoslab.studies.rio_plus_o.paper import (
     ALL_KINDS,
     FIG7_PAPER,
+    FIG8_PAPER,
     FIG9_PAPER_RIO,
     GRANULARITY,
     KINDS,
@@ -119,9 +120,20 @@ def _fig7(ctx: Context) -> None:
                     Ref(
                         20 * sub / 100 / 4,
                         f"profile, {sub} %" if first else "_nolegend_",
-                        {"color": color, "lw": 0.8},
+                        {"color": color, "lw": 0.8, "ls": "-", "alpha": 0.6},
                     )
                 )
+                # the paper's text: the BE count up to which the AS flows keep their profile
+                for kind, label in KINDS.items():
+                    be = FIG7_PAPER[(sub, kind)]
+                    refs.append(
+                        Ref(
+                            be,
+                            f"paper, {label} {sub} %: {be:g} BE flows" if first else "_nolegend_",
+                            {"color": color, "ls": "-." if kind == "rio" else ":", "lw": 1.0},
+                            axis="x",
+                        )
+                    )
             row.append(
                 Panel(
                     lines,
@@ -143,7 +155,9 @@ def _fig7(ctx: Context) -> None:
         title="Fig. 7: AS throughput vs number of BE flows",
         sweeps=["fig7"],
         caption="Mean of the four AS flows' throughput, mean over seeds with 95 % CIs; solid: RI+O, "
-        "dashed: RIO. Rows: bucket settings; columns: w_q.",
+        "dashed: RIO; thin horizontal lines: the profiles. Vertical lines: the BE count up to which the "
+        "paper's text says the AS flows keep their profile (dash-dotted RIO, dotted RI+O). "
+        "Rows: bucket settings; columns: w_q.",
     )
     df = pd.DataFrame(rows)
     df["version"] = ctx.version
@@ -185,6 +199,17 @@ def _fig8_limits(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _fig8_paper(prof: float) -> list[Ref]:
+    """The paper's Fig. 8 limits for profile ``prof`` (Mbps) as vertical lines (FIG8_PAPER)."""
+    out = []
+    for kind, label in KINDS.items():
+        level = FIG8_PAPER.get((prof, kind))
+        if level is not None:
+            style = {"color": "tab:green" if kind == "rio_plus_o" else "tab:blue", "ls": ":", "lw": 1.2}
+            out.append(Ref(level, f"paper, {label}: met up to {level:g} %", style, axis="x"))
+    return out
+
+
 def _fig8(ctx: Context) -> None:
     st = ctx.stats("fig8", ["as_mean_throughput_bps"])
     settings = list(dict.fromkeys(st["setting"]))
@@ -211,7 +236,7 @@ def _fig8(ctx: Context) -> None:
                 title=f"{prof:g} Mbps profiles, {setting}, w_q {w_q:g}",
                 xlabel="subscription (%)",
                 ylabel="mean AS throughput (Mbps)",
-                refs=[Ref(prof, "profile", {"color": "red"})],
+                refs=[Ref(prof, "profile", {"color": "red"}), *_fig8_paper(prof)],
             )
             for prof in profs
         ]
@@ -228,7 +253,8 @@ def _fig8(ctx: Context) -> None:
         fig,
         title="Fig. 8: throughput vs subscription level",
         sweeps=["fig8"],
-        caption="Mean over seeds with 95 % CIs. Paper: 1 Mbps met up to 60 % (RIO) / 80 % (RI+O); "
+        caption="Mean over seeds with 95 % CIs; vertical lines: the paper's text, the subscription "
+        "level up to which each scheme keeps the profile. Paper: 1 Mbps met up to 60 % (RIO) / 80 % (RI+O); "
         "2 Mbps never met by RIO, up to 60 % by RI+O; 0.5 Mbps always met by both. Settings: stated = "
         "buckets of 9.5 s of profile (Table I's ratio), bucket4k = 1/80 of that; window not limiting.",
     )
