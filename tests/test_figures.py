@@ -268,3 +268,13 @@ def test_many_long_category_labels_are_slanted_apart() -> None:
     angle = np.deg2rad(labels[0].get_rotation())
     height = max(t.get_fontsize() for t in labels) * fig.dpi / 72
     assert angle > 0 and spacing * np.sin(angle) > height, (spacing, angle, height)
+
+
+def test_a_panel_title_keeps_a_short_bracketed_part_whole() -> None:
+    # many bracketed parts: at any width one of them would straddle a plain wrap's line break
+    title = "homogeneous RTTs " + " ".join(f"Jain {i} (paper 0.9{i})" for i in range(10))
+    fig = panels([Panel([Line([0, 1], [0, 1], "a")], title=title), Panel([], title=title)], title="t")
+    wrapped = fig.axes[0].get_title()
+    assert "\n" in wrapped  # two panels in a row: the title does not fit on one line
+    assert all(line.count("(") == line.count(")") for line in wrapped.split("\n")), wrapped
+    assert wrapped.replace("\n", " ") == title

@@ -131,7 +131,15 @@ class Panel:
 
 
 def _wrap(text: str, width: int) -> str:
-    return "\n".join(textwrap.wrap(text, width)) if text else ""
+    """``text`` on lines of about ``width`` characters, a short bracketed part ("(paper 0.967)")
+    kept whole on one line rather than broken after its opening bracket."""
+    if not text:
+        return ""
+    glue = "\u2060"  # stands for a space inside a short bracketed part while wrapping
+    short = re.compile(rf"\([^()]{{1,{max(width // 2, 1)}}}\)")
+    kept = short.sub(lambda m: m.group(0).replace(" ", glue), text)
+    lines = textwrap.wrap(kept, width, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(line.replace(glue, " ") for line in lines)
 
 
 #: More series than this in a figure get a sequential colormap instead of the colour cycle
