@@ -202,7 +202,7 @@ def _sweep(ctx: Context) -> None:
         caption=(
             "Mean ± 95 % CI over seeds; the RTT ratio on a log axis. The bottleneck utilisation, "
             f"between {df['utilization'].min():.4f} and {df['utilization'].max():.4f} at every point, "
-            "is in the table below."
+            "is in the reproduction's `sweep-rtt-flows.md` table."
         ),
     )
     ctx.table(
