@@ -243,8 +243,8 @@ def test_a_short_log_axis_prints_plain_tick_labels_not_run_together() -> None:
 
 def test_annotations_at_one_point_do_not_overlap() -> None:
     # two curves with a point at the same place, each annotated with its threshold ("4 4")
-    notes = [(1.0, 1.0, "4"), (1.0, 1.0, "4"), (2.0, 2.0, "10"), (2.02, 2.0, "10")]
-    fig = panels([Panel([Line([1, 2], [1, 2], "a")], annotations=notes)], title="t")
+    notes = [(50.0, 10.0, "4"), (50.0, 10.0, "4"), (57.0, 11.0, "2"), (57.3, 11.0, "2")]
+    fig = panels([Panel([Line([45, 57, 75], [0, 11, 200], "a")], annotations=notes)], title="t")
     r = _drawn(fig)
     boxes = [t.get_window_extent(r) for t in fig.axes[0].texts]
     assert len(boxes) == 4

@@ -285,7 +285,6 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
     for r in p.refs:
         line = ax.axvline if r.axis == "x" else ax.axhline
         line(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
-    _annotate(ax, p.annotations)
     if p.note:
         ax.text(
             0.02,
@@ -327,6 +326,9 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
         ax.set_yscale(p.yscale)
     if p.ylim is not None:
         ax.set_ylim(*p.ylim)
+    if p.annotations:
+        ax.autoscale_view()  # the limits the points will be drawn at, before placing the notes
+        _annotate(ax, p.annotations)
     ax.set_title(_wrap(p.title, title_width), fontsize=9)
     # how the bars were made, under the x label: "95 % CI: Student t, clipped to [0, 1]"
     if CLIPPED in methods:  # the clip is a no-op for the others
