@@ -191,6 +191,7 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
                 ylabel="ratio",
                 categories=mechs,
                 refs=[Ref(1.0, "contract", {"color": "red", "ls": "--", "lw": 1.0})],
+                bounds=(0.0, None),
             ),
             Panel(
                 group("queue_delay_mean_s", 1e-3),
