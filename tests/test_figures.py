@@ -221,3 +221,60 @@ def test_a_title_naming_another_quantity_does_not_bound_the_axis() -> None:
     # declared bounds that the means lie outside are not this quantity's: no clipping either
     wrong = panels([Panel([Line([0], [193.0], "x", err=[5.0])], ylabel="kb/s", bounds=(0.0, 1.0))], title="t")
     assert _bars(wrong.axes[0]) == [(188.0, 198.0)]
+
+
+def _drawn(fig):  # noqa: ANN001, ANN202
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def test_a_short_log_axis_prints_plain_tick_labels_not_run_together() -> None:
+    # 20-80 on a log axis: matplotlib's default labels the minor ticks "3×10¹", "4×10¹", ...
+    fig = panels([Panel([Line([20, 40, 80], [0.9, 0.95, 0.97], "a")], logx=True)], title="t")
+    _drawn(fig)
+    ax = fig.axes[0]
+    shown = [t.get_text() for t in ax.get_xticklabels(which="both") if t.get_visible() and t.get_text()]
+    assert not any("10^" in s or "×" in s or "times" in s for s in shown), shown
+    assert not [t.get_text() for t in ax.get_xticklabels(minor=True) if t.get_text()]
+
+
+def test_annotations_at_one_point_do_not_overlap() -> None:
+    # two curves with a point at the same place, each annotated with its threshold ("4 4")
+    notes = [(50.0, 10.0, "4"), (50.0, 10.0, "4"), (57.0, 11.0, "2"), (57.3, 11.0, "2")]
+    fig = panels([Panel([Line([45, 57, 75], [0, 11, 200], "a")], annotations=notes)], title="t")
+    r = _drawn(fig)
+    boxes = [t.get_window_extent(r) for t in fig.axes[0].texts]
+    assert len(boxes) == 4
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b), (a, b)
+
+
+def test_many_long_category_labels_are_slanted_apart() -> None:
+    cats = ["droptail", "red", "rio", "rio-plus-o", "fdd-red", "ard", "ef-priority", "codel", "fq_codel"]
+    line = bar_group([("m", [1.0] * len(cats), None)], len(cats))
+    fig = panels([Panel(line, categories=cats)], title="t", panel_size=(5.0, 3.6))
+    r = _drawn(fig)
+    labels = fig.axes[0].get_xticklabels()
+    widths = [t.get_window_extent(r).width for t in labels]
+    centres = fig.axes[0].transData.transform([(i, 0) for i in range(len(cats))])[:, 0]
+    spacing = float(np.min(np.diff(centres)))
+    # level, the longest names would be wider than the room between two ticks ...
+    assert max(widths) > spacing
+    # ... slanted, parallel lines of text keep apart: the gap across them exceeds a line's height
+    angle = np.deg2rad(labels[0].get_rotation())
+    height = max(t.get_fontsize() for t in labels) * fig.dpi / 72
+    assert angle > 0 and spacing * np.sin(angle) > height, (spacing, angle, height)
+
+
+def test_a_panel_title_keeps_a_short_bracketed_part_whole() -> None:
+    # many bracketed parts: at any width one of them would straddle a plain wrap's line break
+    title = "homogeneous RTTs " + " ".join(f"Jain {i} (paper 0.9{i})" for i in range(10))
+    fig = panels([Panel([Line([0, 1], [0, 1], "a")], title=title), Panel([], title=title)], title="t")
+    wrapped = fig.axes[0].get_title()
+    assert "\n" in wrapped  # two panels in a row: the title does not fit on one line
+    assert all(line.count("(") == line.count(")") for line in wrapped.split("\n")), wrapped
+    assert wrapped.replace("\n", " ") == title

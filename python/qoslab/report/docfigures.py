@@ -440,13 +440,18 @@ def _check_manifest(
 # -- today's TCP: the verdicts under each sender ---------------------------------------------------
 
 #: The verdicts in the order and colours of the todays-tcp figure.
+#: Each verdict's colour (Okabe-Ito blue / sky blue / vermillion: told apart with the common
+#: colour-vision deficiencies, not red against green); "not testable here" is hatched, so that it
+#: does not vanish into the white page.
 SHADES = {
-    "reproduces": "#1a9850",
-    "weaker than claimed": "#a6d96a",
-    "inconclusive": "#bdbdbd",
-    "does not reproduce": "#d73027",
-    "not testable here": "#f7f7f7",
+    "reproduces": "#0072B2",
+    "weaker than claimed": "#56B4E9",
+    "inconclusive": "#b0b0b0",
+    "does not reproduce": "#D55E00",
+    "not testable here": "#ffffff",
 }
+#: The hatch of a verdict's block (none for the others).
+HATCHES = {"not testable here": "////"}
 
 
 def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[str, Any]]]:
@@ -467,13 +472,14 @@ def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[
 
 
 def _height(rows: int) -> float:
-    return 1.4 + 0.4 * rows
+    return 1.4 + 0.46 * rows
 
 
 def _claim_label(study: str, claim: str, width: int = 80) -> str:
-    """``study: claim`` on at most two lines of ``width`` characters."""
+    """``study: claim`` on at most three lines of ``width`` characters (the claims' words whole
+    but for the rare longer one)."""
     lines = textwrap.wrap(f"{study}: {claim}", width)
-    return "\n".join(lines[:2]) + ("…" if len(lines) > 2 else "")
+    return "\n".join(lines[:3]) + ("…" if len(lines) > 3 else "")
 
 
 #: The todays-tcp page's two figures (under docs/experiments/img/todays-tcp/).
@@ -505,22 +511,33 @@ def _verdict_grid(studies: dict[str, list[dict[str, Any]]], dst: Path, prov: str
             left = float(j)
             for verdict, colour in SHADES.items():
                 w = 0.9 * recs.count(verdict) / max(len(recs), 1)
-                ax.barh(i, w, left=left, color=colour, edgecolor="#636363", linewidth=0.3, height=0.8)
+                ax.barh(
+                    i,
+                    w,
+                    left=left,
+                    color=colour,
+                    edgecolor="#636363",
+                    linewidth=0.3,
+                    height=0.8,
+                    hatch=HATCHES.get(verdict),
+                )
                 left += w
     ax.axvline(sum(fl == "ns2" for _, fl in cols) - 0.05, color="#252525", linewidth=1.0)
-    ax.set_yticks(range(len(rows)), [_claim_label(st, c) for st, c in rows], fontsize=6.5)
+    ax.set_yticks(range(len(rows)), [_claim_label(st, c) for st, c in rows], fontsize=8)
     labels = [
         "paper's TCP"
         if s == "as published"
         else column_name((s, fl)).replace(", ns2 flavour", "").replace(", ", "\n")
         for s, fl in cols
     ]
-    ax.set_xticks([j + 0.45 for j in range(len(cols))], labels, fontsize=8)
+    ax.set_xticks([j + 0.45 for j in range(len(cols))], labels, fontsize=9)
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xlim(0, len(cols))
-    ax.set_xlabel(xlabel, fontsize=8)
-    handles = [Patch(color=c, label=v) for v, c in SHADES.items()]
-    fig.legend(handles=handles, loc="upper center", ncol=5, fontsize=8, frameon=False)
+    ax.set_xlabel(xlabel, fontsize=9)
+    handles = [
+        Patch(facecolor=c, edgecolor="#636363", hatch=HATCHES.get(v), label=v) for v, c in SHADES.items()
+    ]
+    fig.legend(handles=handles, loc="upper center", ncol=5, fontsize=9, frameon=False)
     h = _height(len(rows))
     bottom = (0.9 + 0.15 * xlabel.count("\n")) / h  # room for the label's lines above the footer
     fig.subplots_adjust(left=0.5 if len(cols) > 4 else 0.58, right=0.99, top=1 - 0.5 / h, bottom=bottom)

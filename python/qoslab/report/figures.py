@@ -131,7 +131,15 @@ class Panel:
 
 
 def _wrap(text: str, width: int) -> str:
-    return "\n".join(textwrap.wrap(text, width)) if text else ""
+    """``text`` on lines of about ``width`` characters, a short bracketed part ("(paper 0.967)")
+    kept whole on one line rather than broken after its opening bracket."""
+    if not text:
+        return ""
+    glue = "\u2060"  # stands for a space inside a short bracketed part while wrapping
+    short = re.compile(rf"\([^()]{{1,{max(width // 2, 1)}}}\)")
+    kept = short.sub(lambda m: m.group(0).replace(" ", glue), text)
+    lines = textwrap.wrap(kept, width, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(line.replace(glue, " ") for line in lines)
 
 
 #: More series than this in a figure get a sequential colormap instead of the colour cycle
@@ -221,6 +229,33 @@ def _xerr(ln: Line, bounds: Bounds | None) -> np.ndarray | None:
     return out
 
 
+#: Where an annotation goes beside its point (offset points), tried in turn until its text keeps
+#: clear of the ones already placed.
+_ANNOTATION_OFFSETS = ((4, 4), (4, -11), (-12, 4), (-12, -11), (4, 14), (4, -21))
+
+
+def _annotate(ax: Axes, notes: Sequence[tuple[float, float, str]]) -> None:
+    """Writes each note beside its point, at the first offset whose label box (estimated from
+    the text's length at 7 pt) overlaps no label already written: two curves' points at one
+    place no longer print their numbers on top of one another ("4 4")."""
+    placed: list[tuple[float, float, float, float]] = []
+    scale = ax.figure.dpi / 72.0
+    for x, y, text in notes:
+        px, py = ax.transData.transform((x, y))
+        w, h = (4.3 * len(text) + 2) * scale, 9 * scale
+        offset = _ANNOTATION_OFFSETS[0]
+        for dx, dy in _ANNOTATION_OFFSETS:
+            box = (px + dx * scale, py + dy * scale, w, h)
+            if not any(
+                abs(box[0] - b[0]) < max(box[2], b[2]) and abs(box[1] - b[1]) < max(box[3], b[3])
+                for b in placed
+            ):
+                offset = (dx, dy)
+                break
+        placed.append((px + offset[0] * scale, py + offset[1] * scale, w, h))
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=offset, fontsize=7)
+
+
 def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None:
     if p.empty:
         ax.set_axis_off()
@@ -250,8 +285,6 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
     for r in p.refs:
         line = ax.axvline if r.axis == "x" else ax.axhline
         line(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
-    for x, y, text in p.annotations:
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     if p.note:
         ax.text(
             0.02,
@@ -264,12 +297,26 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.7", "alpha": 0.9},
         )
     if p.categories is not None:
-        ax.set_xticks(np.arange(len(p.categories)), list(p.categories), fontsize=8)
+        cats = list(p.categories)
+        # many or long category names would run into one another level: slant them
+        slant = len(cats) > 4 and max(len(c) for c in cats) * len(cats) > 45
+        ax.set_xticks(np.arange(len(cats)), cats, fontsize=8)
+        if slant:
+            ax.tick_params(axis="x", labelrotation=30)
+            for t in ax.get_xticklabels():
+                t.set_horizontalalignment("right")
+                t.set_rotation_mode("anchor")
     if p.ycategories is not None:
         ax.set_yticks(np.arange(len(p.ycategories)), list(p.ycategories), fontsize=7)
         ax.invert_yaxis()
     if p.logx:
+        from matplotlib.ticker import FuncFormatter, NullFormatter
+
         ax.set_xscale("log")
+        # plain numbers at the major ticks and no minor labels: matplotlib's default for a
+        # short log range labels minor ticks "3×10¹4×10¹", run together
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     if p.xticks is not None:
         ax.set_xticks(list(p.xticks), [f"{t:g}" for t in p.xticks])
         ax.minorticks_off()
@@ -279,6 +326,9 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
         ax.set_yscale(p.yscale)
     if p.ylim is not None:
         ax.set_ylim(*p.ylim)
+    if p.annotations:
+        ax.autoscale_view()  # the limits the points will be drawn at, before placing the notes
+        _annotate(ax, p.annotations)
     ax.set_title(_wrap(p.title, title_width), fontsize=9)
     # how the bars were made, under the x label: "95 % CI: Student t, clipped to [0, 1]"
     if CLIPPED in methods:  # the clip is a no-op for the others

@@ -1,5 +1,5 @@
 """The ARD experiment's figures drawn from its own runs (:mod:`qoslab.studies.ard.study`): Table 1
-beside the paper's values, and the time series of Figs. 4-7."""
+beside the paper's values, Fig. 8's spreads and aggregates, and the time series of Figs. 4-7."""
 
 from __future__ import annotations
 
@@ -9,12 +9,26 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from qoslab.report.figures import Line, Panel, Ref, grouped, panels
+from qoslab.stats import Estimate, estimate
+from qoslab.studies.ard.claims import NO_DECREASE
 from qoslab.studies.ard.paper import SETTING_TEXT, SETTINGS, STEADY_WINDOW, T_RD, TABLE1, TIMESERIES
 from qoslab.studies.ard.topology import CONTRACT_BPS, FAIR_SHARE_BPS, SCHEMES, rio_queue
 
 if TYPE_CHECKING:
     from qoslab.reproduction.runner import Context
     from qoslab.scenario import Scenario
+
+
+#: One colour per setting of the parameters the paper leaves open, the same in every figure of
+#: the page (Okabe-Ito: distinguishable with the common colour-vision deficiencies); the flow
+#: count is the marker.
+SETTING_COLOURS = {"stated": "#0072B2", "cbs10": "#E69F00", "rtt8": "#009E73", "rtt10b1": "#CC79A7"}
+FLOW_MARKERS = {4: "o", 20: "s"}
+
+
+def setting_style(n: int, setting: str) -> dict[str, Any]:
+    """The colour of ``setting`` and the marker of ``n`` flows."""
+    return {"color": SETTING_COLOURS[setting], "marker": FLOW_MARKERS.get(n, "D")}
 
 
 def table1_figure(ctx: Context) -> None:
@@ -36,13 +50,15 @@ def table1_figure(ctx: Context) -> None:
             ]
             for st in SETTINGS
         ]
-        for ln, vs in zip(lines, vals, strict=True):
+        for ln, vs, st in zip(lines, vals, SETTINGS, strict=True):
             ln.values, ln.bounds = vs, (0.0, 1.0)
+            ln.style = {**ln.style, **setting_style(n, st)}
+        # the paper's value right of our points (not over them)
         paper = Line(
-            list(range(3)),
+            [x + 0.42 for x in range(3)],
             [TABLE1[(n, sc)] for sc in SCHEMES],
             "paper, Table 1 (one run)",
-            style={"ls": "none", "marker": "*", "markersize": 12, "color": "k"},
+            style={"ls": "none", "marker": "*", "markersize": 11, "color": "k"},
         )
         row.append(
             Panel(
@@ -60,10 +76,89 @@ def table1_figure(ctx: Context) -> None:
         title="Table 1: Jain's index, RIO only vs ARM vs ARD",
         sweeps=["table1"],
         caption=(
-            "Stars: the paper's Table 1 (one run each). Points: our mean and 95 % interval over seeds for "
-            "each setting of the parameters the paper leaves open (the host bucket depth and the RTT "
-            "spread), offset left to right in the legend's order."
+            "Stars, right of each group: the paper's Table 1 (one run each). Points: our mean and 95 % "
+            "interval over seeds for each setting of the parameters the paper leaves open (the host "
+            "bucket depth and the RTT spread), offset left to right in the legend's order; a setting "
+            "has the same colour in Fig. 8."
         ),
+    )
+
+
+def fig8_figure(ctx: Context) -> None:
+    """Fig. 8 (a)-(d): the spread of the flows' IN and total throughputs, the aggregate IN
+    throughput and the utilisation, per scheme, for the flow counts and settings of Table 1."""
+    # Fig. 8 (a)-(d): STD of the IN and total throughputs, aggregate IN and total throughput
+    # (the aggregates as fractions of the aggregate contract and of the bottleneck, so that 4 and
+    # 20 flows share an axis).
+    cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"), (20, "rtt10b1"))
+
+    def est(metric: str, n: int, setting: str, scheme: str) -> Estimate:
+        w = {"n": n, "setting": setting, "scheme": scheme}
+        if metric == "aggregate_in_share":
+            return estimate(ctx.values("table1", "aggregate_in_bps", w)["value"] / (n * CONTRACT_BPS))
+        return ctx.estimate("table1", metric, w)
+
+    spec = (
+        ("std_in_bps", "(a) STD of the flows' IN throughput", "kb/s", 1e3),
+        ("std_total_bps", "(b) STD of the flows' total throughput", "kb/s", 1e3),
+        (
+            "aggregate_in_share",
+            "(c) aggregate IN throughput / aggregate contract",
+            "fraction of n × 250 kb/s",
+            1.0,
+        ),
+        ("utilization", "(d) aggregate total throughput / bottleneck", "bottleneck utilisation", 1.0),
+    )
+    # (d): the verdict's test is ARD − RIO > threshold (−0.01), so the axis shows a band of 0.03 of
+    # the link (not the noise in the fourth decimal) and the bound under RIO's lowest utilisation.
+    margin = float(NO_DECREASE.threshold or 0.0)
+    rio_low = min(est("utilization", n, setting, "rio").mean for n, setting in cases)
+    utilisation_refs = [
+        Ref(
+            rio_low + margin,
+            f"RIO's lowest {margin:+g} ({rio_low + margin:.3f}): the verdict's bound",
+            {"color": "tab:red", "ls": "--", "lw": 1.0},
+        )
+    ]
+
+    def styled(metric: str, scale: float) -> list[Line]:
+        lines = grouped(
+            [s.upper() for s in SCHEMES],
+            [
+                (f"{n} flows, {SETTING_TEXT[setting]}", [est(metric, n, setting, s) for s in SCHEMES])
+                for n, setting in cases
+            ],
+            scale=scale,
+        )
+        for ln, (n, setting) in zip(lines, cases, strict=True):
+            ln.style = {**ln.style, **setting_style(n, setting)}
+        return lines
+
+    drawn = [
+        Panel(
+            lines=styled(metric, scale),
+            title=label,
+            ylabel=ylabel,
+            categories=[s.upper() for s in SCHEMES],
+            refs=utilisation_refs if metric == "utilization" else [],
+            ylim=(min(0.97, rio_low + 1.5 * margin), 1.005) if metric == "utilization" else None,
+        )
+        for metric, label, ylabel, scale in spec
+    ]
+    fig = panels(
+        [drawn[:2], drawn[2:]],
+        title="Fig. 8: spread of the flows' IN and total throughputs; aggregate IN and total throughput",
+        panel_size=(4.6, 3.4),
+    )
+    ctx.figure(
+        "fig8-std-aggregate",
+        fig,
+        title="Fig. 8: spread of the flows' IN and total throughputs; aggregate IN and total throughput",
+        sweeps=["table1"],
+        caption="Mean ± 95 % CI over seeds, 100-200 s. (c) is the aggregate IN throughput over the "
+        "aggregate contract (n × 250 kbps), (d) the bottleneck utilisation, on a range of 0.03 of the "
+        "link with the verdict's bound (dashed: 0.01 below RIO's lowest). Colour: the setting (as in "
+        "Table 1's figure); marker: 4 flows (circle) or 20 (square).",
     )
 
 

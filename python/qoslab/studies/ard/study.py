@@ -24,13 +24,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from qoslab.report.figures import Panel, grouped, panels
 from qoslab.reproduction.base import Experiment, Options, Reference, Sweep, Window, register
 from qoslab.reproduction.runner import Context
 from qoslab.runs.simulate import Result
 from qoslab.stats import Estimate, estimate, paired
 from qoslab.studies.ard.claims import ARD_ACTS, ARM, BIASED, DROPPER, LARGEST, NO_DECREASE, STD
-from qoslab.studies.ard.figures import table1_figure, timeseries
+from qoslab.studies.ard.figures import fig8_figure, table1_figure, timeseries
 from qoslab.studies.ard.paper import (
     CBS_PKTS,
     DROP_ORDERS,
@@ -346,56 +345,7 @@ def _table1(ctx: Context) -> None:
             "core_drops": _f0,
         },
     )
-    # Fig. 8 (a)-(d): STD of the IN and total throughputs, aggregate IN and total throughput
-    # (the aggregates as fractions of the aggregate contract and of the bottleneck, so that 4 and
-    # 20 flows share an axis).
-    cases = ((4, "stated"), (20, "stated"), (4, "rtt8"), (20, "rtt8"), (20, "rtt10b1"))
-
-    def est(metric: str, n: int, setting: str, scheme: str) -> Estimate:
-        w = {"n": n, "setting": setting, "scheme": scheme}
-        if metric == "aggregate_in_share":
-            return estimate(ctx.values("table1", "aggregate_in_bps", w)["value"] / (n * CONTRACT_BPS))
-        return _est(ctx, "table1", metric, w)
-
-    spec = (
-        ("std_in_bps", "(a) STD of the flows' IN throughput", "kb/s", 1e3),
-        ("std_total_bps", "(b) STD of the flows' total throughput", "kb/s", 1e3),
-        (
-            "aggregate_in_share",
-            "(c) aggregate IN throughput / aggregate contract",
-            "fraction of n × 250 kb/s",
-            1.0,
-        ),
-        ("utilization", "(d) aggregate total throughput / bottleneck", "bottleneck utilisation", 1.0),
-    )
-    fig = panels(
-        [
-            Panel(
-                lines=grouped(
-                    [s.upper() for s in SCHEMES],
-                    [
-                        (f"{n} flows, {SETTING_TEXT[setting]}", [est(metric, n, setting, s) for s in SCHEMES])
-                        for n, setting in cases
-                    ],
-                    scale=scale,
-                ),
-                title=label,
-                ylabel=ylabel,
-                categories=[s.upper() for s in SCHEMES],
-            )
-            for metric, label, ylabel, scale in spec
-        ],
-        title="Fig. 8: spread of the flows' IN and total throughputs; aggregate IN and total throughput",
-        panel_size=(4.2, 3.4),
-    )
-    ctx.figure(
-        "fig8-std-aggregate",
-        fig,
-        title="Fig. 8: spread of the flows' IN and total throughputs; aggregate IN and total throughput",
-        sweeps=["table1"],
-        caption="Mean ± 95 % CI over seeds, 100-200 s. (c) is the aggregate IN throughput over the "
-        "aggregate contract (n × 250 kbps), (d) the bottleneck utilisation.",
-    )
+    fig8_figure(ctx)
     # The start-up window (0-20 s).
     rows = []
     for n in (4, 20):

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from qoslab.report.csvsafe import write_csv
-from qoslab.report.figures import Panel, panels
+from qoslab.report.figures import Panel, Ref, panels
 from qoslab.reproduction.base import Experiment, Options, Sweep, Window, register
 from qoslab.reproduction.runner import Context
 from qoslab.runs.simulate import jain_index
@@ -176,6 +176,12 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
     def group(metric: str, scale: float) -> list[Any]:
         return mix.mean_bars(per_seed, mechs, [(metric, "mean over seeds")], scale)
 
+    # the TCP model the senders run in: a model's artefact must not pass for the algorithm's
+    flavour = (
+        "the Linux kernel's TCP model (tcp.flavour linux)"
+        if ctx.options.tcp_flavour == "linux"
+        else "ns-2's one-way TCP agents (tcp.flavour ns2)"
+    )
     fig = panels(
         [
             Panel(
@@ -184,6 +190,8 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
                 xlabel="mechanism",
                 ylabel="ratio",
                 categories=mechs,
+                refs=[Ref(1.0, "contract", {"color": "red", "ls": "--", "lw": 1.0})],
+                bounds=(0.0, None),
             ),
             Panel(
                 group("queue_delay_mean_s", 1e-3),
@@ -200,15 +208,17 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
                 categories=mechs,
             ),
         ],
-        title=f"AF mechanisms and today's AQMs, {sender} senders (mixed traffic, 10 Mbps bottleneck)",
+        title=f"AF mechanisms and today's AQMs, {sender} senders in {flavour} (mixed traffic, 10 Mbps "
+        "bottleneck)",
         panel_size=(5.0, 3.6),
     )
     ctx.figure(
         f"{sender}-overview",
         fig,
-        title=f"{sender} senders: contracts, queueing delay and voice delay per mechanism",
+        title=f"{sender} senders ({flavour}): contracts, queueing delay and voice delay per mechanism",
         sweeps=[sender],
-        caption="Bars: means over seeds with 95 % CIs.",
+        caption=f"Bars: means over seeds with 95 % CIs; dashed: the contract. Senders: {sender} in "
+        f"{flavour}.",
     )
 
 

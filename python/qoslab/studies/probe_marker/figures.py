@@ -11,10 +11,11 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from qoslab.report.figures import Line, Panel, panels
+from qoslab.report.figures import Line, Panel, Ref, panels
 from qoslab.report.frames import typed_rows
 from qoslab.reproduction.runner import Context, select
 from qoslab.scenario import Scenario
+from qoslab.studies.probe_marker.claims import ALMOST_SAME, LOSS_IN, LOSS_OUT, PATHOLOGICAL
 from qoslab.studies.probe_marker.paper import (
     DOMAIN1_OUT,
     FLOWS,
@@ -299,6 +300,9 @@ def _in_share(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
 
 
 def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
+    # the bands the verdicts test (OUT loss near 100 %, IN loss very small)
+    out_near = float(LOSS_OUT.parts[0].low)
+    in_small = float(LOSS_IN.parts[0].high)
     row = []
     for diff in ("soft", "hard"):
         c = _curve(fr, 10, diff, "probe")
@@ -328,16 +332,30 @@ def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
                 xlabel="goodput utilisation (%)",
                 ylabel="loss (%)",
                 yscale="symlog",
+                ylim=(0.0, 130.0),
+                refs=[
+                    Ref(
+                        out_near,
+                        f"tested: OUT ≥ {out_near:g} %",
+                        {"color": "r", "ls": ":", "lw": 1.0},
+                    ),
+                    Ref(in_small, f"tested: IN ≤ {in_small:g} %", {"color": "b", "ls": ":", "lw": 1.0}),
+                ],
             )
         )
-    fig = panels(row, title="Fig. 7: loss percentage overall, IN and OUT at the bottleneck, 10 flows")
+    fig = panels(
+        row,
+        title="Fig. 7: loss percentage overall, IN and OUT at the bottleneck, 10 flows",
+        sharey=True,
+    )
     ctx.figure(
         "fig7-loss",
         fig,
         title="Fig. 7: loss percentage, 10 flows",
         sweeps=["frontier"],
         caption="Drops over arrivals at the bottleneck in the measurement window, per class (mean over "
-        "seeds, 95 % CIs); symmetric-log scale (linear below 1 %).",
+        "seeds, 95 % CIs); both panels on one symmetric-log scale (linear below 1 %, logarithmic above), "
+        "0-130 %. Dotted: the bands the verdicts test (OUT loss at least 95 %, IN loss at most 1 %).",
     )
 
 
@@ -448,25 +466,38 @@ def _two_domains(ctx: Context) -> None:
     w = _wide(ctx, "two_domains", ["flows", "out", "min_th"])
     flows = sorted(w["flows"].unique())
     colours = ("tab:blue", "tab:orange", "tab:purple")
-    ticks = sorted(w["min_th"].unique())
-    row = []
+    ticks = [float(t) for t in sorted(w["min_th"].unique())]
+    same = float(next(iter(ALMOST_SAME.values())).parts[0].low)
+    patho = next(iter(PATHOLOGICAL.values())).parts[0]
+    lo, hi = float(patho.low), float(patho.high)
+    top: list[Panel] = []
+    bottom: list[Panel] = []
     for n in flows:
-        lines = []
-        for o, col, lw in zip(DOMAIN1_OUT, colours, (5.0, 2.0, 1.5), strict=True):
+        lines, ratios = [], []
+        for j, (o, col) in enumerate(zip(DOMAIN1_OUT, colours, strict=True)):
             key = f"({o[0]:g}, {o[1]:g}, {o[2]:g})"
             c = select(w, {"flows": n, "out": key}).sort_values("min_th")
-            base = {"color": col, "lw": lw, "alpha": 0.45 if lw > 3 else 1.0}
+            # the three OUT settings side by side (equal ones would hide one another)
+            xs = list(c["min_th"] * 1.06 ** (j - 1))
             for who, marker, ls in (("marked", "o", "-"), ("free", "s", "--")):
                 lines.append(
                     Line(
-                        list(c["min_th"]),
+                        xs,
                         list(c[f"goodput_util_{who}"] * 100),
-                        f"{who}, OUT {key}",
+                        f"{who}, OUT {key}" if n == flows[0] else None,
                         err=list(c[f"goodput_util_{who}_hw"] * 100),
-                        style={**base, "marker": marker, "ls": ls},
+                        style={"color": col, "lw": 1.4, "marker": marker, "ls": ls, "markersize": 4},
                     )
                 )
-        row.append(
+            ratios.append(
+                Line(
+                    xs,
+                    list(c["goodput_util_marked"] / c["goodput_util_free"]),
+                    None,
+                    style={"color": col, "lw": 1.4, "marker": "o", "markersize": 4},
+                )
+            )
+        top.append(
             Panel(
                 lines,
                 title=f"{n} marked + {n} free flows",
@@ -474,22 +505,46 @@ def _two_domains(ctx: Context) -> None:
                 ylabel="goodput (% of 6 Mbps)",
                 logx=True,
                 xticks=ticks,
+                ylim=(0.0, 60.0),
+            )
+        )
+        bottom.append(
+            Panel(
+                ratios,
+                title=f"{n} + {n} flows: marked / free goodput",
+                xlabel="domain-2 RED min_th (packets)",
+                ylabel="marked / free",
+                logx=True,
+                xticks=ticks,
+                ylim=(0.0, 1.3),
+                refs=[
+                    Ref(
+                        same, f"almost the same: ≥ {same:g} (OUT settings 1, 2)", {"color": "0.3", "ls": "--"}
+                    ),
+                    Ref(
+                        hi,
+                        f"2-3× less: {lo:.2f}-{hi:g} (OUT setting 3)",
+                        {"color": "tab:purple", "ls": ":"},
+                    ),
+                    Ref(lo, "_nolegend_", {"color": "tab:purple", "ls": ":"}),
+                ],
             )
         )
     fig = panels(
-        row,
+        [top, bottom],
         title="Fig. 9: marked flows (domain 1) against unmarked flows at a best-effort bottleneck "
         "(1500 B packets, 10 Mbps domain 1)",
-        panel_size=(6.5, 4.0),
+        panel_size=(6.0, 3.2),
     )
     ctx.figure(
         "fig9-two-domains",
         fig,
         title="Fig. 9: two domains",
         sweeps=["two_domains"],
-        caption="Aggregate goodput of the marked flows (solid) and of the free flows (dashed) for "
-        "domain 1's three OUT settings (the wide pale line, (30, 90, 0.2), lies under (2, 6, 0.2) "
-        "where neither drops an OUT packet in domain 1). Mean over seeds with 95 % CIs.",
+        caption="Top: aggregate goodput of the marked flows (solid) and of the free flows (dashed) for "
+        "domain 1's three OUT settings, drawn side by side at each min_th ((30, 90, 0.2) and "
+        "(2, 6, 0.2) coincide where neither drops an OUT packet in domain 1); mean over seeds with 95 % "
+        "CIs, from 0. Bottom: the ratio of the means, with the bands the verdicts test.",
     )
     w = pd.concat(
         [

@@ -3,17 +3,20 @@ counts, subscription levels and granularity) beside the paper's, and Fig. 1."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from qoslab.report.figures import Line, Panel, Ref, panels, sweep_line
+from qoslab.report.figures import Line, Panel, Ref, estimates_line, panels, sweep_line
 from qoslab.reproduction.runner import Context
 from qoslab.stats import estimate
 from qoslab.studies.rio_plus_o.paper import (
     ALL_KINDS,
     FIG7_PAPER,
+    FIG8_PAPER,
+    FIG9_PAPER_RIO,
+    GRANULARITY,
     KINDS,
     SETTINGS,
     T1_PROFILES,
@@ -117,9 +120,20 @@ def _fig7(ctx: Context) -> None:
                     Ref(
                         20 * sub / 100 / 4,
                         f"profile, {sub} %" if first else "_nolegend_",
-                        {"color": color, "lw": 0.8},
+                        {"color": color, "lw": 0.8, "ls": "-", "alpha": 0.6},
                     )
                 )
+                # the paper's text: the BE count up to which the AS flows keep their profile
+                for kind, label in KINDS.items():
+                    be = FIG7_PAPER[(sub, kind)]
+                    refs.append(
+                        Ref(
+                            be,
+                            f"paper, {label} {sub} %: {be:g} BE flows" if first else "_nolegend_",
+                            {"color": color, "ls": "-." if kind == "rio" else ":", "lw": 1.0},
+                            axis="x",
+                        )
+                    )
             row.append(
                 Panel(
                     lines,
@@ -141,7 +155,9 @@ def _fig7(ctx: Context) -> None:
         title="Fig. 7: AS throughput vs number of BE flows",
         sweeps=["fig7"],
         caption="Mean of the four AS flows' throughput, mean over seeds with 95 % CIs; solid: RI+O, "
-        "dashed: RIO. Rows: bucket settings; columns: w_q.",
+        "dashed: RIO; thin horizontal lines: the profiles. Vertical lines: the BE count up to which the "
+        "paper's text says the AS flows keep their profile (dash-dotted RIO, dotted RI+O). "
+        "Rows: bucket settings; columns: w_q.",
     )
     df = pd.DataFrame(rows)
     df["version"] = ctx.version
@@ -183,6 +199,17 @@ def _fig8_limits(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _fig8_paper(prof: float) -> list[Ref]:
+    """The paper's Fig. 8 limits for profile ``prof`` (Mbps) as vertical lines (FIG8_PAPER)."""
+    out = []
+    for kind, label in KINDS.items():
+        level = FIG8_PAPER.get((prof, kind))
+        if level is not None:
+            style = {"color": "tab:green" if kind == "rio_plus_o" else "tab:blue", "ls": ":", "lw": 1.2}
+            out.append(Ref(level, f"paper, {label}: met up to {level:g} %", style, axis="x"))
+    return out
+
+
 def _fig8(ctx: Context) -> None:
     st = ctx.stats("fig8", ["as_mean_throughput_bps"])
     settings = list(dict.fromkeys(st["setting"]))
@@ -209,7 +236,7 @@ def _fig8(ctx: Context) -> None:
                 title=f"{prof:g} Mbps profiles, {setting}, w_q {w_q:g}",
                 xlabel="subscription (%)",
                 ylabel="mean AS throughput (Mbps)",
-                refs=[Ref(prof, "profile", {"color": "red"})],
+                refs=[Ref(prof, "profile", {"color": "red"}), *_fig8_paper(prof)],
             )
             for prof in profs
         ]
@@ -226,7 +253,8 @@ def _fig8(ctx: Context) -> None:
         fig,
         title="Fig. 8: throughput vs subscription level",
         sweeps=["fig8"],
-        caption="Mean over seeds with 95 % CIs. Paper: 1 Mbps met up to 60 % (RIO) / 80 % (RI+O); "
+        caption="Mean over seeds with 95 % CIs; vertical lines: the paper's text, the subscription "
+        "level up to which each scheme keeps the profile. Paper: 1 Mbps met up to 60 % (RIO) / 80 % (RI+O); "
         "2 Mbps never met by RIO, up to 60 % by RI+O; 0.5 Mbps always met by both. Settings: stated = "
         "buckets of 9.5 s of profile (Table I's ratio), bucket4k = 1/80 of that; window not limiting.",
     )
@@ -257,6 +285,89 @@ def _fig9_failing(fl: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _fig9_figure(ctx: Context, first: pd.DataFrame) -> None:
+    """Fig. 9 as the verdict reads it: per unit of profile, the first multiple of the unit whose
+    flow misses its profile (mean ± 95 % CI over seeds; n + 1 where none does), beside the
+    paper's (RIO: 10, 5, 3, 2; RI+O: none), one panel per setting and w_q."""
+    colors = {"rio": "tab:blue", "rio_ns2": "tab:purple", "rio_plus_o": "tab:green"}
+    marks = {"rio": "o", "rio_ns2": "s", "rio_plus_o": "^"}
+    kinds = [k for k in ALL_KINDS if (first["kind"] == k).any()]
+    units = sorted(GRANULARITY)
+    none_fails = [GRANULARITY[u] + 1 for u in units]
+    cells: list[Panel] = []
+    combos = first[["setting", "w_q"]].drop_duplicates().sort_values(["setting", "w_q"])
+    for setting, w_q in combos.itertuples(index=False):
+        lines: list[Line] = []
+        for j, kind in enumerate(kinds):
+            xs, es = [], []
+            for u in units:
+                f = first[
+                    (first["setting"] == setting)
+                    & (first["w_q"] == w_q)
+                    & (first["kind"] == kind)
+                    & np.isclose(first["unit_mbps"], u / 1e6)
+                ]["first_failing"]
+                if len(f):
+                    # the schemes side by side, so that RIO and RIO (ns2) do not hide each other
+                    xs.append(u / 1e6 + (j - (len(kinds) - 1) / 2) * 0.012)
+                    es.append(estimate(f))
+            if es:
+                lab = ALL_KINDS[kind] if not cells else None
+                style: dict[str, Any] = {"color": colors[kind], "marker": marks[kind], "markersize": 4}
+                lines.append(estimates_line(xs, es, label=lab, **style))
+        first_panel = not cells
+        lines.append(
+            Line(
+                [u / 1e6 for u in units],
+                none_fails,
+                "no flow fails (n + 1)" if first_panel else None,
+                style={"color": "0.5", "ls": ":", "marker": "_", "markersize": 10},
+            )
+        )
+        lines.append(
+            Line(
+                [u / 1e6 for u in units],
+                [float(FIG9_PAPER_RIO[round(u / 1e6, 1)]) for u in units],
+                f"paper, {KINDS['rio']}" if first_panel else None,
+                style={"ls": "none", "marker": "D", "color": "black", "markersize": 5},
+            )
+        )
+        lines.append(
+            Line(
+                [u / 1e6 for u in units],
+                none_fails,
+                f"paper, {KINDS['rio_plus_o']} (none fails)" if first_panel else None,
+                style={"ls": "none", "marker": "o", "mfc": "none", "color": "black", "markersize": 8},
+            )
+        )
+        cells.append(
+            Panel(
+                lines,
+                title=f"{setting}, w_q {w_q:g}",
+                xlabel="unit of profile (Mbps)",
+                ylabel="first failing multiple" if len(cells) % 2 == 0 else "",
+                xticks=[u / 1e6 for u in units],
+                ylim=(0, max(none_fails) + 1.5),
+            )
+        )
+    grid = [cells[i : i + 2] for i in range(0, len(cells), 2)]
+    fig = panels(
+        grid,
+        title="Fig. 9: the first profile multiple that misses its profile (20 BE flows, 20 Mbps)",
+        panel_size=(4.2, 3.0),
+    )
+    ctx.figure(
+        "fig9-granularity",
+        fig,
+        title="Fig. 9: first failing profile multiple vs granularity",
+        sweeps=["fig9"],
+        caption="Per unit of profile (AS flow k has k units): the smallest k whose flow misses its "
+        "profile, mean ± 95 % CI over seeds (n + 1, dotted, where no flow fails), the schemes side by "
+        "side. Black: the paper's, RIO from 10, 5, 3, 2 units; RI+O never fails. Settings: stated = "
+        "buckets of 9.5 s of profile, bucket4k = 1/80 of that; window not limiting.",
+    )
+
+
 def _fig9(ctx: Context) -> None:
     fl = ctx.flows("fig9")
     fl = fl[fl["flow_name"].str.startswith("as")].copy()
@@ -265,13 +376,8 @@ def _fig9(ctx: Context) -> None:
     combos = (
         fl[["setting", "w_q", "unit_mbps"]].drop_duplicates().sort_values(["setting", "w_q", "unit_mbps"])
     )
-    n = len(combos)
-    ncol = min(n, 4)
-    colors = {"rio": "tab:blue", "rio_ns2": "tab:purple", "rio_plus_o": "tab:green"}
     rows = []
-    cells: list[Panel] = []
     for setting, w_q, unit in combos.itertuples(index=False):
-        lines = []
         for kind, label in ALL_KINDS.items():
             d = fl[
                 (fl["setting"] == setting)
@@ -281,17 +387,7 @@ def _fig9(ctx: Context) -> None:
             ]
             if d.empty:
                 continue
-            g = d.groupby("k")["throughput_bps"]
-            m, s, c = g.mean() / 1e6, g.std() / 1e6, g.count()
-            lines.append(
-                Line(
-                    list(m.index * unit),
-                    list(m),
-                    label,
-                    err=list((1.96 * s / np.sqrt(c)).fillna(0)),
-                    style={"markersize": 3, "color": colors[kind]},
-                )
-            )
+            m = d.groupby("k")["throughput_bps"].mean() / 1e6
             failing = [int(k) for k in m.index if m[k] < k * unit]
             f = first[
                 (first["setting"] == setting)
@@ -310,33 +406,7 @@ def _fig9(ctx: Context) -> None:
                     "per_seed_first_failing": estimate(f).fmt(3),
                 }
             )
-        top = fl[fl["unit_mbps"] == unit]["k"].max() * unit
-        lines.append(
-            Line([0, top], [0, top], "profile", style={"color": "red", "ls": ":", "marker": "", "lw": 1})
-        )
-        cells.append(
-            Panel(
-                lines,
-                title=f"unit {unit:g} Mbps, {setting}, w_q {w_q:g}",
-                xlabel="profile (Mbps)",
-                ylabel="throughput (Mbps)",
-            )
-        )
-    grid = [cells[i : i + ncol] for i in range(0, n, ncol)]
-    fig = panels(
-        grid,
-        title="Fig. 9: AS throughput vs profile granularity (20 BE flows, 20 Mbps)",
-        panel_size=(3.4, 3.2),
-    )
-    ctx.figure(
-        "fig9-granularity",
-        fig,
-        title="Fig. 9: throughput vs profile granularity",
-        sweeps=["fig9"],
-        caption="Mean over seeds with 95 % CIs; dotted: the profile. Paper: RIO fails from 10, 5, 3, 2 "
-        "units (0.1-0.4 Mbps); RI+O never fails. Settings: stated = buckets of 9.5 s of profile, "
-        "bucket4k = 1/80 of that; window not limiting.",
-    )
+    _fig9_figure(ctx, first)
     df = pd.DataFrame(rows)
     df["version"] = ctx.version
     ctx.table(
@@ -419,7 +489,9 @@ def _table1_figure(ctx: Context, df: pd.DataFrame) -> None:
                 pub = {"ls": "none", "marker": mk, "color": "black", "markersize": 4}
                 vals = [r[1] / r[0] for r in TABLE1[kind][:5]]
                 lab = f"paper, {KINDS[kind]}" if not row and not grid_rows else None
-                lines.append(Line(list(x), vals, lab, style=pub))
+                # on the bar of the scheme the paper's value belongs to
+                at = float(kinds.index(kind)) if kind in kinds else (len(kinds) - 1) / 2
+                lines.append(Line(list(x + (at - (len(kinds) - 1) / 2) * width), vals, lab, style=pub))
             if not lines:
                 continue
             row.append(
@@ -436,7 +508,7 @@ def _table1_figure(ctx: Context, df: pd.DataFrame) -> None:
                             {"color": "red", "ls": "--", "lw": 0.8},
                         )
                     ],
-                    ylim=(0.6, 2.2),
+                    ylim=(0.0, 2.2),
                 )
             )
         if row:
@@ -451,6 +523,7 @@ def _table1_figure(ctx: Context, df: pd.DataFrame) -> None:
         fig,
         title="Table I: AS throughput, RIO vs RI+O",
         sweeps=["table1"],
-        caption="Bars: our mean throughput / profile over seeds (95 % CI); black markers: the paper's "
-        "single run; dashed: the profile. Columns: the settings (window, buckets); rows: w_q.",
+        caption="Bars (from 0): our mean throughput / profile over seeds (95 % CI); black markers: the "
+        "paper's single run, on the bar of the scheme it belongs to; dashed: the profile. "
+        "Columns: the settings (window, buckets); rows: w_q.",
     )

@@ -164,6 +164,14 @@ FIG8_CLAIMS = {
         "never (RIO) → 60 % (RI+O)",
     ),
 }
+#: Fig. 8 as numbers: the highest subscription level (%) up to which the paper's text says each
+#: scheme assures a profile (Mbps), from FIG8_CLAIMS' words; None: never.
+FIG8_PAPER: dict[tuple[float, str], float | None] = {
+    (1.0, "rio"): 60.0,
+    (1.0, "rio_plus_o"): 80.0,
+    (2.0, "rio"): None,
+    (2.0, "rio_plus_o"): 60.0,
+}
 FIG9_PAPER_RIO = {0.1: 10, 0.2: 5, 0.3: 3, 0.4: 2}
 
 
