@@ -23,7 +23,16 @@
 pub use super::cc::TcpVariant;
 use super::cc::{AckSample, AnyCc, CongestionControl, Recovery, Window};
 use super::pacing::Pacer;
+use crate::params::ParamKind;
 use crate::units::{SimTime, NS_PER_SEC};
+
+/// The range of `tcp.window` and `tcp.initial_window` in both flavours: at most 2^30 packets,
+/// the largest window TCP's window scale can advertise (65,535 · 2^14 bytes) in one-byte
+/// segments, so that a sender's window arithmetic stays inside u32.
+pub const WINDOW_PKTS: ParamKind = ParamKind::IntegerIn {
+    min: 1,
+    max: 1 << 30,
+};
 pub use sack::Scoreboard;
 
 pub use super::linux::config::{explicit, Flavour, FLAVOUR_NAMES};

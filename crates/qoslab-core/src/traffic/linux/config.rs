@@ -88,7 +88,7 @@ pub struct FlavourDefaults {
 pub mod keys {
     use crate::params::typed::{Decl, Duration};
     use crate::params::{Param, ParamKind};
-    use crate::scenario::keys::WINDOW_PKTS;
+    use crate::traffic::tcp::WINDOW_PKTS;
 
     pub const WINDOW: Decl<u32> = Decl::new(
         "window",
