@@ -11,6 +11,12 @@ use crate::params::{Param, ParamKind};
 
 const INT0: ParamKind = ParamKind::Integer { min: 0 };
 const INT1: ParamKind = ParamKind::Integer { min: 1 };
+/// A TCP window in packets: at most 2^30, the largest window TCP's window scale can advertise
+/// (65,535 · 2^14 bytes) in one-byte segments; a sender's window arithmetic stays inside u32.
+pub const WINDOW_PKTS: ParamKind = ParamKind::IntegerIn {
+    min: 1,
+    max: 1 << 30,
+};
 const NAME: ParamKind = ParamKind::Name;
 const TABLE: ParamKind = ParamKind::Tables { params: &[] };
 
@@ -123,13 +129,13 @@ pub mod tcp {
     );
     pub const WINDOW: Decl<u32> = Decl::new(
         "window",
-        INT1,
+        super::WINDOW_PKTS,
         "20",
         "Advertised-window cap, packets (ns-2's window_).",
     );
     pub const INITIAL_WINDOW: Decl<u32> = Decl::new(
         "initial_window",
-        INT1,
+        super::WINDOW_PKTS,
         "2",
         "Initial congestion window, packets.",
     );

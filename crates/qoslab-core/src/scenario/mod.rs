@@ -7,7 +7,7 @@ mod conditioner;
 mod flat;
 mod flow;
 mod inputs;
-mod keys;
+pub(crate) mod keys;
 pub(crate) mod keys_conditioner;
 pub mod locate;
 pub mod schema;

@@ -505,3 +505,25 @@ fn linux_module_parameters_are_the_linux_flavours_cc_keys() {
     assert!(e.key.ends_with(".tcp.cc.cubic.c"), "{e}");
     assert!(e.message.contains("under the linux flavour"), "{e}");
 }
+
+#[test]
+fn a_tcp_window_past_two_to_the_thirty_is_refused_in_both_flavours() {
+    // 2^30 packets is the largest window TCP's window scale can advertise in one-byte
+    // segments; past it a sender's window arithmetic would leave u32 (a fuzzed BBR flow with
+    // initial_window = 4294967295 overflowed `cwnd + acked`).
+    for flavour in ["ns2", "linux"] {
+        for key in ["window", "initial_window"] {
+            let src = DUMBBELL.replace(
+                "[[flow]]",
+                &format!("[tcp]\nflavour = \"{flavour}\"\n{key} = 4294967295\n\n[[flow]]"),
+            );
+            let e = err(&src).to_string();
+            assert!(
+                e.contains(&format!("tcp.{key}")) && e.contains("1073741824"),
+                "{flavour} {key}: {e}"
+            );
+            let ok = src.replace("4294967295", "1073741824");
+            Scenario::from_toml(&ok, "t.toml").unwrap();
+        }
+    }
+}

@@ -88,16 +88,20 @@ pub struct FlavourDefaults {
 pub mod keys {
     use crate::params::typed::{Decl, Duration};
     use crate::params::{Param, ParamKind};
-
-    const INT1: ParamKind = ParamKind::Integer { min: 1 };
+    use crate::scenario::keys::WINDOW_PKTS;
 
     pub const WINDOW: Decl<u32> = Decl::new(
         "window",
-        INT1,
+        WINDOW_PKTS,
         "10000",
         "the receiver's window, large enough never to limit.",
     );
-    pub const INITIAL_WINDOW: Decl<u32> = Decl::new("initial_window", INT1, "10", "TCP_INIT_CWND.");
+    pub const INITIAL_WINDOW: Decl<u32> = Decl::new(
+        "initial_window",
+        WINDOW_PKTS,
+        "10",
+        "TCP_INIT_CWND, at most the window as tcp_init_cwnd takes it.",
+    );
     pub const MIN_RTO: Decl<Duration> =
         Decl::new("min_rto", ParamKind::Duration, "200ms", "TCP_RTO_MIN.").at_least(1_000, "1us");
     pub const MAX_RTO: Decl<Duration> =

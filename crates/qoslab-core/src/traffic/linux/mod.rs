@@ -117,12 +117,14 @@ pub struct Linux {
 
 impl Linux {
     pub fn new(cfg: &TcpConfig, phase: f64, mss: u32) -> Self {
+        // tcp_init_cwnd: the initial window, at most the window clamp.
+        let cwnd_clamp = cfg.window_pkts.max(1);
         let mut conn = Conn {
             now: 0,
-            cwnd: cfg.initial_window_pkts,
+            cwnd: cfg.initial_window_pkts.min(cwnd_clamp),
             cwnd_cnt: 0,
             ssthresh: INFINITE_SSTHRESH,
-            cwnd_clamp: cfg.window_pkts.max(1),
+            cwnd_clamp,
             prior_cwnd: 0,
             ca_state: CaState::Open,
             una: 0,

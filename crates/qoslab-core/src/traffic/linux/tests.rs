@@ -401,3 +401,12 @@ fn a_sack_block_less_the_last_acks_blocks_is_what_is_left_to_tag() {
     assert_eq!(pieces(10, 20, [(5, 25), (0, 0), (0, 0)]), vec![]);
     assert_eq!(pieces(10, 20, [(30, 40), (0, 5), (0, 0)]), vec![(10, 20)]);
 }
+
+#[test]
+fn the_initial_window_is_at_most_the_window_clamp() {
+    // tcp_init_cwnd: min(initial window, snd_cwnd_clamp).
+    let h = Host::new(&config(TcpVariant::Bbr, 1 << 30, 20));
+    assert_eq!((h.l.conn.cwnd, h.l.conn.cwnd_clamp), (20, 20));
+    let h = Host::new(&config(TcpVariant::Cubic, 10, 20));
+    assert_eq!(h.l.conn.cwnd, 10);
+}
