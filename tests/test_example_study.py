@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from conftest import ROOT
+from test_tutorial import _compare, tutorial_steps
 
 EXAMPLES = ROOT / "examples"
+GUIDE = ROOT / "docs" / "write-your-own-study.md"
+#: a block the guide shows as one of the example's files: the comment, then the fenced block
+FILE_BLOCK = re.compile(r"<!-- file: (\S+) -->\n```python\n(.*?)```\n", re.S)
 PKG = Path(__file__).resolve().parents[1] / "python"
 QOSLAB = Path(sys.executable).parent / "qoslab"
 
@@ -101,3 +106,27 @@ def test_a_claim_declared_twice_is_one_clear_error(tmp_path: Path) -> None:
     assert p.returncode == 1 and "Traceback" not in p.stderr and p.stderr.count("\n") == 1, p.stderr
     assert "cannot load experiment plugin" in p.stderr and "twice.py" in p.stderr
     assert "is declared twice (in red-vs-droptail and in red-vs-droptail-again)" in p.stderr
+
+
+def test_the_guide_shows_the_example_as_it_is_and_prints_what_it_runs(tmp_path: Path) -> None:
+    """docs/write-your-own-study.md: each file it shows is the example's file byte for byte, and
+    each command runs and prints what the page shows (tests/test_tutorial.py's convention)."""
+    text = GUIDE.read_text()
+    shown = dict(FILE_BLOCK.findall(text))
+    assert set(shown) == {
+        f"examples/study_red_vs_droptail/{n}" for n in ("__init__.py", "claims.py", "study.py")
+    }
+    for path, code in shown.items():
+        assert code == (ROOT / path).read_text(), f"{GUIDE}: the block of {path} is not the file as it is"
+    steps = tutorial_steps(FILE_BLOCK.sub("", text))
+    assert [s.kind for s in steps] == ["shell"] * 3 and all(s.shown for s in steps)
+    (tmp_path / "examples").symlink_to(EXAMPLES)
+    env = _env()
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    for step in steps:
+        p = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", step.code],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
+        )  # fmt: skip
+        assert p.returncode == 0, f"{GUIDE}:{step.line}: `{step.code}` exited {p.returncode}\n{p.stderr}"
+        _compare(step, p.stdout)
