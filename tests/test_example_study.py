@@ -132,3 +132,21 @@ def test_the_guide_shows_the_example_as_it_is_and_prints_what_it_runs(tmp_path: 
         assert normalise(p.stdout) == normalise(str(step.shown)), (
             f"{GUIDE}:{step.line}: the page shows other output than `{step.code}` prints now\n{p.stdout}"
         )
+
+
+def test_an_undecided_record_of_the_plugin_rests_on_the_sweeps_its_claim_declares() -> None:
+    """``--sequential`` grows, while a record is undecided, the sweeps its claim declares: a
+    plugin's claims are found there as a shipped study's (the example decides every record at
+    its first look, so the test above never asks)."""
+    code = (
+        # the machinery first: a plugin may be loaded after it (load_plugin from Python)
+        "from qoslab.reproduction import sequential_run as s\n"
+        "import study_red_vs_droptail\n"
+        "from qoslab.reproduction.magnitudes import DECLARED\n"
+        "from study_red_vs_droptail.claims import SAME_UTILISATION as c\n"
+        "r = {'claim': c.words, 'section': c.place, 'reading': '2 flows', 'part': ''}\n"
+        "print(s.rests_on('red-vs-droptail', DECLARED['red-vs-droptail'], r))\n"
+    )
+    p = _run(sys.executable, "-c", code)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "('queues',)"
