@@ -212,6 +212,7 @@ LONG_FILES = (
     "test_emulate.py",  # 130 s of real time
     "test_emulate_rio.py",  # 150 s of real time (not alone)
     "test_store.py",  # 60 s
+    "test_example_study.py",  # 35 s: a plugin study reproduced, sequentially, and its page
 )
 
 

@@ -50,6 +50,7 @@ _VERSION = re.compile(r"\b\d+\.\d+\.\d+\+[0-9a-f]{12}(?:-dirty)?\b")
 _WALL = [
     (re.compile(r"in [0-9.]+ s wall \([0-9.]+ M hops/s\)"), "in T s wall"),
     (re.compile(r"failed; [0-9.]+ s;"), "failed; T s;"),
+    (re.compile(r"failed\) in [0-9.]+ s;"), "failed) in T s;"),
 ]
 #: Table borders: rich's box drawing on a terminal, a Markdown table's bars and rule elsewhere.
 _BORDERS = re.compile(r"\|(?::?-+:?\|)+|[|─━│┃┏┓┗┛┡┩┣┫╇╋┳┻└┘├┤┬┴┼]+")

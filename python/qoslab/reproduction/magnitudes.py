@@ -28,10 +28,10 @@ from __future__ import annotations
 import importlib
 
 from qoslab import studies
-from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry
+from qoslab.verdicts.claims import DECLARED_ONLY, HALF, Registry, Study
 from qoslab.verdicts.core import Magnitude
 
-__all__ = ["DECLARED", "DECLARED_ONLY", "HALF", "REGISTRY"]
+__all__ = ["DECLARED", "DECLARED_ONLY", "HALF", "REGISTRY", "register_claims"]
 
 #: the studies with verdicts (:func:`qoslab.studies.with_claims`), each declaring its claims as
 #: objects in its ``claims`` module (:class:`qoslab.verdicts.claims.Registry`: a claim declared
@@ -42,3 +42,14 @@ REGISTRY = Registry.of_modules(
 
 #: the declarations of each experiment with verdicts, derived from its declared claims
 DECLARED: dict[str, tuple[Magnitude, ...]] = {name: REGISTRY.declared(name) for name in REGISTRY.studies}
+
+
+def register_claims(study: Study) -> Study:
+    """Adds the claims of a study outside the package (a plugin: ``register_claims(declare(NAME,
+    ...))`` beside its ``register(Experiment(NAME, ...))``): its runs' records are then decided
+    against these magnitudes, ``--sequential`` grows the sweeps each claim rests on, and a
+    record that is no declared claim's part is refused, as for a shipped study. A name or a claim
+    declared twice raises (:meth:`~qoslab.verdicts.claims.Registry.add`)."""
+    REGISTRY.add(study)
+    DECLARED[study.name] = REGISTRY.declared(study.name)
+    return study

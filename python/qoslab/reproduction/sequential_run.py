@@ -61,7 +61,7 @@ from typing import Any
 
 from qoslab.report.page import save_all
 from qoslab.reproduction.base import Experiment
-from qoslab.reproduction.magnitudes import DECLARED
+from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
 from qoslab.reproduction.remembered_plans import planned, remembered
 from qoslab.reproduction.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches, reading_sweeps
 from qoslab.reproduction.runner import Reproduction, reproduce
@@ -209,7 +209,8 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
     m = _decl(decls, r)
     if m is None:
         return None
-    table = RESTS_ON.get(exp, {})
+    # a plugin's claims (registered after RESTS_ON was derived) are read from the registry
+    table = RESTS_ON.get(exp) or (REGISTRY.rests_on(exp) if exp in REGISTRY.studies else {})
     if m.match not in table:
         raise ValueError(
             f"experiment {exp}: claim {m.match!r} declares no sweeps it rests on (rests_on.RESTS_ON)"

@@ -205,6 +205,17 @@ class Registry:
             s.name: {c.key(p): (c, p) for c in s.claims for p in c.parts} for s in studies
         }
 
+    def add(self, study: Study) -> None:
+        """Adds a study declared outside the package (a plugin's :func:`declare`); refuses a name
+        already declared, or a claim any declared study has (``files``, the shipped declarations
+        the rules' fingerprint covers, is unchanged)."""
+        if study.name in self.studies:
+            raise ValueError(f"study {study.name!r} is declared twice")
+        declared = [(s.name, c) for s in self.studies.values() for c in s.claims]
+        refuse_twice([*declared, *((study.name, c) for c in study.claims)])
+        self.studies[study.name] = study
+        self._parts[study.name] = {c.key(p): (c, p) for c in study.claims for p in c.parts}
+
     def declared(self, study: str) -> tuple[Magnitude, ...]:
         """Study ``study``'s declarations, claim by claim and part by part."""
         return tuple(m for c in self.studies[study].claims for m in c.magnitudes())
