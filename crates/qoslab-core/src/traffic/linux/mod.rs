@@ -113,6 +113,8 @@ pub struct Linux {
     /// Entries into fast recovery, and undone reductions.
     pub fast_retransmits: u64,
     pub undos: u64,
+    /// The counters [`sender::COUNTERS`] declares, counted where their events happen.
+    pub counts: sender::LinuxCounts,
 }
 
 impl Linux {
@@ -180,6 +182,7 @@ impl Linux {
             rate_cum_only: false,
             fast_retransmits: 0,
             undos: 0,
+            counts: Default::default(),
         }
     }
 

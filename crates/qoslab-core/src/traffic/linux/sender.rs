@@ -3,10 +3,18 @@
 //! shares with nothing else.
 
 use super::{Io, Linux};
+use crate::traffic::counters::{Counter, Counts};
 use crate::traffic::pacing::Pacer;
 use crate::traffic::sink::SackBlocks;
 use crate::traffic::tcp::{SendBuf, TcpConfig, TcpStats};
 use crate::units::SimTime;
+
+/// The per-flow counters the linux flavour's sender declares ([`crate::traffic::counters`]:
+/// columns of the flows table, whole run and window; those of [`TcpStats`] are the table's own).
+pub const COUNTERS: &[Counter] = &[];
+
+/// The linux sender's counter values, in the order of [`COUNTERS`].
+pub type LinuxCounts = Counts<{ COUNTERS.len() }>;
 
 #[derive(Debug, Clone)]
 pub struct LinuxSender {
