@@ -48,6 +48,16 @@ def source_kinds() -> dict[str, dict[str, Any]]:
 
 
 @functools.cache
+def flow_counters() -> list[dict[str, str]]:
+    """Every per-flow counter a TCP sender declares in its own file, in the order of the flows
+    table's columns: ``name``, ``unit``, ``description`` (with ``{span}`` where the span it is
+    counted over goes), ``fold`` (how an arrival process's connections and the measurement window
+    combine it: ``sum``) and the ``flavour`` (``tcp.flavour``) whose sender counts it."""
+    counters: list[dict[str, str]] = json_schema()["$defs"]["flow_counters"]
+    return counters
+
+
+@functools.cache
 def sender_kinds() -> dict[str, dict[str, Any]]:
     """Every TCP sender (``tcp.variant``) by name, in registry order, as its algorithm's file
     declares it: ``x-sack`` (SACK loss recovery), ``x-implies-ecn``, ``x-always-paces``, and

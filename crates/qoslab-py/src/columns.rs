@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict};
 use qoslab_core::sim::{
     ClassResult, DelaySummary, FlowRecord, FlowResult, LinkResult, ProcessCounts, Series,
 };
+use qoslab_core::traffic::sender::{counters, FlowCounts};
 
 /// How a column's value is read from a row.
 pub(crate) enum Get<T> {
@@ -20,6 +21,9 @@ pub(crate) enum Get<T> {
     Text(fn(&T) -> &'static str),
     /// The delay columns of the row's [`DelaySummary`] ([`DELAY`], named there).
     Delay(fn(&T) -> DelaySummary),
+    /// A column per counter the senders declare (`qoslab_core::traffic::sender::counters`),
+    /// named by the declaration after the column's name (a prefix: "" or "window_").
+    Counters(fn(&T) -> FlowCounts),
 }
 
 /// One column: its name in the table and how its value is read from a row.
@@ -44,6 +48,12 @@ const fn text<T>(name: &'static str, f: fn(&T) -> &'static str) -> Col<T> {
     Col {
         name,
         get: Get::Text(f),
+    }
+}
+const fn declared<T>(prefix: &'static str, f: fn(&T) -> FlowCounts) -> Col<T> {
+    Col {
+        name: prefix,
+        get: Get::Counters(f),
     }
 }
 const fn delay<T>(f: fn(&T) -> DelaySummary) -> Col<T> {
@@ -88,6 +98,8 @@ macro_rules! flows_table {
             u("fast_retransmits", |x| x.fast_retransmits),
             u("ecn_marks", |x| x.stats.ecn_marks),
             u("ecn_responses", |x| x.ecn_responses),
+            // The counters the senders declare in their own files.
+            declared("", |x| x.counts),
             // The same event counters inside the measurement window.
             u("window_retransmitted_packets", |x| x.window.retransmits),
             u("window_timeouts", |x| x.window.timeouts),
@@ -95,6 +107,7 @@ macro_rules! flows_table {
             u("window_ecn_marks", |x| x.window.ecn_marks),
             u("window_ecn_responses", |x| x.window.ecn_responses),
             $(u(concat!("window_", $name), |x| x.window.$field[$i]),)+
+            declared("window_", |x| x.window.declared),
             f("final_cwnd", |x| x.final_cwnd),
             f("final_ssthresh", |x| x.final_ssthresh),
             f("srtt_s", |x| x.srtt_s),
@@ -280,20 +293,23 @@ pub(crate) const SERIES_GAUGES: &[SeriesCol] = &[
     ("value", |s| f64s(&mut s.g_value)),
 ];
 
-/// The names of a table's declared columns, in order, delay columns expanded.
-pub(crate) fn names<T>(cols: &[Col<T>]) -> Vec<&'static str> {
+/// The names of a table's declared columns, in order, delay and counter columns expanded.
+pub(crate) fn names<T>(cols: &[Col<T>]) -> Vec<String> {
     cols.iter()
         .flat_map(|c| match c.get {
-            Get::Delay(_) => DELAY.iter().map(|d| d.name).collect(),
-            _ => vec![c.name],
+            Get::Delay(_) => DELAY.iter().map(|d| d.name.to_string()).collect(),
+            Get::Counters(_) => counters()
+                .map(|k| format!("{}{}", c.name, k.name))
+                .collect(),
+            _ => vec![c.name.to_string()],
         })
         .collect()
 }
 
 /// Every table's declared column names, by the key of the run's result that holds it
 /// (`qoslab._core.TABLE_COLUMNS`).
-pub(crate) fn tables() -> Vec<(&'static str, Vec<&'static str>)> {
-    let series = |cols: &[SeriesCol]| cols.iter().map(|c| c.0).collect::<Vec<_>>();
+pub(crate) fn tables() -> Vec<(&'static str, Vec<String>)> {
+    let series = |cols: &[SeriesCol]| cols.iter().map(|c| c.0.to_string()).collect::<Vec<_>>();
     vec![
         ("flows", names(FLOWS)),
         ("classes", names(CLASSES)),
@@ -361,6 +377,13 @@ pub(crate) fn add<'py, T>(
             Get::F64(g) => float_column(py, d, c.name, rows.iter().map(g).collect())?,
             Get::Text(g) => d.set_item(c.name, rows.iter().map(g).collect::<Vec<_>>())?,
             Get::Delay(g) => add(py, d, &rows.iter().map(g).collect::<Vec<_>>(), DELAY)?,
+            Get::Counters(g) => {
+                let all: Vec<FlowCounts> = rows.iter().map(g).collect();
+                for (k, counter) in counters().enumerate() {
+                    let name = format!("{}{}", c.name, counter.name);
+                    count_column(py, d, &name, all.iter().map(|x| x.0[k]).collect())?;
+                }
+            }
         }
     }
     Ok(())
@@ -415,10 +438,12 @@ mod tests {
         // reasons in the core's order.
         let flows = names(FLOWS);
         let links = names(LINKS);
+        // the senders' declared counters come between the whole-run and the window columns
+        let n = qoslab_core::traffic::sender::N_COUNTERS;
         for (k, reason) in DROP_REASONS.iter().enumerate() {
-            let at = |t: &[&str], n: String| t.iter().position(|x| *x == n).unwrap();
+            let at = |t: &[String], n: String| t.iter().position(|x| *x == n).unwrap();
             assert_eq!(at(&flows, format!("{reason}_drops")), 10 + k);
-            assert_eq!(at(&flows, format!("window_{reason}_drops")), 32 + k);
+            assert_eq!(at(&flows, format!("window_{reason}_drops")), 32 + n + k);
             assert_eq!(at(&links, format!("window_{reason}_drops")), 11 + k);
         }
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from qoslab import schema
 from qoslab.outputs.columns import Column, OutputFile, R, W
 
 # -- qoslab run --out DIR: flows.parquet ------------------------------------------------------------
@@ -76,8 +77,34 @@ for _k, _colour in enumerate(("green", "yellow", "red")):
     )
 
 
+#: What a declared counter's fold (``$defs.flow_counters``' ``fold``) means for its columns.
+_FOLDS = {
+    "sum": "counted again inside the window as its count at the window's end less its count at the "
+    "window's start; an arrival process's row sums its connections'",
+}
+
+
+def _declared_counters() -> tuple[str, ...]:
+    """The per-flow counters the TCP senders declare in their own files (the core's
+    ``$defs.flow_counters``), added to :data:`_FLOW_COUNTERS`; their names in column order."""
+    names = []
+    for c in schema.flow_counters():
+        _FLOW_COUNTERS[c["name"]] = (
+            c["unit"],
+            f"{c['description']} Counted by the `{c['flavour']}` flavour's TCP sender, 0 for other "
+            f"flows; {_FOLDS[c['fold']]}.",
+        )
+        names.append(c["name"])
+    return tuple(names)
+
+
+#: The counters the senders declare, in the order the core writes them (after ecn_responses, and
+#: as window_* after the window's drop and colour counters).
+_DECLARED_COUNTERS = _declared_counters()
+
+
 def _counter(name: str, span: str) -> str:
-    return _FLOW_COUNTERS[name][1].format(span=span)
+    return _FLOW_COUNTERS[name][1].replace("{span}", span)
 
 
 #: The drop and colour counters, in the order flows.parquet has them (whole-run and window).
@@ -102,6 +129,7 @@ _FLOW_WINDOW_ORDER = (
     "ecn_marks",
     "ecn_responses",
     *_FLOW_DROP_COUNTERS,
+    *_DECLARED_COUNTERS,
 )
 
 _FLOW_DEFS: dict[str, tuple[str, str]] = {
@@ -259,6 +287,7 @@ FLOWS = OutputFile(
                 "fast_retransmits",
                 "ecn_marks",
                 "ecn_responses",
+                *_DECLARED_COUNTERS,
                 *(f"window_{n}" for n in _FLOW_WINDOW_ORDER),
                 "final_cwnd",
                 "final_ssthresh",

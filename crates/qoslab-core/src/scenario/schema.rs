@@ -240,6 +240,26 @@ fn source_kinds() -> Vec<Value> {
         .collect()
 }
 
+/// Every per-flow counter a TCP sender declares in its own file
+/// ([`crate::traffic::sender::COUNTERS_BY_FLAVOUR`]), in the order of the flows table's
+/// columns: its name, unit, description (`{span}` where the catalogue says over which span),
+/// how it folds, and the `tcp.flavour` whose sender counts it.
+fn flow_counters() -> Value {
+    use crate::traffic::sender::COUNTERS_BY_FLAVOUR;
+    let all = COUNTERS_BY_FLAVOUR.iter().flat_map(|(flavour, list)| {
+        list.iter().map(|c| {
+            obj(vec![
+                ("name", s(c.name)),
+                ("unit", s(c.unit)),
+                ("description", s(c.doc)),
+                ("fold", s(c.fold.name())),
+                ("flavour", s(flavour.name())),
+            ])
+        })
+    });
+    Value::Array(all.collect())
+}
+
 /// Every TCP sender (`tcp.variant`) by name, in registry order: its doc line, its loss
 /// recovery's facts and where else it runs (`x-exports`, declared in its algorithm's file).
 fn senders() -> Value {
@@ -496,6 +516,7 @@ pub fn json_schema() -> Value {
             ("meter", obj(vec![("oneOf", Value::Array(meters))])),
             ("source", obj(vec![("oneOf", Value::Array(source_kinds()))])),
             ("sender", senders()),
+            ("flow_counters", flow_counters()),
             ("curve", curve),
             ("size", size_schema()),
         ]),

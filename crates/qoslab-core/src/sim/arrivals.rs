@@ -14,7 +14,7 @@ use super::{Endpoint, Simulation};
 use crate::engine::EventKind;
 use crate::rng::{stream, SimRng};
 use crate::scenario::ArrivalConfig;
-use crate::traffic::sender::{sink_for, Sender};
+use crate::traffic::sender::sink_for;
 use crate::units::{tx_time, SimTime};
 
 /// A finished (or, at the end of the run, unfinished) transfer.
@@ -227,9 +227,7 @@ impl Simulation {
         {
             // The slot's counters run on across its connections (the process's row sums
             // them; each transfer's record takes the difference).
-            let stats = std::mem::take(sender.stats_mut());
-            *sender = Sender::new(&tcp, phase, segment_bytes);
-            *sender.stats_mut() = stats;
+            sender.renew(&tcp, phase, segment_bytes);
             *sink = sink_for(&tcp);
             *rto_scheduled = None;
         }

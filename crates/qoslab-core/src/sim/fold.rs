@@ -5,6 +5,7 @@ use super::delay::DelaySummary;
 use super::window::FlowCounters;
 use super::{FlowResult, FlowStats, Simulation};
 use crate::stats::QuantileSketch;
+use crate::traffic::sender::{counters, FlowCounts};
 
 /// One DiffServ class (the codepoint its hosts set): its flows' delays together.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +58,7 @@ impl FlowCounters {
         add(&mut self.drops_by_reason, &o.drops_by_reason);
         add(&mut self.colored, &o.colored);
         add(&mut self.drops_by_prec, &o.drops_by_prec);
+        self.declared.absorb(&o.declared, counters());
     }
 }
 
@@ -113,6 +115,7 @@ impl Simulation {
                 timeouts: 0,
                 fast_retransmits: 0,
                 ecn_responses: 0,
+                counts: FlowCounts::default(),
                 window: FlowCounters::default(),
                 stats: FlowStats::default(),
             };
@@ -124,6 +127,7 @@ impl Simulation {
                 row.timeouts += s.timeouts;
                 row.fast_retransmits += s.fast_retransmits;
                 row.ecn_responses += s.ecn_responses;
+                row.counts.absorb(&s.counts, counters());
                 row.window.absorb(&s.window);
                 row.stats.absorb(&s.stats);
             }

@@ -7,6 +7,7 @@ use crate::engine::EventKind;
 use crate::net::link::LINE_SHRINK_EVERY_NS;
 use crate::packet::PacketKind;
 use crate::scenario::{MeasurementPoint, Scope};
+use crate::traffic::sender::FlowCounts;
 use crate::units::SimTime;
 
 /// Columns of the time series, one row per (sample, link direction) and (sample, flow).
@@ -387,6 +388,10 @@ impl Simulation {
                     }
                     Endpoint::Udp { .. } => (f64::NAN, f64::NAN, f64::NAN, 0, 0, 0),
                 };
+                let counts = match &f.ep {
+                    Endpoint::Tcp { sender, .. } => sender.counts(),
+                    Endpoint::Udp { .. } => FlowCounts::default(),
+                };
                 let window_bytes = if m.point == MeasurementPoint::Sender {
                     st.window_sent_bytes
                 } else {
@@ -410,6 +415,7 @@ impl Simulation {
                     timeouts,
                     fast_retransmits: fast_rtx,
                     ecn_responses,
+                    counts,
                     window: window_flows[i],
                     stats: st.clone(),
                 }
@@ -482,6 +488,9 @@ pub struct FlowResult {
     pub fast_retransmits: u64,
     /// Window reductions in response to ECN-Echo.
     pub ecn_responses: u64,
+    /// The counters its sender declares, over the whole run
+    /// ([`crate::traffic::sender::counters`]).
+    pub counts: FlowCounts,
     /// The event counters inside the measurement window.
     pub window: super::window::FlowCounters,
     pub stats: FlowStats,

@@ -4,6 +4,7 @@
 //! end). Nothing is counted per event, so the hot path is unchanged.
 
 use super::{Endpoint, Simulation};
+use crate::traffic::sender::FlowCounts;
 
 /// A flow's event counters (whole run, or the window's share).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub struct FlowCounters {
     /// Data packets by the colour their last conditioner gave them (green, yellow, red).
     pub colored: [u64; 3],
     pub drops_by_prec: [u64; 3],
+    /// The counters its sender declares ([`crate::traffic::sender::counters`]).
+    pub declared: FlowCounts,
 }
 
 /// A link direction's event counters.
@@ -44,6 +47,9 @@ impl FlowCounters {
             drops_by_reason: sub(self.drops_by_reason, start.drops_by_reason),
             colored: sub(self.colored, start.colored),
             drops_by_prec: sub(self.drops_by_prec, start.drops_by_prec),
+            declared: self
+                .declared
+                .since(start.declared, crate::traffic::sender::counters()),
         }
     }
 }
@@ -71,13 +77,14 @@ impl Simulation {
             .flows
             .iter()
             .map(|f| {
-                let (timeouts, fast_retransmits, ecn_responses) = match &f.ep {
+                let (timeouts, fast_retransmits, ecn_responses, declared) = match &f.ep {
                     Endpoint::Tcp { sender, .. } => (
                         sender.stats().timeouts,
                         sender.stats().fast_retransmits,
                         sender.stats().ecn_responses,
+                        sender.counts(),
                     ),
-                    Endpoint::Udp { .. } => (0, 0, 0),
+                    Endpoint::Udp { .. } => (0, 0, 0, FlowCounts::default()),
                 };
                 FlowCounters {
                     retransmits: f.stats.retransmits,
@@ -88,6 +95,7 @@ impl Simulation {
                     drops_by_reason: f.stats.drops_by_reason,
                     colored: f.stats.colored,
                     drops_by_prec: f.stats.drops_by_prec,
+                    declared,
                 }
             })
             .collect();

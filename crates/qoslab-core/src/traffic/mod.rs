@@ -1,5 +1,6 @@
 //! Traffic sources and transports.
 pub mod cc;
+pub mod counters;
 pub mod linux;
 pub mod pacing;
 pub mod sender;

@@ -4,12 +4,32 @@
 //! receiver each flavour talks to with [`sink_for`]; nothing outside this enum's dispatch
 //! asks which one a flow holds.
 
+use super::counters::{Counter, Counts};
 use super::linux::config::Flavour;
-use super::linux::sender::LinuxSender;
+use super::linux::sender::{self as linux_sender, LinuxSender};
 use super::pacing::Pacer;
 use super::sink::{SackBlocks, TcpSink};
-use super::tcp::{Ns2Sender, SendBuf, TcpConfig, TcpStats};
+use super::tcp::{self as ns2, Ns2Sender, SendBuf, TcpConfig, TcpStats};
 use crate::units::SimTime;
+
+/// Each flavour's declared per-flow counters ([`super::counters`]), in the order of the flows
+/// table's counter columns: ns-2's, then Linux's.
+pub const COUNTERS_BY_FLAVOUR: [(Flavour, &[Counter]); 2] = [
+    (Flavour::Ns2, ns2::COUNTERS),
+    (Flavour::Linux, linux_sender::COUNTERS),
+];
+
+/// How many counters the flavours declare together.
+pub const N_COUNTERS: usize = ns2::COUNTERS.len() + linux_sender::COUNTERS.len();
+
+/// A flow's values of every flavour's declared counters, in the order of [`counters`]: its own
+/// sender's, 0 for the other flavour's (and for a UDP flow).
+pub type FlowCounts = Counts<N_COUNTERS>;
+
+/// Every declared counter, in the order of [`FlowCounts`].
+pub fn counters() -> impl Iterator<Item = &'static Counter> {
+    COUNTERS_BY_FLAVOUR.iter().flat_map(|(_, list)| list.iter())
+}
 
 /// A TCP flow's sender, each flavour's boxed at its own size (a flow's endpoint holds the
 /// enum itself).
@@ -137,6 +157,31 @@ impl Sender {
         each!(self, s => s.srtt())
     }
 
+    /// Its declared counters' values among every flavour's ([`counters`]).
+    pub fn counts(&self) -> FlowCounts {
+        let (at, own): (usize, &[u64]) = match self {
+            Sender::Ns2(s) => (0, &s.counts.0),
+            Sender::Linux(s) => (ns2::COUNTERS.len(), &s.linux.counts.0),
+        };
+        let mut c = FlowCounts::default();
+        c.0[at..at + own.len()].copy_from_slice(own);
+        c
+    }
+
+    /// Starts a new connection in its place (an arrival slot's next transfer): the sender of
+    /// `cfg` as [`Sender::new`] builds it, with this one's counters running on.
+    pub fn renew(&mut self, cfg: &TcpConfig, boot_phase: f64, segment_bytes: u32) {
+        let mut next = Sender::new(cfg, boot_phase, segment_bytes);
+        *next.stats_mut() = std::mem::take(self.stats_mut());
+        match (&mut next, &*self) {
+            (Sender::Ns2(n), Sender::Ns2(o)) => n.counts = o.counts,
+            (Sender::Linux(n), Sender::Linux(o)) => n.linux.counts = o.linux.counts,
+            // A slot's flavour is its process's: it never changes between connections.
+            _ => {}
+        }
+        *self = next;
+    }
+
     pub fn stats(&self) -> &TcpStats {
         each!(self, s => &s.stats)
     }
@@ -161,5 +206,28 @@ impl Sender {
     /// handshake and starts negotiated.
     pub fn negotiates_ecn(&self) -> bool {
         matches!(self, Sender::Ns2(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each flavour's list is well formed, and a name is one column: no two flavours declare
+    /// the same (the bindings' test checks they do not collide with the table's own columns).
+    #[test]
+    fn every_flavours_counters_are_well_declared() {
+        for (flavour, list) in COUNTERS_BY_FLAVOUR {
+            super::super::counters::check(list)
+                .unwrap_or_else(|e| panic!("{}: {e}", flavour.name()));
+        }
+        let names: Vec<&str> = counters().map(|c| c.name).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(
+                !names[..i].contains(n),
+                "counter `{n}` declared by two flavours"
+            );
+        }
+        assert_eq!(names.len(), N_COUNTERS);
     }
 }

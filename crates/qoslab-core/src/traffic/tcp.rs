@@ -22,6 +22,7 @@
 
 pub use super::cc::TcpVariant;
 use super::cc::{AckSample, AnyCc, CongestionControl, Recovery, Window};
+use super::counters::{Counter, Counts};
 use super::pacing::Pacer;
 use crate::params::ParamKind;
 use crate::units::{SimTime, NS_PER_SEC};
@@ -188,7 +189,13 @@ pub struct Ns2Sender {
     pub rtx_deadline: Option<SimTime>,
     pub rtx_gen: u32,
     pub stats: TcpStats,
+    /// Its declared counters' values ([`COUNTERS`]).
+    pub counts: Counts<{ COUNTERS.len() }>,
 }
+
+/// The per-flow counters ns-2's sender declares ([`crate::traffic::counters`]; those of
+/// [`TcpStats`] are the flows table's own columns).
+pub const COUNTERS: &[Counter] = &[];
 
 /// Segments to send, filled by the sender: (sequence number, is a retransmission, carries
 /// CWR).
@@ -266,6 +273,7 @@ impl Ns2Sender {
             rtx_deadline: None,
             rtx_gen: 0,
             stats: TcpStats::default(),
+            counts: Counts::default(),
         }
     }
 

@@ -86,8 +86,6 @@ pub struct Linux {
     pub deadline: Option<SimTime>,
     /// Tail loss probes switched off (tests only).
     pub tlp_disabled: bool,
-    /// Tail loss probes sent.
-    pub tlp_probes: u64,
     /// `icsk_backoff` and `icsk_retransmits`.
     pub backoff: u32,
     retransmits: u32,
@@ -110,9 +108,13 @@ pub struct Linux {
     /// Count segments as delivered only when cumulatively acknowledged (tests only: the
     /// sampler without SACK).
     pub rate_cum_only: bool,
-    /// Entries into fast recovery, and undone reductions.
+    /// Entries into fast recovery.
     pub fast_retransmits: u64,
-    pub undos: u64,
+    /// The counters [`sender::COUNTERS`] declares, counted where their events happen.
+    pub counts: sender::LinuxCounts,
+    /// The pacer refused a segment and the sender has not transmitted since (one
+    /// [`sender::PACING_STALLS`] a wait).
+    pacing_wait: bool,
 }
 
 impl Linux {
@@ -167,7 +169,6 @@ impl Linux {
             timer: Timer::None,
             deadline: None,
             tlp_disabled: false,
-            tlp_probes: 0,
             backoff: 0,
             retransmits: 0,
             app_end: 0,
@@ -181,7 +182,8 @@ impl Linux {
             last_rs: Default::default(),
             rate_cum_only: false,
             fast_retransmits: 0,
-            undos: 0,
+            counts: Default::default(),
+            pacing_wait: false,
         }
     }
 

@@ -27,6 +27,7 @@ impl Linux {
         let cwr = new && std::mem::take(&mut self.queue_cwr);
         io.out.push((seq as u64, !new, cwr));
         io.stats.data_sent += 1;
+        self.pacing_wait = false;
         if new {
             self.sb.push(now, tx);
         } else {
@@ -89,6 +90,7 @@ impl Linux {
                 break;
             }
             if !io.pacer.may_send(now) {
+                self.pacing_stall();
                 break;
             }
             let seq = self.sb.una + k as i64 - 1;
@@ -117,6 +119,7 @@ impl Linux {
                 break;
             }
             if !io.pacer.may_send(now) {
+                self.pacing_stall();
                 cwnd_limited = true;
                 break;
             }
@@ -135,6 +138,14 @@ impl Linux {
         self.conn.cwnd_limited = cwnd_limited || self.sb.in_flight() >= self.conn.cwnd;
         if sent {
             self.schedule_loss_probe(now, false);
+        }
+    }
+
+    /// The pacer refused a segment the window allowed (`tcp_pacing_check` true): a new wait
+    /// unless the sender has been waiting since its last transmission.
+    fn pacing_stall(&mut self) {
+        if !std::mem::replace(&mut self.pacing_wait, true) {
+            self.counts.add(&super::sender::PACING_STALLS);
         }
     }
 
@@ -259,7 +270,7 @@ impl Linux {
             }
             if sent {
                 self.tlp_high_seq = Some(self.sb.nxt());
-                self.tlp_probes += 1;
+                self.counts.add(&super::sender::TLP_PROBES);
                 self.timer = Timer::None;
             }
         }

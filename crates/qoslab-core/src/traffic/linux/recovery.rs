@@ -152,7 +152,7 @@ impl Linux {
         }
         self.undo_marker = None;
         self.rack.advanced = true;
-        self.undos += 1;
+        self.counts.add(&super::sender::SPURIOUS_UNDOS);
     }
 
     fn try_undo_dsack(&mut self) -> bool {
@@ -218,18 +218,21 @@ impl Linux {
         lost.clear();
         let timeout = self.rack.detect_loss(now, &mut self.sb, reo_wnd, &mut lost);
         for &seq in &lost {
-            self.mark_lost(seq);
+            if self.mark_lost(seq) {
+                self.counts.add(&super::sender::RACK_MARKS);
+            }
         }
         self.lost_buf = lost;
         timeout
     }
 
-    /// `tcp_mark_skb_lost` with the connection's loss count.
-    pub(crate) fn mark_lost(&mut self, seq: i64) {
+    /// `tcp_mark_skb_lost` with the connection's loss count: whether `seq` was newly marked.
+    pub(crate) fn mark_lost(&mut self, seq: i64) -> bool {
         let (newly, _) = self.sb.mark_lost(seq);
         if newly {
             self.conn.lost += 1;
         }
+        newly
     }
 
     /// `tcp_time_to_recover` with RACK: something is marked lost.

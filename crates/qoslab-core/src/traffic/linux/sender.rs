@@ -3,10 +3,57 @@
 //! shares with nothing else.
 
 use super::{Io, Linux};
+use crate::traffic::counters::{Counter, Counts};
 use crate::traffic::pacing::Pacer;
 use crate::traffic::sink::SackBlocks;
 use crate::traffic::tcp::{SendBuf, TcpConfig, TcpStats};
 use crate::units::SimTime;
+
+/// Tail loss probes sent.
+pub const TLP_PROBES: Counter = Counter::sum(
+    0,
+    "tlp_probes",
+    "count",
+    "Tail loss probes the TCP sender sent {span} (`tcp_send_loss_probe`, RFC 8985 §7: new data, or \
+     the last segment again, when the probe timer of about two smoothed RTTs expired with data \
+     outstanding and no ACK).",
+);
+/// Segments RACK marked lost.
+pub const RACK_MARKS: Counter = Counter::sum(
+    1,
+    "rack_marks",
+    "packets",
+    "Segments RACK-TLP's loss detection marked lost {span} (`tcp_rack_detect_loss`, RFC 8985 §6.2: \
+     sent before a segment since delivered and outstanding longer than RACK.rtt + reo_wnd; a \
+     retransmission found lost again counts again), on an ACK or when the reordering timer fired; \
+     the timeout's own marking (`tcp_timeout_mark_lost`) is not counted.",
+);
+/// Reductions undone as spurious.
+pub const SPURIOUS_UNDOS: Counter = Counter::sum(
+    2,
+    "spurious_undos",
+    "count",
+    "Congestion-window reductions the TCP sender undid {span} as spurious \
+     (`tcp_undo_cwnd_reduction`): D-SACKs showed every retransmission of the episode unneeded, or \
+     F-RTO (RFC 5682) found the timeout spurious.",
+);
+/// Waits for the pacer.
+pub const PACING_STALLS: Counter = Counter::sum(
+    3,
+    "pacing_stalls",
+    "count",
+    "Times the pacer held the TCP sender back {span}: window and a segment to send (new data or a \
+     lost segment), but the earliest departure time of its pacing rate (`tcp_pacing_check`, EDT) \
+     still to come; one count per wait, which ends at its next transmission; 0 when it does not \
+     pace.",
+);
+
+/// The per-flow counters the linux flavour's sender declares ([`crate::traffic::counters`]:
+/// columns of the flows table, whole run and window; those of [`TcpStats`] are the table's own).
+pub const COUNTERS: &[Counter] = &[TLP_PROBES, RACK_MARKS, SPURIOUS_UNDOS, PACING_STALLS];
+
+/// The linux sender's counter values, in the order of [`COUNTERS`].
+pub type LinuxCounts = Counts<{ COUNTERS.len() }>;
 
 #[derive(Debug, Clone)]
 pub struct LinuxSender {

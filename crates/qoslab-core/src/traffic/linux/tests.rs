@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 use super::cc::CaState;
 use super::rate::RateSample;
+use super::sender::{RACK_MARKS, TLP_PROBES};
 use super::{Io, Linux, Timer};
 use crate::traffic::cc::TcpVariant;
 use crate::traffic::pacing::Pacer;
@@ -285,7 +286,7 @@ fn prr_sends_in_proportion_to_deliveries() {
 
 /// Ten segments out; segment 0 lost and only segment 1 SACKed (below DupThresh): RACK waits
 /// for RACK.rtt + reo_wnd (min_rtt/4) after segment 0 was sent, then marks it lost.
-fn rack_after_reo_wnd(disabled: bool) -> (Timer, SimTime, u64, CaState) {
+fn rack_after_reo_wnd(disabled: bool) -> (Timer, SimTime, u64, CaState, u64) {
     let cfg = config(TcpVariant::Reno, 10, 1000);
     let mut h = Host::new(&cfg);
     h.l.rack.disabled = disabled;
@@ -296,20 +297,23 @@ fn rack_after_reo_wnd(disabled: bool) -> (Timer, SimTime, u64, CaState) {
     assert_eq!(h.l.sb.lost_out, 0, "one SACK is not enough at once");
     let (timer, at) = (h.l.timer, h.l.deadline.unwrap());
     h.run(|l, io| l.on_timeout(at, io));
-    (timer, at, h.stats.retransmits, h.l.conn.ca_state)
+    let marks = h.l.counts.get(&RACK_MARKS);
+    (timer, at, h.stats.retransmits, h.l.conn.ca_state, marks)
 }
 
 #[test]
 fn rack_marks_lost_after_the_reordering_window() {
-    let (timer, at, rtx, state) = rack_after_reo_wnd(false);
+    let (timer, at, rtx, state, marks) = rack_after_reo_wnd(false);
     assert_eq!(timer, Timer::Reo);
     // Sent at 0: lost at RACK.rtt (40 ms) + reo_wnd (10 ms), plus the 2 ms timer slack.
     assert_eq!(at, 52 * MS);
     assert_eq!((rtx, state), (1, CaState::Recovery));
-    let (timer, at, rtx, _) = rack_after_reo_wnd(true);
+    assert_eq!(marks, 1, "RACK marked segment 0");
+    let (timer, at, rtx, _, marks) = rack_after_reo_wnd(true);
     assert_eq!(timer, Timer::Rto, "without RACK only the RTO is left");
     assert!(at >= 200 * MS);
     assert_eq!(rtx, 1, "the RTO retransmits");
+    assert_eq!(marks, 0, "the timeout's marking is not RACK's");
 }
 
 #[test]
@@ -338,7 +342,7 @@ fn tail_loss_probe_repairs_a_lost_tail_without_a_timeout() {
     net.run(5_000 * MS);
     assert_eq!(net.h.l.sb.una, 30, "everything delivered");
     assert_eq!(net.h.stats.timeouts, 0);
-    assert!(net.h.l.tlp_probes >= 1);
+    assert!(net.h.l.counts.get(&TLP_PROBES) >= 1);
 }
 
 #[test]
