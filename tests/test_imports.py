@@ -160,3 +160,16 @@ def test_no_import_cycles_even_through_type_checking_imports():
 def test_no_import_cycles_in_qoslab():
     cycle = find_cycle(import_graph())
     assert cycle is None, "import loop: " + " -> ".join(cycle or [])
+
+
+def test_the_reproduction_machinery_imports_no_study():
+    """The machinery (``qoslab.reproduction``) names no study: it finds each study's pieces
+    through the list of studies (``qoslab.studies``, which imports nothing of qoslab), never by
+    importing a study's module, at module level, inside a function or for type checking."""
+    g = import_graph(typing=True)
+    machinery = {m for m in g if m == "qoslab.reproduction" or m.startswith("qoslab.reproduction.")}
+    assert "qoslab.reproduction.rests_on" in machinery
+    edges = sorted(f"{m} -> {s}" for m in machinery for s in g[m] if s.startswith("qoslab.studies."))
+    assert edges == [], "the machinery imports a study: " + "; ".join(edges)
+    # the one edge it keeps: the list of studies itself
+    assert "qoslab.studies" in g["qoslab.reproduction.magnitudes"]

@@ -60,3 +60,14 @@ def test_the_nav_and_the_pages_are_the_registrys(monkeypatch: pytest.MonkeyPatch
     # a study added to the registry gets its nav entry without a hand edit
     monkeypatch.setattr(studies, "STUDIES", (*studies.STUDIES, "my-paper"))
     assert "      - my-paper: experiments/my-paper.md\n      # studies:end" in regenerate.nav(text)
+
+
+def test_the_sequential_design_finds_each_studys_narrowing_through_the_list() -> None:
+    """What a study's records read within their claims' sweeps lives in the study's own
+    ``rests_on`` module; the machinery collects it by the list, for the studies that have one."""
+    from qoslab.reproduction import rests_on
+
+    assert studies.having("rests_on") == ("probe-marker", "rio-plus-o")
+    assert set(rests_on.POINTS) == set(studies.having("rests_on"))
+    assert set(rests_on.READING_SWEEPS) == {"probe-marker"}
+    assert studies.having("claims") == studies.with_claims()

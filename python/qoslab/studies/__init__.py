@@ -37,10 +37,16 @@ def module(name: str, job: str = "study") -> str:
     return f"{__name__}.{name.replace('-', '_')}.{job}"
 
 
+def having(job: str) -> tuple[str, ...]:
+    """The studies with a module that does ``job`` (:func:`module`), by name, sorted: the
+    machinery finds a study's pieces through them, never by naming the study."""
+    return tuple(sorted(s for s in STUDIES if (HERE / s.replace("-", "_") / f"{job}.py").exists()))
+
+
 def with_claims() -> tuple[str, ...]:
     """The studies that declare claims (a ``claims`` module), by name: the studies with verdicts
     (``make figures`` reproduces them sequentially)."""
-    return tuple(sorted(s for s in STUDIES if (HERE / s.replace("-", "_") / "claims.py").exists()))
+    return having("claims")
 
 
 def own() -> tuple[str, ...]:
