@@ -158,10 +158,13 @@ reproduce: build ns2 ns3
 # The simulated senders against the Linux kernel on the committed grid (docs/validation/linux.md).
 # Kernel side (root, emulation; ~45 min): `make validate-linux`. The simulated side alone, reusing
 # the committed kernel results (no root): `make validate-linux SIM_ONLY=1 FLAVOUR=linux`.
+# The held-out grid (points the model was not tuned on; docs/validation/linux-heldout.md):
+# `make validate-linux GRID=heldout`.
 FLAVOUR ?= ns2
+GRID ?= committed
 validate-linux: build
 	$(if $(SIM_ONLY),,$(MAKE) emu-deps)
-	$(PY) -m qoslab.emulation.validation --out docs/validation/linux --flavour $(FLAVOUR) $(if $(SIM_ONLY),--sim-only) $(VALIDATE_ARGS)
+	$(PY) -m qoslab.emulation.validation --grid $(GRID) --flavour $(FLAVOUR) $(if $(SIM_ONLY),--sim-only) $(VALIDATE_ARGS)
 
 # The experiment pages' figures (docs/experiments/img/, the pages' generated sections) and the
 # studies' verdict files, from one full reproduction per experiment: sequential where the claims
