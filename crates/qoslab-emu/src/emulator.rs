@@ -95,6 +95,10 @@ pub struct Emulator {
     /// (every [`LINE_SHRINK_EVERY_NS`] of its clock, as the simulator does:
     /// `LinkDir::shrink_line`); a daemon runs for a long time.
     next_line_shrink: SimTime,
+    /// Held packets a packet-holding queue dropped after admitting them (CoDel's and
+    /// FQ-CoDel's drops at dequeue, FQ-CoDel's drops from the fattest flow when full):
+    /// already freed and counted; the daemon drops their messages ([`Self::take_dropped_held`]).
+    dropped_held: Vec<PacketId>,
 }
 
 impl Emulator {
@@ -159,6 +163,7 @@ impl Emulator {
             flows: vec![FlowCounters::default(); sc.flows.len()],
             unclassified: 0,
             next_line_shrink: LINE_SHRINK_EVERY_NS,
+            dropped_held: Vec::new(),
         }
     }
 
@@ -227,14 +232,16 @@ impl Emulator {
         let d = &mut self.dirs[s];
         d.link.advance(now);
         let admit = if d.link.held().is_some() {
-            // Only multi queues reach here (the disciplines that drop at dequeue are not
-            // emulable: `QueueDiscipline::emulable`), and they never drop packets they hold.
+            // A packet-holding queue (multi queues, CoDel, PIE, FQ-CoDel) may drop packets it
+            // held, here or when it hands the next one to the transmitter.
             let a = d.link.enqueue_held(now, id, &mut self.arena);
-            debug_assert!(d.link.take_dropped().is_none());
+            self.free_dropped(s);
             if let Admit::Queued { .. } = a {
+                let d = &mut self.dirs[s];
                 if let Some((done, _)) = d.link.start_next(now, &mut self.arena) {
                     d.tx_done = Some(done);
                 }
+                self.free_dropped(s);
             }
             a
         } else {
@@ -294,15 +301,35 @@ impl Emulator {
         }
     }
 
-    /// Multi-queue directions: runs the transmitter's end-of-transmission events up to `now`.
+    /// Packet-holding directions: runs the transmitter's end-of-transmission events up to
+    /// `now`.
     fn run_tx(&mut self, now: SimTime, s: usize) {
-        let d = &mut self.dirs[s];
-        while let Some(t) = d.tx_done.filter(|&t| t <= now) {
+        while let Some(t) = self.dirs[s].tx_done.filter(|&t| t <= now) {
+            let d = &mut self.dirs[s];
             d.link.tx_pending = false;
             d.link.advance(t);
             d.tx_done = d.link.start_next(t, &mut self.arena).map(|(done, _)| done);
-            debug_assert!(d.link.take_dropped().is_none());
+            self.free_dropped(s);
         }
+    }
+
+    /// The packets direction `s`'s packet-holding queue dropped after holding them (counted by
+    /// the link): freed, their flows told, and their ids kept for the daemon.
+    fn free_dropped(&mut self, s: usize) {
+        if let Some(buf) = self.dirs[s].link.take_dropped() {
+            for &(id, r) in &buf {
+                self.on_drop(id, r);
+                self.dropped_held.push(id);
+            }
+            self.dirs[s].link.restore_dropped(buf);
+        }
+    }
+
+    /// Moves into `out` the ids of held packets the queues dropped since the last call: the
+    /// daemon drops their messages. Call it after every [`Self::arrive`] and [`Self::due`],
+    /// before the next arrival can reuse a freed id.
+    pub fn take_dropped_held(&mut self, out: &mut Vec<PacketId>) {
+        out.append(&mut self.dropped_held);
     }
 
     /// The next time a packet is due (or a transmitter event must run), if any.
@@ -575,6 +602,65 @@ yellow = "AF12"
         // SYN = 0, the third data segment = 3; the ACK of three segments acknowledges 3.
         assert_eq!((metas[0].seq, metas[1].seq), (0, 3));
         assert_eq!((metas[2].kind, metas[2].ack), (PacketKind::Ack, 3));
+    }
+
+    /// Drives a 300-packet burst (1 ms each) through the direction in 1 ms steps; returns the
+    /// packets released with their ECN bits and the ids the queue dropped after holding them.
+    fn burst_through(e: &mut Emulator, tos: u8) -> (Vec<u8>, Vec<PacketId>) {
+        let (mut released, mut dropped, mut out) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..300 {
+            assert!(matches!(
+                e.arrive(0, 0, &udp(tos, 1000)),
+                Admission::Held(_)
+            ));
+        }
+        e.take_dropped_held(&mut dropped);
+        for step in 1..=400 {
+            e.due(step * MS, &mut out);
+            let before = dropped.len();
+            e.take_dropped_held(&mut dropped);
+            // a dropped packet is never also released (the daemon drops its message)
+            assert!(dropped[before..]
+                .iter()
+                .all(|d| out.iter().all(|(id, _)| id != d)));
+            released.extend(out.drain(..).map(|(id, _)| e.release(id).ecn));
+        }
+        (released, dropped)
+    }
+
+    /// CoDel drops at dequeue (RFC 8289): the packets it drops after holding them reach the
+    /// daemon, which drops the kernel's messages; without ECN they are dropped, with ECN
+    /// (ECT(0) packets) marked CE instead. A pfifo of the same size drops none of the burst.
+    #[test]
+    fn codel_drops_held_packets_at_dequeue_and_marks_them_with_ecn() {
+        let codel = r#"{ type = "codel", limit = "1000pkts", target = "5ms", interval = "100ms" }"#;
+        let mut e = emu(&scenario(codel, ""));
+        let (released, dropped) = burst_through(&mut e, 0);
+        // the sojourn stays above target from the 6th packet on: CoDel drops an interval later,
+        // then at interval/sqrt(count) spacing (about 105, 176 and 234 ms) until the burst is
+        // gone after 300 ms
+        assert_eq!(dropped.len(), 3);
+        assert_eq!(released.len() + dropped.len(), 300);
+        assert_eq!(e.held(), 0, "every dropped packet freed");
+        let (_, st, _, _) = e.dir_stats().next().unwrap();
+        assert_eq!(st.drops.iter().sum::<u64>(), dropped.len() as u64);
+        assert_eq!(
+            e.flows[0].drops_by_reason.iter().sum::<u64>(),
+            dropped.len() as u64
+        );
+
+        let ecn = r#"{ type = "codel", limit = "1000pkts", target = "5ms", interval = "100ms", ecn = true }"#;
+        let mut e = emu(&scenario(ecn, ""));
+        let (released, dropped) = burst_through(&mut e, 2);
+        assert!(dropped.is_empty());
+        assert_eq!(released.iter().filter(|&&x| x == 3).count(), 3);
+
+        let mut e = emu(&scenario(
+            r#"{ type = "droptail", limit = "1000pkts" }"#,
+            "",
+        ));
+        let (released, dropped) = burst_through(&mut e, 0);
+        assert_eq!((released.len(), dropped.len()), (300, 0));
     }
 
     #[test]

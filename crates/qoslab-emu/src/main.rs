@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nfq::{Message, Queue, Verdict};
+use qoslab_core::packet::PacketId;
 use qoslab_core::Scenario;
 use qoslab_emu::emulator::{Admission, DirSpec, Emulator, FlowPort};
 use qoslab_emu::ipv4;
@@ -217,6 +218,7 @@ fn run(cfg: Config) -> std::io::Result<()> {
     let poll_ns = cfg.poll_us * 1000;
     let mut held: Vec<Option<Message>> = Vec::with_capacity(4096);
     let mut due = Vec::with_capacity(256);
+    let mut gone = Vec::new();
     let mut late = Lateness::new();
     let (mut unparsed, mut verdicts, mut rewritten) = (0u64, 0u64, 0u64);
     let mut stopped_by = "signal";
@@ -259,9 +261,11 @@ fn run(cfg: Config) -> std::io::Result<()> {
                     verdicts += 1;
                 }
             }
+            verdicts += drop_held(&mut emu, &mut held, &mut gone, &mut q)?;
         }
         let t = now();
         emu.due(t, &mut due);
+        verdicts += drop_held(&mut emu, &mut held, &mut gone, &mut q)?;
         for (id, when) in due.drain(..) {
             let meta = emu.release(id);
             let f = meta.flow as usize;
@@ -315,6 +319,25 @@ fn run(cfg: Config) -> std::io::Result<()> {
             "run_seconds": now() as f64 / 1e9,
         }),
     )
+}
+
+/// Drops the messages of the held packets the queues dropped since the last call (before a new
+/// arrival can reuse their ids); returns how many verdicts that gave.
+fn drop_held(
+    emu: &mut Emulator,
+    held: &mut [Option<Message>],
+    gone: &mut Vec<PacketId>,
+    q: &mut Queue,
+) -> std::io::Result<u64> {
+    emu.take_dropped_held(gone);
+    let mut n = 0;
+    for id in gone.drain(..) {
+        let mut msg = held[id].take().expect("a held packet");
+        msg.set_verdict(Verdict::Drop);
+        q.verdict(msg)?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 fn write_counters(

@@ -93,7 +93,9 @@ impl QueueDiscipline for FqCodelConfig {
         Ns2Export::Refused("ns-2.35 has no FQ-CoDel (use the ns-3 cross-check)".into())
     }
     fn emulable(&self) -> bool {
-        false
+        // the link daemon drives packet-holding queues through the same enqueue and dequeue
+        // calls as the simulator, and drops the kernel's packets they drop at dequeue
+        true
     }
     fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
         let perturbation = env.rng().next_u64();

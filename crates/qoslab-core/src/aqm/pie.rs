@@ -154,7 +154,9 @@ impl QueueDiscipline for PieConfig {
         Ns2Export::Refused("ns-2.35 has no PIE (use the ns-3 cross-check)".into())
     }
     fn emulable(&self) -> bool {
-        false
+        // the link daemon drives packet-holding queues through the same enqueue and dequeue
+        // calls as the simulator, and drops the kernel's packets they drop at dequeue
+        true
     }
     fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
         Some(Box::new(Pie::new(*self, env.limit, env.rng())))
