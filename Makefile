@@ -159,7 +159,7 @@ reproduce: build ns2 ns3
 # Kernel side (root, emulation; ~45 min): `make validate-linux`. The simulated side alone, reusing
 # the committed kernel results (no root): `make validate-linux SIM_ONLY=1 FLAVOUR=linux`.
 # The held-out grid (points the model was not tuned on; docs/validation/linux-heldout.md):
-# `make validate-linux GRID=heldout`.
+# `make validate-linux GRID=heldout`; the AQM grid (docs/validation/linux-aqm.md): GRID=aqm.
 FLAVOUR ?= ns2
 GRID ?= committed
 validate-linux: build

@@ -56,6 +56,50 @@ def test_the_grid_is_the_issues() -> None:
     assert all((p.reps >= 10 and p.seeds >= 10) == (len(p.variants) > 1) for p in vl.GRID)
 
 
+def test_the_held_out_grid_shares_no_point_with_the_tuned_one() -> None:
+    # issue 78's held-out grid: at least ten points of ten kernel runs and ten seeds, none of
+    # them a point of the committed grid (same flows, RTTs, rate, buffer and starts; BBR then
+    # CUBIC differs from bbr-cubic-1bdp by CUBIC's start 6 s later), covering what the
+    # committed grid does not: different RTTs beside BBR, three or more controls, a large BDP, a
+    # quarter-BDP buffer, staggered starts and Reno alone
+    def key(p: vl.Point) -> tuple[object, ...]:
+        return (p.variants, p.rtts_ms, p.rate_mbps, p.buffer_bdp, p.starts_s)
+
+    held = vl.HELD_OUT
+    assert len(held) >= 10 and all(p.reps >= 10 and p.seeds >= 10 for p in held)
+    assert not {key(p) for p in held} & {key(p) for p in vl.GRID}
+    assert not {p.name for p in held} & {p.name for p in vl.GRID}
+    assert any("bbr" in p.variants and len(set(p.rtts_ms)) > 1 for p in held)
+    assert any(len(set(p.variants)) == 3 for p in held)
+    assert any(p.rate_mbps >= 20 and min(p.rtts_ms) >= 100 for p in held)
+    assert any(p.buffer_bdp == 0.25 for p in held)
+    assert any(p.variants == ("reno",) for p in held)
+    staggered = {p.name: p for p in held}["cubic3-staggered-1bdp"]
+    flows = vl.scenario(staggered).resolved["flows"]
+    assert [(f["start_ns"], f["start_max_ns"]) for f in flows] == [
+        (t * 10**9, t * 10**9 + 5 * 10**8) for t in (0, 4, 8)
+    ]
+    assert vl.GRIDS["heldout"] == (held, "docs/validation/linux-heldout")
+
+
+def test_the_aqm_grid_runs_each_aqm_with_and_without_ecn_through_the_link_daemon() -> None:
+    # five CUBIC flows of RTTs 20-100 ms (the committed grid's cubic5 point) through RED, CoDel,
+    # PIE and FQ-CoDel, each with ECN off and on, ten kernel runs and ten seeds a point; the
+    # emulation accepts every one (the daemon runs the packet-holding AQMs too)
+    assert [(p.queue.split('"')[1], p.ecn) for p in vl.AQM_GRID] == [
+        (q, e) for q in ("red", "codel", "pie", "fq_codel") for e in (False, True)
+    ]
+    for p in vl.AQM_GRID:
+        assert p.variants == ("cubic",) * 5 and p.rtts_ms == vl.MIXED_RTTS_MS and p.rate_mbps == 20.0
+        assert p.reps >= 10 and p.seeds >= 10
+        r = vl.scenario(p).resolved
+        q = {lk["name"]: lk for lk in r["links"]}["bottleneck"]["queue_ab"]
+        assert q["type"] == p.queue.split('"')[1] and bool(q["ecn"]) is p.ecn
+        assert q["limit_pkts"] == (100 if q["type"] == "red" else 1000)
+        assert all(bool(f["tcp"]["ecn"]) is p.ecn for f in r["flows"])
+        emu.check_supported(vl.scenario(p))
+
+
 def test_a_points_scenario_has_the_rtts_and_buffer_it_names() -> None:
     p = {q.name: q for q in vl.GRID}["cubic5-1bdp"]
     r = vl.scenario(p).resolved
@@ -80,6 +124,18 @@ def test_the_verdict_rule() -> None:
     # within the tolerance, or within two kernel standard deviations when those are wider
     assert vr.holds(0.55, 0.5, 0.0, 0.05) and not vr.holds(0.56, 0.5, 0.0, 0.05)
     assert vr.holds(0.59, 0.5, 0.05, 0.05) and not vr.holds(0.61, 0.5, 0.05, 0.05)
+
+
+def test_the_rule_on_the_means() -> None:
+    # |difference of the means| within the tolerance or two standard errors of the difference:
+    # 0.70 +- 0.05 over ten runs against 0.75 +- 0.05 over ten seeds: se of the difference
+    # 0.05 * sqrt(2/10) = 0.0224, so 0.05 lies beyond two of them (0.0447) and the 0.03 tolerance
+    assert not vr.holds_sem((0.75, 0.05), 10, (0.70, 0.05), 10, 0.03)
+    # ... and the same runs' spread lets the single-run rule hold (within 2 sd = 0.10)
+    assert vr.holds(0.75, 0.70, 0.05, 0.03)
+    # three runs and three seeds: se 0.0408, two of them 0.0816 > 0.05
+    assert vr.holds_sem((0.75, 0.05), 3, (0.70, 0.05), 3, 0.03)
+    assert vr.holds_sem((0.72, 0.0), 10, (0.70, 0.0), 10, 0.03)
 
 
 def _fake_kernel(p: vl.Point, shares: list[float]) -> dict[str, object]:

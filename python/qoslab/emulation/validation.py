@@ -87,6 +87,11 @@ class Point:
     #: Each flow's earliest start (s): it starts uniformly in the half second after it
     #: (``None``: every flow in the first half second).
     starts_s: tuple[float, ...] | None = None
+    #: The bottleneck's queue discipline as the keys of its table other than the limit (the
+    #: project's AQM run by the link daemon on the kernel's packets; ``""``: DropTail).
+    queue: str = ""
+    #: ECN negotiated by every flow (``tcp.ecn``) and the bottleneck's AQM marking.
+    ecn: bool = False
 
     @property
     def bdp_pkts(self) -> float:
@@ -184,10 +189,44 @@ def _held_out() -> list[Point]:
 #: The held-out grid: points the model was not tuned on, committed before any of them was run
 #: (issue 78). Judged by the same rule as :data:`GRID`; results in ``docs/validation/linux-heldout``.
 HELD_OUT: tuple[Point, ...] = tuple(_held_out())
+#: The AQMs of the AQM grid, as ns-3's dumbbells configure them (scenarios/ns3/): each point's
+#: buffer in BDPs is its limit (RED 100 packets, the others 1000, at 20 Mbit/s x 60 ms).
+AQMS: dict[str, tuple[str, float]] = {
+    "red": ('type = "red", min_th = 15, max_th = 45, max_p = 0.1, w_q = 0.002', 1.0),
+    "codel": ('type = "codel", target = "5ms", interval = "100ms"', 10.0),
+    "pie": ('type = "pie", target = "15ms", t_update = "15ms"', 10.0),
+    "fq_codel": ('type = "fq_codel"', 10.0),
+}
+
+
+def _aqm_grid() -> list[Point]:
+    split = (SPLIT_RUNS, SPLIT_RUNS)
+    return [
+        Point(
+            f"cubic5-{name}{'-ecn' if ecn else ''}",
+            f"aqm-{name}{'-ecn' if ecn else ''}",
+            (CUBIC,) * 5,
+            MIXED_RTTS_MS,
+            20.0,
+            bdp,
+            *split,
+            queue=q,
+            ecn=ecn,
+        )
+        for name, (q, bdp) in AQMS.items()
+        for ecn in (False, True)
+    ]
+
+
+#: The AQM grid: five CUBIC flows of RTTs 20-100 ms (the committed grid's cubic5 point) through
+#: the project's RED, CoDel, PIE and FQ-CoDel, each with and without ECN: the kernel's senders
+#: through the link daemon's AQM against the simulated senders through the same AQM (issue 78).
+AQM_GRID: tuple[Point, ...] = tuple(_aqm_grid())
 #: The grids by name (``--grid``) and each one's default output directory.
 GRIDS: dict[str, tuple[tuple[Point, ...], str]] = {
     "committed": (GRID, "docs/validation/linux"),
     "heldout": (HELD_OUT, "docs/validation/linux-heldout"),
+    "aqm": (AQM_GRID, "docs/validation/linux-aqm"),
 }
 DCTCP_NOTE = (
     "DCTCP with a step marker is not in the grid: this host's kernel has no tcp_dctcp "
@@ -221,6 +260,7 @@ def scenario(p: Point, flavour: str = "ns2") -> Scenario:
         "initial_window = 10",
         'variant = "cubic"',
         "sack = true",
+        *(["ecn = true"] if p.ecn else []),
         "[measurement]",
         f'start = "{WINDOW_S[0]:g}s"',
         f'end = "{WINDOW_S[1]:g}s"',
@@ -246,7 +286,7 @@ def scenario(p: Point, flavour: str = "ns2") -> Scenario:
         'b = "r2"',
         f'bandwidth = "{p.rate_mbps:g}Mbps"',
         f'delay = "{bott_delay:g}ms"',
-        f'queue_ab = {{ type = "droptail", limit = "{p.limit_pkts}pkts" }}',
+        f"queue_ab = {{ {_queue(p)} }}",
         'queue_ba = { type = "droptail", limit = "1000pkts" }',
     ]
     starts = p.starts_s or (0.0,) * n
@@ -260,6 +300,13 @@ def scenario(p: Point, flavour: str = "ns2") -> Scenario:
             f'tcp = {{ variant = "{SIM_VARIANT[flavour].get(v, v)}" }}',
         ]
     return Scenario("\n".join(lines) + "\n", f"<validate-linux {p.name}>")
+
+
+def _queue(p: Point) -> str:
+    """The bottleneck's queue table's keys: DropTail, or the point's AQM with its ECN switch."""
+    if not p.queue:
+        return f'type = "droptail", limit = "{p.limit_pkts}pkts"'
+    return f'{p.queue}, limit = "{p.limit_pkts}pkts", ecn = {"true" if p.ecn else "false"}'
 
 
 def ack_clock_noise(acks: Sequence[dict[str, Any]], packet_ms: float) -> tuple[float, float, int]:
@@ -345,6 +392,10 @@ def _record(p: Point, flows: Any, links_run: Any, *, kernel: bool) -> dict[str, 
         # over the whole run on both sides: the daemon counts every packet it admits
         "qdelay_ms": _qdelay_ms(links_run),
         "bottleneck_drops": float(b["overflow_drops"]),
+        # the AQM's congestion signals, whole run: its own drops (early and forced), overflows
+        # and ECN marks
+        "bottleneck_signals": float(b["early_drops"] + b["forced_drops"] + b["overflow_drops"] + b["marks"]),
+        "bottleneck_marks": float(b["marks"]),
     }
 
 
@@ -436,6 +487,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--sim-only", action="store_true", help="reuse the kernel results instead of emulating")
     ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="rewrite the tables, figures and page from the stored kernel and simulated runs "
+        "(OUT/results-FLAVOUR.json), simulating nothing",
+    )
+    ap.add_argument(
         "--timing",
         default="testbed",
         choices=TIMINGS,
@@ -468,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(s, flush=True)
 
     kpath = Path(a.kernel_results) if a.kernel_results else out / "kernel.json"
-    if a.sim_only:
+    if a.sim_only or a.report_only:
         if not kpath.is_file():
             print(
                 f"error: --kernel-results: {kpath} not found (run without --sim-only as root first)",
@@ -497,6 +554,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             kpath.write_text(json.dumps(kernel, indent=1) + "\n")  # after every point
     jitter_us = TESTBED_JITTER_US if a.timing == "testbed" else 0
     label = a.flavour if a.timing == "testbed" else f"{a.flavour}-exact"
+    if a.report_only:
+        rpath = out / f"results-{label}.json"
+        if not rpath.is_file():
+            print(f"error: --report-only: {rpath} not found (run the simulated side first)", file=sys.stderr)
+            return 2
+        stored = json.loads(rpath.read_text())["sim_runs"]
+        report.write(out, kernel, {p.name: stored[p.name] for p in points if p.name in stored}, label, say)
+        return 0
     sims = {}
     for p in points:
         if p.name not in kernel["points"]:

@@ -10,9 +10,13 @@ within 0.03, the bottleneck's mean queueing delay within 15 %, the retransmissio
 whole run) within 25 %.
 
 Where the kernel's spread is what lets a target hold, the rule says only that the kernel's runs
-cannot tell the simulated mean from theirs. So for points of several flows the comparison also
-gives Welch's two-sided p-value that the kernel's runs and the simulated seeds have the same mean
-Jain index (``jain_welch_p``; in the table beside Jain's verdict).
+cannot tell the simulated mean from theirs. So every target is also judged on the means alone
+(``verdict_sem``): it holds when the difference of the means lies within the tolerance or within
+two standard errors of that difference (the kernel's and the simulated means' standard errors
+combined), that is, when the runs cannot tell the two means apart by more than the tolerance.
+The rule above stays the grid's verdict; the tables give both. For points of several flows the
+comparison also gives Welch's two-sided p-value that the kernel's runs and the simulated seeds
+have the same mean Jain index (``jain_welch_p``; in the table beside Jain's verdict).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ SHARE_TOL = 0.10
 JAIN_TOL = 0.03
 QDELAY_TOL = 0.15
 RETRANS_TOL = 0.25
+#: Points with an AQM: the bottleneck's congestion signals (its drops and ECN marks, whole run)
+#: within 25 %, as the retransmissions.
+SIGNALS_TOL = 0.25
 #: Kept kernel repetitions a verdict needs.
 MIN_REPS = 3
 
@@ -45,9 +52,20 @@ def holds(sim: float, kmean: float, ksd: float, tol: float) -> bool:
     return bool(abs(sim - kmean) <= max(tol, 2 * ksd) + 1e-12)
 
 
+def holds_sem(sim: tuple[float, float], ns: int, ker: tuple[float, float], nk: int, tol: float) -> bool:
+    """The means (``(mean, sd)`` over ``ns`` seeds and ``nk`` kernel runs) differ by at most
+    ``tol`` (absolute) or by at most two standard errors of their difference."""
+    se = float(np.hypot(sim[1] / np.sqrt(max(ns, 1)), ker[1] / np.sqrt(max(nk, 1))))
+    return bool(abs(sim[0] - ker[0]) <= max(tol, 2 * se) + 1e-12)
+
+
 def _judge(s: dict[str, Any], k: dict[str, Any], key: str, tol: float, *, relative: bool) -> bool:
     km, ksd = k[key]
     return holds(s[key][0], km, ksd, tol * km if relative else tol)
+
+
+def _judge_sem(s: dict[str, Any], k: dict[str, Any], key: str, tol: float, *, relative: bool) -> bool:
+    return holds_sem(s[key], s["n"], k[key], k["n"], tol * k[key][0] if relative else tol)
 
 
 def _stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -67,6 +85,14 @@ def _stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "timeouts": _ms(per_min),
         "timeouts_flow": [_ms([r["flows"][i]["timeouts"] for r in runs]) for i in range(n_flows)],
         "drops": _ms([r["bottleneck_drops"] for r in runs]),
+        **(
+            {
+                "signals": _ms([r["bottleneck_signals"] for r in runs]),
+                "marks": _ms([r["bottleneck_marks"] for r in runs]),
+            }
+            if all("bottleneck_signals" in r for r in runs)
+            else {}
+        ),
     }
 
 
@@ -78,6 +104,7 @@ def compare(kpoint: dict[str, Any], spoint: dict[str, Any]) -> dict[str, Any]:
     enough = len(kept) >= MIN_REPS
     multi = len(k["share"]) > 1
     verdict: dict[str, bool | None] = {"share": None, "jain": None, "qdelay": None, "retransmits": None}
+    by_sem: dict[str, bool | None] = dict(verdict)
     jain_p: float | None = None
     if enough:
         if multi:
@@ -85,17 +112,28 @@ def compare(kpoint: dict[str, Any], spoint: dict[str, Any]) -> dict[str, Any]:
                 holds(sm, km, ksd, SHARE_TOL * km)
                 for (km, ksd), (sm, _) in zip(k["share"], s["share"], strict=True)
             )
+            by_sem["share"] = all(
+                holds_sem(sf, s["n"], kf, k["n"], SHARE_TOL * kf[0])
+                for kf, sf in zip(k["share"], s["share"], strict=True)
+            )
             verdict["jain"] = _judge(s, k, "jain", JAIN_TOL, relative=False)
+            by_sem["jain"] = _judge_sem(s, k, "jain", JAIN_TOL, relative=False)
             jains = ([r["jain"] for r in kept], [r["jain"] for r in spoint["runs"]])
             jain_p = welch_p(estimate(jains[0]), estimate(jains[1]))
             jain_p = jain_p if np.isfinite(jain_p) else None
         verdict["qdelay"] = _judge(s, k, "qdelay_ms", QDELAY_TOL, relative=True)
         verdict["retransmits"] = _judge(s, k, "retransmits", RETRANS_TOL, relative=True)
+        if kpoint["point"].get("queue"):
+            verdict["signals"] = _judge(s, k, "signals", SIGNALS_TOL, relative=True)
+            by_sem["signals"] = _judge_sem(s, k, "signals", SIGNALS_TOL, relative=True)
+        by_sem["qdelay"] = _judge_sem(s, k, "qdelay_ms", QDELAY_TOL, relative=True)
+        by_sem["retransmits"] = _judge_sem(s, k, "retransmits", RETRANS_TOL, relative=True)
     return {
         "point": kpoint["point"],
         "kernel": k,
         "sim": s,
         "verdict": verdict,
+        "verdict_sem": by_sem,
         "jain_welch_p": jain_p,
         "kernel_discarded": len(kpoint["runs"]) - len(kept),
         "kernel_stalled_kept": sum(1 for r in kept if r["stalled"]),
@@ -119,23 +157,40 @@ def _p(p: float | None) -> str:
 
 def table(rows: list[dict[str, Any]], flavour: str) -> str:
     """The markdown table of every point (kernel mean ± sd over its kept runs, simulated mean
-    ± sd over seeds)."""
+    ± sd over seeds); with a column of the bottleneck's congestion signals (drops and marks)
+    where a point has an AQM."""
+    aqm = any("signals" in c["verdict"] for c in rows)
+    targets = ("share", "jain", "qdelay", "retransmits", *(("signals",) if aqm else ()))
     out = [
         f"| point | shares kernel | shares sim ({flavour}) | Jain kernel / sim | queue delay ms kernel / sim "
-        "| retransmits kernel / sim | timeouts kernel / sim | verdicts share / Jain / delay / retr. |",
-        "|---|---|---|---|---|---|---|---|",
+        "| retransmits kernel / sim | timeouts kernel / sim "
+        + ("| drops + marks kernel / sim (marks) " if aqm else "")
+        + "| verdicts share / Jain / delay / retr."
+        + (" / signals" if aqm else "")
+        + " | on the means (± 2 se) |",
+        "|---|---|---|---|---|---|---|---|---|" + ("---|" if aqm else ""),
     ]
     for c in rows:
         k, s, v = c["kernel"], c["sim"], c["verdict"]
+        m = c.get("verdict_sem") or {}
         ks = " / ".join(_pm(x) for x in k["share"])
         ss = " / ".join(_pm(x) for x in s["share"])
+        signals = (
+            f"| {_pm(k['signals'], '.0f')} / {_pm(s['signals'], '.0f')} "
+            f"({k['marks'][0]:.0f} / {s['marks'][0]:.0f}) "
+            if aqm
+            else ""
+        )
         out.append(
             f"| {c['point']['name']} | {ks} | {ss} | {_pm(k['jain'])} / {_pm(s['jain'])} "
             f"| {_pm(k['qdelay_ms'], '.1f')} / {_pm(s['qdelay_ms'], '.1f')} "
             f"| {_pm(k['retransmits'], '.0f')} / {_pm(s['retransmits'], '.0f')} "
             f"| {_pm(k['timeouts'], '.1f')} / {_pm(s['timeouts'], '.1f')} "
-            f"| {_v(v['share'])} / {_v(v['jain'])}{_p(c.get('jain_welch_p'))} / {_v(v['qdelay'])} "
-            f"/ {_v(v['retransmits'])} |"
+            + signals
+            + f"| {_v(v['share'])} / {_v(v['jain'])}{_p(c.get('jain_welch_p'))} / {_v(v['qdelay'])} "
+            f"/ {_v(v['retransmits'])}"
+            + (f" / {_v(v.get('signals'))}" if aqm else "")
+            + f" | {' / '.join(_v(m.get(t)) for t in targets)} |"
         )
     return "\n".join(out) + "\n"
 
@@ -320,6 +375,13 @@ def write(
     fams: dict[str, list[dict[str, Any]]] = {}
     for c in rows:
         fams.setdefault(c["point"]["family"], []).append(c)
+    for fam in list(fams):
+        # a family drawn against the buffer holds one set of flows; points of different flows
+        # (the held-out grid's families) get a figure each
+        shapes = {(tuple(c["point"]["variants"]), tuple(c["point"]["rtts_ms"])) for c in fams[fam]}
+        if len(shapes) > 1 or (fams[fam][0]["point"].get("starts_s") and len(fams[fam]) > 1):
+            for c in fams.pop(fam):
+                fams[c["point"]["name"]] = [c]
     for fam, rs in fams.items():
         figure(rs, flavour, out / f"{fam}-{flavour}.png")
     say(table(rows, flavour))
