@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,34 @@ def test_an_undecided_record_of_the_plugin_rests_on_the_sweeps_its_claim_declare
     p = _run(sys.executable, "-c", code)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "('queues',)"
+
+
+def test_a_plugin_studys_fingerprint_covers_its_own_package_wherever_it_lies(tmp_path: Path) -> None:
+    # the example copied to two places: the same fingerprint; one byte changed in the copy's
+    # claims module: another (the verdict files it wrote are then stale, as a built-in study's)
+    code = (
+        "from qoslab.verdicts.currency import experiment_fingerprint, plugin_files; "
+        "base, files = plugin_files('red-vs-droptail'); "
+        "print(experiment_fingerprint('red-vs-droptail'), base.name, len(files))"
+    )
+    prints = []
+    for where in ("a", "b", "b"):
+        root = tmp_path / where
+        if not root.exists():
+            shutil.copytree(EXAMPLES / "study_red_vs_droptail", root / "study_red_vs_droptail")
+        elif where == "b":
+            claims = root / "study_red_vs_droptail" / "claims.py"
+            claims.write_text(claims.read_text() + "\n# a change of the user's own code\n")
+        env = _env(QOSLAB_PLUGINS="study_red_vs_droptail")
+        env["PYTHONPATH"] = os.pathsep.join((str(PKG), str(root)))
+        p = _run(sys.executable, "-c", code, env=env)
+        assert p.returncode == 0, p.stderr
+        prints.append(p.stdout.split())
+    (a, base_a, n), (b, base_b, _), (changed, _, _) = prints
+    assert (base_a, base_b, int(n)) == ("a", "b", 3)  # the three modules, named from their own root
+    assert a == b != changed
+    # a study of qoslab's own has no plugin files
+    p = _run(
+        sys.executable, "-c", "from qoslab.verdicts.currency import plugin_files; print(plugin_files('ard'))"
+    )
+    assert p.stdout.strip() == "None", p.stderr

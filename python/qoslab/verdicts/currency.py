@@ -10,7 +10,8 @@ A verdicts file records, under ``fingerprint``, what computed it:
   ``check`` can tell whether a committed file was computed by the code in the checkout;
 - ``experiment``: the same hash over the study's package (``studies/NAME/``), the modules of
   other studies and of the reproduction machinery it imports, and ``stats.py``
-  (:func:`experiment_files`); None for files computed before this was recorded;
+  (:func:`experiment_files`); for a plugin study, combined with the hash of its own package
+  (:func:`plugin_files`); None for files computed before this was recorded;
 - ``rules``: the same hash over the decision rules and the declared magnitudes
   (``verdicts/core.py``, ``verdicts/rules.py``, ``reproduction/magnitudes.py``).
 
@@ -135,9 +136,42 @@ def experiment_files(name: str) -> list[Path]:
     return own + sorted(seen - set(own)) + [PKG / "stats.py"]
 
 
+def plugin_files(name: str) -> tuple[Path, list[Path]] | None:
+    """A plugin study's own code: the ``.py`` files of the top-level package (or the lone
+    module) that defines its plan, with the directory their names are taken relative to (so the
+    hash does not depend on where the package lies); None for a study of qoslab's own."""
+    import sys
+
+    from qoslab.reproduction import base
+
+    module_name = getattr(base.get(name).plan, "__module__", "") or ""
+    top = sys.modules.get(module_name.split(".")[0])
+    init = Path(getattr(top, "__file__", "") or "")
+    if not init.is_file() or init.resolve().is_relative_to(PKG):
+        return None
+    init = init.resolve()
+    if hasattr(top, "__path__"):  # a package: every module in it
+        return init.parent.parent, sorted(init.parent.rglob("*.py"))
+    return init.parent, [init]
+
+
 def experiment_fingerprint(name: str) -> str:
-    """The hash of an experiment's files (:func:`experiment_files`)."""
-    return _fnv(experiment_files(name), PKG)
+    """The hash of an experiment's files (:func:`experiment_files`), and for a plugin study its
+    own package's too (:func:`plugin_files`)."""
+    qoslab_part = _fnv(experiment_files(name), PKG)
+    if (PKG / "studies" / name.replace("-", "_")).is_dir():
+        return qoslab_part
+    own = plugin_files(name)
+    return qoslab_part if own is None else _combine(qoslab_part, _fnv(own[1], own[0]))
+
+
+def _combine(a: str, b: str) -> str:
+    """One hash of two (FNV-1a over their text)."""
+    h = 0xCBF29CE484222325
+    for byte in f"{a}+{b}".encode():
+        h ^= byte
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h >> 16:012x}"
 
 
 def rules_fingerprint() -> str:
