@@ -19,7 +19,7 @@ from qoslab.sequential import GroupSequential
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, docs, finalise
 from qoslab.verdicts.audit import audit
 from qoslab.verdicts.currency import experiment_fingerprint, seal
-from qoslab.verdicts.intervals import min_seeds, sign_depth, sign_interval, sign_p
+from qoslab.verdicts.intervals import min_seeds, sign_depth, sign_interval, sign_p, sign_test_looks
 from verdict_records import record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,8 +78,9 @@ def test_an_interval_wholly_below_the_claimed_effect_does_not_reproduce():
 
 def test_four_equal_seeds_of_a_discrete_metric_never_decide():
     """RI+O Fig. 9's first failing multiple, −2 in each of 4 seeds: a t interval of width 0
-    and p = 0 would decide; the sign-test interval needs 6 seeds (8 at the sequential design's
-    α/4), so it is unbounded and the record inconclusive, with no p of 0."""
+    and p = 0 would decide; the sign-test interval needs 6 seeds (8 under the sequential design,
+    whose share at 8 seeds is α/2), so it is unbounded and the record inconclusive, with no p
+    of 0."""
     m = _decl("rio-plus-o", "RIO fails to meet the assurance", "unit 0.1 Mbps")
     out = finalise([m], [_rec(m, [-2.0] * 4, reading="stated, reference RIO, w_q 0.002")], "run")[0]
     assert out["verdict"] == INCONCLUSIVE and out["ci95"] == [None, None]
@@ -93,6 +94,38 @@ def test_four_equal_seeds_of_a_discrete_metric_never_decide():
         rec = finalise([m], [_rec(m, [-2.0] * n, reading="stated, reference RIO, w_q 0.002")], "run")[0]
         got = redecide([rec], [m], list(design.plan[: design.plan.index(n) + 1]), {}, design)[0]
         assert got["verdict"] == want, (n, got["reason"])
+
+
+def test_ten_seeds_of_one_sign_decide_a_claim_of_twelve_readings_under_the_sequential_design():
+    """TWAM's "no TCP flow experiences a Slow Start phase": about ten flows with a timeout in
+    every one of ten seeds, in each of twelve readings, against a claimed 0. An equal share of α
+    at each of the four looks left the sign test's p of 0.002 at 4 × 0.002 = 0.0078, 0.094 after
+    Holm over twelve readings: "inconclusive" whatever the runs said. The exact test cannot
+    reject at 4 or 6 seeds, so the design spends α at 8 and 10 seeds only (α/2 each): 0.0039,
+    0.047 after Holm: does not reproduce, in the run's path and in redecide's."""
+    m = _decl("twam-dwred", "no TCP flow experiences a Slow Start phase")
+    assert m.kind == "discrete"
+    recs = [
+        _rec(m, [10.0] * 9 + [9.0 - (j % 3)], reading=f"reading {j}", looks=[4, 6, 8, 10]) for j in range(12)
+    ]
+    design = GroupSequential((4, 6, 8, 10))
+    run = redecide(recs, [m], [4, 6, 8, 10], {}, design)
+    stored = finalise([m], recs, "stored interval", 0.05 / 4)
+    for out in (run, stored):
+        assert {r["verdict"] for r in out} == {DOES_NOT}, out[0]["reason"]
+        assert all(r["p_holm"] == pytest.approx(12 * 2 * 2 / 1024) for r in out)
+        assert "at level 0.975" in out[0]["interval"]
+    # a record of a continuous metric keeps the equal share (its t test can reject at any look)
+    assert sign_test_looks([4, 6, 8, 10], 0.05) == 2
+    assert sign_test_looks([4, 6, 8, 10, 12, 14, 16, 18, 20], 0.05) == 6
+    # the error over every look stays at most α: the exact probability, under the null, that
+    # the sign test rejects at 8 seeds (at α/2) or at 10 (at α/2), over all 2^10 sign sequences
+    rejected = 0
+    for bits in range(1 << 10):
+        signs = [1.0 if bits >> i & 1 else -1.0 for i in range(10)]
+        if any(2 * sign_p(signs[:n], 0.0) <= 0.05 for n in (4, 6, 8, 10)):
+            rejected += 1
+    assert rejected / 1024 <= 0.05
 
 
 def test_the_sign_test_interval_is_exact():

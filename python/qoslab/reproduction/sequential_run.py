@@ -80,6 +80,7 @@ from qoslab.store import RunKey
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, holm
 from qoslab.verdicts.core import Magnitude, bar_of
 from qoslab.verdicts.currency import seal
+from qoslab.verdicts.intervals import sign_test_looks
 from qoslab.verdicts.rules import decisive_boundary, judged, reason
 
 #: the first look: four seeds, the fewest from which a t interval at 1 − 0.05/K (3 degrees of
@@ -132,20 +133,26 @@ def redecide(
             r["p_direction"] = r["p_holm"] = None
         else:
             h = design.half_width(n, ss)
-            fit, p_at = judged(r, m, design.spent, (r["effect"] - h, r["effect"] + h))
+            spent, shares = design.spent, len(design.plan)
+            fit, p_at = judged(r, m, spent, (r["effect"] - h, r["effect"] + h))
+            if fit.distribution_free and shares > 1:
+                # the design's α over the looks the exact test can reach (sign_test_looks)
+                shares = sign_test_looks(design.plan, ALPHA)
+                spent = ALPHA / shares
+                fit, p_at = judged(r, m, spent, (r["effect"] - h, r["effect"] + h))
             ci = (fit.low, fit.high)
             v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, r["verdict"] != NOT_TESTABLE)
             r["ci95"] = [c if math.isfinite(c) else None for c in ci]
             mu = decisive_boundary(v, r, m)
             k = (*_key(r), f"{mu!r}")
             p_look = p_at(mu)
-            look_p = 1.0 if p_look is None else min(1.0, len(design.plan) * p_look)
+            look_p = 1.0 if p_look is None else min(1.0, shares * p_look)
             best_p[k] = min(best_p.get(k, 1.0), look_p)
             # the experiment wrote its t interval into `ours`; the verdict rests on this one
             shown = ", ".join(f"{c:.4g}" if math.isfinite(c) else ("-inf" if c < 0 else "inf") for c in ci)
             name = "group-sequential interval" if not fit.distribution_free else "sign-test interval"
             r["ours"] = f"{r.get('ours', '')}; {name} [{shown}]".lstrip("; ")
-            at = f" at level {1 - design.spent:.4g}" if fit.distribution_free else ""
+            at = f" at level {1 - spent:.4g}" if fit.distribution_free else ""
             r["interval"] = fit.method + at
             r["p_direction"] = best_p[k]
             r["p_holm"] = None

@@ -9,7 +9,8 @@ For each record of a file, :func:`audit` checks:
 2. **The numbers.** Where the record keeps its per-seed values (``values``, runs from this
    version on): as many as its seeds, their mean its effect, and the interval its verdict rests
    on (``ci95``) recomputed from them by the claim's metric kind at the file's level (0.05, or
-   0.05/K for a sequential file of K looks).
+   0.05/K for a sequential file of K looks; a sign-test interval's share is 0.05 over the looks
+   the exact test can reach, :func:`qoslab.verdicts.intervals.sign_test_looks`).
 3. **The verdict.** :func:`qoslab.verdicts.core.decide` on that interval, the claim's
    magnitude and its precondition (``precondition_met``); a decided verdict whose Holm-adjusted
    p (``p_holm``) is at least 0.05 is inconclusive; ``p_holm`` is never below ``p_direction``.
@@ -29,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from qoslab.verdicts.core import DOES_NOT, INCONCLUSIVE, REPRODUCES, WEAKER, Magnitude, decide
-from qoslab.verdicts.intervals import fitted, t_interval_of
+from qoslab.verdicts.intervals import fitted, sign_test_looks, t_interval_of
 from qoslab.verdicts.rules import ALPHA, find, testable
 
 #: the relative tolerance between a stored number and the one recomputed from the values
@@ -44,9 +45,14 @@ def records_digest(records: Sequence[dict[str, Any]]) -> str:
 
 def level_alpha(doc: dict[str, Any]) -> float:
     """The α of a file's intervals: 0.05, or 0.05/K for a sequential file of K looks."""
+    looks = _looks(doc)
+    return ALPHA / len(looks) if looks else ALPHA
+
+
+def _looks(doc: dict[str, Any]) -> list[int]:
     seq = doc.get("sequential")
     looks = seq.get("looks") if isinstance(seq, dict) else None
-    return ALPHA / len(looks) if looks else ALPHA
+    return [int(n) for n in looks or ()]
 
 
 def _close(x: float, y: float) -> bool:
@@ -65,7 +71,7 @@ def _decl(decls: Sequence[Magnitude], r: dict[str, Any]) -> Magnitude:
     return fits[0]
 
 
-def _numbers(r: dict[str, Any], m: Magnitude, alpha: float) -> list[str]:
+def _numbers(r: dict[str, Any], m: Magnitude, alpha: float, looks: Sequence[int] = ()) -> list[str]:
     """Problems with a record's values, effect and interval (none without values)."""
     values = r.get("values") or []
     if not values:
@@ -79,6 +85,9 @@ def _numbers(r: dict[str, Any], m: Magnitude, alpha: float) -> list[str]:
         out.append(f"effect {r['effect']} is not the mean of its values ({mean})")
     t_ci = t_interval_of(xs, alpha)
     fit = fitted(m.kind, m.grid, xs, t_ci, alpha, len(xs))
+    if fit.distribution_free and alpha < ALPHA and len(looks) > 1:
+        share = ALPHA / sign_test_looks(looks, ALPHA)
+        fit = fitted(m.kind, m.grid, xs, t_interval_of(xs, share), share, len(xs))
     want = [fit.low, fit.high]
     lo, hi = r["ci95"]
     got = [-math.inf if lo is None else float(lo), math.inf if hi is None else float(hi)]
@@ -121,7 +130,7 @@ def audit(doc: dict[str, Any], decls: Sequence[Magnitude]) -> list[str]:
             continue
         if bool(r.get("quick")) != quick:
             out.append(f"{where}: quick {r.get('quick')} in a file of quick {quick}")
-        out += [f"{where}: {p}" for p in _numbers(r, m, alpha)]
+        out += [f"{where}: {p}" for p in _numbers(r, m, alpha, _looks(doc))]
         want = _verdict(r, m)
         if r.get("verdict") != want:
             out.append(f"{where}: verdict {r.get('verdict')!r}, its numbers and declaration give {want!r}")

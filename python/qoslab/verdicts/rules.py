@@ -46,7 +46,7 @@ from qoslab.verdicts.core import (
     bar_of,
     decide,
 )
-from qoslab.verdicts.intervals import Fitted, fitted, sign_p, t_interval_of
+from qoslab.verdicts.intervals import Fitted, fitted, sign_p, sign_test_looks, t_interval_of
 
 ALPHA = 0.05
 
@@ -231,6 +231,11 @@ def _decide_one(r: dict[str, Any], m: Magnitude, decided_from: str, alpha: float
     t_ci = r.get("t_ci95") or r["ci95"]
     r["t_ci95"] = list(t_ci)
     fit, p_at = judged(r, m, alpha)
+    looks = [int(n) for n in r.get("looks") or ()]
+    if fit.distribution_free and alpha < ALPHA and len(looks) > 1:
+        # the design's α over the looks the exact test can reach (intervals.sign_test_looks)
+        alpha = ALPHA / sign_test_looks(looks, ALPHA)
+        fit, p_at = judged(r, m, alpha)
     ok, why = testable(r, m)
     ci = (fit.low, fit.high)
     v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, ok)
