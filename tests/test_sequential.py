@@ -191,8 +191,10 @@ def test_experiment_records_are_redecided_from_the_design_not_the_t_interval() -
 def test_a_sequential_file_redecided_keeps_the_designs_level_and_p() -> None:
     """``python -m qoslab.verdicts redecide`` on a sequential file decides each record as the
     sequential run did at the record's look: the interval at 1 − 0.05/K and the direction p
-    spent K times (Bonferroni), for a continuous claim (t) and a discrete one (sign test); a
-    redecide at 0.05 (the fixed-seed level) would turn a Holm-inconclusive record decided."""
+    spent K times (Bonferroni) for a continuous claim (t), over the looks the exact test can
+    reach for a discrete one (sign test: 8 and 10 seeds here, the looks every record of a
+    sequential file names); a redecide at 0.05 (the fixed-seed level) would turn a
+    Holm-inconclusive record decided."""
     from qoslab.reproduction.sequential_run import redecide
     from qoslab.verdicts import finalise
     from verdict_records import record
@@ -209,7 +211,13 @@ def test_a_sequential_file_redecided_keeps_the_designs_level_and_p() -> None:
         record("Z drops", "§2", "b", [-1.0, -2.0, 1.0, -1.0, -3.0, -1.0, -2.0, 2.0, -1.0, -1.0]),
     ]
     seq = redecide([dict(r) for r in recs], decls, [4, 6, 8, 10], {}, design)
-    again = finalise(decls, [dict(r) for r in recs], "stored interval", design.spent)
+    again = finalise(
+        decls,
+        [dict(r, looks=s["looks"]) for r, s in zip(recs, seq, strict=True)],
+        "stored interval",
+        design.spent,
+    )
+    assert "at level 0.975" in seq[2]["interval"]
     for a, b in zip(seq, again, strict=True):
         assert (a["verdict"], a["interval"]) == (b["verdict"], b["interval"]), (a["reading"], a["claim"])
         assert a["ci95"] == pytest.approx(b["ci95"], rel=1e-9)
