@@ -278,3 +278,13 @@ def test_a_panel_title_keeps_a_short_bracketed_part_whole() -> None:
     assert "\n" in wrapped  # two panels in a row: the title does not fit on one line
     assert all(line.count("(") == line.count(")") for line in wrapped.split("\n")), wrapped
     assert wrapped.replace("\n", " ") == title
+
+
+def test_a_title_keeps_the_line_break_it_was_given() -> None:
+    # red-baseline's Table 2 panels: "what is drawn" on one line, "Jain 0.986 (paper 0.967)" on
+    # the next; wrapping the whole title as one paragraph put "Jain" at the end of the first
+    fig = panels(
+        [Panel([Line([0], [1.0], "a")], title="homogeneous RTTs, a 20 s run\nJain 0.914 (paper 0.967)")],
+        title="t",
+    )
+    assert fig.axes[0].get_title() == "homogeneous RTTs, a 20 s run\nJain 0.914 (paper 0.967)"

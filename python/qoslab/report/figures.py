@@ -132,9 +132,12 @@ class Panel:
 
 def _wrap(text: str, width: int) -> str:
     """``text`` on lines of about ``width`` characters, a short bracketed part ("(paper 0.967)")
-    kept whole on one line rather than broken after its opening bracket."""
+    kept whole on one line rather than broken after its opening bracket; a line break the text
+    has is kept."""
     if not text:
         return ""
+    if "\n" in text:
+        return "\n".join(_wrap(part, width) for part in text.split("\n"))
     glue = "\u2060"  # stands for a space inside a short bracketed part while wrapping
     short = re.compile(rf"\([^()]{{1,{max(width // 2, 1)}}}\)")
     kept = short.sub(lambda m: m.group(0).replace(" ", glue), text)
