@@ -270,6 +270,10 @@ impl QueueDiscipline for AredConfig {
             ecn: self.red.ecn,
         }
     }
+    fn emulable(&self) -> bool {
+        // decides at enqueue from its own state, as in the simulator
+        true
+    }
 }
 
 #[cfg(test)]

@@ -109,6 +109,10 @@ impl QueueDiscipline for BlueConfig {
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused("ns-2.35 has no BLUE queue class".into())
     }
+    fn emulable(&self) -> bool {
+        // decides at enqueue from its own state, as in the simulator
+        true
+    }
 }
 
 /// BLUE's state machine.

@@ -50,6 +50,10 @@ impl QueueDiscipline for DropTailConfig {
             ecn: false,
         }
     }
+    fn emulable(&self) -> bool {
+        // decides at enqueue from the queue length, as in the simulator
+        true
+    }
 }
 
 impl Aqm for DropTail {

@@ -170,6 +170,10 @@ impl QueueDiscipline for MultiConfig {
             None => Ns2Export::Dsred,
         }
     }
+    fn emulable(&self) -> bool {
+        // the daemon drives its queues through the simulator's enqueue and dequeue calls
+        true
+    }
     fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
         Some(Box::new(self.build_queue(
             env.link_bps,

@@ -512,6 +512,10 @@ impl QueueDiscipline for RedConfig {
             Err(e) => Ns2Export::Refused(e),
         }
     }
+    fn emulable(&self) -> bool {
+        // decides at enqueue from its own state, as in the simulator
+        true
+    }
 }
 
 #[cfg(test)]

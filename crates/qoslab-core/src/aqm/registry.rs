@@ -38,10 +38,9 @@ pub trait QueueDiscipline: Sized {
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>);
     /// How ns-2 expresses it (`limit` is the queue's buffer).
     fn ns2(&self, limit: Limit) -> Ns2Export;
-    /// Whether the emulator's link daemon can run it on real packets.
-    fn emulable(&self) -> bool {
-        true
-    }
+    /// Whether the emulator's link daemon can run it on real packets: every kind answers (a new
+    /// kind is not claimed runnable by default).
+    fn emulable(&self) -> bool;
     /// The conditioner whose window signal it follows, and the signalling delay (ns).
     fn signal_source(&self) -> Option<(&str, u64)> {
         None

@@ -267,6 +267,10 @@ impl QueueDiscipline for RioConfig {
     fn ns2(&self, limit: Limit) -> Ns2Export {
         DsredOptions::ns2(&self.avg, &self.curves, limit)
     }
+    fn emulable(&self) -> bool {
+        // decides at enqueue from the codepoint and its own state, as in the simulator
+        true
+    }
 }
 
 #[cfg(test)]

@@ -112,6 +112,10 @@ impl QueueDiscipline for RioPlusOConfig {
                 .into(),
         )
     }
+    fn emulable(&self) -> bool {
+        // decides at enqueue from the codepoint and its own state, as in the simulator
+        true
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -74,6 +74,10 @@ impl QueueDiscipline for StepConfig {
                 .into(),
         )
     }
+    fn emulable(&self) -> bool {
+        // marks or drops at enqueue from the queue length, as in the simulator
+        true
+    }
 }
 
 /// The step-marking discipline.
