@@ -85,18 +85,15 @@ impl Resolved {
         )
     }
 
-    /// (FQ-CoDel flow queues, trace rows) in bytes: what the queues hold from the start
-    /// (`flows` queues of every FQ-CoDel, sub-queues included) and the traces' rows (one
+    /// (queue state, trace rows) in bytes: what the queues hold from the start (each kind's
+    /// `state_bytes`, sub-queues included: FQ-CoDel's flow queues) and the traces' rows (one
     /// shared copy per file and `trace_flow`), for the memory budget.
     fn state_bytes(&self) -> (u64, u64) {
-        use qoslab_core::aqm::Discipline;
         let mut fq = 0u64;
         for l in &self.inner.links {
             for q in [&l.queue_ab, &l.queue_ba] {
                 for (_, x) in q.with_subqueues() {
-                    if let Discipline::FqCodel(c) = &x.discipline {
-                        fq += c.flows as u64 * qoslab_core::aqm::fq_codel::QUEUE_BYTES as u64;
-                    }
+                    fq += x.discipline.state_bytes();
                 }
             }
         }

@@ -92,6 +92,10 @@ impl QueueDiscipline for FqCodelConfig {
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused("ns-2.35 has no FQ-CoDel (use the ns-3 cross-check)".into())
     }
+    fn state_bytes(&self) -> u64 {
+        // every flow queue exists from the start, each its own CoDel state
+        self.flows as u64 * QUEUE_BYTES as u64
+    }
     fn emulable(&self) -> bool {
         // the link daemon drives packet-holding queues through the same enqueue and dequeue
         // calls as the simulator, and drops the kernel's packets they drop at dequeue

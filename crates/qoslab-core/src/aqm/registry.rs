@@ -45,6 +45,11 @@ pub trait QueueDiscipline: Sized {
     fn signal_source(&self) -> Option<(&str, u64)> {
         None
     }
+    /// Bytes its state holds from the start of a run whatever the traffic (FQ-CoDel's flow
+    /// queues), for the memory budget the bindings check before a run.
+    fn state_bytes(&self) -> u64 {
+        0
+    }
     /// The state variables its state machine publishes ([`Aqm::gauges`]): each a column of the
     /// queue series, documented in the outputs catalogue from this declaration.
     const GAUGES: &'static [Gauge] = &[];
@@ -338,6 +343,10 @@ macro_rules! queue_registry {
             }
             pub fn signal_source(&self) -> Option<(&str, u64)> {
                 match self { $( Discipline::$variant(c) => c.signal_source(), )* }
+            }
+            /// Bytes its state holds from the start ([`QueueDiscipline::state_bytes`]).
+            pub fn state_bytes(&self) -> u64 {
+                match self { $( Discipline::$variant(c) => c.state_bytes(), )* }
             }
             /// Whether it holds its packets ([`QueueDiscipline::HOLDS_PACKETS`]).
             pub fn holds_packets(&self) -> bool {
