@@ -86,7 +86,7 @@ def test_the_aqm_grid_runs_each_aqm_with_and_without_ecn_through_the_link_daemon
     # five CUBIC flows of RTTs 20-100 ms (the committed grid's cubic5 point) through RED, CoDel,
     # PIE and FQ-CoDel, each with ECN off and on, ten kernel runs and ten seeds a point; the
     # emulation accepts every one (the daemon runs the packet-holding AQMs too)
-    assert [(p.queue.split('"')[1], p.ecn) for p in vl.AQM_GRID] == [
+    assert [(vl.queue_kind(p.queue), p.ecn) for p in vl.AQM_GRID] == [
         (q, e) for q in ("red", "codel", "pie", "fq_codel") for e in (False, True)
     ]
     for p in vl.AQM_GRID:
@@ -94,7 +94,7 @@ def test_the_aqm_grid_runs_each_aqm_with_and_without_ecn_through_the_link_daemon
         assert p.reps >= 10 and p.seeds >= 10
         r = vl.scenario(p).resolved
         q = {lk["name"]: lk for lk in r["links"]}["bottleneck"]["queue_ab"]
-        assert q["type"] == p.queue.split('"')[1] and bool(q["ecn"]) is p.ecn
+        assert q["type"] == vl.queue_kind(p.queue) and bool(q["ecn"]) is p.ecn
         assert q["limit_pkts"] == (100 if q["type"] == "red" else 1000)
         assert all(bool(f["tcp"]["ecn"]) is p.ecn for f in r["flows"])
         emu.check_supported(vl.scenario(p))

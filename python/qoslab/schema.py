@@ -47,6 +47,13 @@ def source_kinds() -> dict[str, dict[str, Any]]:
     return {o["properties"]["type"]["const"]: o for o in json_schema()["$defs"]["source"]["oneOf"]}
 
 
+def source_exports(kind: str, target: str) -> bool:
+    """Whether the source kind ``kind`` runs in ``target`` (``ns2``, ``ns3`` or ``emulator``), as
+    the kind declares it (its ``x-exports``); False for a kind the core does not have."""
+    face = source_kinds().get(kind, {}).get("x-exports", {})
+    return bool(face.get(target, False))
+
+
 @functools.cache
 def flow_counters() -> list[dict[str, str]]:
     """Every per-flow counter a TCP sender declares in its own file, in the order of the flows

@@ -4,7 +4,6 @@ run shortened to a duration, and one clear line for each feature it cannot run."
 from __future__ import annotations
 
 from qoslab import schema
-from qoslab.builder.sources import SOURCES
 from qoslab.emulation.machine import EmulationError
 from qoslab.scenario import Scenario
 
@@ -95,7 +94,7 @@ def emulation_scenario(sc: Scenario, duration_s: float | None) -> Scenario:
 def check_supported(sc: Scenario) -> None:
     """What the emulator cannot reproduce is refused with one clear line."""
     for i, f in enumerate(sc.resolved["flows"]):
-        if f["kind"] != "tcp" and not (f["kind"] in SOURCES and SOURCES[f["kind"]].exports["emulator"]):
+        if f["kind"] != "tcp" and not schema.source_exports(f["kind"], "emulator"):
             raise EmulationError(f"flow[{i}] ({f['name']}): type {f['kind']!r} is not emulated")
         # the emulator's traffic generators run bulk TCP and fixed-size datagrams only
         if f.get("size_bytes") is not None:

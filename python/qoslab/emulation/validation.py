@@ -189,33 +189,41 @@ def _held_out() -> list[Point]:
 #: The held-out grid: points the model was not tuned on, committed before any of them was run
 #: (issue 78). Judged by the same rule as :data:`GRID`; results in ``docs/validation/linux-heldout``.
 HELD_OUT: tuple[Point, ...] = tuple(_held_out())
-#: The AQMs of the AQM grid, as ns-3's dumbbells configure them (scenarios/ns3/): each point's
-#: buffer in BDPs is its limit (RED 100 packets, the others 1000, at 20 Mbit/s x 60 ms).
-AQMS: dict[str, tuple[str, float]] = {
-    "red": ('type = "red", min_th = 15, max_th = 45, max_p = 0.1, w_q = 0.002', 1.0),
-    "codel": ('type = "codel", target = "5ms", interval = "100ms"', 10.0),
-    "pie": ('type = "pie", target = "15ms", t_update = "15ms"', 10.0),
-    "fq_codel": ('type = "fq_codel"', 10.0),
-}
+#: The AQM grid's bottleneck queues as ns-3's dumbbells configure them (scenarios/ns3/), each with
+#: its buffer in BDPs, which is its limit (RED 100 packets, the others 1000, at 20 Mbit/s x 60 ms).
+AQM_QUEUES: tuple[tuple[str, float], ...] = (
+    ('type = "red", min_th = 15, max_th = 45, max_p = 0.1, w_q = 0.002', 1.0),
+    ('type = "codel", target = "5ms", interval = "100ms"', 10.0),
+    ('type = "pie", target = "15ms", t_update = "15ms"', 10.0),
+    ('type = "fq_codel"', 10.0),
+)
+
+
+def queue_kind(queue: str) -> str:
+    """The kind a queue table's keys name (its ``type``)."""
+    return queue.split('"')[1]
 
 
 def _aqm_grid() -> list[Point]:
     split = (SPLIT_RUNS, SPLIT_RUNS)
-    return [
-        Point(
-            f"cubic5-{name}{'-ecn' if ecn else ''}",
-            f"aqm-{name}{'-ecn' if ecn else ''}",
-            (CUBIC,) * 5,
-            MIXED_RTTS_MS,
-            20.0,
-            bdp,
-            *split,
-            queue=q,
-            ecn=ecn,
-        )
-        for name, (q, bdp) in AQMS.items()
-        for ecn in (False, True)
-    ]
+    out = []
+    for q, bdp in AQM_QUEUES:
+        for ecn in (False, True):
+            name = f"{queue_kind(q)}{'-ecn' if ecn else ''}"
+            out.append(
+                Point(
+                    f"cubic5-{name}",
+                    f"aqm-{name}",
+                    (CUBIC,) * 5,
+                    MIXED_RTTS_MS,
+                    20.0,
+                    bdp,
+                    *split,
+                    queue=q,
+                    ecn=ecn,
+                )
+            )
+    return out
 
 
 #: The AQM grid: five CUBIC flows of RTTs 20-100 ms (the committed grid's cubic5 point) through

@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 from qoslab import schema
-from qoslab.builder.sources import SOURCES
 
 
 def tcp_agent(variant: str) -> dict[str, Any] | None:
@@ -86,7 +85,7 @@ def queue_reason(where: str, q: Any) -> str | None:
 
 def flow_reason(where: str, f: dict[str, Any]) -> str | None:
     """Why ns-2 cannot run flow ``f`` (the core has validated it), or None."""
-    if f["kind"] != "tcp" and not (f["kind"] in SOURCES and SOURCES[f["kind"]].exports["ns2"]):
+    if f["kind"] != "tcp" and not schema.source_exports(f["kind"], "ns2"):
         return f"{where}: flow kind {f['kind']!r} is not supported by the ns-2 export"
     if f.get("packet_size_dist"):
         return (

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any
 
 from qoslab import schema
-from qoslab.builder.sources import SOURCES
 
 #: The point-to-point device's own transmit queue, in front of which the queue disc sits.
 #: ns-3 hands a packet from the queue disc to the device while the device queue has room, so
@@ -479,7 +478,7 @@ def udp_source(where: str, f: dict[str, Any]) -> dict[str, Any]:
     """A UDP flow's process: ``{"process": "cbr" | "poisson" | "onoff", "interval_s", "on_s",
     "off_s"}``; the interval is one packet's time at the flow's rate (its size on the wire)."""
     kind = f["kind"]
-    if not (kind in SOURCES and SOURCES[kind].exports["ns3"]):
+    if not schema.source_exports(kind, "ns3"):
         raise Ns3Refusal(f"{where}: flow kind {kind!r} is not supported by the ns-3 export")
     return {
         "process": kind,
