@@ -55,6 +55,8 @@ def test_the_headline_buffers_are_the_sentences() -> None:
     assert pts[("reduce", "reduced")]["rate"] == 100e6 and pts[("reduce", "reduced")]["n"] == 400
     assert pts[("10mbit", "reduced")]["rate"] == 80e6
     assert {p["scale"] for p in study.headline_points(False)} == {"scaled", "as stated"}
+    # the rule sweep keeps 250 kb/s per flow from 400 flows on
+    assert study.rule_rate(100) == study.rule_rate(400) == 100e6 and study.rule_rate(2000) == 500e6
 
 
 def test_the_minimum_buffer_is_interpolated_never_clipped() -> None:

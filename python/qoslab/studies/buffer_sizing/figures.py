@@ -137,7 +137,7 @@ def rule_figure(ctx: Context, senders: Sequence[str]) -> None:
     )
     ctx.figure(
         "rule",
-        panels([panel], title="The buffer RTT × C / √n at 100 Mb/s"),
+        panels([panel], title="The buffer RTT × C / √n (100 Mb/s; from 400 flows on, 250 kb/s per flow)"),
         title="Utilisation at RTT × C / √n under each reading",
         sweeps=[RULE_SWEEP],
     )

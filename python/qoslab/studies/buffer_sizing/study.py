@@ -60,10 +60,12 @@ RTT_LO, RTT_HI = 60.0, 140.0
 #: the headline sentences' spread: around the abstract's 250 ms example
 HEAD_LO, HEAD_HI = 150.0, 350.0
 CURVE_RATE = 100e6
-RULE_RATE = 100e6
+#: the rule's link: 100 Mb/s, and from 400 flows on 250 kb/s per flow (the first headline
+#: sentence's share), so the windows stay above a few packets at any n
+RULE_RATE, RULE_PER_FLOW = 100e6, 250e3
 #: buffers of the curve, as fractions of RTT × C (mean RTT)
 FRACTIONS = (0.01, 0.02, 0.035, 0.06, 0.1, 0.17, 0.3, 0.5, 1.0)
-CURVE_N = {True: (1, 16, 64, 256), False: (1, 4, 16, 64, 256, 1024)}
+CURVE_N = {True: (1, 16, 64, 256), False: (1, 4, 16, 64, 256)}
 RULE_N = {True: (100, 400), False: (100, 400, 1000, 2000)}
 #: the flows the slope of B_min is fitted over (the paper's regime: many flows)
 SLOPE_FROM_N = 16
@@ -98,13 +100,19 @@ def curve_point(p: dict[str, Any], quick: bool) -> Any:
     )
 
 
+def rule_rate(n: int) -> float:
+    """The rule sweep's line rate for ``n`` flows (:data:`RULE_RATE`, :data:`RULE_PER_FLOW`)."""
+    return max(RULE_RATE, n * RULE_PER_FLOW)
+
+
 def rule_point(p: dict[str, Any], quick: bool) -> Any:
     dur, start = timing(quick)
     rtt = rtt_of(p["rtt"], rtts_ms(p["n"], RTT_LO, RTT_HI))
+    rate = rule_rate(p["n"])
     return buffer_scenario(
         p["n"],
-        max(1, round(bdp_pkts(RULE_RATE, rtt) / math.sqrt(p["n"]))),
-        rate_bps=RULE_RATE,
+        max(1, round(bdp_pkts(rate, rtt) / math.sqrt(p["n"]))),
+        rate_bps=rate,
         rtt_lo_ms=RTT_LO,
         rtt_hi_ms=RTT_HI,
         duration_s=dur,
