@@ -114,6 +114,7 @@ def rule_figure(ctx: Context, senders: Sequence[str]) -> None:
     """Utilisation at B = RTT × C / √n against n, per sender and RTT reading."""
     runs = ctx.runs(RULE_SWEEP)
     lines = []
+    ticks = sorted({int(x) for x in runs["n"]})
     for i, (s, rtt) in enumerate((s, r) for s in senders for r in ("mean", "max")):
         sub = runs[(runs["sender"] == s) & (runs["rtt"] == rtt)]
         ns = sorted({int(x) for x in sub["n"]})
@@ -134,6 +135,7 @@ def rule_figure(ctx: Context, senders: Sequence[str]) -> None:
         ylabel="utilisation",
         refs=[Ref(0.98, "0.98 (declared)", {"color": "black", "ls": "--"})],
         logx=True,
+        xticks=ticks,
     )
     ctx.figure(
         "rule",
