@@ -173,3 +173,204 @@ def test_the_reproduction_machinery_imports_no_study():
     assert edges == [], "the machinery imports a study: " + "; ".join(edges)
     # the one edge it keeps: the list of studies itself
     assert "qoslab.studies" in g["qoslab.reproduction.magnitudes"]
+
+
+# -- the seams between modules and packages (issue 81) ----------------------------------------------
+#
+# ``python tests/test_imports.py`` prints the four counts below; the tests hold each at its bound.
+
+
+def _files() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def _absolute(node: ast.ImportFrom, name: str, is_pkg: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = (name if is_pkg else name.rpartition(".")[0]).split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _is_private(part: str) -> bool:
+    # ``_core`` is the compiled bindings, the library's one door to Rust; dunders are Python's
+    return part.startswith("_") and part != "_core" and not (part.startswith("__") and part.endswith("__"))
+
+
+def private_imports_in(tree: ast.Module, name: str, is_pkg: bool) -> list[str]:
+    """``module: name`` for every private name (a leading underscore, in the imported name or in
+    the path of its module) that module ``name`` imports from another qoslab module, wherever the
+    import sits (type-checking blocks included: a private name is no API for a type either)."""
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            mod = _absolute(node, name, is_pkg)
+            if mod != "qoslab" and not mod.startswith("qoslab."):
+                continue
+            for a in node.names:
+                if any(map(_is_private, [*mod.split("."), a.name])):
+                    out.append(f"{name}: {mod}.{a.name}")
+        elif isinstance(node, ast.Import):
+            out += [
+                f"{name}: {a.name}"
+                for a in node.names
+                if a.name.split(".")[0] == "qoslab" and any(map(_is_private, a.name.split(".")))
+            ]
+    return out
+
+
+def private_imports() -> list[str]:
+    return [
+        hit
+        for name, path in _files().items()
+        for hit in private_imports_in(ast.parse(path.read_text()), name, path.name == "__init__.py")
+    ]
+
+
+def function_imports_in(tree: ast.Module, name: str, is_pkg: bool) -> list[str]:
+    """``module.function: imported`` for every import of a qoslab module inside a function."""
+    out: list[str] = []
+
+    def visit(node: ast.AST, fn: str | None) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            fn = node.name
+        if fn is not None and isinstance(node, ast.ImportFrom):
+            mod = _absolute(node, name, is_pkg)
+            if mod == "qoslab" or mod.startswith("qoslab."):
+                out.append(f"{name}.{fn}: {mod}")
+        elif fn is not None and isinstance(node, ast.Import):
+            out.extend(f"{name}.{fn}: {a.name}" for a in node.names if a.name.split(".")[0] == "qoslab")
+        for child in ast.iter_child_nodes(node):
+            visit(child, fn)
+
+    visit(tree, None)
+    return out
+
+
+def function_imports() -> list[str]:
+    return [
+        hit
+        for name, path in _files().items()
+        for hit in function_imports_in(ast.parse(path.read_text()), name, path.name == "__init__.py")
+    ]
+
+
+def unit(module: str, packages: set[str]) -> str:
+    """The package a module belongs to: its own directory's package; a module of the top room
+    (``qoslab.scenario``) is a unit of its own, since that room holds modules of every level."""
+    if module in packages:
+        return module
+    parent = module.rpartition(".")[0]
+    return module if parent in ("qoslab", "") else parent
+
+
+def package_graph(typing: bool = False) -> dict[str, set[str]]:
+    """Package → the packages its modules import (function-level imports included)."""
+    files = _files()
+    packages = {m for m, p in files.items() if p.name == "__init__.py"}
+    out: dict[str, set[str]] = {}
+    for m, deps in import_graph(typing).items():
+        a = unit(m, packages)
+        out.setdefault(a, set())
+        out[a] |= {b for d in deps if (b := unit(d, packages)) != a}
+    return out
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(set(graph) | {w for ws in graph.values() for w in ws}):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+#: The levels of the library, lowest first: a package may import its own level and those below,
+#: never one above (function-level imports included). ``qoslab.studies`` itself is the list of
+#: studies (it imports nothing of qoslab), below the machinery that looks studies up in it.
+LEVELS: list[set[str]] = [
+    {
+        "qoslab._core",
+        "qoslab.errors",
+        "qoslab.toml_writer",
+        "qoslab.stats",
+        "qoslab.warmup",
+        "qoslab.schema",
+        "qoslab.gc_pause",
+        "qoslab.summary_keys",
+        "qoslab.studies",
+    },
+    {"qoslab.scenario", "qoslab.store", "qoslab.outputs"},
+    {"qoslab.runs", "qoslab.builder", "qoslab.report", "qoslab.ns2", "qoslab.ns3"},
+    {"qoslab.verdicts", "qoslab.sequential", "qoslab.crosscheck", "qoslab.plots", "qoslab.emulation", "qoslab.bench"},
+    {"qoslab.reproduction"},
+    {"qoslab.studies.*"},
+    {"qoslab.cli", "qoslab.entry", "qoslab"},
+]
+
+
+def level(u: str) -> int:
+    for i, members in enumerate(LEVELS):
+        if u in members or any(m.endswith(".*") and u.startswith(m[:-1]) for m in members):
+            return i
+    raise KeyError(f"{u} has no level in tests/test_imports.py's LEVELS")
+
+
+def upward_imports() -> list[str]:
+    """``importer -> imported`` for every module that imports a module of a higher level."""
+    files = _files()
+    packages = {m for m, p in files.items() if p.name == "__init__.py"}
+    return sorted(
+        f"{m} -> {d}"
+        for m, deps in import_graph().items()
+        for d in deps
+        if level(unit(d, packages)) > level(unit(m, packages))
+    )
+
+
+def seams() -> dict[str, int]:
+    cycles = strongly_connected(package_graph())
+    return {
+        "private cross-module imports": len(private_imports()),
+        "qoslab imports inside functions": len(function_imports()),
+        "packages in an import cycle": sum(map(len, cycles)),
+        "upward dependencies": len(upward_imports()),
+    }
+
+
+if __name__ == "__main__":
+    import sys
+
+    verbose = "-v" in sys.argv
+    for k, v in seams().items():
+        print(f"{k}: {v}")
+    if verbose:
+        print(*private_imports(), sep="\n")
+        print(*strongly_connected(package_graph()), sep="\n")
+        print(*upward_imports(), sep="\n")
