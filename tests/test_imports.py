@@ -328,7 +328,14 @@ LEVELS: list[set[str]] = [
     },
     {"qoslab.scenario", "qoslab.store", "qoslab.outputs"},
     {"qoslab.runs", "qoslab.builder", "qoslab.report", "qoslab.ns2", "qoslab.ns3"},
-    {"qoslab.verdicts", "qoslab.sequential", "qoslab.crosscheck", "qoslab.plots", "qoslab.emulation", "qoslab.bench"},
+    {
+        "qoslab.verdicts",
+        "qoslab.sequential",
+        "qoslab.crosscheck",
+        "qoslab.plots",
+        "qoslab.emulation",
+        "qoslab.bench",
+    },
     {"qoslab.reproduction"},
     {"qoslab.studies.*"},
     {"qoslab.cli", "qoslab.entry", "qoslab"},
@@ -362,6 +369,38 @@ def seams() -> dict[str, int]:
         "packages in an import cycle": sum(map(len, cycles)),
         "upward dependencies": len(upward_imports()),
     }
+
+
+#: Private names a module may import from another, and why.
+PRIVATE_ALLOWED = {
+    # written by `make wheel` into the wheel only (Makefile, tests/test_wheel.py); absent from a
+    # source tree, so it cannot be a module's API
+    "qoslab.cli.app: qoslab._build_info.GIT_REVISION",
+}
+
+
+def test_the_private_import_finder_sees_names_and_modules() -> None:
+    tree = ast.parse(
+        "from qoslab.cli.common import _Errors, print_table\n"
+        "from ._gc import paused\n"
+        "from qoslab import _core, __version__\n"
+        "import qoslab.runs._gc\n"
+        "def f():\n"
+        "    from .figures import _fig7\n"
+    )
+    assert private_imports_in(tree, "qoslab.runs.sweep", False) == [
+        "qoslab.runs.sweep: qoslab.cli.common._Errors",
+        "qoslab.runs.sweep: qoslab.runs._gc.paused",
+        "qoslab.runs.sweep: qoslab.runs._gc",
+        "qoslab.runs.sweep: qoslab.runs.figures._fig7",
+    ]
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    """A name another module imports is its module's API: no leading underscore (or the code
+    belongs in the importer's module)."""
+    found = sorted(set(private_imports()) - PRIVATE_ALLOWED)
+    assert not found, "private names imported across modules:\n" + "\n".join(found)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ from qoslab.builder.base import (
     PerMember,
     Rate,
     Size,
-    _opt,
-    _req,
+    opt,
+    req,
 )
 
 
@@ -35,12 +35,12 @@ class TokenBucket(Meter):
     """
 
     _tag = "token_bucket"
-    mode: PerMember[Literal["blind", "aware"]] | None = _opt(
+    mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    cbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    cbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -60,13 +60,13 @@ class SrTCM(Meter):
     """
 
     _tag = "srtcm"
-    mode: PerMember[Literal["blind", "aware"]] | None = _opt(
+    mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    cbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    ebs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    cbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    ebs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -88,14 +88,14 @@ class TrTCM(Meter):
     """
 
     _tag = "trtcm"
-    mode: PerMember[Literal["blind", "aware"]] | None = _opt(
+    mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    cbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    pir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    pbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    cbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    pir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    pbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -113,9 +113,9 @@ class TSW2CM(Meter):
     """
 
     _tag = "tsw2cm"
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    window: PerMember[Duration] | None = _opt("duration", per_member=True)
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    window: PerMember[Duration] | None = opt("duration", per_member=True)
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -136,10 +136,10 @@ class TSW3CM(Meter):
     """
 
     _tag = "tsw3cm"
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    pir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    window: PerMember[Duration] | None = _opt("duration", per_member=True)
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    pir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    window: PerMember[Duration] | None = opt("duration", per_member=True)
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -162,14 +162,14 @@ class ARM(Meter):
     """
 
     _tag = "arm"
-    tpr_max: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    bucket: PerMember[float] | None = _opt("number", lo=0.0, lo_open=True, per_member=True)
-    t_rd: PerMember[float] | None = _opt("number", lo=0.0, per_member=True)
-    max_rem: PerMember[float] | None = _opt("number", lo=0.0, hi=1.0, per_member=True)
-    tau: PerMember[Duration] | None = _opt("duration", per_member=True)
-    n: PerMember[int] | None = _opt("integer", lo=1, per_member=True)
-    packet_size: PerMember[Size] | None = _opt("bytes", per_member=True)
-    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = _opt(
+    tpr_max: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    bucket: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
+    t_rd: PerMember[float] | None = opt("number", lo=0.0, per_member=True)
+    max_rem: PerMember[float] | None = opt("number", lo=0.0, hi=1.0, per_member=True)
+    tau: PerMember[Duration] | None = opt("duration", per_member=True)
+    n: PerMember[int] | None = opt("integer", lo=1, per_member=True)
+    packet_size: PerMember[Size] | None = opt("bytes", per_member=True)
+    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = opt(
         "choice", choices=Literal["before_remark", "among_remarked"], per_member=True
     )
 
@@ -193,17 +193,17 @@ class ARD(Meter):
     """
 
     _tag = "ard"
-    tpr_max: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    bucket: PerMember[float] | None = _opt("number", lo=0.0, lo_open=True, per_member=True)
-    t_rd: PerMember[float] | None = _opt("number", lo=0.0, per_member=True)
-    max_rem: PerMember[float] | None = _opt("number", lo=0.0, hi=1.0, per_member=True)
-    tau: PerMember[Duration] | None = _opt("duration", per_member=True)
-    n: PerMember[int] | None = _opt("integer", lo=1, per_member=True)
-    packet_size: PerMember[Size] | None = _opt("bytes", per_member=True)
-    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = _opt(
+    tpr_max: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    bucket: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
+    t_rd: PerMember[float] | None = opt("number", lo=0.0, per_member=True)
+    max_rem: PerMember[float] | None = opt("number", lo=0.0, hi=1.0, per_member=True)
+    tau: PerMember[Duration] | None = opt("duration", per_member=True)
+    n: PerMember[int] | None = opt("integer", lo=1, per_member=True)
+    packet_size: PerMember[Size] | None = opt("bytes", per_member=True)
+    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = opt(
         "choice", choices=Literal["before_remark", "among_remarked"], per_member=True
     )
-    p_drop: PerMember[float] | None = _opt("number", lo=0.0, hi=1.0, per_member=True)
+    p_drop: PerMember[float] | None = opt("number", lo=0.0, hi=1.0, per_member=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -223,13 +223,13 @@ class TWAM(Meter):
     """
 
     _tag = "twam"
-    rates: dict[str, Rate] = field(metadata=_req("rates"))
-    rtt: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    alpha: PerMember[int] | None = _opt("integer", lo=1, per_member=True)
-    window_source: PerMember[Literal["edge", "oracle"]] | None = _opt(
+    rates: dict[str, Rate] = field(metadata=req("rates"))
+    rtt: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    alpha: PerMember[int] | None = opt("integer", lo=1, per_member=True)
+    window_source: PerMember[Literal["edge", "oracle"]] | None = opt(
         "choice", choices=Literal["edge", "oracle"], per_member=True
     )
-    formula: PerMember[Literal["eq3", "eq3_neighbour"]] | None = _opt(
+    formula: PerMember[Literal["eq3", "eq3_neighbour"]] | None = opt(
         "choice", choices=Literal["eq3", "eq3_neighbour"], per_member=True
     )
 
@@ -247,14 +247,14 @@ class ProbeMarker(Meter):
     """
 
     _tag = "probe"
-    alpha: PerMember[float] | None = _opt(
+    alpha: PerMember[float] | None = opt(
         "number", lo=0.0, hi=1.0, lo_open=True, hi_open=True, per_member=True
     )
-    a0: PerMember[float] | None = _opt("number", lo=0.0, lo_open=True, per_member=True)
-    increase: PerMember[Literal["double_plus_one", "plus_one", "divide"]] | None = _opt(
+    a0: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
+    increase: PerMember[Literal["double_plus_one", "plus_one", "divide"]] | None = opt(
         "choice", choices=Literal["double_plus_one", "plus_one", "divide"], per_member=True
     )
-    isn: PerMember[int] | None = _opt("integer", lo=0, per_member=True)
+    isn: PerMember[int] | None = opt("integer", lo=0, per_member=True)
 
 
 #: Every meter kind, by its ``type``, in the core's registry order.

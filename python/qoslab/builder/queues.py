@@ -16,8 +16,8 @@ from qoslab.builder.base import (
     MultiQueue,
     Queue,
     Size,
-    _opt,
-    _req,
+    opt,
+    req,
 )
 
 
@@ -30,7 +30,7 @@ class DropTail(Queue):
     """
 
     _tag = "droptail"
-    limit: Limit | None = _opt("limit")
+    limit: Limit | None = opt("limit")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -59,16 +59,16 @@ class RED(Queue):
     """
 
     _tag = "red"
-    limit: Limit | None = _opt("limit")
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0, lo_open=True))
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    byte_mode: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    ecn: bool | None = _opt("bool")
+    limit: Limit | None = opt("limit")
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    byte_mode: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    ecn: bool | None = opt("bool")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -103,21 +103,21 @@ class AdaptiveRED(Queue):
     """
 
     _tag = "ared"
-    limit: Limit | None = _opt("limit")
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0, lo_open=True))
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    byte_mode: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    ecn: bool | None = _opt("bool")
-    alpha: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    beta: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    interval: Duration | None = _opt("duration")
-    top: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    bottom: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    limit: Limit | None = opt("limit")
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    byte_mode: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    ecn: bool | None = opt("bool")
+    alpha: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    beta: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    interval: Duration | None = opt("duration")
+    top: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    bottom: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -148,17 +148,17 @@ class RIO(Queue):
     """
 
     _tag = "rio"
-    limit: Limit | None = _opt("limit")
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    mode: Literal["coupled", "decoupled"] | None = _opt("choice", choices=Literal["coupled", "decoupled"])
-    in_: Curve = field(metadata=_req("curve", key="in"))
-    mid: Curve | None = _opt("curve")
-    out: Curve = field(metadata=_req("curve"))
-    ecn: bool | None = _opt("bool")
-    flavour: Literal["reference", "ns2"] | None = _opt("choice", choices=Literal["reference", "ns2"])
+    limit: Limit | None = opt("limit")
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    mode: Literal["coupled", "decoupled"] | None = opt("choice", choices=Literal["coupled", "decoupled"])
+    in_: Curve = field(metadata=req("curve", key="in"))
+    mid: Curve | None = opt("curve")
+    out: Curve = field(metadata=req("curve"))
+    ecn: bool | None = opt("bool")
+    flavour: Literal["reference", "ns2"] | None = opt("choice", choices=Literal["reference", "ns2"])
 
 
 @dataclass(kw_only=True, repr=False)
@@ -187,16 +187,16 @@ class WRED(Queue):
     """
 
     _tag = "wred"
-    limit: Limit | None = _opt("limit")
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    in_: Curve = field(metadata=_req("curve", key="in"))
-    mid: Curve | None = _opt("curve")
-    out: Curve = field(metadata=_req("curve"))
-    ecn: bool | None = _opt("bool")
-    flavour: Literal["reference", "ns2"] | None = _opt("choice", choices=Literal["reference", "ns2"])
+    limit: Limit | None = opt("limit")
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    in_: Curve = field(metadata=req("curve", key="in"))
+    mid: Curve | None = opt("curve")
+    out: Curve = field(metadata=req("curve"))
+    ecn: bool | None = opt("bool")
+    flavour: Literal["reference", "ns2"] | None = opt("choice", choices=Literal["reference", "ns2"])
 
 
 @dataclass(kw_only=True, repr=False)
@@ -219,14 +219,14 @@ class RIOPlusO(Queue):
     """
 
     _tag = "rio_plus_o"
-    limit: Limit | None = _opt("limit")
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    in_: Curve = field(metadata=_req("curve", key="in"))
-    out: Curve = field(metadata=_req("curve"))
-    avg_out: Curve = field(metadata=_req("curve"))
+    limit: Limit | None = opt("limit")
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    in_: Curve = field(metadata=req("curve", key="in"))
+    out: Curve = field(metadata=req("curve"))
+    avg_out: Curve = field(metadata=req("curve"))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -255,17 +255,17 @@ class DWRED(Queue):
     """
 
     _tag = "dwred"
-    limit: Limit | None = _opt("limit")
-    max_th: float | None = _opt("number", lo=0.0, lo_open=True)
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    in_: Curve | None = _opt("curve", key="in")
-    b: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    signal: str = field(metadata=_req("name"))
-    signal_delay: Duration | None = _opt("duration")
-    in_factor: float | None = _opt("number", lo=1.0)
+    limit: Limit | None = opt("limit")
+    max_th: float | None = opt("number", lo=0.0, lo_open=True)
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    in_: Curve | None = opt("curve", key="in")
+    b: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    signal: str = field(metadata=req("name"))
+    signal_delay: Duration | None = opt("duration")
+    in_factor: float | None = opt("number", lo=1.0)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -297,17 +297,17 @@ class FDDRED(Queue):
     """
 
     _tag = "fdd_red"
-    limit: Limit | None = _opt("limit")
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0, lo_open=True))
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    rtt_source: Literal["estimator", "oracle"] | None = _opt("choice", choices=Literal["estimator", "oracle"])
-    penalty: Literal["shares", "fig2"] | None = _opt("choice", choices=Literal["shares", "fig2"])
-    victim: Literal["penalty", "random"] | None = _opt("choice", choices=Literal["penalty", "random"])
+    limit: Limit | None = opt("limit")
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    rtt_source: Literal["estimator", "oracle"] | None = opt("choice", choices=Literal["estimator", "oracle"])
+    penalty: Literal["shares", "fig2"] | None = opt("choice", choices=Literal["shares", "fig2"])
+    victim: Literal["penalty", "random"] | None = opt("choice", choices=Literal["penalty", "random"])
 
 
 @dataclass(kw_only=True, repr=False)
@@ -325,10 +325,10 @@ class CoDel(Queue):
     """
 
     _tag = "codel"
-    limit: Limit | None = _opt("limit")
-    target: Duration | None = _opt("duration")
-    interval: Duration | None = _opt("duration")
-    ecn: bool | None = _opt("bool")
+    limit: Limit | None = opt("limit")
+    target: Duration | None = opt("duration")
+    interval: Duration | None = opt("duration")
+    ecn: bool | None = opt("bool")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -352,13 +352,13 @@ class FQCoDel(Queue):
     """
 
     _tag = "fq_codel"
-    limit: Limit | None = _opt("limit")
-    target: Duration | None = _opt("duration")
-    interval: Duration | None = _opt("duration")
-    ecn: bool | None = _opt("bool")
-    quantum: Size | None = _opt("bytes")
-    flows: int | None = _opt("integer", lo=1, hi=65536)
-    drop_batch: int | None = _opt("integer", lo=1)
+    limit: Limit | None = opt("limit")
+    target: Duration | None = opt("duration")
+    interval: Duration | None = opt("duration")
+    ecn: bool | None = opt("bool")
+    quantum: Size | None = opt("bytes")
+    flows: int | None = opt("integer", lo=1, hi=65536)
+    drop_batch: int | None = opt("integer", lo=1)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -386,16 +386,16 @@ class PIE(Queue):
     """
 
     _tag = "pie"
-    limit: Limit | None = _opt("limit")
-    target: Duration | None = _opt("duration")
-    t_update: Duration | None = _opt("duration")
-    alpha: float | None = _opt("number", lo=0.0)
-    beta: float | None = _opt("number", lo=0.0)
-    max_burst: Duration | None = _opt("duration")
-    ecn: bool | None = _opt("bool")
-    mark_ecn_th: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    derandomize: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
+    limit: Limit | None = opt("limit")
+    target: Duration | None = opt("duration")
+    t_update: Duration | None = opt("duration")
+    alpha: float | None = opt("number", lo=0.0)
+    beta: float | None = opt("number", lo=0.0)
+    max_burst: Duration | None = opt("duration")
+    ecn: bool | None = opt("bool")
+    mark_ecn_th: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    derandomize: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -410,8 +410,8 @@ class StepMarking(Queue):
     """
 
     _tag = "step"
-    limit: Limit | None = _opt("limit")
-    threshold: Limit = field(metadata=_req("limit"))
+    limit: Limit | None = opt("limit")
+    threshold: Limit = field(metadata=req("limit"))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -434,12 +434,12 @@ class BLUE(Queue):
     """
 
     _tag = "blue"
-    limit: Limit | None = _opt("limit")
-    d1: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    d2: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    freeze_time: Duration | None = _opt("duration")
-    threshold: Limit | None = _opt("limit")
-    ecn: bool | None = _opt("bool")
+    limit: Limit | None = opt("limit")
+    d1: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    d2: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    freeze_time: Duration | None = opt("duration")
+    threshold: Limit | None = opt("limit")
+    ecn: bool | None = opt("bool")
 
 
 #: Every queue kind, by its ``type``, in the core's registry order.

@@ -14,8 +14,8 @@ from qoslab.builder.base import (
     PerMember,
     Rate,
     Source,
-    _opt,
-    _req,
+    opt,
+    req,
 )
 
 
@@ -30,7 +30,7 @@ class CbrSource(Source):
 
     _tag = "cbr"
     exports = {"emulator": True, "ns2": True, "ns3": True}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -46,9 +46,9 @@ class OnOffSource(Source):
 
     _tag = "onoff"
     exports = {"emulator": True, "ns2": True, "ns3": True}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    on: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    off: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    on: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    off: PerMember[Duration] = field(metadata=req("duration", per_member=True))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -62,7 +62,7 @@ class PoissonSource(Source):
 
     _tag = "poisson"
     exports = {"emulator": True, "ns2": True, "ns3": True}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -79,10 +79,10 @@ class ParetoSource(Source):
 
     _tag = "pareto"
     exports = {"emulator": False, "ns2": False, "ns3": False}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    on: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    off: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    shape: PerMember[float] | None = _opt("number", lo=1.0, hi=100.0, lo_open=True, per_member=True)
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    on: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    off: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    shape: PerMember[float] | None = opt("number", lo=1.0, hi=100.0, lo_open=True, per_member=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -98,8 +98,8 @@ class TraceSource(Source):
 
     _tag = "trace"
     exports = {"emulator": False, "ns2": False, "ns3": False}
-    trace: PerMember[str] = field(metadata=_req("name", per_member=True))
-    trace_flow: PerMember[str] | None = _opt("name", per_member=True)
+    trace: PerMember[str] = field(metadata=req("name", per_member=True))
+    trace_flow: PerMember[str] | None = opt("name", per_member=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -119,12 +119,12 @@ class Mmpp2Source(Source):
 
     _tag = "mmpp2"
     exports = {"emulator": False, "ns2": False, "ns3": False}
-    lambda1: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
-    lambda2: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
-    r1: PerMember[float] = field(metadata=_req(
+    lambda1: PerMember[float] = field(metadata=req("number", lo=0.0, hi=1000000000.0, per_member=True))
+    lambda2: PerMember[float] = field(metadata=req("number", lo=0.0, hi=1000000000.0, per_member=True))
+    r1: PerMember[float] = field(metadata=req(
         "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
     ))
-    r2: PerMember[float] = field(metadata=_req(
+    r2: PerMember[float] = field(metadata=req(
         "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
     ))
 

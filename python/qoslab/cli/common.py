@@ -162,7 +162,7 @@ PrintScriptOpt = Annotated[
 ]
 
 
-class _Errors:
+class Errors:
     """Turns the errors of bad input, stores and executors into one line and exit code 1; with
     ``resumable``, Ctrl-C says how to resume."""
 
@@ -195,7 +195,7 @@ class _Errors:
         return False
 
 
-def _executor(
+def executor_from_options(
     name: str,
     jobs: int | None,
     scheduler: str | None,
@@ -260,7 +260,7 @@ def _executor(
     return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts, tls_dir=tls_dir)
 
 
-def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
+def report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
     if not failed:
         return
     echo_err(f"{len(failed)} of {total} runs failed (after a retry):")
@@ -271,7 +271,7 @@ def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
         echo_err(f"  … and {len(failed) - 20} more (qoslab results --status failed)")
 
 
-def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
+def print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
     from qoslab.report.page import fmt_value, markdown_table
 
@@ -288,13 +288,13 @@ def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     con.print(t)
 
 
-def _say_removed(st: Store) -> None:
+def say_removed(st: Store) -> None:
     if st.removed_temporaries:
         n = len(st.removed_temporaries)
         echo_err(f"{st.root}: removed {n} temporary file(s) left by a killed writer")
 
 
-def _plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
+def plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
     from qoslab.plots import PlotError, save
 
     try:

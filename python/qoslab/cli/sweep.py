@@ -13,6 +13,7 @@ from qoslab.cli.common import (
     AccountOpt,
     AllowPathOpt,
     CoresOpt,
+    Errors,
     ExecutorOpt,
     InsecureOpt,
     InterfaceOpt,
@@ -32,11 +33,10 @@ from qoslab.cli.common import (
     StoreOpt,
     TlsDirOpt,
     WalltimeOpt,
-    _Errors,
-    _executor,
-    _print_table,
-    _report_failures,
-    _say_removed,
+    executor_from_options,
+    print_table,
+    report_failures,
+    say_removed,
 )
 from qoslab.runs.run_command import load as _load
 
@@ -120,7 +120,7 @@ def sweep(
     from qoslab.stats import mean_ci_table, seed_ranges
     from qoslab.store import Store, SweepIdentity
 
-    with _Errors(resumable=True):
+    with Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
         from_file = _load(scenario, None, allow_path)
         base = from_file.with_overrides(set_ or [], via="--set")
@@ -129,7 +129,7 @@ def sweep(
         seed_values = sw.seed_list(seeds, first_seed)
         label = name or base.name
         specs = sw.plan(points, seed_values, label, tuple(metric or ()))
-        ex = _executor(
+        ex = executor_from_options(
             executor,
             jobs,
             scheduler,
@@ -153,7 +153,7 @@ def sweep(
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
-            _say_removed(st)
+            say_removed(st)
             rep = sw.run_sweep(
                 specs,
                 st,
@@ -175,7 +175,7 @@ def sweep(
         by = sw.axis_columns(runs, axes)
         stats = sw.sweep_statistics(runs, show_metrics, by=by)
         if stats is not None and not quiet:
-            _print_table(
+            print_table(
                 Console(),
                 mean_ci_table(stats, show_metrics, by=by),
                 f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
@@ -188,6 +188,6 @@ def sweep(
             f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
             f"{len(rep.failed)} failed; {rep.wall_time_s:.1f} s; store {st.db_path}"
         )
-    _report_failures(rep.failed, rep.total)
+    report_failures(rep.failed, rep.total)
     if rep.failed:
         raise typer.Exit(2)

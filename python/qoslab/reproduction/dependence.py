@@ -15,13 +15,15 @@ from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.remembered_plans import planned
 from qoslab.reproduction.rests_on import Filters, matches
 from qoslab.reproduction.runner import Reproduction, reproduce
-from qoslab.reproduction.sequential_run import Key, Stopping, _key, _plan_args, rests_on
+from qoslab.reproduction.sequential_run import Key, Stopping, plan_args, record_key, rests_on
 
 
 def _readings(rep: Reproduction) -> dict[Key, str]:
     doc = json.loads((rep.out / "verdicts.json").read_text(encoding="utf-8"))
     # as text: a NaN effect equals itself
-    return {_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]}
+    return {
+        record_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]
+    }
 
 
 def sweep_dependence(
@@ -37,7 +39,7 @@ def sweep_dependence(
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
-    names = [s.name for s in planned(exp, seeds=seeds, **_plan_args(kw))[1] if only is None or s.name in only]
+    names = [s.name for s in planned(exp, seeds=seeds, **plan_args(kw))[1] if only is None or s.name in only]
     out: dict[str, dict[Key, bool]] = {}
     for s in names:
         got = _readings(reproduce(exp, seeds=seeds, sweep_seeds={s: fewer}, **kw))
@@ -73,7 +75,7 @@ def point_dependence(
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
-    sweeps = {s.name: s for s in planned(exp, seeds=seeds, **_plan_args(kw))[1]}
+    sweeps = {s.name: s for s in planned(exp, seeds=seeds, **plan_args(kw))[1]}
     reseed: dict[str, dict[int, int]] = {}
     for sweep, filters in points.items():
         reseed[sweep] = {i: fewer for i, (p, _) in enumerate(sweeps[sweep].points) if matches(p, filters)}
