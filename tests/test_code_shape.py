@@ -84,15 +84,13 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
         "runs/simulate.py",
         "runs/tasks.py",
         "scenario.py",
-        "runs/summary_keys.py",
+        "summary_keys.py",
         "runs/budget.py",
     } <= listed, listed
     # Every module the run path imports (statically, function-level imports included, typing-only
     # ones not) is fingerprinted, but for those that cannot change a stored result.
     shaping = run_path_modules() - NOT_SHAPING.keys()
-    assert {"runs/summary_keys.py", "runs/budget.py", "runs/simulate.py", "store/__init__.py"} <= shaping, (
-        shaping
-    )
+    assert {"summary_keys.py", "runs/budget.py", "runs/simulate.py", "store/__init__.py"} <= shaping, shaping
     missing = sorted(shaping - listed)
     assert not missing, f"modules on the run path that build.rs does not fingerprint: {missing}"
     gone = sorted(f for f in listed if not (PY / f).is_file())
@@ -178,7 +176,7 @@ def run_path_modules() -> set[str]:
 def test_the_import_finder_follows_function_level_imports_and_skips_typing_ones() -> None:
     mods = run_path_modules()
     # simulate is imported inside tasks.execute; qoslab.runs.sweep only under TYPE_CHECKING nowhere
-    assert "runs/simulate.py" in mods and "runs/summary_keys.py" in mods, mods
+    assert "runs/simulate.py" in mods and "summary_keys.py" in mods, mods
     assert not any(m.startswith("cli") for m in mods) and "runs/sweep.py" not in mods, mods
 
 

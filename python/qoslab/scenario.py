@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
 from qoslab.errors import scenario_error
-from qoslab.runs._gc import paused
+from qoslab.gc_pause import paused
 
 if TYPE_CHECKING:
     import threading

@@ -14,7 +14,7 @@ from qoslab.outputs.tables import (
     counter,
     flow,
 )
-from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
+from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 # -- summary.json -----------------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from qoslab import _core
-from qoslab.runs.summary_keys import SIZE_BINS
+from qoslab.summary_keys import SIZE_BINS
 
 #: A spill file's row: these fields, each a little-endian u64 (records.rs's ``COLUMNS``).
 FIELDS = tuple(_core.TRANSFER_SPILL_FIELDS)
