@@ -200,22 +200,34 @@ def _is_private(part: str) -> bool:
 def private_imports_in(tree: ast.Module, name: str, is_pkg: bool) -> list[str]:
     """``module: name`` for every private name (a leading underscore, in the imported name or in
     the path of its module) that module ``name`` imports from another qoslab module, wherever the
-    import sits (type-checking blocks included: a private name is no API for a type either)."""
+    import sits (type-checking blocks included: a private name is no API for a type either), or
+    reads as an attribute of what it imported (``figures._fig7`` after ``from . import figures``)."""
     out: list[str] = []
+    imported: dict[str, str] = {}  # local name -> the qoslab name it is bound to
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             mod = _absolute(node, name, is_pkg)
             if mod != "qoslab" and not mod.startswith("qoslab."):
                 continue
             for a in node.names:
+                imported[a.asname or a.name] = f"{mod}.{a.name}"
                 if any(map(_is_private, [*mod.split("."), a.name])):
                     out.append(f"{name}: {mod}.{a.name}")
         elif isinstance(node, ast.Import):
-            out += [
-                f"{name}: {a.name}"
-                for a in node.names
-                if a.name.split(".")[0] == "qoslab" and any(map(_is_private, a.name.split(".")))
-            ]
+            for a in node.names:
+                if a.name.split(".")[0] == "qoslab":
+                    imported[a.asname or a.name.split(".")[0]] = a.asname and a.name or "qoslab"
+                    if any(map(_is_private, a.name.split("."))):
+                        out.append(f"{name}: {a.name}")
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in imported
+            and _is_private(node.attr)
+            and imported[node.value.id] != "qoslab._core"
+        ):
+            out.append(f"{name}: {imported[node.value.id]}.{node.attr}")
     return out
 
 
@@ -387,12 +399,16 @@ def test_the_private_import_finder_sees_names_and_modules() -> None:
         "import qoslab.runs._gc\n"
         "def f():\n"
         "    from .figures import _fig7\n"
+        "from qoslab.studies.ard import sweeps as sw\n"
+        "sw._f0(ctx)\n"
+        "_core._private\n"
     )
     assert private_imports_in(tree, "qoslab.runs.sweep", False) == [
         "qoslab.runs.sweep: qoslab.cli.common._Errors",
         "qoslab.runs.sweep: qoslab.runs._gc.paused",
         "qoslab.runs.sweep: qoslab.runs._gc",
         "qoslab.runs.sweep: qoslab.runs.figures._fig7",
+        "qoslab.runs.sweep: qoslab.studies.ard.sweeps._f0",
     ]
 
 

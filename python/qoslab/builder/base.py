@@ -260,7 +260,7 @@ class Component:
     ``to_table()`` gives the nested dict a scenario file holds (keys that are ``None`` left
     out) and ``from_table(table)`` reads one, with errors that name the key path."""
 
-    _tag: ClassVar[str | None] = None
+    KIND: ClassVar[str | None] = None
 
     def __post_init__(self) -> None:
         self._check(source="<builder>", prefix=type(self).__name__)
@@ -306,8 +306,8 @@ class Component:
         since construction)."""
         self._check(source="<builder>", prefix=type(self).__name__)
         out: dict[str, Any] = {}
-        if self._tag is not None:
-            out["type"] = self._tag
+        if self.KIND is not None:
+            out["type"] = self.KIND
         for f in self._fields():
             if _is_set(f, self):
                 out[toml_key(f)] = _write(getattr(self, f.name))
@@ -321,9 +321,9 @@ class Component:
             raise scenario_error(source, f"expected a table, got {describe_value(table)}", key=key)
         by_key = {toml_key(f): f for f in cls._fields()}
         for k in table:
-            if k == "type" and cls._tag is not None:
-                if table[k] != cls._tag:
-                    msg = f"a {cls.__name__} table has type {cls._tag!r}, got {table[k]!r}"
+            if k == "type" and cls.KIND is not None:
+                if table[k] != cls.KIND:
+                    msg = f"a {cls.__name__} table has type {cls.KIND!r}, got {table[k]!r}"
                     raise scenario_error(source, msg, key=_path(key, k))
                 continue
             if k not in by_key:
@@ -366,21 +366,21 @@ class _Tagged(Component):
     """A table with a ``type`` that selects the class (queues and meters)."""
 
     #: The registry of the kinds of this family, ``type`` → class.
-    _registry: ClassVar[dict[str, type[_Tagged]]]
+    KINDS: ClassVar[dict[str, type[_Tagged]]]
     _family: ClassVar[str]
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], *, key: str = "", source: str = "<table>") -> Self:
         """Reads a table; called on the family's base class (:class:`Queue`, :class:`Meter`),
         its ``type`` selects the class, and an unknown ``type`` is an error naming the kinds."""
-        if cls._tag is not None or not isinstance(table, Mapping):
+        if cls.KIND is not None or not isinstance(table, Mapping):
             return super().from_table(table, key=key, source=source)
-        kinds = ", ".join(repr(k) for k in cls._registry)
+        kinds = ", ".join(repr(k) for k in cls.KINDS)
         if "type" not in table:
             msg = f"a {cls._family} table needs `type`, one of {kinds}"
             raise scenario_error(source, msg, key=_path(key, "type"))
         kind = table["type"]
-        sub = cls._registry.get(kind) if isinstance(kind, str) else None
+        sub = cls.KINDS.get(kind) if isinstance(kind, str) else None
         if sub is None:
             msg = f"unknown {cls._family} type {kind!r}: expected one of {kinds}"
             raise scenario_error(source, msg, key=_path(key, "type"))
@@ -451,7 +451,7 @@ class MultiQueue(Queue):
             Required.
     """
 
-    _tag = "multi"
+    KIND = "multi"
     scheduler: Scheduler | None = opt("choice", choices=Scheduler)
     queues: list[PhysicalQueue] = field(metadata=req("tables", cls=PhysicalQueue))
 

@@ -34,7 +34,7 @@ class TokenBucket(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "token_bucket"
+    KIND = "token_bucket"
     mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
@@ -59,7 +59,7 @@ class SrTCM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "srtcm"
+    KIND = "srtcm"
     mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
@@ -87,7 +87,7 @@ class TrTCM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "trtcm"
+    KIND = "trtcm"
     mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
@@ -112,7 +112,7 @@ class TSW2CM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "tsw2cm"
+    KIND = "tsw2cm"
     cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
     window: PerMember[Duration] | None = opt("duration", per_member=True)
     flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
@@ -135,7 +135,7 @@ class TSW3CM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "tsw3cm"
+    KIND = "tsw3cm"
     cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
     pir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
     window: PerMember[Duration] | None = opt("duration", per_member=True)
@@ -161,7 +161,7 @@ class ARM(Meter):
             Default: before_remark.
     """
 
-    _tag = "arm"
+    KIND = "arm"
     tpr_max: PerMember[Rate] = field(metadata=req("rate", per_member=True))
     bucket: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
     t_rd: PerMember[float] | None = opt("number", lo=0.0, per_member=True)
@@ -192,7 +192,7 @@ class ARD(Meter):
         p_drop: The dropper's probability P_drop. Default: 0.02.
     """
 
-    _tag = "ard"
+    KIND = "ard"
     tpr_max: PerMember[Rate] = field(metadata=req("rate", per_member=True))
     bucket: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
     t_rd: PerMember[float] | None = opt("number", lo=0.0, per_member=True)
@@ -222,7 +222,7 @@ class TWAM(Meter):
             eq3_neighbour, each Σ binding its neighbour, (Σ r_k)·W_i. Default: eq3.
     """
 
-    _tag = "twam"
+    KIND = "twam"
     rates: dict[str, Rate] = field(metadata=req("rates"))
     rtt: PerMember[Duration] = field(metadata=req("duration", per_member=True))
     alpha: PerMember[int] | None = opt("integer", lo=1, per_member=True)
@@ -246,7 +246,7 @@ class ProbeMarker(Meter):
         isn: ISN added to the segment number to form the 32-bit SN. Default: 0.
     """
 
-    _tag = "probe"
+    KIND = "probe"
     alpha: PerMember[float] | None = opt(
         "number", lo=0.0, hi=1.0, lo_open=True, hi_open=True, per_member=True
     )
@@ -259,14 +259,14 @@ class ProbeMarker(Meter):
 
 #: Every meter kind, by its ``type``, in the core's registry order.
 METERS: dict[str, type[Meter]] = {
-    TokenBucket._tag: TokenBucket,
-    SrTCM._tag: SrTCM,
-    TrTCM._tag: TrTCM,
-    TSW2CM._tag: TSW2CM,
-    TSW3CM._tag: TSW3CM,
-    ARM._tag: ARM,
-    ARD._tag: ARD,
-    TWAM._tag: TWAM,
-    ProbeMarker._tag: ProbeMarker,
+    TokenBucket.KIND: TokenBucket,
+    SrTCM.KIND: SrTCM,
+    TrTCM.KIND: TrTCM,
+    TSW2CM.KIND: TSW2CM,
+    TSW3CM.KIND: TSW3CM,
+    ARM.KIND: ARM,
+    ARD.KIND: ARD,
+    TWAM.KIND: TWAM,
+    ProbeMarker.KIND: ProbeMarker,
 }
-Meter._registry = dict(METERS)
+Meter.KINDS = dict(METERS)

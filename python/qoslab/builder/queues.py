@@ -29,7 +29,7 @@ class DropTail(Queue):
         limit: Buffer size, in packets or bytes (ns-2's default limit). Default: 50pkts.
     """
 
-    _tag = "droptail"
+    KIND = "droptail"
     limit: Limit | None = opt("limit")
 
 
@@ -58,7 +58,7 @@ class RED(Queue):
             false.
     """
 
-    _tag = "red"
+    KIND = "red"
     limit: Limit | None = opt("limit")
     min_th: float = field(metadata=req("number", lo=0.0))
     max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
@@ -102,7 +102,7 @@ class AdaptiveRED(Queue):
         bottom: Lower bound of max_p. Default: min(0.01, 80000 / bandwidth in bit/s), as ns-2.
     """
 
-    _tag = "ared"
+    KIND = "ared"
     limit: Limit | None = opt("limit")
     min_th: float = field(metadata=req("number", lo=0.0))
     max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
@@ -147,7 +147,7 @@ class RIO(Queue):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "rio"
+    KIND = "rio"
     limit: Limit | None = opt("limit")
     w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     gentle: bool | None = opt("bool")
@@ -186,7 +186,7 @@ class WRED(Queue):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "wred"
+    KIND = "wred"
     limit: Limit | None = opt("limit")
     w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     gentle: bool | None = opt("bool")
@@ -218,7 +218,7 @@ class RIOPlusO(Queue):
         avg_out: The OUT curve, judged on avg_out = avg_total − avg_in. Default: required.
     """
 
-    _tag = "rio_plus_o"
+    KIND = "rio_plus_o"
     limit: Limit | None = opt("limit")
     w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     gentle: bool | None = opt("bool")
@@ -254,7 +254,7 @@ class DWRED(Queue):
             Default: none.
     """
 
-    _tag = "dwred"
+    KIND = "dwred"
     limit: Limit | None = opt("limit")
     max_th: float | None = opt("number", lo=0.0, lo_open=True)
     max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
@@ -296,7 +296,7 @@ class FDDRED(Queue):
             disabled). Default: penalty.
     """
 
-    _tag = "fdd_red"
+    KIND = "fdd_red"
     limit: Limit | None = opt("limit")
     min_th: float = field(metadata=req("number", lo=0.0))
     max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
@@ -324,7 +324,7 @@ class CoDel(Queue):
             §5.7); packets that are not ECN-capable are still dropped. Default: false.
     """
 
-    _tag = "codel"
+    KIND = "codel"
     limit: Limit | None = opt("limit")
     target: Duration | None = opt("duration")
     interval: Duration | None = opt("duration")
@@ -351,7 +351,7 @@ class FQCoDel(Queue):
             64.
     """
 
-    _tag = "fq_codel"
+    KIND = "fq_codel"
     limit: Limit | None = opt("limit")
     target: Duration | None = opt("duration")
     interval: Duration | None = opt("duration")
@@ -385,7 +385,7 @@ class PIE(Queue):
             Default: 1500B.
     """
 
-    _tag = "pie"
+    KIND = "pie"
     limit: Limit | None = opt("limit")
     target: Duration | None = opt("duration")
     t_update: Duration | None = opt("duration")
@@ -409,7 +409,7 @@ class StepMarking(Queue):
             ("65pkts") or bytes ("90KB"); DCTCP's guideline is K > C·RTT/7. Default: required.
     """
 
-    _tag = "step"
+    KIND = "step"
     limit: Limit | None = opt("limit")
     threshold: Limit = field(metadata=req("limit"))
 
@@ -433,7 +433,7 @@ class BLUE(Queue):
             false.
     """
 
-    _tag = "blue"
+    KIND = "blue"
     limit: Limit | None = opt("limit")
     d1: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
     d2: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
@@ -444,19 +444,19 @@ class BLUE(Queue):
 
 #: Every queue kind, by its ``type``, in the core's registry order.
 QUEUES: dict[str, type[Queue]] = {
-    DropTail._tag: DropTail,
-    RED._tag: RED,
-    AdaptiveRED._tag: AdaptiveRED,
-    RIO._tag: RIO,
-    WRED._tag: WRED,
-    RIOPlusO._tag: RIOPlusO,
-    DWRED._tag: DWRED,
-    MultiQueue._tag: MultiQueue,
-    FDDRED._tag: FDDRED,
-    CoDel._tag: CoDel,
-    FQCoDel._tag: FQCoDel,
-    PIE._tag: PIE,
-    StepMarking._tag: StepMarking,
-    BLUE._tag: BLUE,
+    DropTail.KIND: DropTail,
+    RED.KIND: RED,
+    AdaptiveRED.KIND: AdaptiveRED,
+    RIO.KIND: RIO,
+    WRED.KIND: WRED,
+    RIOPlusO.KIND: RIOPlusO,
+    DWRED.KIND: DWRED,
+    MultiQueue.KIND: MultiQueue,
+    FDDRED.KIND: FDDRED,
+    CoDel.KIND: CoDel,
+    FQCoDel.KIND: FQCoDel,
+    PIE.KIND: PIE,
+    StepMarking.KIND: StepMarking,
+    BLUE.KIND: BLUE,
 }
-Queue._registry = dict(QUEUES)
+Queue.KINDS = dict(QUEUES)

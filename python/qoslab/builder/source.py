@@ -155,7 +155,7 @@ def _class(obj: dict[str, Any], family: str, patterns: dict[str, str]) -> list[s
         *_docstring(obj, kind),
         "",
     ]
-    lines.append(f"    _tag = {_q(kind)}")
+    lines.append(f"    KIND = {_q(kind)}")
     if "x-exports" in obj and family == "source":  # a meter's are the exporters' (schema.meter_kinds)
         exports = ", ".join(f"{_q(k)}: {v!r}" for k, v in obj["x-exports"].items())
         lines.append(f"    exports = {{{exports}}}")
@@ -213,9 +213,9 @@ def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) 
         "",
         f"#: Every {family} kind, by its ``type``, in the core's registry order.",
         f"{const}: dict[str, type[{base}]] = {{",
-        *(f"    {c}._tag: {c}," for c in registry),
+        *(f"    {c}.KIND: {c}," for c in registry),
         "}",
-        f"{base}._registry = dict({const})",
+        f"{base}.KINDS = dict({const})",
     ]
     if family == "source":
         flow_types = ", ".join(_q(k) for k in ["tcp", *(c for c in registry_tags(schema, family))])

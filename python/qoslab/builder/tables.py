@@ -203,7 +203,7 @@ class Flow(Component):
     def _cross_problem(cls, values: Mapping[str, Any]) -> tuple[str, str] | None:
         src = values.get("source")
         if src is not None and values.get("tcp") is not None:
-            return "tcp", f"a {src._tag} flow is not TCP: `tcp` settings do not apply"
+            return "tcp", f"a {src.KIND} flow is not TCP: `tcp` settings do not apply"
         return None
 
     def to_table(self) -> dict[str, Any]:
