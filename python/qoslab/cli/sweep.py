@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -15,6 +15,7 @@ from qoslab.cli.common import (
     CoresOpt,
     Errors,
     ExecutorOpt,
+    ExecutorOptions,
     InsecureOpt,
     InterfaceOpt,
     JobExtraOpt,
@@ -39,9 +40,6 @@ from qoslab.cli.common import (
     say_removed,
 )
 from qoslab.runs.run_command import load as _load
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 @app.command()
@@ -130,26 +128,28 @@ def sweep(
         label = name or base.name
         specs = sw.plan(points, seed_values, label, tuple(metric or ()))
         ex = executor_from_options(
-            executor,
-            jobs,
-            scheduler,
-            queue,
-            account,
-            cores,
-            processes,
-            memory,
-            walltime,
-            job_extra,
-            prologue,
-            python,
-            interface,
-            print_job_script,
-            scheduler_host,
-            tls_dir,
-            job_logs=job_logs,
-            scheduler_port=scheduler_port,
-            store=store,
-            insecure=insecure,
+            ExecutorOptions(
+                name=executor,
+                jobs=jobs,
+                scheduler=scheduler,
+                queue=queue,
+                account=account,
+                cores=cores,
+                processes=processes,
+                memory=memory,
+                walltime=walltime,
+                job_extra=job_extra,
+                prologue=prologue,
+                python=python,
+                interface=interface,
+                print_job_script=print_job_script,
+                scheduler_host=scheduler_host,
+                tls_dir=tls_dir,
+                job_logs=job_logs,
+                scheduler_port=scheduler_port,
+                store=store,
+                insecure=insecure,
+            )
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
