@@ -92,12 +92,12 @@ def test_the_version_fingerprints_the_python_that_shapes_stored_runs():
         "runs/tasks.py",
         "scenario.py",
         "summary_keys.py",
-        "runs/budget.py",
+        "budget.py",
     } <= listed, listed
     # Every module the run path imports (statically, function-level imports included, typing-only
     # ones not) is fingerprinted, but for those that cannot change a stored result.
     shaping = run_path_modules() - NOT_SHAPING.keys()
-    assert {"summary_keys.py", "runs/budget.py", "runs/simulate.py", "store/__init__.py"} <= shaping, shaping
+    assert {"summary_keys.py", "budget.py", "runs/simulate.py", "store/__init__.py"} <= shaping, shaping
     missing = sorted(shaping - listed)
     assert not missing, f"modules on the run path that build.rs does not fingerprint: {missing}"
     gone = sorted(f for f in listed if not (PY / f).is_file())

@@ -335,6 +335,7 @@ LEVELS: list[set[str]] = [
         "qoslab.warmup",
         "qoslab.schema",
         "qoslab.gc_pause",
+        "qoslab.budget",
         "qoslab.summary_keys",
         "qoslab.studies",
     },

@@ -1,7 +1,7 @@
 """Finished transfers: their table and their summary, in memory or from a spill file.
 
 A run of ``[[arrivals]]`` finishes transfers without bound. The core holds their records in
-memory up to :data:`qoslab.runs.budget.SPILL_AFTER` and past that writes them to a spill file of fixed rows
+memory up to :data:`qoslab.budget.SPILL_AFTER` and past that writes them to a spill file of fixed rows
 (``crates/qoslab-py/src/records.rs``: the :data:`FIELDS` as little-endian ``u64``, an
 unfinished transfer's ``end_ns`` all ones). :class:`Spill` reads that file a chunk at a time:
 summary.json's ``transfers`` (:func:`summarize_spill`) and transfers.parquet
