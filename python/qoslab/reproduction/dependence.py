@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from qoslab.reproduction.base import get
 from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.remembered_plans import planned
 from qoslab.reproduction.rests_on import Filters, matches
@@ -35,7 +36,6 @@ def sweep_dependence(
     record and whether its effect, interval or seeds differ from the first reproduction's. A
     record the sweep moves rests on it (:func:`undeclared` compares with the declarations).
     ``only``: those sweeps alone."""
-    from qoslab.reproduction.base import get
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
@@ -71,7 +71,6 @@ def point_dependence(
     ``fewer``. Returns every record and whether its effect, interval or seeds differ, and the
     second reproduction's records (each as its effect, interval and seeds, in JSON).
     :func:`undeclared_points` compares with the declarations."""
-    from qoslab.reproduction.base import get
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
@@ -89,7 +88,6 @@ def reading_points(name: str, r: Mapping[str, Any], **kw: Any) -> dict[str, froz
     """The points record ``r`` (its claim, section, part, reading and borrowed_from) rests on,
     by sweep (None: the whole sweep), as ``--sequential`` stops them (``kw``: ``quick``,
     ``flavour``, ... as for the reproduction)."""
-    from qoslab.reproduction.base import get
 
     return Stopping(get(name), kw).deps(DECLARED.get(name, ()), dict(r))
 
@@ -100,7 +98,6 @@ def undeclared_points(
     """The records of ``moved`` (:func:`point_dependence`) that the points moved although the
     points each declares (:func:`reading_points`) include none of them: each an
     under-declaration that would let ``--sequential`` stop a point an undecided record reads."""
-    from qoslab.reproduction.base import get
 
     stop = Stopping(get(name), kw)
     mine = {s: {i for i, p in enumerate(stop.params[s]) if matches(p, f)} for s, f in points.items()}

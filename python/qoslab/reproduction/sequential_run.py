@@ -60,7 +60,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from qoslab.report.page import save_all
-from qoslab.reproduction.base import Experiment
+from qoslab.reproduction.base import Experiment, get
 from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
 from qoslab.reproduction.remembered_plans import planned, remembered
 from qoslab.reproduction.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches, reading_sweeps
@@ -397,7 +397,6 @@ def reproduce_sequential(
     once, when no look can follow: the cap's look once its runs are stored (before its analysis),
     an earlier look once its analysis has decided every record, before its figures are saved
     (where ``reproduce all`` hands over to the next experiment: :mod:`qoslab.reproduction.handover`)."""
-    from qoslab.reproduction.base import get
 
     exp = get(name)
     cap = max_seeds if max_seeds is not None else exp.seeds
