@@ -420,6 +420,65 @@ def test_no_private_name_is_imported_across_modules() -> None:
     assert not found, "private names imported across modules:\n" + "\n".join(found)
 
 
+#: qoslab imports inside functions: at most this many. Most keep start-up short (the commands of
+#: ``qoslab.cli`` import what they use when they run; ``qoslab.__getattr__`` and ``qoslab.entry``
+#: load the run path on first use; a worker's ``tasks.execute`` loads numpy with the simulator);
+#: the rest wait for a module that is not loaded otherwise. None breaks an import loop: the
+#: graph above counts them and has none.
+FUNCTION_IMPORTS = 108
+
+#: Upward dependencies left, and why (``importer -> imported``).
+UPWARD = {
+    "qoslab.report.docfigures -> qoslab.verdicts.currency": "docfigures checks the study pages' "
+    "figures against the committed verdicts: a verdicts-level tool in report/ (the generated study "
+    "pages name its module, so moving it regenerates them)",
+    "qoslab.report.docfigures -> qoslab.verdicts.docs": "as above",
+    "qoslab.verdicts.currency -> qoslab.reproduction.base": "verdicts and the reproduction machinery "
+    "read each other (the fingerprint of a study's rules, the declared claims)",
+    "qoslab.verdicts.currency -> qoslab.reproduction.magnitudes": "as above",
+    "qoslab.verdicts.tool -> qoslab.reproduction.magnitudes": "as above",
+}
+
+#: The packages still in one import cycle (function-level imports counted): the upward edges
+#: above close it.
+CYCLE = [
+    "qoslab.ns2",
+    "qoslab.report",
+    "qoslab.reproduction",
+    "qoslab.runs",
+    "qoslab.sequential",
+    "qoslab.verdicts",
+]
+
+
+def test_the_seam_finders_see_cycles_levels_and_function_imports() -> None:
+    assert strongly_connected({"a": {"b"}, "b": {"a", "c"}, "c": set(), "d": {"d"}}) == [["a", "b"]]
+    tree = ast.parse("import qoslab.stats\ndef f():\n    from . import tasks\n    import os\n")
+    assert function_imports_in(tree, "qoslab.runs.sweep", False) == ["qoslab.runs.sweep.f: qoslab.runs"]
+    assert level("qoslab.studies.ard") > level("qoslab.reproduction") > level("qoslab.verdicts")
+    assert level("qoslab.scenario") < level("qoslab.runs") and level("qoslab.gc_pause") == 0
+
+
+def test_function_level_imports_do_not_grow() -> None:
+    found = function_imports()
+    assert len(found) <= FUNCTION_IMPORTS, (
+        f"{len(found)} qoslab imports inside functions (bound {FUNCTION_IMPORTS})"
+    )
+
+
+def test_no_new_upward_dependency() -> None:
+    new = sorted(set(upward_imports()) - UPWARD.keys())
+    assert not new, "a package imports one of a higher level (tests/test_imports.py LEVELS): " + "; ".join(
+        new
+    )
+    assert not (gone := sorted(UPWARD.keys() - set(upward_imports()))), f"no longer upward, remove: {gone}"
+
+
+def test_no_package_joins_the_import_cycle() -> None:
+    cycles = strongly_connected(package_graph())
+    assert all(set(c) <= set(CYCLE) for c in cycles), f"packages in an import cycle: {cycles}"
+
+
 if __name__ == "__main__":
     import sys
 
