@@ -126,7 +126,7 @@ def setting_of(name: str) -> dict[str, Any]:
     return {"window": s["window"], "bucket_scale": s["bucket_scale"]}
 
 
-def t1_where(setting: str, w_q: float = 0.002) -> dict[str, Any]:
+def _t1_where(setting: str, w_q: float = 0.002) -> dict[str, Any]:
     return {**setting_of(setting), "w_q": w_q, "buffer": 250}
 
 
@@ -187,7 +187,7 @@ def _references() -> tuple[Reference, ...]:
                     float(row[1]),
                     "table1",
                     "flow:throughput_bps",
-                    {"kind": kind, **t1_where("stated"), "flow_name": f"as{i}"},
+                    {"kind": kind, **_t1_where("stated"), "flow_name": f"as{i}"},
                     "bps",
                 )
             )
