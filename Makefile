@@ -173,7 +173,7 @@ validate-linux: build
 # results/store, so a rerun of unchanged code only redoes the analysis). `python -m qoslab.report.docfigures check` (and tests/test_docfigures.py)
 # fails when a page's image is missing or of another version than its verdict file.
 # The two lists are the registry's (qoslab.studies: with_claims() and own(); tests/test_study_registry.py).
-VERDICT_STUDIES := ard fdd-red probe-marker rio-plus-o twam-dwred
+VERDICT_STUDIES := ard buffer-sizing fdd-red probe-marker rio-plus-o twam-dwred
 OWN_STUDIES := red-baseline mixed-traffic modern-aqm
 FIGURE_STUDIES := $(VERDICT_STUDIES) $(OWN_STUDIES)
 figures: build

@@ -179,6 +179,26 @@ def test_kernel_validation_counts_each_modules_targets():
     assert val == {"bbr": (1, 2, ["a (qdelay)"]), "cubic": (2, 3, ["a (qdelay)"])}
 
 
+def test_a_columns_kernel_count_is_the_one_of_the_timing_its_runs_had():
+    """The studies' scenarios run with exact timing, so a linux-flavour column quotes the
+    kernel grid judged with exact timing (CUBIC: the five-flow split fails there), not the
+    testbed-noise table; a file recording ``timing: testbed`` quotes that one."""
+    val = {
+        "linux": {"cubic": (34, 34, [])},
+        "linux-exact": {"cubic": (33, 34, ["cubic5-1bdp (share)"])},
+    }
+    col = ("cubic", "linux")
+    assert (
+        verdicts.docs.validation_cell(col, val)
+        == "33 of 34 kernel targets hold with exact timing, as these runs"
+    )
+    assert verdicts.docs.validation_cell(col, val, "testbed").startswith(
+        "34 of 34 kernel targets hold with the"
+    )
+    page = (ROOT / "docs" / "experiments" / "todays-tcp.md").read_text()
+    assert "cubic, linux flavour — 34 of 34" not in page
+
+
 def test_sender_files_in_one_column_are_refused_and_the_paper_column_is_the_runners():
     """Two files of a study in one column (a linux-flavour file without its ``tcp_flavour``
     reads as the ns2 flavour's) are an error, not one file silently hiding the other; the

@@ -131,6 +131,6 @@ def check_supported(sc: Scenario) -> None:
                 if not x.get("emulable", True):
                     raise EmulationError(
                         f"link {lk['name']!r} {d}: a {x['type']} queue is not emulated (it needs the "
-                        "simulator's signalling, reverse-path or dequeue-time hooks); run it with "
+                        "simulator's signalling or reverse-path hooks); run it with "
                         "`qoslab run`"
                     )

@@ -476,7 +476,7 @@ def _write_verdicts(ctx: Context) -> Path:
         "command": _command(ctx),
         "fingerprint": {
             "core": str(ctx.version).rpartition("+")[2],
-            "experiment": experiment_fingerprint(exp.name),
+            "experiment": experiment_fingerprint(exp.name, exp.plan),
             "rules": rules,
         },
         "decided": "decided by the run",

@@ -26,6 +26,7 @@ STUDIES: tuple[str, ...] = (
     "probe-marker",
     "mixed-traffic",
     "modern-aqm",
+    "buffer-sizing",
 )
 
 HERE = Path(__file__).resolve().parent

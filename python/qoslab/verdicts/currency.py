@@ -136,15 +136,21 @@ def experiment_files(name: str) -> list[Path]:
     return own + sorted(seen - set(own)) + [PKG / "stats.py"]
 
 
-def plugin_files(name: str) -> tuple[Path, list[Path]] | None:
+def plugin_files(name: str, plan: Callable[..., Any] | None = None) -> tuple[Path, list[Path]] | None:
     """A plugin study's own code: the ``.py`` files of the top-level package (or the lone
-    module) that defines its plan, with the directory their names are taken relative to (so the
-    hash does not depend on where the package lies); None for a study of qoslab's own."""
+    module) that defines its plan (``plan``, else the registered experiment's), with the
+    directory their names are taken relative to (so the hash does not depend on where the
+    package lies); None for a study of qoslab's own or one not registered."""
     import sys
 
     from qoslab.reproduction import base
 
-    module_name = getattr(base.get(name).plan, "__module__", "") or ""
+    if plan is None:
+        try:
+            plan = base.get(name).plan
+        except base.UnknownExperiment:
+            return None
+    module_name = getattr(plan, "__module__", "") or ""
     top = sys.modules.get(module_name.split(".")[0])
     init = Path(getattr(top, "__file__", "") or "")
     if not init.is_file() or init.resolve().is_relative_to(PKG):
@@ -155,13 +161,13 @@ def plugin_files(name: str) -> tuple[Path, list[Path]] | None:
     return init.parent, [init]
 
 
-def experiment_fingerprint(name: str) -> str:
+def experiment_fingerprint(name: str, plan: Callable[..., Any] | None = None) -> str:
     """The hash of an experiment's files (:func:`experiment_files`), and for a plugin study its
-    own package's too (:func:`plugin_files`)."""
+    own package's too (:func:`plugin_files`; ``plan``: the experiment's, when it is at hand)."""
     qoslab_part = _fnv(experiment_files(name), PKG)
     if (PKG / "studies" / name.replace("-", "_")).is_dir():
         return qoslab_part
-    own = plugin_files(name)
+    own = plugin_files(name, plan)
     return qoslab_part if own is None else _combine(qoslab_part, _fnv(own[1], own[0]))
 
 

@@ -307,15 +307,19 @@ def kernel_validation(results: dict[str, Any]) -> Validation:
     return out
 
 
-def _validation_cell(col: tuple[str, str], val: dict[str, Validation]) -> str:
+def validation_cell(col: tuple[str, str], val: dict[str, Validation], timing: str = "exact") -> str:
+    """The column's sender against the kernel, in the timing its runs had (``timing``: the
+    ``timing`` a verdict file records; exact where it records none, as the scenarios run)."""
     sender, flavour = col
     cc = kernel_cc(sender)
     if sender == "as published":
         return ""
-    if cc is None or cc not in val.get(flavour, {}):
+    label = flavour if timing == "testbed" else f"{flavour}-exact"
+    if cc is None or cc not in val.get(label, {}):
         return "not judged against the kernel"
-    held, total, _ = val[flavour][cc]
-    return f"{held} of {total} kernel targets hold"
+    held, total, _ = val[label][cc]
+    how = "with the testbed's timing noise" if timing == "testbed" else "with exact timing, as these runs"
+    return f"{held} of {total} kernel targets hold {how}"
 
 
 def _kernel_summary(val: dict[str, Validation]) -> list[str]:
@@ -478,7 +482,7 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
 
 def _column(col: tuple[str, str], doc: dict[str, Any], against: str, val: dict[str, Validation]) -> str:
     cur = "current" if core_of(doc) == against else f"core `{core_of(doc)}`, stale"
-    note = _validation_cell(col, val)
+    note = validation_cell(col, val, str(doc.get("timing") or "exact"))
     return f"{column_name(col)}{' — ' + note if note else ''} ({_mode(doc)}; {cur})"
 
 

@@ -1,0 +1,154 @@
+"""The claims of ``buffer-sizing`` (Appenzeller, Keslassy, McKeown, SIGCOMM 2004), each declared
+once. The paper's words and numbers are those of its abstract (:mod:`.paper` says where they
+were read); the figures' values could not be read, so every magnitude here is declared by us,
+with its reason.
+
+Readings (the record's reading names them): the RTT the rule is sized with ("RTT mean", the
+paper's "average round-trip time", primary; "RTT max", the longest of the spread); the sender
+(ns-2's Reno and Reno with SACK: the paper's TCP could not be confirmed, so both are primary);
+and for the headline sentences "scaled" (their per-flow rate and round trip, with n and C scaled
+down together so the quick form runs in seconds) against "as stated" (their own rate and flow
+count: full runs only).
+"""
+
+from __future__ import annotations
+
+from qoslab.studies.buffer_sizing.paper import ABSTRACT, HEADLINE_10MBIT, HEADLINE_REDUCE, RULE
+from qoslab.verdicts.claims import DECLARED_ONLY, PaperClaim, Part, declare
+from qoslab.verdicts.core import Primary
+
+NAME = "buffer-sizing"
+#: the sweeps: utilisation against buffer (n × buffer grid), the rule at its own buffer, the
+#: headline sentences
+CURVE, RULE_SWEEP, HEADLINE = "curve", "rule", "headline"
+
+RULE_PRIMARY = Primary(
+    (r"RTT mean",),
+    "the abstract defines RTT as 'the average round-trip time of a flow passing across the link'; "
+    "the paper's TCP could not be confirmed, so Reno and SACK are both primary",
+)
+SCALED_PRIMARY = Primary(
+    (r"^scaled",),
+    "the quick form runs the sentence scaled (its per-flow rate and round trip, fewer flows); "
+    "'as stated' (the sentence's own rate and flow count) is primary once the full runs exist",
+)
+
+#: what "high utilisation" is: ours, the paper's figure values being unread
+HIGH = (
+    DECLARED_ONLY + " (its figures' values could not be read); 98 % is the lowest level of its "
+    "minimum-buffer figure (98 / 99.5 / 99.9 %)"
+)
+
+RULE_HOLDS = PaperClaim(
+    RULE,
+    ABSTRACT + "; long-lived flows, utilisation at B = RTT × C / √n for large n",
+    "greater",
+    "no more than RTT × C / √n is required (no utilisation printed in the abstract)",
+    (
+        Part(
+            "greater",
+            "utilisation ≥ 0.98 at B = RTT × C / √n",
+            HIGH,
+            # no full-length run is committed yet: the page gives the quick run
+            from_next_run=True,
+            threshold=0.98,
+            low=0.98,
+            resolution=1e-4,
+            primary=RULE_PRIMARY,
+        ),
+    ),
+    (RULE_SWEEP,),
+    threshold=0.98,
+    unit=" utilisation",
+    digits=4,
+)
+
+#: the minimum buffer for each utilisation level, as its slope against n on log-log axes
+LEVELS = (0.98, 0.995, 0.999)
+SCALES_PLACE = (
+    ABSTRACT + "; the minimum-buffer figure for 98 / 99.5 / 99.9 % utilisation (its number and "
+    "values not read)"
+)
+
+
+def level_place(level: float) -> str:
+    """Where the records of utilisation ``level`` are (a part per level)."""
+    return f"{SCALES_PLACE}: {level:.1%}"
+
+
+SCALES = PaperClaim(
+    "the minimum buffer for 98, 99.5 and 99.9 % utilisation falls as 1/√n",
+    SCALES_PLACE,
+    "less",
+    "B_min ∝ 1/√n: slope −0.5 of log B_min against log n",
+    tuple(
+        Part(
+            "less",
+            f"slope of log B_min({lvl:.1%}) against log n in [−0.75, −0.25]",
+            "−0.5 is 1/√n; ±0.25 is declared by us (half the exponent either way: steeper is "
+            "still the rule's direction, flatter than −0.25 is not 1/√n)",
+            # no full-length run is committed yet: the page gives the quick run
+            from_next_run=True,
+            low=-0.75,
+            high=-0.25,
+            resolution=1e-3,
+            name=f"{lvl:.1%}",
+            place=level_place(lvl),
+            primary=RULE_PRIMARY,
+        )
+        for lvl in LEVELS
+    ),
+    (CURVE,),
+    unit=" (log-log slope)",
+)
+
+REDUCE = PaperClaim(
+    HEADLINE_REDUCE,
+    ABSTRACT,
+    "greater",
+    "buffers reduced by 99 % (RTT × C / 100 for 10,000 flows) with negligible difference in throughput",
+    (
+        Part(
+            "greater",
+            "utilisation(reduced buffer) − utilisation(RTT × C) ≥ −0.01",
+            "declared by us: the abstract says 'negligible'; one point of the link is the most we "
+            "call negligible",
+            # no full-length run is committed yet: the page gives the quick run
+            from_next_run=True,
+            threshold=-0.01,
+            low=-0.01,
+            resolution=1e-4,
+            primary=SCALED_PRIMARY,
+        ),
+    ),
+    (HEADLINE,),
+    threshold=-0.01,
+    unit=" utilisation, reduced − RTT × C",
+    digits=4,
+)
+
+TEN_MBIT = PaperClaim(
+    HEADLINE_10MBIT,
+    ABSTRACT,
+    "greater",
+    "10 Mbit suffices at 10 Gb/s and 50,000 flows (RTT × C / √n = 11.2 Mbit at the abstract's 250 ms)",
+    (
+        Part(
+            "greater",
+            "utilisation ≥ 0.98 with 10 Mbit (scaled: 10 / 11.2 of RTT × C / √n)",
+            HIGH,
+            # no full-length run is committed yet: the page gives the quick run
+            from_next_run=True,
+            threshold=0.98,
+            low=0.98,
+            resolution=1e-4,
+            primary=SCALED_PRIMARY,
+        ),
+    ),
+    (HEADLINE,),
+    threshold=0.98,
+    unit=" utilisation",
+    digits=4,
+)
+
+CLAIMS = declare(NAME, RULE_HOLDS, SCALES, REDUCE, TEN_MBIT)
