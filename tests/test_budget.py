@@ -1,4 +1,4 @@
-"""A run's budget (qoslab.runs.budget): memory and capture bytes estimated before running and
+"""A run's budget (qoslab.budget): memory and capture bytes estimated before running and
 refused above the limit with one line; wall-clock time measured from the pace, a run that would
 exceed it stopped with its partial results."""
 
@@ -10,7 +10,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, SCENARIOS, one_line_error
-from qoslab.runs.budget import Budget, estimate
+from qoslab.budget import Budget, estimate
 from qoslab.runs.simulate import RunOverBudget
 
 S1 = SCENARIOS / "fdd-red-s1.toml"
@@ -48,7 +48,7 @@ def test_memory_estimate_bounds_what_a_run_takes():
     """The estimate is an upper bound of the right order for a run dominated by time series
     (100 s at 1 ms: 2.7 M rows, tables built)."""
     code = (
-        "import resource, qoslab; from qoslab.runs.budget import estimate\n"
+        "import resource, qoslab; from qoslab.budget import estimate\n"
         f"sc = qoslab.load_scenario({str(S1)!r}).with_overrides(['measurement.interval=1ms'])\n"
         "r = qoslab.run(sc); r.series_queue; r.series_flow\n"
         "rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
@@ -102,7 +102,7 @@ def test_memory_stays_flat_over_simulated_time():
 
 
 def test_short_durations_are_never_shown_as_zero_seconds():
-    from qoslab.runs.budget import human_seconds
+    from qoslab.budget import human_seconds
 
     assert [human_seconds(x) for x in (0.01, 0.5, 3.25, 12, 300, 9000)] == [
         "0.01 s",

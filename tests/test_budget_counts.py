@@ -1,4 +1,4 @@
-"""The memory budget counts everything a run can allocate (qoslab.runs.budget): FQ-CoDel's flow
+"""The memory budget counts everything a run can allocate (qoslab.budget): FQ-CoDel's flow
 queues, trace rows (one shared copy per file), arrival processes' connection slots (built as
 needed), packet captures (stopped at their limit as they are written) and the process's own
 ceiling (``ulimit -v``, the cgroup's memory limit). Each estimate is checked against a peak
@@ -14,7 +14,7 @@ import pytest
 
 import qoslab
 from conftest import QOSLAB, one_line_error
-from qoslab.runs.budget import (
+from qoslab.budget import (
     RECORD_BYTES,
     ROW_BYTES,
     SLOT_FACTOR,
@@ -131,7 +131,7 @@ def test_arrival_slots_are_built_as_needed_and_counted_up_to_max_active(tmp_path
     big = tmp_path / "big.toml"
     big.write_text(text + "max_active = 1000000\n")
     code = (
-        "import qoslab, numpy, pandas, time, json\nfrom qoslab.runs.budget import Budget\n"
+        "import qoslab, numpy, pandas, time, json\nfrom qoslab.budget import Budget\n"
         "t = time.perf_counter(); r = qoslab.run({!r}, budget=Budget(max_memory=0))\n"
         "print(time.perf_counter() - t)\n"
         "print(json.dumps(r.summary()['transfers'], sort_keys=True).replace(' ', ''))\n"
@@ -242,7 +242,7 @@ def test_ulimit_v_is_a_ceiling_and_a_huge_scenario_is_refused_in_one_line(tmp_pa
     assert p.returncode == 0 and "6 flows" in p.stdout, p.stderr
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))\n"
-        "from qoslab.runs.budget import Budget\nprint(*Budget(max_memory=100e9).memory_limit(), sep='|')"
+        "from qoslab.budget import Budget\nprint(*Budget(max_memory=100e9).memory_limit(), sep='|')"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     room, what = p.stdout.strip().split("|")
@@ -290,9 +290,9 @@ def test_finished_transfers_memory_stays_flat(tmp_path):
             s.write_text(text.format(d))
             out = tmp_path / f"{after}-{d}"
             code = (  # chunks of 4,096 rows: below the 100,000 transfers the chunk would grow too
-                "import qoslab, qoslab.runs.budget, qoslab.runs.transfers\n"
+                "import qoslab, qoslab.budget, qoslab.runs.transfers\n"
                 "qoslab.runs.transfers.CHUNK_ROWS = 4096\n"
-                f"qoslab.runs.budget.SPILL_AFTER = {after}\n"
+                f"qoslab.budget.SPILL_AFTER = {after}\n"
             )
             rss, _ = _peak(code + f"qoslab.run({str(s)!r}, out={str(out)!r})")
             peaks.append(rss)
@@ -352,7 +352,7 @@ def test_the_line_estimate_bounds_what_the_lines_take(tmp_path):
     """What 625,000 packets held in a line add to the core's peak (against the same run with
     1 ms of delay) is at most the estimate and more than half of it; a packet's slot and line
     entry, as the core reports them, fit in LINE_PACKET_BYTES."""
-    from qoslab.runs.budget import LINE_FACTOR, LINE_PACKET_BYTES
+    from qoslab.budget import LINE_FACTOR, LINE_PACKET_BYTES
 
     held = _cbr_line(tmp_path, "held", "0.5s", 'delay = "1000000s"')
     passing = _cbr_line(tmp_path, "passing", "0.5s", 'delay = "1ms"')

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.runs.budget import estimate as budget_estimate
+from qoslab.budget import estimate as budget_estimate
 from qoslab.runs.simulate import run
 from qoslab.studies.buffer_sizing import study
 from qoslab.studies.buffer_sizing.claims import CLAIMS, LEVELS, RULE_HOLDS, TEN_MBIT

@@ -105,8 +105,8 @@ def _compare_value(label: str, sch: dict[str, Any], meta: Any, out: list[str]) -
 def _compare_object(label: str, obj: dict[str, Any], cls: type[b.Component], out: list[str]) -> None:
     props = obj["properties"]
     tag = props.get("type", {}).get("const")
-    if tag != cls._tag:
-        out.append(f"{label}: type {tag!r} in the schema, {cls._tag!r} for {cls.__name__}")
+    if tag != cls.KIND:
+        out.append(f"{label}: type {tag!r} in the schema, {cls.KIND!r} for {cls.__name__}")
     theirs = set(props) - ({"type"} if tag else set())
     fields = {b.toml_key(f): f for f in dataclasses.fields(cls)}
     if any(f.metadata.get("kind") == "source" for f in fields.values()):
@@ -258,10 +258,10 @@ def test_experiment_scenarios_round_trip_through_the_builder():
                 for lk in spec.links:
                     for q in (lk.queue, lk.queue_ab, lk.queue_ba):
                         if q is not None:
-                            kinds.add(q._tag or "")
+                            kinds.add(q.KIND or "")
                             if isinstance(q, b.MultiQueue):
-                                kinds |= {pq.queue._tag or "" for pq in q.queues}
-                kinds |= {c.meter._tag or "" for c in spec.conditioners}
+                                kinds |= {pq.queue.KIND or "" for pq in q.queues}
+                kinds |= {c.meter.KIND or "" for c in spec.conditioners}
     assert {"multi", "dwred", "twam", "probe", "ard", "fdd_red", "rio_plus_o", "wred", "tsw2cm"} <= kinds
 
 

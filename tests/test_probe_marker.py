@@ -115,7 +115,7 @@ def test_both_packet_size_readings_run_side_by_side():
     sweeps = {s.name: s for s in pm.plan(Options(quick=True, seeds=[1]))}
     for name in ("frontier", "onoff"):
         for pb in pm.PACKETS:
-            for _, sc in sweeps[pm._sw(name, pb)].points:
+            for _, sc in sweeps[pm.sweep_name(name, pb)].points:
                 t = sc.table()
                 rio = [link["queue_ab"] for link in t["link"] if link["name"] == "bottleneck"][0]
                 assert rio["type"] == "rio" and rio["w_q"] == pmt.wq_for(pb), sc.name

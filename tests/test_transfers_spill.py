@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 import qoslab
-from qoslab.runs import budget, simulate, transfers
-from qoslab.runs.budget import Estimate, _check_spill
+from qoslab import budget
+from qoslab.budget import Estimate, _check_spill
+from qoslab.runs import simulate, transfers
 
 ROOT = Path(__file__).resolve().parent.parent
 ARRIVALS = ROOT / "scenarios" / "examples" / "arrivals.toml"
@@ -134,7 +135,7 @@ def test_a_killed_runs_spill_file_is_removed_by_the_next_run(tmp_path):
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp)}
     code = (
-        "import qoslab, qoslab.runs.budget as b\nb.SPILL_AFTER = 50\n"
+        "import qoslab, qoslab.budget as b\nb.SPILL_AFTER = 50\n"
         "qoslab.run(qoslab.load_scenario({!r}).with_overrides({!r}), 1)"
     )
     long = ["duration=100000s", "arrivals.web.stop=100000s"]

@@ -30,27 +30,27 @@ fn main() {
     // The Python modules that shape what a run stores: every module the run path imports (a
     // worker's tasks.execute and the store that records its result; tests/test_code_shape.py
     // derives that set from the imports and fails when one is missing here): its tables and
-    // summary (runs/simulate, report/pairwise, runs/summary_keys), its metrics (runs/tasks), its
-    // budget and stopping (runs/budget), how a scenario is read and overridden (scenario), how the
+    // summary (runs/simulate, report/pairwise, summary_keys), its metrics (runs/tasks), its
+    // budget and stopping (budget), how a scenario is read and overridden (scenario), how the
     // result is stored (store/: its __init__, checks, schema), its warm-up (warmup). Paths are relative to
     // python/qoslab. A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
     let py_files: Vec<PathBuf> = [
         "__init__.py",
         "errors.py",
+        "gc_pause.py",
         "report/pairwise.py",
-        "runs/_gc.py",
-        "runs/budget.py",
+        "budget.py",
         "runs/rundir.py",
         "runs/simulate.py",
         "runs/columnar.py",
-        "runs/summary_keys.py",
         "runs/tasks.py",
         "runs/transfers.py",
         "scenario.py",
         "store/__init__.py",
         "store/checks.py",
         "store/schema.py",
+        "summary_keys.py",
         "warmup.py",
     ]
     .iter()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
 from qoslab.errors import scenario_error
-from qoslab.runs._gc import paused
+from qoslab.gc_pause import paused
 
 if TYPE_CHECKING:
     import threading
@@ -32,7 +32,7 @@ def _resolve_limit() -> tuple[int, str]:
     """The memory a scenario's resolved form may take (bytes, what sets it): the run's memory
     budget (``QOSLAB_MAX_MEMORY``, else 80 % of the available memory), at most what the
     process may still allocate (``ulimit -v``, the cgroup's limit); 0 for none."""
-    from qoslab.runs.budget import Budget, BudgetError
+    from qoslab.budget import Budget, BudgetError
 
     try:
         limit, what = Budget.from_env().memory_limit()

@@ -160,8 +160,8 @@ fn main() {
     }
 }
 
-fn run(cfg: Config) -> std::io::Result<()> {
-    let sc = load_scenario(&cfg.scenario);
+/// The emulator of the configured link directions and flows, and the slot of each NFQUEUE number.
+fn emulator(cfg: &Config, sc: &Scenario) -> (Emulator, HashMap<u16, usize>) {
     let dirs: Vec<DirSpec> = cfg
         .dirs
         .iter()
@@ -184,13 +184,17 @@ fn run(cfg: Config) -> std::io::Result<()> {
             mss: p.mss,
         })
         .collect();
-    let mut emu = Emulator::new(&sc, cfg.seed, &dirs, &ports);
+    let emu = Emulator::new(sc, cfg.seed, &dirs, &ports);
     let slot_of: HashMap<u16, usize> = cfg
         .dirs
         .iter()
         .map(|d| (d.queue_num, emu.slot(d.dir_idx).expect("configured")))
         .collect();
+    (emu, slot_of)
+}
 
+/// The NFQUEUE handle bound to the configured queue numbers, polled without blocking.
+fn open_queue(cfg: &Config) -> std::io::Result<Queue> {
     let mut q = Queue::open()?;
     for d in &cfg.dirs {
         q.bind(d.queue_num)?;
@@ -198,6 +202,13 @@ fn run(cfg: Config) -> std::io::Result<()> {
         q.set_fail_open(d.queue_num, false)?;
     }
     q.set_nonblocking(true);
+    Ok(q)
+}
+
+fn run(cfg: Config) -> std::io::Result<()> {
+    let sc = load_scenario(&cfg.scenario);
+    let (mut emu, slot_of) = emulator(&cfg, &sc);
+    let mut q = open_queue(&cfg)?;
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;

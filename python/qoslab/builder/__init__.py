@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from qoslab.builder.base import (
-    _EXPECTED,
-    _m,
-    _opt,
-    _req,
-    _what,
+    EXPECTED,
+    describe_value,
+    field_meta,
+    opt,
+    req,
 )
 from qoslab.builder.base import (
     UNIT_PATTERNS as UNIT_PATTERNS,
@@ -286,21 +286,23 @@ class ScenarioSpec(Component):
         conditioners: DiffServ traffic conditioners (``[[conditioner]]``). Default: none.
     """
 
-    name: str = field(metadata=_req("name"))
-    description: str | None = _opt("name")
-    duration: Duration = field(metadata=_req("duration"))
-    seed: int | None = _opt("integer", lo=0)
-    tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
-    measurement: Measurement | None = _opt("table", cls=Measurement)
-    nodes: list[Node] = field(metadata=_req("tables", key="node", cls=Node))
-    links: list[Link] = field(metadata=_req("tables", key="link", cls=Link))
-    flows: list[Flow] = field(default_factory=list, metadata=_m("tables", key="flow", cls=Flow))
+    name: str = field(metadata=req("name"))
+    description: str | None = opt("name")
+    duration: Duration = field(metadata=req("duration"))
+    seed: int | None = opt("integer", lo=0)
+    tcp: TcpSettings | None = opt("table", cls=TcpSettings)
+    measurement: Measurement | None = opt("table", cls=Measurement)
+    nodes: list[Node] = field(metadata=req("tables", key="node", cls=Node))
+    links: list[Link] = field(metadata=req("tables", key="link", cls=Link))
+    flows: list[Flow] = field(default_factory=list, metadata=field_meta("tables", key="flow", cls=Flow))
     arrivals: list[Arrivals] = field(
-        default_factory=list, metadata=_m("tables", key="arrivals", cls=Arrivals)
+        default_factory=list, metadata=field_meta("tables", key="arrivals", cls=Arrivals)
     )
-    captures: list[Capture] = field(default_factory=list, metadata=_m("tables", key="capture", cls=Capture))
+    captures: list[Capture] = field(
+        default_factory=list, metadata=field_meta("tables", key="capture", cls=Capture)
+    )
     conditioners: list[Conditioner] = field(
-        default_factory=list, metadata=_m("tables", key="conditioner", cls=Conditioner)
+        default_factory=list, metadata=field_meta("tables", key="conditioner", cls=Conditioner)
     )
 
     def add(self, *items: Item) -> Self:
@@ -316,7 +318,9 @@ class ScenarioSpec(Component):
         for it in items:
             target = lists.get(type(it))
             if target is None:
-                raise scenario_error("<builder>", f"cannot add {_what(it)} to a scenario", key="ScenarioSpec")
+                raise scenario_error(
+                    "<builder>", f"cannot add {describe_value(it)} to a scenario", key="ScenarioSpec"
+                )
             target.append(it)
         return self
 
@@ -397,7 +401,7 @@ def _ns(d: Duration, what: str) -> int:
             raise ValueError
         return round(Decimal(m.group(1)) * _NS[m.group(2)])
     except (ArithmeticError, ValueError):
-        raise scenario_error("<builder>", f"{d!r}: expected {_EXPECTED['duration']}", key=what) from None
+        raise scenario_error("<builder>", f"{d!r}: expected {EXPECTED['duration']}", key=what) from None
 
 
 def _ms(ns: int) -> Duration:

@@ -63,7 +63,7 @@ UNIT_PATTERNS: dict[str, str] = {
 }
 _UNITS = {k: re.compile(v) for k, v in UNIT_PATTERNS.items()}
 _UNIFORM = re.compile(r"^\s*uniform\((.*),(.*)\)\s*$")
-_EXPECTED = {
+EXPECTED = {
     "duration": 'a duration string such as "26ms" (units: ns, us, ms, s, min)',
     "start": 'a start time such as "0s" or "uniform(0s, 1s)"',
     "rate": 'a rate string such as "1.2Mbps" (bps, b/s, bit/s or bits/s; prefix k, M, G or T in either case)',
@@ -74,7 +74,7 @@ _EXPECTED = {
 # -- field declarations -------------------------------------------------------------------------
 
 
-def _m(
+def field_meta(
     kind: str,
     *,
     key: str | None = None,
@@ -101,14 +101,14 @@ def _m(
     }
 
 
-def _opt(kind: str, **kw: Any) -> Any:
+def opt(kind: str, **kw: Any) -> Any:
     """An optional key: ``None`` (not written, the core's default applies)."""
-    return field(default=None, metadata=_m(kind, **kw))
+    return field(default=None, metadata=field_meta(kind, **kw))
 
 
-def _req(kind: str, **kw: Any) -> dict[str, Any]:
-    """The metadata of a required key (used as ``field(metadata=_req(...))``)."""
-    return _m(kind, **kw)
+def req(kind: str, **kw: Any) -> dict[str, Any]:
+    """The metadata of a required key (used as ``field(metadata=req(...))``)."""
+    return field_meta(kind, **kw)
 
 
 def toml_key(f: Field[Any]) -> str:
@@ -121,7 +121,7 @@ def is_required(f: Field[Any]) -> bool:
     return f.default is MISSING and f.default_factory is MISSING
 
 
-def _what(v: object) -> str:
+def describe_value(v: object) -> str:
     return f"{type(v).__name__} {v!r}"
 
 
@@ -143,13 +143,13 @@ def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
                     return None
             elif _UNITS["duration" if kind == "start" else kind].match(v):
                 return None
-            return f"{v!r}: expected {_EXPECTED[kind]}"
+            return f"{v!r}: expected {EXPECTED[kind]}"
         if _number(v):
-            return f"{v} has no unit: expected {_EXPECTED[kind]}"
-        return f"expected {_EXPECTED[kind]}, got {_what(v)}"
+            return f"{v} has no unit: expected {EXPECTED[kind]}"
+        return f"expected {EXPECTED[kind]}, got {describe_value(v)}"
     if kind == "number":
         if not _number(v):
-            return f"expected a number, got {_what(v)}"
+            return f"expected a number, got {describe_value(v)}"
         x = float(v)  # type: ignore[arg-type]
         lo, hi = meta["lo"], meta["hi"]
         bad_lo = lo is not None and (x <= lo if meta["lo_open"] else x < lo)
@@ -162,52 +162,56 @@ def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
         return None
     if kind == "integer":
         if not isinstance(v, int) or isinstance(v, bool):
-            return f"expected a whole number, got {_what(v)}"
+            return f"expected a whole number, got {describe_value(v)}"
         if v < meta["lo"]:
             return f"{v} is out of range: expected a whole number >= {meta['lo']:g}"
         if meta["hi"] is not None and v > meta["hi"]:
             return f"{v} is out of range: expected a whole number <= {meta['hi']:g}"
         return None
     if kind == "bool":
-        return None if isinstance(v, bool) else f"expected true or false, got {_what(v)}"
+        return None if isinstance(v, bool) else f"expected true or false, got {describe_value(v)}"
     if kind == "choice":
         if isinstance(v, str) and v in meta["choices"]:
             return None
         return f"unknown value {v!r}: expected one of {', '.join(repr(c) for c in meta['choices'])}"
     if kind == "name":
-        return None if isinstance(v, str) else f"expected a string, got {_what(v)}"
+        return None if isinstance(v, str) else f"expected a string, got {describe_value(v)}"
     if kind == "dscp":
         if (isinstance(v, str) and v) or (isinstance(v, int) and not isinstance(v, bool)):
             return None
-        return f'expected a codepoint such as "AF11", "EF", "BE" or a number 0..=63, got {_what(v)}'
+        return f'expected a codepoint such as "AF11", "EF", "BE" or a number 0..=63, got {describe_value(v)}'
     if kind == "codepoints":
         if isinstance(v, list | tuple) and all(isinstance(x, str) for x in v):
             return None
-        return f'expected a list of codepoint names such as ["AF11", "AF12"], got {_what(v)}'
+        return f'expected a list of codepoint names such as ["AF11", "AF12"], got {describe_value(v)}'
     if kind == "constants":
         ok = isinstance(v, Mapping) and all(
             isinstance(k, str) and isinstance(t, Mapping) and all(_number(x) for x in t.values())
             for k, t in v.items()
         )
         example = '{"cubic": {"beta": 0.8}}'
-        return None if ok else f"expected a table of constants per variant, e.g. {example}, got {_what(v)}"
+        return (
+            None
+            if ok
+            else f"expected a table of constants per variant, e.g. {example}, got {describe_value(v)}"
+        )
     if kind == "rates":
         if not isinstance(v, Mapping):
-            return f'expected a table of rates by flow name, e.g. {{"f0": "1Mbps"}}, got {_what(v)}'
+            return f'expected a table of rates by flow name, e.g. {{"f0": "1Mbps"}}, got {describe_value(v)}'
         for name, r in v.items():
             if not isinstance(name, str) or not isinstance(r, str) or not _UNITS["rate"].match(r):
-                return f"flow {name!r}: expected {_EXPECTED['rate']}, got {_what(r)}"
+                return f"flow {name!r}: expected {EXPECTED['rate']}, got {describe_value(r)}"
         return None
     cls = {"curve": Curve, "queue": Queue, "single_queue": Queue, "meter": Meter, "source": Source}.get(
         kind, meta["cls"]
     )
     if kind == "tables":
         if not isinstance(v, list | tuple):
-            return f"expected a list of {cls.__name__}, got {_what(v)}"
+            return f"expected a list of {cls.__name__}, got {describe_value(v)}"
         bad = [x for x in v if not isinstance(x, cls)]
-        return f"expected a list of {cls.__name__}, got an item {_what(bad[0])}" if bad else None
+        return f"expected a list of {cls.__name__}, got an item {describe_value(bad[0])}" if bad else None
     if not isinstance(v, cls):
-        return f"expected a {cls.__name__}, got {_what(v)}"
+        return f"expected a {cls.__name__}, got {describe_value(v)}"
     if kind == "single_queue" and isinstance(v, MultiQueue):
         return "a physical queue cannot itself be a multi queue"
     return None
@@ -256,7 +260,7 @@ class Component:
     ``to_table()`` gives the nested dict a scenario file holds (keys that are ``None`` left
     out) and ``from_table(table)`` reads one, with errors that name the key path."""
 
-    _tag: ClassVar[str | None] = None
+    KIND: ClassVar[str | None] = None
 
     def __post_init__(self) -> None:
         self._check(source="<builder>", prefix=type(self).__name__)
@@ -302,8 +306,8 @@ class Component:
         since construction)."""
         self._check(source="<builder>", prefix=type(self).__name__)
         out: dict[str, Any] = {}
-        if self._tag is not None:
-            out["type"] = self._tag
+        if self.KIND is not None:
+            out["type"] = self.KIND
         for f in self._fields():
             if _is_set(f, self):
                 out[toml_key(f)] = _write(getattr(self, f.name))
@@ -314,12 +318,12 @@ class Component:
         """Reads a scenario table (as ``tomllib`` gives it). Errors are
         :class:`qoslab.ScenarioError` naming ``source`` and the key path below ``key``."""
         if not isinstance(table, Mapping):
-            raise scenario_error(source, f"expected a table, got {_what(table)}", key=key)
+            raise scenario_error(source, f"expected a table, got {describe_value(table)}", key=key)
         by_key = {toml_key(f): f for f in cls._fields()}
         for k in table:
-            if k == "type" and cls._tag is not None:
-                if table[k] != cls._tag:
-                    msg = f"a {cls.__name__} table has type {cls._tag!r}, got {table[k]!r}"
+            if k == "type" and cls.KIND is not None:
+                if table[k] != cls.KIND:
+                    msg = f"a {cls.__name__} table has type {cls.KIND!r}, got {table[k]!r}"
                     raise scenario_error(source, msg, key=_path(key, k))
                 continue
             if k not in by_key:
@@ -349,7 +353,7 @@ def _read(meta: Mapping[str, Any], v: object, key: str, source: str) -> object:
         return cls.from_table(v, key=key, source=source)  # type: ignore[arg-type]
     if kind == "tables":
         if not isinstance(v, list):
-            raise scenario_error(source, f"expected a list of tables, got {_what(v)}", key=key)
+            raise scenario_error(source, f"expected a list of tables, got {describe_value(v)}", key=key)
         return [meta["cls"].from_table(x, key=f"{key}[{i}]", source=source) for i, x in enumerate(v)]
     if isinstance(v, list):
         return list(v)
@@ -362,21 +366,21 @@ class _Tagged(Component):
     """A table with a ``type`` that selects the class (queues and meters)."""
 
     #: The registry of the kinds of this family, ``type`` → class.
-    _registry: ClassVar[dict[str, type[_Tagged]]]
+    KINDS: ClassVar[dict[str, type[_Tagged]]]
     _family: ClassVar[str]
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], *, key: str = "", source: str = "<table>") -> Self:
         """Reads a table; called on the family's base class (:class:`Queue`, :class:`Meter`),
         its ``type`` selects the class, and an unknown ``type`` is an error naming the kinds."""
-        if cls._tag is not None or not isinstance(table, Mapping):
+        if cls.KIND is not None or not isinstance(table, Mapping):
             return super().from_table(table, key=key, source=source)
-        kinds = ", ".join(repr(k) for k in cls._registry)
+        kinds = ", ".join(repr(k) for k in cls.KINDS)
         if "type" not in table:
             msg = f"a {cls._family} table needs `type`, one of {kinds}"
             raise scenario_error(source, msg, key=_path(key, "type"))
         kind = table["type"]
-        sub = cls._registry.get(kind) if isinstance(kind, str) else None
+        sub = cls.KINDS.get(kind) if isinstance(kind, str) else None
         if sub is None:
             msg = f"unknown {cls._family} type {kind!r}: expected one of {kinds}"
             raise scenario_error(source, msg, key=_path(key, "type"))
@@ -399,9 +403,9 @@ class Curve(Component):
         max_p: Drop probability at max_th, in (0, 1]. Required.
     """
 
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0))
-    max_p: float = field(metadata=_req("number", lo=0.0, hi=1.0, lo_open=True))
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0))
+    max_p: float = field(metadata=req("number", lo=0.0, hi=1.0, lo_open=True))
 
 
 class Queue(_Tagged):
@@ -427,12 +431,12 @@ class PhysicalQueue(Component):
         queue: The discipline (any queue but a multi queue). Required.
     """
 
-    name: str | None = _opt("name")
-    dscp: list[str] | None = _opt("codepoints")
-    default: bool | None = _opt("bool")
-    weight: int | None = _opt("integer", lo=1)
-    quantum: Size | None = _opt("bytes")
-    queue: Queue = field(metadata=_req("single_queue"))
+    name: str | None = opt("name")
+    dscp: list[str] | None = opt("codepoints")
+    default: bool | None = opt("bool")
+    weight: int | None = opt("integer", lo=1)
+    quantum: Size | None = opt("bytes")
+    queue: Queue = field(metadata=req("single_queue"))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -447,9 +451,9 @@ class MultiQueue(Queue):
             Required.
     """
 
-    _tag = "multi"
-    scheduler: Scheduler | None = _opt("choice", choices=Scheduler)
-    queues: list[PhysicalQueue] = field(metadata=_req("tables", cls=PhysicalQueue))
+    KIND = "multi"
+    scheduler: Scheduler | None = opt("choice", choices=Scheduler)
+    queues: list[PhysicalQueue] = field(metadata=req("tables", cls=PhysicalQueue))
 
 
 # -- meters -------------------------------------------------------------------------------------
@@ -494,8 +498,8 @@ class SizeDistribution(Component):
         cdf: ``"websearch"``, ``"datamining"`` or a CDF file. Required for empirical.
     """
 
-    dist: SizeLaw = field(metadata=_req("choice", choices=SizeLaw))
-    mean: Size | None = _opt("bytes")
-    shape: float | None = _opt("number", lo=1.0, hi=100.0, lo_open=True)
-    sigma: float | None = _opt("number", lo=0.0, hi=10.0, lo_open=True)
-    cdf: str | None = _opt("name")
+    dist: SizeLaw = field(metadata=req("choice", choices=SizeLaw))
+    mean: Size | None = opt("bytes")
+    shape: float | None = opt("number", lo=1.0, hi=100.0, lo_open=True)
+    sigma: float | None = opt("number", lo=0.0, hi=10.0, lo_open=True)
+    cdf: str | None = opt("name")

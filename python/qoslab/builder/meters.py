@@ -15,8 +15,8 @@ from qoslab.builder.base import (
     PerMember,
     Rate,
     Size,
-    _opt,
-    _req,
+    opt,
+    req,
 )
 
 
@@ -34,13 +34,13 @@ class TokenBucket(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "token_bucket"
-    mode: PerMember[Literal["blind", "aware"]] | None = _opt(
+    KIND = "token_bucket"
+    mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    cbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    cbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -59,14 +59,14 @@ class SrTCM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "srtcm"
-    mode: PerMember[Literal["blind", "aware"]] | None = _opt(
+    KIND = "srtcm"
+    mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    cbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    ebs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    cbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    ebs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -87,15 +87,15 @@ class TrTCM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "trtcm"
-    mode: PerMember[Literal["blind", "aware"]] | None = _opt(
+    KIND = "trtcm"
+    mode: PerMember[Literal["blind", "aware"]] | None = opt(
         "choice", choices=Literal["blind", "aware"], per_member=True
     )
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    cbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    pir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    pbs: PerMember[Size] = field(metadata=_req("bytes", per_member=True))
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    cbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    pir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    pbs: PerMember[Size] = field(metadata=req("bytes", per_member=True))
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -112,10 +112,10 @@ class TSW2CM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "tsw2cm"
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    window: PerMember[Duration] | None = _opt("duration", per_member=True)
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    KIND = "tsw2cm"
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    window: PerMember[Duration] | None = opt("duration", per_member=True)
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -135,11 +135,11 @@ class TSW3CM(Meter):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "tsw3cm"
-    cir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    pir: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    window: PerMember[Duration] | None = _opt("duration", per_member=True)
-    flavour: PerMember[Literal["reference", "ns2"]] | None = _opt(
+    KIND = "tsw3cm"
+    cir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    pir: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    window: PerMember[Duration] | None = opt("duration", per_member=True)
+    flavour: PerMember[Literal["reference", "ns2"]] | None = opt(
         "choice", choices=Literal["reference", "ns2"], per_member=True
     )
 
@@ -161,15 +161,15 @@ class ARM(Meter):
             Default: before_remark.
     """
 
-    _tag = "arm"
-    tpr_max: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    bucket: PerMember[float] | None = _opt("number", lo=0.0, lo_open=True, per_member=True)
-    t_rd: PerMember[float] | None = _opt("number", lo=0.0, per_member=True)
-    max_rem: PerMember[float] | None = _opt("number", lo=0.0, hi=1.0, per_member=True)
-    tau: PerMember[Duration] | None = _opt("duration", per_member=True)
-    n: PerMember[int] | None = _opt("integer", lo=1, per_member=True)
-    packet_size: PerMember[Size] | None = _opt("bytes", per_member=True)
-    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = _opt(
+    KIND = "arm"
+    tpr_max: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    bucket: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
+    t_rd: PerMember[float] | None = opt("number", lo=0.0, per_member=True)
+    max_rem: PerMember[float] | None = opt("number", lo=0.0, hi=1.0, per_member=True)
+    tau: PerMember[Duration] | None = opt("duration", per_member=True)
+    n: PerMember[int] | None = opt("integer", lo=1, per_member=True)
+    packet_size: PerMember[Size] | None = opt("bytes", per_member=True)
+    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = opt(
         "choice", choices=Literal["before_remark", "among_remarked"], per_member=True
     )
 
@@ -192,18 +192,18 @@ class ARD(Meter):
         p_drop: The dropper's probability P_drop. Default: 0.02.
     """
 
-    _tag = "ard"
-    tpr_max: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    bucket: PerMember[float] | None = _opt("number", lo=0.0, lo_open=True, per_member=True)
-    t_rd: PerMember[float] | None = _opt("number", lo=0.0, per_member=True)
-    max_rem: PerMember[float] | None = _opt("number", lo=0.0, hi=1.0, per_member=True)
-    tau: PerMember[Duration] | None = _opt("duration", per_member=True)
-    n: PerMember[int] | None = _opt("integer", lo=1, per_member=True)
-    packet_size: PerMember[Size] | None = _opt("bytes", per_member=True)
-    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = _opt(
+    KIND = "ard"
+    tpr_max: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    bucket: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
+    t_rd: PerMember[float] | None = opt("number", lo=0.0, per_member=True)
+    max_rem: PerMember[float] | None = opt("number", lo=0.0, hi=1.0, per_member=True)
+    tau: PerMember[Duration] | None = opt("duration", per_member=True)
+    n: PerMember[int] | None = opt("integer", lo=1, per_member=True)
+    packet_size: PerMember[Size] | None = opt("bytes", per_member=True)
+    drop_order: PerMember[Literal["before_remark", "among_remarked"]] | None = opt(
         "choice", choices=Literal["before_remark", "among_remarked"], per_member=True
     )
-    p_drop: PerMember[float] | None = _opt("number", lo=0.0, hi=1.0, per_member=True)
+    p_drop: PerMember[float] | None = opt("number", lo=0.0, hi=1.0, per_member=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -222,14 +222,14 @@ class TWAM(Meter):
             eq3_neighbour, each Σ binding its neighbour, (Σ r_k)·W_i. Default: eq3.
     """
 
-    _tag = "twam"
-    rates: dict[str, Rate] = field(metadata=_req("rates"))
-    rtt: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    alpha: PerMember[int] | None = _opt("integer", lo=1, per_member=True)
-    window_source: PerMember[Literal["edge", "oracle"]] | None = _opt(
+    KIND = "twam"
+    rates: dict[str, Rate] = field(metadata=req("rates"))
+    rtt: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    alpha: PerMember[int] | None = opt("integer", lo=1, per_member=True)
+    window_source: PerMember[Literal["edge", "oracle"]] | None = opt(
         "choice", choices=Literal["edge", "oracle"], per_member=True
     )
-    formula: PerMember[Literal["eq3", "eq3_neighbour"]] | None = _opt(
+    formula: PerMember[Literal["eq3", "eq3_neighbour"]] | None = opt(
         "choice", choices=Literal["eq3", "eq3_neighbour"], per_member=True
     )
 
@@ -246,27 +246,27 @@ class ProbeMarker(Meter):
         isn: ISN added to the segment number to form the 32-bit SN. Default: 0.
     """
 
-    _tag = "probe"
-    alpha: PerMember[float] | None = _opt(
+    KIND = "probe"
+    alpha: PerMember[float] | None = opt(
         "number", lo=0.0, hi=1.0, lo_open=True, hi_open=True, per_member=True
     )
-    a0: PerMember[float] | None = _opt("number", lo=0.0, lo_open=True, per_member=True)
-    increase: PerMember[Literal["double_plus_one", "plus_one", "divide"]] | None = _opt(
+    a0: PerMember[float] | None = opt("number", lo=0.0, lo_open=True, per_member=True)
+    increase: PerMember[Literal["double_plus_one", "plus_one", "divide"]] | None = opt(
         "choice", choices=Literal["double_plus_one", "plus_one", "divide"], per_member=True
     )
-    isn: PerMember[int] | None = _opt("integer", lo=0, per_member=True)
+    isn: PerMember[int] | None = opt("integer", lo=0, per_member=True)
 
 
 #: Every meter kind, by its ``type``, in the core's registry order.
 METERS: dict[str, type[Meter]] = {
-    TokenBucket._tag: TokenBucket,
-    SrTCM._tag: SrTCM,
-    TrTCM._tag: TrTCM,
-    TSW2CM._tag: TSW2CM,
-    TSW3CM._tag: TSW3CM,
-    ARM._tag: ARM,
-    ARD._tag: ARD,
-    TWAM._tag: TWAM,
-    ProbeMarker._tag: ProbeMarker,
+    TokenBucket.KIND: TokenBucket,
+    SrTCM.KIND: SrTCM,
+    TrTCM.KIND: TrTCM,
+    TSW2CM.KIND: TSW2CM,
+    TSW3CM.KIND: TSW3CM,
+    ARM.KIND: ARM,
+    ARD.KIND: ARD,
+    TWAM.KIND: TWAM,
+    ProbeMarker.KIND: ProbeMarker,
 }
-Meter._registry = dict(METERS)
+Meter.KINDS = dict(METERS)

@@ -16,8 +16,8 @@ from qoslab.builder.base import (
     MultiQueue,
     Queue,
     Size,
-    _opt,
-    _req,
+    opt,
+    req,
 )
 
 
@@ -29,8 +29,8 @@ class DropTail(Queue):
         limit: Buffer size, in packets or bytes (ns-2's default limit). Default: 50pkts.
     """
 
-    _tag = "droptail"
-    limit: Limit | None = _opt("limit")
+    KIND = "droptail"
+    limit: Limit | None = opt("limit")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -58,17 +58,17 @@ class RED(Queue):
             false.
     """
 
-    _tag = "red"
-    limit: Limit | None = _opt("limit")
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0, lo_open=True))
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    byte_mode: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    ecn: bool | None = _opt("bool")
+    KIND = "red"
+    limit: Limit | None = opt("limit")
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    byte_mode: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    ecn: bool | None = opt("bool")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -102,22 +102,22 @@ class AdaptiveRED(Queue):
         bottom: Lower bound of max_p. Default: min(0.01, 80000 / bandwidth in bit/s), as ns-2.
     """
 
-    _tag = "ared"
-    limit: Limit | None = _opt("limit")
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0, lo_open=True))
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    byte_mode: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    ecn: bool | None = _opt("bool")
-    alpha: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    beta: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    interval: Duration | None = _opt("duration")
-    top: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    bottom: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    KIND = "ared"
+    limit: Limit | None = opt("limit")
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    byte_mode: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    ecn: bool | None = opt("bool")
+    alpha: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    beta: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    interval: Duration | None = opt("duration")
+    top: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    bottom: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -147,18 +147,18 @@ class RIO(Queue):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "rio"
-    limit: Limit | None = _opt("limit")
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    mode: Literal["coupled", "decoupled"] | None = _opt("choice", choices=Literal["coupled", "decoupled"])
-    in_: Curve = field(metadata=_req("curve", key="in"))
-    mid: Curve | None = _opt("curve")
-    out: Curve = field(metadata=_req("curve"))
-    ecn: bool | None = _opt("bool")
-    flavour: Literal["reference", "ns2"] | None = _opt("choice", choices=Literal["reference", "ns2"])
+    KIND = "rio"
+    limit: Limit | None = opt("limit")
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    mode: Literal["coupled", "decoupled"] | None = opt("choice", choices=Literal["coupled", "decoupled"])
+    in_: Curve = field(metadata=req("curve", key="in"))
+    mid: Curve | None = opt("curve")
+    out: Curve = field(metadata=req("curve"))
+    ecn: bool | None = opt("bool")
+    flavour: Literal["reference", "ns2"] | None = opt("choice", choices=Literal["reference", "ns2"])
 
 
 @dataclass(kw_only=True, repr=False)
@@ -186,17 +186,17 @@ class WRED(Queue):
             rule: what export-ns2 and crosscheck compare against). Default: reference.
     """
 
-    _tag = "wred"
-    limit: Limit | None = _opt("limit")
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    in_: Curve = field(metadata=_req("curve", key="in"))
-    mid: Curve | None = _opt("curve")
-    out: Curve = field(metadata=_req("curve"))
-    ecn: bool | None = _opt("bool")
-    flavour: Literal["reference", "ns2"] | None = _opt("choice", choices=Literal["reference", "ns2"])
+    KIND = "wred"
+    limit: Limit | None = opt("limit")
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    in_: Curve = field(metadata=req("curve", key="in"))
+    mid: Curve | None = opt("curve")
+    out: Curve = field(metadata=req("curve"))
+    ecn: bool | None = opt("bool")
+    flavour: Literal["reference", "ns2"] | None = opt("choice", choices=Literal["reference", "ns2"])
 
 
 @dataclass(kw_only=True, repr=False)
@@ -218,15 +218,15 @@ class RIOPlusO(Queue):
         avg_out: The OUT curve, judged on avg_out = avg_total − avg_in. Default: required.
     """
 
-    _tag = "rio_plus_o"
-    limit: Limit | None = _opt("limit")
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    in_: Curve = field(metadata=_req("curve", key="in"))
-    out: Curve = field(metadata=_req("curve"))
-    avg_out: Curve = field(metadata=_req("curve"))
+    KIND = "rio_plus_o"
+    limit: Limit | None = opt("limit")
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    in_: Curve = field(metadata=req("curve", key="in"))
+    out: Curve = field(metadata=req("curve"))
+    avg_out: Curve = field(metadata=req("curve"))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -254,18 +254,18 @@ class DWRED(Queue):
             Default: none.
     """
 
-    _tag = "dwred"
-    limit: Limit | None = _opt("limit")
-    max_th: float | None = _opt("number", lo=0.0, lo_open=True)
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    in_: Curve | None = _opt("curve", key="in")
-    b: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    signal: str = field(metadata=_req("name"))
-    signal_delay: Duration | None = _opt("duration")
-    in_factor: float | None = _opt("number", lo=1.0)
+    KIND = "dwred"
+    limit: Limit | None = opt("limit")
+    max_th: float | None = opt("number", lo=0.0, lo_open=True)
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    in_: Curve | None = opt("curve", key="in")
+    b: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    signal: str = field(metadata=req("name"))
+    signal_delay: Duration | None = opt("duration")
+    in_factor: float | None = opt("number", lo=1.0)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -296,18 +296,18 @@ class FDDRED(Queue):
             disabled). Default: penalty.
     """
 
-    _tag = "fdd_red"
-    limit: Limit | None = _opt("limit")
-    min_th: float = field(metadata=_req("number", lo=0.0))
-    max_th: float = field(metadata=_req("number", lo=0.0, lo_open=True))
-    max_p: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    w_q: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    gentle: bool | None = _opt("bool")
-    wait: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
-    rtt_source: Literal["estimator", "oracle"] | None = _opt("choice", choices=Literal["estimator", "oracle"])
-    penalty: Literal["shares", "fig2"] | None = _opt("choice", choices=Literal["shares", "fig2"])
-    victim: Literal["penalty", "random"] | None = _opt("choice", choices=Literal["penalty", "random"])
+    KIND = "fdd_red"
+    limit: Limit | None = opt("limit")
+    min_th: float = field(metadata=req("number", lo=0.0))
+    max_th: float = field(metadata=req("number", lo=0.0, lo_open=True))
+    max_p: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    w_q: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    gentle: bool | None = opt("bool")
+    wait: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
+    rtt_source: Literal["estimator", "oracle"] | None = opt("choice", choices=Literal["estimator", "oracle"])
+    penalty: Literal["shares", "fig2"] | None = opt("choice", choices=Literal["shares", "fig2"])
+    victim: Literal["penalty", "random"] | None = opt("choice", choices=Literal["penalty", "random"])
 
 
 @dataclass(kw_only=True, repr=False)
@@ -324,11 +324,11 @@ class CoDel(Queue):
             §5.7); packets that are not ECN-capable are still dropped. Default: false.
     """
 
-    _tag = "codel"
-    limit: Limit | None = _opt("limit")
-    target: Duration | None = _opt("duration")
-    interval: Duration | None = _opt("duration")
-    ecn: bool | None = _opt("bool")
+    KIND = "codel"
+    limit: Limit | None = opt("limit")
+    target: Duration | None = opt("duration")
+    interval: Duration | None = opt("duration")
+    ecn: bool | None = opt("bool")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -351,14 +351,14 @@ class FQCoDel(Queue):
             64.
     """
 
-    _tag = "fq_codel"
-    limit: Limit | None = _opt("limit")
-    target: Duration | None = _opt("duration")
-    interval: Duration | None = _opt("duration")
-    ecn: bool | None = _opt("bool")
-    quantum: Size | None = _opt("bytes")
-    flows: int | None = _opt("integer", lo=1, hi=65536)
-    drop_batch: int | None = _opt("integer", lo=1)
+    KIND = "fq_codel"
+    limit: Limit | None = opt("limit")
+    target: Duration | None = opt("duration")
+    interval: Duration | None = opt("duration")
+    ecn: bool | None = opt("bool")
+    quantum: Size | None = opt("bytes")
+    flows: int | None = opt("integer", lo=1, hi=65536)
+    drop_batch: int | None = opt("integer", lo=1)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -385,17 +385,17 @@ class PIE(Queue):
             Default: 1500B.
     """
 
-    _tag = "pie"
-    limit: Limit | None = _opt("limit")
-    target: Duration | None = _opt("duration")
-    t_update: Duration | None = _opt("duration")
-    alpha: float | None = _opt("number", lo=0.0)
-    beta: float | None = _opt("number", lo=0.0)
-    max_burst: Duration | None = _opt("duration")
-    ecn: bool | None = _opt("bool")
-    mark_ecn_th: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    derandomize: bool | None = _opt("bool")
-    mean_pkt_size: Size | None = _opt("bytes")
+    KIND = "pie"
+    limit: Limit | None = opt("limit")
+    target: Duration | None = opt("duration")
+    t_update: Duration | None = opt("duration")
+    alpha: float | None = opt("number", lo=0.0)
+    beta: float | None = opt("number", lo=0.0)
+    max_burst: Duration | None = opt("duration")
+    ecn: bool | None = opt("bool")
+    mark_ecn_th: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    derandomize: bool | None = opt("bool")
+    mean_pkt_size: Size | None = opt("bytes")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -409,9 +409,9 @@ class StepMarking(Queue):
             ("65pkts") or bytes ("90KB"); DCTCP's guideline is K > C·RTT/7. Default: required.
     """
 
-    _tag = "step"
-    limit: Limit | None = _opt("limit")
-    threshold: Limit = field(metadata=_req("limit"))
+    KIND = "step"
+    limit: Limit | None = opt("limit")
+    threshold: Limit = field(metadata=req("limit"))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -433,30 +433,30 @@ class BLUE(Queue):
             false.
     """
 
-    _tag = "blue"
-    limit: Limit | None = _opt("limit")
-    d1: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    d2: float | None = _opt("number", lo=0.0, hi=1.0, lo_open=True)
-    freeze_time: Duration | None = _opt("duration")
-    threshold: Limit | None = _opt("limit")
-    ecn: bool | None = _opt("bool")
+    KIND = "blue"
+    limit: Limit | None = opt("limit")
+    d1: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    d2: float | None = opt("number", lo=0.0, hi=1.0, lo_open=True)
+    freeze_time: Duration | None = opt("duration")
+    threshold: Limit | None = opt("limit")
+    ecn: bool | None = opt("bool")
 
 
 #: Every queue kind, by its ``type``, in the core's registry order.
 QUEUES: dict[str, type[Queue]] = {
-    DropTail._tag: DropTail,
-    RED._tag: RED,
-    AdaptiveRED._tag: AdaptiveRED,
-    RIO._tag: RIO,
-    WRED._tag: WRED,
-    RIOPlusO._tag: RIOPlusO,
-    DWRED._tag: DWRED,
-    MultiQueue._tag: MultiQueue,
-    FDDRED._tag: FDDRED,
-    CoDel._tag: CoDel,
-    FQCoDel._tag: FQCoDel,
-    PIE._tag: PIE,
-    StepMarking._tag: StepMarking,
-    BLUE._tag: BLUE,
+    DropTail.KIND: DropTail,
+    RED.KIND: RED,
+    AdaptiveRED.KIND: AdaptiveRED,
+    RIO.KIND: RIO,
+    WRED.KIND: WRED,
+    RIOPlusO.KIND: RIOPlusO,
+    DWRED.KIND: DWRED,
+    MultiQueue.KIND: MultiQueue,
+    FDDRED.KIND: FDDRED,
+    CoDel.KIND: CoDel,
+    FQCoDel.KIND: FQCoDel,
+    PIE.KIND: PIE,
+    StepMarking.KIND: StepMarking,
+    BLUE.KIND: BLUE,
 }
-Queue._registry = dict(QUEUES)
+Queue.KINDS = dict(QUEUES)

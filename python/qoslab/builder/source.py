@@ -102,11 +102,11 @@ def _field(
         ann = f"PerMember[{ann}]"
     meta = _meta_args(vk, v, key, name, per)
     if required:
-        line = f"    {name}: {ann} = field(metadata=_req({meta}))"
+        line = f"    {name}: {ann} = field(metadata=req({meta}))"
     else:
-        line = f"    {name}: {ann} | None = _opt({meta})"
+        line = f"    {name}: {ann} | None = opt({meta})"
     if len(line) > 110:
-        call = "_req" if required else "_opt"
+        call = "req" if required else "opt"
         head = f"    {name}: {ann}" + ("" if required else " | None")
         inner = (
             f"field(metadata={call}(\n        {meta}\n    ))"
@@ -155,7 +155,7 @@ def _class(obj: dict[str, Any], family: str, patterns: dict[str, str]) -> list[s
         *_docstring(obj, kind),
         "",
     ]
-    lines.append(f"    _tag = {_q(kind)}")
+    lines.append(f"    KIND = {_q(kind)}")
     if "x-exports" in obj and family == "source":  # a meter's are the exporters' (schema.meter_kinds)
         exports = ", ".join(f"{_q(k)}: {v!r}" for k, v in obj["x-exports"].items())
         lines.append(f"    exports = {{{exports}}}")
@@ -178,7 +178,7 @@ def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) 
     ``patterns`` are the builder's unit patterns, by value kind."""
     base, const = _BASES[family]
     hand = sorted({c for k, c in HAND_WRITTEN.items() if family == "queue"})
-    names = ["Curve", "Duration", "Limit", *hand, "PerMember", base, "Rate", "Size", "_opt", "_req"]
+    names = ["Curve", "Duration", "Limit", *hand, "PerMember", base, "Rate", "Size", "opt", "req"]
     body: list[str] = []
     registry = []
     for obj in schema["$defs"][family]["oneOf"]:
@@ -188,7 +188,7 @@ def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) 
             continue
         body += _class(obj, family, patterns)
         registry.append(obj["title"])
-    code = "\n".join(ln for ln in body if ln.startswith("class ") or "_opt(" in ln or "_req(" in ln)
+    code = "\n".join(ln for ln in body if ln.startswith("class ") or "opt(" in ln or "req(" in ln)
     code += " ".join([*registry, base])
     used = [n for n in names if re.search(rf"\b{n}\b", code)]
     lines = [
@@ -213,9 +213,9 @@ def kinds_module(schema: dict[str, Any], patterns: dict[str, str], family: str) 
         "",
         f"#: Every {family} kind, by its ``type``, in the core's registry order.",
         f"{const}: dict[str, type[{base}]] = {{",
-        *(f"    {c}._tag: {c}," for c in registry),
+        *(f"    {c}.KIND: {c}," for c in registry),
         "}",
-        f"{base}._registry = dict({const})",
+        f"{base}.KINDS = dict({const})",
     ]
     if family == "source":
         flow_types = ", ".join(_q(k) for k in ["tcp", *(c for c in registry_tags(schema, family))])

@@ -14,8 +14,8 @@ from qoslab.builder.base import (
     PerMember,
     Rate,
     Source,
-    _opt,
-    _req,
+    opt,
+    req,
 )
 
 
@@ -28,9 +28,9 @@ class CbrSource(Source):
         rate: Sending rate (or a list per member). Default: required.
     """
 
-    _tag = "cbr"
+    KIND = "cbr"
     exports = {"emulator": True, "ns2": True, "ns3": True}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -44,11 +44,11 @@ class OnOffSource(Source):
         off: Mean idle (OFF) time (exponential). Default: required.
     """
 
-    _tag = "onoff"
+    KIND = "onoff"
     exports = {"emulator": True, "ns2": True, "ns3": True}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    on: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    off: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    on: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    off: PerMember[Duration] = field(metadata=req("duration", per_member=True))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -60,9 +60,9 @@ class PoissonSource(Source):
         rate: Mean rate (or a list per member). Default: required.
     """
 
-    _tag = "poisson"
+    KIND = "poisson"
     exports = {"emulator": True, "ns2": True, "ns3": True}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
 
 
 @dataclass(kw_only=True, repr=False)
@@ -77,12 +77,12 @@ class ParetoSource(Source):
         shape: The shape (tail index) of the ON and OFF periods. Default: 1.5.
     """
 
-    _tag = "pareto"
+    KIND = "pareto"
     exports = {"emulator": False, "ns2": False, "ns3": False}
-    rate: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    on: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    off: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    shape: PerMember[float] | None = _opt("number", lo=1.0, hi=100.0, lo_open=True, per_member=True)
+    rate: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    on: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    off: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    shape: PerMember[float] | None = opt("number", lo=1.0, hi=100.0, lo_open=True, per_member=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -96,10 +96,10 @@ class TraceSource(Source):
         trace_flow: Replay only the rows of this flow id. Default: every row.
     """
 
-    _tag = "trace"
+    KIND = "trace"
     exports = {"emulator": False, "ns2": False, "ns3": False}
-    trace: PerMember[str] = field(metadata=_req("name", per_member=True))
-    trace_flow: PerMember[str] | None = _opt("name", per_member=True)
+    trace: PerMember[str] = field(metadata=req("name", per_member=True))
+    trace_flow: PerMember[str] | None = opt("name", per_member=True)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -117,28 +117,28 @@ class Mmpp2Source(Source):
             Default: required.
     """
 
-    _tag = "mmpp2"
+    KIND = "mmpp2"
     exports = {"emulator": False, "ns2": False, "ns3": False}
-    lambda1: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
-    lambda2: PerMember[float] = field(metadata=_req("number", lo=0.0, hi=1000000000.0, per_member=True))
-    r1: PerMember[float] = field(metadata=_req(
+    lambda1: PerMember[float] = field(metadata=req("number", lo=0.0, hi=1000000000.0, per_member=True))
+    lambda2: PerMember[float] = field(metadata=req("number", lo=0.0, hi=1000000000.0, per_member=True))
+    r1: PerMember[float] = field(metadata=req(
         "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
     ))
-    r2: PerMember[float] = field(metadata=_req(
+    r2: PerMember[float] = field(metadata=req(
         "number", lo=0.0, hi=1000000000.0, lo_open=True, per_member=True
     ))
 
 
 #: Every source kind, by its ``type``, in the core's registry order.
 SOURCES: dict[str, type[Source]] = {
-    CbrSource._tag: CbrSource,
-    OnOffSource._tag: OnOffSource,
-    PoissonSource._tag: PoissonSource,
-    ParetoSource._tag: ParetoSource,
-    TraceSource._tag: TraceSource,
-    Mmpp2Source._tag: Mmpp2Source,
+    CbrSource.KIND: CbrSource,
+    OnOffSource.KIND: OnOffSource,
+    PoissonSource.KIND: PoissonSource,
+    ParetoSource.KIND: ParetoSource,
+    TraceSource.KIND: TraceSource,
+    Mmpp2Source.KIND: Mmpp2Source,
 }
-Source._registry = dict(SOURCES)
+Source.KINDS = dict(SOURCES)
 
 #: A ``[[flow]]``'s ``type``: ``tcp`` or a source kind.
 FlowType = Literal["tcp", "cbr", "onoff", "poisson", "pareto", "trace", "mmpp2"]

@@ -26,8 +26,8 @@ from qoslab.builder.base import (
     Source,
     Start,
     TcpFlavour,
-    _opt,
-    _req,
+    opt,
+    req,
     toml_key,
 )
 from qoslab.builder.sources import TcpVariant
@@ -76,25 +76,25 @@ class TcpSettings(Component):
             scenario reference). Default: each variant's published constants.
     """
 
-    flavour: TcpFlavour | None = _opt("choice", choices=TcpFlavour)
-    variant: TcpVariant | None = _opt("choice", choices=TcpVariant)
-    packet_size: Size | None = _opt("bytes")
-    ack_size: Size | None = _opt("bytes")
-    window: int | None = _opt("integer", lo=1, hi=1 << 30)
-    initial_window: int | None = _opt("integer", lo=1, hi=1 << 30)
-    min_rto: Duration | None = _opt("duration")
-    max_rto: Duration | None = _opt("duration")
-    initial_rto: Duration | None = _opt("duration")
-    tick: Duration | None = _opt("duration")
-    delayed_ack: bool | None = _opt("bool")
-    delack_interval: Duration | None = _opt("duration")
-    max_burst: int | None = _opt("integer", lo=0)
-    dupack_threshold: int | None = _opt("integer", lo=1)
-    ecn: bool | None = _opt("bool")
-    syn: bool | None = _opt("bool")
-    pacing: bool | None = _opt("bool")
-    sack: bool | None = _opt("bool")
-    cc: dict[str, dict[str, float]] | None = _opt("constants")
+    flavour: TcpFlavour | None = opt("choice", choices=TcpFlavour)
+    variant: TcpVariant | None = opt("choice", choices=TcpVariant)
+    packet_size: Size | None = opt("bytes")
+    ack_size: Size | None = opt("bytes")
+    window: int | None = opt("integer", lo=1, hi=1 << 30)
+    initial_window: int | None = opt("integer", lo=1, hi=1 << 30)
+    min_rto: Duration | None = opt("duration")
+    max_rto: Duration | None = opt("duration")
+    initial_rto: Duration | None = opt("duration")
+    tick: Duration | None = opt("duration")
+    delayed_ack: bool | None = opt("bool")
+    delack_interval: Duration | None = opt("duration")
+    max_burst: int | None = opt("integer", lo=0)
+    dupack_threshold: int | None = opt("integer", lo=1)
+    ecn: bool | None = opt("bool")
+    syn: bool | None = opt("bool")
+    pacing: bool | None = opt("bool")
+    sack: bool | None = opt("bool")
+    cc: dict[str, dict[str, float]] | None = opt("constants")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -112,12 +112,12 @@ class Measurement(Component):
         cwnd: Record per-flow cwnd in the time series. Default: true.
     """
 
-    start: Duration | None = _opt("duration")
-    end: Duration | None = _opt("duration")
-    interval: Duration | None = _opt("duration")
-    point: MeasurementPoint | None = _opt("choice", choices=MeasurementPoint)
-    bottleneck: str | None = _opt("name")
-    cwnd: bool | None = _opt("bool")
+    start: Duration | None = opt("duration")
+    end: Duration | None = opt("duration")
+    interval: Duration | None = opt("duration")
+    point: MeasurementPoint | None = opt("choice", choices=MeasurementPoint)
+    bottleneck: str | None = opt("name")
+    cwnd: bool | None = opt("bool")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -129,8 +129,8 @@ class Node(Component):
         count: A group of ``count`` nodes written once. Default: 1.
     """
 
-    name: str = field(metadata=_req("name"))
-    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
+    name: str = field(metadata=req("name"))
+    count: int | None = opt("integer", lo=1, hi=MAX_COUNT)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -154,16 +154,16 @@ class Link(Component):
         queue_ba: The queue of the b→a direction, overriding ``queue``.
     """
 
-    name: str | None = _opt("name")
-    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
-    a: str = field(metadata=_req("name"))
-    b: str = field(metadata=_req("name"))
-    bandwidth: PerMember[Rate] = field(metadata=_req("rate", per_member=True))
-    delay: PerMember[Duration] = field(metadata=_req("duration", per_member=True))
-    jitter: PerMember[Duration] | None = _opt("duration", per_member=True)
-    queue: Queue | None = _opt("queue")
-    queue_ab: Queue | None = _opt("queue")
-    queue_ba: Queue | None = _opt("queue")
+    name: str | None = opt("name")
+    count: int | None = opt("integer", lo=1, hi=MAX_COUNT)
+    a: str = field(metadata=req("name"))
+    b: str = field(metadata=req("name"))
+    bandwidth: PerMember[Rate] = field(metadata=req("rate", per_member=True))
+    delay: PerMember[Duration] = field(metadata=req("duration", per_member=True))
+    jitter: PerMember[Duration] | None = opt("duration", per_member=True)
+    queue: Queue | None = opt("queue")
+    queue_ab: Queue | None = opt("queue")
+    queue_ba: Queue | None = opt("queue")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -187,23 +187,23 @@ class Flow(Component):
         tcp: Per-flow TCP settings, overriding the scenario's ``tcp``.
     """
 
-    name: str | None = _opt("name")
-    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
-    src: str = field(metadata=_req("name"))
-    dst: str = field(metadata=_req("name"))
-    source: Source | None = _opt("source")
-    start: PerMember[Start] | None = _opt("start", per_member=True)
-    stop: Duration | None = _opt("duration")
-    packet_size: Size | SizeDistribution | None = _opt("size")
-    size: Size | None = _opt("bytes")
-    dscp: Codepoint | None = _opt("dscp")
-    tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
+    name: str | None = opt("name")
+    count: int | None = opt("integer", lo=1, hi=MAX_COUNT)
+    src: str = field(metadata=req("name"))
+    dst: str = field(metadata=req("name"))
+    source: Source | None = opt("source")
+    start: PerMember[Start] | None = opt("start", per_member=True)
+    stop: Duration | None = opt("duration")
+    packet_size: Size | SizeDistribution | None = opt("size")
+    size: Size | None = opt("bytes")
+    dscp: Codepoint | None = opt("dscp")
+    tcp: TcpSettings | None = opt("table", cls=TcpSettings)
 
     @classmethod
     def _cross_problem(cls, values: Mapping[str, Any]) -> tuple[str, str] | None:
         src = values.get("source")
         if src is not None and values.get("tcp") is not None:
-            return "tcp", f"a {src._tag} flow is not TCP: `tcp` settings do not apply"
+            return "tcp", f"a {src.KIND} flow is not TCP: `tcp` settings do not apply"
         return None
 
     def to_table(self) -> dict[str, Any]:
@@ -251,18 +251,18 @@ class Arrivals(Component):
             Default: 1000.
     """
 
-    name: str = field(metadata=_req("name"))
-    src: str = field(metadata=_req("name"))
-    dst: str = field(metadata=_req("name"))
-    arrival_rate: float | None = _opt("number", lo=0.0, hi=1e7, lo_open=True)
-    load: float | None = _opt("number", lo=0.0, hi=10.0, lo_open=True)
-    size: Size | SizeDistribution = field(metadata=_req("size"))
-    start: Duration | None = _opt("duration")
-    stop: Duration | None = _opt("duration")
-    packet_size: Size | None = _opt("bytes")
-    dscp: Codepoint | None = _opt("dscp")
-    tcp: TcpSettings | None = _opt("table", cls=TcpSettings)
-    max_active: int | None = _opt("integer", lo=1, hi=1_000_000)
+    name: str = field(metadata=req("name"))
+    src: str = field(metadata=req("name"))
+    dst: str = field(metadata=req("name"))
+    arrival_rate: float | None = opt("number", lo=0.0, hi=1e7, lo_open=True)
+    load: float | None = opt("number", lo=0.0, hi=10.0, lo_open=True)
+    size: Size | SizeDistribution = field(metadata=req("size"))
+    start: Duration | None = opt("duration")
+    stop: Duration | None = opt("duration")
+    packet_size: Size | None = opt("bytes")
+    dscp: Codepoint | None = opt("dscp")
+    tcp: TcpSettings | None = opt("table", cls=TcpSettings)
+    max_active: int | None = opt("integer", lo=1, hi=1_000_000)
 
 
 @dataclass(kw_only=True, repr=False)
@@ -275,9 +275,9 @@ class Capture(Component):
         file: File name, relative to the output directory. Default: "LINK.pcap".
     """
 
-    link: str = field(metadata=_req("name"))
-    direction: CaptureDirection | None = _opt("choice", choices=CaptureDirection)
-    file: str | None = _opt("name")
+    link: str = field(metadata=req("name"))
+    direction: CaptureDirection | None = opt("choice", choices=CaptureDirection)
+    file: str | None = opt("name")
 
 
 @dataclass(kw_only=True, repr=False)
@@ -301,16 +301,16 @@ class Conditioner(Component):
         red: Action for red. Default: AF13 (drop for arm, ard).
     """
 
-    name: str | None = _opt("name")
-    count: int | None = _opt("integer", lo=1, hi=MAX_COUNT)
-    link: str = field(metadata=_req("name"))
-    direction: Direction | None = _opt("choice", choices=Direction)
-    classify: str | None = _opt("name")
-    meter: Meter = field(metadata=_req("meter"))
-    scope: Scope | None = _opt("choice", choices=Scope)
-    green: str | None = _opt("name")
-    yellow: str | None = _opt("name")
-    red: str | None = _opt("name")
+    name: str | None = opt("name")
+    count: int | None = opt("integer", lo=1, hi=MAX_COUNT)
+    link: str = field(metadata=req("name"))
+    direction: Direction | None = opt("choice", choices=Direction)
+    classify: str | None = opt("name")
+    meter: Meter = field(metadata=req("meter"))
+    scope: Scope | None = opt("choice", choices=Scope)
+    green: str | None = opt("name")
+    yellow: str | None = opt("name")
+    red: str | None = opt("name")
 
 
 Item: TypeAlias = Node | Link | Flow | Arrivals | Capture | Conditioner

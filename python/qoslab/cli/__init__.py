@@ -5,7 +5,6 @@ application and its shared options in :mod:`qoslab.cli.app` and :mod:`qoslab.cli
 
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import Any
 
@@ -14,22 +13,21 @@ import typer
 from qoslab.cli.app import app
 from qoslab.runs import run_command
 
-#: The commands' modules, in the order ``qoslab --help`` lists their commands; each registers
-#: its commands on :data:`app` when imported.
-COMMANDS = (
-    "run",
-    "bench",
-    "sweep",
-    "reproduce",
-    "results",
-    "schema",
-    "plot",
-    "export",
-    "crosscheck",
-    "emulate",
-)
-for _module in COMMANDS:
-    importlib.import_module(f"qoslab.cli.{_module}")
+# The commands' modules, in the order ``qoslab --help`` lists their commands: each registers its
+# commands on :data:`app` when imported (isort would reorder them).
+# isort: off
+from qoslab.cli import run as run
+from qoslab.cli import bench as bench
+from qoslab.cli import sweep as sweep
+from qoslab.cli import reproduce as reproduce
+from qoslab.cli import results as results
+from qoslab.cli import schema as schema
+from qoslab.cli import plot as plot
+from qoslab.cli import export as export
+from qoslab.cli import crosscheck as crosscheck
+from qoslab.cli import emulate as emulate
+
+# isort: on
 
 #: Metavars of options whose value has a shape of its own (the rest are named after their type).
 _METAVARS = {

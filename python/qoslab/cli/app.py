@@ -5,14 +5,11 @@ it from their own modules.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from qoslab import _core
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 app = typer.Typer(
     add_completion=False,

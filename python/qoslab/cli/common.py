@@ -5,6 +5,7 @@ line error context, the executor factory and the tables they print.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -162,7 +163,7 @@ PrintScriptOpt = Annotated[
 ]
 
 
-class _Errors:
+class Errors:
     """Turns the errors of bad input, stores and executors into one line and exit code 1; with
     ``resumable``, Ctrl-C says how to resume."""
 
@@ -195,72 +196,80 @@ class _Errors:
         return False
 
 
-def _executor(
-    name: str,
-    jobs: int | None,
-    scheduler: str | None,
-    queue: str | None,
-    account: str | None,
-    cores: int,
-    processes: int | None,
-    memory: str,
-    walltime: str,
-    job_extra: list[str] | None,
-    prologue: list[str] | None,
-    python: str | None,
-    interface: str | None,
-    print_job_script: bool,
-    scheduler_host: str | None = None,
-    tls_dir: Path | None = None,
-    *,
-    job_logs: Path | None = None,
-    scheduler_port: int | None = None,
-    store: Path | None = None,
-    insecure: bool = False,
-) -> Executor:
+@dataclass(frozen=True, kw_only=True)
+class ExecutorOptions:
+    """The executor options of ``qoslab sweep`` and ``qoslab reproduce``, as given (``None``: not
+    given): which executor runs the runs (``name``) and, for the batch schedulers, the jobs that
+    hold its workers."""
+
+    name: str
+    jobs: int | None
+    scheduler: str | None
+    queue: str | None
+    account: str | None
+    cores: int
+    processes: int | None
+    memory: str
+    walltime: str
+    job_extra: list[str] | None
+    prologue: list[str] | None
+    python: str | None
+    interface: str | None
+    print_job_script: bool
+    scheduler_host: str | None = None
+    tls_dir: Path | None = None
+    job_logs: Path | None = None
+    scheduler_port: int | None = None
+    store: Path | None = None
+    insecure: bool = False
+
+
+def executor_from_options(o: ExecutorOptions) -> Executor:
+    """The executor ``o`` asks for, or a ValueError naming the option that does not apply; with
+    ``--print-job-script``, the job script printed and the command done."""
     from qoslab.runs.executors import JobqueueOptions, check_executor_options, job_script, make_executor
 
-    check_executor_options(name, scheduler=scheduler, job_script=print_job_script)
-    if tls_dir is not None and name not in ("dask", "slurm", "pbs"):
+    check_executor_options(o.name, scheduler=o.scheduler, job_script=o.print_job_script)
+    if o.tls_dir is not None and o.name not in ("dask", "slurm", "pbs"):
         raise ValueError("--tls-dir needs --executor dask, slurm or pbs")
     for flag, given in (
-        ("--scheduler-host", scheduler_host),
-        ("--scheduler-port", scheduler_port),
-        ("--job-logs", job_logs),
-        ("--insecure", True if insecure else None),
+        ("--scheduler-host", o.scheduler_host),
+        ("--scheduler-port", o.scheduler_port),
+        ("--job-logs", o.job_logs),
+        ("--insecure", True if o.insecure else None),
     ):
-        if given is not None and name not in ("slurm", "pbs"):
+        if given is not None and o.name not in ("slurm", "pbs"):
             raise ValueError(f"{flag} needs --executor slurm or pbs")
     opts = None
-    if name in ("slurm", "pbs"):
+    if o.name in ("slurm", "pbs"):
         from qoslab.store import default_store
 
-        logs = job_logs if job_logs is not None else (store or default_store()) / "jobs"
+        logs = o.job_logs if o.job_logs is not None else (o.store or default_store()) / "jobs"
         opts = JobqueueOptions(
-            queue=queue,
-            account=account,
-            cores=cores,
-            processes=processes,
-            memory=memory,
-            walltime=walltime,
-            jobs=jobs or 1,
-            job_extra=tuple(job_extra or ()),
-            prologue=tuple(prologue or ()),
-            python=python,
-            interface=interface,
-            scheduler_host=scheduler_host,
-            scheduler_port=scheduler_port,
+            queue=o.queue,
+            account=o.account,
+            cores=o.cores,
+            processes=o.processes,
+            memory=o.memory,
+            walltime=o.walltime,
+            jobs=o.jobs or 1,
+            job_extra=tuple(o.job_extra or ()),
+            prologue=tuple(o.prologue or ()),
+            python=o.python,
+            interface=o.interface,
+            scheduler_host=o.scheduler_host,
+            scheduler_port=o.scheduler_port,
             log_directory=str(logs.resolve()),
-            tls_dir=str(tls_dir) if tls_dir is not None else None,
-            insecure=insecure,
+            tls_dir=str(o.tls_dir) if o.tls_dir is not None else None,
+            insecure=o.insecure,
         )
-        if print_job_script:
-            typer.echo(job_script(name, opts))
+        if o.print_job_script:
+            typer.echo(job_script(o.name, opts))
             raise typer.Exit(0)
-    return make_executor(name, jobs=jobs, scheduler=scheduler, jobqueue=opts, tls_dir=tls_dir)
+    return make_executor(o.name, jobs=o.jobs, scheduler=o.scheduler, jobqueue=opts, tls_dir=o.tls_dir)
 
 
-def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
+def report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
     if not failed:
         return
     echo_err(f"{len(failed)} of {total} runs failed (after a retry):")
@@ -271,7 +280,7 @@ def _report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
         echo_err(f"  … and {len(failed) - 20} more (qoslab results --status failed)")
 
 
-def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
+def print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
     from qoslab.report.page import fmt_value, markdown_table
 
@@ -288,13 +297,13 @@ def _print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     con.print(t)
 
 
-def _say_removed(st: Store) -> None:
+def say_removed(st: Store) -> None:
     if st.removed_temporaries:
         n = len(st.removed_temporaries)
         echo_err(f"{st.root}: removed {n} temporary file(s) left by a killed writer")
 
 
-def _plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
+def plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
     from qoslab.plots import PlotError, save
 
     try:

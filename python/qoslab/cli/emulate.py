@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from qoslab.cli.app import app
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 class _EmuFlowRow:  # the columns of an emulated run's flows table that `emulate` prints

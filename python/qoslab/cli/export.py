@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -12,9 +12,6 @@ from qoslab.cli.app import app
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 @app.command("export-ns2")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from qoslab.cli.app import plot_app
-from qoslab.cli.common import StoreOpt, _plot_save
+from qoslab.cli.common import StoreOpt, plot_save
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
@@ -43,7 +43,7 @@ def plot_run(
         warnings.append(str(fig.get_label() or ""))  # the sampling warning the cwnd panel shows, or ""
         return fig, prov
 
-    _plot_save(make, out or run_dir / "series.png")
+    plot_save(make, out or run_dir / "series.png")
     for w in filter(None, warnings):
         echo_err(f"warning: {w}")
 
@@ -82,7 +82,7 @@ def plot_sweep(
     except PlotError as e:
         _fail(str(e))
     try:
-        _plot_save(
+        plot_save(
             lambda: sweep_figure(store, sweep, metric, x=x, by=by, labels=names, logx=logx),
             out or Path(f"{sweep}-{metric}.png"),
         )

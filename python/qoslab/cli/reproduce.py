@@ -12,7 +12,9 @@ from qoslab.cli.app import app
 from qoslab.cli.common import (
     AccountOpt,
     CoresOpt,
+    Errors,
     ExecutorOpt,
+    ExecutorOptions,
     InsecureOpt,
     InterfaceOpt,
     JobExtraOpt,
@@ -31,10 +33,9 @@ from qoslab.cli.common import (
     StoreOpt,
     TlsDirOpt,
     WalltimeOpt,
-    _Errors,
-    _executor,
-    _print_table,
-    _report_failures,
+    executor_from_options,
+    print_table,
+    report_failures,
 )
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
@@ -152,34 +153,36 @@ def reproduce(
 
     from qoslab import reproduction
 
-    with _Errors(resumable=True):
+    with Errors(resumable=True):
         if list_:
             for e in reproduction.available():
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
         exps, sequential = _mode(name, sender, seeds, quick, sequential, max_seeds, warmup, no_futility)
         _check_folders(exps, out, quick, flavour, sender, tcp_flavour, warmup)
-        ex = _executor(
-            executor,
-            jobs,
-            scheduler,
-            queue,
-            account,
-            cores,
-            processes,
-            memory,
-            walltime,
-            job_extra,
-            prologue,
-            python,
-            interface,
-            print_job_script,
-            scheduler_host,
-            tls_dir,
-            job_logs=job_logs,
-            scheduler_port=scheduler_port,
-            store=store,
-            insecure=insecure,
+        ex = executor_from_options(
+            ExecutorOptions(
+                name=executor,
+                jobs=jobs,
+                scheduler=scheduler,
+                queue=queue,
+                account=account,
+                cores=cores,
+                processes=processes,
+                memory=memory,
+                walltime=walltime,
+                job_extra=job_extra,
+                prologue=prologue,
+                python=python,
+                interface=interface,
+                print_job_script=print_job_script,
+                scheduler_host=scheduler_host,
+                tls_dir=tls_dir,
+                job_logs=job_logs,
+                scheduler_port=scheduler_port,
+                store=store,
+                insecure=insecure,
+            )
         )
     from qoslab.reproduction.handover import HandOver
     from qoslab.reproduction.remembered_plans import remembered
@@ -188,7 +191,7 @@ def reproduce(
 
     # one pool of workers serves every look and experiment of this call; each plan is made once
     with kept_workers(), remembered():
-        with _Errors():
+        with Errors():
             one_sweep = len(exps) > 1 and not sequential and schedule.mode() == "longest"
         if one_sweep:
             _compute_all(
@@ -219,7 +222,7 @@ def reproduce(
             exps, handover, common, sequential, max_seeds, seeds, not no_futility, quiet
         )
         if len(done) > 1 and not quiet:
-            _print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
+            print_table(Console(), reproduction_summary(done), "summary: every experiment of this call")
         if any_failed:
             raise typer.Exit(2)
 
@@ -243,7 +246,7 @@ def _reproduce_each(
             handover.stop()  # the previous experiment's hand-over: its runs are stored now
             nxt = exps[i + 1] if i + 1 < len(exps) else None
             start_next = handover.starter(nxt, _first_seeds(nxt, sequential) if nxt is not None else None)
-            with _Errors(resumable=True):
+            with Errors(resumable=True):
                 rep = _reproduce_one(
                     exp,
                     sequential and len(exps) > 1,
@@ -407,7 +410,7 @@ def _compute_all(exps: list[Experiment], store: Path | None, ex: Executor, quiet
     from qoslab.reproduction.planning import compute_all
     from qoslab.store import Store
 
-    with _Errors(resumable=True):
+    with Errors(resumable=True):
         st = Store(store)
         try:
             pre = compute_all(
@@ -441,13 +444,13 @@ def _say_reproduction(rep: Reproduction, quiet: bool) -> SweepReport:
                 "inside_seed_range": "in seed range",
             }
         )
-        _print_table(Console(), view, f"{rep.experiment.name}: comparison with the published numbers")
+        print_table(Console(), view, f"{rep.experiment.name}: comparison with the published numbers")
     s = rep.sweep
     typer.echo(
         f"{rep.experiment.name}: {s.total} runs ({s.computed} computed, {s.reused} reused, "
         f"{len(s.failed)} failed) in {rep.wall_time_s:.1f} s; report: {rep.report}"
     )
-    _report_failures(s.failed, s.total)
+    report_failures(s.failed, s.total)
     return s
 
 

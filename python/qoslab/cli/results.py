@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from qoslab.cli.app import app
-from qoslab.cli.common import StoreOpt, _Errors, _print_table, _say_removed
+from qoslab.cli.common import Errors, StoreOpt, print_table, say_removed
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 @app.command()
@@ -49,7 +46,7 @@ def results(
     from qoslab.store import Store
 
     con = Console()
-    with _Errors():
+    with Errors():
         if status is not None and status not in ("ok", "failed"):
             raise ValueError(f"--status must be ok or failed, got {status!r}")
         if migrate:
@@ -64,7 +61,7 @@ def results(
                 typer.echo(f"migrated result store {where} from schema {old} to {new} (backup: {backup})")
             return
         with Store(store, create=False) as st:
-            _say_removed(st)
+            say_removed(st)
             if check:
                 problems = st.verify()
                 n = st.count_runs()
@@ -97,4 +94,4 @@ def results(
     title = f"{'sweeps' if sweeps else table}: {len(df)} rows" + (
         f" (last {len(shown)}; --limit 0 for all)" if len(shown) < len(df) else ""
     )
-    _print_table(con, shown, title)
+    print_table(con, shown, title)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -12,9 +12,6 @@ from qoslab.cli.app import app
 from qoslab.cli.common import AllowPathOpt
 from qoslab.runs import run_command
 from qoslab.runs.run_command import echo_err
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 @app.command()

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from qoslab.cli.app import app
 from qoslab.runs.run_command import fail as _fail
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 @app.command()

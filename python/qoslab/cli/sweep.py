@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -13,7 +13,9 @@ from qoslab.cli.common import (
     AccountOpt,
     AllowPathOpt,
     CoresOpt,
+    Errors,
     ExecutorOpt,
+    ExecutorOptions,
     InsecureOpt,
     InterfaceOpt,
     JobExtraOpt,
@@ -32,16 +34,12 @@ from qoslab.cli.common import (
     StoreOpt,
     TlsDirOpt,
     WalltimeOpt,
-    _Errors,
-    _executor,
-    _print_table,
-    _report_failures,
-    _say_removed,
+    executor_from_options,
+    print_table,
+    report_failures,
+    say_removed,
 )
 from qoslab.runs.run_command import load as _load
-
-if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    pass
 
 
 @app.command()
@@ -120,7 +118,7 @@ def sweep(
     from qoslab.stats import mean_ci_table, seed_ranges
     from qoslab.store import Store, SweepIdentity
 
-    with _Errors(resumable=True):
+    with Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
         from_file = _load(scenario, None, allow_path)
         base = from_file.with_overrides(set_ or [], via="--set")
@@ -129,31 +127,33 @@ def sweep(
         seed_values = sw.seed_list(seeds, first_seed)
         label = name or base.name
         specs = sw.plan(points, seed_values, label, tuple(metric or ()))
-        ex = _executor(
-            executor,
-            jobs,
-            scheduler,
-            queue,
-            account,
-            cores,
-            processes,
-            memory,
-            walltime,
-            job_extra,
-            prologue,
-            python,
-            interface,
-            print_job_script,
-            scheduler_host,
-            tls_dir,
-            job_logs=job_logs,
-            scheduler_port=scheduler_port,
-            store=store,
-            insecure=insecure,
+        ex = executor_from_options(
+            ExecutorOptions(
+                name=executor,
+                jobs=jobs,
+                scheduler=scheduler,
+                queue=queue,
+                account=account,
+                cores=cores,
+                processes=processes,
+                memory=memory,
+                walltime=walltime,
+                job_extra=job_extra,
+                prologue=prologue,
+                python=python,
+                interface=interface,
+                print_job_script=print_job_script,
+                scheduler_host=scheduler_host,
+                tls_dir=tls_dir,
+                job_logs=job_logs,
+                scheduler_port=scheduler_port,
+                store=store,
+                insecure=insecure,
+            )
         )
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
-            _say_removed(st)
+            say_removed(st)
             rep = sw.run_sweep(
                 specs,
                 st,
@@ -175,7 +175,7 @@ def sweep(
         by = sw.axis_columns(runs, axes)
         stats = sw.sweep_statistics(runs, show_metrics, by=by)
         if stats is not None and not quiet:
-            _print_table(
+            print_table(
                 Console(),
                 mean_ci_table(stats, show_metrics, by=by),
                 f"sweep {label}: {base.name}, seeds {seed_ranges(seed_values)}, qoslab {_core.__version__} "
@@ -188,6 +188,6 @@ def sweep(
             f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
             f"{len(rep.failed)} failed; {rep.wall_time_s:.1f} s; store {st.db_path}"
         )
-    _report_failures(rep.failed, rep.total)
+    report_failures(rep.failed, rep.total)
     if rep.failed:
         raise typer.Exit(2)

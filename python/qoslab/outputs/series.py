@@ -13,7 +13,7 @@ _TIME = (
     Column("time_s", "s", "Sample time."),
     Column("time_ns", "ns", "Sample time."),
 )
-_FLOW_INDEX = Column("flow", "index", "The flow's 0-based number (its row in flows.parquet).")
+FLOW_INDEX = Column("flow", "index", "The flow's 0-based number (its row in flows.parquet).")
 _DIRECTION_INDEX = Column(
     "direction_index", "index", "The link direction: 2 × the link's index + 0 for ab, + 1 for ba."
 )
@@ -57,7 +57,7 @@ FLOW_DROPS = OutputFile(
     "Where each flow lost data packets: one row per (flow, link direction) with at least one drop, "
     "over the whole run.",
     (
-        _FLOW_INDEX,
+        FLOW_INDEX,
         _DIRECTION_INDEX,
         Column(
             "drops",
@@ -142,7 +142,7 @@ SERIES_FLOW = OutputFile(
         _TIME[0],
         _TIME[1],
         Column("flow_name", "text", "The flow's name."),
-        _FLOW_INDEX,
+        FLOW_INDEX,
         Column(
             "throughput_bps",
             "bit/s",

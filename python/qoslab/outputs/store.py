@@ -4,7 +4,7 @@ store's tables (results.db and its time series files)."""
 from __future__ import annotations
 
 from qoslab.outputs.columns import Column, OutputFile
-from qoslab.outputs.series import _FLOW_INDEX
+from qoslab.outputs.series import FLOW_INDEX
 
 #: Columns that several of these tables share word for word (one definition each).
 _SEED = Column("seed", "integer", "The run's seed.")
@@ -262,7 +262,7 @@ STORE_FLOWS = OutputFile(
     "results.db: flows",
     "store",
     "One row per (run, flow) of the successful runs.",
-    (_RUN_ID, _FLOW_INDEX),
+    (_RUN_ID, FLOW_INDEX),
     includes="flows.parquet",
 )
 

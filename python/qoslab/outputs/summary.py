@@ -7,14 +7,14 @@ from collections.abc import Iterator
 
 from qoslab.outputs.columns import Column, OutputFile, R, W
 from qoslab.outputs.tables import (
-    _DELAY_COLUMNS,
-    _FLOW_COUNTERS,
-    _FLOW_WINDOW_ORDER,
-    _SIZE_BINS_DOC,
-    _counter,
-    _flow,
+    DELAY_COLUMNS,
+    FLOW_COUNTERS,
+    FLOW_WINDOW_ORDER,
+    SIZE_BINS_DOC,
+    counter,
+    flow,
 )
-from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
+from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 # -- summary.json -----------------------------------------------------------------------------------
 
@@ -101,7 +101,7 @@ def _summary_columns() -> Iterator[Column]:
     yield Column("flows[].id", "index", "The flow's 0-based number.")
     yield Column("flows[].name", "text", "The flow's name.")
     for key in SUMMARY_FLOW_KEYS:
-        c = _flow(key)
+        c = flow(key)
         yield Column(f"flows[].{key}", c.unit, c.definition)
     yield Column(
         "flows[].window",
@@ -109,19 +109,19 @@ def _summary_columns() -> Iterator[Column]:
         "Every window_* column of flows.parquet, without the prefix: the flow's counters inside the "
         "measurement window.",
     )
-    for key in _FLOW_WINDOW_ORDER:
-        yield Column(f"flows[].window.{key}", _FLOW_COUNTERS[key][0], _counter(key, W))
+    for key in FLOW_WINDOW_ORDER:
+        yield Column(f"flows[].window.{key}", FLOW_COUNTERS[key][0], counter(key, W))
     yield Column(
         "transfers",
         "object",
         "Present when the scenario has finite transfers: completion times (fct_s) and slowdowns of the "
         "finished ones (transfers.parquet), over all, by size bin and by class.",
     )
-    yield Column("transfers.by_size", "object", f"Per size bin ({_SIZE_BINS_DOC}), by its label.")
+    yield Column("transfers.by_size", "object", f"Per size bin ({SIZE_BINS_DOC}), by its label.")
     yield Column("transfers.by_class", "object", "Per class, by codepoint name.")
     for grp, what in (
         ("all", "every transfer"),
-        ("by_size.<bin>", f"the transfers of one size bin ({_SIZE_BINS_DOC})"),
+        ("by_size.<bin>", f"the transfers of one size bin ({SIZE_BINS_DOC})"),
         ("by_class.<codepoint>", "the transfers of one class"),
     ):
         yield Column(f"transfers.{grp}", "object", f"The statistics of {what}.")
@@ -146,8 +146,8 @@ def _summary_columns() -> Iterator[Column]:
     yield Column("classes", "object", "Per class (codepoint name): classes.parquet's row.")
     yield Column("classes.<codepoint>", "object", "One class's flows and delays.")
     yield Column("classes.<codepoint>.flows", "count", "Rows of flows.parquet in the class.")
-    for n in _DELAY_COLUMNS:
-        c = _flow(n)
+    for n in DELAY_COLUMNS:
+        c = flow(n)
         yield Column(f"classes.<codepoint>.{n[len('delay_') :]}", c.unit, c.definition + " Null when none.")
     yield Column(
         "events",

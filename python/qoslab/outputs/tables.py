@@ -19,7 +19,7 @@ _PRECS = (
 #: The flow event counters that exist over the whole run and again inside the window
 #: (``window_*`` columns, ``flows[].window`` in summary.json): name → (unit, definition with
 #: ``{span}``), in the order of the ``window_*`` columns.
-_FLOW_COUNTERS: dict[str, tuple[str, str]] = {
+FLOW_COUNTERS: dict[str, tuple[str, str]] = {
     "retransmitted_packets": (
         "packets",
         "Data packets the TCP sender sent again {span} (a sequence number it had sent before: fast "
@@ -65,12 +65,12 @@ _FLOW_COUNTERS: dict[str, tuple[str, str]] = {
     ),
 }
 for _k, _colour in enumerate(("green", "yellow", "red")):
-    _FLOW_COUNTERS[f"{_colour}_packets"] = (
+    FLOW_COUNTERS[f"{_colour}_packets"] = (
         "packets",
         f"Data packets of the flow that a conditioner coloured {_colour} {{span}} (one count per "
         "conditioner that metered the packet; retransmissions included); 0 without conditioners.",
     )
-    _FLOW_COUNTERS[f"drops_prec{_k}"] = (
+    FLOW_COUNTERS[f"drops_prec{_k}"] = (
         "packets",
         "Data packets of the flow dropped {span} for any reason (policing included) while carrying "
         f"drop precedence {_PRECS[_k][1]}.",
@@ -86,10 +86,10 @@ _FOLDS = {
 
 def _declared_counters() -> tuple[str, ...]:
     """The per-flow counters the TCP senders declare in their own files (the core's
-    ``$defs.flow_counters``), added to :data:`_FLOW_COUNTERS`; their names in column order."""
+    ``$defs.flow_counters``), added to :data:`FLOW_COUNTERS`; their names in column order."""
     names = []
     for c in schema.flow_counters():
-        _FLOW_COUNTERS[c["name"]] = (
+        FLOW_COUNTERS[c["name"]] = (
             c["unit"],
             f"{c['description']} Counted by the `{c['flavour']}` flavour's TCP sender, 0 for other "
             f"flows; {_FOLDS[c['fold']]}.",
@@ -103,8 +103,8 @@ def _declared_counters() -> tuple[str, ...]:
 _DECLARED_COUNTERS = _declared_counters()
 
 
-def _counter(name: str, span: str) -> str:
-    return _FLOW_COUNTERS[name][1].replace("{span}", span)
+def counter(name: str, span: str) -> str:
+    return FLOW_COUNTERS[name][1].replace("{span}", span)
 
 
 #: The drop and colour counters, in the order flows.parquet has them (whole-run and window).
@@ -122,7 +122,7 @@ _FLOW_DROP_COUNTERS = (
 )
 
 #: The ``window_*`` columns of flows.parquet, in the order the core writes them.
-_FLOW_WINDOW_ORDER = (
+FLOW_WINDOW_ORDER = (
     "retransmitted_packets",
     "timeouts",
     "fast_retransmits",
@@ -224,7 +224,7 @@ _FLOW_DEFS: dict[str, tuple[str, str]] = {
 }
 
 
-_DELAY_COLUMNS = (
+DELAY_COLUMNS = (
     "delay_packets",
     "delay_mean_s",
     "delay_p50_s",
@@ -235,13 +235,13 @@ _DELAY_COLUMNS = (
 )
 
 
-def _flow(name: str) -> Column:
+def flow(name: str) -> Column:
     """A column of flows.parquet by name (a whole-run counter, or one of :data:`_FLOW_DEFS`)."""
     if name.startswith("window_"):
         base = name[len("window_") :]
-        return Column(name, _FLOW_COUNTERS[base][0], _counter(base, W))
-    if name in _FLOW_COUNTERS:
-        return Column(name, _FLOW_COUNTERS[name][0], _counter(name, R))
+        return Column(name, FLOW_COUNTERS[base][0], counter(base, W))
+    if name in FLOW_COUNTERS:
+        return Column(name, FLOW_COUNTERS[name][0], counter(name, R))
     return Column(name, *_FLOW_DEFS[name])
 
 
@@ -267,7 +267,7 @@ FLOWS = OutputFile(
         ),
         Column("dscp", "codepoint", "The codepoint the source sets (0..63)."),
         *(
-            _flow(n)
+            flow(n)
             for n in (
                 "throughput_bps",
                 "goodput_bps",
@@ -288,18 +288,18 @@ FLOWS = OutputFile(
                 "ecn_marks",
                 "ecn_responses",
                 *_DECLARED_COUNTERS,
-                *(f"window_{n}" for n in _FLOW_WINDOW_ORDER),
+                *(f"window_{n}" for n in FLOW_WINDOW_ORDER),
                 "final_cwnd",
                 "final_ssthresh",
                 "srtt_s",
-                *_DELAY_COLUMNS,
+                *DELAY_COLUMNS,
                 "jitter_s",
             )
         ),
     ),
 )
 
-_SIZE_BINS_DOC = "< 100 KB, 100 KB – 10 MB, ≥ 10 MB"
+SIZE_BINS_DOC = "< 100 KB, 100 KB – 10 MB, ≥ 10 MB"
 
 TRANSFERS = OutputFile(
     "transfers.parquet",
@@ -342,7 +342,7 @@ CLASSES = OutputFile(
         Column("dscp", "codepoint", "The codepoint (0..63)."),
         Column("codepoint", "text", 'Its name ("AF11", "EF", "BE", …).'),
         Column("flows", "count", "Rows of flows.parquet in the class (an arrival process counts once)."),
-        *(_flow(n) for n in _DELAY_COLUMNS),
+        *(flow(n) for n in DELAY_COLUMNS),
     ),
 )
 

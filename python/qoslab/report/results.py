@@ -24,6 +24,7 @@ import pandas as pd
 
 from qoslab.report.csvsafe import write_csv
 from qoslab.report.frames import typed_rows
+from qoslab.scenario import parse_value
 from qoslab.store import RunKey, Store, StoreError
 
 TABLES = ("runs", "flows", "queues", "metrics", "attempts", "series_queue", "series_flow")
@@ -108,7 +109,6 @@ def _literal(v: Any) -> Any:
     """A swept value given as text (``--grid``) as the TOML literal it stands for, else as is."""
     if not isinstance(v, str):
         return v
-    from qoslab.scenario import parse_value
 
     return parse_value(v)
 

@@ -11,17 +11,20 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from qoslab.reproduction.base import get
 from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.remembered_plans import planned
 from qoslab.reproduction.rests_on import Filters, matches
 from qoslab.reproduction.runner import Reproduction, reproduce
-from qoslab.reproduction.sequential_run import Key, Stopping, _key, _plan_args, rests_on
+from qoslab.reproduction.sequential_run import Key, Stopping, plan_args, record_key, rests_on
 
 
 def _readings(rep: Reproduction) -> dict[Key, str]:
     doc = json.loads((rep.out / "verdicts.json").read_text(encoding="utf-8"))
     # as text: a NaN effect equals itself
-    return {_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]}
+    return {
+        record_key(r): json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")]) for r in doc["verdicts"]
+    }
 
 
 def sweep_dependence(
@@ -33,11 +36,10 @@ def sweep_dependence(
     record and whether its effect, interval or seeds differ from the first reproduction's. A
     record the sweep moves rests on it (:func:`undeclared` compares with the declarations).
     ``only``: those sweeps alone."""
-    from qoslab.reproduction.base import get
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
-    names = [s.name for s in planned(exp, seeds=seeds, **_plan_args(kw))[1] if only is None or s.name in only]
+    names = [s.name for s in planned(exp, seeds=seeds, **plan_args(kw))[1] if only is None or s.name in only]
     out: dict[str, dict[Key, bool]] = {}
     for s in names:
         got = _readings(reproduce(exp, seeds=seeds, sweep_seeds={s: fewer}, **kw))
@@ -69,11 +71,10 @@ def point_dependence(
     ``fewer``. Returns every record and whether its effect, interval or seeds differ, and the
     second reproduction's records (each as its effect, interval and seeds, in JSON).
     :func:`undeclared_points` compares with the declarations."""
-    from qoslab.reproduction.base import get
 
     exp = get(name)
     base = _readings(reproduce(exp, seeds=seeds, **kw))
-    sweeps = {s.name: s for s in planned(exp, seeds=seeds, **_plan_args(kw))[1]}
+    sweeps = {s.name: s for s in planned(exp, seeds=seeds, **plan_args(kw))[1]}
     reseed: dict[str, dict[int, int]] = {}
     for sweep, filters in points.items():
         reseed[sweep] = {i: fewer for i, (p, _) in enumerate(sweeps[sweep].points) if matches(p, filters)}
@@ -87,7 +88,6 @@ def reading_points(name: str, r: Mapping[str, Any], **kw: Any) -> dict[str, froz
     """The points record ``r`` (its claim, section, part, reading and borrowed_from) rests on,
     by sweep (None: the whole sweep), as ``--sequential`` stops them (``kw``: ``quick``,
     ``flavour``, ... as for the reproduction)."""
-    from qoslab.reproduction.base import get
 
     return Stopping(get(name), kw).deps(DECLARED.get(name, ()), dict(r))
 
@@ -98,7 +98,6 @@ def undeclared_points(
     """The records of ``moved`` (:func:`point_dependence`) that the points moved although the
     points each declares (:func:`reading_points`) include none of them: each an
     under-declaration that would let ``--sequential`` stop a point an undecided record reads."""
-    from qoslab.reproduction.base import get
 
     stop = Stopping(get(name), kw)
     mine = {s: {i for i, p in enumerate(stop.params[s]) if matches(p, f)} for s, f in points.items()}

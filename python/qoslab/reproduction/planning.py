@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from qoslab.reproduction.base import Experiment, Options, Sweep
 from qoslab.runs.executors import Executor
 from qoslab.runs.sweep import RunSpec, SweepReport, plan, run_sweep, seed_list
+from qoslab.schema import tcp_variants
 from qoslab.store import Store
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ def check_sender(exp: Experiment, sender: str | None) -> None:
     """Refuses a ``--sender`` the core lacks, or any for an experiment that compares senders."""
     if sender is None:
         return
-    from qoslab.schema import tcp_variants
 
     if exp.own_senders:
         raise ValueError(f"experiment {exp.name} compares TCP senders itself: it takes no --sender")

@@ -60,7 +60,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from qoslab.report.page import save_all
-from qoslab.reproduction.base import Experiment
+from qoslab.reproduction.base import Experiment, get
 from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
 from qoslab.reproduction.remembered_plans import planned, remembered
 from qoslab.reproduction.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches, reading_sweeps
@@ -94,7 +94,7 @@ DECIDED = (REPRODUCES, WEAKER, DOES_NOT)
 Key = tuple[str, ...]
 
 
-def _key(r: dict[str, Any]) -> Key:
+def record_key(r: dict[str, Any]) -> Key:
     return (r["claim"], r["section"], r.get("part", ""), r["reading"], r.get("borrowed_from", ""))
 
 
@@ -144,7 +144,7 @@ def redecide(
             v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, r["verdict"] != NOT_TESTABLE)
             r["ci95"] = [c if math.isfinite(c) else None for c in ci]
             mu = decisive_boundary(v, r, m)
-            k = (*_key(r), f"{mu!r}")
+            k = (*record_key(r), f"{mu!r}")
             p_look = p_at(mu)
             look_p = 1.0 if p_look is None else min(1.0, shares * p_look)
             best_p[k] = min(best_p.get(k, 1.0), look_p)
@@ -237,7 +237,7 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
     return deps
 
 
-def _plan_args(kw: dict[str, Any]) -> dict[str, Any]:
+def plan_args(kw: dict[str, Any]) -> dict[str, Any]:
     return {k: kw[k] for k in ("quick", "flavour", "sender", "tcp_flavour") if k in kw}
 
 
@@ -246,7 +246,7 @@ Reseeds = dict[str, Any]
 
 
 def _plan_keys(exp: Experiment, seeds: int, reseeds: Reseeds, kw: dict[str, Any]) -> set[RunKey]:
-    return {s.key for s in planned(exp, seeds=seeds, **reseeds, **_plan_args(kw))[2]}
+    return {s.key for s in planned(exp, seeds=seeds, **reseeds, **plan_args(kw))[2]}
 
 
 def _distinct_runs(exp: Experiment, seeds: int, reseeds: Reseeds, kw: dict[str, Any]) -> int:
@@ -262,7 +262,7 @@ class Stopping:
 
     def __init__(self, exp: Experiment, kw: dict[str, Any]) -> None:
         self.exp = exp
-        sweeps = planned(exp, seeds=FIRST, **_plan_args(kw))[1]
+        sweeps = planned(exp, seeds=FIRST, **plan_args(kw))[1]
         self.every = tuple(s.name for s in sweeps)
         self.params = {s.name: [dict(p) for p, _ in s.points] for s in sweeps}
         #: sweep → index of each stopped point → the seeds of the look it stopped at
@@ -368,7 +368,7 @@ class _Ahead(Guesses):
             return None
 
         def start() -> None:
-            specs = planned(self.exp, seeds=seeds, **reseeds, **_plan_args(self.kw))[2]
+            specs = planned(self.exp, seeds=seeds, **reseeds, **plan_args(self.kw))[2]
             have = _plan_keys(self.exp, now, reseeds, self.kw)
             self.launch([s for s in specs if s.key not in have])
 
@@ -397,7 +397,6 @@ def reproduce_sequential(
     once, when no look can follow: the cap's look once its runs are stored (before its analysis),
     an earlier look once its analysis has decided every record, before its figures are saved
     (where ``reproduce all`` hands over to the next experiment: :mod:`qoslab.reproduction.handover`)."""
-    from qoslab.reproduction.base import get
 
     exp = get(name)
     cap = max_seeds if max_seeds is not None else exp.seeds
@@ -454,24 +453,24 @@ def reproduce_sequential(
                 current = redecide(doc["verdicts"], decls, taken, best_p, design)
                 for r0, r in zip(doc["verdicts"], current, strict=True):
                     if futility and r["verdict"] not in DECIDED and gives_up(r0, decls, design):
-                        given_up.setdefault(_key(r), k)
+                        given_up.setdefault(record_key(r), k)
                 deps = [stop.deps(decls, r) for r in current]
                 for r, d in zip(current, deps, strict=True):
                     r["rests_on"] = list(d)
                     narrowed = {s: len(idx) for s, idx in d.items() if idx is not None}
                     if narrowed:
                         r["rests_on_points"] = narrowed
-                    if r["verdict"] in DECIDED and _key(r) not in frozen:
-                        frozen[_key(r)] = r
+                    if r["verdict"] in DECIDED and record_key(r) not in frozen:
+                        frozen[record_key(r)] = r
                     errors += _check_settled(r, stop.settled(d), settled)
                 # "not testable here" is no decision of the design: whether the arms moved the quantity
                 # more than its interval's half-width is judged again at every look (the half-width
                 # shrinks with seeds: at 4 a quantity may not have moved yet that moves at 20), and the
                 # last look's judgement stands
-                if all(_key(r) in frozen or _key(r) in given_up for r in current):
+                if all(record_key(r) in frozen or record_key(r) in given_up for r in current):
                     break
                 done = frozen.keys() | given_up.keys()
-                undecided = [d for r, d in zip(current, deps, strict=True) if _key(r) not in done]
+                undecided = [d for r, d in zip(current, deps, strict=True) if record_key(r) not in done]
                 stop.update(k, undecided if per_claim else [dict.fromkeys(stop.every)], deps)
                 ahead.stop()
         finally:
@@ -480,11 +479,11 @@ def reproduce_sequential(
     if when_decided is not None and not handed:
         when_decided()  # decided before the cap
     save_all(rep.deferred)
-    final = [frozen.get(_key(r), r) for r in current]
+    final = [frozen.get(record_key(r), r) for r in current]
     for r in final:
-        if _key(r) in given_up and r["verdict"] not in DECIDED:
-            r["futility"] = given_up[_key(r)]
-            r["reason"] = f"{r['reason']}; stopped for futility at {given_up[_key(r)]} seeds"
+        if record_key(r) in given_up and r["verdict"] not in DECIDED:
+            r["futility"] = given_up[record_key(r)]
+            r["reason"] = f"{r['reason']}; stopped for futility at {given_up[record_key(r)]} seeds"
     ends = stop.at_end(taken[-1])
     summary = {
         "procedure": design.procedure,
@@ -545,7 +544,7 @@ def _check_settled(r: dict[str, Any], stopped: bool, settled: dict[Key, str]) ->
         return []
     # as text: a NaN effect equals itself
     seen = json.dumps([r.get("effect"), r.get("ci95"), r.get("seeds")])
-    before = settled.setdefault(_key(r), seen)
+    before = settled.setdefault(record_key(r), seen)
     if before == seen:
         return []
     return [f"{r['claim'][:60]} / {r['reading']}: moved after its points in {r['rests_on']} stopped"]

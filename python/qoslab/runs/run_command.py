@@ -129,7 +129,7 @@ def run(
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(seed_error("--seed", seed))
     sc = load(scenario, set_, allow_path)
-    from qoslab.runs.budget import Budget, BudgetError, human_seconds
+    from qoslab.budget import Budget, BudgetError, human_seconds
     from qoslab.runs.simulate import RunOverBudget
 
     try:

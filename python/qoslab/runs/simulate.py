@@ -24,17 +24,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
+from qoslab import budget as _budget
+from qoslab.budget import Budget, BudgetError, Pace, capture_note
+from qoslab.budget import check as check_budget
+from qoslab.gc_pause import paused
 from qoslab.report.pairwise import jain_index as jain_index  # re-exported: callers find it here
 from qoslab.report.pairwise import np_std, np_sum
-from qoslab.runs import budget as _budget
 from qoslab.runs import rundir
-from qoslab.runs._gc import paused
-from qoslab.runs.budget import Budget, BudgetError, Pace, capture_note
-from qoslab.runs.budget import check as check_budget
 from qoslab.runs.columnar import FRAME, PLAIN, Columnar
 from qoslab.runs.deferral import signals_deferred
-from qoslab.runs.summary_keys import SUMMARY_FLOW_KEYS
 from qoslab.scenario import Scenario, load_scenario
+from qoslab.summary_keys import SUMMARY_FLOW_KEYS
 
 if TYPE_CHECKING:
     import threading

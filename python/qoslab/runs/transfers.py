@@ -1,7 +1,7 @@
 """Finished transfers: their table and their summary, in memory or from a spill file.
 
 A run of ``[[arrivals]]`` finishes transfers without bound. The core holds their records in
-memory up to :data:`qoslab.runs.budget.SPILL_AFTER` and past that writes them to a spill file of fixed rows
+memory up to :data:`qoslab.budget.SPILL_AFTER` and past that writes them to a spill file of fixed rows
 (``crates/qoslab-py/src/records.rs``: the :data:`FIELDS` as little-endian ``u64``, an
 unfinished transfer's ``end_ns`` all ones). :class:`Spill` reads that file a chunk at a time:
 summary.json's ``transfers`` (:func:`summarize_spill`) and transfers.parquet
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from qoslab import _core
-from qoslab.runs.summary_keys import SIZE_BINS
+from qoslab.summary_keys import SIZE_BINS
 
 #: A spill file's row: these fields, each a little-endian u64 (records.rs's ``COLUMNS``).
 FIELDS = tuple(_core.TRANSFER_SPILL_FIELDS)

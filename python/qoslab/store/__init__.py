@@ -42,7 +42,7 @@ from qoslab.store.schema import DB_NAME as DB_NAME
 from qoslab.store.schema import FORMAT as FORMAT
 from qoslab.store.schema import MIGRATIONS as _MIGRATIONS
 from qoslab.store.schema import SCHEMA as _SCHEMA
-from qoslab.store.schema import SCHEMA_VERSION, _schema_of
+from qoslab.store.schema import SCHEMA_VERSION, schema_of
 from qoslab.store.schema import Rows as Rows
 from qoslab.store.schema import RunRecord as RunRecord
 from qoslab.store.schema import StoreBusy as StoreBusy
@@ -223,7 +223,7 @@ class Store:
         meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("format") != FORMAT:
             raise StoreError(f"{self.db_path} is an SQLite database but not a qoslab result store")
-        version = _schema_of(meta)
+        version = schema_of(meta)
         if version < SCHEMA_VERSION and version in _MIGRATIONS:
             raise StoreError(
                 f"result store {self.db_path} has schema {version}, this qoslab uses schema "

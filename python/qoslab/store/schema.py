@@ -210,7 +210,7 @@ MIGRATIONS: dict[int, str] = {
 }
 
 
-def _schema_of(meta: dict[str, str]) -> int:
+def schema_of(meta: dict[str, str]) -> int:
     try:
         return int(meta.get("schema_version", ""))
     except ValueError:
@@ -238,7 +238,7 @@ def migrate(path: str | Path) -> tuple[int, int, Path | None]:
                 meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
                 if meta.get("format") != FORMAT:
                     raise StoreError(f"{db} is an SQLite database but not a qoslab result store")
-                old = _schema_of(meta)
+                old = schema_of(meta)
                 if old == SCHEMA_VERSION:
                     return old, old, None
                 if old > SCHEMA_VERSION:

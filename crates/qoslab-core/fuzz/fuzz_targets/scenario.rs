@@ -7,7 +7,7 @@
 //! the input's time, and libFuzzer's `-timeout` (`make fuzz-smoke`) is the watchdog for any
 //! other hang. `make fuzz` runs it from the project's scenarios; `make test` for a bounded time.
 //! The time series a run records are bounded as the run budget bounds them
-//! (`qoslab.runs.budget`: intervals × (flows + 2 links + 2 conditioners) rows, sampled from
+//! (`qoslab.budget`: intervals × (flows + 2 links + 2 conditioners) rows, sampled from
 //! t = 0 whatever `measurement.start` says): an input whose 20 ms would record more than
 //! [`MAX_SERIES_ROWS`] rows (a `measurement.interval` of 1 ns) is refused there before it
 //! runs, and skipped here.

@@ -50,7 +50,7 @@ from qoslab.studies.ard.paper import (
     TIMESERIES,
     WINDOWS,
 )
-from qoslab.studies.ard.sweeps import _f0, _f1, _f3, _sensitivity, _sweep
+from qoslab.studies.ard.sweeps import f0, f1, f3, flows_figure, sensitivity
 from qoslab.studies.ard.topology import CONTRACT_BPS, SCHEMES, ard_scenario, spread_rtts_ms
 from qoslab.verdicts.rules import movement
 
@@ -271,8 +271,8 @@ def analyse(ctx: Context) -> None:
     _table1(ctx)
     _verdicts(ctx)
     _lambdas(ctx)
-    _sensitivity(ctx)
-    _sweep(ctx)
+    sensitivity(ctx)
+    flows_figure(ctx)
     timeseries(ctx, point_scenario)
 
 
@@ -338,11 +338,11 @@ def _table1(ctx: Context) -> None:
             "core_drops": "RIO drops",
         },
         formats={
-            "jain_min_seed": _f3,
-            "below_contract": _f1,
-            "edge_remarked": _f0,
-            "edge_dropped": _f0,
-            "core_drops": _f0,
+            "jain_min_seed": f3,
+            "below_contract": f1,
+            "edge_remarked": f0,
+            "edge_dropped": f0,
+            "core_drops": f0,
         },
     )
     fig8_figure(ctx)

@@ -16,15 +16,15 @@ from qoslab.studies.ard.paper import TABLE1
 from qoslab.studies.ard.topology import SCHEMES
 
 
-def _f0(x: float) -> str:
+def f0(x: float) -> str:
     return f"{x:.0f}"
 
 
-def _f1(x: float) -> str:
+def f1(x: float) -> str:
     return f"{x:.1f}"
 
 
-def _f3(x: float) -> str:
+def f3(x: float) -> str:
     return f"{x:.3f}"
 
 
@@ -36,7 +36,7 @@ def _f4(x: float) -> str:
 _MARK: dict[str, dict[str, Any]] = {"rio": {"marker": "o"}, "arm": {"marker": "s"}, "ard": {"marker": "^"}}
 
 
-def _sensitivity(ctx: Context) -> None:
+def sensitivity(ctx: Context) -> None:
     runs = ctx.runs("sensitivity")
     left: list[Line] = []
     right: list[Line] = []
@@ -141,11 +141,11 @@ def _sensitivity(ctx: Context) -> None:
             "jain": "Jain (mean ± CI)",
             "in_kbps": "aggregate IN kbps",
         },
-        formats={"in_kbps": _f0},
+        formats={"in_kbps": f0},
     )
 
 
-def _sweep(ctx: Context) -> None:
+def flows_figure(ctx: Context) -> None:
     runs = ctx.runs("sweep")
     flows = sorted(runs["n"].unique())
     ratios = [float(r) for r in sorted(runs["rtt_ratio"].unique())]

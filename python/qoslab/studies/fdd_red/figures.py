@@ -29,33 +29,34 @@ from qoslab.studies.fdd_red.paper import (
 from qoslab.studies.red_baseline.paper import HETERO_RTT_MS, MAX_TH, MIN_TH, TABLE2_HETERO, TABLE2_HOMO
 
 
-def _fmt(x: float, digits: int = 4) -> str:
+def format_g(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-def _seeds(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> pd.Series:
+def seed_means(ctx: Context, sweep: str, metric: str, where: dict[str, Any]) -> pd.Series:
     """Per seed: ``metric`` where the parameters match, averaged over the remaining points (e.g.
     the buffer sizes of Fig. 10)."""
     return ctx.values(sweep, metric, where).groupby("seed")["value"].mean()
 
 
-def _pair(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str, b: str = "red") -> Paired:
+def pair(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str, b: str = "red") -> Paired:
     """Paired test of queue ``a`` against queue ``b`` on the same seeds."""
     return paired(
-        _seeds(ctx, sweep, metric, {**where, "aqm": a}), _seeds(ctx, sweep, metric, {**where, "aqm": b})
+        seed_means(ctx, sweep, metric, {**where, "aqm": a}),
+        seed_means(ctx, sweep, metric, {**where, "aqm": b}),
     )
 
 
-def _pair_rel(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str) -> Paired:
+def pair_rel(ctx: Context, sweep: str, metric: str, where: dict[str, Any], a: str) -> Paired:
     """Paired test of the per-seed relative change of queue ``a`` against RED (``a/RED - 1``; over a
     sweep, the ratio of the per-seed totals)."""
-    sa = _seeds(ctx, sweep, metric, {**where, "aqm": a})
-    sb = _seeds(ctx, sweep, metric, {**where, "aqm": "red"})
+    sa = seed_means(ctx, sweep, metric, {**where, "aqm": a})
+    sb = seed_means(ctx, sweep, metric, {**where, "aqm": "red"})
     rel = (sa / sb.reindex(sa.index) - 1.0).dropna()
     return paired(rel, pd.Series(0.0, index=rel.index))
 
 
-def _readings_figure(ctx: Context) -> None:
+def readings_figure(ctx: Context) -> None:
     """Paired Δ Jain (queue − RED) per TCP window, reading and control: the verdicts at a glance."""
     arms = [*READINGS, CONTROL]
     width = 0.8 / len(arms)
@@ -67,7 +68,7 @@ def _readings_figure(ctx: Context) -> None:
             lines = []
             for k, arm in enumerate(arms):
                 tests = [
-                    _pair(ctx, "tables", "fairness_index", {"rtt": rtt, "setup": setup, "window": w}, arm)
+                    pair(ctx, "tables", "fairness_index", {"rtt": rtt, "setup": setup, "window": w}, arm)
                     for w in WINDOWS
                 ]
                 lines.append(
@@ -112,7 +113,7 @@ def _readings_figure(ctx: Context) -> None:
     )
 
 
-def _fig7(ctx: Context) -> None:
+def fig7(ctx: Context) -> None:
     """Figs. 6-7 / Table 2: average per-flow throughput per queue, both RTT settings."""
     fl = ctx.flows("tables")
     aqms = [a for a in AQMS if a != CONTROL]
@@ -227,7 +228,9 @@ def _drops_figure(
     wide.columns = [a if not b else f"{b}_{a}" for a, b in wide.columns]  # type: ignore[str-unpack]
     wide = wide.sort_values(["window", "aqm", x])
     fmt = {
-        c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("_mean") or c.endswith("_half_width")
+        c: (lambda v: format_g(v, 4))
+        for c in wide.columns
+        if c.endswith("_mean") or c.endswith("_half_width")
     }
     ctx.table(
         name,
@@ -247,7 +250,7 @@ def _drops_figure(
     )
 
 
-def _fig10(ctx: Context) -> None:
+def fig10(ctx: Context) -> None:
     _drops_figure(
         ctx,
         "fig10",
@@ -259,7 +262,7 @@ def _fig10(ctx: Context) -> None:
     )
 
 
-def _fig11(ctx: Context) -> None:
+def fig11(ctx: Context) -> None:
     _drops_figure(
         ctx,
         "fig11",
@@ -271,7 +274,7 @@ def _fig11(ctx: Context) -> None:
     )
 
 
-def _timeseries(ctx: Context) -> None:
+def timeseries(ctx: Context) -> None:
     sf = ctx.series("timeseries", "flow")
     sq = ctx.series("timeseries", "queue")
     seed = int(sf["seed"].iloc[0])

@@ -75,7 +75,7 @@ MEASURES = {"file": "80 s steady state", "20s": "whole 20 s run"}
 MEASURE_SUPPORT = {"file": "'run long enough … consistent behavior'", "20s": "'as long as 20 seconds'"}
 
 
-def _references() -> tuple[Reference, ...]:
+def paper_references() -> tuple[Reference, ...]:
     refs = []
     for aqm, pub in TABLE1.items():
         refs.append(

@@ -36,15 +36,15 @@ from qoslab.stats import estimate
 from qoslab.studies.fdd_red.claims import DROPS, FAIR, FIG10, FIG11, PERF, fig11_place
 from qoslab.studies.fdd_red.dynamics import dynamics_sweep, dynamics_verdicts
 from qoslab.studies.fdd_red.figures import (
-    _fig7,
-    _fig10,
-    _fig11,
-    _fmt,
-    _pair,
-    _pair_rel,
-    _readings_figure,
-    _seeds,
-    _timeseries,
+    fig7,
+    fig10,
+    fig11,
+    format_g,
+    pair,
+    pair_rel,
+    readings_figure,
+    seed_means,
+    timeseries,
 )
 from qoslab.studies.fdd_red.paper import (
     AGGREGATE,
@@ -65,7 +65,7 @@ from qoslab.studies.fdd_red.paper import (
     WINDOW_SUPPORT,
     WINDOWS,
     Q,
-    _references,
+    paper_references,
 )
 from qoslab.studies.red_baseline.paper import (
     BUFFERS,
@@ -197,14 +197,14 @@ def analyse(ctx: Context) -> None:
     _verdicts(ctx)
     dynamics_verdicts(ctx)
     _readings_table(ctx)
-    _readings_figure(ctx)
+    readings_figure(ctx)
     _victim_control(ctx)
     _table1(ctx)
     _table2(ctx)
-    _fig7(ctx)
-    _fig10(ctx)
-    _fig11(ctx)
-    _timeseries(ctx)
+    fig7(ctx)
+    fig10(ctx)
+    fig11(ctx)
+    timeseries(ctx)
 
 
 # -- verdicts, readings and the random-victim control -----------------------------------------
@@ -242,14 +242,14 @@ def _verdicts(ctx: Context) -> None:
                         (FAIR[rtt], "fairness_index"),
                         (PERF[rtt], "aggregate_throughput_bps"),
                     ):
-                        test = _pair(ctx, "tables", metric, where, arm)
+                        test = pair(ctx, "tables", metric, where, arm)
                         pre = None
                         if metric == "aggregate_throughput_bps":
-                            pre = headroom(_seeds(ctx, "tables", "utilization", {**where, "aqm": "red"}))
+                            pre = headroom(seed_means(ctx, "tables", "utilization", {**where, "aqm": "red"}))
                         ctx.verdict(claim.paired(name, test, supported=sup, precondition=pre))
     for arm, reading in READINGS.items():
         for w in WINDOWS:
-            test = _pair_rel(
+            test = pair_rel(
                 ctx, "tables", "drops_bottleneck", {"rtt": "homogeneous", "setup": "20s", "window": w}, arm
             )
             sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
@@ -258,7 +258,7 @@ def _verdicts(ctx: Context) -> None:
         if arm not in READINGS:
             continue
         for w in WINDOWS:
-            test = _pair_rel(ctx, "fig10", "drops_bottleneck", {"window": w}, arm)
+            test = pair_rel(ctx, "fig10", "drops_bottleneck", {"window": w}, arm)
             sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
             ctx.verdict(FIG10.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
     _fig11_verdicts(ctx)
@@ -273,7 +273,7 @@ def _fig11_verdicts(ctx: Context) -> None:
             if arm not in READINGS:
                 continue
             for w in WINDOWS:
-                test = _pair_rel(ctx, "fig11", "drops_bottleneck", {"window": w, "flows": n}, arm)
+                test = pair_rel(ctx, "fig11", "drops_bottleneck", {"window": w, "flows": n}, arm)
                 sup = _support(READING_SUPPORT[arm], WINDOW_SUPPORT[w])
                 ctx.verdict(f11.paired(f"{READINGS[arm]}, {WINDOWS[w]}", test, supported=sup))
 
@@ -296,7 +296,7 @@ def _readings_table(ctx: Context) -> None:
                     red = ctx.estimate("tables", metric, {**where, "aqm": "red"})
                     for arm in [*READINGS, CONTROL]:
                         e = ctx.estimate("tables", metric, {**where, "aqm": arm})
-                        t = _pair(ctx, "tables", metric, where, arm)
+                        t = pair(ctx, "tables", metric, where, arm)
                         rows.append(
                             {
                                 "quantity": label,
@@ -369,9 +369,9 @@ def victim_parts(ctx: Context) -> list[dict[str, Any]]:
         for w in WINDOWS:
             wh = {**where, "window": w}
             parts = {
-                "total": _pair(ctx, sweep, metric, wh, "fdd-red"),
-                "whose": _pair(ctx, sweep, metric, wh, "fdd-red", CONTROL),
-                "deferral": _pair(ctx, sweep, metric, wh, CONTROL),
+                "total": pair(ctx, sweep, metric, wh, "fdd-red"),
+                "whose": pair(ctx, sweep, metric, wh, "fdd-red", CONTROL),
+                "deferral": pair(ctx, sweep, metric, wh, CONTROL),
             }
             row: dict[str, Any] = {"quantity": label, "window": WINDOWS[w]}
             for k, t in parts.items():
@@ -414,7 +414,7 @@ def _row(quantity: str, aqm: str, pub: float | None, e: Any, scale: float = 1.0)
         "ci_high": e.ci_high / scale,
         "ours": e.fmt(4, scale),
         "inside_ci": None if pub is None else e.contains(pub),
-        "range": f"{_fmt(e.minimum / scale)}-{_fmt(e.maximum / scale)}",
+        "range": f"{format_g(e.minimum / scale)}-{format_g(e.maximum / scale)}",
         "n": e.n,
     }
 
@@ -570,7 +570,7 @@ EXPERIMENT = register(
         ),
         plan=plan,
         analyse=analyse,
-        references=_references(),
+        references=paper_references(),
         seeds=20,
         quick_seeds=3,
         window=Window(

@@ -32,9 +32,9 @@ from qoslab.report.csvsafe import write_csv
 from qoslab.report.figures import Line, Panel, bar_group, panels
 from qoslab.reproduction.base import Experiment, Options, Sweep, Window, register, scenarios_dir
 from qoslab.reproduction.runner import Context
-from qoslab.runs.summary_keys import SIZE_BINS
 from qoslab.scenario import Scenario
 from qoslab.stats import estimate, paired
+from qoslab.summary_keys import SIZE_BINS
 
 if TYPE_CHECKING:
     from qoslab.runs.simulate import Result

@@ -60,7 +60,7 @@ def frontier_gap(marker: pd.DataFrame, none: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([marker.drop(columns=["goodput_util", "delay_ms"]), out], axis=1)
 
 
-def _frontier_points(
+def frontier_points(
     flows: Sequence[int], diffs: Sequence[str], markers: Sequence[str], min_in: Sequence[float], **kw: Any
 ) -> list[tuple[dict[str, Any], Scenario]]:
     pts = []
@@ -77,7 +77,7 @@ def _frontier_points(
 
 
 #: The sweeps per packet-size reading (1500 B: the name alone; 1000 B: ``NAME_1000B``).
-def _sw(name: str, packet_bytes: int) -> str:
+def sweep_name(name: str, packet_bytes: int) -> str:
     return name if packet_bytes == PACKET_BYTES else f"{name}_{packet_bytes}B"
 
 
@@ -85,7 +85,7 @@ def _fmt(x: float, digits: int = 3) -> str:
     return "nan" if not np.isfinite(x) else f"{x:.{digits}g}"
 
 
-def _wide(ctx: Context, sweep: str, by: Sequence[str]) -> pd.DataFrame:
+def wide(ctx: Context, sweep: str, by: Sequence[str]) -> pd.DataFrame:
     """Mean and CI half-width of every metric per point, one row per point."""
     st = ctx.stats(sweep, [m for m in METRICS], by=list(by))
     w = st.pivot_table(index=list(by), columns="metric", values=["mean", "half_width"]).reset_index()
@@ -141,10 +141,10 @@ def _frontier_panel(
     return Panel(lines, title=title, xlabel=xlabel, ylabel="mean queueing delay (ms)", annotations=notes)
 
 
-def _frontier_figure(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTES) -> None:
+def frontier_figure(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTES) -> None:
     figs = {(10, "soft"): 3, (40, "soft"): 4, (10, "hard"): 5, (40, "hard"): 6}
     sens = packet_bytes != PACKET_BYTES
-    sweep = _sw("frontier", packet_bytes)
+    sweep = sweep_name("frontier", packet_bytes)
     grid: list[list[Panel]] = [[], []]
     for i, ((n, diff), k) in enumerate(figs.items()):
         curves = [(_curve(fr, n, diff, mk), MARKERS[mk], mk != "probe_plus_one", _STYLE[mk]) for mk in _STYLE]
@@ -198,7 +198,7 @@ def _frontier_figure(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_
     )
 
 
-def _claim_table(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTES) -> None:
+def claim_table(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTES) -> None:
     sens = packet_bytes != PACKET_BYTES
     rows = []
     for n in FLOWS:
@@ -257,7 +257,7 @@ def _claim_table(ctx: Context, fr: pd.DataFrame, packet_bytes: int = PACKET_BYTE
     )
 
 
-def _in_share(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
+def in_share(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
     rows = []
     for pb, fr in frs.items():
         for n, paper in ((10, "about 98 % to more than 99 %"), (40, "about 94 % to 97 %")):
@@ -299,7 +299,7 @@ def _in_share(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
     )
 
 
-def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
+def fig7(ctx: Context, fr: pd.DataFrame) -> None:
     # the bands the verdicts test (OUT loss near 100 %, IN loss very small)
     out_near = float(LOSS_OUT.parts[0].low)
     in_small = float(LOSS_IN.parts[0].high)
@@ -359,10 +359,10 @@ def _fig7(ctx: Context, fr: pd.DataFrame) -> None:
     )
 
 
-def _rio_ns2(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
+def rio_ns2(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
     """Hard differentiation in both RIO flavours: how many marker points lie below the all-IN
     frontier (means over seeds), per packet-size reading."""
-    ns2 = _wide(ctx, "rio_ns2", ["packet_bytes", "flows", "marker", "min_in"])
+    ns2 = wide(ctx, "rio_ns2", ["packet_bytes", "flows", "marker", "min_in"])
     rows = []
     for pb in PACKETS:
         for n in FLOWS:
@@ -410,8 +410,8 @@ def _rio_ns2(ctx: Context, frs: Mapping[int, pd.DataFrame]) -> None:
     )
 
 
-def _onoff(ctx: Context) -> None:
-    w = _wide(ctx, "onoff", ["on_off_s", "marker", "min_in"])
+def onoff(ctx: Context) -> None:
+    w = wide(ctx, "onoff", ["on_off_s", "marker", "min_in"])
     times = sorted(w["on_off_s"].unique())
     row = [
         _frontier_panel(
@@ -442,7 +442,7 @@ def _onoff(ctx: Context) -> None:
     )
     rows = []
     for pb in PACKETS:
-        wp = w if pb == PACKET_BYTES else _wide(ctx, _sw("onoff", pb), ["on_off_s", "marker", "min_in"])
+        wp = w if pb == PACKET_BYTES else wide(ctx, sweep_name("onoff", pb), ["on_off_s", "marker", "min_in"])
         for t in times:
             none = select(wp, {"on_off_s": t, "marker": "none"})
             g = frontier_gap(
@@ -462,8 +462,8 @@ def _onoff(ctx: Context) -> None:
     )
 
 
-def _two_domains(ctx: Context) -> None:
-    w = _wide(ctx, "two_domains", ["flows", "out", "min_th"])
+def two_domains_figure(ctx: Context) -> None:
+    w = wide(ctx, "two_domains", ["flows", "out", "min_th"])
     flows = sorted(w["flows"].unique())
     colours = ("tab:blue", "tab:orange", "tab:purple")
     ticks = [float(t) for t in sorted(w["min_th"].unique())]
@@ -548,7 +548,7 @@ def _two_domains(ctx: Context) -> None:
     )
     w = pd.concat(
         [
-            _wide(ctx, sw, ["packet_bytes", "domain1_mbps", "flows", "out", "min_th"])
+            wide(ctx, sw, ["packet_bytes", "domain1_mbps", "flows", "out", "min_th"])
             for sw in ("two_domains", "two_domains_readings")
         ],
         ignore_index=True,

@@ -98,7 +98,7 @@ FIG9_READINGS = {
 }
 
 
-def _references() -> tuple[Reference, ...]:
+def paper_references() -> tuple[Reference, ...]:
     # The paper gives the IN share only as ranges; its endpoints at the lowest and the highest
     # RIO settings are compared with the corresponding points (hard differentiation).
     refs = []

@@ -37,17 +37,17 @@ from qoslab.runs.simulate import Result
 from qoslab.stats import estimate, paired
 from qoslab.studies.probe_marker import claims as claims
 from qoslab.studies.probe_marker.figures import (
-    _claim_table,
-    _fig7,
-    _frontier_figure,
-    _frontier_points,
-    _in_share,
-    _onoff,
-    _rio_ns2,
-    _sw,
-    _two_domains,
-    _wide,
+    claim_table,
+    fig7,
+    frontier_figure,
     frontier_gap,
+    frontier_points,
+    in_share,
+    onoff,
+    rio_ns2,
+    sweep_name,
+    two_domains_figure,
+    wide,
 )
 from qoslab.studies.probe_marker.paper import (
     BOTTLENECK_BPS,
@@ -70,7 +70,7 @@ from qoslab.studies.probe_marker.paper import (
     PACKET_SUPPORT,
     PACKETS,
     PAPER,
-    _references,
+    paper_references,
 )
 from qoslab.studies.probe_marker.topology import single_bottleneck, two_domains, wq_for
 from qoslab.verdicts.claims import PaperClaim
@@ -142,8 +142,8 @@ def plan(opts: Options) -> list[Sweep]:
         reading = f"{pb}-byte packets, RIO w_q {wq_for(pb):.3g} ({PACKET_READINGS[pb]} reading). "
         sweeps += [
             Sweep(
-                _sw("frontier", pb),
-                _frontier_points(FLOWS, ("soft", "hard"), list(MARKERS), mi, packet_bytes=pb, **kw),
+                sweep_name("frontier", pb),
+                frontier_points(FLOWS, ("soft", "hard"), list(MARKERS), mi, packet_bytes=pb, **kw),
                 seeds,
                 "Figs. 3-7: 10 and 40 TCP Reno flows over the 6 Mbps RIO bottleneck, min_in = "
                 f"{', '.join(map(str, mi))} packets (max_in = 3·min_in, P_max_in = 0.1); soft (OUT "
@@ -153,7 +153,7 @@ def plan(opts: Options) -> list[Sweep]:
                 metrics=(METRIC_FN,),
             ),
             Sweep(
-                _sw("onoff", pb),
+                sweep_name("onoff", pb),
                 [
                     (
                         {"on_off_s": t, "marker": mk, "min_in": m},
@@ -235,16 +235,16 @@ def plan(opts: Options) -> list[Sweep]:
 
 
 def analyse(ctx: Context) -> None:
-    frs = {pb: _wide(ctx, _sw("frontier", pb), ["flows", "diff", "marker", "min_in"]) for pb in PACKETS}
+    frs = {pb: wide(ctx, sweep_name("frontier", pb), ["flows", "diff", "marker", "min_in"]) for pb in PACKETS}
     _verdicts(ctx)
     for pb, fr in frs.items():
-        _frontier_figure(ctx, fr, pb)
-        _claim_table(ctx, fr, pb)
-    _in_share(ctx, frs)
-    _fig7(ctx, frs[PACKET_BYTES])
-    _rio_ns2(ctx, frs)
-    _onoff(ctx)
-    _two_domains(ctx)
+        frontier_figure(ctx, fr, pb)
+        claim_table(ctx, fr, pb)
+    in_share(ctx, frs)
+    fig7(ctx, frs[PACKET_BYTES])
+    rio_ns2(ctx, frs)
+    onoff(ctx)
+    two_domains_figure(ctx)
 
 
 # -- verdicts --------------------------------------------------------------------------------------
@@ -279,7 +279,7 @@ def _verdicts(ctx: Context) -> None:
     quick = ctx.options.quick
     for pb in PACKETS:
         reading, sup = PACKET_READINGS[pb], PACKET_SUPPORT[pb]
-        runs = ctx.runs(_sw("frontier", pb))
+        runs = ctx.runs(sweep_name("frontier", pb))
         ratio: dict[tuple[int, str, str], pd.Series] = {}
         for n in FLOWS:
             none = select(runs, {"flows": n, "marker": "none"})
@@ -305,7 +305,7 @@ def _verdicts(ctx: Context) -> None:
             ctx, select(runs, {"flows": 10, "diff": "hard", "marker": "probe"}), reading, sup, quick
         )
         _plus_one_verdicts(ctx, ratio, runs, reading, sup)
-        on = ctx.runs(_sw("onoff", pb))
+        on = ctx.runs(sweep_name("onoff", pb))
         for t in sorted(on["on_off_s"].unique()):
             o = select(on, {"on_off_s": t})
             r = frontier_ratio(select(o, {"marker": "probe"}), select(o, {"marker": "none"}))
@@ -422,7 +422,7 @@ EXPERIMENT = register(
         ),
         plan=plan,
         analyse=analyse,
-        references=_references(),
+        references=paper_references(),
         # 20: the A_IN + 1 comparison in hard differentiation is an effect under 0.02 (quick run).
         seeds=20,
         quick_seeds=2,

@@ -28,7 +28,9 @@ from qoslab.report.frames import typed_rows
 from qoslab.reproduction.base import Experiment, Options, Sweep, Window, register, scenario
 from qoslab.reproduction.runner import Context, select
 from qoslab.reproduction.topologies import dumbbell, red_queue
+from qoslab.runs.simulate import jain_index
 from qoslab.runs.sweep import grid
+from qoslab.scenario import to_ns2_resolved
 from qoslab.stats import SummaryRow, estimate, seed_ranges
 from qoslab.studies.red_baseline.paper import (
     BUFFERS,
@@ -368,8 +370,6 @@ def _sensitivity(ctx: Context) -> None:
 
 def _ns2_run(sc: Any, seed: int) -> dict[str, float]:
     from qoslab import ns2
-    from qoslab.runs.simulate import jain_index
-    from qoslab.scenario import to_ns2_resolved
 
     o = ns2.run_ns2(to_ns2_resolved(sc.resolved, seed), seed, timeout=600)
     b = next(lk for lk in o["links"] if lk["name"] == "bottleneck" and lk["direction"] == "ab")

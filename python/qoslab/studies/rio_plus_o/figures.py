@@ -25,7 +25,7 @@ from qoslab.studies.rio_plus_o.paper import (
 )
 
 
-def _fmt(x: float, digits: int = 4) -> str:
+def format_g(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
@@ -43,7 +43,7 @@ def _crossing(be: np.ndarray, ratio: np.ndarray) -> float:
     return float("nan")
 
 
-def _fig7_crossings(runs: pd.DataFrame) -> pd.DataFrame:
+def fig7_crossings(runs: pd.DataFrame) -> pd.DataFrame:
     """Per setting, subscription, kind, w_q and seed: the BE count where the AS flows stop
     meeting their profile (:func:`_crossing`), and ``censored`` where they never do (the
     crossing is then set to the largest count run, a lower bound)."""
@@ -62,10 +62,10 @@ def _fig7_crossings(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fig7(ctx: Context) -> None:
+def draw_fig7(ctx: Context) -> None:
     runs = ctx.runs("fig7")
     st = ctx.stats("fig7", ["as_mean_throughput_bps", "as_mean_ratio"])
-    cr = _fig7_crossings(runs)
+    cr = fig7_crossings(runs)
     settings = list(dict.fromkeys(runs["setting"]))
     w_qs = sorted(set(runs["w_q"]))
     rows = []
@@ -182,7 +182,7 @@ def _fig7(ctx: Context) -> None:
     )
 
 
-def _fig8_limits(runs: pd.DataFrame) -> pd.DataFrame:
+def fig8_limits(runs: pd.DataFrame) -> pd.DataFrame:
     """Per setting, profile, kind, w_q and seed: the highest subscription level (%) up to which
     the AS flows' mean throughput meets the profile at every level run (0: not even at the
     lowest level)."""
@@ -210,7 +210,7 @@ def _fig8_paper(prof: float) -> list[Ref]:
     return out
 
 
-def _fig8(ctx: Context) -> None:
+def draw_fig8(ctx: Context) -> None:
     st = ctx.stats("fig8", ["as_mean_throughput_bps"])
     settings = list(dict.fromkeys(st["setting"]))
     w_qs = sorted(set(st["w_q"]))
@@ -266,11 +266,11 @@ def _fig8(ctx: Context) -> None:
         "fig8-subscription",
         wide,
         title="Fig. 8 data: mean AS throughput (Mbps)",
-        formats={c: (lambda v: _fmt(v, 4)) for c in wide.columns if c.endswith("(Mbps)")},
+        formats={c: (lambda v: format_g(v, 4)) for c in wide.columns if c.endswith("(Mbps)")},
     )
 
 
-def _fig9_failing(fl: pd.DataFrame) -> pd.DataFrame:
+def fig9_failing(fl: pd.DataFrame) -> pd.DataFrame:
     """Per setting, unit, kind, w_q and seed: the smallest profile multiple k whose flow misses
     its profile (n + 1 where none does, n the number of AS flows)."""
     fl = fl[fl["flow_name"].str.startswith("as")].copy()
@@ -368,11 +368,11 @@ def _fig9_figure(ctx: Context, first: pd.DataFrame) -> None:
     )
 
 
-def _fig9(ctx: Context) -> None:
+def fig9(ctx: Context) -> None:
     fl = ctx.flows("fig9")
     fl = fl[fl["flow_name"].str.startswith("as")].copy()
     fl["k"] = fl["flow_name"].str[2:].astype(int) + 1
-    first = _fig9_failing(fl)
+    first = fig9_failing(fl)
     combos = (
         fl[["setting", "w_q", "unit_mbps"]].drop_duplicates().sort_values(["setting", "w_q", "unit_mbps"])
     )
@@ -420,7 +420,7 @@ def _fig9(ctx: Context) -> None:
     )
 
 
-def _fig1(ctx: Context) -> None:
+def fig1(ctx: Context) -> None:
     sf = ctx.series("fig1", "flow")
     if sf.empty:
         return
@@ -450,7 +450,7 @@ def _fig1(ctx: Context) -> None:
     )
 
 
-def _table1_figure(ctx: Context, df: pd.DataFrame) -> None:
+def table1_figure(ctx: Context, df: pd.DataFrame) -> None:
     """Table I as a figure: throughput / profile per AS flow beside the paper's, one row per w_q,
     one column per setting."""
     x = np.arange(5)

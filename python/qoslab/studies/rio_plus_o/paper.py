@@ -121,13 +121,13 @@ FIG8_PROFILES = (0.5e6, 1e6, 2e6)
 GRANULARITY = {0.1e6: 13, 0.2e6: 9, 0.3e6: 7, 0.4e6: 6}
 
 
-def _setting(name: str) -> dict[str, Any]:
+def setting_of(name: str) -> dict[str, Any]:
     s = SETTINGS[name]
     return {"window": s["window"], "bucket_scale": s["bucket_scale"]}
 
 
 def _t1_where(setting: str, w_q: float = 0.002) -> dict[str, Any]:
-    return {**_setting(setting), "w_q": w_q, "buffer": 250}
+    return {**setting_of(setting), "w_q": w_q, "buffer": 250}
 
 
 #: Short forms of what the text says about each reading, for the verdict records.

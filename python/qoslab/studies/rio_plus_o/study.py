@@ -48,15 +48,15 @@ from qoslab.studies.rio_plus_o.claims import (
     table1_claims,
 )
 from qoslab.studies.rio_plus_o.figures import (
-    _fig1,
-    _fig7,
-    _fig7_crossings,
-    _fig8,
-    _fig8_limits,
-    _fig9,
-    _fig9_failing,
-    _fmt,
-    _table1_figure,
+    draw_fig7,
+    draw_fig8,
+    fig1,
+    fig7_crossings,
+    fig8_limits,
+    fig9,
+    fig9_failing,
+    format_g,
+    table1_figure,
 )
 from qoslab.studies.rio_plus_o.paper import (
     ALL_KINDS,
@@ -85,8 +85,8 @@ from qoslab.studies.rio_plus_o.paper import (
     W_Q_NOTE,
     W_QS,
     WINDOWS,
-    _setting,
     _t1_where,
+    setting_of,
 )
 from qoslab.studies.rio_plus_o.topology import aqm_queue, as_be_dumbbell
 from qoslab.verdicts import Claim
@@ -186,7 +186,7 @@ def plan(opts: Options) -> list[Sweep]:
     if opts.quick:
         # the named settings (window, buckets) by w_q, 250-packet buffer
         t1 = [
-            {"kind": k, **_setting(name), "w_q": wq, "buffer": 250}
+            {"kind": k, **setting_of(name), "w_q": wq, "buffer": 250}
             for k in ALL_KINDS
             for name in SETTINGS
             for wq in W_QS
@@ -203,7 +203,7 @@ def plan(opts: Options) -> list[Sweep]:
             }
         )
         t1 += [
-            {"kind": k, **_setting("stated"), "w_q": 0.002, "buffer": b}
+            {"kind": k, **setting_of("stated"), "w_q": 0.002, "buffer": b}
             for k in kinds
             for b in LIMITS
             if b != 250
@@ -334,10 +334,10 @@ def _per_flow(fl: pd.DataFrame) -> pd.DataFrame:
 def analyse(ctx: Context) -> None:
     _table1(ctx)
     _sensitivity(ctx)
-    _fig7(ctx)
-    _fig8(ctx)
-    _fig9(ctx)
-    _fig1(ctx)
+    draw_fig7(ctx)
+    draw_fig8(ctx)
+    fig9(ctx)
+    fig1(ctx)
     _verdicts(ctx)
 
 
@@ -392,20 +392,20 @@ def _verdicts(ctx: Context) -> None:
             )
     table1_claims(ctx, fl)
     # Fig. 7: where the AS flows stop meeting their profile, RI+O − RIO
-    cr = _fig7_crossings(ctx.runs("fig7"))
+    cr = fig7_crossings(ctx.runs("fig7"))
     top7 = int(ctx.runs("fig7")["be_flows"].max())
     for sub, fig7 in FIG7.items():
         claim = fig7.at(unit=f" BE flows at the break-even, RI+O − RIO (never failing = {top7})")
         _against_rio(ctx, claim, cr[cr["subscription"] == sub], "crossing", {"rio": ""})
     # Fig. 8: the highest subscription level met, RI+O − RIO
-    lim = _fig8_limits(ctx.runs("fig8"))
+    lim = fig8_limits(ctx.runs("fig8"))
     for prof, fig8 in FIG8.items():
         sel = lim[np.isclose(lim["profile_mbps"], prof)]
         if sel.empty:
             continue
         _against_rio(ctx, fig8.at(), sel, "limit", {"rio": ""})
     # Fig. 9: the smallest failing multiple, RI+O − RIO
-    ff = _fig9_failing(ctx.flows("fig9"))
+    ff = fig9_failing(ctx.flows("fig9"))
     for key, g0 in ff.groupby("unit_mbps", sort=True):
         unit = cast(float, key)
         n = GRANULARITY[round(unit * 1e6, -3)]
@@ -514,7 +514,10 @@ def _table1(ctx: Context) -> None:
             "paper_out_drop_rate": "paper OUT drop rate",
             "ours_out_drop_rate": "ours OUT drop rate",
         },
-        formats={"paper_out_fraction": lambda v: _fmt(v, 2), "paper_throughput_kbps": lambda v: _fmt(v, 4)},
+        formats={
+            "paper_out_fraction": lambda v: format_g(v, 2),
+            "paper_throughput_kbps": lambda v: format_g(v, 4),
+        },
         caption=(
             "OUT share = packets marked OUT / all packets marked (paper: markout/(markin+markout)); "
             "OUT drop rate = OUT packets dropped at the bottleneck / OUT packets (BE: all packets are OUT). "
@@ -524,7 +527,7 @@ def _table1(ctx: Context) -> None:
             + f" (all: 250-packet buffer). {prov}."
         ),
     )
-    _table1_figure(ctx, df)
+    table1_figure(ctx, df)
 
 
 def _sensitivity(ctx: Context) -> None:
@@ -546,10 +549,10 @@ def _sensitivity(ctx: Context) -> None:
                 row[f"{kind}_as{i}_ratio"] = e.mean
                 row[f"{kind}_as{i}_half"] = e.ci_high - e.mean if np.isfinite(e.ci_high) else 0.0
                 row[f"{label} {T1_PROFILES[i] / 1e3:.0f}K thr/profile"] = e.fmt(3)
-            row[f"{label} AS below profile"] = _fmt(5 * (1 - float(r["as_met_fraction"].mean())), 2)
+            row[f"{label} AS below profile"] = format_g(5 * (1 - float(r["as_met_fraction"].mean())), 2)
             row[f"{label} BE OUT drop rate"] = estimate(r["be_out_drop_rate"]).fmt(2)
             row[f"{kind}_be_drop"] = float(r["be_out_drop_rate"].mean())
-            row[f"{label} avg_total"] = _fmt(float(r["avg_total_mean"].mean()), 3)
+            row[f"{label} avg_total"] = format_g(float(r["avg_total_mean"].mean()), 3)
         rows.append(row)
     df = pd.DataFrame(rows)
     df["version"] = ctx.version

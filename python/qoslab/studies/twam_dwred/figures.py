@@ -25,7 +25,7 @@ from qoslab.studies.twam_dwred.topology import (
 )
 
 
-def _per_flow(ctx: Context, sweep: str) -> pd.DataFrame:
+def per_flow(ctx: Context, sweep: str) -> pd.DataFrame:
     fl = ctx.flows(sweep)
     out = []
     for fs, g in fl.groupby("flowset"):
@@ -45,7 +45,7 @@ def _avg_cwnd(ctx: Context, sweep: str, where: dict[str, Any]) -> pd.DataFrame:
     return w.groupby(["seed", "flow_name"], as_index=False)[["cwnd"]].mean()
 
 
-def _summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def summary_rows(pf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     rows = []
     for k, g in pf.groupby(keys, sort=False):
         per_seed = g.groupby("seed").agg(
@@ -92,7 +92,7 @@ CONTRACT_COLUMNS = {
 def contracts_table(
     ctx: Context, name: str, df: pd.DataFrame, title: str, columns: dict[str, str], caption: str
 ) -> None:
-    """A table of flows reaching their contract (:func:`_summary_rows`), stamped with the version."""
+    """A table of flows reaching their contract (:func:`summary_rows`), stamped with the version."""
     df["version"] = ctx.version
     ctx.table(name, df, title=title, columns=columns, caption=caption)
 
@@ -111,7 +111,7 @@ def _throughput_bars(pf: pd.DataFrame, names: list[str]) -> list[Line]:
     return bar_group(series, len(names))
 
 
-def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
+def fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
     for fs in FLOW_SETS:
         row = []
         names = list(contracts(fs))
@@ -148,7 +148,7 @@ def _fig3_throughput(ctx: Context, pf: pd.DataFrame) -> None:
         )
 
 
-def _fig2_cwnd(ctx: Context) -> None:
+def fig2_cwnd(ctx: Context) -> None:
     rows = []
     for scen in (1, 2):
         for arm in ARMS:
@@ -203,8 +203,8 @@ def _fig2_cwnd(ctx: Context) -> None:
     )
 
 
-def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
-    df = _summary_rows(pf, ["scen", "flowset", "arm"])
+def fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
+    df = summary_rows(pf, ["scen", "flowset", "arm"])
     labels = [
         f"scenario {r.scen}, flow set {r.flowset}"
         for r in df.drop_duplicates(["scen", "flowset"]).itertuples()
@@ -236,11 +236,11 @@ def _fraction_figure(ctx: Context, pf: pd.DataFrame) -> None:
 def _scenario_contracts(ctx: Context, sweep: str, title: str, caption: str) -> pd.DataFrame:
     """The per-flow readings of scenario sweep ``sweep`` (returned), tabled as ``contracts-SWEEP``
     with ``caption`` and the sweep's provenance."""
-    pf = _per_flow(ctx, sweep)
+    pf = per_flow(ctx, sweep)
     contracts_table(
         ctx,
         f"contracts-{sweep}",
-        _summary_rows(pf, ["scen", "flowset", "arm"]),
+        summary_rows(pf, ["scen", "flowset", "arm"]),
         title,
         CONTRACT_COLUMNS,
         f"{caption} {ctx.provenance([sweep])}.",
@@ -248,7 +248,7 @@ def _scenario_contracts(ctx: Context, sweep: str, title: str, caption: str) -> p
     return pf
 
 
-def _scenario3(ctx: Context) -> None:
+def scenario3(ctx: Context) -> None:
     t = timing(3, ctx.options.quick)
     pf = _scenario_contracts(
         ctx,
@@ -295,7 +295,7 @@ def _scenario3(ctx: Context) -> None:
 _RATE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
 
 
-def _scenario4(ctx: Context) -> None:
+def scenario4(ctx: Context) -> None:
     _scenario_contracts(
         ctx,
         "s4",

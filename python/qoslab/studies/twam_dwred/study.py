@@ -34,14 +34,14 @@ from qoslab.stats import estimate, paired
 from qoslab.studies.twam_dwred.claims import BETTER, EF4, FAIL, FAIL3, FAIR3, REACH, SLOW_START
 from qoslab.studies.twam_dwred.figures import (
     CONTRACT_COLUMNS,
-    _fig2_cwnd,
-    _fig3_throughput,
-    _fraction_figure,
-    _per_flow,
-    _scenario3,
-    _scenario4,
-    _summary_rows,
     contracts_table,
+    fig2_cwnd,
+    fig3_throughput,
+    fraction_figure,
+    per_flow,
+    scenario3,
+    scenario4,
+    summary_rows,
 )
 from qoslab.studies.twam_dwred.topology import (
     ARMS,
@@ -100,15 +100,15 @@ def plan(opts: Options) -> list[Sweep]:
 
 
 def analyse(ctx: Context) -> None:
-    pf = _per_flow(ctx, "s12")
-    _verdicts(ctx, pf, _per_flow(ctx, "s3"), _per_flow(ctx, "s4"))
+    pf = per_flow(ctx, "s12")
+    _verdicts(ctx, pf, per_flow(ctx, "s3"), per_flow(ctx, "s4"))
     _slow_start_verdicts(ctx)
     _summary_table(ctx, pf, "s12")
-    _fig3_throughput(ctx, pf)
-    _fig2_cwnd(ctx)
-    _fraction_figure(ctx, pf)
-    _scenario3(ctx)
-    _scenario4(ctx)
+    fig3_throughput(ctx, pf)
+    fig2_cwnd(ctx)
+    fraction_figure(ctx, pf)
+    scenario3(ctx)
+    scenario4(ctx)
     _in_policy(ctx)
     _window_estimates(ctx)
 
@@ -260,13 +260,13 @@ def _window_estimates(ctx: Context) -> None:
 
 def _in_policy(ctx: Context) -> None:
     pf = pd.concat(
-        [_per_flow(ctx, "inpolicy"), _per_flow(ctx, "s12").assign(in_policy="x2")], ignore_index=True
+        [per_flow(ctx, "inpolicy"), per_flow(ctx, "s12").assign(in_policy="x2")], ignore_index=True
     )
     pf = pf[(pf["scen"] == 2) & pf["arm"].isin([*BASELINE_ARMS, "twam-dwred"])]
     contracts_table(
         ctx,
         "in-policy-s2",
-        _summary_rows(pf, ["in_policy", "flowset", "arm"]),
+        summary_rows(pf, ["in_policy", "flowset", "arm"]),
         "Scenario 2 under the three IN-drop policies",
         {"in_policy": "IN policy", "flowset": "flow set", **CONTRACT_COLUMNS},
         "x2 (primary): IN thresholds twice the OUT ones; x1: one curve for IN and OUT (colour-blind "
@@ -278,7 +278,7 @@ def _summary_table(ctx: Context, pf: pd.DataFrame, sweep: str) -> None:
     contracts_table(
         ctx,
         "contracts-s12",
-        _summary_rows(pf, ["scen", "flowset", "arm"]),
+        summary_rows(pf, ["scen", "flowset", "arm"]),
         "Scenarios 1-2: flows reaching their contract",
         {
             "scen": "scenario",
