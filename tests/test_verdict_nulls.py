@@ -184,6 +184,8 @@ def test_every_declared_claim_names_its_primary_readings():
     for exp, decls in DECLARED.items():
         for m in decls:
             assert m.primary is not None and m.primary.why, (exp, m.match)
+        if all(m.from_next_run for m in decls):
+            continue  # no full-length run committed yet (buffer-sizing): no file to read
         committed = json.loads((ROOT / "docs" / "verdicts" / f"{exp}.json").read_text())
         if committed["fingerprint"].get("experiment") != experiment_fingerprint(exp):
             continue  # a file of older experiment code: its readings may predate the declarations
@@ -237,7 +239,9 @@ def test_each_study_page_shows_its_forest_plot_of_every_claim_and_reading(tmp_pa
     one row per record (borrowed copies once), a primary record drawn thicker."""
     from qoslab.verdicts.forest import _rows, forest
 
-    for exp in DECLARED:
+    for exp, decls in DECLARED.items():
+        if all(m.from_next_run for m in decls):
+            continue  # no committed verdict file yet, so no forest plot
         page = (ROOT / "docs" / "experiments" / f"{exp}.md").read_text(encoding="utf-8")
         assert f"](img/verdicts/{exp}.png)" in page, exp
         assert (ROOT / "docs" / "experiments" / "img" / "verdicts" / f"{exp}.png").stat().st_size > 10_000
