@@ -343,10 +343,13 @@ fn drop_held(
     emu.take_dropped_held(gone);
     let mut n = 0;
     for id in gone.drain(..) {
-        let mut msg = held[id].take().expect("a held packet");
-        msg.set_verdict(Verdict::Drop);
-        q.verdict(msg)?;
-        n += 1;
+        // every id here was held (the emulator hands over only packets it admitted); a missing
+        // message is skipped rather than taking the daemon down
+        if let Some(mut msg) = held.get_mut(id).and_then(Option::take) {
+            msg.set_verdict(Verdict::Drop);
+            q.verdict(msg)?;
+            n += 1;
+        }
     }
     Ok(n)
 }
