@@ -16,8 +16,8 @@ and calls the command's body (qoslab.runs.run_command.run) with the values typer
 Anything else (``--help``, an unknown option, a missing or odd value, a path that exists but
 cannot be read, which click refuses, another command, no arguments) goes to qoslab.cli.main
 unchanged, so errors and help are typer's own. What happens around the body is typer's too: a
-KeyboardInterrupt inside it (SIGTERM included) ends with status 130 and no message, a broken
-pipe with status 1; one before it prints ``interrupted`` (as qoslab.cli.main does).
+KeyboardInterrupt escaping it (SIGTERM included; the body reports its own) ends with status 130,
+a broken pipe with status 1; one before it prints ``interrupted`` (as qoslab.cli.main does).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def main() -> None:
 
         try:
             run(**kwargs)
-        except KeyboardInterrupt:  # typer's command wrapper: status 130, no message
+        except KeyboardInterrupt:  # typer's command wrapper: status 130
             raise SystemExit(130) from None
         except OSError as e:  # typer's command wrapper: a broken pipe ends quietly, status 1
             import errno

@@ -128,11 +128,11 @@ def run(
 
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(seed_error("--seed", seed))
-    sc = load(scenario, set_, allow_path)
     from qoslab.budget import Budget, BudgetError, human_seconds
     from qoslab.runs.simulate import RunOverBudget
 
     try:
+        sc = load(scenario, set_, allow_path)
         budget = Budget.from_env(max_memory, max_capture, max_time)
         res = run_sim(
             sc,
@@ -161,6 +161,9 @@ def run(
         echo_err(
             f"interrupted at t = {r.simulated_until_s:g} s of {sc.outline['duration_ns'] / 1e9:g} s{where}"
         )
+        raise SystemExit(130) from None
+    except KeyboardInterrupt:  # while the scenario was read or the run set up: --out is as it was
+        echo_err("interrupted before the simulation started: nothing was written")
         raise SystemExit(130) from None
     if res.capture_stopped:
         echo_err(f"warning: {sc.source}: {res.capture_stopped}")
