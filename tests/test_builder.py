@@ -52,7 +52,17 @@ def _required(obj: dict[str, Any]) -> set[str]:
 
 def _compare_value(label: str, sch: dict[str, Any], meta: Any, out: list[str]) -> None:
     kind = meta["kind"]
-    if "$ref" in sch:
+    if "x-presets" in sch:  # a duration, or one of the key's named presets
+        duration, names = sch["anyOf"]
+        if (
+            kind != "duration_or_preset"
+            or tuple(meta["choices"]) != tuple(names["enum"])
+            or tuple(sch["x-presets"]) != tuple(names["enum"])
+            or b.UNIT_PATTERNS["duration"] != duration["pattern"]
+        ):
+            theirs = f"a duration or a preset of {names['enum']}"
+            out.append(f"{label}: {theirs} in the schema, {kind} in the builder")
+    elif "$ref" in sch:
         want = _REF_KINDS[sch["$ref"]]
         # a physical queue of a multi queue is any queue but another multi
         if kind != want and (want, kind) != ("queue", "single_queue"):
@@ -204,8 +214,12 @@ def test_the_drift_check_fails_on_each_kind_of_drift():
             m for m in s["$defs"]["meter"]["oneOf"] if m["properties"]["type"]["const"] != "srtcm"
         ]
 
+    def preset(s):
+        s["properties"]["timing"]["properties"]["jitter"]["anyOf"][1]["enum"].append("lab")
+
     for change, needle in (
         (new_kind, "queue type 'sfq' is in the schema but has no builder class"),
+        (preset, "scenario.timing.jitter: a duration or a preset of ['exact', 'testbed', 'lab']"),
         (new_key, "queue red: key `limit_bytes` is in the schema but RED has no field"),
         (dropped_key, "scenario.flow[]: Flow has a field `dscp` the schema does not have"),
         (enum, "queue rio.mode: choices"),
@@ -221,7 +235,7 @@ def test_the_drift_check_fails_on_each_kind_of_drift():
 def test_every_field_is_documented_in_its_class_docstring():
     classes = {b.ScenarioSpec, b.Curve, b.PhysicalQueue, *b.QUEUES.values(), *b.METERS.values()}
     classes |= set(b.SOURCES.values())
-    classes |= {b.TcpSettings, b.Measurement, b.Node, b.Link, b.Flow, b.Capture, b.Conditioner}
+    classes |= {b.TcpSettings, b.Measurement, b.Timing, b.Node, b.Link, b.Flow, b.Capture, b.Conditioner}
     for cls in classes:
         doc = cls.__doc__ or ""
         attrs = doc.split("Attributes:", 1)[1] if "Attributes:" in doc else ""
@@ -635,6 +649,8 @@ def _strategy(cls: type[b.Component]) -> st.SearchStrategy[Any]:
             return st.one_of([st.deferred(lambda s=s: _strategy(s)) for s in b.SOURCES.values()])
         if kind == "table":
             return st.deferred(lambda: _strategy(meta["cls"]))
+        if kind == "duration_or_preset":
+            return st.sampled_from(meta["choices"]) | value({**meta, "kind": "duration"})
         if kind == "size":  # a size with a unit, or a distribution table
             return value({**meta, "kind": "bytes"}) | st.deferred(lambda: _strategy(b.SizeDistribution))
         assert kind == "tables", kind

@@ -118,6 +118,21 @@ class Scenario:
     def default_seed(self) -> int:
         return int(self.outline["seed"])
 
+    @property
+    def timing(self) -> str:
+        """The timing noise its link directions run with (``[timing] jitter``, a link's own
+        ``jitter``): ``"exact"`` (none), the preset ``[timing]`` names (``"testbed"``), the
+        one bound every link direction has (``"50us"``), or ``"per link"`` where they differ."""
+        r = self.outline
+        t = r.get("timing") or {}
+        bounds = {int(lk.get("jitter_ns", 0)) for lk in r["links"]}
+        if bounds == {int(t.get("jitter_ns", 0))} and t.get("preset"):
+            return str(t["preset"])
+        if len(bounds) > 1:
+            return "per link"
+        ns = bounds.pop() if bounds else 0
+        return "exact" if ns == 0 else f"{ns / 1000:g}us"
+
     def table(self) -> dict[str, Any]:
         """The scenario as written (a nested dict), for programmatic changes."""
         import tomllib  # here, not at the top: a run of a file needs no TOML parsing in Python

@@ -94,6 +94,9 @@ _REF_KINDS = {
 
 
 def _kind(v: dict[str, Any]) -> str:
+    if "x-presets" in v:
+        presets = " \\| ".join(f'`"{c}"`' for c in v["anyOf"][1]["enum"])
+        return f"{_kind(v['anyOf'][0])}, or a preset: {presets} ([below](#timing-presets))"
     if "$ref" in v:
         return _REF_KINDS[v["$ref"].rsplit("/", 1)[-1]]
     if "enum" in v:
@@ -170,6 +173,7 @@ def reference_markdown() -> str:
     sections = [
         ("[tcp] (and a flow's `tcp` table)", p["tcp"]["properties"]),
         ("[measurement]", p["measurement"]["properties"]),
+        ("[timing]", p["timing"]["properties"]),
         ("[[node]]", p["node"]["items"]["properties"]),
         ("[[link]]", p["link"]["items"]["properties"]),
         ("[[flow]]", p["flow"]["items"]["properties"]),
@@ -179,6 +183,11 @@ def reference_markdown() -> str:
     ]
     for title, props in sections:
         lines += ["", f"## {title}", "", *_rows(props, skip=())]
+        if title == "[timing]":
+            lines += ["", "### Timing presets", "", "The named values of `[timing] jitter`:", ""]
+            lines += ["| preset | jitter | meaning |", "|---|---|---|"]
+            for name, preset in props["jitter"]["x-presets"].items():
+                lines.append(f'| `"{name}"` | `{preset["value"]}` | {preset["description"]} |')
     lines += ["", "## Queues", "", "A queue table has a `type`, one of:", ""]
     for q in s["$defs"]["queue"]["oneOf"]:
         kind = q["properties"]["type"]["const"]

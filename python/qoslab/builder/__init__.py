@@ -1,5 +1,5 @@
 """Scenarios built in Python: typed, keyword-only dataclasses for every table a scenario file
-has (nodes, links, queues, conditioners and their meters, flows, TCP settings, measurement,
+has (nodes, links, queues, conditioners and their meters, flows, TCP settings, measurement, timing,
 captures), checked as they are constructed, written to TOML and read back.
 
 >>> from qoslab import builder as b
@@ -139,6 +139,9 @@ from qoslab.builder.base import (
     TcpFlavour as TcpFlavour,
 )
 from qoslab.builder.base import (
+    TimingPreset as TimingPreset,
+)
+from qoslab.builder.base import (
     TwamFormula as TwamFormula,
 )
 from qoslab.builder.base import (
@@ -204,6 +207,7 @@ from qoslab.builder.tables import (
     Measurement,
     Node,
     TcpSettings,
+    Timing,
 )
 from qoslab.errors import ScenarioError, scenario_error
 from qoslab.scenario import Scenario
@@ -257,6 +261,7 @@ __all__ = [
     "SizeDistribution",
     "SrTCM",
     "TcpSettings",
+    "Timing",
     "TokenBucket",
     "TrTCM",
     "chain",
@@ -278,6 +283,8 @@ class ScenarioSpec(Component):
         seed: Default seed (overridden by ``--seed`` and ``run(seed=...)``). Default: 1.
         tcp: Defaults for every TCP flow. Default: ns-2's defaults.
         measurement: Measurement window and sampling. Default: the whole run.
+        timing: The hosts' timing noise on every link direction (:class:`Timing`). Default:
+            exact timing.
         nodes: The nodes (``[[node]]``). Required.
         links: The links (``[[link]]``). Required.
         flows: The traffic (``[[flow]]``). Required unless there are arrivals.
@@ -292,6 +299,7 @@ class ScenarioSpec(Component):
     seed: int | None = opt("integer", lo=0)
     tcp: TcpSettings | None = opt("table", cls=TcpSettings)
     measurement: Measurement | None = opt("table", cls=Measurement)
+    timing: Timing | None = opt("table", cls=Timing)
     nodes: list[Node] = field(metadata=req("tables", key="node", cls=Node))
     links: list[Link] = field(metadata=req("tables", key="link", cls=Link))
     flows: list[Flow] = field(default_factory=list, metadata=field_meta("tables", key="flow", cls=Flow))

@@ -38,6 +38,8 @@ PerMember: TypeAlias = _T | list[_T]
 
 SizeLaw = Literal["fixed", "exponential", "pareto", "lognormal", "empirical"]
 TcpFlavour = Literal["ns2", "linux"]
+#: The named timings of ``[timing] jitter`` (the core's presets).
+TimingPreset = Literal["exact", "testbed"]
 Direction = Literal["ab", "ba"]
 CaptureDirection = Literal["ab", "ba", "both"]
 MeasurementPoint = Literal["receiver", "sender"]
@@ -132,6 +134,12 @@ def _number(v: object) -> bool:
 def _one_problem(meta: Mapping[str, Any], v: object) -> str | None:
     """What is wrong with the single value ``v`` of a field described by ``meta``, or None."""
     kind = meta["kind"]
+    if kind == "duration_or_preset":  # a duration, or one of the key's presets
+        if isinstance(v, str) and v in meta["choices"]:
+            return None
+        p = _one_problem({**meta, "kind": "duration"}, v)
+        presets = ", ".join(repr(c) for c in meta["choices"])
+        return None if p is None else f"{p}; or a preset: {presets}"
     if kind == "size":  # a size with a unit, or a distribution
         if isinstance(v, SizeDistribution):
             return None

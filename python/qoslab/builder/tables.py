@@ -1,5 +1,5 @@
 """The scenario builder's tables other than queues and meters: TCP settings, measurement,
-nodes, links, flows, arrival processes, captures and conditioners. Use them through
+timing, nodes, links, flows, arrival processes, captures and conditioners. Use them through
 :mod:`qoslab.builder`.
 """
 
@@ -26,6 +26,7 @@ from qoslab.builder.base import (
     Source,
     Start,
     TcpFlavour,
+    TimingPreset,
     opt,
     req,
     toml_key,
@@ -121,6 +122,22 @@ class Measurement(Component):
 
 
 @dataclass(kw_only=True, repr=False)
+class Timing(Component):
+    """The hosts' timing noise (``[timing]``): the default of every link direction's ``jitter``
+    (a :class:`Link`'s own ``jitter`` overrides it).
+
+    Attributes:
+        jitter: Timing noise of every link direction whose link sets no ``jitter``: every
+            packet's propagation takes a further delay drawn uniformly in [0, jitter], never
+            ending before the packet ahead's. A duration, or a preset: ``"exact"`` (0s) or
+            ``"testbed"`` (130us, the noise measured on the Linux-kernel testbed:
+            docs/validation/linux.md). Default: exact.
+    """
+
+    jitter: Duration | TimingPreset | None = opt("duration_or_preset", choices=TimingPreset)
+
+
+@dataclass(kw_only=True, repr=False)
 class Node(Component):
     """A node (``[[node]]``): a host or a router.
 
@@ -145,10 +162,10 @@ class Link(Component):
         b: The other end. Required.
         bandwidth: Capacity of each direction (or a list per member). Required.
         delay: Propagation delay (or a list per member). Required.
-        jitter: Timing noise of each direction: every packet's propagation takes a further delay
-            drawn uniformly in [0, jitter] from the direction's own stream, and never ends before
-            the packet ahead's (no reordering); 0 keeps exact timing (or a list per member).
-            Default: 0s.
+        jitter: Timing noise of each direction, overriding the scenario's :class:`Timing`: every
+            packet's propagation takes a further delay drawn uniformly in [0, jitter] from the
+            direction's own stream, and never ends before the packet ahead's (no reordering); 0
+            keeps exact timing (or a list per member). Default: the scenario's ``timing.jitter``.
         queue: The queue of both directions. Default: DropTail, 50pkts.
         queue_ab: The queue of the a→b direction, overriding ``queue``.
         queue_ba: The queue of the b→a direction, overriding ``queue``.

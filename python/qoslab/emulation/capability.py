@@ -118,6 +118,14 @@ def check_supported(sc: Scenario) -> None:
                 f"conditioner[{i}] ({c['name']}): a {kind} marker is not emulated "
                 f"({exports['not_emulated']}); run it with `qoslab run`"
             )
+    # A kernel run's timing noise is the host's own: a modelled one on top would count it twice.
+    timing = sc.resolved.get("timing")
+    if timing:
+        named = f' ("{timing["preset"]}")' if timing.get("preset") else ""
+        raise EmulationError(
+            f"timing.jitter{named}: timing noise is not emulated (the host's own timing is the noise "
+            'there); set it to "exact"'
+        )
     # Each queue discipline says itself whether the link daemon can run it (its `emulable`).
     for lk in sc.resolved["links"]:
         if lk.get("jitter_ns"):

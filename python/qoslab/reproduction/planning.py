@@ -3,7 +3,7 @@ runs they hold, and all experiments' runs computed in one sweep (``reproduce all
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,13 @@ def as_run(scenario: Scenario, options: Options) -> Scenario:
     if options.tcp_flavour is not None:
         scenario = scenario.with_overrides([f'tcp.flavour="{options.tcp_flavour}"'], via="--tcp-flavour")
     return scenario
+
+
+def timing_of(sweeps: Iterable[Sweep]) -> str:
+    """The timing noise the sweeps' scenarios run with (:attr:`qoslab.Scenario.timing`:
+    ``exact``, ``testbed``, ...), or each one they use, by name, where they differ."""
+    used = sorted({sc.timing for sw in sweeps for _, sc in sw.points})
+    return ", ".join(used) or "exact"
 
 
 def validate(exp: Experiment, sweeps: Sequence[Sweep]) -> None:

@@ -20,7 +20,7 @@ from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
 from qoslab.report.results import RunRow, load
 from qoslab.reproduction.base import Experiment, Options, Sweep, get
-from qoslab.reproduction.planning import as_run, flavoured, planned  # noqa: F401 — flavoured re-exported
+from qoslab.reproduction.planning import as_run, flavoured, planned, timing_of  # noqa: F401 — flavoured re-exported
 from qoslab.reproduction.selection import Selections
 from qoslab.reproduction.selection import select as select  # re-exported: the experiments import it here
 from qoslab.runs import rundir
@@ -473,6 +473,7 @@ def _write_verdicts(ctx: Context) -> Path:
         "flavour": opts.flavour or "reference",
         "sender": opts.sender or PAPER_SENDERS,
         "tcp_flavour": opts.tcp_flavour or "ns2",
+        "timing": timing_of(ctx.sweeps.values()),
         "command": _command(ctx),
         "fingerprint": {
             "core": str(ctx.version).rpartition("+")[2],
@@ -598,6 +599,7 @@ def _write_report(
         f"| mode | {'quick (`--quick`)' if opts.quick else 'full'} |",
         f"| mechanism flavour | {_flavours(ctx)} |",
         f"| TCP senders | {_senders(ctx)} |",
+        f"| host timing | {timing_of(ctx.sweeps.values())} (`[timing] jitter`: docs/scenario-format.md) |",
         f"| seeds | {seed_ranges(all_seeds)} ({len(opts.seeds)} per point) |",
         f"| runs | {rep.total} distinct: {rep.computed} computed now, {rep.reused} reused from the store, "
         f"{len(rep.failed)} failed |",

@@ -48,6 +48,10 @@ pub enum ParamKind {
     Bool,
     /// A duration string such as "26ms".
     Duration,
+    /// A duration string, or the name of one of `presets` standing for its duration.
+    DurationOrPreset {
+        presets: &'static [Preset],
+    },
     /// A rate string such as "1.2Mbps".
     Rate,
     /// A size string such as "500B".
@@ -75,6 +79,15 @@ pub enum ParamKind {
         #[serde(skip)]
         params: &'static [Param],
     },
+}
+
+/// A named value of a [`ParamKind::DurationOrPreset`] key: its name, its value as a scenario
+/// file writes it ("130us") and what it stands for (where the value was measured).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Preset {
+    pub name: &'static str,
+    pub value: &'static str,
+    pub doc: &'static str,
 }
 
 /// A number in the open interval (min, max).

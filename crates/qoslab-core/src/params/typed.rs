@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-use super::{key_error, KeyError, Param, ParamKind, Table};
+use super::{key_error, KeyError, Param, ParamKind, Preset, Table};
 use crate::units::{self, Limit};
 
 /// A parameter whose value is read as `T` ([`Value`]): see the module documentation.
@@ -289,6 +289,76 @@ unit_value!(
     bytes,
     units::parse_bytes
 );
+
+/// A duration string, or the name of one of the key's presets
+/// ([`ParamKind::DurationOrPreset`]), read as (ns, the preset's name when one was named).
+#[derive(Debug, Clone, Copy)]
+pub struct DurationOrPreset;
+
+fn presets(p: &Param) -> &'static [Preset] {
+    match p.kind {
+        ParamKind::DurationOrPreset { presets } => presets,
+        _ => &[],
+    }
+}
+
+/// What a [`DurationOrPreset`] key takes, for messages: `a duration such as "130us" or a
+/// preset: "exact" (0s) or "testbed" (130us)`.
+fn duration_or_preset(p: &Param) -> String {
+    let names: Vec<String> = presets(p)
+        .iter()
+        .map(|x| format!("{:?} ({})", x.name, x.value))
+        .collect();
+    format!(
+        "a duration such as \"130us\" or a preset: {}",
+        super::one_of(&names)
+    )
+}
+
+/// A preset's name, or a duration; a word that is neither is an unknown preset of `key`,
+/// and the message names the presets.
+fn preset_or_duration(
+    p: &Param,
+    text: &str,
+    key: &str,
+) -> Result<(u64, Option<&'static str>), String> {
+    if let Some(x) = presets(p).iter().find(|x| x.name == text) {
+        return units::parse_duration(x.value).map(|ns| (ns, Some(x.name)));
+    }
+    let number = text
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
+    if !number {
+        return Err(format!(
+            "unknown preset {text:?} for {key}: expected {}",
+            duration_or_preset(p)
+        ));
+    }
+    units::parse_duration(text).map(|ns| (ns, None))
+}
+
+impl Value for DurationOrPreset {
+    type Out = (u64, Option<&'static str>);
+    fn read(t: &Table, p: &Param) -> Result<Option<Self::Out>, KeyError> {
+        match t.raw(p.name) {
+            Some(toml::Value::String(s)) => {
+                let key = t.key(p.name);
+                preset_or_duration(p, s, &key)
+                    .map(Some)
+                    .map_err(|m| key_error(key, m))
+            }
+            _ => Ok(t
+                .unit(p.name, &duration_or_preset(p), units::parse_duration)?
+                .map(|ns| (ns, None))),
+        }
+    }
+    fn parse(p: &Param, text: &str) -> Result<Self::Out, String> {
+        preset_or_duration(p, text, p.name)
+    }
+    fn check(d: &Decl<DurationOrPreset>, v: &Self::Out) -> Result<(), String> {
+        check_least(d, v.0)
+    }
+}
 
 /// A size string ("500B") that must fit in 32 bits (a packet size), read in bytes.
 #[derive(Debug, Clone, Copy)]

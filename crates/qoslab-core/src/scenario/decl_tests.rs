@@ -1,7 +1,9 @@
 //! The sections read by their declarations ([`super::keys`]): every declared default is the
 //! value the reader uses, and a key no declaration names is refused at its line.
 
-use super::keys::{ARRIVALS, CAPTURE, CONDITIONER, FLOW, LINK, MEASUREMENT, NODE, SCENARIO, TCP};
+use super::keys::{
+    ARRIVALS, CAPTURE, CONDITIONER, FLOW, LINK, MEASUREMENT, NODE, SCENARIO, TCP, TIMING,
+};
 use super::tests::DUMBBELL;
 use super::*;
 use crate::params::{typed::check_number, Param, ParamKind};
@@ -25,12 +27,12 @@ fn resolved(t: &toml::Table) -> Result<toml::Value, ScenarioError> {
         .expect("in range"))
 }
 
-/// The table of `section` in `t`: the top level (""), `measurement` or `tcp`, or the first member of `[[node]]`, … that
+/// The table of `section` in `t`: the top level (""), `measurement`, `timing` or `tcp`, or the first member of `[[node]]`, … that
 /// is not a group (so that writing `count = 1` leaves its names alone).
 fn section<'a>(t: &'a mut toml::Table, section: &str) -> &'a mut toml::Table {
     match section {
         "" => t,
-        "measurement" | "tcp" => t
+        "measurement" | "timing" | "tcp" => t
             .entry(section)
             .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             .as_table_mut()
@@ -61,6 +63,9 @@ fn written(p: &Param) -> Option<toml::Value> {
         }
         ParamKind::Bool => d.parse::<bool>().ok().map(toml::Value::Boolean),
         ParamKind::Duration => units::parse_duration(d).ok().map(|_| d.into()),
+        ParamKind::DurationOrPreset { presets } => {
+            presets.iter().any(|x| x.name == d).then(|| d.into())
+        }
         ParamKind::Rate => units::parse_rate(d).ok().map(|_| d.into()),
         ParamKind::Bytes => units::parse_bytes(d).ok().map(|_| d.into()),
         ParamKind::Choice { choices } => choices.contains(&d).then(|| d.into()),
@@ -70,11 +75,12 @@ fn written(p: &Param) -> Option<toml::Value> {
     }
 }
 
-const SECTIONS: [(&str, &[Param]); 7] = [
+const SECTIONS: [(&str, &[Param]); 8] = [
     ("conditioner", CONDITIONER),
     ("arrivals", ARRIVALS),
     ("tcp", TCP),
     ("measurement", MEASUREMENT),
+    ("timing", TIMING),
     ("node", NODE),
     ("link", LINK),
     ("capture", CAPTURE),
@@ -100,7 +106,7 @@ fn every_declared_default_is_what_the_reader_uses() {
         }
     }
     // arrivals.start, max_active; tcp: all 18 but cc; measurement.start, point, cwnd;
-    // node.count; link.count, jitter; capture.direction; flow.count, type, start;
+    // timing.jitter; node.count; link.count; capture.direction; flow.count, type, start;
     // conditioner.count, direction, classify, green, yellow; seed
     assert_eq!(checked.len(), 36, "{checked:?}");
 }
@@ -121,6 +127,7 @@ fn an_unknown_key_of_a_declared_section_is_refused_at_its_line() {
         // serde's words, which these sections had before their declarations read them
         let names: Vec<String> = params.iter().map(|p| format!("`{}`", p.name)).collect();
         let expected = match names.as_slice() {
+            [a] => format!("expected {a}"),
             [a, b] => format!("expected {a} or {b}"),
             _ => format!("expected one of {}", names.join(", ")),
         };

@@ -1,7 +1,7 @@
 //! The keys of every scenario section but the queues' and meters' (each queue discipline and
 //! meter declares its own, in its own file), for the JSON Schema and the reference page
 //! ([`super::schema`]). The sections read with [`crate::params::Table`] (`[tcp]`,
-//! `[measurement]`, `[[node]]`, `[[link]]`, `[[capture]]`) declare each key once as a [`Decl`]: the reader
+//! `[measurement]`, `[timing]`, `[[node]]`, `[[link]]`, `[[capture]]`) declare each key once as a [`Decl`]: the reader
 //! takes its checked, defaulted value from it and the section's `Param` list is made of the
 //! same declarations.
 
@@ -49,6 +49,12 @@ pub const SCENARIO: &[Param] = &[
         TABLE,
         "the whole run",
         "Measurement window and sampling (see [measurement]).",
+    ),
+    Param::new(
+        "timing",
+        TABLE,
+        "exact timing",
+        "The hosts' timing noise on every link direction (see [timing]).",
     ),
     Param::new("node", TABLE, "required", "[[node]] tables: the nodes."),
     Param::new(
@@ -367,11 +373,12 @@ pub mod link {
     pub const JITTER: Decl<Duration> = Decl::new(
         "jitter",
         ParamKind::Duration,
-        "0s",
-        "Timing noise of each direction: every packet's propagation takes a further delay drawn \
-         uniformly in [0, jitter] from the direction's own stream, and never ends before the \
-         packet ahead's (no reordering). 0 keeps exact timing, whose phase effects at a tail-drop \
-         queue (Floyd and Jacobson 1992) a real host's timing noise removes (or a list per member).",
+        "[timing] jitter",
+        "Timing noise of each direction, overriding [timing] jitter for this link: every \
+         packet's propagation takes a further delay drawn uniformly in [0, jitter] from the \
+         direction's own stream, and never ends before the packet ahead's (no reordering). 0 \
+         keeps exact timing, whose phase effects at a tail-drop queue (Floyd and Jacobson 1992) \
+         a real host's timing noise removes (or a list per member).",
     );
     pub const QUEUE: Param = Param::new(
         "queue",
@@ -647,6 +654,10 @@ pub const CAPTURE: &[Param] = &[
     capture::DIRECTION.param,
     capture::FILE.param,
 ];
+
+/// The keys of `[timing]`.
+pub use super::timing::keys as timing;
+pub use super::timing::TIMING;
 
 /// The keys of `[[conditioner]]`.
 pub(crate) use super::keys_conditioner as conditioner;

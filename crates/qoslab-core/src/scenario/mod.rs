@@ -12,6 +12,7 @@ pub(crate) mod keys_conditioner;
 pub mod locate;
 pub mod schema;
 pub mod spec;
+mod timing;
 mod topology;
 
 use std::collections::HashMap;
@@ -27,6 +28,7 @@ pub use flow::{FlowConfig, TcpConfig};
 pub use inputs::InputRoots;
 use spec::*;
 pub use spec::{Start, TcpVariant};
+pub use timing::TimingConfig;
 pub use topology::{adjacency, components, routes, shortest_path, Adjacency, LinkConfig};
 
 /// A scenario error: the file, where in it, which key, and what was expected.
@@ -116,6 +118,10 @@ pub struct Scenario {
     /// Flow-arrival processes: their connections follow the declared flows.
     pub arrivals: Vec<ArrivalConfig>,
     pub measurement: MeasurementConfig,
+    /// `[timing]`, the default of every link direction's jitter: None for exact timing (each
+    /// link's own `jitter_ns` is what runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<TimingConfig>,
     pub captures: Vec<CaptureConfig>,
     pub conditioners: Vec<ConditionerConfig>,
 }
@@ -381,7 +387,9 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     }
     let duration = keys::DURATION.checked("duration".into(), spec.duration.0)?;
     let nodes = topology::resolve_nodes(&spec.nodes)?;
-    let (links, link_names) = topology::resolve_links(&spec.links, &nodes)?;
+    let timing = timing::resolve_timing(&spec.timing)?;
+    let default_jitter = timing.as_ref().map_or(0, |t| t.jitter_ns);
+    let (links, link_names) = topology::resolve_links(&spec.links, &nodes, default_jitter)?;
     let flows = flow::resolve_flows(&spec, duration, &nodes, &links, base_dir)?;
     let flow_names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
     let arrivals =
@@ -398,6 +406,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         seed: spec.seed.unwrap_or_else(|| keys::SEED.default_value()),
         nodes: nodes.names,
         measurement,
+        timing,
         links,
         flows,
         arrivals,

@@ -71,6 +71,26 @@ fn value_schema(kind: &ParamKind) -> Value {
         ]),
         ParamKind::Bool => obj(vec![("type", s("boolean"))]),
         ParamKind::Duration => unit(r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min)\s*$", "26ms"),
+        ParamKind::DurationOrPreset { presets } => {
+            let names = presets.iter().map(|p| s(p.name)).collect();
+            let named: Table = presets
+                .iter()
+                .map(|p| {
+                    let o = obj(vec![("value", s(p.value)), ("description", s(p.doc))]);
+                    (p.name.to_string(), o)
+                })
+                .collect();
+            obj(vec![
+                (
+                    "anyOf",
+                    Value::Array(vec![
+                        value_schema(&ParamKind::Duration),
+                        obj(vec![("enum", Value::Array(names))]),
+                    ]),
+                ),
+                ("x-presets", Value::Table(named)),
+            ])
+        }
         ParamKind::Rate => unit(
             r"^\s*[0-9.eE+-]+\s*[kKmMgGtT]?(bps|b/s|bit/s|bits/s)\s*$",
             "1.2Mbps",
@@ -448,6 +468,7 @@ pub fn json_schema() -> Value {
     };
     put("tcp", tcp_section());
     put("measurement", section(MEASUREMENT));
+    put("timing", section(TIMING));
     put("node", array_of(NODE));
     put("link", Value::Table(link));
     put(

@@ -1,6 +1,6 @@
 //! The scenario file schema: what a user writes, deserialised with serde. Unknown keys are
 //! errors everywhere (`deny_unknown_fields`). The sections whose keys are declared once in
-//! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[[node]]`, `[[link]]`,
+//! [`super::keys`] (`[tcp]` and a flow's `tcp`, `[measurement]`, `[timing]`, `[[node]]`, `[[link]]`,
 //! `[[flow]]`, `[[arrivals]]`, `[[capture]]`, `[[conditioner]]`) are kept here as
 //! TOML tables, read (unknown keys refused) by their declarations. Values with units are strings parsed by
 //! [`crate::units`]; a group of `count` identical items is written once, with `{i}` in its
@@ -201,6 +201,9 @@ pub struct ScenarioSpec {
     /// `[measurement]`, read by its declarations ([`super::keys::measurement`]).
     #[serde(default)]
     pub measurement: toml::Table,
+    /// `[timing]`, read by its declarations ([`super::keys::timing`]).
+    #[serde(default)]
+    pub timing: toml::Table,
     /// `[[node]]` tables ([`super::keys::node`]).
     #[serde(default, rename = "node")]
     pub nodes: Vec<toml::Table>,

@@ -20,7 +20,8 @@ pub struct LinkConfig {
     pub b_idx: usize,
     pub bandwidth_bps: u64,
     pub delay_ns: u64,
-    /// Each packet's further propagation delay is uniform in `[0, jitter_ns]` (`link.jitter`).
+    /// Each packet's further propagation delay is uniform in `[0, jitter_ns]` (`link.jitter`,
+    /// else `[timing] jitter`).
     pub jitter_ns: u64,
     pub queue_ab: QueueConfig,
     pub queue_ba: QueueConfig,
@@ -90,10 +91,12 @@ pub(super) fn resolve_nodes(specs: &[toml::Table]) -> Result<Nodes, Bad> {
     })
 }
 
-/// The `[[link]]` tables, groups expanded, with the index of each link name.
+/// The `[[link]]` tables, groups expanded, with the index of each link name; a link that sets
+/// no `jitter` takes `default_jitter` (`[timing] jitter`, ns).
 pub(super) fn resolve_links(
     specs: &[toml::Table],
     nodes: &Nodes,
+    default_jitter: u64,
 ) -> Result<(Vec<LinkConfig>, HashMap<String, usize>), Bad> {
     let mut links = Vec::new();
     let mut link_names: HashMap<String, usize> = HashMap::new();
@@ -128,7 +131,7 @@ pub(super) fn resolve_links(
             let member = t.for_member(i);
             let bandwidth = member.get(&link::BANDWIDTH)?;
             let delay_ns = member.get(&link::DELAY)?;
-            let jitter_ns = member.get(&link::JITTER)?;
+            let jitter_ns = member.opt(&link::JITTER)?.unwrap_or(default_jitter);
             let a = expand(&a_end, group, i);
             let b = expand(&b_end, group, i);
             let a_idx = nodes.lookup(format!("{key}.a"), &a)?;
