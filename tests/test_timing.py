@@ -116,12 +116,13 @@ def test_the_preset_value_is_applied_and_moves_the_phases() -> None:
 
 
 def test_the_validation_grids_links_are_all_its_own_so_the_preset_is_its_timing() -> None:
-    """The kernel validation's simulated side writes the testbed's jitter on each link by name;
-    ``timing.jitter = "testbed"`` gives every point's links the same bounds."""
-    for p in vl.GRID:
+    """The kernel validation's simulated side sets ``timing.jitter = "testbed"``: every point's
+    links get the bounds the testbed's jitter written on each link by name gives."""
+    by_hand = [f'link.{k}.jitter="{vl.TESTBED_JITTER_US}us"' for k in ("access{i}", "bottleneck")]
+    for p in (*vl.GRID, *vl.HELD_OUT, *vl.AQM_GRID):
         sc = vl.scenario(p, "linux")
-        by_name = _jitters(sc.with_overrides(vl.sim_overrides("linux")))
-        assert _jitters(sc.with_overrides(["timing.jitter=testbed"])) == by_name, p.name
+        by_name = _jitters(sc.with_overrides(by_hand))
+        assert _jitters(sc.with_overrides(vl.sim_overrides("linux"))) == by_name, p.name
         assert set(by_name.values()) == {vl.TESTBED_JITTER_US * 1000}, p.name
 
 
@@ -183,3 +184,43 @@ def test_the_timing_example_prints_what_the_page_shows(monkeypatch: pytest.Monke
     with contextlib.redirect_stdout(out):
         exec(compile(steps[0].code, "docs/scenario-format.md [timing]", "exec"), {})
     assert normalise(out.getvalue()) == normalise(steps[0].shown), out.getvalue()
+
+
+def test_reproduce_timing_gives_every_run_that_timing_and_its_own_folder(tmp_path: Path) -> None:
+    """``qoslab reproduce --timing testbed``: every planned scenario runs with the preset (the
+    linux flavour's validated configuration), the outputs go to NAME-...-timing-testbed/ and the
+    command and verdict file record it; a value that is not a timing is refused in one line
+    naming the option, before any run."""
+    import subprocess
+    import sys
+
+    from qoslab.reproduction import get
+    from qoslab.reproduction.planning import planned
+    from qoslab.reproduction.runner import out_name
+
+    exp = get("rio-plus-o")
+    opts, sweeps, specs = planned(exp, quick=True, seeds=1, tcp_flavour="linux", timing="testbed")
+    assert opts.timing == "testbed" and specs
+    assert {sc.timing for sw in sweeps for _, sc in sw.points} == {"testbed"}
+    _, _, plain = planned(exp, quick=True, seeds=1, tcp_flavour="linux")
+    assert {sp.key for sp in specs}.isdisjoint(sp.key for sp in plain)
+    assert out_name("rio-plus-o", opts) == "rio-plus-o-tcp-linux-timing-testbed"
+    bad = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "qoslab"),
+            "reproduce",
+            "rio-plus-o",
+            "--quick",
+            "--timing",
+            "fast",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr, bad.stderr
+    lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "timing.jitter" in lines[0] and "--timing" in lines[0], bad.stderr
+    assert not any(tmp_path.iterdir())

@@ -133,6 +133,15 @@ def reproduce(
             "OUT/NAME-tcp-linux/); ns2 (the default): ns-2.35's one-way agents.",
         ),
     ] = None,
+    timing: Annotated[
+        str | None,
+        typer.Option(
+            "--timing",
+            help="The host timing noise of every run (timing.jitter): testbed (the kernel testbed's, "
+            "the linux flavour's validated configuration), exact, or a bound such as 50us; outputs go "
+            "to OUT/NAME-timing-TIMING/. Default: each scenario's own (exact).",
+        ),
+    ] = None,
     sequential: SequentialOpt = False,
     no_futility: NoFutilityOpt = False,
     max_seeds: Annotated[
@@ -159,7 +168,7 @@ def reproduce(
                 typer.echo(f"{e.name:<16} {e.title} ({e.seeds} seeds; --quick: {e.quick_seeds})")
             return
         exps, sequential = _mode(name, sender, seeds, quick, sequential, max_seeds, warmup, no_futility)
-        _check_folders(exps, out, quick, flavour, sender, tcp_flavour, warmup)
+        _check_folders(exps, out, quick, flavour, sender, tcp_flavour, warmup, timing)
         ex = executor_from_options(
             ExecutorOptions(
                 name=executor,
@@ -204,6 +213,7 @@ def reproduce(
                 flavour=flavour,
                 sender=sender,
                 tcp_flavour=tcp_flavour,
+                timing=timing,
             )
         common: dict[str, Any] = dict(
             quick=quick,
@@ -213,10 +223,11 @@ def reproduce(
             flavour=flavour,
             sender=sender,
             tcp_flavour=tcp_flavour,
+            timing=timing,
             progress=not quiet,
             **({"warmup": warmup} if warmup is not None else {}),
         )
-        plan_kw = dict(quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
+        plan_kw = dict(quick=quick, flavour=flavour, sender=sender, tcp_flavour=tcp_flavour, timing=timing)
         handover = HandOver(ex, store, plan_kw, enabled=len(exps) > 1 and warmup is None and not one_sweep)
         done, any_failed = _reproduce_each(
             exps, handover, common, sequential, max_seeds, seeds, not no_futility, quiet
@@ -275,6 +286,7 @@ def _check_folders(
     sender: str | None,
     tcp_flavour: str | None,
     warmup: str | None,
+    timing: str | None = None,
 ) -> None:
     """Each experiment's ``OUT/NAME``, checked before any run (a symbolic link, or a folder of
     files qoslab did not write, is refused in one line: :func:`qoslab.runs.rundir.check_reproduction`)."""
@@ -284,7 +296,15 @@ def _check_folders(
 
     tcp = None if tcp_flavour == "ns2" else tcp_flavour
     for exp in exps:
-        opts = Options(quick=quick, seeds=[], flavour=flavour, sender=sender, tcp_flavour=tcp, warmup=warmup)
+        opts = Options(
+            quick=quick,
+            seeds=[],
+            flavour=flavour,
+            sender=sender,
+            tcp_flavour=tcp,
+            warmup=warmup,
+            timing=timing,
+        )
         d = out / out_name(exp.name, opts)
         check_reproduction(d, d.name)
 

@@ -341,11 +341,13 @@ def jitter_from_ack_noise(gap_sd_us: float, hops: int = 3) -> float:
 
 
 def sim_overrides(flavour: str, jitter_us: float = TESTBED_JITTER_US) -> list[str]:
-    """The simulated side's settings beyond the shared scenario: the testbed's timing noise on
-    every link (:data:`TESTBED_JITTER_US`), and per flavour: ``ns2``, today's senders with
-    delayed ACKs every second segment or 40 ms as Linux's receiver; ``linux``, the flavour's
-    own receiver (``tcp.flavour = "linux"``)."""
-    jitter = [f'link.{k}.jitter="{jitter_us:g}us"' for k in ("access{i}", "bottleneck")] if jitter_us else []
+    """The simulated side's settings beyond the shared scenario: the timing noise on every link
+    direction (``timing.jitter``: the ``testbed`` preset, :data:`TESTBED_JITTER_US`, another
+    bound, or none for 0), and per flavour: ``ns2``, today's senders with delayed ACKs every
+    second segment or 40 ms as Linux's receiver; ``linux``, the flavour's own receiver
+    (``tcp.flavour = "linux"``)."""
+    preset = "testbed" if jitter_us == TESTBED_JITTER_US else f"{jitter_us:g}us"
+    jitter = [f'timing.jitter="{preset}"'] if jitter_us else []
     if flavour == "ns2":
         return ["tcp.delayed_ack=true", "tcp.delack_interval=40ms", *jitter]
     if flavour == "linux":

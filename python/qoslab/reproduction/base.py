@@ -99,13 +99,18 @@ class Options:
     TCP senders (None: as the paper's scenarios give them; a variant such as "cubic": every TCP
     sender runs it, see :meth:`qoslab.Scenario.with_tcp_variant`) in which transport flavour
     (None: the scenarios' own, ns-2's one-way agents by default; "linux": ``tcp.flavour``
-    "linux" for every TCP sender, docs/models/tcp-linux.md)."""
+    "linux" for every TCP sender, docs/models/tcp-linux.md), with which host timing noise
+    (``timing``)."""
 
     quick: bool
     seeds: list[int]
     flavour: str | None = None
     sender: str | None = None
     tcp_flavour: str | None = None
+    #: None: each scenario's own timing (exact unless it declares ``[timing]``); else the
+    #: ``timing.jitter`` every run takes: a preset ("testbed": the kernel testbed's measured noise,
+    #: the linux flavour's validated configuration; "exact") or a bound ("50us").
+    timing: str | None = None
     #: None: each run measured over the window its scenario declares; "mser5": an experiment
     #: whose window is ours starts measuring where MSER-5 finds the warm-up ends (see
     #: :mod:`qoslab.reproduction.warmup_window`).

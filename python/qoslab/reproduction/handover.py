@@ -27,7 +27,7 @@ from qoslab.runs.prefetch import Guesses
 
 class HandOver(Guesses):
     """Hands each experiment of a ``reproduce all`` over to the next (see the module's text).
-    ``plan_kw``: ``quick``, ``flavour``, ``sender``, ``tcp_flavour`` as for
+    ``plan_kw``: ``quick``, ``flavour``, ``sender``, ``tcp_flavour``, ``timing`` as for
     :func:`~qoslab.reproduction.planning.planned`."""
 
     def __init__(

@@ -26,13 +26,15 @@ def flavoured(scenario: Scenario, flavour: str) -> Scenario:
 
 
 def as_run(scenario: Scenario, options: Options) -> Scenario:
-    """``scenario`` as the reproduction runs it: in its flavour, with its TCP senders."""
+    """``scenario`` as the reproduction runs it: in its flavour, with its TCP senders and timing."""
     if options.flavour is not None:
         scenario = flavoured(scenario, options.flavour)
     if options.sender is not None:
         scenario = scenario.with_tcp_variant(options.sender)
     if options.tcp_flavour is not None:
         scenario = scenario.with_overrides([f'tcp.flavour="{options.tcp_flavour}"'], via="--tcp-flavour")
+    if options.timing is not None:
+        scenario = scenario.with_overrides([f'timing.jitter="{options.timing}"'], via="--timing")
     return scenario
 
 
@@ -74,6 +76,7 @@ def planned(
     flavour: str | None = None,
     sender: str | None = None,
     tcp_flavour: str | None = None,
+    timing: str | None = None,
     sweep_seeds: Mapping[str, int] | None = None,
     point_seeds: Mapping[str, Mapping[int, int]] | None = None,
 ) -> tuple[Options, list[Sweep], list[RunSpec]]:
@@ -94,14 +97,21 @@ def planned(
     if tcp_flavour not in (None, "ns2", "linux"):
         raise ValueError(f"unknown TCP flavour {tcp_flavour!r} (expected ns2 or linux)")
     tcp_flavour = None if tcp_flavour == "ns2" else tcp_flavour
-    opts = Options(quick=quick, seeds=seed_list(n), flavour=flavour, sender=sender, tcp_flavour=tcp_flavour)
+    opts = Options(
+        quick=quick,
+        seeds=seed_list(n),
+        flavour=flavour,
+        sender=sender,
+        tcp_flavour=tcp_flavour,
+        timing=timing,
+    )
     sweeps = exp.plan(opts)
     validate(exp, sweeps)
     at = _Replans(exp, opts, sweeps)
     if sweep_seeds:
         sweeps = _reseeded(exp, sweeps, sweep_seeds, at)
     own = _point_seeds(exp, sweeps, point_seeds or {}, at)
-    if flavour is not None or sender is not None or tcp_flavour is not None:
+    if any(x is not None for x in (flavour, sender, tcp_flavour, timing)):
         sweeps = [replace(sw, points=[(p, as_run(sc, opts)) for p, sc in sw.points]) for sw in sweeps]
     specs: list[RunSpec] = []
     for sw in sweeps:

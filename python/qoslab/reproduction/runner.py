@@ -41,9 +41,10 @@ if TYPE_CHECKING:
 
 def out_name(experiment: str, options: Options) -> str:
     """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``,
-    ``NAME-tcp-linux``, …"""
+    ``NAME-tcp-linux``, ``NAME-cubic-tcp-linux-timing-testbed``, …"""
     tcp = f"tcp-{options.tcp_flavour}" if options.tcp_flavour else None
-    parts = (options.flavour, options.sender, tcp, options.warmup)
+    timing = f"timing-{options.timing}" if options.timing else None
+    parts = (options.flavour, options.sender, tcp, timing, options.warmup)
     return "-".join([experiment, *(x for x in parts if x)])
 
 
@@ -341,6 +342,7 @@ def reproduce(
     flavour: str | None = None,
     sender: str | None = None,
     tcp_flavour: str | None = None,
+    timing: str | None = None,
     warmup: str | None = None,
     sweep_seeds: Mapping[str, int] | None = None,
     point_seeds: Mapping[str, Mapping[int, int]] | None = None,
@@ -361,6 +363,10 @@ def reproduce(
     ``tcp_flavour="linux"`` runs every TCP sender in the linux transport flavour (as the kernel
     runs TCP: docs/models/tcp-linux.md, validated on docs/validation/linux.md) and writes
     ``out/NAME-tcp-linux/``.
+
+    ``timing="testbed"`` gives every link direction the kernel testbed's timing noise
+    (``timing.jitter``: docs/scenario-format.md; the linux flavour's validated configuration) and
+    writes ``out/NAME-timing-testbed/``; ``"exact"`` or a bound (``"50us"``) likewise.
 
     ``warmup="mser5"`` measures each point's runs from the warm-up MSER-5 finds in a pilot run,
     for an experiment whose measurement window is ours (refused where the paper fixes it), and
@@ -386,6 +392,7 @@ def reproduce(
         flavour=flavour,
         sender=sender,
         tcp_flavour=tcp_flavour,
+        timing=timing,
         sweep_seeds=sweep_seeds,
         point_seeds=point_seeds,
     )
@@ -500,6 +507,7 @@ def _command(ctx: Context) -> str:
         + (f" --flavour {opts.flavour}" if opts.flavour else "")
         + (f" --sender {opts.sender}" if opts.sender else "")
         + (f" --tcp-flavour {opts.tcp_flavour}" if opts.tcp_flavour else "")
+        + (f" --timing {opts.timing}" if opts.timing else "")
         + (f" --warmup {opts.warmup}" if opts.warmup else "")
     )
 

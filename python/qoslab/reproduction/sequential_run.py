@@ -238,7 +238,7 @@ def rests_on(exp: str, decls: Sequence[Magnitude], r: dict[str, Any]) -> tuple[s
 
 
 def plan_args(kw: dict[str, Any]) -> dict[str, Any]:
-    return {k: kw[k] for k in ("quick", "flavour", "sender", "tcp_flavour") if k in kw}
+    return {k: kw[k] for k in ("quick", "flavour", "sender", "tcp_flavour", "timing") if k in kw}
 
 
 #: ``planned``'s ``sweep_seeds`` and ``point_seeds``: where a look plans fewer seeds than its own

@@ -243,9 +243,12 @@ def placeholders(root: Path = ROOT) -> list[str]:
 
 
 #: Under docs/verdicts/: the studies' own files (full runs of the paper's TCP), then the quick
-#: runs of each sender in both transport flavours, then the linux flavour's full-length runs.
+#: runs of each sender in both transport flavours (the linux flavour's with the testbed's timing,
+#: as validated), then the linux flavour's full-length runs, then its quick runs with exact
+#: timing (set beside the testbed's on the todays-tcp page).
 FULL_SENDERS = "senders-full"
-VERDICT_DIRS = ("", "senders", FULL_SENDERS)
+EXACT_SENDERS = "senders-exact"
+VERDICT_DIRS = ("", "senders", FULL_SENDERS, EXACT_SENDERS)
 
 
 def verdict_files(root: Path = ROOT) -> list[Path]:

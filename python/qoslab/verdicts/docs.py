@@ -349,12 +349,14 @@ def survival_table(
     validation: dict[str, Validation] | None = None,
     *,
     full_length: bool = False,
+    exact: Sequence[dict[str, Any]] = (),
 ) -> str:
     """Per experiment, one row per claim part and one column per TCP sender and transport
     flavour: its readings counted per verdict when every sender runs that congestion control.
     Each column says how far its sender model holds against the Linux kernel on the committed
     grid (``validation``: per flavour, from :func:`kernel_validation`). The quick runs' table
-    ends with the claims the transport flavour changes; the full-length runs' (the paper's TCP
+    ends with the claims the transport flavour changes and, given the linux flavour's runs with
+    exact timing (``exact``), those the timing changes; the full-length runs' (the paper's TCP
     and the linux flavour's senders, ``full_length``) with those today's TCP changes."""
     val = validation or {}
     by_exp = by_column(docs)
@@ -380,6 +382,8 @@ def survival_table(
             out += ["", NOT_RUN_NOTE]
         out.append("")
     out += sender_changes(docs) if full_length else flavour_changes(docs)
+    if exact:
+        out += timing_changes(docs, exact)
     return "\n".join(out)
 
 
@@ -429,6 +433,55 @@ def flavour_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
     if not rows:
         return head
     table = ["| study | claim [part] | sender | ns2 flavour | linux flavour |", "|---|---|---|---|---|"]
+    return [*head, *table, *rows, ""]
+
+
+def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any]]) -> list[str]:
+    """The claims whose verdict (that of most of their readings) under a linux-flavour sender
+    differs between the runs of ``docs`` (the page's columns, with the timing each records) and
+    the same sender's runs with exact timing (``exact``): per sender, how many keep their verdict,
+    those decided both ways and differently (listed), and those decided one way only."""
+    ours = by_column(docs)
+    decided = (REPRODUCES, WEAKER, DOES_NOT)
+    rows: list[str] = []
+    tally: dict[str, Counter[str]] = {}
+    timings: set[str] = set()
+    for exp, cols in sorted(by_column(exact).items()):
+        for col, other in sorted(cols.items()):
+            doc = ours.get(exp, {}).get(col)
+            if doc is None or col[1] != "linux" or str(other.get("timing") or "exact") != "exact":
+                continue
+            timings.add(str(doc.get("timing") or "exact"))
+            a, b, name = claim_verdicts(other), claim_verdicts(doc), column_name(col)
+            t = tally.setdefault(name, Counter())
+            for claim in (c for c in b if c in a):
+                if a[claim] == b[claim]:
+                    t["same"] += 1
+                elif a[claim] in decided and b[claim] in decided:
+                    t["flips"] += 1
+                    rows.append(f"| `{exp}` | {claim} | {name} | {a[claim]} | {b[claim]} |")
+                else:
+                    t["one"] += 1
+    if not tally:
+        return []
+    head = [
+        "### Where the timing changes a claim's verdict",
+        "",
+        f"Each claim (part) by the verdict of most of its readings, under the same linux-flavour sender "
+        f"with exact timing (`docs/verdicts/senders-exact/`) and with the timing of the columns above "
+        f"({', '.join(sorted(timings))}), the same seeds: "
+        + "; ".join(
+            f"{name}: {t['same']} the same, {t['flips']} decided both ways and differently"
+            + (" (below)" if t["flips"] else "")
+            + f", {t['one']} decided under one only"
+            for name, t in tally.items()
+        )
+        + ".",
+        "",
+    ]
+    if not rows:
+        return head
+    table = ["| study | claim [part] | sender | exact timing | testbed timing |", "|---|---|---|---|---|"]
     return [*head, *table, *rows, ""]
 
 

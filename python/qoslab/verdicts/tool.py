@@ -22,6 +22,7 @@ from typing import Any
 from qoslab import studies
 from qoslab.verdicts.audit import records_digest
 from qoslab.verdicts.currency import (
+    EXACT_SENDERS,
     FULL_SENDERS,
     ROOT,
     check,
@@ -84,7 +85,8 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
     tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
     senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
     val = kernel_validations(root)
-    if senders and replace_block(tcp_page, survival_table(senders, against, val)):
+    exact = [read(p) for p in sorted((root / "docs" / "verdicts" / EXACT_SENDERS).glob("*.json"))]
+    if senders and replace_block(tcp_page, survival_table(senders, against, val, exact=exact)):
         changed.append(tcp_page)
     full = [read(p) for p in sorted((root / "docs" / "verdicts" / FULL_SENDERS).glob("*.json"))]
     if full and replace_block(
