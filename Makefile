@@ -185,8 +185,8 @@ figures: build
 	$(PY) -m qoslab.verdicts readme
 
 # Recomputes every committed verdict file: the figures' full runs above, and each study under each
-# sender as committed (quick: 5 seeds in the ns2 flavour, 10 in the linux flavour), then regenerates
-# README and pages.
+# sender as committed (quick: 5 seeds in the ns2 flavour, 10 in the linux flavour with the testbed's
+# timing, as validated, and with exact timing beside it), then regenerates README and pages.
 # `python -m qoslab.verdicts check` lists which files are stale; this target is the cure.
 verdicts: figures
 	for e in $(VERDICT_STUDIES); do \
@@ -195,8 +195,11 @@ verdicts: figures
 	    cp results/verdicts-senders/$$e$${s:+-$$s}/verdicts.json docs/verdicts/senders/$$e$${s:+-$$s}.json || exit 1; \
 	  done; \
 	  for s in sack cubic bbr; do \
-	    $(VENV)/bin/qoslab reproduce $$e --quick --seeds 10 --out results/verdicts-senders --sender $$s --tcp-flavour linux || exit 1; \
-	    cp results/verdicts-senders/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders/$$e-$$s-tcp-linux.json || exit 1; \
+	    for t in testbed exact; do \
+	      $(VENV)/bin/qoslab reproduce $$e --quick --seeds 10 --out results/verdicts-senders --sender $$s --tcp-flavour linux --timing $$t || exit 1; \
+	    done; \
+	    cp results/verdicts-senders/$$e-$$s-tcp-linux-timing-testbed/verdicts.json docs/verdicts/senders/$$e-$$s-tcp-linux-timing-testbed.json || exit 1; \
+	    cp results/verdicts-senders/$$e-$$s-tcp-linux-timing-exact/verdicts.json docs/verdicts/senders-exact/$$e-$$s-tcp-linux-timing-exact.json || exit 1; \
 	  done; \
 	done
 	$(PY) -m qoslab.report.docfigures todays-tcp

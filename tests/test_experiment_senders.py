@@ -272,3 +272,33 @@ def test_sender_changes_compare_each_linux_sender_with_the_papers_tcp():
     assert "cubic" not in text
     assert "| `x` | “B” | bbr, linux flavour | reproduces | does not reproduce |" in text
     assert verdicts.sender_changes([doc("bbr", "linux", R, R, R)])[2].endswith(": no study has both.")
+
+
+def test_timing_changes_compare_each_linux_sender_with_its_exact_timing_runs():
+    """The linux flavour's columns (testbed timing) against the same sender's runs with exact
+    timing: a claim decided both ways is listed as a flip, one inconclusive on either side is
+    counted as decided under one only; ns2-flavour files and a file of another timing in the
+    exact set take no part; without exact files there is no section."""
+    R, D, U = verdicts.REPRODUCES, verdicts.DOES_NOT, verdicts.INCONCLUSIVE
+
+    def doc(sender: str, flavour: str, timing: str, a: str, b: str, c: str) -> dict:
+        recs = [
+            {"claim": name, "section": "s", "reading": "r", "verdict": v}
+            for name, v in (("A", a), ("B", b), ("C", c))
+        ]
+        return {
+            "experiment": "x",
+            "verdicts": recs,
+            "sender": sender,
+            "tcp_flavour": flavour,
+            "timing": timing,
+        }
+
+    ours = [doc("cubic", "linux", "testbed", R, D, U), doc("cubic", "ns2", "exact", D, D, D)]
+    exact = [doc("cubic", "linux", "exact", R, R, R), doc("cubic", "ns2", "exact", R, R, R)]
+    text = "\n".join(verdicts.docs.timing_changes(ours, exact))
+    assert "(testbed), the same seeds: cubic, linux flavour: 1 the same, 1 decided both ways" in text
+    assert "| `x` | “B” | cubic, linux flavour | reproduces | does not reproduce |" in text
+    assert "ns2 flavour" not in text
+    assert verdicts.docs.timing_changes(ours, []) == []
+    assert verdicts.docs.timing_changes(ours, [doc("cubic", "linux", "testbed", R, R, R)]) == []

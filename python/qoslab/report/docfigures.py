@@ -315,6 +315,14 @@ def _plain(name: object, what: str) -> str:
     return name
 
 
+def _reproduce_command(src: Path, exp: str) -> str:
+    """The command a run folder without a verdict file was made with, as its report.md gives it
+    ("Reproduce with `...`": its flavours, senders and timing included)."""
+    report = src / "report.md"
+    m = re.search(r"Reproduce with `([^`]+)`", report.read_text()) if report.exists() else None
+    return m.group(1) if m else f"qoslab reproduce {exp}"
+
+
 def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> list[str]:
     """Copies each experiment's figures from ``run_dir/NAME`` into the docs and regenerates its
     page's section; returns one line per experiment. Names (of the experiments, and of the
@@ -332,7 +340,7 @@ def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> l
             raise SystemExit(f"{verdict_file}: a quick run; the pages show full runs only")
         manifest = {
             "experiment": exp,
-            "command": header.get("command", f"qoslab reproduce {exp}"),
+            "command": header.get("command") or _reproduce_command(src, exp),
             "seeds": _seeds_of(man["figures"]),
             "version": header.get("version") or version_of(man["figures"][0]["provenance"]),
             # the labels filtered again: a run's analysis may predate the filter's last rule

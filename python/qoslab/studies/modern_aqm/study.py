@@ -181,7 +181,7 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
         "the Linux kernel's TCP model (tcp.flavour linux)"
         if ctx.options.tcp_flavour == "linux"
         else "ns-2's one-way TCP agents (tcp.flavour ns2)"
-    )
+    ) + (f", {ctx.options.timing} timing" if ctx.options.timing else "")
     fig = panels(
         [
             Panel(
