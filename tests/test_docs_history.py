@@ -19,8 +19,13 @@ HISTORY = re.compile(r"\b([Ss]top|[Ii]ssue) [0-9]{2,3}\b|\b[Rr]un 1[0-9]\b")
 
 
 def pages() -> list[Path]:
-    """Every Markdown page of the docs site and the README."""
-    return [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
+    """Every Markdown page of the docs site, the README, and the shipped scenarios (their header
+    comments are what a user reads first)."""
+    return [
+        *sorted((ROOT / "docs").rglob("*.md")),
+        ROOT / "README.md",
+        *sorted((ROOT / "scenarios").rglob("*.toml")),
+    ]
 
 
 def history_lines(text: str) -> list[tuple[int, str]]:
