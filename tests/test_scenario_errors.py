@@ -81,7 +81,7 @@ def test_override_errors_name_the_override_not_a_line_of_generated_toml():
     with pytest.raises(qoslab.ScenarioError) as e:
         sc.with_overrides(["link.bottleneck.bandwidth=fast"])
     err = e.value
-    assert err.line is None and err.column is None and err.key == "link[1].bandwidth"
+    assert err.line is None and err.column is None and err.key == "link.bottleneck.bandwidth"
     label = f"{SCENARIOS / 'fdd-red-s1.toml'} (with override link.bottleneck.bandwidth=fast)"
     assert str(err).startswith(f"{label}: ")
     assert "--set" not in str(err)
@@ -97,7 +97,7 @@ def test_override_errors_name_the_override_not_a_line_of_generated_toml():
     assert p.returncode == 1 and "Traceback" not in p.stderr
     line = p.stderr.strip()
     assert line.startswith("error: ")
-    assert "(with --set link.bottleneck.bandwidth=fast): key `link[1].bandwidth`" in line
+    assert "(with --set link.bottleneck.bandwidth=fast): key `link.bottleneck.bandwidth`" in line
     assert ".toml:" not in line.split("(with")[0][-6:]
 
 
@@ -252,6 +252,21 @@ def test_override_errors_say_what_to_set(assignment, needle):
     with pytest.raises(qoslab.ScenarioError) as e:
         sc.with_overrides([assignment], via="--set")
     assert needle in str(e.value), e.value
+
+
+def test_an_override_error_names_the_key_as_typed_and_what_a_direction_queue_needs():
+    """The core names an array element by position (``link[1]``); the user typed its name."""
+    sc = qoslab.load_scenario(SCENARIOS / "examples" / "udp-sources.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides(["link.bottleneck.queue_ab.max_p=0.1"], via="--set")
+    assert e.value.key == "link.bottleneck.queue_ab"
+    assert str(e.value).endswith(
+        "key `link.bottleneck.queue_ab`: missing field `type`; `link.bottleneck.queue_ab` replaces the "
+        "link's queue whole: give its type, or set `link.bottleneck.queue.KEY`"
+    ), e.value
+    with pytest.raises(qoslab.ScenarioError) as e:  # by position, the key stays as the core gives it
+        sc.with_overrides(["link[1].queue_ab.max_p=0.1"], via="--set")
+    assert e.value.key == "link[1].queue_ab", e.value
 
 
 @pytest.mark.parametrize(

@@ -171,8 +171,12 @@ class Scenario:
             return Scenario.from_table(table, label, allow_paths=self.allow_paths)
         except _core.ScenarioError as e:
             # The core located the error in TOML generated from the table: its line and column
-            # point into no file the user has. The key and message are what they need.
-            raise scenario_error(label, e.message or str(e), key=e.key or "") from None
+            # point into no file the user has. The key and message are what they need, the key
+            # written as the user wrote it (``link.bottleneck``, not ``link[1]``).
+            key, msg = _as_typed(e.key or "", table, assignments), e.message or str(e)
+            if msg.startswith("missing field `type`") and re.search(r"\.queue_(ab|ba)$", key):
+                msg += f"; `{key}` replaces the link's queue whole: give its type, or set `{key[:-3]}.KEY`"
+            raise scenario_error(label, msg, key=key) from None
 
     def with_tcp_variant(self, variant: str) -> Scenario:
         """Returns a copy in which every TCP sender runs ``variant`` (``"cubic"``, ``"bbr"``,
@@ -233,6 +237,23 @@ def parse_value(text: str) -> Any:
 
 
 _SEG = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
+
+
+def _as_typed(key: str, table: dict[str, Any], assignments: list[str]) -> str:
+    """``key`` (``link[1].queue_ab``) with its leading array index written as the element's name
+    (``link.bottleneck.queue_ab``) when an assignment addressed that element by its name."""
+    m = re.match(r"([A-Za-z_]+)\[(\d+)\](.*)$", key)
+    if not m:
+        return key
+    arr, i, rest = m.group(1), int(m.group(2)), m.group(3)
+    items = table.get(arr)
+    if not isinstance(items, list) or i >= len(items) or not isinstance(items[i], dict):
+        return key
+    name = items[i].get("name")
+    typed = f"{arr}.{name}"
+    if isinstance(name, str) and any(a.split("=", 1)[0].strip().startswith(typed + ".") for a in assignments):
+        return typed + rest
+    return key
 
 
 def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override") -> None:

@@ -338,7 +338,7 @@ def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> l
         header = json.loads(verdict_file.read_text()) if verdict_file.exists() else {}
         if header.get("quick"):
             raise SystemExit(f"{verdict_file}: a quick run; the pages show full runs only")
-        manifest = {
+        manifest: dict[str, Any] = {
             "experiment": exp,
             "command": header.get("command") or _reproduce_command(src, exp),
             "seeds": _seeds_of(man["figures"]),
