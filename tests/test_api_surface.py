@@ -73,3 +73,26 @@ def test_help_names_what_to_type_not_python_types_and_keeps_defaults_whole():
             assert "<bool>" not in line and "<list[" not in line and "<int>" not in line, (cmd, line)
     sweep = subprocess.run([QOSLAB, "sweep", "--help"], capture_output=True, text=True, env=env).stdout
     assert "KEY=V1,V2,…" in sweep and "drops_bottleneck)." in sweep
+
+
+def test_help_text_is_wrapped_by_the_terminal_not_the_source():
+    """A command's docstring is wrapped at 100 columns in the source; help joins each paragraph
+    so that the terminal wraps it: at 100 columns no help line ends after a word or two with the
+    sentence going on at the next line (the source's breaks showed as lines of one word)."""
+    import os
+    import subprocess
+
+    from conftest import QOSLAB
+    from qoslab.cli import unwrap_help
+
+    assert unwrap_help("One line\ngoes on.\n\n- item\n- item two\n    code\n") == (
+        "One line goes on.\n\n- item\n- item two\n    code"
+    )
+    env = {**os.environ, "COLUMNS": "100"}
+    out = subprocess.run([QOSLAB, "--help"], capture_output=True, text=True, env=env).stdout
+    rows = [line.strip("│ ").rstrip() for line in out.splitlines() if line.startswith("│")]
+    run = next(i for i, r in enumerate(rows) if r.startswith("run "))
+    text = " ".join(rows[run : run + 6])
+    assert "drops. Memory and capture size are estimated first" in text, text
+    # the source's breaks showed as rows of a word or two ("Memory and", "budget", "that")
+    assert not [r for r in rows if r in ("Memory and", "budget", "that", "start-up,", "generated")], rows

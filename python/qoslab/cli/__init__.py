@@ -42,6 +42,28 @@ _METAVARS = {
 }
 
 
+def unwrap_help(text: str) -> str:
+    """A docstring's paragraphs as one line each (the terminal wraps them at its width, not at
+    the source's 100 columns); a line that starts a list item or an indented block keeps its
+    break."""
+    out: list[str] = []
+    for line in text.splitlines():
+        s = line.strip()
+        keep = not s or s.startswith(("-", "*", "qoslab ")) or line.startswith("    ")
+        if out and out[-1] and not keep:
+            out[-1] += " " + s
+        else:
+            out.append(line.rstrip() if keep else s)
+    return "\n".join(out)
+
+
+def _unwrap_helps(cmd: Any) -> None:
+    for sub in getattr(cmd, "commands", {}).values():
+        _unwrap_helps(sub)
+    if isinstance(getattr(cmd, "help", None), str):
+        cmd.help = unwrap_help(cmd.help)
+
+
 def _plain_metavars(cmd: Any) -> None:
     """Help shows what to type after an option (``N``, ``PATH``, ``KEY=VALUE``) and nothing after
     a flag, instead of Python types (``<bool>``, ``<list[str]>``)."""
@@ -107,6 +129,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, run_command.sigterm_as_interrupt)
     cli = command_for(sys.argv[1:])
     _plain_metavars(cli)
+    _unwrap_helps(cli)
     try:
         cli(prog_name="qoslab")
     except KeyboardInterrupt:
