@@ -48,6 +48,20 @@ def test_run_prints_table_and_writes_outputs(tmp_path):
     assert {"time_s", "flow_name", "throughput_bps", "cwnd"} <= set(sf.columns)
 
 
+def test_sources_at_a_set_rate_get_no_tcp_columns_and_no_fairness_index():
+    """Two CBR flows through a priority queue: a retransmission or timeout column and a Jain
+    index over rates the scenario sets would be noise; a TCP scenario keeps them (above)."""
+    p = subprocess.run(
+        [QOSLAB, "run", str(SCENARIOS / "examples" / "multi-priority.toml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "voice" in p.stdout and "drops" in p.stdout and "utilisation of bottleneck" in p.stdout
+    assert "retransmits" not in p.stdout and "timeouts" not in p.stdout and "Jain" not in p.stdout
+
+
 def test_same_seed_same_summary_different_seed_differs(tmp_path):
     a, _ = run_cli(tmp_path, "a", "--seed", "7")
     b, _ = run_cli(tmp_path, "b", "--seed", "7")

@@ -172,18 +172,23 @@ def run(
     s = res.summary(flow_rows=shown)
     con = Console()
     t = Table(title=f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}")
-    for c in ("flow", "throughput (kbps)", "sent pkts", "retransmits", "drops", "timeouts"):
+    # TCP's columns and the fairness index where a flow adapts its rate; a source at a set rate
+    # retransmits nothing and its share is its rate
+    elastic = bool(sc.outline.get("arrivals")) or any(f.get("kind") == "tcp" for f in sc.outline["flows"])
+    cols = ("flow", "throughput (kbps)", "sent pkts", "retransmits", "drops", "timeouts")
+    for c in cols if elastic else ("flow", "throughput (kbps)", "sent pkts", "drops"):
         t.add_column(c)
     t.caption = more
     for f in s["flows"]:
-        t.add_row(
+        row = [
             f["name"],
             f"{f['throughput_bps'] / 1e3:.1f}",
             str(f["sent_packets"]),
             str(f["retransmitted_packets"]),
             str(f["dropped_packets"]),
             str(f["timeouts"]),
-        )
+        ]
+        t.add_row(*(row if elastic else [row[0], row[1], row[2], row[4]]))
     con.print(t)
     if sc.outline.get("conditioners"):
         con.print(diffserv_table(res))
@@ -192,8 +197,8 @@ def run(
     every = human_seconds(s["sampling_interval_s"])
     con.print(f"measurement window {w[0]:g}-{w[1]:g} s; time series sampled every {every}")
     con.print(
-        f"Jain index {s['fairness_index']:.4f} | "
-        f"aggregate {s['aggregate_throughput_bps'] / 1e3:.1f} kbps | "
+        (f"Jain index {s['fairness_index']:.4f} | " if elastic else "")
+        + f"aggregate {s['aggregate_throughput_bps'] / 1e3:.1f} kbps | "
         f"utilisation of {s['bottleneck']} {s['utilization'] * 100:.2f} %"
     )
     con.print(
