@@ -196,7 +196,7 @@ def test_reproduce_timing_gives_every_run_that_timing_and_its_own_folder(tmp_pat
 
     from qoslab.reproduction import get
     from qoslab.reproduction.planning import planned
-    from qoslab.reproduction.runner import out_name
+    from qoslab.reproduction.planning import out_name
 
     exp = get("rio-plus-o")
     opts, sweeps, specs = planned(exp, quick=True, seeds=1, tcp_flavour="linux", timing="testbed")

@@ -57,6 +57,15 @@ SeedsOpt = Annotated[
     ),
 ]
 
+TimingOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--timing",
+        help="The host timing noise of every run (timing.jitter): testbed (the kernel testbed's, "
+        "the linux flavour's validated configuration), exact, or a bound such as 50us; outputs go "
+        "to OUT/NAME-timing-TIMING/. Default: each scenario's own (exact).",
+    ),
+]
 SequentialOpt = Annotated[
     bool,
     typer.Option(
@@ -133,15 +142,7 @@ def reproduce(
             "OUT/NAME-tcp-linux/); ns2 (the default): ns-2.35's one-way agents.",
         ),
     ] = None,
-    timing: Annotated[
-        str | None,
-        typer.Option(
-            "--timing",
-            help="The host timing noise of every run (timing.jitter): testbed (the kernel testbed's, "
-            "the linux flavour's validated configuration), exact, or a bound such as 50us; outputs go "
-            "to OUT/NAME-timing-TIMING/. Default: each scenario's own (exact).",
-        ),
-    ] = None,
+    timing: TimingOpt = None,
     sequential: SequentialOpt = False,
     no_futility: NoFutilityOpt = False,
     max_seeds: Annotated[
@@ -291,7 +292,7 @@ def _check_folders(
     """Each experiment's ``OUT/NAME``, checked before any run (a symbolic link, or a folder of
     files qoslab did not write, is refused in one line: :func:`qoslab.runs.rundir.check_reproduction`)."""
     from qoslab.reproduction.base import Options
-    from qoslab.reproduction.runner import out_name
+    from qoslab.reproduction.planning import out_name
     from qoslab.runs.rundir import check_reproduction
 
     tcp = None if tcp_flavour == "ns2" else tcp_flavour

@@ -38,6 +38,15 @@ def as_run(scenario: Scenario, options: Options) -> Scenario:
     return scenario
 
 
+def out_name(experiment: str, options: Options) -> str:
+    """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``,
+    ``NAME-tcp-linux``, ``NAME-cubic-tcp-linux-timing-testbed``, …"""
+    tcp = f"tcp-{options.tcp_flavour}" if options.tcp_flavour else None
+    timing = f"timing-{options.timing}" if options.timing else None
+    parts = (options.flavour, options.sender, tcp, timing, options.warmup)
+    return "-".join([experiment, *(x for x in parts if x)])
+
+
 def timing_of(sweeps: Iterable[Sweep]) -> str:
     """The timing noise the sweeps' scenarios run with (:attr:`qoslab.Scenario.timing`:
     ``exact``, ``testbed``, ...), or each one they use, by name, where they differ."""

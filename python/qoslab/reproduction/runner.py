@@ -20,7 +20,7 @@ from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
 from qoslab.report.results import RunRow, load
 from qoslab.reproduction.base import Experiment, Options, Sweep, get
-from qoslab.reproduction.planning import as_run, flavoured, planned, timing_of  # noqa: F401 — flavoured re-exported
+from qoslab.reproduction.planning import as_run, flavoured, out_name, planned, timing_of  # noqa: F401 — re-exported
 from qoslab.reproduction.selection import Selections
 from qoslab.reproduction.selection import select as select  # re-exported: the experiments import it here
 from qoslab.runs import rundir
@@ -37,15 +37,6 @@ if TYPE_CHECKING:
     from qoslab.report.figures import Figure
     from qoslab.runs.simulate import Result
     from qoslab.scenario import Scenario
-
-
-def out_name(experiment: str, options: Options) -> str:
-    """The directory of a reproduction's outputs: ``NAME``, ``NAME-ns2``, ``NAME-cubic``,
-    ``NAME-tcp-linux``, ``NAME-cubic-tcp-linux-timing-testbed``, …"""
-    tcp = f"tcp-{options.tcp_flavour}" if options.tcp_flavour else None
-    timing = f"timing-{options.timing}" if options.timing else None
-    parts = (options.flavour, options.sender, tcp, timing, options.warmup)
-    return "-".join([experiment, *(x for x in parts if x)])
 
 
 @dataclass
