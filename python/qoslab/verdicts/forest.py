@@ -40,6 +40,8 @@ COLOURS = {
 }
 #: resolution of the saved plot (dots per inch)
 DPI = 72
+#: size of the smallest text that carries data: the readings' labels and the legend (points)
+TEXT_PT = 7.0
 #: the axis, in units of the claimed effect
 XMIN, XMAX = -2.0, 3.0
 
@@ -134,7 +136,7 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     ax.axvspan(1.0, XMAX, color="#0072B2", alpha=0.07, lw=0)
     ax.axvline(0.0, color="#333333", lw=0.8)
     ax.axvline(1.0, color="#0072B2", lw=0.8, ls="--")
-    ax.set_yticks(ys, labels, fontsize=7)
+    ax.set_yticks(ys, labels, fontsize=TEXT_PT)
     for tick, (_, head) in zip(ax.get_yticklabels(), lines, strict=True):
         if head is None:
             tick.set_fontweight("bold")
@@ -147,7 +149,7 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     )
     ax.set_title(f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10)
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in COLOURS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=TEXT_PT, frameon=False)
     fig.tight_layout(rect=(0.0, 0.45 / height, 1.0, 1.0))
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
