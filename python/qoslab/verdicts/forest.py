@@ -164,7 +164,9 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
         "◆ thick = primary; arrows: off the axis",
         fontsize=TEXT_PT,
     )
-    ax.set_title(f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=TEXT_PT + 1)
+    ax.set_title(
+        f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=TEXT_PT + 1
+    )
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in COLOURS.items()]
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=TEXT_PT, frameon=False)
     fig.tight_layout(rect=(0.0, 0.55 / height, 1.0, 1.0))
