@@ -27,8 +27,8 @@ browser dumps (``--dump-dom``). The rules, each shown to fail on a synthetic pag
    - everything else: :func:`qoslab.report.figures.panels` (``qoslab plot``, the studies'
      figures; saved at 150 dpi; tick labels and legend 8 pt).
 
-   A PNG scaled down after saving without its dpi adjusted (``compact_png`` before it kept
-   the pHYs chunk) reads as larger text than it has, so the rule is lenient there.
+   A PNG scaled down after matplotlib saved it (``docfigures.compact_png`` drops the ``pHYs``
+   chunk and may resample) has smaller text than this reckons, so the rule is lenient there.
 
 The site is built once per module into a temporary folder (about 4 s); the pages are opened by
 three browsers at a time (about 20 s on two cores). Failures the lead's pages or the study
@@ -53,11 +53,11 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
 from PIL import Image
-from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -88,7 +88,12 @@ def _generators() -> tuple[Generator, ...]:
     return (
         Generator("experiments/img/verdicts/", "qoslab.verdicts.forest", forest.DPI, forest.TEXT_PT),
         Generator("validation/linux", "qoslab.emulation.validation_report", 90.0, 7.0),
-        Generator("experiments/img/todays-tcp/verdicts-", "qoslab.report.docfigures (verdicts by sender)", 110.0, 8.0),
+        Generator(
+            "experiments/img/todays-tcp/verdicts-",
+            "qoslab.report.docfigures (verdicts by sender)",
+            110.0,
+            8.0,
+        ),
         Generator("", "qoslab.report.figures.panels", 150.0, 8.0),
     )
 
@@ -169,7 +174,9 @@ def browser() -> list[str] | None:
 def build_site(docs_dir: Path, config: Path, out: Path, strict: bool = True) -> None:
     """``mkdocs build`` of ``config`` (its docs in ``docs_dir``) into ``out``."""
     cmd = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(out)]
-    r = subprocess.run([*cmd, *(["--strict"] if strict else [])], capture_output=True, text=True, cwd=docs_dir.parent)
+    r = subprocess.run(
+        [*cmd, *(["--strict"] if strict else [])], capture_output=True, text=True, cwd=docs_dir.parent
+    )
     assert r.returncode == 0, f"mkdocs build failed:\n{r.stdout}{r.stderr}"
 
 
@@ -255,7 +262,9 @@ def problems(page: Path, site: Path, found: Mapping[str, Any]) -> list[str]:
     if main is None:
         return [*out, "does not render: no main region"]
     if main["height"] <= 0 or main["h1_height"] <= 0:
-        out.append(f"does not render: main region {main['height']:.0f} px high, title {main['h1_height']:.0f} px")
+        out.append(
+            f"does not render: main region {main['height']:.0f} px high, title {main['h1_height']:.0f} px"
+        )
     if main["h1"] != found["h1_built"]:
         out.append(f"does not render: title {main['h1']!r}, the built page's is {found['h1_built']!r}")
     for img in found["images"]:
@@ -266,7 +275,10 @@ def problems(page: Path, site: Path, found: Mapping[str, Any]) -> list[str]:
     for t in found["tables"]:
         width = max(t["width"], t["wrap_scroll"])
         if width > main["column"] + SLACK_PX or t["wrap_scroll"] > t["wrap_client"] + SLACK_PX:
-            out.append(f"table scrolls: the table headed {t['head']!r} is {width:.0f} px wide in a {main['column']:.0f} px column")
+            out.append(
+                f"table scrolls: the table headed {t['head']!r} is {width:.0f} px wide "
+                f"in a {main['column']:.0f} px column"
+            )
     return out
 
 
@@ -290,8 +302,102 @@ def _figure(img: Mapping[str, Any], site: Path, main: Mapping[str, Any]) -> list
 
 # -- the real site ----------------------------------------------------------------------------------
 
-#: Failures the site still has (page, a fragment of the failure line) and what fixes each.
-KNOWN: dict[tuple[str, str], str] = {}
+_PANELS = (
+    "drawn by qoslab.report.figures.panels with 4.6 in panels side by side and 8 pt text at 150 "
+    "dpi: a figure more than 8.1 in wide shows that text below 12 px in the 876 px column. Passes "
+    "drawn at most 8 in wide at 8 pt (one panel a row, as `qoslab plot run` now draws) or with "
+    "text of at least its width in inches in points; redrawn by `make figures` after the full "
+    "reproduction (hours), so not here"
+)
+_KERNEL = (
+    "drawn by qoslab.emulation.validation_report, 8 in at 90 dpi with a 7 pt legend (8.7 px): "
+    "a legend of 10 pt, as its tick labels, passes; redrawn from the kernel runs' results"
+)
+_STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    (
+        "experiments/ard/index.html",
+        "experiments/img/ard/",
+        ("table1-jain", "fig8-std-aggregate", "sensitivity", "sweep-rtt-flows"),
+        _PANELS,
+    ),
+    (
+        "experiments/fdd-red/index.html",
+        "experiments/img/fdd-red/",
+        (
+            "readings-jain",
+            "fig7-table2-throughput",
+            "fig4-5-cwnd",
+            "fig6-bandwidth",
+            "fig8-throughput",
+            "fig9-queue",
+        ),
+        _PANELS,
+    ),
+    (
+        "experiments/mixed-traffic/index.html",
+        "",
+        ("experiments/img/mixed-traffic/mix-overview", "img/mixed-traffic-overview"),
+        _PANELS,
+    ),
+    (
+        "experiments/modern-aqm/index.html",
+        "experiments/img/modern-aqm/",
+        ("reno-overview", "cubic-overview", "bbr-overview"),
+        _PANELS,
+    ),
+    (
+        "experiments/probe-marker/index.html",
+        "experiments/img/probe-marker/",
+        ("fig3-6-frontiers", "fig3-6-frontiers-1000B", "fig7-loss", "fig8-onoff", "fig9-two-domains"),
+        _PANELS,
+    ),
+    ("experiments/red-baseline/index.html", "experiments/img/red-baseline/", ("table2-throughput",), _PANELS),
+    (
+        "experiments/rio-plus-o/index.html",
+        "experiments/img/rio-plus-o/",
+        ("table1-throughput", "fig7-be-flows", "fig8-subscription", "fig1-cwnd", "sensitivity"),
+        _PANELS,
+    ),
+    (
+        "experiments/twam-dwred/index.html",
+        "experiments/img/twam-dwred/",
+        (
+            "fig3-throughput-A",
+            "fig3-throughput-B",
+            "fig3-throughput-C",
+            "fig2-cwnd-A",
+            "fig4-scenario3",
+            "window-estimates",
+        ),
+        _PANELS,
+    ),
+    (
+        "validation/linux/index.html",
+        "validation/linux/",
+        tuple(
+            f"{p}-{fl}"
+            for p in (
+                "bbr-cubic",
+                "cubic-reno",
+                "cubic5",
+                "bbr5-30ms",
+                "bbr5",
+                "bbr-reno",
+                "cubic-alone",
+                "bbr-alone",
+            )
+            for fl in ("linux", "ns2")
+        ),
+        _KERNEL,
+    ),
+)
+#: Failures the site still has, each awaiting a figure redrawn by a long run or the lead's
+#: page: (page, the failure line's start) and what fixes it.
+KNOWN: dict[tuple[str, str], str] = {
+    (page, f"figure unreadable: {folder}{name}.png "): why
+    for page, folder, names, why in _STILL
+    for name in names
+}
 
 
 @pytest.fixture(scope="module")
@@ -303,13 +409,17 @@ def cmd() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def site_findings(cmd: list[str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[Path, dict[str, Any]]]:
+def site_findings(
+    cmd: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[Path, dict[str, Any]]]:
     site = tmp_path_factory.mktemp("site")
     build_site(DOCS, ROOT / "mkdocs.yml", site)
     return site, inspect_all(cmd, site)
 
 
-def test_every_page_of_the_site_passes_in_the_browser(site_findings: tuple[Path, dict[Path, dict[str, Any]]]) -> None:
+def test_every_page_of_the_site_passes_in_the_browser(
+    site_findings: tuple[Path, dict[Path, dict[str, Any]]],
+) -> None:
     site, findings = site_findings
     assert len(findings) >= 40, f"only {len(findings)} pages built"
     report: list[str] = []
@@ -319,11 +429,14 @@ def test_every_page_of_the_site_passes_in_the_browser(site_findings: tuple[Path,
         name = page.relative_to(site).as_posix()
         for line in problems(page, site, found):
             report.append(f"{name}: {line}")
-            hit = [k for k in KNOWN if k[0] == name and k[1] in line]
+            hit = [k for k in KNOWN if k[0] == name and line.startswith(k[1])]
             seen.update(hit)
             if not hit:
                 new.append(f"{name}: {line}")
-    print(f"\n{len(findings)} pages checked in the browser; {len(report)} failures ({len(report) - len(new)} known)")
+    print(
+        f"\n{len(findings)} pages checked in the browser; {len(report)} failures "
+        f"({len(report) - len(new)} known)"
+    )
     print("\n".join(report))
     gone = [f"{p}: {frag}" for p, frag in KNOWN if (p, frag) not in seen]
     assert not new, "pages that fail in the browser:\n" + "\n".join(new)
@@ -349,21 +462,33 @@ BROKEN = {
     "good.md": "# Good\n\nText.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![small](img/small.png)\n",
     "script-error.md": "# Script error\n\nText.\n\n<script>null.boom();</script>\n",
     "hidden.md": "# Hidden\n\nText.\n\n<style>[role=main] { display: none; }</style>\n",
-    "missing-image.md": "# Missing image\n\nText.\n\n<img src=\"img/not-there.png\" alt=\"gone\">\n",
+    "missing-image.md": '# Missing image\n\nText.\n\n<img src="img/not-there.png" alt="gone">\n',
+    # 40 columns: wider than the column even with every cell wrapped to a character or two
     "wide-table.md": "# Wide table\n\nText.\n\n"
     + "| "
-    + " | ".join(f"column_{i}_{'x' * 12}" for i in range(14))
+    + " | ".join(f"column_{i}_{'x' * 12}" for i in range(40))
     + " |\n|"
-    + "---|" * 14
+    + "---|" * 40
     + "\n| "
-    + " | ".join(f"value_{i}_{'y' * 14}" for i in range(14))
+    + " | ".join(f"value_{i}_{'y' * 14}" for i in range(40))
     + " |\n",
     "wide-figure.md": "# Wide figure\n\nText.\n\n![wide](img/wide.png)\n",
+    # breaks no rule: 12 columns of long names and inline code fit once their cells wrap
+    "long-names.md": "# Long names\n\nText.\n\n"
+    + "| "
+    + " | ".join(f"column_{i}_{'x' * 12}" for i in range(12))
+    + " |\n|"
+    + "---|" * 12
+    + "\n| "
+    + " | ".join(f"`value_{i}_{'y' * 14}`" for i in range(12))
+    + " |\n",
 }
 
 
 @pytest.fixture(scope="module")
-def broken_findings(cmd: list[str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
+def broken_findings(
+    cmd: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, list[str]]]:
     """A site of the real theme, its settings and CSS (from mkdocs.yml) with one page per broken
     rule, and one that breaks none."""
     root = tmp_path_factory.mktemp("broken")
@@ -393,7 +518,9 @@ def broken_findings(cmd: list[str], tmp_path_factory: pytest.TempPathFactory) ->
         ("wide-figure/index.html", "figure unreadable: img/wide.png (3000 px)"),
     ],
 )
-def test_a_page_that_breaks_a_rule_fails_it(broken_findings: tuple[Path, dict[str, list[str]]], page: str, expected: str) -> None:
+def test_a_page_that_breaks_a_rule_fails_it(
+    broken_findings: tuple[Path, dict[str, list[str]]], page: str, expected: str
+) -> None:
     _, found = broken_findings
     assert [line for line in found[page] if line.startswith(expected)], found[page]
     # and only that rule
@@ -403,3 +530,4 @@ def test_a_page_that_breaks_a_rule_fails_it(broken_findings: tuple[Path, dict[st
 def test_a_page_that_breaks_no_rule_passes(broken_findings: tuple[Path, dict[str, list[str]]]) -> None:
     _, found = broken_findings
     assert found["good/index.html"] == []
+    assert found["long-names/index.html"] == []
