@@ -173,10 +173,11 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     # no anti-aliasing: a study's few hundred lines stay within the docs' image budget, and the
     # plot's dozen colours fit the 16-colour palette below exactly (with anti-aliased text, its
     # shades of grey took the palette and the verdicts' colours came out grey or merged)
-    for artist in fig.findobj(lambda a: isinstance(a, (Text, Line2D, Patch))):
-        artist.set_antialiased(False)
+    for artist in fig.findobj():
+        if isinstance(artist, (Text, Line2D, Patch)):
+            artist.set_antialiased(False)
         arrow = getattr(artist, "arrow_patch", None)
-        if arrow is not None:
+        if isinstance(arrow, Patch):
             arrow.set_antialiased(False)
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
