@@ -1,8 +1,9 @@
 """The documentation site in a real browser: `make docs`'s mkdocs build, every page opened by a
 headless Chromium (`make browser-deps` installs Debian's ``chromium-headless-shell``) in a
-1280 × 1000 px window. A small script put into each built page before the browser opens it
-measures the page once it has loaded and writes its findings as JSON into the DOM, which the
-browser dumps (``--dump-dom``). The rules, each shown to fail on a synthetic page that breaks it:
+1280 × 1000 px window, from a local HTTP server as a reader gets it. A small script put into each
+built page before the browser opens it measures the page once it has loaded and writes its
+findings as JSON into the DOM, which the browser dumps (``--dump-dom``). The rules, each shown to
+fail on a synthetic page (of the real theme and CSS) that breaks it:
 
 1. **Renders**: the page's main region is laid out (height > 0) with its title (the ``h1``
    the built page holds) visible, and no script error is raised (``window.onerror``, rejected
@@ -14,7 +15,8 @@ browser dumps (``--dump-dom``). The rules, each shown to fail on a synthetic pag
    sideways scroll bar.
 4. **Figures readable at the column width**: a figure's smallest text that carries data (tick
    labels, legend) shown at ``clientWidth / naturalWidth`` of its natural size is at least
-   :data:`READABLE` × the body text's size (CSS px, measured on the page). The text's size in
+   :data:`READABLE` × the body text's size (CSS px, measured on the page: 16 px, so 12 px in a
+   text column of 876 px at this window). The text's size in
    pixels at natural size is ``points × dpi / 72``, where dpi is the PNG's own (its ``pHYs``
    chunk, which matplotlib writes) or else its generator's, and points the generator's
    smallest tick or legend size (:data:`GENERATORS`):
@@ -27,11 +29,14 @@ browser dumps (``--dump-dom``). The rules, each shown to fail on a synthetic pag
    - everything else: :func:`qoslab.report.figures.panels` (``qoslab plot``, the studies'
      figures; saved at 150 dpi; tick labels and legend 8 pt).
 
-   A PNG scaled down after matplotlib saved it (``docfigures.compact_png`` drops the ``pHYs``
-   chunk and may resample) has smaller text than this reckons, so the rule is lenient there.
+   ``docfigures.compact_png`` keeps the dpi, scaled with the image, when it shrinks one. An
+   image it shrank before it did so has no ``pHYs`` chunk: its shrink is taken as the largest
+   of compact_png's steps (``0.85**k``) that makes its width before them a whole number of
+   tenths of an inch (inches, for docfigures' 11 or 14 in wide figures) at the generator's dpi
+   (:func:`shrink_of`), which is never smaller than the true one (lenient if anything).
 
 The site is built once per module into a temporary folder (about 4 s); the pages are opened by
-three browsers at a time (about 20 s on two cores). Failures the lead's pages or the study
+three browsers at a time (about 20 s on an idle two-core machine). Failures the lead's pages or the study
 figures still carry until they are regenerated are listed in :data:`KNOWN`, each with what
 fixes it: a failure not listed fails the test, and so does a listed one that no longer occurs.
 """
@@ -74,12 +79,13 @@ MARK = "qoslab-site-check"
 @dataclass(frozen=True)
 class Generator:
     """Who draws the figures under ``prefix`` (a path under docs/), at what dpi, with what
-    smallest tick or legend text (points)."""
+    smallest tick or legend text (points), in figures a whole number of ``step_in`` wide."""
 
     prefix: str
     name: str
     dpi: float
     text_pt: float
+    step_in: float = 0.1
 
 
 def _generators() -> tuple[Generator, ...]:
@@ -93,6 +99,7 @@ def _generators() -> tuple[Generator, ...]:
             "qoslab.report.docfigures (verdicts by sender)",
             110.0,
             8.0,
+            1.0,
         ),
         Generator("", "qoslab.report.figures.panels", 150.0, 8.0),
     )
@@ -197,11 +204,18 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a browser that has what it needs closes its other connections mid-reply
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serving(site: Path) -> Iterator[str]:
     """``site`` served over HTTP on a free local port (as a reader's browser gets it: the
     theme's search worker does not start from file:// pages); yields the base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
+    server = _Server(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -243,14 +257,30 @@ def generator_of(docs_path: str) -> Generator:
     return next(g for g in GENERATORS if docs_path.startswith(g.prefix))
 
 
+def shrink_of(width_px: int, g: Generator) -> float:
+    """The factor ``compact_png`` shrank a figure without a ``pHYs`` chunk by: the largest
+    ``0.85**k`` (its steps) that makes the figure's width before it a whole number of
+    ``g.step_in`` at ``g.dpi``, within the shrink's rounding. The true factor is one of those,
+    so this is never smaller than it: the rule is lenient if anything."""
+    step = g.dpi * g.step_in
+    for k in range(10):
+        f = 0.85**k
+        before = width_px / f
+        if abs(before - step * round(before / step)) <= 0.5 / f + 0.01:
+            return f
+    return 1.0
+
+
 def text_px(image: Path, docs_path: str) -> tuple[float, str]:
     """The figure's smallest data text in pixels at its natural size, and how that was read."""
     g = generator_of(docs_path)
     with Image.open(image) as im:
-        dpi = im.info.get("dpi")
+        dpi, width = im.info.get("dpi"), im.width
     if dpi:
         return g.text_pt * float(dpi[0]) / 72.0, f"{g.text_pt:g} pt at its {float(dpi[0]):.0f} dpi ({g.name})"
-    return g.text_pt * g.dpi / 72.0, f"{g.text_pt:g} pt at {g.dpi:g} dpi ({g.name})"
+    f = shrink_of(width, g)
+    shrunk = f" shrunk to {f:.2f}" if f < 1.0 else ""
+    return g.text_pt * g.dpi * f / 72.0, f"{g.text_pt:g} pt at {g.dpi:g} dpi{shrunk} ({g.name})"
 
 
 def problems(page: Path, site: Path, found: Mapping[str, Any]) -> list[str]:
@@ -313,12 +343,24 @@ _KERNEL = (
     "drawn by qoslab.emulation.validation_report, 8 in at 90 dpi with a 7 pt legend (8.7 px): "
     "a legend of 10 pt, as its tick labels, passes; redrawn from the kernel runs' results"
 )
+_SENDERS = (
+    "drawn by qoslab.report.docfigures' verdicts-by-sender figure, 11 or 14 in wide at 110 dpi "
+    "with 8 pt labels, then shrunk to 0.44 by compact_png to fit the image budget (5.4 px): "
+    "passes drawn at most 8 in wide with fewer, larger lines (or split per study); "
+    "docs/experiments/todays-tcp.md is the lead's page"
+)
 _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     (
         "experiments/ard/index.html",
         "experiments/img/ard/",
-        ("table1-jain", "fig8-std-aggregate", "sensitivity", "sweep-rtt-flows"),
+        ("table1-jain", "fig8-std-aggregate", "sensitivity", "sweep-rtt-flows", "fig7-token-level"),
         _PANELS,
+    ),
+    (
+        "experiments/todays-tcp/index.html",
+        "experiments/img/todays-tcp/",
+        ("verdicts-full-length", "verdicts-by-sender"),
+        _SENDERS,
     ),
     (
         "experiments/fdd-red/index.html",
@@ -448,6 +490,16 @@ def test_the_generators_of_the_figures_are_known() -> None:
     for png in DOCS.rglob("*.png"):
         g = generator_of(png.relative_to(DOCS).as_posix())
         assert g.dpi > 0 and g.text_pt > 0, png
+
+
+def test_the_shrink_of_a_figure_without_its_dpi_is_read_from_its_width() -> None:
+    panels_gen = generator_of("experiments/img/x/y.png")
+    assert shrink_of(1380, panels_gen) == 1.0  # 9.2 in at 150 dpi, as saved
+    for k in (1, 2, 5):
+        assert shrink_of(round(1380 * 0.85**k), panels_gen) >= 0.85**k
+    assert shrink_of(round(1380 * 0.85**5), panels_gen) < 1.0
+    senders = generator_of("experiments/img/todays-tcp/verdicts-by-sender.png")
+    assert shrink_of(683, senders) == pytest.approx(0.85**5)  # 14 in at 110 dpi
 
 
 # -- each rule fails on a page made to break it ---------------------------------------------------
