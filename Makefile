@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs validate-linux test verdicts figures todays-tcp-full test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
+.PHONY: venv build demo docs validate-linux test verdicts figures todays-tcp-full test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps browser-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -79,6 +79,18 @@ emu-deps:
 		|| echo "could not install the emulation tools (see /tmp/qoslab-apt-emu.log): emulation tests will be skipped"; \
 	else echo "emulation tools missing and apt-get unavailable (or not root): emulation tests will be skipped"; fi
 
+# A headless Chromium (Debian's chromium-headless-shell) for tests/test_site_browser.py, which
+# builds the documentation site and checks every page in the browser at 1280 px. Skipped with a
+# message where apt is absent or we are not root (that test is then skipped).
+browser-deps:
+	@if command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1; then \
+		echo "browser: $$(command -v chromium-headless-shell || command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium-headless-shell (Debian package) for the documentation site's browser test"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell) >/tmp/qoslab-apt-browser.log 2>&1 \
+		|| echo "could not install chromium-headless-shell (see /tmp/qoslab-apt-browser.log): the site browser test will be skipped"; \
+	else echo "no headless browser and apt-get unavailable (or not root): the site browser test will be skipped"; fi
+
 # A real one-node Slurm cluster (Debian's slurm-wlm and munge) for tests/test_slurm.py, which
 # starts and stops its own; `make slurm-up` starts one by hand in /tmp/qoslab-slurm (it prints
 # the SLURM_CONF to export) and `make slurm-down` stops it. Skipped with a message where apt is
@@ -134,7 +146,7 @@ docs: $(VENV)/.deps
 regenerate: build
 	$(PY) tools/regenerate.py
 
-test: build ns2 ns3 emu-deps slurm-deps
+test: build ns2 ns3 emu-deps slurm-deps browser-deps
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	cargo test --workspace --profile ci-test -q

@@ -146,6 +146,10 @@ def test_paper_labels_and_compaction_keep_what_the_figure_says(tmp_path: Path) -
     size = df.compact_png(src, tmp_path / "g.png", max_bytes=20_000)
     assert size <= 20_000 < src.stat().st_size
     assert df.version_of(df.image_provenance(tmp_path / "g.png")) == "9.9.9+abc"
+    # scaled down, it keeps its dpi scaled with it: its text's size per pixel
+    with Image.open(src) as big, Image.open(tmp_path / "g.png") as small:
+        assert small.width < big.width
+        assert small.info["dpi"][0] == pytest.approx(300 * small.width / big.width, rel=0.01)
 
 
 def test_the_todays_tcp_figure_follows_the_sender_verdict_files(docs_copy: Path) -> None:

@@ -262,7 +262,9 @@ def run_figure(run_dir: str | Path, flows: Sequence[str] = ()) -> tuple[Figure, 
         f"{summary.get('scenario', d.name)}, seed {summary.get('seed', '?')}: queue, cwnd and "
         f"throughput over time{more}"
     )
-    fig = panels([[queue, cwnd, thr]], title=title, panel_size=(4.6, 3.2), sharey=False)
+    # one panel a row: 6.4 in wide, the figure shows its 8 pt text at 15 px in the site's text
+    # column (876 px; tests/test_site_browser.py), where three side by side showed it at 7 px
+    fig = panels([[queue], [cwnd], [thr]], title=title, panel_size=(6.4, 2.6), sharey=False)
     fig.set_label(alias)  # for the command line to print
     prov = (
         f"{d} · scenario {summary.get('scenario', '?')} ({str(summary.get('scenario_sha256', ''))[:12]}) · "

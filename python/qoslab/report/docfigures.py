@@ -156,11 +156,13 @@ def write_manifest(out: Path, records: Sequence[Mapping[str, Any]]) -> Path:
 
 def compact_png(src: Path, dst: Path, max_bytes: int = MAX_BYTES) -> int:
     """Writes ``src`` to ``dst`` with a 256-colour palette (scaled down by steps of 15 % while
-    over ``max_bytes``), keeping its text metadata; returns the size."""
+    over ``max_bytes``), keeping its text metadata and its dpi (scaled with it: the size its text
+    has per pixel, which tests/test_site_browser.py reads); returns the size."""
     from PIL import Image, PngImagePlugin
 
     with Image.open(src) as im:
         info = {k: v for k, v in im.text.items()} if hasattr(im, "text") else {}
+        dpi = im.info.get("dpi")
         rgb = im.convert("RGB")
     meta = PngImagePlugin.PngInfo()
     for k, v in info.items():
@@ -170,8 +172,9 @@ def compact_png(src: Path, dst: Path, max_bytes: int = MAX_BYTES) -> int:
         w, h = round(rgb.width * scale), round(rgb.height * scale)
         img = rgb if scale == 1.0 else rgb.resize((w, h), Image.Resampling.LANCZOS)
         buf = io.BytesIO()
+        res = {"dpi": (dpi[0] * scale, dpi[1] * scale)} if dpi else {}
         img.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
-            buf, format="PNG", optimize=True, pnginfo=meta
+            buf, format="PNG", optimize=True, pnginfo=meta, **res
         )
         if buf.tell() <= max_bytes or w < 500:
             break

@@ -24,6 +24,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 from PIL import Image  # noqa: E402
 from PIL.PngImagePlugin import PngInfo  # noqa: E402
 
@@ -39,7 +41,15 @@ COLOURS = {
     NOT_TESTABLE: "#000000",
 }
 #: resolution of the saved plot (dots per inch)
-DPI = 72
+DPI = 90
+#: width of the plot (inches): 855 px at :data:`DPI`, within the site's text column (876 CSS px
+#: at a 1280 px window), so a page shows it at its own size and :data:`TEXT_PT` as 12.5 px,
+#: 0.78 × the body text (tests/test_site_browser.py)
+WIDTH_IN = 9.5
+#: size of the smallest text that carries data: the readings' labels and the legend (points)
+TEXT_PT = 10.0
+#: height of one line of the plot (inches)
+LINE_IN = 0.22
 #: the axis, in units of the claimed effect
 XMIN, XMAX = -2.0, 3.0
 
@@ -104,14 +114,25 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     for g in groups:
         lines.append((g, None))
         lines += [(g, row) for row in rows if row["group"] == g]
-    height = 1.2 + 0.19 * len(lines)
-    fig, ax = plt.subplots(figsize=(10.0, height))
+    height = 1.5 + LINE_IN * len(lines)
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, height))
     ys = list(range(len(lines)))[::-1]
     labels = []
     for y, (g, r) in zip(ys, lines, strict=True):
         if r is None:
-            labels.append(g)
+            # the claim heads its readings in a line of its own, from the figure's left edge
+            labels.append("")
             ax.axhline(y, color="#dddddd", lw=0.6, zorder=0)
+            head = ax.annotate(
+                g,
+                (0.01, y),
+                xycoords=("figure fraction", "data"),
+                va="center",
+                fontsize=TEXT_PT,
+                fontweight="bold",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0},
+            )
+            head.set_in_layout(False)
             continue
         labels.append(r["reading"])
         c = COLOURS[r["verdict"]]
@@ -134,21 +155,30 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
     ax.axvspan(1.0, XMAX, color="#0072B2", alpha=0.07, lw=0)
     ax.axvline(0.0, color="#333333", lw=0.8)
     ax.axvline(1.0, color="#0072B2", lw=0.8, ls="--")
-    ax.set_yticks(ys, labels, fontsize=7)
-    for tick, (_, head) in zip(ax.get_yticklabels(), lines, strict=True):
-        if head is None:
-            tick.set_fontweight("bold")
+    ax.set_yticks(ys, labels, fontsize=TEXT_PT)
     ax.set_xlim(XMIN, XMAX)
     ax.set_ylim(-0.7, len(lines) - 0.3)
     ax.set_xlabel(
-        "effect in units of its claim: 0 = no effect (its boundary), 1 = the paper's magnitude\n"
-        "(near end; | far end); ◆ thick = primary; arrows: off the axis",
-        fontsize=8,
+        "effect in units of its claim: 0 = no effect (its boundary),\n"
+        "1 = the paper's magnitude (near end; | far end);\n"
+        "◆ thick = primary; arrows: off the axis",
+        fontsize=TEXT_PT,
     )
-    ax.set_title(f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=10)
+    ax.set_title(
+        f"{doc.get('study', doc['experiment'])}: every claim × reading (★ primary)", fontsize=TEXT_PT + 1
+    )
     handles = [Line2D([], [], color=c, lw=2, label=v) for v, c in COLOURS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0.0, 0.45 / height, 1.0, 1.0))
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=TEXT_PT, frameon=False)
+    fig.tight_layout(rect=(0.0, 0.55 / height, 1.0, 1.0))
+    # no anti-aliasing: a study's few hundred lines stay within the docs' image budget, and the
+    # plot's dozen colours fit the 16-colour palette below exactly (with anti-aliased text, its
+    # shades of grey took the palette and the verdicts' colours came out grey or merged)
+    for artist in fig.findobj():
+        if isinstance(artist, (Text, Line2D, Patch)):
+            artist.set_antialiased(False)
+        arrow = getattr(artist, "arrow_patch", None)
+        if isinstance(arrow, Patch):
+            arrow.set_antialiased(False)
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     fig.savefig(buf, dpi=DPI, metadata={"Software": None})
@@ -163,5 +193,5 @@ def forest(doc: dict[str, Any], decls: Sequence[Magnitude], path: Path) -> Path:
         f"{quick}qoslab {doc.get('version', '?')} · the records of docs/verdicts/{doc['experiment']}.json "
         f"· {doc.get('seeds', '?')} seeds",
     )
-    img.save(path, optimize=True, pnginfo=info)
+    img.save(path, optimize=True, pnginfo=info, dpi=(DPI, DPI))
     return path
