@@ -382,12 +382,6 @@ _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
         _PANELS,
     ),
     (
-        "experiments/modern-aqm/index.html",
-        "experiments/img/modern-aqm/",
-        ("reno-overview", "cubic-overview", "bbr-overview"),
-        _PANELS,
-    ),
-    (
         "experiments/probe-marker/index.html",
         "experiments/img/probe-marker/",
         ("fig3-6-frontiers", "fig3-6-frontiers-1000B", "fig7-loss", "fig8-onoff", "fig9-two-domains"),

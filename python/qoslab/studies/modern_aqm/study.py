@@ -184,33 +184,38 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
     ) + (f", {ctx.options.timing} timing" if ctx.options.timing else "")
     fig = panels(
         [
-            Panel(
-                group("long_contract_ratio_min", 1.0),
-                title="worst long flow: throughput / contract",
-                xlabel="mechanism",
-                ylabel="ratio",
-                categories=mechs,
-                refs=[Ref(1.0, "contract", {"color": "red", "ls": "--", "lw": 1.0})],
-                bounds=(0.0, None),
-            ),
-            Panel(
-                group("queue_delay_mean_s", 1e-3),
-                title="bottleneck queueing delay, mean",
-                xlabel="mechanism",
-                ylabel="ms",
-                categories=mechs,
-            ),
-            Panel(
-                group("voice_delay_p99_s", 1e-3),
-                title="voice one-way delay, p99",
-                xlabel="mechanism",
-                ylabel="ms",
-                categories=mechs,
-            ),
+            [
+                Panel(
+                    group("long_contract_ratio_min", 1.0),
+                    title="worst long flow: throughput / contract",
+                    xlabel="mechanism",
+                    ylabel="ratio",
+                    categories=mechs,
+                    refs=[Ref(1.0, "contract", {"color": "red", "ls": "--", "lw": 1.0})],
+                    bounds=(0.0, None),
+                )
+            ],
+            [
+                Panel(
+                    group("queue_delay_mean_s", 1e-3),
+                    title="bottleneck queueing delay, mean",
+                    xlabel="mechanism",
+                    ylabel="ms",
+                    categories=mechs,
+                )
+            ],
+            [
+                Panel(
+                    group("voice_delay_p99_s", 1e-3),
+                    title="voice one-way delay, p99",
+                    xlabel="mechanism",
+                    ylabel="ms",
+                    categories=mechs,
+                )
+            ],
         ],
-        title=f"AF mechanisms and today's AQMs, {sender} senders in {flavour} (mixed traffic, 10 Mbps "
-        "bottleneck)",
-        panel_size=(5.0, 3.6),
+        title=f"AF mechanisms and today's AQMs, mixed traffic, 10 Mbps bottleneck\n{sender} senders in {flavour}",
+        panel_size=(7.5, 2.6),  # one panel a row: readable at the page's column width
     )
     ctx.figure(
         f"{sender}-overview",
