@@ -23,7 +23,7 @@ fail on a synthetic page (of the real theme and CSS) that breaks it:
 
    - ``docs/experiments/img/verdicts/``: :func:`qoslab.verdicts.forest.forest` (its ``DPI``
      and ``TEXT_PT``);
-   - ``docs/validation/linux*/``: :mod:`qoslab.emulation.validation_report` (90 dpi; legend 7 pt);
+   - ``docs/validation/linux*/``: :mod:`qoslab.emulation.validation_report` (90 dpi; legend and title 10 pt);
    - ``docs/experiments/img/todays-tcp/verdicts-*``: the verdicts-by-sender figure of
      :mod:`qoslab.report.docfigures` (110 dpi; 8 pt y tick labels);
    - everything else: :func:`qoslab.report.figures.panels` (``qoslab plot``, the studies'
@@ -93,7 +93,7 @@ def _generators() -> tuple[Generator, ...]:
 
     return (
         Generator("experiments/img/verdicts/", "qoslab.verdicts.forest", forest.DPI, forest.TEXT_PT),
-        Generator("validation/linux", "qoslab.emulation.validation_report", 90.0, 7.0),
+        Generator("validation/linux", "qoslab.emulation.validation_report", 90.0, 10.0),
         Generator(
             "experiments/img/todays-tcp/verdicts-",
             "qoslab.report.docfigures (verdicts by sender)",
@@ -339,10 +339,6 @@ _PANELS = (
     "text of at least its width in inches in points; redrawn by `make figures` after the full "
     "reproduction (hours), so not here"
 )
-_KERNEL = (
-    "drawn by qoslab.emulation.validation_report, 8 in at 90 dpi with a 7 pt legend (8.7 px): "
-    "a legend of 10 pt, as its tick labels, passes; redrawn from the kernel runs' results"
-)
 _SENDERS = (
     "drawn by qoslab.report.docfigures' verdicts-by-sender figure, 11 or 14 in wide at 110 dpi "
     "with 8 pt labels, then shrunk to 0.44 by compact_png to fit the image budget (5.4 px): "
@@ -406,25 +402,6 @@ _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
             "window-estimates",
         ),
         _PANELS,
-    ),
-    (
-        "validation/linux/index.html",
-        "validation/linux/",
-        tuple(
-            f"{p}-{fl}"
-            for p in (
-                "bbr-cubic",
-                "cubic-reno",
-                "cubic5",
-                "bbr5-30ms",
-                "bbr5",
-                "bbr-reno",
-                "cubic-alone",
-                "bbr-alone",
-            )
-            for fl in ("linux", "ns2")
-        ),
-        _KERNEL,
     ),
 )
 #: Failures the site still has, each awaiting a figure redrawn by a long run or the lead's

@@ -317,7 +317,7 @@ def figure(rows: list[dict[str, Any]], flavour: str, path: Path) -> None:
         )
         _buffer_axis(a2, bufs)
         a2.set_ylabel("mean queueing delay (ms)")
-    a1.legend(fontsize=7, loc="best")
+    a1.legend(fontsize=10, loc="best")
     p0 = first["point"]
     rtts = sorted(set(p0["rtts_ms"]))
     rtt = f"{rtts[0]:g} ms" if len(rtts) == 1 else f"{rtts[0]:g}-{rtts[-1]:g} ms"
@@ -326,7 +326,7 @@ def figure(rows: list[dict[str, Any]], flavour: str, path: Path) -> None:
     fig.suptitle(
         f"{who}, {p0['rate_mbps']:g} Mbit/s, RTT {rtt}, pfifo: kernel "
         f"({first['kernel']['n']} runs) vs simulated ({flavour}, {first['sim']['n']} seeds)",
-        fontsize=9,
+        fontsize=10,
     )
     fig.tight_layout()
     fig.savefig(path)
