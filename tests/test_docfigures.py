@@ -166,7 +166,7 @@ def test_the_full_length_figure_follows_the_studies_and_the_linux_flavours_full_
     one of those files is of another version, and not when only a quick sender file is."""
     full = docs_copy / "verdicts" / "senders-full"
     full.mkdir(exist_ok=True)
-    src = json.loads((docs_copy / "verdicts" / "senders" / "ard-bbr-tcp-linux.json").read_text())
+    src = json.loads(next((docs_copy / "verdicts" / "senders").glob("ard-bbr-tcp-linux*.json")).read_text())
     (full / "ard-bbr-tcp-linux.json").write_text(json.dumps(dict(src, quick=False)))
     out = df.todays_tcp(docs_copy)
     assert "full-length runs, " in out
