@@ -8,7 +8,7 @@ run that would exceed ``max_time_s`` stops there with what it measured so far (a
 result, as after Ctrl-C).
 
 The estimates are upper bounds of the same order as what was measured (docs/performance.md):
-100 MiB for the interpreter and its libraries, 10 kB per flow (its TCP, route and results) and 2
+120 MiB for the interpreter and its libraries, 10 kB per flow (its TCP, route and results) and 2
 kB per link direction (its state, queue and line in the core: 1.65 kB measured at 10,000 and
 50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 17.5 kB),
 260 bytes per time-series row once pandas tables are built (251 measured
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 from qoslab import _core
 
 #: Measured costs (see the module docstring).
-BASE_BYTES = 100 * 2**20
+BASE_BYTES = 120 * 2**20
 FLOW_BYTES = 10 * 2**10
 DIRECTION_BYTES = 2 * 2**10
 ROW_BYTES = 260
