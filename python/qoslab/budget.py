@@ -8,9 +8,9 @@ run that would exceed ``max_time_s`` stops there with what it measured so far (a
 result, as after Ctrl-C).
 
 The estimates are upper bounds of the same order as what was measured (docs/performance.md):
-120 MiB for the interpreter and its libraries, 10 kB per flow (its TCP, route and results) and 2
+120 MiB for the interpreter and its libraries, 11 kB per flow (its TCP, route and results) and 2
 kB per link direction (its state, queue and line in the core: 1.65 kB measured at 10,000 and
-50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 17.5 kB),
+50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 15-18 kB),
 260 bytes per time-series row once pandas tables are built (251 measured
 on 2.7 M rows: a fresh-clone run once peaked 0.06 % above an estimate at 250), and 56 bytes per
 captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
@@ -34,7 +34,7 @@ from qoslab import _core
 
 #: Measured costs (see the module docstring).
 BASE_BYTES = 120 * 2**20
-FLOW_BYTES = 10 * 2**10
+FLOW_BYTES = 11 * 2**10
 DIRECTION_BYTES = 2 * 2**10
 ROW_BYTES = 260
 PCAP_RECORD_BYTES = 56
