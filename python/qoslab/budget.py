@@ -8,8 +8,10 @@ run that would exceed ``max_time_s`` stops there with what it measured so far (a
 result, as after Ctrl-C).
 
 The estimates are upper bounds of the same order as what was measured (docs/performance.md):
-about 70 kB of state per flow (its TCP, its share of the routing tables and its two access
-links in a dumbbell), 260 bytes per time-series row once pandas tables are built (251 measured
+120 MiB for the interpreter and its libraries, 11 kB per flow (its TCP, route and results) and 2
+kB per link direction (its state, queue and line in the core: 1.65 kB measured at 10,000 and
+50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 15-18 kB),
+260 bytes per time-series row once pandas tables are built (251 measured
 on 2.7 M rows: a fresh-clone run once peaked 0.06 % above an estimate at 250), and 56 bytes per
 captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
 
@@ -31,9 +33,9 @@ from typing import Any, NamedTuple
 from qoslab import _core
 
 #: Measured costs (see the module docstring).
-BASE_BYTES = 60 * 2**20
-FLOW_BYTES = 70 * 2**10
-DIRECTION_BYTES = 4 * 2**10
+BASE_BYTES = 120 * 2**20
+FLOW_BYTES = 11 * 2**10
+DIRECTION_BYTES = 2 * 2**10
 ROW_BYTES = 260
 PCAP_RECORD_BYTES = 56
 #: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
@@ -59,6 +61,12 @@ SLOT_FACTOR = 3.0
 #: as 100, at :data:`LINE_FACTOR` times that: the arena and the line grow by doubling.
 LINE_PACKET_BYTES = 100
 LINE_FACTOR = 2.0
+#: Packets alive at once in TCP flows that all cross one link (:func:`line_packets`), at most
+#: this many times what that link carries in their longest round trip (data and ACKs, slow
+#: start's overshoot, the queues). Measured in the buffer-sizing dumbbell: 1.2 times it in the
+#: study's 10,000-flow headline run (150-350 ms, starts over 5 s); 2.2, 3.9 and 1.5 times at
+#: 2,000, 10,000 and 50,000 flows of 60-140 ms starting within 2.5, 2 and 2 s.
+CUT_FACTOR = 4.0
 DEFAULT_MAX_TIME_S = 24 * 3600.0
 MAX_CAPTURE_DEFAULT = 20 * 2**30
 
@@ -371,6 +379,78 @@ def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, flo
     return rate, alive, (smallest if math.isfinite(smallest) else 1.0), acks
 
 
+def _components(nodes: list[str], edges: list[tuple[str, str, float]]) -> dict[str, tuple[str, float]] | None:
+    """Each node's component (its root) and its distance (delay) from that root, if every
+    component of the graph ``edges`` is a tree (one path between two nodes); ``None`` if not."""
+    adj: dict[str, list[tuple[str, float]]] = {x: [] for x in nodes}
+    for a, b, d in edges:
+        adj[a].append((b, d))
+        adj[b].append((a, d))
+    seen: dict[str, tuple[str, float]] = {}
+    for root in nodes:
+        if root in seen:
+            continue
+        seen[root] = (root, 0.0)
+        stack, size, degree = [root], 1, 0
+        while stack:
+            x = stack.pop()
+            here = seen[x][1]
+            degree += len(adj[x])
+            for y, d in adj[x]:
+                if y not in seen:
+                    seen[y] = (root, here + d)
+                    stack.append(y)
+                    size += 1
+        if degree // 2 != size - 1:  # a cycle (or parallel links): more than one path
+            return None
+    return seen
+
+
+def _through_bottleneck(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, str] | None:
+    """At most how many packets (data and ACKs, in lines and queues) a scenario whose sources
+    are all TCP connections crossing its measurement bottleneck has alive at once: the
+    bottleneck's rate in the smallest data packets over the longest round trip through it, at
+    :data:`CUT_FACTOR` times that. It applies when the bottleneck is the only link between the
+    flows' ends (removing it leaves each flow's ends in the two trees on either side, so each
+    round trip is the trees' paths and the bottleneck's delay, twice); ``None`` otherwise."""
+    name = resolved["measurement"].get("bottleneck")
+    if not name or resolved.get("arrivals"):
+        return None
+    detail = core.outline(
+        [
+            ("flows", ("src", "dst", "kind", "packet_size_bytes")),
+            ("links", ("a", "b")),
+            ("nodes", ()),
+            ("conditioners", ()),
+            ("captures", ()),
+        ]
+    )
+    flows = detail["flows"]
+    if not flows or any(f["kind"] != "tcp" for f in flows):
+        return None
+    at = [i for i, lk in enumerate(resolved["links"]) if lk["name"] == name]
+    if len(at) != 1:
+        return None
+    ends = detail["links"][at[0]]
+    edges = [
+        (lk["a"], lk["b"], (int(r.get("delay_ns", 0)) + int(r.get("jitter_ns", 0))) / 1e9)
+        for i, (lk, r) in enumerate(zip(detail["links"], resolved["links"], strict=True))
+        if i != at[0]
+    ]
+    # the two ends first: each side's tree is rooted at the bottleneck
+    comp = _components([ends["a"], ends["b"], *detail["nodes"]], edges)
+    if comp is None:
+        return None
+    sides = {comp[ends["a"]][0], comp[ends["b"]][0]}
+    if len(sides) != 2 or any({comp[f["src"]][0], comp[f["dst"]][0]} != sides for f in flows):
+        return None
+    far = {side: max(d for r, d in comp.values() if r == side) for side in sides}
+    lk = resolved["links"][at[0]]
+    one_way = sum(far.values()) + (int(lk.get("delay_ns", 0)) + int(lk.get("jitter_ns", 0))) / 1e9
+    size = max(min(int(f["packet_size_bytes"]) for f in flows), 1)
+    return CUT_FACTOR * float(lk["bandwidth_bps"]) / (8 * size) * 2 * one_way, str(name)
+
+
 def line_packets(resolved: dict[str, Any], core: _core.Resolved | None = None) -> tuple[float, str, str]:
     """At most how many packets the links' propagation lines hold at once, and the link whose
     lines hold most with the key that makes them long (``link.delay`` or ``link.jitter``).
@@ -383,7 +463,8 @@ def line_packets(resolved: dict[str, Any], core: _core.Resolved | None = None) -
     TCP connections (their window of data and its ACKs) and traces (their rows) up to what they
     can have out at once; in all lines together at most what the UDP sources send over the
     whole run plus that. Without ``core`` (no rates, no windows) the links alone bound it, at
-    1-byte packets."""
+    1-byte packets. TCP connections that all cross the measurement bottleneck are bounded by
+    what it carries in their longest round trip (:func:`_through_bottleneck`) where that is less."""
     dur_s = int(resolved["duration_ns"]) / 1e9
     props = [
         (lk, min((int(lk.get("delay_ns", 0)) + int(lk.get("jitter_ns", 0))) / 1e9, dur_s))
@@ -393,6 +474,8 @@ def line_packets(resolved: dict[str, Any], core: _core.Resolved | None = None) -
     quick = sum(2 * float(lk["bandwidth_bps"]) / 8 * p for lk, p in props)
     if core is None or 2 * quick * LINE_FACTOR * LINE_PACKET_BYTES < 16e6:
         rate, alive, smallest, acks = 0.0, math.inf, 1.0, True
+    elif (through := _through_bottleneck(resolved, core)) is not None and through[0] < 2 * quick:
+        return through[0], through[1], "link.delay"
     else:
         rate, alive, smallest, acks = _sources(resolved, core)
     total = 0.0
