@@ -195,8 +195,7 @@ def test_reproduce_timing_gives_every_run_that_timing_and_its_own_folder(tmp_pat
     import sys
 
     from qoslab.reproduction import get
-    from qoslab.reproduction.planning import planned
-    from qoslab.reproduction.planning import out_name
+    from qoslab.reproduction.planning import out_name, planned
 
     exp = get("rio-plus-o")
     opts, sweeps, specs = planned(exp, quick=True, seeds=1, tcp_flavour="linux", timing="testbed")

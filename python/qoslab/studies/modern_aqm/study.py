@@ -214,7 +214,8 @@ def _analyse_sender(ctx: Context, sender: str) -> None:
                 )
             ],
         ],
-        title=f"AF mechanisms and today's AQMs, mixed traffic, 10 Mbps bottleneck\n{sender} senders in {flavour}",
+        title="AF mechanisms and today's AQMs, mixed traffic, 10 Mbps bottleneck\n"
+        f"{sender} senders in {flavour}",
         panel_size=(7.5, 2.6),  # one panel a row: readable at the page's column width
     )
     ctx.figure(
