@@ -374,7 +374,7 @@ def survival_table(
                 claims.setdefault((_claim_name(v), v["section"]), {}).setdefault(c, []).append(v["verdict"])
         short = False
         for (claim, section), per in claims.items():
-            whole = len(per.get(cols[0], []))
+            whole = max(len(per.get(c, [])) for c in cols)  # a column without a claim: not run
             cells = [_ran(per.get(c, []), whole) for c in cols]
             short = short or any(len(per.get(c, [])) < whole for c in cols)
             out.append(f"| {claim} ({_cell(section)}) | " + " | ".join(cells) + " |")
@@ -395,8 +395,8 @@ NOT_RUN_NOTE = (
 
 
 def _ran(verdicts: Sequence[str], whole: int) -> str:
-    """A column's cell: its readings counted, and how many of the first column's ``whole`` it
-    ran when fewer."""
+    """A column's cell: its readings counted, and how many of ``whole`` (the most any column
+    ran of the claim) it ran when fewer."""
     if not verdicts and whole:
         return "*not run*"
     cell = counts(verdicts)
