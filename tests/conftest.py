@@ -206,11 +206,19 @@ LONG_FILES = (
     "test_emulate_kernel.py",  # 150 s alone
     "test_validate_linux.py",  # 60 s, 35 of them alone
     "test_alone_lock.py",  # one (short) alone test
+    # (the next ones: seconds of one worker in a loaded `make test`, 2026-11-28)
+    "test_sequential_claims_points.py",  # 245 s: rio-plus-o's and probe-marker's points
+    "test_prefetch.py",  # 195 s
+    "test_sequential_claims.py",  # 180 s: fdd-red's sweeps
+    "test_sequential.py",  # 150 s
+    "test_wheel.py",  # 150 s: maturin builds the core, pip installs the wheel
+    "test_sequential_claims_probe.py",  # 120 s: probe-marker's 1000-byte sweep
     "test_slurm.py",  # 125 s
     "test_ns2_exact.py",  # 70 s
-    "test_wheel.py",  # 60 s
     "test_emulate.py",  # 130 s of real time
     "test_emulate_rio.py",  # 150 s of real time (not alone)
+    "test_handover.py",  # 75 s
+    "test_store_integrity.py",  # 75 s
     "test_store.py",  # 60 s
     "test_example_study.py",  # 35 s: a plugin study reproduced, sequentially, and its page
 )

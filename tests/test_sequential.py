@@ -434,11 +434,31 @@ def test_futility_keeps_the_false_verdict_rate_at_most_alpha(
     assert r.wrong_rate <= binomial_bound(sq.ALPHA, CLAIMS), (name, r)
 
 
-@pytest.mark.parametrize(
+FUTILITY_RULES = pytest.mark.parametrize(
     ("rule", "seeds_on_boundary"),
     [(sq.GroupSequential(tuple(CAPPED)), 11.5), (sq.interval, 11.0)],
     ids=["group-sequential", "confidence sequence"],
 )
+
+
+def _futility_halves_the_seeds_and_costs_little_power(
+    rule: sq.Interval, seeds_on_boundary: float, power_claims: int
+) -> None:
+    for claim, means in POWER:
+        for mean in means:
+            kw: dict[str, Any] = {"claims": power_claims, "seed": 11, "rule": rule}
+            a = sq.simulate(mean, 1.0, claim, CAPPED, **kw)
+            b = sq.simulate(mean, 1.0, claim, CAPPED, **kw, futility=True)
+            decided = [1.0 - r.counts[INCONCLUSIVE] / r.claims for r in (a, b)]
+            assert decided[1] >= decided[0] - 0.02, (claim, mean, decided)
+            assert b.mean_seeds <= a.mean_seeds
+    on_boundary = sq.simulate(
+        0.0, 1.0, sq.Claimed("greater"), CAPPED, claims=CLAIMS, seed=11, rule=rule, futility=True
+    )
+    assert on_boundary.mean_seeds < seeds_on_boundary
+
+
+@FUTILITY_RULES
 def test_futility_halves_the_seeds_on_a_boundary_and_costs_little_power(
     rule: sq.Interval, seeds_on_boundary: float
 ) -> None:
@@ -447,18 +467,18 @@ def test_futility_halves_the_seeds_on_a_boundary_and_costs_little_power(
     the share of claims the cap decides falls by at most 1.5 points (0.831 → 0.821 for an effect
     in the middle of a magnitude [1, 3] at sd 1; 0.686 → 0.671 under the sequence). Without the
     rule (``futile`` never true) the seeds do not fall; with a rule that projects the cap's width
-    from the current spread alone (no optimistic bound), the power falls by up to 27 points."""
-    for claim, means in POWER:
-        for mean in means:
-            a = sq.simulate(mean, 1.0, claim, CAPPED, claims=CLAIMS, seed=11, rule=rule)
-            b = sq.simulate(mean, 1.0, claim, CAPPED, claims=CLAIMS, seed=11, rule=rule, futility=True)
-            decided = [1.0 - r.counts[INCONCLUSIVE] / r.claims for r in (a, b)]
-            assert decided[1] >= decided[0] - 0.02, (claim, mean, decided)
-            assert b.mean_seeds <= a.mean_seeds
-    on_boundary = sq.simulate(
-        0.0, 1.0, sq.Claimed("greater"), CAPPED, claims=CLAIMS, seed=11, rule=rule, futility=True
-    )
-    assert on_boundary.mean_seeds < seeds_on_boundary
+    from the current spread alone (no optimistic bound), the power falls by up to 27 points.
+    Here the power on 1,000 claims a mean (the same seed, with and without the rule), the
+    boundary on 3,000; the power on 3,000 too in the slow twin below."""
+    _futility_halves_the_seeds_and_costs_little_power(rule, seeds_on_boundary, power_claims=CLAIMS // 3)
+
+
+@pytest.mark.slow
+@FUTILITY_RULES
+def test_futility_costs_little_power_on_3000_claims_a_mean(
+    rule: sq.Interval, seeds_on_boundary: float
+) -> None:
+    _futility_halves_the_seeds_and_costs_little_power(rule, seeds_on_boundary, power_claims=CLAIMS)
 
 
 def test_predictive_power_against_its_closed_form() -> None:

@@ -240,37 +240,6 @@ def test_a_stopped_sweep_grows_again_when_a_record_met_later_rests_on_it(
     assert summary["sweeps_stopped_at"]["s12"] == 10
 
 
-def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: Path) -> None:
-    """probe-marker's claims read one sweep per reading (rests_on.READING_SWEEPS): with the
-    1000-byte frontier at fewer seeds, only "1000 B packets" records move, and each of them
-    rests on it; no 1500-byte or ns-2 RIO record moves. Every reading the map names is one the
-    experiment gives (the map is not stale)."""
-    from qoslab.reproduction.rests_on import READING_SWEEPS
-
-    moved = dependence.sweep_dependence(
-        "probe-marker",
-        seeds=3,
-        fewer=2,
-        quick=True,
-        store=tmp_path / "s",
-        out=tmp_path / "o",
-        progress=False,
-        only=("frontier_1000B",),
-    )["frontier_1000B"]
-    readings = {k[3] for k in moved}
-    assert set(READING_SWEEPS["probe-marker"]) <= readings
-    assert any(moved.values())
-    decls = DECLARED["probe-marker"]
-    for k, changed in moved.items():
-        r = {"claim": k[0], "section": k[1], "part": k[2], "reading": k[3], "borrowed_from": k[4]}
-        deps = sequential_run.rests_on("probe-marker", decls, r)
-        own = k[3] == "1000 B packets" or k[3].startswith("1000 B packets, high load")
-        if changed:
-            assert own and deps is not None and "frontier_1000B" in deps, k
-        if not k[3].startswith("1000 B packets") or "ns2 RIO" in k[3]:
-            assert not changed and deps is not None and "frontier_1000B" not in deps, k
-
-
 def test_a_point_is_planned_at_its_own_seeds_and_the_rest_of_its_sweep_at_the_sweeps() -> None:
     """``point_seeds`` plans single points at fewer seeds, each by its sweep's rule at that many
     (rio-plus-o's Table I takes twice the experiment's seeds), and leaves every other run, and
@@ -341,59 +310,3 @@ def test_a_decided_readings_points_stop_while_an_undecided_readings_points_grow(
     assert final["bucket4k, w_q 0.2"]["seeds"] == 12
     assert final["stated, w_q 0.2"]["rests_on_points"] == {"fig7": len(mine)}
     assert summary["runs"] < summary["runs_all_or_nothing"]
-
-
-#: One reading's points per figure, each at fewer seeds in one reproduction (rests_on.POINTS)
-RIO_POINTS = {
-    "fig7": ({"setting": "bucket4k", "w_q": 0.2, "subscription": 40},),
-    "fig8": ({"setting": "bucket4k", "w_q": 0.002, "profile_mbps": 1.0},),
-    "fig9": ({"setting": "bucket4k", "w_q": 0.2, "unit_mbps": 0.2, "kind": "rio"},),
-}
-PROBE_POINTS = {
-    "frontier_1000B": ({"flows": 40, "diff": "soft", "marker": "probe"}, {"flows": 40, "marker": "none"}),
-    "onoff": ({"on_off_s": 5.0},),
-}
-
-
-@pytest.mark.parametrize(("name", "points"), [("rio-plus-o", RIO_POINTS), ("probe-marker", PROBE_POINTS)])
-def test_records_move_only_with_the_points_they_declare(
-    name: str, points: dict[str, Any], tmp_path: Path
-) -> None:
-    """A reading's points at fewer seeds (the rest of their sweeps at more) move no record that
-    does not declare one of them, so --sequential cannot stop a point an undecided record
-    reads; each group moves a record that declares it (the check has power); and every record
-    resting on the reduced points alone is the record a reproduction with every point at the
-    fewer seeds gives, bit for bit (a reading's stopped points are analysed as if the whole
-    experiment had stopped there)."""
-    kw: dict[str, Any] = {"quick": True, "store": tmp_path / "s", "progress": False}
-    moved, got = dependence.point_dependence(name, seeds=3, fewer=2, points=points, out=tmp_path / "a", **kw)
-    assert dependence.undeclared_points(name, points, moved, quick=True) == []
-    fewer = dependence._readings(dependence.reproduce(get(name), seeds=2, out=tmp_path / "b", **kw))
-    for sweep, filters in points.items():
-        one = {sweep: filters}
-        mine = [
-            k
-            for k, changed in moved.items()
-            if changed and not dependence.undeclared_points(name, one, {k: True}, quick=True)
-        ]
-        assert mine, (name, sweep)
-    reduced = 0
-    for k, changed in moved.items():
-        r = {"claim": k[0], "section": k[1], "part": k[2], "reading": k[3], "borrowed_from": k[4]}
-        deps = dependence.reading_points(name, r, quick=True)
-        inside = deps and all(
-            s in points and d is not None and d <= _indices(name, s, points[s]) for s, d in deps.items()
-        )
-        if inside:
-            reduced += 1
-            assert changed and got[k] == fewer[k], k
-    # every group but rio-plus-o's Fig. 9 one (which takes one arm of its records, the other
-    # arm's points growing with the other reading) holds a record's every point
-    assert reduced >= len(points) - (name == "rio-plus-o"), reduced
-
-
-def _indices(name: str, sweep: str, filters: Any) -> frozenset[int]:
-    from qoslab.reproduction.rests_on import matches
-
-    sw = next(s for s in planned(get(name), seeds=3, quick=True)[1] if s.name == sweep)
-    return frozenset(i for i, (p, _) in enumerate(sw.points) if matches(p, filters))

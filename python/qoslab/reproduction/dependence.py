@@ -3,7 +3,7 @@ one sweep (:func:`sweep_dependence`) or one reading's points (:func:`point_depen
 fewer seeds moves only the records that declare them (:func:`undeclared`,
 :func:`undeclared_points`): else ``--sequential`` (:mod:`qoslab.reproduction.sequential_run`)
 could stop a sweep or point an undecided record still reads. ``tests/test_sequential_claims.py``
-runs them."""
+and its ``_points`` and ``_probe`` twins run them."""
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ def reading_sweeps(exp: str, reading: str) -> tuple[str, ...] | None:
 #: stops a point once every record resting on it is decided, while the sweep's other points
 #: grow (:mod:`qoslab.reproduction.sequential_run`). The same rule as for sweeps: over-declaring
 #: a point costs runs, under-declaring one would let an undecided record's point stop, which
-#: ``tests/test_sequential_claims.py`` checks cannot happen (the experiment reproduced with one
+#: ``tests/test_sequential_claims_points.py`` checks cannot happen (the experiment reproduced with one
 #: record's points at fewer seeds moves no record that does not declare them).
 POINTS: dict[str, Points] = {name: points for name, (_, points) in _NARROWING.items() if points is not None}
 

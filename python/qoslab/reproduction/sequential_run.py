@@ -34,7 +34,7 @@ verdict; a decided record recomputed from fewer seeds keeps the verdict that dec
 Paired tests pair by seed (:func:`qoslab.stats.paired` uses the seeds both sides have), and
 the analyses compute their per-seed quantities per point group and seed, so points at
 different seeds never mis-pair. A record that no declaration matches rests on every sweep.
-The declarations are checked twice: by ``tests/test_sequential_claims.py``, which reproduces
+The declarations are checked twice: by ``tests/test_sequential_claims*.py``, which reproduce
 an experiment with each sweep alone, or one reading's points, at fewer seeds and finds only the
 records declaring them moved (:mod:`qoslab.reproduction.dependence`), and at every look,
 where a record whose points have all stopped must not move (a move is listed as a
