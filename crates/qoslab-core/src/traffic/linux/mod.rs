@@ -239,9 +239,11 @@ impl Linux {
         self.app_end = self.sb.nxt();
     }
 
-    /// The pacing timer fired.
+    /// The pacing timer fired. The socket fields a module reads ([`Conn`]) are not refreshed
+    /// here: what a release runs reads none of them but through `transmit`'s
+    /// `cwnd_event`, which refreshes them itself, and every other entry point (ACK, timer,
+    /// start) refreshes them before its module calls.
     pub fn on_pace(&mut self, now: SimTime, io: &mut Io) {
-        self.sync_conn(now, io.pacer);
         if self.sb.lost_out > self.sb.retrans_out {
             self.xmit_retransmit_queue(now, io);
         }
