@@ -481,30 +481,25 @@ def _png(path: Path, width: int, dpi: float) -> None:
     Image.new("RGB", (width, max(1, width // 3)), "white").save(path, dpi=(dpi, dpi))
 
 
+def _long_table(columns: int, *, code: bool) -> str:
+    """A Markdown table of one row and ``columns`` columns of long names (its values as inline
+    code with ``code``)."""
+    tick = "`" if code else ""
+    head = " | ".join(f"column_{i}_{'x' * 12}" for i in range(columns))
+    row = " | ".join(f"{tick}value_{i}_{'y' * 14}{tick}" for i in range(columns))
+    return f"| {head} |\n|" + "---|" * columns + f"\n| {row} |\n"
+
+
 BROKEN = {
     "good.md": "# Good\n\nText.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![small](img/small.png)\n",
     "script-error.md": "# Script error\n\nText.\n\n<script>null.boom();</script>\n",
     "hidden.md": "# Hidden\n\nText.\n\n<style>[role=main] { display: none; }</style>\n",
     "missing-image.md": '# Missing image\n\nText.\n\n<img src="img/not-there.png" alt="gone">\n',
     # 40 columns: wider than the column even with every cell wrapped to a character or two
-    "wide-table.md": "# Wide table\n\nText.\n\n"
-    + "| "
-    + " | ".join(f"column_{i}_{'x' * 12}" for i in range(40))
-    + " |\n|"
-    + "---|" * 40
-    + "\n| "
-    + " | ".join(f"value_{i}_{'y' * 14}" for i in range(40))
-    + " |\n",
+    "wide-table.md": "# Wide table\n\nText.\n\n" + _long_table(40, code=False),
     "wide-figure.md": "# Wide figure\n\nText.\n\n![wide](img/wide.png)\n",
     # breaks no rule: 12 columns of long names and inline code fit once their cells wrap
-    "long-names.md": "# Long names\n\nText.\n\n"
-    + "| "
-    + " | ".join(f"column_{i}_{'x' * 12}" for i in range(12))
-    + " |\n|"
-    + "---|" * 12
-    + "\n| "
-    + " | ".join(f"`value_{i}_{'y' * 14}`" for i in range(12))
-    + " |\n",
+    "long-names.md": "# Long names\n\nText.\n\n" + _long_table(12, code=True),
 }
 
 

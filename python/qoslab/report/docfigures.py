@@ -145,9 +145,11 @@ def figure_record(
     }
 
 
-def write_manifest(out: Path, records: Sequence[Mapping[str, Any]]) -> Path:
+def write_manifest(out: Path, records: Sequence[Mapping[str, Any]], command: str = "") -> Path:
+    """``out/figures.json``: the figures' records and the command that made them."""
     p = out / "figures.json"
-    p.write_text(json.dumps({"figures": list(records)}, indent=1, ensure_ascii=False) + "\n")
+    doc = {"command": command, "figures": list(records)} if command else {"figures": list(records)}
+    p.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return p
 
 
@@ -318,14 +320,6 @@ def _plain(name: object, what: str) -> str:
     return name
 
 
-def _reproduce_command(src: Path, exp: str) -> str:
-    """The command a run folder without a verdict file was made with, as its report.md gives it
-    ("Reproduce with `...`": its flavours, senders and timing included)."""
-    report = src / "report.md"
-    m = re.search(r"Reproduce with `([^`]+)`", report.read_text()) if report.exists() else None
-    return m.group(1) if m else f"qoslab reproduce {exp}"
-
-
 def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> list[str]:
     """Copies each experiment's figures from ``run_dir/NAME`` into the docs and regenerates its
     page's section; returns one line per experiment. Names (of the experiments, and of the
@@ -343,7 +337,7 @@ def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> l
             raise SystemExit(f"{verdict_file}: a quick run; the pages show full runs only")
         manifest: dict[str, Any] = {
             "experiment": exp,
-            "command": header.get("command") or _reproduce_command(src, exp),
+            "command": header.get("command") or man.get("command") or f"qoslab reproduce {exp}",
             "seeds": _seeds_of(man["figures"]),
             "version": header.get("version") or version_of(man["figures"][0]["provenance"]),
             # the labels filtered again: a run's analysis may predate the filter's last rule

@@ -423,7 +423,7 @@ def reproduce(
         ctx.warmup = warmup_window.report(ctx)
         runs_csv = _write_runs(ctx, out_dir)
         if ctx.figure_records:
-            ctx.files.append(write_manifest(out_dir, ctx.figure_records))
+            ctx.files.append(write_manifest(out_dir, ctx.figure_records, _command(ctx)))
         if ctx.verdicts:
             ctx.files.append(_write_verdicts(ctx))
         wall = time.perf_counter() - t0

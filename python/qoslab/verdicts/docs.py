@@ -436,13 +436,34 @@ def flavour_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
     return [*head, *table, *rows, ""]
 
 
+def _count_changes(
+    exp: str,
+    name: str,
+    a: dict[str, str],
+    b: dict[str, str],
+    order: dict[str, str],
+    t: Counter[str],
+    rows: list[str],
+) -> None:
+    """Counts in ``t`` each claim both verdict maps ``a`` and ``b`` hold (in ``order``'s order)
+    as the same, decided both ways (a flip, a row of ``rows``) or decided in one only."""
+    decided = (REPRODUCES, WEAKER, DOES_NOT)
+    for claim in (c for c in order if c in a and c in b):
+        if a[claim] == b[claim]:
+            t["same"] += 1
+        elif a[claim] in decided and b[claim] in decided:
+            t["flips"] += 1
+            rows.append(f"| `{exp}` | {claim} | {name} | {a[claim]} | {b[claim]} |")
+        else:
+            t["one"] += 1
+
+
 def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any]]) -> list[str]:
     """The claims whose verdict (that of most of their readings) under a linux-flavour sender
     differs between the runs of ``docs`` (the page's columns, with the timing each records) and
     the same sender's runs with exact timing (``exact``): per sender, how many keep their verdict,
     those decided both ways and differently (listed), and those decided one way only."""
     ours = by_column(docs)
-    decided = (REPRODUCES, WEAKER, DOES_NOT)
     rows: list[str] = []
     tally: dict[str, Counter[str]] = {}
     timings: set[str] = set()
@@ -452,16 +473,9 @@ def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any
             if doc is None or col[1] != "linux" or str(other.get("timing") or "exact") != "exact":
                 continue
             timings.add(str(doc.get("timing") or "exact"))
-            a, b, name = claim_verdicts(other), claim_verdicts(doc), column_name(col)
-            t = tally.setdefault(name, Counter())
-            for claim in (c for c in b if c in a):
-                if a[claim] == b[claim]:
-                    t["same"] += 1
-                elif a[claim] in decided and b[claim] in decided:
-                    t["flips"] += 1
-                    rows.append(f"| `{exp}` | {claim} | {name} | {a[claim]} | {b[claim]} |")
-                else:
-                    t["one"] += 1
+            name = column_name(col)
+            b = claim_verdicts(doc)
+            _count_changes(exp, name, claim_verdicts(other), b, b, tally.setdefault(name, Counter()), rows)
     if not tally:
         return []
     head = [
@@ -481,7 +495,10 @@ def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any
     ]
     if not rows:
         return head
-    table = ["| study | claim [part] | sender | exact timing | testbed timing |", "|---|---|---|---|---|"]
+    table = [
+        f"| study | claim [part] | sender | exact timing | {', '.join(sorted(timings))} timing |",
+        "|---|---|---|---|---|",
+    ]
     return [*head, *table, *rows, ""]
 
 
@@ -491,7 +508,6 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
     procedure: those decided both ways (a flip) listed, per sender the count decided under one
     only, and per sender how many claims keep their verdict."""
     by_exp = by_column(docs)
-    decided = (REPRODUCES, WEAKER, DOES_NOT)
     rows: list[str] = []
     tally: dict[str, Counter[str]] = {}
     for exp, cols in sorted(by_exp.items()):
@@ -500,16 +516,10 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
             continue
         a = claim_verdicts(paper)
         for col in (c for c in COLUMNS if c[1] == "linux" and c in cols):
-            b, name = claim_verdicts(cols[col]), column_name(col)
-            t = tally.setdefault(name, Counter())
-            for claim in (c for c in a if c in b):
-                if a[claim] == b[claim]:
-                    t["same"] += 1
-                elif a[claim] in decided and b[claim] in decided:
-                    t["flips"] += 1
-                    rows.append(f"| `{exp}` | {claim} | {name} | {a[claim]} | {b[claim]} |")
-                else:
-                    t["one"] += 1
+            name = column_name(col)
+            _count_changes(
+                exp, name, a, claim_verdicts(cols[col]), a, tally.setdefault(name, Counter()), rows
+            )
     head = [
         "### Where today's TCP changes a claim's verdict",
         "",
