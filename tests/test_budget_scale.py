@@ -1,6 +1,10 @@
 """The memory budget's estimate (qoslab.budget) against the peak of a whole process running one
-simulation and building its tables: within 20 % above it for the buffer-sizing dumbbell (5,000
-flows here, 10,000 in the slow test), and above it for scenarios of other shapes."""
+simulation and building its tables: above it for every shape, and for the buffer-sizing dumbbell
+(5,000 flows here, 10,000 in the slow test) within 20 % above it in the memory the run itself
+allocates: the peak less the pages of the libraries' files (RssFile), against the estimate less
+its allowance for them (``LIBRARY_FILE_BYTES``). Those pages depend on how the files came into
+the page cache (58 MB in an old environment, 95 MB in one just installed, for the same run to
+the kilobyte in anonymous memory), not on the scenario."""
 
 import subprocess
 import sys
@@ -8,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from qoslab.budget import LIBRARY_FILE_BYTES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: A fresh interpreter runs the scenario as ``qoslab run`` does (the budget checked on its
-#: outline), builds the series tables and prints its peak RSS (VmHWM) and the estimate.
+#: outline), builds the series tables and prints its peak RSS (VmHWM), its file-backed pages
+#: (RssFile, which stay mapped from the imports on) and the estimate.
 CHILD = """
 import qoslab
 from qoslab.budget import estimate
@@ -19,18 +26,35 @@ from qoslab.budget import estimate
 est = estimate(sc.outline, [], sc.core)
 r = qoslab.run(sc)
 r.series_queue; r.series_flow; r.summary()
-hwm = next(float(x.split()[1]) for x in open('/proc/self/status') if x.startswith('VmHWM:'))
-print(hwm * 1024, est.memory_bytes, est.line_link)
+status = dict(x.split(':', 1) for x in open('/proc/self/status').read().splitlines())
+kib = lambda key: float(status[key].split()[0]) * 1024
+print(kib('VmHWM'), kib('RssFile'), est.memory_bytes, est.line_link)
 """
 
 
 def _peak_and_estimate(make: str) -> tuple[float, float, str]:
+    """The whole peak, the estimate and the link whose line the estimate counted."""
+    peak, _, est, link = _measure(make)
+    return peak, est, link
+
+
+def _within_20_percent(make: str) -> str:
+    """Asserts the estimate bounds the peak and its own part (less the libraries' files) is at
+    most 1.2 times the run's own part of the peak; returns the line link."""
+    peak, files, est, link = _measure(make)
+    assert peak <= est, (peak, est)
+    own, own_est = peak - files, est - LIBRARY_FILE_BYTES
+    assert own_est <= 1.2 * own, (own, own_est, files)
+    return link
+
+
+def _measure(make: str) -> tuple[float, float, float, str]:
     p = subprocess.run(
         [sys.executable, "-c", CHILD.format(make=make)], capture_output=True, text=True, timeout=600, cwd=ROOT
     )
     assert p.returncode == 0, p.stderr
-    peak, est, link = p.stdout.split()
-    return float(peak), float(est), link
+    peak, files, est, link = p.stdout.split()
+    return float(peak), float(files), float(est), link
 
 
 def _dumbbell(n: int, rate: float, duration_s: float) -> str:
@@ -43,21 +67,19 @@ def _dumbbell(n: int, rate: float, duration_s: float) -> str:
 
 def test_the_estimate_is_within_20_percent_above_a_buffer_sizing_run() -> None:
     """5,000 flows through 1.25 Gb/s for 4 s (the 10,000- and 50,000-flow runs' shape at half
-    and a tenth of their size): the estimate is at least the peak and at most 1.2 times it (247
-    MB for 217 MB measured; with 70 kB a flow and every access link's line counted busy it was
-    623 MB)."""
-    peak, est, link = _peak_and_estimate(_dumbbell(5000, 1.25e9, 4.0))
-    assert link == "bottleneck"
-    assert peak <= est <= 1.2 * peak, (peak, est)
+    and a tenth of their size): the estimate is at least the peak, and its own part at most 1.2
+    times the run's (184 MB for 156 MB of anonymous memory; with 70 kB a flow and every access
+    link's line counted busy the whole estimate was 623 MB)."""
+    assert _within_20_percent(_dumbbell(5000, 1.25e9, 4.0)) == "bottleneck"
 
 
 @pytest.mark.slow
 def test_the_estimate_is_within_20_percent_above_a_10000_flow_run() -> None:
     """10,000 flows through 2.5 Gb/s for 8 s (the study's headline scale; memory is flat after
     the warm-up: 376 and 371 MB at 8 and 16 s with the resolved table built): the estimate is
-    at least the peak and at most 1.2 times it (it was 1,183 MB)."""
-    peak, est, _ = _peak_and_estimate(_dumbbell(10000, 2.5e9, 8.0))
-    assert peak <= est <= 1.2 * peak, (peak, est)
+    at least the peak, and its own part at most 1.2 times the run's (the whole estimate was
+    1,183 MB)."""
+    _within_20_percent(_dumbbell(10000, 2.5e9, 8.0))
 
 
 @pytest.mark.parametrize(

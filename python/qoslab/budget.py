@@ -8,9 +8,12 @@ run that would exceed ``max_time_s`` stops there with what it measured so far (a
 result, as after Ctrl-C).
 
 The estimates are upper bounds of the same order as what was measured (docs/performance.md):
-120 MiB for the interpreter and its libraries, 11 kB per flow (its TCP, route and results) and 2
-kB per link direction (its state, queue and line in the core: 1.65 kB measured at 10,000 and
-50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 15-18 kB),
+60 MiB for the interpreter's and its libraries' own memory and 96 MiB for the pages of the
+libraries' files mapped into it (58 MB where those pages came into the page cache from disk, 95
+MB in an environment just installed, whose files sit in the page cache in larger folios: the
+same run's anonymous memory is equal to the kilobyte in both), 11 kB per flow (its TCP, route
+and results) and 2 kB per link direction (its state, queue and line in the core: 1.65 kB
+measured at 10,000 and 50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 15-18 kB),
 260 bytes per time-series row once pandas tables are built (251 measured
 on 2.7 M rows: a fresh-clone run once peaked 0.06 % above an estimate at 250), and 56 bytes per
 captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
@@ -33,7 +36,9 @@ from typing import Any, NamedTuple
 from qoslab import _core
 
 #: Measured costs (see the module docstring).
-BASE_BYTES = 120 * 2**20
+INTERPRETER_BYTES = 60 * 2**20
+LIBRARY_FILE_BYTES = 96 * 2**20
+BASE_BYTES = INTERPRETER_BYTES + LIBRARY_FILE_BYTES
 FLOW_BYTES = 11 * 2**10
 DIRECTION_BYTES = 2 * 2**10
 ROW_BYTES = 260
