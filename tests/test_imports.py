@@ -434,10 +434,6 @@ FUNCTION_IMPORTS = 108
 
 #: Upward dependencies left, and why (``importer -> imported``).
 UPWARD = {
-    "qoslab.report.docfigures -> qoslab.verdicts.currency": "docfigures checks the study pages' "
-    "figures against the committed verdicts: a verdicts-level tool in report/ (the generated study "
-    "pages name its module, so moving it regenerates them)",
-    "qoslab.report.docfigures -> qoslab.verdicts.docs": "as above",
     "qoslab.verdicts.currency -> qoslab.reproduction.base": "verdicts and the reproduction machinery "
     "read each other (the fingerprint of a study's rules, the declared claims)",
     "qoslab.verdicts.currency -> qoslab.reproduction.magnitudes": "as above",
