@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.rests_on import RESTS_ON
 from qoslab.studies.probe_marker import claims as pc
 from qoslab.studies.rio_plus_o import claims as rc
 from qoslab.verdicts.core import DOES_NOT, REPRODUCES, WEAKER, decide
+from qoslab.verdicts.magnitudes import DECLARED
 from qoslab.verdicts.rules import find
 
 PM = DECLARED["probe-marker"]

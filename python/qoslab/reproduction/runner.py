@@ -450,7 +450,7 @@ def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
     and Holm's correction (:func:`qoslab.verdicts.finalise`); an experiment without declared
     magnitudes (a plugin) keeps the sign-only verdicts its claims gave; each record must be a
     declared claim's part (:meth:`qoslab.verdicts.claims.Registry.checked`)."""
-    from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
+    from qoslab.verdicts.magnitudes import DECLARED, REGISTRY
 
     recs = [v.as_json() for v in ctx.verdicts]
     decls = DECLARED.get(ctx.experiment.name)
@@ -458,7 +458,7 @@ def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
 
 
 def _write_verdicts(ctx: Context) -> Path:
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     exp, opts = ctx.experiment, ctx.options
     rules = rules_fingerprint() if exp.name in DECLARED else None
