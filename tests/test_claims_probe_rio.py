@@ -235,10 +235,10 @@ def test_density_records_pair_activity_times():
 
 
 def test_table1_claims_give_both_parts_and_the_drops_per_reading():
-    from qoslab.studies.rio_plus_o.paper import _t1_where
+    from qoslab.studies.rio_plus_o.paper import t1_where
 
     fl = _table1_flows([10e3, 20e3, 30e3, 200e3, 300e3], seeds=4)
-    for k, v in _t1_where("stated", 0.002).items():
+    for k, v in t1_where("stated", 0.002).items():
         fl[k] = v
     ctx = _Ctx()
     rc.table1_claims(ctx, fl)

@@ -388,14 +388,10 @@ def seams() -> dict[str, int]:
 
 #: Private names a module may import from another, and why.
 PRIVATE_ALLOWED = {
-    # written by `make wheel` into the wheel only (Makefile, tests/test_wheel.py); absent from a
-    # source tree, so it cannot be a module's API
+    # written by `make wheel` into the wheel only (Makefile, tests/test_wheel.py) and read by
+    # `qoslab version` alone, under `except ImportError`; absent from a source tree, so it is no
+    # module's API (a public name would offer a module that exists only in wheels as one)
     "qoslab.cli.app: qoslab._build_info.GIT_REVISION",
-    # rio-plus-o's claims module is hashed into the verdict rules' fingerprint
-    # (qoslab.verdicts.currency.rules_fingerprint): renaming it there makes every committed verdict
-    # file a problem until `python -m qoslab.verdicts redecide`; rename it with the next redecide
-    "qoslab.studies.rio_plus_o.claims: qoslab.studies.rio_plus_o.paper._t1_where",
-    "qoslab.studies.rio_plus_o.study: qoslab.studies.rio_plus_o.paper._t1_where",
 }
 
 
