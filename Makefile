@@ -182,7 +182,7 @@ validate-linux: build
 # studies' verdict files, from one full reproduction per experiment: sequential where the claims
 # declare magnitudes (with futility), fixed seeds for the studies of our own, which declare none
 # (about 30 min on two cores from an empty store, docs/experiments.md; the runs are kept in
-# results/store, so a rerun of unchanged code only redoes the analysis). `python -m qoslab.report.docfigures check` (and tests/test_docfigures.py)
+# results/store, so a rerun of unchanged code only redoes the analysis). `python -m qoslab.verdicts.docfigures check` (and tests/test_docfigures.py)
 # fails when a page's image is missing or of another version than its verdict file.
 # The two lists are the registry's (qoslab.studies: with_claims() and own(); tests/test_study_registry.py).
 VERDICT_STUDIES := ard buffer-sizing fdd-red probe-marker rio-plus-o twam-dwred
@@ -192,8 +192,8 @@ figures: build
 	for e in $(VERDICT_STUDIES); do $(VENV)/bin/qoslab reproduce $$e --sequential --out results/verdicts || exit 1; done
 	for e in $(OWN_STUDIES); do $(VENV)/bin/qoslab reproduce $$e --out results/verdicts || exit 1; done
 	for e in $(VERDICT_STUDIES); do cp results/verdicts/$$e/verdicts.json docs/verdicts/$$e.json || exit 1; done
-	$(PY) -m qoslab.report.docfigures collect results/verdicts $(FIGURE_STUDIES)
-	$(PY) -m qoslab.report.docfigures todays-tcp
+	$(PY) -m qoslab.verdicts.docfigures collect results/verdicts $(FIGURE_STUDIES)
+	$(PY) -m qoslab.verdicts.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
 # Recomputes every committed verdict file: the figures' full runs above, and each study under each
@@ -214,7 +214,7 @@ verdicts: figures
 	    cp results/verdicts-senders/$$e-$$s-tcp-linux-timing-exact/verdicts.json docs/verdicts/senders-exact/$$e-$$s-tcp-linux-timing-exact.json || exit 1; \
 	  done; \
 	done
-	$(PY) -m qoslab.report.docfigures todays-tcp
+	$(PY) -m qoslab.verdicts.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
 # The todays-tcp page's full-length columns: every study in full (sequential seeds, as the
@@ -227,7 +227,7 @@ todays-tcp-full: build
 	    cp results/todays-tcp/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders-full/$$e-$$s-tcp-linux.json || exit 1; \
 	  done; \
 	done
-	$(PY) -m qoslab.report.docfigures todays-tcp
+	$(PY) -m qoslab.verdicts.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
 fmt:

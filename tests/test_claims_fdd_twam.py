@@ -6,12 +6,12 @@ they say."""
 import numpy as np
 import pandas as pd
 
-from qoslab.reproduction.magnitudes import DECLARED, DECLARED_ONLY
 from qoslab.reproduction.rests_on import RESTS_ON
 from qoslab.studies.fdd_red import dynamics as dyn
 from qoslab.studies.red_baseline.paper import FLOWS
 from qoslab.studies.twam_dwred.study import flows_with_timeouts
 from qoslab.verdicts import DOES_NOT, REPRODUCES, finalise
+from qoslab.verdicts.magnitudes import DECLARED, DECLARED_ONLY
 from verdict_records import record  # noqa: E402
 
 FIG11 = "FDD-RED has lower drop count than RED algorithm for different flow numbers"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
 from qoslab.reproduction.rests_on import RESTS_ON
 from qoslab.studies.twam_dwred.claims import CLAIMS as TWAM
 from qoslab.studies.twam_dwred.claims import REACH, SLOW_START
 from qoslab.verdicts.claims import PaperClaim, Part, Registry, declare
+from qoslab.verdicts.magnitudes import DECLARED, REGISTRY
 from qoslab.verdicts.rules import find
 
 #: the studies whose claims are declared as objects

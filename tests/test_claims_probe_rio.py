@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.rests_on import RESTS_ON
 from qoslab.studies.probe_marker import claims as pc
 from qoslab.studies.rio_plus_o import claims as rc
 from qoslab.verdicts.core import DOES_NOT, REPRODUCES, WEAKER, decide
+from qoslab.verdicts.magnitudes import DECLARED
 from qoslab.verdicts.rules import find
 
 PM = DECLARED["probe-marker"]
@@ -235,10 +235,10 @@ def test_density_records_pair_activity_times():
 
 
 def test_table1_claims_give_both_parts_and_the_drops_per_reading():
-    from qoslab.studies.rio_plus_o.paper import _t1_where
+    from qoslab.studies.rio_plus_o.paper import t1_where
 
     fl = _table1_flows([10e3, 20e3, 30e3, 200e3, 300e3], seeds=4)
-    for k, v in _t1_where("stated", 0.002).items():
+    for k, v in t1_where("stated", 0.002).items():
         fl[k] = v
     ctx = _Ctx()
     rc.table1_claims(ctx, fl)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, PngImagePlugin
 
-from qoslab.report import docfigures as df
 from qoslab.report.figures import Line, Panel, Ref, panels
+from qoslab.verdicts import docfigures as df
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -89,6 +89,20 @@ def test_a_stale_section_fails(docs_copy: Path) -> None:
     line = text.index("*Mirrors", a)
     page.write_text(text[:line] + "*Mirrors nothing at all.* " + text[line + len("*Mirrors") :])
     assert any("fdd-red.md: its figures section is stale" in p for p in df.check(docs_copy))
+
+
+def test_a_section_whose_first_line_names_another_generator_is_stale_and_replaced(docs_copy: Path) -> None:
+    # a page generated when the generator lived under another module name: check says stale,
+    # `sections` replaces the whole section (one section left, with today's first line)
+    page = docs_copy / "experiments" / "fdd-red.md"
+    fresh = page.read_text()
+    old = df.BEGIN.replace("qoslab.verdicts.docfigures", "qoslab.elsewhere.docfigures")
+    page.write_text(fresh.replace(df.BEGIN, old))
+    assert any("fdd-red.md: its figures section is stale" in p for p in df.check(docs_copy))
+    df.sections(["fdd-red"], docs_copy)
+    text = page.read_text()
+    assert text.count("<!-- figures:begin") == 1 and text.count(df.END) == 1
+    assert text == fresh and df.check(docs_copy) == []
 
 
 def test_verdict_lines_follow_the_verdict_file(docs_copy: Path) -> None:

@@ -99,7 +99,7 @@ def test_a_claim_declared_twice_is_one_clear_error(tmp_path: Path) -> None:
     twice = tmp_path / "twice.py"
     twice.write_text(
         "from study_red_vs_droptail.claims import SHORTER_QUEUE\n"
-        "from qoslab.reproduction.magnitudes import register_claims\n"
+        "from qoslab.verdicts.magnitudes import register_claims\n"
         "from qoslab.verdicts.claims import declare\n"
         "register_claims(declare('red-vs-droptail-again', SHORTER_QUEUE))\n"
     )
@@ -143,7 +143,7 @@ def test_an_undecided_record_of_the_plugin_rests_on_the_sweeps_its_claim_declare
         # the machinery first: a plugin may be loaded after it (load_plugin from Python)
         "from qoslab.reproduction import sequential_run as s\n"
         "import study_red_vs_droptail\n"
-        "from qoslab.reproduction.magnitudes import DECLARED\n"
+        "from qoslab.verdicts.magnitudes import DECLARED\n"
         "from study_red_vs_droptail.claims import SAME_UTILISATION as c\n"
         "r = {'claim': c.words, 'section': c.place, 'reading': '2 flows', 'part': ''}\n"
         "print(s.rests_on('red-vs-droptail', DECLARED['red-vs-droptail'], r))\n"
@@ -157,9 +157,11 @@ def test_a_plugin_studys_fingerprint_covers_its_own_package_wherever_it_lies(tmp
     # the example copied to two places: the same fingerprint; one byte changed in the copy's
     # claims module: another (the verdict files it wrote are then stale, as a built-in study's)
     code = (
+        "from qoslab.reproduction import get; "
         "from qoslab.verdicts.currency import experiment_fingerprint, plugin_files; "
-        "base, files = plugin_files('red-vs-droptail'); "
-        "print(experiment_fingerprint('red-vs-droptail'), base.name, len(files))"
+        "plan = get('red-vs-droptail').plan; "
+        "base, files = plugin_files(plan); "
+        "print(experiment_fingerprint('red-vs-droptail', plan), base.name, len(files))"
     )
     prints = []
     for where in ("a", "b", "b"):
@@ -178,7 +180,12 @@ def test_a_plugin_studys_fingerprint_covers_its_own_package_wherever_it_lies(tmp
     assert (base_a, base_b, int(n)) == ("a", "b", 3)  # the three modules, named from their own root
     assert a == b != changed
     # a study of qoslab's own has no plugin files
-    p = _run(
-        sys.executable, "-c", "from qoslab.verdicts.currency import plugin_files; print(plugin_files('ard'))"
-    )
+    code = "from qoslab.reproduction import get; from qoslab.verdicts.currency import plugin_files; "
+    p = _run(sys.executable, "-c", code + "print(plugin_files(get('ard').plan))")
     assert p.stdout.strip() == "None", p.stderr
+    # a plugin study's fingerprint without its plan: one clear error, not a fingerprint without
+    # the plugin's own code
+    code = "from qoslab.verdicts.currency import experiment_fingerprint as f\n"
+    code += "try:\n    f('red-vs-droptail')\nexcept ValueError as e:\n    print(e)\n"
+    p = _run(sys.executable, "-c", code, env=env)
+    assert p.returncode == 0 and "no study of qoslab's own" in p.stdout and "its plan" in p.stdout, p.stderr

@@ -28,7 +28,7 @@ def test_a_study_covers_its_package_and_the_modules_it_imports() -> None:
     assert {"reproduction/selection.py", "stats.py"} <= files
     assert "studies/mixed_traffic/study.py" in _rel("modern-aqm")
     # the verdict rules' own module has its own fingerprint; the list of studies is no study's code
-    assert "reproduction/magnitudes.py" not in files
+    assert "verdicts/magnitudes.py" not in files
     assert "studies/__init__.py" not in files
     # another study's package is not part of it, nor the sequential design it does not import
     assert not any(f.startswith("studies/ard/") for f in files)

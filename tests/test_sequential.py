@@ -337,7 +337,7 @@ def test_reproduce_all_sequential_runs_the_experiments_without_magnitudes_on_fix
     from qoslab import reproduction
     from qoslab.cli import app
     from qoslab.reproduction import sequential_run
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     calls: list[tuple[str, str]] = []
 
@@ -401,7 +401,7 @@ def test_not_testable_is_judged_again_at_every_look(monkeypatch: pytest.MonkeyPa
     import json
 
     from qoslab.reproduction import sequential_run
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     decl = DECLARED["twam-dwred"][0]
     below = [0.86, 0.94, 0.88, 0.92, 0.90, 0.90, 0.90, 0.90]  # under 0.95 r_i, clearly from 6 seeds
@@ -508,7 +508,7 @@ def test_a_record_on_its_boundary_stops_for_futility(monkeypatch: pytest.MonkeyP
     import json
 
     from qoslab.reproduction import sequential_run
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     decl = DECLARED["twam-dwred"][0]
     from qoslab.verdicts.core import bar_of
@@ -543,8 +543,8 @@ def test_not_testable_gives_up_only_where_the_configuration_decides_the_precondi
     it (ARD's marker acting in the window: no seed changes that), and is judged again at the next
     look when a further seed may meet it (a link with room "in some arm and seed")."""
     from qoslab.reproduction import sequential_run
-    from qoslab.reproduction.magnitudes import DECLARED
     from qoslab.studies.ard.claims import ARD_ACTS, ARD_ROOM
+    from qoslab.verdicts.magnitudes import DECLARED
 
     decls = DECLARED["ard"]
     room = {

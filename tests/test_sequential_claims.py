@@ -14,7 +14,6 @@ import pytest
 
 from qoslab.reproduction import dependence, sequential_run
 from qoslab.reproduction.base import get
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.planning import planned
 from qoslab.reproduction.rests_on import RESTS_ON
 from qoslab.stats import estimate
@@ -22,6 +21,7 @@ from qoslab.studies.fdd_red import claims as fdd_claims
 from qoslab.studies.fdd_red import study as fdd_red
 from qoslab.studies.twam_dwred import claims as twam_claims
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE
+from qoslab.verdicts.magnitudes import DECLARED
 
 
 def test_every_claim_declares_the_sweeps_it_rests_on_and_they_exist() -> None:

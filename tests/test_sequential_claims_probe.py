@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from qoslab.reproduction import dependence, sequential_run
-from qoslab.reproduction.magnitudes import DECLARED
+from qoslab.verdicts.magnitudes import DECLARED
 
 
 def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ fail on a synthetic page (of the real theme and CSS) that breaks it:
      and ``TEXT_PT``);
    - ``docs/validation/linux*/``: :mod:`qoslab.emulation.validation_report` (90 dpi; legend and title 10 pt);
    - ``docs/experiments/img/todays-tcp/verdicts-*``: the verdicts-by-sender figure of
-     :mod:`qoslab.report.docfigures` (110 dpi; 8 pt y tick labels);
+     :mod:`qoslab.verdicts.docfigures` (110 dpi; 8 pt y tick labels);
    - everything else: :func:`qoslab.report.figures.panels` (``qoslab plot``, the studies'
      figures; saved at 150 dpi; tick labels and legend 8 pt).
 
@@ -96,7 +96,7 @@ def _generators() -> tuple[Generator, ...]:
         Generator("validation/linux", "qoslab.emulation.validation_report", 90.0, 10.0),
         Generator(
             "experiments/img/todays-tcp/verdicts-",
-            "qoslab.report.docfigures (verdicts by sender)",
+            "qoslab.verdicts.docfigures (verdicts by sender)",
             110.0,
             8.0,
             1.0,
@@ -340,7 +340,7 @@ _PANELS = (
     "reproduction (hours), so not here"
 )
 _SENDERS = (
-    "drawn by qoslab.report.docfigures' verdicts-by-sender figure, 11 or 14 in wide at 110 dpi "
+    "drawn by qoslab.verdicts.docfigures' verdicts-by-sender figure, 11 or 14 in wide at 110 dpi "
     "with 8 pt labels, then shrunk to 0.44 by compact_png to fit the image budget (5.4 px): "
     "passes drawn at most 8 in wide with fewer, larger lines (or split per study); "
     "docs/experiments/todays-tcp.md is the lead's page"

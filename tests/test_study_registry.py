@@ -13,7 +13,7 @@ import pytest
 
 from qoslab import reproduction, studies
 from qoslab.reproduction import base
-from qoslab.reproduction.magnitudes import REGISTRY
+from qoslab.verdicts.magnitudes import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

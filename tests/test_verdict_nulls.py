@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import scipy.stats
 
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.sequential_run import redecide
 from qoslab.sequential import GroupSequential
 from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WEAKER, decide, docs, finalise
 from qoslab.verdicts.audit import audit
 from qoslab.verdicts.currency import experiment_fingerprint, seal
 from qoslab.verdicts.intervals import min_seeds, sign_depth, sign_interval, sign_p, sign_test_looks
+from qoslab.verdicts.magnitudes import DECLARED
 from verdict_records import record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,6 @@ import scipy.stats
 
 import qoslab
 from qoslab import verdicts
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.stats import estimate, paired
 from qoslab.verdicts import (
     DOES_NOT,
@@ -32,6 +31,7 @@ from qoslab.verdicts import (
     holm,
     p_from_interval,
 )
+from qoslab.verdicts.magnitudes import DECLARED
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -262,9 +262,14 @@ def test_check_finds_no_problem_in_the_checkout_and_reports_placeholders(tmp_pat
     (tmp_path / "docs" / "verdicts" / "senders").mkdir(parents=True)
     (tmp_path / "docs" / "verdicts" / "a.json").write_text("{")
     (tmp_path / "docs" / "verdicts" / "b.json").write_text('{"experiment": "b", "verdicts": []}')
-    problems, _ = currency.check(tmp_path)
+    # docs/verdicts/ holds qoslab's own studies (a plugin's pages are written outside docs/)
+    plugin = {"experiment": "my-plugin", "fingerprint": {"core": "aaaaaaaaaaaa", "experiment": "x"}}
+    (tmp_path / "docs" / "verdicts" / "c.json").write_text(json.dumps({**plugin, "verdicts": []}))
+    problems, stale = currency.check(tmp_path)
     assert any("a.json: not JSON" in p for p in problems), problems
     assert any("b.json: no `fingerprint.core`" in p for p in problems), problems
+    assert "docs/verdicts/c.json: experiment 'my-plugin' is no study of qoslab's own" in problems, problems
+    assert not any("c.json" in s for s in stale), stale
     assert sum("placeholder" in p for p in problems) == 2
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 def main() -> int:
     from qoslab.reproduction.base import get
-    from qoslab.reproduction.magnitudes import DECLARED
     from qoslab.reproduction.planning import planned
     from qoslab.reproduction.sequential_run import DECIDED, FIRST, rests_on
+    from qoslab.verdicts.magnitudes import DECLARED
 
     total = [0, 0]
     for arg in sys.argv[1:]:

@@ -14,8 +14,8 @@ The queue is the bottleneck's time-averaged length in packets (the run metric
 
 from __future__ import annotations
 
-from qoslab.reproduction.magnitudes import register_claims
 from qoslab.verdicts.claims import DECLARED_ONLY, PaperClaim, Part, declare
+from qoslab.verdicts.magnitudes import register_claims
 
 NAME = "red-vs-droptail"
 #: the sweep every record reads

@@ -386,7 +386,7 @@ def _mode(
 
 
 def _has_magnitudes(name: str) -> bool:
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     return bool(DECLARED.get(name))
 

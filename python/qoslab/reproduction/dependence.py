@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from qoslab.reproduction.base import get
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.reproduction.remembered_plans import planned
 from qoslab.reproduction.rests_on import Filters, matches
 from qoslab.reproduction.runner import Reproduction, reproduce
 from qoslab.reproduction.sequential_run import Key, Stopping, plan_args, record_key, rests_on
+from qoslab.verdicts.magnitudes import DECLARED
 
 
 def _readings(rep: Reproduction) -> dict[Key, str]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
 from qoslab import studies
-from qoslab.reproduction.magnitudes import REGISTRY
+from qoslab.verdicts.magnitudes import REGISTRY
 
 #: The sweeps each claim's verdict records rest on (the sweeps whose runs the experiment's
 #: ``_verdicts`` reads for them), per experiment, by the claim's words, derived from the declared

@@ -15,7 +15,6 @@ import pandas as pd
 
 from qoslab import _core
 from qoslab.report.csvsafe import write_csv
-from qoslab.report.docfigures import figure_record, write_manifest
 from qoslab.report.frames import typed_rows
 from qoslab.report.page import Deferred, git_revision, markdown_table, save_figure
 from qoslab.report.results import RunRow, load
@@ -32,6 +31,7 @@ from qoslab.verdicts import Verdict, finalise
 from qoslab.verdicts import markdown as verdict_markdown
 from qoslab.verdicts import write as write_verdicts
 from qoslab.verdicts.currency import experiment_fingerprint, rules_fingerprint
+from qoslab.verdicts.docfigures import figure_record, write_manifest
 
 if TYPE_CHECKING:
     from qoslab.report.figures import Figure
@@ -267,7 +267,7 @@ class Context:
         """Saves ``fig`` as ``name.png`` and ``name.svg`` (with provenance: a quick run's footer
         begins by saying so) and adds a section. ``mirrors``: the paper's figures and tables it
         mirrors, as a name would say them (``fig4-6``, ``fig10-table1``), when its name does
-        not (:func:`qoslab.report.docfigures.mirror_of`)."""
+        not (:func:`qoslab.verdicts.docfigures.mirror_of`)."""
         self._progress(f"figure {name}")
         footer = self.provenance(sweeps)
         if self.options.quick:
@@ -450,7 +450,7 @@ def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
     and Holm's correction (:func:`qoslab.verdicts.finalise`); an experiment without declared
     magnitudes (a plugin) keeps the sign-only verdicts its claims gave; each record must be a
     declared claim's part (:meth:`qoslab.verdicts.claims.Registry.checked`)."""
-    from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
+    from qoslab.verdicts.magnitudes import DECLARED, REGISTRY
 
     recs = [v.as_json() for v in ctx.verdicts]
     decls = DECLARED.get(ctx.experiment.name)
@@ -458,7 +458,7 @@ def _final_verdicts(ctx: Context) -> list[dict[str, Any]]:
 
 
 def _write_verdicts(ctx: Context) -> Path:
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     exp, opts = ctx.experiment, ctx.options
     rules = rules_fingerprint() if exp.name in DECLARED else None

@@ -61,7 +61,6 @@ from typing import Any
 
 from qoslab.report.page import save_all
 from qoslab.reproduction.base import Experiment, get
-from qoslab.reproduction.magnitudes import DECLARED, REGISTRY
 from qoslab.reproduction.remembered_plans import planned, remembered
 from qoslab.reproduction.rests_on import POINTS, READING_SWEEPS, RESTS_ON, matches, reading_sweeps
 from qoslab.reproduction.runner import Reproduction, reproduce
@@ -81,6 +80,7 @@ from qoslab.verdicts import DOES_NOT, INCONCLUSIVE, NOT_TESTABLE, REPRODUCES, WE
 from qoslab.verdicts.core import Magnitude, bar_of
 from qoslab.verdicts.currency import seal
 from qoslab.verdicts.intervals import sign_test_looks
+from qoslab.verdicts.magnitudes import DECLARED, REGISTRY
 from qoslab.verdicts.rules import decisive_boundary, judged, reason
 
 #: the first look: four seeds, the fewest from which a t interval at 1 − 0.05/K (3 degrees of

@@ -2,7 +2,7 @@
 verdict table of its claims (``verdicts.json``: each claim part by the verdict of its primary
 readings, the forest plot of every claim × reading against the declared magnitude, one row per
 record) and its figures (``figures.json``, with the summary of the verdicts each one mirrors) —
-the sections ``python -m qoslab.verdicts readme`` and ``python -m qoslab.report.docfigures``
+the sections ``python -m qoslab.verdicts readme`` and ``python -m qoslab.verdicts.docfigures``
 generate for the shipped studies, for a study outside the package (a plugin; see
 docs/write-your-own-study.md). The images go to ``img/NAME/`` beside the page. qoslab's own
 ``docs/`` is refused: its pages are generated from the committed files only.
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from qoslab.report.docfigures import BEGIN, compact_png, render_section, with_verdicts
 from qoslab.reproduction import base
-from qoslab.reproduction.magnitudes import DECLARED
 from qoslab.verdicts.currency import ROOT, read
+from qoslab.verdicts.docfigures import BEGIN, compact_png, render_section, with_verdicts
 from qoslab.verdicts.docs import claim_verdicts, markdown
 from qoslab.verdicts.forest import forest
+from qoslab.verdicts.magnitudes import DECLARED
 from qoslab.verdicts.rules import PROCEDURE
 
 MISSING = "no such file (run `qoslab reproduce NAME --out ...` first)"

@@ -5,7 +5,7 @@ machinery they use is :mod:`qoslab.reproduction`.
 
 :data:`STUDIES` is the one list of them: the experiments the registry imports
 (:data:`qoslab.reproduction.base.BUILTIN`), the claims the verdicts judge
-(:data:`qoslab.reproduction.magnitudes.REGISTRY`), the Makefile's ``VERDICT_STUDIES`` and
+(:data:`qoslab.verdicts.magnitudes.REGISTRY`), the Makefile's ``VERDICT_STUDIES`` and
 ``OWN_STUDIES`` and the experiment pages in mkdocs.yml's nav (``tools/regenerate.py``) all come
 from it (``tests/test_study_registry.py``). This module imports nothing of qoslab: every study
 may name it without an import loop.

@@ -11,7 +11,7 @@ from those objects (:meth:`PaperClaim.one_sample`, :meth:`PaperClaim.paired`,
 
 :class:`Registry` holds the declared studies and derives what the rules and the sequential
 design read: the :class:`~qoslab.verdicts.core.Magnitude` declarations of a study
-(``qoslab.reproduction.magnitudes.DECLARED``) and the sweeps each claim rests on
+(``qoslab.verdicts.magnitudes.DECLARED``) and the sweeps each claim rests on
 (``qoslab.reproduction.rests_on.RESTS_ON``). It refuses a claim declared twice (the same words at
 the same place, in one study or two) and finds the object a record was made from by its exact
 words, place and part (:meth:`Registry.part_of`).
@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from qoslab.stats import Estimate, Paired
 from qoslab.verdicts.core import Claim, Direction, Magnitude, Quantity, Verdict
 
-#: the source of a magnitude that halves a single run's effect (``reproduction/magnitudes.py``)
+#: the source of a magnitude that halves a single run's effect (``verdicts/magnitudes.py``)
 HALF = "half the effect of the paper's single run"
 #: the source of a magnitude the paper gives no number for
 DECLARED_ONLY = "declared by us: the paper gives only a plot or a word, no number"

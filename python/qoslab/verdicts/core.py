@@ -4,7 +4,7 @@ A verdict is decided from a test, never by hand. :func:`decide` places an interv
 claim's quantity (fit to its metric kind: :mod:`qoslab.verdicts.intervals`) against the claim's
 direction (``threshold`` and ``margin``: the null side) and against the paper's magnitude (a
 range, or a smallest effect that would count, declared per claim in
-``qoslab.reproduction.magnitudes``):
+``qoslab.verdicts.magnitudes``):
 
 - ``reproduces``: the interval lies inside the paper's range (beyond the smallest effect);
 - ``weaker than claimed``: a real effect of the claimed sign, smaller than claimed: the interval

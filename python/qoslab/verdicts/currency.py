@@ -13,7 +13,7 @@ A verdicts file records, under ``fingerprint``, what computed it:
   (:func:`experiment_files`); for a plugin study, combined with the hash of its own package
   (:func:`plugin_files`); None for files computed before this was recorded;
 - ``rules``: the same hash over the decision rules and the declared magnitudes
-  (``verdicts/core.py``, ``verdicts/rules.py``, ``reproduction/magnitudes.py``).
+  (``verdicts/core.py``, ``verdicts/rules.py``, ``verdicts/magnitudes.py``).
 
 ``check`` sorts what it finds into *problems* (a malformed or missing file, a file without
 fingerprints or decided under other rules, a literal placeholder left in ``docs/``): exit 1,
@@ -85,10 +85,11 @@ def _fingerprinted_modules(py: Path) -> list[str]:
     return re.findall(r'"((?:\w+/)*\w+\.py)"', (py / "build.rs").read_text())
 
 
-#: Modules no study's fingerprint follows into: the claims registry (its magnitudes are the rules'
-#: fingerprint's, :func:`rules_fingerprint`, and it imports every study's claims) and the list of
-#: studies (adding a study changes no other study's code).
-_NOT_FOLLOWED = ("reproduction/magnitudes.py", "studies/__init__.py")
+#: The module no study's fingerprint follows into: the list of studies (adding a study changes no
+#: other study's code). The claims registry (``verdicts/magnitudes.py``, which imports every
+#: study's claims) is the rules' fingerprint's (:func:`rules_fingerprint`): a study's follows
+#: only ``qoslab.studies`` and ``qoslab.reproduction`` modules.
+_NOT_FOLLOWED = ("studies/__init__.py",)
 
 
 def _module_file(module: str) -> Path | None:
@@ -136,20 +137,18 @@ def experiment_files(name: str) -> list[Path]:
     return own + sorted(seen - set(own)) + [PKG / "stats.py"]
 
 
-def plugin_files(name: str, plan: Callable[..., Any] | None = None) -> tuple[Path, list[Path]] | None:
+def is_own_study(name: str) -> bool:
+    """Whether ``name`` is a study of qoslab's own (a package ``studies/NAME/``)."""
+    return (PKG / "studies" / name.replace("-", "_")).is_dir()
+
+
+def plugin_files(plan: Callable[..., Any]) -> tuple[Path, list[Path]] | None:
     """A plugin study's own code: the ``.py`` files of the top-level package (or the lone
-    module) that defines its plan (``plan``, else the registered experiment's), with the
-    directory their names are taken relative to (so the hash does not depend on where the
-    package lies); None for a study of qoslab's own or one not registered."""
+    module) that defines its plan (the registered experiment's: ``qoslab.reproduction.get(name)
+    .plan``), with the directory their names are taken relative to (so the hash does not depend
+    on where the package lies); None for a plan of qoslab's own."""
     import sys
 
-    from qoslab.reproduction import base
-
-    if plan is None:
-        try:
-            plan = base.get(name).plan
-        except base.UnknownExperiment:
-            return None
     module_name = getattr(plan, "__module__", "") or ""
     top = sys.modules.get(module_name.split(".")[0])
     init = Path(getattr(top, "__file__", "") or "")
@@ -163,11 +162,17 @@ def plugin_files(name: str, plan: Callable[..., Any] | None = None) -> tuple[Pat
 
 def experiment_fingerprint(name: str, plan: Callable[..., Any] | None = None) -> str:
     """The hash of an experiment's files (:func:`experiment_files`), and for a plugin study its
-    own package's too (:func:`plugin_files`; ``plan``: the experiment's, when it is at hand)."""
+    own package's too (:func:`plugin_files` of ``plan``, the experiment's plan, which a plugin
+    study must give: ValueError without it; a study of qoslab's own needs none)."""
     qoslab_part = _fnv(experiment_files(name), PKG)
-    if (PKG / "studies" / name.replace("-", "_")).is_dir():
+    if is_own_study(name):
         return qoslab_part
-    own = plugin_files(name, plan)
+    if plan is None:
+        raise ValueError(
+            f"experiment {name!r} is no study of qoslab's own (python/qoslab/studies/): "
+            "its fingerprint needs its plan (qoslab.reproduction.get(name).plan)"
+        )
+    own = plugin_files(plan)
     return qoslab_part if own is None else _combine(qoslab_part, _fnv(own[1], own[0]))
 
 
@@ -182,16 +187,16 @@ def _combine(a: str, b: str) -> str:
 
 def rules_fingerprint() -> str:
     """The hash of the verdict rules and the claims they judge: the rules' modules, the
-    declarations (``reproduction/magnitudes.py``) and the modules that declare each study's claims
+    declarations (``verdicts/magnitudes.py``) and the modules that declare each study's claims
     as objects (:class:`qoslab.verdicts.claims.Registry`)."""
-    from qoslab.reproduction.magnitudes import REGISTRY
+    from qoslab.verdicts.magnitudes import REGISTRY
 
     files = [
         PKG / "verdicts" / "core.py",
         PKG / "verdicts" / "rules.py",
         PKG / "verdicts" / "intervals.py",
         PKG / "verdicts" / "claims.py",
-        PKG / "reproduction" / "magnitudes.py",
+        PKG / "verdicts" / "magnitudes.py",
         *REGISTRY.files,
     ]
     return _fnv(files, PKG)
@@ -297,10 +302,12 @@ def check(
         if core is not None and fp["core"] != core:
             why.append(f"core `{fp['core']}` ≠ checkout `{core}`")
         exp = fp.get("experiment")
-        if exp is None:
+        if not is_own_study(doc["experiment"]):
+            problems.append(f"{rel}: experiment {doc['experiment']!r} is no study of qoslab's own")
+        elif exp is None:
             why.append("experiment code not fingerprinted (run predates fingerprints)")
-        elif exp != experiment_fingerprint(doc["experiment"]):
-            why.append(f"experiment code `{exp}` ≠ checkout `{experiment_fingerprint(doc['experiment'])}`")
+        elif exp != (now := experiment_fingerprint(doc["experiment"])):
+            why.append(f"experiment code `{exp}` ≠ checkout `{now}`")
         if why:
             stale.append(f"{rel}: stale: " + "; ".join(why))
     problems += [f"placeholder {p}" for p in placeholders(root)]

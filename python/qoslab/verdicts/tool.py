@@ -97,11 +97,11 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
 
 
 def declared(experiment: str) -> Any:
-    from qoslab.reproduction.magnitudes import DECLARED
+    from qoslab.verdicts.magnitudes import DECLARED
 
     if experiment not in DECLARED:
         raise ValueError(
-            f"experiment {experiment!r}: no claims declared (qoslab.reproduction.magnitudes.REGISTRY)"
+            f"experiment {experiment!r}: no claims declared (qoslab.verdicts.magnitudes.REGISTRY)"
         )
     return DECLARED[experiment]
 

@@ -62,7 +62,7 @@ def precondition_of(record: dict[str, Any]) -> tuple[bool, str] | None:
     """The marker claims' precondition (:func:`marker_acts`) for a record written before runs
     evaluated it, from its reading's setting, window and flow count (None: not a marker claim's
     record, or a reading it cannot place)."""
-    from qoslab.reproduction.magnitudes import REGISTRY
+    from qoslab.verdicts.magnitudes import REGISTRY
 
     try:
         _, part = REGISTRY.part_of("ard", record)

@@ -38,7 +38,7 @@ from qoslab.studies.rio_plus_o.paper import (
     TABLE1,
     W_Q_NOTE,
     W_QS,
-    _t1_where,
+    t1_where,
 )
 from qoslab.verdicts.claims import DECLARED_ONLY, HALF, PaperClaim, Part, Verdicts, declare
 from qoslab.verdicts.core import Primary
@@ -370,7 +370,7 @@ def table1_claims(ctx: Verdicts, fl: pd.DataFrame) -> None:
     ``table1`` sweep's flows)."""
     for setting in SETTINGS:
         for w_q in W_QS:
-            w = _t1_where(setting, w_q)
+            w = t1_where(setting, w_q)
             if select(fl, {**w, "kind": "rio_plus_o"}).empty:
                 continue
             note = f"{T1_SETTING_NOTE[setting]}; {W_Q_NOTE[w_q]}"

@@ -126,7 +126,9 @@ def setting_of(name: str) -> dict[str, Any]:
     return {"window": s["window"], "bucket_scale": s["bucket_scale"]}
 
 
-def _t1_where(setting: str, w_q: float = 0.002) -> dict[str, Any]:
+def t1_where(setting: str, w_q: float = 0.002) -> dict[str, Any]:
+    """The parameters of one Table 1 reading's runs: the setting's window and bucket scale
+    (:func:`setting_of`), the averaging weight ``w_q`` and the 250-packet buffer."""
     return {**setting_of(setting), "w_q": w_q, "buffer": 250}
 
 
@@ -187,7 +189,7 @@ def _references() -> tuple[Reference, ...]:
                     float(row[1]),
                     "table1",
                     "flow:throughput_bps",
-                    {"kind": kind, **_t1_where("stated"), "flow_name": f"as{i}"},
+                    {"kind": kind, **t1_where("stated"), "flow_name": f"as{i}"},
                     "bps",
                 )
             )

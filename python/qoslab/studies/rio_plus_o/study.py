@@ -85,8 +85,8 @@ from qoslab.studies.rio_plus_o.paper import (
     W_Q_NOTE,
     W_QS,
     WINDOWS,
-    _t1_where,
     setting_of,
+    t1_where,
 )
 from qoslab.studies.rio_plus_o.topology import aqm_queue, as_be_dumbbell
 from qoslab.verdicts import Claim
@@ -367,7 +367,7 @@ def _verdicts(ctx: Context) -> None:
     fl = _per_flow(ctx.flows("table1"))
     for setting in SETTINGS:
         for w_q in W_QS:
-            w = _t1_where(setting, w_q)
+            w = t1_where(setting, w_q)
             if select(fl, {**w, "kind": "rio_plus_o"}).empty:
                 continue
             note = f"{T1_SETTING_NOTE[setting]}; {W_Q_NOTE[w_q]}"
@@ -441,7 +441,7 @@ def _table1(ctx: Context) -> None:
     rows = []
     for setting in SETTINGS:
         for w_q in W_QS:
-            w = _t1_where(setting, w_q)
+            w = t1_where(setting, w_q)
             for kind, label in ALL_KINDS.items():
                 sub = select(fl, {**w, "kind": kind})
                 if sub.empty:
