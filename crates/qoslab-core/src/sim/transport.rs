@@ -66,7 +66,7 @@ impl Simulation {
                             p.tcp_flags & ECE != 0,
                         );
                     }
-                    let action = sink.on_data(p.seq);
+                    let action = sink.on_arrival(p.seq, now, p.size);
                     if in_window {
                         flow.stats.window_goodput_pkts += sink.goodput_pkts - before;
                     }

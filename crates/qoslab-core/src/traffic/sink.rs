@@ -12,6 +12,8 @@
 
 use std::collections::VecDeque;
 
+use crate::units::SimTime;
+
 #[derive(Debug, Clone, Default)]
 pub struct TcpSink {
     /// Next in-order sequence number expected.
@@ -41,6 +43,8 @@ pub struct TcpSink {
     quick: u32,
     /// A duplicate segment to report in the next ACK's first block (RFC 2883 D-SACK).
     dsack: Option<u64>,
+    /// Linux's receive-window growth, which asks for quick ACKs while the window grows.
+    rcv: super::linux::rcv_space::RcvSpace,
 }
 
 /// `TCP_MAX_QUICKACKS`.
@@ -225,10 +229,28 @@ impl TcpSink {
         self.next as i64 - 1
     }
 
-    /// Records segment `seq` and returns how to acknowledge it.
+    /// Records segment `seq` of `len` bytes, arrived at `now`, and returns how to acknowledge
+    /// it. Linux's receiver grows its window from
+    /// the segments and their timing ([`RcvSpace`](super::linux::rcv_space::RcvSpace)); ns-2's
+    /// uses neither.
+    pub fn on_arrival(&mut self, seq: u64, now: SimTime, len: u32) -> SinkAction {
+        if !self.linux {
+            return self.on_data(seq);
+        }
+        // the window counts payload (`skb->len`): the segment less its 40 bytes of headers
+        let len = len.saturating_sub(40).max(1);
+        self.rcv.on_segment(now, len, self.next);
+        let action = self.on_data_linux(seq, now, len);
+        // the application reads what arrived in order (`tcp_rcv_space_adjust`)
+        self.rcv.on_read(now, len, self.next);
+        action
+    }
+
+    /// Records segment `seq` and returns how to acknowledge it (no window growth: the linux
+    /// receiver's timing comes through [`TcpSink::on_arrival`]).
     pub fn on_data(&mut self, seq: u64) -> SinkAction {
         if self.linux {
-            return self.on_data_linux(seq);
+            return self.on_data_linux(seq, 0, 0);
         }
         let in_order = seq == self.next;
         let before = self.receive(seq);
@@ -281,11 +303,13 @@ impl TcpSink {
 }
 
 impl TcpSink {
-    /// Linux's receiver (`tcp_data_queue`, `__tcp_ack_snd_check`): a duplicate is answered at
-    /// once with a D-SACK; out-of-order data, data filling a hole and the first
-    /// `TCP_MAX_QUICKACKS` segments are acknowledged at once; otherwise every second segment,
-    /// or the delayed-ACK timer.
-    fn on_data_linux(&mut self, seq: u64) -> SinkAction {
+    /// Linux's receiver (`tcp_data_queue`, `tcp_event_data_recv`, `__tcp_ack_snd_check`): a
+    /// duplicate is answered at once with a D-SACK; out-of-order data, data filling a hole, the
+    /// first `TCP_MAX_QUICKACKS` segments and every in-order segment that grows the window
+    /// (`tcp_grow_window`: `icsk_ack.quick |= 1`) are acknowledged at once; otherwise every
+    /// second segment, or the delayed-ACK timer. Every ACK sent for data takes one from the
+    /// quick-ACK count (`tcp_dec_quickack_mode`). `len` 0: no window growth.
+    fn on_data_linux(&mut self, seq: u64, now: SimTime, len: u32) -> SinkAction {
         let dup = seq < self.next
             || (seq > self.next
                 && self
@@ -300,12 +324,11 @@ impl TcpSink {
         }
         let had_ooo = self.ooo.iter().any(|&b| b);
         let before = self.receive(seq); // seq >= next here: duplicates were answered above
-        if seq != before || had_ooo || !self.delayed {
-            self.pending = false;
-            return SinkAction::AckNow;
+        if seq == before && self.rcv.on_in_order(now, len, self.next) {
+            self.quick |= 1;
         }
-        if self.quick > 0 {
-            self.quick -= 1;
+        if seq != before || had_ooo || !self.delayed || self.quick > 0 {
+            self.quick = self.quick.saturating_sub(1);
             self.pending = false;
             return SinkAction::AckNow;
         }

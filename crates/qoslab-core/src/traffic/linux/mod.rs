@@ -26,6 +26,7 @@ pub mod config;
 pub mod output;
 pub mod rack;
 pub mod rate;
+pub mod rcv_space;
 pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
