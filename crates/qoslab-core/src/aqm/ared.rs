@@ -25,7 +25,7 @@
 use super::red::{
     Red, RedConfig, BYTE_MODE, ECN, GENTLE, MAX_P, MAX_TH, MEAN_PKT_SIZE, MIN_TH, WAIT, W_Q,
 };
-use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, Gauge, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration};
@@ -178,7 +178,6 @@ const BOTTOM: Decl<f64> = Decl::new(
 );
 
 impl QueueDiscipline for AredConfig {
-    type Runtime = AdaptiveRed;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: Some("ARED's average queue"),
         by_mode: &[],
@@ -228,9 +227,6 @@ impl QueueDiscipline for AredConfig {
         }
         Ok(AredConfig { red, adapt })
     }
-    fn build(&self, link_bps: u64) -> AdaptiveRed {
-        AdaptiveRed::new(self, link_bps)
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.red.flat(f);
         let a = &self.adapt;
@@ -273,6 +269,13 @@ impl QueueDiscipline for AredConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from its own state, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for AredConfig {
+    type Runtime = AdaptiveRed;
+    fn build(&self, link_bps: u64) -> AdaptiveRed {
+        AdaptiveRed::new(self, link_bps)
     }
 }
 

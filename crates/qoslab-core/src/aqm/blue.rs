@@ -18,7 +18,7 @@
 //! series_queue).
 
 use super::red::ECN;
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, Gauge, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration, QueueLimit};
@@ -66,7 +66,6 @@ pub struct BlueConfig {
 }
 
 impl QueueDiscipline for BlueConfig {
-    type Runtime = Blue;
     const DOC: &'static str = "BLUE (Feng, Kandlur, Saha & Shin 2002): one drop/mark probability p_m, raised by d1 on buffer overflow and lowered by d2 when the link goes idle, at most once per freeze_time.";
     const PARAMS: &'static [Param] = &[
         LIMIT,
@@ -90,9 +89,6 @@ impl QueueDiscipline for BlueConfig {
             ecn: t.get(&ECN)?,
         })
     }
-    fn build(&self, _link_bps: u64) -> Blue {
-        Blue::new(*self)
-    }
     fn flat(&self, f: &mut FlatQueue<'_>) {
         f.ecn = self.ecn;
         f.extra = vec![
@@ -112,6 +108,13 @@ impl QueueDiscipline for BlueConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from its own state, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for BlueConfig {
+    type Runtime = Blue;
+    fn build(&self, _link_bps: u64) -> Blue {
+        Blue::new(*self)
     }
 }
 

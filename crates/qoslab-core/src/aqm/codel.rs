@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::registry::{FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Gauge, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Decl, Duration};
@@ -272,8 +272,6 @@ pub struct CodelConfig {
 }
 
 impl QueueDiscipline for CodelConfig {
-    type Runtime = super::DropTail;
-    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "CoDel (RFC 8289): drops, or marks with ecn, at dequeue once the sojourn time has stayed above target for an interval, at a rate growing as √count.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::CoDelQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT, TARGET.param, INTERVAL.param, CODEL_ECN.param];
@@ -294,9 +292,6 @@ impl QueueDiscipline for CodelConfig {
             params: CodelParams::read(t)?,
         })
     }
-    fn build(&self, _link_bps: u64) -> super::DropTail {
-        super::DropTail
-    }
     fn flat(&self, f: &mut FlatQueue<'_>) {
         self.params.flat(f);
     }
@@ -308,8 +303,11 @@ impl QueueDiscipline for CodelConfig {
         // calls as the simulator, and drops the kernel's packets they drop at dequeue
         true
     }
-    fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
-        Some(Box::new(Codel::new(self.params, env.limit)))
+}
+
+impl HeldDiscipline for CodelConfig {
+    fn qdisc(&self, env: &QdiscEnv) -> Box<dyn Qdisc> {
+        Box::new(Codel::new(self.params, env.limit))
     }
 }
 

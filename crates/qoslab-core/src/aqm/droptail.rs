@@ -1,6 +1,6 @@
 //! DropTail: accept while the buffer has room ("tail dropper", RFC 3290).
 
-use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::{KeyError, Param, Table, LIMIT};
@@ -15,15 +15,11 @@ pub struct DropTail;
 pub struct DropTailConfig;
 
 impl QueueDiscipline for DropTailConfig {
-    type Runtime = DropTail;
     const DOC: &'static str = "Tail drop: a packet that does not fit in the buffer is dropped.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::FifoQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT];
     fn from_table(_t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         Ok(DropTailConfig)
-    }
-    fn build(&self, _link_bps: u64) -> DropTail {
-        DropTail
     }
     fn flat(&self, _f: &mut FlatQueue<'_>) {}
     /// ns-2's DropTail drops an arrival when the queue *including the packet being sent*
@@ -53,6 +49,13 @@ impl QueueDiscipline for DropTailConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from the queue length, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for DropTailConfig {
+    type Runtime = DropTail;
+    fn build(&self, _link_bps: u64) -> DropTail {
+        DropTail
     }
 }
 

@@ -18,7 +18,7 @@
 use super::af::{read_curve, AF_WAIT};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper, MAX_P, MEAN_PKT_SIZE, W_Q};
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration};
@@ -68,7 +68,6 @@ const IN_FACTOR: Decl<f64> = Decl::new(
 );
 
 impl QueueDiscipline for DwredConfig {
-    type Runtime = Dwred;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: Some("DWRED's average queue"),
         by_mode: &[],
@@ -147,12 +146,6 @@ impl QueueDiscipline for DwredConfig {
             signal_delay_ns: t.get(&SIGNAL_DELAY)?,
         })
     }
-    fn build(&self, link_bps: u64) -> Dwred {
-        Dwred::new(
-            self.params,
-            link_bps as f64 / (8.0 * self.mean_pkt_size as f64),
-        )
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         let p = &self.params;
         f.w_q = p.w_q;
@@ -178,6 +171,16 @@ impl QueueDiscipline for DwredConfig {
     }
     fn signal_source(&self) -> Option<(&str, u64)> {
         Some((&self.signal, self.signal_delay_ns))
+    }
+}
+
+impl LineDiscipline for DwredConfig {
+    type Runtime = Dwred;
+    fn build(&self, link_bps: u64) -> Dwred {
+        Dwred::new(
+            self.params,
+            link_bps as f64 / (8.0 * self.mean_pkt_size as f64),
+        )
     }
 }
 

@@ -42,7 +42,7 @@
 use super::red::{
     Red, RedConfig, RedParams, GENTLE, MAX_P, MAX_TH, MEAN_PKT_SIZE, MIN_TH, WAIT, W_Q,
 };
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::{PacketKind, PacketMeta};
 use crate::params::typed::{Decl, Word};
@@ -87,7 +87,6 @@ const VICTIM: Decl<Word> = Decl::new(
 );
 
 impl QueueDiscipline for FddRedConfig {
-    type Runtime = Box<FddRed>;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: Some("FDD-RED's average queue"),
         by_mode: &[],
@@ -134,11 +133,6 @@ impl QueueDiscipline for FddRedConfig {
             victim,
         })
     }
-    fn build(&self, link_bps: u64) -> Box<FddRed> {
-        let mut q = FddRed::new(self.red.params(link_bps), self.penalty, self.rtt_source);
-        q.victim_rule = self.victim;
-        Box::new(q)
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.red.flat(f);
         f.penalty = match self.penalty {
@@ -164,6 +158,15 @@ impl QueueDiscipline for FddRedConfig {
     }
     fn emulable(&self) -> bool {
         false
+    }
+}
+
+impl LineDiscipline for FddRedConfig {
+    type Runtime = Box<FddRed>;
+    fn build(&self, link_bps: u64) -> Box<FddRed> {
+        let mut q = FddRed::new(self.red.params(link_bps), self.penalty, self.rtt_source);
+        q.victim_rule = self.victim;
+        Box::new(q)
     }
 }
 

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use super::codel::{CodelParams, CodelRun, CodelState, Fifo, Held, CODEL_ECN, INTERVAL, TARGET};
-use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::registry::{FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Bytes32, Decl};
@@ -54,8 +54,6 @@ pub struct FqCodelConfig {
 }
 
 impl QueueDiscipline for FqCodelConfig {
-    type Runtime = super::DropTail;
-    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "FQ-CoDel (RFC 8290): flows hashed into queues served by deficit round robin, new flows first, CoDel in each queue; overflow drops from the fattest queue.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::FqCoDelQueueDisc");
     const PARAMS: &'static [Param] = &[
@@ -80,9 +78,6 @@ impl QueueDiscipline for FqCodelConfig {
             drop_batch,
         })
     }
-    fn build(&self, _link_bps: u64) -> super::DropTail {
-        super::DropTail
-    }
     fn flat(&self, f: &mut FlatQueue<'_>) {
         self.codel.flat(f);
         f.extra.push(("quantum_bytes", self.quantum as f64));
@@ -101,9 +96,12 @@ impl QueueDiscipline for FqCodelConfig {
         // calls as the simulator, and drops the kernel's packets they drop at dequeue
         true
     }
-    fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
+}
+
+impl HeldDiscipline for FqCodelConfig {
+    fn qdisc(&self, env: &QdiscEnv) -> Box<dyn Qdisc> {
         let perturbation = env.rng().next_u64();
-        Some(Box::new(FqCodel::new(*self, env.limit, perturbation)))
+        Box::new(FqCodel::new(*self, env.limit, perturbation))
     }
 }
 

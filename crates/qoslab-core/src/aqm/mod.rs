@@ -33,7 +33,10 @@ pub use droptail::DropTail;
 pub use dwred::{Dwred, DwredParams};
 pub use fdd_red::{FddRed, PenaltyRule, RttSource};
 pub use red::{Red, RedParams};
-pub use registry::{AnyAqm, Discipline, QueueConfig, QueueDiscipline, QUEUE_TYPES};
+pub use registry::{
+    AnyAqm, Discipline, HeldDiscipline, LineDiscipline, NoLine, QueueConfig, QueueDiscipline,
+    QUEUE_TYPES,
+};
 pub use rio::{Rio, RioMode};
 pub use rio_plus_o::RioPlusO;
 pub use wred::Wred;

@@ -8,7 +8,9 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline};
+use super::registry::{
+    FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline,
+};
 use super::scheduler::Scheduler;
 use super::{AnyAqm, Aqm, Dequeued, Discipline, Dropped, Qdisc, QueueSample, QueueView, Verdict};
 use crate::packet::{PacketArena, PacketId};
@@ -91,8 +93,6 @@ const SUBQUEUE_PARAMS: &[Param] = &[
 ];
 
 impl QueueDiscipline for MultiConfig {
-    type Runtime = super::super::aqm::DropTail;
-    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "Several physical queues, each with its own discipline, classified by codepoint and served by a scheduler (priority, rr, wrr, drr).";
     const NS3: Result<&'static str, &'static str> =
         Err("multi-queue schedulers with DiffServ classification are not exported to ns-3");
@@ -154,9 +154,6 @@ impl QueueDiscipline for MultiConfig {
         }
         Ok(MultiConfig { scheduler, queues })
     }
-    fn build(&self, _link_bps: u64) -> crate::aqm::DropTail {
-        crate::aqm::DropTail
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         // The physical queues hold the limits; the multi queue has none of its own.
         f.limit_pkts = None;
@@ -174,12 +171,11 @@ impl QueueDiscipline for MultiConfig {
         // the daemon drives its queues through the simulator's enqueue and dequeue calls
         true
     }
-    fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
-        Some(Box::new(self.build_queue(
-            env.link_bps,
-            env.seed,
-            env.dir_id,
-        )))
+}
+
+impl HeldDiscipline for MultiConfig {
+    fn qdisc(&self, env: &QdiscEnv) -> Box<dyn Qdisc> {
+        Box::new(self.build_queue(env.link_bps, env.seed, env.dir_id))
     }
 }
 

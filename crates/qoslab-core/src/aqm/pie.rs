@@ -17,7 +17,7 @@
 //! 250 ms "p += 2 %" rule of Linux (not in RFC 8033), byte mode, and the rate estimator.
 
 use super::codel::{fits, Fifo, Held};
-use super::registry::{FlatQueue, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::registry::{FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, Dropped, Gauge, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Bytes, Decl, Duration};
@@ -110,8 +110,6 @@ pub struct PieConfig {
 }
 
 impl QueueDiscipline for PieConfig {
-    type Runtime = super::DropTail;
-    const HOLDS_PACKETS: bool = true;
     const DOC: &'static str = "PIE (RFC 8033): random early drop with a probability a PI controller sets from the queueing delay every t_update; burst allowance and de-randomised drops.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::PieQueueDisc");
     const PARAMS: &'static [Param] = PARAMS;
@@ -134,9 +132,6 @@ impl QueueDiscipline for PieConfig {
         };
         Ok(c)
     }
-    fn build(&self, _link_bps: u64) -> super::DropTail {
-        super::DropTail
-    }
     fn flat(&self, f: &mut FlatQueue<'_>) {
         f.ecn = self.ecn;
         f.extra.extend([
@@ -158,8 +153,11 @@ impl QueueDiscipline for PieConfig {
         // calls as the simulator, and drops the kernel's packets they drop at dequeue
         true
     }
-    fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
-        Some(Box::new(Pie::new(*self, env.limit, env.rng())))
+}
+
+impl HeldDiscipline for PieConfig {
+    fn qdisc(&self, env: &QdiscEnv) -> Box<dyn Qdisc> {
+        Box::new(Pie::new(*self, env.limit, env.rng()))
     }
 }
 

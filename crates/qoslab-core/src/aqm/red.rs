@@ -19,7 +19,7 @@
 //! variants reuse them.
 
 use super::ewma::AvgQueue;
-use super::registry::{FlatQueue, Ns2Export, Ns2Value, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Bytes32, Decl};
@@ -472,7 +472,6 @@ impl RedConfig {
 }
 
 impl QueueDiscipline for RedConfig {
-    type Runtime = Red;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: Some("RED's average queue"),
         by_mode: &[],
@@ -495,9 +494,6 @@ impl QueueDiscipline for RedConfig {
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         RedConfig::read(t)
     }
-    fn build(&self, link_bps: u64) -> Red {
-        Red::new(self.params(link_bps))
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         RedConfig::flat(self, f)
     }
@@ -515,6 +511,13 @@ impl QueueDiscipline for RedConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from its own state, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for RedConfig {
+    type Runtime = Red;
+    fn build(&self, link_bps: u64) -> Red {
+        Red::new(self.params(link_bps))
     }
 }
 

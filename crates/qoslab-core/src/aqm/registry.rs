@@ -20,8 +20,6 @@ use crate::units::{Limit, SimTime};
 
 /// A queue discipline's configuration: see the module documentation.
 pub trait QueueDiscipline: Sized {
-    /// The state machine it builds.
-    type Runtime: Aqm;
     /// One line: what it is and where it comes from (for the scenario reference).
     const DOC: &'static str;
     /// Its keys, `type` excluded.
@@ -32,8 +30,6 @@ pub trait QueueDiscipline: Sized {
     }
     /// Reads and validates its table; `limit` is the queue's buffer (read by the host).
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError>;
-    /// The state machine for a link of `link_bps` bit/s.
-    fn build(&self, link_bps: u64) -> Self::Runtime;
     /// Writes its parameters into the flat table the Python side reads.
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>);
     /// How ns-2 expresses it (`limit` is the queue's buffer).
@@ -66,13 +62,48 @@ pub trait QueueDiscipline: Sized {
     /// For the kinds ns-2 runs as dsRED physical queues: the MRED mode (`setMREDMode`) of
     /// each value of its flat form's `mode`; empty for the others.
     const NS2_DSRED: &'static [(&'static str, &'static str)] = &[];
-    /// It holds its packets and decides at dequeue too (CoDel, FQ-CoDel, PIE, multi queues):
-    /// [`Self::qdisc`] builds it, and it cannot be a multi queue's physical queue.
-    const HOLDS_PACKETS: bool = false;
-    /// Kinds that hold their packets ([`Self::HOLDS_PACKETS`]): the [`Qdisc`] of one link
-    /// direction. `None` for the kinds the FIFO line runs through [`Self::build`].
-    fn qdisc(&self, _env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
-        None
+}
+
+/// A kind the FIFO line runs: its state machine judges the arrivals at the line (and watches
+/// dequeues and idle periods there if it asks to). Its registry line names the state machine.
+pub trait LineDiscipline: QueueDiscipline {
+    /// The state machine it builds.
+    type Runtime: Aqm;
+    /// The state machine for a link of `link_bps` bit/s.
+    fn build(&self, link_bps: u64) -> Self::Runtime;
+}
+
+/// A kind that holds its packets and decides at dequeue too (CoDel, FQ-CoDel, PIE, multi
+/// queues): its [`Qdisc`] is the direction's queue, the FIFO line of the direction carries
+/// nothing ([`NoLine`]), and it cannot be a multi queue's physical queue. Its registry line
+/// says `held`.
+pub trait HeldDiscipline: QueueDiscipline {
+    /// The [`Qdisc`] of one link direction.
+    fn qdisc(&self, env: &QdiscEnv) -> Box<dyn Qdisc>;
+}
+
+/// The FIFO line's discipline on a direction whose kind holds its packets
+/// ([`HeldDiscipline`]): every arrival of that direction goes to its [`Qdisc`], none to the
+/// line, so this judges nothing, watches nothing and publishes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoLine;
+
+impl Aqm for NoLine {
+    fn on_enqueue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &PacketMeta,
+        _q: QueueView,
+        _rng: &mut SimRng,
+    ) -> Verdict {
+        // No arrival reaches the line; were one to, the buffer alone would decide.
+        Verdict::Enqueue
+    }
+    fn wants_enqueue(&self) -> bool {
+        false
+    }
+    fn wants_idle(&self) -> bool {
+        false
     }
 }
 
@@ -251,21 +282,67 @@ impl<T: Aqm + ?Sized> Aqm for Box<T> {
     }
 }
 
-/// One line per queue kind: `"type" => Variant(Config => Runtime) as "PythonClass"`. Generates
-/// [`Discipline`], [`AnyAqm`], [`QUEUE_TYPES`] and the dispatch between them; the Python
-/// builder's class of the kind (`qoslab schema --python`) takes the name after `as`.
+/// The FIFO line's state machine type of a registry line's `Runtime` or `held`.
+macro_rules! line_runtime {
+    (held) => {
+        NoLine
+    };
+    ($runtime:ty) => {
+        $runtime
+    };
+}
+
+/// A registry line's FIFO-line state machine for config `c` on a link of `bps` bit/s.
+macro_rules! line_build {
+    ($c:ident, $bps:ident, held) => {{
+        let _ = $c;
+        NoLine
+    }};
+    ($c:ident, $bps:ident, $runtime:ty) => {
+        LineDiscipline::build($c, $bps)
+    };
+}
+
+/// A registry line's packet-holding queue for config `c`, or `None` for a FIFO-line kind.
+macro_rules! held_qdisc {
+    ($c:ident, $env:ident, held) => {
+        Some(HeldDiscipline::qdisc($c, $env))
+    };
+    ($c:ident, $env:ident, $runtime:ty) => {{
+        let _ = $c;
+        None
+    }};
+}
+
+/// Whether a registry line says `held`.
+macro_rules! is_held {
+    (held) => {
+        true
+    };
+    ($runtime:ty) => {
+        false
+    };
+}
+
+/// One line per queue kind: `"type" => Variant(Config => Runtime) as "PythonClass"` for a kind
+/// the FIFO line runs ([`LineDiscipline`], `Runtime` its state machine), `"type" =>
+/// Variant(Config => held) as "PythonClass"` for a kind that holds its packets
+/// ([`HeldDiscipline`]). Generates [`Discipline`], [`AnyAqm`], [`QUEUE_TYPES`] and the dispatch
+/// between them; the Python builder's class of the kind (`qoslab schema --python`) takes the
+/// name after `as`.
 macro_rules! queue_registry {
-    ($( $(#[$doc:meta])* $name:literal => $variant:ident($config:ty => $runtime:ty) as $class:literal ),* $(,)?) => {
+    ($( $(#[$doc:meta])* $name:literal => $variant:ident($config:ty => $($runtime:tt)+) as $class:literal ),* $(,)?) => {
         /// A queue discipline with its resolved parameters, one variant per kind.
         #[derive(Debug, Clone)]
         pub enum Discipline {
             $( $(#[$doc])* $variant($config), )*
         }
 
-        /// The run-time queue disciplines, dispatched by `match` (no boxing on the hot path).
+        /// The run-time FIFO-line disciplines, dispatched by `match` (no boxing on the hot
+        /// path); a kind that holds its packets has [`NoLine`] there.
         #[derive(Debug, Clone)]
         pub enum AnyAqm {
-            $( $(#[$doc])* $variant($runtime), )*
+            $( $(#[$doc])* $variant(line_runtime!($($runtime)+)), )*
         }
 
         /// Every queue kind's `type`, in registry order.
@@ -328,9 +405,10 @@ macro_rules! queue_registry {
                     _ => None,
                 }
             }
-            /// The state machine for a link of `link_bps` bit/s.
+            /// The FIFO line's state machine for a link of `link_bps` bit/s ([`NoLine`] for a
+            /// kind that holds its packets).
             pub fn build(&self, link_bps: u64) -> AnyAqm {
-                match self { $( Discipline::$variant(c) => AnyAqm::$variant(c.build(link_bps)), )* }
+                match self { $( Discipline::$variant(c) => AnyAqm::$variant(line_build!(c, link_bps, $($runtime)+)), )* }
             }
             pub fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
                 match self { $( Discipline::$variant(c) => c.flat(f), )* }
@@ -348,13 +426,14 @@ macro_rules! queue_registry {
             pub fn state_bytes(&self) -> u64 {
                 match self { $( Discipline::$variant(c) => c.state_bytes(), )* }
             }
-            /// Whether it holds its packets ([`QueueDiscipline::HOLDS_PACKETS`]).
+            /// Whether it holds its packets ([`HeldDiscipline`]).
             pub fn holds_packets(&self) -> bool {
-                match self { $( Discipline::$variant(_) => <$config as QueueDiscipline>::HOLDS_PACKETS, )* }
+                match self { $( Discipline::$variant(_) => is_held!($($runtime)+), )* }
             }
-            /// The packet-holding queue of kinds that decide at dequeue ([`Qdisc`]).
+            /// The packet-holding queue of kinds that decide at dequeue ([`HeldDiscipline`]);
+            /// `None` for the kinds the FIFO line runs.
             pub fn qdisc(&self, env: &QdiscEnv) -> Option<Box<dyn Qdisc>> {
-                match self { $( Discipline::$variant(c) => c.qdisc(env), )* }
+                match self { $( Discipline::$variant(c) => held_qdisc!(c, env, $($runtime)+), )* }
             }
         }
 
@@ -427,16 +506,16 @@ queue_registry! {
     /// DWRED (Bouras & Sevasti): OUT thresholds from a TWAM's window signal.
     "dwred" => Dwred(dwred::DwredConfig => dwred::Dwred) as "DWRED",
     /// Several physical queues served by a scheduler; the physical queues hold the
-    /// disciplines, the direction's own is a tail drop.
-    "multi" => Multi(multi::MultiConfig => droptail::DropTail) as "MultiQueue",
+    /// disciplines.
+    "multi" => Multi(multi::MultiConfig => held) as "MultiQueue",
     /// FDD-RED (Hashemi et al.): RED decides when, a fair-dropping index whose packet.
     "fdd_red" => FddRed(fdd_red::FddRedConfig => Box<fdd_red::FddRed>) as "FDDRED",
     /// CoDel (RFC 8289): drops (or marks) at dequeue when the sojourn time stays above target.
-    "codel" => Codel(codel::CodelConfig => droptail::DropTail) as "CoDel",
+    "codel" => Codel(codel::CodelConfig => held) as "CoDel",
     /// FQ-CoDel (RFC 8290): flow queues served by DRR, CoDel in each.
-    "fq_codel" => FqCodel(fq_codel::FqCodelConfig => droptail::DropTail) as "FQCoDel",
+    "fq_codel" => FqCodel(fq_codel::FqCodelConfig => held) as "FQCoDel",
     /// PIE (RFC 8033): a drop probability driven by the queueing delay.
-    "pie" => Pie(pie::PieConfig => droptail::DropTail) as "PIE",
+    "pie" => Pie(pie::PieConfig => held) as "PIE",
     /// Step marking at an instantaneous threshold (DCTCP's switch, RFC 8257 §3.1).
     "step" => Step(step::StepConfig => step::Step) as "StepMarking",
     "blue" => Blue(blue::BlueConfig => blue::Blue) as "BLUE",
@@ -575,3 +654,7 @@ impl Serialize for QueueConfig {
         self.flat_form().serialize(s)
     }
 }
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;

@@ -18,7 +18,7 @@ use super::af::{curve_param, read_curve, AfAverage, AF_AVERAGE};
 use super::dsred::{DsredMode, DsredOptions, Flavoured, AF_ECN};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Word};
@@ -189,7 +189,6 @@ pub fn read_precedences(t: &Table, gentle: bool) -> Result<Vec<RedCurve>, KeyErr
 }
 
 impl QueueDiscipline for RioConfig {
-    type Runtime = Flavoured<Rio>;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: None,
         by_mode: &[
@@ -246,16 +245,6 @@ impl QueueDiscipline for RioConfig {
             curves,
         })
     }
-    fn build(&self, link_bps: u64) -> Flavoured<Rio> {
-        let a = &self.avg;
-        let reference = Rio::new(self.mode, &self.curves, a.w_q, a.wait, a.ptc(link_bps));
-        let mode = match self.mode {
-            RioMode::Coupled => DsredMode::RioC,
-            RioMode::Decoupled => DsredMode::RioD,
-        };
-        self.options
-            .build(reference, mode, a, &self.curves, link_bps)
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.avg.flat(f, &self.curves);
         f.mode = match self.mode {
@@ -270,6 +259,20 @@ impl QueueDiscipline for RioConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from the codepoint and its own state, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for RioConfig {
+    type Runtime = Flavoured<Rio>;
+    fn build(&self, link_bps: u64) -> Flavoured<Rio> {
+        let a = &self.avg;
+        let reference = Rio::new(self.mode, &self.curves, a.w_q, a.wait, a.ptc(link_bps));
+        let mode = match self.mode {
+            RioMode::Coupled => DsredMode::RioC,
+            RioMode::Decoupled => DsredMode::RioD,
+        };
+        self.options
+            .build(reference, mode, a, &self.curves, link_bps)
     }
 }
 

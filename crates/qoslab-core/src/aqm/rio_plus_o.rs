@@ -23,7 +23,7 @@
 use super::af::{curve_param, need_curve, AfAverage, AF_AVERAGE};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::{KeyError, Param, Table, LIMIT};
@@ -38,7 +38,6 @@ pub struct RioPlusOConfig {
 }
 
 impl QueueDiscipline for RioPlusOConfig {
-    type Runtime = RioPlusO;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: None,
         by_mode: &[(
@@ -96,10 +95,6 @@ impl QueueDiscipline for RioPlusOConfig {
             curves: curves.map(|c| c.expect("read")),
         })
     }
-    fn build(&self, link_bps: u64) -> RioPlusO {
-        let (a, c) = (&self.avg, &self.curves);
-        RioPlusO::new(c[0], c[1], c[2], a.w_q, a.wait, a.ptc(link_bps))
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.avg.flat(f, &self.curves);
         f.mode = "coupled";
@@ -115,6 +110,14 @@ impl QueueDiscipline for RioPlusOConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from the codepoint and its own state, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for RioPlusOConfig {
+    type Runtime = RioPlusO;
+    fn build(&self, link_bps: u64) -> RioPlusO {
+        let (a, c) = (&self.avg, &self.curves);
+        RioPlusO::new(c[0], c[1], c[2], a.w_q, a.wait, a.ptc(link_bps))
     }
 }
 

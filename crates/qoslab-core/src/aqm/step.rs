@@ -5,7 +5,7 @@
 //! recommended switch configuration where non-ECT traffic is not subject to the marking
 //! threshold.
 
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, QueueLimit};
@@ -28,7 +28,6 @@ pub struct StepConfig {
 }
 
 impl QueueDiscipline for StepConfig {
-    type Runtime = Step;
     const DOC: &'static str = "Step marking (DCTCP's switch, RFC 8257 §3.1): ECN-capable arrivals are marked while more than threshold waits; tail drop at the limit.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::QoslabStepQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT, THRESHOLD.param];
@@ -55,11 +54,6 @@ impl QueueDiscipline for StepConfig {
         }
         Ok(StepConfig { threshold })
     }
-    fn build(&self, _link_bps: u64) -> Step {
-        Step {
-            threshold: self.threshold,
-        }
-    }
     fn flat(&self, f: &mut FlatQueue<'_>) {
         f.ecn = true;
         match self.threshold {
@@ -77,6 +71,15 @@ impl QueueDiscipline for StepConfig {
     fn emulable(&self) -> bool {
         // marks or drops at enqueue from the queue length, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for StepConfig {
+    type Runtime = Step;
+    fn build(&self, _link_bps: u64) -> Step {
+        Step {
+            threshold: self.threshold,
+        }
     }
 }
 

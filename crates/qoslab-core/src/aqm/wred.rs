@@ -6,7 +6,7 @@ use super::af::{AfAverage, AF_AVERAGE};
 use super::dsred::{DsredMode, DsredOptions, Flavoured, AF_ECN};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
-use super::registry::{FlatQueue, Ns2Export, QueueDiscipline};
+use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
 use super::rio::{read_precedences, PRECEDENCE_CURVES};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
@@ -23,7 +23,6 @@ pub struct WredConfig {
 }
 
 impl QueueDiscipline for WredConfig {
-    type Runtime = Flavoured<Wred>;
     const AVERAGES: crate::aqm::registry::Averages = crate::aqm::registry::Averages {
         one: Some("WRED's average queue"),
         by_mode: &[],
@@ -63,12 +62,6 @@ impl QueueDiscipline for WredConfig {
             curves,
         })
     }
-    fn build(&self, link_bps: u64) -> Flavoured<Wred> {
-        let a = &self.avg;
-        let reference = Wred::new(&self.curves, a.w_q, a.wait, a.ptc(link_bps));
-        self.options
-            .build(reference, DsredMode::Wred, a, &self.curves, link_bps)
-    }
     fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
         self.avg.flat(f, &self.curves);
         self.options.flat(f);
@@ -79,6 +72,16 @@ impl QueueDiscipline for WredConfig {
     fn emulable(&self) -> bool {
         // decides at enqueue from the codepoint and its own state, as in the simulator
         true
+    }
+}
+
+impl LineDiscipline for WredConfig {
+    type Runtime = Flavoured<Wred>;
+    fn build(&self, link_bps: u64) -> Flavoured<Wred> {
+        let a = &self.avg;
+        let reference = Wred::new(&self.curves, a.w_q, a.wait, a.ptc(link_bps));
+        self.options
+            .build(reference, DsredMode::Wred, a, &self.curves, link_bps)
     }
 }
 

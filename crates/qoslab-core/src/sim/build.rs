@@ -11,8 +11,8 @@ use crate::rng::{stream, SimRng};
 use crate::scenario::{Action, ConditionerConfig, QueueConfig, Scope};
 use crate::units::SimTime;
 
-/// The queue discipline of a resolved queue on a link of `bps` bit/s. A packet-holding kind's
-/// own discipline is a tail drop: its queue is built by [`build_qdisc`].
+/// The FIFO line's discipline of a resolved queue on a link of `bps` bit/s. A packet-holding
+/// kind has none there ([`crate::aqm::NoLine`]): its queue is built by [`build_qdisc`].
 pub fn build_aqm(qc: &QueueConfig, bps: u64) -> AnyAqm {
     qc.discipline.build(bps)
 }
