@@ -17,6 +17,7 @@ from qoslab.report.figures import (
     cdf,
     contradicted_title,
     guess_bounds,
+    MAX_FIGURE_IN,
     interval_methods,
     panels,
 )
@@ -65,6 +66,22 @@ def test_empty_panel_shows_its_reason_and_cdf_is_a_distribution() -> None:
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert "no edge bucket in this arm" in texts
     assert not fig.axes[1].axison
+
+
+def test_a_figure_is_never_wider_than_the_page_shows_at_its_size() -> None:
+    """Three panels of 4.6 in side by side would be 13.8 in, shown in the site's 876 px column
+    with 8 pt text below 12 px: the row becomes rows of two panels of 4 in, in their order; a
+    single 9 in panel is narrowed to 8 in; a figure that fits keeps its layout."""
+    x = np.arange(3)
+    row = [Panel([Line(x, x * k, f"line {k}")], title=f"p{k}") for k in range(3)]
+    fig = panels(row, title="t")
+    assert fig.get_figwidth() <= MAX_FIGURE_IN + 1e-9, fig.get_figwidth()
+    shown = [ax for ax in fig.axes if ax.axison]
+    assert [ax.get_title() for ax in shown] == ["p0", "p1", "p2"]
+    rows = sorted({round(ax.get_position().y0, 3) for ax in shown})
+    assert len(rows) == 2, rows
+    assert panels([row[0]], title="t", panel_size=(9, 3)).get_figwidth() == MAX_FIGURE_IN
+    assert panels(row[:2], title="t", panel_size=(3.5, 3)).get_figwidth() == 7.0
 
 
 # -- the honesty rules -------------------------------------------------------------------------

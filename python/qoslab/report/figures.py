@@ -52,8 +52,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure as Figure  # what panels() returns, for the experiments
 
-#: Height (inches) kept free at the bottom for the provenance footer.
-FOOTER_IN = 0.3
+#: Height (inches) kept free at the bottom for the provenance footer: three lines of its 6.5 pt
+#: text (a figure at most MAX_FIGURE_IN wide wraps about 450 characters of provenance in three).
+FOOTER_IN = 0.42
 
 #: A line's matplotlib keyword arguments (``color``, ``ls``, ``lw``, ``marker``, …).
 Style: TypeAlias = dict[str, Any]
@@ -356,6 +357,25 @@ def interval_methods(grid: Sequence[Sequence[Panel]] | Sequence[Panel]) -> str:
     return ("Bars: " + "; ".join(said) + ".") if said else ""
 
 
+#: The widest figure a page shows at its natural size (inches): the site's column is 876 px,
+#: and a figure drawn wider shows its 8 pt text below 12 px there (tests/test_site_browser.py).
+MAX_FIGURE_IN = 8.0
+
+
+def fit_width(rows: list[list[Panel]], panel_w: float) -> tuple[list[list[Panel]], float]:
+    """Rows and a panel width that keep the figure within :data:`MAX_FIGURE_IN`: a row wider
+    than that is split into rows of as many panels as fit (two of panels 3.5 in or wider, each
+    then narrowed to half the width), in their order; a single panel wider than the limit is
+    narrowed to it."""
+    ncols = max(len(r) for r in rows)
+    if panel_w * ncols <= MAX_FIGURE_IN:
+        return rows, panel_w
+    per_row = 2 if panel_w >= 3.5 else max(1, int(MAX_FIGURE_IN // panel_w))
+    per_row = min(per_row, ncols)
+    out = [r[i : i + per_row] for r in rows for i in range(0, len(r), per_row)]
+    return out, min(panel_w, MAX_FIGURE_IN / per_row)
+
+
 def _rows(grid: Sequence[Sequence[Panel]] | Sequence[Panel]) -> list[list[Panel]]:
     # the first element says which of the two ``grid`` is
     if grid and isinstance(grid[0], Sequence):
@@ -435,13 +455,13 @@ def panels(
     sharex: bool = False,
     sharey: bool | None = None,
 ) -> Figure:
-    """A figure of ``grid`` (rows of panels, or one row); the distinct labels of all panels
-    form one legend under the panels. ``sharey``: ``None`` (default) gives panels of the same
+    """A figure of ``grid`` (rows of panels, or one row), at most :data:`MAX_FIGURE_IN` wide
+    (:func:`fit_width`); the distinct labels of all panels form one legend under the panels. ``sharey``: ``None`` (default) gives panels of the same
     quantity (their ``quantity``, else their y label) one y scale, ``True`` all panels, ``False``
     none; panels with their own ``ylim``, a log y or y categories keep theirs."""
-    rows = _rows(grid)
+    rows, w = fit_width(_rows(grid), panel_size[0])
+    h = panel_size[1]
     nrows, ncols = len(rows), max(len(r) for r in rows)
-    w, h = panel_size
     fig, axes = new_figure(
         nrows,
         ncols,
