@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from qoslab.report.figures import (
+    MAX_FIGURE_IN,
     Line,
     Panel,
     Ref,
@@ -17,7 +18,6 @@ from qoslab.report.figures import (
     cdf,
     contradicted_title,
     guess_bounds,
-    MAX_FIGURE_IN,
     interval_methods,
     panels,
 )

@@ -456,9 +456,10 @@ def panels(
     sharey: bool | None = None,
 ) -> Figure:
     """A figure of ``grid`` (rows of panels, or one row), at most :data:`MAX_FIGURE_IN` wide
-    (:func:`fit_width`); the distinct labels of all panels form one legend under the panels. ``sharey``: ``None`` (default) gives panels of the same
-    quantity (their ``quantity``, else their y label) one y scale, ``True`` all panels, ``False``
-    none; panels with their own ``ylim``, a log y or y categories keep theirs."""
+    (:func:`fit_width`); the distinct labels of all panels form one legend under the panels.
+    ``sharey``: ``None`` (default) gives panels of the same quantity (their ``quantity``, else
+    their y label) one y scale, ``True`` all panels, ``False`` none; panels with their own
+    ``ylim``, a log y or y categories keep theirs."""
     rows, w = fit_width(_rows(grid), panel_size[0])
     h = panel_size[1]
     nrows, ncols = len(rows), max(len(r) for r in rows)
