@@ -96,6 +96,61 @@ def test_a_signal_stops_a_run_within_a_fraction_of_a_second(tmp_path, sig, which
     assert took < STOP_BOUND_S, f"{which}: exited {took:.2f} s after {sig.name}"
 
 
+#: A sweep's coordinator (the local pool) with a worker busy on a long run and a task of 2 MB
+#: behind it, stopped as the CLI stops: SIGTERM raises KeyboardInterrupt.
+POOL_CHILD = """
+import signal, sys
+from qoslab.runs.local_pool import LocalExecutor
+from qoslab.runs.tasks import RunTask
+from qoslab.scenario import Scenario
+from qoslab.store import RunKey
+
+def stop(signum, frame):
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGTERM, stop)
+path = sys.argv[1]
+text = open(path).read()
+long = RunTask(RunKey(Scenario(text, path).sha256(), 1, "test"), text, path)
+big = RunTask(RunKey("0" * 64, 2, "test"), text + "#" + "x" * 2_000_000 + chr(10), path)
+print("started", flush=True)
+try:
+    LocalExecutor(1).run([long, big], lambda task, out: [])
+except KeyboardInterrupt:
+    print("stopped", flush=True)
+    sys.exit(130)
+"""
+
+
+def test_a_signal_stops_a_pool_whose_worker_is_busy_with_a_large_task_queued(tmp_path):
+    """A task queued behind a running one used to be written into the worker's pipe whatever its
+    size: a 10,000-flow scenario's text (about 1 MB) filled the pipe and the coordinator sat in
+    that write, and then in the request to stop written behind it, until the worker finished its
+    run; SIGTERM to `qoslab reproduce buffer-sizing` was not acted on for minutes. Now a large
+    task waits for the worker to be free, and a busy worker is killed at once when the pool
+    stops."""
+    import sys
+
+    p = subprocess.Popen(
+        [sys.executable, "-c", POOL_CHILD, str(_long(tmp_path))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "started"
+        time.sleep(4.0)  # the worker has started and is simulating
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+        took = time.perf_counter() - t0
+    finally:
+        p.kill()
+        p.wait()
+    assert p.returncode == 130 and "stopped" in out, err
+    assert took < STOP_BOUND_S, f"the pool exited {took:.2f} s after SIGTERM"
+
+
 def test_a_signal_before_the_simulation_starts_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     from qoslab.runs import run_command
 

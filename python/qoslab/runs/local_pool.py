@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, Protocol
 
 from qoslab.runs.tasks import RunOutput, RunTask, execute, failure
@@ -110,6 +111,11 @@ class _Slot:
 #: next as soon as it has sent a result, not once the coordinator has stored it (a short run took
 #: ~60 ms and the coordinator's turn ~15 ms, a worker idle that long after every run).
 DEPTH = 2
+#: A task queued behind a running one is sent only if it fits the pipe's buffer whole (a Unix
+#: socket's default is 208 KiB): a larger one would block the coordinator in its write until the
+#: worker finished its run, out of reach of Ctrl-C and SIGTERM (a 10,000-flow scenario's text is
+#: about 1 MB). It waits for the worker to be free instead.
+QUEUED_MAX_BYTES = 64 * 1024
 
 
 class _Kept:
@@ -146,8 +152,14 @@ _KEPT = _Kept()
 
 
 def _shut(slots: list[_Slot]) -> None:
-    """Asks each worker of ``slots`` to stop, then kills those still alive after 5 s."""
+    """Stops the workers of ``slots``: an idle one is asked to (it waits for a task) and killed if
+    still alive after 5 s; one still holding tasks (a pool stopped by Ctrl-C, SIGTERM or an
+    error) is killed at once: its run is lost either way, and a request queued behind its tasks
+    would wait for them to finish, or block the coordinator on a full pipe."""
     for s in slots:
+        if s.tasks:
+            s.proc.kill()
+            continue
         with contextlib.suppress(OSError, ValueError):
             s.conn.send(None)
     deadline = time.monotonic() + 5
@@ -223,9 +235,12 @@ class LocalExecutor:
                     if not s.tasks and pending and not s.proc.is_alive():
                         s = slots[i] = start()
                     while len(s.tasks) < DEPTH and pending:
+                        payload = ForkingPickler.dumps(pending[0])
+                        if s.tasks and len(payload) > QUEUED_MAX_BYTES:
+                            break  # sent once the worker is free
                         s.tasks.append(pending.popleft())
                         try:
-                            s.conn.send(s.tasks[-1])
+                            s.conn.send_bytes(payload)
                         except (BrokenPipeError, OSError):
                             break  # noticed below through the sentinel
                 busy = [s for s in slots if s.tasks]
