@@ -333,10 +333,11 @@ def _figure(img: Mapping[str, Any], site: Path, main: Mapping[str, Any]) -> list
 # -- the real site ----------------------------------------------------------------------------------
 
 _PANELS = (
-    "drawn by qoslab.report.figures.panels before it kept figures at most 8 in wide (4.6 in panels "
-    "side by side, 8 pt text at 150 dpi: more than 8.1 in wide shows that text below 12 px in the "
-    "876 px column); passes once redrawn by `make figures` after the study's full reproduction, "
-    "as ard's and fdd-red's were"
+    "drawn by qoslab.report.figures.panels with 4.6 in panels side by side and 8 pt text at 150 "
+    "dpi: a figure more than 8.1 in wide shows that text below 12 px in the 876 px column. Passes "
+    "drawn at most 8 in wide at 8 pt (one panel a row, as `qoslab plot run` now draws) or with "
+    "text of at least its width in inches in points; redrawn by `make figures` after the full "
+    "reproduction (hours), so not here"
 )
 _SENDERS = (
     "drawn by qoslab.verdicts.docfigures' verdicts-by-sender figure, 11 or 14 in wide at 110 dpi "
@@ -346,10 +347,29 @@ _SENDERS = (
 )
 _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     (
+        "experiments/ard/index.html",
+        "experiments/img/ard/",
+        ("table1-jain", "fig8-std-aggregate", "sensitivity", "sweep-rtt-flows", "fig7-token-level"),
+        _PANELS,
+    ),
+    (
         "experiments/todays-tcp/index.html",
         "experiments/img/todays-tcp/",
         ("verdicts-full-length", "verdicts-by-sender"),
         _SENDERS,
+    ),
+    (
+        "experiments/fdd-red/index.html",
+        "experiments/img/fdd-red/",
+        (
+            "readings-jain",
+            "fig7-table2-throughput",
+            "fig4-5-cwnd",
+            "fig6-bandwidth",
+            "fig8-throughput",
+            "fig9-queue",
+        ),
+        _PANELS,
     ),
     (
         "experiments/mixed-traffic/index.html",
