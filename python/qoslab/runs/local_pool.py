@@ -227,6 +227,8 @@ class LocalExecutor:
 
         slots: list[_Slot] = [start() for _ in range(min(self.jobs, len(pending)))]
         finished = False
+        # the next task pickled once, though a large one may wait several turns for a free worker
+        pickled: tuple[RunTask, bytes] | None = None
         try:
             while True:
                 if self.stop is not None and self.stop.is_set():
@@ -235,7 +237,9 @@ class LocalExecutor:
                     if not s.tasks and pending and not s.proc.is_alive():
                         s = slots[i] = start()
                     while len(s.tasks) < DEPTH and pending:
-                        payload = ForkingPickler.dumps(pending[0])
+                        if pickled is None or pickled[0] is not pending[0]:
+                            pickled = (pending[0], bytes(ForkingPickler.dumps(pending[0])))
+                        payload = pickled[1]
                         if s.tasks and len(payload) > QUEUED_MAX_BYTES:
                             break  # sent once the worker is free
                         s.tasks.append(pending.popleft())
