@@ -147,7 +147,8 @@ impl RcvSpace {
     }
 
     /// `rcv_ssthresh` and `sk_rcvbuf`, bytes.
-    pub fn window(&self) -> (u64, u64) {
+    #[cfg(test)]
+    fn window(&self) -> (u64, u64) {
         (self.rcv_ssthresh, self.rcvbuf)
     }
 }
