@@ -162,6 +162,51 @@ def test_not_testable_only_where_the_declared_precondition_is_absent():
     assert finalise([m], [worse], "run")[0]["verdict"] == DOES_NOT
 
 
+def test_the_sequential_look_reads_the_precondition_as_the_audit_does():
+    """FDD-RED, heterogeneous RTTs, oracle RTTs, window 64: RED fills the link in every seed
+    (the claim's precondition is absent) and FDD-RED − RED over 8 seeds is −6.3 kbps, its 95 %
+    t interval [−10.2, −2.4] wholly below −1 kbps (the margin), the design's 0.9944 interval
+    [−12.8, +0.2] not. The look took "testable" from the experiment's own verdict (the t
+    interval's "does not reproduce") and wrote "does not reproduce"; the audit, reading the
+    precondition, re-derived "not testable here" from the same numbers. Both read the
+    precondition now, and agree."""
+    from qoslab.verdicts.audit import _verdict
+
+    m = _decl("fdd-red", "flows throughput and bottleneck utilization [heterogeneous RTTs]")
+    assert m.precondition
+    values = [0.0, 0.0, -7450.0, -6800.0, -9700.0, -3600.0, -11950.0, -10750.0]
+    rec = _rec(
+        m,
+        values,
+        reading="shares, oracle RTTs, 80 s steady state, window 64",
+        precondition_met=False,
+        precondition="RED's utilisation 1.0000-1.0000 of the link over 8 seeds",
+    )
+    looked = finalise([m], [rec], "run")[0]
+    assert looked["verdict"] == DOES_NOT  # the 95 % t interval: wholly below −margin
+    design = GroupSequential((4, 6, 8, 10, 12, 14, 16, 18, 20))
+    got = redecide([looked], [m], [4, 6, 8], {}, design)[0]
+    assert got["verdict"] == NOT_TESTABLE, got["reason"]
+    assert "precondition" in got["reason"]
+    assert got["verdict"] == _verdict(got, m)
+    # an effect the design's interval too puts wholly past −margin is a result at a look
+    worse = redecide(
+        [
+            finalise(
+                [m],
+                [_rec(m, [-9000.0 - 100 * i for i in range(8)], precondition_met=False, precondition="x")],
+                "run",
+            )[0]
+        ],
+        [m],
+        [4, 6, 8],
+        {},
+        design,
+    )[0]
+    assert worse["verdict"] == DOES_NOT and "although the claim's precondition" in worse["reason"]
+    assert worse["verdict"] == _verdict(worse, m)
+
+
 def test_counts_use_primary_readings_and_ties_never_go_to_not_testable():
     base = {"claim": "c", "section": "s", "part": ""}
     doc = {

@@ -81,7 +81,7 @@ from qoslab.verdicts.core import Magnitude, bar_of
 from qoslab.verdicts.currency import seal
 from qoslab.verdicts.intervals import sign_test_looks
 from qoslab.verdicts.magnitudes import DECLARED, REGISTRY
-from qoslab.verdicts.rules import decisive_boundary, judged, reason
+from qoslab.verdicts.rules import decisive_boundary, judged, reason, testable
 
 #: the first look: four seeds, the fewest from which a t interval at 1 − 0.05/K (3 degrees of
 #: freedom) can clear a boundary by a useful margin
@@ -141,7 +141,12 @@ def redecide(
                 spent = ALPHA / shares
                 fit, p_at = judged(r, m, spent, (r["effect"] - h, r["effect"] + h))
             ci = (fit.low, fit.high)
-            v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, r["verdict"] != NOT_TESTABLE)
+            # testable from the claim's declared precondition on the record, as `finalise` and
+            # the audit read it: never from the look's earlier verdict, which the 95 % t
+            # interval gave (one interval may settle a sign against the claim that the design's
+            # wider interval does not)
+            ok, why = testable(r, m)
+            v = decide(ci, m.direction, m.threshold, m.margin, m.bounds, ok)
             r["ci95"] = [c if math.isfinite(c) else None for c in ci]
             mu = decisive_boundary(v, r, m)
             k = (*record_key(r), f"{mu!r}")
@@ -157,8 +162,9 @@ def redecide(
             r["p_direction"] = best_p[k]
             r["p_holm"] = None
             r["verdict"] = v
-            if v != NOT_TESTABLE:
-                r["reason"] = reason(v, m, r["ci95"], f"the {name}")
+            r["reason"] = why if v == NOT_TESTABLE else reason(v, m, r["ci95"], f"the {name}")
+            if why and v != NOT_TESTABLE:
+                r["reason"] += f" (although {why[0].lower()}{why[1:]})"
         sign = "sign-test interval" in str(r.get("interval", ""))
         r["test"] = f"group-sequential {'sign' if sign else 't'} test over the {r['test']}'s values"
         r["looks"] = list(plan)
