@@ -24,15 +24,15 @@ fail on a synthetic page (of the real theme and CSS) that breaks it:
    - ``docs/experiments/img/verdicts/``: :func:`qoslab.verdicts.forest.forest` (its ``DPI``
      and ``TEXT_PT``);
    - ``docs/validation/linux*/``: :mod:`qoslab.emulation.validation_report` (90 dpi; legend and title 10 pt);
-   - ``docs/experiments/img/todays-tcp/verdicts-*``: the verdicts-by-sender figure of
-     :mod:`qoslab.verdicts.docfigures` (110 dpi; 8 pt y tick labels);
+   - ``docs/experiments/img/todays-tcp/verdicts-*``: the per-study verdicts-by-sender figures of
+     :mod:`qoslab.verdicts.docfigures` (110 dpi; 8 pt labels; 8 in wide);
    - everything else: :func:`qoslab.report.figures.panels` (``qoslab plot``, the studies'
      figures; saved at 150 dpi; tick labels and legend 8 pt).
 
    ``docfigures.compact_png`` keeps the dpi, scaled with the image, when it shrinks one. An
    image it shrank before it did so has no ``pHYs`` chunk: its shrink is taken as the largest
    of compact_png's steps (``0.85**k``) that makes its width before them a whole number of
-   tenths of an inch (inches, for docfigures' 11 or 14 in wide figures) at the generator's dpi
+   tenths of an inch (whole inches for docfigures' todays-tcp figures) at the generator's dpi
    (:func:`shrink_of`), which is never smaller than the true one (lenient if anything).
 
 The site is built once per module into a temporary folder (about 4 s); the pages are opened by
@@ -339,24 +339,12 @@ _PANELS = (
     "text of at least its width in inches in points; redrawn by `make figures` after the full "
     "reproduction (hours), so not here"
 )
-_SENDERS = (
-    "drawn by qoslab.verdicts.docfigures' verdicts-by-sender figure, 11 or 14 in wide at 110 dpi "
-    "with 8 pt labels, then shrunk to 0.44 by compact_png to fit the image budget (5.4 px): "
-    "passes drawn at most 8 in wide with fewer, larger lines (or split per study); "
-    "docs/experiments/todays-tcp.md is the lead's page"
-)
 _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     (
         "experiments/ard/index.html",
         "experiments/img/ard/",
         ("table1-jain", "fig8-std-aggregate", "sensitivity", "sweep-rtt-flows", "fig7-token-level"),
         _PANELS,
-    ),
-    (
-        "experiments/todays-tcp/index.html",
-        "experiments/img/todays-tcp/",
-        ("verdicts-full-length", "verdicts-by-sender"),
-        _SENDERS,
     ),
     (
         "experiments/fdd-red/index.html",

@@ -403,27 +403,38 @@ def check(docs: Path = Path("docs")) -> list[str]:
 
 
 def _check_todays_tcp(docs: Path, page: Path, ref: str, provenance: str) -> list[str]:
-    """A todays-tcp figure is drawn from sender verdict files (the quick grid from
-    docs/verdicts/senders/, the full-length one from the studies' files and
+    """A todays-tcp figure is drawn from one study's sender verdict files (the quick grid from
+    docs/verdicts/senders/, the full-length one from the study's own file and
     docs/verdicts/senders-full/): it must name exactly their versions, and the page's section
     must be the generated one."""
-    full = ref.endswith(f"/{FULL_FIGURE}.png")
-    files = _sender_files(docs, full_length=full)
-    want = {f["version"] for fs in files.values() for f in fs}
-    got = set(_VERSION.findall(provenance))
+    name = Path(ref).stem
     out = []
-    if got != want:
-        out.append(
-            f"{page}: {ref} was drawn from versions {sorted(got)}, the sender files are {sorted(want)}"
-        )
+    drawn: dict[str, dict[str, str]] = {}
     img = page.parent / "img" / "todays-tcp"
-
-    def drawn(name: str) -> str | None:  # the provenance each of the section's figures says
-        if ref.endswith(f"/{name}.png"):
-            return provenance
-        return image_provenance(img / f"{name}.png") if (img / f"{name}.png").exists() else None
-
-    if todays_tcp_section(drawn(QUICK_FIGURE) or "", drawn(FULL_FIGURE)).rstrip("\n") not in page.read_text():
+    for kind, full in ((QUICK_FIGURE, False), (FULL_FIGURE, True)):
+        drawn[kind] = {}
+        for study, files in _sender_files(docs, full_length=full).items():
+            here = figure_name(kind, study)
+            png = img / f"{here}.png"
+            drawn[kind][study] = (
+                provenance if here == name else (image_provenance(png) if png.exists() else "")
+            )
+            if here != name:
+                continue
+            want = {f["version"] for f in files}
+            got = set(_VERSION.findall(provenance))
+            if got != want:
+                out.append(
+                    f"{page}: {ref} was drawn from versions {sorted(got)}, "
+                    f"the sender files are {sorted(want)}"
+                )
+    if not any(name == figure_name(k, st) for k, ps in drawn.items() for st in ps):
+        out.append(
+            f"{page}: {ref} is no study's figure of its sender files "
+            "(python -m qoslab.verdicts.docfigures todays-tcp)"
+        )
+    section = todays_tcp_section(drawn[QUICK_FIGURE], drawn[FULL_FIGURE] or None)
+    if section.rstrip("\n") not in page.read_text():
         out.append(f"{page}: its figures section is stale (python -m qoslab.verdicts.docfigures todays-tcp)")
     return out
 
@@ -480,41 +491,63 @@ def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[
 
 
 def _height(rows: int) -> float:
-    return 1.4 + 0.46 * rows
+    return 1.5 + 0.5 * rows
 
 
-def _claim_label(study: str, claim: str, width: int = 80) -> str:
-    """``study: claim`` on at most three lines of ``width`` characters (the claims' words whole
+#: The todays-tcp figures' width (in): the column shows 8 pt text at 12 px or more up to 8.1 in.
+GRID_WIDTH_IN = 8.0
+#: The claim labels' width (characters of 8 pt text) in the left part of a figure.
+LABEL_CHARS = 52
+
+
+def _claim_label(claim: str, width: int = LABEL_CHARS) -> str:
+    """A claim's words on at most three lines of ``width`` characters (the claims' words whole
     but for the rare longer one)."""
-    lines = textwrap.wrap(f"{study}: {claim}", width)
+    lines = textwrap.wrap(claim, width)
     return "\n".join(lines[:3]) + ("…" if len(lines) > 3 else "")
 
 
-#: The todays-tcp page's two figures (under docs/experiments/img/todays-tcp/).
+#: The todays-tcp page's two kinds of figure, one of each per study (under
+#: docs/experiments/img/todays-tcp/, named ``KIND-STUDY.png``).
 QUICK_FIGURE = "verdicts-by-sender"
 FULL_FIGURE = "verdicts-full-length"
 
 
-def _verdict_grid(studies: dict[str, list[dict[str, Any]]], dst: Path, prov: str, xlabel: str) -> int:
-    """Draws one bar per claim and column: the share of the claim's readings with each verdict.
-    The columns are those of :data:`qoslab.verdicts.docs.COLUMNS` that any study has; a line
-    separates the ns2 flavour's from the linux flavour's. Returns the PNG's size."""
+def figure_name(kind: str, study: str) -> str:
+    """The file name (no suffix) of ``study``'s todays-tcp figure of ``kind``."""
+    return f"{kind}-{_plain(study, 'study name')}"
+
+
+def _column_label(col: tuple[str, str]) -> str:
+    s, fl = col
+    if s == "as published":
+        return "paper's\nTCP"
+    name = column_name(col).replace(", ns2 flavour", "").replace(" flavour", "").replace(", ", "\n")
+    return name.replace(" (SACK)", "\n(SACK)")
+
+
+def _verdict_grid(study: str, files: list[dict[str, Any]], dst: Path, prov: str, xlabel: str) -> int:
+    """Draws ``study``'s claims (rows) under each sender (columns): one bar per claim and
+    column, the share of the claim's readings with each verdict. The columns are those of
+    :data:`qoslab.verdicts.docs.COLUMNS` the study's files have; a line separates the ns2
+    flavour's from the linux flavour's. :data:`GRID_WIDTH_IN` wide, 8 pt claim labels. Returns
+    the PNG's size."""
     from matplotlib.patches import Patch
 
     from qoslab.report.page import draw_footer, new_figure
 
-    cols = [c for c in COLUMNS if any(column_of(f) == c for fs in studies.values() for f in fs)]
+    cols = [c for c in COLUMNS if any(column_of(f) == c for f in files)]
     # every claim any sender's file of the study has, in the order the files give them
-    rows = [
-        (st, c)
-        for st, files in studies.items()
-        for c in dict.fromkeys(v["claim"] for f in files for v in f["verdicts"])
-    ]
-    fig, ax = new_figure(1, 1, figsize=(14 if len(cols) > 4 else 11, _height(len(rows))))
+    rows = list(dict.fromkeys(v["claim"] for f in files for v in f["verdicts"]))
+    h = _height(len(rows))
+    fig, ax = new_figure(1, 1, figsize=(GRID_WIDTH_IN, h))
     for j, col in enumerate(cols):
-        for i, (st, claim) in enumerate(rows):
-            doc = next((f for f in studies[st] if column_of(f) == col), None)
+        doc = next((f for f in files if column_of(f) == col), None)
+        for i, claim in enumerate(rows):
             recs = [v["verdict"] for v in (doc or {}).get("verdicts", []) if v["claim"] == claim]
+            if not recs:
+                ax.text(j + 0.45, i, "not run", ha="center", va="center", fontsize=8, color="#636363")
+                continue
             left = float(j)
             for verdict, colour in SHADES.items():
                 w = 0.9 * recs.count(verdict) / max(len(recs), 1)
@@ -529,38 +562,37 @@ def _verdict_grid(studies: dict[str, list[dict[str, Any]]], dst: Path, prov: str
                     hatch=HATCHES.get(verdict),
                 )
                 left += w
-    ax.axvline(sum(fl == "ns2" for _, fl in cols) - 0.05, color="#252525", linewidth=1.0)
-    ax.set_yticks(range(len(rows)), [_claim_label(st, c) for st, c in rows], fontsize=8)
-    labels = [
-        "paper's TCP"
-        if s == "as published"
-        else column_name((s, fl)).replace(", ns2 flavour", "").replace(", ", "\n")
-        for s, fl in cols
-    ]
-    ax.set_xticks([j + 0.45 for j in range(len(cols))], labels, fontsize=9)
+    ns2 = sum(fl == "ns2" for _, fl in cols)
+    if 0 < ns2 < len(cols):
+        ax.axvline(ns2 - 0.05, color="#252525", linewidth=1.0)
+    ax.set_yticks(range(len(rows)), [_claim_label(c) for c in rows], fontsize=8)
+    ax.set_xticks([j + 0.45 for j in range(len(cols))], [_column_label(c) for c in cols], fontsize=8)
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xlim(0, len(cols))
-    ax.set_xlabel(xlabel, fontsize=9)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_title(study, fontsize=10, loc="left")
     handles = [
         Patch(facecolor=c, edgecolor="#636363", hatch=HATCHES.get(v), label=v) for v, c in SHADES.items()
     ]
-    fig.legend(handles=handles, loc="upper center", ncol=5, fontsize=9, frameon=False)
-    h = _height(len(rows))
-    bottom = (0.9 + 0.15 * xlabel.count("\n")) / h  # room for the label's lines above the footer
-    fig.subplots_adjust(left=0.5 if len(cols) > 4 else 0.58, right=0.99, top=1 - 0.5 / h, bottom=bottom)
+    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8, frameon=False)
+    # room above for the legend's two rows and the title; below for the column labels (three
+    # lines), the x label's lines and the footer
+    bottom = (1.25 + 0.14 * xlabel.count("\n")) / h
+    fig.subplots_adjust(left=0.46, right=0.99, top=1 - 0.62 / h, bottom=bottom)
     draw_footer(fig, prov)
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_suffix(".full.png")
     fig.savefig(
-        tmp, dpi=110, metadata={"Title": "verdicts by sender", "Description": prov, "Software": "qoslab"}
+        tmp,
+        dpi=110,
+        metadata={"Title": f"{study}: verdicts by sender", "Description": prov, "Software": "qoslab"},
     )
     size = compact_png(tmp, dst)
     tmp.unlink()
     return size
 
 
-def _grid_provenance(studies: dict[str, list[dict[str, Any]]], where: str) -> str:
-    files = [f for fs in studies.values() for f in fs]
+def _grid_provenance(files: Sequence[dict[str, Any]], where: str) -> str:
     versions = sorted({f["version"] for f in files})
     runs = sorted({f"{'quick' if f.get('quick') else 'full'}, {f['seeds']}" for f in files})
     how = "QUICK RUN" if all(f.get("quick") for f in files) else "FULL-LENGTH RUNS"
@@ -571,75 +603,85 @@ def _grid_provenance(studies: dict[str, list[dict[str, Any]]], where: str) -> st
     )
 
 
+_QUICK_WHERE = "docs/verdicts/senders"
+_FULL_WHERE = "docs/verdicts and docs/verdicts/senders-full"
+_QUICK_XLABEL = (
+    "share of the claim's readings with each verdict, per sender\nleft of the line: ns2 flavour "
+    "(its BBR fails the kernel validation);\nright: linux flavour (validated in part)"
+)
+_FULL_XLABEL = (
+    "share of the claim's readings with each verdict, per sender (full-length\nruns, sequential "
+    "seeds); left of the line: the paper's TCP;\nright: the linux flavour's senders"
+)
+
+
 def todays_tcp(docs: Path = Path("docs")) -> str:
     """Draws the todays-tcp page's figures from the committed sender verdict files (each claim's
-    readings under each sender, by verdict): the quick runs of every sender in both flavours
-    and, where they exist, the full-length runs of the paper's TCP beside the linux flavour's;
-    then regenerates the page's section."""
+    readings under each sender, by verdict), one per study: the quick runs of every sender in
+    both flavours and, where they exist, the full-length runs of the paper's TCP beside the
+    linux flavour's; then regenerates the page's section."""
     img = docs / IMG / "todays-tcp"
-    quick = _sender_files(docs)
-    qprov = _grid_provenance(quick, "docs/verdicts/senders")
-    size = _verdict_grid(
-        quick,
-        img / f"{QUICK_FIGURE}.png",
-        qprov,
-        "share of the claim's readings with each verdict, per sender\nleft of the line: ns2 flavour "
-        "(its BBR fails the kernel validation); right: linux flavour (validated in part)",
-    )
-    lines = [f"todays-tcp: quick runs, {sum(map(len, quick.values()))} files, {size / 1e3:.0f} kB"]
-    full = _sender_files(docs, full_length=True)
-    fprov = None
-    if full:
-        fprov = _grid_provenance(full, "docs/verdicts and docs/verdicts/senders-full")
-        size = _verdict_grid(
-            full,
-            img / f"{FULL_FIGURE}.png",
-            fprov,
-            "share of the claim's readings with each verdict, per sender\n(full-length runs, sequential "
-            "seeds; each file's procedure in its records)\nleft of the line: the paper's TCP; right: the "
-            "linux flavour's senders",
-        )
-        lines.append(
-            f"todays-tcp: full-length runs, {sum(map(len, full.values()))} files, {size / 1e3:.0f} kB"
-        )
+    lines = []
+    provs: dict[str, dict[str, str]] = {QUICK_FIGURE: {}, FULL_FIGURE: {}}
+    for kind, full, where, xlabel in (
+        (FULL_FIGURE, True, _FULL_WHERE, _FULL_XLABEL),
+        (QUICK_FIGURE, False, _QUICK_WHERE, _QUICK_XLABEL),
+    ):
+        for study, files in _sender_files(docs, full_length=full).items():
+            prov = _grid_provenance(files, where)
+            size = _verdict_grid(study, files, img / f"{figure_name(kind, study)}.png", prov, xlabel)
+            provs[kind][study] = prov
+            lines.append(f"todays-tcp: {kind} {study}, {len(files)} files, {size / 1e3:.0f} kB")
+    for old in img.glob("verdicts-*.png"):  # a figure no study draws any more (a study removed)
+        if not any(old.stem == figure_name(k, st) for k, ps in provs.items() for st in ps):
+            old.unlink()
     page = docs / "experiments" / "todays-tcp.md"
-    page.write_text(splice(page.read_text(), todays_tcp_section(qprov, fprov)))
+    page.write_text(splice(page.read_text(), todays_tcp_section(provs[QUICK_FIGURE], provs[FULL_FIGURE])))
     return "\n".join(lines)
 
 
-def todays_tcp_section(provenance: str, full_provenance: str | None = None) -> str:
-    full = [
+def _images(kind: str, provenances: Mapping[str, str], alt: str) -> list[str]:
+    out = []
+    for study, prov in provenances.items():
+        out += [
+            f"![{study}: {alt}](img/todays-tcp/{figure_name(kind, study)}.png)",
+            "",
+            f"<small>{prov}</small>",
+            "",
+        ]
+    return out
+
+
+def todays_tcp_section(quick: Mapping[str, str], full: Mapping[str, str] | None = None) -> str:
+    """The page's generated section: per study, its full-length figure (where the linux
+    flavour's full runs exist) and its quick one; ``quick`` and ``full`` give each study's
+    figure provenance."""
+    full_part = [
         "## The verdicts at full length, at a glance",
-        "",
-        f"![verdicts at full length](img/todays-tcp/{FULL_FIGURE}.png)",
         "",
         "*Each row is one claim of a study; each block the share of its readings with each verdict "
         "under the paper's TCP and under Linux's reno, CUBIC and BBR in the linux flavour, every run "
         "full-length and every verdict decided sequentially, by the procedure its file's records name "
         "(the studies' own reproductions for the paper's TCP).* The tables are in the next section.",
         "",
-        f"<small>{full_provenance}</small>",
-        "",
+        *_images(FULL_FIGURE, full or {}, "verdicts at full length"),
     ]
     return (
         "\n".join(
             [
                 BEGIN,
-                *(full if full_provenance else []),
+                *(full_part if full else []),
                 "## The verdicts under each sender, at a glance",
-                "",
-                f"![verdicts by sender](img/todays-tcp/{QUICK_FIGURE}.png)",
                 "",
                 "*Each row is one claim of a study; each block the share of its readings with each verdict "
                 "under the paper's TCP and under SACK, CUBIC and BBR in the two transport flavours (the "
-                "committed quick runs; seeds as the footer says).* Left of the line, the ns2 flavour's sack, "
-                "cubic and bbr models, which are not validated against Linux: what they computed, not "
+                "committed quick runs; seeds as each footer says).* Left of the line, the ns2 flavour's "
+                "sack, cubic and bbr models, which are not validated against Linux: what they computed, not "
                 "whether the claims hold under today's TCP. Right of it, the linux flavour's, judged against "
                 "the kernel on the grid of [validation/linux.md](../validation/linux.md) (the targets each "
                 "holds are listed above the tables below). The paper's own figures are on each study's page.",
                 "",
-                f"<small>{provenance}</small>",
-                "",
+                *_images(QUICK_FIGURE, quick, "verdicts by sender"),
                 END,
             ]
         )
