@@ -187,10 +187,13 @@ validate-linux: build
 # The two lists are the registry's (qoslab.studies: with_claims() and own(); tests/test_study_registry.py).
 VERDICT_STUDIES := ard buffer-sizing fdd-red probe-marker rio-plus-o twam-dwred
 OWN_STUDIES := red-baseline mixed-traffic modern-aqm
-FIGURE_STUDIES := $(VERDICT_STUDIES) $(OWN_STUDIES)
+# modern-aqm's page shows the linux flavour's run in its validated timing (its ns2-flavour table
+# is the default run's): collected from that run's folder.
+FIGURE_STUDIES := $(VERDICT_STUDIES) $(filter-out modern-aqm,$(OWN_STUDIES)) modern-aqm=modern-aqm-tcp-linux-timing-testbed
 figures: build
 	for e in $(VERDICT_STUDIES); do $(VENV)/bin/qoslab reproduce $$e --sequential --out results/verdicts || exit 1; done
 	for e in $(OWN_STUDIES); do $(VENV)/bin/qoslab reproduce $$e --out results/verdicts || exit 1; done
+	$(VENV)/bin/qoslab reproduce modern-aqm --tcp-flavour linux --timing testbed --out results/verdicts
 	for e in $(VERDICT_STUDIES); do cp results/verdicts/$$e/verdicts.json docs/verdicts/$$e.json || exit 1; done
 	$(PY) -m qoslab.verdicts.docfigures collect results/verdicts $(FIGURE_STUDIES)
 	$(PY) -m qoslab.verdicts.docfigures todays-tcp

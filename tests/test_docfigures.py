@@ -196,7 +196,14 @@ def test_the_full_length_figure_follows_the_studies_and_the_linux_flavours_full_
 
 @pytest.mark.parametrize(
     ("exp", "figure"),
-    [("ard", "../../outside/secret"), ("ard", "/tmp/x"), ("../run/ard", "ok"), ("ard", "a/../../b")],
+    [
+        ("ard", "../../outside/secret"),
+        ("ard", "/tmp/x"),
+        ("../run/ard", "ok"),
+        ("ard", "a/../../b"),
+        ("ard=../outside", "ok"),
+        ("../x=ard", "ok"),
+    ],
 )
 def test_collect_reads_and_writes_only_inside_its_folders(
     tmp_path: Path, docs_copy: Path, exp, figure
@@ -216,3 +223,17 @@ def test_collect_reads_and_writes_only_inside_its_folders(
         df.collect(tmp_path / "run", [exp], docs=docs_copy)
     assert "is not a plain file name" in str(e.value) and "\n" not in str(e.value)
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == before
+
+
+def test_collect_takes_a_page_from_a_run_folder_of_another_name(tmp_path: Path, docs_copy: Path) -> None:
+    """``NAME=FOLDER``: modern-aqm's page shows its linux-flavour run, whose outputs go to
+    ``modern-aqm-tcp-linux-timing-testbed/``; the images and the section land on the page of NAME."""
+    run = tmp_path / "run" / "ard-tcp-linux-timing-testbed"
+    run.mkdir(parents=True)
+    Image.new("RGB", (10, 10)).save(run / "only-here.png")
+    fig = {"name": "only-here", "provenance": "qoslab 0.1.0+abc, seeds 1-2", "title": "t", "caption": "c"}
+    (run / "figures.json").write_text(json.dumps({"figures": [fig]}))
+    said = df.collect(tmp_path / "run", ["ard=ard-tcp-linux-timing-testbed"], docs=docs_copy)
+    assert said and said[0].startswith("ard: 1 figures")
+    assert (docs_copy / df.IMG / "ard" / "only-here.png").exists()
+    assert "img/ard/only-here.png" in (docs_copy / "experiments" / "ard.md").read_text()

@@ -327,13 +327,18 @@ def _plain(name: object, what: str) -> str:
 
 
 def collect(run_dir: Path, names: Iterable[str], docs: Path = Path("docs")) -> list[str]:
-    """Copies each experiment's figures from ``run_dir/NAME`` into the docs and regenerates its
-    page's section; returns one line per experiment. Names (of the experiments, and of the
+    """Copies each experiment's figures from ``run_dir/NAME`` (or ``run_dir/FOLDER`` for a name
+    given as ``NAME=FOLDER``) into the docs and regenerates its page's section; returns one line
+    per experiment. Names (of the experiments, their folders, and of the
     figures in their ``figures.json``) must be plain file names: nothing is read or written
     outside ``run_dir/NAME`` and the experiment's image folder and page."""
     said = []
-    for exp in names:
-        src = run_dir / _plain(exp, "experiment name")
+    for spec in names:
+        # NAME, or NAME=FOLDER for a run whose outputs went to another folder under run_dir
+        # (``modern-aqm=modern-aqm-tcp-linux-timing-testbed``: its page shows the linux flavour)
+        exp, _, folder = spec.partition("=")
+        _plain(exp, "experiment name")
+        src = run_dir / _plain(folder or exp, "run folder")
         man = json.loads((src / "figures.json").read_text())
         for r in man["figures"]:
             _plain(r["name"], f"{src / 'figures.json'}: figure name")
@@ -725,7 +730,10 @@ def main(argv: Sequence[str]) -> int:
             print(p, file=sys.stderr)
         print(f"{len(problems)} problems with the experiment pages' figures")
         return 1 if problems else 0
-    print("usage: python -m qoslab.verdicts.docfigures collect RUN_DIR [NAME ...] | check", file=sys.stderr)
+    print(
+        "usage: python -m qoslab.verdicts.docfigures collect RUN_DIR [NAME[=FOLDER] ...] | check",
+        file=sys.stderr,
+    )
     return 2
 
 
