@@ -341,54 +341,15 @@ _PANELS = (
 )
 _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     (
-        "experiments/ard/index.html",
-        "experiments/img/ard/",
-        ("table1-jain", "fig8-std-aggregate", "sensitivity", "sweep-rtt-flows", "fig7-token-level"),
-        _PANELS,
-    ),
-    (
-        "experiments/fdd-red/index.html",
-        "experiments/img/fdd-red/",
-        (
-            "readings-jain",
-            "fig7-table2-throughput",
-            "fig4-5-cwnd",
-            "fig6-bandwidth",
-            "fig8-throughput",
-            "fig9-queue",
-        ),
-        _PANELS,
-    ),
-    (
-        "experiments/mixed-traffic/index.html",
-        "",
-        ("experiments/img/mixed-traffic/mix-overview", "img/mixed-traffic-overview"),
-        _PANELS,
-    ),
-    (
         "experiments/probe-marker/index.html",
         "experiments/img/probe-marker/",
         ("fig3-6-frontiers", "fig3-6-frontiers-1000B", "fig7-loss", "fig8-onoff", "fig9-two-domains"),
         _PANELS,
     ),
-    ("experiments/red-baseline/index.html", "experiments/img/red-baseline/", ("table2-throughput",), _PANELS),
     (
         "experiments/rio-plus-o/index.html",
         "experiments/img/rio-plus-o/",
         ("table1-throughput", "fig7-be-flows", "fig8-subscription", "fig1-cwnd", "sensitivity"),
-        _PANELS,
-    ),
-    (
-        "experiments/twam-dwred/index.html",
-        "experiments/img/twam-dwred/",
-        (
-            "fig3-throughput-A",
-            "fig3-throughput-B",
-            "fig3-throughput-C",
-            "fig2-cwnd-A",
-            "fig4-scenario3",
-            "window-estimates",
-        ),
         _PANELS,
     ),
 )
