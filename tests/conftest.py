@@ -7,7 +7,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import pytest
 
@@ -91,22 +91,62 @@ def xdist_lock_files() -> tuple[Path, Path] | None:
 #: This process holds the lock already (a fixture set up from inside a test's body).
 _holding = [False]
 
+#: This worker's announcement that an ``alone`` test waits or runs here: the run's "want" file,
+#: held shared from before the test waits at the gate until the worker's next work starts.
+_announced: list[IO[str] | None] = [None]
+
+
+def withdraw_announcement() -> None:
+    """This worker's ``alone`` tests are over (other work starts here): its announcement goes."""
+    f, _announced[0] = _announced[0], None
+    if f is not None:
+        f.close()  # closing the file drops its flock
+
+
+def _take_the_gate_once_no_alone_test_is_announced(gate: IO[str], want_file: Path) -> None:
+    """Takes the gate shared once no ``alone`` test is announced on any worker. An ``alone``
+    test announces itself before it waits at the gate and keeps its announcement until its
+    worker starts other work: else work that started between two ``alone`` tests (the first
+    released the gate, the next had not yet taken it: flock hands a freed lock to any waiter,
+    not to the first) could run for minutes while the next one waited for it, every other
+    worker idle at the gate (a `make test` idled two of its three workers for 281 s so)."""
+    with open(want_file, "a") as want:
+        while True:
+            fcntl.flock(gate, fcntl.LOCK_SH)
+            try:
+                fcntl.flock(want, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # an alone test is announced: wait until none is
+                fcntl.flock(gate, fcntl.LOCK_UN)
+                fcntl.flock(want, fcntl.LOCK_EX)
+                fcntl.flock(want, fcntl.LOCK_UN)
+                continue
+            fcntl.flock(want, fcntl.LOCK_UN)
+            return
+
 
 @contextlib.contextmanager
-def _held(alone: bool) -> Iterator[None]:
+def held_lock(alone: bool) -> Iterator[None]:
     """Holds the lock shared (a test, a fixture's setup) or exclusively (an ``alone`` test).
     Taken once per process: a fixture that a test sets up from its body (the lock already
-    held) must not wait at the gate an ``alone`` test holds while waiting for that lock."""
+    held) must not wait at the gate an ``alone`` test holds while waiting for that lock. An
+    ``alone`` test announces itself first (:func:`_take_the_gate_once_no_alone_test_is_announced`)."""
     files = xdist_lock_files()
     if files is None or _holding[0]:
         yield
         return
+    want = files[0].with_suffix(".want")
+    if not alone:
+        withdraw_announcement()
+    elif _announced[0] is None:
+        announce = open(want, "a")
+        fcntl.flock(announce, fcntl.LOCK_SH)
+        _announced[0] = announce
     with open(files[0], "a") as gate, open(files[1], "a") as lock:
         if alone:
             fcntl.flock(gate, fcntl.LOCK_EX)
             fcntl.flock(lock, fcntl.LOCK_EX)
         else:
-            fcntl.flock(gate, fcntl.LOCK_SH)
+            _take_the_gate_once_no_alone_test_is_announced(gate, want)
             fcntl.flock(lock, fcntl.LOCK_SH)
             fcntl.flock(gate, fcntl.LOCK_UN)
         _holding[0] = True
@@ -117,6 +157,10 @@ def _held(alone: bool) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
             if alone:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+def pytest_sessionfinish() -> None:
+    withdraw_announcement()
 
 
 @pytest.fixture(autouse=True)
@@ -130,7 +174,7 @@ def _alone(request: pytest.FixtureRequest) -> Iterator[None]:
     exclusively (the running ones finish). Without xdist nothing runs concurrently: no lock.
     Fixtures of a module's or the session's scope are set up before this fixture runs, so
     their setup holds the shared lock too (``pytest_fixture_setup`` below)."""
-    with _held(request.node.get_closest_marker("alone") is not None):
+    with held_lock(request.node.get_closest_marker("alone") is not None):
         yield
 
 
@@ -144,7 +188,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Iterator[None
     it is the one load the lock did not keep out (not proven the cause)."""
     if fixturedef.scope == "function":
         return (yield)
-    with _held(alone=False):
+    with held_lock(alone=False):
         return (yield)
 
 
@@ -225,9 +269,14 @@ LONG_FILES = (
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Puts the tests of :data:`LONG_FILES` first, in that order (a stable sort: the same
-    order on every xdist worker, which their scheduling requires). `make test` passes
-    `--no-loadscope-reorder`, else xdist's loadfile would order the files by their number of
-    tests instead."""
+    """Puts the tests of :data:`LONG_FILES` first, in that order, and a file's ``alone`` tests
+    before its others (a stable sort: the same order on every xdist worker, which their
+    scheduling requires): each worker then starts with its ``alone`` tests, which are all
+    announced before any other work starts (:func:`_take_the_gate_once_no_alone_test_is_announced`),
+    and none of them waits for a long test to end while the other workers idle. `make test`
+    passes `--no-loadscope-reorder`, else xdist's loadfile would order the files by their
+    number of tests instead."""
     rank = {name: i for i, name in enumerate(LONG_FILES)}
-    items.sort(key=lambda it: rank.get(it.path.name, len(LONG_FILES)))
+    items.sort(
+        key=lambda it: (rank.get(it.path.name, len(LONG_FILES)), it.get_closest_marker("alone") is None)
+    )
