@@ -239,6 +239,43 @@ def clean() -> Iterator[None]:
         assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
 
 
+def shared_store(
+    factory: pytest.TempPathFactory, key: str, dest: Path, build: Callable[[Path], object]
+) -> Path:
+    """``dest`` made a copy of a result store that ``build`` fills, built once in a run for
+    every test (and every xdist worker) asking for ``key``: tests whose reproductions share
+    their runs (the same experiment, options and seeds) compute them once. A run's results are
+    a function of its scenario, seed and version, so a test finds in the copy the runs it would
+    have computed, bit for bit; what it asserts of its reproductions is unchanged. Under xdist
+    the store sits beside the workers' temporary directories, and a worker that asks while
+    another builds it waits for it."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        base = base.parent  # shared by this run's workers
+    home = base / f"shared-{key}"
+    home.mkdir(exist_ok=True)
+    with open(home / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (home / "ready").exists():
+            shutil.rmtree(home / "store", ignore_errors=True)  # a build that failed
+            build(home / "store")
+            (home / "ready").touch()
+    shutil.copytree(home / "store", dest)
+    return dest
+
+
+def quick_runs(factory: pytest.TempPathFactory, name: str, seeds: int, dest: Path) -> Path:
+    """``dest``: a store holding the runs of experiment ``name``'s quick reproduction at
+    ``seeds`` seeds (:func:`shared_store`)."""
+    from qoslab.reproduction.base import get
+    from qoslab.reproduction.runner import reproduce
+
+    def build(store: Path) -> None:
+        reproduce(get(name), seeds=seeds, quick=True, store=store, out=store.parent / "out", progress=False)
+
+    return shared_store(factory, f"{name}-quick-{seeds}", dest, build)
+
+
 #: Test files started first. The ones with ``alone`` tests come first of all: an ``alone`` test
 #: that takes the gate while a long test runs elsewhere (the RIO emulation holds the shared
 #: lock for 150 s) idles every other worker until that test ends, so they run at the start,
@@ -251,12 +288,13 @@ LONG_FILES = (
     "test_validate_linux.py",  # 60 s, 35 of them alone
     "test_alone_lock.py",  # one (short) alone test
     # (the next ones: seconds of one worker in a loaded `make test`, 2026-11-28)
-    "test_sequential_claims_points.py",  # 245 s: rio-plus-o's and probe-marker's points
+    "test_sequential_claims_points.py",  # 245 s: rio-plus-o's and probe-marker's points (the
+    # latter's runs computed once for it and test_sequential_claims_probe.py: quick_runs)
     "test_prefetch.py",  # 195 s
     "test_sequential_claims.py",  # 180 s: fdd-red's sweeps
     "test_sequential.py",  # 150 s
     "test_wheel.py",  # 150 s: maturin builds the core, pip installs the wheel
-    "test_sequential_claims_probe.py",  # 120 s: probe-marker's 1000-byte sweep
+    "test_sequential_claims_probe.py",  # 120 s: probe-marker's 1000-byte sweep (its runs shared)
     "test_slurm.py",  # 125 s
     "test_ns2_exact.py",  # 70 s
     "test_emulate.py",  # 130 s of real time
