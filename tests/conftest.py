@@ -264,16 +264,22 @@ def shared_store(
     return dest
 
 
-def quick_runs(factory: pytest.TempPathFactory, name: str, seeds: int, dest: Path) -> Path:
+#: :func:`quick_runs`'s variant of fdd-red with Figs. 10-11 on two points each: the callers set
+#: ``BUFFERS_QUICK`` to (50, 200) and ``FLOWS_QUICK`` to (5, 20) in its study module first.
+FDD_TWO_POINTS = "-figs-10-11-on-two-points"
+
+
+def quick_runs(factory: pytest.TempPathFactory, name: str, seeds: int, dest: Path, variant: str = "") -> Path:
     """``dest``: a store holding the runs of experiment ``name``'s quick reproduction at
-    ``seeds`` seeds (:func:`shared_store`)."""
+    ``seeds`` seeds (:func:`shared_store`). ``variant`` names a change every caller makes to
+    the experiment's plan before it asks (fdd-red's Figs. 10-11 on two points each)."""
     from qoslab.reproduction.base import get
     from qoslab.reproduction.runner import reproduce
 
     def build(store: Path) -> None:
         reproduce(get(name), seeds=seeds, quick=True, store=store, out=store.parent / "out", progress=False)
 
-    return shared_store(factory, f"{name}-quick-{seeds}", dest, build)
+    return shared_store(factory, f"{name}-quick-{seeds}{variant}", dest, build)
 
 
 #: Test files started first. The ones with ``alone`` tests come first of all: an ``alone`` test
