@@ -7,7 +7,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import pytest
 
@@ -91,22 +91,62 @@ def xdist_lock_files() -> tuple[Path, Path] | None:
 #: This process holds the lock already (a fixture set up from inside a test's body).
 _holding = [False]
 
+#: This worker's announcement that an ``alone`` test waits or runs here: the run's "want" file,
+#: held shared from before the test waits at the gate until the worker's next work starts.
+_announced: list[IO[str] | None] = [None]
+
+
+def withdraw_announcement() -> None:
+    """This worker's ``alone`` tests are over (other work starts here): its announcement goes."""
+    f, _announced[0] = _announced[0], None
+    if f is not None:
+        f.close()  # closing the file drops its flock
+
+
+def _take_the_gate_once_no_alone_test_is_announced(gate: IO[str], want_file: Path) -> None:
+    """Takes the gate shared once no ``alone`` test is announced on any worker. An ``alone``
+    test announces itself before it waits at the gate and keeps its announcement until its
+    worker starts other work: else work that started between two ``alone`` tests (the first
+    released the gate, the next had not yet taken it: flock hands a freed lock to any waiter,
+    not to the first) could run for minutes while the next one waited for it, every other
+    worker idle at the gate (a `make test` idled two of its three workers for 281 s so)."""
+    with open(want_file, "a") as want:
+        while True:
+            fcntl.flock(gate, fcntl.LOCK_SH)
+            try:
+                fcntl.flock(want, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # an alone test is announced: wait until none is
+                fcntl.flock(gate, fcntl.LOCK_UN)
+                fcntl.flock(want, fcntl.LOCK_EX)
+                fcntl.flock(want, fcntl.LOCK_UN)
+                continue
+            fcntl.flock(want, fcntl.LOCK_UN)
+            return
+
 
 @contextlib.contextmanager
-def _held(alone: bool) -> Iterator[None]:
+def held_lock(alone: bool) -> Iterator[None]:
     """Holds the lock shared (a test, a fixture's setup) or exclusively (an ``alone`` test).
     Taken once per process: a fixture that a test sets up from its body (the lock already
-    held) must not wait at the gate an ``alone`` test holds while waiting for that lock."""
+    held) must not wait at the gate an ``alone`` test holds while waiting for that lock. An
+    ``alone`` test announces itself first (:func:`_take_the_gate_once_no_alone_test_is_announced`)."""
     files = xdist_lock_files()
     if files is None or _holding[0]:
         yield
         return
+    want = files[0].with_suffix(".want")
+    if not alone:
+        withdraw_announcement()
+    elif _announced[0] is None:
+        announce = open(want, "a")
+        fcntl.flock(announce, fcntl.LOCK_SH)
+        _announced[0] = announce
     with open(files[0], "a") as gate, open(files[1], "a") as lock:
         if alone:
             fcntl.flock(gate, fcntl.LOCK_EX)
             fcntl.flock(lock, fcntl.LOCK_EX)
         else:
-            fcntl.flock(gate, fcntl.LOCK_SH)
+            _take_the_gate_once_no_alone_test_is_announced(gate, want)
             fcntl.flock(lock, fcntl.LOCK_SH)
             fcntl.flock(gate, fcntl.LOCK_UN)
         _holding[0] = True
@@ -117,6 +157,10 @@ def _held(alone: bool) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
             if alone:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+def pytest_sessionfinish() -> None:
+    withdraw_announcement()
 
 
 @pytest.fixture(autouse=True)
@@ -130,7 +174,7 @@ def _alone(request: pytest.FixtureRequest) -> Iterator[None]:
     exclusively (the running ones finish). Without xdist nothing runs concurrently: no lock.
     Fixtures of a module's or the session's scope are set up before this fixture runs, so
     their setup holds the shared lock too (``pytest_fixture_setup`` below)."""
-    with _held(request.node.get_closest_marker("alone") is not None):
+    with held_lock(request.node.get_closest_marker("alone") is not None):
         yield
 
 
@@ -144,7 +188,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Iterator[None
     it is the one load the lock did not keep out (not proven the cause)."""
     if fixturedef.scope == "function":
         return (yield)
-    with _held(alone=False):
+    with held_lock(alone=False):
         return (yield)
 
 
@@ -195,6 +239,49 @@ def clean() -> Iterator[None]:
         assert _ours() <= before, f"namespaces left behind: {_ours() - before}"
 
 
+def shared_store(
+    factory: pytest.TempPathFactory, key: str, dest: Path, build: Callable[[Path], object]
+) -> Path:
+    """``dest`` made a copy of a result store that ``build`` fills, built once in a run for
+    every test (and every xdist worker) asking for ``key``: tests whose reproductions share
+    their runs (the same experiment, options and seeds) compute them once. A run's results are
+    a function of its scenario, seed and version, so a test finds in the copy the runs it would
+    have computed, bit for bit; what it asserts of its reproductions is unchanged. Under xdist
+    the store sits beside the workers' temporary directories, and a worker that asks while
+    another builds it waits for it."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        base = base.parent  # shared by this run's workers
+    home = base / f"shared-{key}"
+    home.mkdir(exist_ok=True)
+    with open(home / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (home / "ready").exists():
+            shutil.rmtree(home / "store", ignore_errors=True)  # a build that failed
+            build(home / "store")
+            (home / "ready").touch()
+    shutil.copytree(home / "store", dest)
+    return dest
+
+
+#: :func:`quick_runs`'s variant of fdd-red with Figs. 10-11 on two points each: the callers set
+#: ``BUFFERS_QUICK`` to (50, 200) and ``FLOWS_QUICK`` to (5, 20) in its study module first.
+FDD_TWO_POINTS = "-figs-10-11-on-two-points"
+
+
+def quick_runs(factory: pytest.TempPathFactory, name: str, seeds: int, dest: Path, variant: str = "") -> Path:
+    """``dest``: a store holding the runs of experiment ``name``'s quick reproduction at
+    ``seeds`` seeds (:func:`shared_store`). ``variant`` names a change every caller makes to
+    the experiment's plan before it asks (fdd-red's Figs. 10-11 on two points each)."""
+    from qoslab.reproduction.base import get
+    from qoslab.reproduction.runner import reproduce
+
+    def build(store: Path) -> None:
+        reproduce(get(name), seeds=seeds, quick=True, store=store, out=store.parent / "out", progress=False)
+
+    return shared_store(factory, f"{name}-quick-{seeds}{variant}", dest, build)
+
+
 #: Test files started first. The ones with ``alone`` tests come first of all: an ``alone`` test
 #: that takes the gate while a long test runs elsewhere (the RIO emulation holds the shared
 #: lock for 150 s) idles every other worker until that test ends, so they run at the start,
@@ -207,12 +294,13 @@ LONG_FILES = (
     "test_validate_linux.py",  # 60 s, 35 of them alone
     "test_alone_lock.py",  # one (short) alone test
     # (the next ones: seconds of one worker in a loaded `make test`, 2026-11-28)
-    "test_sequential_claims_points.py",  # 245 s: rio-plus-o's and probe-marker's points
+    "test_sequential_claims_points.py",  # 245 s: rio-plus-o's and probe-marker's points (the
+    # latter's runs computed once for it and test_sequential_claims_probe.py: quick_runs)
     "test_prefetch.py",  # 195 s
     "test_sequential_claims.py",  # 180 s: fdd-red's sweeps
     "test_sequential.py",  # 150 s
     "test_wheel.py",  # 150 s: maturin builds the core, pip installs the wheel
-    "test_sequential_claims_probe.py",  # 120 s: probe-marker's 1000-byte sweep
+    "test_sequential_claims_probe.py",  # 120 s: probe-marker's 1000-byte sweep (its runs shared)
     "test_slurm.py",  # 125 s
     "test_ns2_exact.py",  # 70 s
     "test_emulate.py",  # 130 s of real time
@@ -225,9 +313,14 @@ LONG_FILES = (
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Puts the tests of :data:`LONG_FILES` first, in that order (a stable sort: the same
-    order on every xdist worker, which their scheduling requires). `make test` passes
-    `--no-loadscope-reorder`, else xdist's loadfile would order the files by their number of
-    tests instead."""
+    """Puts the tests of :data:`LONG_FILES` first, in that order, and a file's ``alone`` tests
+    before its others (a stable sort: the same order on every xdist worker, which their
+    scheduling requires): each worker then starts with its ``alone`` tests, which are all
+    announced before any other work starts (:func:`_take_the_gate_once_no_alone_test_is_announced`),
+    and none of them waits for a long test to end while the other workers idle. `make test`
+    passes `--no-loadscope-reorder`, else xdist's loadfile would order the files by their
+    number of tests instead."""
     rank = {name: i for i, name in enumerate(LONG_FILES)}
-    items.sort(key=lambda it: rank.get(it.path.name, len(LONG_FILES)))
+    items.sort(
+        key=lambda it: (rank.get(it.path.name, len(LONG_FILES)), it.get_closest_marker("alone") is None)
+    )

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import QOSLAB, SCENARIOS
+from conftest import FDD_TWO_POINTS, QOSLAB, SCENARIOS, quick_runs
 from qoslab import ns2, reproduction
 from qoslab.reproduction.base import scenario
 from qoslab.reproduction.topologies import dumbbell, red_queue
@@ -209,15 +209,15 @@ def test_ns2_export_refuses_fdd_red():
     assert p.returncode == 1 and "fdd_red" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, monkeypatch):
+def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, tmp_path_factory, monkeypatch):
     """The experiment end to end (quick, 2 seeds, Figs. 10-11 on two points each to keep it
     short): every claim has a verdict under every reading, each decided from its own CI, and
     the random-victim split adds up seed by seed."""
     monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
     monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
-    rep = reproduction.reproduce(
-        "fdd-red", quick=True, seeds=2, out=tmp_path, store=tmp_path / "st", progress=False
-    )
+    # its runs are test_prefetch.py's warm-up test's, computed once for both (conftest.quick_runs)
+    store = quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "st", variant=FDD_TWO_POINTS)
+    rep = reproduction.reproduce("fdd-red", quick=True, seeds=2, out=tmp_path, store=store, progress=False)
     assert not rep.sweep.failed
     d = rep.out
     for name in (

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import qoslab
-from conftest import SCENARIOS
+from conftest import FDD_TWO_POINTS, SCENARIOS, quick_runs
 from qoslab.runs.executors import LocalExecutor
 from qoslab.runs.local_pool import DEPTH
 from qoslab.runs.prefetch import Prefetch
@@ -104,18 +104,30 @@ def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(
     assert on["runs_computed_now"] + used == on["runs"] == off["runs"]
 
 
-def test_the_workers_warmups_are_those_of_the_series_files(tmp_path: Path) -> None:
+def test_the_workers_warmups_are_those_of_the_series_files(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The warm-up report reads what each worker computed from its run's series in memory; the
     same computed here from the series files the store keeps, with the bottleneck found from the
-    run's queue table (its measurement link's busier direction), gives the same table bit for bit."""
+    run's queue table (its measurement link's busier direction), gives the same table bit for bit.
+    Every run of every sweep of fdd-red (quick, two seeds; Figs. 10-11 on two points each, their
+    runs those of tests/test_fdd_red.py's quick test, computed once for both: conftest.quick_runs)."""
     from qoslab.report.results import load
     from qoslab.reproduction import warmup_window as ww
     from qoslab.reproduction.planning import planned
+    from qoslab.studies.fdd_red import study as fdd_red
     from qoslab.warmup import stored_form
 
+    monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
+    monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
     exp = qoslab.reproduction.get("fdd-red")
     qoslab.reproduction.reproduce(
-        exp, quick=True, seeds=2, store=tmp_path / "s", out=tmp_path / "o", progress=False
+        exp,
+        quick=True,
+        seeds=2,
+        store=quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "s", variant=FDD_TWO_POINTS),
+        out=tmp_path / "o",
+        progress=False,
     )
     specs = planned(exp, quick=True, seeds=2)[2]
     link = {s.key.scenario_sha256: s.scenario.outline["measurement"]["bottleneck"] for s in specs}

@@ -1,6 +1,8 @@
 """Records move only with the points they declare (rests_on.POINTS), checked against real
 reproductions with one reading's points at fewer seeds. Apart from
-tests/test_sequential_claims.py so that `make test`'s workers share the long reproductions."""
+tests/test_sequential_claims.py so that `make test`'s workers share the long reproductions;
+probe-marker's runs at three seeds are those of tests/test_sequential_claims_probe.py, computed
+once for both (conftest.quick_runs)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import quick_runs
 from qoslab.reproduction import dependence
 from qoslab.reproduction.base import get
 from qoslab.reproduction.planning import planned
@@ -27,7 +30,7 @@ PROBE_POINTS = {
 
 @pytest.mark.parametrize(("name", "points"), [("rio-plus-o", RIO_POINTS), ("probe-marker", PROBE_POINTS)])
 def test_records_move_only_with_the_points_they_declare(
-    name: str, points: dict[str, Any], tmp_path: Path
+    name: str, points: dict[str, Any], tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """A reading's points at fewer seeds (the rest of their sweeps at more) move no record that
     does not declare one of them, so --sequential cannot stop a point an undecided record
@@ -36,6 +39,8 @@ def test_records_move_only_with_the_points_they_declare(
     fewer seeds gives, bit for bit (a reading's stopped points are analysed as if the whole
     experiment had stopped there)."""
     kw: dict[str, Any] = {"quick": True, "store": tmp_path / "s", "progress": False}
+    if name == "probe-marker":
+        quick_runs(tmp_path_factory, name, 3, tmp_path / "s")
     moved, got = dependence.point_dependence(name, seeds=3, fewer=2, points=points, out=tmp_path / "a", **kw)
     assert dependence.undeclared_points(name, points, moved, quick=True) == []
     fewer = dependence._readings(dependence.reproduce(get(name), seeds=2, out=tmp_path / "b", **kw))

@@ -1,16 +1,23 @@
 """probe-marker's records rest on their own packet size's sweep (rests_on.READING_SWEEPS),
 checked against a real reproduction with one sweep at fewer seeds. Apart from
-tests/test_sequential_claims.py so that `make test`'s workers share the long reproductions."""
+tests/test_sequential_claims.py so that `make test`'s workers share the long reproductions; its
+runs at three seeds are those of probe-marker's case in tests/test_sequential_claims_points.py,
+computed once for both (conftest.quick_runs)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from conftest import quick_runs
 from qoslab.reproduction import dependence, sequential_run
 from qoslab.verdicts.magnitudes import DECLARED
 
 
-def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: Path) -> None:
+def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """probe-marker's claims read one sweep per reading (rests_on.READING_SWEEPS): with the
     1000-byte frontier at fewer seeds, only "1000 B packets" records move, and each of them
     rests on it; no 1500-byte or ns-2 RIO record moves. Every reading the map names is one the
@@ -22,7 +29,7 @@ def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(tmp_path: 
         seeds=3,
         fewer=2,
         quick=True,
-        store=tmp_path / "s",
+        store=quick_runs(tmp_path_factory, "probe-marker", 3, tmp_path / "s"),
         out=tmp_path / "o",
         progress=False,
         only=("frontier_1000B",),
