@@ -346,12 +346,6 @@ _STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
         ("fig3-6-frontiers", "fig3-6-frontiers-1000B", "fig7-loss", "fig8-onoff", "fig9-two-domains"),
         _PANELS,
     ),
-    (
-        "experiments/rio-plus-o/index.html",
-        "experiments/img/rio-plus-o/",
-        ("table1-throughput", "fig7-be-flows", "fig8-subscription", "fig1-cwnd", "sensitivity"),
-        _PANELS,
-    ),
 )
 #: Failures the site still has, each awaiting a figure redrawn by a long run or the lead's
 #: page: (page, the failure line's start) and what fixes it.
