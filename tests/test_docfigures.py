@@ -14,6 +14,8 @@ from PIL import Image, PngImagePlugin
 
 from qoslab.report.figures import Line, Panel, Ref, panels
 from qoslab.verdicts import docfigures as df
+from qoslab.verdicts import page_images as pi
+from qoslab.verdicts import sender_figures as sf
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -38,8 +40,8 @@ def docs_copy(tmp_path: Path) -> Path:
 
 
 def _first_image(docs: Path, exp: str = "ard") -> Path:
-    man = json.loads((docs / df.IMG / exp / "figures.json").read_text())
-    return docs / df.IMG / exp / f"{man['figures'][0]['name']}.png"
+    man = json.loads((docs / pi.IMG / exp / "figures.json").read_text())
+    return docs / pi.IMG / exp / f"{man['figures'][0]['name']}.png"
 
 
 def test_the_committed_pages_pass() -> None:
@@ -49,7 +51,7 @@ def test_the_committed_pages_pass() -> None:
 @pytest.mark.parametrize("exp", PAGES)
 def test_every_experiment_page_shows_figures(exp: str) -> None:
     text = (DOCS / "experiments" / f"{exp}.md").read_text()
-    assert df.BEGIN in text and df.END in text
+    assert pi.BEGIN in text and pi.END in text
     assert f"](img/{exp}/" in text
 
 
@@ -70,22 +72,22 @@ def _retag(img: Path, description: str) -> None:
 
 def test_an_image_of_another_version_than_its_verdict_file_fails(docs_copy: Path) -> None:
     img = _first_image(docs_copy)
-    prov = df.image_provenance(img)
-    _retag(img, prov.replace(f"qoslab {df.version_of(prov)}", "qoslab 0.0.1+000000000000"))
+    prov = pi.image_provenance(img)
+    _retag(img, prov.replace(f"qoslab {pi.version_of(prov)}", "qoslab 0.0.1+000000000000"))
     problems = df.check(docs_copy)
     assert any("made by qoslab 0.0.1+000000000000" in p and "verdicts/ard.json" in p for p in problems)
 
 
 def test_a_quick_run_image_fails(docs_copy: Path) -> None:
     img = _first_image(docs_copy)
-    _retag(img, "QUICK RUN (shortened runs, 3 seeds) · " + df.image_provenance(img))
+    _retag(img, "QUICK RUN (shortened runs, 3 seeds) · " + pi.image_provenance(img))
     assert any("made by a quick run" in p for p in df.check(docs_copy))
 
 
 def test_a_stale_section_fails(docs_copy: Path) -> None:
     page = docs_copy / "experiments" / "fdd-red.md"
     text = page.read_text()
-    a = text.index(df.BEGIN)
+    a = text.index(pi.BEGIN)
     line = text.index("*Mirrors", a)
     page.write_text(text[:line] + "*Mirrors nothing at all.* " + text[line + len("*Mirrors") :])
     assert any("fdd-red.md: its figures section is stale" in p for p in df.check(docs_copy))
@@ -96,12 +98,12 @@ def test_a_section_whose_first_line_names_another_generator_is_stale_and_replace
     # `sections` replaces the whole section (one section left, with today's first line)
     page = docs_copy / "experiments" / "fdd-red.md"
     fresh = page.read_text()
-    old = df.BEGIN.replace("qoslab.verdicts.docfigures", "qoslab.elsewhere.docfigures")
-    page.write_text(fresh.replace(df.BEGIN, old))
+    old = pi.BEGIN.replace("qoslab.verdicts.docfigures", "qoslab.elsewhere.docfigures")
+    page.write_text(fresh.replace(pi.BEGIN, old))
     assert any("fdd-red.md: its figures section is stale" in p for p in df.check(docs_copy))
     df.sections(["fdd-red"], docs_copy)
     text = page.read_text()
-    assert text.count("<!-- figures:begin") == 1 and text.count(df.END) == 1
+    assert text.count("<!-- figures:begin") == 1 and text.count(pi.END) == 1
     assert text == fresh and df.check(docs_copy) == []
 
 
@@ -115,9 +117,9 @@ def test_verdict_lines_follow_the_verdict_file(docs_copy: Path) -> None:
 
 
 def test_images_are_within_the_budget() -> None:
-    imgs = sorted((DOCS / df.IMG).rglob("*.png"))
+    imgs = sorted((DOCS / pi.IMG).rglob("*.png"))
     assert imgs
-    assert max(p.stat().st_size for p in imgs) <= df.MAX_BYTES
+    assert max(p.stat().st_size for p in imgs) <= pi.MAX_BYTES
 
 
 @pytest.mark.parametrize(
@@ -157,9 +159,9 @@ def test_paper_labels_and_compaction_keep_what_the_figure_says(tmp_path: Path) -
     assert df.paper_labels(fig) == ["paper, Table 1 (0.7)"]
     src = tmp_path / "f.png"
     fig.savefig(src, dpi=300, metadata={"Description": "qoslab 9.9.9+abc · s · seeds 1-3"})
-    size = df.compact_png(src, tmp_path / "g.png", max_bytes=20_000)
+    size = pi.compact_png(src, tmp_path / "g.png", max_bytes=20_000)
     assert size <= 20_000 < src.stat().st_size
-    assert df.version_of(df.image_provenance(tmp_path / "g.png")) == "9.9.9+abc"
+    assert pi.version_of(pi.image_provenance(tmp_path / "g.png")) == "9.9.9+abc"
     # scaled down, it keeps its dpi scaled with it: its text's size per pixel
     with Image.open(src) as big, Image.open(tmp_path / "g.png") as small:
         assert small.width < big.width
@@ -182,10 +184,10 @@ def test_the_full_length_figure_follows_the_studies_and_the_linux_flavours_full_
     full.mkdir(exist_ok=True)
     src = json.loads(next((docs_copy / "verdicts" / "senders").glob("ard-bbr-tcp-linux*.json")).read_text())
     (full / "ard-bbr-tcp-linux.json").write_text(json.dumps(dict(src, quick=False)))
-    out = df.todays_tcp(docs_copy)
-    assert f"{df.FULL_FIGURE} ard, " in out
+    out = sf.todays_tcp(docs_copy)
+    assert f"{sf.FULL_FIGURE} ard, " in out
     page = (docs_copy / "experiments" / "todays-tcp.md").read_text()
-    ard_full = df.figure_name(df.FULL_FIGURE, "ard")
+    ard_full = sf.figure_name(sf.FULL_FIGURE, "ard")
     assert f"img/todays-tcp/{ard_full}.png" in page and "FULL-LENGTH RUNS" in page
     assert not [p for p in df.check(docs_copy) if "todays-tcp" in p]
     (full / "ard-bbr-tcp-linux.json").write_text(json.dumps(dict(src, quick=False, version="0.0.1+0")))
@@ -235,7 +237,7 @@ def test_collect_takes_a_page_from_a_run_folder_of_another_name(tmp_path: Path, 
     (run / "figures.json").write_text(json.dumps({"figures": [fig]}))
     said = df.collect(tmp_path / "run", ["ard=ard-tcp-linux-timing-testbed"], docs=docs_copy)
     assert said and said[0].startswith("ard: 1 figures")
-    assert (docs_copy / df.IMG / "ard" / "only-here.png").exists()
+    assert (docs_copy / pi.IMG / "ard" / "only-here.png").exists()
     assert "img/ard/only-here.png" in (docs_copy / "experiments" / "ard.md").read_text()
 
 
@@ -246,15 +248,15 @@ def test_compact_png_keeps_a_figure_at_the_columns_width_before_it_shrinks_its_t
     626 px, its 8 pt text shown at 8.7 px (the site's rule asks 12)."""
     src = DOCS / "experiments" / "img" / "ard" / "fig8-std-aggregate.png"
     with Image.open(src) as im:
-        assert im.width > df.COLUMN_PX / 0.85  # wider than one step above the column
+        assert im.width > pi.COLUMN_PX / 0.85  # wider than one step above the column
         rgb = im.convert("RGB")
         dpi = im.info["dpi"]
-    at_column, w = df._png_bytes(rgb, df.COLUMN_PX / rgb.width, 64, None, dpi)
-    assert w == df.COLUMN_PX
+    at_column, w = pi.png_bytes(rgb, pi.COLUMN_PX / rgb.width, 64, None, dpi)
+    assert w == pi.COLUMN_PX
     budget = len(at_column) + 4096  # room for the provenance text chunks compact_png keeps
-    size = df.compact_png(src, tmp_path / "c.png", max_bytes=budget)
+    size = pi.compact_png(src, tmp_path / "c.png", max_bytes=budget)
     with Image.open(tmp_path / "c.png") as out:
-        assert out.width == df.COLUMN_PX, out.width
+        assert out.width == pi.COLUMN_PX, out.width
         # the dpi scaled with the image: the text's size per pixel, which the site test reads
-        assert out.info["dpi"][0] == pytest.approx(dpi[0] * df.COLUMN_PX / rgb.width, rel=1e-3)
+        assert out.info["dpi"][0] == pytest.approx(dpi[0] * pi.COLUMN_PX / rgb.width, rel=1e-3)
     assert size <= budget

@@ -29,7 +29,7 @@ fail on a synthetic page (of the real theme and CSS) that breaks it:
    - everything else: :func:`qoslab.report.figures.panels` (``qoslab plot``, the studies'
      figures; saved at 150 dpi; tick labels and legend 8 pt).
 
-   ``docfigures.compact_png`` keeps the dpi, scaled with the image, when it shrinks one. An
+   ``page_images.compact_png`` keeps the dpi, scaled with the image, when it shrinks one. An
    image it shrank before it did so has no ``pHYs`` chunk: its shrink is taken as the largest
    of compact_png's steps (``0.85**k``) that makes its width before them a whole number of
    tenths of an inch (whole inches for docfigures' todays-tcp figures) at the generator's dpi

@@ -21,10 +21,11 @@ from typing import Any
 
 from qoslab.reproduction import base
 from qoslab.verdicts.currency import ROOT, read
-from qoslab.verdicts.docfigures import BEGIN, compact_png, render_section, with_verdicts
+from qoslab.verdicts.docfigures import render_section, with_verdicts
 from qoslab.verdicts.docs import claim_verdicts, markdown
 from qoslab.verdicts.forest import forest
 from qoslab.verdicts.magnitudes import DECLARED
+from qoslab.verdicts.page_images import BEGIN, compact_png
 from qoslab.verdicts.rules import PROCEDURE
 
 MISSING = "no such file (run `qoslab reproduce NAME --out ...` first)"
