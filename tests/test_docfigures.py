@@ -176,6 +176,21 @@ def test_the_todays_tcp_figure_follows_the_sender_verdict_files(docs_copy: Path)
     assert any("todays-tcp.md" in p and "the sender files are" in p for p in df.check(docs_copy))
 
 
+def test_a_stale_todays_tcp_section_is_reported_once_not_once_per_figure(docs_copy: Path) -> None:
+    """The todays-tcp page shows ten figures; its section was checked once per figure, so a
+    stale section gave ten identical lines. A figure the page names that no study draws is named."""
+    page = docs_copy / "experiments" / "todays-tcp.md"
+    text = page.read_text()
+    shown = text.count("](img/todays-tcp/")
+    assert shown >= 10
+    page.write_text(text.replace("## The verdicts under each sender, at a glance", "## Edited by hand"))
+    stale = [p for p in df.check(docs_copy) if "todays-tcp.md" in p and "section is stale" in p]
+    assert len(stale) == 1, stale
+    page.write_text(text + "\n![old](img/todays-tcp/verdicts-by-sender.png)\n")
+    named = [p for p in df.check(docs_copy) if "no study's figure" in p]
+    assert len(named) == 1 and "verdicts-by-sender.png" in named[0], named
+
+
 def test_the_full_length_figure_follows_the_studies_and_the_linux_flavours_full_runs(docs_copy: Path) -> None:
     """With linux-flavour files in docs/verdicts/senders-full/, the todays-tcp section gains the
     full-length figure, drawn from them and the studies' own files; the check names it when
@@ -260,3 +275,27 @@ def test_compact_png_keeps_a_figure_at_the_columns_width_before_it_shrinks_its_t
         # the dpi scaled with the image: the text's size per pixel, which the site test reads
         assert out.info["dpi"][0] == pytest.approx(dpi[0] * pi.COLUMN_PX / rgb.width, rel=1e-3)
     assert size <= budget
+
+
+def test_compact_png_leaves_its_loop_at_the_columns_width_whatever_the_width(tmp_path: Path) -> None:
+    """At 1,097 px, ``1097 * (880 / 1097)`` is a hair above 880: a loop on that product never
+    ended while the image stayed over the budget (the old loop, run here, spun). The loop reads the
+    written width, a whole number."""
+    import threading
+
+    with Image.open(DOCS / "experiments" / "img" / "ard" / "fig8-std-aggregate.png") as im:
+        rgb = im.convert("RGB")
+    src = tmp_path / "w1097.png"
+    rgb.resize((1097, round(rgb.height * 1097 / rgb.width))).save(src, dpi=(150, 150))
+    assert 1097 * (pi.COLUMN_PX / 1097) > pi.COLUMN_PX
+    at_column, _ = pi.png_bytes(Image.open(src).convert("RGB"), pi.COLUMN_PX / 1097, 64, None, (150, 150))
+    done: list[int] = []
+    worker = threading.Thread(
+        target=lambda: done.append(pi.compact_png(src, tmp_path / "c.png", max_bytes=len(at_column) + 4096)),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(60)
+    assert done, "compact_png did not return within 60 s"
+    with Image.open(tmp_path / "c.png") as out:
+        assert out.width == pi.COLUMN_PX

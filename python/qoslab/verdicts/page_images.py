@@ -31,6 +31,8 @@ COLUMN_PX = 880
 
 
 def png_bytes(rgb: Any, scale: float, colours: int, meta: Any, dpi: Any) -> tuple[bytes, int]:
+    """The PNG of image ``rgb`` scaled by ``scale`` (area averaging) with a palette of
+    ``colours``, its text chunks ``meta`` and its ``dpi`` scaled alike; and its width."""
     from PIL import Image
 
     w, h = round(rgb.width * scale), round(rgb.height * scale)
@@ -62,7 +64,9 @@ def compact_png(src: Path, dst: Path, max_bytes: int = MAX_BYTES) -> int:
         meta.add_text(k, v)
     scale = 1.0
     data, w = png_bytes(rgb, scale, 256, meta, dpi)
-    while len(data) > max_bytes and rgb.width * scale > COLUMN_PX:
+    # on the written width, a whole number: the float product at scale COLUMN_PX / width can
+    # land a hair above COLUMN_PX (1097 px: 880.0000000000001) and never leave the loop
+    while len(data) > max_bytes and w > COLUMN_PX:
         scale = max(scale * 0.85, COLUMN_PX / rgb.width)
         data, w = png_bytes(rgb, scale, 256, meta, dpi)
     for colours in (128, 64):

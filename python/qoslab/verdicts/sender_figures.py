@@ -5,6 +5,7 @@ todays-tcp``), and the page's generated section that shows them."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -112,7 +113,7 @@ def _verdict_grid(study: str, files: list[dict[str, Any]], dst: Path, prov: str,
                 continue
             left = float(j)
             for verdict, colour in SHADES.items():
-                w = 0.9 * recs.count(verdict) / max(len(recs), 1)
+                w = 0.9 * recs.count(verdict) / len(recs)
                 ax.barh(
                     i,
                     w,
@@ -251,38 +252,36 @@ def todays_tcp_section(quick: Mapping[str, str], full: Mapping[str, str] | None 
     )
 
 
-def check_todays_tcp(docs: Path, page: Path, ref: str, provenance: str) -> list[str]:
-    """A todays-tcp figure is drawn from one study's sender verdict files (the quick grid from
-    docs/verdicts/senders/, the full-length one from the study's own file and
-    docs/verdicts/senders-full/): it must name exactly their versions, and the page's section
-    must be the generated one."""
-    name = Path(ref).stem
+def check_todays_tcp(docs: Path, page: Path) -> list[str]:
+    """The todays-tcp page's figures, once for the page: each is drawn from one study's sender
+    verdict files (the quick grid from docs/verdicts/senders/, the full-length one from the
+    study's own file and docs/verdicts/senders-full/) and must name exactly their versions; the
+    page shows no other figure of that folder, and its section is the generated one. (A figure
+    the page names but that is missing, or over the budget, is reported with the other pages'.)"""
     out = []
     drawn: dict[str, dict[str, str]] = {}
     img = page.parent / "img" / "todays-tcp"
     for kind, full in ((QUICK_FIGURE, False), (FULL_FIGURE, True)):
         drawn[kind] = {}
         for study, files in _sender_files(docs, full_length=full).items():
-            here = figure_name(kind, study)
-            png = img / f"{here}.png"
-            drawn[kind][study] = (
-                provenance if here == name else (image_provenance(png) if png.exists() else "")
-            )
-            if here != name:
-                continue
+            name = figure_name(kind, study)
+            png = img / f"{name}.png"
+            prov = drawn[kind][study] = image_provenance(png) if png.exists() else ""
             want = {f["version"] for f in files}
-            got = set(VERSION.findall(provenance))
-            if got != want:
+            got = set(VERSION.findall(prov))
+            if png.exists() and got != want:
                 out.append(
-                    f"{page}: {ref} was drawn from versions {sorted(got)}, "
+                    f"{page}: img/todays-tcp/{name}.png was drawn from versions {sorted(got)}, "
                     f"the sender files are {sorted(want)}"
                 )
-    if not any(name == figure_name(k, st) for k, ps in drawn.items() for st in ps):
-        out.append(
-            f"{page}: {ref} is no study's figure of its sender files "
-            "(python -m qoslab.verdicts.docfigures todays-tcp)"
-        )
-    section = todays_tcp_section(drawn[QUICK_FIGURE], drawn[FULL_FIGURE] or None)
-    if section.rstrip("\n") not in page.read_text():
+    expected = {figure_name(k, st) for k, ps in drawn.items() for st in ps}
+    text = page.read_text()
+    for ref in re.findall(r"\]\((img/todays-tcp/[^)\s]+)\.png\)", text):
+        if Path(ref).name not in expected:
+            out.append(
+                f"{page}: {ref}.png is no study's figure of its sender files "
+                "(python -m qoslab.verdicts.docfigures todays-tcp)"
+            )
+    if todays_tcp_section(drawn[QUICK_FIGURE], drawn[FULL_FIGURE] or None).rstrip("\n") not in text:
         out.append(f"{page}: its figures section is stale (python -m qoslab.verdicts.docfigures todays-tcp)")
     return out
