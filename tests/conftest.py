@@ -264,22 +264,24 @@ def shared_store(
     return dest
 
 
-#: :func:`quick_runs`'s variant of fdd-red with Figs. 10-11 on two points each: the callers set
-#: ``BUFFERS_QUICK`` to (50, 200) and ``FLOWS_QUICK`` to (5, 20) in its study module first.
-FDD_TWO_POINTS = "-figs-10-11-on-two-points"
-
-
-def quick_runs(factory: pytest.TempPathFactory, name: str, seeds: int, dest: Path, variant: str = "") -> Path:
+def quick_runs(factory: pytest.TempPathFactory, name: str, seeds: int, dest: Path) -> Path:
     """``dest``: a store holding the runs of experiment ``name``'s quick reproduction at
-    ``seeds`` seeds (:func:`shared_store`). ``variant`` names a change every caller makes to
-    the experiment's plan before it asks (fdd-red's Figs. 10-11 on two points each)."""
+    ``seeds`` seeds (:func:`shared_store`), keyed by the runs it plans (their scenarios' hashes
+    and seeds): callers that change the plan first (fdd-red's Figs. 10-11 on two points) share
+    the store only with callers planning the same runs, never a differently planned one."""
+    import hashlib
+
     from qoslab.reproduction.base import get
+    from qoslab.reproduction.planning import planned
     from qoslab.reproduction.runner import reproduce
+
+    specs = planned(get(name), quick=True, seeds=seeds)[2]
+    runs = hashlib.sha256("".join(sorted(f"{s.key.scenario_sha256}:{s.key.seed}" for s in specs)).encode())
 
     def build(store: Path) -> None:
         reproduce(get(name), seeds=seeds, quick=True, store=store, out=store.parent / "out", progress=False)
 
-    return shared_store(factory, f"{name}-quick-{seeds}{variant}", dest, build)
+    return shared_store(factory, f"{name}-quick-{seeds}-{runs.hexdigest()[:12]}", dest, build)
 
 
 #: Test files started first. The ones with ``alone`` tests come first of all: an ``alone`` test

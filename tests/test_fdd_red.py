@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import FDD_TWO_POINTS, QOSLAB, SCENARIOS, quick_runs
+from conftest import QOSLAB, SCENARIOS, quick_runs
 from qoslab import ns2, reproduction
 from qoslab.reproduction.base import scenario
 from qoslab.reproduction.topologies import dumbbell, red_queue
@@ -216,7 +216,7 @@ def test_fdd_red_quick_writes_verdicts_tables_and_figures(tmp_path, tmp_path_fac
     monkeypatch.setattr(fdd_red, "BUFFERS_QUICK", (50, 200))
     monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
     # its runs are test_prefetch.py's warm-up test's, computed once for both (conftest.quick_runs)
-    store = quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "st", variant=FDD_TWO_POINTS)
+    store = quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "st")
     rep = reproduction.reproduce("fdd-red", quick=True, seeds=2, out=tmp_path, store=store, progress=False)
     assert not rep.sweep.failed
     d = rep.out

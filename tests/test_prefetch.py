@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import qoslab
-from conftest import FDD_TWO_POINTS, SCENARIOS, quick_runs
+from conftest import SCENARIOS, quick_runs
 from qoslab.runs.executors import LocalExecutor
 from qoslab.runs.local_pool import DEPTH
 from qoslab.runs.prefetch import Prefetch
@@ -125,7 +125,7 @@ def test_the_workers_warmups_are_those_of_the_series_files(
         exp,
         quick=True,
         seeds=2,
-        store=quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "s", variant=FDD_TWO_POINTS),
+        store=quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "s"),
         out=tmp_path / "o",
         progress=False,
     )
