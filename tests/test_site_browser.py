@@ -332,21 +332,7 @@ def _figure(img: Mapping[str, Any], site: Path, main: Mapping[str, Any]) -> list
 
 # -- the real site ----------------------------------------------------------------------------------
 
-_PANELS = (
-    "drawn by qoslab.report.figures.panels with 4.6 in panels side by side and 8 pt text at 150 "
-    "dpi: a figure more than 8.1 in wide shows that text below 12 px in the 876 px column. Passes "
-    "drawn at most 8 in wide at 8 pt (one panel a row, as `qoslab plot run` now draws) or with "
-    "text of at least its width in inches in points; redrawn by `make figures` after the full "
-    "reproduction (hours), so not here"
-)
-_STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
-    (
-        "experiments/probe-marker/index.html",
-        "experiments/img/probe-marker/",
-        ("fig3-6-frontiers", "fig3-6-frontiers-1000B", "fig7-loss", "fig8-onoff", "fig9-two-domains"),
-        _PANELS,
-    ),
-)
+_STILL: tuple[tuple[str, str, tuple[str, ...], str], ...] = ()
 #: Failures the site still has, each awaiting a figure redrawn by a long run or the lead's
 #: page: (page, the failure line's start) and what fixes it.
 KNOWN: dict[tuple[str, str], str] = {
