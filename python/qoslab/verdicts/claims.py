@@ -179,8 +179,10 @@ def refuse_twice(claims: Iterable[tuple[str, PaperClaim]]) -> None:
 
 
 class Registry:
-    """The declared studies (see the module's text); ``files``: the modules that declare them
-    (the verdict rules' fingerprint covers them: a changed magnitude re-decides)."""
+    """The declared studies (see the module's text); ``files``: the modules that declare them,
+    in the studies' order (``file_of``: by study). A study's verdict files are sealed with the
+    rules' fingerprint of its own declarations (:func:`qoslab.verdicts.currency.rules_fingerprint`):
+    a changed magnitude re-decides that study's files, no other's."""
 
     @classmethod
     def of_modules(cls, modules: Sequence[ModuleType]) -> Registry:
@@ -196,6 +198,11 @@ class Registry:
     def __init__(self, studies: Sequence[Study], files: Sequence[Path] = ()) -> None:
         self.files = tuple(files)
         names = [s.name for s in studies]
+        if self.files and len(self.files) != len(names):
+            raise ValueError(f"{len(names)} studies declared by {len(self.files)} modules")
+        #: the module that declares each shipped study (a plugin's :meth:`add` has none here: its
+        #: claims are its own package's, which its experiment fingerprint covers)
+        self.file_of: dict[str, Path] = dict(zip(names, self.files, strict=False))
         again = sorted({n for n in names if names.count(n) > 1})
         if again:
             raise ValueError(f"study {again[0]!r} is declared twice")

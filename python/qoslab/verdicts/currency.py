@@ -12,8 +12,9 @@ A verdicts file records, under ``fingerprint``, what computed it:
   other studies and of the reproduction machinery it imports, and ``stats.py``
   (:func:`experiment_files`); for a plugin study, combined with the hash of its own package
   (:func:`plugin_files`); None for files computed before this was recorded;
-- ``rules``: the same hash over the decision rules and the declared magnitudes
-  (``verdicts/core.py``, ``verdicts/rules.py``, ``verdicts/magnitudes.py``).
+- ``rules``: the same hash over the decision rules (:data:`RULE_MODULES`) and the study's own
+  declared claims (its ``claims`` module and the modules of its package that one imports;
+  :func:`rules_files`): a changed magnitude re-decides its own study's files, no other's.
 
 ``check`` sorts what it finds into *problems* (a malformed or missing file, a file without
 fingerprints or decided under other rules, a literal placeholder left in ``docs/``): exit 1,
@@ -185,27 +186,42 @@ def _combine(a: str, b: str) -> str:
     return f"{h >> 16:012x}"
 
 
-def rules_fingerprint() -> str:
-    """The hash of the verdict rules and the claims they judge: the rules' modules, the
-    declarations (``verdicts/magnitudes.py``) and the modules that declare each study's claims
-    as objects (:class:`qoslab.verdicts.claims.Registry`)."""
+#: The verdict rules' own modules, which decide every study's records.
+RULE_MODULES = ("core.py", "rules.py", "intervals.py", "claims.py", "magnitudes.py")
+
+
+def rules_files(study: str | None = None) -> list[Path]:
+    """The files the rules' fingerprint of ``study`` covers: the rules' modules, then the module
+    that declares the study's claims (:class:`qoslab.verdicts.claims.Registry`) and the modules
+    of its own package that one imports (the paper's numbers a magnitude is read from). With no
+    study, or a study declared outside the package (a plugin, whose declarations its experiment
+    fingerprint covers), the rules' modules alone."""
     from qoslab.verdicts.magnitudes import REGISTRY
 
-    files = [
-        PKG / "verdicts" / "core.py",
-        PKG / "verdicts" / "rules.py",
-        PKG / "verdicts" / "intervals.py",
-        PKG / "verdicts" / "claims.py",
-        PKG / "verdicts" / "magnitudes.py",
-        *REGISTRY.files,
-    ]
-    return _fnv(files, PKG)
+    files = [PKG / "verdicts" / m for m in RULE_MODULES]
+    declares = REGISTRY.file_of.get(study) if study is not None else None
+    if declares is None:
+        return files
+    own = sorted(f for f in _study_imports(declares) if f.parent == declares.parent and f != declares)
+    return [*files, declares, *own]
+
+
+def rules_fingerprint(study: str | None = None) -> str:
+    """The hash of :func:`rules_files` of ``study``: the verdict rules and that study's declared
+    claims. Each verdict file is sealed with its own study's (:func:`write`), so a changed
+    magnitude of one study re-decides that study's files and leaves the others current."""
+    return _fnv(rules_files(study), PKG)
 
 
 def write(
     path: Path, experiment: str, header: dict[str, Any], verdicts: Sequence[Verdict | dict[str, Any]]
 ) -> Path:
     recs = [v.as_json() if isinstance(v, Verdict) else v for v in verdicts]
+    fp = header.get("fingerprint")
+    if isinstance(fp, dict) and fp.get("rules") is not None:
+        # decided under the rules: sealed with the rules' fingerprint of this study, whatever
+        # the caller computed (the runner passes the rules' modules' alone)
+        header = {**header, "fingerprint": {**fp, "rules": rules_fingerprint(experiment)}}
     doc = seal({"experiment": experiment, **header, "verdicts": recs})
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     return path
@@ -270,7 +286,6 @@ def check(
     problems: list[str] = []
     stale: list[str] = []
     core = core_fingerprint(root)
-    rules = rules_fingerprint()
     files = verdict_files(root)
     if not files:
         problems.append(f"{root / 'docs' / 'verdicts'}: no verdicts files")
@@ -285,7 +300,7 @@ def check(
         if not isinstance(fp, dict) or not fp.get("core"):
             problems.append(f"{rel}: no `fingerprint.core` (run `python -m qoslab.verdicts redecide`)")
             continue
-        if fp.get("rules") != rules:
+        if fp.get("rules") != (rules := rules_fingerprint(doc["experiment"])):
             problems.append(
                 f"{rel}: decided under rules `{fp.get('rules')}`, the checkout's are `{rules}` "
                 "(run `python -m qoslab.verdicts redecide`)"

@@ -137,7 +137,7 @@ def _backfilled(experiment: str, records: list[dict[str, Any]]) -> list[dict[str
 def redecide_file(path: Path) -> bool:
     """Re-decides one committed file from its stored numbers; True when it changed."""
     doc = read(path)
-    rules = rules_fingerprint()
+    rules = rules_fingerprint(doc["experiment"])
     raw = doc.get("fingerprint")
     fp: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if fp.get("rules") == rules and all(v.get("decided_from") for v in doc["verdicts"]):
