@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -28,7 +28,33 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from qoslab.report.figures import Panel
+
+class RefLike(Protocol):
+    """What the rules read of a :class:`qoslab.report.figures.Ref` (not imported: figures
+    imports this module)."""
+
+    @property
+    def y(self) -> float: ...
+    @property
+    def to(self) -> float | None: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def axis(self) -> str: ...
+
+
+class PanelLike(Protocol):
+    """What the rules read of a :class:`qoslab.report.figures.Panel`."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def empty(self) -> str: ...
+    @property
+    def ylim(self) -> tuple[float | None, float | None] | None: ...
+    @property
+    def refs(self) -> Sequence[RefLike]: ...
+
 
 #: The gid of the artists that draw a panel's references (not series: the colour rule skips them).
 REF_GID = "qoslab-ref"
@@ -51,12 +77,12 @@ def record(fig: Figure, problems: Sequence[str]) -> None:
     _PROBLEMS[fig] = list(problems)
 
 
-def panel_name(p: Panel, k: int) -> str:
+def panel_name(p: PanelLike, k: int) -> str:
     """How a problem names the ``k``-th panel (from 0): its title's first line, else its number."""
     return repr(p.title.split("\n")[0]) if p.title else f"#{k + 1}"
 
 
-def fit_references(pairs: Sequence[tuple[Axes, Panel]]) -> list[str]:
+def fit_references(pairs: Sequence[tuple[Axes, PanelLike]]) -> list[str]:
     """Widens each axis side the panel did not fix until its references (lines, and bands
     whole) are in view; returns the references a fixed side (``Panel.ylim``) or a log axis
     keeps out of view."""
