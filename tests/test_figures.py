@@ -180,19 +180,6 @@ def test_panels_of_one_quantity_share_their_y_scale_and_no_span_is_degenerate() 
     assert hi - lo >= 0.02 * 0.999 and hi <= 1.002 and lo <= 0.9990
 
 
-def test_more_than_eight_series_never_repeat_a_colour() -> None:
-    from matplotlib.colors import to_hex
-
-    lines = [Line([0, 1], [k, k + 1], f"flow{k}", style={"marker": "none"}) for k in range(12)]
-    fig = panels([Panel(lines), Panel([Line([0, 1], [1, 2], "flow3")])], title="t")
-    colours = [to_hex(ln.get_color()) for ln in fig.axes[0].get_lines()]
-    assert len(set(colours)) == 12, colours
-    # one colour per label across panels (the shared legend)
-    assert to_hex(fig.axes[1].get_lines()[0].get_color()) == colours[3]
-    few = panels([Panel(lines[:8])], title="t")
-    assert len({to_hex(ln.get_color()) for ln in few.axes[0].get_lines()}) == 8
-
-
 def test_time_series_shade_the_measurement_window() -> None:
     fig = panels([Panel([Line([0, 10, 20], [1, 2, 3], "q")], window=(5.0, 15.0))], title="t")
     ax = fig.axes[0]

@@ -19,7 +19,10 @@ Honesty rules, so that a figure does not say more than its data:
   x label says which, and :func:`interval_methods` gives the sentence for a caption;
 - panels of one quantity (same ``quantity`` or y label) share their y scale (``sharey`` of
   :func:`panels`), and no y span is narrower than :data:`MIN_REL_SPAN` of its magnitude;
-- more than :data:`MAX_CYCLE_SERIES` series get a sequential colormap, never a repeated colour;
+- series a reader can tell apart: colours of a colour-blind-safe palette, one per label across
+  the figure, and past its seven colours another line style and marker
+  (:mod:`qoslab.report.palette`); references kept in view (:mod:`qoslab.report.figure_rules`,
+  whose :func:`figure_problems` lists what a panel's own fixed limits or colours break);
 - a time series shades its measurement window (``Panel.window``);
 - a quick run is stamped across the figure (:func:`qoslab.report.page.draw_footer`);
 - titles are the caller's: no helper here writes a claim (:func:`contradicted_title` flags a
@@ -37,6 +40,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import numpy as np
 import pandas as pd
 
+from qoslab.report import figure_rules
+from qoslab.report.figure_rules import figure_problems as figure_problems
 from qoslab.report.intervals import (
     BOOTSTRAP,
     CLIPPED,
@@ -47,6 +52,8 @@ from qoslab.report.intervals import (
     describe,
 )
 from qoslab.report.page import new_figure
+from qoslab.report.palette import MIN_DELTA_E as MIN_DELTA_E
+from qoslab.report.palette import SERIES_COLOURS, least_delta_e, series_look
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -86,13 +93,16 @@ class Line:
 
 @dataclass
 class Ref:
-    """A labelled horizontal reference line (shown in the legend)."""
+    """A labelled horizontal reference line (shown in the legend), or a band from ``y`` to
+    ``to``; :func:`panels` keeps it in view (:func:`qoslab.report.figure_rules.fit_references`)."""
 
     y: float
     label: str
     style: dict[str, Any] = field(default_factory=dict)
     #: ``"y"``: a horizontal line at ``y``; ``"x"``: a vertical line at x = ``y``.
     axis: str = "y"
+    #: The other end of a band (e.g. a tested range), shaded between ``y`` and ``to``.
+    to: float | None = None
 
 
 @dataclass
@@ -146,9 +156,8 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(line.replace(glue, " ") for line in lines)
 
 
-#: More series than this in a figure get a sequential colormap instead of the colour cycle
-#: (whose 10 colours would repeat).
-MAX_CYCLE_SERIES = 8
+#: The series colours given out before a line style and marker tell series apart as well.
+MAX_CYCLE_SERIES = len(SERIES_COLOURS)
 #: The smallest y span shown, relative to the largest |y| limit (a near-constant series at 1.0
 #: is drawn as flat on 0.98-1.0, not magnified into noise on 0.9985-1.0005).
 MIN_REL_SPAN = 0.02
@@ -260,7 +269,7 @@ def _annotate(ax: Axes, notes: Sequence[tuple[float, float, str]]) -> None:
         ax.annotate(text, (x, y), textcoords="offset points", xytext=offset, fontsize=7)
 
 
-def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None:
+def _draw(ax: Axes, p: Panel, title_width: int, looks: dict[int, Style]) -> None:
     if p.empty:
         ax.set_axis_off()
         ax.text(0.5, 0.5, _wrap(p.empty, 40), ha="center", va="center", fontsize=9, color="0.4")
@@ -270,7 +279,7 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
     if p.window is not None:
         ax.axvspan(*p.window, color="0.93", zorder=0, lw=0, label="measurement window")
     for ln in p.lines:
-        colour = {"color": colours[id(ln)]} if id(ln) in colours else {}
+        colour = looks.get(id(ln), {})
         err, method = _interval(ln, bounds) if ln.kind != "area" else (None, None)
         if method is not None:
             methods[method] = None
@@ -287,8 +296,14 @@ def _draw(ax: Axes, p: Panel, title_width: int, colours: dict[int, Any]) -> None
         else:
             ax.plot(ln.x, ln.y, label=ln.label, **style)
     for r in p.refs:
+        if r.to is not None:
+            span = ax.axvspan if r.axis == "x" else ax.axhspan
+            band = {"color": "0.45", "alpha": 0.15, "lw": 0, "zorder": 0.5, **r.style}
+            span(min(r.y, r.to), max(r.y, r.to), label=r.label, gid=figure_rules.REF_GID, **band)
+            continue
         line = ax.axvline if r.axis == "x" else ax.axhline
-        line(r.y, label=r.label, **{"ls": ":", "color": "0.45", "lw": 1.0, **r.style})
+        style = {"ls": ":", "color": "0.45", "lw": 1.0, **r.style}
+        line(r.y, label=r.label, gid=figure_rules.REF_GID, **style)
     if p.note:
         ax.text(
             0.02,
@@ -383,29 +398,33 @@ def _rows(grid: Sequence[Sequence[Panel]] | Sequence[Panel]) -> list[list[Panel]
     return [list(cast("Sequence[Panel]", grid))]
 
 
-def _colours(rows: list[list[Panel]]) -> dict[int, Any]:
-    """Colours for the lines without their own when there are more than
-    :data:`MAX_CYCLE_SERIES` series (distinct labels, or lines in one panel): a sequential
-    colormap over them, one colour per label, so no two series share a colour."""
+def _colours(rows: list[list[Panel]]) -> dict[int, Style]:
+    """The look of every series without a colour of its own: one per label across the figure
+    (its legend is shared), an unlabelled series one of its own in its panel; given out in turn
+    from :data:`~qoslab.report.palette.SERIES_COLOURS`, less those a reader would confuse with a
+    colour another series was given, and past them with another line style and marker
+    (:func:`~qoslab.report.palette.series_look`), so no two series share colour and style."""
+    lines = [ln for row in rows for p in row for ln in p.lines if ln.kind != "area"]
+    given = {str(c): c for ln in lines if (c := ln.style.get("color", ln.style.get("c"))) is not None}
+    usable = [c for c in SERIES_COLOURS if all(least_delta_e(c, g)[0] >= MIN_DELTA_E for g in given.values())]
     free = [
         [ln for ln in p.lines if ln.kind != "area" and "color" not in ln.style and "c" not in ln.style]
         for row in rows
         for p in row
     ]
-    labels = list(dict.fromkeys(ln.label for lines in free for ln in lines if ln.label))
-    most = max((len(lines) for lines in free), default=0)
-    if len(labels) <= MAX_CYCLE_SERIES and most <= MAX_CYCLE_SERIES:
-        return {}
-    from matplotlib import colormaps
-
-    cmap = colormaps["viridis"]
-    k = max(len(labels), most)
+    labels = list(
+        dict.fromkeys(ln.label for series in free for ln in series if ln.label and ln.label[0] != "_")
+    )
     at = {lab: i for i, lab in enumerate(labels)}
-    out: dict[int, Any] = {}
-    for lines in free:
-        for j, ln in enumerate(lines):
-            i = at[ln.label] if ln.label in at else j
-            out[id(ln)] = cmap(0.9 * i / max(k - 1, 1))
+    out: dict[int, Style] = {}
+    for panel_lines in free:
+        others = len(labels)
+        for ln in panel_lines:
+            if ln.label in at:
+                i = at[ln.label]
+            else:
+                i, others = others, others + 1
+            out[id(ln)] = series_look(i, ln.kind, tuple(usable) or SERIES_COLOURS)
     return out
 
 
@@ -459,7 +478,9 @@ def panels(
     (:func:`fit_width`); the distinct labels of all panels form one legend under the panels.
     ``sharey``: ``None`` (default) gives panels of the same quantity (their ``quantity``, else
     their y label) one y scale, ``True`` all panels, ``False`` none; panels with their own
-    ``ylim``, a log y or y categories keep theirs."""
+    ``ylim``, a log y or y categories keep theirs. What the figure rules found that could not
+    be fixed (a reference a fixed ``ylim`` cuts off, series that look alike):
+    :func:`figure_problems`."""
     rows, w = fit_width(_rows(grid), panel_size[0])
     h = panel_size[1]
     nrows, ncols = len(rows), max(len(r) for r in rows)
@@ -482,7 +503,9 @@ def panels(
                 drawn.append((ax, row[j]))
             else:
                 ax.set_axis_off()
+    figure_rules.fit_references(drawn)  # before sharing scales: a widened panel widens its group
     _scale_axes(drawn, sharey)
+    problems = figure_rules.fit_references(drawn)
     fig.suptitle(_wrap(title, int(w * ncols * 13)), fontsize=11)
     bottom_in = FOOTER_IN
     seen: dict[str, Any] = {}
@@ -514,6 +537,8 @@ def panels(
     engine = fig.get_layout_engine()
     assert isinstance(engine, ConstrainedLayoutEngine)  # layout="constrained" above
     engine.set(rect=(0, bottom_in / height, 1, 1 - bottom_in / height))
+    names = {ax: figure_rules.panel_name(p, k) for k, (ax, p) in enumerate(drawn)}
+    figure_rules.record(fig, [*problems, *figure_rules.colour_problems(fig, names)])
     return fig
 
 
