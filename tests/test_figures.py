@@ -292,3 +292,20 @@ def test_a_title_keeps_the_line_break_it_was_given() -> None:
         title="t",
     )
     assert fig.axes[0].get_title() == "homogeneous RTTs, a 20 s run\nJain 0.914 (paper 0.967)"
+
+
+def test_a_long_figure_title_is_wrapped_inside_the_figure() -> None:
+    # probe-marker's frontier figures: a 112-character title on an 8 in figure, wrapped at 104
+    # characters, ran off both edges of the figure (its first line 1,250 px of 1,200)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    title = (
+        "Performance frontiers: delay vs goodput utilisation (1500 B packets, w_q 0.00125), "
+        "RIO min_in annotated (packets)"
+    )
+    grid = [[Panel([Line([0, 1], [0, 1], "a")], title=f"p{i}{j}") for j in range(2)] for i in range(2)]
+    fig = panels(grid, title=title)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    box = fig._suptitle.get_window_extent(renderer)  # noqa: SLF001
+    assert 0 <= box.x0 and box.x1 <= fig.get_figwidth() * fig.dpi, (box.x0, box.x1)
+    assert fig._suptitle.get_text().replace("\n", " ") == title  # noqa: SLF001

@@ -428,6 +428,21 @@ def _colours(rows: list[list[Panel]]) -> dict[int, Style]:
     return out
 
 
+def _fit_suptitle(fig: Figure, title: str, chars: int) -> None:
+    """The figure's title wrapped at ``chars`` characters a line, then at fewer until its widest
+    line, as drawn, fits the figure with a margin: a character count alone let an 8 in figure's
+    title run off both edges (its 11 pt letters are wider than the count assumed)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
+    room = 0.96 * fig.get_figwidth() * fig.dpi
+    while True:
+        text = fig.suptitle(_wrap(title, chars), fontsize=11)
+        if chars <= 20 or text.get_window_extent(renderer).width <= room:
+            return
+        chars = int(chars * 0.9)
+
+
 def _shareable(p: Panel) -> bool:
     return not p.empty and p.ylim is None and p.yscale is None and p.ycategories is None and bool(p.lines)
 
@@ -506,7 +521,7 @@ def panels(
     figure_rules.fit_references(drawn)  # before sharing scales: a widened panel widens its group
     _scale_axes(drawn, sharey)
     problems = figure_rules.fit_references(drawn)
-    fig.suptitle(_wrap(title, int(w * ncols * 13)), fontsize=11)
+    _fit_suptitle(fig, title, int(w * ncols * 13))
     bottom_in = FOOTER_IN
     seen: dict[str, Any] = {}
     for ax in axes.flat:
