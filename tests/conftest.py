@@ -311,6 +311,7 @@ LONG_FILES = (
     "test_store_integrity.py",  # 75 s
     "test_store.py",  # 60 s
     "test_example_study.py",  # 35 s: a plugin study reproduced, sequentially, and its page
+    "test_doc_blocks.py",  # 55 s of CPU (user + sys, 2026-11-29): the docs' blocks, page by page
 )
 
 
