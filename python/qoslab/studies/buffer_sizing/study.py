@@ -246,13 +246,13 @@ def analyse(ctx: Context) -> None:
     head = ctx.runs(HEADLINE)
     for scale in sorted(set(head["scale"])):
         sel = {"scale": scale, "sentence": "reduce", "sender": "sack"}
-        n = int(head[(head["scale"] == scale)]["n"].iloc[0])
+        n = int(head[(head["scale"] == scale) & (head["sentence"] == "reduce")]["n"].iloc[0])
         reduced = per_seed(ctx, HEADLINE, {**sel, "arm": "reduced"})
         full = per_seed(ctx, HEADLINE, {**sel, "arm": "bdp"})
         ctx.verdict(REDUCE.paired(f"{scale} · sack · n={n}", paired(reduced, full)))
-        ten = per_seed(
-            ctx, HEADLINE, {"scale": scale, "sentence": "10mbit", "arm": "reduced", "sender": "sack"}
-        )
+        sel = {"scale": scale, "sentence": "10mbit", "arm": "reduced", "sender": "sack"}
+        n = int(head[(head["scale"] == scale) & (head["sentence"] == "10mbit")]["n"].iloc[0])
+        ten = per_seed(ctx, HEADLINE, sel)
         ctx.verdict(TEN_MBIT.one_sample(f"{scale} · sack · n={n}", estimate(ten)))
     figures.headline_table(ctx, head)
 
