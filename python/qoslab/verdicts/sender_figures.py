@@ -50,6 +50,9 @@ def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[
     files = [json.loads(p.read_text()) for p in sorted(paths)]
     if full_length and not any(f.get("tcp_flavour") == "linux" for f in files):
         return {}
+    if full_length:  # a study's own file only beside its runs under other senders
+        under = {f["experiment"] for f in files if f.get("tcp_flavour") == "linux"}
+        files = [f for f in files if f["experiment"] in under]
     return {exp: [cols[c] for c in COLUMNS if c in cols] for exp, cols in by_column(files).items()}
 
 

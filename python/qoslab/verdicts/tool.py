@@ -89,8 +89,12 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
     if senders and replace_block(tcp_page, survival_table(senders, against, val, exact=exact)):
         changed.append(tcp_page)
     full = [read(p) for p in sorted((root / "docs" / "verdicts" / FULL_SENDERS).glob("*.json"))]
+    # the page covers the studies run under other senders (a study that compares senders itself,
+    # buffer-sizing, takes no --sender and has none of these files)
+    under_senders = {d["experiment"] for d in [*senders, *full]}
+    papers = [d for d in docs if d["experiment"] in under_senders]
     if full and replace_block(
-        tcp_page, survival_table(docs + full, against, val, full_length=True), FULL_BEGIN, FULL_END
+        tcp_page, survival_table(papers + full, against, val, full_length=True), FULL_BEGIN, FULL_END
     ):
         changed.append(tcp_page)
     return changed
