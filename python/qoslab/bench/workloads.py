@@ -143,9 +143,9 @@ _NS3_BACKBONE = _NS3_SLOW.format(
 )
 _BACKBONE_OPTIONAL = (
     "not run by default (`qoslab bench --backbone`, or --workload with its name, runs it): 301 M "
-    "packet-hops and 2.1 GB of worker memory a run (the series of its 200,002 link directions, "
-    "sampled every second for the warm-up), 168 s a run at nice 19 beside a reproduction on "
-    "both cores, and a call runs it six times (full, half, whole process, three paired rounds)"
+    "packet-hops and a worker of 2.1 GB a run (the series of its 200,002 link directions, sampled "
+    "every second for the warm-up), 168 s a run at nice 19 beside a reproduction on both cores, "
+    "and a call runs it three times (full, half, set-up) and once more per paired round (at most 3)"
 )
 
 WORKLOADS: tuple[Workload, ...] = (
@@ -195,9 +195,9 @@ WORKLOADS: tuple[Workload, ...] = (
         ns3_note=_NS3_BACKBONE,
         steady=True,
         default_note="run by default: 75 M packet-hops a run, 63 s at nice 19 beside a reproduction "
-        "on both cores (seconds on an idle machine, by the 200-flow rate), measured once and in three "
-        "paired rounds, not five times, so it adds about as much as ns-2's 2,000-flow run; the "
-        "50,000-flow one takes four times as long and needs --backbone",
+        "on both cores, measured once (no whole-process rounds: no reference runs it) and in at "
+        "most three paired rounds, so it adds about what ns-2's 2,000-flow run does; the "
+        "50,000-flow one, four times the hops and the memory, needs --backbone",
     ),
     Workload(
         "droptail-50000flows-10Gbps-40s",
