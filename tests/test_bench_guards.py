@@ -101,11 +101,12 @@ def test_a_backbone_hop_at_three_times_the_200_flow_hop_fails():
     assert bench_guards.verdict(g) == (
         "1 of 16 judged guards fail: backbone scaling on " + bench_guards.BACKBONE_50K
     )
-    # without paired rounds the call's one run (after the warm-up) is judged, and said
-    rows = _with_backbone(big={"paired": None})
-    rows[-1]["after_warmup"]["hop_cost_ratio"] = 2.6
-    s = _by(bench_guards.evaluate(rows), "backbone scaling", bench_guards.BACKBONE_50K)
-    assert s["holds"] is False and s["value"] == 2.6 and "no paired rounds" in s["note"]
+    # without paired rounds the call's one run (after the warm-up) is shown, not judged
+    for one in (0.19, 2.6):
+        rows = _with_backbone(big={"paired": None})
+        rows[-1]["after_warmup"]["hop_cost_ratio"] = one
+        s = _by(bench_guards.evaluate(rows), "backbone scaling", bench_guards.BACKBONE_50K)
+        assert s["holds"] is None and s["value"] == one and s["note"].startswith("no paired rounds")
 
 
 def test_more_state_per_flow_at_50000_flows_fails_and_growth_after_the_warm_up_fails():

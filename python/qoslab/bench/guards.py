@@ -16,8 +16,8 @@ it holds, and why it could not be judged), and the bench prints them under its t
   a workload that ends inside its flows' warm-up (said, not judged); in a backbone workload,
   only where the warm-up its series show ends by T/2;
 - **backbone scaling** (issue 80): a hop after the warm-up at 10,000 flows (2.5 Gb/s) and at
-  50,000 flows (10 Gb/s) within 2.5× of the 200-flow hop (the paired rounds' median, else
-  the call's one run; not judged where the warm-up does not end by T/2);
+  50,000 flows (10 Gb/s) within 2.5× of the 200-flow hop (the paired rounds' median; not
+  judged without rounds, nor where the warm-up does not end by T/2);
 - **memory per flow**: the state after the warm-up over the flows at 50,000 flows at most
   the 10,000-flow figure of the same call (not judged unless both are after their warm-up);
 - **linux flavour** (issue 54): the linux transport flavour's cost per packet-hop, with Linux's
@@ -172,8 +172,12 @@ def _not_after(r: dict[str, Any] | None) -> str:
 
 
 def _backbone_scaling(by_name: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The backbone workloads' hop after the warm-up against the 200-flow hop."""
-    aim = f"hop after the warm-up ≤ {SCALING:g}× the 200-flow hop"
+    """The backbone workloads' hop after the warm-up against the 200-flow hop, judged on paired
+    rounds only: a backbone run takes minutes, so the call's one run and the base's median are
+    minutes apart, and on a shared machine that ratio is the CPU share moving (0.19× in one
+    call beside a reproduction), not the code. Without rounds the unpaired ratio is shown, not
+    judged."""
+    aim = f"paired hop after the warm-up ≤ {SCALING:g}× the 200-flow hop"
     out = []
     for name in BACKBONE:
         r = by_name.get(name)
@@ -182,16 +186,17 @@ def _backbone_scaling(by_name: dict[str, dict[str, Any]]) -> list[dict[str, Any]
             out.append(_guard("backbone scaling", aim, name, None, None, why))
             continue
         paired = r.get("hop_cost_ratio_paired")
-        value = paired if paired is not None else r["after_warmup"].get("hop_cost_ratio")
-        how = (
-            f"paired rounds' median ({len(r.get('hop_cost_pairs') or [])} rounds), T/2 → T"
-            if paired is not None
-            else "the call's one run against the base's median (no paired rounds), T/2 → T"
-        )
-        if value is None:
-            how = "no 200-flow hop in this call to compare with"
-        holds = None if value is None else value <= SCALING
-        out.append(_guard("backbone scaling", aim, name, value, holds, how))
+        if paired is None:
+            one = r["after_warmup"].get("hop_cost_ratio")
+            shown = "n/a" if one is None else f"{one:.2f}×"
+            note = (
+                f"no paired rounds (the call's one run against the base's median: {shown}, "
+                "runs minutes apart, not judged)"
+            )
+            out.append(_guard("backbone scaling", aim, name, one, None, note))
+            continue
+        how = f"paired rounds' median ({len(r.get('hop_cost_pairs') or [])} rounds), T/2 → T"
+        out.append(_guard("backbone scaling", aim, name, paired, paired <= SCALING, how))
     return out
 
 
