@@ -5,7 +5,9 @@ core call), :mod:`qoslab.bench.runner` (one call: the measurements, the alternat
 the tables, ``main``), :mod:`qoslab.bench.references` (ns-2's and ns-3's inputs and commands),
 :mod:`qoslab.bench.cache` (the callgrind counts and the cache model), :mod:`qoslab.bench.hops`
 (the cost per packet-hop, paired in time), :mod:`qoslab.bench.guards` (the figures held as
-guards) and :mod:`qoslab.bench.linux` (the linux flavour against the ns2 flavour).
+guards), :mod:`qoslab.bench.steady` (the backbone workloads: 10,000 and 50,000 flows through a
+drop-tail router, their warm-up found in their series, figures after it) and
+:mod:`qoslab.bench.linux` (the linux flavour against the ns2 flavour).
 ``python -m qoslab.bench --worker NAME SCALE`` is the worker (:mod:`qoslab.bench.__main__`).
 
 For each workload it measures, side by side:

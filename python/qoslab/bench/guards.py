@@ -13,7 +13,13 @@ it holds, and why it could not be judged), and the bench prints them under its t
   rounds' median where the call paired them, else the medians' ratio);
 - **flat state**: the core's state (its memory less the time series, which grow with simulated
   time by design) at the full duration within 5 % of its state at half the duration, except in
-  a workload that ends inside its flows' warm-up (said, not judged);
+  a workload that ends inside its flows' warm-up (said, not judged); in a backbone workload,
+  only where the warm-up its series show ends by T/2;
+- **backbone scaling** (issue 80): a hop after the warm-up at 10,000 flows (2.5 Gb/s) and at
+  50,000 flows (10 Gb/s) within 2.5× of the 200-flow hop (the paired rounds' median; not
+  judged without rounds, nor where the warm-up does not end by T/2);
+- **memory per flow**: the state after the warm-up over the flows at 50,000 flows at most
+  the 10,000-flow figure of the same call (not judged unless both are after their warm-up);
 - **linux flavour** (issue 54): the linux transport flavour's cost per packet-hop, with Linux's
   delayed ACKs, within 1.5× the ns2 flavour's on each of :mod:`qoslab.bench.linux`'s
   validation scenarios (the rounds' median).
@@ -31,6 +37,10 @@ if TYPE_CHECKING:
 BASE_200 = "red-200flows-100Mbps-60s"
 NS3_DUMBBELLS = ("cubic-200flows-100Mbps-5s", "fqcodel-200flows-100Mbps-5s")
 SCALED = ("red-2000flows-1Gbps-10s", "red-10000flows-10Gbps-2s")
+#: The backbone workloads (:mod:`qoslab.bench.steady`): judged after their warm-up.
+BACKBONE_10K = "droptail-10000flows-2.5Gbps-40s"
+BACKBONE_50K = "droptail-50000flows-10Gbps-40s"
+BACKBONE = (BACKBONE_10K, BACKBONE_50K)
 
 CORE_VS_NS2 = 4.0
 CORE_VS_NS3 = 100.0
@@ -119,6 +129,7 @@ def evaluate(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             else "ratio of the call's medians (no paired rounds)"
         )
         out.append(_guard("scaling", aim, name, value, None if value is None else value <= SCALING, how))
+    out += _backbone_scaling(by_name)
     aim = f"state at T within {FLAT:.0%} of T/2"
     for r in rows:
         full, half = (
@@ -126,7 +137,10 @@ def evaluate(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             r["qoslab_core_half_duration"]["memory_bytes"]["state"],
         )
         growth = full / half - 1.0 if half else None
-        if r.get("warmup_note"):
+        after = r.get("after_warmup")
+        if after is not None and after["note"]:
+            out.append(_guard("flat state", aim, r["workload"], growth, None, after["note"]))
+        elif r.get("warmup_note"):
             out.append(
                 _guard(
                     "flat state",
@@ -143,7 +157,64 @@ def evaluate(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                     "flat state", aim, r["workload"], growth, None if growth is None else abs(growth) <= FLAT
                 )
             )
+    out.append(_memory_per_flow(by_name))
     return out
+
+
+def _not_after(r: dict[str, Any] | None) -> str:
+    """Why a backbone workload's row has no figure after its warm-up ("" when it has one)."""
+    if r is None:
+        return "not measured in this call (`qoslab bench --backbone` runs it)"
+    after = r.get("after_warmup")
+    if after is None:
+        return "no figures after the warm-up in this row"
+    return str(after["note"])
+
+
+def _backbone_scaling(by_name: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The backbone workloads' hop after the warm-up against the 200-flow hop, judged on paired
+    rounds only: a backbone run takes minutes, so the call's one run and the base's median are
+    minutes apart, and on a shared machine that ratio is the CPU share moving (0.19× in one
+    call beside a reproduction), not the code. Without rounds the unpaired ratio is shown, not
+    judged."""
+    aim = f"paired hop after the warm-up ≤ {SCALING:g}× the 200-flow hop"
+    out = []
+    for name in BACKBONE:
+        r = by_name.get(name)
+        why = _not_after(r)
+        if why or r is None:
+            out.append(_guard("backbone scaling", aim, name, None, None, why))
+            continue
+        paired = r.get("hop_cost_ratio_paired")
+        if paired is None:
+            one = r["after_warmup"].get("hop_cost_ratio")
+            shown = "n/a" if one is None else f"{one:.2f}×"
+            note = (
+                f"no paired rounds (the call's one run against the base's median: {shown}, "
+                "runs minutes apart, not judged)"
+            )
+            out.append(_guard("backbone scaling", aim, name, one, None, note))
+            continue
+        how = f"paired rounds' median ({len(r.get('hop_cost_pairs') or [])} rounds), T/2 → T"
+        out.append(_guard("backbone scaling", aim, name, paired, paired <= SCALING, how))
+    return out
+
+
+def _memory_per_flow(by_name: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The state per flow after the warm-up at 50,000 flows against the 10,000-flow figure
+    (the value: their ratio; at most 1 holds)."""
+    aim = "state per flow after the warm-up at 50,000 flows ≤ at 10,000"
+    small, big = by_name.get(BACKBONE_10K), by_name.get(BACKBONE_50K)
+    for name, r in ((BACKBONE_50K, big), (BACKBONE_10K, small)):
+        why = _not_after(r)
+        if why:
+            return _guard("memory per flow", aim, BACKBONE_50K, None, None, f"{name}: {why}")
+    assert small is not None and big is not None
+    a, b = big["after_warmup"]["state_per_flow"], small["after_warmup"]["state_per_flow"]
+    if not a or not b:
+        return _guard("memory per flow", aim, BACKBONE_50K, None, None, "no state per flow recorded")
+    note = f"{a:,.0f} B against {b:,.0f} B a flow"
+    return _guard("memory per flow", aim, BACKBONE_50K, a / b, a / b <= 1.0, note)
 
 
 def verdict(guards: Sequence[dict[str, Any]]) -> str:

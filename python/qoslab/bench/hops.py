@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+from qoslab.bench.steady import ns_per_hop_after
 from qoslab.bench.workloads import measure_core
 
 #: The workload whose cost per hop the others' are compared with (:func:`hop_costs`).
@@ -21,6 +22,10 @@ SLOW_CORE_S = 30
 #: Rounds of a workload's core run alternating with the base's (:func:`paired_hop_costs`): at
 #: 10,000 flows nine rounds take about 30 s.
 PAIRS = 9
+
+#: At most this many rounds for a backbone workload (:mod:`qoslab.bench.steady`), whose core
+#: run takes a minute or more: each round is a full run, timed after its warm-up.
+STEADY_PAIRS = 3
 
 
 def _per_hop_ns(run: dict[str, Any], setup: dict[str, Any] | None = None) -> float | None:
@@ -49,6 +54,10 @@ def hop_costs(rows: list[dict[str, Any]]) -> None:
         r["hop_cost_ratio"] = r["ns_per_hop"] / base_ns if r["ns_per_hop"] and base_ns else None
         net = r["ns_per_hop_net"]
         r["hop_cost_ratio_net"] = net / base_net if net and base_net else None
+        after = r.get("after_warmup")
+        if after is not None:  # a backbone workload: its hop from T/2 to T, against the base's net
+            ns = after["ns_per_hop"]
+            after["hop_cost_ratio"] = ns / base_net if ns and base_net else None
 
 
 def paired_hop_costs(
@@ -81,9 +90,13 @@ def paired_hop_costs(
             row["hop_cost_pairs_note"] = f"round {i + 1} of {pairs} failed: {_why(e)}"
             break
         w, b = _per_hop_ns(got[name]), _per_hop_ns(got[base_name])
+        wn = _per_hop_ns(got[name], row["qoslab_core_setup"])
+        after = row.get("after_warmup")
+        if after is not None:  # timed from T/2 to T inside the run: no set-up to take off
+            w = wn = ns_per_hop_after(got[name], after["hops"])
+            b = _per_hop_ns(got[base_name], base["qoslab_core_setup"])
         if w and b:
             ratios.append(w / b)
-        wn = _per_hop_ns(got[name], row["qoslab_core_setup"])
         bn = _per_hop_ns(got[base_name], base["qoslab_core_setup"])
         if wn and bn:
             nets.append(wn / bn)
@@ -107,13 +120,18 @@ def pair_with_base(
 ) -> None:
     """:func:`paired_hop_costs` of every row against :data:`HOP_COST_BASE`'s when ``rows`` hold
     it and ``pairs`` > 0; the base is then 1× of itself. Rows without a base, and workloads
-    whose core run takes :data:`SLOW_CORE_S` or more (none of today's), get None and no rounds."""
+    whose core run takes :data:`SLOW_CORE_S` or more, get None and no rounds, but for a
+    backbone workload (a row with ``after_warmup``): at most :data:`STEADY_PAIRS` rounds of
+    its hop after the warm-up (from T/2 to T, timed inside the run) against the base's hop net
+    of its set-up."""
     base = next((r for r in rows if r["workload"] == HOP_COST_BASE), None)
     for r in rows:
-        if base is None or r is base or pairs == 0 or r["qoslab_core"]["wall_s"] >= SLOW_CORE_S:
+        steady = r.get("after_warmup") is not None
+        slow = r["qoslab_core"]["wall_s"] >= SLOW_CORE_S and not steady
+        if base is None or r is base or pairs == 0 or slow:
             r["hop_cost_pairs"] = []
             r["hop_cost_pairs_note"] = ""
             itself = r is base and pairs > 0
             r["hop_cost_ratio_paired"] = r["hop_cost_ratio_paired_net"] = 1.0 if itself else None
         else:
-            paired_hop_costs(r, base, pairs, measure, log)
+            paired_hop_costs(r, base, min(pairs, STEADY_PAIRS) if steady else pairs, measure, log)

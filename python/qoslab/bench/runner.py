@@ -22,6 +22,7 @@ from qoslab.bench import linux as bench_linux
 from qoslab.bench.cache import event_loop_counts
 from qoslab.bench.hops import HOP_COST_BASE, PAIRS, SLOW_CORE_S, hop_costs, pair_with_base
 from qoslab.bench.references import Reference, ns3_program, prepare_ns2, prepare_ns3
+from qoslab.bench.steady import after_warmup
 from qoslab.bench.workloads import SETUP_DURATION, WORKLOADS, Workload, measure_core, setup_only
 
 if TYPE_CHECKING:
@@ -81,6 +82,11 @@ def measure(
     m = setup["memory_bytes"]
     row["bytes_per_flow"] = (m["links"] + m["flows"] + m["conditioners"]) / max(row["flows"], 1)
     row["bytes_per_packet_in_flight"] = m["packet_slot"] + m["line_entry"]
+    row["optional_note"] = w.optional_note
+    row["default_note"] = w.default_note
+    if w.steady:
+        row["warmup"] = row["qoslab_core"]["warmup"]
+        row["after_warmup"] = after_warmup(row["qoslab_core"], row["qoslab_core_half_duration"], row["flows"])
     with tempfile.TemporaryDirectory(prefix="qoslab-bench-") as tmp:
         d = Path(tmp)
         (d / "full.toml").write_text(sc.text)
@@ -122,17 +128,25 @@ def _alternate(
     each reference's, qoslab's start-up, each reference's setup. ``repeat`` rounds, one when
     qoslab's core or a reference's whole process takes over 30 s or a minute (qoslab's core is
     then still run ``repeat`` times unless it is the slow one); a reference that fails is
-    dropped with a note. Fills ``row``'s qoslab figures and ``refs``' times."""
+    dropped with a note. A backbone workload no reference runs has no rounds: its whole
+    process (minutes, and its series of every link direction written) would be compared with
+    nothing. Fills ``row``'s qoslab figures and ``refs``' times."""
     q = _qoslab_cmd()
     cores: list[float] = []
     qw: list[float | None] = []
     qs: list[float | None] = []
-    reps = repeat if row["qoslab_core"]["wall_s"] < SLOW_CORE_S else 1
+    # a backbone workload (minutes a run) is measured once, like a slow one
+    slow = row["qoslab_core"]["wall_s"] >= SLOW_CORE_S or row.get("after_warmup") is not None
+    reps = 1 if slow else repeat
+    if row.get("after_warmup") is not None and all(r.note for r in refs):
+        reps = 0
+    cores.append(row["qoslab_core"]["wall_s"])
     for i in range(repeat):
         if i >= reps:
             break
         log(f"{name}: whole processes, round {i + 1}/{reps} …")
-        cores.append(row["qoslab_core"]["wall_s"] if i == 0 else measure_core(name)["wall_s"])
+        if i > 0:
+            cores.append(measure_core(name)["wall_s"])
         qw.append(_timed(q + ["run", "full.toml", "--out", f"out{i}"], d, timeout)[0])
         for r in refs:
             if r.note:
@@ -154,7 +168,7 @@ def _alternate(
     # A reference that takes over a minute cuts the rounds to one; qoslab's core, seconds a
     # run, still gets its `repeat` runs (one alone, the 2,000-flow workload's once took 2.04 s
     # against 1.64 s for qoslab's whole process in the same round: a slow moment of the machine).
-    if row["qoslab_core"]["wall_s"] < SLOW_CORE_S:
+    if not slow:
         while len(cores) < repeat:
             log(f"{name}: qoslab core, run {len(cores) + 1}/{repeat} …")
             cores.append(measure_core(name)["wall_s"])
@@ -188,12 +202,14 @@ def main(
     json_path: Path | None = None,
     pairs: int = PAIRS,
     linux_rounds: int = bench_linux.ROUNDS,
+    backbone: bool = False,
 ) -> list[dict[str, Any]]:
     """Measures the workloads (``only``: these, by name; ValueError for an unknown one), pairs
     each with :data:`HOP_COST_BASE` in ``pairs`` alternating rounds when the call measures it
     (:func:`qoslab.bench.hops.paired_hop_costs`), measures the linux flavour
     (:func:`qoslab.bench.linux.in_call`), prints the tables and writes every figure to
-    ``json_path``; returns the rows."""
+    ``json_path``; returns the rows. A workload with an ``optional_note`` runs only when named
+    in ``only`` or with ``backbone``."""
     from rich.console import Console
 
     from qoslab.ns2 import ns2_available
@@ -211,9 +227,7 @@ def main(
         exe, _ = ns3_program()
         refs["ns3"] = str(exe) if exe else None
     rows = []
-    for w in WORKLOADS:
-        if only and w.name not in only:
-            continue
+    for w in selected(only, backbone):
         rows.append(
             measure(
                 w,
@@ -227,7 +241,7 @@ def main(
             )
         )
     hop_costs(rows)
-    pair_with_base(rows, pairs, log=lambda s: con.print(f"[dim]{s}[/dim]"))
+    pair_with_base(rows, pairs, measure_core, log=lambda s: con.print(f"[dim]{s}[/dim]"))
     linux = bench_linux.in_call(only, linux_rounds, log=lambda s: con.print(f"[dim]{s}[/dim]"))
     guards = bench_guards.evaluate(rows) + bench_guards.evaluate_linux(bench_linux.POINTS, linux)
     doc = {
@@ -250,6 +264,14 @@ def main(
     if json_path is not None:
         con.print(f"wrote {json_path}")
     return rows
+
+
+def selected(only: Sequence[str] | None, backbone: bool = False) -> list[Workload]:
+    """The workloads a call measures: those named in ``only`` (with ``backbone``, the backbone
+    ones too), else the default ones and, with ``backbone``, the optional ones."""
+    if only:
+        return [w for w in WORKLOADS if w.name in only or (backbone and w.steady)]
+    return [w for w in WORKLOADS if backbone or not w.optional_note]
 
 
 def _paired(r: dict[str, Any]) -> str:
@@ -328,6 +350,7 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
         "duration; B/flow: links, flow and endpoint state over the flows; B/packet: per packet in flight; "
         "peak RSS: the whole worker (Python, the scenario's parse)."
     )
+    _print_after_warmup(con, rows)
     for r in rows:
         if r.get("warmup_note"):
             con.print(f"{r['workload']}: {r['warmup_note']}")
@@ -351,3 +374,40 @@ def _print_tables(con: Console, rows: list[dict[str, Any]]) -> None:
                 f"misses ({cg['ll_read_misses_per_hop']:.2f} reads) per hop in the event loop (callgrind, "
                 f"{cg['scale']:.3g} of the duration; last level {cg['last_level']})"
             )
+
+
+def _print_after_warmup(con: Console, rows: list[dict[str, Any]]) -> None:
+    """The backbone workloads' figures after their warm-up (:mod:`qoslab.bench.steady`)."""
+    from rich.table import Table
+
+    steady = [r for r in rows if r.get("after_warmup") is not None]
+    if not steady:
+        return
+    t = Table(title="after the warm-up (backbone workloads, T/2 → T)")
+    cols = ("workload", "warm-up s (queue, throughput)", "use after", "ns/hop", "× 200 flows", "paired ×")
+    for col in cols + ("state MB (T/2 → T)", "B/flow at T"):
+        t.add_column(col, justify="right")
+    for r in steady:
+        a, w = r["after_warmup"], r["warmup"]
+        t.add_row(
+            r["workload"],
+            f"{_f(w['end_s'], '{:g}')} ({_f(w['queue_s'], '{:g}')}, {_f(w['throughput_s'], '{:g}')})",
+            _f(w["utilisation_after"], "{:.1%}"),
+            _f(a["ns_per_hop"], "{:.1f}"),
+            _f(a.get("hop_cost_ratio"), "{:.2f}×"),
+            _paired(r),
+            f"{a['state_bytes_half'] / 2**20:.1f} → {a['state_bytes'] / 2**20:.1f}",
+            _f(a["state_per_flow"], "{:,.0f}"),
+        )
+    con.print(t)
+    con.print(
+        "warm-up: MSER-5 on the bottleneck's queue and the aggregate throughput (1 s samples), the "
+        "later; use after: the bottleneck's mean utilisation after it; ns/hop: the core's time from T/2 "
+        "to T (its progress callback) over the hops from T/2 to T (the full run's less the half run's); "
+        f"×: against {HOP_COST_BASE}'s net ns/hop; paired: at most 3 rounds of a full run of each."
+    )
+    for r in steady:
+        a = r["after_warmup"]
+        for note in (a["note"], a["queue_note"], r.get("default_note"), r.get("optional_note")):
+            if note:
+                con.print(f"{r['workload']}: {note}")

@@ -14,6 +14,7 @@ from typing import Any
 
 from qoslab import _core
 from qoslab.bench import linux as bench_linux
+from qoslab.bench import steady
 from qoslab.scenario import Scenario, load_scenario
 
 #: Simulated duration of the "setup only" runs (start-up, and the reference simulators' setup).
@@ -110,6 +111,14 @@ class Workload:
     #: Said under the memory table: what the run's length leaves out (a run that ends inside
     #: its flows' warm-up measures the warm-up's memory and speed).
     warmup_note: str = ""
+    #: A backbone workload (:mod:`qoslab.bench.steady`): its warm-up found from its series and
+    #: its hop cost and state measured after it.
+    steady: bool = False
+    #: Said under the tables and in ``--json``: why the workload is not run by default
+    #: (``qoslab bench --backbone`` or ``--workload NAME`` runs it); "" for a default one.
+    optional_note: str = ""
+    #: Said under the tables: why a default workload that takes long is run by default.
+    default_note: str = ""
 
 
 #: ns-3's note for the workloads too slow for it. On the 2-core CI machine ns-3 simulated
@@ -117,6 +126,27 @@ class Workload:
 #: 15,000-20,000 and the 2,000-flow one at about 3,600 (slower per hop as links are added),
 #: against qoslab's millions.
 _NS3_SLOW = "not run by default: {} (--ns3-all runs it)"
+
+#: The references on the backbone workloads: the rule is that each runs the largest size it
+#: finishes within 10 minutes (:data:`REFERENCE_LIMIT_S`).
+_NS2_BACKBONE = (
+    "not run: it would not finish in 10 minutes (ns-2's static routing over 2n + 2 nodes is "
+    "quadratic: its setup alone took 326 s at 2,000 flows, red-2000flows-1Gbps-10s, the largest "
+    "size it has run here; 25 times that at 10,000 flows by the square, not measured; --ns2-all "
+    "runs it)"
+)
+_NS3_BACKBONE = _NS3_SLOW.format(
+    "it would not finish in 10 minutes (3,600 packet-hops/s at 2,000 flows, slower per hop as "
+    "links are added: the 10,000-flow run's 75 M hops would take over 5 hours at that rate; the "
+    "largest size it finishes in 10 minutes here is the 200-flow dumbbell over 5 s, cubic- and "
+    "fqcodel-200flows-100Mbps-5s, about 14 s a run)"
+)
+_BACKBONE_OPTIONAL = (
+    "not run by default (`qoslab bench --backbone`, or --workload with its name, runs it): 301 M "
+    "packet-hops and a worker of 2.1 GB a run (the series of its 200,002 link directions, sampled "
+    "every second for the warm-up), 168 s a run at nice 19 beside a reproduction on both cores, "
+    "and a call runs it three times (full, half, set-up) and once more per paired round (at most 3)"
+)
 
 WORKLOADS: tuple[Workload, ...] = (
     Workload("red-5flows-1Mbps-100s", lambda: load_scenario(_root() / "scenarios" / "fdd-red-s1.toml")),
@@ -158,6 +188,25 @@ WORKLOADS: tuple[Workload, ...] = (
         "warm-up's; after it the state is flat (117.9-118.2 MB from 10 to 40 s) and a hop costs about "
         '2x the 200-flow one: docs/performance.md, "After the warm-up"',
     ),
+    Workload(
+        "droptail-10000flows-2.5Gbps-40s",
+        lambda: steady.backbone(10_000, 2.5e9, 40.0),
+        ns2_note=_NS2_BACKBONE,
+        ns3_note=_NS3_BACKBONE,
+        steady=True,
+        default_note="run by default: 75 M packet-hops a run, 63 s at nice 19 beside a reproduction "
+        "on both cores, measured once (no whole-process rounds: no reference runs it) and in at "
+        "most three paired rounds, so it adds about what ns-2's 2,000-flow run does; the "
+        "50,000-flow one, four times the hops and the memory, needs --backbone",
+    ),
+    Workload(
+        "droptail-50000flows-10Gbps-40s",
+        lambda: steady.backbone(50_000, 10e9, 40.0),
+        ns2_note=_NS2_BACKBONE,
+        ns3_note=_NS3_BACKBONE,
+        steady=True,
+        optional_note=_BACKBONE_OPTIONAL,
+    ),
 )
 
 
@@ -195,20 +244,32 @@ def setup_only(sc: Scenario) -> Scenario:
 
 def worker(name: str, duration_scale: float) -> None:
     """In a fresh process: one simulation call of workload ``name``; prints its figures as JSON."""
-    sc = next(w for w in WORKLOADS if w.name == name).build()
+    w = next(w for w in WORKLOADS if w.name == name)
+    sc = w.build()
     if duration_scale == 0.0:
         sc = setup_only(sc)
     elif duration_scale != 1.0:
         sc = _rescaled(sc, sc.resolved["duration_ns"] * duration_scale / 1e9)
     # The results' columns are array.array buffers: the call imports nothing (numpy's import,
     # 0.1-0.2 s, came with it when they were numpy arrays and was taken out of the clock).
+    # A backbone workload's full run is timed through its progress callback too (the wall
+    # time at T/2 and at T, before the results' tables are built): qoslab.bench.steady.
     t0 = time.perf_counter()
-    raw = _core.simulate_resolved(sc.core, 1, [], None, 1)
+    clock = steady.Clock(t0) if w.steady and duration_scale == 1.0 else None
+    raw = _core.simulate_resolved(sc.core, 1, [], clock, 1)
     wall = time.perf_counter() - t0
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    extra: dict[str, Any] = {}
+    if clock is not None:
+        extra = {
+            "wall_at_half_s": clock.at(0.5),
+            "wall_run_s": clock.at(1.0),
+            "warmup": steady.warmup_of(raw, sc),
+        }
     print(
         json.dumps(
-            {
+            extra
+            | {
                 "wall_s": wall,
                 "hops": int(raw["packet_hops"]),
                 "events": int(raw["events"]),

@@ -47,6 +47,13 @@ def bench(
             help="Rounds of the linux transport flavour against the ns2 flavour (workload linux-flavour)."
         ),
     ] = 5,
+    backbone: Annotated[
+        bool,
+        typer.Option(
+            "--backbone",
+            help="Also the backbone workloads not run by default (50,000 flows at 10 Gb/s): minutes a run.",
+        ),
+    ] = False,
 ) -> None:
     """Measure qoslab against ns-2 and ns-3 on fixed workloads: core and whole process, start-up,
     memory."""
@@ -70,6 +77,7 @@ def bench(
             json_path=json_out,
             pairs=pairs,
             linux_rounds=linux_rounds,
+            backbone=backbone,
         )
     except ValueError as e:
         _fail(str(e))
