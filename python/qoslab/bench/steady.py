@@ -26,7 +26,11 @@ import bisect
 import time
 from typing import Any
 
+import numpy as np
+
 from qoslab.scenario import Scenario
+from qoslab.studies.buffer_sizing.topology import buffer_scenario, rule_pkts
+from qoslab.warmup import series_end
 
 #: The series' sampling interval (s) of the backbone workloads: MSER-5 batches 5 samples and
 #: searches the first half of the batches, so a run of T seconds can find a warm-up of up to
@@ -44,8 +48,6 @@ def backbone(n: int, rate_bps: float, duration_s: float) -> Scenario:
     over :data:`START_SPREAD_S`; series every :data:`INTERVAL_S` from time 0 (the warm-up is
     read from them), no cwnd column (50,000 flows × samples: memory the warm-up does not use).
     The buffer-sizing study's generator (one ``count`` group per per-flow item)."""
-    from qoslab.studies.buffer_sizing.topology import buffer_scenario, rule_pkts
-
     lo, hi = RTT_MS
     buffer = max(1, round(rule_pkts(rate_bps, (lo + hi) / 2, n)))
     sc = buffer_scenario(
@@ -105,10 +107,6 @@ def warmup_of(raw: dict[str, Any], sc: Scenario) -> dict[str, Any]:
     (``queue_s`` None: so at 10,000 flows, 2.5 Gb/s, 40 one-second samples; its statistic fell
     from 53 to under 1 after the first batch). ``end_s`` is then the throughput's, and the
     row says the queue had none."""
-    import numpy as np
-
-    from qoslab.warmup import series_end
-
     m = sc.resolved["measurement"]
     name = m.get("bottleneck") or "bottleneck"
     links = sc.resolved["links"]
