@@ -156,7 +156,7 @@ def after_warmup(full: dict[str, Any], half: dict[str, Any], flows: int) -> dict
         "to_s": t,
         "hops": hops,
         "wall_s": wall,
-        "ns_per_hop": wall / hops * 1e9 if wall and hops > 0 else None,
+        "ns_per_hop": ns_per_hop_after(full, hops),
         "state_bytes_half": half["memory_bytes"]["state"],
         "state_bytes": state,
         "state_per_flow": state / flows if flows else None,
