@@ -461,7 +461,7 @@ def _write_verdicts(ctx: Context) -> Path:
     from qoslab.verdicts.magnitudes import DECLARED
 
     exp, opts = ctx.experiment, ctx.options
-    rules = rules_fingerprint() if exp.name in DECLARED else None
+    rules = rules_fingerprint(exp.name) if exp.name in DECLARED else None
     header = {
         "study": exp.study or exp.title,
         "title": exp.title,

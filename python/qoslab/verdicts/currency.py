@@ -219,8 +219,8 @@ def write(
     recs = [v.as_json() if isinstance(v, Verdict) else v for v in verdicts]
     fp = header.get("fingerprint")
     if isinstance(fp, dict) and fp.get("rules") is not None:
-        # decided under the rules: sealed with the rules' fingerprint of this study, whatever
-        # the caller computed (the runner passes the rules' modules' alone)
+        # decided under the rules: sealed with this study's rules fingerprint whoever wrote the
+        # header (the runner passes it; a re-decision of an old file may carry another's)
         header = {**header, "fingerprint": {**fp, "rules": rules_fingerprint(experiment)}}
     doc = seal({"experiment": experiment, **header, "verdicts": recs})
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

@@ -1,5 +1,5 @@
 """``rio-plus-o``: RIO against RI+O for Assured Service (H.-G. Kim, "A modified RIO for
-improving Assured Service performance", KIPS Transactions 1999).
+Improving Assured Service Performance", 1999; the copy read does not name the journal).
 
 What it reproduces:
 
