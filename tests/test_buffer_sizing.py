@@ -15,8 +15,15 @@ import pytest
 from qoslab.budget import estimate as budget_estimate
 from qoslab.runs.simulate import run
 from qoslab.studies.buffer_sizing import study
-from qoslab.studies.buffer_sizing.claims import CLAIMS, LEVELS, RULE_HOLDS, TEN_MBIT
-from qoslab.studies.buffer_sizing.topology import bdp_pkts, buffer_scenario, rtt_of, rtts_ms, rule_pkts
+from qoslab.studies.buffer_sizing.claims import CLAIMS, LEVELS, RULE_HOLDS, SHORT_LOAD_CLAIM, TEN_MBIT
+from qoslab.studies.buffer_sizing.topology import (
+    bdp_pkts,
+    buffer_scenario,
+    rtt_of,
+    rtts_ms,
+    rule_pkts,
+    short_flow_scenario,
+)
 
 RATE = 100e6
 
@@ -70,7 +77,7 @@ def test_the_minimum_buffer_is_interpolated_never_clipped() -> None:
 
 def test_the_claims_are_declared_once_with_a_part_per_level() -> None:
     words = [c.words for c in CLAIMS.claims]
-    assert len(words) == len(set(words)) == 4
+    assert len(words) == len(set(words)) == 6
     scales = CLAIMS.claims[1]
     assert [p.name for p in scales.parts] == [f"{lvl:.1%}" for lvl in LEVELS]
 
@@ -89,6 +96,49 @@ def test_the_generator_scales_to_50000_flows_and_its_budget_grows_no_faster_than
     assert per_flow[50_000] <= per_flow[10_000], per_flow
 
 
+def short_b99(rate: float, load: float, seed: int) -> float:
+    sc = short_flow_scenario(
+        rate,
+        80.0,
+        load,
+        size_pkts=study.SHORT_PKTS,
+        duration_s=40.0,
+        measure_from_s=5.0,
+        tcp=study.tcp_of("sack"),
+        name="short",
+        seed=seed,
+    )
+    m = study.short_metrics(run(sc, seed))
+    assert m["refused"] == 0
+    return m["b99_pkts"]
+
+
+def test_short_flows_queue_by_the_load_not_by_the_line_rate() -> None:
+    """Poisson arrivals of 20-packet transfers at the same load of a 25 and a 400 Mb/s link give
+    the same queue tail (mean B99 over 3 seeds within a quarter), and raising the load from 0.5
+    to 0.9 multiplies it: the arrival rate follows the load of the link it crosses. Were the
+    arrivals not scaled with the capacity (the same flows per second at both rates) the faster
+    link would be at 1/16 of the load and its queue near empty."""
+    slow = [short_b99(25e6, 0.8, s) for s in (1, 2, 3)]
+    fast = [short_b99(400e6, 0.8, s) for s in (1, 2, 3)]
+    assert abs(sum(fast) / sum(slow) - 1.0) < 0.25, (slow, fast)
+    light = [short_b99(100e6, 0.5, s) for s in (1, 2, 3)]
+    heavy = [short_b99(100e6, 0.9, s) for s in (1, 2, 3)]
+    assert sum(heavy) > 3 * sum(light), (light, heavy)
+    assert 5 <= sum(light) / 3 <= 40, light
+
+
+def test_the_short_flow_sweep_is_a_star_around_its_base() -> None:
+    pts = study.short_points()
+    assert len(pts) == len({tuple(sorted(p.items())) for p in pts}) == 8
+    base = study.SHORT_BASE
+    for p in pts:
+        assert sum(p[k] != base[k] for k in ("rate", "rtt", "load")) <= 1, p
+    assert {p["rate"] for p in pts} == set(study.SHORT_RATES)
+    assert {p["rtt"] for p in pts} == set(study.SHORT_RTTS)
+    assert {p["load"] for p in pts} == set(study.SHORT_LOADS)
+
+
 @pytest.mark.slow
 def test_the_quick_reproduction_decides_what_the_page_says(tmp_path: Path) -> None:
     """The quick reproduction (3 seeds, 40 s runs, ~75 s on 2 cores) and the verdicts the page
@@ -105,3 +155,4 @@ def test_the_quick_reproduction_decides_what_the_page_says(tmp_path: Path) -> No
         assert got[(RULE_HOLDS.words, f"RTT mean · {sender} · n=400")] == "reproduces"
     assert got[(RULE_HOLDS.words, "RTT mean · reno · n=100")] == "does not reproduce"
     assert got[(TEN_MBIT.words, "scaled · sack · n=400")] == "reproduces"
+    assert got[(SHORT_LOAD_CLAIM.words, "B99 · sack · 20-packet flows")] == "reproduces"

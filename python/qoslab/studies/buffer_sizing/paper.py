@@ -36,3 +36,15 @@ TENMBIT_AT = (10e9, 50_000)
 #: at 10 Gb/s and 50,000 flows it gives 2.5 Gbit / √50,000 = 11.2 Mbit, the sentence's "10 Mbits"
 EXAMPLE_RTT_MS = 250.0
 TEN_MBIT = 10e6
+#: the abstract's scope of the rule, which covers short flows too
+SHORT_LIVED = "for long-lived or short-lived TCP flows"
+#: the paper's short-flow result as the issue that asked for this study summarises it (the
+#: paper's own short-flow section was not readable in the copies above): the buffer short flows
+#: need "depends on load, not on line rate or RTT"
+SHORT_FLOW_RESULT = "the buffer short flows need depends on the load, not on the line rate or the RTT"
+SHORT_NOT_RATE_RTT_WORDS = "the buffer short flows need does not depend on the line rate or the RTT"
+SHORT_LOAD_WORDS = "the buffer short flows need depends on the load"
+SHORT_FLOW_PLACE = (
+    "abstract ('" + SHORT_LIVED + "'); the short-flow model's result as qoslab issue 80 states it "
+    "(the paper's section not read here)"
+)

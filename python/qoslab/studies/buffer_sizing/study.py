@@ -10,7 +10,10 @@ starts spread uniformly over the first 5 s:
   utilisation against buffer, and the minimum buffer for 98 / 99.5 / 99.9 % against n;
 - ``rule``: the buffer RTT × C / √n itself at large n, with the RTT read as the mean or the
   longest of the spread;
-- ``headline``: the abstract's two sentences, scaled (quick and full) and as stated (full).
+- ``headline``: the abstract's two sentences, scaled (quick and full) and as stated (full);
+- ``short``: Poisson arrivals of short transfers through a buffer no run fills, the line rate, the
+  RTT and the load varied one at a time: the queue's 99th percentile (the buffer that overflows
+  1 % of the time) against each.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import pandas as pd
 
 from qoslab.reproduction.base import Experiment, Options, Sweep, Window, register
 from qoslab.reproduction.runner import Context
+from qoslab.runs.simulate import Result
 from qoslab.stats import estimate, paired
 from qoslab.studies.buffer_sizing import figures
 from qoslab.studies.buffer_sizing.claims import (
@@ -34,8 +38,12 @@ from qoslab.studies.buffer_sizing.claims import (
     RULE_HOLDS,
     RULE_SWEEP,
     SCALES,
+    SHORT,
+    SHORT_LOAD_CLAIM,
+    SHORT_NOT_RATE_RTT,
     TEN_MBIT,
     level_place,
+    short_place,
 )
 from qoslab.studies.buffer_sizing.paper import (
     EXAMPLE_RTT_MS,
@@ -51,6 +59,7 @@ from qoslab.studies.buffer_sizing.topology import (
     buffer_scenario,
     rtt_of,
     rtts_ms,
+    short_flow_scenario,
 )
 
 #: the senders compared (ns-2's one-way agents, the paper's era): Reno and Reno with SACK
@@ -71,6 +80,16 @@ RULE_N = {True: (100, 400), False: (100, 400, 1000, 2000)}
 SLOPE_FROM_N = 16
 #: the scaled headline runs: the sentences' per-flow rate with this many flows
 SCALED_N = 400
+
+
+#: the short-flow sweep: transfers of this many packets (ours: the paper's lengths could not be
+#: read; 20 packets stay in slow start), the base point, and the values each quantity takes
+SHORT_PKTS = 20
+SHORT_BASE = {"rate": 100e6, "rtt": 80.0, "load": 0.8}
+SHORT_RATES = (25e6, 100e6, 400e6)
+SHORT_RTTS = (20.0, 80.0, 320.0)
+SHORT_LOADS = (0.5, 0.65, 0.8, 0.9)
+SHORT_METRICS = "qoslab.studies.buffer_sizing.study:short_metrics"
 
 
 def timing(quick: bool) -> tuple[float, float]:
@@ -167,6 +186,43 @@ def headline_point(p: dict[str, Any], quick: bool) -> Any:
     )
 
 
+def short_points() -> list[dict[str, Any]]:
+    """The base point and each quantity varied alone over its values (a star: 8 points)."""
+    pts = [{**SHORT_BASE, "rate": r} for r in SHORT_RATES]
+    pts += [{**SHORT_BASE, "rtt": t} for t in SHORT_RTTS if t != SHORT_BASE["rtt"]]
+    pts += [{**SHORT_BASE, "load": x} for x in SHORT_LOADS if x != SHORT_BASE["load"]]
+    return [{**p, "sender": "sack"} for p in pts]
+
+
+def short_point(p: dict[str, Any], quick: bool) -> Any:
+    dur, start = (60.0, 10.0) if quick else (200.0, 20.0)
+    return short_flow_scenario(
+        p["rate"],
+        p["rtt"],
+        p["load"],
+        size_pkts=SHORT_PKTS,
+        duration_s=dur,
+        measure_from_s=start,
+        tcp=tcp_of(p["sender"]),
+        name=f"buffer-sizing-short-{p['rate'] / 1e6:g}M-{p['rtt']:g}ms-load{p['load']:g}",
+    )
+
+
+def short_metrics(res: Result) -> dict[str, float]:
+    """The short-flow runs' metrics, over the measurement window at the bottleneck (r1 → dst):
+
+    - ``b99_pkts``: the 99th percentile of the sampled queue (1 ms samples): the buffer the
+      queue exceeds 1 % of the time;
+    - ``refused``: arrivals refused for want of a connection slot (expected 0).
+    """
+    s = res.summary()
+    w0, w1 = s["measurement_window_s"]
+    q = res.series_queue
+    inq = q.loc[(q["queue"] == "bottleneck:ab") & (q["time_s"] >= w0) & (q["time_s"] <= w1), "queue_packets"]
+    refused = sum(int(a["refused"]) for a in s["arrivals"].values())
+    return {"b99_pkts": float(np.quantile(inq.to_numpy(float), 0.99)), "refused": float(refused)}
+
+
 def plan(opts: Options) -> list[Sweep]:
     q = opts.quick
     curve = [{"n": n, "frac": f, "sender": s} for s in SENDERS for n in CURVE_N[q] for f in FRACTIONS]
@@ -177,6 +233,13 @@ def plan(opts: Options) -> list[Sweep]:
         ),
         Sweep(RULE_SWEEP, [(p, rule_point(p, q)) for p in rule], opts.seeds, "the buffer RTT × C / √n"),
         Sweep(HEADLINE, [(p, headline_point(p, q)) for p in headline_points(q)], opts.seeds, "the headlines"),
+        Sweep(
+            SHORT,
+            [(p, short_point(p, q)) for p in short_points()],
+            opts.seeds,
+            "short flows: the line rate, the RTT and the load varied",
+            metrics=(SHORT_METRICS,),
+        ),
     ]
 
 
@@ -255,6 +318,33 @@ def analyse(ctx: Context) -> None:
         ten = per_seed(ctx, HEADLINE, sel)
         ctx.verdict(TEN_MBIT.one_sample(f"{scale} · sack · n={n}", estimate(ten)))
     figures.headline_table(ctx, head)
+    short_verdicts(ctx)
+
+
+def short_verdicts(ctx: Context) -> None:
+    """The short-flow claims: B99 at the ends of the line rate's and the RTT's range (16-fold
+    each), as |relative difference| per seed; at load 0.9 against 0.5 as a relative difference.
+    Read on B99 (primary) and on the mean queue."""
+    figures.short_figure(ctx, SHORT_BASE)
+    refused = ctx.runs(SHORT)["refused"].astype(float).sum()
+    pre = (bool(refused == 0), f"{refused:g} arrivals refused a connection slot")
+    base = {k: SHORT_BASE[k] for k in ("rate", "rtt", "load")}
+    for metric, label in (("b99_pkts", "B99"), ("queue_mean_pkts", "mean queue")):
+        reading = f"{label} · sack · {SHORT_PKTS}-packet flows"
+
+        def at(change: dict[str, float], metric: str = metric) -> pd.Series:
+            return per_seed(ctx, SHORT, {**base, **change, "sender": "sack"}, metric)
+
+        for part, key, (lo, hi) in (
+            ("line rate", "rate", (SHORT_RATES[0], SHORT_RATES[-1])),
+            ("RTT", "rtt", (SHORT_RTTS[0], SHORT_RTTS[-1])),
+        ):
+            rel = (at({key: hi}) / at({key: lo}) - 1.0).abs().dropna()
+            claim = SHORT_NOT_RATE_RTT.at(short_place(part))
+            where = f"{reading} · load {base['load']:g}"
+            ctx.verdict(claim.one_sample(where, estimate(rel), precondition=pre))
+        rel = (at({"load": SHORT_LOADS[-1]}) / at({"load": SHORT_LOADS[0]}) - 1.0).dropna()
+        ctx.verdict(SHORT_LOAD_CLAIM.one_sample(reading, estimate(rel), precondition=pre))
 
 
 EXPERIMENT = register(

@@ -141,3 +141,77 @@ def buffer_scenario(
         ],
     }
     return Scenario.from_table(table, f"buffer_scenario(n={n}, B={buffer_pkts})")
+
+
+#: the short-flow line's access link runs at this many times its bottleneck (bursts reach the
+#: bottleneck at a rate that scales with it)
+SHORT_ACCESS_TIMES = 10
+#: the short-flow line's bottleneck holds this many packets: more than any queue the runs reach
+#: (the queue's own distribution is measured, not a buffer's losses)
+SHORT_LIMIT_PKTS = 100_000
+
+
+def short_flow_scenario(
+    rate_bps: float,
+    rtt_ms: float,
+    load: float,
+    *,
+    size_pkts: int,
+    duration_s: float,
+    measure_from_s: float,
+    tcp: dict[str, Any],
+    name: str,
+    seed: int = 1,
+) -> Scenario:
+    """Short TCP transfers of ``size_pkts`` packets arriving as a Poisson process at ``load`` of a
+    drop-tail bottleneck of ``rate_bps``, over a path of round-trip propagation delay ``rtt_ms``
+    (the bottleneck 5 ms each way, the access link the rest), with a buffer no run fills; the
+    queue is sampled every millisecond."""
+    access_ms = rtt_ms / 2.0 - 5.0
+    if access_ms <= 0:
+        raise ValueError(f"a short-flow RTT of {rtt_ms} ms is below the bottleneck's own 10 ms")
+    big = {"type": "droptail", "limit": f"{SHORT_LIMIT_PKTS}pkts"}
+    table: dict[str, Any] = {
+        "name": name,
+        "description": f"short flows of {size_pkts} packets at load {load:g}, {rate_bps / 1e6:g} Mb/s, "
+        f"RTT {rtt_ms:g} ms",
+        "duration": f"{duration_s:g}s",
+        "seed": seed,
+        "tcp": dict(tcp),
+        "measurement": {
+            "start": f"{measure_from_s:g}s",
+            "end": f"{duration_s:g}s",
+            "interval": "1ms",
+            "bottleneck": "bottleneck",
+        },
+        "node": [{"name": "src"}, {"name": "r1"}, {"name": "dst"}],
+        "link": [
+            {
+                "name": "access",
+                "a": "src",
+                "b": "r1",
+                "bandwidth": f"{SHORT_ACCESS_TIMES * rate_bps:.6g}bps",
+                "delay": _ms(access_ms),
+                "queue": dict(big),
+            },
+            {
+                "name": "bottleneck",
+                "a": "r1",
+                "b": "dst",
+                "bandwidth": f"{rate_bps:.6g}bps",
+                "delay": "5ms",
+                "queue": dict(big),
+            },
+        ],
+        "arrivals": [
+            {
+                "name": "short",
+                "src": "src",
+                "dst": "dst",
+                "load": load,
+                "size": f"{size_pkts * PACKET_BYTES}B",
+                "max_active": 100_000,
+            }
+        ],
+    }
+    return Scenario.from_table(table, f"short_flow_scenario(C={rate_bps:g}, RTT={rtt_ms:g}, load={load:g})")
