@@ -647,3 +647,19 @@ def test_a_full_run_is_sequential_unless_seeds_are_fixed(
         r = CliRunner().invoke(app, ["reproduce", *args, *store])
         assert r.exit_code == 0, (args, r.output)
         assert calls == [expected], args
+
+
+def test_a_redecided_sequential_record_keeps_its_design_interval_and_its_futility() -> None:
+    """``redecide`` re-decides a sequential file at the design's level (α/K): the reason names
+    the group-sequential interval, and a record given up for futility at a look still says so
+    (it said "the 95 % t interval" and lost the futility note, which the page lists)."""
+    from verdict_records import record
+
+    m = Magnitude("greater", "X > Y by 0.5", "test", low=0.5, match="X beats Y")
+    r = record("X beats Y", "§1", "reading A", [0.1, 0.9, -0.2, 0.7, 0.4, 0.3], futility=6)
+    out = finalise([m], [r], "stored interval", sq.ALPHA / 4)
+    assert out[0]["verdict"] == INCONCLUSIVE
+    assert "group-sequential interval" in out[0]["reason"]
+    assert out[0]["reason"].endswith("; stopped for futility at 6 seeds")
+    fixed = finalise([m], [record("X beats Y", "§1", "reading A", [0.1, 0.9, -0.2, 0.7, 0.4, 0.3])], "run")
+    assert "95 % t interval" in fixed[0]["reason"] and "futility" not in fixed[0]["reason"]

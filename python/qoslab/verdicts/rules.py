@@ -217,6 +217,11 @@ def finalise(
                 c["section"] = r["section"]
                 out.append(_decide_one(c, b, decided_from, alpha))
     _holm_families(out)
+    for r in out:
+        # a sequential run's record given up at a look keeps saying so (its reason is rewritten
+        # above and by Holm's step)
+        if r.get("futility") and r["verdict"] not in (REPRODUCES, WEAKER, DOES_NOT):
+            r["reason"] += f"; stopped for futility at {r['futility']} seeds"
     return out
 
 
@@ -249,7 +254,10 @@ def _decide_one(r: dict[str, Any], m: Magnitude, decided_from: str, alpha: float
         f" at level {1 - alpha:.4g}" if alpha < ALPHA and fit.distribution_free else ""
     )
     r["verdict"] = v
-    r["reason"] = why if v == NOT_TESTABLE else reason(v, m, r["ci95"], f"the {_short(fit.method)}")
+    # a sequential file's stored t interval is the design's (level 1 − 0.05/K), named as the
+    # sequential run names it
+    name = "group-sequential interval" if alpha < ALPHA and not fit.distribution_free else _short(fit.method)
+    r["reason"] = why if v == NOT_TESTABLE else reason(v, m, r["ci95"], f"the {name}")
     if why and v != NOT_TESTABLE:
         r["reason"] += f" (although {why[0].lower()}{why[1:]})"
     r["part"] = m.part
