@@ -299,3 +299,24 @@ def test_compact_png_leaves_its_loop_at_the_columns_width_whatever_the_width(tmp
     assert done, "compact_png did not return within 60 s"
     with Image.open(tmp_path / "c.png") as out:
         assert out.width == pi.COLUMN_PX
+
+
+def test_a_figure_the_rules_could_not_fix_is_reported_by_the_check(docs_copy: Path) -> None:
+    """A figure whose fixed limits keep a reference out of view carries the rules' sentence in
+    its figures.json record, and the check names the page and the image with it; a clean
+    figure's record has no ``problems`` key (the committed manifests stay as they are)."""
+    bad = panels(
+        [Panel([Line([0, 1], [0, 1], "ours")], title="p", ylim=(0, 1), refs=[Ref(5.0, "paper")])], title="t"
+    )
+    rec = df.figure_record("x", bad, title="x", caption="", provenance="")
+    assert rec["problems"] and "'paper'" in rec["problems"][0], rec
+    clean = panels([Panel([Line([0, 1], [0, 1], "ours")], title="p")], title="t")
+    assert "problems" not in df.figure_record("y", clean, title="y", caption="", provenance="")
+    man_path = docs_copy / pi.IMG / "ard" / "figures.json"
+    man = json.loads(man_path.read_text())
+    man["figures"][0]["problems"] = rec["problems"]
+    man_path.write_text(json.dumps(man))
+    said = [p for p in df.check(docs_copy) if rec["problems"][0] in p]
+    assert said == [
+        f"{docs_copy}/experiments/ard.md: img/ard/{man['figures'][0]['name']}.png: {rec['problems'][0]}"
+    ]

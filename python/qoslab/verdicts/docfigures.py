@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from qoslab.report.figure_rules import figure_problems
 from qoslab.verdicts.page_images import (
     BEGIN,
     END,
@@ -138,8 +139,10 @@ def paper_labels(fig: Figure) -> list[str]:
 def figure_record(
     name: str, fig: Figure, *, title: str, caption: str, provenance: str, mirrors: str = ""
 ) -> dict[str, Any]:
-    """What ``figures.json`` holds of one figure (read before the figure is saved and closed)."""
-    return {
+    """What ``figures.json`` holds of one figure (read before the figure is saved and closed);
+    ``problems``, only when the figure rules found some their drawing could not fix
+    (:func:`qoslab.report.figure_rules.figure_problems`), which :func:`check` reports."""
+    rec: dict[str, Any] = {
         "name": name,
         "mirrors": mirrors,
         "title": title,
@@ -147,6 +150,9 @@ def figure_record(
         "provenance": provenance,
         "paper": paper_labels(fig),
     }
+    if problems := figure_problems(fig):
+        rec["problems"] = problems
+    return rec
 
 
 def write_manifest(out: Path, records: Sequence[Mapping[str, Any]], command: str = "") -> Path:
@@ -339,6 +345,7 @@ def _check_manifest(
     img_dir = page.parent / "img" / page.stem
     for r in manifest["figures"]:
         img = img_dir / f"{r['name']}.png"
+        out += [f"{page}: img/{page.stem}/{img.name}: {said}" for said in r.get("problems", [])]
         if img.exists() and version_of(image_provenance(img)) != manifest["version"]:
             out.append(
                 f"{page}: img/{page.stem}/{img.name} is not of the manifest's version {manifest['version']}"
