@@ -129,7 +129,7 @@ def test_short_flows_queue_by_the_load_not_by_the_line_rate() -> None:
 
 
 def test_the_short_flow_sweep_is_a_star_around_its_base() -> None:
-    pts = study.short_points()
+    pts = study.short_points("sack")
     assert len(pts) == len({tuple(sorted(p.items())) for p in pts}) == 8
     base = study.SHORT_BASE
     for p in pts:

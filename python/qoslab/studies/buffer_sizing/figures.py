@@ -171,7 +171,7 @@ def headline_table(ctx: Context, head: pd.DataFrame) -> None:
     )
 
 
-def short_figure(ctx: Context, base: Mapping[str, float]) -> None:
+def short_figure(ctx: Context, base: Mapping[str, float], sender: str) -> None:
     """The short flows' B99 and mean queue (packets) against the line rate, the RTT and the load,
     each varied alone from ``base``."""
     runs = ctx.runs(SHORT)
@@ -218,7 +218,7 @@ def short_figure(ctx: Context, base: Mapping[str, float]) -> None:
         fig,
         title="Short flows: the buffer against the line rate, the RTT and the load",
         sweeps=[SHORT],
-        caption="Poisson arrivals of 20-packet transfers (SACK) through a buffer no run fills; each "
+        caption=f"Poisson arrivals of 20-packet transfers ({sender}) through a buffer no run fills; each "
         "panel varies one quantity from the base point. B99: the queue's 99th percentile over 1 ms "
         "samples, the buffer it exceeds 1 % of the time.",
     )

@@ -62,8 +62,23 @@ from qoslab.studies.buffer_sizing.topology import (
     short_flow_scenario,
 )
 
-#: the senders compared (ns-2's one-way agents, the paper's era): Reno and Reno with SACK
+#: the senders compared (ns-2's one-way agents, the paper's era): Reno and Reno with SACK; with
+#: ``--tcp-flavour linux`` today's: the kernel's Reno (its SACK always on), CUBIC and BBR
 SENDERS = ("reno", "sack")
+LINUX_SENDERS = ("sack", "cubic", "bbr")
+
+
+def senders(opts: Options) -> tuple[str, ...]:
+    """The senders the curve and the rule compare under ``opts``' transport flavour."""
+    return LINUX_SENDERS if opts.tcp_flavour == "linux" else SENDERS
+
+
+def one_sender(opts: Options) -> str:
+    """The sender of the headline and short-flow sweeps: SACK (ns-2), CUBIC (linux, the kernel's
+    default)."""
+    return "cubic" if opts.tcp_flavour == "linux" else "sack"
+
+
 #: the curve's and the rule's RTT spread (ours: the paper's spread could not be read), ms
 RTT_LO, RTT_HI = 60.0, 140.0
 #: the headline sentences' spread: around the abstract's 250 ms example
@@ -158,7 +173,7 @@ def headline_buffer(sentence: str, arm: str, rate: float, n: int, scale: str) ->
     return max(1, round(frac * bdp / math.sqrt(n)))
 
 
-def headline_points(quick: bool) -> list[dict[str, Any]]:
+def headline_points(quick: bool, sender: str = "sack") -> list[dict[str, Any]]:
     pts = []
     for scale in ("scaled",) if quick else ("scaled", "as stated"):
         for sentence, (rate0, n0) in (("reduce", REDUCE_AT), ("10mbit", TENMBIT_AT)):
@@ -166,7 +181,7 @@ def headline_points(quick: bool) -> list[dict[str, Any]]:
             rate = rate0 * n / n0
             for arm in ("bdp", "reduced") if sentence == "reduce" else ("reduced",):
                 pts.append(
-                    {"sentence": sentence, "scale": scale, "arm": arm, "n": n, "rate": rate, "sender": "sack"}
+                    {"sentence": sentence, "scale": scale, "arm": arm, "n": n, "rate": rate, "sender": sender}
                 )
     return pts
 
@@ -186,12 +201,12 @@ def headline_point(p: dict[str, Any], quick: bool) -> Any:
     )
 
 
-def short_points() -> list[dict[str, Any]]:
+def short_points(sender: str = "sack") -> list[dict[str, Any]]:
     """The base point and each quantity varied alone over its values (a star: 8 points)."""
     pts = [{**SHORT_BASE, "rate": r} for r in SHORT_RATES]
     pts += [{**SHORT_BASE, "rtt": t} for t in SHORT_RTTS if t != SHORT_BASE["rtt"]]
     pts += [{**SHORT_BASE, "load": x} for x in SHORT_LOADS if x != SHORT_BASE["load"]]
-    return [{**p, "sender": "sack"} for p in pts]
+    return [{**p, "sender": sender} for p in pts]
 
 
 def short_point(p: dict[str, Any], quick: bool) -> Any:
@@ -225,17 +240,23 @@ def short_metrics(res: Result) -> dict[str, float]:
 
 def plan(opts: Options) -> list[Sweep]:
     q = opts.quick
-    curve = [{"n": n, "frac": f, "sender": s} for s in SENDERS for n in CURVE_N[q] for f in FRACTIONS]
-    rule = [{"n": n, "rtt": r, "sender": s} for s in SENDERS for r in ("mean", "max") for n in RULE_N[q]]
+    ss, one = senders(opts), one_sender(opts)
+    curve = [{"n": n, "frac": f, "sender": s} for s in ss for n in CURVE_N[q] for f in FRACTIONS]
+    rule = [{"n": n, "rtt": r, "sender": s} for s in ss for r in ("mean", "max") for n in RULE_N[q]]
     return [
         Sweep(
             CURVE, [(p, curve_point(p, q)) for p in curve], opts.seeds, "utilisation against buffer, n flows"
         ),
         Sweep(RULE_SWEEP, [(p, rule_point(p, q)) for p in rule], opts.seeds, "the buffer RTT × C / √n"),
-        Sweep(HEADLINE, [(p, headline_point(p, q)) for p in headline_points(q)], opts.seeds, "the headlines"),
+        Sweep(
+            HEADLINE,
+            [(p, headline_point(p, q)) for p in headline_points(q, one)],
+            opts.seeds,
+            "the headlines",
+        ),
         Sweep(
             SHORT,
-            [(p, short_point(p, q)) for p in short_points()],
+            [(p, short_point(p, q)) for p in short_points(one)],
             opts.seeds,
             "short flows: the line rate, the RTT and the load varied",
             metrics=(SHORT_METRICS,),
@@ -290,50 +311,51 @@ def slopes(bmin: pd.DataFrame) -> pd.Series:
 
 
 def analyse(ctx: Context) -> None:
-    figures.curve_figure(ctx, SENDERS, CURVE_RATE, (RTT_LO, RTT_HI))
-    bmins = {(s, lvl): min_buffers(ctx, s, lvl) for s in SENDERS for lvl in LEVELS}
+    ss, one = senders(ctx.options), one_sender(ctx.options)
+    figures.curve_figure(ctx, ss, CURVE_RATE, (RTT_LO, RTT_HI))
+    bmins = {(s, lvl): min_buffers(ctx, s, lvl) for s in ss for lvl in LEVELS}
     figures.min_buffer_figure(ctx, bmins, SLOPE_FROM_N)
-    for s in SENDERS:
+    for s in ss:
         for lvl in LEVELS:
             sl = slopes(bmins[(s, lvl)]).dropna()
             if len(sl) >= 2:
                 claim = SCALES.at(level_place(lvl))
                 ctx.verdict(claim.one_sample(f"RTT mean · {s} · n ≥ {SLOPE_FROM_N}", estimate(sl)))
     rule = ctx.runs(RULE_SWEEP)
-    for s in SENDERS:
+    for s in ss:
         for rtt in ("mean", "max"):
             for n in sorted({int(x) for x in rule["n"]}):
                 u = per_seed(ctx, RULE_SWEEP, {"n": n, "rtt": rtt, "sender": s})
                 ctx.verdict(RULE_HOLDS.one_sample(f"RTT {rtt} · {s} · n={n}", estimate(u)))
-    figures.rule_figure(ctx, SENDERS)
+    figures.rule_figure(ctx, ss)
     head = ctx.runs(HEADLINE)
     for scale in sorted(set(head["scale"])):
-        sel = {"scale": scale, "sentence": "reduce", "sender": "sack"}
+        sel = {"scale": scale, "sentence": "reduce", "sender": one}
         n = int(head[(head["scale"] == scale) & (head["sentence"] == "reduce")]["n"].iloc[0])
         reduced = per_seed(ctx, HEADLINE, {**sel, "arm": "reduced"})
         full = per_seed(ctx, HEADLINE, {**sel, "arm": "bdp"})
-        ctx.verdict(REDUCE.paired(f"{scale} · sack · n={n}", paired(reduced, full)))
-        sel = {"scale": scale, "sentence": "10mbit", "arm": "reduced", "sender": "sack"}
+        ctx.verdict(REDUCE.paired(f"{scale} · {one} · n={n}", paired(reduced, full)))
+        sel = {"scale": scale, "sentence": "10mbit", "arm": "reduced", "sender": one}
         n = int(head[(head["scale"] == scale) & (head["sentence"] == "10mbit")]["n"].iloc[0])
         ten = per_seed(ctx, HEADLINE, sel)
-        ctx.verdict(TEN_MBIT.one_sample(f"{scale} · sack · n={n}", estimate(ten)))
+        ctx.verdict(TEN_MBIT.one_sample(f"{scale} · {one} · n={n}", estimate(ten)))
     figures.headline_table(ctx, head)
-    short_verdicts(ctx)
+    short_verdicts(ctx, one)
 
 
-def short_verdicts(ctx: Context) -> None:
+def short_verdicts(ctx: Context, sender: str) -> None:
     """The short-flow claims: B99 at the ends of the line rate's and the RTT's range (16-fold
     each), as |relative difference| per seed; at load 0.9 against 0.5 as a relative difference.
     Read on B99 (primary) and on the mean queue."""
-    figures.short_figure(ctx, SHORT_BASE)
+    figures.short_figure(ctx, SHORT_BASE, sender)
     refused = ctx.runs(SHORT)["refused"].astype(float).sum()
     pre = (bool(refused == 0), f"{refused:g} arrivals refused a connection slot")
     base = {k: SHORT_BASE[k] for k in ("rate", "rtt", "load")}
     for metric, label in (("b99_pkts", "B99"), ("queue_mean_pkts", "mean queue")):
-        reading = f"{label} · sack · {SHORT_PKTS}-packet flows"
+        reading = f"{label} · {sender} · {SHORT_PKTS}-packet flows"
 
         def at(change: dict[str, float], metric: str = metric) -> pd.Series:
-            return per_seed(ctx, SHORT, {**base, **change, "sender": "sack"}, metric)
+            return per_seed(ctx, SHORT, {**base, **change, "sender": sender}, metric)
 
         for part, key, (lo, hi) in (
             ("line rate", "rate", (SHORT_RATES[0], SHORT_RATES[-1])),
