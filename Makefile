@@ -186,6 +186,9 @@ validate-linux: build
 # fails when a page's image is missing or of another version than its verdict file.
 # The two lists are the registry's (qoslab.studies: with_claims() and own(); tests/test_study_registry.py).
 VERDICT_STUDIES := ard buffer-sizing fdd-red probe-marker rio-plus-o twam-dwred
+# the studies run again under every sender (buffer-sizing compares senders itself: its linux
+# column is its own run with --tcp-flavour linux)
+SENDER_STUDIES := $(filter-out buffer-sizing,$(VERDICT_STUDIES))
 OWN_STUDIES := red-baseline mixed-traffic modern-aqm
 # modern-aqm's page shows the linux flavour's run in its validated timing (its ns2-flavour table
 # is the default run's): collected from that run's folder.
@@ -201,10 +204,13 @@ figures: build
 
 # Recomputes every committed verdict file: the figures' full runs above, and each study under each
 # sender as committed (quick: 5 seeds in the ns2 flavour, 10 in the linux flavour with the testbed's
-# timing, as validated, and with exact timing beside it), then regenerates README and pages.
+# timing, as validated, and with exact timing beside it; buffer-sizing's linux column, its kernel
+# Reno, CUBIC and BBR, quick with 10 seeds in the testbed's timing), then regenerates README and pages.
 # `python -m qoslab.verdicts check` lists which files are stale; this target is the cure.
 verdicts: figures
-	for e in $(VERDICT_STUDIES); do \
+	$(VENV)/bin/qoslab reproduce buffer-sizing --quick --seeds 10 --out results/verdicts-senders --tcp-flavour linux --timing testbed
+	cp results/verdicts-senders/buffer-sizing-tcp-linux-timing-testbed/verdicts.json docs/verdicts/senders/buffer-sizing-tcp-linux-timing-testbed.json
+	for e in $(SENDER_STUDIES); do \
 	  for s in "" sack cubic bbr; do \
 	    $(VENV)/bin/qoslab reproduce $$e --quick --seeds 5 --out results/verdicts-senders $${s:+--sender $$s} || exit 1; \
 	    cp results/verdicts-senders/$$e$${s:+-$$s}/verdicts.json docs/verdicts/senders/$$e$${s:+-$$s}.json || exit 1; \
@@ -226,7 +232,7 @@ verdicts: figures
 todays-tcp-full: build
 	for s in sack cubic bbr; do \
 	  $(VENV)/bin/qoslab reproduce all --sender $$s --tcp-flavour linux --out results/todays-tcp || exit 1; \
-	  for e in $(VERDICT_STUDIES); do \
+	  for e in $(SENDER_STUDIES); do \
 	    cp results/todays-tcp/$$e-$$s-tcp-linux/verdicts.json docs/verdicts/senders-full/$$e-$$s-tcp-linux.json || exit 1; \
 	  done; \
 	done
