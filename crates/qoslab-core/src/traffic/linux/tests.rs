@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 use super::cc::CaState;
 use super::rate::RateSample;
-use super::sender::{RACK_MARKS, TLP_PROBES};
+use super::sender::{PACING_STALLS, RACK_MARKS, SPURIOUS_UNDOS, TLP_PROBES};
 use super::{Io, Linux, Timer};
 use crate::traffic::cc::TcpVariant;
 use crate::traffic::pacing::Pacer;
@@ -343,6 +343,87 @@ fn tail_loss_probe_repairs_a_lost_tail_without_a_timeout() {
     assert_eq!(net.h.l.sb.una, 30, "everything delivered");
     assert_eq!(net.h.stats.timeouts, 0);
     assert!(net.h.l.counts.get(&TLP_PROBES) >= 1);
+}
+
+/// Ten segments out; three SACKs (1..4) mark segment 0 lost and it is retransmitted (Recovery,
+/// ssthresh 5); the original then arrives late (cumulative ACK of all ten) and, when `dsack`,
+/// the retransmission's duplicate is reported by a D-SACK. Returns the undos counted and
+/// ssthresh.
+fn undo_after_a_reordered_segment(dsack: bool) -> (u64, u32) {
+    let cfg = config(TcpVariant::Reno, 10, 1000);
+    let mut h = Host::new(&cfg);
+    h.l.tlp_disabled = true;
+    h.run(|l, io| l.start(0, 10, io));
+    let rtx = h.ack(40 * MS, -1, [(1, 4), (0, 0), (0, 0)]);
+    assert_eq!(
+        rtx.first(),
+        Some(&(0, true, false)),
+        "segment 0 retransmitted"
+    );
+    assert_eq!(
+        (h.l.conn.ca_state, h.l.conn.ssthresh),
+        (CaState::Recovery, 5)
+    );
+    h.ack(41 * MS, 9, [(0, 0); 3]);
+    assert_eq!(h.l.conn.ca_state, CaState::Open);
+    assert_eq!(
+        h.l.counts.get(&SPURIOUS_UNDOS),
+        0,
+        "no undo before the D-SACK"
+    );
+    if dsack {
+        h.ack(80 * MS, 9, [(0, 1), (0, 0), (0, 0)]);
+    }
+    (h.l.counts.get(&SPURIOUS_UNDOS), h.l.conn.ssthresh)
+}
+
+#[test]
+fn a_dsack_of_every_retransmission_undoes_the_reduction_once() {
+    // tcp_try_undo_dsack: undo_retrans reaches 0, tcp_undo_cwnd_reduction restores the
+    // prior ssthresh (infinite: still in slow start) and is counted once.
+    let (undos, ssthresh) = undo_after_a_reordered_segment(true);
+    assert_eq!(undos, 1);
+    assert!(ssthresh > 5, "the reduction undone: ssthresh {ssthresh}");
+    // Without the D-SACK the retransmission may have been needed: nothing is undone.
+    assert_eq!(undo_after_a_reordered_segment(false), (0, 5));
+}
+
+#[test]
+fn a_pacing_wait_is_counted_once_until_the_next_transmission() {
+    // Reno with pacing: the first window leaves unpaced (no srtt yet); the ACK of segment 0
+    // (RTT 10 ms) sets the pacing rate, so of the two segments the window then allows the
+    // second waits for the earliest departure time (tcp_pacing_check).
+    let cfg = TcpConfig {
+        pacing: true,
+        ..config(TcpVariant::Reno, 10, 1000)
+    };
+    let mut h = Host::new(&cfg);
+    assert_eq!(h.run(|l, io| l.start(0, i64::MAX, io)).len(), 10);
+    assert_eq!(
+        h.l.counts.get(&PACING_STALLS),
+        0,
+        "unpaced before an RTT sample"
+    );
+    assert_eq!(h.ack(10 * MS, 0, [(0, 0); 3]).len(), 1);
+    assert_eq!(h.l.counts.get(&PACING_STALLS), 1);
+    // Refused again in the same wait: not a new stall.
+    assert!(h.run(|l, io| l.on_pace(10 * MS, io)).is_empty());
+    assert_eq!(h.l.counts.get(&PACING_STALLS), 1, "one count a wait");
+    // The pacer releases the segment; the window is then full: no wait.
+    let next = h.pacer.next;
+    assert!(next > 10 * MS);
+    assert_eq!(h.run(|l, io| l.on_pace(next, io)).len(), 1);
+    assert_eq!(h.l.counts.get(&PACING_STALLS), 1);
+    // The next ACK, at the next departure time, opens the window by two again: a new wait
+    // after one segment.
+    let next = h.pacer.next;
+    assert_eq!(h.ack(next, 1, [(0, 0); 3]).len(), 1);
+    assert_eq!(h.l.counts.get(&PACING_STALLS), 2);
+    // Unpaced, the same ACKs send at once and never stall.
+    let mut u = Host::new(&config(TcpVariant::Reno, 10, 1000));
+    u.run(|l, io| l.start(0, i64::MAX, io));
+    assert_eq!(u.ack(10 * MS, 0, [(0, 0); 3]).len(), 2);
+    assert_eq!(u.l.counts.get(&PACING_STALLS), 0);
 }
 
 #[test]
