@@ -34,6 +34,13 @@ def two_nodes(
     )
 
 
+def run_window(duration: str, start: str) -> list[str]:
+    """Command-line ``--set`` arguments that cut a scenario to `duration`, measured from
+    `start` to its end (the tests' short runs)."""
+    sets = (f"duration={duration}", f"measurement.start={start}", f"measurement.end={duration}")
+    return [arg for s in sets for arg in ("--set", s)]
+
+
 #: Columns of the store's tables that depend on where and when a run was computed.
 MACHINE_COLUMNS = ["run_id", "wall_time_s", "worker", "finished_at", "series_queue", "series_flow", "error"]
 
