@@ -19,6 +19,28 @@ SCENARIOS = ROOT / "scenarios"
 QOSLAB = str(Path(sys.executable).parent / "qoslab")
 
 
+def two_nodes(
+    *,
+    link: str = "ab",
+    bandwidth: str = "10Mbps",
+    delay: str = "1ms",
+    queue: str = 'queue = { type = "droptail", limit = "100pkts" }',
+) -> str:
+    """The tests' smallest topology as scenario TOML: nodes ``a`` and ``b`` joined by one link.
+    ``queue`` is the link's queue line (``queue = ...``, ``queue_ab = ...``; "" for the default)."""
+    return (
+        f'[[node]]\nname = "a"\n[[node]]\nname = "b"\n[[link]]\nname = "{link}"\na = "a"\nb = "b"\n'
+        f'bandwidth = "{bandwidth}"\ndelay = "{delay}"\n{queue}\n'
+    )
+
+
+def run_window(duration: str, start: str) -> list[str]:
+    """Command-line ``--set`` arguments that cut a scenario to `duration`, measured from
+    `start` to its end (the tests' short runs)."""
+    sets = (f"duration={duration}", f"measurement.start={start}", f"measurement.end={duration}")
+    return [arg for s in sets for arg in ("--set", s)]
+
+
 #: Columns of the store's tables that depend on where and when a run was computed.
 MACHINE_COLUMNS = ["run_id", "wall_time_s", "worker", "finished_at", "series_queue", "series_flow", "error"]
 

@@ -3,7 +3,7 @@
 import json
 import subprocess
 
-from conftest import QOSLAB, SCENARIOS, drr_scenario_file, require
+from conftest import QOSLAB, SCENARIOS, drr_scenario_file, require, run_window
 
 
 def test_export_ns2_script_runs_in_ns2(tmp_path):
@@ -18,12 +18,7 @@ def test_export_ns2_script_runs_in_ns2(tmp_path):
             "2",
             "--out",
             str(out),
-            "--set",
-            "duration=20s",
-            "--set",
-            "measurement.start=5s",
-            "--set",
-            "measurement.end=20s",
+            *run_window("20s", "5s"),
         ],
         capture_output=True,
         text=True,
@@ -43,7 +38,7 @@ def test_export_ns2_short_option_relative_results_and_trace(tmp_path):
     folder = tmp_path / "scripts"
     folder.mkdir()
     out = folder / "red.tcl"
-    args = ["--set", "duration=5s", "--set", "measurement.start=1s", "--set", "measurement.end=5s"]
+    args = run_window("5s", "1s")
     p = subprocess.run(
         [
             QOSLAB,
@@ -127,7 +122,7 @@ def test_names_with_backslashes_and_quotes_export_to_a_working_script(tmp_path):
         path = tmp_path / f"{name}.toml"
         path.write_text(text)
         out = tmp_path / f"{name}.tcl"
-        short = ["--set", "duration=10s", "--set", "measurement.start=2s", "--set", "measurement.end=10s"]
+        short = run_window("10s", "2s")
         p = subprocess.run(
             [QOSLAB, "export-ns2", str(path), "--seed", "1", "--out", str(out), *short],
             capture_output=True,

@@ -12,23 +12,10 @@ from pathlib import Path
 import pytest
 
 import qoslab
-from conftest import QOSLAB
+from conftest import QOSLAB, two_nodes
 from qoslab.runs.rundir import FRESH_ROOT, MARKER
 
-HEAD = """name = "conf"
-duration = "50ms"
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[link]]
-name = "ab"
-a = "a"
-b = "b"
-bandwidth = "10Mbps"
-delay = "1ms"
-queue = { type = "droptail", limit = "100pkts" }
-"""
+HEAD = 'name = "conf"\nduration = "50ms"\n' + two_nodes()
 ARR = (
     '[[arrivals]]\nname = "w"\nsrc = "a"\ndst = "b"\narrival_rate = 50.0\n'
     'size = {{ dist = "empirical", cdf = "{}" }}\n'

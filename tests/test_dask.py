@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import qoslab.report.results
-from conftest import QOSLAB, SCENARIOS, one_line_error, stores_agree
+from conftest import QOSLAB, SCENARIOS, one_line_error, run_window, stores_agree
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed (pip install 'qoslab[dask]')"
@@ -30,12 +30,7 @@ SWEEP = [
     "tcp.variant=reno,newreno",
     "--seeds",
     "3",
-    "--set",
-    "duration=20s",
-    "--set",
-    "measurement.start=5s",
-    "--set",
-    "measurement.end=20s",
+    *run_window("20s", "5s"),
 ]
 
 
@@ -335,12 +330,7 @@ def test_sweep_over_mutual_tls_and_refused_without_a_certificate(tmp_path):
             S1,
             "--seeds",
             "2",
-            "--set",
-            "duration=5s",
-            "--set",
-            "measurement.start=0s",
-            "--set",
-            "measurement.end=5s",
+            *run_window("5s", "0s"),
             "--executor",
             "dask",
             "--scheduler",

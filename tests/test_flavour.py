@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import qoslab
-from conftest import SCENARIOS
+from conftest import SCENARIOS, two_nodes
 from qoslab import ScenarioError
 from qoslab.ns2.flavour import flavoured_kinds, flavours_used, ns2_flavoured
 from qoslab.scenario import Scenario
@@ -24,18 +24,7 @@ def scenario(queue: str) -> Scenario:
     return Scenario.from_toml(f"""
 name = "flavour"
 duration = "10s"
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[link]]
-name = "l"
-a = "a"
-b = "b"
-bandwidth = "2Mbps"
-delay = "20ms"
-queue_ab = {queue}
-[[flow]]
+{two_nodes(link="l", bandwidth="2Mbps", delay="20ms", queue=f"queue_ab = {queue}")}[[flow]]
 name = "f{{i}}"
 type = "tcp"
 src = "a"
@@ -114,17 +103,7 @@ def meter_scenario(meter: str) -> Scenario:
     return Scenario.from_toml(f"""
 name = "meter flavour"
 duration = "5s"
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[link]]
-name = "l"
-a = "a"
-b = "b"
-bandwidth = "2Mbps"
-delay = "20ms"
-[[flow]]
+{two_nodes(link="l", bandwidth="2Mbps", delay="20ms", queue="")}[[flow]]
 name = "f"
 type = "cbr"
 rate = "1Mbps"

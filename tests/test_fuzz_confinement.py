@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qoslab
+from conftest import two_nodes
 from qoslab.runs.rundir import FRESH_ROOT
 
 EXAMPLES = int(os.environ.get("QOSLAB_FUZZ_EXAMPLES", "300"))
@@ -31,20 +32,7 @@ EXAMPLES = int(os.environ.get("QOSLAB_FUZZ_EXAMPLES", "300"))
 MARKERS = ("QSECRET_HOME", "QSECRET_INNER", "QSECRET_ENV", "QSECRET_SSH", "424242")
 os.environ["QOSLAB_FUZZ_TOKEN"] = "QSECRET_ENV"
 
-HEAD = """name = "fz"
-duration = "50ms"
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[link]]
-name = "ab"
-a = "a"
-b = "b"
-bandwidth = "10Mbps"
-delay = "1ms"
-queue = { type = "droptail", limit = "100pkts" }
-"""
+HEAD = 'name = "fz"\nduration = "50ms"\n' + two_nodes()
 
 READ_PATHS = [
     "/etc/passwd",

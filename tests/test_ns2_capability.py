@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import qoslab
-from conftest import require
+from conftest import require, two_nodes
 from qoslab import ns2
 from qoslab.scenario import Scenario, to_ns2_resolved
 
@@ -25,18 +25,7 @@ def scenario(queue: str, extra: str = "") -> Scenario:
 name = "capability"
 duration = "20s"
 measurement = {{ start = "5s", end = "20s" }}
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[link]]
-name = "l"
-a = "a"
-b = "b"
-bandwidth = "4Mbps"
-delay = "20ms"
-queue_ab = {queue}
-[[flow]]
+{two_nodes(link="l", bandwidth="4Mbps", delay="20ms", queue=f"queue_ab = {queue}")}[[flow]]
 name = "af"
 type = "tcp"
 src = "a"

@@ -30,7 +30,7 @@ import pandas as pd
 import pytest
 
 import qoslab.report.results
-from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error, stores_agree
+from conftest import QOSLAB, ROOT, SCENARIOS, one_line_error, run_window, stores_agree
 
 sys.path.insert(0, str(ROOT / "tools"))
 from slurm_local import LocalSlurm, missing_requirements  # noqa: E402
@@ -47,12 +47,7 @@ GRID = [
     "tcp.variant=reno,newreno",
     "--seeds",
     "5",
-    "--set",
-    "duration=20s",
-    "--set",
-    "measurement.start=5s",
-    "--set",
-    "measurement.end=20s",
+    *run_window("20s", "5s"),
 ]
 #: Long enough runs (about 0.4 s each) that a sweep can be interrupted in its middle.
 LONG = [S1, "--set", "duration=2000s", "--set", "measurement.end=2000s"]

@@ -9,7 +9,7 @@ import pytest
 
 import qoslab
 import qoslab.report.results
-from conftest import QOSLAB, SCENARIOS, one_line_error
+from conftest import QOSLAB, SCENARIOS, one_line_error, run_window
 from qoslab.runs.executors import SerialExecutor
 from qoslab.runs.sweep import RunSpec, execute, plan, run_sweep
 from qoslab.store import Store, StoreError
@@ -130,12 +130,7 @@ def test_store_in_use_by_another_sweep_is_a_one_line_error(tmp_path):
                 S1,
                 "--store",
                 str(tmp_path / "st"),
-                "--set",
-                "duration=5s",
-                "--set",
-                "measurement.start=0s",
-                "--set",
-                "measurement.end=5s",
+                *run_window("5s", "0s"),
             ],
             capture_output=True,
             text=True,
@@ -162,12 +157,7 @@ def test_sqlite_lock_held_elsewhere_is_a_one_line_error(tmp_path):
                 str(tmp_path / "st"),
                 "--jobs",
                 "1",
-                "--set",
-                "duration=5s",
-                "--set",
-                "measurement.start=0s",
-                "--set",
-                "measurement.end=5s",
+                *run_window("5s", "0s"),
             ],
             capture_output=True,
             text=True,

@@ -13,28 +13,19 @@ import numpy as np
 import pytest
 
 import qoslab
+from conftest import two_nodes
 from qoslab.scenario import Scenario
-
-LINK = """
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[link]]
-name = "ab"
-a = "a"
-b = "b"
-bandwidth = "10Mbps"
-delay = "1ms"
-queue = {{ type = "droptail", limit = "{limit}" }}
-"""
 
 ARR = '[[arrivals]]\nname = "w"\nsrc = "a"\ndst = "b"\nload = 0.5\n'
 FLOW = '[[flow]]\nsrc = "a"\ndst = "b"\n'
 
 
+def link(limit: str) -> str:
+    return two_nodes(queue=f'queue = {{ type = "droptail", limit = "{limit}" }}')
+
+
 def scenario(body: str, *, duration: str = "10s", limit: str = "1000000pkts", head: str = "") -> Scenario:
-    return Scenario(f'name = "w"\nduration = "{duration}"\n{head}\n{LINK.format(limit=limit)}\n{body}')
+    return Scenario(f'name = "w"\nduration = "{duration}"\n{head}\n{link(limit)}\n{body}')
 
 
 # -- M/G/1 ------------------------------------------------------------------------------------------
@@ -179,7 +170,7 @@ def test_a_trace_replays_byte_exactly(tmp_path: Path) -> None:
     sc_path = tmp_path / "trace.toml"
     sc_path.write_text(
         'name = "trace"\nduration = "10s"\n'
-        + LINK.format(limit="100000pkts")
+        + link("100000pkts")
         + FLOW
         + 'type = "trace"\ntrace = "mix.csv"\ntrace_flow = "x"\nstart = "1s"\n'
     )
@@ -283,7 +274,7 @@ def test_malformed_trace_and_cdf_lines_are_named(tmp_path: Path) -> None:
         ),
     ):
         p = tmp_path / name
-        p.write_text('name = "bad"\nduration = "1s"\n' + LINK.format(limit="10pkts") + body)
+        p.write_text('name = "bad"\nduration = "1s"\n' + link("10pkts") + body)
         with pytest.raises(qoslab.ScenarioError) as e:
             qoslab.load_scenario(p)
         msg = str(e.value)

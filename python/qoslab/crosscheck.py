@@ -14,7 +14,7 @@ queueing delay 15 %).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,34 +120,52 @@ def _qoslab_metrics(sc: Scenario, seed: int, side: Side, *, queue_delay: bool = 
             side.add(f"drops prec{p} {where}", getattr(lk, f"drops_prec{p}"))
 
 
-def _ns2_metrics(sc: Scenario, seed: int, side: Side) -> None:
-    o = ns2.run_ns2(to_ns2_resolved(sc.resolved, seed), seed)
+def _external_flows(sc: Scenario, flows: list[dict[str, Any]], side: Side) -> float:
+    """The flows' metrics from ns-2's or ns-3's output (the same fields in both): a finite
+    transfer's completion time, a bulk flow's throughput, and the bulk flows' Jain index (all
+    flows' when there is no transfer). Returns the flows' total throughput, bit/s."""
     finite = finite_flows(sc.resolved)
-    thr, bulk_thr = [], []
-    for f in o["flows"]:
-        thr.append(f["throughput_bps"])
+    bulk_thr = []
+    for f in flows:
         if f["name"] in finite:
             _add_transfer(side, f["name"], f["fct_s"])
         else:
             side.add(f"throughput_kbps {f['name']}", f["throughput_bps"] / 1e3)
             bulk_thr.append(f["throughput_bps"])
+    if not finite or len(bulk_thr) >= 2:
+        side.add("jain index", jain_index(bulk_thr))
+    return float(sum(f["throughput_bps"] for f in flows))
+
+
+def _external_bottleneck(sc: Scenario, links: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(LINK:DIR, row)`` of each direction of the bottleneck that saw arrivals, from ns-2's or
+    ns-3's output."""
+    bn = sc.resolved["measurement"]["bottleneck"]
+    for lk in links:
+        if lk["name"] == bn and lk["arrivals"] != 0:
+            yield f"{lk['name']}:{lk['direction']}", lk
+
+
+def _bottleneck_bps(sc: Scenario) -> float:
+    bn = sc.resolved["measurement"]["bottleneck"]
+    return float(next(lk["bandwidth_bps"] for lk in sc.resolved["links"] if lk["name"] == bn))
+
+
+def _ns2_metrics(sc: Scenario, seed: int, side: Side) -> None:
+    o = ns2.run_ns2(to_ns2_resolved(sc.resolved, seed), seed)
+    total = _external_flows(sc, o["flows"], side)
+    for f in o["flows"]:
         colored = f.get("colored") or {}
         for c in COLOURS:
             if c in colored and colored[c] is not None:
                 side.add(f"{c} packets {f['name']}", colored[c])
-    if not finite or len(bulk_thr) >= 2:
-        side.add("jain index", jain_index(bulk_thr))
-    bn = sc.resolved["measurement"]["bottleneck"]
-    bw = next(lk["bandwidth_bps"] for lk in sc.resolved["links"] if lk["name"] == bn)
+    bw = _bottleneck_bps(sc)
     m = sc.resolved["measurement"]
     window = (m["end_ns"] - m["start_ns"]) / 1e9
-    for lk in o["links"]:
-        if lk["name"] != bn or lk["arrivals"] == 0:
-            continue
-        where = f"{lk['name']}:{lk['direction']}"
+    for where, lk in _external_bottleneck(sc, o["links"]):
         side.add(f"drops {where}", lk["drops"])
         if where.endswith(":ab"):
-            side.add(f"utilisation {where}", sum(thr) / bw if window > 0 else np.nan)
+            side.add(f"utilisation {where}", total / bw if window > 0 else np.nan)
         by = lk.get("by_dscp")
         if by:
             prec = [0.0, 0.0, 0.0]
@@ -160,28 +178,14 @@ def _ns2_metrics(sc: Scenario, seed: int, side: Side) -> None:
 
 def _ns3_metrics(sc: Scenario, seed: int, side: Side) -> None:
     o = ns3.run_ns3(ns3.to_ns3_resolved(sc.resolved, seed), seed)
-    finite = finite_flows(sc.resolved)
-    thr, bulk_thr = [], []
-    for f in o["flows"]:
-        thr.append(f["throughput_bps"])
-        if f["name"] in finite:
-            _add_transfer(side, f["name"], f["fct_s"])
-        else:
-            side.add(f"throughput_kbps {f['name']}", f["throughput_bps"] / 1e3)
-            bulk_thr.append(f["throughput_bps"])
-    if not finite or len(bulk_thr) >= 2:
-        side.add("jain index", jain_index(bulk_thr))
-    bn = sc.resolved["measurement"]["bottleneck"]
-    bw = next(lk["bandwidth_bps"] for lk in sc.resolved["links"] if lk["name"] == bn)
-    for lk in o["links"]:
-        if lk["name"] != bn or lk["arrivals"] == 0:
-            continue
-        where = f"{lk['name']}:{lk['direction']}"
+    total = _external_flows(sc, o["flows"], side)
+    bw = _bottleneck_bps(sc)
+    for where, lk in _external_bottleneck(sc, o["links"]):
         side.add(f"drops {where}", lk["window_drops"])
         side.add(f"queue_delay_ms {where}", lk["mean_queue_delay_s"] * 1e3)
         side.add(f"ecn marks {where}", lk["window_marks"])
         if where.endswith(":ab"):
-            side.add(f"utilisation {where}", sum(thr) / bw)
+            side.add(f"utilisation {where}", total / bw)
 
 
 #: Metric families of the verdict: (name, key prefix, tolerance, relative?, absolute floor).

@@ -5,9 +5,9 @@ line error context, the executor factory and the tables they print.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -16,7 +16,7 @@ from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
 if TYPE_CHECKING:  # the commands import what they use when they run (start-up time)
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     import pandas as pd
     from matplotlib.figure import Figure
@@ -222,6 +222,13 @@ class ExecutorOptions:
     scheduler_port: int | None = None
     store: Path | None = None
     insecure: bool = False
+
+    @classmethod
+    def of_command(cls, params: Mapping[str, Any]) -> ExecutorOptions:
+        """The options among a command's parameters (its ``locals()``), each under its field's
+        name but ``name``, which the commands take as ``--executor`` (``executor``)."""
+        given = {f.name: params[f.name] for f in fields(cls) if f.name != "name"}
+        return cls(name=params["executor"], **given)
 
 
 def executor_from_options(o: ExecutorOptions) -> Executor:

@@ -170,30 +170,7 @@ def reproduce(
             return
         exps, sequential = _mode(name, sender, seeds, quick, sequential, max_seeds, warmup, no_futility)
         _check_folders(exps, out, quick, flavour, sender, tcp_flavour, warmup, timing)
-        ex = executor_from_options(
-            ExecutorOptions(
-                name=executor,
-                jobs=jobs,
-                scheduler=scheduler,
-                queue=queue,
-                account=account,
-                cores=cores,
-                processes=processes,
-                memory=memory,
-                walltime=walltime,
-                job_extra=job_extra,
-                prologue=prologue,
-                python=python,
-                interface=interface,
-                print_job_script=print_job_script,
-                scheduler_host=scheduler_host,
-                tls_dir=tls_dir,
-                job_logs=job_logs,
-                scheduler_port=scheduler_port,
-                store=store,
-                insecure=insecure,
-            )
-        )
+        ex = executor_from_options(ExecutorOptions.of_command(locals()))
     from qoslab.reproduction.handover import HandOver
     from qoslab.reproduction.remembered_plans import remembered
     from qoslab.runs import schedule

@@ -127,30 +127,7 @@ def sweep(
         seed_values = sw.seed_list(seeds, first_seed)
         label = name or base.name
         specs = sw.plan(points, seed_values, label, tuple(metric or ()))
-        ex = executor_from_options(
-            ExecutorOptions(
-                name=executor,
-                jobs=jobs,
-                scheduler=scheduler,
-                queue=queue,
-                account=account,
-                cores=cores,
-                processes=processes,
-                memory=memory,
-                walltime=walltime,
-                job_extra=job_extra,
-                prologue=prologue,
-                python=python,
-                interface=interface,
-                print_job_script=print_job_script,
-                scheduler_host=scheduler_host,
-                tls_dir=tls_dir,
-                job_logs=job_logs,
-                scheduler_port=scheduler_port,
-                store=store,
-                insecure=insecure,
-            )
-        )
+        ex = executor_from_options(ExecutorOptions.of_command(locals()))
         show_metrics = sw.parse_metric_names(show, metric or ())
         with Store(store) as st:
             say_removed(st)

@@ -127,8 +127,11 @@ pub trait Meter {
         -> Color;
 
     /// The committed bucket's token count at `now`, in bytes (for time series): `Tc` of the
-    /// token bucket, srTCM and trTCM. `None` for meters without a bucket (TSW).
-    fn token_level(&self, now: SimTime) -> Option<f64>;
+    /// token bucket, srTCM and trTCM. `None` (the default) for meters without a bucket (TSW,
+    /// TWAM, the probe marker).
+    fn token_level(&self, _now: SimTime) -> Option<f64> {
+        None
+    }
 
     /// Colours a whole packet. Markers that read more than the size and the pre-colour (the
     /// flow, the TCP sequence number, whether it is a pure ACK) override this; the default
@@ -177,6 +180,25 @@ pub fn credit_of_bytes(bytes: u64) -> u128 {
 #[inline]
 pub fn credit_earned(elapsed_ns: u64, rate_bps: u64) -> u128 {
     elapsed_ns as u128 * rate_bps as u128
+}
+
+/// How long since `last`, the time a meter's buckets were last brought up to date, for an
+/// arrival at `now`; moves `last` to `now`. Arrival times must not decrease (checked in debug
+/// builds); an earlier `now` earns nothing and leaves `last` where it was.
+#[inline]
+pub fn elapsed_since(last: &mut SimTime, now: SimTime) -> u64 {
+    debug_assert!(now >= *last, "time went backwards: {now} < {}", *last);
+    let dt = now.saturating_sub(*last);
+    *last = (*last).max(now);
+    dt
+}
+
+/// `Err` naming `key` when a rate is 0 (every meter's rates must be positive).
+pub fn positive_rate(key: &str, bps: u64) -> Result<(), String> {
+    if bps == 0 {
+        return Err(format!("{key} must be a positive rate (bit/s), got 0"));
+    }
+    Ok(())
 }
 
 /// One token bucket's count and size, in exact credit units of 10⁻⁹ bit (the RFCs' `Tc`,
@@ -242,6 +264,11 @@ pub(crate) mod testkit {
     /// One millisecond in ns.
     pub const MS: u64 = 1_000_000;
 
+    /// Colours for conformance tables.
+    pub const G: Color = Color::Green;
+    pub const Y: Color = Color::Yellow;
+    pub const R: Color = Color::Red;
+
     /// Colours from a compact string: `"GGYR"`.
     pub fn seq(s: &str) -> Vec<Color> {
         s.chars()
@@ -292,6 +319,35 @@ pub(crate) mod testkit {
             ),
             1..400,
         )
+    }
+
+    /// Meters the random arrivals `seq` (from [`arrivals`]) with `m` and checks what every
+    /// colour meter owes (RFC 2697/2698 §3): colour-aware, it never promotes a packet;
+    /// colour-blind, it colours each packet as a copy of `m` colours the same arrivals all
+    /// pre-coloured green. After each arrival `profile(t, bytes)` is given the time and the
+    /// bytes coloured so far (green, yellow, red), to check the meter's own bounds. Returns
+    /// those bytes at the end.
+    pub fn check_run<M: Meter + Clone>(
+        m: &mut M,
+        aware: bool,
+        seq: &[(u64, u32, Color)],
+        mut profile: impl FnMut(SimTime, [u64; 3]) -> Result<(), TestCaseError>,
+    ) -> Result<[u64; 3], TestCaseError> {
+        let mut uncoloured = m.clone();
+        let (mut rng, mut twin_rng) = (SimRng::derive(0, 0), SimRng::derive(0, 0));
+        let (mut t, mut bytes) = (0u64, [0u64; 3]);
+        for &(gap, size, pre) in seq {
+            t += gap;
+            let c = m.meter(t, size, pre, &mut rng);
+            if aware {
+                prop_assert!(c >= pre, "{:?} promoted to {:?} at t {}", pre, c, t);
+            } else {
+                prop_assert_eq!(c, uncoloured.meter(t, size, Color::Green, &mut twin_rng));
+            }
+            bytes[c as usize] += size as u64;
+            profile(t, bytes)?;
+        }
+        Ok(bytes)
     }
 
     /// True when `bytes` fit in a bucket of `size` bytes refilled at `rate` bit/s for `t` ns

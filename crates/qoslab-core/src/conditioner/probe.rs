@@ -210,10 +210,6 @@ impl Meter for ProbeMarker {
         pre_color
     }
 
-    fn token_level(&self, _now: SimTime) -> Option<f64> {
-        None
-    }
-
     fn meter_packet(
         &mut self,
         _now: SimTime,

@@ -21,7 +21,9 @@
 use serde::Serialize;
 
 use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
-use super::{credit_earned, credit_of_bytes, Bucket, Color, ColorMode, Meter};
+use super::{
+    credit_earned, credit_of_bytes, elapsed_since, positive_rate, Bucket, Color, ColorMode, Meter,
+};
 use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::SimTime;
@@ -43,9 +45,7 @@ pub struct SrTcmParams {
 
 impl SrTcmParams {
     pub fn validate(&self) -> Result<(), String> {
-        if self.cir == 0 {
-            return Err("cir must be a positive rate (bit/s), got 0".into());
-        }
+        positive_rate("cir", self.cir)?;
         if self.cbs == 0 && self.ebs == 0 {
             return Err(
                 "cbs and ebs are both 0: at least one must be positive (RFC 2697 §2)".into(),
@@ -80,11 +80,15 @@ impl SrTcm {
 
     /// Buckets C and E as they stand at `now` (refilled, not consumed).
     pub fn buckets_at(&self, now: SimTime) -> (Bucket, Bucket) {
+        self.refilled(now.saturating_sub(self.last))
+    }
+
+    /// Buckets C and E after `dt` ns more at CIR (§3): the credit goes to C up to CBS, what C
+    /// cannot hold to E up to EBS, the rest is discarded.
+    #[inline]
+    fn refilled(&self, dt: u64) -> (Bucket, Bucket) {
         let (mut tc, mut te) = (self.tc, self.te);
-        let overflow = tc.fill(credit_earned(
-            now.saturating_sub(self.last),
-            self.params.cir,
-        ));
+        let overflow = tc.fill(credit_earned(dt, self.params.cir));
         te.fill(overflow);
         (tc, te)
     }
@@ -97,18 +101,8 @@ impl SrTcm {
 
     #[inline]
     fn advance(&mut self, now: SimTime) {
-        debug_assert!(
-            now >= self.last,
-            "time went backwards: {now} < {}",
-            self.last
-        );
-        if now > self.last {
-            let overflow = self
-                .tc
-                .fill(credit_earned(now - self.last, self.params.cir));
-            self.te.fill(overflow);
-            self.last = now;
-        }
+        let dt = elapsed_since(&mut self.last, now);
+        (self.tc, self.te) = self.refilled(dt);
     }
 }
 
@@ -202,14 +196,12 @@ impl super::registry::MeterKind for SrTcmParams {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{arrivals, colours, greedy, seq, within_profile, MS};
+    use super::super::testkit::{
+        arrivals, check_run, colours, greedy, seq, within_profile, G, MS, R, Y,
+    };
     use super::*;
     use crate::units::NS_PER_SEC;
     use proptest::prelude::*;
-
-    const G: Color = Color::Green;
-    const Y: Color = Color::Yellow;
-    const R: Color = Color::Red;
 
     /// CIR 8000 bit/s = 1000 B/s (one byte token per ms), CBS 2000 B, EBS 3000 B.
     fn srtcm(mode: ColorMode) -> SrTcm {
@@ -363,27 +355,12 @@ mod tests {
             seq in arrivals(),
         ) {
             let mode = if aware { ColorMode::Aware } else { ColorMode::Blind };
-            let p = SrTcmParams { cir, cbs, ebs, mode, flavour: Flavour::Reference, };
-            let mut m = SrTcm::new(p);
-            let mut uncoloured = SrTcm::new(p);
-            let mut rng = SimRng::derive(0, 0);
-            let (mut t, mut green, mut yellow) = (0u64, 0u64, 0u64);
-            for (gap, size, pre) in seq {
-                t += gap;
-                let c = m.meter(t, size, pre, &mut rng);
-                if aware {
-                    prop_assert!(c >= pre);
-                } else {
-                    prop_assert_eq!(c, uncoloured.meter(t, size, Color::Green, &mut rng));
-                }
-                match c {
-                    Color::Green => green += size as u64,
-                    Color::Yellow => yellow += size as u64,
-                    Color::Red => {}
-                }
+            let mut m = SrTcm::new(SrTcmParams { cir, cbs, ebs, mode, flavour: Flavour::Reference, });
+            check_run(&mut m, aware, &seq, |t, [green, yellow, _]| {
                 prop_assert!(within_profile(green, cbs, cir, t));
                 prop_assert!(within_profile(green + yellow, cbs + ebs, cir, t));
-            }
+                Ok(())
+            })?;
         }
     }
 }

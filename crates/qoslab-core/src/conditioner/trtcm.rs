@@ -20,7 +20,9 @@
 use serde::Serialize;
 
 use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
-use super::{credit_earned, credit_of_bytes, Bucket, Color, ColorMode, Meter};
+use super::{
+    credit_earned, credit_of_bytes, elapsed_since, positive_rate, Bucket, Color, ColorMode, Meter,
+};
 use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::SimTime;
@@ -43,9 +45,7 @@ pub struct TrTcmParams {
 
 impl TrTcmParams {
     pub fn validate(&self) -> Result<(), String> {
-        if self.cir == 0 {
-            return Err("cir must be a positive rate (bit/s), got 0".into());
-        }
+        positive_rate("cir", self.cir)?;
         if self.pir < self.cir {
             return Err(format!(
                 "pir ({} bit/s) must be at least cir ({} bit/s) (RFC 2698 §2)",
@@ -87,8 +87,13 @@ impl TrTcm {
 
     /// Buckets P and C as they stand at `now` (refilled, not consumed).
     pub fn buckets_at(&self, now: SimTime) -> (Bucket, Bucket) {
+        self.refilled(now.saturating_sub(self.last))
+    }
+
+    /// Buckets P and C after `dt` ns more, each at its own rate up to its own size (§3).
+    #[inline]
+    fn refilled(&self, dt: u64) -> (Bucket, Bucket) {
         let (mut tp, mut tc) = (self.tp, self.tc);
-        let dt = now.saturating_sub(self.last);
         tp.fill(credit_earned(dt, self.params.pir));
         tc.fill(credit_earned(dt, self.params.cir));
         (tp, tc)
@@ -102,17 +107,8 @@ impl TrTcm {
 
     #[inline]
     fn advance(&mut self, now: SimTime) {
-        debug_assert!(
-            now >= self.last,
-            "time went backwards: {now} < {}",
-            self.last
-        );
-        if now > self.last {
-            let dt = now - self.last;
-            self.tp.fill(credit_earned(dt, self.params.pir));
-            self.tc.fill(credit_earned(dt, self.params.cir));
-            self.last = now;
-        }
+        let dt = elapsed_since(&mut self.last, now);
+        (self.tp, self.tc) = self.refilled(dt);
     }
 }
 
@@ -213,14 +209,12 @@ impl super::registry::MeterKind for TrTcmParams {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{arrivals, colours, greedy, seq, within_profile, MS};
+    use super::super::testkit::{
+        arrivals, check_run, colours, greedy, seq, within_profile, G, MS, R, Y,
+    };
     use super::*;
     use crate::units::NS_PER_SEC;
     use proptest::prelude::*;
-
-    const G: Color = Color::Green;
-    const Y: Color = Color::Yellow;
-    const R: Color = Color::Red;
 
     /// CIR 8000 bit/s = 1000 B/s, CBS 2000 B; PIR 16 000 bit/s = 2000 B/s, PBS 4000 B.
     fn trtcm(mode: ColorMode) -> TrTcm {
@@ -394,26 +388,12 @@ mod tests {
             let mode = if aware { ColorMode::Aware } else { ColorMode::Blind };
             let p = TrTcmParams { cir, cbs, pir: cir + extra, pbs, mode, flavour: Flavour::Reference, };
             let mut m = TrTcm::new(p);
-            let mut uncoloured = TrTcm::new(p);
-            let mut rng = SimRng::derive(0, 0);
-            let (mut t, mut green, mut yellow) = (0u64, 0u64, 0u64);
-            for (gap, size, pre) in seq {
-                t += gap;
-                let c = m.meter(t, size, pre, &mut rng);
-                if aware {
-                    prop_assert!(c >= pre);
-                } else {
-                    prop_assert_eq!(c, uncoloured.meter(t, size, Color::Green, &mut rng));
-                }
-                match c {
-                    Color::Green => green += size as u64,
-                    Color::Yellow => yellow += size as u64,
-                    Color::Red => {}
-                }
+            check_run(&mut m, aware, &seq, |t, [green, yellow, _]| {
                 prop_assert!(within_profile(green, cbs, cir, t));
                 prop_assert!(within_profile(green, pbs, p.pir, t));
                 prop_assert!(within_profile(green + yellow, pbs, p.pir, t));
-            }
+                Ok(())
+            })?;
         }
     }
 }

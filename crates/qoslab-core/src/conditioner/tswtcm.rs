@@ -40,7 +40,7 @@
 use serde::Serialize;
 
 use super::ns2_policy::{FlavouredMeter, Ns2Policy, Policy};
-use super::{Color, Meter};
+use super::{elapsed_since, positive_rate, Color, Meter};
 use crate::params::Flavour;
 use crate::rng::SimRng;
 use crate::units::{Dur, SimTime, NS_PER_SEC};
@@ -69,17 +69,11 @@ impl TswEstimator {
     /// Accounts for a packet of `size_bytes` arriving at `now` and returns the new `avg_rate`.
     #[inline]
     pub fn update(&mut self, now: SimTime, size_bytes: u32) -> f64 {
-        debug_assert!(
-            now >= self.t_front,
-            "time went backwards: {now} < {}",
-            self.t_front
-        );
         // In bit and ns: avg_rate·win_len/1e9 bits are in the window, plus the packet's.
         let w = self.win_len as f64;
         let bits_ns = self.avg_rate * w + size_bytes as f64 * 8.0 * NS_PER_SEC as f64;
-        let span = (now.saturating_sub(self.t_front) + self.win_len) as f64;
+        let span = (elapsed_since(&mut self.t_front, now) + self.win_len) as f64;
         self.avg_rate = bits_ns / span;
-        self.t_front = self.t_front.max(now);
         self.avg_rate
     }
 }
@@ -96,9 +90,7 @@ pub struct Tsw2cmParams {
 
 impl Tsw2cmParams {
     pub fn validate(&self) -> Result<(), String> {
-        if self.ctr == 0 {
-            return Err("ctr must be a positive rate (bit/s), got 0".into());
-        }
+        positive_rate("ctr", self.ctr)?;
         if self.win_len == 0 {
             return Err("win_len must be a positive duration, got 0".into());
         }
@@ -120,9 +112,7 @@ pub struct Tsw3cmParams {
 
 impl Tsw3cmParams {
     pub fn validate(&self) -> Result<(), String> {
-        if self.ctr == 0 {
-            return Err("ctr must be a positive rate (bit/s), got 0".into());
-        }
+        positive_rate("ctr", self.ctr)?;
         if self.ptr < self.ctr {
             return Err(format!(
                 "ptr ({} bit/s) must be at least ctr ({} bit/s) (RFC 2859)",
@@ -159,23 +149,27 @@ impl Tsw2cm {
     }
 }
 
+/// Above CTR, yellow with probability `P0 = (avg_rate − CTR)/avg_rate`, else green: Clark &
+/// Fang's tagger, and RFC 2859's TSWTCM between CTR and PTR.
+#[inline]
+fn yellow_with_p0(avg: f64, ctr: f64, rng: &mut SimRng) -> Color {
+    let p0 = (avg - ctr) / avg;
+    if rng.uniform() < p0 {
+        Color::Yellow
+    } else {
+        Color::Green
+    }
+}
+
 impl Meter for Tsw2cm {
     fn meter(&mut self, now: SimTime, size_bytes: u32, _: Color, rng: &mut SimRng) -> Color {
         let avg = self.est.update(now, size_bytes);
         let ctr = self.params.ctr as f64;
         if avg <= ctr {
-            return Color::Green;
-        }
-        let p0 = (avg - ctr) / avg;
-        if rng.uniform() < p0 {
-            Color::Yellow
-        } else {
             Color::Green
+        } else {
+            yellow_with_p0(avg, ctr, rng)
         }
-    }
-
-    fn token_level(&self, _: SimTime) -> Option<f64> {
-        None
     }
 }
 
@@ -209,12 +203,7 @@ impl Meter for Tsw3cm {
         if avg <= ctr {
             Color::Green
         } else if avg <= ptr {
-            let p0 = (avg - ctr) / avg;
-            if rng.uniform() < p0 {
-                Color::Yellow
-            } else {
-                Color::Green
-            }
+            yellow_with_p0(avg, ctr, rng)
         } else {
             let p1 = (avg - ptr) / avg;
             let p2 = (ptr - ctr) / avg;
@@ -227,10 +216,6 @@ impl Meter for Tsw3cm {
                 Color::Green
             }
         }
-    }
-
-    fn token_level(&self, _: SimTime) -> Option<f64> {
-        None
     }
 }
 

@@ -241,10 +241,6 @@ impl Meter for Twam {
         Color::Yellow
     }
 
-    fn token_level(&self, _now: SimTime) -> Option<f64> {
-        None
-    }
-
     fn meter_packet(
         &mut self,
         _now: SimTime,
