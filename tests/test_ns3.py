@@ -86,7 +86,7 @@ def test_red_sets_floyd_s_parameters_explicitly() -> None:
 
 
 def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
-    codel = _queue("codel", target_s=0.005, interval_s=0.1, ecn=True)
+    codel = _queue("codel", target_ns=5_000_000, interval_ns=100_000_000, ecn=True)
     d = queue_disc("q", codel, LINK, 1500)
     a = _attrs(d)
     assert d["type_id"] == "ns3::CoDelQueueDisc"
@@ -96,7 +96,12 @@ def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
     assert d["early_drop_reasons"] == ["Target exceeded drop"]
 
     fq = _queue(
-        "fq_codel", target_s=0.005, interval_s=0.1, quantum_bytes=1514.0, flows=1024.0, drop_batch=64.0
+        "fq_codel",
+        target_ns=5_000_000,
+        interval_ns=100_000_000,
+        quantum_bytes=1514,
+        flows=1024,
+        drop_batch=64,
     )
     d = queue_disc("q", fq, LINK, 1500)
     a = _attrs(d)
@@ -106,13 +111,13 @@ def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
 
     pie = _queue(
         "pie",
-        target_s=0.015,
-        tupdate_s=0.015,
+        target_ns=15_000_000,
+        t_update_ns=15_000_000,
         alpha=0.125,
         beta=1.25,
-        max_burst_s=0.15,
+        max_burst_ns=150_000_000,
         mark_ecn_th=0.1,
-        derandomize=1.0,
+        derandomize=True,
         mean_pkt_size_bytes=1000,
     )
     d = queue_disc("q", pie, LINK, 1500)
@@ -122,7 +127,7 @@ def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
     assert a["A"] == "0.125" and a["B"] == "1.25" and a["MaxBurstAllowance"] == "150000000ns"
     assert a["UseDerandomization"] == "true" and a["UseDequeueRateEstimator"] == "false"
 
-    step = _queue("step", threshold_pkts=20.0, ecn=True)
+    step = _queue("step", threshold_pkts=20)
     d = queue_disc("q", step, LINK, 1500)
     # marks ECN-capable arrivals while more than K wait (K - 1 in the queue disc), drops nothing
     # early (a packet that is not ECN-capable only at the limit)
@@ -439,21 +444,26 @@ def test_a_full_droptail_queue_holds_the_limit_in_both() -> None:
 
 
 NEW_KINDS = {
-    "codel": _queue("codel", target_s=0.005, interval_s=0.1),
+    "codel": _queue("codel", target_ns=5_000_000, interval_ns=100_000_000),
     "fq_codel": _queue(
-        "fq_codel", target_s=0.005, interval_s=0.1, quantum_bytes=1514.0, flows=1024.0, drop_batch=64.0
+        "fq_codel",
+        target_ns=5_000_000,
+        interval_ns=100_000_000,
+        quantum_bytes=1514,
+        flows=1024,
+        drop_batch=64,
     ),
     "pie": _queue(
         "pie",
-        target_s=0.015,
-        tupdate_s=0.015,
+        target_ns=15_000_000,
+        t_update_ns=15_000_000,
         alpha=0.125,
         beta=1.25,
-        max_burst_s=0.15,
+        max_burst_ns=150_000_000,
         mark_ecn_th=0.1,
-        derandomize=0.0,
+        derandomize=False,
     ),
-    "step": _queue("step", threshold_pkts=20.0, ecn=True),
+    "step": _queue("step", threshold_pkts=20),
 }
 
 

@@ -57,7 +57,8 @@ def test_scenario_keys_and_errors():
     sc = as_be_dumbbell([1e6], 1, name="k", queue=aqm_queue("rio_plus_o"), duration_s=5, measure_from_s=0)
     q = next(lk for lk in sc.resolved["links"] if lk["name"] == "bottleneck")["queue_ab"]
     assert q["type"] == "rio_plus_o"
-    assert [c["min_th"] for c in q["precedences"]] == [60, 30, 10]
+    assert [q[c]["min_th"] for c in ("in", "out", "avg_out")] == [60, 30, 10]
+    assert "precedences" not in q and "mode" not in q  # only RI+O's declared keys
     base = aqm_queue("rio_plus_o")
     bad = {**base}
     del bad["avg_out"]

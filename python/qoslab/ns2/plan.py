@@ -495,13 +495,19 @@ def _policy_arg(m: dict[str, Any], arg: dict[str, Any]) -> str:
     return tcl_number(arg["default"] if v is None and "default" in arg else v)
 
 
+def precedences(q: dict[str, Any]) -> list[dict[str, Any]]:
+    """The RED curves of an RIO or WRED queue's resolved form, by drop precedence: ``in``,
+    ``mid`` (when given) and ``out``, each ``{min_th, max_th, max_p}``."""
+    return [q[name] for name in ("in", "mid", "out") if name in q]
+
+
 def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, Any], where: str) -> list[str]:
     """The Tcl lines configuring dsRED queue ``$q`` of direction ``j``; fills cp_value/cp_vq.
 
     A cp key's last element is what the codepoint stands for: a DSCP or "drop".
     """
     conf = dq.conf
-    if conf["queues"]:  # a multi queue: its physical queues
+    if conf.get("queues"):  # a multi queue: its physical queues
         subs = [(sub["dscp"], sub["queue"], sub.get("weight", 1)) for sub in conf["queues"]]
         sched = SCHEDULERS[conf["scheduler"]]
     else:
@@ -517,7 +523,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
         shared = None if None in lps else max(lps)
     qlim = UNLIMITED_QUEUE_PKTS if shared is None else int(shared)
     mps = rq[0]["mean_pkt_size_bytes"] if rq else 1000
-    nprec = max([len(q["precedences"]) for q in rq], default=1)
+    nprec = max([len(precedences(q)) for q in rq], default=1)
 
     # codepoints that reach this queue's PHB table
     arriving = {cp[k]: k[-1] for k in dq.arriving}
@@ -541,7 +547,7 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
         q = subs[default][1]
         if core_export(q) is not None:
             return default, 0
-        return default, min(_core.drop_precedence(dscp), len(q["precedences"]) - 1)
+        return default, min(_core.drop_precedence(dscp), len(precedences(q)) - 1)
 
     lines = [
         f"$q set numQueues_ {nq}",
@@ -557,14 +563,14 @@ def _dsred_tcl(j: int, dq: DsQueue, cp: dict[CpKey, int], resolved: dict[str, An
             lines += [f"$q configQ {qi} {p} {th} {th} 1.0" for p in range(nprec)]
             lines.append(f"$q setMREDMode DROP {qi}")
             continue
-        precs = q["precedences"]
+        precs = precedences(q)
         for p in range(nprec):
             pr = precs[min(p, len(precs) - 1)]  # unused precedences copy the last one
             lines.append(
                 f"$q configQ {qi} {p} {int(pr['min_th'])} {int(pr['max_th'])} "
                 f"{tcl_number(pr['max_p'])} {tcl_number(q['w_q'])}"
             )
-        mode = schema.queue_kinds()[q["type"]]["x-ns2-dsred"][q["mode"]]
+        mode = schema.queue_kinds()[q["type"]]["x-ns2-dsred"][q.get("mode", "")]
         lines.append(f"$q setMREDMode {mode} {qi}")
     if drop_cps:
         dqi = len(subs)

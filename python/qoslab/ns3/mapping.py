@@ -139,6 +139,16 @@ def ns_time(seconds: float) -> str:
     return f"{round(seconds * 1e9)}ns"
 
 
+def ns_duration(q: dict[str, Any], key: str) -> str:
+    """A queue's duration ``key`` (whole ns in the resolved form: ``target_ns``) as an ns-3 Time."""
+    return f"{int(q[key])}ns"
+
+
+#: The mean packet size of a queue whose kind declares none (ns-2's default mean_pktsize_, which
+#: the resolved form gave every kind before it held only the kind's own parameters).
+DEFAULT_MEAN_PKT_SIZE = 500
+
+
 def _bool(v: Any) -> str:
     return "true" if v else "false"
 
@@ -152,7 +162,7 @@ def queue_limit(where: str, q: dict[str, Any]) -> tuple[str, str]:
     waits in the device's queue) and its unit, ``"p"`` or ``"B"``."""
     lp, lb = q.get("limit_pkts"), q.get("limit_bytes")
     if lb is not None:
-        mps = q.get("mean_pkt_size_bytes")
+        mps = q.get("mean_pkt_size_bytes", DEFAULT_MEAN_PKT_SIZE)
         if not mps or int(lb) <= int(mps):
             raise Ns3Refusal(
                 f"{where}: a byte limit needs a mean packet size below it (the device queue holds "
@@ -213,8 +223,8 @@ def _codel(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int)
         "type_id": "ns3::CoDelQueueDisc",
         "attributes": [
             ["MaxSize", size],
-            ["Target", ns_time(q["target_s"])],
-            ["Interval", ns_time(q["interval_s"])],
+            ["Target", ns_duration(q, "target_ns")],
+            ["Interval", ns_duration(q, "interval_ns")],
             ["MinBytes", str(codel_min_bytes(max_packet))],
             ["UseEcn", _bool(q.get("ecn"))],
             ["UseL4s", "false"],
@@ -271,7 +281,7 @@ def _step(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) 
     queue holds one), tail drop at the limit, no early drop of packets that are not ECN-capable
     (qoslab's `step`; ns-3's RED with MinTh = MaxTh = K would drop them at K)."""
     size, unit = queue_limit(where, q)
-    mps = int(q.get("mean_pkt_size_bytes") or 1500)
+    mps = int(q.get("mean_pkt_size_bytes", DEFAULT_MEAN_PKT_SIZE))
     if q.get("threshold_bytes") is not None:
         if unit != "B":
             raise Ns3Refusal(f"{where}: a step threshold in bytes needs a byte limit in ns-3")
@@ -295,8 +305,8 @@ def _fq_codel(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: i
         "type_id": "ns3::FqCoDelQueueDisc",
         "attributes": [
             ["MaxSize", size],
-            ["Target", ns_time(q["target_s"])],
-            ["Interval", ns_time(q["interval_s"])],
+            ["Target", ns_duration(q, "target_ns")],
+            ["Interval", ns_duration(q, "interval_ns")],
             ["Flows", str(int(q["flows"]))],
             ["DropBatchSize", str(int(q.get("drop_batch", q.get("drop_batch_size", 64))))],
             # the hash's salt: drawn per run by the export (fq_codel_perturbation), as Linux
@@ -331,10 +341,10 @@ def _pie(where: str, q: dict[str, Any], link: dict[str, Any], max_packet: int) -
             ["MeanPktSize", str(int(q.get("mean_pkt_size_bytes") or 1000))],
             ["A", _num(q["alpha"])],
             ["B", _num(q["beta"])],
-            ["Tupdate", ns_time(q["tupdate_s"])],
+            ["Tupdate", ns_duration(q, "t_update_ns")],
             ["Supdate", "0ns"],
-            ["QueueDelayReference", ns_time(q["target_s"])],
-            ["MaxBurstAllowance", ns_time(q["max_burst_s"])],
+            ["QueueDelayReference", ns_duration(q, "target_ns")],
+            ["MaxBurstAllowance", ns_duration(q, "max_burst_ns")],
             ["UseDequeueRateEstimator", "false"],  # timestamps, as RFC 8033's Linux default
             ["UseCapDropAdjustment", "true"],
             ["UseEcn", _bool(q.get("ecn"))],

@@ -2,7 +2,7 @@
 //! curve of each drop precedence, read from the scenario with their keys.
 
 use super::red::{RedCurve, GENTLE, MEAN_PKT_SIZE, W_Q};
-use super::registry::{FlatCurve, FlatQueue};
+use crate::params::resolved::Resolved;
 use crate::params::typed::Decl;
 use crate::params::{at_least, key_error, open_closed, KeyError, Param, ParamKind, Table};
 use crate::units::Limit;
@@ -118,26 +118,6 @@ impl AfAverage {
                 ))
             })
     }
-
-    /// The flat table's averaging keys and curves.
-    pub fn flat(&self, f: &mut FlatQueue<'_>, curves: &[RedCurve]) {
-        f.w_q = self.w_q;
-        f.gentle = self.gentle;
-        f.wait = self.wait;
-        f.mean_pkt_size_bytes = self.mean_pkt_size;
-        f.precedences = flat_curves(curves);
-    }
-}
-
-pub fn flat_curves(curves: &[RedCurve]) -> Vec<FlatCurve> {
-    curves
-        .iter()
-        .map(|c| FlatCurve {
-            min_th: c.min_th,
-            max_th: c.max_th,
-            max_p: c.max_p,
-        })
-        .collect()
 }
 
 /// A curve table's minimum threshold.
@@ -166,8 +146,14 @@ pub const CURVE: [Param; 3] = [CURVE_MIN_TH.param, CURVE_MAX_TH.param, CURVE_MAX
 
 /// The curve table `name` `{ min_th, max_th, max_p }`, if given, validated with `gentle`;
 /// errors name `KEY.NAME.min_th` (or the missing or unknown key).
-pub fn read_curve(t: &Table, name: &str, gentle: bool) -> Result<Option<RedCurve>, KeyError> {
+/// The curve is recorded as `name`'s resolved value ([`Table::record`]).
+pub fn read_curve(
+    t: &Table,
+    name: &'static str,
+    gentle: bool,
+) -> Result<Option<RedCurve>, KeyError> {
     let Some(ct) = t.table(name)? else {
+        t.record(name, Resolved::Absent);
         return Ok(None);
     };
     let key = t.key(name);
@@ -195,10 +181,23 @@ pub fn read_curve(t: &Table, name: &str, gentle: bool) -> Result<Option<RedCurve
     };
     c.validate()
         .map_err(|e| key_error(format!("{key}.min_th"), e))?;
+    t.record(
+        name,
+        Resolved::Curve {
+            min_th: c.min_th,
+            max_th: c.max_th,
+            max_p: c.max_p,
+        },
+    );
     Ok(Some(c))
 }
 
 /// The curve `name`, which the kind needs (`what` says what it is).
-pub fn need_curve(t: &Table, name: &str, gentle: bool, what: &str) -> Result<RedCurve, KeyError> {
+pub fn need_curve(
+    t: &Table,
+    name: &'static str,
+    gentle: bool,
+    what: &str,
+) -> Result<RedCurve, KeyError> {
     read_curve(t, name, gentle)?.ok_or_else(|| key_error(t.key(name), what.to_string()))
 }

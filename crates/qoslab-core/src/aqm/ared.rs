@@ -25,7 +25,7 @@
 use super::red::{
     Red, RedConfig, BYTE_MODE, ECN, GENTLE, MAX_P, MAX_TH, MEAN_PKT_SIZE, MIN_TH, WAIT, W_Q,
 };
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, Gauge, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration};
@@ -226,19 +226,6 @@ impl QueueDiscipline for AredConfig {
             }
         }
         Ok(AredConfig { red, adapt })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        self.red.flat(f);
-        let a = &self.adapt;
-        f.extra = vec![
-            ("alpha", a.alpha),
-            ("beta", a.beta),
-            ("interval_s", a.interval as f64 / 1e9),
-            ("top", a.top),
-        ];
-        if let Some(b) = a.bottom {
-            f.extra.push(("bottom", b));
-        }
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
         let mut settings = match self.red.ns2_settings(limit) {

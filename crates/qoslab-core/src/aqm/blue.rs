@@ -18,7 +18,7 @@
 //! series_queue).
 
 use super::red::ECN;
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, Gauge, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration, QueueLimit};
@@ -88,19 +88,6 @@ impl QueueDiscipline for BlueConfig {
             threshold: t.opt(&THRESHOLD)?,
             ecn: t.get(&ECN)?,
         })
-    }
-    fn flat(&self, f: &mut FlatQueue<'_>) {
-        f.ecn = self.ecn;
-        f.extra = vec![
-            ("d1", self.d1),
-            ("d2", self.d2),
-            ("freeze_time_s", self.freeze_time as f64 / 1e9),
-        ];
-        match self.threshold {
-            Some(Limit::Packets(l)) => f.extra.push(("threshold_pkts", l as f64)),
-            Some(Limit::Bytes(l)) => f.extra.push(("threshold_bytes", l as f64)),
-            None => {}
-        }
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused("ns-2.35 has no BLUE queue class".into())

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use super::registry::{FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::registry::{HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Gauge, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Decl, Duration};
@@ -73,13 +73,6 @@ impl CodelParams {
             ));
         }
         Ok(p)
-    }
-
-    /// The flat table's keys.
-    pub fn flat(&self, f: &mut FlatQueue<'_>) {
-        f.ecn = self.ecn;
-        f.extra.push(("target_s", self.target as f64 / 1e9));
-        f.extra.push(("interval_s", self.interval as f64 / 1e9));
     }
 }
 
@@ -291,9 +284,6 @@ impl QueueDiscipline for CodelConfig {
         Ok(CodelConfig {
             params: CodelParams::read(t)?,
         })
-    }
-    fn flat(&self, f: &mut FlatQueue<'_>) {
-        self.params.flat(f);
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused("ns-2.35 has no CoDel (use the ns-3 cross-check)".into())

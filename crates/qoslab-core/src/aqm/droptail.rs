@@ -1,6 +1,6 @@
 //! DropTail: accept while the buffer has room ("tail dropper", RFC 3290).
 
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::{KeyError, Param, Table, LIMIT};
@@ -21,7 +21,6 @@ impl QueueDiscipline for DropTailConfig {
     fn from_table(_t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         Ok(DropTailConfig)
     }
-    fn flat(&self, _f: &mut FlatQueue<'_>) {}
     /// ns-2's DropTail drops an arrival when the queue *including the packet being sent*
     /// holds `limit_`, so the limit is one more than qoslab's; a byte limit is counted in
     /// 1-byte "packets".

@@ -26,7 +26,7 @@
 
 use super::af::AfAverage;
 use super::red::RedCurve;
-use super::registry::{FlatQueue, Ns2Export};
+use super::registry::Ns2Export;
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::Decl;
@@ -69,12 +69,6 @@ impl DsredOptions {
             }
         }
         Ok(o)
-    }
-
-    /// The flat table's `ecn` and `flavour`.
-    pub fn flat(&self, f: &mut FlatQueue<'_>) {
-        f.ecn = self.ecn;
-        f.flavour = self.flavour.name();
     }
 
     /// The ns-2 export of an RIO or WRED queue: one of dsRED's physical queues, or refused.

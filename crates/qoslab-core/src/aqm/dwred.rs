@@ -18,10 +18,10 @@
 use super::af::{read_curve, AF_WAIT};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper, MAX_P, MEAN_PKT_SIZE, W_Q};
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
-use crate::params::typed::{Decl, Duration};
+use crate::params::typed::{Decl, Duration, Text};
 use crate::params::{at_least, key_error, open, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -60,6 +60,12 @@ const SIGNAL_DELAY: Decl<Duration> = Decl::new(
     "0s",
     "How long the signal takes from the ingress to this queue.",
 );
+const SIGNAL: Decl<Text> = Decl::new(
+    "signal",
+    ParamKind::Name,
+    "required",
+    "The twam conditioner at the LSP's ingress whose window signal sets the thresholds.",
+);
 const IN_FACTOR: Decl<f64> = Decl::new(
     "in_factor",
     at_least(1.0),
@@ -86,13 +92,7 @@ impl QueueDiscipline for DwredConfig {
             "A static IN curve (without it IN packets are only tail-dropped).",
         ),
         B.param,
-        Param {
-            name: "signal",
-            kind: ParamKind::Name,
-            default: "required",
-            doc:
-                "The twam conditioner at the LSP's ingress whose window signal sets the thresholds.",
-        },
+        SIGNAL.param,
         SIGNAL_DELAY.param,
         IN_FACTOR.param,
     ];
@@ -113,7 +113,8 @@ impl QueueDiscipline for DwredConfig {
                     "a dwred queue with a byte limit needs max_th (the initial threshold, packets)",
                 )),
             };
-        let signal = t.str("signal")?.ok_or_else(|| {
+        t.record_value(&MAX_TH, &max_th);
+        let signal = t.opt(&SIGNAL)?.ok_or_else(|| {
             key_error(
                 t.key("signal"),
                 "a dwred queue needs `signal`, the name of the twam conditioner at its LSP's ingress",
@@ -142,22 +143,9 @@ impl QueueDiscipline for DwredConfig {
         Ok(DwredConfig {
             params,
             mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
-            signal: signal.to_string(),
+            signal,
             signal_delay_ns: t.get(&SIGNAL_DELAY)?,
         })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        let p = &self.params;
-        f.w_q = p.w_q;
-        f.wait = p.wait;
-        f.mean_pkt_size_bytes = self.mean_pkt_size;
-        f.max_p = p.max_p;
-        f.max_th = p.initial_max_th;
-        f.dwred_b = Some(p.b);
-        f.signal = &self.signal;
-        f.signal_delay_ns = Some(self.signal_delay_ns);
-        f.in_factor = p.in_factor;
-        f.precedences = super::af::flat_curves(p.in_curve.as_slice());
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused(

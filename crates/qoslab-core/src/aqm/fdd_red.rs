@@ -42,7 +42,7 @@
 use super::red::{
     Red, RedConfig, RedParams, GENTLE, MAX_P, MAX_TH, MEAN_PKT_SIZE, MIN_TH, WAIT, W_Q,
 };
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::{PacketKind, PacketMeta};
 use crate::params::typed::{Decl, Word};
@@ -132,21 +132,6 @@ impl QueueDiscipline for FddRedConfig {
             rtt_source,
             victim,
         })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        self.red.flat(f);
-        f.penalty = match self.penalty {
-            PenaltyRule::Shares => "shares",
-            PenaltyRule::Fig2 => "fig2",
-        };
-        f.rtt_source = match self.rtt_source {
-            RttSource::Estimator => "estimator",
-            RttSource::Oracle => "oracle",
-        };
-        f.victim = match self.victim {
-            VictimRule::Penalty => "penalty",
-            VictimRule::Random => "random",
-        };
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused(

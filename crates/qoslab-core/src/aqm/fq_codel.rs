@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use super::codel::{CodelParams, CodelRun, CodelState, Fifo, Held, CODEL_ECN, INTERVAL, TARGET};
-use super::registry::{FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::registry::{HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, DropReason, Dropped, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Bytes32, Decl};
@@ -77,12 +77,6 @@ impl QueueDiscipline for FqCodelConfig {
             flows,
             drop_batch,
         })
-    }
-    fn flat(&self, f: &mut FlatQueue<'_>) {
-        self.codel.flat(f);
-        f.extra.push(("quantum_bytes", self.quantum as f64));
-        f.extra.push(("flows", self.flows as f64));
-        f.extra.push(("drop_batch", self.drop_batch as f64));
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused("ns-2.35 has no FQ-CoDel (use the ns-3 cross-check)".into())

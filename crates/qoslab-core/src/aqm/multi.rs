@@ -8,12 +8,11 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::registry::{
-    FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline,
-};
+use super::registry::{HeldDiscipline, Ns2Export, QdiscEnv, QueueConfig, QueueDiscipline};
 use super::scheduler::Scheduler;
 use super::{AnyAqm, Aqm, Dequeued, Discipline, Dropped, Qdisc, QueueSample, QueueView, Verdict};
 use crate::packet::{PacketArena, PacketId};
+use crate::params::typed::{Decl, Word};
 use crate::params::{key_error, KeyError, Param, ParamKind, Table};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
@@ -92,19 +91,21 @@ const SUBQUEUE_PARAMS: &[Param] = &[
     },
 ];
 
+const SCHEDULER: Decl<Word> = Decl::new(
+    "scheduler",
+    ParamKind::Choice {
+        choices: SCHEDULERS,
+    },
+    "priority",
+    "How the physical queues share the link.",
+);
+
 impl QueueDiscipline for MultiConfig {
     const DOC: &'static str = "Several physical queues, each with its own discipline, classified by codepoint and served by a scheduler (priority, rr, wrr, drr).";
     const NS3: Result<&'static str, &'static str> =
         Err("multi-queue schedulers with DiffServ classification are not exported to ns-3");
     const PARAMS: &'static [Param] = &[
-        Param {
-            name: "scheduler",
-            kind: ParamKind::Choice {
-                choices: SCHEDULERS,
-            },
-            default: "priority",
-            doc: "How the physical queues share the link.",
-        },
+        SCHEDULER.param,
         Param {
             name: "queues",
             kind: ParamKind::Tables {
@@ -118,10 +119,10 @@ impl QueueDiscipline for MultiConfig {
         ": it belongs to each physical queue (queues[i].queue)"
     }
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
-        let scheduler = match t.choice("scheduler", SCHEDULERS)? {
-            Some("rr") => SchedulerKind::Rr,
-            Some("wrr") => SchedulerKind::Wrr,
-            Some("drr") => SchedulerKind::Drr,
+        let scheduler = match t.get(&SCHEDULER)? {
+            "rr" => SchedulerKind::Rr,
+            "wrr" => SchedulerKind::Wrr,
+            "drr" => SchedulerKind::Drr,
             _ => SchedulerKind::Priority,
         };
         let subs = t.tables("queues")?.ok_or_else(|| {
@@ -153,13 +154,6 @@ impl QueueDiscipline for MultiConfig {
             ));
         }
         Ok(MultiConfig { scheduler, queues })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        // The physical queues hold the limits; the multi queue has none of its own.
-        f.limit_pkts = None;
-        f.limit_bytes = None;
-        f.scheduler = SCHEDULERS[self.scheduler as usize];
-        f.queues = &self.queues;
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         match self.dsred_refusal() {

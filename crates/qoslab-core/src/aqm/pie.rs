@@ -17,7 +17,7 @@
 //! 250 ms "p += 2 %" rule of Linux (not in RFC 8033), byte mode, and the rate estimator.
 
 use super::codel::{fits, Fifo, Held};
-use super::registry::{FlatQueue, HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
+use super::registry::{HeldDiscipline, Ns2Export, QdiscEnv, QueueDiscipline};
 use super::{Dequeued, Dropped, Gauge, Qdisc, QueueSample, Verdict};
 use crate::packet::{PacketArena, PacketId};
 use crate::params::typed::{Bytes, Decl, Duration};
@@ -131,19 +131,6 @@ impl QueueDiscipline for PieConfig {
             mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
         };
         Ok(c)
-    }
-    fn flat(&self, f: &mut FlatQueue<'_>) {
-        f.ecn = self.ecn;
-        f.extra.extend([
-            ("target_s", self.target as f64 / 1e9),
-            ("tupdate_s", self.t_update as f64 / 1e9),
-            ("alpha", self.alpha),
-            ("beta", self.beta),
-            ("max_burst_s", self.max_burst as f64 / 1e9),
-            ("mark_ecn_th", self.mark_ecn_th),
-            ("derandomize", if self.derandomize { 1.0 } else { 0.0 }),
-            ("mean_pkt_size_bytes", self.mean_pkt_size as f64),
-        ]);
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused("ns-2.35 has no PIE (use the ns-3 cross-check)".into())

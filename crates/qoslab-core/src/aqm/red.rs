@@ -19,7 +19,7 @@
 //! variants reuse them.
 
 use super::ewma::AvgQueue;
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, Ns2Value, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Bytes32, Decl};
@@ -410,19 +410,6 @@ impl RedConfig {
         Ok(c)
     }
 
-    /// The flat table's RED keys.
-    pub fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        f.min_th = self.curve.min_th;
-        f.max_th = self.curve.max_th;
-        f.max_p = self.curve.max_p;
-        f.gentle = self.curve.gentle;
-        f.w_q = self.w_q;
-        f.wait = self.wait;
-        f.byte_mode = self.byte_mode;
-        f.mean_pkt_size_bytes = self.mean_pkt_size;
-        f.ecn = self.ecn;
-    }
-
     /// ns-2.35's Queue/RED settings for these parameters, non-adaptive (docs/ns2-behaviour.md).
     /// A byte limit is counted in mean-size packets (`queue_in_bytes_`); ns-2 reads a
     /// `thresh_` of 0 as "choose automatically", so 0 becomes 10⁻⁹.
@@ -493,9 +480,6 @@ impl QueueDiscipline for RedConfig {
     ];
     fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
         RedConfig::read(t)
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        RedConfig::flat(self, f)
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
         match self.ns2_settings(limit) {

@@ -2,17 +2,20 @@
 //!
 //! Each kind is one file holding its algorithm (an [`Aqm`] state machine) and its
 //! configuration, which implements [`QueueDiscipline`]: the keys it takes ([`Param`]s, with
-//! units, defaults and docs), reading and validating its table, building the state machine
-//! for a link, its flat table for the Python side, and what it can do elsewhere (ns-2 export,
-//! the emulator, signals it listens to). [`queue_registry!`] turns one line per kind into the
+//! units, defaults and docs), reading and validating its table (its resolved form, which the
+//! Python side reads, is written from the same reads: [`FlatQueue`]), building the state
+//! machine for a link, and what it can do elsewhere (ns-2 export, the emulator, signals it
+//! listens to). [`queue_registry!`] turns one line per kind into the
 //! typed [`Discipline`] enum, the run-time [`AnyAqm`] enum (dispatched by `match`, no boxing
 //! on the hot path) and every dispatch between them. An unknown kind is an error when the
 //! scenario is read; nothing downstream matches on a kind's name.
 
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::{Aqm, Gauge, Qdisc, QueueView, Verdict};
 use crate::packet::PacketMeta;
+use crate::params::resolved::{serialize_entries, Record, Resolved};
 use crate::params::typed::{Decl, QueueLimit};
 use crate::params::{key_error, KeyError, Param, Table, LIMIT};
 use crate::rng::SimRng;
@@ -30,8 +33,6 @@ pub trait QueueDiscipline: Sized {
     }
     /// Reads and validates its table; `limit` is the queue's buffer (read by the host).
     fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError>;
-    /// Writes its parameters into the flat table the Python side reads.
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>);
     /// How ns-2 expresses it (`limit` is the queue's buffer).
     fn ns2(&self, limit: Limit) -> Ns2Export;
     /// Whether the emulator's link daemon can run it on real packets: every kind answers (a new
@@ -59,8 +60,11 @@ pub trait QueueDiscipline: Sized {
         one: None,
         by_mode: &[],
     };
+    /// Whether it marks ECN-capable packets whatever its parameters (step marking); the others
+    /// mark when their resolved `ecn` is true.
+    const ALWAYS_MARKS: bool = false;
     /// For the kinds ns-2 runs as dsRED physical queues: the MRED mode (`setMREDMode`) of
-    /// each value of its flat form's `mode`; empty for the others.
+    /// each value of its resolved `mode` ("" for a kind without one); empty for the others.
     const NS2_DSRED: &'static [(&'static str, &'static str)] = &[];
 }
 
@@ -112,7 +116,7 @@ impl Aqm for NoLine {
 pub struct Averages {
     /// Its one average (`avg_queue`), named: e.g. "RED's average queue".
     pub one: Option<&'static str>,
-    /// With averages per precedence, by its flat form's `mode` ("" for any): the names of
+    /// With averages per precedence, by its resolved `mode` ("" for any, or a kind without one): the names of
     /// `avg_prec0..` with two precedences and with three.
     pub by_mode: &'static [(&'static str, [&'static str; 2], [&'static str; 3])],
 }
@@ -164,70 +168,41 @@ pub enum Ns2Value {
     Str(&'static str),
 }
 
-/// The flat form of a queue table (every key of every kind, unused ones at neutral values):
-/// what the Python side and the ns-2 exporter read.
-#[derive(Serialize)]
+/// The resolved form of a queue: what the Python side and the exporters read. Written from
+/// the kind's declarations: `type`, each declared parameter's resolved value under its name
+/// and unit ([`Resolved::key`]: `limit_pkts`, `target_ns`, `mean_pkt_size_bytes`, an optional
+/// one left out when not given), a multi queue's physical queues (`queues`), then `ns2` (how
+/// ns-2 expresses it) and `emulable` (whether the emulator's link daemon can run it).
 pub struct FlatQueue<'a> {
-    #[serde(rename = "type")]
     pub kind: &'static str,
-    pub limit_pkts: Option<u64>,
-    pub limit_bytes: Option<u64>,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    pub gentle: bool,
-    pub wait: bool,
-    pub byte_mode: bool,
-    pub mean_pkt_size_bytes: u32,
-    pub ecn: bool,
-    /// `reference` or `ns2` for the kinds with an ns-2 flavour; empty for the others.
-    #[serde(skip_serializing_if = "str::is_empty")]
-    pub flavour: &'static str,
-    pub mode: &'static str,
-    pub precedences: Vec<FlatCurve>,
-    pub scheduler: &'static str,
+    /// The kind's declared parameters and their resolved values, `limit` among them.
+    pub params: &'a [(&'static str, Resolved)],
+    /// A multi queue's physical queues (a `ParamKind::Tables` parameter); empty for the others.
     pub queues: &'a [super::multi::SubQueueConfig],
-    pub rtt_source: &'static str,
-    pub penalty: &'static str,
-    /// FDD-RED's victim choice (`penalty` or `random`); empty for the other kinds.
-    #[serde(skip_serializing_if = "str::is_empty")]
-    pub victim: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dwred_b: Option<f64>,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    pub signal: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub signal_delay_ns: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub in_factor: Option<f64>,
-    /// Kind-specific keys of kinds added since the flat form was fixed (e.g. Adaptive RED's).
-    #[serde(
-        skip_serializing_if = "Vec::is_empty",
-        flatten,
-        serialize_with = "extra"
-    )]
-    pub extra: Vec<(&'static str, f64)>,
     pub ns2: Ns2Export,
     /// Whether the emulator's link daemon can run it ([`QueueDiscipline::emulable`]).
     pub emulable: bool,
 }
 
-fn extra<S: Serializer>(v: &[(&'static str, f64)], s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut m = s.serialize_map(Some(v.len()))?;
-    for (k, x) in v {
-        m.serialize_entry(k, x)?;
+impl FlatQueue<'_> {
+    /// The resolved value of parameter `name`, if the kind declares it.
+    pub fn get(&self, name: &str) -> Option<&Resolved> {
+        self.params.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
-    m.end()
 }
 
-/// One RED curve in the flat form.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct FlatCurve {
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
+impl Serialize for FlatQueue<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", self.kind)?;
+        serialize_entries(&mut m, self.params)?;
+        if !self.queues.is_empty() {
+            m.serialize_entry("queues", self.queues)?;
+        }
+        m.serialize_entry("ns2", &self.ns2)?;
+        m.serialize_entry("emulable", &self.emulable)?;
+        m.end()
+    }
 }
 
 impl<T: Aqm + ?Sized> Aqm for Box<T> {
@@ -395,13 +370,18 @@ macro_rules! queue_registry {
                     _ => None,
                 }
             }
-            fn from_kind(name: &str, t: &toml::Table, key: &str, limit: Limit) -> Option<Result<Self, KeyError>> {
+            /// Reads kind `name`'s table: its configuration and the resolved value of each of its
+            /// declared parameters (`limit`, which the host reads, among them when declared).
+            fn from_kind(name: &str, t: &toml::Table, key: &str, limit: Limit) -> Option<Result<(Self, Vec<(&'static str, Resolved)>), KeyError>> {
                 match name {
-                    $( $name => Some(
-                        Table::new(t, key, $name, <$config as QueueDiscipline>::PARAMS, <$config as QueueDiscipline>::hint)
-                            .and_then(|t| <$config as QueueDiscipline>::from_table(&t, limit))
-                            .map(Discipline::$variant)
-                    ), )*
+                    $( $name => Some({
+                        let params = <$config as QueueDiscipline>::PARAMS;
+                        let rec = Record::default();
+                        rec.push(LIMIT.name, Resolved::Limit(limit));
+                        Table::new(t, key, $name, params, <$config as QueueDiscipline>::hint)
+                            .and_then(|t| <$config as QueueDiscipline>::from_table(&t.recording(&rec), limit))
+                            .map(|c| (Discipline::$variant(c), rec.declared(params)))
+                    }), )*
                     _ => None,
                 }
             }
@@ -410,8 +390,9 @@ macro_rules! queue_registry {
             pub fn build(&self, link_bps: u64) -> AnyAqm {
                 match self { $( Discipline::$variant(c) => AnyAqm::$variant(line_build!(c, link_bps, $($runtime)+)), )* }
             }
-            pub fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-                match self { $( Discipline::$variant(c) => c.flat(f), )* }
+            /// Whether it marks ECN-capable packets whatever its parameters ([`QueueDiscipline::ALWAYS_MARKS`]).
+            pub fn always_marks(&self) -> bool {
+                match self { $( Discipline::$variant(_) => <$config as QueueDiscipline>::ALWAYS_MARKS, )* }
             }
             pub fn ns2(&self, limit: Limit) -> Ns2Export {
                 match self { $( Discipline::$variant(c) => c.ns2(limit), )* }
@@ -532,6 +513,8 @@ pub struct QueueConfig {
     pub limit: Limit,
     pub discipline: Discipline,
     pub key: String,
+    /// Each declared parameter's resolved value, in declared order (the resolved form's).
+    pub params: Vec<(&'static str, Resolved)>,
 }
 
 impl QueueConfig {
@@ -549,20 +532,22 @@ impl QueueConfig {
             None => return Err(key_error(key, "missing field `type`")),
         };
         let limit = Table::host(t, key).get(&QUEUE_LIMIT)?;
-        let discipline = Discipline::from_kind(kind, t, key, limit).unwrap_or_else(|| {
-            let list: Vec<String> = QUEUE_TYPES.iter().map(|c| format!("`{c}`")).collect();
-            Err(key_error(
-                format!("{key}.type"),
-                format!(
-                    "unknown variant `{kind}`, expected one of {}",
-                    list.join(", ")
-                ),
-            ))
-        })?;
+        let (discipline, params) =
+            Discipline::from_kind(kind, t, key, limit).unwrap_or_else(|| {
+                let list: Vec<String> = QUEUE_TYPES.iter().map(|c| format!("`{c}`")).collect();
+                Err(key_error(
+                    format!("{key}.type"),
+                    format!(
+                        "unknown variant `{kind}`, expected one of {}",
+                        list.join(", ")
+                    ),
+                ))
+            })?;
         Ok(QueueConfig {
             limit,
             discipline,
             key: key.to_string(),
+            params,
         })
     }
 
@@ -572,6 +557,7 @@ impl QueueConfig {
             limit: Limit::Packets(50),
             discipline: Discipline::DropTail(droptail::DropTailConfig),
             key: key.to_string(),
+            params: vec![(LIMIT.name, Resolved::Limit(Limit::Packets(50)))],
         }
     }
 
@@ -603,49 +589,26 @@ impl QueueConfig {
 }
 
 impl QueueConfig {
-    /// The flat form: every key of every kind, the unused ones at neutral values.
+    /// The resolved form ([`FlatQueue`]).
     pub fn flat_form(&self) -> FlatQueue<'_> {
-        let (limit_pkts, limit_bytes) = match self.limit {
-            Limit::Packets(p) => (Some(p), None),
-            Limit::Bytes(b) => (None, Some(b)),
-        };
-        let mut f = FlatQueue {
+        FlatQueue {
             kind: self.type_name(),
-            limit_pkts,
-            limit_bytes,
-            min_th: 0.0,
-            max_th: 0.0,
-            max_p: 0.0,
-            w_q: 0.0,
-            gentle: false,
-            wait: true,
-            byte_mode: false,
-            mean_pkt_size_bytes: 500,
-            ecn: false,
-            flavour: "",
-            mode: "",
-            precedences: Vec::new(),
-            scheduler: "",
-            queues: &[],
-            rtt_source: "",
-            penalty: "",
-            victim: "",
-            dwred_b: None,
-            signal: "",
-            signal_delay_ns: None,
-            in_factor: None,
-            extra: Vec::new(),
+            params: &self.params,
+            queues: self.subqueues(),
             ns2: self.discipline.ns2(self.limit),
             emulable: self.discipline.emulable(),
-        };
-        self.discipline.flat(&mut f);
-        f
+        }
     }
 
-    /// Whether it can set ECN Congestion Experienced (its flat form's `ecn`; a multi queue: any
-    /// of its physical queues). DCTCP needs such a queue on its path.
+    /// Whether it can set ECN Congestion Experienced (its resolved `ecn`, or a kind that always
+    /// marks; a multi queue: any of its physical queues). DCTCP needs such a queue on its path.
     pub fn marks_ecn(&self) -> bool {
-        self.flat_form().ecn || self.subqueues().iter().any(|s| s.queue.marks_ecn())
+        let ecn = self
+            .params
+            .iter()
+            .any(|(n, v)| *n == "ecn" && *v == Resolved::Bool(true));
+        ecn || self.discipline.always_marks()
+            || self.subqueues().iter().any(|s| s.queue.marks_ecn())
     }
 }
 

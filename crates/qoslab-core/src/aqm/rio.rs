@@ -18,7 +18,7 @@ use super::af::{curve_param, read_curve, AfAverage, AF_AVERAGE};
 use super::dsred::{DsredMode, DsredOptions, Flavoured, AF_ECN};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Word};
@@ -244,14 +244,6 @@ impl QueueDiscipline for RioConfig {
             options: DsredOptions::read(t, &avg, &curves, limit)?,
             curves,
         })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        self.avg.flat(f, &self.curves);
-        f.mode = match self.mode {
-            RioMode::Coupled => "coupled",
-            RioMode::Decoupled => "decoupled",
-        };
-        self.options.flat(f);
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
         DsredOptions::ns2(&self.avg, &self.curves, limit)

@@ -23,7 +23,7 @@
 use super::af::{curve_param, need_curve, AfAverage, AF_AVERAGE};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::{KeyError, Param, Table, LIMIT};
@@ -94,10 +94,6 @@ impl QueueDiscipline for RioPlusOConfig {
             avg,
             curves: curves.map(|c| c.expect("read")),
         })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        self.avg.flat(f, &self.curves);
-        f.mode = "coupled";
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused(

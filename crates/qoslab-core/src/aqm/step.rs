@@ -5,7 +5,7 @@
 //! recommended switch configuration where non-ECT traffic is not subject to the marking
 //! threshold.
 
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, QueueLimit};
@@ -28,6 +28,7 @@ pub struct StepConfig {
 }
 
 impl QueueDiscipline for StepConfig {
+    const ALWAYS_MARKS: bool = true;
     const DOC: &'static str = "Step marking (DCTCP's switch, RFC 8257 §3.1): ECN-capable arrivals are marked while more than threshold waits; tail drop at the limit.";
     const NS3: Result<&'static str, &'static str> = Ok("ns3::QoslabStepQueueDisc");
     const PARAMS: &'static [Param] = &[LIMIT, THRESHOLD.param];
@@ -53,13 +54,6 @@ impl QueueDiscipline for StepConfig {
             ));
         }
         Ok(StepConfig { threshold })
-    }
-    fn flat(&self, f: &mut FlatQueue<'_>) {
-        f.ecn = true;
-        match self.threshold {
-            Limit::Packets(k) => f.extra.push(("threshold_pkts", k as f64)),
-            Limit::Bytes(k) => f.extra.push(("threshold_bytes", k as f64)),
-        }
     }
     fn ns2(&self, _limit: Limit) -> Ns2Export {
         Ns2Export::Refused(

@@ -6,7 +6,7 @@ use super::af::{AfAverage, AF_AVERAGE};
 use super::dsred::{DsredMode, DsredOptions, Flavoured, AF_ECN};
 use super::ewma::AvgQueue;
 use super::red::{RedCurve, RedDropper};
-use super::registry::{FlatQueue, LineDiscipline, Ns2Export, QueueDiscipline};
+use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::rio::{read_precedences, PRECEDENCE_CURVES};
 use super::{Aqm, QueueView, Verdict};
 use crate::packet::PacketMeta;
@@ -61,10 +61,6 @@ impl QueueDiscipline for WredConfig {
             options: DsredOptions::read(t, &avg, &curves, limit)?,
             curves,
         })
-    }
-    fn flat<'a>(&'a self, f: &mut FlatQueue<'a>) {
-        self.avg.flat(f, &self.curves);
-        self.options.flat(f);
     }
     fn ns2(&self, limit: Limit) -> Ns2Export {
         DsredOptions::ns2(&self.avg, &self.curves, limit)

@@ -4,6 +4,7 @@
 //! JSON Schema (`qoslab schema`) and of the generated scenario reference; the reader gives
 //! every error the full key path, which the scenario layer locates in the source file.
 
+pub mod resolved;
 pub mod typed;
 
 use serde::Serialize;
@@ -207,6 +208,8 @@ pub struct Table<'a> {
     noun: &'static str,
     /// For a member of a group (`count`): a list value gives member `i` its element `i`.
     member: Option<usize>,
+    /// Where the values it resolves are recorded ([`Table::recording`]), if anywhere.
+    rec: Option<&'a resolved::Record>,
 }
 
 impl<'a> Table<'a> {
@@ -231,6 +234,7 @@ impl<'a> Table<'a> {
             kind: "any",
             noun: "queue",
             member: None,
+            rec: None,
         }
     }
 
@@ -270,6 +274,7 @@ impl<'a> Table<'a> {
             kind,
             noun: "flow",
             member: Some(member),
+            rec: None,
         }
     }
 
@@ -304,6 +309,7 @@ impl<'a> Table<'a> {
             kind: "section",
             noun: SECTION,
             member: None,
+            rec: None,
         })
     }
 
@@ -317,6 +323,24 @@ impl<'a> Table<'a> {
             kind: "section",
             noun: SECTION,
             member: None,
+            rec: None,
+        }
+    }
+
+    /// The same table, each value it resolves ([`Table::get`], [`Table::opt`], [`Table::record`])
+    /// recorded in `rec`: a queue's resolved form is written from the record.
+    pub fn recording(self, rec: &'a resolved::Record) -> Table<'a> {
+        Table {
+            rec: Some(rec),
+            ..self
+        }
+    }
+
+    /// Records `v` as the resolved value of parameter `name` (a value the kind reads or
+    /// computes itself: a curve table, a default other keys decide).
+    pub fn record(&self, name: &'static str, v: resolved::Resolved) {
+        if let Some(r) = self.rec {
+            r.push(name, v);
         }
     }
 
@@ -358,6 +382,7 @@ impl<'a> Table<'a> {
             kind,
             noun,
             member,
+            rec: None,
         })
     }
 
@@ -493,10 +518,12 @@ impl<'a> Table<'a> {
         let ParamKind::Choice { choices } = FLAVOUR.kind else {
             unreachable!("FLAVOUR is a choice")
         };
-        Ok(match self.choice(FLAVOUR.name, choices)? {
+        let f = match self.choice(FLAVOUR.name, choices)? {
             Some("ns2") => Flavour::Ns2,
             _ => Flavour::Reference,
-        })
+        };
+        self.record(FLAVOUR.name, resolved::Resolved::Word(f.name()));
+        Ok(f)
     }
 
     /// One of `choices`.

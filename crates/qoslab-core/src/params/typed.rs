@@ -8,6 +8,7 @@
 
 use std::marker::PhantomData;
 
+use super::resolved::Resolved;
 use super::{key_error, KeyError, Param, ParamKind, Preset, Table};
 use crate::units::{self, Limit};
 
@@ -119,6 +120,8 @@ pub trait Value {
     fn check(d: &Decl<Self>, v: &Self::Out) -> Result<(), String>
     where
         Self: Sized;
+    /// `v` as the resolved form writes it.
+    fn resolved(v: &Self::Out) -> Resolved;
 }
 
 /// Whether `x` lies in a [`ParamKind::Number`]'s range, with the message if not.
@@ -167,6 +170,9 @@ impl Value for f64 {
     fn check(d: &Decl<f64>, v: &f64) -> Result<(), String> {
         check_number(d.param.name, &d.param.kind, *v)
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Number(*v)
+    }
 }
 
 impl Value for bool {
@@ -179,6 +185,9 @@ impl Value for bool {
     }
     fn check(_: &Decl<bool>, _: &bool) -> Result<(), String> {
         Ok(())
+    }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Bool(*v)
     }
 }
 
@@ -218,6 +227,9 @@ impl Value for u32 {
     fn check(d: &Decl<u32>, v: &u32) -> Result<(), String> {
         check_integer(&d.param, u64::from(*v))
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Integer(u64::from(*v))
+    }
 }
 
 impl Value for u64 {
@@ -240,6 +252,9 @@ impl Value for u64 {
     fn check(d: &Decl<u64>, v: &u64) -> Result<(), String> {
         check_integer(&d.param, *v)
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Integer(*v)
+    }
 }
 
 /// The least value of a [`Decl::positive`] or [`Decl::at_least`] declaration.
@@ -258,6 +273,9 @@ macro_rules! unit_value {
         pub struct $marker;
         impl Value for $marker {
             type Out = u64;
+            fn resolved(v: &u64) -> Resolved {
+                Resolved::$marker(*v)
+            }
             fn read(t: &Table, p: &Param) -> Result<Option<u64>, KeyError> {
                 t.$reader(p.name)
             }
@@ -358,6 +376,9 @@ impl Value for DurationOrPreset {
     fn check(d: &Decl<DurationOrPreset>, v: &Self::Out) -> Result<(), String> {
         check_least(d, v.0)
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Duration(v.0)
+    }
 }
 
 /// A size string ("500B") that must fit in 32 bits (a packet size), read in bytes.
@@ -384,6 +405,9 @@ impl Value for Bytes32 {
     fn check(d: &Decl<Bytes32>, v: &u32) -> Result<(), String> {
         check_least(d, u64::from(*v))
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Bytes(u64::from(*v))
+    }
 }
 
 /// A queue limit ("100pkts", "64KB").
@@ -405,6 +429,9 @@ impl Value for QueueLimit {
             }
             _ => Ok(()),
         }
+    }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Limit(*v)
     }
 }
 
@@ -434,6 +461,9 @@ impl Value for Word {
     fn check(_: &Decl<Word>, _: &&'static str) -> Result<(), String> {
         Ok(())
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Word(v)
+    }
 }
 
 /// A string: a name of another component, a file name, a template with `{i}`.
@@ -451,11 +481,25 @@ impl Value for Text {
     fn check(_: &Decl<Text>, _: &String) -> Result<(), String> {
         Ok(())
     }
+    fn resolved(v: &Self::Out) -> Resolved {
+        Resolved::Text(v.clone())
+    }
 }
 
 impl Table<'_> {
     /// `d`'s value if the table gives it, checked against the declaration's limits.
+    /// The value is recorded ([`Table::recording`]), [`Resolved::Absent`] when not given.
     pub fn opt<T: Value>(&self, d: &Decl<T>) -> Result<Option<T::Out>, KeyError> {
+        let v = self.given(d)?;
+        self.record(
+            d.param.name,
+            v.as_ref().map_or(Resolved::Absent, |v| T::resolved(v)),
+        );
+        Ok(v)
+    }
+
+    /// `d`'s value if the table gives it, checked, not recorded.
+    fn given<T: Value>(&self, d: &Decl<T>) -> Result<Option<T::Out>, KeyError> {
         let Some(v) = T::read(self, &d.param)? else {
             return Ok(None);
         };
@@ -463,18 +507,22 @@ impl Table<'_> {
         Ok(Some(v))
     }
 
+    /// Records `v` as `d`'s resolved value (a default other keys decide).
+    pub fn record_value<T: Value>(&self, d: &Decl<T>, v: &T::Out) {
+        self.record(d.param.name, T::resolved(v));
+    }
+
     /// `d`'s value, or its declared default; an error at the key when it is out of its
-    /// declared limits, or missing and required.
+    /// declared limits, or missing and required. The value is recorded ([`Table::recording`]).
     pub fn get<T: Value>(&self, d: &Decl<T>) -> Result<T::Out, KeyError> {
-        if let Some(v) = self.opt(d)? {
-            return Ok(v);
-        }
-        let p = &d.param;
-        if p.default == "required" {
-            return Err(self.missing(p.name));
-        }
-        // Every declared default parses and lies in its limits (params::typed tests, per kind).
-        Ok(d.default_value())
+        let v = match self.given(d)? {
+            Some(v) => v,
+            None if d.param.default == "required" => return Err(self.missing(d.param.name)),
+            // Every declared default parses and lies in its limits (params::typed tests, per kind).
+            None => d.default_value(),
+        };
+        self.record_value(d, &v);
+        Ok(v)
     }
 
     /// The error for a required key that is missing.
