@@ -170,7 +170,9 @@ Conventions:
 
 - **Inside the measurement window**: between `[measurement] start` and `end` (default: the
   whole run). Flow and link event counters (`window_*`, `window_drops`, `flows[].window`) are
-  the difference of snapshots taken at those two instants; byte rates (`throughput_bps`,
+  the difference of snapshots taken at those two instants (the one at `start` before that
+  instant's events: an event at exactly `start` counts inside the window, and also in a run
+  whose duration is `start`); byte rates (`throughput_bps`,
   `goodput_bps`, `in_throughput_bps`, `utilization`) count what happened inside the window and
   divide by its length; the `*_prec*` window counters and `utilization` count events at a time t
   with start ≤ t < end.
