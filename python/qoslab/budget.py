@@ -42,6 +42,9 @@ BASE_BYTES = INTERPRETER_BYTES + LIBRARY_FILE_BYTES
 FLOW_BYTES = 11 * 2**10
 DIRECTION_BYTES = 2 * 2**10
 ROW_BYTES = 260
+#: A time-series row while the results are the core's columns and no table is built
+#: (``qoslab bench``'s worker): its columns in the core and their copies handed to Python.
+CORE_ROW_BYTES = 150
 PCAP_RECORD_BYTES = 56
 #: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
 #: its columns and the transfers table (``qoslab run --out`` of 20,000 and 220,000 transfers: 276
@@ -293,13 +296,19 @@ class Estimate(NamedTuple):
 
 
 def estimate(
-    resolved: dict[str, Any], captured_directions: list[int], core: _core.Resolved | None = None
+    resolved: dict[str, Any],
+    captured_directions: list[int],
+    core: _core.Resolved | None = None,
+    *,
+    tables: bool = True,
 ) -> Estimate:
     """Memory and capture bytes of a run of ``resolved`` capturing ``captured_directions``.
     With ``core`` (the scenario's resolved form in the core) also what its queues, traces and
     arrival processes can allocate: every FQ-CoDel flow queue (held from the start), each
     trace's rows once per file, and every connection slot an arrival process may build
-    (``max_active`` of them)."""
+    (``max_active`` of them). Without ``tables`` the run's results stay the core's columns
+    (``qoslab bench``'s worker): a time-series row costs :data:`CORE_ROW_BYTES`, not
+    :data:`ROW_BYTES`."""
     flows = resolved["flows"]
     links = resolved["links"]
     dur = int(resolved["duration_ns"])
@@ -307,7 +316,8 @@ def estimate(
     intervals = dur // interval + 1
     conditioners = len(resolved.get("conditioners", []))
     rows = intervals * (len(flows) + 2 * len(links) + 2 * conditioners)
-    memory = float(BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + ROW_BYTES * rows)
+    row = ROW_BYTES if tables else CORE_ROW_BYTES
+    memory = float(BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + row * rows)
     fq = trace = 0
     slots = 0.0
     if core is not None:
@@ -519,13 +529,15 @@ def check(
     budget: Budget,
     out: Path,
     core: _core.Resolved | None = None,
+    *,
+    tables: bool = True,
 ) -> Estimate:
     """Refuses (:class:`_core.ScenarioError`, one line naming the file and the key) a run whose
-    memory or capture estimate is above ``budget``."""
-    est = estimate(resolved, captured, core)
+    memory or capture estimate (:func:`estimate`, with ``tables``) is above ``budget``."""
+    est = estimate(resolved, captured, core, tables=tables)
     limit, what = budget.memory_limit()
     if limit > 0 and est.memory_bytes > limit:
-        series = ROW_BYTES * est.series_rows
+        series = (ROW_BYTES if tables else CORE_ROW_BYTES) * est.series_rows
         line = LINE_FACTOR * LINE_PACKET_BYTES * est.line_packets
         key, why = max(
             [
