@@ -12,11 +12,13 @@ The estimates are upper bounds of the same order as what was measured (docs/perf
 libraries' files mapped into it (58 MB where those pages came into the page cache from disk, 95
 MB in an environment just installed, whose files sit in the page cache in larger folios: the
 same run's anonymous memory is equal to the kilobyte in both), 11 kB per flow (its TCP, route
-and results) and 2 kB per link direction (its state, queue and line in the core: 1.65 kB
-measured at 10,000 and 50,000 flows; a buffer-sizing dumbbell's flow with its two access links took 15-18 kB),
-260 bytes per time-series row once pandas tables are built (251 measured
-on 2.7 M rows: a fresh-clone run once peaked 0.06 % above an estimate at 250), and 56 bytes per
-captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
+and results, and the scenario's own form of it in Python) and 1.5 kB per link direction (its
+state, queue and line in the core: 1.1 kB measured at 50,000 flows, a 768-byte direction and
+its line of at least 8 entries), 260 bytes per time-series row once pandas tables are built
+(251 measured on 2.7 M rows: a fresh-clone run once peaked 0.06 % above an estimate at 250),
+100 bytes per row while the results stay the core's columns (``qoslab bench``'s worker: 85
+fitted over its backbone run at 5,000 flows for 4 s and at 50,000 for 10 and 40 s), and 56
+bytes per captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
 
 Limits come from the arguments, else from ``QOSLAB_MAX_MEMORY``, ``QOSLAB_MAX_CAPTURE`` and
 ``QOSLAB_MAX_TIME``, else the defaults: 80 % of the memory available when the run starts, 90 %
@@ -40,8 +42,13 @@ INTERPRETER_BYTES = 60 * 2**20
 LIBRARY_FILE_BYTES = 96 * 2**20
 BASE_BYTES = INTERPRETER_BYTES + LIBRARY_FILE_BYTES
 FLOW_BYTES = 11 * 2**10
-DIRECTION_BYTES = 2 * 2**10
+DIRECTION_BYTES = 1536
 ROW_BYTES = 260
+#: A time-series row while the results are the core's columns and no table is built
+#: (``qoslab bench``'s worker: its columns in the core, grown by doubling, and as handed to
+#: Python). Fitted: 85 bytes (the backbone worker at 50,000 flows: 1,282 MB of its own at 10 s,
+#: 2.75 M rows; 2,087 MB at 40 s, 10.25 M rows).
+CORE_ROW_BYTES = 100
 PCAP_RECORD_BYTES = 56
 #: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
 #: its columns and the transfers table (``qoslab run --out`` of 20,000 and 220,000 transfers: 276
@@ -293,13 +300,19 @@ class Estimate(NamedTuple):
 
 
 def estimate(
-    resolved: dict[str, Any], captured_directions: list[int], core: _core.Resolved | None = None
+    resolved: dict[str, Any],
+    captured_directions: list[int],
+    core: _core.Resolved | None = None,
+    *,
+    tables: bool = True,
 ) -> Estimate:
     """Memory and capture bytes of a run of ``resolved`` capturing ``captured_directions``.
     With ``core`` (the scenario's resolved form in the core) also what its queues, traces and
     arrival processes can allocate: every FQ-CoDel flow queue (held from the start), each
     trace's rows once per file, and every connection slot an arrival process may build
-    (``max_active`` of them)."""
+    (``max_active`` of them). Without ``tables`` the run's results stay the core's columns
+    (``qoslab bench``'s worker): a time-series row costs :data:`CORE_ROW_BYTES`, not
+    :data:`ROW_BYTES`."""
     flows = resolved["flows"]
     links = resolved["links"]
     dur = int(resolved["duration_ns"])
@@ -307,7 +320,8 @@ def estimate(
     intervals = dur // interval + 1
     conditioners = len(resolved.get("conditioners", []))
     rows = intervals * (len(flows) + 2 * len(links) + 2 * conditioners)
-    memory = float(BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + ROW_BYTES * rows)
+    row = ROW_BYTES if tables else CORE_ROW_BYTES
+    memory = float(BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + row * rows)
     fq = trace = 0
     slots = 0.0
     if core is not None:
@@ -519,13 +533,15 @@ def check(
     budget: Budget,
     out: Path,
     core: _core.Resolved | None = None,
+    *,
+    tables: bool = True,
 ) -> Estimate:
     """Refuses (:class:`_core.ScenarioError`, one line naming the file and the key) a run whose
-    memory or capture estimate is above ``budget``."""
-    est = estimate(resolved, captured, core)
+    memory or capture estimate (:func:`estimate`, with ``tables``) is above ``budget``."""
+    est = estimate(resolved, captured, core, tables=tables)
     limit, what = budget.memory_limit()
     if limit > 0 and est.memory_bytes > limit:
-        series = ROW_BYTES * est.series_rows
+        series = (ROW_BYTES if tables else CORE_ROW_BYTES) * est.series_rows
         line = LINE_FACTOR * LINE_PACKET_BYTES * est.line_packets
         key, why = max(
             [

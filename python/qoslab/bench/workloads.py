@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import resource
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from qoslab import _core
+from qoslab import budget as _budget
 from qoslab.bench import linux as bench_linux
 from qoslab.bench import steady
 from qoslab.scenario import Scenario, load_scenario
@@ -242,14 +245,35 @@ def setup_only(sc: Scenario) -> Scenario:
 # -- measurements ----------------------------------------------------------------------------------
 
 
+#: Exit status of a worker whose core call the memory budget refuses (its one line on stderr).
+REFUSED = 3
+
+
+def refusal(sc: Scenario) -> str | None:
+    """The memory budget's one-line refusal of a core call of ``sc``, or ``None`` if it may
+    run: :func:`qoslab.budget.check`, as ``qoslab run`` checks a run, with the limits of
+    :meth:`~qoslab.budget.Budget.from_env` and no tables (the worker builds none)."""
+    try:
+        _budget.check(sc.source, sc.outline, [], _budget.Budget.from_env(), Path("."), sc.core, tables=False)
+    except _core.ScenarioError as e:
+        return str(e.args[0])
+    return None
+
+
 def worker(name: str, duration_scale: float) -> None:
-    """In a fresh process: one simulation call of workload ``name``; prints its figures as JSON."""
+    """In a fresh process: one simulation call of workload ``name``; prints its figures as JSON.
+    A call the memory budget refuses (:func:`refusal`) is not made: the worker prints the
+    budget's line on stderr and exits with :data:`REFUSED`."""
     w = next(w for w in WORKLOADS if w.name == name)
     sc = w.build()
     if duration_scale == 0.0:
         sc = setup_only(sc)
     elif duration_scale != 1.0:
         sc = _rescaled(sc, sc.resolved["duration_ns"] * duration_scale / 1e9)
+    why = refusal(sc)
+    if why is not None:
+        print(why, file=sys.stderr)
+        sys.exit(REFUSED)
     # The results' columns are array.array buffers: the call imports nothing (numpy's import,
     # 0.1-0.2 s, came with it when they were numpy arrays and was taken out of the clock).
     # A backbone workload's full run is timed through its progress callback too (the wall
@@ -284,5 +308,12 @@ def worker(name: str, duration_scale: float) -> None:
 
 def measure_core(name: str, scale: float = 1.0) -> dict[str, Any]:
     """The figures of one core call of workload ``name`` at ``scale`` of its duration (0: the
-    setup-only run), from :func:`worker` in a fresh ``python -m qoslab.bench`` process."""
-    return bench_linux.run_worker("qoslab.bench", name, str(scale))
+    setup-only run), from :func:`worker` in a fresh ``python -m qoslab.bench`` process; a call
+    the memory budget refuses raises :class:`qoslab.budget.BudgetError` with its one line."""
+    try:
+        return bench_linux.run_worker("qoslab.bench", name, str(scale))
+    except subprocess.CalledProcessError as e:
+        if e.returncode != REFUSED:
+            raise
+        lines = str(e.stderr or "").strip().splitlines() or ["refused by the memory budget"]
+        raise _budget.BudgetError(f"workload {name}: {lines[-1]}") from None

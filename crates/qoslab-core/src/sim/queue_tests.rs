@@ -208,9 +208,10 @@ stop = "0.5s"
     let links_at_peak = sim.memory().links;
     sim.run_until(2_500_000_000);
     assert!(sim.dirs[0].line.is_empty());
-    assert_eq!(sim.dirs[0].line.capacity(), 32);
+    let floor = crate::net::link::LINE_FLOOR;
+    assert_eq!(sim.dirs[0].line.capacity(), floor);
     assert_eq!(
         links_at_peak - sim.memory().links,
-        (1024 - 32) * std::mem::size_of::<crate::net::link::InLine>()
+        (1024 - floor) * std::mem::size_of::<crate::net::link::InLine>()
     );
 }
