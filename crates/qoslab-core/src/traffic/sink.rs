@@ -20,6 +20,10 @@ pub struct TcpSink {
     pub next: u64,
     /// received[k] is true when segment next + k has arrived (k >= 1 only, index 0 unused).
     ooo: VecDeque<bool>,
+    /// How many of `ooo` are true: whether any segment is held above `next` without a scan
+    /// of the ring on every segment (u32: it fits the struct's padding, so a flow's memory
+    /// is what it was).
+    held: u32,
     /// Delayed ACK: an in-order segment is waiting to be acknowledged.
     pub pending: bool,
     pub delayed: bool,
@@ -142,16 +146,14 @@ impl TcpSink {
         if !self.ooo.get(k).copied().unwrap_or(false) {
             return None;
         }
-        let lo = (1..k)
-            .rev()
-            .take_while(|&i| self.ooo[i])
-            .last()
-            .unwrap_or(k);
-        let hi = (k + 1..self.ooo.len())
-            .take_while(|&i| self.ooo[i])
-            .last()
-            .unwrap_or(k);
-        Some((self.next + lo as u64, self.next + hi as u64 + 1))
+        // The ring's own iterators walk its two halves as slices (indexing it pays the
+        // wrap-around check on every flag); index 0 is never held.
+        let below = self.ooo.range(1..k).rev().take_while(|&&b| b).count();
+        let above = self.ooo.range(k + 1..).take_while(|&&b| b).count();
+        Some((
+            self.next + (k - below) as u64,
+            self.next + (k + above) as u64 + 1,
+        ))
     }
 
     fn note_sack(&mut self, seq: u64) {
@@ -257,7 +259,7 @@ impl TcpSink {
         // As ns-2's DelAckSink: out of order, in order below the highest segment seen (it
         // filled a hole, all of it or the first of several: RFC2581_immediate_ack_), or
         // segment 0 (SYN_immediate_ack_): ACK at once.
-        let below_max_seen = self.next - before > 1 || self.ooo.iter().any(|&b| b);
+        let below_max_seen = self.next - before > 1 || self.held > 0;
         if !self.delayed || !in_order || below_max_seen || seq == 0 {
             self.pending = false;
             return SinkAction::AckNow;
@@ -276,16 +278,20 @@ impl TcpSink {
             while self.ooo.front() == Some(&true) {
                 self.ooo.pop_front();
                 self.next += 1;
+                self.held -= 1;
             }
         } else if seq > self.next {
             let k = (seq - self.next) as usize;
             if self.ooo.len() <= k {
                 self.ooo.resize(k + 1, false);
             }
-            self.ooo[k] = true;
+            if !std::mem::replace(&mut self.ooo[k], true) {
+                self.held += 1;
+            }
             self.note_sack(seq);
         }
         self.goodput_pkts += self.next - before;
+        debug_assert_eq!(self.held as usize, self.ooo.iter().filter(|&&b| b).count());
         before
     }
 
@@ -322,7 +328,7 @@ impl TcpSink {
             self.pending = false;
             return SinkAction::AckNow;
         }
-        let had_ooo = self.ooo.iter().any(|&b| b);
+        let had_ooo = self.held > 0;
         let before = self.receive(seq); // seq >= next here: duplicates were answered above
         if seq == before && self.rcv.on_in_order(now, len, self.next) {
             self.quick |= 1;

@@ -143,6 +143,10 @@ pub struct Bbr {
     extra_acked_win_rtts: u32,
     extra_acked_win_idx: usize,
     rng: u64,
+    /// The last (bw, gain) → pacing rate and (rate bits, mss) → TSO goal, asked every ACK (the
+    /// goal every segment too) of inputs that seldom change: recomputed when one does.
+    pacing_memo: std::cell::Cell<Option<((u64, u32), f64)>>,
+    tso_memo: std::cell::Cell<Option<((u64, u32), u32)>>,
 }
 
 impl Bbr {
@@ -187,6 +191,8 @@ impl Bbr {
             extra_acked_win_rtts: 0,
             extra_acked_win_idx: 0,
             rng: ((phase * (1u64 << 53) as f64) as u64) | 1,
+            pacing_memo: Default::default(),
+            tso_memo: Default::default(),
         };
         b.reset_lt_bw_sampling(c);
         b
@@ -220,8 +226,15 @@ impl Bbr {
     }
 
     fn bw_to_pacing_rate(&self, bw: u64, gain: u32) -> f64 {
-        let r = (bw as f64) * gain as f64 / BBR_UNIT as f64 * 1e6 / BW_UNIT as f64;
-        r * (100.0 - PACING_MARGIN_PERCENT) / 100.0
+        match self.pacing_memo.get() {
+            Some((k, rate)) if k == (bw, gain) => rate,
+            _ => {
+                let r = (bw as f64) * gain as f64 / BBR_UNIT as f64 * 1e6 / BW_UNIT as f64;
+                let rate = r * (100.0 - PACING_MARGIN_PERCENT) / 100.0;
+                self.pacing_memo.set(Some(((bw, gain), rate)));
+                rate
+            }
+        }
     }
 
     fn init_pacing_rate_from_rtt(&mut self, c: &mut Conn) {
@@ -246,12 +259,18 @@ impl Bbr {
     }
 
     fn tso_segs_goal(&self, c: &Conn) -> u32 {
+        let key = (c.pacing_rate.to_bits(), c.mss);
+        if let Some((_, goal)) = self.tso_memo.get().filter(|m| m.0 == key) {
+            return goal;
+        }
         let bytes_per_s = c.pacing_rate * c.mss as f64;
         let min_segs = if bytes_per_s < MIN_TSO_RATE { 1 } else { 2 };
         let bytes = (bytes_per_s / 1024.0) as u64; // sk_pacing_shift 10
-        ((bytes / c.mss.max(1) as u64) as u32)
+        let goal = ((bytes / c.mss.max(1) as u64) as u32)
             .max(min_segs)
-            .min(0x7f)
+            .min(0x7f);
+        self.tso_memo.set(Some((key, goal)));
+        goal
     }
 
     fn bdp(&self, bw: u64, gain: u32) -> u32 {

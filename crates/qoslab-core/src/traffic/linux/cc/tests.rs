@@ -246,3 +246,38 @@ fn cubic_hystart_tracks_rounds_below_the_low_window() {
     cu.pkts_acked(&mut c, 1, Some(40 * MS));
     assert_eq!(cu.end_seq, 30);
 }
+
+#[test]
+fn bbr_pacing_rate_and_tso_goal_follow_their_inputs() {
+    // Both are kept between calls (recomputed when an input changes): each new input must
+    // give its own value, as the kernel's closed forms.
+    let mut c = conn(10);
+    c.srtt_ns = 40 * MS;
+    c.min_rtt_ns = 40 * MS;
+    let mut b = Bbr::new(&c, 0.5);
+    let startup = |bw: u64| (bw as f64) * 739.0 / 256.0 * 1e6 / (1u64 << 24) as f64 * 0.99;
+    for delivered in [100u64, 100, 200, 400] {
+        let mut rs = RateSample::default();
+        rs.delivered = Some(delivered);
+        rs.interval = Some(40 * MS);
+        rs.acked_sacked = 1;
+        b.cong_control(&mut c, &rs);
+        // Startup's gain 2.885 (739/256) on the windowed max, 1 % margin
+        let bw = (delivered << 24) / 40_000;
+        assert_eq!(c.pacing_rate, startup(bw), "{delivered} delivered in 40 ms");
+    }
+    // `tcp_tso_autosize`: about 1 ms of data a skb (sk_pacing_shift 10), at least 2 segments
+    // (1 below 1.2 Mbit/s), at most 127.
+    for (rate, mss, goal) in [
+        (10_000.0, 1500, 9),
+        (10.0, 1500, 1),
+        (10_000.0, 1500, 9),
+        (1e6, 1500, 127),
+        (150.0, 1000, 2),
+        (150.0, 999, 1),
+    ] {
+        c.pacing_rate = rate;
+        c.mss = mss;
+        assert_eq!(b.tso_segs(&c), goal, "{rate} segments/s of {mss} B");
+    }
+}
