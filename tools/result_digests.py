@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Outputs left out of the digests (``--ignore TABLE/COLUMN``): columns added since the file
 #: compared against was written, so that the comparison covers everything both produce.
 IGNORE: set[str] = set()
+#: Left out unless ``--with-memory``: the core's memory accounting (allocated capacities, what the
+#: bench reports), which an allocation policy changes without changing any result.
+MEMORY = {"memory_bytes/packets", "memory_bytes/links", "memory_bytes/state"}
 #: Runs the flavour asked for refuses (``--tcp-flavour``), by scenario name.
 SKIPPED: list[str] = []
 
@@ -120,8 +123,15 @@ def main() -> int:
         "--ignore", nargs="*", default=[], help="outputs to leave out, as TABLE/COLUMN (flows/ecn_marks)"
     )
     ap.add_argument("--tcp-flavour", choices=["linux"], help="run every TCP sender in this transport flavour")
+    ap.add_argument(
+        "--with-memory",
+        action="store_true",
+        help="also hash the core's memory accounting (memory_bytes: allocated capacities)",
+    )
     a = ap.parse_args()
     IGNORE.update(a.ignore)
+    if not a.with_memory:
+        IGNORE.update(MEMORY)
     runs: dict[str, str] = {}
     sources = list(scenario_runs(a.tcp_flavour))
     if not a.no_experiments:
@@ -141,10 +151,14 @@ def main() -> int:
     print(f"{len(runs)} runs" + (f", {len(SKIPPED)} refused by the flavour" if SKIPPED else ""))
     if a.compare:
         old = json.loads(a.compare.read_text())["runs"]
-        diff = [k for k in sorted(set(old) | set(runs)) if old.get(k) != runs.get(k)]
+        both = sorted(set(old) & set(runs))
+        diff = [k for k in both if old[k] != runs[k]]
         for k in diff[:20]:
             print(f"DIFFERS: {k}")
-        print(f"{len(diff)} of {len(runs)} runs differ from {a.compare}")
+        print(f"{len(diff)} of the {len(both)} runs in both files differ from {a.compare}")
+        for what, keys in (("only here", set(runs) - set(old)), ("only there", set(old) - set(runs))):
+            if keys:
+                print(f"{len(keys)} runs {what}, not compared (e.g. {min(keys)})")
         return 1 if diff else 0
     return 0
 
