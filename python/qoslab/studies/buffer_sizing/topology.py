@@ -76,8 +76,10 @@ def buffer_scenario(
     interval_s: float | None = None,
 ) -> Scenario:
     """The dumbbell of ``n`` flows through a ``buffer_pkts``-packet drop-tail bottleneck of
-    ``rate_bps``; the access links run at 10 × C (never the bottleneck), their queues hold a
-    round trip at that rate, so the one queue that drops is the bottleneck's. ``interval_s``: the
+    ``rate_bps``; the access links run at :data:`ACCESS_SHARES` fair shares (never the
+    bottleneck) and every queue but the bottleneck's holds 10,000 packets, so the one queue that
+    drops is the bottleneck's (a flow whose slow start overshoots its access link parks the
+    overshoot there: 61 of 50,000 flows at 10 Gb/s fill it). ``interval_s``: the
     series' sampling interval (default 1 s, 10 s from :data:`COARSE_FROM_N` flows on)."""
     if n < 1 or buffer_pkts < 1:
         raise ValueError(f"buffer-sizing needs n ≥ 1 and a buffer ≥ 1 packet, got n={n}, {buffer_pkts}")
