@@ -29,8 +29,28 @@ def test_the_backbone_workloads_are_what_the_guards_name_and_the_50000_flow_one_
     assert named == [hops.HOP_COST_BASE, bench_guards.BACKBONE_50K]
     assert [w.name for w in runner.selected([hops.HOP_COST_BASE], backbone=True)] == [
         hops.HOP_COST_BASE,
+        *REFERENCE_SIZED,
         *bench_guards.BACKBONE,
     ]
+
+
+#: the backbone's shape at the sizes ns-3 and ns-2 finish in 10 minutes
+REFERENCE_SIZED = ("droptail-200flows-50Mbps-40s", "droptail-2000flows-500Mbps-40s")
+
+
+def test_the_references_run_the_backbone_shape_at_their_sizes():
+    """ns-3 runs the 200-flow backbone workload (its flows open with a handshake, as ns-3's
+    must) and ns-2 the 2,000-flow one (no handshake, as ns-2's agents), both optional; each is the
+    backbone workload's scenario at its size (250 kb/s a flow, the same RTT spread)."""
+    by = {w.name: w for w in workloads.WORKLOADS}
+    small, large = (by[n] for n in REFERENCE_SIZED)
+    assert small.steady and large.steady and small.optional_note and large.optional_note
+    assert small.ns2_note and not small.ns3_note and not large.ns2_note and large.ns3_note
+    for w, n in ((small, 200), (large, 2000)):
+        sc = w.build()
+        assert len(sc.resolved["flows"]) == n
+        bottleneck = next(lk for lk in sc.resolved["links"] if lk["name"] == "bottleneck")
+        assert bottleneck["bandwidth_bps"] / n == 250e3
 
 
 def test_a_backbone_scenario_is_the_papers_drop_tail_dumbbell():

@@ -151,6 +151,15 @@ _BACKBONE_OPTIONAL = (
     "and a call runs it three times (full, half, set-up) and once more per paired round (at most 3)"
 )
 
+#: The backbone's shape at the sizes the references finish in 10 minutes, side by side with
+#: qoslab on the same scenario (not run by default: each reference run takes minutes).
+_REFERENCE_BACKBONE = (
+    "not run by default (`qoslab bench --backbone`, or --workload with its name, runs it): the "
+    "backbone workload's shape (drop-tail at RTT × C / √n, round trips 60-140 ms, starts over "
+    "5 s, 250 kb/s a flow) at a size {} finishes within 10 minutes (ten times the flows would "
+    "not), side by side with qoslab on the same scenario"
+)
+
 WORKLOADS: tuple[Workload, ...] = (
     Workload("red-5flows-1Mbps-100s", lambda: load_scenario(_root() / "scenarios" / "fdd-red-s1.toml")),
     Workload(
@@ -190,6 +199,23 @@ WORKLOADS: tuple[Workload, ...] = (
         "bottleneck is 80 % used, Jain's index 0.14), so its state T/2 → T and its speed are the "
         "warm-up's; after it the state is flat (117.9-118.2 MB from 10 to 40 s) and a hop costs about "
         '2x the 200-flow one: docs/performance.md, "After the warm-up"',
+    ),
+    Workload(
+        "droptail-200flows-50Mbps-40s",
+        # ns-3's TCP always opens with a handshake: the flows do too here (ns-2's one-way
+        # agents have none, so ns-2 runs the 2,000-flow one)
+        lambda: steady.backbone(200, 50e6, 40.0).with_overrides(["tcp.syn=true"], via="workload"),
+        ns2_note="not run: its flows open with a handshake, which ns-2's one-way agents lack "
+        "(ns-2 runs the 2,000-flow backbone workload)",
+        steady=True,
+        optional_note=_REFERENCE_BACKBONE.format("ns-3"),
+    ),
+    Workload(
+        "droptail-2000flows-500Mbps-40s",
+        lambda: steady.backbone(2_000, 0.5e9, 40.0),
+        ns3_note=_NS3_SLOW.format("10 times the 200-flow backbone workload, which is ns-3's"),
+        steady=True,
+        optional_note=_REFERENCE_BACKBONE.format("ns-2"),
     ),
     Workload(
         "droptail-10000flows-2.5Gbps-40s",
