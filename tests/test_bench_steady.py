@@ -210,3 +210,18 @@ def test_a_call_with_a_backbone_workload_reports_its_figures_after_the_warm_up(
     doc = json.loads(out.read_text())
     g = next(x for x in doc["guards"] if x["guard"] == "backbone scaling" and x["workload"] == small.name)
     assert g["holds"] is False and g["value"] == pytest.approx(15.0)
+
+
+def test_the_linux_flavour_cubic_workload_is_compared_with_ns3_on_the_same_senders():
+    """The linux flavour's CUBIC dumbbell runs in qoslab as Linux's; ns-2 and ns-3 get the ns2
+    flavour's export of the same dumbbell (neither exports the linux flavour's sender), which
+    ns-3 accepts: the guard compares qoslab's linux CUBIC with ns-3's CUBIC."""
+    from qoslab.ns3.export import to_ns3_resolved, unsupported_reason
+
+    w = {w.name: w for w in workloads.WORKLOADS}["cubic-linux-200flows-100Mbps-5s"]
+    own, ref = w.build(), w.reference()
+    assert {f["tcp"]["flavour"] for f in own.resolved["flows"]} == {"linux"}
+    assert {f["tcp"].get("flavour", "ns2") for f in ref.resolved["flows"]} == {"ns2"}
+    assert "linux flavour" in (unsupported_reason(to_ns3_resolved(own.resolved, 1)) or "")
+    assert unsupported_reason(to_ns3_resolved(ref.resolved, 1)) is None
+    assert w.name in bench_guards.NS3_DUMBBELLS

@@ -6,7 +6,8 @@ A guard reads the call's own rows; it never times anything itself and no test as
 it holds, and why it could not be judged), and the bench prints them under its tables.
 
 - **core against ns-2**: the core at least 4× ns-2's core on the 200-flow RED dumbbell;
-- **core against ns-3**: at least 100× ns-3's on the 200-flow CUBIC and FQ-CoDel dumbbells;
+- **core against ns-3**: at least 100× ns-3's on the 200-flow CUBIC and FQ-CoDel dumbbells, and
+  with the linux flavour's CUBIC against ns-3's on the same dumbbell;
 - **whole process**: faster than ns-2 and ns-3, process against process, on every workload
   either ran;
 - **scaling**: a hop at 2,000 and at 10,000 flows within 2.5× of the 200-flow hop (the paired
@@ -35,7 +36,11 @@ if TYPE_CHECKING:
 
 #: The workloads of :data:`qoslab.bench.workloads.WORKLOADS` the guards name.
 BASE_200 = "red-200flows-100Mbps-60s"
-NS3_DUMBBELLS = ("cubic-200flows-100Mbps-5s", "fqcodel-200flows-100Mbps-5s")
+NS3_DUMBBELLS = (
+    "cubic-200flows-100Mbps-5s",
+    "cubic-linux-200flows-100Mbps-5s",
+    "fqcodel-200flows-100Mbps-5s",
+)
 SCALED = ("red-2000flows-1Gbps-10s", "red-10000flows-10Gbps-2s")
 #: The backbone workloads (:mod:`qoslab.bench.steady`): judged after their warm-up.
 BACKBONE_10K = "droptail-10000flows-2.5Gbps-40s"

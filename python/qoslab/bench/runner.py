@@ -91,7 +91,8 @@ def measure(
         d = Path(tmp)
         (d / "full.toml").write_text(sc.text)
         (d / "setup.toml").write_text(setup_only(sc).text)
-        refs = [prepare_ns2(w, sc, d, ns2, ns2_all), prepare_ns3(w, sc, d, ns3, ns3_all)]
+        ref_sc = w.reference() if w.reference is not None else sc
+        refs = [prepare_ns2(w, ref_sc, d, ns2, ns2_all), prepare_ns3(w, ref_sc, d, ns3, ns3_all)]
         _alternate(w.name, row, refs, d, repeat, timeout, log)
     q = row["qoslab_core_s"]
     for r in refs:

@@ -122,6 +122,10 @@ class Workload:
     optional_note: str = ""
     #: Said under the tables: why a default workload that takes long is run by default.
     default_note: str = ""
+    #: The scenario ns-2 and ns-3 run when not the workload's own: a linux-flavour workload's
+    #: references run the ns2 flavour's export of the same senders (neither exports the linux
+    #: flavour's sender; ns-3 runs its own CUBIC either way).
+    reference: Callable[[], Scenario] | None = None
 
 
 #: ns-3's note for the workloads too slow for it. On the 2-core CI machine ns-3 simulated
@@ -176,6 +180,14 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload(
         "cubic-200flows-100Mbps-5s",
         lambda: Scenario.from_table(dumbbell(200, "100Mbps", "5s", variant="cubic")),
+    ),
+    Workload(
+        # the same dumbbell with Linux's CUBIC (the linux transport flavour) against ns-3's TcpCubic
+        "cubic-linux-200flows-100Mbps-5s",
+        lambda: Scenario.from_table(dumbbell(200, "100Mbps", "5s", variant="cubic")).with_overrides(
+            ['tcp.flavour="linux"'], via="workload"
+        ),
+        reference=lambda: Scenario.from_table(dumbbell(200, "100Mbps", "5s", variant="cubic")),
     ),
     Workload(
         "fqcodel-200flows-100Mbps-5s",
