@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,13 @@ def _relpath(f: Path, base: Path) -> str:
     while k < min(len(fp), len(bp)) and fp[k] == bp[k]:
         k += 1
     return "/".join([".."] * (len(bp) - k) + list(fp[k:]))
+
+
+def own_senders(doc: Mapping[str, Any]) -> bool:
+    """A verdict file of a study run with its own senders (the runner writes "as published" when
+    no ``--sender`` replaced them): under docs/verdicts/senders/ that is a study's linux column
+    that compares senders itself (buffer-sizing), not one sender in place of a paper's."""
+    return doc.get("sender") == "as published"
 
 
 def core_fingerprint(root: Path = ROOT) -> str | None:

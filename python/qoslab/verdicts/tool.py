@@ -27,6 +27,7 @@ from qoslab.verdicts.currency import (
     ROOT,
     check,
     core_fingerprint,
+    own_senders,
     read,
     rules_fingerprint,
     verdict_files,
@@ -83,7 +84,11 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
         if forest(doc, declared(doc["experiment"]), img).read_bytes() != before:
             changed.append(img)
     tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
-    senders = [read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json"))]
+    senders = [
+        d
+        for d in (read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json")))
+        if not own_senders(d)
+    ]
     val = kernel_validations(root)
     exact = [read(p) for p in sorted((root / "docs" / "verdicts" / EXACT_SENDERS).glob("*.json"))]
     if senders and replace_block(tcp_page, survival_table(senders, against, val, exact=exact)):

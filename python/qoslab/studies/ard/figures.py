@@ -199,7 +199,7 @@ def timeseries(ctx: Context, point_scenario: Callable[[dict[str, Any]], Scenario
                                 style={
                                     "lw": 0.7,
                                     "marker": "",
-                                    "color": "tab:blue" if row == 0 else "tab:purple",
+                                    "color": "tab:blue" if row == 0 else "black",
                                 },
                             )
                         ],

@@ -27,7 +27,7 @@ AQM_STYLE: dict[str, Style] = {
     "red": dict(color="tab:blue", lw=2.0),
     "fdd-red": dict(color="tab:red", lw=2.0),
     "fdd-red-oracle": dict(color="tab:orange", ls="--", lw=1.3),
-    "fdd-red-fig2": dict(color="tab:purple", ls=":", lw=1.5),
+    "fdd-red-fig2": dict(color="black", ls=":", lw=1.5),
     "fdd-red-random": dict(color="tab:gray", ls="-.", lw=1.5),
 }
 #: The readings of FDD-RED (penalty rule and RTT source), by arm: the reading's name in verdicts.

@@ -465,7 +465,7 @@ def onoff(ctx: Context) -> None:
 def two_domains_figure(ctx: Context) -> None:
     w = wide(ctx, "two_domains", ["flows", "out", "min_th"])
     flows = sorted(w["flows"].unique())
-    colours = ("tab:blue", "tab:orange", "tab:purple")
+    colours = ("tab:blue", "tab:orange", "black")
     ticks = [float(t) for t in sorted(w["min_th"].unique())]
     same = float(next(iter(ALMOST_SAME.values())).parts[0].low)
     patho = next(iter(PATHOLOGICAL.values())).parts[0]
@@ -524,9 +524,9 @@ def two_domains_figure(ctx: Context) -> None:
                     Ref(
                         hi,
                         f"2-3× less: {lo:.2f}-{hi:g} (OUT setting 3)",
-                        {"color": "tab:purple", "ls": ":"},
+                        {"color": "black", "ls": ":"},
                     ),
-                    Ref(lo, "_nolegend_", {"color": "tab:purple", "ls": ":"}),
+                    Ref(lo, "_nolegend_", {"color": "black", "ls": ":"}),
                 ],
             )
         )

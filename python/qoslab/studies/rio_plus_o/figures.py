@@ -289,7 +289,7 @@ def _fig9_figure(ctx: Context, first: pd.DataFrame) -> None:
     """Fig. 9 as the verdict reads it: per unit of profile, the first multiple of the unit whose
     flow misses its profile (mean ± 95 % CI over seeds; n + 1 where none does), beside the
     paper's (RIO: 10, 5, 3, 2; RI+O: none), one panel per setting and w_q."""
-    colors = {"rio": "tab:blue", "rio_ns2": "tab:purple", "rio_plus_o": "tab:green"}
+    colors = {"rio": "tab:blue", "rio_ns2": "black", "rio_plus_o": "tab:green"}
     marks = {"rio": "o", "rio_ns2": "s", "rio_plus_o": "^"}
     kinds = [k for k in ALL_KINDS if (first["kind"] == k).any()]
     units = sorted(GRANULARITY)
@@ -456,7 +456,7 @@ def table1_figure(ctx: Context, df: pd.DataFrame) -> None:
     x = np.arange(5)
     kinds = [k for k in ALL_KINDS if (df["scheme"] == ALL_KINDS[k]).any()]
     width = 0.8 / len(kinds)
-    colors = {"rio": "tab:blue", "rio_ns2": "tab:purple", "rio_plus_o": "tab:green"}
+    colors = {"rio": "tab:blue", "rio_ns2": "black", "rio_plus_o": "tab:green"}
     grid_rows: list[list[Panel]] = []
     for w_q in W_QS:
         row: list[Panel] = []
