@@ -93,7 +93,8 @@ fn a_packet_is_due_after_transmission_and_propagation() {
 }
 
 /// A daemon's line gives back what a burst made it take once the burst has left: 600
-/// packets queued at once take 1,024 entries; a second after they are all due, 32.
+/// packets queued at once take 1,024 entries; a second after they are all due, the core's
+/// floor ([`qoslab_core::net::link::LINE_FLOOR`], 8 entries).
 #[test]
 fn a_drained_line_gives_its_capacity_back() {
     let sc = scenario(r#"{ type = "droptail", limit = "1000pkts" }"#, "");
@@ -107,7 +108,10 @@ fn a_drained_line_gives_its_capacity_back() {
     assert_eq!(out.len(), 600);
     assert_eq!(e.dirs[0].link.line.capacity(), 1024, "not yet a second");
     e.due(1000 * MS, &mut out);
-    assert_eq!(e.dirs[0].link.line.capacity(), 32);
+    assert_eq!(
+        e.dirs[0].link.line.capacity(),
+        qoslab_core::net::link::LINE_FLOOR
+    );
 }
 
 #[test]
