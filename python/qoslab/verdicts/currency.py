@@ -65,10 +65,11 @@ def _relpath(f: Path, base: Path) -> str:
 
 
 def own_senders(doc: Mapping[str, Any]) -> bool:
-    """A verdict file of a study run with its own senders (the runner writes "as published" when
-    no ``--sender`` replaced them): under docs/verdicts/senders/ that is a study's linux column
-    that compares senders itself (buffer-sizing), not one sender in place of a paper's."""
-    return doc.get("sender") == "as published"
+    """A verdict file under docs/verdicts/senders/ of a study that compares senders itself: its
+    own senders (the runner writes "as published" when no ``--sender`` replaced them) in the
+    linux flavour (buffer-sizing's linux column). A study's paper-TCP column there is its own
+    senders in the ns2 flavour; every other file names the one sender that replaced them."""
+    return doc.get("sender") == "as published" and doc.get("tcp_flavour") == "linux"
 
 
 def core_fingerprint(root: Path = ROOT) -> str | None:
