@@ -95,14 +95,7 @@ def test_new_aqm_kinds_map_to_ns3_queue_discs() -> None:
     assert a["MinBytes"] == "1501" and a["MaxSize"] == "99p"
     assert d["early_drop_reasons"] == ["Target exceeded drop"]
 
-    fq = _queue(
-        "fq_codel",
-        target_ns=5_000_000,
-        interval_ns=100_000_000,
-        quantum_bytes=1514,
-        flows=1024,
-        drop_batch=64,
-    )
+    fq = NEW_KINDS["fq_codel"]
     d = queue_disc("q", fq, LINK, 1500)
     a = _attrs(d)
     assert d["type_id"] == "ns3::FqCoDelQueueDisc" and d["quantum"] == 1514
