@@ -91,6 +91,10 @@ def test_the_generator_scales_to_50000_flows_and_its_budget_grows_no_faster_than
         assert len(sc.resolved["flows"]) == n
         assert sc.resolved["measurement"]["interval_ns"] == 10_000_000_000  # coarse series
         per_flow[n] = budget_estimate(sc.resolved, [], sc.core).memory_bytes / n
+        # an access link (20 fair shares: 5 and 4 Mb/s) holds a round trip of the longest RTT
+        # at its rate, at least 100 packets: 219 and 175 packets of 1000 bytes at 350 ms
+        links = {lk["name"]: lk for lk in sc.resolved["links"]}
+        assert links["access0"]["queue_ab"]["limit_pkts"] == {10_000: 219, 50_000: 175}[n], links["access0"]
     # the access links run at 20 fair shares (their propagation lines stay 20 × C × delay) and
     # the series are sampled every 10 s: the estimate per flow does not grow with n
     assert per_flow[50_000] <= per_flow[10_000], per_flow

@@ -21,6 +21,8 @@ PACKET_BYTES = 1000
 #: each access link runs at this many fair shares (C / n): fast enough never to be a flow's
 #: bottleneck, and the propagation lines the memory budget counts stay 20 × C × delay at any n
 ACCESS_SHARES = 20
+#: the smallest queue an access or exit link is given, in packets
+ACCESS_QUEUE_FLOOR_PKTS = 100
 #: from this many flows on, the per-flow series are sampled every 10 s, not every second: the
 #: series' rows (flows × intervals) are what the memory budget counts most at 50,000 flows
 COARSE_FROM_N = 5000
@@ -56,6 +58,12 @@ def rule_pkts(rate_bps: float, rtt_ms: float, n: int) -> float:
     return bdp_pkts(rate_bps, rtt_ms) / math.sqrt(n)
 
 
+def access_queue_pkts(access_bps: float, rtt_hi_ms: float) -> int:
+    """The queue of an access or exit link: a round trip of the longest RTT at the link's rate
+    (RTT × C for that link), at least :data:`ACCESS_QUEUE_FLOOR_PKTS` packets."""
+    return max(ACCESS_QUEUE_FLOOR_PKTS, math.ceil(bdp_pkts(access_bps, rtt_hi_ms)))
+
+
 def _ms(x: float) -> str:
     return f"{x:.6g}ms"
 
@@ -76,18 +84,22 @@ def buffer_scenario(
     interval_s: float | None = None,
 ) -> Scenario:
     """The dumbbell of ``n`` flows through a ``buffer_pkts``-packet drop-tail bottleneck of
-    ``rate_bps``; the access links run at :data:`ACCESS_SHARES` fair shares (never the
-    bottleneck) and every queue but the bottleneck's holds 10,000 packets, so the one queue that
-    drops is the bottleneck's (a flow whose slow start overshoots its access link parks the
-    overshoot there: 61 of 50,000 flows at 10 Gb/s fill it). ``interval_s``: the
+    ``rate_bps``; the access links run at :data:`ACCESS_SHARES` fair shares (never a flow's
+    bottleneck once its share is fair) and their queues (and the exit links') hold a round trip
+    of the longest RTT at that rate (:func:`access_queue_pkts`): a flow whose slow start
+    overshoots its access link loses the overshoot there, as it would behind a real access
+    link, instead of parking it. The bottleneck's reverse queue (the ACKs') holds 10,000
+    packets. ``interval_s``: the
     series' sampling interval (default 1 s, 10 s from :data:`COARSE_FROM_N` flows on)."""
     if n < 1 or buffer_pkts < 1:
         raise ValueError(f"buffer-sizing needs n ≥ 1 and a buffer ≥ 1 packet, got n={n}, {buffer_pkts}")
     access_ms = [r / 2.0 - FIXED_ONE_WAY_MS for r in rtts_ms(n, rtt_lo_ms, rtt_hi_ms)]
     if min(access_ms) <= 0:
         raise ValueError(f"an RTT of {rtt_lo_ms} ms is below the fixed path's {2 * FIXED_ONE_WAY_MS} ms")
-    access_bw = f"{ACCESS_SHARES * rate_bps / n:.6g}bps"
-    access_q = {"type": "droptail", "limit": "10000pkts"}
+    access_bps = ACCESS_SHARES * rate_bps / n
+    access_bw = f"{access_bps:.6g}bps"
+    access_q = {"type": "droptail", "limit": f"{access_queue_pkts(access_bps, rtt_hi_ms)}pkts"}
+    ack_q = {"type": "droptail", "limit": "10000pkts"}
     table: dict[str, Any] = {
         "name": name,
         "description": f"{n} long-lived TCP flows, {rate_bps / 1e6:g} Mb/s drop-tail, {buffer_pkts} pkts",
@@ -120,7 +132,7 @@ def buffer_scenario(
                 "bandwidth": f"{rate_bps:.6g}bps",
                 "delay": "5ms",
                 "queue_ab": {"type": "droptail", "limit": f"{buffer_pkts}pkts"},
-                "queue_ba": dict(access_q),
+                "queue_ba": dict(ack_q),
             },
             {
                 "name": "exit{i}",
