@@ -17,6 +17,9 @@ from qoslab.stats import estimate
 from qoslab.studies.buffer_sizing.claims import CURVE, RULE_SWEEP, SHORT
 
 COLOURS = ("tab:gray", "tab:purple", "tab:blue", "tab:green", "tab:orange", "tab:red", "tab:brown", "black")
+#: a marker per series as well as a colour, so that series stay apart for a reader who cannot
+#: tell the colours apart (`docfigures check`)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def curve_figure(ctx: Context, senders: Sequence[str], rate: float, rtt: tuple[float, float]) -> None:
@@ -38,7 +41,7 @@ def curve_figure(ctx: Context, senders: Sequence[str], rate: float, rtt: tuple[f
                     [e.mean for e in est],
                     f"n = {n}",
                     err=[e.half_width for e in est],
-                    style={"color": colour},
+                    style={"color": colour, "marker": MARKERS[i % len(MARKERS)]},
                 )
             )
             refs.append(Ref(1 / math.sqrt(n), f"1/√{n}", {"color": colour, "ls": ":"}, axis="x"))
@@ -81,7 +84,9 @@ def min_buffer_figure(ctx: Context, bmins: Mapping[tuple[str, float], pd.DataFra
             cols = [int(c) for c in df.columns]
             mean = [float(np.nanmean(df[c])) if df[c].notna().any() else math.nan for c in df.columns]
             colour = COLOURS[(2 + i) % len(COLOURS)]
-            lines.append(Line(cols, mean, f"{lvl:.1%}", style={"color": colour, "marker": "o"}))
+            lines.append(
+                Line(cols, mean, f"{lvl:.1%}", style={"color": colour, "marker": MARKERS[i % len(MARKERS)]})
+            )
             if from_n in cols and math.isfinite(mean[cols.index(from_n)]):
                 b0 = mean[cols.index(from_n)]
                 xs = [n for n in cols if n >= from_n]
@@ -125,7 +130,7 @@ def rule_figure(ctx: Context, senders: Sequence[str]) -> None:
                 [e.mean for e in est],
                 f"{s}, RTT {rtt}",
                 err=[e.half_width for e in est],
-                style={"color": COLOURS[2 + i]},
+                style={"color": COLOURS[2 + i], "marker": MARKERS[i], "ls": "-" if rtt == "mean" else "--"},
             )
         )
     panel = Panel(
@@ -195,7 +200,7 @@ def short_figure(ctx: Context, base: Mapping[str, float], sender: str) -> None:
                     [e.mean for e in est],
                     name,
                     err=[e.half_width for e in est],
-                    style={"color": COLOURS[2 + 2 * i], "marker": "o"},
+                    style={"color": COLOURS[2 + 2 * i], "marker": MARKERS[i]},
                 )
             )
         row.append(

@@ -45,6 +45,6 @@ SHORT_FLOW_RESULT = "the buffer short flows need depends on the load, not on the
 SHORT_NOT_RATE_RTT_WORDS = "the buffer short flows need does not depend on the line rate or the RTT"
 SHORT_LOAD_WORDS = "the buffer short flows need depends on the load"
 SHORT_FLOW_PLACE = (
-    "abstract ('" + SHORT_LIVED + "'); the short-flow model's result as qoslab issue 80 states it "
+    "abstract ('" + SHORT_LIVED + "'); the short-flow model's result in our statement of it "
     "(the paper's section not read here)"
 )
