@@ -150,8 +150,8 @@ _NS3_BACKBONE = _NS3_SLOW.format(
 )
 _BACKBONE_OPTIONAL = (
     "not run by default (`qoslab bench --backbone`, or --workload with its name, runs it): 301 M "
-    "packet-hops and a worker of 2.1 GB a run (the series of its 200,002 link directions, sampled "
-    "every second for the warm-up), 168 s a run at nice 19 beside a reproduction on both cores, "
+    "packet-hops and a worker of 1.8 GB a run (the series of its 200,002 link directions, sampled "
+    "every second for the warm-up), 114 s a run on the idle 2-core machine, "
     "and a call runs it three times (full, half, set-up) and once more per paired round (at most 3)"
 )
 
@@ -220,8 +220,7 @@ WORKLOADS: tuple[Workload, ...] = (
         "(ns-2 runs the 2,000-flow backbone workload)",
         steady=True,
         optional_note=_REFERENCE_BACKBONE.format(
-            "a size ns-3 finishes within 10 minutes (122 s on a loaded machine; ten times the "
-            "flows would not)"
+            "a size ns-3 finishes within 10 minutes (43 s on the idle machine; ten times the flows would not)"
         ),
     ),
     Workload(
@@ -230,9 +229,8 @@ WORKLOADS: tuple[Workload, ...] = (
         ns3_note=_NS3_SLOW.format("10 times the 200-flow backbone workload, which is ns-3's"),
         steady=True,
         optional_note=_REFERENCE_BACKBONE.format(
-            "the size of ns-2's largest run here (its 2,000-flow RED dumbbell: 342 s on an idle "
-            "machine, most of it the setup of its static routes; this workload took it over "
-            "900 s on a loaded one)"
+            "the size of ns-2's largest run here (276 s on the idle machine, most of it the setup "
+            "of its static routes)"
         ),
     ),
     Workload(
@@ -241,8 +239,8 @@ WORKLOADS: tuple[Workload, ...] = (
         ns2_note=_NS2_BACKBONE,
         ns3_note=_NS3_BACKBONE,
         steady=True,
-        default_note="run by default: 75 M packet-hops a run, 63 s at nice 19 beside a reproduction "
-        "on both cores, measured once (no whole-process rounds: no reference runs it) and in at "
+        default_note="run by default: 75 M packet-hops a run, 17 s on the idle 2-core machine, "
+        "measured once (no whole-process rounds: no reference runs it) and in at "
         "most three paired rounds, so it adds about what ns-2's 2,000-flow run does; the "
         "50,000-flow one, four times the hops and the memory, needs --backbone",
     ),
