@@ -82,12 +82,9 @@ def _dumbbell(n: int, rate: float, duration_s: float) -> str:
 def test_the_estimate_is_within_25_percent_above_a_buffer_sizing_run_with_tables() -> None:
     """5,000 flows through 1.25 Gb/s for 4 s (the 10,000- and 50,000-flow runs' shape at half and a
     tenth of their size), tables built: the estimate is at least the peak, and its own part at most
-    1.25 times the run's. It was 1.16 times (174 MB for 150 MB of anonymous memory; with 70 kB a
-    flow and every access link's line counted busy the whole estimate was 623 MB); since the packet
-    arena grows by an eighth rather than doubling the run takes 145 MB for the same estimate, 1.20
-    times; 1.21 since the access links hold a round trip, not 10,000 packets). The budget's
-    constants (in the core's fingerprint) are refitted with the next change of the core; the
-    bench's core call keeps the 1.2 bound (below)."""
+    1.25 times the run's (measured: 174 MB for 143 MB, 1.21 times). The aim is 1.2: the budget's
+    constants are in the core's fingerprint and are refitted with its next change; the bench's
+    core call keeps the 1.2 bound (below)."""
     assert _within_20_percent(_dumbbell(5000, 1.25e9, 4.0), bound=1.25) == "bottleneck"
 
 
