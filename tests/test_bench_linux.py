@@ -1,6 +1,7 @@
-"""``qoslab bench``'s linux-flavour measurement (issue 54): the two flavours are the
-validation scenarios as each flavour runs them, the ratios divide the same round's calls, and
-the guard judges the per-hop ratio against 1.5×. Speed is never asserted here."""
+"""``qoslab bench``'s linux-flavour measurement (issues 54 and 78): the arms are the validation
+scenarios as the papers run ns-2's agents, as the validation runs the ns2 flavour (delayed ACKs)
+and as it runs the linux flavour; the ratios divide the same round's calls, and the guards judge
+both per-hop ratios against 1.3×. Speed is never asserted here."""
 
 from __future__ import annotations
 
@@ -15,26 +16,31 @@ from qoslab.bench import guards as bench_guards
 from qoslab.bench import linux as bench_linux
 
 
-def test_each_flavour_runs_the_validation_scenario_as_it_is_run() -> None:
-    """The linux flavour with Linux's delayed ACKs, the ns2 flavour with ns-2's sink that
-    ACKs every segment; the same scenario otherwise."""
+def test_each_arm_runs_the_validation_scenario_as_it_is_run() -> None:
+    """The linux flavour with Linux's delayed ACKs; the ns2 flavour with ns-2's sink that ACKs
+    every segment, and again with delayed ACKs every second segment or 40 ms; the same scenario
+    otherwise, without the testbed's timing noise."""
     for point in bench_linux.POINTS:
-        ns2 = bench_linux._scenario(point, "ns2").resolved
-        linux = bench_linux._scenario(point, "linux").resolved
-        assert [f["tcp"].get("flavour", "ns2") for f in ns2["flows"]] == ["ns2"] * len(ns2["flows"])
+        arm = {a: bench_linux._scenario(point, a).resolved for a in bench_linux.ARMS}
+        ns2, delack, linux = arm["ns2"], arm["ns2_delack"], arm["linux"]
+        for r in (ns2, delack):
+            assert [f["tcp"].get("flavour", "ns2") for f in r["flows"]] == ["ns2"] * len(r["flows"])
         assert [f["tcp"]["flavour"] for f in linux["flows"]] == ["linux"] * len(linux["flows"])
         assert not any(f["tcp"]["delayed_ack"] for f in ns2["flows"])
-        assert all(
-            f["tcp"]["delayed_ack"] and f["tcp"]["delack_interval_ns"] == 40_000_000 for f in linux["flows"]
-        )
-        assert ns2["duration_ns"] == linux["duration_ns"] == 30_000_000_000
-        assert [f["tcp"]["variant"] for f in ns2["flows"]] == [f["tcp"]["variant"] for f in linux["flows"]]
+        for r in (delack, linux):
+            tcp = [f["tcp"] for f in r["flows"]]
+            assert all(t["delayed_ack"] and t["delack_interval_ns"] == 40_000_000 for t in tcp)
+        for r in arm.values():
+            assert r["duration_ns"] == 30_000_000_000
+            assert [f["tcp"]["variant"] for f in r["flows"]] == [f["tcp"]["variant"] for f in ns2["flows"]]
+            assert not any(lk.get("jitter_ns") for lk in r["links"])
 
 
 class _Drifting:
     """A machine slowing down each round (1, 4, 9 … times), on which the linux flavour costs
-    1.6× the ns2 flavour's per hop (0.8× per run: half the hops): each round's ratio is that,
-    whatever the drift; a ratio of the medians of different rounds' calls would not be."""
+    1.6× the ns2 flavour's per hop (0.8× per run: half the hops) and 1.2× the ns2 flavour's with
+    delayed ACKs (1.2× per run: the same hops): each round's ratio is that, whatever the drift; a
+    ratio of the medians of different rounds' calls would not be."""
 
     def __init__(self) -> None:
         self.round = 0
@@ -44,6 +50,7 @@ class _Drifting:
         k = self.round**2
         return {
             "ns2": {"cpu_s": 0.010 * k, "wall_s": 0.02 * k, "hops": 100_000, "events": 103_000},
+            "ns2_delack": {"cpu_s": 0.008 * k / 1.2, "wall_s": 0.02 * k, "hops": 50_000, "events": 60_000},
             "linux": {"cpu_s": 0.008 * k, "wall_s": 0.02 * k, "hops": 50_000, "events": 66_000},
         }
 
@@ -52,21 +59,33 @@ def test_the_ratios_divide_the_calls_of_the_same_round() -> None:
     row = bench_linux.pair("bbr-cubic-1bdp", rounds=5, measure=_Drifting())
     assert row["hop_ratios"] == pytest.approx([1.6] * 5) and row["hop_ratio"] == pytest.approx(1.6)
     assert row["run_ratios"] == pytest.approx([0.8] * 5) and row["run_ratio"] == pytest.approx(0.8)
+    assert row["hop_ratios_delack"] == pytest.approx([1.2] * 5)
+    assert row["hop_ratio_delack"] == pytest.approx(1.2)
+    assert row["run_ratio_delack"] == pytest.approx(1.2)
     assert row["ns2"]["cpu_s"] == pytest.approx(0.09) and row["ns2"]["ns_per_hop"] == pytest.approx(900.0)
     assert row["linux"]["events_per_hop"] == pytest.approx(1.32)
 
 
-def test_the_guard_judges_the_per_hop_ratio_against_one_and_a_half() -> None:
+def test_the_guards_judge_both_per_hop_ratios_against_one_point_three() -> None:
     rows = [bench_linux.pair(p, rounds=3, measure=_Drifting()) for p in bench_linux.POINTS]
     g = bench_guards.evaluate_linux(bench_linux.POINTS, rows)
-    assert [x["holds"] for x in g] == [False, False] and g[0]["value"] == pytest.approx(1.6)
-    rows[1]["hop_ratio"] = 1.5
+    assert [(x["guard"], x["holds"]) for x in g] == [
+        ("linux flavour", False),
+        ("linux flavour", False),
+        ("linux flavour, like for like", True),
+        ("linux flavour, like for like", True),
+    ]
+    assert g[0]["value"] == pytest.approx(1.6) and g[2]["value"] == pytest.approx(1.2)
+    rows[1]["hop_ratio"], rows[0]["hop_ratio_delack"] = 1.3, 1.31
     g = bench_guards.evaluate_linux(bench_linux.POINTS, rows)
-    assert [x["holds"] for x in g] == [False, True]
-    assert bench_guards.verdict(g) == "1 of 2 judged guards fail: linux flavour on bbr-cubic-1bdp"
+    assert [x["holds"] for x in g] == [False, True, False, True]
+    assert bench_guards.verdict(g) == (
+        "2 of 4 judged guards fail: linux flavour on bbr-cubic-1bdp; "
+        "linux flavour, like for like on bbr-cubic-1bdp"
+    )
     # a call that did not measure the flavours says so, and judges nothing
     g = bench_guards.evaluate_linux(bench_linux.POINTS, [])
-    assert all(x["holds"] is None and x["note"] == "not measured in this call" for x in g)
+    assert len(g) == 4 and all(x["holds"] is None and x["note"] == "not measured in this call" for x in g)
 
 
 def test_the_bench_call_records_the_flavours_and_their_guard(tmp_path: Path) -> None:
@@ -84,9 +103,10 @@ def test_the_bench_call_records_the_flavours_and_their_guard(tmp_path: Path) -> 
     assert doc["workloads"] == [] and [r["point"] for r in doc["linux_flavour"]] == list(bench_linux.POINTS)
     for r in doc["linux_flavour"]:
         assert r["hop_ratio"] > 0 and r["run_ratio"] > 0 and r["linux"]["hops"] < r["ns2"]["hops"]
-    g = [x for x in doc["guards"] if x["guard"] == "linux flavour"]
-    assert len(g) == 2 and all(x["holds"] is not None for x in g)
-    assert "linux flavour against the ns2 flavour" in p.stdout
+        assert r["hop_ratio_delack"] > 0 and r["ns2_delack"]["hops"] < r["ns2"]["hops"]
+    g = [x for x in doc["guards"] if x["guard"].startswith("linux flavour")]
+    assert len(g) == 4 and all(x["holds"] is not None for x in g)
+    assert "linux flavour against the ns2 flavour" in p.stdout and "delayed ACKs" in p.stdout
 
 
 def test_a_bad_number_of_rounds_is_a_one_line_error() -> None:
