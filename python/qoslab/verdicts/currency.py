@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,13 @@ def own_senders(doc: Mapping[str, Any]) -> bool:
     linux flavour (buffer-sizing's linux column). A study's paper-TCP column there is its own
     senders in the ns2 flavour; every other file names the one sender that replaced them."""
     return doc.get("sender") == "as published" and doc.get("tcp_flavour") == "linux"
+
+
+def sender_files(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """The verdict files at ``paths`` (read and checked by :func:`read`, in path order) that put
+    one sender in place of a study's own: every one but a study's own-senders column
+    (:func:`own_senders`)."""
+    return [d for d in (read(p) for p in sorted(paths)) if not own_senders(d)]
 
 
 def core_fingerprint(root: Path = ROOT) -> str | None:

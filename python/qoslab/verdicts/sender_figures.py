@@ -4,14 +4,13 @@ todays-tcp``), and the page's generated section that shows them."""
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from qoslab.verdicts.currency import FULL_SENDERS, own_senders
+from qoslab.verdicts.currency import FULL_SENDERS, sender_files
 from qoslab.verdicts.docs import COLUMNS, by_column, column_name, column_of
 from qoslab.verdicts.page_images import (
     BEGIN,
@@ -49,7 +48,7 @@ def _sender_files(docs: Path, full_length: bool = False) -> dict[str, list[dict[
     )
     # a study that compares senders itself keeps its linux column beside them (buffer-sizing):
     # its file runs the paper's senders, not one sender in place of them
-    files = [f for f in (json.loads(p.read_text()) for p in sorted(paths)) if not own_senders(f)]
+    files = sender_files(paths)
     if full_length and not any(f.get("tcp_flavour") == "linux" for f in files):
         return {}
     if full_length:  # a study's own file only beside its runs under other senders

@@ -27,9 +27,9 @@ from qoslab.verdicts.currency import (
     ROOT,
     check,
     core_fingerprint,
-    own_senders,
     read,
     rules_fingerprint,
+    sender_files,
     verdict_files,
     write,
 )
@@ -84,11 +84,7 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
         if forest(doc, declared(doc["experiment"]), img).read_bytes() != before:
             changed.append(img)
     tcp_page = root / "docs" / "experiments" / "todays-tcp.md"
-    senders = [
-        d
-        for d in (read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json")))
-        if not own_senders(d)
-    ]
+    senders = sender_files((root / "docs" / "verdicts" / "senders").glob("*.json"))
     val = kernel_validations(root)
     exact = [read(p) for p in sorted((root / "docs" / "verdicts" / EXACT_SENDERS).glob("*.json"))]
     if senders and replace_block(tcp_page, survival_table(senders, against, val, exact=exact)):
