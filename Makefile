@@ -226,14 +226,14 @@ verdicts: figures
 	$(PY) -m qoslab.verdicts.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
 
-# The todays-tcp page's full-length columns: every study in full (sequential seeds, as the
-# studies' own reproductions) under Linux's reno, CUBIC and BBR in the linux transport flavour,
+# The todays-tcp page's full-length columns: each study the page covers in full (sequential
+# seeds, as the studies' own reproductions) under Linux's reno, CUBIC and BBR in the linux transport flavour,
 # in the testbed's timing as validated (each sender 40-60 min of two cores from an empty store),
 # copied to docs/verdicts/senders-full/ (replacing a sender's file of an earlier timing).
 todays-tcp-full: build
 	for s in sack cubic bbr; do \
-	  $(VENV)/bin/qoslab reproduce all --sender $$s --tcp-flavour linux --timing testbed --out results/todays-tcp || exit 1; \
 	  for e in $(SENDER_STUDIES); do \
+	    $(VENV)/bin/qoslab reproduce $$e --sender $$s --tcp-flavour linux --timing testbed --out results/todays-tcp || exit 1; \
 	    cp results/todays-tcp/$$e-$$s-tcp-linux-timing-testbed/verdicts.json docs/verdicts/senders-full/$$e-$$s-tcp-linux-timing-testbed.json || exit 1; \
 	    rm -f docs/verdicts/senders-full/$$e-$$s-tcp-linux.json; \
 	  done; \
