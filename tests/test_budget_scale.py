@@ -71,21 +71,29 @@ def _measure(make: str, child: str = CHILD) -> tuple[float, float, float, str]:
     return float(peak), float(files), float(est), link
 
 
-def _dumbbell(n: int, rate: float, duration_s: float) -> str:
+def _dumbbell(n: int, rate: float, duration_s: float, interval_s: float | None = None) -> str:
     return (
         "from qoslab.studies.buffer_sizing.topology import buffer_scenario\n"
         f"sc = buffer_scenario({n}, {max(1, int(rate * 0.1 / 8000 / n**0.5))}, rate_bps={rate}, "
-        f"duration_s={duration_s}, measure_from_s={duration_s / 2}, start_spread_s={duration_s / 4})"
+        f"duration_s={duration_s}, measure_from_s={duration_s / 2}, start_spread_s={duration_s / 4}, "
+        f"interval_s={interval_s})"
     )
 
 
-def test_the_estimate_is_within_25_percent_above_a_buffer_sizing_run_with_tables() -> None:
+def test_the_estimate_is_within_20_percent_above_a_buffer_sizing_run_with_tables() -> None:
     """5,000 flows through 1.25 Gb/s for 4 s (the 10,000- and 50,000-flow runs' shape at half and a
     tenth of their size), tables built: the estimate is at least the peak, and its own part at most
-    1.25 times the run's (measured: 174 MB for 143 MB, 1.21 times). The aim is 1.2: the budget's
-    constants are in the core's fingerprint and are refitted with its next change; the bench's
-    core call keeps the 1.2 bound (below)."""
-    assert _within_20_percent(_dumbbell(5000, 1.25e9, 4.0), bound=1.25) == "bottleneck"
+    1.2 times the run's (measured: 170 MB for 144 MB, 1.18 times; the simulation's estimate is the
+    larger here: 25,000 rows)."""
+    assert _within_20_percent(_dumbbell(5000, 1.25e9, 4.0)) == "bottleneck"
+
+
+def test_the_estimate_is_within_20_percent_above_a_run_whose_tables_peak_after_it() -> None:
+    """The same dumbbell sampled every 0.1 s (1 M series rows): the process peaks while it builds
+    the tables, after the run, and the estimate is the tables' (``ROW_BYTES`` a row on top of
+    ``HELD_FACTOR`` of the run's state): at least the peak, its own part 346 MB for 336 MB (1.03
+    times), where the simulation's estimate would be 260 MB."""
+    _within_20_percent(_dumbbell(5000, 1.25e9, 4.0, interval_s=0.1))
 
 
 def _backbone(n: int, rate: float, duration_s: float) -> str:
@@ -99,10 +107,10 @@ def _backbone(n: int, rate: float, duration_s: float) -> str:
 def test_the_estimate_without_tables_is_within_20_percent_above_a_bench_core_call() -> None:
     """The bench's backbone workload (its 50,000-flow run's shape) at 5,000 flows through 1.25
     Gb/s for 4 s, as its worker runs it (the core call, no tables): the estimate without tables
-    is at least the peak, and its own part at most 1.2 times the run's (180 MB for 165 MB, 1.09
-    times). The same check at 50,000 flows through 10 Gb/s over 10 s: 1,348 MB for 1,282 MB
-    (1.05 times; the whole estimate 1,449 MB, the peak 1,362 MB); over the workload's 40 s, the
-    whole estimate 2,199 MB against a peak of 1,904 MB (1.15 times), and 578 MB against 517 MB
+    is at least the peak, and its own part at most 1.2 times the run's (179 MB for 165 MB, 1.08
+    times). The same check at 50,000 flows through 10 Gb/s over 10 s: 1,321 MB for 1,282 MB
+    (1.03 times; the whole estimate 1,422 MB, the peak 1,362 MB); over the workload's 40 s, the
+    whole estimate 2,097 MB against a peak of 1,904 MB (1.10 times), and 557 MB against 517 MB
     at 10,000 flows."""
     assert _within_20_percent(_backbone(5000, 1.25e9, 4.0), CORE_CHILD) == "bottleneck"
 
@@ -111,8 +119,8 @@ def test_the_estimate_without_tables_is_within_20_percent_above_a_bench_core_cal
 def test_the_estimate_is_within_20_percent_above_a_10000_flow_run() -> None:
     """10,000 flows through 2.5 Gb/s for 8 s (the study's headline scale; memory is flat after
     the warm-up: 376 and 371 MB at 8 and 16 s with the resolved table built): the estimate is
-    at least the peak, and its own part at most 1.2 times the run's (the whole estimate was
-    1,183 MB)."""
+    at least the peak, and its own part at most 1.2 times the run's (measured: 276 MB for 232 to
+    235 MB, 1.18 to 1.19 times; the whole estimate 377 MB)."""
     _within_20_percent(_dumbbell(10000, 2.5e9, 8.0))
 
 

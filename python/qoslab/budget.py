@@ -14,11 +14,13 @@ MB in an environment just installed, whose files sit in the page cache in larger
 same run's anonymous memory is equal to the kilobyte in both), 11 kB per flow (its TCP, route
 and results, and the scenario's own form of it in Python) and 1.5 kB per link direction (its
 state, queue and line in the core: 1.1 kB measured at 50,000 flows, a 768-byte direction and
-its line of at least 8 entries), 260 bytes per time-series row once pandas tables are built
-(251 measured on 2.7 M rows: a fresh-clone run once peaked 0.06 % above an estimate at 250),
-100 bytes per row while the results stay the core's columns (``qoslab bench``'s worker: 85
-fitted over its backbone run at 5,000 flows for 4 s and at 50,000 for 10 and 40 s), and 56
-bytes per captured packet (a 16-byte record header and the 40 bytes of IP and TCP headers).
+its line of at least 8 entries), 90 bytes per time-series row while the results are the core's
+columns (``qoslab bench``'s worker, and any run while it simulates: 85 fitted over the bench's
+backbone run at 5,000 flows for 4 s and at 50,000 for 10 and 40 s), and 56 bytes per captured
+packet (a 16-byte record header and the 40 bytes of IP and TCP headers). A run that builds
+pandas tables peaks either while it simulates (those costs) or while it builds its tables after
+(200 bytes a row on top of three quarters of the run's state, which the process still holds):
+the estimate is the larger.
 
 Limits come from the arguments, else from ``QOSLAB_MAX_MEMORY``, ``QOSLAB_MAX_CAPTURE`` and
 ``QOSLAB_MAX_TIME``, else the defaults: 80 % of the memory available when the run starts, 90 %
@@ -43,12 +45,25 @@ LIBRARY_FILE_BYTES = 96 * 2**20
 BASE_BYTES = INTERPRETER_BYTES + LIBRARY_FILE_BYTES
 FLOW_BYTES = 11 * 2**10
 DIRECTION_BYTES = 1536
-ROW_BYTES = 260
-#: A time-series row while the results are the core's columns and no table is built
-#: (``qoslab bench``'s worker: its columns in the core, grown by doubling, and as handed to
-#: Python). Fitted: 85 bytes (the backbone worker at 50,000 flows: 1,282 MB of its own at 10 s,
-#: 2.75 M rows; 2,087 MB at 40 s, 10.25 M rows).
-CORE_ROW_BYTES = 100
+#: A time-series row in pandas tables, and the share of the run's state (flows, link directions,
+#: lines, queues, traces, slots) the process still holds while it builds them after the run.
+#: Measured (2026-11-29, the peak while the tables are built less RssFile): 205 bytes a row from
+#: 125,000 to 1 M rows of the 5,000-flow dumbbell, 199 from 250,000 to 2.75 M rows of the
+#: 50,000-flow one, 160 on 2.7 M rows of a 5-flow run; besides its rows, 0.72 (5,000 flows) and
+#: 0.53 (50,000) of the state as estimated. The simulation's peak is the larger at 50,000 flows
+#: (buffer-sizing's headline run, 2.75 M rows: 1,390 MB against 1,373 MB while its tables are
+#: built): one sum of state and rows at 260 bytes a row put it 1.54 times above that run's own
+#: part, and no one cost a row fits both it and a 5-flow run of 2.7 M rows (at most 99 bytes a
+#: row within 20 % of the former, at least 144 at the latter's peak).
+ROW_BYTES = 200
+HELD_FACTOR = 0.75
+#: A time-series row while the results are the core's columns (``qoslab bench``'s worker, and
+#: any run while it simulates): its columns in the core, grown by doubling, and as handed to
+#: Python. Fitted: 85 bytes over the backbone worker at 50,000 flows (1,282 MB of its own at
+#: 10 s, 2.75 M rows; 2,087 MB at 40 s, 10.25 M rows), 79 over the buffer-sizing dumbbell at
+#: 50,000 flows from 250,000 to 7.75 M rows (the simulation's peak, 3 s runs; 101 and 67 a row
+#: over the two steps, the columns' doublings).
+CORE_ROW_BYTES = 90
 PCAP_RECORD_BYTES = 56
 #: Memory of one finished transfer's record up to the written tables: ~100 bytes in the core,
 #: its columns and the transfers table (``qoslab run --out`` of 20,000 and 220,000 transfers: 276
@@ -311,8 +326,9 @@ def estimate(
     arrival processes can allocate: every FQ-CoDel flow queue (held from the start), each
     trace's rows once per file, and every connection slot an arrival process may build
     (``max_active`` of them). Without ``tables`` the run's results stay the core's columns
-    (``qoslab bench``'s worker): a time-series row costs :data:`CORE_ROW_BYTES`, not
-    :data:`ROW_BYTES`."""
+    (``qoslab bench``'s worker): its peak is the simulation's, a time-series row at
+    :data:`CORE_ROW_BYTES`; with them it is that or the tables' after it (:data:`ROW_BYTES` a
+    row, :data:`HELD_FACTOR` of the state), the larger."""
     flows = resolved["flows"]
     links = resolved["links"]
     dur = int(resolved["duration_ns"])
@@ -320,8 +336,7 @@ def estimate(
     intervals = dur // interval + 1
     conditioners = len(resolved.get("conditioners", []))
     rows = intervals * (len(flows) + 2 * len(links) + 2 * conditioners)
-    row = ROW_BYTES if tables else CORE_ROW_BYTES
-    memory = float(BASE_BYTES + FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links) + row * rows)
+    state = float(FLOW_BYTES * len(flows) + DIRECTION_BYTES * 2 * len(links))
     fq = trace = 0
     slots = 0.0
     if core is not None:
@@ -331,11 +346,16 @@ def estimate(
         slots = SLOT_FACTOR * float(
             sum(int(a["max_active"]) * b for a, b in zip(arrivals, core.slot_bytes(), strict=True))
         )
-        memory += fq + trace + slots
+        state += fq + trace + slots
+    in_line, line_link, line_key = line_packets(resolved, core)
+    state += LINE_FACTOR * LINE_PACKET_BYTES * in_line
+    # while simulating: the state and the rows as the core's columns; with tables, after it too:
+    # what the process still holds of the state and the rows as tables
+    memory = BASE_BYTES + state + CORE_ROW_BYTES * rows
+    if tables:
+        memory = max(memory, BASE_BYTES + HELD_FACTOR * state + ROW_BYTES * rows)
     transfers = expected_transfers(resolved)
     memory += RECORD_BYTES * min(transfers, SPILL_AFTER)
-    in_line, line_link, line_key = line_packets(resolved, core)
-    memory += LINE_FACTOR * LINE_PACKET_BYTES * in_line
     sizes = [int(f["packet_size_bytes"]) for f in flows] or [1000]
     data = max(min(sizes), 40)
     capture = 0.0
