@@ -480,6 +480,28 @@ def test_five_bbr_flows_of_mixed_rtts_hold_every_target_against_ten_kernel_runs(
     assert c["kernel"]["retransmits"][0] > 4000 and c["sim"]["retransmits"][0] > 4000
 
 
+def test_over_200_seeds_five_bbr_flows_of_mixed_rtts_split_less_evenly_than_the_kernels() -> None:
+    """What ten seeds do not show (docs/validation/linux.md, 'Five BBR flows'): over seeds 1-200
+    the linux flavour's split among the five BBR flows, with the testbed's timing noise, is less
+    even than the kernel's ten runs (Jain 0.595 +- 0.158 against 0.735 +- 0.132, Welch's p
+    0.008), where the grid's seeds 1-10 give 0.692 (p 0.49): the most favourable of the twenty
+    ten-seed blocks (0.48-0.69), 9 of which would fail Welch's test at 5 %. The target holds by
+    the rule (within the kernel's spread), not by the standard error of the mean."""
+    from qoslab.stats import estimate, welch_p
+
+    kernel, _ = _bbr5_mixed_rtts()
+    kj = [r["jain"] for r in kernel["runs"] if r["kept"]]
+    p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
+    many = vl.run_sim_point(p, 200, "linux", vl.TESTBED_JITTER_US, whole_run_queue=False)
+    jain = np.array([r["jain"] for r in many["runs"]])
+    assert 0.55 < jain.mean() < 0.64 < 0.70 < float(np.mean(kj)), (jain.mean(), np.mean(kj))
+    assert welch_p(estimate(jain.tolist()), estimate(kj)) < 0.02
+    blocks = jain.reshape(20, 10).mean(axis=1)
+    assert blocks[0] == blocks.max() and blocks[0] > jain.mean() + 0.08, blocks
+    failing = sum(welch_p(estimate(b.tolist()), estimate(kj)) < 0.05 for b in jain.reshape(20, 10))
+    assert 6 <= failing <= 12, failing
+
+
 def _loss(flow: dict[str, Any]) -> float:
     """A flow's share of its segments dropped at the bottleneck, reckoned alike on both sides:
     its drops over the run over those drops plus the segments its window throughput carries in

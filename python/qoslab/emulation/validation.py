@@ -457,17 +457,20 @@ def run_kernel_point(p: Point, reps: int, say: Callable[[str], None]) -> dict[st
     return {"point": asdict(p), "scenario": sc.text, "host_settings": settings, "runs": runs}
 
 
-def run_sim_point(p: Point, seeds: int, flavour: str, jitter_us: float = TESTBED_JITTER_US) -> dict[str, Any]:
+def run_sim_point(
+    p: Point, seeds: int, flavour: str, jitter_us: float = TESTBED_JITTER_US, *, whole_run_queue: bool = True
+) -> dict[str, Any]:
     """The simulated runs of ``p`` (seeds 1..seeds), with the testbed's timing noise
     (``jitter_us`` on every link direction; 0: exact timing). The queue delay comes from a
-    second run of the same seed measured over the whole run, as the link daemon counts it."""
+    second run of the same seed measured over the whole run, as the link daemon counts it;
+    without ``whole_run_queue`` from the run's own window (one run a seed, for many seeds)."""
     overrides = sim_overrides(flavour, jitter_us)
     sc = scenario(p, flavour).with_overrides(overrides)
     whole = sc.with_overrides(['measurement.start="0s"'])
     runs = []
     for seed in range(1, seeds + 1):
         r = simulate(sc, seed)
-        w = simulate(whole, seed)
+        w = simulate(whole, seed) if whole_run_queue else r
         rec = {"seed": seed, **_record(p, r.flows, w.links, kernel=False)}
         # retransmissions and timeouts are whole-run counts on both sides too
         runs.append(rec)
