@@ -486,13 +486,16 @@ def test_over_200_seeds_five_bbr_flows_of_mixed_rtts_split_less_evenly_than_the_
     even than the kernel's ten runs (Jain 0.595 +- 0.158 against 0.735 +- 0.132, Welch's p
     0.008), where the grid's seeds 1-10 give 0.692 (p 0.49): the most favourable of the twenty
     ten-seed blocks (0.48-0.69), 9 of which would fail Welch's test at 5 %. The target holds by
-    the rule (within the kernel's spread), not by the standard error of the mean."""
+    the rule (within the kernel's spread), not by the standard error of the mean. The model
+    starves more flows: 41 % of its flow-runs take under a tenth of the link, the kernel's 22 %."""
     from qoslab.stats import estimate, welch_p
 
-    kernel, _ = _bbr5_mixed_rtts()
-    kj = [r["jain"] for r in kernel["runs"] if r["kept"]]
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
+    kept = [r for r in json.loads(COMMITTED.read_text())["points"][p.name]["runs"] if r["kept"]]
+    kj = [r["jain"] for r in kept]
     many = vl.run_sim_point(p, 200, "linux", vl.TESTBED_JITTER_US, whole_run_queue=False)
+    starving = [np.mean([f["share"] < 0.1 for r in rs for f in r["flows"]]) for rs in (kept, many["runs"])]
+    assert starving[0] + 0.1 < starving[1], starving
     jain = np.array([r["jain"] for r in many["runs"]])
     assert 0.55 < jain.mean() < 0.64 < 0.70 < float(np.mean(kj)), (jain.mean(), np.mean(kj))
     assert welch_p(estimate(jain.tolist()), estimate(kj)) < 0.02
