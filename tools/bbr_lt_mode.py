@@ -41,7 +41,17 @@ POINT = "bbr5-1bdp"
 SS_BBR = re.compile(
     r"bbr:\(bw:([0-9.]+)([KMG]?)bps,mrtt:([0-9.]+),pacing_gain:([0-9.]+),cwnd_gain:([0-9.]+)\)"
 )
+#: `ss`'s cumulative retransmissions (`retrans:now/total`, absent while none) and segments
+#: delivered (`tcpi_delivered`).
+SS_RETRANS = re.compile(r"\bretrans:\d+/(\d+)")
+SS_DELIVERED = re.compile(r"\bdelivered:(\d+)")
 UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+#: A sample: (s, bw, pacing gain, cwnd gain, segments lost so far, segments delivered so far).
+#: The kernel's losses are its retransmissions (`tcpi_total_retrans`; 98-99.5 % of its drops
+#: here), the model's its `tp->lost` (its drops).
+Sample = tuple[float, float, float, float, float, float]
+#: `bbr_lt_loss_thresh`: an interval losing this share of what it sends counts as lossy.
+LT_LOSS_THRESH = 50 / 256
 #: The pacing and window gains BBR sets per mode (tcp_bbr.c: bbr_high_gain 2885/1000,
 #: bbr_drain_gain its inverse, bbr_cwnd_gain 2, ProbeRTT 1), as `ss` prints them.
 HIGH_GAIN = 2.88672
@@ -52,16 +62,40 @@ def seeds_of(text: str) -> list[int]:
     return list(range(int(a), int(b or a) + 1))
 
 
-def episodes(samples: list[tuple[float, float, float, float]], min_s: float) -> list[list[float]]:
+def lossy_windows(samples: list[Sample], window_s: float, start_s: float) -> tuple[int, int]:
+    """(windows, lossy ones): the flow's consecutive windows of at least ``window_s`` between
+    samples from ``start_s`` on, and those losing at least :data:`LT_LOSS_THRESH` of the
+    segments they lose or deliver."""
+    n = lossy = 0
+    prev: Sample | None = None
+    for x in samples:
+        if x[0] < start_s - 1e-9:
+            continue
+        if prev is None:
+            prev = x
+            continue
+        if x[0] - prev[0] < window_s - 1e-9:
+            continue
+        lost, dlv = x[4] - prev[4], x[5] - prev[5]
+        if lost + dlv > 0:
+            n += 1
+            lossy += lost / (lost + dlv) >= LT_LOSS_THRESH
+        prev = x
+    return n, lossy
+
+
+def episodes(
+    samples: list[Sample] | list[tuple[float, float, float, float]], min_s: float
+) -> list[list[float]]:
     """(start s, length s, bw) of each run of samples (t, bw, pacing gain, cwnd gain) at pacing
     gain 1 and cwnd gain 2 with one `bw`, at least ``min_s`` long."""
     out: list[list[float]] = []
     i = 0
     while i < len(samples):
-        t, bw, pg, cg = samples[i]
+        t, bw, pg, cg = samples[i][:4]
         j = i
         if pg == 1.0 and cg == 2.0:
-            while j + 1 < len(samples) and samples[j + 1][1:] == (bw, 1.0, 2.0):
+            while j + 1 < len(samples) and samples[j + 1][1:4] == (bw, 1.0, 2.0):
                 j += 1
             if samples[j][0] - t >= min_s:
                 out.append([round(t, 2), round(samples[j][0] - t, 2), bw])
@@ -77,12 +111,10 @@ def kernel(seeds: list[int]) -> list[dict[str, Any]]:
     sc = vl.scenario(p)
     runs = []
     for seed in seeds:
-        rows: dict[int, list[tuple[float, float, float, float]]] = collections.defaultdict(list)
+        rows: dict[int, list[Sample]] = collections.defaultdict(list)
         stop = threading.Event()
 
-        def sample(
-            rows: dict[int, list[tuple[float, float, float, float]]] = rows, stop: threading.Event = stop
-        ) -> None:
+        def sample(rows: dict[int, list[Sample]] = rows, stop: threading.Event = stop) -> None:
             t0 = time.monotonic()
             while not stop.is_set():
                 listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
@@ -93,10 +125,21 @@ def kernel(seeds: list[int]) -> list[dict[str, Any]]:
                     ss = subprocess.run(
                         ["ip", "netns", "exec", ns, "ss", "-tinH"], capture_output=True, text=True
                     )
-                    for b in SS_BBR.finditer(ss.stdout):
+                    for ln in ss.stdout.splitlines():
+                        b = SS_BBR.search(ln)
+                        if not b:
+                            continue
                         bw = float(b.group(1)) * UNIT[b.group(2)]
+                        rtx, dlv = SS_RETRANS.search(ln), SS_DELIVERED.search(ln)
                         rows[int(m.group(2))].append(
-                            (time.monotonic() - t0, bw, float(b.group(4)), float(b.group(5)))
+                            (
+                                time.monotonic() - t0,
+                                bw,
+                                float(b.group(4)),
+                                float(b.group(5)),
+                                float(rtx.group(1)) if rtx else 0.0,
+                                float(dlv.group(1)) if dlv else 0.0,
+                            )
                         )
                 stop.wait(0.1)
 
@@ -137,7 +180,7 @@ def model(run: str, seeds: list[int]) -> list[dict[str, Any]]:
             [run, str(toml), str(seed)], capture_output=True, text=True, env={**os.environ, "BBR5_TS": "1"}
         )
         thr = [float(m[1]) for m in re.finditer(r"bbr\d\s+(\d+) bps", pr.stdout)]
-        by: dict[str, list[tuple[float, float, float, float]]] = collections.defaultdict(list)
+        by: dict[str, list[Sample]] = collections.defaultdict(list)
         exact: dict[str, float] = collections.defaultdict(float)
         base: dict[str, float] = {}
         for ln in pr.stderr.splitlines():
@@ -152,7 +195,7 @@ def model(run: str, seeds: list[int]) -> list[dict[str, Any]]:
                 "ProbeRtt": (1.0, 1.0),
             }
             pg, cg = gains.get(mode, (1.0 if lt else {0: 1.25, 1: 0.75}.get(cyc, 1.0), 2.0))
-            by[f[1]].append((float(f[2]), float(kv["bw_pps"]), pg, cg))
+            by[f[1]].append((float(f[2]), float(kv["bw_pps"]), pg, cg, float(kv["lost"]), float(kv["deliv"])))
             exact[f[1]] += 0.1 * lt
             base[f[1]] = min(base.get(f[1], 1e9), float(kv["minrtt_ms"]))
         idx = {k: int(round(base[k] / 20.0)) - 1 for k in by}
@@ -167,12 +210,23 @@ def model(run: str, seeds: list[int]) -> list[dict[str, Any]]:
     return runs
 
 
+#: The loss windows: half a second (about four round trips of the 100 ms flow with its queue,
+#: the span of a short lt interval), from 5 s (past the start-up's losses).
+WINDOW_S, START_S = 0.5, 5.0
+
+
+def lossy_share(flows: list[dict[str, Any]]) -> float:
+    n = sum(f["windows"] for f in flows)
+    return round(sum(f["lossy_windows"] for f in flows) / n, 3) if n else float("nan")
+
+
 def summary(runs: list[dict[str, Any]], min_s: float) -> dict[str, Any]:
     flows = []
     for r in runs:
         tot = sum(r["throughput_bps"])
         for k, s in r["samples"].items():
-            eps = episodes([(x[0], x[1], x[2], x[3]) for x in s], min_s)
+            eps = episodes(s, min_s)
+            windows, lossy = lossy_windows(s, WINDOW_S, START_S)
             flows.append(
                 {
                     "seed": r["seed"],
@@ -181,6 +235,8 @@ def summary(runs: list[dict[str, Any]], min_s: float) -> dict[str, Any]:
                     "samples": len(s),
                     "episodes": eps,
                     "lt_s": round(sum(e[1] for e in eps), 2),
+                    "windows": windows,
+                    "lossy_windows": lossy,
                     **({"exact_lt_s": r["exact_lt_s"][k]} if "exact_lt_s" in r else {}),
                 }
             )
@@ -210,6 +266,9 @@ def summary(runs: list[dict[str, Any]], min_s: float) -> dict[str, Any]:
         "starving_flow_runs": round(len(starving) / n, 2),
         "lt_s_starving": mean([f["lt_s"] for f in starving]),
         "lt_s_rest": mean([f["lt_s"] for f in rest]),
+        "lossy_window_share": lossy_share(flows),
+        "lossy_window_share_starving": lossy_share(starving),
+        "lossy_window_share_rest": lossy_share(rest),
         **(
             {"exact_lt_s_per_flow": mean([f["exact_lt_s"] for f in flows])}
             if "exact_lt_s" in flows[0]
@@ -230,6 +289,7 @@ def main() -> None:
         sp.add_argument("--seeds", default="1-10")
         sp.add_argument("--min-s", type=float, default=2.5)
         sp.add_argument("--out", required=True)
+        sp.add_argument("--raw", help="also write every run's samples here (JSON)")
     c = sub.add_parser("compare")
     c.add_argument("files", nargs="+")
     a = ap.parse_args()
@@ -240,6 +300,8 @@ def main() -> None:
             print(f"{f}: {json.dumps(s)}")
         return
     runs = kernel(seeds_of(a.seeds)) if a.cmd == "kernel" else model(a.run, seeds_of(a.seeds))
+    if a.raw:
+        Path(a.raw).write_text(json.dumps(runs) + "\n")
     doc = {"point": POINT, "side": a.cmd, "min_s": a.min_s, "summary": summary(runs, a.min_s)}
     Path(a.out).write_text(json.dumps(doc, indent=1) + "\n")
     print(json.dumps({k: v for k, v in doc["summary"].items() if k not in ("flows", "runs")}))
