@@ -17,7 +17,8 @@ and the windowed maximum moves within ten). An *episode* is a run of samples in 
 (cwnd gain 2) at pacing gain 1 with the same `bw`, at least ``--min-s`` long (2.5 s; the mode
 lasts 48 round trips, 3.6-7.5 s here). The model is read the same way from its own 100 ms
 samples of the same quantities (the trace patch prints them, with the exact flag, which checks
-the reading). The kernel is sampled every ~0.15 s (an `ss` per sending namespace in turn).
+the reading). The kernel is sampled every ~0.17 s (an `ss` per sending namespace in turn); losses are
+counted over windows of one length on both sides, their ends interpolated (`lossy_windows`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,7 @@ UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 #: The kernel's losses are its retransmissions (`tcpi_total_retrans`; 98-99.5 % of its drops
 #: here), the model's its `tp->lost` (its drops).
 Sample = tuple[float, float, float, float, float, float]
-#: `bbr_lt_loss_thresh`: an interval losing this share of what it sends counts as lossy.
+#: `bbr_lt_loss_thresh`: an interval whose losses reach this share of what it delivers is lossy.
 LT_LOSS_THRESH = 50 / 256
 #: The pacing and window gains BBR sets per mode (tcp_bbr.c: bbr_high_gain 2885/1000,
 #: bbr_drain_gain its inverse, bbr_cwnd_gain 2, ProbeRTT 1), as `ss` prints them.
@@ -62,43 +64,64 @@ def seeds_of(text: str) -> list[int]:
     return list(range(int(a), int(b or a) + 1))
 
 
+def parse_ss(line: str) -> tuple[float, float, float, float, float] | None:
+    """(bw b/s, pacing gain, cwnd gain, retransmissions so far, segments delivered so far)
+    from the line `ss -tin` prints under a BBR socket; None for any other line."""
+    b = SS_BBR.search(line)
+    if not b:
+        return None
+    rtx, dlv = SS_RETRANS.search(line), SS_DELIVERED.search(line)
+    return (
+        float(b.group(1)) * UNIT[b.group(2)],
+        float(b.group(4)),
+        float(b.group(5)),
+        float(rtx.group(1)) if rtx else 0.0,
+        float(dlv.group(1)) if dlv else 0.0,
+    )
+
+
+def _at(samples: list[Sample], t: float, k: int) -> float:
+    """Cumulative counter ``k`` of the samples at time ``t``, interpolated linearly."""
+    for x, y in zip(samples, samples[1:], strict=False):
+        if x[0] <= t <= y[0]:
+            w = (t - x[0]) / (y[0] - x[0]) if y[0] > x[0] else 0.0
+            return x[k] + w * (y[k] - x[k])
+    raise ValueError(f"t {t} outside the samples")
+
+
 def lossy_windows(samples: list[Sample], window_s: float, start_s: float) -> tuple[int, int]:
-    """(windows, lossy ones): the flow's consecutive windows of at least ``window_s`` between
-    samples from ``start_s`` on, and those losing at least :data:`LT_LOSS_THRESH` of the
-    segments they lose or deliver."""
+    """(windows, lossy ones): the flow's consecutive windows of ``window_s`` from ``start_s``
+    after its first sample to its last (the cumulative counts interpolated at their ends, so
+    that both sides' windows have one length whatever their sampling), and those whose losses
+    reach :data:`LT_LOSS_THRESH` of what they deliver (`bbr_lt_bw_interval_done`'s test)."""
+    if len(samples) < 2:
+        return 0, 0
     n = lossy = 0
-    prev: Sample | None = None
-    for x in samples:
-        if x[0] < start_s - 1e-9:
-            continue
-        if prev is None:
-            prev = x
-            continue
-        if x[0] - prev[0] < window_s - 1e-9:
-            continue
-        lost, dlv = x[4] - prev[4], x[5] - prev[5]
+    t = samples[0][0] + start_s
+    while t + window_s <= samples[-1][0] + 1e-9:
+        lost = _at(samples, t + window_s, 4) - _at(samples, t, 4)
+        dlv = _at(samples, t + window_s, 5) - _at(samples, t, 5)
         if lost + dlv > 0:
             n += 1
-            lossy += lost / (lost + dlv) >= LT_LOSS_THRESH
-        prev = x
+            lossy += lost >= LT_LOSS_THRESH * dlv
+        t += window_s
     return n, lossy
 
 
-def episodes(
-    samples: list[Sample] | list[tuple[float, float, float, float]], min_s: float
-) -> list[list[float]]:
-    """(start s, length s, bw) of each run of samples (t, bw, pacing gain, cwnd gain) at pacing
-    gain 1 and cwnd gain 2 with one `bw`, at least ``min_s`` long."""
+def episodes(samples: Sequence[Sequence[float]], min_s: float) -> list[list[float]]:
+    """(start s after the flow's first sample, length s, bw) of each run of samples (t, bw,
+    pacing gain, cwnd gain, ...) at pacing gain 1 and cwnd gain 2 with one `bw`, at least
+    ``min_s`` long."""
     out: list[list[float]] = []
     i = 0
     while i < len(samples):
         t, bw, pg, cg = samples[i][:4]
         j = i
         if pg == 1.0 and cg == 2.0:
-            while j + 1 < len(samples) and samples[j + 1][1:4] == (bw, 1.0, 2.0):
+            while j + 1 < len(samples) and tuple(samples[j + 1][1:4]) == (bw, 1.0, 2.0):
                 j += 1
             if samples[j][0] - t >= min_s:
-                out.append([round(t, 2), round(samples[j][0] - t, 2), bw])
+                out.append([round(t - samples[0][0], 2), round(samples[j][0] - t, 2), bw])
         i = j + 1
     return out
 
@@ -126,21 +149,9 @@ def kernel(seeds: list[int]) -> list[dict[str, Any]]:
                         ["ip", "netns", "exec", ns, "ss", "-tinH"], capture_output=True, text=True
                     )
                     for ln in ss.stdout.splitlines():
-                        b = SS_BBR.search(ln)
-                        if not b:
-                            continue
-                        bw = float(b.group(1)) * UNIT[b.group(2)]
-                        rtx, dlv = SS_RETRANS.search(ln), SS_DELIVERED.search(ln)
-                        rows[int(m.group(2))].append(
-                            (
-                                time.monotonic() - t0,
-                                bw,
-                                float(b.group(4)),
-                                float(b.group(5)),
-                                float(rtx.group(1)) if rtx else 0.0,
-                                float(dlv.group(1)) if dlv else 0.0,
-                            )
-                        )
+                        got = parse_ss(ln)
+                        if got:
+                            rows[int(m.group(2))].append((time.monotonic() - t0, *got))
                 stop.wait(0.1)
 
         th = threading.Thread(target=sample, daemon=True)
@@ -199,6 +210,8 @@ def model(run: str, seeds: list[int]) -> list[dict[str, Any]]:
             exact[f[1]] += 0.1 * lt
             base[f[1]] = min(base.get(f[1], 1e9), float(kv["minrtt_ms"]))
         idx = {k: int(round(base[k] / 20.0)) - 1 for k in by}
+        if sorted(idx.values()) != list(range(5)):
+            raise SystemExit(f"seed {seed}: flows not told apart by their base RTTs: {base}")
         runs.append(
             {
                 "seed": seed,
@@ -290,6 +303,11 @@ def main() -> None:
         sp.add_argument("--min-s", type=float, default=2.5)
         sp.add_argument("--out", required=True)
         sp.add_argument("--raw", help="also write every run's samples here (JSON)")
+    r = sub.add_parser("summarise", help="summarise a --raw file again")
+    r.add_argument("raw")
+    r.add_argument("--side", choices=["kernel", "model"], required=True)
+    r.add_argument("--min-s", type=float, default=2.5)
+    r.add_argument("--out", required=True)
     c = sub.add_parser("compare")
     c.add_argument("files", nargs="+")
     a = ap.parse_args()
@@ -299,7 +317,13 @@ def main() -> None:
             s = {k: v for k, v in d["summary"].items() if k not in ("flows", "runs")}
             print(f"{f}: {json.dumps(s)}")
         return
-    runs = kernel(seeds_of(a.seeds)) if a.cmd == "kernel" else model(a.run, seeds_of(a.seeds))
+    if a.cmd == "summarise":
+        runs = json.loads(Path(a.raw).read_text())
+        a.cmd, a.raw = a.side, None
+    elif a.cmd == "kernel":
+        runs = kernel(seeds_of(a.seeds))
+    else:
+        runs = model(a.run, seeds_of(a.seeds))
     if a.raw:
         Path(a.raw).write_text(json.dumps(runs) + "\n")
     doc = {"point": POINT, "side": a.cmd, "min_s": a.min_s, "summary": summary(runs, a.min_s)}
