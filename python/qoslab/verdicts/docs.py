@@ -404,7 +404,7 @@ def _ran(verdicts: Sequence[str], whole: int) -> str:
 
 
 def flavour_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
-    """The claims whose verdict (that of most of their readings) differs between the ns2 and the
+    """The claims whose verdict (that of their primary readings) differs between the ns2 and the
     linux flavour of the same sender: a table of those decided both ways (a flip), and a count of
     those decided in one flavour only (the flavours' runs may differ in seeds)."""
     by = {(exp, col): d for exp, cols in by_column(docs).items() for col, d in cols.items()}
@@ -425,7 +425,8 @@ def flavour_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
     head = [
         "### Where the transport flavour changes a claim's verdict",
         "",
-        "Each claim (part) by the verdict of most of its readings, under the same sender in the two "
+        "Each claim (part) by the verdict of its primary readings (those the text supports; most of "
+        "them where several), under the same sender in the two "
         f"flavours: {len(rows)} decided in both and differently (below); {one_sided} more decided in "
         "one flavour only (inconclusive or not testable in the other, whose runs may have fewer seeds).",
         "",
@@ -459,7 +460,7 @@ def _count_changes(
 
 
 def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any]]) -> list[str]:
-    """The claims whose verdict (that of most of their readings) under a linux-flavour sender
+    """The claims whose verdict (that of their primary readings) under a linux-flavour sender
     differs between the runs of ``docs`` (the page's columns, with the timing each records) and
     the same sender's runs with exact timing (``exact``): per sender, how many keep their verdict,
     those decided both ways and differently (listed), and those decided one way only."""
@@ -481,7 +482,8 @@ def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any
     head = [
         "### Where the timing changes a claim's verdict",
         "",
-        f"Each claim (part) by the verdict of most of its readings, under the same linux-flavour sender "
+        f"Each claim (part) by the verdict of its primary readings (those the text supports; most of "
+        "them where several), under the same linux-flavour sender "
         f"with exact timing (`docs/verdicts/senders-exact/`) and with the timing of the columns above "
         f"({', '.join(sorted(timings))}), the same seeds: "
         + "; ".join(
@@ -503,7 +505,7 @@ def timing_changes(docs: Sequence[dict[str, Any]], exact: Sequence[dict[str, Any
 
 
 def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
-    """The claims whose verdict (that of most of their readings) under a linux-flavour sender
+    """The claims whose verdict (that of their primary readings) under a linux-flavour sender
     differs from the paper's TCP's, both full-length runs decided by the same sequential
     procedure: those decided both ways (a flip) listed, per sender the count decided under one
     only, and per sender how many claims keep their verdict."""
@@ -523,7 +525,8 @@ def sender_changes(docs: Sequence[dict[str, Any]]) -> list[str]:
     head = [
         "### Where today's TCP changes a claim's verdict",
         "",
-        "Each claim (part) by the verdict of most of its readings, under the paper's TCP and under each "
+        "Each claim (part) by the verdict of its primary readings (those the text supports; most of "
+        "them where several), under the paper's TCP and under each "
         "linux-flavour sender, both full-length and decided sequentially (each file by the procedure its "
         "records name): "
         + (
