@@ -39,6 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
+from qoslab.runs.simulate import jain_index  # noqa: E402
+
 POINT = "bbr5-1bdp"
 SS_BBR = re.compile(
     r"bbr:\(bw:([0-9.]+)([KMG]?)bps,mrtt:([0-9.]+),pacing_gain:([0-9.]+),cwnd_gain:([0-9.]+)\)"
@@ -78,6 +80,11 @@ def parse_ss(line: str) -> tuple[float, float, float, float, float] | None:
         float(rtx.group(1)) if rtx else 0.0,
         float(dlv.group(1)) if dlv else 0.0,
     )
+
+
+def nearest(values: Sequence[float], x: float) -> int:
+    """The index of the value nearest ``x``."""
+    return min(range(len(values)), key=lambda i: abs(values[i] - x))
 
 
 def _at(samples: list[Sample], t: float, k: int) -> float:
@@ -209,8 +216,9 @@ def model(run: str, seeds: list[int]) -> list[dict[str, Any]]:
             by[f[1]].append((float(f[2]), float(kv["bw_pps"]), pg, cg, float(kv["lost"]), float(kv["deliv"])))
             exact[f[1]] += 0.1 * lt
             base[f[1]] = min(base.get(f[1], 1e9), float(kv["minrtt_ms"]))
-        idx = {k: int(round(base[k] / 20.0)) - 1 for k in by}
-        if sorted(idx.values()) != list(range(5)):
+        # a flow's index: the point's RTT nearest its smallest sample (20.85 ms for the 20 ms flow)
+        idx = {k: nearest(p.rtts_ms, base[k]) for k in by}
+        if sorted(idx.values()) != list(range(len(p.rtts_ms))):
             raise SystemExit(f"seed {seed}: flows not told apart by their base RTTs: {base}")
         runs.append(
             {
@@ -266,7 +274,7 @@ def summary(runs: list[dict[str, Any]], min_s: float) -> dict[str, Any]:
         per_run.append(
             {
                 "seed": r["seed"],
-                "jain": round(sum(thr) ** 2 / (len(thr) * sum(x * x for x in thr)), 3),
+                "jain": round(jain_index(thr), 3),
                 **{k: round(r[k]) for k in ("lateness_max_us", "lateness_p99_us") if k in r},
             }
         )
@@ -318,15 +326,13 @@ def main() -> None:
             print(f"{f}: {json.dumps(s)}")
         return
     if a.cmd == "summarise":
-        runs = json.loads(Path(a.raw).read_text())
-        a.cmd, a.raw = a.side, None
-    elif a.cmd == "kernel":
-        runs = kernel(seeds_of(a.seeds))
+        side, runs = a.side, json.loads(Path(a.raw).read_text())
     else:
-        runs = model(a.run, seeds_of(a.seeds))
-    if a.raw:
-        Path(a.raw).write_text(json.dumps(runs) + "\n")
-    doc = {"point": POINT, "side": a.cmd, "min_s": a.min_s, "summary": summary(runs, a.min_s)}
+        side = a.cmd
+        runs = kernel(seeds_of(a.seeds)) if side == "kernel" else model(a.run, seeds_of(a.seeds))
+        if a.raw:
+            Path(a.raw).write_text(json.dumps(runs) + "\n")
+    doc = {"point": POINT, "side": side, "min_s": a.min_s, "summary": summary(runs, a.min_s)}
     Path(a.out).write_text(json.dumps(doc, indent=1) + "\n")
     print(json.dumps({k: v for k, v in doc["summary"].items() if k not in ("flows", "runs")}))
 
