@@ -613,6 +613,18 @@ impl EventQueue {
         };
         next.map(|e| EventKind::decode(e.tag(), e.a, e.b))
     }
+    /// The kind of the event `k` places after the next (`k` = 1: the one after the next),
+    /// where it is known without moving the calendar: in a calendar's run only (for
+    /// prefetching several events ahead).
+    #[inline]
+    pub fn peek_kind_after(&self, k: usize) -> Option<EventKind> {
+        if self.top_taken || !self.front.is_empty() {
+            return None;
+        }
+        self.run
+            .get(self.pos + k)
+            .map(|e| EventKind::decode(e.tag(), e.a, e.b))
+    }
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.settle();
         if self.front.is_empty() {

@@ -160,6 +160,12 @@ impl PacketArena {
     pub fn prefetch(&self, id: PacketId) {
         crate::prefetch::read(self.slots.as_ptr().wrapping_add(id));
     }
+    /// Packet `id`'s slot, live or not (for prefetching what it will touch; None past the
+    /// arena).
+    #[inline(always)]
+    pub fn peek(&self, id: PacketId) -> Option<&PacketMeta> {
+        self.slots.get(id)
+    }
     /// The packets in flight, by id.
     pub fn live(&self) -> impl Iterator<Item = &PacketMeta> {
         self.slots

@@ -160,6 +160,9 @@ pub struct LinkDir {
     busy: BusyClock,
     /// Packets waiting per drop precedence (fewer than the arena's 2^32 packets).
     waiting_by_prec: [u32; 3],
+    /// `jitter` is set: read by every hop, so kept here (in the padding before `limit`)
+    /// rather than with the noise's state at the end.
+    jittered: bool,
     pub limit: Limit,
     pub stats: LinkStats,
     pub aqm: AnyAqm,
@@ -190,6 +193,20 @@ pub enum Admit {
 }
 
 impl LinkDir {
+    /// Starts loading the four cache lines a hop reads of the direction at `p` (no effect on
+    /// results; nothing is read).
+    #[inline(always)]
+    pub fn prefetch_hot(p: *const LinkDir) {
+        let b = p.cast::<u8>();
+        for line in 0..4 {
+            crate::prefetch::read(b.wrapping_add(64 * line));
+        }
+    }
+    /// Starts loading the line's slots of the head packet and the next (read on arrival).
+    #[inline(always)]
+    pub fn prefetch_line_front(&self) {
+        self.line.prefetch_front();
+    }
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         link: usize,
@@ -235,6 +252,7 @@ impl LinkDir {
             watched: false,
             dropped: Vec::new(),
             jitter: None,
+            jittered: false,
         }
     }
 
@@ -248,12 +266,16 @@ impl LinkDir {
     /// direction keeps exact timing and draws nothing.
     pub fn set_jitter(&mut self, jitter: SimTime, rng: SimRng) {
         self.jitter = Jitter::new(jitter, rng);
+        self.jittered = self.jitter.is_some();
     }
 
     /// The far-end arrival time of a packet whose transmission ends at `done`.
     #[inline(always)]
     fn arrival_of(&mut self, done: SimTime) -> SimTime {
         let exact = done + self.delay;
+        if !self.jittered {
+            return exact;
+        }
         match &mut self.jitter {
             None => exact,
             Some(j) => j.arrival(exact),

@@ -84,6 +84,15 @@ impl<T: Copy> Ring<T> {
     pub fn front(&self) -> Option<T> {
         self.get(0)
     }
+    /// Starts loading the slots of the front element and the one after it (no effect on
+    /// results; nothing is read).
+    #[inline(always)]
+    pub fn prefetch_front(&self) {
+        let m = self.mask();
+        let base = self.buf.as_ptr();
+        crate::prefetch::read(base.wrapping_add(self.head as usize & m));
+        crate::prefetch::read(base.wrapping_add((self.head as usize + 1) & m));
+    }
     #[inline(always)]
     pub fn push_back(&mut self, x: T) {
         if self.len() == self.buf.len() {

@@ -168,10 +168,31 @@ pub struct Simulation {
     /// [`ROUTE_END`]: a packet keeps its position here ([`PacketMeta::at`]), so that a hop
     /// finds the next link direction in this small table instead of in its flow.
     routes: Vec<u32>,
+    /// The arrival (direction, packet) whose packet and direction the loop asked for two events
+    /// ahead ([`Self::prefetch_ahead`]); no effect on results.
+    ahead: [Option<(u32, u32)>; AHEAD],
+}
+
+/// Starts loading every cache line of the flow at `f`: a delivery reads or writes most of
+/// them (the delay sketch's header, the receiver, the counters, the timestamps), an ACK's
+/// delivery and the data it releases as many. No effect on results; nothing is read.
+#[inline(always)]
+fn prefetch_flow(f: *const Flow) {
+    let b = f.cast::<u8>();
+    let size = std::mem::size_of::<Flow>();
+    let mut off = 0;
+    while off < size {
+        crate::prefetch::read(b.wrapping_add(off));
+        off += 64;
+    }
+    crate::prefetch::read(b.wrapping_add(size - 1));
 }
 
 /// Ends a route in [`Simulation::routes`].
 const ROUTE_END: u32 = u32::MAX;
+/// How many events past the next the loop starts loading an arrival's packet and direction
+/// ([`Simulation::prefetch_ahead`]).
+const AHEAD: usize = 2;
 
 /// Appends a flow's forward and reverse routes to the route table; returns where each starts.
 fn add_routes(routes: &mut Vec<u32>, (fwd, rev): &(Vec<u32>, Vec<u32>)) -> (u32, u32) {
@@ -295,6 +316,7 @@ impl Simulation {
             static_paths,
             sack_blocks: Vec::new(),
             routes,
+            ahead: [None; AHEAD],
             scenario: sc,
         };
         sim.arm_arrivals();
@@ -377,6 +399,46 @@ impl Simulation {
         self.run_events_until(until, stop)
     }
 
+    /// Prefetching ahead of the event loop, in two stages: the packet and direction of the
+    /// event [`AHEAD`] places after the next start loading (where the calendar's run shows it);
+    /// for the next event, when they were asked for [`AHEAD`] events ago (`ahead`), its
+    /// direction's line slots and where its packet goes next (the next direction, or at the end
+    /// of its route its flow and the direction back), otherwise its packet and direction.
+    /// Changes no result, only when memory is fetched.
+    #[inline(always)]
+    fn prefetch_ahead(&mut self) {
+        if let Some(EventKind::Arrive(d, id)) = self.q.peek_kind() {
+            if self.ahead.contains(&Some((d, id))) {
+                let (d, id) = (d as usize, id as usize);
+                if let (Some(dir), Some(p)) = (self.dirs.get(d), self.arena.peek(id)) {
+                    dir.prefetch_line_front();
+                    match self.routes.get(p.at as usize + 1) {
+                        Some(&next) if next != ROUTE_END => {
+                            LinkDir::prefetch_hot(self.dirs.as_ptr().wrapping_add(next as usize))
+                        }
+                        _ => {
+                            // The end of the route: the flow's state, and the direction back
+                            // over the same link, which the reply (an ACK, or the data an
+                            // ACK releases) takes where routes are symmetric.
+                            prefetch_flow(self.flows.as_ptr().wrapping_add(p.flow as usize));
+                            LinkDir::prefetch_hot(self.dirs.as_ptr().wrapping_add(d ^ 1));
+                        }
+                    }
+                }
+            } else {
+                self.arena.prefetch(id as usize);
+                LinkDir::prefetch_hot(self.dirs.as_ptr().wrapping_add(d as usize));
+            }
+        }
+        let slot = self.events as usize % AHEAD;
+        self.ahead[slot] = None;
+        if let Some(EventKind::Arrive(d, id)) = self.q.peek_kind_after(AHEAD) {
+            self.arena.prefetch(id as usize);
+            LinkDir::prefetch_hot(self.dirs.as_ptr().wrapping_add(d as usize));
+            self.ahead[slot] = Some((d, id));
+        }
+    }
+
     /// The event loop: every event up to and including time `until`; false when the
     /// checkpoint stopped it.
     fn run_events_until(&mut self, until: SimTime, stop: &mut dyn FnMut() -> bool) -> bool {
@@ -386,10 +448,7 @@ impl Simulation {
             // link are cold: start loading them while this event is handled. (With few, they
             // are in cache and the look-ahead only costs instructions.)
             if self.q.is_large() {
-                if let Some(EventKind::Arrive(d, id)) = self.q.peek_kind() {
-                    self.arena.prefetch(id as usize);
-                    crate::prefetch::read(self.dirs.as_ptr().wrapping_add(d as usize));
-                }
+                self.prefetch_ahead();
             }
             // A packet's arrival (98 % of the events at 200 flows) is handled outside
             // `dispatch`, whose frame (every other handler inlined) costs more to set up
