@@ -334,6 +334,7 @@ def test_sim_only_regenerates_the_simulated_side_from_kernel_results(tmp_path: P
     )
     assert rc == 0
     res = json.loads((tmp_path / "results-ns2.json").read_text())
+    assert res["fingerprint"] == {"core": vl.running_core()}
     (pt,) = res["points"]
     assert pt["sim"]["utilization"][0] > 0.9
     assert (tmp_path / "cubic-alone-ns2.png").stat().st_size > 10_000
@@ -719,3 +720,30 @@ def test_bbr_against_cubic_at_one_bdp_three_kernel_runs() -> None:
     print(f"kernel BBR shares {bbr}")
     assert float(np.mean(bbr)) > 0.7, bbr
     assert all(r["utilization"] > 0.9 for r in kept), kept
+
+
+def test_every_committed_validation_result_was_simulated_at_the_checkouts_core() -> None:
+    """The pages quote the committed results files (the linux flavour holds so many of the
+    kernel's targets): each records the core that simulated it (``fingerprint.core``), and
+    after a change to the core ``python -m qoslab.emulation.validation --refresh`` simulates
+    every one again (a few minutes), so that what the pages quote is the model's."""
+    from qoslab.verdicts.currency import core_fingerprint
+
+    files = vl.results_files(ROOT)
+    assert len(files) >= 9 and {g for g, _ in files} == set(vl.GRIDS)
+    assert vl.stale_results(ROOT, core_fingerprint(ROOT)) == []
+
+
+def test_a_results_file_of_another_core_or_none_is_named_with_its_cure(tmp_path: Path) -> None:
+    d = tmp_path / vl.GRIDS["heldout"][1]
+    d.mkdir(parents=True)
+    (d / "results-linux-exact.json").write_text(json.dumps({"fingerprint": {"core": "aaaa"}}))
+    (d / "results-ns2.json").write_text(json.dumps({"points": []}))
+    (d / "results-linux.json").write_text(json.dumps({"fingerprint": {"core": "bbbb"}}))
+    lines = vl.stale_results(tmp_path, "bbbb")
+    assert len(lines) == 2, lines
+    assert "simulated at core `aaaa`" in lines[0] and lines[0].endswith(
+        "--grid heldout --flavour linux --timing exact --sim-only"
+    )
+    assert "no `fingerprint.core`" in lines[1] and "--flavour ns2 --timing testbed" in lines[1]
+    assert vl.stale_results(tmp_path, None) == []

@@ -243,6 +243,53 @@ DCTCP_NOTE = (
 )
 
 
+def running_core() -> str:
+    """The core fingerprint of the build that runs the simulated side (what follows the ``+``
+    of ``qoslab._core.__version__``): stamped into every results file it writes."""
+    from qoslab import _core
+
+    return str(_core.__version__).rpartition("+")[2]
+
+
+def results_files(root: Path) -> list[tuple[str, Path]]:
+    """Every committed results file of the grids (``results-LABEL.json`` in each grid's
+    folder under ``root``), with its grid's name."""
+    return [(g, f) for g, (_, d) in GRIDS.items() for f in sorted((root / d).glob("results-*.json"))]
+
+
+def label_of(path: Path) -> tuple[str, str]:
+    """(flavour, timing) of a results file, from its name (``results-linux-exact.json``)."""
+    label = path.stem.removeprefix("results-")
+    flavour, _, exact = label.partition("-")
+    return flavour, "exact" if exact == "exact" else "testbed"
+
+
+def stale_results(root: Path, core: str | None) -> list[str]:
+    """One line per committed results file not simulated at ``core`` (the checkout's), with
+    the command that simulates it again; none when ``core`` is None (outside a source tree).
+    A results file quotes the model: after a change to the core its numbers may no longer be
+    the model's, and the pages quote them."""
+    if core is None:
+        return []
+    lines = []
+    for grid, f in results_files(root):
+        try:
+            got = (json.loads(f.read_text()).get("fingerprint") or {}).get("core")
+        except (OSError, ValueError) as e:
+            lines.append(f"{f.relative_to(root)}: unreadable: {e}")
+            continue
+        if got == core:
+            continue
+        flavour, timing = label_of(f)
+        why = f"simulated at core `{got}`" if got else "no `fingerprint.core`"
+        lines.append(
+            f"{f.relative_to(root)}: {why}, the checkout's is `{core}`: "
+            f"python -m qoslab.emulation.validation --grid {grid} --flavour {flavour} "
+            f"--timing {timing} --sim-only"
+        )
+    return lines
+
+
 #: The simulator's ``tcp.variant`` for a kernel congestion control, per flavour: ns-2's
 #: ``reno`` agent has no SACK, and Linux's ``reno`` is NewReno with SACK (``variant = "sack"``
 #: among today's senders; in the linux flavour ``reno`` and ``sack`` both run the kernel's
@@ -513,6 +560,18 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "exact (written as FLAVOUR-exact)",
     )
     ap.add_argument("--kernel-results", default="", help="kernel results to reuse (default OUT/kernel.json)")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="list the committed results files simulated at another core than the checkout's "
+        "(exit 1 when any); simulates nothing",
+    )
+    ap.add_argument(
+        "--refresh",
+        action="store_true",
+        help="simulate every committed results file's side again at this build's core "
+        "(--sim-only over each grid, flavour and timing that has one)",
+    )
     return ap.parse_args(argv)
 
 
@@ -520,6 +579,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from qoslab.emulation import validation_report as report
 
     a = _parse(argv)
+    if a.check or a.refresh:
+        return _check_or_refresh(a.refresh)
     grid, default_out = GRIDS[a.grid]
     out = Path(a.out or default_out)
     names = [s for s in a.points.split(",") if s]
@@ -572,8 +633,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not rpath.is_file():
             print(f"error: --report-only: {rpath} not found (run the simulated side first)", file=sys.stderr)
             return 2
-        stored = json.loads(rpath.read_text())["sim_runs"]
-        report.write(out, kernel, {p.name: stored[p.name] for p in points if p.name in stored}, label, say)
+        doc = json.loads(rpath.read_text())
+        stored, core = doc["sim_runs"], (doc.get("fingerprint") or {}).get("core")
+        runs = {p.name: stored[p.name] for p in points if p.name in stored}
+        report.write(out, kernel, runs, label, say, core=core)
         return 0
     sims = {}
     for p in points:
@@ -582,8 +645,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         say(f"sim ({label}): {p.name}")
         sims[p.name] = run_sim_point(p, a.seeds or p.seeds, a.flavour, jitter_us)
-    report.write(out, kernel, sims, label, say)
+    report.write(out, kernel, sims, label, say, core=running_core())
     return 0
+
+
+def _check_or_refresh(refresh: bool) -> int:
+    """``--check`` and ``--refresh`` (:func:`stale_results`) over the checkout the module sits in."""
+    from qoslab.verdicts.currency import ROOT, core_fingerprint
+
+    if refresh:
+        for grid, f in results_files(ROOT):
+            flavour, timing = label_of(f)
+            print(f"{f.relative_to(ROOT)}: simulating again", flush=True)
+            argv = ["--grid", grid, "--flavour", flavour, "--timing", timing, "--sim-only"]
+            if (rc := main([*argv, "--out", str(f.parent)])) != 0:
+                return rc
+    stale = stale_results(ROOT, core_fingerprint(ROOT))
+    for line in stale:
+        print(line)
+    n = len(results_files(ROOT))
+    print(f"{n} validation results files: {n - len(stale)} at the checkout's core, {len(stale)} not")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -351,10 +351,13 @@ def write(
     sims: dict[str, dict[str, Any]],
     flavour: str,
     say: Callable[[str], None],
+    *,
+    core: str | None,
 ) -> list[dict[str, Any]]:
     """Writes ``results-FLAVOUR.json``, ``table-FLAVOUR.txt`` (markdown; also put into the page
     ``OUT.md`` between its markers) and ``FAMILY-FLAVOUR.png`` to
-    ``out``; returns the comparisons."""
+    ``out``; returns the comparisons. ``core``: the fingerprint of the core that simulated
+    ``sims``, recorded as ``fingerprint.core`` (None: not known, none recorded)."""
     rows = [compare(kernel["points"][name], sp) for name, sp in sims.items()]
     doc = {
         "flavour": flavour,
@@ -366,6 +369,7 @@ def write(
         },
         "rule": "holds when |sim - kernel mean| <= max(tolerance, 2 kernel sd)",
         "dctcp": kernel.get("dctcp", ""),
+        **({"fingerprint": {"core": core}} if core else {}),
         "points": rows,
         "sim_runs": sims,
     }
