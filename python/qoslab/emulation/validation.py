@@ -30,9 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from qoslab import _core
 from qoslab.runs.simulate import jain_index
 from qoslab.runs.simulate import run as simulate
 from qoslab.scenario import Scenario
+from qoslab.verdicts.currency import ROOT, core_fingerprint
 
 #: Bytes on the wire of a full segment (MSS 1460: no timestamps, 40 bytes of headers).
 PACKET_BYTES = 1500
@@ -246,8 +248,6 @@ DCTCP_NOTE = (
 def running_core() -> str:
     """The core fingerprint of the build that runs the simulated side (what follows the ``+``
     of ``qoslab._core.__version__``): stamped into every results file it writes."""
-    from qoslab import _core
-
     return str(_core.__version__).rpartition("+")[2]
 
 
@@ -651,8 +651,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check_or_refresh(refresh: bool) -> int:
     """``--check`` and ``--refresh`` (:func:`stale_results`) over the checkout the module sits in."""
-    from qoslab.verdicts.currency import ROOT, core_fingerprint
-
     if refresh:
         for grid, f in results_files(ROOT):
             flavour, timing = label_of(f)
