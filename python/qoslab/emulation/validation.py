@@ -245,10 +245,12 @@ DCTCP_NOTE = (
 )
 
 
-def running_core() -> str:
+def running_core() -> str | None:
     """The core fingerprint of the build that runs the simulated side (what follows the ``+``
-    of ``qoslab._core.__version__``): stamped into every results file it writes."""
-    return str(_core.__version__).rpartition("+")[2]
+    of ``qoslab._core.__version__``; None for a build without one): stamped into every
+    results file it writes."""
+    release, plus, core = str(_core.__version__).partition("+")
+    return core if plus and core else None
 
 
 def results_files(root: Path) -> list[tuple[str, Path]]:
@@ -257,35 +259,43 @@ def results_files(root: Path) -> list[tuple[str, Path]]:
     return [(g, f) for g, (_, d) in GRIDS.items() for f in sorted((root / d).glob("results-*.json"))]
 
 
-def label_of(path: Path) -> tuple[str, str]:
-    """(flavour, timing) of a results file, from its name (``results-linux-exact.json``)."""
-    label = path.stem.removeprefix("results-")
-    flavour, _, exact = label.partition("-")
-    return flavour, "exact" if exact == "exact" else "testbed"
+def label_of(path: Path) -> tuple[str, str] | None:
+    """(flavour, timing) of a results file, from its name (``results-linux-exact.json``);
+    None for a name :func:`qoslab.emulation.validation_report.write` does not write."""
+    flavour, _, suffix = path.stem.removeprefix("results-").partition("-")
+    if flavour not in FLAVOURS or suffix not in ("", "exact"):
+        return None
+    return flavour, "exact" if suffix else "testbed"
 
 
 def stale_results(root: Path, core: str | None) -> list[str]:
     """One line per committed results file not simulated at ``core`` (the checkout's), with
-    the command that simulates it again; none when ``core`` is None (outside a source tree).
-    A results file quotes the model: after a change to the core its numbers may no longer be
-    the model's, and the pages quote them."""
+    the command, run from the checkout, that simulates it again; none when ``core`` is None
+    (outside a source tree). A results file holds the model's side of the comparison: after a
+    change to the core its numbers may no longer be the model's, and the pages show them. (A
+    change to the grids or the statistics, here and in validation_report.py, is not stamped.)"""
     if core is None:
         return []
     lines = []
     for grid, f in results_files(root):
+        rel = f.relative_to(root)
         try:
-            got = (json.loads(f.read_text()).get("fingerprint") or {}).get("core")
+            doc = json.loads(f.read_text())
         except (OSError, ValueError) as e:
-            lines.append(f"{f.relative_to(root)}: unreadable: {e}")
+            lines.append(f"{rel}: unreadable: {e}")
             continue
+        fp = doc.get("fingerprint") if isinstance(doc, dict) else None
+        got = fp.get("core") if isinstance(fp, dict) else None
         if got == core:
             continue
-        flavour, timing = label_of(f)
+        label = label_of(f)
+        if label is None:
+            lines.append(f"{rel}: not a name the validation writes (results-FLAVOUR[-exact].json)")
+            continue
         why = f"simulated at core `{got}`" if got else "no `fingerprint.core`"
         lines.append(
-            f"{f.relative_to(root)}: {why}, the checkout's is `{core}`: "
-            f"python -m qoslab.emulation.validation --grid {grid} --flavour {flavour} "
-            f"--timing {timing} --sim-only"
+            f"{rel}: {why}, the checkout's is `{core}`: python -m qoslab.emulation.validation "
+            f"--grid {grid} --flavour {label[0]} --timing {label[1]} --sim-only --out {rel.parent}"
         )
     return lines
 
@@ -650,20 +660,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _check_or_refresh(refresh: bool) -> int:
-    """``--check`` and ``--refresh`` (:func:`stale_results`) over the checkout the module sits in."""
+    """``--check`` and ``--refresh`` (:func:`stale_results`) over the checkout the module sits
+    in; ``--refresh`` only with a build of the checkout's core (after a change to the core,
+    ``make build`` first), and it goes on past a file that fails, naming it."""
+    core = core_fingerprint(ROOT)
+    if core is None:
+        print(f"error: {ROOT} is no source checkout: no core fingerprint to compare with", file=sys.stderr)
+        return 2
+    failed = []
     if refresh:
+        if (built := running_core()) != core:
+            print(
+                f"error: --refresh: this build's core is `{built}`, the checkout's `{core}`: "
+                "build it first (make build)",
+                file=sys.stderr,
+            )
+            return 2
         for grid, f in results_files(ROOT):
-            flavour, timing = label_of(f)
+            label = label_of(f)
+            if label is None:
+                continue  # stale_results names it
             print(f"{f.relative_to(ROOT)}: simulating again", flush=True)
-            argv = ["--grid", grid, "--flavour", flavour, "--timing", timing, "--sim-only"]
-            if (rc := main([*argv, "--out", str(f.parent)])) != 0:
-                return rc
-    stale = stale_results(ROOT, core_fingerprint(ROOT))
-    for line in stale:
+            argv = ["--grid", grid, "--flavour", label[0], "--timing", label[1], "--sim-only"]
+            if main([*argv, "--out", str(f.parent)]) != 0:
+                failed.append(str(f.relative_to(ROOT)))
+    stale = stale_results(ROOT, core)
+    for line in [*stale, *(f"{f}: simulating again failed (above)" for f in failed)]:
         print(line)
     n = len(results_files(ROOT))
     print(f"{n} validation results files: {n - len(stale)} at the checkout's core, {len(stale)} not")
-    return 1 if stale else 0
+    return 1 if stale or failed else 0
 
 
 if __name__ == "__main__":
