@@ -750,6 +750,15 @@ def test_a_results_file_of_another_core_or_none_is_named_with_its_cure(tmp_path:
     assert "no `fingerprint.core`" in lines[1] and "--flavour ns2 --timing testbed" in lines[1]
     assert "results-ns3.json: not a name the validation writes" in lines[2]
     assert vl.stale_results(tmp_path, None) == []
+    # --check and --refresh cover every file: an option picking among them is refused, not ignored
+    for argv in (
+        ["--refresh", "--grid", "heldout"],
+        ["--check", "--flavour", "linux"],
+        ["--check", "--refresh"],
+    ):
+        with pytest.raises(SystemExit) as e:
+            vl.main(argv)
+        assert e.value.code == 2, argv
     assert vl.label_of(Path("results-ns2-exact.json")) == ("ns2", "exact")
     assert vl.label_of(Path("results-linux-slow.json")) is None
 

@@ -582,7 +582,16 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="simulate every committed results file's side again at this build's core "
         "(--sim-only over each grid, flavour and timing that has one)",
     )
-    return ap.parse_args(argv)
+    a = ap.parse_args(argv)
+    if a.check or a.refresh:
+        # they cover every committed file: an option that picks among them would do nothing
+        given = [k for k, v in vars(a).items() if k not in ("check", "refresh") and v != ap.get_default(k)]
+        if a.check and a.refresh or given:
+            extra = "--refresh" if a.check and a.refresh else "--" + given[0].replace("_", "-")
+            ap.error(
+                f"--check and --refresh cover every committed results file and take no other option ({extra})"
+            )
+    return a
 
 
 def main(argv: Sequence[str] | None = None) -> int:
