@@ -246,10 +246,9 @@ DCTCP_NOTE = (
 
 
 def running_core() -> str | None:
-    """The core fingerprint of the build that runs the simulated side (what follows the ``+``
-    of ``qoslab._core.__version__``; None for a build without one): stamped into every
-    results file it writes."""
-    release, plus, core = str(_core.__version__).partition("+")
+    """The core fingerprint of the build running (after the ``+`` of ``_core.__version__``; None
+    without one): stamped into every results file it writes."""
+    _, plus, core = str(_core.__version__).partition("+")
     return core if plus and core else None
 
 
@@ -570,27 +569,18 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "exact (written as FLAVOUR-exact)",
     )
     ap.add_argument("--kernel-results", default="", help="kernel results to reuse (default OUT/kernel.json)")
-    ap.add_argument(
-        "--check",
-        action="store_true",
-        help="list the committed results files simulated at another core than the checkout's "
-        "(exit 1 when any); simulates nothing",
-    )
-    ap.add_argument(
-        "--refresh",
-        action="store_true",
-        help="simulate every committed results file's side again at this build's core "
-        "(--sim-only over each grid, flavour and timing that has one)",
+    whole = ap.add_mutually_exclusive_group()
+    whole.add_argument("--check", action="store_true", help="list results files another core simulated")
+    whole.add_argument(
+        "--refresh", action="store_true", help="simulate every results file again at this core"
     )
     a = ap.parse_args(argv)
-    if a.check or a.refresh:
-        # they cover every committed file: an option that picks among them would do nothing
-        given = [k for k, v in vars(a).items() if k not in ("check", "refresh") and v != ap.get_default(k)]
-        if a.check and a.refresh or given:
-            extra = "--refresh" if a.check and a.refresh else "--" + given[0].replace("_", "-")
-            ap.error(
-                f"--check and --refresh cover every committed results file and take no other option ({extra})"
-            )
+    given = [k for k, v in vars(a).items() if k not in ("check", "refresh") and v != ap.get_default(k)]
+    if (a.check or a.refresh) and given:
+        # they cover every committed file: an option picking among them would do nothing
+        ap.error(
+            f"--check and --refresh cover every committed results file: no --{given[0].replace('_', '-')}"
+        )
     return a
 
 
