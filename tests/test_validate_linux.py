@@ -374,8 +374,10 @@ def test_five_cubic_flows_split_by_their_phases_under_exact_timing_and_by_rtt_un
     against ten kernel runs, not the split: the flows' RTTs (20-100 ms) lie 200 µs apart modulo
     the bottleneck's 600 µs packet time, and the split follows that phase (the 40 ms flow ahead of
     the 20 ms one, the 100 ms flow level with it); moving the 40 ms flow's access delay by 100 µs
-    moves its share by more than 0.05. With the testbed's timing noise every target holds (Welch's
-    p of the Jain indices 0.28) and the 20 ms flow gets the most, as in nine kernel runs of ten."""
+    moves its share by 0.04 (a fifth of a fair share). With the testbed's timing noise Jain, the
+    queueing delay and the retransmissions hold and the 20 ms flow gets the most, as in nine
+    kernel runs of ten; the split misses on the grid's ten seeds at the edge of its rule (the 80
+    ms flow 0.181 against 0.149 ± 0.016: 0.0318 off where 0.0316 holds) and holds on 30 seeds."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}["cubic5-1bdp"]
     kernel = data["points"][p.name]
@@ -392,11 +394,19 @@ def test_five_cubic_flows_split_by_their_phases_under_exact_timing_and_by_rtt_un
         th = np.array([vl.simulate(sc, seed).flows["throughput_bps"].to_numpy() for seed in range(1, 11)])
         return np.asarray(th[:, 1] / th.sum(axis=1))
 
-    assert float(np.mean(share_40ms("11ms") - share_40ms("11100us"))) > 0.05
+    assert float(np.mean(share_40ms("11ms") - share_40ms("11100us"))) > 0.03
     noisy = vr.compare(kernel, vl.run_sim_point(p, p.seeds, "linux"))
-    assert all(noisy["verdict"].values()) and noisy["jain_welch_p"] > 0.2, noisy["verdict"]
+    assert noisy["verdict"] == {"share": False, "jain": True, "qdelay": True, "retransmits": True}
     sim = [m for m, _ in noisy["sim"]["share"]]
     assert sim[0] == max(sim) and sim[0] > 0.25, sim
+    # the miss is at the rule's edge: no flow further off than 1.02 times what the rule allows
+    off = [
+        abs(sm - km) / max(vr.SHARE_TOL * km, 2 * ksd)
+        for (km, ksd), (sm, _) in zip(noisy["kernel"]["share"], noisy["sim"]["share"], strict=True)
+    ]
+    assert 1 < max(off) < 1.02, off
+    thirty = vr.compare(kernel, vl.run_sim_point(p, 30, "linux"))
+    assert all(thirty["verdict"].values()), thirty["verdict"]
 
 
 @pytest.mark.parametrize("point", ["cubic-alone-1bdp", "cubic5-1bdp", "bbr-cubic-0.5bdp"])
@@ -442,18 +452,19 @@ def test_three_bbr_beside_three_reno_flows_hold_every_target_against_the_kernel(
     split moved away from it (ns3.md): the kernel's three Reno flows keep 0.246 ± 0.041 of the
     link over ten runs and time out about once a run each; the linux flavour holds share, Jain,
     queueing delay and retransmissions with the testbed's timing noise and without it (Reno
-    0.284 and 0.286: a sixth more than the kernel's, within the share's rule), the ns2 flavour's
-    BBR fails the share (its Reno flows keep 0.65)."""
+    0.258 with the noise; 0.310 with exact timing, a quarter more than the kernel's, within the
+    share's rule, its runs spreading 0.23-0.38), the ns2 flavour's BBR fails the share (its Reno
+    flows keep 0.65)."""
     data = json.loads(COMMITTED.read_text())
     p = {q.name: q for q in vl.GRID}["bbr3-reno3-30ms-4bdp"]
     kernel = data["points"][p.name]
     kept = [r for r in kernel["runs"] if r["kept"]]
     assert len(kept) == 10 and 0.2 < _reno_total(kept) < 0.3, _reno_total(kept)
-    for jitter in (vl.TESTBED_JITTER_US, 0):
+    for jitter, near in ((vl.TESTBED_JITTER_US, 0.03), (0, 0.08)):
         sim = vl.run_sim_point(p, p.seeds, "linux", jitter_us=jitter)
         c = vr.compare(kernel, sim)
         assert all(c["verdict"].values()), (jitter, c["verdict"])
-        assert abs(_reno_total(sim["runs"]) - _reno_total(kept)) < 0.045, _reno_total(sim["runs"])
+        assert abs(_reno_total(sim["runs"]) - _reno_total(kept)) < near, _reno_total(sim["runs"])
     ns2 = vl.run_sim_point(p, 3, "ns2")
     assert vr.compare(kernel, ns2)["verdict"]["share"] is False and _reno_total(ns2["runs"]) > 0.5
 
@@ -470,29 +481,30 @@ def test_five_bbr_flows_of_mixed_rtts_hold_every_target_against_ten_kernel_runs(
     """bbr5-1bdp (RTTs 20-100 ms, 20 Mbit/s, 1 BDP): the kernel's own split is uneven and varies
     from run to run (Jain 0.51-0.91 over ten runs; its first three, 0.78-0.91, had understated
     that), and against it the linux flavour's BBR holds share, Jain, queueing delay and
-    retransmissions (about one packet in eight lost on both sides): with the testbed's timing
-    noise with Welch's p of the Jain indices above 0.3 (0.692 against 0.735, p 0.49); with exact
-    timing the share fails (the 100 ms flow keeps 0.44 where the kernel's keeps 0.13 on average)
-    and Jain holds only by the kernel's spread (p below 0.05)."""
+    retransmissions (about one packet in nine or ten lost in the model, one in eight in the
+    kernel), with the testbed's timing noise (Jain 0.813 against 0.735, Welch's p 0.13) and with
+    exact timing (0.796, p 0.20; on the means the 100 ms flow's share misses, 0.233 against
+    0.129)."""
     kernel, noisy = _bbr5_mixed_rtts(vl.TESTBED_JITTER_US)
     c = vr.compare(kernel, noisy)
-    assert all(c["verdict"].values()) and c["jain_welch_p"] > 0.3, (c["verdict"], c["jain_welch_p"])
+    assert all(c["verdict"].values()) and c["jain_welch_p"] > 0.1, (c["verdict"], c["jain_welch_p"])
     exact = vr.compare(*_bbr5_mixed_rtts())
-    assert exact["verdict"] == {"share": False, "jain": True, "qdelay": True, "retransmits": True}
-    assert exact["jain_welch_p"] < 0.05, exact["jain_welch_p"]
+    assert all(exact["verdict"].values()) and exact["jain_welch_p"] > 0.1, exact["verdict"]
+    assert exact["verdict_sem"]["share"] is False
     kj = [r["jain"] for r in kernel["runs"] if r["kept"]]
     assert len(kj) == 10 and sum(j < 0.7 for j in kj) >= 3 and max(kj) > 0.9, kj
     assert c["kernel"]["retransmits"][0] > 4000 and c["sim"]["retransmits"][0] > 4000
 
 
-def test_over_200_seeds_five_bbr_flows_of_mixed_rtts_split_less_evenly_than_the_kernels() -> None:
-    """What ten seeds do not show (docs/validation/linux.md, 'Five BBR flows'): over seeds 1-200
-    the linux flavour's split among the five BBR flows, with the testbed's timing noise, is less
-    even than the kernel's ten runs (Jain 0.595 +- 0.158 against 0.735 +- 0.132, Welch's p
-    0.008), where the grid's seeds 1-10 give 0.692 (p 0.49): the most favourable of the twenty
-    ten-seed blocks (0.48-0.69), 9 of which would fail Welch's test at 5 %. The target holds by
-    the rule (within the kernel's spread), not by the standard error of the mean. The model
-    starves more flows: 41 % of its flow-runs take under a tenth of the link, the kernel's 22 %."""
+def test_over_200_seeds_five_bbr_flows_of_mixed_rtts_split_as_evenly_as_the_kernels() -> None:
+    """What ten seeds cannot show (docs/validation/linux.md, 'Five BBR flows'): over seeds 1-200
+    the linux flavour's split among the five BBR flows, with the testbed's timing noise, is as
+    even as the kernel's (Jain 0.785 +- 0.094 against 0.735 +- 0.132 over the grid's ten runs,
+    Welch's p 0.26; 0.748 +- 0.116 over 30, p 0.10); of the twenty ten-seed blocks (0.74-0.84)
+    one fails Welch's test at 5 %. It starves as many flows (19 % of its flow-runs under a tenth
+    of the link, the kernel's 22 %), but not the same ones: its 20 ms flow starves in 14 % of the
+    seeds, the kernel's in none of 20 runs. The advertised window does this: without it the
+    model's Jain was 0.595 and 41 % starved (CHANGELOG)."""
     from qoslab.stats import estimate, welch_p
 
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
@@ -500,27 +512,27 @@ def test_over_200_seeds_five_bbr_flows_of_mixed_rtts_split_less_evenly_than_the_
     kj = [r["jain"] for r in kept]
     many = vl.run_sim_point(p, 200, "linux", vl.TESTBED_JITTER_US, whole_run_queue=False)
     starving = [np.mean([f["share"] < 0.1 for r in rs for f in r["flows"]]) for rs in (kept, many["runs"])]
-    assert starving[0] + 0.1 < starving[1], starving
+    assert abs(starving[0] - starving[1]) < 0.06, starving
     jain = np.array([r["jain"] for r in many["runs"]])
-    assert 0.55 < jain.mean() < 0.64 < 0.70 < float(np.mean(kj)), (jain.mean(), np.mean(kj))
-    assert welch_p(estimate(jain.tolist()), estimate(kj)) < 0.02
+    assert 0.74 < jain.mean() < 0.83 and float(np.mean(kj)) < 0.75, (jain.mean(), np.mean(kj))
+    assert welch_p(estimate(jain.tolist()), estimate(kj)) > 0.1
     # ten more kernel runs (tools/bbr_lt_mode.py's, its `ss` sampler beside them): Jain 0.732
     lt_kernel = json.loads(LT_FILES["kernel"].read_text())["summary"]
     more = [r["jain"] for r in lt_kernel["runs"]]
-    # the shortest-RTT flow: never starving in the kernel's 20 runs, in a third or more of the
+    # the shortest-RTT flow: never starving in the kernel's 20 runs, in a tenth to a fifth of the
     # model's 200
     k20 = [r["flows"][0]["share"] for r in kept] + [f["share"] for f in lt_kernel["flows"] if f["flow"] == 0]
-    m20 = [r["flows"][0]["share"] for r in many["runs"]]
-    assert len(k20) == 20 and min(k20) > 0.1 and np.mean(np.array(m20) < 0.1) > 0.3, (min(k20), m20[:10])
+    m20 = np.mean(np.array([r["flows"][0]["share"] for r in many["runs"]]) < 0.1)
+    assert len(k20) == 20 and min(k20) > 0.1 and 0.1 < m20 < 0.2, (min(k20), m20)
     assert (
         len(more) == 10
         and 0.70 < float(np.mean(more))
-        and welch_p(estimate(jain.tolist()), estimate(kj + more)) < 1e-3
+        and welch_p(estimate(jain.tolist()), estimate(kj + more)) > 0.05
     )
     blocks = jain.reshape(20, 10).mean(axis=1)
-    assert blocks[0] == blocks.max() and blocks[0] > jain.mean() + 0.08, blocks
+    assert blocks.min() > 0.7 and blocks.max() < 0.87, blocks
     failing = sum(welch_p(estimate(b.tolist()), estimate(kj)) < 0.05 for b in jain.reshape(20, 10))
-    assert 6 <= failing <= 12, failing
+    assert failing <= 3, failing
 
 
 def _loss(flow: dict[str, Any]) -> float:
@@ -539,28 +551,27 @@ def _losses(runs: list[dict[str, Any]]) -> np.ndarray[Any, Any]:
     return np.array([[_loss(f) for f in r["flows"]] for r in runs])
 
 
-def test_five_bbr_flows_of_mixed_rtts_lose_as_evenly_as_the_kernels_only_with_noise() -> None:
+def test_five_bbr_flows_of_mixed_rtts_lose_as_evenly_as_the_kernels() -> None:
     """What the targets do not judge (docs/validation/linux.md, 'Five BBR flows'): how the losses
     fall among the flows. The kernel's flows lose alike even where the split is uneven (3 of 50
     flow-runs above BBR's policer threshold, the most-losing flow of a run 1.54 times the least,
-    the median; 0.7 timeouts a run). The linux flavour's, with the testbed's timing noise, less
-    so (9 of 50, 1.86 times, 2.0 timeouts a run; 4, 1.72 and 0.2 before its receiver's quick
-    ACKs while the window grows); with exact timing worse again (10 of 50, 2.33 times, 6.1
-    timeouts). Before BBR sent two-segment skbs the model had 12-13 flow-runs above it with or
-    without noise."""
+    the median; 0.7 timeouts a run). The linux flavour's as evenly, with the testbed's timing
+    noise and without it (none of 50 above, 1.50 and 1.58 times; 0.2 and 0.1 timeouts a run),
+    and a little less (10.5-11.4 % a flow with the noise, the kernel's 11.8-13.8 %)."""
     kernel, noisy = _bbr5_mixed_rtts(vl.TESTBED_JITTER_US)
     _, exact = _bbr5_mixed_rtts()
     kept = [r for r in kernel["runs"] if r["kept"]]
     kl, nl, el = _losses(kept), _losses(noisy["runs"]), _losses(exact["runs"])
     above = [int((x > LT_LOSS_THRESH).sum()) for x in (kl, nl, el)]
-    assert above[0] < above[1] <= above[2] and above[1] <= 3 * above[0], above
+    assert above[1] <= above[0] and above[2] <= above[0] <= 5, above
     ratio = [float(np.median(x.max(axis=1) / x.min(axis=1))) for x in (kl, nl, el)]
-    assert ratio[0] < ratio[1] < 1.9 < ratio[2], ratio
+    assert all(abs(r / ratio[0] - 1) < 0.1 for r in ratio[1:]), ratio
     timeouts = [
         np.mean([sum(f["timeouts"] for f in r["flows"]) for r in rs])
         for rs in (kept, noisy["runs"], exact["runs"])
     ]
-    assert timeouts[0] < timeouts[1] < 4 * timeouts[0] < timeouts[2], timeouts
+    assert max(timeouts[1:]) < timeouts[0] < 1, timeouts
+    assert kl.mean() - 0.03 < nl.mean() < kl.mean(), (kl.mean(), nl.mean())
 
 
 #: The line `ss -tinH` (iproute2 6.x, Linux 6.18) printed under a BBR socket on loopback.
@@ -610,15 +621,14 @@ def test_bbr_long_term_mode_is_read_from_a_frozen_bw_at_pacing_gain_one() -> Non
     assert lt.lossy_windows(rows6[:20], 0.5, 5.0) == (1, 0)  # to 6.7 s: the one window 6.0-6.5
 
 
-def test_the_kernels_bbr_flows_spend_a_similar_time_in_the_long_term_mode() -> None:
-    """docs/validation/linux.md, 'Five BBR flows': BBR's long-term mode holds the model's
-    starving flows; the kernel's flows spend a similar time in it, read the same way on both
-    sides (tools/bbr_lt_mode.py, seeds 1-10 each: the kernel's sampled with `ss -tin`, the
+def test_bbr_long_term_mode_holds_starving_flows_on_both_sides() -> None:
+    """docs/validation/linux.md, 'Five BBR flows': BBR's long-term mode, read the same way on
+    both sides (tools/bbr_lt_mode.py, ten runs each: the kernel's sampled with `ss -tin`, the
     model's from the trace patch's 100 ms samples, whose exact flag the reading tracks within
     15 %). On both sides a flow starving under a tenth of the link spends longer in it than the
     others (more than 1.5 times), and starving and other flows cross the mode's loss threshold
-    in about as many half-seconds as their like on the other side: the model's split differs in
-    how many flows starve, not in what the mode or the losses do to a flow."""
+    in about as many half-seconds as their like on the other side. The model's flows spend less
+    time in it (6.4 s of 30 against 9.5 s, 1.1 episodes a flow against 1.7)."""
     k, m = (json.loads(f.read_text())["summary"] for f in (LT_FILES["kernel"], LT_FILES["model"]))
     for s in (k, m):  # the summaries are those of their flows
         fl = s["flows"]
@@ -630,7 +640,7 @@ def test_the_kernels_bbr_flows_spend_a_similar_time_in_the_long_term_mode() -> N
         assert all(40 <= f["windows"] <= 50 for f in fl)
         assert s["lt_s_starving"] > 1.5 * s["lt_s_rest"], s
     assert abs(m["lt_s_per_flow"] - m["exact_lt_s_per_flow"]) < 0.15 * m["exact_lt_s_per_flow"], m
-    assert 0.7 < k["lt_s_per_flow"] / m["lt_s_per_flow"] < 1.3, (k["lt_s_per_flow"], m["lt_s_per_flow"])
+    assert 1.3 < k["lt_s_per_flow"] / m["lt_s_per_flow"] < 1.7, (k["lt_s_per_flow"], m["lt_s_per_flow"])
     assert k["flow_runs_with_an_episode"] > 0.6 and m["flow_runs_with_an_episode"] > 0.6
     for part in ("starving", "rest"):
         key = f"lossy_window_share_{part}"
@@ -639,7 +649,7 @@ def test_the_kernels_bbr_flows_spend_a_similar_time_in_the_long_term_mode() -> N
 
     # where the two differ: by RTT. The kernel's half-seconds over the threshold grow with a
     # flow's RTT (20 ms: 6.7 %, 100 ms: 17.7 %) and its 20 ms flow never starves; the model's
-    # 20 ms flow is as lossy as any (15.4 %) and starves in 4 of 10 runs
+    # do not (10.1 % at 20 ms, 11.5 % at 100 ms) and its 20 ms flow starves in 1 of 10 runs
     def by_flow(s: dict[str, Any], i: int) -> tuple[float, float]:
         fl = [f for f in s["flows"] if f["flow"] == i]
         lossy = sum(f["lossy_windows"] for f in fl) / sum(f["windows"] for f in fl)
@@ -647,15 +657,15 @@ def test_the_kernels_bbr_flows_spend_a_similar_time_in_the_long_term_mode() -> N
 
     (k20, k20_starve), (k100, _) = by_flow(k, 0), by_flow(k, 4)
     (m20, m20_starve), (m100, _) = by_flow(m, 0), by_flow(m, 4)
-    assert k100 > 2 * k20 and m20 > m100 and m20 > 2 * k20, (k20, k100, m20, m100)
-    assert k20_starve == 0 < 0.3 <= m20_starve
+    assert k100 > 2 * k20 and m100 < 1.5 * m20 and m20 > 1.3 * k20, (k20, k100, m20, m100)
+    assert k20_starve == 0 < m20_starve
 
 
 def test_five_bbr_flows_of_mixed_rtts_split_alike_when_each_flows_delay_moves() -> None:
     """The linux flavour's split among BBR flows of mixed RTTs does not hang on packet phases:
     with each access link's delay moved by a random 0-0.6 ms (one bottleneck packet time; 12
     sets of offsets, seeds 1-2) the mean Jain index stays within 0.1 of the unshifted seeds'
-    (0.61 against 0.67), well below a fair split."""
+    (0.83 against 0.80), below a fair split."""
     import re
 
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
@@ -673,7 +683,7 @@ def test_five_bbr_flows_of_mixed_rtts_split_alike_when_each_flows_delay_moves() 
         sc = Scenario(text, "<offsets>").with_overrides(vl.sim_overrides("linux", jitter_us=0))
         jain += [vl.jain_index(vl.simulate(sc, seed).flows["throughput_bps"].to_numpy()) for seed in (1, 2)]
     unshifted = [r["jain"] for r in _bbr5_mixed_rtts()[1]["runs"]]
-    assert abs(np.mean(jain) - np.mean(unshifted)) < 0.1 and np.mean(jain) < 0.75, (np.mean(jain), unshifted)
+    assert abs(np.mean(jain) - np.mean(unshifted)) < 0.1 and np.mean(jain) < 0.9, (np.mean(jain), unshifted)
 
 
 _OK, _WHY = emu.availability()
@@ -762,20 +772,3 @@ def test_a_results_file_of_another_core_or_none_is_named_with_its_cure(tmp_path:
     assert vl.label_of(Path("results-ns2-exact.json")) == ("ns2", "exact")
     assert vl.label_of(Path("results-linux-slow.json")) is None
 
-
-def test_a_cap_on_the_window_evens_the_split_of_five_bbr_flows_of_mixed_rtts() -> None:
-    """The lead docs/validation/linux.md gives for the model's starving BBR flows ('A lead: the
-    receiver's advertised window'): the model's sender is not limited by its receiver's
-    advertised window, the kernel's is. A fixed cap of 300 segments (a diagnostic, not the
-    kernel's window) starves far fewer flows and splits the link more evenly (200 seeds: 22 %
-    starving and Jain 0.795, uncapped 41 % and 0.595; here 60 seeds)."""
-    p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
-    base = vl.scenario(p, "linux").with_overrides(vl.sim_overrides("linux", vl.TESTBED_JITTER_US))
-    out = {}
-    for name, sc in (("uncapped", base), ("capped", base.with_overrides(["tcp.window=300"]))):
-        th = np.array([vl.simulate(sc, seed).flows["throughput_bps"].to_numpy() for seed in range(1, 61)])
-        shares = th / th.sum(axis=1, keepdims=True)
-        out[name] = (float(np.mean(shares < 0.1)), float(np.mean([vl.jain_index(t) for t in th])))
-    (s_free, j_free), (s_cap, j_cap) = out["uncapped"], out["capped"]
-    assert s_free > 0.3 and s_cap < s_free - 0.08, out
-    assert j_cap > j_free + 0.1, out

@@ -52,7 +52,9 @@ impl<T: Copy> Ring<T> {
         }
     }
     /// `capacity - 1`: a position's slot is `(head + position) & mask` (the capacity is a
-    /// power of two). Only read where the ring holds an element, so never of an empty buffer.
+    /// power of two). Of a ring without a buffer it wraps to `usize::MAX`: indexing reads it
+    /// only where the ring holds an element; `prefetch_front` reads it of any ring, and only
+    /// forms an address from it (`wrapping_add`), never dereferenced.
     #[inline(always)]
     fn mask(&self) -> usize {
         self.buf.len().wrapping_sub(1)

@@ -174,7 +174,8 @@ impl Simulation {
             + self.cwnd_buf.capacity() * 8
             + self.path_rtts.capacity() * 8
             + self.routes.capacity() * 4
-            + self.sack_blocks.capacity() * std::mem::size_of::<crate::traffic::sink::SackBlocks>();
+            + self.sack_blocks.capacity() * std::mem::size_of::<crate::traffic::sink::SackBlocks>()
+            + self.ack_windows.capacity() * std::mem::size_of::<u32>();
         let conditioners = self
             .conds
             .iter()

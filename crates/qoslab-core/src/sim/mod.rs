@@ -164,6 +164,9 @@ pub struct Simulation {
     static_paths: Vec<arrivals::PathModel>,
     /// SACK blocks of the ACKs in flight of SACK flows, by packet id (`transport`).
     sack_blocks: Vec<crate::traffic::sink::SackBlocks>,
+    /// The window a linux receiver's ACK offers (segments), by the ACK's packet id: a side
+    /// table as `sack_blocks`, written for those ACKs only.
+    ack_windows: Vec<u32>,
     /// Every flow's forward and reverse routes, one after the other, each followed by
     /// [`ROUTE_END`]: a packet keeps its position here ([`PacketMeta::at`]), so that a hop
     /// finds the next link direction in this small table instead of in its flow.
@@ -315,6 +318,7 @@ impl Simulation {
             records: Vec::new(),
             static_paths,
             sack_blocks: Vec::new(),
+            ack_windows: Vec::new(),
             routes,
             ahead: [None; AHEAD],
             scenario: sc,

@@ -59,6 +59,14 @@ macro_rules! each {
 }
 
 impl Sender {
+    /// The window the ACK about to be processed offers, in segments (`tcp_ack_update_window`):
+    /// a linux sender's limit, at most its configured `window`; ns-2's agents keep `window`.
+    pub fn set_send_window(&mut self, segs: u32) {
+        if let Sender::Linux(l) = self {
+            l.linux.set_send_window(segs);
+        }
+    }
+
     /// The sender of configuration `cfg` sending `segment_bytes`-byte segments; `boot_phase`
     /// in [0, 1) is its per-flow draw (ns-2's tick-clock phase; BBR's first ProbeBW phase).
     pub fn new(cfg: &TcpConfig, boot_phase: f64, segment_bytes: u32) -> Self {

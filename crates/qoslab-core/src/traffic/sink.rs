@@ -107,6 +107,20 @@ impl TcpSink {
         }
     }
 
+    /// The window the next ACK offers, in segments (Linux's receiver; None for ns-2's, whose
+    /// sender's window is its fixed `window`, and before the first segment).
+    pub fn select_window(&mut self) -> Option<u64> {
+        if !self.linux {
+            return None;
+        }
+        self.rcv.select_window(self.next)
+    }
+
+    /// Its ACKs offer a window (Linux's receiver).
+    pub fn offers_window(&self) -> bool {
+        self.linux
+    }
+
     /// Its ACKs carry SACK blocks ([`TcpSink::sack_blocks`] is never None).
     pub fn sends_sack(&self) -> bool {
         self.sack_recent.is_some()

@@ -94,7 +94,7 @@ pub mod keys {
         "window",
         WINDOW_PKTS,
         "10000",
-        "the receiver's window, large enough never to limit.",
+        "a cap on the window the receiver offers, which grows as the kernel's (rcv_space.rs).",
     );
     pub const INITIAL_WINDOW: Decl<u32> = Decl::new(
         "initial_window",

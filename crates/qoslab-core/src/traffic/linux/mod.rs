@@ -92,8 +92,10 @@ pub struct Linux {
     retransmits: u32,
     /// The application's limit (`write_seq`): segments below it may be sent.
     pub app_end: i64,
-    /// The receiver's window, segments.
+    /// `snd_wnd`: the window the last ACK offered (segments), at most `window_cap`.
     rwnd: u32,
+    /// The configured `window` (segments): the most `rwnd` may be.
+    window_cap: u32,
     pub ecn: bool,
     queue_cwr: bool,
     /// `tp->reordering` (DupThresh).
@@ -174,6 +176,7 @@ impl Linux {
             retransmits: 0,
             app_end: 0,
             rwnd: cfg.window_pkts.max(1),
+            window_cap: cfg.window_pkts.max(1),
             ecn: cfg.ecn,
             queue_cwr: false,
             reordering: cfg.dupack_threshold.max(1),
@@ -193,11 +196,11 @@ impl Linux {
         std::mem::size_of::<Linux>() + self.sb.heap_bytes() + self.cc.heap_bytes()
     }
 
-    /// The window reported to traces: cwnd, and ssthresh (capped at the receiver window
-    /// while infinite).
+    /// The window reported to traces: cwnd, and ssthresh (the configured `window` while
+    /// infinite: not the receiver's window, which moves).
     pub fn window(&self) -> (f64, f64) {
         let ss = if self.conn.ssthresh >= INFINITE_SSTHRESH {
-            self.rwnd as f64
+            self.window_cap as f64
         } else {
             self.conn.ssthresh as f64
         };
@@ -238,6 +241,12 @@ impl Linux {
     /// Stops the application: nothing new is sent.
     pub fn stop(&mut self) {
         self.app_end = self.sb.nxt();
+    }
+
+    /// `snd_wnd` from an ACK's window (`tcp_ack_update_window`), segments, at most the
+    /// configured `window`: `tcp_snd_wnd_test` then sends nothing past `snd_una` + it.
+    pub fn set_send_window(&mut self, segs: u32) {
+        self.rwnd = segs.min(self.window_cap).max(1);
     }
 
     /// The pacing timer fired. The socket fields a module reads ([`Conn`]) are not refreshed

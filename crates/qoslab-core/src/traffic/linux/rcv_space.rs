@@ -13,9 +13,16 @@
 //!   window's worth of data (from the segment that advanced `rcv_nxt` until `rcv_nxt` passed
 //!   that point plus the window then advertised).
 //!
+//! - `tcp_select_window`: each ACK offers `rcv_ssthresh`, at most the buffer's share of space,
+//!   and never less than what is left of the window offered before (a window is not shrunk);
+//!   the sender sends nothing past the cumulative point plus that window (`tcp_snd_wnd_test`).
+//!
 //! The application reads at once (a bulk receiver), so nothing waits in the receive queue and
-//! the space is the buffer's. What this decides is when the receiver ACKs: the advertised
-//! window itself is not enforced on the sender (its cap stays the fixed `window`).
+//! the space is the buffer's. Out-of-order segments are neither charged to the buffer (the
+//! kernel's `rmem_alloc`) nor grow it (`tcp_data_queue_ofo` calls `tcp_rcvbuf_grow` with their
+//! span): each was tried, and neither brought the validation's five BBR flows of mixed RTTs
+//! nearer the kernel's split; nor do they grow `rcv_ssthresh` (the kernel's SACK receiver's do).
+//! This decides when the receiver ACKs and how far its sender may send.
 //! Constants are the kernel's defaults (`tcp_rmem` = 4096 131072 33554432) and the validation
 //! host's window scaling ratio (below).
 
@@ -54,6 +61,12 @@ pub struct RcvSpace {
     rtt_us8: u64,
     rtt_seq: u64,
     rtt_time: Option<SimTime>,
+    /// The segment size the window counts in (`icsk_ack.rcv_mss`), bytes.
+    mss: u64,
+    /// `tp->rcv_wnd`, bytes, and `tp->rcv_wup`, the segment it was advertised from: the last
+    /// window offered (`tcp_select_window`), which a later one may not shrink.
+    rcv_wnd: u64,
+    rcv_wup: u64,
 }
 
 fn win_from_space(space: u64) -> u64 {
@@ -78,7 +91,26 @@ impl RcvSpace {
             rtt_us8: 0,
             rtt_seq: 0,
             rtt_time: None,
+            mss: len,
+            rcv_wnd: wnd,
+            rcv_wup: next,
         }
+    }
+
+    /// `tcp_select_window` for an ACK sent with the cumulative point at `next` (segments): the
+    /// window offered, in whole segments of the connection's size (the sender's
+    /// `tcp_snd_wnd_test` sends a segment only when all of it fits); None before the first
+    /// segment. A bulk reader leaves nothing queued, so `__tcp_select_window` offers
+    /// `rcv_ssthresh`, at most the buffer's share of space; the window is never shrunk (its
+    /// right edge never moves left). Window scaling's rounding (at most 127 bytes) is left out.
+    pub fn select_window(&mut self, next: u64) -> Option<u64> {
+        self.space_time?;
+        let offered = self.rcv_ssthresh.min(win_from_space(self.rcvbuf));
+        let edge = self.rcv_wup * self.mss + self.rcv_wnd;
+        let left = edge.saturating_sub(next * self.mss);
+        self.rcv_wnd = offered.max(left);
+        self.rcv_wup = next;
+        Some(self.rcv_wnd / self.mss)
     }
 
     /// A data segment of `len` bytes arrived at `now`: the connection's state starts with its
@@ -169,6 +201,33 @@ mod tests {
         let raised = (1..=10).filter(|&k| r.on_in_order(k * MS, 1460, k)).count();
         assert_eq!(raised, 7);
         assert_eq!(r.window().0, 81_920);
+    }
+
+    #[test]
+    fn the_window_offered_grows_with_rcv_ssthresh_and_never_shrinks() {
+        let mut r = RcvSpace::default();
+        assert_eq!(
+            r.select_window(0),
+            None,
+            "no window before the first segment"
+        );
+        r.on_segment(0, 1460, 0);
+        assert_eq!(
+            r.select_window(1),
+            Some(44),
+            "65,535 bytes: 44 whole segments"
+        );
+        for k in 1..=10 {
+            r.on_in_order(k * MS, 1460, k);
+        }
+        // rcv_ssthresh at the buffer's share: 81,920 bytes, 56 whole segments
+        assert_eq!(r.select_window(10), Some(56));
+        // the right edge (segment 10 + 56.1) never moves left: with the offer cut to 10
+        // segments, the window offered from segment 20 is what is left of the last one
+        r.rcv_ssthresh = 10 * 1460;
+        assert_eq!(r.select_window(20), Some(46));
+        // once the cumulative point passes that edge, the smaller offer stands
+        assert_eq!(r.select_window(70), Some(10));
     }
 
     #[test]

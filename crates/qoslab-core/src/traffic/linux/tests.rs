@@ -495,3 +495,32 @@ fn the_initial_window_is_at_most_the_window_clamp() {
     let h = Host::new(&config(TcpVariant::Cubic, 10, 20));
     assert_eq!(h.l.conn.cwnd, 10);
 }
+
+#[test]
+fn the_window_an_ack_offers_limits_what_the_sender_sends() {
+    // `tcp_snd_wnd_test`: a segment goes only when it fits below SND.UNA + SND.WND. Ten
+    // segments (0-9) are out; the ACK of 0-1 offers 6 segments: SND.UNA is 2, the edge 8, and
+    // nothing new may go (the window would allow four: the congestion window grew by two).
+    // Offering 8, the next ACK (of 0-3, SND.UNA 4) releases segments 10 and 11 only.
+    let cfg = config(TcpVariant::Cubic, 10, 10_000);
+    let mut h = Host::new(&cfg);
+    let first: Vec<u64> = h
+        .run(|l, io| l.start(0, i64::MAX, io))
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    assert_eq!(first, (0..10).collect::<Vec<_>>());
+    h.l.set_send_window(6);
+    assert!(h.ack(10 * MS, 1, [(0, 0); 3]).into_iter().next().is_none());
+    h.l.set_send_window(8);
+    let sent: Vec<u64> = h
+        .ack(11 * MS, 3, [(0, 0); 3])
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    assert_eq!(sent, [10, 11]);
+    // the configured `window` stays the cap whatever is offered
+    let mut h = Host::new(&config(TcpVariant::Cubic, 10, 4));
+    h.l.set_send_window(1_000);
+    assert_eq!(h.run(|l, io| l.start(0, i64::MAX, io)).len(), 4);
+}

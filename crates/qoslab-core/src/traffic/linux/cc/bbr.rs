@@ -538,7 +538,8 @@ impl Bbr {
         let expired = c.now > self.min_rtt_stamp + MIN_RTT_WIN_NS;
         if let Some(rtt) = rs.rtt {
             let rtt_us = (rtt / 1000) as u32;
-            if rtt_us < self.min_rtt_us || expired {
+            // `rs->rtt_us <= bbr->min_rtt_us`: a sample equal to the estimate renews its stamp.
+            if rtt_us <= self.min_rtt_us || expired {
                 self.min_rtt_us = rtt_us;
                 self.min_rtt_stamp = c.now;
             }

@@ -281,3 +281,29 @@ fn bbr_pacing_rate_and_tso_goal_follow_their_inputs() {
         assert_eq!(b.tso_segs(&c), goal, "{rate} segments/s of {mss} B");
     }
 }
+
+#[test]
+fn bbr_renews_its_min_rtt_stamp_on_an_equal_sample() {
+    // `bbr_update_min_rtt`: `rs->rtt_us <= bbr->min_rtt_us` refreshes the stamp, so a flow that
+    // keeps seeing its minimum does not enter ProbeRTT 10 s after the first such sample.
+    let mut c = conn(40);
+    c.srtt_ns = 40 * MS;
+    c.min_rtt_ns = 40 * MS;
+    let mut b = Bbr::new(&c, 0.5);
+    let mut rs = RateSample::default();
+    rs.delivered = Some(10);
+    rs.interval = Some(40 * MS);
+    rs.acked_sacked = 1;
+    rs.rtt = Some(40 * MS);
+    c.delivered = 10;
+    b.cong_control(&mut c, &rs);
+    c.now = 6_000 * MS;
+    b.cong_control(&mut c, &rs); // equal to the estimate: renews its stamp
+    rs.rtt = Some(50 * MS);
+    c.now = 10_500 * MS; // 10.5 s after the first sample, 4.5 s after the equal one
+    b.cong_control(&mut c, &rs);
+    assert_ne!(b.mode, super::bbr::Mode::ProbeRtt);
+    c.now = 16_500 * MS; // 10.5 s after the equal one: expired
+    b.cong_control(&mut c, &rs);
+    assert_eq!(b.mode, super::bbr::Mode::ProbeRtt);
+}
