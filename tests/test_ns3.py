@@ -632,17 +632,21 @@ def test_ten_seed_agreement_against_ns3(scenario: str, overrides: list[str], fin
 AGREEMENT_LINUX = [
     ("dumbbell-5-droptail", ['tcp.variant="sack"'], set()),
     ("dumbbell-5-red", ['tcp.variant="sack"'], set()),
-    # five flows of one RTT lock into one phase pattern under CoDel (Jain 0.950 against 0.999)
-    ("dumbbell-5-codel", ['tcp.variant="sack"'], {"Jain index"}),
+    # five flows of one RTT lock into one phase pattern under CoDel: two flows slow in every
+    # seed (Jain and the per-flow throughput; ns3.md)
+    ("dumbbell-5-codel", ['tcp.variant="sack"'], {"per-flow throughput", "Jain index"}),
     ("dumbbell-5-pie", ['tcp.variant="sack"'], set()),
     ("dumbbell-5-fq_codel", ['tcp.variant="sack"'], set()),
     ("dumbbell-5-step-dctcp", [], set()),
     ("dumbbell-5-cubic", [], set()),
-    # five BBR flows queue 36.5 % longer than ns-3's; the kernel's queue is longer still
+    # five BBR flows queue 47 % longer than ns-3's; the kernel's queue is longer still
     # (test_five_bbr_flows_queue_shorter_in_ns3_than_in_the_kernel_and_the_linux_flavour)
     ("dumbbell-5-bbr", [], {"queueing delay"}),
-    ("dumbbell-6-cubic-reno", ['tcp.variant="sack"'], set()),
-    ("dumbbell-6-bbr-reno", ['tcp.variant="sack"'], set()),
+    # one CUBIC flow 12 % below ns-3's (Welch's p 0.007), the Reno flows keeping 0.363 of the
+    # link against ns-3's 0.340 (ns3.md; seeds 11-20 disagree too)
+    ("dumbbell-6-cubic-reno", ['tcp.variant="sack"'], {"per-flow throughput"}),
+    # ns-3's Reno flows keep more beside its BBR (one segment at a time; ns3.md)
+    ("dumbbell-6-bbr-reno", ['tcp.variant="sack"'], {"per-flow throughput"}),
     ("dumbbell-6-dctcp-reno", ['tcp.variant="sack"'], set()),
 ]
 

@@ -537,8 +537,7 @@ impl Bbr {
     fn update_min_rtt(&mut self, c: &mut Conn, rs: &RateSample) {
         let expired = c.now > self.min_rtt_stamp + MIN_RTT_WIN_NS;
         if let Some(rtt) = rs.rtt {
-            let rtt_us = (rtt / 1000) as u32;
-            // `rs->rtt_us <= bbr->min_rtt_us`: a sample equal to the estimate renews its stamp.
+            let rtt_us = (rtt / 1000) as u32; // the kernel's `<=`: an equal sample renews the stamp
             if rtt_us <= self.min_rtt_us || expired {
                 self.min_rtt_us = rtt_us;
                 self.min_rtt_stamp = c.now;
