@@ -217,9 +217,10 @@ def test_a_columns_kernel_count_is_the_one_of_the_timing_its_runs_had():
     assert verdicts.docs.validation_cell(col, val, "testbed").startswith(
         "34 of 34 kernel targets hold with the"
     )
-    # the page's CUBIC column ran with the testbed's timing (--timing testbed) and says so
+    # the page's CUBIC column ran with the testbed's timing (--timing testbed) and says so (33 of
+    # 34 there: the five-flow split misses at the edge of its rule, docs/validation/linux.md)
     page = (ROOT / "docs" / "experiments" / "todays-tcp.md").read_text()
-    assert "cubic, linux flavour — 34 of 34 kernel targets hold with the testbed's timing noise" in page
+    assert "cubic, linux flavour — 33 of 34 kernel targets hold with the testbed's timing noise" in page
 
 
 def test_sender_files_in_one_column_are_refused_and_the_paper_column_is_the_runners():
