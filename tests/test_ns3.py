@@ -639,7 +639,7 @@ AGREEMENT_LINUX = [
     ("dumbbell-5-fq_codel", ['tcp.variant="sack"'], set()),
     ("dumbbell-5-step-dctcp", [], set()),
     ("dumbbell-5-cubic", [], set()),
-    # five BBR flows queue 47 % longer than ns-3's; the kernel's queue is longer still
+    # five BBR flows queue 48 % longer than ns-3's; the kernel's queue is longer still
     # (test_five_bbr_flows_queue_shorter_in_ns3_than_in_the_kernel_and_the_linux_flavour)
     ("dumbbell-5-bbr", [], {"queueing delay"}),
     # one CUBIC flow 12 % below ns-3's (Welch's p 0.007), the Reno flows keeping 0.363 of the
@@ -736,7 +736,7 @@ def test_three_bbr_beside_three_reno_flows_ns3_gives_reno_more_than_the_kernel()
     with the grid's SACK and delayed ACKs (docs/validation/linux.md): the kernel's Reno flows keep
     0.246 ± 0.041 of the link over ten runs; ns-3.37's keep more than the kernel's mean and two
     sd (0.356 over seeds 1-10: its BBR sends one segment at a time, where Linux's sends
-    two-segment skbs), the linux flavour's less, within them (0.310 with this exact timing; 0.258
+    two-segment skbs), the linux flavour's less, within them (0.303 with this exact timing; 0.258
     with the testbed's noise, tests/test_validate_linux.py). Where ns-3 and the linux flavour
     disagree on this split (ns3.md), ns-3 is the further off Linux."""
     import json
@@ -756,14 +756,14 @@ def test_three_bbr_beside_three_reno_flows_ns3_gives_reno_more_than_the_kernel()
         side: sum(getattr(r, side).mean for m, r in thr.items() if "reno" in m) / total[side]
         for side in total
     }
-    assert share["ns2"] > km + 2 * ksd > share["qoslab"] > km, (share, km, ksd)
+    assert abs(share["qoslab"] - km) < 2 * ksd < share["ns2"] - km, (share, km, ksd)
 
 
 @needs_ns3
 def test_five_bbr_flows_of_mixed_rtts_are_as_unfair_in_ns3_as_in_the_kernel() -> None:
     """The grid's five BBR flows of RTTs 20-100 ms (docs/validation/linux.md, 'Five BBR flows'):
     ns-3.37's BBR splits the link as unevenly as the kernel's ten runs do (Jain 0.733 over seeds
-    1-10; the kernel's 0.735 +- 0.132; the linux flavour's 0.796 with exact timing, 0.813 with
+    1-10; the kernel's 0.735 +- 0.132; the linux flavour's 0.789 with exact timing, 0.813 with
     the testbed's timing noise): each within the kernel's 2 sd and below a fair split. It gives
     the 60 ms flow the most, where the kernel's winners are the 40 and 80 ms flows. (The rows' ``ns2`` field
     holds the reference simulator's side.)"""

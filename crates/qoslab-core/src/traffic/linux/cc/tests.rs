@@ -283,9 +283,10 @@ fn bbr_pacing_rate_and_tso_goal_follow_their_inputs() {
 }
 
 #[test]
-fn bbr_renews_its_min_rtt_stamp_on_an_equal_sample() {
-    // `bbr_update_min_rtt`: `rs->rtt_us <= bbr->min_rtt_us` refreshes the stamp, so a flow that
-    // keeps seeing its minimum does not enter ProbeRTT 10 s after the first such sample.
+fn bbr_does_not_postpone_probe_rtt_on_a_sample_equal_to_its_min_rtt() {
+    // `bbr_update_min_rtt`: `rs->rtt_us < bbr->min_rtt_us` renews the stamp, not an equal sample
+    // (Linux 5.10's "only postpone PROBE_RTT if RTT is < current min_rtt estimate"), so a flow
+    // that keeps seeing its minimum enters ProbeRTT 10 s after the first such sample.
     let mut c = conn(40);
     c.srtt_ns = 40 * MS;
     c.min_rtt_ns = 40 * MS;
@@ -298,12 +299,12 @@ fn bbr_renews_its_min_rtt_stamp_on_an_equal_sample() {
     c.delivered = 10;
     b.cong_control(&mut c, &rs);
     c.now = 6_000 * MS;
-    b.cong_control(&mut c, &rs); // equal to the estimate: renews its stamp
+    b.cong_control(&mut c, &rs); // equal to the estimate: no new stamp
     rs.rtt = Some(50 * MS);
-    c.now = 10_500 * MS; // 10.5 s after the first sample, 4.5 s after the equal one
+    c.now = 9_500 * MS;
     b.cong_control(&mut c, &rs);
     assert_ne!(b.mode, super::bbr::Mode::ProbeRtt);
-    c.now = 16_500 * MS; // 10.5 s after the equal one: expired
+    c.now = 10_500 * MS; // 10.5 s after the first sample: expired
     b.cong_control(&mut c, &rs);
     assert_eq!(b.mode, super::bbr::Mode::ProbeRtt);
 }
