@@ -505,9 +505,9 @@ def test_over_200_seeds_five_bbr_flows_of_mixed_rtts_split_as_evenly_as_the_kern
     even as the kernel's (Jain 0.786 +- 0.094 against 0.735 +- 0.132 over the grid's ten runs,
     Welch's p 0.26; 0.734 over those and ten more, p 0.08); of the twenty ten-seed blocks
     (0.74-0.84) one fails Welch's test at 5 %. It starves as many flows (19 % of its flow-runs
-    under a tenth of the link, the grid's ten kernel runs 22 %), but not the same ones: its 20 ms flow starves in 14 % of the
-    seeds, the kernel's in none of 20 runs. The advertised window does this: without it the
-    model's Jain was 0.595 and 41 % starved (CHANGELOG)."""
+    under a tenth of the link, the grid's ten kernel runs 22 %), but not the same ones: its 20
+    ms flow starves in 14 % of the seeds, the kernel's in none of 20 runs. The receiver's
+    advertised window as the sender's limit does this (CHANGELOG)."""
     from qoslab.stats import estimate, welch_p
 
     p = {q.name: q for q in vl.GRID}["bbr5-1bdp"]
