@@ -778,4 +778,3 @@ def test_a_results_file_of_another_core_or_none_is_named_with_its_cure(tmp_path:
         assert e.value.code == 2, argv
     assert vl.label_of(Path("results-ns2-exact.json")) == ("ns2", "exact")
     assert vl.label_of(Path("results-linux-slow.json")) is None
-
