@@ -106,7 +106,7 @@ impl Simulation {
                         &NO_SACK_BLOCKS
                     };
                     if let Some(&w) = self.ack_windows.get(id).filter(|_| sink.offers_window()) {
-                        sender.set_send_window(w);
+                        sender.set_send_window(p.ack, w);
                     }
                     sender.on_ack(now, p.ack, ece, blocks, &mut buf);
                     self.transmit_tcp(now, fi, &mut buf);

@@ -61,9 +61,9 @@ macro_rules! each {
 impl Sender {
     /// The window the ACK about to be processed offers, in segments (`tcp_ack_update_window`):
     /// a linux sender's limit, at most its configured `window`; ns-2's agents keep `window`.
-    pub fn set_send_window(&mut self, segs: u32) {
+    pub fn set_send_window(&mut self, ack: i64, segs: u32) {
         if let Sender::Linux(l) = self {
-            l.linux.set_send_window(segs);
+            l.linux.set_send_window(ack, segs);
         }
     }
 

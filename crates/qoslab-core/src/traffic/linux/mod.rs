@@ -60,6 +60,9 @@ pub struct Io<'a> {
     pub out: &'a mut SendBuf,
 }
 
+/// The window a SYN-ACK offers (no window scaling on SYNs): 65,535 bytes.
+const SYN_WINDOW_BYTES: u32 = 65_535;
+
 #[derive(Debug, Clone)]
 pub struct Linux {
     pub sb: Scoreboard,
@@ -175,7 +178,10 @@ impl Linux {
             backoff: 0,
             retransmits: 0,
             app_end: 0,
-            rwnd: cfg.window_pkts.max(1),
+            // the SYN-ACK's window, 65,535 bytes unscaled, until the first ACK
+            rwnd: cfg
+                .window_pkts
+                .clamp(1, SYN_WINDOW_BYTES / mss.saturating_sub(40).max(1)),
             window_cap: cfg.window_pkts.max(1),
             ecn: cfg.ecn,
             queue_cwr: false,
@@ -243,10 +249,15 @@ impl Linux {
         self.app_end = self.sb.nxt();
     }
 
-    /// `snd_wnd` from an ACK's window (`tcp_ack_update_window`), segments, at most the
-    /// configured `window`: `tcp_snd_wnd_test` then sends nothing past `snd_una` + it.
-    pub fn set_send_window(&mut self, segs: u32) {
-        self.rwnd = segs.min(self.window_cap).max(1);
+    /// `snd_wnd` from the window (segments) of an ACK covering segments up to `ack`
+    /// (`tcp_ack_update_window` behind `tcp_may_update_window`: an ACK of new data, or a
+    /// duplicate offering more; an older ACK's window is ignored), at most the configured
+    /// `window`: `tcp_snd_wnd_test` then sends nothing past `snd_una` + it.
+    pub fn set_send_window(&mut self, ack: i64, segs: u32) {
+        let (w, una) = (segs.min(self.window_cap).max(1), ack + 1);
+        if una > self.sb.una || (una == self.sb.una && w > self.rwnd) {
+            self.rwnd = w;
+        }
     }
 
     /// The pacing timer fired. The socket fields a module reads ([`Conn`]) are not refreshed

@@ -14,7 +14,8 @@
 //!   that point plus the window then advertised).
 //!
 //! - `tcp_select_window`: each ACK offers `rcv_ssthresh`, at most the buffer's share of space,
-//!   and never less than what is left of the window offered before (a window is not shrunk);
+//!   and never less than what is left of the window offered before (a window is not shrunk),
+//!   rounded up to the window scale's unit;
 //!   the sender sends nothing past the cumulative point plus that window (`tcp_snd_wnd_test`).
 //!
 //! The application reads at once (a bulk receiver), so nothing waits in the receive queue and
@@ -69,6 +70,15 @@ pub struct RcvSpace {
     rcv_wup: u64,
 }
 
+/// `1 << rcv_wscale`: the offered window is rounded up to it (`__tcp_select_window`'s `ALIGN`).
+/// `tcp_select_initial_window` scales by 10 for `tcp_rmem[2]` = 32 MiB (`ss` shows
+/// `wscale:10,10` on the validation host).
+const WSCALE_BYTES: u64 = 1 << 10;
+
+fn align_up(window: u64) -> u64 {
+    window.div_ceil(WSCALE_BYTES) * WSCALE_BYTES
+}
+
 fn win_from_space(space: u64) -> u64 {
     space * SCALING_RATIO_NUM / SCALING_RATIO_DEN
 }
@@ -102,13 +112,17 @@ impl RcvSpace {
     /// `tcp_snd_wnd_test` sends a segment only when all of it fits); None before the first
     /// segment. A bulk reader leaves nothing queued, so `__tcp_select_window` offers
     /// `rcv_ssthresh`, at most the buffer's share of space; the window is never shrunk (its
-    /// right edge never moves left). Window scaling's rounding (at most 127 bytes) is left out.
+    /// right edge never moves left). The window is rounded up to the scale unit (1,024 bytes).
     pub fn select_window(&mut self, next: u64) -> Option<u64> {
         self.space_time?;
-        let offered = self.rcv_ssthresh.min(win_from_space(self.rcvbuf));
+        let offered = align_up(self.rcv_ssthresh.min(win_from_space(self.rcvbuf)));
         let edge = self.rcv_wup * self.mss + self.rcv_wnd;
         let left = edge.saturating_sub(next * self.mss);
-        self.rcv_wnd = offered.max(left);
+        self.rcv_wnd = if offered < left {
+            align_up(left)
+        } else {
+            offered
+        };
         self.rcv_wup = next;
         Some(self.rcv_wnd / self.mss)
     }
@@ -134,7 +148,7 @@ impl RcvSpace {
                 self.rtt_us8 = m;
             }
         }
-        self.rtt_seq = next + self.rcv_ssthresh / len;
+        self.rtt_seq = next + self.rcv_wnd / len;
         self.rtt_time = Some(now);
     }
 

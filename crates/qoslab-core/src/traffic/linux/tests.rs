@@ -510,9 +510,9 @@ fn the_window_an_ack_offers_limits_what_the_sender_sends() {
         .map(|s| s.0)
         .collect();
     assert_eq!(first, (0..10).collect::<Vec<_>>());
-    h.l.set_send_window(6);
+    h.l.set_send_window(1, 6);
     assert!(h.ack(10 * MS, 1, [(0, 0); 3]).into_iter().next().is_none());
-    h.l.set_send_window(8);
+    h.l.set_send_window(3, 8);
     let sent: Vec<u64> = h
         .ack(11 * MS, 3, [(0, 0); 3])
         .into_iter()
@@ -521,6 +521,24 @@ fn the_window_an_ack_offers_limits_what_the_sender_sends() {
     assert_eq!(sent, [10, 11]);
     // the configured `window` stays the cap whatever is offered
     let mut h = Host::new(&config(TcpVariant::Cubic, 10, 4));
-    h.l.set_send_window(1_000);
+    h.l.set_send_window(0, 1_000);
     assert_eq!(h.run(|l, io| l.start(0, i64::MAX, io)).len(), 4);
+}
+
+#[test]
+fn the_first_flight_fits_the_syn_acks_window_and_an_older_ack_moves_no_window() {
+    // No handshake is modelled, but its window is: 65,535 bytes unscaled, 44 segments of 1,460,
+    // bound an initial window of 100 until the first ACK.
+    let mut h = Host::new(&config(TcpVariant::Cubic, 100, 10_000));
+    assert_eq!(h.run(|l, io| l.start(0, i64::MAX, io)).len(), 44);
+    // `tcp_may_update_window`: the ACK of 0-9 offers 20 (SND.UNA 10, the edge 30); a duplicate
+    // offering less, or an ACK of older data, leaves the window where it is; a duplicate
+    // offering more moves it
+    h.l.set_send_window(9, 20);
+    h.ack(50 * MS, 9, [(0, 0); 3]);
+    h.l.set_send_window(9, 12);
+    h.l.set_send_window(5, 2);
+    assert_eq!(h.l.rwnd, 20);
+    h.l.set_send_window(9, 24);
+    assert_eq!(h.l.rwnd, 24);
 }
