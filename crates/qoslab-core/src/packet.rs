@@ -11,6 +11,14 @@ pub type PacketId = usize;
 /// thirteenth round).
 pub const MAX_PACKET_BYTES: u32 = 65_535;
 
+/// A TCP segment's headers, bytes: IPv4 and TCP without options, as packet sizes count them.
+pub const TCP_IP_HEADER_BYTES: u32 = 40;
+
+/// The payload of a TCP segment of `size` bytes on the wire (at least one byte).
+pub fn tcp_payload_bytes(size: u32) -> u32 {
+    size.saturating_sub(TCP_IP_HEADER_BYTES).max(1)
+}
+
 /// TCP ECN-Echo (RFC 3168 §6.1): on an ACK, the receiver saw CE and has not yet seen CWR; on
 /// segment 0 of an ECN-capable sender (not ECT), ns-2's ECN negotiation.
 pub const ECE: u8 = 1;

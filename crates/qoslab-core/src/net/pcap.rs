@@ -110,7 +110,7 @@ impl PcapWriter {
             b.extend_from_slice(&(total - 20).to_be_bytes());
             b.extend_from_slice(&[0, 0]);
         } else {
-            let payload = u64::from(segment.saturating_sub(40).max(1));
+            let payload = u64::from(crate::packet::tcp_payload_bytes(segment));
             let (seq, ack, flags) = match p.kind {
                 PacketKind::Data => (p.seq * payload, 0u64, 0x18u8),
                 PacketKind::Ack => (0, ((p.ack + 1).max(0) as u64) * payload, 0x10u8),

@@ -105,8 +105,10 @@ impl Simulation {
                     } else {
                         &NO_SACK_BLOCKS
                     };
-                    if let Some(&w) = self.ack_windows.get(id).filter(|_| sink.offers_window()) {
-                        sender.set_send_window(p.ack, w);
+                    if sink.offers_window() {
+                        if let Some(&w) = self.ack_windows.get(id) {
+                            sender.set_send_window(p.ack, w);
+                        }
                     }
                     sender.on_ack(now, p.ack, ece, blocks, &mut buf);
                     self.transmit_tcp(now, fi, &mut buf);
@@ -140,15 +142,15 @@ impl Simulation {
         flow.stats.acks_sent += 1;
         let first = self.routes[p.at as usize] as usize;
         let blocks = sink.sack_blocks();
-        // the window a linux receiver offers (u32::MAX: none yet), in a side table as the
-        // SACK blocks: every such ACK writes its entry, so none reads a former packet's
-        let window = sink.offers_window().then(|| sink.select_window());
+        // the window a linux receiver offers, in a side table as the SACK blocks: every such
+        // ACK writes its entry, so none reads a former packet's
+        let window = sink.select_window();
         let id = self.arena.alloc(p);
         if let Some(w) = window {
             if self.ack_windows.len() <= id {
                 self.ack_windows.resize(id + 1, u32::MAX);
             }
-            self.ack_windows[id] = w.map_or(u32::MAX, |w| u32::try_from(w).unwrap_or(u32::MAX));
+            self.ack_windows[id] = w;
         }
         if let Some(b) = blocks {
             // SACK blocks live in a side table indexed by packet id, written only for SACK

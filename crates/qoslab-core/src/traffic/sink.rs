@@ -107,13 +107,12 @@ impl TcpSink {
         }
     }
 
-    /// The window the next ACK offers, in segments (Linux's receiver; None for ns-2's, whose
-    /// sender's window is its fixed `window`, and before the first segment).
-    pub fn select_window(&mut self) -> Option<u64> {
-        if !self.linux {
-            return None;
-        }
-        self.rcv.select_window(self.next)
+    /// The window the next ACK offers, in segments: Linux's receiver's (`u32::MAX`, no limit
+    /// but the sender's `window`, before its first segment); None for ns-2's, whose sender's
+    /// window is its fixed `window`.
+    pub fn select_window(&mut self) -> Option<u32> {
+        self.linux
+            .then(|| self.rcv.select_window(self.next).unwrap_or(u32::MAX))
     }
 
     /// Its ACKs offer a window (Linux's receiver).
@@ -253,8 +252,8 @@ impl TcpSink {
         if !self.linux {
             return self.on_data(seq);
         }
-        // the window counts payload (`skb->len`): the segment less its 40 bytes of headers
-        let len = len.saturating_sub(40).max(1);
+        // the window counts payload (`skb->len`): the segment less its headers
+        let len = crate::packet::tcp_payload_bytes(len);
         self.rcv.on_segment(now, len, self.next);
         let action = self.on_data_linux(seq, now, len);
         // the application reads what arrived in order (`tcp_rcv_space_adjust`)

@@ -179,10 +179,8 @@ impl Linux {
             retransmits: 0,
             app_end: 0,
             // the SYN-ACK's window, 65,535 bytes unscaled, until the first ACK
-            rwnd: cfg
-                .window_pkts
-                .clamp(1, SYN_WINDOW_BYTES / mss.saturating_sub(40).max(1)),
-            window_cap: cfg.window_pkts.max(1),
+            rwnd: cwnd_clamp.min(SYN_WINDOW_BYTES / crate::packet::tcp_payload_bytes(mss)),
+            window_cap: cwnd_clamp,
             ecn: cfg.ecn,
             queue_cwr: false,
             reordering: cfg.dupack_threshold.max(1),

@@ -113,7 +113,7 @@ impl RcvSpace {
     /// segment. A bulk reader leaves nothing queued, so `__tcp_select_window` offers
     /// `rcv_ssthresh`, at most the buffer's share of space; the window is never shrunk (its
     /// right edge never moves left). The window is rounded up to the scale unit (1,024 bytes).
-    pub fn select_window(&mut self, next: u64) -> Option<u64> {
+    pub fn select_window(&mut self, next: u64) -> Option<u32> {
         self.space_time?;
         let offered = align_up(self.rcv_ssthresh.min(win_from_space(self.rcvbuf)));
         let edge = self.rcv_wup * self.mss + self.rcv_wnd;
@@ -124,7 +124,7 @@ impl RcvSpace {
             offered
         };
         self.rcv_wup = next;
-        Some(self.rcv_wnd / self.mss)
+        Some(u32::try_from(self.rcv_wnd / self.mss).unwrap_or(u32::MAX))
     }
 
     /// A data segment of `len` bytes arrived at `now`: the connection's state starts with its

@@ -537,7 +537,7 @@ impl Bbr {
     fn update_min_rtt(&mut self, c: &mut Conn, rs: &RateSample) {
         let expired = c.now > self.min_rtt_stamp + MIN_RTT_WIN_NS;
         if let Some(rtt) = rs.rtt {
-            let rtt_us = (rtt / 1000) as u32; // `<` since Linux 5.10: an equal sample does not
+            let rtt_us = (rtt / 1000) as u32; // only a shorter one renews the stamp (Linux 5.10+)
             if rtt_us < self.min_rtt_us || expired {
                 self.min_rtt_us = rtt_us;
                 self.min_rtt_stamp = c.now;

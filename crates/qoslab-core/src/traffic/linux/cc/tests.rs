@@ -180,17 +180,23 @@ fn dctcp_alpha_follows_its_ewma_once_per_window() {
     assert_eq!(c.cwnd, 11);
 }
 
-#[test]
-fn bbr_conserves_packets_in_the_first_round_of_recovery_and_restores_the_window() {
+/// A BBR flow of 40 ms (its window 40), and a rate sample of ten segments over one RTT.
+fn bbr_40ms() -> (Conn, Bbr, RateSample) {
     let mut c = conn(40);
     c.srtt_ns = 40 * MS;
     c.min_rtt_ns = 40 * MS;
-    let mut b = Bbr::new(&c, 0.5);
+    let b = Bbr::new(&c, 0.5);
     let mut rs = RateSample::default();
     rs.delivered = Some(10);
     rs.interval = Some(40 * MS);
     rs.acked_sacked = 1;
     c.delivered = 10;
+    (c, b, rs)
+}
+
+#[test]
+fn bbr_conserves_packets_in_the_first_round_of_recovery_and_restores_the_window() {
+    let (mut c, mut b, rs) = bbr_40ms();
     b.cong_control(&mut c, &rs);
     // Recovery begins: tcp_enter_recovery asks for ssthresh (BBR saves cwnd).
     let before = c.cwnd;
@@ -287,16 +293,8 @@ fn bbr_does_not_postpone_probe_rtt_on_a_sample_equal_to_its_min_rtt() {
     // `bbr_update_min_rtt`: `rs->rtt_us < bbr->min_rtt_us` renews the stamp, not an equal sample
     // (Linux 5.10's "only postpone PROBE_RTT if RTT is < current min_rtt estimate"), so a flow
     // that keeps seeing its minimum enters ProbeRTT 10 s after the first such sample.
-    let mut c = conn(40);
-    c.srtt_ns = 40 * MS;
-    c.min_rtt_ns = 40 * MS;
-    let mut b = Bbr::new(&c, 0.5);
-    let mut rs = RateSample::default();
-    rs.delivered = Some(10);
-    rs.interval = Some(40 * MS);
-    rs.acked_sacked = 1;
+    let (mut c, mut b, mut rs) = bbr_40ms();
     rs.rtt = Some(40 * MS);
-    c.delivered = 10;
     b.cong_control(&mut c, &rs);
     c.now = 6_000 * MS;
     b.cong_control(&mut c, &rs); // equal to the estimate: no new stamp
