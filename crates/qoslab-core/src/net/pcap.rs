@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use crate::packet::{PacketKind, PacketMeta};
+use crate::traffic::linux::rcv_space::RCV_WSCALE;
 
 pub struct PcapWriter {
     out: Box<dyn Write + Send>,
@@ -58,7 +59,11 @@ impl PcapWriter {
     /// Writes one record. `src`/`dst` are the flow's endpoint nodes; `udp` selects the header;
     /// `segment` is the flow's full data packet size (bytes on the wire), which numbers the TCP
     /// sequence space: segment n starts at byte n · (segment − 40), and an ACK of segments up
-    /// to n carries (n + 1) · (segment − 40), as a reader of the capture expects.
+    /// to n carries (n + 1) · (segment − 40), as a reader of the capture expects. `window` is
+    /// the receive window an ACK offers, in bytes (a linux-flavour receiver's), written scaled
+    /// by 2^[`RCV_WSCALE`] as the header puts it on the wire; without one (ns-2's agents
+    /// advertise none) the field is 65,535.
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
         t_ns: u64,
@@ -67,6 +72,7 @@ impl PcapWriter {
         dst: usize,
         udp: bool,
         segment: u32,
+        window: Option<u64>,
     ) -> io::Result<()> {
         let (s, d) = if p.kind == PacketKind::Ack {
             (dst, src)
@@ -119,7 +125,8 @@ impl PcapWriter {
             b.extend_from_slice(&(ack as u32).to_be_bytes());
             b.push(5 << 4);
             b.push(flags);
-            b.extend_from_slice(&65535u16.to_be_bytes());
+            let field = window.map_or(65535, |w| (w >> RCV_WSCALE).min(65535) as u16);
+            b.extend_from_slice(&field.to_be_bytes());
             b.extend_from_slice(&[0, 0, 0, 0]);
         }
         debug_assert_eq!(b.len() as u64, Self::record_len(udp));

@@ -138,7 +138,19 @@ impl Simulation {
                 break;
             }
             self.capture_written += len;
-            if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp, f.size) {
+            // a linux receiver's ACK carries its offered window (whole segments, as the
+            // sender reads it; see `send_ack`)
+            let window = match &f.ep {
+                Endpoint::Tcp { sink, .. } if p.kind == PacketKind::Ack && sink.offers_window() => {
+                    let payload = u64::from(crate::packet::tcp_payload_bytes(f.size));
+                    self.ack_windows
+                        .get(e.id())
+                        .map(|&w| u64::from(w) * payload)
+                }
+                _ => None,
+            };
+            if let Err(err) = self.captures[c].record(e.done, &p, f.src, f.dst, udp, f.size, window)
+            {
                 self.capture_error.get_or_insert_with(|| err.to_string());
             }
         }

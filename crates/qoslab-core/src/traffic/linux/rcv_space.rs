@@ -70,10 +70,12 @@ pub struct RcvSpace {
     rcv_wup: u64,
 }
 
+/// `rcv_wscale`: `tcp_select_initial_window` scales by 10 for `tcp_rmem[2]` = 32 MiB (`ss`
+/// shows `wscale:10,10` on the validation host); a capture writes the window scaled by it.
+pub const RCV_WSCALE: u32 = 10;
+
 /// `1 << rcv_wscale`: the offered window is rounded up to it (`__tcp_select_window`'s `ALIGN`).
-/// `tcp_select_initial_window` scales by 10 for `tcp_rmem[2]` = 32 MiB (`ss` shows
-/// `wscale:10,10` on the validation host).
-const WSCALE_BYTES: u64 = 1 << 10;
+const WSCALE_BYTES: u64 = 1 << RCV_WSCALE;
 
 fn align_up(window: u64) -> u64 {
     window.div_ceil(WSCALE_BYTES) * WSCALE_BYTES
