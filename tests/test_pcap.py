@@ -9,6 +9,17 @@ import qoslab
 from conftest import SCENARIOS, require
 
 
+def _tshark_fields(tshark: str, path: Path, *f: str) -> list[list[str]]:
+    """The fields ``f`` of each record of the capture at ``path``, as tshark reads them."""
+    out = subprocess.run(
+        [tshark, "-r", str(path), "-T", "fields", *(x for e in f for x in ("-e", e))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [r.split("\t") for r in out.splitlines() if r.strip()]
+
+
 def test_pcap_read_by_tshark_matches_counters(tmp_path):
     tshark = require("tshark")
     table = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
@@ -64,13 +75,7 @@ def test_pcap_ack_numbers_acknowledge_the_datas_bytes(tmp_path):
     qoslab.run(qoslab.Scenario.from_table(table), seed=1, out=tmp_path)
 
     def fields(name: str, *f: str) -> list[list[str]]:
-        out = subprocess.run(
-            [tshark, "-r", str(tmp_path / name), "-T", "fields", *(x for e in f for x in ("-e", e))],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        return [r.split("\t") for r in out.splitlines() if r.strip()]
+        return _tshark_fields(tshark, tmp_path / name, *f)
 
     # the agent's first packet is a 40-byte SYN (ns-2's `syn_`): segment 0, no payload
     data = [(int(s), int(n)) for s, n in fields("bn.ab.pcap", "tcp.seq_raw", "tcp.len")]
@@ -179,13 +184,8 @@ def test_linux_receivers_window_is_on_the_wire_and_limits_the_sender(tmp_path):
     syn_window_rate = SYN_WINDOW * 8 / 0.1
     assert res.flows["throughput_bps"].iloc[0] > 5 * syn_window_rate
     # a reader sees the same field (Wireshark's "window size value", unscaled: the SYN is not captured)
-    out = subprocess.run(
-        [tshark, "-r", str(tmp_path / "run" / "bn.ba.pcap"), "-T", "fields", "-e", "tcp.window_size_value"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    assert [int(w) for w in out] == windows
+    out = _tshark_fields(tshark, tmp_path / "run" / "bn.ba.pcap", "tcp.window_size_value")
+    assert [int(w) for (w,) in out] == windows
 
 
 def test_ns2_agents_acks_carry_no_window(tmp_path):
