@@ -778,3 +778,18 @@ def test_a_results_file_of_another_core_or_none_is_named_with_its_cure(tmp_path:
         assert e.value.code == 2, argv
     assert vl.label_of(Path("results-ns2-exact.json")) == ("ns2", "exact")
     assert vl.label_of(Path("results-linux-slow.json")) is None
+
+
+def test_the_bbr_trace_patch_the_page_reads_applies_to_the_checkout() -> None:
+    """docs/validation/linux.md reads the model's long-term mode and min-RTT estimates from a
+    trace build (`tools/bbr-lt-trace.patch` applied to bbr.rs): the patch must apply to the
+    code as it is, or the page's model-side figures could not be had again."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    p = subprocess.run(
+        ["git", "apply", "--check", "tools/bbr-lt-trace.patch"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert p.returncode == 0, p.stderr
