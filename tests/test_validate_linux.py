@@ -787,8 +787,8 @@ def test_the_bbr_trace_patch_the_page_reads_applies_to_the_checkout() -> None:
     import shutil
     import subprocess
 
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
     p = subprocess.run(
         ["git", "apply", "--check", "tools/bbr-lt-trace.patch"], cwd=ROOT, capture_output=True, text=True
     )
