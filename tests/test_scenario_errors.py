@@ -245,6 +245,15 @@ def test_a_group_member_is_addressed_by_its_output_name():
             "link.bottleneck.bandwidth=1MB/s",
             "bps, b/s, bit/s or bits/s, after an optional prefix k, M, G or T",
         ),
+        # an element named whole: was accepted and left unchanged
+        (
+            'link.bottleneck={a="r1",b="r2",bandwidth="5Mbps",delay="1ms"}',
+            "`link.bottleneck` names a whole [[link]] table, not one of its keys: set a key of it "
+            "(`link.bottleneck.KEY=…`), or replace it by position (`link[1]=…`)",
+        ),
+        ("node.r1=5", "`node.r1` names a whole [[node]] table"),
+        ("link.access0=1", "`link.access0` names a whole [[link]] table"),
+        ("flow.ftp2=1", "`flow.ftp2` names a whole [[flow]] table"),
     ],
 )
 def test_override_errors_say_what_to_set(assignment, needle):

@@ -285,7 +285,17 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
         if isinstance(nxt, list) and not idx and i + 1 < len(parts):
             # Select an element of an array of tables by its name.
             wanted = parts[i + 1]
-            found = [e for e in nxt if isinstance(e, dict) and e.get("name") == wanted]
+            found = [e for e in nxt if _is_named(e, wanted)]
+            if i + 2 == len(parts):
+                # `link.bottleneck=…` names a whole element: nothing to set inside it.
+                pos = next((k for k, e in enumerate(nxt) if _is_named(e, wanted)), None)
+                instead = f", or replace it by position (`{name}[{pos}]=…`)" if pos is not None else ""
+                raise scenario_error(
+                    via,
+                    f"`{name}.{wanted}` names a whole [[{name}]] table, not one of its keys: "
+                    f"set a key of it (`{name}.{wanted}.KEY=…`){instead}",
+                    key=key,
+                )
             if not found:
                 member = _group_member(nxt, wanted)
                 if member is None:
@@ -308,6 +318,11 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
 #: The keys a group takes once per member (a list of `count` values), by array of tables; a
 #: conditioner's meter takes any of its keys per member.
 _PER_MEMBER = {"link": ("bandwidth", "delay", "jitter"), "flow": ("start",)}
+
+
+def _is_named(entry: Any, wanted: str) -> bool:
+    """Whether an array of tables' ``entry`` is the element named ``wanted``."""
+    return isinstance(entry, dict) and entry.get("name") == wanted
 
 
 def _group_member(entries: list[Any], wanted: str) -> tuple[dict[str, Any], int] | None:
