@@ -81,6 +81,33 @@ def test_a_run_whose_pace_exceeds_its_time_budget_stops_with_partial_results(tmp
     assert "raise the limit with --max-time" in one_line_error(p)
 
 
+def test_a_forced_run_that_stops_early_never_replaces_the_earlier_run(tmp_path):
+    """``--force`` replaces an earlier run with a whole new one; a run stopped by its budget (or
+    by Ctrl-C) keeps its partial results beside it, in ``OUT.partial``, and ``--out`` keeps the
+    earlier run (they replaced it before)."""
+    out = tmp_path / "o"
+    done = qoslab.run(S1, out=out, tables=False)
+    long = ["duration=5e6s", "measurement.end=5e6s", "measurement.interval=1000s"]
+    sc = qoslab.load_scenario(S1).with_overrides(long)
+    with pytest.raises(RunOverBudget) as e:
+        qoslab.run(sc, out=out, force=True, budget=Budget(max_time_s=1.0), tables=False)
+    assert e.value.out == tmp_path / "o.partial" and e.value.result.out == e.value.out
+    kept = json.loads((out / "summary.json").read_text())
+    assert not kept.get("partial") and kept["duration_s"] == done.summary()["duration_s"]
+    assert json.loads((tmp_path / "o.partial" / "summary.json").read_text())["partial"] is True
+    p = subprocess.run(
+        [QOSLAB, "run", str(S1), *(a for k in long for a in ("--set", k))]
+        + ["--max-time", "1s", "--out", str(out), "--force"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    line = one_line_error(p)
+    assert f"wrote the partial results to {tmp_path / 'o.partial-2'}" in line
+    assert f"--out {out} keeps its earlier run" in line
+    assert not json.loads((out / "summary.json").read_text()).get("partial")
+
+
 def test_memory_stays_flat_over_simulated_time():
     """Without time series (one interval spanning the run), a run's memory does not grow with
     simulated time: 20,000 s of the 5-flow RED scenario (1.5 M packets) end where 2,000 s did."""

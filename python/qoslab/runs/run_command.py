@@ -60,6 +60,16 @@ def sigterm_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def partial_note(sep: str, out: Path | None, wrote: str | Path | None) -> str:
+    """Where a stopped run wrote its partial results (``wrote``; none: nothing), and that
+    ``--out`` keeps its earlier run when they went beside it
+    (:func:`qoslab.runs.rundir.publish`)."""
+    if wrote is None:
+        return ""
+    kept = f"; --out {out} keeps its earlier run" if out is not None and Path(wrote) != Path(out) else ""
+    return f"{sep}wrote the partial results to {wrote} (summary.json says partial){kept}"
+
+
 class Progress:
     """A rich bar on a terminal; plain lines otherwise (every 10 % of simulated time and at least
     every 30 s), only for runs longer than 2 s."""
@@ -146,7 +156,7 @@ def run(
     except _core.ScenarioError as e:
         fail(str(e.args[0]))
     except RunOverBudget as e:
-        where = f"; wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
+        where = partial_note("; ", out, e.out)
         fail(f"{e}{where}; raise the limit with --max-time or QOSLAB_MAX_TIME")
     except BudgetError as e:
         fail(str(e))
@@ -157,7 +167,7 @@ def run(
         if not r.partial:  # the signal came while the outputs were written: they were finished
             echo_err(f"interrupted after the run: finished writing its outputs to {e.out} (complete)")
             raise SystemExit(130) from None
-        where = f": wrote the partial results to {e.out} (summary.json says partial)" if e.out else ""
+        where = partial_note(": ", out, e.out)
         echo_err(
             f"interrupted at t = {r.simulated_until_s:g} s of {sc.outline['duration_ns'] / 1e9:g} s{where}"
         )

@@ -249,14 +249,18 @@ def target(where: Path) -> Path:
     return c.out if c is not None else Path(where)
 
 
-def publish(where: Path) -> Path:
+def publish(where: Path, *, complete: bool = True) -> Path:
     """Ends the run that wrote ``where``: a staged folder takes the place of ``--out`` (the
-    earlier run set aside, then removed), and the lock is released. Returns the ``--out``
-    folder."""
+    earlier run set aside, then removed), and the lock is released. Returns the folder that
+    holds the run: ``--out``, or for a run that stopped early (``complete`` false) while
+    ``--out`` holds an earlier run, the new folder ``OUT.partial[-N]`` beside it: a partial
+    result never takes the place of an earlier run, forced or not."""
     c = _CLAIMS.pop(Path(where), None)
     if c is None:
         return Path(where)
     try:
+        if c.staged and not complete and c.real.is_dir() and any(c.real.iterdir()):
+            return _beside(Path(where), c)
         if c.staged:
             aside = c.real.parent / f".{c.real.name}{ASIDE}{os.getpid()}"
             try:
@@ -273,6 +277,23 @@ def publish(where: Path) -> Path:
     finally:
         _unlock(c.lock_fd, c.lock_path)
     return c.out
+
+
+def _beside(where: Path, c: _Claim) -> Path:
+    """Renames the staged folder ``where`` of a partial run to a new ``OUT.partial[-N]`` beside
+    ``--out`` (under ``--out``'s lock, held by the caller); returns it as the user named it."""
+    for n in range(1, 10_000):
+        name = f"{c.real.name}.partial" if n == 1 else f"{c.real.name}.partial-{n}"
+        if (c.real.parent / name).exists():
+            continue
+        try:
+            os.rename(where, c.real.parent / name)
+        except OSError as e:
+            why = f"cannot keep the stopped run beside it as {name} ({e.strerror})"
+            raise OutputFolderError(f"--out {c.out}: {why}; it is in {where}") from None
+        return c.out.parent / name
+    why = f"9,999 folders {c.real.name}.partial-N beside it"
+    raise OutputFolderError(f"--out {c.out}: {why}; it is in {where}")
 
 
 def fresh(scenario: str, seed: int, root: str | Path = FRESH_ROOT) -> Path:

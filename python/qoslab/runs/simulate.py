@@ -612,7 +612,10 @@ def run(
             res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
             if out is not None:
                 res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
-                out = rundir.publish(out)  # a staged folder takes --out's place whole; the lock goes
+                # a staged folder takes --out's place whole (a partial one goes beside an earlier
+                # run instead); the lock goes
+                out = rundir.publish(out, complete=not res.partial)
+                res.out = out
     except BaseException:
         if out is not None:
             rundir.release(out)  # a staged folder goes; --out keeps the earlier run
