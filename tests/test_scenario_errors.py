@@ -73,6 +73,39 @@ def test_scenario_error_is_one_line_with_file_line_column_key_and_message():
     assert str(e.value).startswith("no/such.toml: cannot read the scenario file")
 
 
+def test_a_scenario_path_that_is_no_regular_file_or_too_large_is_refused_without_reading_it(tmp_path):
+    """A FIFO would block the read, /dev/zero never end it, a huge file take several times its
+    size to parse: each is one line, before anything is read; so is a path that is not UTF-8
+    (the core takes text), from the CLI too."""
+    import os
+
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as f:
+        f.truncate(qoslab.scenario.MAX_SCENARIO_BYTES + 1)
+    for path, needle in [
+        (fifo, "not a regular file"),
+        ("/dev/zero", "not a regular file"),
+        (tmp_path, "not a regular file"),
+        (huge, "larger than 64 MiB, the most a scenario file may hold"),
+    ]:
+        with pytest.raises(qoslab.ScenarioError) as e:
+            qoslab.load_scenario(path)
+        assert str(e.value) == f"{path}: {e.value.message}" and needle in e.value.message
+    odd = os.fsdecode(bytes(tmp_path) + b"/bad\xffname.toml")
+    Path(odd).write_text((SCENARIOS / "fdd-red-s1.toml").read_text())
+    with pytest.raises(qoslab.ScenarioError, match="the file's path is not UTF-8 text"):
+        qoslab.load_scenario(odd)
+    for cmd in ("check", "run"):
+        p = subprocess.run([QOSLAB, cmd, str(fifo)], capture_output=True, text=True, timeout=60)
+        want = f"error: {fifo}: not a regular file (a scenario is a TOML file)"
+        assert p.returncode != 0 and p.stderr.strip() == want
+        p = subprocess.run([QOSLAB, cmd, odd], capture_output=True, text=True, timeout=60)
+        assert p.returncode != 0 and "the file's path is not UTF-8 text" in p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
 def test_override_errors_name_the_override_not_a_line_of_generated_toml():
     """An override that the core rejects was located in TOML generated from the changed table
     (`:78:11` of a 68-line file): the error names the override and the key, and no line. The

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import re
 from functools import cached_property
 from pathlib import Path
@@ -207,16 +208,38 @@ class Scenario:
         return names.index(link) * 2 + (0 if direction == "ab" else 1)
 
 
+#: The largest scenario file read, bytes: a file of 64 MiB is about 500,000 flows written one
+#: table each, and parsing takes several times a file's size in memory.
+MAX_SCENARIO_BYTES = 64 << 20
+
+
 def load_scenario(path: str | Path, *, allow_paths: Sequence[str | Path] = ()) -> Scenario:
     """Reads and validates a scenario file. The files it names for reading (traces, CDFs)
     must lie in its folder, or in one of the folders ``allow_paths``."""
     p = Path(path)
+
+    def refuse(why: str, shown: str = str(p)) -> _core.ScenarioError:
+        return _core.ScenarioError(f"{shown}: {why}", shown, None, "", why)
+
     try:
-        data = p.read_bytes()
+        str(p).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(p).decode("utf-8", "replace")
+        raise refuse("the file's path is not UTF-8 text: rename the file or its folder", shown) from None
+    try:
+        # A FIFO or a device (/dev/zero) would block the read or never end it; a file larger
+        # than the limit would take several times its size in memory to parse.
+        if p.exists() and not p.is_file():
+            raise refuse("not a regular file (a scenario is a TOML file)")
+        with p.open("rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)
     except OSError as e:
-        raise _core.ScenarioError(
-            f"{p}: cannot read the scenario file ({e.strerror})", str(p), None, "", str(e.strerror)
-        ) from None
+        raise refuse(f"cannot read the scenario file ({e.strerror})") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise refuse(
+            f"larger than {MAX_SCENARIO_BYTES >> 20} MiB, the most a scenario file may hold "
+            "(write repeated links and flows as groups: `count`)"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
