@@ -359,3 +359,41 @@ def test_printable_escapes_every_control_once():
     assert printable(printable(s)) == printable(s)
     e = qoslab.errors.scenario_error("f\x1b.toml", "bad", key="k\n")
     assert str(e) == "f\\x1b.toml: key `k\\n`: bad"
+
+
+@pytest.mark.parametrize(
+    "where, value, needle",
+    [
+        ("tcp", "self", "key `tcp.tcp.tcp.tcp.tcp.tcp.tcp.tcp.tcp.tcp.…`: nested deeper than 64 levels"),
+        ("description", "deep", "nested deeper than 64 levels"),
+        ("description", "count", "key `description`: cannot represent a value of type count"),
+        ("description", "generator", "cannot represent a value of type generator"),
+        ("description", "set", "cannot represent a value of type set"),
+        ("description", "bytes", "cannot represent a value of type bytes"),
+    ],
+)
+def test_a_python_table_that_cannot_be_a_scenario_is_one_error_not_a_crash(where, value, needle):
+    """A table containing itself or nested 100,000 deep overflowed the stack (a segfault); an
+    endless iterator was read until memory ran out; a set or bytes became an array."""
+    import itertools
+
+    d = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml").table()
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    d[where] = {
+        "self": d,
+        "deep": nested,
+        "count": itertools.count(),
+        "generator": (x for x in ["a"]),
+        "set": {"a"},
+        "bytes": b"a",
+    }[value]
+    with pytest.raises(qoslab.ScenarioError) as e:
+        qoslab.Scenario.from_table(d)
+    assert needle in str(e.value) and "\n" not in str(e.value)
+    d[where] = ("a", "b") if where == "description" else None  # a tuple is an array
+    if where == "description":
+        with pytest.raises(qoslab.ScenarioError, match="key `description`") as e:
+            qoslab.Scenario.from_table(d)
+        assert "cannot represent" not in str(e.value)  # an array, refused as a description

@@ -2,7 +2,9 @@
 //! parses, and the scenario schema's values as Python objects.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
 
 use crate::ScenarioError;
 
@@ -42,7 +44,26 @@ pub(crate) fn table_err(path: &str, message: String) -> PyErr {
     ))
 }
 
+/// How deep a Python table may nest: a scenario nests five levels at most (a conditioner's
+/// meter's per-member list), and a deeper or self-containing table would overflow the stack.
+const MAX_DEPTH: usize = 64;
+/// The most elements an array of a table may hold (a per-member list of a group of this many
+/// members is 16.8 M values).
+const MAX_ELEMENTS: usize = 1 << 24;
+
 fn py_to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    to_toml_at(v, path, 0)
+}
+
+fn to_toml_at(v: &Bound<'_, PyAny>, path: &str, depth: usize) -> PyResult<toml::Value> {
+    if depth > MAX_DEPTH {
+        // the key as far as it is readable (a table containing itself repeats its name)
+        let shown: String = path.chars().take(40).collect();
+        return Err(table_err(
+            &format!("{shown}…"),
+            format!("nested deeper than {MAX_DEPTH} levels (a table that contains itself?)"),
+        ));
+    }
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(v.extract()?));
     }
@@ -77,14 +98,30 @@ fn py_to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
             if x.is_none() {
                 continue;
             }
-            t.insert(k, py_to_toml(&x, &sub)?);
+            t.insert(k, to_toml_at(&x, &sub, depth + 1)?);
         }
         return Ok(toml::Value::Table(t));
     }
-    if let Ok(l) = v.try_iter() {
-        let mut a = Vec::new();
-        for (i, x) in l.enumerate() {
-            a.push(py_to_toml(&x?, &format!("{path}[{i}]"))?);
+    // An array: a list or tuple, or another sized sequence (a range, a NumPy array); not an
+    // iterator or generator (it may never end), a set (no order) or bytes.
+    let sized = v.is_instance_of::<PyList>()
+        || v.is_instance_of::<PyTuple>()
+        || (v.hasattr("__getitem__")?
+            && !v.is_instance_of::<PyBytes>()
+            && !v.is_instance_of::<PyByteArray>());
+    if let (true, Ok(n)) = (sized, v.len()) {
+        if n > MAX_ELEMENTS {
+            return Err(table_err(
+                path,
+                format!("an array of {n} elements: at most {MAX_ELEMENTS}"),
+            ));
+        }
+        let mut a = Vec::with_capacity(n);
+        for (i, x) in v.try_iter()?.enumerate() {
+            if i >= n {
+                break; // a sequence that grows while it is read
+            }
+            a.push(to_toml_at(&x?, &format!("{path}[{i}]"), depth + 1)?);
         }
         return Ok(toml::Value::Array(a));
     }
