@@ -65,7 +65,16 @@ def _read(run_dir: Path, name: str) -> pd.DataFrame:
     path = run_dir / f"{name}.parquet"
     if not path.is_file():
         raise PlotError(f"{run_dir}: no {name}.parquet (a directory written by `qoslab run --out DIR`?)")
-    return pd.read_parquet(path)
+    import pyarrow as pa
+
+    try:
+        df = pd.read_parquet(path)
+    except (OSError, pa.ArrowException) as e:
+        raise PlotError(f"{path}: not a Parquet table qoslab wrote ({str(e).splitlines()[0]})") from None
+    want = {"series_queue": {"queue", "physical_queue"}, "series_flow": set()}.get(name, set())
+    if not want <= set(df.columns):
+        raise PlotError(f"{path}: no column {sorted(want - set(df.columns))[0]} (not a table qoslab wrote)")
+    return df
 
 
 def _bottleneck_queue(summary: dict[str, Any], queues: pd.DataFrame) -> str:
@@ -204,6 +213,8 @@ def run_figure(run_dir: str | Path, flows: Sequence[str] = ()) -> tuple[Figure, 
         summary = json.loads((d / "summary.json").read_text())
     except (OSError, ValueError) as e:
         raise PlotError(f"{d}/summary.json: {e}") from None
+    if not isinstance(summary, dict):
+        raise PlotError(f"{d}/summary.json: not a run's summary (a JSON object)")
     sq, sf = _read(d, "series_queue"), _read(d, "series_flow")
     if sq.empty or sf.empty:
         raise PlotError(f"{d}: the run recorded no time series (measurement.interval longer than the run?)")

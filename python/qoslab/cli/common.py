@@ -4,7 +4,10 @@ line error context, the executor factory and the tables they print.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -320,3 +323,47 @@ def plot_save(make: Callable[[], tuple[Figure, str]], out: Path) -> None:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {out}: {e.strerror or e}")
+
+
+# -- output files -------------------------------------------------------------------------------
+
+
+def output_file(path: Path | None, option: str) -> None:
+    """Refuses in one line, before the command's work, an output file it could not write: a
+    folder, or a file whose folder is missing or not writable."""
+    if path is None:
+        return
+    if path.is_dir():
+        _fail(f"{option} {path}: is a folder: give a file name")
+    parent = path.parent
+    if not parent.is_dir():
+        why = f"{parent} is not a folder" if parent.exists() else f"no folder {parent}"
+        _fail(f"{option} {path}: {why}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        _fail(f"{option} {path}: cannot write into {parent}")
+
+
+def output_folder(path: Path | None, option: str) -> None:
+    """Refuses in one line, before the command's work, an output folder it could not create or
+    write into: a file, or a folder under a file or an unwritable folder."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        _fail(f"{option} {path}: is a file, not a folder")
+    first = path
+    while not first.exists() and first != first.parent:
+        first = first.parent
+    if not first.is_dir():
+        _fail(f"{option} {path}: {first} is a file, not a folder")
+    if not os.access(first, os.W_OK | os.X_OK):
+        _fail(f"{option} {path}: cannot write into {first}")
+
+
+@contextmanager
+def writing(path: Path, option: str, meanwhile: str = "") -> Iterator[None]:
+    """Turns a failure to write ``path`` (a full disk, a folder that went away) into one line;
+    ``meanwhile`` says where the command's work is kept."""
+    try:
+        yield
+    except OSError as e:
+        _fail(f"{option} {path}: cannot write it ({e.strerror or e}){meanwhile}")

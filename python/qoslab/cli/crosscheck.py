@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from qoslab.cli.app import app
+from qoslab.cli.common import output_file, writing
 from qoslab.report.csvsafe import write_csv
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
@@ -56,6 +57,8 @@ def crosscheck(
 
     if against not in ("ns2", "ns3"):
         _fail(f"--against must be 'ns2' or 'ns3', not {against!r}")
+    output_file(csv, "--csv")
+    output_file(json_out, "--json")
     if against == "ns2" and ns2.ns2_available() is None:
         _fail("ns-2 (`ns`) is not installed: `apt-get install ns2` (or `make ns2`)")
     if against == "ns3" and ns3.ns3_missing():
@@ -101,7 +104,8 @@ def crosscheck(
             extra += f"; within noise (more seeds would decide): {', '.join(v.noise)}"
         out.print(f"{v.family}: {v.verdict.upper()} (rows: {v.rows}; {v.worst}{extra})")
     if csv is not None:
-        write_csv(pd.DataFrame(as_records(rows, against)), csv)
+        with writing(csv, "--csv"):
+            write_csv(pd.DataFrame(as_records(rows, against)), csv)
     if json_out is not None:
         import json
 
@@ -116,5 +120,6 @@ def crosscheck(
             against=against,
             tcp_flavour=tcp_flavour,
         )
-        json_out.write_text(json.dumps(doc, indent=2) + "\n")
+        with writing(json_out, "--json"):
+            json_out.write_text(json.dumps(doc, indent=2) + "\n")
     raise typer.Exit(0 if all(v.verdict == "agree" for v in vs) else 1)

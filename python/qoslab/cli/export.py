@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from qoslab.cli.app import app
+from qoslab.cli.common import output_file, writing
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
@@ -34,6 +35,7 @@ def export_ns2(
     from qoslab import ns2
     from qoslab.scenario import to_ns2_resolved
 
+    output_file(out, "--out")
     sc = _load(scenario, set_)
     seed = sc.default_seed if seed is None else seed
     resolved = to_ns2_resolved(sc.resolved, seed)
@@ -45,6 +47,7 @@ def export_ns2(
     if out is None:
         sys.stdout.write(tcl)
     else:
-        out.write_text(tcl)
+        with writing(out, "--out"):
+            out.write_text(tcl)
         extra = f" and the trace {trace}" if trace else ""
         echo_err(f"wrote {out} (run: ns {out}; it writes {results}{extra} beside it)")

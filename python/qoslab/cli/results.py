@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from qoslab.cli.app import app
-from qoslab.cli.common import Errors, StoreOpt, print_table, say_removed
+from qoslab.cli.common import Errors, StoreOpt, output_file, print_table, say_removed, writing
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
@@ -46,6 +46,7 @@ def results(
     from qoslab.store import Store
 
     con = Console()
+    output_file(export, "--export")
     with Errors():
         if status is not None and status not in ("ok", "failed"):
             raise ValueError(f"--status must be ok or failed, got {status!r}")
@@ -82,7 +83,8 @@ def results(
             else:
                 df = res_mod.load(st, table, sweep=sweep, scenario=scenario, status=status, version=version)
         if export is not None:
-            res_mod.export(df, export)
+            with writing(export, "--export"):
+                res_mod.export(df, export)
             typer.echo(f"wrote {len(df)} rows to {export}")
             return
     if df.empty:

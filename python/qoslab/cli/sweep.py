@@ -35,9 +35,11 @@ from qoslab.cli.common import (
     TlsDirOpt,
     WalltimeOpt,
     executor_from_options,
+    output_folder,
     print_table,
     report_failures,
     say_removed,
+    writing,
 )
 from qoslab.runs.run_command import load as _load
 
@@ -118,6 +120,7 @@ def sweep(
     from qoslab.stats import mean_ci_table, seed_ranges
     from qoslab.store import Store, SweepIdentity
 
+    output_folder(out, "--out")
     with Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
         from_file = _load(scenario, None, allow_path)
@@ -159,7 +162,8 @@ def sweep(
                 "(mean ± 95% CI half-width over seeds)",
             )
         if stats is not None and out is not None:
-            sw.write_sweep_tables(out, runs, stats)
+            with writing(out, "--out", f"; the runs are in the store {st.db_path}"):
+                sw.write_sweep_tables(out, runs, stats)
             typer.echo(f"wrote {out}/runs.csv and {out}/stats.csv")
         typer.echo(
             f"{rep.total} runs: {rep.computed} computed, {rep.reused} reused from the store, "
