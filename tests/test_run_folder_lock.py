@@ -139,3 +139,42 @@ def test_a_reader_sees_the_earlier_run_or_the_new_one_whole_and_a_killed_run_cha
     p = subprocess.run(run(out, 5, "3s", "--force"), capture_output=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert snapshot(out) == (5, 5, (5,)) and not staged(out)
+
+
+def test_a_run_whose_outputs_cannot_be_written_leaves_its_folder_as_it_was(tmp_path, monkeypatch):
+    """A full disk while a run writes: into an empty folder (written in place) the folder is
+    emptied again, not left with half the tables and the marker of a run (the next run took it
+    for an earlier run); replacing an earlier run, that one stays; one line names --out."""
+    import errno
+
+    import pytest
+
+    import qoslab
+    from qoslab.runs import rundir
+    from qoslab.runs.simulate import Result
+
+    written = Result.write
+
+    def write_half(self, out, tables=True):  # the disk fills after the first table
+        written(self, out, tables=False)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    sc = qoslab.load_scenario(SCENARIO).with_overrides(["duration=3s", "measurement.start=1s"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    earlier = tmp_path / "earlier"
+    qoslab.run(sc, seed=1, out=earlier, tables=False)
+    monkeypatch.setattr(Result, "write", write_half)
+    with pytest.raises(rundir.OutputFolderError) as e:
+        qoslab.run(sc, seed=2, out=empty)
+    assert (
+        str(e.value)
+        == f"--out {empty}: cannot write the run's outputs (No space left on device); none of them is kept"
+    )
+    assert list(empty.iterdir()) == []
+    with pytest.raises(rundir.OutputFolderError):
+        qoslab.run(sc, seed=2, out=earlier, force=True)
+    assert marker_seed(earlier) == 1 and json.loads((earlier / "summary.json").read_text())["seed"] == 1
+    assert staged(earlier) == []
+    monkeypatch.setattr(Result, "write", written)
+    assert qoslab.run(sc, seed=3, out=empty, tables=False).events > 0  # not taken for an earlier run

@@ -357,14 +357,18 @@ def abandon(d: Path, *, remove: bool) -> None:
 
 
 def release(d: Path) -> None:
-    """Ends the claim of a run that failed while running or writing: a staged folder is removed
-    (``--out`` keeps the earlier run); a folder written in place keeps what was written. The
-    lock is released."""
+    """Ends the claim of a run that failed while running or writing (a full disk): a staged
+    folder is removed (``--out`` keeps the earlier run); a folder written in place, empty when
+    the run began, is emptied again (half a run's tables, marked as a run, would be taken for
+    an earlier run). The lock is released."""
     c = _CLAIMS.pop(Path(d), None)
     if c is None:
         return
     if c.staged:
         shutil.rmtree(d, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            _clear(Path(d), keep=LOCK if c.lock_path.parent == c.real else None)
     _unlock(c.lock_fd, c.lock_path)
 
 

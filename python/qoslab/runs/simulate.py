@@ -616,9 +616,14 @@ def run(
                 # run instead); the lock goes
                 out = rundir.publish(out, complete=not res.partial)
                 res.out = out
-    except BaseException:
+    except BaseException as e:
         if out is not None:
-            rundir.release(out)  # a staged folder goes; --out keeps the earlier run
+            shown = rundir.target(out)
+            rundir.release(out)  # a staged folder goes (--out keeps the earlier run); in place: emptied
+            if isinstance(e, OSError) and not isinstance(e, rundir.OutputFolderError):
+                why = e.strerror or e
+                msg = f"--out {shown}: cannot write the run's outputs ({why}); none of them is kept"
+                raise rundir.OutputFolderError(msg) from None
         raise
     finally:
         if hashing is not None:
