@@ -93,3 +93,19 @@ def test_plotting_a_run_folder_with_a_damaged_table_or_summary_is_one_line(tmp_p
     (run / "summary.json").write_text("[1, 2]")
     line = one_line_error(qoslab("plot", "run", str(run), "--out", "q.png", cwd=tmp_path))
     assert line == f"error: {run}/summary.json: not a run's summary (a JSON object)"
+
+
+def test_a_name_or_store_path_that_is_not_utf8_is_one_line(tmp_path):
+    """Bytes a shell passes through (not UTF-8) cannot be recorded: one line, not a traceback or
+    every run failing."""
+    import os
+
+    bad = os.fsdecode(b"st\xff")
+    p = qoslab(
+        "sweep", str(TINY), "--seeds", "1", "--store", "st", "--name", os.fsdecode(b"n\xff"), cwd=tmp_path
+    )
+    assert one_line_error(p) == "error: --name 'n\ufffd': not UTF-8 text"
+    for args in (("sweep", str(TINY), "--seeds", "1", "--store", bad), ("results", "--store", bad)):
+        p = qoslab(*args, cwd=tmp_path)
+        assert one_line_error(p) == "error: st\ufffd: the result store's path is not UTF-8 text: rename it"
+    assert os.listdir(tmp_path) == []

@@ -367,3 +367,15 @@ def writing(path: Path, option: str, meanwhile: str = "") -> Iterator[None]:
         yield
     except OSError as e:
         _fail(f"{option} {path}: cannot write it ({e.strerror or e}){meanwhile}")
+
+
+def utf8_text(value: str | None, option: str) -> None:
+    """Refuses in one line an option's text that is not UTF-8 (bytes a shell passed through,
+    which the store and the core cannot record)."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        _fail(f"{option} {shown!r}: not UTF-8 text")

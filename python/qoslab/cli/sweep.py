@@ -39,6 +39,7 @@ from qoslab.cli.common import (
     print_table,
     report_failures,
     say_removed,
+    utf8_text,
     writing,
 )
 from qoslab.runs.run_command import load as _load
@@ -121,6 +122,7 @@ def sweep(
     from qoslab.store import Store, SweepIdentity
 
     output_folder(out, "--out")
+    utf8_text(name, "--name")
     with Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
         from_file = _load(scenario, None, allow_path)
