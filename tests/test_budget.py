@@ -139,3 +139,21 @@ def test_short_durations_are_never_shown_as_zero_seconds():
         "5 min",
         "2.5 h",
     ]
+
+
+@pytest.mark.parametrize("field", ["max_memory", "max_capture", "max_time_s"])
+@pytest.mark.parametrize("value", [-1, float("nan"), "8GB", True])
+def test_a_budget_limit_that_is_not_a_number_of_at_least_zero_is_refused(field, value):
+    """-1 and NaN meant "no limit", silently."""
+    with pytest.raises(qoslab.budget.BudgetError, match=f"Budget {field}: expected a number >= 0"):
+        qoslab.run(S1, budget=Budget(**{field: value}))
+
+
+@pytest.mark.parametrize("seed", [1.5, "3", True])
+def test_a_seed_that_is_not_a_whole_number_is_refused(seed):
+    """1.5, "3" and True ran as seeds 1, 3 and 1."""
+    with pytest.raises(ValueError, match="seed: a whole number"):
+        qoslab.run(S1, seed=seed)
+    import numpy as np
+
+    assert qoslab.run(S1, seed=np.int64(3), tables=False).seed == 3

@@ -109,3 +109,13 @@ def test_a_name_or_store_path_that_is_not_utf8_is_one_line(tmp_path):
         p = qoslab(*args, cwd=tmp_path)
         assert one_line_error(p) == "error: st\ufffd: the result store's path is not UTF-8 text: rename it"
     assert os.listdir(tmp_path) == []
+
+
+def test_export_seeds_and_sweep_retries_out_of_range_are_one_line(tmp_path):
+    """export-ns2 hashed any integer into an ns-2 seed; a billion retries retried a failing run
+    without end."""
+    p = qoslab("export-ns2", str(TINY), "--seed", "-1", cwd=tmp_path)
+    assert one_line_error(p).startswith("error: --seed: a seed is 0 to 2^63 - 1")
+    for n in ("-1", "101"):
+        p = qoslab("sweep", str(TINY), "--seeds", "1", "--store", "st", "--retries", n, cwd=tmp_path)
+        assert one_line_error(p) == f"error: --retries: from 0 to 100, got {n}"

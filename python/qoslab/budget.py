@@ -252,6 +252,13 @@ class Budget(NamedTuple):
     max_capture: float | None = None
     max_time_s: float | None = None
 
+    def validate(self) -> None:
+        """Refuses (:class:`BudgetError`, one line) a limit that is not a number >= 0 (a negative
+        or NaN one meant no limit)."""
+        for name, v in zip(self._fields, self, strict=True):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0):
+                raise BudgetError(f"Budget {name}: expected a number >= 0 (0: no limit), got {v!r}")
+
     @classmethod
     def from_env(
         cls, max_memory: str | None = None, max_capture: str | None = None, max_time: str | None = None

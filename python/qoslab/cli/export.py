@@ -33,8 +33,11 @@ def export_ns2(
     """Write an ns-2 Tcl script for a scenario that uses only mechanisms ns-2 has. The script
     writes its results (JSON) and any trace beside itself, wherever it is run from."""
     from qoslab import ns2
+    from qoslab.runs.simulate import MAX_SEED, seed_error
     from qoslab.scenario import to_ns2_resolved
 
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        _fail(seed_error("--seed", seed))
     output_file(out, "--out")
     sc = _load(scenario, set_)
     seed = sc.default_seed if seed is None else seed

@@ -42,7 +42,11 @@ from qoslab.cli.common import (
     utf8_text,
     writing,
 )
+from qoslab.runs.run_command import fail as _fail
 from qoslab.runs.run_command import load as _load
+
+#: The most retries of a failing run (each is recorded in the store's attempts).
+MAX_RETRIES = 100
 
 
 @app.command()
@@ -123,6 +127,8 @@ def sweep(
 
     output_folder(out, "--out")
     utf8_text(name, "--name")
+    if not 0 <= retries <= MAX_RETRIES:
+        _fail(f"--retries: from 0 to {MAX_RETRIES}, got {retries}")
     with Errors(resumable=True):
         axes = sw.parse_axes(grid or [])
         from_file = _load(scenario, None, allow_path)

@@ -560,7 +560,10 @@ def run(
     it a scenario that captures writes into a fresh folder under ``qoslab-runs/``
     (:mod:`qoslab.runs.rundir`), named by ``Result.out``."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    seed = sc.default_seed if seed is None else int(seed)
+    if seed is not None and (isinstance(seed, bool) or not hasattr(seed, "__index__")):
+        # 1.5, "3" and True were run as seeds 1, 3 and 1
+        raise ValueError(f"seed: a whole number, got {seed!r:.40}")
+    seed = sc.default_seed if seed is None else seed.__index__()
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(seed_error("seed", seed))
     fresh = out is None and bool(sc.outline.get("captures"))
@@ -570,6 +573,7 @@ def run(
         cap = rundir.capture_paths(sc, out)
         cap += [(sc.link_direction_index(link, d), str(path)) for link, d, path in captures or []]
         budget = budget if budget is not None else Budget.from_env()
+        budget.validate()
         check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."), sc.core)
     except BaseException:
         if out is not None:
