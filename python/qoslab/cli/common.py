@@ -292,8 +292,10 @@ def report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
 
 def print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
+    from qoslab.errors import printable
     from qoslab.report.page import fmt_value, markdown_table
 
+    title = printable(title)
     if not sys.stdout.isatty():
         typer.echo(f"{title}\n\n{markdown_table(df)}")
         return

@@ -14,8 +14,10 @@ def is_int(x: Any) -> TypeGuard[int]:
 
 def tcl_comment(text: str) -> str:
     """A name as the text of a Tcl comment: on one line, and no backslash (a comment ending in
-    one would swallow the next line of the script)."""
-    return " ".join(text.replace("\\", "/").split())
+    one would swallow the next line of the script), control characters escaped."""
+    from qoslab.errors import printable
+
+    return printable(" ".join(text.replace("\\", "/").split())).replace("\\", "/")
 
 
 def tcl_quote(s: str) -> str:

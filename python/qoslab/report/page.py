@@ -30,7 +30,9 @@ def fmt_value(v: Any, digits: int = 4) -> str:
         return f"{v:.{digits}g}"
     if hasattr(v, "item"):
         return fmt_value(v.item(), digits)
-    return str(v)
+    from qoslab.errors import printable
+
+    return printable(str(v))  # a name from a scenario: never a raw control character
 
 
 def markdown_table(

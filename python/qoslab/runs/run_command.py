@@ -181,7 +181,9 @@ def run(
     shown, more = rows_shown(len(res.raw["flows"]["throughput_bps"]))
     s = res.summary(flow_rows=shown)
     con = Console()
-    t = Table(title=f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}")
+    from qoslab.errors import printable
+
+    t = Table(title=printable(f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}"))
     # TCP's columns and the fairness index where a flow adapts its rate; a source at a set rate
     # retransmits nothing and its share is its rate
     elastic = bool(sc.outline.get("arrivals")) or any(f.get("kind") == "tcp" for f in sc.outline["flows"])
@@ -191,7 +193,7 @@ def run(
     t.caption = more
     for f in s["flows"]:
         row = [
-            f["name"],
+            printable(f["name"]),
             f"{f['throughput_bps'] / 1e3:.1f}",
             str(f["sent_packets"]),
             str(f["retransmitted_packets"]),
@@ -209,10 +211,10 @@ def run(
     con.print(
         (f"Jain index {s['fairness_index']:.4f} | " if elastic else "")
         + f"aggregate {s['aggregate_throughput_bps'] / 1e3:.1f} kbps | "
-        f"utilisation of {s['bottleneck']} {s['utilization'] * 100:.2f} %"
+        f"utilisation of {printable(s['bottleneck'])} {s['utilization'] * 100:.2f} %"
     )
     con.print(
-        f"drops at {s['bottleneck']}: {d['bottleneck']} (early {d['bottleneck_early']}, forced "
+        f"drops at {printable(s['bottleneck'])}: {d['bottleneck']} (early {d['bottleneck_early']}, forced "
         f"{d['bottleneck_forced']}, overflow {d['bottleneck_overflow']}); all links {d['total']}"
     )
     con.print(
@@ -224,7 +226,7 @@ def run(
     if res.out is not None:
         what = "" if summary_only else " and Parquet tables"
         caps = " and the captures" if sc.outline.get("captures") else ""
-        con.print(f"wrote {res.out}/summary.json{what}{caps}")
+        con.print(printable(f"wrote {res.out}/summary.json{what}{caps}"))
 
 
 def rows_shown(n: int) -> tuple[list[int], str]:
@@ -251,12 +253,14 @@ def diffserv_table(res: Any) -> Table:
     )
     for c in ("flow", "IN kbps", "green", "yellow", "red", "drops AFx1", "AFx2", "AFx3/BE"):
         t.add_column(c)
+    from qoslab.errors import printable
+
     shown, more = rows_shown(len(f["name"]))
     if more:
         t.caption = f"{t.caption}; {more}"
     for i in shown:
         t.add_row(
-            f["name"][i],
+            printable(f["name"][i]),
             f"{f['in_throughput_bps'][i] / 1e3:.1f}",
             *(str(int(f[c][i])) for c in ("green_packets", "yellow_packets", "red_packets")),
             *(str(int(f[f"drops_prec{p}"][i])) for p in range(3)),

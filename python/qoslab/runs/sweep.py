@@ -298,7 +298,9 @@ class SweepProgress:
         self.done = done
         self.skipped = done
         self.failed = 0
-        self.label = label
+        from qoslab.errors import printable
+
+        self.label = printable(label)  # a sweep's or scenario's name: never raw controls
         self.enabled = enabled and total > done
         self.t0 = time.perf_counter()
         self.tty = sys.stderr.isatty()
