@@ -12,7 +12,7 @@ use super::flow::{
 use super::inputs::{read_file, InputRoots};
 use super::spec::*;
 use super::topology::{adjacency, components, Nodes};
-use super::{bad, Bad, LinkConfig};
+use super::{bad, check_name, Bad, LinkConfig};
 use crate::params::Table;
 use crate::traffic::sizes::{EmpiricalCdf, SizeDist};
 use crate::traffic::tcp::TcpConfig;
@@ -186,9 +186,7 @@ pub(super) fn resolve_arrivals(
         let (name, src, dst) = (t.get(&NAME)?, t.get(&SRC)?, t.get(&DST)?);
         let size: SizeSpec = serde_value(&t, SIZE.name)?.ok_or_else(|| t.missing(SIZE.name))?;
         let dscp: Option<Dscp> = serde_value(&t, DSCP.name)?;
-        if name.trim().is_empty() {
-            return Err(bad(format!("{key}.name"), "the name must not be empty"));
-        }
+        check_name(format!("{key}.name"), "flow", &name)?;
         if flow_names.contains(&name.as_str()) || out.iter().any(|o| o.name == name) {
             return Err(bad(
                 format!("{key}.name"),

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde::{Serialize, Serializer};
 
 use super::spec::*;
-use super::{bad, check_len, expand, Bad, FlowConfig, LinkConfig};
+use super::{bad, check_len, check_name, expand, Bad, FlowConfig, LinkConfig};
 use crate::conditioner::registry::{MeterContext, MeterInfo, ScopeRule};
 use crate::conditioner::{MeterSpec, METER_TYPES};
 use crate::params::Table;
@@ -340,6 +340,7 @@ pub(super) fn resolve_conditioners(
                 Some(tmpl) => expand(tmpl, cs.count, i),
                 None => format!("cond{}", out.len()),
             };
+            check_name(format!("{key}.name"), "conditioner", &name)?;
             if names.insert(name.clone(), out.len()).is_some() {
                 return Err(bad(
                     format!("{key}.name"),

@@ -10,7 +10,7 @@ use super::arrivals::{read_trace, resolve_size};
 use super::keys::{tcp, TCP};
 use super::spec::*;
 use super::topology::{adjacency, components, routes, Nodes};
-use super::{bad, check_len, expand, Bad, LinkConfig};
+use super::{bad, check_len, check_name, expand, Bad, LinkConfig};
 use crate::packet::MAX_PACKET_BYTES;
 use crate::params::Table;
 use crate::traffic::cc::{CcParams, Recovery};
@@ -536,6 +536,7 @@ pub(super) fn resolve_flows(
                 Some(t) => expand(t, fs.count, i),
                 None => format!("flow{}", flows.len()),
             };
+            check_name(format!("{key}.name"), "flow", &name)?;
             if flow_names.insert(name.clone(), flows.len()).is_some() {
                 return Err(bad(
                     format!("{key}.name"),

@@ -245,6 +245,27 @@ fn expand(template: &str, count: Option<u32>, i: usize) -> String {
     }
 }
 
+/// A name of the scenario's (a node's, a link's, a flow's, a conditioner's, the scenario's
+/// own): not empty, and without control characters, which every output that names it (tables,
+/// progress lines, ns-2 scripts) would carry to a terminal or a file.
+fn check_name(key: String, what: &str, name: &str) -> Result<(), Bad> {
+    if name.trim().is_empty() {
+        return Err(bad(key, format!("{what} names must not be empty")));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        let shown: String = name.chars().flat_map(char::escape_default).collect();
+        return Err(bad(
+            key,
+            format!(
+                "the {what} name \"{shown}\" holds a control character (U+{:04X}): names are \
+                 printed as they are",
+                c as u32
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_len<T: Clone>(
     key: String,
     v: &Option<PerIndex<T>>,
@@ -385,6 +406,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     if spec.name.trim().is_empty() {
         return Err(bad("name", "the scenario name must not be empty"));
     }
+    check_name("name".into(), "scenario", &spec.name)?;
     let duration = keys::DURATION.checked("duration".into(), spec.duration.0)?;
     let nodes = topology::resolve_nodes(&spec.nodes)?;
     let timing = timing::resolve_timing(&spec.timing)?;

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use serde::Serialize;
 
 use super::keys::{link, node, LINK, NODE};
-use super::{bad, check_list, expand, Bad};
+use super::{bad, check_list, check_name, expand, Bad};
 use crate::aqm::QueueConfig;
 use crate::params::Table;
 
@@ -64,12 +64,7 @@ pub(super) fn resolve_nodes(specs: &[toml::Table]) -> Result<Nodes, Bad> {
         let group = t.has(node::COUNT.name()).then_some(count);
         for i in 0..count as usize {
             let name = expand(&template, group, i);
-            if name.is_empty() {
-                return Err(bad(
-                    format!("node[{n}].name"),
-                    "node names must not be empty",
-                ));
-            }
+            check_name(format!("node[{n}].name"), "node", &name)?;
             if node_idx.insert(name.clone(), nodes.len()).is_some() {
                 return Err(bad(
                     format!("node[{n}].name"),
@@ -146,6 +141,7 @@ pub(super) fn resolve_links(
                 Some(t) => expand(t, group, i),
                 None => format!("{a}-{b}"),
             };
+            check_name(format!("{key}.name"), "link", &name)?;
             if link_names.insert(name.clone(), links.len()).is_some() {
                 return Err(bad(
                     format!("{key}.name"),
