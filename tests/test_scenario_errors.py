@@ -285,6 +285,17 @@ def test_a_group_member_is_addressed_by_its_output_name():
             "(`link.bottleneck.KEY=…`), or replace it by position (`link[1]=…`)",
         ),
         ("node.r1=5", "`node.r1` names a whole [[node]] table"),
+        # each was accepted: `queue` beside both directions' tables applied to neither, an
+        # infinite max_th made RED never drop early, a segment within its header sent nothing
+        (
+            "link.bottleneck.queue.limit=3pkts",
+            "the link sets queue_ab and queue_ba, so `queue` applies to neither direction",
+        ),
+        (
+            "link.bottleneck.queue_ab.max_th=inf",
+            "key `link.bottleneck.queue_ab.max_th`: max_th must be finite",
+        ),
+        ("tcp.packet_size=40B", "TCP/IP header: at least 41 bytes, got 40"),
         ("link.access0=1", "`link.access0` names a whole [[link]] table"),
         ("flow.ftp2=1", "`flow.ftp2` names a whole [[flow]] table"),
     ],

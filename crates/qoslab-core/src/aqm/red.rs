@@ -43,6 +43,9 @@ impl RedCurve {
         if self.min_th.is_nan() || self.min_th < 0.0 {
             return Err(format!("min_th must be >= 0, got {}", self.min_th));
         }
+        if self.max_th.is_infinite() {
+            return Err(format!("max_th must be finite, got {}", self.max_th));
+        }
         if self.max_th.is_nan() || self.max_th <= self.min_th {
             return Err(format!(
                 "min_th ({}) must be smaller than max_th ({})",
@@ -401,6 +404,13 @@ impl RedConfig {
             ecn: t.get(&ECN)?,
         };
         let (min_th, max_th) = (c.curve.min_th, c.curve.max_th);
+        if max_th.is_infinite() {
+            // the early-drop slope would be 0: a queue that never drops early, named RED
+            return Err(key_error(
+                t.key(MAX_TH.name()),
+                format!("max_th must be finite, got {max_th}"),
+            ));
+        }
         if min_th >= max_th {
             return Err(key_error(
                 t.key(MIN_TH.name()),

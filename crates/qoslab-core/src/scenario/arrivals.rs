@@ -7,7 +7,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::flow::{
-    check_ecn_marking, check_packet_size, default_packet_size, tcp_base, tcp_for, RoutedSender,
+    check_ecn_marking, check_packet_size, check_segment_size, default_packet_size, tcp_base,
+    tcp_for, RoutedSender,
 };
 use super::inputs::{read_file, InputRoots};
 use super::spec::*;
@@ -213,6 +214,7 @@ pub(super) fn resolve_arrivals(
             pkt = Some(p);
         }
         let packet_size = check_packet_size(&key, pkt.unwrap_or_else(default_packet_size))?;
+        check_segment_size(&key, packet_size)?;
         let sizes = match &size {
             SizeSpec::Fixed(b) if b.0 == 0 => {
                 return Err(bad(

@@ -11,7 +11,7 @@ use super::keys::{tcp, TCP};
 use super::spec::*;
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, check_name, expand, Bad, LinkConfig};
-use crate::packet::MAX_PACKET_BYTES;
+use crate::packet::{MAX_PACKET_BYTES, TCP_IP_HEADER_BYTES};
 use crate::params::Table;
 use crate::traffic::cc::{CcParams, Recovery};
 use crate::traffic::linux::cc::LinuxCcParams;
@@ -421,6 +421,22 @@ pub(super) fn check_packet_size(key: &str, bytes: u64) -> Result<u32, Bad> {
     check_wire_size(&format!("{key}.packet_size"), "packet", bytes)
 }
 
+/// A TCP segment's size on the wire: above its 40-byte TCP/IP header (a smaller one carried no
+/// payload and was counted as one byte).
+pub(super) fn check_segment_size(key: &str, bytes: u32) -> Result<(), Bad> {
+    if bytes <= TCP_IP_HEADER_BYTES {
+        return Err(bad(
+            format!("{key}.packet_size"),
+            format!(
+                "a TCP segment's packet size includes its {TCP_IP_HEADER_BYTES}-byte TCP/IP \
+                 header: at least {} bytes, got {bytes}",
+                TCP_IP_HEADER_BYTES + 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The size of a packet on the wire at `key` (`what`: "packet", "ACK"), checked to be
 /// 1..=[`MAX_PACKET_BYTES`] (a link's line keeps sizes in 16 bits).
 fn check_wire_size(key: &str, what: &str, bytes: u64) -> Result<u32, Bad> {
@@ -514,6 +530,9 @@ pub(super) fn resolve_flows(
             }
         }
         let packet_size = check_packet_size(&key, pkt.unwrap_or_else(default_packet_size))?;
+        if is_tcp {
+            check_segment_size(&key, packet_size)?;
+        }
         check_size(&key, &fs, is_tcp)?;
         for i in 0..count {
             let src = expand(&fs.src, fs.count, i);

@@ -113,6 +113,14 @@ pub(super) fn resolve_links(
             t.table(link::QUEUE_AB.name)?,
             t.table(link::QUEUE_BA.name)?,
         );
+        if q.is_some() && q_ab.is_some() && q_ba.is_some() {
+            // each direction has its own: `queue` would apply to neither
+            return Err(bad(
+                format!("{key}.{}", link::QUEUE.name),
+                "the link sets queue_ab and queue_ba, so `queue` applies to neither direction: \
+                 set the keys in queue_ab and queue_ba",
+            ));
+        }
         let queue = |dir: Option<&toml::Table>, name: &str| match dir.or(q) {
             Some(qt) => {
                 let k = if dir.is_some() { name } else { "queue" };
