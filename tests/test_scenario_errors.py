@@ -73,22 +73,20 @@ def test_scenario_error_is_one_line_with_file_line_column_key_and_message():
     assert str(e.value).startswith("no/such.toml: cannot read the scenario file")
 
 
-def test_a_scenario_path_that_is_no_regular_file_or_too_large_is_refused_without_reading_it(tmp_path):
-    """A FIFO would block the read, /dev/zero never end it, a huge file take several times its
-    size to parse: each is one line, before anything is read; so is a path that is not UTF-8
-    (the core takes text), from the CLI too."""
+def test_a_scenario_path_that_is_a_folder_endless_or_too_large_is_refused(tmp_path):
+    """/dev/zero never ended its read and a huge file took several times its size to parse: the
+    read stops at 64 MiB, one line; a folder and a path that is not UTF-8 (the core takes text)
+    are one line too, from the CLI as well. A pipe is read as a file (`qoslab run <(gen)`)."""
     import os
+    import threading
 
-    fifo = tmp_path / "f.toml"
-    os.mkfifo(fifo)
     huge = tmp_path / "huge.toml"
     with huge.open("wb") as f:
         f.truncate(qoslab.scenario.MAX_SCENARIO_BYTES + 1)
     for path, needle in [
-        (fifo, "not a regular file"),
-        ("/dev/zero", "not a regular file"),
-        (tmp_path, "not a regular file"),
+        ("/dev/zero", "larger than 64 MiB, the most a scenario file may hold"),
         (huge, "larger than 64 MiB, the most a scenario file may hold"),
+        (tmp_path, "a folder, not a scenario file"),
     ]:
         with pytest.raises(qoslab.ScenarioError) as e:
             qoslab.load_scenario(path)
@@ -97,10 +95,15 @@ def test_a_scenario_path_that_is_no_regular_file_or_too_large_is_refused_without
     Path(odd).write_text((SCENARIOS / "fdd-red-s1.toml").read_text())
     with pytest.raises(qoslab.ScenarioError, match="the file's path is not UTF-8 text"):
         qoslab.load_scenario(odd)
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text((SCENARIOS / "fdd-red-s1.toml").read_text()))
+    writer.start()
+    assert qoslab.load_scenario(fifo).name == "fdd-red-s1"
+    writer.join()
     for cmd in ("check", "run"):
-        p = subprocess.run([QOSLAB, cmd, str(fifo)], capture_output=True, text=True, timeout=60)
-        want = f"error: {fifo}: not a regular file (a scenario is a TOML file)"
-        assert p.returncode != 0 and p.stderr.strip() == want
+        p = subprocess.run([QOSLAB, cmd, str(tmp_path)], capture_output=True, text=True, timeout=60)
+        assert p.returncode != 0 and p.stderr.strip() == f"error: {tmp_path}: a folder, not a scenario file"
         p = subprocess.run([QOSLAB, cmd, odd], capture_output=True, text=True, timeout=60)
         assert p.returncode != 0 and "the file's path is not UTF-8 text" in p.stderr
         assert len(p.stderr.strip().splitlines()) == 1, p.stderr
@@ -268,6 +271,7 @@ def test_a_group_member_is_addressed_by_its_output_name():
     [
         ("link.access0.queue.limit=5pkts", "set it for the whole group with `link.access{i}.queue.limit=…`"),
         ("link.access7.delay=1ms", "no link named 'access7'"),
+        ("link.nosuch=5", "no link named 'nosuch'"),
         (
             "duration=10s",
             'set measurement.end (and measurement.start) within the duration, e.g. measurement.end = "10s"',
@@ -400,6 +404,21 @@ def test_a_name_that_is_empty_or_holds_control_characters_is_refused(tmp_path, o
         assert p.returncode != 0 and "\x1b" not in p.stderr and "Traceback" not in p.stderr
         line = p.stderr.strip()
         assert "\n" not in line and f"key `{key}`" in line and shown in line, line
+
+
+def test_a_name_with_a_format_character_is_printed_escaped(tmp_path):
+    """Names may hold format characters (U+202E, a bidirectional override: not a control
+    character, which the core refuses); `run` and `export-ns2` print them escaped."""
+    text = (SCENARIOS / "fdd-red-s1.toml").read_text().replace('name = "ftp{i}"', 'name = "f{i}\\u202e"')
+    path = tmp_path / "bidi.toml"
+    path.write_text(text)
+    short = ["--set", "duration=2s", "--set", "measurement.start=0s", "--set", "measurement.end=2s"]
+    for args in (["run", str(path), *short], ["export-ns2", str(path)]):
+        p = subprocess.run([QOSLAB, *args], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert "\u202e" not in p.stdout and ("f0\\u202e" in p.stdout or "f0/u202e" in p.stdout), p.stdout[
+            :1500
+        ]
 
 
 @pytest.mark.parametrize(

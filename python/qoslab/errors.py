@@ -83,3 +83,16 @@ def scenario_error(
     where = file + (f":{line}" if line is not None else "") + (f":{column}" if line and column else "")
     text = printable(where + (f": key `{key}`" if key else "") + f": {message}")
     return ScenarioError(text, file, line, key, message, column)
+
+
+def undecodable(path: object) -> str | None:
+    """``path`` as it may be shown when it is not UTF-8 text (bytes a shell passed through,
+    which SQLite and the core cannot take), undecodable bytes as U+FFFD; None when it is."""
+    import os
+
+    text = os.fspath(path)  # type: ignore[call-overload]
+    try:
+        str(text).encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "replace")
+    return None

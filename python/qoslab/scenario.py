@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import os
 import re
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
-from qoslab.errors import scenario_error
+from qoslab.errors import scenario_error, undecodable
 from qoslab.gc_pause import paused
 
 if TYPE_CHECKING:
@@ -221,16 +220,14 @@ def load_scenario(path: str | Path, *, allow_paths: Sequence[str | Path] = ()) -
     def refuse(why: str, shown: str = str(p)) -> _core.ScenarioError:
         return _core.ScenarioError(f"{shown}: {why}", shown, None, "", why)
 
+    if (shown := undecodable(p)) is not None:
+        raise refuse("the file's path is not UTF-8 text: rename the file or its folder", shown)
     try:
-        str(p).encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(p).decode("utf-8", "replace")
-        raise refuse("the file's path is not UTF-8 text: rename the file or its folder", shown) from None
-    try:
-        # A FIFO or a device (/dev/zero) would block the read or never end it; a file larger
-        # than the limit would take several times its size in memory to parse.
-        if p.exists() and not p.is_file():
-            raise refuse("not a regular file (a scenario is a TOML file)")
+        # A file larger than the limit would take several times its size in memory to parse;
+        # the read stops there (a device such as /dev/zero never ends). A pipe is read as a
+        # file (`qoslab run <(generate)`), and waits for its writer as `cat` would.
+        if p.is_dir():
+            raise refuse("a folder, not a scenario file")
         with p.open("rb") as f:
             data = f.read(MAX_SCENARIO_BYTES + 1)
     except OSError as e:
@@ -309,7 +306,7 @@ def set_key(table: dict[str, Any], key: str, value: Any, *, via: str = "override
             # Select an element of an array of tables by its name.
             wanted = parts[i + 1]
             found = [e for e in nxt if _is_named(e, wanted)]
-            if i + 2 == len(parts):
+            if i + 2 == len(parts) and (found or _group_member(nxt, wanted) is not None):
                 # `link.bottleneck=…` names a whole element: nothing to set inside it.
                 pos = next((k for k, e in enumerate(nxt) if _is_named(e, wanted)), None)
                 instead = f", or replace it by position (`{name}[{pos}]=…`)" if pos is not None else ""

@@ -254,7 +254,8 @@ def publish(where: Path, *, complete: bool = True) -> Path:
     earlier run set aside, then removed), and the lock is released. Returns the folder that
     holds the run: ``--out``, or for a run that stopped early (``complete`` false) while
     ``--out`` holds an earlier run, the new folder ``OUT.partial[-N]`` beside it: a partial
-    result never takes the place of an earlier run, forced or not."""
+    result never takes the place of an earlier run, forced or not (a run whose ``--out``'s
+    parent cannot be written cleared the earlier run when it was claimed)."""
     c = _CLAIMS.pop(Path(where), None)
     if c is None:
         return Path(where)

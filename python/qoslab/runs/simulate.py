@@ -566,14 +566,14 @@ def run(
     seed = sc.default_seed if seed is None else seed.__index__()
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(seed_error("seed", seed))
+    budget = budget if budget is not None else Budget.from_env()
+    budget.validate()  # before anything is claimed
     fresh = out is None and bool(sc.outline.get("captures"))
     out = rundir.claim(out, sc.name, seed, force=force) if out is not None else None
     out = rundir.fresh(sc.name, seed) if fresh else out
     try:
         cap = rundir.capture_paths(sc, out)
         cap += [(sc.link_direction_index(link, d), str(path)) for link, d, path in captures or []]
-        budget = budget if budget is not None else Budget.from_env()
-        budget.validate()
         check_budget(sc.source, sc.outline, [d for d, _ in cap], budget, Path(out or "."), sc.core)
     except BaseException:
         if out is not None:

@@ -126,12 +126,7 @@ class Store:
     """
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, timeout: float | None = None):
-        p = Path(path) if path is not None else default_store()
-        try:
-            str(p).encode("utf-8")  # SQLite and the runs' records take text
-        except UnicodeEncodeError:
-            shown = os.fsencode(p).decode("utf-8", "replace")
-            raise StoreError(f"{shown}: the result store's path is not UTF-8 text: rename it") from None
+        p = checks.text_path(Path(path) if path is not None else default_store())
         if p.suffix == ".db" or p.is_file():
             self.db_path = p
             self.root = p.parent

@@ -260,3 +260,14 @@ def claim_sweep(
         (name, json.dumps(want), name, keep, time.time(), *ident),
     )
     return None, dropped
+
+
+def text_path(p: Path) -> Path:
+    """``p``, refused (:class:`StoreError`, one line) when it is not UTF-8 text: SQLite and the
+    runs' records take text (bytes a shell passed through failed every run)."""
+    from qoslab.errors import undecodable
+    from qoslab.store.schema import StoreError
+
+    if (shown := undecodable(p)) is not None:
+        raise StoreError(f"{shown}: the result store's path is not UTF-8 text: rename it")
+    return p

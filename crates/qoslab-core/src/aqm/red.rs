@@ -43,9 +43,6 @@ impl RedCurve {
         if self.min_th.is_nan() || self.min_th < 0.0 {
             return Err(format!("min_th must be >= 0, got {}", self.min_th));
         }
-        if self.max_th.is_infinite() {
-            return Err(format!("max_th must be finite, got {}", self.max_th));
-        }
         if self.max_th.is_nan() || self.max_th <= self.min_th {
             return Err(format!(
                 "min_th ({}) must be smaller than max_th ({})",

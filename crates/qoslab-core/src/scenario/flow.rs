@@ -428,8 +428,8 @@ pub(super) fn check_segment_size(key: &str, bytes: u32) -> Result<(), Bad> {
         return Err(bad(
             format!("{key}.packet_size"),
             format!(
-                "a TCP segment's packet size includes its {TCP_IP_HEADER_BYTES}-byte TCP/IP \
-                 header: at least {} bytes, got {bytes}",
+                "a TCP segment's packet size (the flow's own, or [tcp]'s) includes its \
+                 {TCP_IP_HEADER_BYTES}-byte TCP/IP header: at least {} bytes, got {bytes}",
                 TCP_IP_HEADER_BYTES + 1
             ),
         ));
