@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from qoslab import _core
+from qoslab.errors import printable
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
@@ -292,7 +293,6 @@ def report_failures(failed: list[tuple[RunSpec, str]], total: int) -> None:
 
 def print_table(con: Console, df: pd.DataFrame, title: str) -> None:
     """A rich table on a terminal; a Markdown table otherwise (logs, pipes)."""
-    from qoslab.errors import printable
     from qoslab.report.page import fmt_value, markdown_table
 
     title = printable(title)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
+from qoslab.errors import printable
+
 #: Queue limit used when a queue has neither ``limit_pkts`` nor ``limit_bytes``.
 UNLIMITED_QUEUE_PKTS = 10_000_000
 
@@ -15,8 +17,6 @@ def is_int(x: Any) -> TypeGuard[int]:
 def tcl_comment(text: str) -> str:
     """A name as the text of a Tcl comment: on one line, and no backslash (a comment ending in
     one would swallow the next line of the script), control characters escaped."""
-    from qoslab.errors import printable
-
     return printable(" ".join(text.replace("\\", "/").split())).replace("\\", "/")
 
 

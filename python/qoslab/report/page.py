@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from qoslab.errors import printable
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -30,8 +32,6 @@ def fmt_value(v: Any, digits: int = 4) -> str:
         return f"{v:.{digits}g}"
     if hasattr(v, "item"):
         return fmt_value(v.item(), digits)
-    from qoslab.errors import printable
-
     return printable(str(v))  # a name from a scenario: never a raw control character
 
 

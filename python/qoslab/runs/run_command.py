@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from qoslab.errors import printable
+
 if TYPE_CHECKING:
     from qoslab.report.textable import Table
     from qoslab.scenario import Scenario
@@ -23,8 +25,6 @@ def echo_err(msg: str) -> None:
     (:func:`qoslab.errors.printable`): one line on stderr, flushed. Written here when that is
     certainly what typer (its copy of click's echo) writes: no ANSI escape, which it strips off a
     terminal, and a UTF-8 stderr, which it does not re-wrap; by typer otherwise."""
-    from qoslab.errors import printable
-
     msg = printable(msg)  # values quoted from a scenario, a path or an option: never raw controls
     err = sys.stderr
     if err is None or "\x1b" in msg or not (getattr(err, "encoding", None) or "").lower().startswith("utf"):
@@ -181,8 +181,6 @@ def run(
     shown, more = rows_shown(len(res.raw["flows"]["throughput_bps"]))
     s = res.summary(flow_rows=shown)
     con = Console()
-    from qoslab.errors import printable
-
     t = Table(title=printable(f"{s['scenario']}  seed {s['seed']}  qoslab {s['version']}"))
     # TCP's columns and the fairness index where a flow adapts its rate; a source at a set rate
     # retransmits nothing and its share is its rate
@@ -253,8 +251,6 @@ def diffserv_table(res: Any) -> Table:
     )
     for c in ("flow", "IN kbps", "green", "yellow", "red", "drops AFx1", "AFx2", "AFx3/BE"):
         t.add_column(c)
-    from qoslab.errors import printable
-
     shown, more = rows_shown(len(f["name"]))
     if more:
         t.caption = f"{t.caption}; {more}"

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from qoslab import _core
+from qoslab.errors import printable
 from qoslab.report.csvsafe import write_csv
 from qoslab.report.results import axis_column, load, typed_params
 from qoslab.runs.executors import Executor, LocalExecutor
@@ -298,8 +299,6 @@ class SweepProgress:
         self.done = done
         self.skipped = done
         self.failed = 0
-        from qoslab.errors import printable
-
         self.label = printable(label)  # a sweep's or scenario's name: never raw controls
         self.enabled = enabled and total > done
         self.t0 = time.perf_counter()

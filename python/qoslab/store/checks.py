@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from qoslab.errors import undecodable
+from qoslab.store.schema import StoreError
+
 
 def retry_busy(attempt: Callable[[], None], timeout: float, busy: type[Exception]) -> None:
     """Calls ``attempt`` until it raises no ``busy`` (another process holding the database),
@@ -265,9 +268,6 @@ def claim_sweep(
 def text_path(p: Path) -> Path:
     """``p``, refused (:class:`StoreError`, one line) when it is not UTF-8 text: SQLite and the
     runs' records take text (bytes a shell passed through failed every run)."""
-    from qoslab.errors import undecodable
-    from qoslab.store.schema import StoreError
-
     if (shown := undecodable(p)) is not None:
         raise StoreError(f"{shown}: the result store's path is not UTF-8 text: rename it")
     return p
