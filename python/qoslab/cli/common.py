@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from qoslab import _core
-from qoslab.errors import printable
+from qoslab.errors import printable, undecodable
 from qoslab.runs.run_command import echo_err
 from qoslab.runs.run_command import fail as _fail
 
@@ -374,10 +374,5 @@ def writing(path: Path, option: str, meanwhile: str = "") -> Iterator[None]:
 def utf8_text(value: str | None, option: str) -> None:
     """Refuses in one line an option's text that is not UTF-8 (bytes a shell passed through,
     which the store and the core cannot record)."""
-    if value is None:
-        return
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if value is not None and (shown := undecodable(value)) is not None:
         _fail(f"{option} {shown!r}: not UTF-8 text")
