@@ -119,3 +119,23 @@ def test_export_seeds_and_sweep_retries_out_of_range_are_one_line(tmp_path):
     for n in ("-1", "101"):
         p = qoslab("sweep", str(TINY), "--seeds", "1", "--store", "st", "--retries", n, cwd=tmp_path)
         assert one_line_error(p) == f"error: --retries: from 0 to 100, got {n}"
+
+
+def test_a_sweep_rewrites_its_own_tables_but_not_a_file_of_their_name(tmp_path):
+    """A sweep's --out tables are rewritten when the sweep is run again (its runs are in the
+    store); a runs.csv or stats.csv there that a sweep did not write was overwritten too."""
+    base = ("sweep", str(TINY), "--seeds", "1", "--store", "st", "-q", *SHORT)
+    sweep = (*base, "--out", "o")
+    assert qoslab(*sweep, cwd=tmp_path).returncode == 0
+    first = (tmp_path / "o" / "runs.csv").read_text()
+    again = qoslab(*sweep, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "o" / "runs.csv").read_text() == first
+    for name in ("runs.csv", "stats.csv"):
+        mine = tmp_path / f"mine-{name}"
+        mine.mkdir()
+        (mine / name).write_text("a,b\n1,2\n")
+        p = qoslab(*base, "--out", str(mine), cwd=tmp_path)
+        line = f"error: --out {mine}: {name} there is not a table a sweep wrote; give another folder"
+        assert one_line_error(p) == line
+        assert (mine / name).read_text() == "a,b\n1,2\n"

@@ -178,3 +178,20 @@ def test_a_run_whose_outputs_cannot_be_written_leaves_its_folder_as_it_was(tmp_p
     assert staged(earlier) == []
     monkeypatch.setattr(Result, "write", written)
     assert qoslab.run(sc, seed=3, out=empty, tables=False).events > 0  # not taken for an earlier run
+
+
+def test_a_capture_path_that_cannot_be_opened_is_named_not_the_run_folder(tmp_path):
+    """A capture asked for through the API at a path outside --out that cannot be opened was
+    reported as --out's outputs that could not be written; it is the capture's path, named by
+    the error, and the folder is left as it was."""
+    import pytest
+
+    import qoslab
+
+    sc = qoslab.load_scenario(SCENARIO).with_overrides(["duration=3s", "measurement.start=1s"])
+    missing = tmp_path / "missing" / "x.pcap"
+    out = tmp_path / "run"
+    with pytest.raises(OSError) as e:
+        qoslab.run(sc, seed=1, out=out, captures=[("bottleneck", "ab", str(missing))])
+    assert str(e.value) == f"{missing}: No such file or directory (os error 2)"
+    assert not out.exists() and not staged(out)

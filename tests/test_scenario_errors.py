@@ -311,6 +311,26 @@ def test_override_errors_say_what_to_set(assignment, needle):
     assert needle in str(e.value), e.value
 
 
+@pytest.mark.parametrize(
+    "assignment, key, needle",
+    [
+        # a curve's infinite max_th was accepted (that curve never dropped early)
+        ("in.max_th=inf", "in.max_th", "max_th must be finite, got inf"),
+        ("out.max_th=inf", "out.max_th", "max_th must be finite, got inf"),
+        # each curve error names the field it is about (all were named min_th)
+        ("in.max_p=2", "in.max_p", "max_p must be in (0, 1], got 2"),
+        ("out.min_th=-1", "out.min_th", "min_th must be >= 0, got -1"),
+        ("in.min_th=70", "in.min_th", "min_th (70) must be smaller than max_th (60)"),
+    ],
+)
+def test_a_rio_curve_error_names_its_field(assignment, key, needle):
+    sc = qoslab.load_scenario(SCENARIOS / "ard-rio-4flows.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides([f"link[2].queue_ab.{assignment}"], via="--set")
+    assert e.value.key == f"link[2].queue_ab.{key}", e.value
+    assert needle in str(e.value), e.value
+
+
 def test_an_override_error_names_the_key_as_typed_and_what_a_direction_queue_needs():
     """The core names an array element by position (``link[1]``); the user typed its name."""
     sc = qoslab.load_scenario(SCENARIOS / "examples" / "udp-sources.toml")

@@ -126,6 +126,8 @@ def sweep(
     from qoslab.store import Store, SweepIdentity
 
     output_folder(out, "--out")
+    if out is not None and (other := sw.foreign_table(out)) is not None:
+        _fail(f"--out {out}: {other.name} there is not a table a sweep wrote; give another folder")
     utf8_text(name, "--name")
     if not 0 <= retries <= MAX_RETRIES:
         _fail(f"--retries: from 0 to {MAX_RETRIES}, got {retries}")

@@ -584,6 +584,7 @@ def run(
     pace = Pace(budget.time_limit(), progress)
     hashing = _hash_beside(sc)
     signalled: list[int] = []  # SIGINT/SIGTERM while the outputs were written
+    writing = False  # an OSError before the outputs are written is the core's (a capture's path)
     try:
         t0 = time.perf_counter()
         spill_to = spilled = None  # finished transfers past SPILL_AFTER go to a file (transfers.py)
@@ -615,6 +616,7 @@ def run(
             res.stopped = pace.verdict if res.partial else None
             res.capture_stopped = capture_note(raw.get("capture_stopped_ns"), cap_limit, cap_what)
             if out is not None:
+                writing = True
                 res.write(out, tables=tables)  # its summary waits for the hash (Scenario.sha256)
                 # a staged folder takes --out's place whole (a partial one goes beside an earlier
                 # run instead); the lock goes
@@ -624,7 +626,7 @@ def run(
         if out is not None:
             shown = rundir.target(out)
             rundir.release(out)  # a staged folder goes (--out keeps the earlier run); in place: emptied
-            if isinstance(e, OSError) and not isinstance(e, rundir.OutputFolderError):
+            if writing and isinstance(e, OSError) and not isinstance(e, rundir.OutputFolderError):
                 why = e.strerror or e
                 msg = f"--out {shown}: cannot write the run's outputs ({why}); none of them is kept"
                 raise rundir.OutputFolderError(msg) from None

@@ -277,6 +277,28 @@ def sweep_statistics(
     return summarize(ok, metrics, by=list(by))
 
 
+# how the first line of each table a sweep writes starts and ends
+SWEEP_TABLES = {"runs.csv": ("run_id,scenario,scenario_sha256,", ""), "stats.csv": ("", ",version")}
+
+
+def foreign_table(out: Path) -> Path | None:
+    """The first of ``out/runs.csv`` and ``out/stats.csv`` that exists and is not a table a sweep
+    wrote (a sweep rewrites its own tables, whose runs stay in the store, but not a file of the
+    same name that holds something else); None when both may be written."""
+    for name, (start, end) in SWEEP_TABLES.items():
+        path = out / name
+        if not path.exists():
+            continue
+        try:
+            with path.open("rb") as f:
+                header = f.readline(65536).decode("utf-8").rstrip("\r\n")
+        except (OSError, UnicodeDecodeError):
+            return path
+        if not (header.startswith(start) and header.endswith(end)):
+            return path
+    return None
+
+
 def write_sweep_tables(out: Path, runs: pd.DataFrame, stats: pd.DataFrame) -> tuple[Path, Path]:
     """Writes ``out/runs.csv`` (the runs without their time-series paths and checksums) and ``out/stats.csv``
     (with the qoslab version); returns both paths."""

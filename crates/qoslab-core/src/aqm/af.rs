@@ -179,8 +179,8 @@ pub fn read_curve(
         max_p: ct.get(&CURVE_MAX_P)?,
         gentle,
     };
-    c.validate()
-        .map_err(|e| key_error(format!("{key}.min_th"), e))?;
+    c.check()
+        .map_err(|(field, e)| key_error(format!("{key}.{field}"), e))?;
     t.record(
         name,
         Resolved::Curve {

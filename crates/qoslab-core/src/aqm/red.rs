@@ -40,17 +40,38 @@ pub struct RedCurve {
 
 impl RedCurve {
     pub fn validate(&self) -> Result<(), String> {
+        self.check().map_err(|(_, e)| e)
+    }
+
+    /// The curve's first bad field, named (`min_th`, `max_th` or `max_p`), and why.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
         if self.min_th.is_nan() || self.min_th < 0.0 {
-            return Err(format!("min_th must be >= 0, got {}", self.min_th));
+            return Err((
+                "min_th",
+                format!("min_th must be >= 0, got {}", self.min_th),
+            ));
+        }
+        if self.max_th.is_infinite() {
+            // the early-drop slope would be 0: a curve that never drops early
+            return Err((
+                "max_th",
+                format!("max_th must be finite, got {}", self.max_th),
+            ));
         }
         if self.max_th.is_nan() || self.max_th <= self.min_th {
-            return Err(format!(
-                "min_th ({}) must be smaller than max_th ({})",
-                self.min_th, self.max_th
+            return Err((
+                "min_th",
+                format!(
+                    "min_th ({}) must be smaller than max_th ({})",
+                    self.min_th, self.max_th
+                ),
             ));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(format!("max_p must be in (0, 1], got {}", self.max_p));
+            return Err((
+                "max_p",
+                format!("max_p must be in (0, 1], got {}", self.max_p),
+            ));
         }
         Ok(())
     }
@@ -400,20 +421,10 @@ impl RedConfig {
             mean_pkt_size: t.get(&MEAN_PKT_SIZE)?,
             ecn: t.get(&ECN)?,
         };
-        let (min_th, max_th) = (c.curve.min_th, c.curve.max_th);
-        if max_th.is_infinite() {
-            // the early-drop slope would be 0: a queue that never drops early, named RED
-            return Err(key_error(
-                t.key(MAX_TH.name()),
-                format!("max_th must be finite, got {max_th}"),
-            ));
-        }
-        if min_th >= max_th {
-            return Err(key_error(
-                t.key(MIN_TH.name()),
-                format!("min_th ({min_th}) must be smaller than max_th ({max_th})"),
-            ));
-        }
+        // an infinite max_th would make the early-drop slope 0: a queue that never drops early
+        c.curve
+            .check()
+            .map_err(|(field, e)| key_error(t.key(field), e))?;
         Ok(c)
     }
 
