@@ -477,3 +477,17 @@ def test_a_python_table_that_cannot_be_a_scenario_is_one_error_not_a_crash(where
         with pytest.raises(qoslab.ScenarioError, match="key `description`") as e:
             qoslab.Scenario.from_table(d)
         assert "cannot represent" not in str(e.value)  # an array, refused as a description
+
+
+def test_a_set_into_a_value_and_an_integer_beyond_64_bits_are_scenario_errors():
+    """Both are ``ScenarioError``, an ``Exception`` that names the key (docs/robustness.md)."""
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides(["duration.x=1"], via="--set")
+    assert str(e.value) == "--set: key `duration.x`: `duration` is a value ('100s'), not a table with keys"
+    d = sc.table()
+    d["tcp"] = {"window": 2**70}
+    with pytest.raises(Exception) as big:  # noqa: PT011 — that `except Exception` catches it is the point
+        qoslab.Scenario.from_table(d)
+    assert isinstance(big.value, qoslab.ScenarioError)
+    assert "key `tcp.window`: the integer 1180591620717411303424 is out of range" in str(big.value)
