@@ -139,3 +139,7 @@ def test_a_sweep_rewrites_its_own_tables_but_not_a_file_of_their_name(tmp_path):
         line = f"error: --out {mine}: {name} there is not a table a sweep wrote; give another folder"
         assert one_line_error(p) == line
         assert (mine / name).read_text() == "a,b\n1,2\n"
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "runs.csv").write_text("")  # an empty file holds nothing to lose
+    assert qoslab(*base, "--out", "empty", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "empty" / "runs.csv").read_text() == first

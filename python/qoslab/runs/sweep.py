@@ -294,7 +294,7 @@ def foreign_table(out: Path) -> Path | None:
                 header = f.readline(65536).decode("utf-8").rstrip("\r\n")
         except (OSError, UnicodeDecodeError):
             return path
-        if not (header.startswith(start) and header.endswith(end)):
+        if header and not (header.startswith(start) and header.endswith(end)):  # empty: nothing to lose
             return path
     return None
 
