@@ -24,6 +24,8 @@ import pandas as pd
 
 from qoslab import _core
 from qoslab.errors import printable
+from qoslab.outputs.columns import Column
+from qoslab.outputs.store import RUNS_CSV, STATS_CSV
 from qoslab.report.csvsafe import write_csv
 from qoslab.report.results import axis_column, load, typed_params
 from qoslab.runs.executors import Executor, LocalExecutor
@@ -277,8 +279,16 @@ def sweep_statistics(
     return summarize(ok, metrics, by=list(by))
 
 
-# how the first line of each table a sweep writes starts and ends
-SWEEP_TABLES = {"runs.csv": ("run_id,scenario,scenario_sha256,", ""), "stats.csv": ("", ",version")}
+def _names(columns: Sequence[Column]) -> str:
+    return ",".join(c.name for c in columns)
+
+
+#: How the first line of each table a sweep writes starts and ends, from their declarations:
+#: runs.csv's first columns; stats.csv's columns after its grid-point keys.
+SWEEP_TABLES = {
+    RUNS_CSV.name: (_names(RUNS_CSV.columns[:3]) + ",", ""),
+    STATS_CSV.name: ("", _names(STATS_CSV.columns[1:])),
+}
 
 
 def foreign_table(out: Path) -> Path | None:
