@@ -21,7 +21,7 @@ def test_each_arm_runs_the_validation_scenario_as_it_is_run() -> None:
     every segment, and again with delayed ACKs every second segment or 40 ms; the same scenario
     otherwise, without the testbed's timing noise."""
     for point in bench_linux.POINTS:
-        arm = {a: bench_linux._scenario(point, a).resolved for a in bench_linux.ARMS}
+        arm = {a: bench_linux.arm_scenario(point, a).resolved for a in bench_linux.ARMS}
         ns2, delack, linux = arm["ns2"], arm["ns2_delack"], arm["linux"]
         for r in (ns2, delack):
             assert [f["tcp"].get("flavour", "ns2") for f in r["flows"]] == ["ns2"] * len(r["flows"])

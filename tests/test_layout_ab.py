@@ -25,7 +25,11 @@ def test_each_checkout_is_summarised_over_its_layouts_and_a_pair_per_hop() -> No
         (str(out / "a-2"), str(linux)): 0.084,
         (str(out / "a-2"), str(ns2)): 0.068,
     }
-    hops = {str(linux): 800, str(ns2): 1000}
+    hops = {
+        (b, f): n
+        for b in (str(out / "a-1"), str(out / "a-2"))
+        for f, n in ((str(linux), 800), (str(ns2), 1000))
+    }
     res = layout_ab.compare(["a"], [1, 2], [linux, ns2], best, hops, [(linux, ns2)])
     files = res["a"]["files"]
     assert files["p-linux.toml"] == {"median": pytest.approx(82.0), "min": 80.0, "max": 84.0}

@@ -47,50 +47,48 @@ def build(name: str, checkout: Path, seed: int) -> Path:
 
 
 def point_files(point: str) -> tuple[Path, Path]:
-    """The two arms of validation-grid point `point`, 300 s, as TOML files (needs qoslab)."""
+    """The linux and ns2 arms of validation-grid point `point` as `qoslab bench --workload
+    linux-flavour` runs them (:func:`qoslab.bench.linux.arm_scenario`), run 300 s, as TOML
+    files (needs qoslab)."""
+    from qoslab.bench import linux as bench_linux
     from qoslab.emulation import validation as vl
     from qoslab.toml_writer import dumps
 
-    p = next((p for p in vl.GRID if p.name == point), None)
-    if p is None:
+    if point not in {g.name for g in vl.GRID}:
         raise SystemExit(
             f"--point {point}: not a validation-grid point ({', '.join(g.name for g in vl.GRID)})"
         )
     files = []
     for arm in ("linux", "ns2"):
-        sc = vl.scenario(p, arm)
-        if arm == "linux":
-            sc = sc.with_overrides(vl.sim_overrides("linux", jitter_us=0))
-        t = dict(sc.table())
-        t["duration"] = "300s"
-        if "measurement" in t:
-            t["measurement"] = dict(t["measurement"], end="300s")
+        sc = bench_linux.arm_scenario(point, arm).with_overrides(
+            ['duration="300s"', 'measurement.end="300s"'], via="--point"
+        )
         f = OUT / f"{point}-{arm}.toml"
-        f.write_text(dumps(t))
+        f.write_text(dumps(sc.table()))
         files.append(f)
     return files[0], files[1]
 
 
 def measure(
     binaries: list[Path], files: list[Path], rounds: int
-) -> tuple[dict[tuple[str, str], float], dict[str, int]]:
-    """Each (binary, file)'s fastest CPU time over `rounds` alternating rounds, and each file's
+) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], int]]:
+    """Each (binary, file)'s fastest CPU time over `rounds` alternating rounds, and its
     packet-hops."""
     best: dict[tuple[str, str], float] = {}
-    hops: dict[str, int] = {}
+    hops: dict[tuple[str, str], int] = {}
     for r in range(rounds):
         order = [(b, f) for b in binaries for f in files]
         for b, f in order if r % 2 == 0 else order[::-1]:
             p = subprocess.Popen([str(b), str(f), "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             out = p.stdout.read().decode() if p.stdout else ""
             _, status, ru = os.wait4(p.pid, 0)
-            if status != 0:
-                raise SystemExit(f"{b} {f}: exit status {status}")
+            code = os.waitstatus_to_exitcode(status)
             m = re.search(r"hops (\d+)", out)
-            if m:
-                hops[str(f)] = int(m.group(1))
-            t = ru.ru_utime + ru.ru_stime
+            if code != 0 or m is None:
+                raise SystemExit(f"{b} {f}: exit code {code}, no packet-hop count in its output")
             key = (str(b), str(f))
+            hops[key] = int(m.group(1))
+            t = ru.ru_utime + ru.ru_stime
             best[key] = min(best.get(key, t), t)
     return best, hops
 
@@ -104,7 +102,7 @@ def compare(
     seeds: list[int],
     files: list[Path],
     best: dict[tuple[str, str], float],
-    hops: dict[str, int],
+    hops: dict[tuple[str, str], int],
     pairs: list[tuple[Path, Path]],
 ) -> dict[str, Any]:
     """Per checkout: each file's fastest time over the layouts, and each pair's per-hop ratio."""
@@ -115,7 +113,10 @@ def compare(
         for f in files:
             row["files"][f.name] = summary([best[(b, str(f))] * 1e3 for b in bins])
         for a, b in pairs:
-            ratios = [(best[(x, str(a))] / hops[str(a)]) / (best[(x, str(b))] / hops[str(b)]) for x in bins]
+            ratios = [
+                (best[(x, str(a))] / hops[(x, str(a))]) / (best[(x, str(b))] / hops[(x, str(b))])
+                for x in bins
+            ]
             row["pairs"][f"{a.name} / {b.name}"] = {**summary(ratios), "layouts": ratios}
         out[n] = row
     return out

@@ -58,7 +58,9 @@ ARMS = ("ns2", "ns2_delack", "linux")
 AGAINST = {"ns2": "", "ns2_delack": "_delack"}
 
 
-def _scenario(point: str, arm: str) -> Any:
+def arm_scenario(point: str, arm: str) -> Any:
+    """Validation-grid point ``point`` as arm ``arm`` of :data:`ARMS` runs it (a
+    :class:`qoslab.Scenario`; also what ``tools/layout_ab.py --point`` runs)."""
     from qoslab.emulation import validation as vl
 
     p = next(p for p in vl.GRID if p.name == point)
@@ -74,7 +76,7 @@ def _worker(point: str, calls: int) -> None:
     arm's fastest call by CPU time (with that call's wall time), hops and events as JSON."""
     from qoslab import _core
 
-    cores = {f: _scenario(point, f).core for f in ARMS}
+    cores = {f: arm_scenario(point, f).core for f in ARMS}
     best: dict[str, dict[str, float]] = {}
     for i in range(calls):
         for f in ARMS if i % 2 == 0 else ARMS[::-1]:

@@ -313,7 +313,7 @@ def write_sweep_tables(out: Path, runs: pd.DataFrame, stats: pd.DataFrame) -> tu
     """Writes ``out/runs.csv`` (the runs without their time-series paths and checksums) and ``out/stats.csv``
     (with the qoslab version); returns both paths."""
     out.mkdir(parents=True, exist_ok=True)
-    runs_csv, stats_csv = out / "runs.csv", out / "stats.csv"
+    runs_csv, stats_csv = out / RUNS_CSV.name, out / STATS_CSV.name
     series = ["series_queue", "series_flow", "series_queue_sha256", "series_flow_sha256"]
     write_csv(runs.drop(columns=[c for c in series if c in runs.columns]), runs_csv)
     write_csv(stats.assign(version=_core.__version__), stats_csv)
