@@ -32,6 +32,7 @@ def test_probe_markers_readings_rest_on_their_own_packet_sizes_sweeps(
         store=quick_runs(tmp_path_factory, "probe-marker", 3, tmp_path / "s"),
         out=tmp_path / "o",
         progress=False,
+        defer_figures=True,  # drawn, never saved: the records are under test
         only=("frontier_1000B",),
     )["frontier_1000B"]
     readings = {k[3] for k in moved}

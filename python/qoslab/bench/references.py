@@ -9,6 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from qoslab.bench.workloads import Workload, setup_only
+from qoslab.ns3 import (
+    Ns3Error,
+    build_program,
+    ns3_missing,
+    program_input,
+    to_ns3_resolved,
+    unsupported_reason,
+)
 from qoslab.scenario import Scenario, to_ns2_resolved
 
 
@@ -21,16 +29,12 @@ def _write_ns2(sc: Scenario, path: Path) -> None:
 
 def _write_ns3(sc: Scenario, path: Path) -> None:
     """The ns-3 program's input for ``sc`` and seed 1, as :func:`qoslab.ns3.run_ns3` writes it."""
-    from qoslab.ns3 import program_input, to_ns3_resolved
-
     path.write_text(json.dumps(program_input(to_ns3_resolved(sc.resolved, 1), 1), indent=1))
 
 
 @functools.cache
 def ns3_program() -> tuple[Path | None, str]:
     """The compiled ns-3 program (compiled on first use, about 15 s), or None and why not."""
-    from qoslab.ns3 import Ns3Error, build_program, ns3_missing
-
     missing = ns3_missing()
     if missing:
         return None, f"ns-3 not available: {missing}"
@@ -75,8 +79,6 @@ def prepare_ns2(w: Workload, sc: Scenario, d: Path, use: bool, run_all: bool) ->
 def prepare_ns3(w: Workload, sc: Scenario, d: Path, use: bool, run_all: bool) -> Reference:
     """ns-3's runs of ``w`` (the compiled program on its JSON input, written to ``d``, as
     :func:`qoslab.ns3.run_ns3` runs it), or why there are none."""
-    from qoslab.ns3 import to_ns3_resolved, unsupported_reason
-
     if not use:
         return Reference("ns3", note="not run (--no-ns3)")
     why = unsupported_reason(to_ns3_resolved(sc.resolved, 1))
