@@ -128,6 +128,7 @@ def test_the_workers_warmups_are_those_of_the_series_files(
         store=quick_runs(tmp_path_factory, "fdd-red", 2, tmp_path / "s"),
         out=tmp_path / "o",
         progress=False,
+        defer_figures=True,  # drawn, never saved: the warm-ups are under test
     )
     specs = planned(exp, quick=True, seeds=2)[2]
     link = {s.key.scenario_sha256: s.scenario.outline["measurement"]["bottleneck"] for s in specs}
