@@ -430,7 +430,7 @@ def test_no_private_name_is_imported_across_modules() -> None:
 #: load the run path on first use; a worker's ``tasks.execute`` loads numpy with the simulator);
 #: the rest wait for a module that is not loaded otherwise. None breaks an import loop: the
 #: graph above counts them and has none.
-FUNCTION_IMPORTS = 102
+FUNCTION_IMPORTS = 101
 
 #: Upward dependencies left, and why (``importer -> imported``): none. The verdicts' tools read
 #: the declared claims from ``qoslab.verdicts.magnitudes`` (the registry, built on

@@ -26,8 +26,11 @@ import bisect
 import time
 from typing import Any
 
+import numpy as np
+
 from qoslab.scenario import Scenario
 from qoslab.studies.buffer_sizing.topology import buffer_scenario, rule_pkts
+from qoslab.warmup import series_end
 
 #: The series' sampling interval (s) of the backbone workloads: MSER-5 batches 5 samples and
 #: searches the first half of the batches, so a run of T seconds can find a warm-up of up to
@@ -104,13 +107,6 @@ def warmup_of(raw: dict[str, Any], sc: Scenario) -> dict[str, Any]:
     (``queue_s`` None: so at 10,000 flows, 2.5 Gb/s, 40 one-second samples; its statistic fell
     from 53 to under 1 after the first batch). ``end_s`` is then the throughput's, and the
     row says the queue had none."""
-    # Here, not at the top: numpy and the warm-up rule (pandas) are the backbone workloads'
-    # alone, and every bench worker imports this module (under callgrind, where the bench
-    # counts a workload's instructions, their import took about 20 s of each count).
-    import numpy as np
-
-    from qoslab.warmup import series_end
-
     m = sc.resolved["measurement"]
     name = m.get("bottleneck") or "bottleneck"
     links = sc.resolved["links"]
