@@ -35,6 +35,7 @@ print(kib('VmHWM'), kib('RssFile'), est.memory_bytes, est.line_link)
 #: The same without tables, as ``qoslab bench``'s worker makes its core call (its results stay
 #: the core's columns), against the estimate without tables.
 CORE_CHILD = """
+import pandas  # loaded by the bench's worker (python -m qoslab.bench --worker), as by a study's
 from qoslab import _core
 from qoslab.budget import estimate
 {make}

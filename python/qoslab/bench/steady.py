@@ -30,7 +30,6 @@ import numpy as np
 
 from qoslab.scenario import Scenario
 from qoslab.studies.buffer_sizing.topology import buffer_scenario, rule_pkts
-from qoslab.warmup import series_end
 
 #: The series' sampling interval (s) of the backbone workloads: MSER-5 batches 5 samples and
 #: searches the first half of the batches, so a run of T seconds can find a warm-up of up to
@@ -107,6 +106,11 @@ def warmup_of(raw: dict[str, Any], sc: Scenario) -> dict[str, Any]:
     (``queue_s`` None: so at 10,000 flows, 2.5 Gb/s, 40 one-second samples; its statistic fell
     from 53 to under 1 after the first batch). ``end_s`` is then the throughput's, and the
     row says the queue had none."""
+    # MSER-5 brings pandas (0.24 s here, about 20 s under callgrind), which the bench's
+    # worker loads itself (`python -m qoslab.bench --worker`) and its instruction counts
+    # (``--loop``) leave out.
+    from qoslab.warmup import series_end
+
     m = sc.resolved["measurement"]
     name = m.get("bottleneck") or "bottleneck"
     links = sc.resolved["links"]

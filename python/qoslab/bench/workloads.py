@@ -306,7 +306,9 @@ def worker(name: str, duration_scale: float) -> None:
     """In a fresh process: one simulation call of workload ``name``; prints its figures as JSON.
     A call the memory budget refuses (:func:`refusal`) is not made: the worker prints the
     budget's line on stderr and exits with :data:`REFUSED`."""
-    w = next(w for w in WORKLOADS if w.name == name)
+    w = next((w for w in WORKLOADS if w.name == name), None)
+    if w is None:
+        sys.exit(f"qoslab.bench worker: no workload {name!r} (known: {', '.join(x.name for x in WORKLOADS)})")
     sc = w.build()
     if duration_scale == 0.0:
         sc = setup_only(sc)
