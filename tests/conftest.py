@@ -320,7 +320,7 @@ LONG_FILES = (
     # (the next ones: seconds of one worker in a loaded `make test`, 2026-11-28)
     "test_sequential_claims_points.py",  # 245 s: rio-plus-o's and probe-marker's points (the
     # latter's runs computed once for it and test_sequential_claims_probe.py: quick_runs)
-    "test_prefetch.py",  # 195 s
+    "test_prefetch.py",  # 195 s (its sequential reproductions also test the hand-over)
     "test_sequential_claims.py",  # 180 s: fdd-red's sweeps
     "test_sequential.py",  # 150 s
     "test_wheel.py",  # 150 s: maturin builds the core, pip installs the wheel
@@ -329,7 +329,6 @@ LONG_FILES = (
     "test_ns2_exact.py",  # 70 s
     "test_emulate.py",  # 130 s of real time
     "test_emulate_rio.py",  # 150 s of real time (not alone)
-    "test_handover.py",  # 75 s
     "test_store_integrity.py",  # 75 s
     "test_store.py",  # 60 s
     "test_example_study.py",  # 35 s: a plugin study reproduced, sequentially, and its page

@@ -89,14 +89,23 @@ def test_computing_ahead_changes_no_verdict_and_saves_the_next_looks_runs(
     monkeypatch.setattr(fdd_red, "FLOWS_QUICK", (5, 20))
 
     got = {}
+    handed_over: dict[bool, list[int]] = {True: [], False: []}
     for ahead in (True, False):
         kw = {"store": tmp_path / f"s{ahead}", "out": tmp_path / f"o{ahead}", "progress": False}
         _, summary = sequential_run.reproduce_sequential(
-            "fdd-red", max_seeds=6, quick=True, compute_ahead=ahead, **kw
+            "fdd-red",
+            max_seeds=6,
+            quick=True,
+            compute_ahead=ahead,
+            when_decided=lambda a=ahead: handed_over[a].append(1),
+            **kw,
         )
         got[ahead] = (summary, _records(tmp_path / f"o{ahead}"))
     (on, with_), (off, without) = got[True], got[False]
     assert with_ == without
+    # `reproduce all` hands over to the next experiment once, when the verdicts are decided
+    # (qoslab.reproduction.handover; the hand-over's own tests: tests/test_handover.py)
+    assert handed_over == {True: [1], False: [1]}
     assert off["runs_computed_ahead"] == 0 and off["runs_computed_now"] == off["runs"]
     # the look at 4 seeds was analysed while the look at 6's runs were computed
     assert on["looks"] == off["looks"] == [4, 6] and on["runs_computed_ahead"] > 0
