@@ -175,8 +175,9 @@ def readme_table(docs: Sequence[dict[str, Any]], against: str) -> str:
         "`python -m qoslab.verdicts check` compares the core and the experiment code with the checkout you "
         "have). A claim's verdict is its primary reading's (the reading the paper's text supports; "
         "the paper's cases, such as 4 and 20 flows, each count); the other readings are beside it. "
-        "Holm's correction runs within each claim; the last column is the study-wide "
-        "Benjamini-Hochberg figure over every reading's direction test.",
+        'Holm\'s correction runs within each claim; the column "study-wide FDR 5 %" is the study-wide '
+        "Benjamini-Hochberg figure over every reading's direction test, and the last says whether the "
+        "study's verdicts were computed by that core.",
         "",
         "| study | experiment | run | claims (parts) by their primary readings | "
         "primary readings | all readings | study-wide FDR 5 % | computed by that core |",
