@@ -223,6 +223,17 @@ def test_counts_use_primary_readings_and_ties_never_go_to_not_testable():
     assert list(docs.claim_verdicts(doc).values()) == [DOES_NOT]
     doc["verdicts"][1]["verdict"] = INCONCLUSIVE
     assert list(docs.claim_verdicts(doc).values()) == [REPRODUCES]
+    # a page shows how primary readings that disagree split, beside the verdict counted
+    assert docs.primary_splits(doc) == {"“c”": "1 reproduces · 1 inconclusive"}
+    assert "“c” — reproduces (1 reproduces · 1 inconclusive)" in docs.page_table(doc, "core")
+    doc["verdicts"][1]["verdict"] = REPRODUCES
+    assert docs.primary_splits(doc) == {} and "“c” — reproduces." in docs.page_table(doc, "core")
+    # the readings' support in the text is listed under its heading, which is left out when no
+    # reading has any (it stood empty on buffer-sizing's page)
+    assert "**Readings**" not in docs.page_table(doc, "core")
+    doc["verdicts"][0]["supported"] = "the text's words"
+    said = "**Readings** (what the text says of each).\n\n- a: the text's words"
+    assert said in docs.page_table(doc, "core")
 
 
 def test_every_declared_claim_names_its_primary_readings():

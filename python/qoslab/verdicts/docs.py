@@ -101,8 +101,9 @@ def markdown(verdicts: Iterable[dict[str, Any]]) -> str:
             f"{n}. {name}, {_cell(v['section'])}. Paper: {_cell(v.get('paper', ''))}. Tested: "
             f"{_cell(v.get('magnitude', ''))}."
         )
-    notes += ["", "**Readings** (what the text says of each).", ""]
-    notes += [f"- {_cell(r)}: {_cell(s)}" for r, s in readings.items() if s]
+    said = [f"- {_cell(r)}: {_cell(s)}" for r, s in readings.items() if s]
+    if said:
+        notes += ["", "**Readings** (what the text says of each).", "", *said]
     if special:
         notes += ["", "**Verdicts with a reason beyond the interval.**", "", *special]
     return "\n".join(rows + notes) + "\n"
@@ -132,6 +133,21 @@ def claim_verdicts(doc: dict[str, Any]) -> dict[str, str]:
     made of several figures) with the verdict of its primary readings (the readings the text
     supports; where several are primary, e.g. the paper's 4- and 20-flow cases, the verdict most
     of them have, a tie broken by :data:`TIE_ORDER`)."""
+    out = {}
+    for k, vs in _primary_verdicts(doc).items():
+        c = Counter(vs)
+        top = max(c.values())
+        out[k] = next(v for v in TIE_ORDER if c.get(v) == top)
+    return out
+
+
+def primary_splits(doc: dict[str, Any]) -> dict[str, str]:
+    """The claim parts (keyed as by :func:`claim_verdicts`) whose primary readings disagree,
+    each with their verdicts counted (``"1 reproduces · 1 weaker"``)."""
+    return {k: counts(vs) for k, vs in _primary_verdicts(doc).items() if len(set(vs)) > 1}
+
+
+def _primary_verdicts(doc: dict[str, Any]) -> dict[str, list[str]]:
     sections: dict[str, set[str]] = {}
     for v in doc["verdicts"]:
         sections.setdefault(_claim_name(v), set()).add(v["section"])
@@ -140,13 +156,7 @@ def claim_verdicts(doc: dict[str, Any]) -> dict[str, str]:
         name = _claim_name(v)
         key = name + (f" ({_cell(v['section'])})" if len(sections[name]) > 1 else "")
         per.setdefault(key, []).append(v)
-    out = {}
-    for k, recs in per.items():
-        vs = [v["verdict"] for v in (_primary(recs) or recs)]
-        c = Counter(vs)
-        top = max(c.values())
-        out[k] = next(v for v in TIE_ORDER if c.get(v) == top)
-    return out
+    return {k: [v["verdict"] for v in (_primary(recs) or recs)] for k, recs in per.items()}
 
 
 def false_discoveries(doc: dict[str, Any], q: float = 0.05) -> tuple[int, int]:
@@ -214,6 +224,7 @@ def page_table(doc: dict[str, Any], against: str) -> str:
     procedure, and whether it is current."""
     cmd = doc.get("command", "qoslab reproduce " + doc["experiment"])
     cur = _current(doc, against)
+    split = primary_splits(doc)
     head = (
         f"From `{cmd}` (qoslab {doc.get('version', '?')}, "
         f"{'quick run: shortened runs, ' if doc.get('quick') else 'full-length runs, '}"
@@ -222,8 +233,12 @@ def page_table(doc: dict[str, Any], against: str) -> str:
         f"(`{against}` when this page was generated): {cur}; `python -m qoslab.verdicts check` "
         "also compares the experiment code.\n\n"
         f"How the verdicts are decided: {PROCEDURE}\n\n"
-        "Claims by the verdict of their primary readings (marked ★ in the table): "
-        + "; ".join(f"{k} — {v}" for k, v in claim_verdicts(doc).items())
+        "Claims by the verdict of their primary readings (marked ★ in the table; where they "
+        "disagree, the split follows, the claim counted by the verdict most of them have, a tie "
+        "as the one most against the paper): "
+        + "; ".join(
+            f"{k} — {v}" + (f" ({split[k]})" if k in split else "") for k, v in claim_verdicts(doc).items()
+        )
         + ".\n\n"
     )
     exp = doc["experiment"]
