@@ -51,7 +51,14 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/emulation.md", "sudo .venv/bin/qoslab emulate"): "root (namespaces): tests/test_emulate*.py",
     ("docs/emulation.md", "from qoslab.studies.ard"): "root (namespaces): tests/test_emulate*.py",
     ("docs/experiments/ard.md", "qoslab reproduce ard"): "full reproductions: 1,881 runs",
-    ("docs/experiments/buffer-sizing.md", ".venv/bin"): "full reproduction: 10 seeds of 100 s runs",
+    (
+        "docs/experiments/buffer-sizing.md",
+        ".venv/bin/qoslab reproduce",
+    ): "full reproduction: 10 seeds of 100 s runs",
+    (
+        "docs/experiments/buffer-sizing.md",
+        ".venv/bin/python tools/buffer_sizing_synchrony.py",
+    ): "24 runs, about 2 minutes: tests/test_synchrony.py runs its 100- and 16-flow points",
     ("docs/experiments/fdd-red.md", ".venv/bin"): "full reproductions: 6,456 runs",
     (
         "docs/experiments/modern-aqm.md",
