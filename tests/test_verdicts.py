@@ -224,6 +224,29 @@ def test_readme_and_pages_are_generated_from_the_committed_verdicts():
         assert verdicts.block(page) == verdicts.page_table(d, against), page
 
 
+def test_a_study_comparing_senders_has_its_table_by_sender_generated():
+    """buffer-sizing's page: its claims under ns-2's Reno and SACK (the full run) and the linux
+    flavour's Reno, CUBIC and BBR (docs/verdicts/senders/), each sender's column the readings
+    that name it, as ``python -m qoslab.verdicts readme`` writes them."""
+    from qoslab.verdicts import tool
+
+    against = docs.generated_against(ROOT / "README.md")
+    paper = verdicts.read(ROOT / "docs" / "verdicts" / "buffer-sizing.json")
+    linux = tool.own_sender_files()["buffer-sizing"]
+    page = ROOT / "docs" / "experiments" / "buffer-sizing.md"
+    want = tool.own_sender_block(paper, linux, against, tool.kernel_validations())
+    assert verdicts.block(page, docs.SENDERS_BEGIN, docs.SENDERS_END) == want
+    split = docs.by_reading_sender(paper, docs.READING_SENDERS)
+    assert set(split) == {("reno", "ns2"), ("sack", "ns2")}
+    assert sum(len(d["verdicts"]) for d in split.values()) == len(paper["verdicts"])
+    assert all(" reno " in f" {v['reading']} " for v in split[("reno", "ns2")]["verdicts"])
+    assert set(docs.by_reading_sender(linux, docs.READING_SENDERS)) == {
+        ("sack", "linux"),
+        ("cubic", "linux"),
+        ("bbr", "linux"),
+    }
+
+
 def test_the_readme_table_says_whether_each_study_is_current():
     doc = {
         "experiment": "x",

@@ -27,6 +27,7 @@ from qoslab.verdicts.currency import (
     ROOT,
     check,
     core_fingerprint,
+    own_senders,
     read,
     rules_fingerprint,
     sender_files,
@@ -37,13 +38,20 @@ from qoslab.verdicts.docs import (
     FULL_BEGIN,
     FULL_END,
     LINUX_RESULTS,
+    OWN_SENDER_COLUMNS,
+    OWN_SENDERS_NOT_RUN,
+    READING_SENDERS,
+    SENDERS_BEGIN,
+    SENDERS_END,
     Validation,
+    by_reading_sender,
     core_of,
     generated_against,
     kernel_validation,
     page_table,
     readme_table,
     replace_block,
+    sender_columns,
     survival_table,
 )
 from qoslab.verdicts.forest import forest
@@ -98,6 +106,38 @@ def update_docs(root: Path = ROOT, against: str | None = None) -> list[Path]:
         tcp_page, survival_table(papers + full, against, val, full_length=True), FULL_BEGIN, FULL_END
     ):
         changed.append(tcp_page)
+    return changed + own_sender_pages(root, docs, against, val)
+
+
+def own_sender_files(root: Path = ROOT) -> dict[str, dict[str, Any]]:
+    """Per study that compares senders itself, its linux-flavour file (:func:`own_senders`)."""
+    files = (read(p) for p in sorted((root / "docs" / "verdicts" / "senders").glob("*.json")))
+    return {d["experiment"]: d for d in files if own_senders(d)}
+
+
+def own_sender_block(
+    paper: dict[str, Any], linux: dict[str, Any], against: str, val: dict[str, Validation]
+) -> str:
+    """The table of claims by sender of a study that compares senders itself: the paper's TCP
+    from its committed file (``paper``), the linux flavour's senders from ``linux``."""
+    runs = by_reading_sender(paper, READING_SENDERS) | by_reading_sender(linux, READING_SENDERS)
+    return "\n".join(sender_columns(runs, against, val, OWN_SENDER_COLUMNS, OWN_SENDERS_NOT_RUN))
+
+
+def own_sender_pages(
+    root: Path, docs: Sequence[dict[str, Any]], against: str, val: dict[str, Validation]
+) -> list[Path]:
+    """Writes :func:`own_sender_block` into the page of each study that has one and a block
+    for it; returns the pages that changed."""
+    changed = []
+    linux = own_sender_files(root)
+    for doc in docs:
+        page = root / "docs" / "experiments" / f"{doc['experiment']}.md"
+        other = linux.get(doc["experiment"])
+        if other is None or SENDERS_BEGIN not in page.read_text(encoding="utf-8"):
+            continue
+        if replace_block(page, own_sender_block(doc, other, against, val), SENDERS_BEGIN, SENDERS_END):
+            changed.append(page)
     return changed
 
 
