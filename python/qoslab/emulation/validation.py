@@ -54,7 +54,7 @@ FLAVOURS = ("ns2", "linux")
 #: The testbed's timing noise, as the simulated side models it (µs): every simulated link
 #: direction takes a uniform jitter of 0 to this (``link.jitter``). Every link direction of the
 #: emulation is a link daemon (crates/qoslab-emu) that reads a packet when it wakes and
-#: releases it late (`lateness` in kernel.json: 62 µs on average); what that does to the
+#: releases it late (`lateness` in kernel.json: 63 µs on average); what that does to the
 #: kernel's timing is measured on its ACK clock (:func:`ack_clock_noise` over the committed
 #: captures, docs/validation/linux/ack-clock-*.json, three points, 2026-11-27): successive ACKs
 #: are whole packet times apart give or take a noise of 90-95 µs sd that is independent from
