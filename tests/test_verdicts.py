@@ -236,11 +236,11 @@ def test_a_study_comparing_senders_has_its_table_by_sender_generated():
     page = ROOT / "docs" / "experiments" / "buffer-sizing.md"
     want = tool.own_sender_block(paper, linux, against, tool.kernel_validations())
     assert verdicts.block(page, docs.SENDERS_BEGIN, docs.SENDERS_END) == want
-    split = docs.by_reading_sender(paper, docs.READING_SENDERS)
+    split = docs.by_reading_sender(paper)
     assert set(split) == {("reno", "ns2"), ("sack", "ns2")}
     assert sum(len(d["verdicts"]) for d in split.values()) == len(paper["verdicts"])
     assert all(" reno " in f" {v['reading']} " for v in split[("reno", "ns2")]["verdicts"])
-    assert set(docs.by_reading_sender(linux, docs.READING_SENDERS)) == {
+    assert set(docs.by_reading_sender(linux)) == {
         ("sack", "linux"),
         ("cubic", "linux"),
         ("bbr", "linux"),

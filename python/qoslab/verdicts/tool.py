@@ -40,7 +40,6 @@ from qoslab.verdicts.docs import (
     LINUX_RESULTS,
     OWN_SENDER_COLUMNS,
     OWN_SENDERS_NOT_RUN,
-    READING_SENDERS,
     SENDERS_BEGIN,
     SENDERS_END,
     Validation,
@@ -120,7 +119,7 @@ def own_sender_block(
 ) -> str:
     """The table of claims by sender of a study that compares senders itself: the paper's TCP
     from its committed file (``paper``), the linux flavour's senders from ``linux``."""
-    runs = by_reading_sender(paper, READING_SENDERS) | by_reading_sender(linux, READING_SENDERS)
+    runs = by_reading_sender(paper) | by_reading_sender(linux)
     return "\n".join(sender_columns(runs, against, val, OWN_SENDER_COLUMNS, OWN_SENDERS_NOT_RUN))
 
 
