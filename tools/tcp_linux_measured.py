@@ -41,8 +41,9 @@ def _bottleneck(r: Any) -> dict[str, Any]:
     return {k: row[k] for k in lk.columns}
 
 
-def _flows(r: Any) -> dict[str, dict[str, Any]]:
-    return {f["name"]: f for f in r.summary()["flows"]}
+def _flows(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A run's summary's flows by name."""
+    return {f["name"]: f for f in summary["flows"]}
 
 
 def _queue_delay_ms(r: Any) -> float:
@@ -56,7 +57,7 @@ def bbr_beside_cubic() -> list[dict[str, Any]]:
     for bdp, pkts in ((0.5, 17), (1, 33), (2, 67), (4, 133)):
         for seed in (1, 2, 3):
             r = _run(LINUX / "bbr-vs-cubic.toml", [f"link.bottleneck.queue_ab.limit={pkts}pkts"], seed)
-            fl = _flows(r)
+            fl = _flows(r.summary())
             thr = {k: float(v["throughput_bps"]) for k, v in fl.items()}
             out.append(
                 {
@@ -85,7 +86,7 @@ def alone() -> list[dict[str, Any]]:
                     "bdp": bdp,
                     "utilization": float(s["utilization"]),
                     "queue_delay_ms": _queue_delay_ms(r),
-                    "drops": int(_flows(r)["single"]["dropped_packets"]),
+                    "drops": int(_flows(s)["single"]["dropped_packets"]),
                 }
             )
     return out
@@ -99,15 +100,17 @@ def five_cubic() -> list[dict[str, Any]]:
     ):
         for seed in (1, 2, 3):
             r = _run(LINUX / "five-cubic.toml", sets, seed)
-            thr = {k: float(v["throughput_bps"]) for k, v in _flows(r).items()}
+            s = r.summary()
+            fl = _flows(s)
+            thr = {k: float(v["throughput_bps"]) for k, v in fl.items()}
             total = sum(thr.values())
             out.append(
                 {
                     "flavour": flavour,
                     "seed": seed,
-                    "jain": float(r.summary()["fairness_index"]),
+                    "jain": float(s["fairness_index"]),
                     "shares": {k: v / total for k, v in thr.items()},
-                    "timeouts": sum(int(v["timeouts"]) for v in _flows(r).values()),
+                    "timeouts": sum(int(v["timeouts"]) for v in fl.values()),
                 }
             )
     return out

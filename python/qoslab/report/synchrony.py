@@ -55,6 +55,7 @@ def window_synchrony(series_flow: pd.DataFrame, start_ns: int = 0) -> Synchrony:
     if not np.all(means > 0):
         raise ValueError("window synchrony needs every flow's window above 0 on average")
     agg = w.sum(axis=1).to_numpy(float)
+    agg_sd = float(np.std(agg, ddof=1))
     independent = math.sqrt(float(np.sum(sds**2)))
     if independent == 0.0:
         raise ValueError("window synchrony: no window moved over the samples")
@@ -62,8 +63,8 @@ def window_synchrony(series_flow: pd.DataFrame, start_ns: int = 0) -> Synchrony:
     return Synchrony(
         flows=n,
         samples=int(w.shape[0]),
-        ratio=float(np.std(agg, ddof=1)) / independent,
+        ratio=agg_sd / independent,
         per_flow_cv=float(np.mean(sds / means)),
-        aggregate_cv=float(np.std(agg, ddof=1) / np.mean(agg)),
+        aggregate_cv=agg_sd / float(np.mean(agg)),
         model_aggregate_cv=SAWTOOTH_CV / math.sqrt(n),
     )

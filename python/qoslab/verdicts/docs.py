@@ -398,8 +398,8 @@ def survival_table(
     out = [] if full_length else _kernel_summary(val)
     for name in sorted(by_exp):
         runs = by_exp[name]
-        first = runs[next(c for c in [*COLUMNS, *sorted(runs)] if c in runs)]
-        out += [f"### {_cell(first.get('study', name))} (`{name}`)", "", *sender_columns(runs, against, val)]
+        study = next(iter(runs.values())).get("study", name)  # every file of it names the same
+        out += [f"### {_cell(study)} (`{name}`)", "", *sender_columns(runs, against, val)]
     out += sender_changes(docs) if full_length else flavour_changes(docs)
     if exact:
         out += timing_changes(docs, exact)
