@@ -402,6 +402,14 @@ def test_the_count_of_the_loop_leaves_pandas_out_and_the_worker_loads_it() -> No
     assert seen["--loop"][1] == seen["--worker"][1] > 0, seen
 
 
+def test_the_worker_names_an_unknown_workload_in_one_line() -> None:
+    cmd = [sys.executable, "-m", "qoslab.bench", "--loop", "no-such-workload", "1"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode != 0 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "no workload 'no-such-workload'" in p.stderr, p.stderr
+    assert SMALL in p.stderr  # the known ones are named
+
+
 @pytest.mark.parametrize(
     ("text", "size"), [("32K\n", 2**15), ("32768K", 2**25), ("32M", 2**25), ("1048576", 2**20)]
 )
