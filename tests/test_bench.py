@@ -326,6 +326,20 @@ def test_callgrind_simulates_the_caches_sysfs_describes(tmp_path: Path) -> None:
     assert not any(a.startswith("--LL") for a in cache.callgrind_command(tmp_path / "o", SMALL, 1.0, None))
 
 
+def test_a_call_records_the_caches_as_sysfs_describes_them(tmp_path: Path) -> None:
+    """The bench's JSON carries the machine's caches unsimulated (a 12 MiB 12-way L3 stays
+    12 MiB of 12 ways, where valgrind would be given 16 MiB-shaped sets): whether a
+    backbone workload's state fits the last level is what its hop cost rests on."""
+    levels = [(1, "Data", "48K", 12), (2, "Unified", "2048K", 16), (3, "Unified", "12288K", 12)]
+    found = cache.described_caches(_sysfs(tmp_path / "m", levels))
+    assert [(c["level"], c["type"], c["bytes"], c["ways"]) for c in found] == [
+        (1, "Data", 48 * 2**10, 12),
+        (2, "Unified", 2 * 2**20, 16),
+        (3, "Unified", 12 * 2**20, 12),
+    ]
+    assert cache.described_caches(tmp_path / "absent") == []
+
+
 def test_the_event_loops_counts_simulate_the_machines_caches_and_record_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

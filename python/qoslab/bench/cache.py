@@ -86,6 +86,30 @@ def cache_geometry(root: Path = SYSFS_CACHES) -> dict[str, Cache] | None:
     return {k: c for k, (_, c) in found.items()}
 
 
+def described_caches(root: Path = SYSFS_CACHES) -> list[dict[str, Any]]:
+    """Every cache Linux's sysfs describes for the first CPU, as described (not as valgrind
+    could simulate it): level, type, bytes, ways and the CPUs sharing it; empty where sysfs
+    says nothing. The backbone guard's hop costs depend on whether a workload's state fits
+    the last level (docs/performance.md, "Backbone scale"), so a call records them."""
+    out: list[dict[str, Any]] = []
+    try:
+        for d in sorted(root.glob("index*")):
+            out.append(
+                {
+                    "level": int((d / "level").read_text()),
+                    "type": (d / "type").read_text().strip(),
+                    "bytes": _sysfs_size((d / "size").read_text()),
+                    "ways": int((d / "ways_of_associativity").read_text()),
+                    "shared_cpus": (d / "shared_cpu_list").read_text().strip()
+                    if (d / "shared_cpu_list").exists()
+                    else None,
+                }
+            )
+    except (OSError, ValueError):
+        return []
+    return out
+
+
 #: The core's event loop: the instruction and cache-miss counts are taken inside it alone
 #: (callgrind's ``--toggle-collect``), so neither the interpreter's start-up, nor the
 #: scenario's parse, nor the network's building enter them.

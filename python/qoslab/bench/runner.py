@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from qoslab import _core
 from qoslab.bench import guards as bench_guards
 from qoslab.bench import linux as bench_linux
-from qoslab.bench.cache import event_loop_counts
+from qoslab.bench.cache import described_caches, event_loop_counts
 from qoslab.bench.hops import HOP_COST_BASE, PAIRS, SLOW_CORE_S, hop_costs, pair_with_base
 from qoslab.bench.references import Reference, ns3_program, prepare_ns2, prepare_ns3
 from qoslab.bench.steady import after_warmup
@@ -249,6 +249,7 @@ def main(
         "version": _core.__version__,
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
+        "caches": described_caches(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "references": refs,
         "workloads": rows,
