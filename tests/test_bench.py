@@ -338,6 +338,9 @@ def test_a_call_records_the_caches_as_sysfs_describes_them(tmp_path: Path) -> No
         (3, "Unified", 12 * 2**20, 12),
     ]
     assert cache.described_caches(tmp_path / "absent") == []
+    # A level described unreadably is left out, the others kept.
+    (tmp_path / "m" / "index1" / "size").write_text("lots\n")
+    assert [c["level"] for c in cache.described_caches(tmp_path / "m")] == [1, 3]
 
 
 def test_the_event_loops_counts_simulate_the_machines_caches_and_record_them(

@@ -89,11 +89,12 @@ def cache_geometry(root: Path = SYSFS_CACHES) -> dict[str, Cache] | None:
 def described_caches(root: Path = SYSFS_CACHES) -> list[dict[str, Any]]:
     """Every cache Linux's sysfs describes for the first CPU, as described (not as valgrind
     could simulate it): level, type, bytes, ways and the CPUs sharing it; empty where sysfs
-    says nothing. The backbone guard's hop costs depend on whether a workload's state fits
-    the last level (docs/performance.md, "Backbone scale"), so a call records them."""
+    says nothing (a cache it describes unreadably is left out). The backbone guard's hop
+    costs depend on whether a workload's state fits the last level (docs/performance.md,
+    "Backbone scale"), so a call records them."""
     out: list[dict[str, Any]] = []
-    try:
-        for d in sorted(root.glob("index*")):
+    for d in sorted(root.glob("index*")):
+        try:
             out.append(
                 {
                     "level": int((d / "level").read_text()),
@@ -105,8 +106,8 @@ def described_caches(root: Path = SYSFS_CACHES) -> list[dict[str, Any]]:
                     else None,
                 }
             )
-    except (OSError, ValueError):
-        return []
+        except (OSError, ValueError):
+            continue
     return out
 
 
