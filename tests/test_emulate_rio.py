@@ -40,6 +40,10 @@ def test_token_bucket_marker_counts_match_receiver(clean: None, tmp_path: Path, 
     assert abs(c.green_packets - replayed) <= 2, late
 
 
+#: Seconds before the sources stop after which a drop may go unrepaired (see below).
+REPAIR_S = 2.0
+
+
 @needs_emulation
 def test_rio_two_contracts_simulated_vs_emulated(clean: None, judge: Judge) -> None:
     """Two TCP flows with 6 and 1 Mbit/s contracts over an 8 Mbit/s RIO bottleneck: the
@@ -61,14 +65,24 @@ def test_rio_two_contracts_simulated_vs_emulated(clean: None, judge: Judge) -> N
     print(seen)
     assert (np.argsort(share_sim) == np.argsort(share_emu)).all(), seen
     assert (np.abs(share_emu / share_sim - 1) <= 0.15).all(), seen
-    # the kernel retransmitted what the daemons dropped (but for the last few, which the
-    # source's stop can leave unrepaired; 2 in 24 flow-runs measured) and its reordering
-    # estimate was read: Linux starts it at tcp_reordering (3), but these flows run without
-    # SACK, and for them tcp_check_reno_reordering (net/ipv4/tcp_input.c) sets it to
-    # packets_out + addend, which can be below 3 (2, once, in a fresh-clone run)
+    # the kernel retransmitted every data packet the daemons dropped in time to be repaired:
+    # those dropped at least REPAIR_S before the sources stop (a loss is repaired within an
+    # RTO, 200 ms doubling with each loss of the same segment in a row: 2 s covers three). Of
+    # those dropped later the stop can leave some unrepaired (4 in one flow-run, where a
+    # tolerance of 3 on the whole run's drops had held in 24). Its reordering estimate was read:
+    # Linux starts it at tcp_reordering (3), but these flows run without SACK, and for them
+    # tcp_check_reno_reordering (net/ipv4/tcp_input.c) sets it to packets_out + addend, which
+    # can be below 3 (2, once, in a fresh-clone run)
+    stop_s = sc.resolved["duration_ns"] / 1e9
     for e in emus:
-        f = e.flows
-        assert (f["kernel_total_retrans"] >= f["dropped_packets"] - 3).all(), seen
+        f, s = e.flows, e.series_flow
+        binned = s.groupby("flow")["dropped_packets"].sum().reindex(f.index, fill_value=0)
+        assert (binned <= f["dropped_packets"]).all() and binned.sum() > 0, seen
+        early = s[s["time_s"] <= stop_s - REPAIR_S].groupby("flow")["dropped_packets"].sum()
+        early = early.reindex(f.index, fill_value=0)
+        assert (f["kernel_total_retrans"] >= early).all(), (
+            f"{seen}; dropped by {stop_s - REPAIR_S:g} s: {early.tolist()}"
+        )
         assert (f["kernel_reordering"] >= 1).all(), seen
     # the AF11 packets are protected: RIO drops far fewer of them than of AF12
     for e in emus:

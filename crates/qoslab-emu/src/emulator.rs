@@ -76,6 +76,10 @@ pub struct FlowCounters {
     pub drops_by_prec: [u64; 3],
     pub acks: u64,
     pub acks_dropped: u64,
+    /// When each of the flow's data packets was dropped (the daemon's clock, as `arrive`'s
+    /// `now`), in order: the daemon bins them as it bins deliveries, so that a run can tell a
+    /// drop the source had time to repair from one its stop left unrepaired.
+    pub data_drops_at: Vec<SimTime>,
 }
 
 pub struct Emulator {
@@ -235,13 +239,13 @@ impl Emulator {
             // A packet-holding queue (multi queues, CoDel, PIE, FQ-CoDel) may drop packets it
             // held, here or when it hands the next one to the transmitter.
             let a = d.link.enqueue_held(now, id, &mut self.arena);
-            self.free_dropped(s);
+            self.free_dropped(now, s);
             if let Admit::Queued { .. } = a {
                 let d = &mut self.dirs[s];
                 if let Some((done, _)) = d.link.start_next(now, &mut self.arena) {
                     d.tx_done = Some(done);
                 }
-                self.free_dropped(s);
+                self.free_dropped(now, s);
             }
             a
         } else {
@@ -250,7 +254,7 @@ impl Emulator {
         match admit {
             Admit::Queued { .. } => Admission::Held(id),
             Admit::Dropped(r) => {
-                self.on_drop(id, r);
+                self.on_drop(now, id, r);
                 Admission::Dropped(r)
             }
         }
@@ -281,7 +285,7 @@ impl Emulator {
                     let st = &mut self.dirs[s].link.stats;
                     st.arrivals += 1;
                     st.drops[DropReason::Policed as usize] += 1;
-                    self.on_drop(id, DropReason::Policed);
+                    self.on_drop(now, id, DropReason::Policed);
                     return false;
                 }
             }
@@ -289,11 +293,12 @@ impl Emulator {
         true
     }
 
-    fn on_drop(&mut self, id: PacketId, r: DropReason) {
+    fn on_drop(&mut self, now: SimTime, id: PacketId, r: DropReason) {
         let p = self.arena.free(id);
         let st = &mut self.flows[p.flow as usize];
         match p.kind {
             PacketKind::Data => {
+                st.data_drops_at.push(now);
                 st.drops_by_reason[r as usize] += 1;
                 st.drops_by_prec[qoslab_core::ds::drop_precedence(p.dscp) as usize] += 1;
             }
@@ -309,16 +314,16 @@ impl Emulator {
             d.link.tx_pending = false;
             d.link.advance(t);
             d.tx_done = d.link.start_next(t, &mut self.arena).map(|(done, _)| done);
-            self.free_dropped(s);
+            self.free_dropped(t, s);
         }
     }
 
     /// The packets direction `s`'s packet-holding queue dropped after holding them (counted by
     /// the link): freed, their flows told, and their ids kept for the daemon.
-    fn free_dropped(&mut self, s: usize) {
+    fn free_dropped(&mut self, now: SimTime, s: usize) {
         if let Some(buf) = self.dirs[s].link.take_dropped() {
             for &(id, r) in &buf {
-                self.on_drop(id, r);
+                self.on_drop(now, id, r);
                 self.dropped_held.push(id);
             }
             self.dirs[s].link.restore_dropped(buf);

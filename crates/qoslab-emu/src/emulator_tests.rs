@@ -86,6 +86,8 @@ fn a_packet_is_due_after_transmission_and_propagation() {
         (4, 3, 1, 0)
     );
     assert_eq!(e.flows[0].drops_by_reason[2], 1);
+    // The overflow is timed at its arrival.
+    assert_eq!(e.flows[0].data_drops_at, vec![0]);
     // An unknown port passes uncounted.
     let other = parse(&packet(UDP, 0, 1, 2, 100)).unwrap();
     assert_eq!(e.arrive(20 * MS, 0, &other), Admission::Unclassified);
@@ -235,6 +237,13 @@ fn codel_drops_held_packets_at_dequeue_and_marks_them_with_ecn() {
     assert_eq!(
         e.flows[0].drops_by_reason.iter().sum::<u64>(),
         dropped.len() as u64
+    );
+    // Each drop is timed where CoDel made it, at a dequeue an interval or more in.
+    let at = &e.flows[0].data_drops_at;
+    assert_eq!(at.len(), dropped.len());
+    assert!(
+        at.windows(2).all(|w| w[0] < w[1]) && at[0] >= 100 * MS && at[2] < 300 * MS,
+        "{at:?}"
     );
 
     let ecn =

@@ -315,12 +315,19 @@ fn run(cfg: Config) -> std::io::Result<()> {
             q.verdict(msg)?;
         }
     }
+    // Each flow's data drops in the deliveries' bins.
+    let mut dropped = vec![vec![0u64; cfg.bins]; sc.flows.len()];
+    for (f, c) in emu.flows.iter().enumerate() {
+        for b in c.data_drops_at.iter().filter_map(|&t| bin_of(t)) {
+            dropped[f][b] += 1;
+        }
+    }
     write_counters(
         &cfg,
         &sc,
         &emu,
         &late,
-        &delivered,
+        (&delivered, &dropped),
         json!({
             "unparsed": unparsed,
             "verdicts": verdicts,
@@ -359,7 +366,7 @@ fn write_counters(
     sc: &Scenario,
     emu: &Emulator,
     late: &Lateness,
-    delivered: &[Vec<u64>],
+    (delivered, dropped): (&[Vec<u64>], &[Vec<u64>]),
     misc: serde_json::Value,
 ) -> std::io::Result<()> {
     let dirs: Vec<_> = emu
@@ -426,6 +433,7 @@ fn write_counters(
                 "acks": c.acks,
                 "acks_dropped": c.acks_dropped,
                 "delivered_bin_bytes": delivered[f],
+                "dropped_bin_packets": dropped[f],
             })
         })
         .collect();

@@ -131,6 +131,11 @@ def assemble(
             wire = win
         scale = f["packet_size_bytes"] / (f["packet_size_bytes"] - 40) if f["kind"] == "tcp" else 1.0
         per_s = int(round(1.0 / bs))
+        per_flow = [d["flows"][fi] for d in reports]
+        # the daemons' drops of the flow's data packets, in their 0.1 s bins (the sink's)
+        drops = np.zeros(max((len(x.get("dropped_bin_packets", [])) for x in per_flow), default=0))
+        for x in per_flow:
+            drops[: len(x.get("dropped_bin_packets", []))] += x.get("dropped_bin_packets", [])
         for k in range(0, len(bins) - per_s + 1, per_s):
             series.append(
                 {
@@ -138,9 +143,9 @@ def assemble(
                     "flow": fi,
                     "flow_name": f["name"],
                     "throughput_bps": float(bins[k : k + per_s].sum()) * scale * 8,
+                    "dropped_packets": int(drops[k : k + per_s].sum()),
                 }
             )
-        per_flow = [d["flows"][fi] for d in reports]
         dl = np.zeros(max((len(x["delivered_bin_bytes"]) for x in per_flow), default=0))
         for x in per_flow:
             dl[: len(x["delivered_bin_bytes"])] += x["delivered_bin_bytes"]
