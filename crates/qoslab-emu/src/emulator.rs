@@ -76,10 +76,6 @@ pub struct FlowCounters {
     pub drops_by_prec: [u64; 3],
     pub acks: u64,
     pub acks_dropped: u64,
-    /// When each of the flow's data packets was dropped (the daemon's clock, as `arrive`'s
-    /// `now`), in order: the daemon bins them as it bins deliveries, so that a run can tell a
-    /// drop the source had time to repair from one its stop left unrepaired.
-    pub data_drops_at: Vec<SimTime>,
 }
 
 pub struct Emulator {
@@ -103,6 +99,10 @@ pub struct Emulator {
     /// FQ-CoDel's drops at dequeue, FQ-CoDel's drops from the fattest flow when full):
     /// already freed and counted; the daemon drops their messages ([`Self::take_dropped_held`]).
     dropped_held: Vec<PacketId>,
+    /// Data drops not yet taken by the daemon, as (flow, time on `arrive`'s clock): it bins
+    /// them as it bins deliveries ([`Self::take_data_drops`]), so that a run can tell a drop
+    /// the source had time to repair from one its stop left unrepaired.
+    data_drops: Vec<(u32, SimTime)>,
 }
 
 impl Emulator {
@@ -168,6 +168,7 @@ impl Emulator {
             unclassified: 0,
             next_line_shrink: LINE_SHRINK_EVERY_NS,
             dropped_held: Vec::new(),
+            data_drops: Vec::new(),
         }
     }
 
@@ -298,7 +299,7 @@ impl Emulator {
         let st = &mut self.flows[p.flow as usize];
         match p.kind {
             PacketKind::Data => {
-                st.data_drops_at.push(now);
+                self.data_drops.push((p.flow, now));
                 st.drops_by_reason[r as usize] += 1;
                 st.drops_by_prec[qoslab_core::ds::drop_precedence(p.dscp) as usize] += 1;
             }
@@ -335,6 +336,13 @@ impl Emulator {
     /// before the next arrival can reuse a freed id.
     pub fn take_dropped_held(&mut self, out: &mut Vec<PacketId>) {
         out.append(&mut self.dropped_held);
+    }
+
+    /// Moves into `out` the data drops since the last call, as (flow, time), in the order
+    /// made. Called as often as [`Self::take_dropped_held`], it keeps what the emulator holds
+    /// to one loop's drops.
+    pub fn take_data_drops(&mut self, out: &mut Vec<(u32, SimTime)>) {
+        out.append(&mut self.data_drops);
     }
 
     /// The next time a packet is due (or a transmitter event must run), if any.

@@ -86,8 +86,12 @@ fn a_packet_is_due_after_transmission_and_propagation() {
         (4, 3, 1, 0)
     );
     assert_eq!(e.flows[0].drops_by_reason[2], 1);
-    // The overflow is timed at its arrival.
-    assert_eq!(e.flows[0].data_drops_at, vec![0]);
+    // The overflow is timed at its arrival, and taken once.
+    let mut drops = Vec::new();
+    e.take_data_drops(&mut drops);
+    assert_eq!(drops, vec![(0, 0)]);
+    e.take_data_drops(&mut drops);
+    assert_eq!(drops.len(), 1);
     // An unknown port passes uncounted.
     let other = parse(&packet(UDP, 0, 1, 2, 100)).unwrap();
     assert_eq!(e.arrive(20 * MS, 0, &other), Admission::Unclassified);
@@ -239,7 +243,10 @@ fn codel_drops_held_packets_at_dequeue_and_marks_them_with_ecn() {
         dropped.len() as u64
     );
     // Each drop is timed where CoDel made it, at a dequeue an interval or more in.
-    let at = &e.flows[0].data_drops_at;
+    let mut drops = Vec::new();
+    e.take_data_drops(&mut drops);
+    assert!(drops.iter().all(|&(f, _)| f == 0));
+    let at: Vec<_> = drops.iter().map(|&(_, t)| t).collect();
     assert_eq!(at.len(), dropped.len());
     assert!(
         at.windows(2).all(|w| w[0] < w[1]) && at[0] >= 100 * MS && at[2] < 300 * MS,

@@ -220,6 +220,9 @@ fn run(cfg: Config) -> std::io::Result<()> {
     let now = || t0.elapsed().as_nanos() as u64;
     let here = sc.node_index(&cfg.node);
     let mut delivered = vec![vec![0u64; cfg.bins]; sc.flows.len()];
+    // Each flow's data drops in the same bins, taken from the emulator every loop.
+    let mut dropped = vec![vec![0u64; cfg.bins]; sc.flows.len()];
+    let mut drops = Vec::new();
     let bin_of = |t: u64| -> Option<usize> {
         let x = (t0_unix + t as f64 / 1e9 - cfg.epoch_unix_s) / cfg.bin_s;
         (x >= 0.0 && (x as usize) < cfg.bins).then_some(x as usize)
@@ -299,6 +302,12 @@ fn run(cfg: Config) -> std::io::Result<()> {
             verdicts += 1;
             late.add(now().saturating_sub(when));
         }
+        emu.take_data_drops(&mut drops);
+        for (f, when) in drops.drain(..) {
+            if let Some(b) = bin_of(when) {
+                dropped[f as usize][b] += 1;
+            }
+        }
         let t = now();
         let wait = emu
             .next_due()
@@ -313,13 +322,6 @@ fn run(cfg: Config) -> std::io::Result<()> {
         if let Some(mut msg) = m.take() {
             msg.set_verdict(Verdict::Accept);
             q.verdict(msg)?;
-        }
-    }
-    // Each flow's data drops in the deliveries' bins.
-    let mut dropped = vec![vec![0u64; cfg.bins]; sc.flows.len()];
-    for (f, c) in emu.flows.iter().enumerate() {
-        for b in c.data_drops_at.iter().filter_map(|&t| bin_of(t)) {
-            dropped[f][b] += 1;
         }
     }
     write_counters(
