@@ -61,26 +61,22 @@ def _sysfs_size(text: str) -> int:
 def cache_geometry(root: Path = SYSFS_CACHES) -> dict[str, Cache] | None:
     """This machine's first-level instruction (``I1``) and data (``D1``) caches and its last
     level (``LL``: the highest level holding data, the L3 on most servers), from Linux's
-    sysfs, as valgrind can simulate them (:func:`simulable`); None where sysfs does not
-    describe them. valgrind's own detection reads CPUID, which a virtual machine may fill
-    with a cache that does not exist: on the 2-core CI machine it finds a 320 MB
-    direct-mapped L3, where sysfs has 32 MiB of 16 ways."""
-    found: dict[str, tuple[int, Cache]] = {}
-    try:
-        for d in sorted(root.glob("index*")):
-            level = int((d / "level").read_text())
-            kind = (d / "type").read_text().strip()
-            cache = simulable(
-                _sysfs_size((d / "size").read_text()),
-                int((d / "ways_of_associativity").read_text()),
-                int((d / "coherency_line_size").read_text()),
-            )
-            if level == 1 and kind in ("Instruction", "Data"):
-                found["I1" if kind == "Instruction" else "D1"] = (level, cache)
-            if kind in ("Unified", "Data") and level > found.get("LL", (1, cache))[0]:
-                found["LL"] = (level, cache)
-    except (OSError, ValueError):
+    sysfs (:func:`described_caches`), as valgrind can simulate them (:func:`simulable`); None
+    where sysfs does not describe them, or describes one of its caches unreadably. valgrind's
+    own detection reads CPUID, which a virtual machine may fill with a cache that does not
+    exist: on the 2-core CI machine it finds a 320 MB direct-mapped L3, where sysfs has
+    32 MiB of 16 ways."""
+    described = described_caches(root)
+    if len(described) != len(list(root.glob("index*"))):
         return None
+    found: dict[str, tuple[int, Cache]] = {}
+    for c in described:
+        level, kind = c["level"], c["type"]
+        cache = simulable(c["bytes"], c["ways"], c["line"])
+        if level == 1 and kind in ("Instruction", "Data"):
+            found["I1" if kind == "Instruction" else "D1"] = (level, cache)
+        if kind in ("Unified", "Data") and level > found.get("LL", (1, cache))[0]:
+            found["LL"] = (level, cache)
     if set(found) != {"I1", "D1", "LL"}:
         return None
     return {k: c for k, (_, c) in found.items()}
@@ -88,7 +84,7 @@ def cache_geometry(root: Path = SYSFS_CACHES) -> dict[str, Cache] | None:
 
 def described_caches(root: Path = SYSFS_CACHES) -> list[dict[str, Any]]:
     """Every cache Linux's sysfs describes for the first CPU, as described (not as valgrind
-    could simulate it): level, type, bytes, ways and the CPUs sharing it; empty where sysfs
+    could simulate it): level, type, bytes, ways, line bytes and the CPUs sharing it; empty where sysfs
     says nothing (a cache it describes unreadably is left out). The backbone guard's hop
     costs depend on whether a workload's state fits the last level (docs/performance.md,
     "Backbone scale"), so a call records them."""
@@ -101,6 +97,7 @@ def described_caches(root: Path = SYSFS_CACHES) -> list[dict[str, Any]]:
                     "type": (d / "type").read_text().strip(),
                     "bytes": _sysfs_size((d / "size").read_text()),
                     "ways": int((d / "ways_of_associativity").read_text()),
+                    "line": int((d / "coherency_line_size").read_text()),
                     "shared_cpus": (d / "shared_cpu_list").read_text().strip()
                     if (d / "shared_cpu_list").exists()
                     else None,

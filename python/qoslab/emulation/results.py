@@ -101,6 +101,15 @@ def _int_or_nan(x: Any) -> float:
     return float("nan") if x is None else float(int(x))
 
 
+def _summed_bins(per_daemon: list[dict[str, Any]], key: str) -> np.ndarray:
+    """One flow's per-bin counts ``key`` summed over the daemons that report it (each daemon's
+    bins start at the run's epoch; a shorter list is padded with zeros)."""
+    out = np.zeros(max((len(x.get(key, [])) for x in per_daemon), default=0))
+    for x in per_daemon:
+        out[: len(x.get(key, []))] += x.get(key, [])
+    return out
+
+
 def assemble(
     sc: Scenario,
     seed: int,
@@ -133,9 +142,7 @@ def assemble(
         per_s = int(round(1.0 / bs))
         per_flow = [d["flows"][fi] for d in reports]
         # the daemons' drops of the flow's data packets, in their 0.1 s bins (the sink's)
-        drops = np.zeros(max((len(x.get("dropped_bin_packets", [])) for x in per_flow), default=0))
-        for x in per_flow:
-            drops[: len(x.get("dropped_bin_packets", []))] += x.get("dropped_bin_packets", [])
+        drops = _summed_bins(per_flow, "dropped_bin_packets")
         for k in range(0, len(bins) - per_s + 1, per_s):
             series.append(
                 {
@@ -146,9 +153,7 @@ def assemble(
                     "dropped_packets": int(drops[k : k + per_s].sum()),
                 }
             )
-        dl = np.zeros(max((len(x["delivered_bin_bytes"]) for x in per_flow), default=0))
-        for x in per_flow:
-            dl[: len(x["delivered_bin_bytes"])] += x["delivered_bin_bytes"]
+        dl = _summed_bins(per_flow, "delivered_bin_bytes")
         j0, j1 = int(round(w0 / 0.1)), int(round(w1 / 0.1))
         frows.append(
             {
