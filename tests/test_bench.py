@@ -21,6 +21,7 @@ from qoslab.ns2 import unsupported_reason as ns2_reason
 from qoslab.ns3 import CONGESTION, ns3_missing, to_ns3_resolved
 from qoslab.ns3 import unsupported_reason as ns3_reason
 from qoslab.ns3.run import program_path
+from qoslab.runs import huge_pages
 from qoslab.scenario import to_ns2_resolved
 
 SMALL = "red-5flows-1Mbps-100s"
@@ -139,6 +140,9 @@ def test_bench_json_has_every_figure_of_both_references(tmp_path: Path) -> None:
     assert "ns-3 whole s" in p.stdout and "ns-2 n/a on red-5flows-1Mbps-100s: not run (--no-ns2)" in p.stdout
     doc = json.loads(out.read_text())
     assert set(doc["references"]) == {"ns2", "ns3"} and doc["references"]["ns2"] is None
+    # what the processes the call started were given (docs/performance.md, "Huge pages")
+    assert doc["huge_pages"] == huge_pages.described()
+    assert "glibc.malloc.hugetlb=" in doc["huge_pages"]["glibc_tunables"]
     assert (doc["references"]["ns3"] is None) == bool(ns3)
     (row,) = doc["workloads"]
     assert row["ns_per_hop"] > 0 and row["hop_cost_ratio"] is None  # the 200-flow base not in the call

@@ -40,6 +40,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from qoslab.runs import huge_pages
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
@@ -95,12 +97,14 @@ def _worker(point: str, calls: int) -> None:
 
 def run_worker(module: str, *args: str) -> dict[str, Any]:
     """Run ``python -m MODULE --worker ARGS`` in a fresh interpreter and return the JSON object
-    it prints on stdout (the worker's measurements; a failing worker raises CalledProcessError)."""
+    it prints on stdout (the worker's measurements; a failing worker raises CalledProcessError),
+    with glibc's huge pages asked for (:mod:`qoslab.runs.huge_pages`)."""
     p = subprocess.run(
         [sys.executable, "-m", module, "--worker", *args],
         capture_output=True,
         text=True,
         check=True,
+        env=huge_pages.child_environment(),
     )
     return dict(json.loads(p.stdout))
 

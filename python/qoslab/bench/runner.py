@@ -24,6 +24,7 @@ from qoslab.bench.hops import HOP_COST_BASE, PAIRS, SLOW_CORE_S, hop_costs, pair
 from qoslab.bench.references import Reference, ns3_program, prepare_ns2, prepare_ns3
 from qoslab.bench.steady import after_warmup
 from qoslab.bench.workloads import SETUP_DURATION, WORKLOADS, Workload, measure_core, setup_only
+from qoslab.runs import huge_pages
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,11 +32,18 @@ if TYPE_CHECKING:
 
 def _timed(cmd: Sequence[str], cwd: Path, timeout: float) -> tuple[float | None, str]:
     """Wall time of ``cmd`` as a whole process, or None and why (one line) if it failed or
-    timed out."""
+    timed out; qoslab's own and the references alike with huge pages asked for
+    (:mod:`qoslab.runs.huge_pages`)."""
     t0 = time.perf_counter()
     try:
         p = subprocess.run(
-            list(cmd), cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
+            list(cmd),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+            env=huge_pages.child_environment(),
         )
     except subprocess.TimeoutExpired:
         return None, f"took over {timeout:g} s"
@@ -250,6 +258,7 @@ def main(
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "caches": described_caches(),
+        "huge_pages": huge_pages.described(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "references": refs,
         "workloads": rows,

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qoslab.runs import huge_pages
 from qoslab.runs.local_pool import (
     EXECUTORS,
     Executor,
@@ -295,7 +296,12 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
     # dask-worker and its HTTP server bind every interface unless told: here --interface's address
     # or that of the node's route to the scheduler (found as the job starts)
     host, route = f"${WORKER_HOST_VAR}", opts.scheduler_host or "127.0.0.1"
-    prologue = [*opts.prologue, worker_host_line(python, scheduler_host=route, interface=opts.interface)]
+    # huge pages first (the user's prologue may set the tunable otherwise), the address last
+    prologue = [
+        huge_pages.job_line(),
+        *opts.prologue,
+        worker_host_line(python, scheduler_host=route, interface=opts.interface),
+    ]
     worker_args = ["--no-dashboard", "--dashboard-address", f"{host}:0"]
     if opts.interface is None:
         worker_args += ["--host", host]

@@ -25,6 +25,7 @@ from multiprocessing.connection import wait
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Protocol
 
+from qoslab.runs import huge_pages
 from qoslab.runs.tasks import RunOutput, RunTask, execute, failure
 
 OnDone = Callable[[RunTask, RunOutput], Iterable[RunTask]]
@@ -192,7 +193,8 @@ def kept_workers() -> Iterator[None]:
 
 class LocalExecutor:
     """A pool of ``jobs`` worker processes (default: all cores), started with ``spawn`` so that
-    they inherit neither the store's connection nor its lock."""
+    they inherit neither the store's connection nor its lock, and with glibc's huge pages asked
+    for (:mod:`qoslab.runs.huge_pages`)."""
 
     def __init__(
         self, jobs: int | None = None, *, stop: threading.Event | None = None, nice: int = 0
@@ -221,7 +223,8 @@ class LocalExecutor:
             p = ctx.Process(
                 target=_worker_main, args=(child, os.getpid(), self.nice), daemon=True, name="qoslab-worker"
             )
-            p.start()
+            with huge_pages.for_children():
+                p.start()
             child.close()
             return _Slot(p, parent)
 
