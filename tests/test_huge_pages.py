@@ -1,7 +1,9 @@
 """Huge pages for the processes qoslab starts (qoslab.runs.huge_pages): glibc's tunable added
-to their environment, the user's own setting of it kept, this process's environment unchanged,
-and the effect itself: a worker started as the local pool starts its workers gets its memory in
-2 MiB pages where the kernel leaves them to madvise (docs/performance.md, "Huge pages")."""
+to their environment, the user's own setting of it kept, this process's environment unchanged;
+the processes that get it (a local pool's workers, a cluster job, the bench's workers and timed
+commands); and the effect itself: a process started as the local pool starts its workers gets
+its memory in 2 MiB pages where the kernel leaves them to madvise (docs/performance.md, "Huge
+pages")."""
 
 from __future__ import annotations
 
@@ -11,11 +13,19 @@ import re
 import subprocess
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import qoslab
+from conftest import SCENARIOS
+from qoslab.bench import linux as bench_linux
+from qoslab.bench import runner
 from qoslab.runs import huge_pages
 from qoslab.runs.executors import JobqueueOptions, jobqueue_kwargs
+from qoslab.runs.local_pool import LocalExecutor, kept_workers
+from qoslab.runs.sweep import plan
+from qoslab.runs.tasks import RunOutput, RunTask
 
 
 @pytest.mark.parametrize(
@@ -96,22 +106,88 @@ def _child(monkeypatch: pytest.MonkeyPatch, tunables: str | None) -> tuple[str |
     with huge_pages.for_children():  # as LocalExecutor starts its workers
         p.start()
     child.close()
+    assert parent.poll(60), "the child sent nothing in 60 s"
     got: tuple[str | None, int | None] = parent.recv()
     p.join(30)
     return got
 
 
-@pytest.mark.skipif(
-    huge_pages.thp_mode() != "madvise", reason="huge pages are only asked for where THP is madvise"
-)
+def test_a_spawned_process_gets_the_tunable_and_the_users_own_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _child(monkeypatch, None)[0] == "glibc.malloc.hugetlb=1"
+    assert _child(monkeypatch, "glibc.malloc.hugetlb=0")[0] == "glibc.malloc.hugetlb=0"
+
+
+@pytest.mark.skipif(huge_pages.thp_mode() != "madvise", reason="THP always or never: nothing asked for")
+@pytest.mark.skipif(not huge_pages.glibc_asks(), reason="a C library without glibc's tunable")
 @pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="no smaps_rollup")
-def test_a_spawned_worker_gets_huge_pages_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    tunables, huge_kb = _child(monkeypatch, None)
-    assert tunables == "glibc.malloc.hugetlb=1"
-    assert huge_kb is not None and huge_kb >= 32 * 1024, huge_kb  # most of the 64 MiB
-    # the user's 0 is kept, and the same child then has none: the pages come from the tunable
-    tunables, huge_kb = _child(monkeypatch, "glibc.malloc.hugetlb=0")
-    assert tunables == "glibc.malloc.hugetlb=0" and huge_kb == 0
+def test_a_spawned_process_gets_huge_pages_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At least one 2 MiB page among the 64 MiB with the tunable (the kernel may find fewer free
+    2 MiB blocks on a busy machine), none with it at 0: the pages come from the tunable."""
+    _, huge_kb = _child(monkeypatch, None)
+    assert huge_kb is not None and huge_kb >= 2048, huge_kb
+    _, huge_kb = _child(monkeypatch, "glibc.malloc.hugetlb=0")
+    assert huge_kb == 0
+
+
+@pytest.mark.parametrize(
+    ("version", "asks"),
+    [
+        ("glibc 2.36", True),
+        ("glibc 2.35", True),
+        ("glibc 3.0", True),
+        ("glibc 2.34", False),
+        ("glibc 2.31", False),
+        ("musl 1.2.4", False),
+        ("glibc", False),
+        ("", False),
+    ],
+)
+def test_the_tunable_means_something_from_glibc_2_35(version: str, asks: bool) -> None:
+    assert huge_pages.glibc_asks(version) is asks
+
+
+def test_a_local_pools_worker_starts_with_the_tunable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's own worker, as the kernel started it (/proc/PID/environ), not a stand-in."""
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    sc = qoslab.load_scenario(str(SCENARIOS / "fdd-red-s1.toml")).with_overrides(
+        ["duration=2s", "measurement.start=0s", "measurement.end=2s"]
+    )
+    tasks = [RunTask(s.key, s.scenario.text, s.scenario.source, ()) for s in plan([({}, sc)], [1], "env")]
+    with kept_workers():
+        seen: list[RunOutput] = []
+
+        def done(t: RunTask, o: RunOutput) -> list[RunTask]:
+            seen.append(o)
+            return []
+
+        LocalExecutor(1).run(tasks, done)
+        (out,) = seen
+        assert out.ok
+        pid = int(out.worker.rsplit(":", 1)[1])
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert b"GLIBC_TUNABLES=glibc.malloc.hugetlb=1" in environ
+    assert "GLIBC_TUNABLES" not in os.environ  # this process's own is as it was
+
+
+def test_the_benchs_timed_commands_and_workers_get_the_tunable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command the bench times (qoslab's whole process, ns-2, ns-3) runs with the tunable,
+    and so does a bench worker: both sides of a ratio alike."""
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    check = 'case ":${GLIBC_TUNABLES-}:" in *:glibc.malloc.hugetlb=1:*) ;; *) exit 3 ;; esac'
+    took, why = runner._timed(["sh", "-c", check], tmp_path, 30)
+    assert took is not None and why == "", why
+    given: list[dict[str, str] | None] = []
+
+    def fake_run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        given.append(kw.get("env"))
+        return subprocess.CompletedProcess(cmd, 0, stdout="{}", stderr="")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)  # the module bench.linux calls
+    assert bench_linux.run_worker("qoslab.bench.linux", "bbr-cubic-1bdp", "1") == {}
+    (env,) = given
+    assert env is not None and env["GLIBC_TUNABLES"] == "glibc.malloc.hugetlb=1"
 
 
 @pytest.mark.parametrize(

@@ -2,12 +2,14 @@
 
 A backbone-scale run touches its state at random, a few cache lines a packet-hop among hundreds
 of megabytes (352 × 10⁶ bytes at 50,000 flows), so with 4 KiB pages most of those loads also
-miss the TLB and walk the page tables. glibc (2.35 and later) backs malloc's memory with the
-kernel's transparent huge pages (2 MiB) when its tunable ``glibc.malloc.hugetlb`` is 1 and the
-kernel's THP mode is ``madvise`` or ``always`` (the kernel's admin guide, ``transhuge.rst``;
-glibc's manual, "Memory Allocation Tunables"): malloc then asks for them
-(``madvise(MADV_HUGEPAGE)``) on the heap it grows and on the chunks it maps. With THP ``never``
-glibc leaves it, and other C libraries ignore the variable.
+miss the TLB and walk the page tables. Where the kernel's transparent huge page (THP) mode is
+``madvise`` (Debian's and Ubuntu's default), anonymous memory gets 2 MiB pages only where a
+process asks for them, and glibc (2.35 and later) asks for malloc's memory when its tunable
+``glibc.malloc.hugetlb`` is 1: ``madvise(MADV_HUGEPAGE)`` on the heap it grows and on the chunks
+it maps (glibc's manual, "Memory Allocation Tunables"; the kernel's admin guide,
+``transhuge.rst``). Where the mode is ``always`` (RHEL's default) the kernel gives every process
+huge pages and the tunable adds nothing; where it is ``never``, or the C library is another or
+older, nothing gives them.
 
 A tunable is read once, as a process starts, so it cannot be set for the process already
 running: qoslab sets it in the environment of the processes it starts to run simulations, its
@@ -17,9 +19,11 @@ beside them (:mod:`qoslab.bench`, so that both sides of a ratio run alike). Dask
 by someone else, and a run in the caller's own process (``qoslab run``, the serial executor,
 ``qoslab.run()``), have them only if they started with them
 (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``). A ``GLIBC_TUNABLES`` that already names the
-tunable is left as it is: ``glibc.malloc.hugetlb=0`` turns this off. A simulation's outputs do
-not depend on where its memory lies, only the time it takes (docs/performance.md, "Huge
-pages").
+tunable is left as it is: ``glibc.malloc.hugetlb=0`` turns this off where THP is ``madvise``
+(a PBS job does not inherit the submitting shell's environment: there, ``--prologue 'export
+GLIBC_TUNABLES=glibc.malloc.hugetlb=0'``). A simulation's outputs do not depend on where its
+memory lies, only the time it takes and, by up to 2 % at 50,000 flows, the memory it holds
+(docs/performance.md, "Huge pages").
 """
 
 from __future__ import annotations
@@ -70,8 +74,10 @@ def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
 def for_children() -> Iterator[None]:
     """Inside the block, processes started without an environment of their own (those of
     ``multiprocessing``, which passes none) get :func:`child_environment`'s ``GLIBC_TUNABLES``;
-    this process's environment is as it was after it. One thread at a time, so that two pools
-    starting workers at once cannot leave the variable changed."""
+    this process's environment is as it was after it. One block at a time, so that two pools
+    starting workers at once cannot leave the variable changed; a process another thread starts
+    during the block inherits the variable too (the local pool starts its workers from the
+    coordinator's thread, which starts nothing else meanwhile)."""
     with _ENVIRON_LOCK:
         before = os.environ.get("GLIBC_TUNABLES")
         os.environ["GLIBC_TUNABLES"] = with_huge_pages(before)
@@ -94,7 +100,25 @@ def job_line() -> str:
     )
 
 
+def libc() -> str | None:
+    """This process's C library and version (``glibc 2.36``), None where it does not say."""
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION")
+    except (ValueError, OSError):
+        return None
+
+
+def glibc_asks(version: str | None = None) -> bool:
+    """Whether a C library of ``version`` (:func:`libc`'s form; this one's by default) honours
+    the tunable: glibc 2.35 or later."""
+    name, _, number = ((libc() if version is None else version) or "").partition(" ")
+    parts = number.split(".")
+    if name != "glibc" or len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        return False
+    return (int(parts[0]), int(parts[1])) >= (2, 35)
+
+
 def described() -> dict[str, str | None]:
-    """What a process qoslab starts gets: the kernel's THP mode and the ``GLIBC_TUNABLES`` it is
-    given (for a bench's record)."""
-    return {"thp": thp_mode(), "glibc_tunables": child_environment()["GLIBC_TUNABLES"]}
+    """What a process qoslab starts gets: the kernel's THP mode, the C library (whether the
+    tunable means anything) and the ``GLIBC_TUNABLES`` it is given (for a bench's record)."""
+    return {"thp": thp_mode(), "libc": libc(), "glibc_tunables": child_environment()["GLIBC_TUNABLES"]}
