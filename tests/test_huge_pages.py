@@ -70,7 +70,7 @@ def test_the_tunable_is_added_unless_the_user_named_it(before: str | None, after
     assert huge_pages.child_environment(env | {"PATH": "/bin"}) == {"GLIBC_TUNABLES": after, "PATH": "/bin"}
 
 
-@pytest.mark.parametrize("before", [None, "glibc.malloc.arena_max=2"])
+@pytest.mark.parametrize("before", [None, "glibc.malloc.arena_max=2", "glibc.malloc.hugetlb=0"])
 def test_for_children_leaves_this_process_as_it_was(
     monkeypatch: pytest.MonkeyPatch, before: str | None
 ) -> None:

@@ -15,7 +15,8 @@ A tunable is read once, as a process starts, so it cannot be set for the process
 running: qoslab sets it in the environment of the processes it starts to run simulations, its
 local workers (:mod:`qoslab.runs.local_pool`), its Slurm and PBS jobs' workers (a line of their
 job script, :func:`job_line`), the bench's workers and the reference simulators the bench times
-beside them (:mod:`qoslab.bench`, so that both sides of a ratio run alike). Dask workers started
+beside them (:mod:`qoslab.bench`, so that both sides of a ratio run alike; not its callgrind
+counts, which simulate caches, not pages). Dask workers started
 by someone else, and a run in the caller's own process (``qoslab run``, the serial executor,
 ``qoslab.run()``), have them only if they started with them
 (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``). A ``GLIBC_TUNABLES`` that already names the
@@ -74,13 +75,18 @@ def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
 def for_children() -> Iterator[None]:
     """Inside the block, processes started without an environment of their own (those of
     ``multiprocessing``, which passes none) get :func:`child_environment`'s ``GLIBC_TUNABLES``;
-    this process's environment is as it was after it. One block at a time, so that two pools
-    starting workers at once cannot leave the variable changed; a process another thread starts
-    during the block inherits the variable too (the local pool starts its workers from the
-    coordinator's thread, which starts nothing else meanwhile)."""
+    this process's environment is as it was after it, and untouched where it already names the
+    tunable. One block at a time, so that two pools starting workers at once (the coordinator's
+    and a prefetching one's thread, :mod:`qoslab.runs.prefetch`) cannot leave the variable
+    changed; a process any other thread starts during the block inherits the variable too,
+    which changes only where its memory lies."""
     with _ENVIRON_LOCK:
         before = os.environ.get("GLIBC_TUNABLES")
-        os.environ["GLIBC_TUNABLES"] = with_huge_pages(before)
+        wanted = with_huge_pages(before)
+        if wanted == before:
+            yield
+            return
+        os.environ["GLIBC_TUNABLES"] = wanted
         try:
             yield
         finally:
@@ -121,4 +127,8 @@ def glibc_asks(version: str | None = None) -> bool:
 def described() -> dict[str, str | None]:
     """What a process qoslab starts gets: the kernel's THP mode, the C library (whether the
     tunable means anything) and the ``GLIBC_TUNABLES`` it is given (for a bench's record)."""
-    return {"thp": thp_mode(), "libc": libc(), "glibc_tunables": child_environment()["GLIBC_TUNABLES"]}
+    return {
+        "thp": thp_mode(),
+        "libc": libc(),
+        "glibc_tunables": with_huge_pages(os.environ.get("GLIBC_TUNABLES")),
+    }
