@@ -3,8 +3,13 @@
 //! whatever the structure does internally; the order is total, so every structure below pops
 //! exactly the same sequence.
 //!
-//! Two structures, chosen by the number of pending events:
-//! - few (the 5- and 200-flow workloads: hundreds): one binary heap, which stays in L1;
+//! Three structures, chosen by the number of pending events:
+//! - very few (up to [`SMALL_ON`]: one or two flows): one sorted run, taken in order, where a
+//!   new event is placed by counting the pending events later than it, without a branch on
+//!   each (a heap's sifts branch on every comparison, and mispredict on about half: the run
+//!   took 5 % off both flavours' BBR-beside-CUBIC point, docs/performance.md, round 22);
+//! - few (the 20- and 200-flow workloads: tens to hundreds): one binary heap, which stays in
+//!   L1;
 //! - many (10,000 flows: tens of thousands, one per busy link direction and armed timer): a
 //!   calendar queue ([`EventQueue`]), where scheduling is a vector push and popping works on
 //!   one 8.2 µs bucket's events instead of a heap of all of them, whose lower levels miss the
@@ -24,96 +29,9 @@
 
 use std::collections::BinaryHeap;
 
+pub use crate::event::{Event, EventKind};
+
 use crate::units::SimTime;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-    /// Multi-queue link direction `0` finishes a transmission (its scheduler picks the next).
-    TxDone(u32),
-    /// The packet at the head of link direction `0`'s propagation pipe reaches the far node;
-    /// `1` is that packet's id (the link's line is authoritative; the id lets the loop
-    /// prefetch the packet before the event is handled).
-    Arrive(u32, u32),
-    /// A flow starts sending.
-    FlowStart(u32),
-    /// A flow stops sending.
-    FlowStop(u32),
-    /// A UDP source's next packet.
-    UdpSend(u32),
-    /// A UDP ON/OFF source toggles state.
-    UdpToggle(u32),
-    /// TCP retransmission timer of flow `0` (checked against the sender's deadline).
-    Rto(u32),
-    /// Delayed-ACK timer of flow `0`'s sink, generation `1`.
-    DelAck(u32, u32),
-    /// The timer of conditioner `0`'s meter fires ([`crate::conditioner::Meter::on_timer`]).
-    Timer(u32),
-    /// A signal reaches the queue of signal route `0` (`sim::signals`); `1` is the value, as
-    /// `f32` bits (it keeps the event entry small).
-    Signal(u32, u32),
-    /// Take a time-series sample.
-    Sample,
-    /// Open or close the measurement window.
-    MeasureStart,
-    MeasureEnd,
-    /// The next flow of arrival process `0` arrives.
-    FlowArrival(u32),
-    /// Flow `0`'s paced sender may release its next segment (checked against the sender's
-    /// pacing time; at most one pending per flow).
-    Pace(u32),
-}
-
-impl EventKind {
-    /// (tag, first operand, second operand).
-    #[inline(always)]
-    fn encode(self) -> (u8, u32, u32) {
-        match self {
-            EventKind::TxDone(a) => (0, a, 0),
-            EventKind::Arrive(a, b) => (1, a, b),
-            EventKind::FlowStart(a) => (2, a, 0),
-            EventKind::FlowStop(a) => (3, a, 0),
-            EventKind::UdpSend(a) => (4, a, 0),
-            EventKind::UdpToggle(a) => (5, a, 0),
-            EventKind::Rto(a) => (6, a, 0),
-            EventKind::DelAck(a, b) => (7, a, b),
-            EventKind::Timer(a) => (8, a, 0),
-            EventKind::Signal(a, b) => (9, a, b),
-            EventKind::Sample => (10, 0, 0),
-            EventKind::MeasureStart => (11, 0, 0),
-            EventKind::MeasureEnd => (12, 0, 0),
-            EventKind::FlowArrival(a) => (13, a, 0),
-            EventKind::Pace(a) => (14, a, 0),
-        }
-    }
-    #[inline(always)]
-    fn decode(tag: u8, a: u32, b: u32) -> EventKind {
-        match tag {
-            0 => EventKind::TxDone(a),
-            1 => EventKind::Arrive(a, b),
-            2 => EventKind::FlowStart(a),
-            3 => EventKind::FlowStop(a),
-            4 => EventKind::UdpSend(a),
-            5 => EventKind::UdpToggle(a),
-            6 => EventKind::Rto(a),
-            7 => EventKind::DelAck(a, b),
-            8 => EventKind::Timer(a),
-            9 => EventKind::Signal(a, b),
-            10 => EventKind::Sample,
-            11 => EventKind::MeasureStart,
-            13 => EventKind::FlowArrival(a),
-            14 => EventKind::Pace(a),
-            // 12: only encode() writes tags (every kind round-trips in a test); a checked
-            // arm for the impossible rest cost 0.6 % of the 5-flow run's instructions.
-            _ => EventKind::MeasureEnd,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Event {
-    pub time: SimTime,
-    pub kind: EventKind,
-}
 
 /// Heap entry: ordered by (`time`, `seq_tag`); `seq_tag` is the sequence number shifted left
 /// by 8 with the kind's tag in the low byte, so the tag never decides an order (sequence
@@ -184,6 +102,16 @@ const BUCKETS: usize = 1 << 14;
 const CALENDAR_ON: usize = 4096;
 const CALENDAR_OFF: usize = 1024;
 
+/// Pending events above which one sorted run becomes one heap, and below which it goes back.
+/// Placing an event counts every pending one, so the run pays off only while they are few: at
+/// 16 and 8 the BBR-beside-CUBIC point ran 5 % faster than with a heap and five CUBIC flows as
+/// fast; at 32 and 16 those five flows, with 20–30 events pending, ran 4–6 % slower, and at
+/// 128 and 64 the 20-flow RIO scenario 22 % slower.
+pub(crate) const SMALL_ON: usize = 16;
+pub(crate) const SMALL_OFF: usize = 8;
+/// Spent entries at the head of a small run dropped at once.
+const SMALL_COMPACT: usize = 64;
+
 /// The pending events: while many are pending, a calendar queue with exact order (R. Brown, CACM 1988, without its
 /// resizing). Bucket number `b = time >> BUCKET_SHIFT`:
 /// - the current bucket `cur` (with any event scheduled between the last event and `cur`'s
@@ -221,14 +149,20 @@ pub struct EventQueue {
     calendar: bool,
     calendar_on: usize,
     calendar_off: usize,
+    /// Pending events above which one run (the small form) becomes one heap, and below which
+    /// a heap goes back to a run.
+    small_on: usize,
+    small_off: usize,
     /// One heap's entries, or a calendar's current bucket kept as a heap (empty while the
     /// bucket is a run).
     front: Heap,
-    /// A calendar's current bucket kept as a run, in (time, sequence) order; `run[pos..]` are
+    /// Every pending event while very few are pending (no calendar: the small form), or a
+    /// calendar's current bucket kept as a run; in (time, sequence) order, `run[pos..]`
     /// pending.
     run: Vec<Entry>,
-    /// The current bucket is a run (possibly spent): events scheduled into it join the run,
-    /// and the front stays empty. Otherwise the front holds every event before `front_end`.
+    /// The pending events (no calendar) or the current bucket (a calendar) are a run (possibly
+    /// spent): events scheduled join the run, and the front stays empty. Otherwise the front
+    /// holds every event before `front_end`.
     run_mode: bool,
     pos: usize,
     cur: u64,
@@ -266,9 +200,11 @@ impl Default for EventQueue {
             calendar: false,
             calendar_on: CALENDAR_ON,
             calendar_off: CALENDAR_OFF,
+            small_on: SMALL_ON,
+            small_off: SMALL_OFF,
             front: Heap::new(),
             run: Vec::new(),
-            run_mode: false,
+            run_mode: true,
             pos: 0,
             cur: 0,
             // Allocated when the queue first becomes a calendar (most runs never do).
@@ -292,12 +228,19 @@ impl EventQueue {
     pub fn new() -> Self {
         Self::default()
     }
-    /// A queue that turns into a calendar above `on` pending events and back into a heap
-    /// below `off` (for tests of both modes and the switches between them).
+    /// A queue that is never one run, and turns into a calendar above `on` pending events and
+    /// back into a heap below `off` (for tests of both modes and the switches between them).
     pub fn with_calendar_thresholds(on: usize, off: usize) -> Self {
+        Self::with_thresholds((0, 0), (on, off))
+    }
+    /// A queue kept as one sorted run up to `small.0` pending events (back below `small.1`),
+    /// as one heap above, and as a calendar above `calendar.0` (back below `calendar.1`).
+    pub fn with_thresholds(small: (usize, usize), calendar: (usize, usize)) -> Self {
         EventQueue {
-            calendar_on: on,
-            calendar_off: off,
+            small_on: small.0,
+            small_off: small.1,
+            calendar_on: calendar.0,
+            calendar_off: calendar.1,
             ..Self::default()
         }
     }
@@ -362,6 +305,8 @@ impl EventQueue {
         }
         if self.calendar {
             self.place(e);
+        } else if self.run_mode {
+            self.insert_small(e);
         } else {
             self.front.push(e);
             if self.front.len() > self.calendar_on {
@@ -381,7 +326,50 @@ impl EventQueue {
         if self.top_taken {
             self.top_taken = false;
             self.front.pop();
+            if !self.calendar && self.front.len() < self.small_off {
+                self.become_small();
+            }
         }
+    }
+    /// One run's event, in order (few pending, no calendar); the run's spent head is dropped
+    /// now and then, and above `small_on` pending events the run becomes one heap.
+    #[inline(always)]
+    fn insert_small(&mut self, e: Entry) {
+        if self.pos >= SMALL_COMPACT {
+            self.run.drain(..self.pos);
+            self.pos = 0;
+        }
+        let k = e.key();
+        let later: usize = self.run[self.pos..]
+            .iter()
+            .map(|x| (x.key() > k) as usize)
+            .sum();
+        let i = self.run.len() - later;
+        self.run.insert(i, e);
+        if self.run.len() - self.pos > self.small_on {
+            self.become_large();
+        }
+    }
+    /// From one run to one heap (and on to a calendar if that many are pending; only from one
+    /// heap does the queue become a calendar).
+    #[cold]
+    fn become_large(&mut self) {
+        self.run_mode = false;
+        self.front = Heap::from(self.run.split_off(self.pos));
+        self.run.clear();
+        self.pos = 0;
+        if self.front.len() > self.calendar_on {
+            self.become_calendar();
+        }
+    }
+    /// From one heap to one run.
+    #[cold]
+    fn become_small(&mut self) {
+        let mut all = std::mem::take(&mut self.front).into_vec();
+        all.sort_unstable_by_key(Entry::key);
+        self.run = all;
+        self.pos = 0;
+        self.run_mode = true;
     }
     /// From one heap to the calendar: every entry placed by its bucket.
     #[cold]
@@ -592,6 +580,10 @@ impl EventQueue {
     #[inline]
     pub fn is_large(&self) -> bool {
         self.calendar
+    }
+    /// Very few events are pending (the queue is one run).
+    pub fn is_run(&self) -> bool {
+        !self.calendar && self.run_mode
     }
     /// The kind of the next event if it is already known without moving the calendar (for
     /// prefetching what it will touch).

@@ -9,10 +9,21 @@ proptest! {
     #[test]
     fn matches_a_stable_sort(
         ops in proptest::collection::vec((0u64..1_000, 0u32..5, 0u64..4, any::<bool>()), 1..400),
-        thresholds in prop_oneof![Just((usize::MAX, 0)), Just((0, 0)), Just((8, 2)), Just((40, 10))],
+        thresholds in prop_oneof![
+            Just(((0, 0), (usize::MAX, 0))),
+            Just(((0, 0), (0, 0))),
+            Just(((0, 0), (8, 2))),
+            Just(((0, 0), (40, 10))),
+            Just(((usize::MAX, 0), (usize::MAX, 0))),
+            Just(((4, 2), (usize::MAX, 0))),
+            Just(((4, 2), (8, 2))),
+            Just(((SMALL_ON, SMALL_OFF), (40, 10))),
+        ],
     ) {
-        // Thresholds: always a heap, always a calendar, and switching often both ways.
-        let mut q = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
+        // Thresholds (one run's, then the calendar's): always a heap, always a calendar, a
+        // heap and a calendar switching often both ways, always one run, a run and a heap
+        // switching, and all three.
+        let mut q = EventQueue::with_thresholds(thresholds.0, thresholds.1);
         let mut reference: Vec<(u64, u32)> = Vec::new();
         let mut popped = Vec::new();
         let mut expected = Vec::new();
@@ -51,13 +62,21 @@ proptest! {
     #[test]
     fn the_hint_is_the_next_event(
         times in proptest::collection::vec(0u64..200_000, 1..300),
-        thresholds in prop_oneof![Just((usize::MAX, 0)), Just((0, 0)), Just((8, 2))],
+        thresholds in prop_oneof![
+            Just(((0, 0), (usize::MAX, 0))),
+            Just(((0, 0), (0, 0))),
+            Just(((0, 0), (8, 2))),
+            Just(((usize::MAX, 0), (usize::MAX, 0))),
+            Just(((4, 2), (usize::MAX, 0))),
+            Just(((4, 2), (8, 2))),
+        ],
     ) {
-        let mut q = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
+        let mut q = EventQueue::with_thresholds(thresholds.0, thresholds.1);
         for (i, &t) in times.iter().enumerate() {
             q.at(t, EventKind::FlowStart(i as u32));
         }
-        let one_heap = thresholds.0 == usize::MAX;
+        // Without a calendar (one run or one heap) the next event is always known.
+        let one_heap = thresholds.1 .0 == usize::MAX;
         let mut hint = q.peek_kind();
         loop {
             let next = q.pop().map(|e| e.kind);
@@ -81,10 +100,16 @@ proptest! {
     #[test]
     fn a_reserved_number_keeps_the_order_of_scheduling_at_once(
         ops in proptest::collection::vec((0u64..1_000, 0u32..4, 0u64..4, any::<bool>(), 0u8..3), 1..300),
-        thresholds in prop_oneof![Just((usize::MAX, 0)), Just((0, 0)), Just((8, 2))],
+        thresholds in prop_oneof![
+            Just(((0, 0), (usize::MAX, 0))),
+            Just(((0, 0), (0, 0))),
+            Just(((0, 0), (8, 2))),
+            Just(((usize::MAX, 0), (usize::MAX, 0))),
+            Just(((4, 2), (8, 2))),
+        ],
     ) {
-        let mut at_once = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
-        let mut lazy = EventQueue::with_calendar_thresholds(thresholds.0, thresholds.1);
+        let mut at_once = EventQueue::with_thresholds(thresholds.0, thresholds.1);
+        let mut lazy = EventQueue::with_thresholds(thresholds.0, thresholds.1);
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let mut deferred: Vec<(u64, u64, u32)> = Vec::new();
         let mut id = 0u32;

@@ -111,3 +111,38 @@ fn simultaneous_events_are_fifo() {
         ]
     );
 }
+
+/// Up to `SMALL_ON` pending events the queue is one run; one more makes it a heap, and below
+/// `SMALL_OFF` it is a run again; the order is the same throughout.
+#[test]
+fn a_few_events_are_one_run_and_more_one_heap() {
+    let mut q = EventQueue::new();
+    assert!(q.is_run());
+    // Times out of order, some equal: the order popped is (time, scheduling order).
+    let times: Vec<u64> = (0..=SMALL_ON as u64).map(|i| (i * 37) % 11).collect();
+    for (i, &t) in times.iter().enumerate().take(SMALL_ON) {
+        q.at(t, EventKind::FlowStart(i as u32));
+    }
+    assert!(q.is_run(), "{SMALL_ON} pending: one run");
+    q.at(times[SMALL_ON], EventKind::FlowStart(SMALL_ON as u32));
+    assert!(!q.is_run() && !q.is_large(), "one more: one heap");
+    let mut expected: Vec<(u64, u32)> = times
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, i as u32))
+        .collect();
+    expected.sort();
+    let mut popped = Vec::new();
+    let mut was_run_again = false;
+    while let Some(e) = q.pop() {
+        let EventKind::FlowStart(i) = e.kind else {
+            unreachable!()
+        };
+        popped.push((e.time, i));
+        if q.peek_time().is_some() && q.len() < SMALL_OFF {
+            was_run_again |= q.is_run();
+        }
+    }
+    assert!(was_run_again, "below {SMALL_OFF} pending: one run again");
+    assert_eq!(popped, expected);
+}

@@ -21,6 +21,7 @@ pub mod aqm;
 pub mod conditioner;
 pub mod ds;
 pub mod engine;
+pub mod event;
 pub mod net;
 pub mod packet;
 pub mod params;

@@ -1,6 +1,7 @@
 //! TCP receiver (ns-2 `TCPSink` / `TCPSink/DelAck`): acknowledges the highest in-order
-//! sequence number received. Out-of-order segments are remembered in a ring of flags, so a
-//! retransmission that fills a hole advances the cumulative ACK past everything behind it.
+//! sequence number received. Out-of-order segments are remembered as blocks of contiguous
+//! segments, so a retransmission that fills a hole advances the cumulative ACK past everything
+//! behind it.
 //!
 //! ECN-Echo follows RFC 3168 §6.1.3 as ns-2 does (set by CE, held until CWR), or for DCTCP
 //! RFC 8257 §3.2: each ACK echoes the CE state of the segments it covers, and with delayed
@@ -10,19 +11,18 @@
 //! With SACK (RFC 2018 §4) every ACK reports up to three blocks of out-of-order data, the
 //! first holding the segment that arrived last, then the blocks most recently reported.
 
-use std::collections::VecDeque;
-
 use crate::units::SimTime;
 
 #[derive(Debug, Clone, Default)]
 pub struct TcpSink {
     /// Next in-order sequence number expected.
     pub next: u64,
-    /// received[k] is true when segment next + k has arrived (k >= 1 only, index 0 unused).
-    ooo: VecDeque<bool>,
-    /// How many of `ooo` are true: whether any segment is held above `next` without a scan
-    /// of the ring on every segment (u32: it fits the struct's padding, so a flow's memory
-    /// is what it was).
+    /// The segments held above `next`, as blocks `[left, right)` in order, neither
+    /// overlapping nor touching (every `left > next`): what a SACK block reports is one of
+    /// them, found without walking the segments (a ring of one flag a segment, walked both
+    /// ways from a segment to report its block, was 3.5 % of the instructions beside BBR).
+    ooo: Vec<(u64, u64)>,
+    /// Segments held in `ooo`.
     held: u32,
     /// Delayed ACK: an in-order segment is waiting to be acknowledged.
     pub pending: bool,
@@ -74,7 +74,7 @@ pub enum SinkAction {
 impl TcpSink {
     /// Heap memory held by the reassembly map, bytes.
     pub fn heap_bytes(&self) -> usize {
-        self.ooo.capacity() * std::mem::size_of::<bool>()
+        self.ooo.capacity() * std::mem::size_of::<(u64, u64)>()
     }
 
     /// A sink with delayed ACKs or not, echoing ECN as DCTCP's receiver (`dctcp`) or as
@@ -155,18 +155,23 @@ impl TcpSink {
         if s == u64::MAX || s <= self.next {
             return None;
         }
-        let k = (s - self.next) as usize;
-        if !self.ooo.get(k).copied().unwrap_or(false) {
-            return None;
-        }
-        // The ring's own iterators walk its two halves as slices (indexing it pays the
-        // wrap-around check on every flag); index 0 is never held.
-        let below = self.ooo.range(1..k).rev().take_while(|&&b| b).count();
-        let above = self.ooo.range(k + 1..).take_while(|&&b| b).count();
-        Some((
-            self.next + (k - below) as u64,
-            self.next + (k + above) as u64 + 1,
-        ))
+        let i = self.blocks_from(s);
+        self.ooo
+            .get(i.wrapping_sub(1))
+            .copied()
+            .filter(|&(_, r)| s < r)
+    }
+
+    /// How many blocks start at or below segment `s` (the one that may hold it is the last of
+    /// them).
+    #[inline]
+    fn blocks_from(&self, s: u64) -> usize {
+        self.ooo.partition_point(|&(l, _)| l <= s)
+    }
+
+    /// Segment `s` (above `next`) is held.
+    fn holds(&self, s: u64) -> bool {
+        self.block_of(s).is_some()
     }
 
     fn note_sack(&mut self, seq: u64) {
@@ -287,25 +292,44 @@ impl TcpSink {
         let before = self.next;
         if seq == self.next {
             self.next += 1;
-            self.ooo.pop_front();
-            while self.ooo.front() == Some(&true) {
-                self.ooo.pop_front();
-                self.next += 1;
-                self.held -= 1;
+            if let Some(&(l, r)) = self.ooo.first() {
+                if l == self.next {
+                    self.next = r;
+                    self.held -= (r - l) as u32;
+                    self.ooo.remove(0);
+                }
             }
         } else if seq > self.next {
-            let k = (seq - self.next) as usize;
-            if self.ooo.len() <= k {
-                self.ooo.resize(k + 1, false);
-            }
-            if !std::mem::replace(&mut self.ooo[k], true) {
-                self.held += 1;
-            }
+            self.hold(seq);
             self.note_sack(seq);
         }
         self.goodput_pkts += self.next - before;
-        debug_assert_eq!(self.held as usize, self.ooo.iter().filter(|&&b| b).count());
+        debug_assert_eq!(
+            self.held as u64,
+            self.ooo.iter().map(|&(l, r)| r - l).sum::<u64>()
+        );
         before
+    }
+
+    /// Holds segment `seq` (above `next`) in its block, joining the blocks it touches.
+    fn hold(&mut self, seq: u64) {
+        let i = self.blocks_from(seq);
+        let below = i.checked_sub(1).map(|j| self.ooo[j].1);
+        if below.is_some_and(|r| seq < r) {
+            return; // already held
+        }
+        self.held += 1;
+        let joins_below = below == Some(seq);
+        let joins_above = self.ooo.get(i).is_some_and(|&(l, _)| l == seq + 1);
+        match (joins_below, joins_above) {
+            (true, true) => {
+                self.ooo[i - 1].1 = self.ooo[i].1;
+                self.ooo.remove(i);
+            }
+            (true, false) => self.ooo[i - 1].1 = seq + 1,
+            (false, true) => self.ooo[i].0 = seq,
+            (false, false) => self.ooo.insert(i, (seq, seq + 1)),
+        }
     }
 
     /// The delayed ACK of both receivers: every second in-order segment at once, the first
@@ -329,13 +353,7 @@ impl TcpSink {
     /// second segment, or the delayed-ACK timer. Every ACK sent for data takes one from the
     /// quick-ACK count (`tcp_dec_quickack_mode`). `len` 0: no window growth.
     fn on_data_linux(&mut self, seq: u64, now: SimTime, len: u32) -> SinkAction {
-        let dup = seq < self.next
-            || (seq > self.next
-                && self
-                    .ooo
-                    .get((seq - self.next) as usize)
-                    .copied()
-                    .unwrap_or(false));
+        let dup = seq < self.next || (seq > self.next && self.holds(seq));
         if dup {
             self.dsack = Some(seq);
             self.pending = false;
@@ -358,6 +376,36 @@ impl TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against a set of the segments received: the cumulative point, the count held
+        /// above it, and the block every segment above it is reported in (the longest run of
+        /// held segments around it), after every arrival, in any order, duplicates included.
+        #[test]
+        fn the_blocks_are_the_runs_of_held_segments(
+            arrivals in proptest::collection::vec(0u64..60, 1..200),
+        ) {
+            let mut s = TcpSink::new(false, false);
+            s.sack_recent = Some([u64::MAX; 3]);
+            let mut got = std::collections::BTreeSet::new();
+            for a in arrivals {
+                s.receive(a);
+                got.insert(a);
+                let next = (0..).find(|q| !got.contains(q)).unwrap();
+                prop_assert_eq!(s.next, next);
+                prop_assert_eq!(s.held as usize, got.range(next..).count());
+                for q in next..62 {
+                    let run = got.contains(&q).then(|| {
+                        let lo = (next..=q).rev().take_while(|x| got.contains(x)).last().unwrap();
+                        let hi = (q..).take_while(|x| got.contains(x)).last().unwrap() + 1;
+                        (lo, hi)
+                    });
+                    prop_assert_eq!(s.block_of(q), run, "segment {}", q);
+                }
+            }
+        }
+    }
 
     #[test]
     fn cumulative_acks_with_a_hole() {

@@ -221,8 +221,8 @@ impl Linux {
                 if flags & RETRANS != 0 {
                     self.sb.retrans_out -= 1;
                 }
-                let seg = &mut self.sb.segs[(seq - una) as usize];
-                seg.flags = (flags | SACKED) & !(LOST | RETRANS);
+                self.sb.set_flags(seq, (flags | SACKED) & !(LOST | RETRANS));
+                let seg = &self.sb.segs[(seq - una) as usize];
                 self.sb.sacked_out += 1;
                 if !self.rate_cum_only {
                     self.rate.delivered += 1;
@@ -262,11 +262,10 @@ impl Linux {
         let prior_una = self.sb.una;
         let mut acked = 0u32;
         while self.sb.una < ack {
-            let Some(mut seg) = self.sb.segs.pop_front() else {
+            let seq = self.sb.una;
+            let Some(mut seg) = self.sb.pop_front() else {
                 break;
             };
-            let seq = self.sb.una;
-            self.sb.una += 1;
             acked += 1;
             let f = seg.flags;
             if f & (RETRANS | EVER_RETRANS) != 0 {

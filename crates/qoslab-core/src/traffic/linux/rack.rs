@@ -5,7 +5,7 @@
 //! already in recovery or DupThresh segments are SACKed (`tcp_rack_reo_wnd`). A segment not
 //! yet overdue arms the reordering timer for the time it has left.
 
-use super::scoreboard::{Scoreboard, Seg, LOST, RETRANS, SACKED};
+use super::scoreboard::{Scoreboard, Seg};
 use crate::units::SimTime;
 
 /// `TCP_RACK_RECOVERY_THRESH`.
@@ -99,10 +99,6 @@ impl Rack {
         if self.disabled {
             return 0;
         }
-        // The queue's two halves as plain slices: walking a `VecDeque` element by element
-        // pays its wrap-around check on every segment (a scan of the whole outstanding window
-        // on every ACK in recovery).
-        let (front, back) = sb.segs.as_slices();
         let scan = Scan {
             now,
             limit: self.rtt + reo_wnd,
@@ -111,8 +107,36 @@ impl Rack {
             end_seq: self.end_seq,
         };
         let mut timeout = 0u64;
-        if scan.run(front, sb.una, lost, &mut timeout) {
-            scan.run(back, sb.una + front.len() as i64, lost, &mut timeout);
+        // Only the segments the walk looks at ([`super::scoreboard::walkable`]), in order: it
+        // passes over the rest, and beyond the segment where it stops none can be overdue
+        // ([`Scan::stops_at`]), so stopping at the first of those it looks at finds the same.
+        #[cfg(debug_assertions)]
+        let first = lost.len();
+        sb.for_walkable(sb.una, |seq, s| {
+            if scan.stops_at(seq, s) {
+                return false;
+            }
+            scan.look(seq, s, lost, &mut timeout);
+            true
+        });
+        #[cfg(debug_assertions)]
+        {
+            let (mut all, mut t_all) = (Vec::new(), 0u64);
+            for (k, s) in sb.segs.iter().enumerate() {
+                let seq = sb.una + k as i64;
+                debug_assert_eq!(sb.walks(seq), super::scoreboard::walkable(s.flags));
+                if scan.stops_at(seq, s) {
+                    break;
+                }
+                if super::scoreboard::walkable(s.flags) {
+                    scan.look(seq, s, &mut all, &mut t_all);
+                }
+            }
+            debug_assert_eq!(
+                (&lost[first..], timeout),
+                (&all[..], t_all),
+                "the walk skips only what it passes over"
+            );
         }
         timeout
     }
@@ -129,35 +153,27 @@ struct Scan {
 }
 
 impl Scan {
-    /// Walks `segs` (the first is segment `first`): pushes the overdue ones to `lost`, raises
-    /// `timeout` to the longest wait of those not yet overdue; false when the walk may stop.
+    /// The walk may stop at segment `seq`: sent once and not before RACK's segment, as is
+    /// every later one (sent once, in order, above the highest retransmission), so none of
+    /// them can be overdue. Linux stops here too, walking its queue in send order
+    /// (`tsorted_sent_queue`).
     #[inline]
-    fn run(&self, segs: &[Seg], first: i64, lost: &mut Vec<i64>, timeout: &mut u64) -> bool {
-        for (k, s) in segs.iter().enumerate() {
-            let seq = first + k as i64;
-            let after = sent_after(self.mstamp, s.xmit, self.end_seq, seq);
-            if !after && seq > self.high_rexmit {
-                // Sent once, not before RACK's segment, and so is every later one (sent
-                // once, in order): none of them can be overdue. Linux stops here too,
-                // walking its queue in send order (`tsorted_sent_queue`).
-                return false;
-            }
-            if s.flags & SACKED != 0 {
-                continue;
-            }
-            if s.flags & LOST != 0 && s.flags & RETRANS == 0 {
-                continue;
-            }
-            if !after {
-                continue;
-            }
-            let elapsed = self.now.saturating_sub(s.xmit);
-            if elapsed >= self.limit {
-                lost.push(seq);
-            } else {
-                *timeout = (*timeout).max(self.limit - elapsed);
-            }
+    fn stops_at(&self, seq: i64, s: &Seg) -> bool {
+        seq > self.high_rexmit && !sent_after(self.mstamp, s.xmit, self.end_seq, seq)
+    }
+
+    /// Segment `seq` (one the walk looks at): pushed to `lost` if overdue, otherwise its wait
+    /// raises `timeout` if RACK's segment was sent after it.
+    #[inline]
+    fn look(&self, seq: i64, s: &Seg, lost: &mut Vec<i64>, timeout: &mut u64) {
+        if !sent_after(self.mstamp, s.xmit, self.end_seq, seq) {
+            return;
         }
-        true
+        let elapsed = self.now.saturating_sub(s.xmit);
+        if elapsed >= self.limit {
+            lost.push(seq);
+        } else {
+            *timeout = (*timeout).max(self.limit - elapsed);
+        }
     }
 }

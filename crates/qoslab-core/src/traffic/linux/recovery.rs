@@ -461,8 +461,8 @@ impl Linux {
         if tlp {
             return;
         }
-        if let Some(s) = self.sb.get_mut(seq) {
-            s.flags |= RETRANS | EVER_RETRANS;
+        if let Some(f) = self.sb.get(seq).map(|s| s.flags) {
+            self.sb.set_flags(seq, f | RETRANS | EVER_RETRANS);
             self.sb.retrans_out += 1;
         }
         if self.undo_retrans < 0 {
