@@ -10,7 +10,6 @@
 //! retransmits the last segment, ignoring cwnd) and RACK's reordering timer.
 
 use super::cc::{CaEvent, CaState, LinuxCongestion};
-use super::scoreboard::{LOST, RETRANS, SACKED};
 use super::{Io, Linux, Timer};
 use crate::units::SimTime;
 
@@ -62,30 +61,23 @@ impl Linux {
         if self.sb.lost_out <= self.sb.retrans_out && self.sb.lost_out == 0 {
             return;
         }
-        // Only LOST segments are candidates: the scan ends at the last of the lost_out
-        // (lost_out does not change while retransmitting). The queue is walked through its
-        // iterator, which runs over its two halves as slices: indexing a `VecDeque` pays its
-        // wrap-around check on every segment.
-        let lost_out = self.sb.lost_out;
-        let mut k = 0;
-        let mut lost_seen = 0;
-        loop {
-            let mut exhausted = false;
-            let found = self.sb.segs.range(k..).position(|s| {
-                if lost_seen >= lost_out {
-                    exhausted = true;
-                    return true;
-                }
-                if s.flags & LOST == 0 {
-                    return false;
-                }
-                lost_seen += 1;
-                s.flags & (SACKED | RETRANS) == 0
-            });
-            let Some(i) = found.filter(|_| !exhausted) else {
-                break;
-            };
-            k += i + 1;
+        // The candidates in order, from one to the next through the scoreboard's bits
+        // ([`super::scoreboard::waits_retransmit`]), as Linux resumes from its
+        // `retransmit_skb_hint` rather than walking the queue from SND.UNA on every call (under
+        // heavy loss that walk was a tenth of a run). Each lost segment is counted in
+        // lost_out, so every candidate lies among the first lost_out lost segments.
+        debug_assert_eq!(
+            self.sb.lost_out as usize,
+            self.sb
+                .segs
+                .iter()
+                .filter(|s| s.flags & super::scoreboard::LOST != 0)
+                .count(),
+            "lost_out counts the LOST marks"
+        );
+        let mut from = self.sb.una;
+        while let Some(seq) = self.sb.next_waiting_retransmit(from) {
+            from = seq + 1;
             if self.sb.in_flight() >= self.conn.cwnd {
                 break;
             }
@@ -93,7 +85,6 @@ impl Linux {
                 self.pacing_stall();
                 break;
             }
-            let seq = self.sb.una + k as i64 - 1;
             let first = self.sb.retrans_out == 0 && self.sb.una == seq;
             self.transmit(now, seq, false, io);
             if first {

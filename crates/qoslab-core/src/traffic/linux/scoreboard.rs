@@ -80,6 +80,18 @@ pub struct Scoreboard {
     /// beside CUBIC). Kept by every change of a segment's flags, which goes through
     /// [`Self::set_flags`], [`Self::push`] or [`Self::pop_front`].
     walk: Vec<u64>,
+    /// One bit a segment, in the same geometry, set where a segment waits for its
+    /// retransmission ([`waits_retransmit`]): `tcp_xmit_retransmit_queue` goes from one to the
+    /// next instead of walking every segment from SND.UNA on every call, as Linux resumes from
+    /// its `retransmit_skb_hint`.
+    rexmit: Vec<u64>,
+}
+
+/// A segment waits for its retransmission: marked lost, neither SACKed nor retransmitted since
+/// (`tcp_xmit_retransmit_queue`'s candidates).
+#[inline]
+pub fn waits_retransmit(flags: u8) -> bool {
+    flags & (LOST | SACKED | RETRANS) == LOST
 }
 
 /// RACK's walk looks at a segment that is neither SACKed nor marked lost and waiting for its
@@ -145,6 +157,7 @@ impl Scoreboard {
         let seq = self.nxt();
         self.segs.push_back(Seg { flags: 0, xmit, tx });
         self.set_walk(seq, true);
+        self.set_rexmit(seq, false);
     }
 
     /// SND.UNA's segment is acknowledged: it leaves the queue, SND.UNA moves up one.
@@ -152,6 +165,7 @@ impl Scoreboard {
     pub fn pop_front(&mut self) -> Option<Seg> {
         let seg = self.segs.pop_front()?;
         self.set_walk(self.una, false);
+        self.set_rexmit(self.una, false);
         self.una += 1;
         Some(seg)
     }
@@ -161,6 +175,39 @@ impl Scoreboard {
     pub fn set_flags(&mut self, seq: i64, flags: u8) {
         self.segs[(seq - self.una) as usize].flags = flags;
         self.set_walk(seq, walkable(flags));
+        self.set_rexmit(seq, waits_retransmit(flags));
+    }
+
+    #[inline]
+    fn set_rexmit(&mut self, seq: i64, on: bool) {
+        let (w, bit) = self.walk_bit(seq);
+        if on {
+            self.rexmit[w] |= bit;
+        } else {
+            self.rexmit[w] &= !bit;
+        }
+    }
+
+    /// The first segment of `from..SND.NXT` that waits for its retransmission
+    /// ([`waits_retransmit`]), if any.
+    #[inline]
+    pub fn next_waiting_retransmit(&self, from: i64) -> Option<i64> {
+        let nxt = self.nxt();
+        let mut base = from.max(self.una);
+        while base < nxt {
+            let (w, _) = self.walk_bit(base);
+            let off = (base as u64 & 63) as u32;
+            let mut bits = self.rexmit[w] >> off;
+            let span = 64 - off as i64;
+            if nxt - base < span {
+                bits &= (1u64 << (nxt - base)) - 1;
+            }
+            if bits != 0 {
+                return Some(base + bits.trailing_zeros() as i64);
+            }
+            base += span;
+        }
+        None
     }
 
     #[inline]
@@ -190,9 +237,11 @@ impl Scoreboard {
     #[cold]
     fn grow_walk(&mut self) {
         self.walk = vec![0; (self.walk.len() * 2).max(2)];
+        self.rexmit = vec![0; self.walk.len()];
         for k in 0..self.segs.len() {
             let seq = self.una + k as i64;
             self.set_walk(seq, walkable(self.segs[k].flags));
+            self.set_rexmit(seq, waits_retransmit(self.segs[k].flags));
         }
     }
 
@@ -258,7 +307,8 @@ impl Scoreboard {
 
     /// Heap bytes held by the queue.
     pub fn heap_bytes(&self) -> usize {
-        self.segs.capacity() * std::mem::size_of::<Seg>() + self.walk.capacity() * 8
+        self.segs.capacity() * std::mem::size_of::<Seg>()
+            + (self.walk.capacity() + self.rexmit.capacity()) * 8
     }
 }
 
@@ -276,6 +326,24 @@ mod tests {
         v
     }
 
+    /// The segments waiting for their retransmission, from one to the next through the bits.
+    fn waiting(sb: &Scoreboard) -> Vec<i64> {
+        let mut v = Vec::new();
+        let mut from = sb.una;
+        while let Some(seq) = sb.next_waiting_retransmit(from) {
+            v.push(seq);
+            from = seq + 1;
+        }
+        v
+    }
+
+    fn every_waiting(sb: &Scoreboard) -> Vec<i64> {
+        (0..sb.segs.len())
+            .filter(|&k| waits_retransmit(sb.segs[k].flags))
+            .map(|k| sb.una + k as i64)
+            .collect()
+    }
+
     fn every_walkable(sb: &Scoreboard) -> Vec<i64> {
         (0..sb.segs.len())
             .filter(|&k| walkable(sb.segs[k].flags))
@@ -285,7 +353,8 @@ mod tests {
 
     /// Through the bits' growth (8 to 512 segments), SND.UNA moving over word and ring
     /// boundaries, SACKs, losses, retransmissions and an undo, the walk looks at exactly the
-    /// segments neither SACKed nor lost and waiting, in order, and stops where told.
+    /// segments neither SACKed nor lost and waiting, in order, and stops where told; the
+    /// retransmission queue's bits give exactly the segments waiting for a retransmission.
     #[test]
     fn the_walk_looks_at_exactly_the_walkable_segments() {
         let mut sb = Scoreboard::new();
@@ -315,12 +384,18 @@ mod tests {
                 sb.unmark_lost();
             }
             assert_eq!(walked(&sb), every_walkable(&sb), "round {round}");
+            assert_eq!(waiting(&sb), every_waiting(&sb), "round {round}");
             for _ in 0..(round * 13) % 70 {
                 sb.pop_front();
             }
             assert_eq!(
                 walked(&sb),
                 every_walkable(&sb),
+                "round {round}, after the ACK"
+            );
+            assert_eq!(
+                waiting(&sb),
+                every_waiting(&sb),
                 "round {round}, after the ACK"
             );
         }
