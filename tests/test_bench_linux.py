@@ -69,23 +69,33 @@ def test_the_ratios_divide_the_calls_of_the_same_round() -> None:
 def test_the_guards_judge_both_per_hop_ratios_against_one_point_three() -> None:
     rows = [bench_linux.pair(p, rounds=3, measure=_Drifting()) for p in bench_linux.POINTS]
     g = bench_guards.evaluate_linux(bench_linux.POINTS, rows)
-    assert [(x["guard"], x["holds"]) for x in g] == [
-        ("linux flavour", False),
-        ("linux flavour", False),
-        ("linux flavour, like for like", True),
-        ("linux flavour, like for like", True),
-    ]
-    assert g[0]["value"] == pytest.approx(1.6) and g[2]["value"] == pytest.approx(1.2)
+    n = len(bench_linux.POINTS)
+    assert bench_linux.POINTS[:2] == ("bbr-cubic-1bdp", "cubic5-1bdp") and n == 3
+    assert [(x["guard"], x["workload"], x["holds"]) for x in g] == [
+        ("linux flavour", p, False) for p in bench_linux.POINTS
+    ] + [("linux flavour, like for like", p, True) for p in bench_linux.POINTS]
+    assert g[0]["value"] == pytest.approx(1.6) and g[n]["value"] == pytest.approx(1.2)
     rows[1]["hop_ratio"], rows[0]["hop_ratio_delack"] = 1.3, 1.31
     g = bench_guards.evaluate_linux(bench_linux.POINTS, rows)
-    assert [x["holds"] for x in g] == [False, True, False, True]
+    assert [x["holds"] for x in g] == [False, True, False, False, True, True]
     assert bench_guards.verdict(g) == (
-        "2 of 4 judged guards fail: linux flavour on bbr-cubic-1bdp; "
+        "3 of 6 judged guards fail: linux flavour on bbr-cubic-1bdp; linux flavour on bbr5-1bdp; "
         "linux flavour, like for like on bbr-cubic-1bdp"
     )
     # a call that did not measure the flavours says so, and judges nothing
     g = bench_guards.evaluate_linux(bench_linux.POINTS, [])
-    assert len(g) == 4 and all(x["holds"] is None and x["note"] == "not measured in this call" for x in g)
+    assert len(g) == 2 * n and all(x["holds"] is None and x["note"] == "not measured in this call" for x in g)
+
+
+def test_the_data_share_is_each_congestion_controls_part_of_the_segments_sent() -> None:
+    """What a ratio per hop compares: beside CUBIC the two flavours' BBR take different parts
+    of the link, so the hops are made by different senders."""
+    resolved = bench_linux.arm_scenario("bbr-cubic-1bdp", "linux").resolved
+    assert [f["tcp"]["variant"] for f in resolved["flows"]] == ["bbr", "cubic"]
+    assert bench_linux.data_share(resolved, [300.0, 100.0]) == {"bbr": 0.75, "cubic": 0.25}
+    assert bench_linux.data_share(resolved, [0.0, 0.0]) == {"bbr": 0.0, "cubic": 0.0}
+    five = bench_linux.arm_scenario("bbr5-1bdp", "ns2").resolved
+    assert bench_linux.data_share(five, [1.0, 2.0, 3.0, 4.0, 5.0]) == {"bbr": 1.0}
 
 
 def test_the_bench_call_records_the_flavours_and_their_guard(tmp_path: Path) -> None:
@@ -102,10 +112,15 @@ def test_the_bench_call_records_the_flavours_and_their_guard(tmp_path: Path) -> 
     doc = json.loads(out.read_text())
     assert doc["workloads"] == [] and [r["point"] for r in doc["linux_flavour"]] == list(bench_linux.POINTS)
     for r in doc["linux_flavour"]:
-        assert r["hop_ratio"] > 0 and r["run_ratio"] > 0 and r["linux"]["hops"] < r["ns2"]["hops"]
-        assert r["hop_ratio_delack"] > 0 and r["ns2_delack"]["hops"] < r["ns2"]["hops"]
+        assert r["hop_ratio"] > 0 and r["run_ratio"] > 0 and r["hop_ratio_delack"] > 0
+        for arm in bench_linux.ARMS:
+            assert r[arm]["hops"] > 0 and sum(r[arm]["data_share"].values()) == pytest.approx(1.0)
+    cubic5 = doc["linux_flavour"][1]
+    # the same senders in every arm: delayed ACKs halve the ACK hops
+    assert cubic5["linux"]["hops"] < cubic5["ns2"]["hops"]
+    assert cubic5["ns2_delack"]["hops"] < cubic5["ns2"]["hops"]
     g = [x for x in doc["guards"] if x["guard"].startswith("linux flavour")]
-    assert len(g) == 4 and all(x["holds"] is not None for x in g)
+    assert len(g) == 2 * len(bench_linux.POINTS) and all(x["holds"] is not None for x in g)
     assert "linux flavour against the ns2 flavour" in p.stdout and "delayed ACKs" in p.stdout
 
 

@@ -2,12 +2,17 @@
 (issue 54: "the linux flavour's cost per packet-hop against the ns-2 flavour's, aim ≤ 1.5×";
 issue 78: "bring the linux flavour's cost with delayed ACKs to ≤ 1.3× the ns2 flavour per hop").
 
-Two of the validation grid's scenarios (:func:`qoslab.emulation.validation.scenario`: 30 s, seed 1):
+Three of the validation grid's scenarios (:func:`qoslab.emulation.validation.scenario`: 30 s, seed 1):
 
 - ``bbr-cubic-1bdp``: BBR beside CUBIC over a 10 Mbit/s pfifo of one BDP (33 packets);
-- ``cubic5-1bdp``: five CUBIC flows with RTTs 20, 40, …, 100 ms over 20 Mbit/s.
+- ``cubic5-1bdp``: five CUBIC flows with RTTs 20, 40, …, 100 ms over 20 Mbit/s;
+- ``bbr5-1bdp``: five BBR flows of the same RTTs over the same link, where BBR's losses (about a
+  tenth of the segments in the linux flavour) keep the senders' loss recovery busy.
 
-Each is run in three arms (:data:`ARMS`):
+Each is run in three arms (:data:`ARMS`). The flavours' models share a link differently (beside
+CUBIC, the linux flavour's BBR sends most of the segments and ns-2's agent the fewest), so each
+arm's row also gives the share of the data segments each congestion control sent
+(``data_share``): a ratio per hop compares the senders that make the hops.
 
 - ``linux``: the linux flavour as the validation runs it (``tcp.flavour = "linux"``, with
   Linux's delayed ACKs: every second full segment or 40 ms);
@@ -49,7 +54,7 @@ if TYPE_CHECKING:
 #: The name ``qoslab bench --workload`` selects these measurements by.
 WORKLOAD = "linux-flavour"
 #: The validation grid's points measured, by name (:data:`qoslab.emulation.validation.GRID`).
-POINTS = ("bbr-cubic-1bdp", "cubic5-1bdp")
+POINTS = ("bbr-cubic-1bdp", "cubic5-1bdp", "bbr5-1bdp")
 #: Calls of each flavour in one round, and rounds.
 CALLS = 5
 ROUNDS = 5
@@ -78,8 +83,9 @@ def _worker(point: str, calls: int) -> None:
     arm's fastest call by CPU time (with that call's wall time), hops and events as JSON."""
     from qoslab import _core
 
-    cores = {f: arm_scenario(point, f).core for f in ARMS}
-    best: dict[str, dict[str, float]] = {}
+    scenarios = {f: arm_scenario(point, f) for f in ARMS}
+    cores = {f: sc.core for f, sc in scenarios.items()}
+    best: dict[str, dict[str, Any]] = {}
     for i in range(calls):
         for f in ARMS if i % 2 == 0 else ARMS[::-1]:
             t0, c0 = time.perf_counter(), time.thread_time()
@@ -91,8 +97,20 @@ def _worker(point: str, calls: int) -> None:
                     "wall_s": wall,
                     "hops": int(raw["packet_hops"]),
                     "events": int(raw["events"]),
+                    "data_share": data_share(scenarios[f].resolved, raw["flows"]["sent_packets"]),
                 }
     print(json.dumps(best))
+
+
+def data_share(resolved: dict[str, Any], sent: Sequence[float]) -> dict[str, float]:
+    """The share of the data segments each congestion control sent (by ``tcp.variant``), from
+    a resolved scenario and its flows' ``sent_packets``."""
+    by: dict[str, float] = {}
+    for flow, n in zip(resolved["flows"], sent, strict=True):
+        v = str(flow["tcp"]["variant"])
+        by[v] = by.get(v, 0.0) + float(n)
+    total = sum(by.values())
+    return {v: n / total if total else 0.0 for v, n in sorted(by.items())}
 
 
 def run_worker(module: str, *args: str) -> dict[str, Any]:
@@ -109,7 +127,7 @@ def run_worker(module: str, *args: str) -> dict[str, Any]:
     return dict(json.loads(p.stdout))
 
 
-def _measure_round(point: str, calls: int) -> dict[str, dict[str, float]]:
+def _measure_round(point: str, calls: int) -> dict[str, dict[str, Any]]:
     return run_worker("qoslab.bench.linux", point, str(calls))
 
 
@@ -117,7 +135,7 @@ def pair(
     point: str,
     rounds: int = ROUNDS,
     calls: int = CALLS,
-    measure: Callable[[str, int], dict[str, dict[str, float]]] = _measure_round,
+    measure: Callable[[str, int], dict[str, dict[str, Any]]] = _measure_round,
     log: Callable[[str], None] = lambda s: None,
 ) -> dict[str, Any]:
     """One point's row: each arm's median (over the rounds) of its fastest call's CPU time,
@@ -125,7 +143,7 @@ def pair(
     medians: the linux flavour over the ns2 flavour as the papers run it (``hop_ratio``,
     ``run_ratio``) and over the ns2 flavour with delayed ACKs (``hop_ratio_delack``,
     ``run_ratio_delack``); None without rounds."""
-    got: list[dict[str, dict[str, float]]] = []
+    got: list[dict[str, dict[str, Any]]] = []
     for i in range(rounds):
         log(f"linux flavour {point}: round {i + 1}/{rounds} …")
         got.append(measure(point, calls))
@@ -140,6 +158,7 @@ def pair(
             "events": events,
             "ns_per_hop": statistics.median(c / hops * 1e9 for c in cpus) if cpus and hops else None,
             "events_per_hop": events / hops if hops else None,
+            "data_share": got[0][f].get("data_share") if got else None,
         }
     for arm, sfx in AGAINST.items():
         hop = [(g["linux"]["cpu_s"] / g["linux"]["hops"]) / (g[arm]["cpu_s"] / g[arm]["hops"]) for g in got]
