@@ -156,16 +156,16 @@ impl Scoreboard {
         }
         let seq = self.nxt();
         self.segs.push_back(Seg { flags: 0, xmit, tx });
-        self.set_walk(seq, true);
-        self.set_rexmit(seq, false);
+        // A new segment is walked and waits for nothing; its bits' last owner (the segment a
+        // whole ring of bits earlier) has left through `pop_front`, which cleared them.
+        self.set_bits(seq, true, false);
     }
 
     /// SND.UNA's segment is acknowledged: it leaves the queue, SND.UNA moves up one.
     #[inline]
     pub fn pop_front(&mut self) -> Option<Seg> {
         let seg = self.segs.pop_front()?;
-        self.set_walk(self.una, false);
-        self.set_rexmit(self.una, false);
+        self.set_bits(self.una, false, false);
         self.una += 1;
         Some(seg)
     }
@@ -174,50 +174,35 @@ impl Scoreboard {
     #[inline]
     pub fn set_flags(&mut self, seq: i64, flags: u8) {
         self.segs[(seq - self.una) as usize].flags = flags;
-        self.set_walk(seq, walkable(flags));
-        self.set_rexmit(seq, waits_retransmit(flags));
+        self.set_bits(seq, walkable(flags), waits_retransmit(flags));
     }
 
+    /// Segment `seq`'s bit in the walk's and in the retransmission queue's bits.
     #[inline]
-    fn set_rexmit(&mut self, seq: i64, on: bool) {
+    fn set_bits(&mut self, seq: i64, walk: bool, rexmit: bool) {
         let (w, bit) = self.walk_bit(seq);
-        if on {
-            self.rexmit[w] |= bit;
+        self.walk[w] = if walk {
+            self.walk[w] | bit
         } else {
-            self.rexmit[w] &= !bit;
-        }
+            self.walk[w] & !bit
+        };
+        self.rexmit[w] = if rexmit {
+            self.rexmit[w] | bit
+        } else {
+            self.rexmit[w] & !bit
+        };
     }
 
     /// The first segment of `from..SND.NXT` that waits for its retransmission
     /// ([`waits_retransmit`]), if any.
     #[inline]
     pub fn next_waiting_retransmit(&self, from: i64) -> Option<i64> {
-        let nxt = self.nxt();
-        let mut base = from.max(self.una);
-        while base < nxt {
-            let (w, _) = self.walk_bit(base);
-            let off = (base as u64 & 63) as u32;
-            let mut bits = self.rexmit[w] >> off;
-            let span = 64 - off as i64;
-            if nxt - base < span {
-                bits &= (1u64 << (nxt - base)) - 1;
-            }
-            if bits != 0 {
-                return Some(base + bits.trailing_zeros() as i64);
-            }
-            base += span;
-        }
-        None
-    }
-
-    #[inline]
-    fn set_walk(&mut self, seq: i64, on: bool) {
-        let (w, bit) = self.walk_bit(seq);
-        if on {
-            self.walk[w] |= bit;
-        } else {
-            self.walk[w] &= !bit;
-        }
+        let mut found = None;
+        self.for_set(&self.rexmit, from, |seq| {
+            found = Some(seq);
+            false
+        });
+        found
     }
 
     /// The walk's bit of segment `seq` is set (checks).
@@ -245,9 +230,8 @@ impl Scoreboard {
         self.walk = vec![0; (self.walk.len() * 2).max(2)];
         self.rexmit = vec![0; self.walk.len()];
         for k in 0..self.segs.len() {
-            let seq = self.una + k as i64;
-            self.set_walk(seq, walkable(self.segs[k].flags));
-            self.set_rexmit(seq, waits_retransmit(self.segs[k].flags));
+            let f = self.segs[k].flags;
+            self.set_bits(self.una + k as i64, walkable(f), waits_retransmit(f));
         }
     }
 
@@ -255,22 +239,31 @@ impl Scoreboard {
     /// false.
     #[inline]
     pub fn for_walkable(&self, from: i64, mut go: impl FnMut(i64, &Seg) -> bool) {
+        self.for_set(&self.walk, from, |seq| {
+            go(seq, &self.segs[(seq - self.una) as usize])
+        });
+    }
+
+    /// The segments of `from..SND.NXT` whose bit is set in `bits` (the walk's or the
+    /// retransmission queue's), in order, until `go` returns false; 64 segments a word.
+    #[inline]
+    fn for_set(&self, bits: &[u64], from: i64, mut go: impl FnMut(i64) -> bool) {
         let nxt = self.nxt();
         let mut base = from.max(self.una);
         while base < nxt {
             let (w, _) = self.walk_bit(base);
             let off = (base as u64 & 63) as u32;
-            let mut bits = self.walk[w] >> off;
+            let mut word = bits[w] >> off;
             let span = 64 - off as i64;
             if nxt - base < span {
-                bits &= (1u64 << (nxt - base)) - 1;
+                word &= (1u64 << (nxt - base)) - 1;
             }
-            while bits != 0 {
-                let seq = base + bits.trailing_zeros() as i64;
-                if !go(seq, &self.segs[(seq - self.una) as usize]) {
+            while word != 0 {
+                let seq = base + word.trailing_zeros() as i64;
+                if !go(seq) {
                     return;
                 }
-                bits &= bits - 1;
+                word &= word - 1;
             }
             base += span;
         }
