@@ -185,9 +185,9 @@ impl Linux {
             };
             for seq in pieces[..n].iter().flat_map(|&(a, b)| a..b) {
                 let una = self.sb.una;
-                let seg = &mut self.sb.segs[(seq - una) as usize];
+                let seg = &self.sb.segs()[(seq - una) as usize];
                 if is_dup {
-                    if seg.flags & EVER_RETRANS != 0
+                    if seg.flags() & EVER_RETRANS != 0
                         && self.undo_marker.is_some_and(|m| seq >= m)
                         && self.undo_retrans > 0
                     {
@@ -195,11 +195,11 @@ impl Linux {
                     }
                     continue;
                 }
-                if seg.flags & SACKED != 0 {
+                if seg.flags() & SACKED != 0 {
                     continue;
                 }
                 // tcp_sacktag_one
-                let flags = seg.flags;
+                let flags = seg.flags();
                 if flags & (RETRANS | EVER_RETRANS) == 0 {
                     if seq < self.sb.highest_sack {
                         self.rack.reord_seen = true;
@@ -222,14 +222,14 @@ impl Linux {
                     self.sb.retrans_out -= 1;
                 }
                 self.sb.set_flags(seq, (flags | SACKED) & !(LOST | RETRANS));
-                let seg = &self.sb.segs[(seq - una) as usize];
+                let seg_tx = self.sb.segs()[(seq - una) as usize].tx;
                 self.sb.sacked_out += 1;
                 if !self.rate_cum_only {
                     self.rate.delivered += 1;
                     if *flag & ECE != 0 {
                         self.rate.delivered_ce += 1;
                     }
-                    let mut tx = seg.tx;
+                    let mut tx = seg_tx;
                     self.rate.skb_delivered(
                         &mut tx,
                         seq,
@@ -238,7 +238,9 @@ impl Linux {
                         true,
                         rs,
                     );
-                    self.sb.segs[(seq - una) as usize].tx = tx;
+                    if let Some(s) = self.sb.get_mut(seq) {
+                        s.tx = tx;
+                    }
                 }
                 if seq > self.sb.highest_sack {
                     self.sb.highest_sack = seq;
@@ -267,7 +269,7 @@ impl Linux {
                 break;
             };
             acked += 1;
-            let f = seg.flags;
+            let f = seg.flags();
             if f & (RETRANS | EVER_RETRANS) != 0 {
                 if f & RETRANS != 0 {
                     self.sb.retrans_out -= 1;

@@ -58,7 +58,7 @@ impl Linux {
 
     /// `tcp_xmit_retransmit_queue`: lost segments not yet retransmitted, oldest first.
     pub(crate) fn xmit_retransmit_queue(&mut self, now: SimTime, io: &mut Io) {
-        if self.sb.lost_out <= self.sb.retrans_out && self.sb.lost_out == 0 {
+        if self.sb.lost_out == 0 {
             return;
         }
         // The candidates in order, from one to the next through the scoreboard's bits
@@ -70,16 +70,21 @@ impl Linux {
         #[cfg(debug_assertions)]
         {
             use super::scoreboard::{waits_retransmit, LOST};
-            let lost = self.sb.segs.iter().filter(|s| s.flags & LOST != 0).count();
+            let lost = self
+                .sb
+                .segs()
+                .iter()
+                .filter(|s| s.flags() & LOST != 0)
+                .count();
             debug_assert_eq!(
                 self.sb.lost_out as usize, lost,
                 "lost_out counts the LOST marks"
             );
-            for (k, s) in self.sb.segs.iter().enumerate() {
+            for (k, s) in self.sb.segs().iter().enumerate() {
                 let seq = self.sb.una + k as i64;
                 debug_assert_eq!(
                     self.sb.waits(seq),
-                    waits_retransmit(s.flags),
+                    waits_retransmit(s.flags()),
                     "segment {seq}"
                 );
             }
@@ -92,6 +97,13 @@ impl Linux {
             }
             if !io.pacer.may_send(now) {
                 self.pacing_stall();
+                break;
+            }
+            // Linux stops once as many retransmissions are in flight as segments are marked
+            // lost. Each waiting segment is marked lost and not retransmitted, so this stops
+            // before a waiting segment only where retransmissions in flight are not marked
+            // lost: after an undo cleared the LOST marks (`tcp_undo_cwnd_reduction`).
+            if self.sb.retrans_out >= self.sb.lost_out {
                 break;
             }
             let first = self.sb.retrans_out == 0 && self.sb.una == seq;
@@ -177,7 +189,7 @@ impl Linux {
         let mut rto = self.rtt.rto_ns(self.backoff);
         if matches!(self.timer, Timer::Reo | Timer::Probe) {
             // tcp_rto_delta_us: what is left of the RTO of the oldest outstanding segment.
-            let head = self.sb.segs.front().map_or(now, |s| s.xmit);
+            let head = self.sb.segs().front().map_or(now, |s| s.xmit);
             let elapsed = now.saturating_sub(head);
             rto = rto.saturating_sub(elapsed).max(1000);
         }
@@ -213,7 +225,7 @@ impl Linux {
         let rto_delta = if advancing_rto {
             self.rtt.rto_ns(self.backoff)
         } else {
-            let head = self.sb.segs.front().map_or(now, |s| s.xmit);
+            let head = self.sb.segs().front().map_or(now, |s| s.xmit);
             let dl = head + self.rtt.rto_ns(self.backoff);
             dl.saturating_sub(now)
         };

@@ -122,13 +122,13 @@ impl Rack {
         #[cfg(debug_assertions)]
         {
             let (mut all, mut t_all) = (Vec::new(), 0u64);
-            for (k, s) in sb.segs.iter().enumerate() {
+            for (k, s) in sb.segs().iter().enumerate() {
                 let seq = sb.una + k as i64;
-                debug_assert_eq!(sb.walks(seq), super::scoreboard::walkable(s.flags));
+                debug_assert_eq!(sb.walks(seq), super::scoreboard::walkable(s.flags()));
                 if scan.stops_at(seq, s) {
                     break;
                 }
-                if super::scoreboard::walkable(s.flags) {
+                if super::scoreboard::walkable(s.flags()) {
                     scan.look(seq, s, &mut all, &mut t_all);
                 }
             }

@@ -102,9 +102,9 @@ impl Linux {
         self.sb.retrans_out > 0
             || self
                 .sb
-                .segs
+                .segs()
                 .front()
-                .is_some_and(|s| s.flags & EVER_RETRANS != 0)
+                .is_some_and(|s| s.flags() & EVER_RETRANS != 0)
     }
 
     /// `tcp_try_keep_open`.
@@ -189,7 +189,7 @@ impl Linux {
     /// `tcp_identify_packet_loss` with RACK (`tcp_rack_mark_lost`); may arm the reordering
     /// timer.
     fn identify_packet_loss(&mut self, now: SimTime, flag: &mut u32) {
-        if self.sb.segs.is_empty() || !self.rack.advanced {
+        if self.sb.segs().is_empty() || !self.rack.advanced {
             return;
         }
         self.rack.advanced = false;
@@ -374,10 +374,10 @@ impl Linux {
         // tcp_timeout_mark_lost: the head and every segment RACK would not still wait for.
         let una = self.sb.una;
         let rack_rtt = self.rack.rtt;
-        let n = self.sb.segs.len();
+        let n = self.sb.segs().len();
         for k in 0..n {
-            let s = self.sb.segs[k];
-            if s.flags & SACKED != 0 {
+            let s = self.sb.segs()[k];
+            if s.flags() & SACKED != 0 {
                 continue;
             }
             if k > 0 && rack_rtt > now.saturating_sub(s.xmit) {
@@ -461,7 +461,7 @@ impl Linux {
         if tlp {
             return;
         }
-        if let Some(f) = self.sb.get(seq).map(|s| s.flags) {
+        if let Some(f) = self.sb.get(seq).map(|s| s.flags()) {
             self.sb.set_flags(seq, f | RETRANS | EVER_RETRANS);
             self.sb.retrans_out += 1;
         }

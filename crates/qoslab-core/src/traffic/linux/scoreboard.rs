@@ -50,7 +50,9 @@ pub fn uncovered(lo: i64, hi: i64, known: &[(i64, i64); 3]) -> ([(i64, i64); 4],
 /// One outstanding segment.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Seg {
-    pub flags: u8,
+    /// Written only through [`Scoreboard::set_flags`] (and [`Scoreboard::push`]), which keep
+    /// the scoreboard's bits: read with [`Seg::flags`].
+    flags: u8,
     /// Its last (re)transmission, ns.
     pub xmit: SimTime,
     pub tx: TxState,
@@ -58,8 +60,9 @@ pub struct Seg {
 
 #[derive(Debug, Clone, Default)]
 pub struct Scoreboard {
-    /// segs[k] is segment una + k.
-    pub segs: VecDeque<Seg>,
+    /// segs[k] is segment una + k; private so that every change of a segment's flags goes
+    /// through [`Self::set_flags`] (read with [`Self::segs`]).
+    segs: VecDeque<Seg>,
     /// SND.UNA.
     pub una: i64,
     pub sacked_out: u32,
@@ -101,6 +104,14 @@ pub fn walkable(flags: u8) -> bool {
     flags & SACKED == 0 && flags & (LOST | RETRANS) != LOST
 }
 
+impl Seg {
+    /// Its `tcp_skb_cb->sacked` bits.
+    #[inline]
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+}
+
 impl Scoreboard {
     pub fn new() -> Self {
         Scoreboard {
@@ -108,6 +119,12 @@ impl Scoreboard {
             high_rexmit: -1,
             ..Default::default()
         }
+    }
+
+    /// The outstanding segments, SND.UNA first.
+    #[inline]
+    pub fn segs(&self) -> &VecDeque<Seg> {
+        &self.segs
     }
 
     /// SND.NXT.
@@ -280,19 +297,21 @@ impl Scoreboard {
         if f & SACKED != 0 {
             return (false, false);
         }
-        let mut lost_retrans = false;
-        let mut newly = false;
-        self.set_flags(seq, (f & !RETRANS) | LOST);
-        if f & RETRANS != 0 {
-            lost_retrans = true;
+        // Linux 6.x's `tcp_mark_skb_lost`: a segment already marked lost whose retransmission
+        // is in flight has lost that retransmission too; a segment not yet marked becomes
+        // lost and keeps its retransmission mark (one is left only where an undo cleared the
+        // LOST marks), so that it is not sent again while that retransmission may arrive.
+        if f & LOST != 0 {
+            if f & RETRANS == 0 {
+                return (false, false);
+            }
+            self.set_flags(seq, f & !RETRANS);
             self.retrans_out -= 1;
-            newly = true;
+            return (true, true);
         }
-        if f & LOST == 0 {
-            self.lost_out += 1;
-            newly = true;
-        }
-        (newly, lost_retrans)
+        self.set_flags(seq, f | LOST);
+        self.lost_out += 1;
+        (true, false)
     }
 
     /// Clears every LOST mark (undo: `tcp_undo_cwnd_reduction` with `unmark_loss`).

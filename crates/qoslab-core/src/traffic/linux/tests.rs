@@ -542,3 +542,41 @@ fn the_first_flight_fits_the_syn_acks_window_and_an_older_ack_moves_no_window() 
     h.l.set_send_window(9, 24);
     assert_eq!(h.l.rwnd, 24);
 }
+
+#[test]
+fn after_an_undo_a_retransmission_in_flight_holds_the_next_until_more_are_lost() {
+    // Segment 0 retransmitted in Recovery, then an undo clears every LOST mark
+    // (`tcp_undo_cwnd_reduction` with `unmark_loss`): its retransmission is still in flight,
+    // counted in retrans_out and no longer lost. Linux 6.x then (`tcp_xmit_retransmit_queue`)
+    // sends no retransmission while retrans_out ≥ lost_out, and (`tcp_mark_skb_lost`) a
+    // segment marked lost keeps its retransmission's mark, so marking segment 0 lost again
+    // does not queue it a second time; marking it once more loses that retransmission.
+    let cfg = config(TcpVariant::Reno, 10, 1000);
+    let mut h = Host::new(&cfg);
+    h.l.tlp_disabled = true;
+    h.run(|l, io| l.start(0, 10, io));
+    let rtx = h.ack(40 * MS, -1, [(1, 4), (0, 0), (0, 0)]);
+    assert_eq!(rtx.first(), Some(&(0, true, false)));
+    h.l.sb.unmark_lost();
+    h.l.conn.cwnd = 100; // the window does not stop what follows
+    let sent = |h: &mut Host| -> Vec<u64> {
+        let buf = h.run(|l, io| l.xmit_retransmit_queue(41 * MS, io));
+        buf.iter().map(|s| s.0).collect()
+    };
+    assert_eq!((h.l.sb.lost_out, h.l.sb.retrans_out), (0, 1));
+    assert_eq!(h.l.sb.mark_lost(5), (true, false));
+    assert_eq!(
+        sent(&mut h),
+        Vec::<u64>::new(),
+        "retrans_out 1 ≥ lost_out 1"
+    );
+    assert_eq!(h.l.sb.mark_lost(0), (true, false), "lost, still in flight");
+    assert_eq!((h.l.sb.lost_out, h.l.sb.retrans_out), (2, 1));
+    assert_eq!(
+        sent(&mut h),
+        vec![5],
+        "segment 0's retransmission is in flight"
+    );
+    assert_eq!(h.l.sb.mark_lost(0), (true, true), "its retransmission lost");
+    assert_eq!(sent(&mut h), vec![0]);
+}
