@@ -22,7 +22,7 @@ use super::registry::{LineDiscipline, Ns2Export, QueueDiscipline};
 use super::{Aqm, Gauge, QueueView, Verdict};
 use crate::packet::PacketMeta;
 use crate::params::typed::{Decl, Duration, QueueLimit};
-use crate::params::{open_closed, KeyError, Param, ParamKind, Table, LIMIT};
+use crate::params::{key_error, open_closed, KeyError, Param, ParamKind, Table, LIMIT};
 use crate::rng::SimRng;
 use crate::units::{Limit, SimTime};
 
@@ -80,12 +80,30 @@ impl QueueDiscipline for BlueConfig {
         unit: "fraction 0–1",
         doc: "BLUE's drop (or mark) probability p_m at the sample time (NaN for other kinds).",
     }];
-    fn from_table(t: &Table, _limit: Limit) -> Result<Self, KeyError> {
+    fn from_table(t: &Table, limit: Limit) -> Result<Self, KeyError> {
+        let threshold = t.opt(&THRESHOLD)?;
+        // An arrival finding more than the limit less one waiting overflows (a loss event of its
+        // own), so a threshold from there up would never count one.
+        let idle = match (threshold, limit) {
+            (Some(Limit::Packets(k)), Limit::Packets(l))
+            | (Some(Limit::Bytes(k)), Limit::Bytes(l)) => k.saturating_add(1) >= l,
+            _ => false,
+        };
+        if idle {
+            return Err(key_error(
+                t.key("threshold"),
+                format!(
+                    "threshold ({}) must be at most the limit ({limit}) less 2: an arrival \
+                     finding more waiting overflows the buffer anyway",
+                    threshold.expect("set")
+                ),
+            ));
+        }
         Ok(BlueConfig {
             d1: t.get(&D1)?,
             d2: t.get(&D2)?,
             freeze_time: t.get(&FREEZE_TIME)?,
-            threshold: t.opt(&THRESHOLD)?,
+            threshold,
             ecn: t.get(&ECN)?,
         })
     }

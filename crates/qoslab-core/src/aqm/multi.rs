@@ -144,6 +144,27 @@ impl QueueDiscipline for MultiConfig {
         let mut queues = Vec::with_capacity(subs.len());
         for (i, sq) in subs.into_iter().enumerate() {
             let sk = format!("{}[{i}]", t.key("queues"));
+            // a weight is WRR's and a quantum DRR's: under another scheduler they would do
+            // nothing
+            for (key, reads) in [
+                ("weight", SchedulerKind::Wrr),
+                ("quantum", SchedulerKind::Drr),
+            ] {
+                if sq.contains_key(key) && scheduler != reads {
+                    let by = if reads == SchedulerKind::Wrr {
+                        "wrr"
+                    } else {
+                        "drr"
+                    };
+                    return Err(key_error(
+                        format!("{sk}.{key}"),
+                        format!(
+                            "only the {by} scheduler reads `{key}`; this multi queue's is {:?}",
+                            t.get(&SCHEDULER)?
+                        ),
+                    ));
+                }
+            }
             queues.push(subqueue(sq, &sk, i, &mut seen)?);
         }
         let defaults = queues.iter().filter(|q| q.default).count();

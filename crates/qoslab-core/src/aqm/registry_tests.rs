@@ -194,3 +194,67 @@ fn ecn_marking_is_read_from_the_resolved_ecn_or_the_kind() {
     assert!(!queue("type = \"codel\"").marks_ecn());
     assert!(!queue(EVERY_KIND[8]).marks_ecn());
 }
+
+/// A physical queue's `weight` is WRR's and its `quantum` DRR's: either under another
+/// scheduler would do nothing, so it is refused at its key.
+#[test]
+fn a_multi_queues_weight_or_quantum_is_refused_under_a_scheduler_that_ignores_it() {
+    let multi = |scheduler: &str, key: &str| {
+        let text = format!(
+            "type = \"multi\"\nscheduler = \"{scheduler}\"\n[[queues]]\nname = \"be\"\n\
+             default = true\n{key}\nqueue = {{ type = \"droptail\" }}"
+        );
+        let t: toml::Table = toml::from_str(&text).expect("a queue table");
+        QueueConfig::from_table(&t, "queue")
+    };
+    for (scheduler, key, reader) in [
+        ("rr", "weight = 2", None),
+        ("priority", "weight = 2", None),
+        ("drr", "weight = 2", None),
+        ("wrr", "weight = 2", Some(())),
+        ("rr", "quantum = \"3000B\"", None),
+        ("wrr", "quantum = \"3000B\"", None),
+        ("drr", "quantum = \"3000B\"", Some(())),
+    ] {
+        match (multi(scheduler, key), reader) {
+            (Ok(_), Some(())) => {}
+            (Err(e), None) => {
+                let name = key.split(' ').next().unwrap();
+                assert_eq!(
+                    e.key,
+                    format!("queue.queues[0].{name}"),
+                    "{scheduler}: {e:?}"
+                );
+                assert!(e.message.contains("only the"), "{scheduler}: {e:?}");
+            }
+            (r, _) => panic!("{scheduler} {key}: {r:?}"),
+        }
+    }
+}
+
+/// BLUE's `threshold` counts a loss event when an arrival finds more than it waiting: from the
+/// limit less one up, such an arrival overflows anyway, so the key would do nothing.
+#[test]
+fn a_blue_threshold_the_buffer_never_reaches_is_refused() {
+    let blue = |threshold: &str, limit: &str| {
+        let text = format!("type = \"blue\"\nthreshold = \"{threshold}\"\nlimit = \"{limit}\"");
+        let t: toml::Table = toml::from_str(&text).expect("a queue table");
+        QueueConfig::from_table(&t, "queue")
+    };
+    for (threshold, limit) in [
+        ("100pkts", "10pkts"),
+        ("9pkts", "10pkts"),
+        ("14999B", "15000B"),
+    ] {
+        let e = blue(threshold, limit).expect_err(threshold);
+        assert_eq!(e.key, "queue.threshold", "{e:?}");
+        assert!(e.message.contains("at most the limit"), "{e:?}");
+    }
+    for (threshold, limit) in [
+        ("8pkts", "10pkts"),
+        ("100pkts", "15000B"),
+        ("1000B", "10pkts"),
+    ] {
+        assert!(blue(threshold, limit).is_ok(), "{threshold} {limit}");
+    }
+}

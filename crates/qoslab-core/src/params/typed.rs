@@ -135,6 +135,11 @@ pub fn check_number(name: &str, kind: &ParamKind, x: f64) -> Result<(), String> 
     else {
         return Ok(());
     };
+    // TOML's `inf` is a float: no declared number takes it (an unbounded range means any
+    // finite value; PIE's β = inf would switch its early drops off).
+    if x.is_infinite() {
+        return Err(format!("{name} must be finite, got {x}"));
+    }
     let lo_ok = min.is_none_or(|m| if min_open { x > m } else { x >= m });
     let hi_ok = max.is_none_or(|m| if max_open { x < m } else { x <= m });
     if lo_ok && hi_ok && !x.is_nan() {
@@ -631,5 +636,12 @@ mod tests {
         assert_eq!(e.message, "max_p must be in (0, 1], got 1.5");
         assert!(read("max_p = 0").is_err());
         assert!(read("max_p = nan").is_err());
+        let beta: Decl<f64> = Decl::new("beta", crate::params::at_least(0.0), "1.25", "");
+        let t: toml::Table = toml::from_str("beta = inf").unwrap();
+        let e = Table::host(&t, "q").get(&beta).unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.message.as_str()),
+            ("q.beta", "beta must be finite, got inf")
+        );
     }
 }

@@ -368,7 +368,9 @@ fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
         for (i, c) in counts.into_iter().enumerate() {
             total = total.saturating_add(c.saturating_mul(each));
             if c > largest.0 {
-                largest = (c, format!("{key}[{i}].count"));
+                // a group of one (no `count`) is named as itself: it has no `count` to shrink
+                let count = if c > 1 { ".count" } else { "" };
+                largest = (c, format!("{key}[{i}]{count}"));
             }
         }
     }
@@ -394,12 +396,21 @@ fn within(spec: &ScenarioSpec, max: u64, what: &str) -> Result<(), Bad> {
     Err(bad(
         key,
         format!(
-            "the scenario ({flows} flows) would take about {} MB of memory just to read, above \
-             {} MB ({what}); make its groups smaller",
-            need.div_ceil(1_000_000),
-            max / 1_000_000
+            "the scenario ({flows} flows) would take about {} of memory just to read, above {} \
+             ({what}); make its groups smaller",
+            in_bytes(need),
+            in_bytes(max)
         ),
     ))
+}
+
+/// `n` bytes in the unit an error line reads best: B, kB or MB (rounded up).
+fn in_bytes(n: u64) -> String {
+    match n {
+        0..=999 => format!("{n} B"),
+        1_000..=999_999 => format!("{} kB", n.div_ceil(1_000)),
+        _ => format!("{} MB", n.div_ceil(1_000_000)),
+    }
 }
 
 fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
@@ -408,6 +419,13 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     }
     check_name("name".into(), "scenario", &spec.name)?;
     let duration = keys::DURATION.checked("duration".into(), spec.duration.0)?;
+    if let Some(seed) = spec.seed.filter(|&s| s > i64::MAX as u64) {
+        // serde reads 2^63..2^64 as a u64; TOML's integers (and the resolved form) stop below
+        return Err(bad(
+            "seed",
+            format!("expected a whole number from 0 to 2^63 - 1, got {seed}"),
+        ));
+    }
     let nodes = topology::resolve_nodes(&spec.nodes)?;
     let timing = timing::resolve_timing(&spec.timing)?;
     let default_jitter = timing.as_ref().map_or(0, |t| t.jitter_ns);
@@ -440,7 +458,12 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
 /// serde's message with Rust's type names (`expected u32`) in the words of the scenario format
 /// (`expected a whole number from 0 to 4294967295`), and the value it got named as TOML does.
 fn plain_types(message: &str) -> String {
-    const NAMES: [(&str, &str); 9] = [
+    const NAMES: [(&str, &str); 10] = [
+        // the toml crate's own, for 2^63..2^64 read into a table
+        (
+            "u64 value was too large",
+            "the number is too large: at most 2^63 - 1, the largest TOML integer",
+        ),
         ("expected u8", "expected a whole number from 0 to 255"),
         ("expected u16", "expected a whole number from 0 to 65535"),
         (

@@ -527,3 +527,37 @@ fn a_tcp_window_past_two_to_the_thirty_is_refused_in_both_flavours() {
         }
     }
 }
+
+/// Integers from 2^63 to 2^64 - 1 fit serde's u64 but not TOML's integers (nor the resolved
+/// form): each is refused at its key with the largest value taken.
+#[test]
+fn a_whole_number_of_2_to_the_63_or_more_is_refused_with_the_limit() {
+    let with_seed = format!("seed = {}\n{DUMBBELL}", 1u64 << 63);
+    let e = err(&with_seed);
+    assert_eq!(e.key, "seed", "{e}");
+    assert!(e.message.contains("from 0 to 2^63 - 1"), "{e}");
+    let ok = format!("seed = {}\n{DUMBBELL}", i64::MAX);
+    assert!(Scenario::from_toml(&ok, "t.toml").is_ok());
+    let e = err(&format!("{DUMBBELL}\n[tcp]\nwindow = {}\n", 1u64 << 63));
+    assert_eq!(e.key, "tcp.window", "{e}");
+    assert!(e.message.contains("at most 2^63 - 1"), "{e}");
+}
+
+/// A memory limit below what a scenario takes to read names the group to shrink: its `count`
+/// where it has one, else the group itself (a `flow[0].count` in a file without `count` sent
+/// the reader looking for it), and says both sizes in units they can be read in (a 1-byte
+/// limit was "0 MB").
+#[test]
+fn reading_above_the_memory_limit_names_the_group_and_both_sizes() {
+    let one = DUMBBELL.replace("count = 3\nsrc", "src");
+    let e = Scenario::from_toml_within(&one, "t.toml", Some((1, "--max-memory"))).unwrap_err();
+    assert_eq!(e.key, "link[0].count", "{e}"); // the first group of three
+    assert!(
+        e.message
+            .ends_with("above 1 B (--max-memory); make its groups smaller"),
+        "{e}"
+    );
+    let single = "name = \"x\"\nduration = \"1s\"\n[[node]]\nname = \"a\"\n";
+    let e = Scenario::from_toml_within(single, "t.toml", Some((1, "--max-memory"))).unwrap_err();
+    assert_eq!(e.key, "node[0]", "{e}");
+}

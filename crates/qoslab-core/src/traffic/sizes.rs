@@ -20,7 +20,7 @@
 //!   Both source tables are in packets of 1460 bytes; the files here are converted to bytes.
 //!
 //! Every sample is a whole number of bytes, at least 1: continuous draws are rounded to the
-//! nearest integer and clamped to `[1, u64::MAX]`. [`SizeDist::mean`] is the analytic mean of
+//! nearest integer and clamped to `[1, 2^40]` (1 TiB, the largest size a scenario takes). [`SizeDist::mean`] is the analytic mean of
 //! the continuous distribution (the rounding shifts the sample mean by less than a byte for the
 //! sizes of interest).
 
@@ -136,10 +136,11 @@ impl SizeDist {
     }
 }
 
-/// Rounds a continuous draw to whole bytes, at least 1 (NaN also gives 1).
+/// Rounds a continuous draw to whole bytes, at least 1 (NaN also gives 1) and at most 2^40
+/// (the largest size a scenario takes: a heavy tail's rare draw beyond it is that size).
 fn to_bytes(x: f64) -> u64 {
-    if x >= u64::MAX as f64 {
-        u64::MAX
+    if x >= crate::units::MAX_BYTES as f64 {
+        crate::units::MAX_BYTES
     } else if x >= 1.5 {
         crate::units::round_u64(x)
     } else {
@@ -237,6 +238,15 @@ impl EmpiricalCdf {
             let p = number(fields[1], "probability")?;
             if size < 0.0 {
                 return Err(cdf_err(line, "the size is negative".to_string()));
+            }
+            if size > crate::units::MAX_BYTES as f64 {
+                return Err(cdf_err(
+                    line,
+                    format!(
+                        "the size {size} is too large: at most 2^40 bytes (1 TiB), the largest \
+                         size a scenario takes"
+                    ),
+                ));
             }
             if !(0.0..=1.0).contains(&p) {
                 return Err(cdf_err(
@@ -600,6 +610,11 @@ mod tests {
         let (l, m) = err_line("-1 0.1\n3 1");
         assert_eq!(l, 1);
         assert!(m.contains("negative"), "{m}");
+        // A size above the largest a scenario takes (1 TiB).
+        let (l, m) = err_line("100 0\n1e30 1");
+        assert_eq!(l, 2);
+        assert!(m.contains("at most 2^40 bytes"), "{m}");
+        assert!(EmpiricalCdf::parse("100 0\n1099511627776 1").is_ok());
         // Sizes not increasing (equal, then smaller).
         let (l, m) = err_line("1 0.1\n\n5 0.2\n5 0.3\n9 1");
         assert_eq!(l, 4);
@@ -637,5 +652,15 @@ mod tests {
             message: "bad".into(),
         };
         assert_eq!(e.to_string(), "line 12: bad");
+    }
+
+    #[test]
+    fn a_draw_is_whole_bytes_from_1_to_the_largest_size() {
+        let max = crate::units::MAX_BYTES;
+        assert_eq!(to_bytes(1e30), max);
+        assert_eq!(to_bytes(f64::INFINITY), max);
+        assert_eq!(to_bytes(max as f64 - 0.4), max);
+        assert_eq!(to_bytes(f64::NAN), 1);
+        assert_eq!(to_bytes(2.6), 3);
     }
 }
