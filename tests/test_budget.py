@@ -79,6 +79,33 @@ def test_a_run_whose_pace_exceeds_its_time_budget_stops_with_partial_results(tmp
         timeout=60,
     )
     assert "raise the limit with --max-time" in one_line_error(p)
+    # without --out what it measured was lost: its table is printed, as a whole run's is
+    assert "measurement window" in p.stdout and "packet-hops in" in p.stdout, p.stdout
+
+
+def test_a_run_whose_outputs_cannot_be_written_shows_what_it_measured(tmp_path, monkeypatch, capsys):
+    """A full disk lost the whole run: nothing was kept and nothing printed. Its table is
+    printed, then the one error line."""
+    import errno
+
+    from qoslab.runs import run_command, simulate
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(simulate.Result, "write", full)
+    with pytest.raises(SystemExit) as e:
+        short = ["duration=2s", "measurement.start=0s", "measurement.end=2s"]
+        run_command.run(S1, out=tmp_path / "o", set_=short)
+    assert e.value.code == 1
+    got = capsys.readouterr()
+    assert "measurement window" in got.out and "Jain index" in got.out, got.out
+    lines = [x for x in got.err.splitlines() if x.strip()]
+    assert lines[-1] == (
+        f"error: --out {tmp_path / 'o'}: cannot write the run's outputs (No space left on device); "
+        "none of them is kept: the results above are what it measured"
+    ), got.err
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_forced_run_that_stops_early_never_replaces_the_earlier_run(tmp_path):

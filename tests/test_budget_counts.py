@@ -367,3 +367,44 @@ def test_the_line_estimate_bounds_what_the_lines_take(tmp_path):
     assert estimate(short.outline, [], short.core).line_packets <= 2 * 1_250  # each direction
     mem = qoslab.run(passing, budget=Budget(max_memory=0)).raw["memory_bytes"]
     assert mem["packet_slot"] + mem["line_entry"] <= LINE_PACKET_BYTES
+
+
+def _cbr_into_a_queue(tmp_path: Path, name: str, limit: str) -> Path:
+    """A 10 Gbit/s CBR of 100-byte packets into a 1 Mbit/s link whose drop-tail queue takes
+    `limit`: 0.2 s of it are 2.5 million packets, nearly all waiting."""
+    text = TWO_NODES.format(name=name, duration="0.2s", bandwidth="1Mbps")
+    text += f'queue = {{ type = "droptail", limit = "{limit}" }}\n'
+    text += '[[flow]]\nname = "cbr"\nsrc = "a"\ndst = "b"\ntype = "cbr"\n'
+    text += 'rate = "10Gbps"\npacket_size = "100B"\n'
+    s = tmp_path / f"{name}.toml"
+    s.write_text(text)
+    return s
+
+
+def test_packets_waiting_in_a_queue_are_counted_and_refused_up_front(tmp_path):
+    """A source faster than its link fills the queue up to its limit, which may be 2^32 packets:
+    the estimate left them out, and a run it let through died on a failed allocation (a Rust
+    abort, its results lost). What 2.5 million waiting packets add to the core's peak (against a
+    queue of 50) is at most the estimate and more than a third of it; under
+    QOSLAB_MAX_MEMORY=300MB the run is refused in one line naming the key."""
+    import os
+
+    from qoslab.budget import LINE_FACTOR, QUEUE_PACKET_BYTES
+
+    deep = _cbr_into_a_queue(tmp_path, "deep", "4000000000pkts")
+    shallow = _cbr_into_a_queue(tmp_path, "shallow", "50pkts")
+    sc = qoslab.load_scenario(deep)
+    est = estimate(sc.outline, [], sc.core)
+    assert est.queued_packets == pytest.approx(2.5e6)
+    small = qoslab.load_scenario(shallow)
+    assert estimate(small.outline, [], small.core).queued_packets == 100  # both directions' limits
+    deep_rss, _ = _peak(RUN_IN_CORE.format(str(deep)))
+    shallow_rss, _ = _peak(RUN_IN_CORE.format(str(shallow)))
+    counted = LINE_FACTOR * QUEUE_PACKET_BYTES * est.queued_packets
+    assert counted / 3 <= deep_rss - shallow_rss <= counted, (deep_rss - shallow_rss, counted)
+    print(f"waiting packets: {deep_rss - shallow_rss:.4g} bytes against {counted:.4g} counted")
+    env = {**os.environ, "QOSLAB_MAX_MEMORY": "300MB"}
+    line = one_line_error(
+        subprocess.run([QOSLAB, "run", str(deep)], capture_output=True, text=True, env=env, timeout=60)
+    )
+    assert "deep.toml" in line and "key `link.queue.limit`" in line and "2.5e+06 packets waiting" in line

@@ -76,6 +76,31 @@ def test_export_ns2_short_option_relative_results_and_trace(tmp_path):
     assert "trace-all" not in plain.stdout and 'set qoslab_trace ""' in plain.stdout
 
 
+def test_export_ns2_trace_is_a_plain_name_beside_the_script(tmp_path):
+    """`--trace /etc/passwd` and `../x` were written into the script (ns-2 would open them
+    wherever it ran), a quote would break its Tcl: the trace is a plain file name beside the
+    script, not the script's own nor its results', not a folder there; one line each."""
+    (tmp_path / "adir").mkdir()
+    for trace, needle in [
+        ("/etc/passwd", "not a path"),
+        ("../escape.tr", "not a path"),
+        ('a"b.tr', "not a path"),
+        ("-x", "not a path"),
+        ("adir", "is a folder"),
+        ("s.tcl", "would be overwritten"),
+        ("s.json", "would be overwritten"),
+    ]:
+        p = subprocess.run(
+            [QOSLAB, "export-ns2", str(SCENARIOS / "fdd-red-s1.toml"), "-o", "s.tcl", f"--trace={trace}"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert p.returncode == 1 and needle in p.stderr, (trace, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and p.stderr.startswith(f"error: --trace {trace!r}")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["adir"]
+
+
 def test_export_ns2_refuses_what_ns2_cannot_express(tmp_path):
     path = drr_scenario_file(tmp_path)
     p = subprocess.run([QOSLAB, "export-ns2", str(path)], capture_output=True, text=True)

@@ -205,6 +205,16 @@ def test_jobqueue_options_are_checked():
         build_jobqueue_cluster("slurm", JobqueueOptions(scheduler_host="127.0.0.1"))
     with pytest.raises(ExecutorError, match="--insecure and --tls-dir contradict"):
         jobqueue_kwargs(JobqueueOptions(tls_dir="tls", insecure=True))
+    # --memory and --walltime went into the job script as given (`mem=-1000000000B`,
+    # `#SBATCH -t abc`) or failed inside dask-jobqueue with its own words
+    for memory in ("-1GB", "0", "0GB", "1e30GB", "2 gigs", "2PB"):
+        with pytest.raises(ExecutorError, match=r"^--memory: expected "):
+            jobqueue_kwargs(JobqueueOptions(memory=memory))
+    for walltime in ("abc", "-1:00:00", "", "00:00:00", "1:60:00", "2-00:00:00"):
+        with pytest.raises(ExecutorError, match=r"^--walltime: expected a time limit such as 01:00:00"):
+            jobqueue_kwargs(JobqueueOptions(walltime=walltime))
+    for memory, walltime in (("512MiB", "48:00:00"), ("1.5GB", "0:00:30"), ("1024B", "01:00:00")):
+        jobqueue_kwargs(JobqueueOptions(memory=memory, walltime=walltime, insecure=True))
 
 
 def test_cli_prints_the_job_script_without_submitting(tmp_path):

@@ -109,6 +109,34 @@ def test_a_scenario_path_that_is_a_folder_endless_or_too_large_is_refused(tmp_pa
         assert len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
+def test_a_named_pipe_nothing_is_written_to_is_refused_not_waited_on(tmp_path, monkeypatch):
+    """A named pipe without a writer blocked `check` and `run` for ever (as `cat` would): it is
+    refused after PIPE_WAIT_S, in one line; a writer that opens it late, within that time, is
+    still read to its end."""
+    import os
+    import threading
+    import time
+
+    monkeypatch.setattr(qoslab.scenario, "PIPE_WAIT_S", 1.0)
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    with pytest.raises(qoslab.ScenarioError) as e:
+        qoslab.load_scenario(fifo)
+    assert time.monotonic() - t0 < 10
+    why = "a named pipe nothing was written to in 1 s: start its writer first, or give a file"
+    assert str(e.value) == f"{fifo}: {why}"
+
+    def late() -> None:
+        time.sleep(0.4)
+        fifo.write_text((SCENARIOS / "fdd-red-s1.toml").read_text())
+
+    writer = threading.Thread(target=late)
+    writer.start()
+    assert qoslab.load_scenario(fifo).name == "fdd-red-s1"
+    writer.join()
+
+
 def test_override_errors_name_the_override_not_a_line_of_generated_toml():
     """An override that the core rejects was located in TOML generated from the changed table
     (`:78:11` of a 68-line file): the error names the override and the key, and no line. The
@@ -491,3 +519,34 @@ def test_a_set_into_a_value_and_an_integer_beyond_64_bits_are_scenario_errors():
     with pytest.raises(qoslab.ScenarioError) as big:
         qoslab.Scenario.from_table(d)
     assert "key `tcp.window`: the integer 1180591620717411303424 is out of range" in str(big.value)
+
+
+def test_the_library_names_the_argument_it_refuses(tmp_path):
+    """Misused, the library raised AttributeError ('str' object has no attribute 'validate'),
+    read an override string one character at a time, let a UnicodeEncodeError or a bare
+    OSError or ValueError through: each is now one line naming the argument."""
+    sc = qoslab.load_scenario(SCENARIOS / "fdd-red-s1.toml")
+    with pytest.raises(TypeError, match=r"^budget: expected a qoslab.Budget .*got str '8GB'"):
+        qoslab.run(sc, budget="8GB")
+    with pytest.raises(qoslab.ScenarioError) as e:
+        sc.with_overrides("duration=3s")  # type: ignore[arg-type]
+    assert str(e.value) == (
+        "override 'duration=3s': expected a list of KEY=VALUE strings, got one string: wrap it in a list"
+    )
+    with pytest.raises(qoslab.ScenarioError) as e:
+        qoslab.Scenario.from_toml('name = "\udcff"\n', "mine")
+    assert str(e.value) == "mine: not Unicode text: U+DCFF at offset 8"
+    with pytest.raises(qoslab.ScenarioError) as e:
+        qoslab.Scenario.from_toml(b"name = 'x'", "raw")  # type: ignore[arg-type]
+    assert str(e.value) == "raw: expected the scenario's TOML text (str), got bytes"
+    (tmp_path / "adir").mkdir()
+    for captures, needle in [
+        ([("bottleneck", "ab", str(tmp_path / "adir"))], f"captures[0]: {tmp_path / 'adir'} is a folder"),
+        ([("bottleneck", "ab", str(tmp_path / "no" / "x.pcap"))], "its folder"),
+        (["bottleneck"], "captures[0]: expected (link"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(needle)):
+            qoslab.run(sc, captures=captures)  # type: ignore[arg-type]
+    with pytest.raises(qoslab.ScenarioError) as e:
+        qoslab.load_scenario("base\x00.toml")
+    assert str(e.value) == "'base\\x00.toml': the path holds a NUL byte, which no file name can"

@@ -31,7 +31,7 @@ fn main() {
     // worker's tasks.execute and the store that records its result; tests/test_code_shape.py
     // derives that set from the imports and fails when one is missing here): its tables and
     // summary (runs/simulate, report/pairwise, summary_keys), its metrics (runs/tasks), its
-    // budget and stopping (budget), how a scenario is read and overridden (scenario), how the
+    // budget and stopping (budget, budget_packets), how a scenario is read and overridden (scenario), how the
     // result is stored (store/: its __init__, checks, schema), its warm-up (warmup). Paths are relative to
     // python/qoslab. A change to any of them must not reuse stored results.
     let py = root.join("../../python/qoslab");
@@ -41,6 +41,7 @@ fn main() {
         "gc_pause.py",
         "report/pairwise.py",
         "budget.py",
+        "budget_packets.py",
         "runs/rundir.py",
         "runs/simulate.py",
         "runs/columnar.py",

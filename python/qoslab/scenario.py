@@ -52,6 +52,14 @@ class Scenario:
     def __init__(
         self, text: str, source: str = "<scenario>", *, allow_paths: Sequence[str | Path] = ()
     ) -> None:
+        if not isinstance(text, str):
+            got = type(text).__name__
+            raise scenario_error(str(source), f"expected the scenario's TOML text (str), got {got}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate (from undecodable bytes): not text
+            where = f"U+{ord(text[e.start]):04X} at offset {e.start}"
+            raise scenario_error(str(source), f"not Unicode text: {where}") from None
         self.text = text
         self.source = source
         #: Folders besides the scenario's own from which it may read files (traces, CDFs):
@@ -158,6 +166,9 @@ class Scenario:
         An invalid assignment raises a :class:`qoslab.ScenarioError` that names the assignment
         (``via`` is the word used for it: the CLI passes ``"--set"``) and the key, never a line of
         the TOML generated from the changed table."""
+        if isinstance(assignments, str):  # iterated, it was read one character at a time
+            why = "expected a list of KEY=VALUE strings, got one string: wrap it in a list"
+            raise scenario_error(f"{via} {assignments!r}", why)
         if not assignments:
             return self
         table = self.table()
@@ -212,6 +223,46 @@ class Scenario:
 MAX_SCENARIO_BYTES = 64 << 20
 
 
+#: How long a named pipe may stay silent before its scenario is refused, seconds.
+PIPE_WAIT_S = 30.0
+
+
+def _read_named_pipe(p: Path, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of the named pipe ``p`` until its writers close it, or ``None``
+    if nothing came in :data:`PIPE_WAIT_S` (no writer, or one that never writes). Opened
+    without blocking, so that a pipe no process writes to cannot hold the run for ever."""
+    import os
+    import select
+    import time
+
+    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        chunks: list[bytes] = []
+        got = 0
+        deadline = time.monotonic() + PIPE_WAIT_S
+        while got < limit:
+            left = deadline - time.monotonic()
+            if not chunks and left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], max(min(left, 0.1), 0.0) if not chunks else 1.0)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, min(1 << 20, limit - got))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                if chunks:
+                    break  # its writers closed it
+                time.sleep(0.05)  # no writer yet: one may still open it
+                continue
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def load_scenario(path: str | Path, *, allow_paths: Sequence[str | Path] = ()) -> Scenario:
     """Reads and validates a scenario file. The files it names for reading (traces, CDFs)
     must lie in its folder, or in one of the folders ``allow_paths``."""
@@ -222,14 +273,25 @@ def load_scenario(path: str | Path, *, allow_paths: Sequence[str | Path] = ()) -
 
     if (shown := undecodable(p)) is not None:
         raise refuse("the file's path is not UTF-8 text: rename the file or its folder", shown)
+    if "\0" in str(p):
+        raise refuse("the path holds a NUL byte, which no file name can", repr(str(p)))
     try:
         # A file larger than the limit would take several times its size in memory to parse;
         # the read stops there (a device such as /dev/zero never ends). A pipe is read as a
-        # file (`qoslab run <(generate)`), and waits for its writer as `cat` would.
+        # file (`qoslab run <(generate)`); a named one nothing is written to is refused after
+        # PIPE_WAIT_S rather than waited on for ever.
         if p.is_dir():
             raise refuse("a folder, not a scenario file")
-        with p.open("rb") as f:
-            data = f.read(MAX_SCENARIO_BYTES + 1)
+        if p.is_fifo():
+            data = _read_named_pipe(p, MAX_SCENARIO_BYTES + 1)
+            if data is None:
+                raise refuse(
+                    f"a named pipe nothing was written to in {PIPE_WAIT_S:.0f} s: start its writer "
+                    "first, or give a file"
+                )
+        else:
+            with p.open("rb") as f:
+                data = f.read(MAX_SCENARIO_BYTES + 1)
     except OSError as e:
         raise refuse(f"cannot read the scenario file ({e.strerror})") from None
     if len(data) > MAX_SCENARIO_BYTES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -39,6 +40,8 @@ def export_ns2(
     if seed is not None and not 0 <= seed <= MAX_SEED:
         _fail(seed_error("--seed", seed))
     output_file(out, "--out")
+    if trace is not None:
+        _fail_on_trace_name(trace, out)
     sc = _load(scenario, set_)
     seed = sc.default_seed if seed is None else seed
     resolved = to_ns2_resolved(sc.resolved, seed)
@@ -54,3 +57,23 @@ def export_ns2(
             out.write_text(tcl)
         extra = f" and the trace {trace}" if trace else ""
         echo_err(f"wrote {out} (run: ns {out}; it writes {results}{extra} beside it)")
+
+
+#: What a trace's name may hold: it is written into the script's Tcl as a string, and names a
+#: file beside the script.
+_TRACE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$")
+
+
+def _fail_on_trace_name(trace: str, out: Path | None) -> None:
+    """``--trace`` names a file beside the script: a plain name (letters, digits, ``._-``, at
+    most 200), not a path, not the script's or its results' own name, not a folder there."""
+    if not _TRACE_NAME.match(trace):
+        _fail(
+            f"--trace {trace!r}: expected a file name beside the script (letters, digits, '.', '_' "
+            "and '-', at most 200, not starting with '.' or '-'), not a path"
+        )
+    if out is not None:
+        if trace in (out.name, out.with_suffix(".json").name):
+            _fail(f"--trace {trace!r}: the script or its results would be overwritten by the trace")
+        if (out.parent / trace).is_dir():
+            _fail(f"--trace {trace!r}: {out.parent / trace} is a folder")

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import getpass
 import logging
+import re
 import shutil
 import signal
 import subprocess
@@ -283,6 +284,36 @@ class JobqueueOptions:
 DASHBOARD_ADDRESS = "127.0.0.1:8787"
 
 
+#: A job's memory as Slurm's ``--mem`` and PBS's ``mem=`` take it after dask-jobqueue's
+#: conversion: a positive size with a unit, at most :data:`MAX_JOB_MEMORY` bytes.
+_JOB_MEMORY = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(B|[kKMGT]B|[KMGT]iB)\s*$")
+MAX_JOB_MEMORY = 2**50
+_WALLTIME = re.compile(r"^(\d{1,4}):([0-5]\d):([0-5]\d)$")
+
+
+def check_job_memory(memory: str) -> None:
+    """Refuses (:class:`ExecutorError`, one line) a ``--memory`` the job script cannot carry: a
+    size such as ``2GB`` or ``512MiB``, above zero, at most 1 PiB."""
+    m = _JOB_MEMORY.match(memory)
+    if m is None:
+        raise ExecutorError(f"--memory: expected a size such as 2GB or 512MiB, got {memory!r}")
+    unit = m.group(2)
+    scale = (1024 if unit.endswith("iB") else 1000) ** " KMGT".index(unit[0].upper() if unit != "B" else " ")
+    size = float(m.group(1)) * scale
+    if not 1 <= size <= MAX_JOB_MEMORY:
+        raise ExecutorError(f"--memory: expected from 1 B to 1 PiB a job, got {memory!r}")
+
+
+def check_walltime(walltime: str) -> None:
+    """Refuses (:class:`ExecutorError`, one line) a ``--walltime`` that is not ``HH:MM:SS`` (the
+    form Slurm and PBS both take; hours past 24 for days) of at least a second."""
+    m = _WALLTIME.match(walltime)
+    if m is None or not any(int(g) for g in m.groups()):
+        raise ExecutorError(
+            f"--walltime: expected a time limit such as 01:00:00 or 48:00:00 (HH:MM:SS), got {walltime!r}"
+        )
+
+
 def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
     """The keyword arguments of dask-jobqueue's ``SLURMCluster``/``PBSCluster`` for ``opts``."""
     if opts.cores < 1:
@@ -292,6 +323,8 @@ def jobqueue_kwargs(opts: JobqueueOptions) -> dict[str, Any]:
         raise ExecutorError(f"--processes must be between 1 and --cores ({opts.cores}), got {processes}")
     if opts.jobs < 1:
         raise ExecutorError(f"--jobs must be at least 1, got {opts.jobs}")
+    check_job_memory(opts.memory)
+    check_walltime(opts.walltime)
     python = opts.python or sys.executable
     # dask-worker and its HTTP server bind every interface unless told: here --interface's address
     # or that of the node's route to the scheduler (found as the job starts)

@@ -128,7 +128,6 @@ def run(
     """``qoslab run``: run a scenario and print per-flow throughput, fairness, utilisation and
     drops (the arguments are the command's options; see qoslab.cli.run)."""
     from qoslab import _core
-    from qoslab.report.textable import Console, Table
     from qoslab.runs.simulate import RunInterrupted
     from qoslab.runs.simulate import run as run_sim
 
@@ -138,7 +137,7 @@ def run(
 
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(seed_error("--seed", seed))
-    from qoslab.budget import Budget, BudgetError, human_seconds
+    from qoslab.budget import Budget, BudgetError
     from qoslab.runs.simulate import RunOverBudget
 
     try:
@@ -156,11 +155,16 @@ def run(
     except _core.ScenarioError as e:
         fail(str(e.args[0]))
     except RunOverBudget as e:
+        if out is None:  # what it measured is shown, not lost
+            print_results(sc, e.result)
         where = partial_note("; ", out, e.out)
         fail(f"{e}{where}; raise the limit with --max-time or QOSLAB_MAX_TIME")
     except BudgetError as e:
         fail(str(e))
     except OSError as e:
+        if (unwritten := getattr(e, "result", None)) is not None:  # shown, since not kept
+            print_results(sc, unwritten)
+            fail(f"{e}: the results above are what it measured")
         fail(str(e))
     except RunInterrupted as e:
         r = e.result
@@ -177,6 +181,20 @@ def run(
         raise SystemExit(130) from None
     if res.capture_stopped:
         echo_err(f"warning: {sc.source}: {res.capture_stopped}")
+    con = print_results(sc, res)
+    if res.violations:
+        fail("conservation check failed: " + "; ".join(res.violations), 2)
+    if res.out is not None:
+        what = "" if summary_only else " and Parquet tables"
+        caps = " and the captures" if sc.outline.get("captures") else ""
+        con.print(printable(f"wrote {res.out}/summary.json{what}{caps}"))
+
+
+def print_results(sc: Scenario, res: Any) -> Any:
+    """The run's table of flows and its headline lines on standard output; the console."""
+    from qoslab.budget import human_seconds
+    from qoslab.report.textable import Console, Table
+
     # the flows table has a row per flow; summary.json's entries only of the rows printed
     shown, more = rows_shown(len(res.raw["flows"]["throughput_bps"]))
     s = res.summary(flow_rows=shown)
@@ -219,12 +237,7 @@ def run(
         f"{res.packet_hops} packet-hops in {res.wall_time_s:.3f} s wall "
         f"({res.packet_hops / max(res.wall_time_s, 1e-9) / 1e6:.1f} M hops/s)"
     )
-    if res.violations:
-        fail("conservation check failed: " + "; ".join(res.violations), 2)
-    if res.out is not None:
-        what = "" if summary_only else " and Parquet tables"
-        caps = " and the captures" if sc.outline.get("captures") else ""
-        con.print(printable(f"wrote {res.out}/summary.json{what}{caps}"))
+    return con
 
 
 def rows_shown(n: int) -> tuple[list[int], str]:

@@ -37,7 +37,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qoslab import _core
 
@@ -63,7 +63,17 @@ REPRODUCTION = "reproduction"
 
 
 class OutputFolderError(OSError):
-    """An output folder a run may not write into: one line naming it."""
+    """An output folder a run may not write into: one line naming it. Where a finished run's
+    outputs could not be written, ``result`` is what it measured (else ``None``)."""
+
+    result: Any = None
+
+    @classmethod
+    def unwritten(cls, message: str, result: Any) -> OutputFolderError:
+        """A finished run's outputs that could not be written, with what it measured."""
+        e = cls(message)
+        e.result = result
+        return e
 
 
 def _marker(d: Path) -> dict[str, object] | None:
@@ -324,6 +334,20 @@ def inside(out: Path, name: str, source: str) -> Path:
         msg = f"the capture file {name!r} resolves outside the output directory {str(out)!r} (a symlink)"
         raise _core.ScenarioError(f"{source}: {msg}", source, None, "capture.file", msg)
     return path
+
+
+def check_captures(captures: list[tuple[str, str, str]] | None) -> None:
+    """Refuses (ValueError, one line naming the entry) a ``captures`` entry that is not (link,
+    "ab" or "ba", pcap path) or whose path is a folder or lies in no folder; the link is checked
+    against the scenario when the run starts."""
+    for i, c in enumerate(captures or []):
+        if not isinstance(c, tuple | list) or len(c) != 3 or not all(isinstance(x, str | Path) for x in c):
+            raise ValueError(f'captures[{i}]: expected (link, "ab" or "ba", pcap path), got {c!r:.60}')
+        path = Path(c[2])
+        if path.is_dir():
+            raise ValueError(f"captures[{i}]: {path} is a folder, not a pcap file")
+        if not path.parent.is_dir():
+            raise ValueError(f"captures[{i}]: {path}: its folder {path.parent} does not exist")
 
 
 def capture_paths(sc: Scenario, out: Path | None) -> list[tuple[int, str]]:

@@ -560,14 +560,13 @@ def run(
     it a scenario that captures writes into a fresh folder under ``qoslab-runs/``
     (:mod:`qoslab.runs.rundir`), named by ``Result.out``."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    if seed is not None and (isinstance(seed, bool) or not hasattr(seed, "__index__")):
-        # 1.5, "3" and True were run as seeds 1, 3 and 1
+    if seed is not None and (isinstance(seed, bool) or not hasattr(seed, "__index__")):  # 1.5, "3", True
         raise ValueError(f"seed: a whole number, got {seed!r:.40}")
     seed = sc.default_seed if seed is None else seed.__index__()
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(seed_error("seed", seed))
-    budget = budget if budget is not None else Budget.from_env()
-    budget.validate()  # before anything is claimed
+    budget = Budget.of_argument(budget)  # before anything is claimed
+    rundir.check_captures(captures)
     fresh = out is None and bool(sc.outline.get("captures"))
     out = rundir.claim(out, sc.name, seed, force=force) if out is not None else None
     out = rundir.fresh(sc.name, seed) if fresh else out
@@ -585,6 +584,7 @@ def run(
     hashing = _hash_beside(sc)
     signalled: list[int] = []  # SIGINT/SIGTERM while the outputs were written
     writing = False  # an OSError before the outputs are written is the core's (a capture's path)
+    res: Result | None = None
     try:
         t0 = time.perf_counter()
         spill_to = spilled = None  # finished transfers past SPILL_AFTER go to a file (transfers.py)
@@ -629,7 +629,7 @@ def run(
             if writing and isinstance(e, OSError) and not isinstance(e, rundir.OutputFolderError):
                 why = e.strerror or e
                 msg = f"--out {shown}: cannot write the run's outputs ({why}); none of them is kept"
-                raise rundir.OutputFolderError(msg) from None
+                raise rundir.OutputFolderError.unwritten(msg, res) from None  # what it measured
         raise
     finally:
         if hashing is not None:
