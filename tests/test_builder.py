@@ -384,7 +384,8 @@ def kitchen_sink() -> b.ScenarioSpec:
             scheduler="drr",
             queues=[
                 b.PhysicalQueue(
-                    name="ef", dscp=["EF"], weight=2, quantum="3000B", queue=b.DropTail(limit="20pkts")
+                    # a weight is WRR's: under DRR the core refuses it
+                    name="ef", dscp=["EF"], quantum="3000B", queue=b.DropTail(limit="20pkts")
                 ),
                 b.PhysicalQueue(name="af", default=True, queue=b.DWRED(signal="lsp", in_factor=1.5)),
             ],

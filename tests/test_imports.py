@@ -339,6 +339,7 @@ LEVELS: list[set[str]] = [
         "qoslab.schema",
         "qoslab.gc_pause",
         "qoslab.budget",
+        "qoslab.budget_packets",
         "qoslab.summary_keys",
         "qoslab.studies",
     },

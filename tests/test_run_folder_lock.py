@@ -191,7 +191,14 @@ def test_a_capture_path_that_cannot_be_opened_is_named_not_the_run_folder(tmp_pa
     sc = qoslab.load_scenario(SCENARIO).with_overrides(["duration=3s", "measurement.start=1s"])
     missing = tmp_path / "missing" / "x.pcap"
     out = tmp_path / "run"
-    with pytest.raises(OSError) as e:
+    # a folder that is not there is refused before the run claims --out (the argument named)
+    with pytest.raises(ValueError) as v:
         qoslab.run(sc, seed=1, out=out, captures=[("bottleneck", "ab", str(missing))])
-    assert str(e.value) == f"{missing}: No such file or directory (os error 2)"
+    assert str(v.value) == f"captures[0]: {missing}: its folder {missing.parent} does not exist"
+    assert not out.exists() and not staged(out)
+    # one the core cannot open in a folder that is there is the core's error, naming the path
+    unopenable = "/proc/qoslab-capture-test.pcap"
+    with pytest.raises(OSError) as e:
+        qoslab.run(sc, seed=1, out=out, captures=[("bottleneck", "ab", unopenable)])
+    assert str(e.value).startswith(f"{unopenable}: "), str(e.value)
     assert not out.exists() and not staged(out)

@@ -128,17 +128,14 @@ def run(
     """``qoslab run``: run a scenario and print per-flow throughput, fairness, utilisation and
     drops (the arguments are the command's options; see qoslab.cli.run)."""
     from qoslab import _core
-    from qoslab.runs.simulate import RunInterrupted
+    from qoslab.budget import Budget, BudgetError
+    from qoslab.runs.simulate import MAX_SEED, RunInterrupted, RunOverBudget, seed_error
     from qoslab.runs.simulate import run as run_sim
 
     if summary_only and out is None:
         fail("--summary-only writes summary.json: give the directory with --out")
-    from qoslab.runs.simulate import MAX_SEED, seed_error
-
     if seed is not None and not 0 <= seed <= MAX_SEED:
         fail(seed_error("--seed", seed))
-    from qoslab.budget import Budget, BudgetError
-    from qoslab.runs.simulate import RunOverBudget
 
     try:
         sc = load(scenario, set_, allow_path)
