@@ -339,6 +339,14 @@ impl Linux {
         // module its RTT sample (`ack_sample.rtt_us`: the newest (S)ACKed segment's).
         self.sync_conn_fields();
         self.cc.pkts_acked(&mut self.conn, acked, ca_rtt);
+        // FASTRETRANS_DEBUG (1 in include/net/tcp.h): with nothing outstanding every count is
+        // 0; one that is not leaked and is reset. retrans_out leaks where a segment already
+        // retransmitted is sent again by the timeout (`tcp_retransmit_skb` counts it twice).
+        if self.sb.packets_out() == 0 {
+            self.sb.lost_out = 0;
+            self.sb.sacked_out = 0;
+            self.sb.retrans_out = 0;
+        }
     }
 
     /// The fields of [`Conn`](super::cc::Conn) that the queue changes, without the pacer.

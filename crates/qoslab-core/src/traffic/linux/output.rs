@@ -36,6 +36,7 @@ impl Linux {
                 s.xmit = now;
                 s.tx = tx;
             }
+            self.sb.on_rack(seq);
             self.note_retransmit(now, seq, tlp);
         }
         if self.in_cwnd_reduction() {

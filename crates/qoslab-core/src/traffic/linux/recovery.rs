@@ -221,6 +221,7 @@ impl Linux {
             if self.mark_lost(seq) {
                 self.counts.add(&super::sender::RACK_MARKS);
             }
+            self.sb.off_rack(seq);
         }
         self.lost_buf = lost;
         timeout

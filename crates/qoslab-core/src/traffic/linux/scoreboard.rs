@@ -18,6 +18,10 @@ pub const SACKED: u8 = 1;
 pub const LOST: u8 = 2;
 pub const RETRANS: u8 = 4;
 pub const EVER_RETRANS: u8 = 8;
+/// Not a kernel bit: RACK marked the segment lost and took it off its send-ordered list
+/// (`list_del_init` in `tcp_rack_detect_loss`); its next transmission puts it back. RACK's walk
+/// passes it by meanwhile, as Linux's never meets it.
+pub const OFF_RACK: u8 = 16;
 
 /// `lo..hi` less the ranges of `known`, sorted by their start (empty ones, `(0, 0)`,
 /// ignored), as at most four ascending pieces: the pieces and how many.
@@ -98,10 +102,10 @@ pub fn waits_retransmit(flags: u8) -> bool {
 }
 
 /// RACK's walk looks at a segment that is neither SACKed nor marked lost and waiting for its
-/// retransmission (`tcp_rack_detect_loss`).
+/// retransmission (`tcp_rack_detect_loss`), nor off its list since RACK marked it ([`OFF_RACK`]).
 #[inline]
 pub fn walkable(flags: u8) -> bool {
-    flags & SACKED == 0 && flags & (LOST | RETRANS) != LOST
+    flags & (SACKED | OFF_RACK) == 0 && flags & (LOST | RETRANS) != LOST
 }
 
 impl Seg {
@@ -314,6 +318,20 @@ impl Scoreboard {
         (true, false)
     }
 
+    /// RACK marked `seq` lost: off its list until `seq` is sent again ([`OFF_RACK`]).
+    pub fn off_rack(&mut self, seq: i64) {
+        if let Some(f) = self.get(seq).map(Seg::flags) {
+            self.set_flags(seq, f | OFF_RACK);
+        }
+    }
+
+    /// `seq` was sent again: back on RACK's list (`tcp_update_skb_after_send`).
+    pub fn on_rack(&mut self, seq: i64) {
+        if let Some(f) = self.get(seq).map(Seg::flags).filter(|f| f & OFF_RACK != 0) {
+            self.set_flags(seq, f & !OFF_RACK);
+        }
+    }
+
     /// Clears every LOST mark (undo: `tcp_undo_cwnd_reduction` with `unmark_loss`).
     pub fn unmark_lost(&mut self) {
         for k in 0..self.segs.len() {
@@ -395,6 +413,8 @@ mod tests {
                         sb.set_flags(seq, sb.segs[k].flags | RETRANS | EVER_RETRANS);
                         sb.retrans_out += 1;
                     }
+                    3 => sb.off_rack(seq),
+                    4 => sb.on_rack(seq),
                     _ => {}
                 }
             }

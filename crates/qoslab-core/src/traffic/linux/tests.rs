@@ -580,3 +580,52 @@ fn after_an_undo_a_retransmission_in_flight_holds_the_next_until_more_are_lost()
     assert_eq!(h.l.sb.mark_lost(0), (true, true), "its retransmission lost");
     assert_eq!(sent(&mut h), vec![0]);
 }
+
+#[test]
+fn a_timeout_after_an_undo_counts_the_head_twice_until_nothing_is_outstanding() {
+    // After an undo segment 0's retransmission is in flight, not marked lost. The timeout marks
+    // it lost (keeping its retransmission) and sends it again: `tcp_retransmit_skb` counts it a
+    // second time (Linux logs "retrans_out leaked"). With FASTRETRANS_DEBUG the count is reset
+    // once nothing is outstanding; without that the leak would hold every later loss back.
+    let cfg = config(TcpVariant::Reno, 10, 1000);
+    let mut h = Host::new(&cfg);
+    h.l.tlp_disabled = true;
+    h.run(|l, io| l.start(0, 10, io));
+    h.ack(40 * MS, -1, [(1, 4), (0, 0), (0, 0)]);
+    h.l.sb.unmark_lost();
+    h.l.timer = Timer::Rto;
+    let rto = h.run(|l, io| l.on_timeout(500 * MS, io));
+    assert_eq!(rto.first(), Some(&(0, true, false)), "the head sent again");
+    assert_eq!(h.l.sb.retrans_out, 2, "counted twice, as Linux does");
+    h.ack(600 * MS, 9, [(0, 0); 3]);
+    assert_eq!(h.l.sb.packets_out(), 0);
+    assert_eq!(
+        (h.l.sb.retrans_out, h.l.sb.lost_out, h.l.sb.sacked_out),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn rack_passes_by_a_segment_it_marked_lost_until_it_is_sent_again() {
+    // tcp_rack_detect_loss takes a segment it marks lost off its send-ordered list: a segment
+    // whose retransmission is in flight (after an undo) stays LOST and RETRANS and is not
+    // marked again by the next walk; sent again, it is back on the list.
+    use super::scoreboard::{walkable, LOST, RETRANS};
+    let mut sb = super::scoreboard::Scoreboard::new();
+    for _ in 0..4 {
+        sb.push(0, Default::default());
+    }
+    let f = sb.segs()[1].flags();
+    sb.set_flags(1, f | RETRANS);
+    sb.retrans_out += 1;
+    assert_eq!(sb.mark_lost(1), (true, false));
+    assert!(
+        walkable(sb.segs()[1].flags()),
+        "RETRANS and LOST: RACK may look at it"
+    );
+    sb.off_rack(1);
+    assert_eq!(sb.segs()[1].flags() & (LOST | RETRANS), LOST | RETRANS);
+    assert!(!walkable(sb.segs()[1].flags()) && !sb.walks(1));
+    sb.on_rack(1);
+    assert!(walkable(sb.segs()[1].flags()) && sb.walks(1));
+}
