@@ -213,7 +213,8 @@ def test_jobqueue_options_are_checked():
     for walltime in ("abc", "-1:00:00", "", "00:00:00", "1:60:00", "2-00:00:00"):
         with pytest.raises(ExecutorError, match=r"^--walltime: expected a time limit such as 01:00:00"):
             jobqueue_kwargs(JobqueueOptions(walltime=walltime))
-    for memory, walltime in (("512MiB", "48:00:00"), ("1.5GB", "0:00:30"), ("1024B", "01:00:00")):
+    accepted = (("512MiB", "48:00:00"), ("1.5GB", "0:00:30"), ("16G", "01:00:00"), ("2g", "1:00:00"))
+    for memory, walltime in accepted:
         jobqueue_kwargs(JobqueueOptions(memory=memory, walltime=walltime, insecure=True))
 
 

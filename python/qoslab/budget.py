@@ -464,7 +464,7 @@ def check(
                     LINE_FACTOR * QUEUE_PACKET_BYTES * est.queued_packets,
                     "link.queue.limit",
                     f"up to {est.queued_packets:.3g} packets waiting in the links' queues (sources at a "
-                    f"set rate faster than their links): "
+                    f"set rate can outpace them): "
                     f"{human_bytes(LINE_FACTOR * QUEUE_PACKET_BYTES * est.queued_packets)}",
                 ),
                 (FLOW_BYTES * est.flows, "flow", f"{est.flows} flows at about {FLOW_BYTES // 1024} kB each"),

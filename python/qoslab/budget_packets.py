@@ -187,19 +187,42 @@ def _limit_packets(q: dict[str, Any] | None, smallest: float) -> float:
     return n + sum(_limit_packets(sub.get("queue"), smallest) for sub in q.get("queues", []))
 
 
+def _open_loop_bps(core: _core.Resolved) -> float:
+    """The bit rate of every source at a set rate together (a two-state source at its faster)."""
+    rest: tuple[str, ...] = ()
+    fields = ("rate_bps", "lambda1", "lambda2", "packet_size_bytes")
+    others = ("links", "nodes", "conditioners", "captures")
+    flows = core.outline([("flows", fields), *((k, rest) for k in others)])
+    bps = 0.0
+    for f in flows["flows"]:
+        if "rate_bps" in f:
+            bps += float(f["rate_bps"])
+        elif "lambda1" in f:
+            bps += max(float(f["lambda1"]), float(f["lambda2"])) * 8 * float(f["packet_size_bytes"])
+    return bps
+
+
 def queued_packets(resolved: dict[str, Any], core: _core.Resolved | None) -> float:
-    """At most how many packets of sources at a set rate wait in the links' queues at once:
-    every queue full, or all such sources send over the run, whichever is less. A source faster
-    than its link piles its packets up to the queue's limit (which may be 2^32 packets); TCP's
-    are bounded by their windows, counted in the lines (:func:`line_packets`). Without ``core``
-    (no rates) none."""
+    """At most how many packets of sources at a set rate wait in the links' queues at once. A
+    queue grows only where what arrives outpaces its link: only a link direction slower than
+    all such sources together counts, each up to its limit (which may be 2^32 packets) and to
+    what that excess brings over the run; all together at most what those sources send in it.
+    TCP's packets are bounded by their windows, counted in the lines (:func:`line_packets`).
+    Without ``core`` (no rates) none."""
     if core is None:
         return 0.0
     rate, _, smallest, _ = _sources(resolved, core)
     if rate <= 0:
         return 0.0
+    offered = _open_loop_bps(core)
+    dur_s = int(resolved["duration_ns"]) / 1e9
     rest: tuple[str, ...] = ()
     others = ("flows", "nodes", "conditioners", "captures")
     queues = core.outline([("links", ("queue_ab", "queue_ba")), *((k, rest) for k in others)])["links"]
-    room = sum(_limit_packets(lk.get(d), smallest) for lk in queues for d in ("queue_ab", "queue_ba"))
-    return min(room, rate * int(resolved["duration_ns"]) / 1e9)
+    room = 0.0
+    for lk, q in zip(resolved["links"], queues, strict=True):
+        excess = offered - float(lk["bandwidth_bps"])
+        if excess > 0:
+            piled = excess * dur_s / (8 * smallest)
+            room += sum(min(_limit_packets(q.get(d), smallest), piled) for d in ("queue_ab", "queue_ba"))
+    return min(room, rate * dur_s)

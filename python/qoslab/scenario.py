@@ -277,12 +277,13 @@ def load_scenario(path: str | Path, *, allow_paths: Sequence[str | Path] = ()) -
         raise refuse("the path holds a NUL byte, which no file name can", repr(str(p)))
     try:
         # A file larger than the limit would take several times its size in memory to parse;
-        # the read stops there (a device such as /dev/zero never ends). A pipe is read as a
-        # file (`qoslab run <(generate)`); a named one nothing is written to is refused after
-        # PIPE_WAIT_S rather than waited on for ever.
+        # the read stops there (a device such as /dev/zero never ends). A pipe the shell hands
+        # over (`qoslab run <(generate)`, /dev/fd/N) is read as a file, to its writer's end; a
+        # named pipe in a folder nothing is written to is refused after PIPE_WAIT_S rather than
+        # waited on for ever.
         if p.is_dir():
             raise refuse("a folder, not a scenario file")
-        if p.is_fifo():
+        if p.is_fifo() and not str(p).startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
             data = _read_named_pipe(p, MAX_SCENARIO_BYTES + 1)
             if data is None:
                 raise refuse(

@@ -284,22 +284,20 @@ class JobqueueOptions:
 DASHBOARD_ADDRESS = "127.0.0.1:8787"
 
 
-#: A job's memory as Slurm's ``--mem`` and PBS's ``mem=`` take it after dask-jobqueue's
-#: conversion: a positive size with a unit, at most :data:`MAX_JOB_MEMORY` bytes.
-_JOB_MEMORY = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(B|[kKMGT]B|[KMGT]iB)\s*$")
+#: The most memory a job may ask for, bytes (1 PiB).
 MAX_JOB_MEMORY = 2**50
 _WALLTIME = re.compile(r"^(\d{1,4}):([0-5]\d):([0-5]\d)$")
 
 
 def check_job_memory(memory: str) -> None:
     """Refuses (:class:`ExecutorError`, one line) a ``--memory`` the job script cannot carry: a
-    size such as ``2GB`` or ``512MiB``, above zero, at most 1 PiB."""
-    m = _JOB_MEMORY.match(memory)
-    if m is None:
-        raise ExecutorError(f"--memory: expected a size such as 2GB or 512MiB, got {memory!r}")
-    unit = m.group(2)
-    scale = (1024 if unit.endswith("iB") else 1000) ** " KMGT".index(unit[0].upper() if unit != "B" else " ")
-    size = float(m.group(1)) * scale
+    size as dask-jobqueue reads it (``2GB``, ``512MiB``, ``16G``), above zero, at most 1 PiB."""
+    from dask.utils import parse_bytes  # dask-jobqueue's own reader of it
+
+    try:
+        size = parse_bytes(memory)
+    except (ValueError, TypeError):
+        raise ExecutorError(f"--memory: expected a size such as 2GB, 16G or 512MiB, got {memory!r}") from None
     if not 1 <= size <= MAX_JOB_MEMORY:
         raise ExecutorError(f"--memory: expected from 1 B to 1 PiB a job, got {memory!r}")
 
