@@ -25,10 +25,11 @@ CUT_FACTOR = 4.0
 QUEUE_PACKET_BYTES = LINE_PACKET_BYTES
 
 
-def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, float, float, bool]:
+def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, float, float, bool, float]:
     """What the sources can put into the links' lines: (packets a second of the UDP sources,
     at their rates; packets the others can have out at once: a TCP connection its ``window`` of
-    data and as many ACKs, a trace its rows; their smallest data packet; whether ACKs travel)."""
+    data and as many ACKs, a trace its rows; their smallest data packet; whether ACKs travel;
+    the UDP sources' bits a second together, a two-state source at its faster rate)."""
     detail = core.outline(
         [
             ("flows", ("kind", "packet_size_bytes", "rate_bps", "lambda1", "lambda2", "tcp", "trace")),
@@ -38,7 +39,7 @@ def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, flo
             ("captures", ()),
         ]
     )["flows"]
-    rate = alive = 0.0
+    rate = alive = bps = 0.0
     smallest = math.inf
     acks = False
     # each source answers by the fields its kind has (the outline carries only those): a rate
@@ -46,8 +47,10 @@ def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, flo
     for f in detail:
         if "rate_bps" in f:
             rate += float(f["rate_bps"]) / (8 * float(f["packet_size_bytes"]))
+            bps += float(f["rate_bps"])
         elif "lambda1" in f:
             rate += max(float(f["lambda1"]), float(f["lambda2"]))
+            bps += max(float(f["lambda1"]), float(f["lambda2"])) * 8 * float(f["packet_size_bytes"])
         elif (replayed := f.get("trace")) is not None:
             alive += float(replayed["rows"])
             smallest = 1.0  # its rows' sizes, not the nominal one
@@ -59,7 +62,7 @@ def _sources(resolved: dict[str, Any], core: _core.Resolved) -> tuple[float, flo
         acks = True
         alive += 2.0 * int(a["max_active"]) * int(a["tcp"]["window_pkts"])
         smallest = min(smallest, float(a["packet_size_bytes"]))
-    return rate, alive, (smallest if math.isfinite(smallest) else 1.0), acks
+    return rate, alive, (smallest if math.isfinite(smallest) else 1.0), acks, bps
 
 
 def _components(nodes: list[str], edges: list[tuple[str, str, float]]) -> dict[str, tuple[str, float]] | None:
@@ -160,7 +163,7 @@ def line_packets(resolved: dict[str, Any], core: _core.Resolved | None = None) -
     elif (through := _through_bottleneck(resolved, core)) is not None and through[0] < 2 * quick:
         return through[0], through[1], "link.delay"
     else:
-        rate, alive, smallest, acks = _sources(resolved, core)
+        rate, alive, smallest, acks, _ = _sources(resolved, core)
     total = 0.0
     most = (0.0, "", "")
     for lk, p in props:
@@ -187,21 +190,6 @@ def _limit_packets(q: dict[str, Any] | None, smallest: float) -> float:
     return n + sum(_limit_packets(sub.get("queue"), smallest) for sub in q.get("queues", []))
 
 
-def _open_loop_bps(core: _core.Resolved) -> float:
-    """The bit rate of every source at a set rate together (a two-state source at its faster)."""
-    rest: tuple[str, ...] = ()
-    fields = ("rate_bps", "lambda1", "lambda2", "packet_size_bytes")
-    others = ("links", "nodes", "conditioners", "captures")
-    flows = core.outline([("flows", fields), *((k, rest) for k in others)])
-    bps = 0.0
-    for f in flows["flows"]:
-        if "rate_bps" in f:
-            bps += float(f["rate_bps"])
-        elif "lambda1" in f:
-            bps += max(float(f["lambda1"]), float(f["lambda2"])) * 8 * float(f["packet_size_bytes"])
-    return bps
-
-
 def queued_packets(resolved: dict[str, Any], core: _core.Resolved | None) -> float:
     """At most how many packets of sources at a set rate wait in the links' queues at once. A
     queue grows only where what arrives outpaces its link: only a link direction slower than
@@ -211,10 +199,9 @@ def queued_packets(resolved: dict[str, Any], core: _core.Resolved | None) -> flo
     Without ``core`` (no rates) none."""
     if core is None:
         return 0.0
-    rate, _, smallest, _ = _sources(resolved, core)
+    rate, _, smallest, _, offered = _sources(resolved, core)
     if rate <= 0:
         return 0.0
-    offered = _open_loop_bps(core)
     dur_s = int(resolved["duration_ns"]) / 1e9
     rest: tuple[str, ...] = ()
     others = ("flows", "nodes", "conditioners", "captures")

@@ -543,6 +543,20 @@ fn the_first_flight_fits_the_syn_acks_window_and_an_older_ack_moves_no_window() 
     assert_eq!(h.l.rwnd, 24);
 }
 
+/// Ten Reno segments out; SACKs of 1..4 put segment 0 in Recovery and retransmit it; then an
+/// undo clears every LOST mark (`tcp_undo_cwnd_reduction` with `unmark_loss`) while that
+/// retransmission is still in flight.
+fn retransmitted_then_undone() -> Host {
+    let cfg = config(TcpVariant::Reno, 10, 1000);
+    let mut h = Host::new(&cfg);
+    h.l.tlp_disabled = true;
+    h.run(|l, io| l.start(0, 10, io));
+    let rtx = h.ack(40 * MS, -1, [(1, 4), (0, 0), (0, 0)]);
+    assert_eq!(rtx.first(), Some(&(0, true, false)));
+    h.l.sb.unmark_lost();
+    h
+}
+
 #[test]
 fn after_an_undo_a_retransmission_in_flight_holds_the_next_until_more_are_lost() {
     // Segment 0 retransmitted in Recovery, then an undo clears every LOST mark
@@ -551,13 +565,7 @@ fn after_an_undo_a_retransmission_in_flight_holds_the_next_until_more_are_lost()
     // sends no retransmission while retrans_out ≥ lost_out, and (`tcp_mark_skb_lost`) a
     // segment marked lost keeps its retransmission's mark, so marking segment 0 lost again
     // does not queue it a second time; marking it once more loses that retransmission.
-    let cfg = config(TcpVariant::Reno, 10, 1000);
-    let mut h = Host::new(&cfg);
-    h.l.tlp_disabled = true;
-    h.run(|l, io| l.start(0, 10, io));
-    let rtx = h.ack(40 * MS, -1, [(1, 4), (0, 0), (0, 0)]);
-    assert_eq!(rtx.first(), Some(&(0, true, false)));
-    h.l.sb.unmark_lost();
+    let mut h = retransmitted_then_undone();
     h.l.conn.cwnd = 100; // the window does not stop what follows
     let sent = |h: &mut Host| -> Vec<u64> {
         let buf = h.run(|l, io| l.xmit_retransmit_queue(41 * MS, io));
@@ -587,12 +595,7 @@ fn a_timeout_after_an_undo_counts_the_head_twice_until_nothing_is_outstanding() 
     // it lost (keeping its retransmission) and sends it again: `tcp_retransmit_skb` counts it a
     // second time (Linux logs "retrans_out leaked"). With FASTRETRANS_DEBUG the count is reset
     // once nothing is outstanding; without that the leak would hold every later loss back.
-    let cfg = config(TcpVariant::Reno, 10, 1000);
-    let mut h = Host::new(&cfg);
-    h.l.tlp_disabled = true;
-    h.run(|l, io| l.start(0, 10, io));
-    h.ack(40 * MS, -1, [(1, 4), (0, 0), (0, 0)]);
-    h.l.sb.unmark_lost();
+    let mut h = retransmitted_then_undone();
     h.l.timer = Timer::Rto;
     let rto = h.run(|l, io| l.on_timeout(500 * MS, io));
     assert_eq!(rto.first(), Some(&(0, true, false)), "the head sent again");
