@@ -265,3 +265,62 @@ def test_the_algorithm_layer_never_reaches_up_into_the_host() -> None:
         if up.search(line)
     ]
     assert not offenders, f"the algorithm layer imports the host: {offenders}"
+
+
+def _is_test_only(p: Path) -> bool:
+    """build.rs's rule for the files it leaves out of the version fingerprint."""
+    return p.name in ("tests", "tests.rs") or p.name.endswith("_tests.rs")
+
+
+def _module_declarations(path: Path) -> list[tuple[Path, list[str]]]:
+    """Each out-of-line `mod x;` in a Rust file: the file it names and its attribute lines."""
+    found = []
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*(?:pub(?:\([\w:]+\))?\s+)?mod (\w+);", line)
+        if not m:
+            continue
+        attrs = []
+        j = i - 1
+        while j >= 0 and lines[j].strip().startswith("#["):
+            attrs.append(lines[j].strip())
+            j -= 1
+        given = next((re.search(r'path\s*=\s*"([^"]+)"', a) for a in attrs if "path" in a), None)
+        if given:
+            target = path.parent / given.group(1)
+        else:
+            base = path.parent if path.name in ("mod.rs", "lib.rs", "main.rs") else path.with_suffix("")
+            target = base / f"{m.group(1)}.rs"
+            if not target.exists():
+                target = base / m.group(1) / "mod.rs"
+        found.append((target.resolve(), attrs))
+    return found
+
+
+def test_the_unit_test_files_left_out_of_the_fingerprint_compile_only_under_cfg_test() -> None:
+    """build.rs does not hash the core's unit-test files, so that a change to a test never
+    re-stamps stored results: each must be declared under #[cfg(test)] (else it would be part of
+    the library a run uses), and every file the rule leaves out is so declared."""
+    roots = [CORE, CORE.parents[1] / "qoslab-py" / "src"]
+    every = [p for r in roots for p in r.rglob("*.rs")]
+
+    def in_tests(p: Path) -> bool:
+        return any(_is_test_only(a) for a in [p, *p.parents])
+
+    left_out = {p.resolve() for p in every if in_tests(p)}
+    assert len(left_out) >= 15, sorted(left_out)
+    declared = set()
+    for f in every:
+        if in_tests(f):
+            continue
+        for target, attrs in _module_declarations(f):
+            if target in left_out:
+                assert "#[cfg(test)]" in attrs, f"{_rel(f)} declares {target.name} without #[cfg(test)]"
+                declared.add(target)
+    # The files a declaration reaches directly: x_tests.rs or tests.rs outside a tests folder,
+    # and a tests folder's mod.rs (the rest of that folder is declared from there, itself left out).
+    entries = {p for p in left_out if _is_test_only(p) and not in_tests(p.parent)}
+    entries |= {
+        p for p in left_out if p.name == "mod.rs" and _is_test_only(p.parent) and not in_tests(p.parent.parent)
+    }
+    assert entries - declared == set(), sorted(_rel(p) for p in entries - declared)

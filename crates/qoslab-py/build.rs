@@ -1,15 +1,27 @@
 //! Fingerprints the simulator's source so that `qoslab.__version__` names the exact model
 //! that produced a result ("0.1.0+1a2b3c4d5e6f"): the result store keys runs by version, and a
 //! changed core must never reuse results computed by another. The Python modules that shape a
-//! stored run (tables, summary, metrics, scenario overrides) are part of the fingerprint.
+//! stored run (tables, summary, metrics, scenario overrides) are part of the fingerprint; the
+//! core's unit-test files (compiled only under `cfg(test)`) are not.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// A unit-test file: `tests.rs`, `*_tests.rs`, or anything under a `tests` folder. Each is
+/// declared under `#[cfg(test)]` (tests/test_code_shape.py holds every declaration to it), so
+/// none is compiled into the library a run uses and a change to one cannot change a result.
+fn is_test_only(p: &Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    name == "tests" || name == "tests.rs" || name.ends_with("_tests.rs")
+}
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
             let p = e.path();
+            if is_test_only(&p) {
+                continue;
+            }
             if p.is_dir() {
                 collect(&p, out);
             } else if p.extension().is_some_and(|x| x == "rs" || x == "toml") {
