@@ -556,7 +556,10 @@ def kitchen_sink() -> b.ScenarioSpec:
                 scope="aggregate" if isinstance(m, b.ARM | b.ARD | b.TWAM) else "per_flow",
                 green="AF11",
                 yellow="AF12",
-                red="drop" if isinstance(m, b.ARM | b.ARD) else "keep",
+                # a colour-blind two-colour meter gives no red: the core refuses `red` there
+                red="drop"
+                if isinstance(m, b.ARM | b.ARD)
+                else (None if isinstance(m, b.TokenBucket | b.TSW2CM) and getattr(m, "mode", None) != "aware" else "keep"),
             )
         )
     return sc

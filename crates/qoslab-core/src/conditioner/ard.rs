@@ -29,6 +29,7 @@
 use serde::Serialize;
 
 use super::{credit_earned, credit_of_bytes, Bucket, Color, Meter, CREDIT_PER_BYTE};
+use crate::params::typed::Shown;
 use crate::rng::SimRng;
 use crate::units::{SimTime, NS_PER_SEC};
 
@@ -83,14 +84,18 @@ impl ArdParams {
             return Err("tpr_max must be positive".into());
         }
         if !(self.bucket_pkts.is_finite() && self.bucket_pkts > 0.0) {
-            return Err(format!("bucket must be positive, got {}", self.bucket_pkts));
+            return Err(format!(
+                "bucket must be positive, got {}",
+                Shown(self.bucket_pkts)
+            ));
         }
         if !(self.t_rd_pkts.is_finite() && self.t_rd_pkts >= 0.0)
             || self.t_rd_pkts > self.bucket_pkts
         {
             return Err(format!(
                 "t_rd must be in [0, bucket = {}], got {}",
-                self.bucket_pkts, self.t_rd_pkts
+                Shown(self.bucket_pkts),
+                Shown(self.t_rd_pkts)
             ));
         }
         for (name, p) in [("max_rem", self.max_rem), ("p_drop", self.p_drop)] {
@@ -375,7 +380,11 @@ fn read_ard(t: &Table, p_drop: f64) -> Result<ArdParams, KeyError> {
     if t_rd_pkts > bucket_pkts {
         return Err(key_error(
             t.key(T_RD.name()),
-            format!("t_rd must be in [0, bucket = {bucket_pkts}], got {t_rd_pkts}"),
+            format!(
+                "t_rd must be in [0, bucket = {}], got {}",
+                Shown(bucket_pkts),
+                Shown(t_rd_pkts)
+            ),
         ));
     }
     Ok(ArdParams {
@@ -646,6 +655,13 @@ mod tests {
             ..ArdParams::paper(1)
         };
         assert!(bad.validate().unwrap_err().contains("t_rd"));
+        let bad = ArdParams {
+            bucket_pkts: 1e300,
+            t_rd_pkts: 2e300,
+            ..ArdParams::paper(1)
+        };
+        let e = bad.validate().unwrap_err();
+        assert_eq!(e, "t_rd must be in [0, bucket = 1e300], got 2e300");
         let bad = ArdParams {
             p_drop: 1.5,
             ..ArdParams::paper(1)

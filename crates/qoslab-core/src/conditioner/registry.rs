@@ -48,6 +48,12 @@ pub trait MeterKind: Sized {
     };
     /// Red packets are dropped unless the conditioner says otherwise (ARD's dropper).
     const RED_DROPS: bool = false;
+    /// Whether any packet can leave it red: a two-colour meter gives none, but for a
+    /// pre-coloured red packet it keeps in colour-aware mode (a conditioner's `red` action
+    /// is refused where none can be).
+    fn gives_red(&self) -> bool {
+        true
+    }
     /// Why `key` is not one of its parameters, when there is more to say than that.
     fn hint(_key: &str) -> &'static str {
         ""
@@ -272,6 +278,10 @@ macro_rules! meter_registry {
                     $( $name => Some(<$params as MeterKind>::from_table(t, ctx).map(MeterSpec::$variant)), )*
                     _ => None,
                 }
+            }
+            /// Whether any packet can leave it red ([`MeterKind::gives_red`]).
+            pub fn gives_red(&self) -> bool {
+                match self { $( MeterSpec::$variant(p) => p.gives_red(), )* }
             }
             /// Checks the parameters; the message names the offending parameter and what was expected.
             pub fn validate(&self) -> Result<(), String> {

@@ -128,6 +128,10 @@ impl super::registry::MeterKind for TokenBucketParams {
     };
     const DOC: &'static str =
         "Single-rate two-colour token bucket (CIR, CBS): green within the profile, yellow (OUT) beyond it.";
+    /// Red only as a pre-coloured red packet kept red in colour-aware mode.
+    fn gives_red(&self) -> bool {
+        self.mode == ColorMode::Aware
+    }
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE.param,
         super::registry::CIR.param,

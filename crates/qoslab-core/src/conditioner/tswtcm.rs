@@ -244,6 +244,10 @@ impl super::registry::MeterKind for Tsw2cmParams {
     };
     const DOC: &'static str =
         "Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len).";
+    /// Two colours, colour-blind only: no packet leaves it red.
+    fn gives_red(&self) -> bool {
+        false
+    }
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::CIR.param,
         super::registry::WINDOW.param,

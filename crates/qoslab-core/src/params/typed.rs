@@ -140,9 +140,10 @@ pub fn check_number(name: &str, kind: &ParamKind, x: f64) -> Result<(), String> 
     if x.is_infinite() {
         return Err(format!("{name} must be finite, got {x}"));
     }
-    let lo_ok = min.is_none_or(|m| if min_open { x > m } else { x >= m });
-    let hi_ok = max.is_none_or(|m| if max_open { x < m } else { x <= m });
-    if lo_ok && hi_ok && !x.is_nan() {
+    let x = Shown(x);
+    let lo_ok = min.is_none_or(|m| if min_open { x.0 > m } else { x.0 >= m });
+    let hi_ok = max.is_none_or(|m| if max_open { x.0 < m } else { x.0 <= m });
+    if lo_ok && hi_ok && !x.0.is_nan() {
         return Ok(());
     }
     Err(match (min, max) {
@@ -562,6 +563,22 @@ pub fn check_default<T: Value>(d: &Decl<T>) -> Result<(), String> {
     T::check(d, &v)
 }
 
+/// A number as an error message shows it: as written for everyday magnitudes, in scientific
+/// notation beyond (1e300 is "1e300", not its 301 digits).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Shown(pub f64);
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a != 0.0 && a.is_finite() && !(1e-6..1e16).contains(&a) {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,6 +588,15 @@ mod tests {
     /// Every queue, meter and source kind's declared defaults: a default written as a value parses
     /// with the key's kind and lies within its declared limits (the others are "required" or
     /// a sentence saying what other keys decide).
+    #[test]
+    fn an_error_shows_a_huge_or_tiny_number_in_scientific_notation() {
+        assert_eq!(Shown(1e300).to_string(), "1e300");
+        assert_eq!(Shown(-2.5e-9).to_string(), "-2.5e-9");
+        assert_eq!(Shown(0.002).to_string(), "0.002");
+        assert_eq!(Shown(60.0).to_string(), "60");
+        assert_eq!(Shown(0.0).to_string(), "0");
+    }
+
     #[test]
     fn every_declared_default_parses_and_lies_in_its_limits() {
         let mut params: Vec<(&str, Param)> = Vec::new();

@@ -6,12 +6,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::flow::{
-    check_ecn_marking, check_packet_size, check_segment_size, default_packet_size, tcp_base,
-    tcp_for, RoutedSender,
-};
+use super::flow::{check_ecn_marking, default_packet_size, RoutedSender};
 use super::inputs::{read_file, InputRoots};
 use super::spec::*;
+use super::tcp_table::{check_packet_size, check_segment_size, tcp_base, tcp_for};
 use super::topology::{adjacency, components, Nodes};
 use super::{bad, check_name, Bad, LinkConfig};
 use crate::params::Table;

@@ -3,12 +3,12 @@
 //! colour. The Python side and the ns-2 exporter read the flat form [`ConditionerConfig`]'s
 //! `Serialize` writes (`super::flat`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Serialize, Serializer};
 
 use super::spec::*;
-use super::{bad, check_len, check_name, expand, Bad, FlowConfig, LinkConfig};
+use super::{adjacency, bad, check_len, check_name, expand, routes, Bad, FlowConfig, LinkConfig};
 use crate::conditioner::registry::{MeterContext, MeterInfo, ScopeRule};
 use crate::conditioner::{MeterSpec, METER_TYPES};
 use crate::params::Table;
@@ -311,13 +311,76 @@ fn classifier(
     Ok((c, value))
 }
 
+/// The traffic a scenario carries, as a conditioner's classifier sees it: the link directions
+/// each flow's and arrival process's packets cross (data from `src` to `dst`, ACKs back).
+pub(super) struct Traffic {
+    /// Link directions some packet crosses.
+    crossed: HashSet<u32>,
+    /// The link directions each configured flow's packets cross, by flow index.
+    by_flow: HashMap<usize, Vec<u32>>,
+    /// (link direction, node) for every packet from the node that crosses it (a data packet
+    /// from its flow's source, an ACK from its flow's destination, as the classifier reads them).
+    from_node: HashSet<(u32, usize)>,
+    /// (link direction, node) for every packet to the node that crosses it.
+    to_node: HashSet<(u32, usize)>,
+}
+
+impl Traffic {
+    /// `ends`: (src, dst, configured flow index) of every flow and arrival process.
+    pub(super) fn routed(
+        n_nodes: usize,
+        links: &[LinkConfig],
+        ends: impl Iterator<Item = (usize, usize, Option<usize>)>,
+    ) -> Self {
+        let ends: Vec<_> = ends.collect();
+        let pairs: Vec<(usize, usize)> = ends
+            .iter()
+            .flat_map(|&(s, d, _)| [(s, d), (d, s)])
+            .collect();
+        let found = routes(&adjacency(n_nodes, links), &pairs);
+        let mut t = Traffic {
+            crossed: HashSet::new(),
+            by_flow: HashMap::new(),
+            from_node: HashSet::new(),
+            to_node: HashSet::new(),
+        };
+        for (&(src, dst, flow), both) in ends.iter().zip(found.chunks(2)) {
+            // the data's route, then the ACKs' (their ends swapped)
+            for (route, from, to) in [(&both[0], src, dst), (&both[1], dst, src)] {
+                for &d in route.iter().flatten() {
+                    t.crossed.insert(d);
+                    t.from_node.insert((d, from));
+                    t.to_node.insert((d, to));
+                }
+            }
+            let dirs: Vec<u32> = both.iter().flatten().flatten().copied().collect();
+            if let Some(f) = flow {
+                t.by_flow.insert(f, dirs);
+            }
+        }
+        t
+    }
+
+    /// Whether any packet `c` could select crosses link direction `dir`.
+    fn reaches(&self, c: Classifier, dir: u32) -> bool {
+        match c {
+            Classifier::Any | Classifier::Dscp(_) => self.crossed.contains(&dir),
+            Classifier::Flow(i) => self.by_flow.get(&i).is_some_and(|d| d.contains(&dir)),
+            Classifier::Src(n) => self.from_node.contains(&(dir, n)),
+            Classifier::Dst(n) => self.to_node.contains(&(dir, n)),
+        }
+    }
+}
+
 pub(super) fn resolve_conditioners(
     specs: &[toml::Table],
-    link_names: &HashMap<String, usize>,
+    (links, link_names): (&[LinkConfig], &HashMap<String, usize>),
     node_idx: &HashMap<String, usize>,
     flows: &[FlowConfig],
+    traffic: &dyn Fn() -> Traffic,
 ) -> Result<Vec<ConditionerConfig>, Bad> {
     let mut out: Vec<ConditionerConfig> = Vec::new();
+    let mut routed: Option<Traffic> = None;
     let mut names: HashMap<String, usize> = HashMap::new();
     for (n, table) in specs.iter().enumerate() {
         let key = format!("conditioner[{n}]");
@@ -335,7 +398,46 @@ pub(super) fn resolve_conditioners(
                 .get(&link)
                 .ok_or_else(|| bad(format!("{key}.link"), format!("unknown link {link:?}")))?;
             let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, flows)?;
+            let dir_idx = li * 2 + usize::from(direction == Direction::Ba);
+            if !routed
+                .get_or_insert_with(traffic)
+                .reaches(classifier, dir_idx as u32)
+            {
+                let l = &links[li];
+                let (from, to) = match direction {
+                    Direction::Ab => (&l.a, &l.b),
+                    Direction::Ba => (&l.b, &l.a),
+                };
+                let what = match classifier {
+                    Classifier::Any => "no packet".to_string(),
+                    _ => format!("no packet of {}", expand(&cs.classify, cs.count, i)),
+                };
+                return Err(bad(
+                    format!("{key}.link"),
+                    format!(
+                        "{what} crosses link {link:?} from {from} to {to} (direction = {:?}): \
+                         the routes of the traffic it classifies do not use it, so it would \
+                         meter nothing",
+                        cs.direction
+                    ),
+                ));
+            }
             let spec = member_meter(cs, &t, i, &key, &flow_names)?;
+            if cs.red.is_some() && !spec.gives_red() {
+                let mode = if t.info.params.iter().any(|p| p.name == "mode") {
+                    ": remove it, or set meter.mode = \"aware\" to act on packets that arrive red"
+                } else {
+                    ": remove it"
+                };
+                return Err(bad(
+                    format!("{key}.red"),
+                    format!(
+                        "a colour-blind `{}` meter leaves no packet red (its colours are green \
+                         and yellow), so `red` would do nothing{mode}",
+                        t.kind
+                    ),
+                ));
+            }
             let name = match &cs.name {
                 Some(tmpl) => expand(tmpl, cs.count, i),
                 None => format!("cond{}", out.len()),
@@ -351,7 +453,7 @@ pub(super) fn resolve_conditioners(
                 name,
                 link,
                 direction,
-                dir_idx: li * 2 + usize::from(direction == Direction::Ba),
+                dir_idx,
                 classifier,
                 classifier_value,
                 scope: t.scope,

@@ -10,8 +10,10 @@ mod inputs;
 mod keys;
 pub(crate) mod keys_conditioner;
 pub mod locate;
+mod read_limit;
 pub mod schema;
 pub mod spec;
+mod tcp_table;
 mod timing;
 mod topology;
 
@@ -169,7 +171,7 @@ impl Scenario {
 
     /// [`Scenario::from_toml`], refusing (before expanding its groups) a scenario whose
     /// resolved form would take more than `limit`: (bytes, what sets them), see
-    /// [`resolved_bytes`].
+    /// the estimate in `read_limit.rs`.
     pub fn from_toml_within(
         src: &str,
         file: &str,
@@ -210,7 +212,7 @@ impl Scenario {
             allowed: allowed.to_vec(),
         };
         let checked = match limit {
-            Some((max, what)) => within(&spec, max, what),
+            Some((max, what)) => read_limit::within(&spec, max, what),
             None => Ok(()),
         };
         checked.and_then(|()| resolve(spec, &roots)).map_err(|b| {
@@ -332,87 +334,6 @@ fn base_dir(file: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(".")
 }
 
-/// Bytes the resolved form of `spec` takes at most while it is built: every expanded flow,
-/// link, node and conditioner as its struct twice over (a vector grows by doubling) plus its
-/// strings; and the `[[flow]]`/`[[link]]`/... key with the most entries (the one to shrink).
-fn resolved_bytes(spec: &ScenarioSpec) -> (u64, String) {
-    // Names and endpoints: three short strings of an expanded entry (24-byte headers, a
-    // 16-byte heap block each at least).
-    const STRINGS: u64 = 3 * 40;
-    let per = |size: usize| 2 * size as u64 + STRINGS;
-    let mut largest = (0u64, String::from("flow"));
-    let mut total = 0u64;
-    let groups = [
-        (
-            "flow",
-            spec.flows.iter().map(group_count).collect::<Vec<_>>(),
-            per(std::mem::size_of::<FlowConfig>()),
-        ),
-        (
-            "link",
-            spec.links.iter().map(group_count).collect(),
-            per(std::mem::size_of::<LinkConfig>()),
-        ),
-        (
-            "node",
-            spec.nodes.iter().map(group_count).collect(),
-            per(std::mem::size_of::<String>()),
-        ),
-        (
-            "conditioner",
-            spec.conditioners.iter().map(group_count).collect(),
-            per(std::mem::size_of::<ConditionerConfig>()),
-        ),
-    ];
-    for (key, counts, each) in groups {
-        for (i, c) in counts.into_iter().enumerate() {
-            total = total.saturating_add(c.saturating_mul(each));
-            if c > largest.0 {
-                // a group of one (no `count`) is named as itself: it has no `count` to shrink
-                let count = if c > 1 { ".count" } else { "" };
-                largest = (c, format!("{key}[{i}]{count}"));
-            }
-        }
-    }
-    (total, largest.1)
-}
-
-/// The `count` of a group read as a table (`[[node]]`, `[[link]]`) for [`resolved_bytes`],
-/// before its reader checks it: 1 unless it is a whole number in [`keys::COUNT`]'s range.
-fn group_count(t: &toml::Table) -> u64 {
-    t.get(keys::COUNT.name())
-        .and_then(toml::Value::as_integer)
-        .filter(|c| (1..=i64::from(MAX_COUNT)).contains(c))
-        .map_or(1, |c| c as u64)
-}
-
-/// Refuses `spec` when [`resolved_bytes`] is above `max` bytes (`what` sets them).
-fn within(spec: &ScenarioSpec, max: u64, what: &str) -> Result<(), Bad> {
-    let (need, key) = resolved_bytes(spec);
-    if need <= max {
-        return Ok(());
-    }
-    let flows: u64 = spec.flows.iter().map(group_count).sum();
-    Err(bad(
-        key,
-        format!(
-            "the scenario ({flows} flows) would take about {} of memory just to read, above {} \
-             ({what}); make its groups smaller",
-            in_bytes(need),
-            in_bytes(max)
-        ),
-    ))
-}
-
-/// `n` bytes in the unit an error line reads best: B, kB or MB (rounded up).
-fn in_bytes(n: u64) -> String {
-    match n {
-        0..=999 => format!("{n} B"),
-        1_000..=999_999 => format!("{} kB", n.div_ceil(1_000)),
-        _ => format!("{} MB", n.div_ceil(1_000_000)),
-    }
-}
-
 fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     if spec.name.trim().is_empty() {
         return Err(bad("name", "the scenario name must not be empty"));
@@ -436,8 +357,23 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         arrivals::resolve_arrivals(&spec, duration, &nodes, &links, &flow_names, base_dir)?;
     let measurement = resolve_measurement(&spec.measurement, duration, &links, &link_names)?;
     let captures = resolve_captures(&spec.captures, &link_names)?;
-    let conditioners =
-        conditioner::resolve_conditioners(&spec.conditioners, &link_names, &nodes.idx, &flows)?;
+    let senders = flows.iter().filter_map(|f| f.tcp.as_ref());
+    tcp_table::check_tcp_read(&spec, senders.chain(arrivals.iter().map(|a| &a.tcp)))?;
+    let traffic = || {
+        let flow_ends = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.src_idx, f.dst_idx, Some(i)));
+        let arrival_ends = arrivals.iter().map(|a| (a.src_idx, a.dst_idx, None));
+        conditioner::Traffic::routed(nodes.names.len(), &links, flow_ends.chain(arrival_ends))
+    };
+    let conditioners = conditioner::resolve_conditioners(
+        &spec.conditioners,
+        (&links, &link_names),
+        &nodes.idx,
+        &flows,
+        &traffic,
+    )?;
     conditioner::check_dwred_signals(&links, &conditioners)?;
     Ok(Scenario {
         name: spec.name,
