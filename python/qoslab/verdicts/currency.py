@@ -87,12 +87,22 @@ def core_fingerprint(root: Path = ROOT) -> str | None:
         return None
     files: list[Path] = []
     for d in (core / "src", py / "src"):
-        files += [p for p in d.rglob("*") if p.is_file() and p.suffix in (".rs", ".toml")]
+        files += [
+            p
+            for p in d.rglob("*")
+            if p.is_file() and p.suffix in (".rs", ".toml") and not _test_only(p.relative_to(d))
+        ]
     files.append(core / "Cargo.toml")
     files += [p for p in (root / "python" / "qoslab" / f for f in _fingerprinted_modules(py)) if p.exists()]
     # build.rs sorts the joined paths (crates/qoslab-py/../qoslab-core/...) component-wise
     keyed = sorted(files, key=lambda p: tuple(_relpath(p, py).split("/")))
     return _fnv(keyed, py)
+
+
+def _test_only(rel: Path) -> bool:
+    """build.rs's rule for the core's unit-test files it leaves out (compiled only under
+    ``cfg(test)``): ``tests.rs``, ``*_tests.rs``, anything under a ``tests`` folder."""
+    return rel.name == "tests.rs" or rel.name.endswith("_tests.rs") or "tests" in rel.parts[:-1]
 
 
 def _fingerprinted_modules(py: Path) -> list[str]:

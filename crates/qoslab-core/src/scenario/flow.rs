@@ -9,7 +9,9 @@ use serde::Serialize;
 use super::arrivals::{read_trace, resolve_size};
 use super::keys::tcp;
 use super::spec::*;
-use super::tcp_table::{check_packet_size, check_segment_size, tcp_base, tcp_for};
+use super::tcp_table::{
+    check_own_delack, check_packet_size, check_segment_size, tcp_base, tcp_for,
+};
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, check_name, expand, Bad, LinkConfig};
 use crate::traffic::sizes::SizeDist;
@@ -133,14 +135,7 @@ pub(super) fn resolve_flows(
             ));
         }
         let tcp = tcp_for(&key, &tcp_base, fs.tcp.as_ref(), &mut pkt)?;
-        let interval = tcp::DELACK_INTERVAL.name();
-        if fs.tcp.as_ref().is_some_and(|t| t.contains_key(interval)) && !tcp.delayed_ack {
-            return Err(bad(
-                format!("{key}.tcp.{interval}"),
-                "the flow's receiver does not delay its ACKs, so the delayed-ACK interval would \
-                 do nothing: remove it, or set delayed_ack = true",
-            ));
-        }
+        check_own_delack(&key, fs.tcp.as_ref(), &tcp)?;
         let mut packet_sizes = None;
         match &fs.packet_size {
             None => {}

@@ -617,3 +617,5 @@ fn check_capture_names(
 mod decl_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unread_tests;

@@ -390,6 +390,23 @@ fn check_wire_size(key: &str, what: &str, bytes: u64) -> Result<u32, Bad> {
     Ok(bytes as u32)
 }
 
+/// A flow's own `tcp.delack_interval` is read only by a receiver that delays its ACKs.
+pub(super) fn check_own_delack(
+    key: &str,
+    own: Option<&toml::Table>,
+    t: &TcpConfig,
+) -> Result<(), Bad> {
+    let interval = tcp::DELACK_INTERVAL.name();
+    if own.is_some_and(|o| o.contains_key(interval)) && !t.delayed_ack {
+        return Err(bad(
+            format!("{key}.tcp.{interval}"),
+            "the flow's receiver does not delay its ACKs, so the delayed-ACK interval would do \
+             nothing: remove it, or set delayed_ack = true",
+        ));
+    }
+    Ok(())
+}
+
 /// `[tcp]` gives defaults to TCP senders: refused where no sender would read it (a scenario
 /// without TCP), and its `delack_interval` where no sender delays its ACKs. `senders`: every
 /// TCP flow's and arrival process's resolved settings.
