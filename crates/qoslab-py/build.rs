@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 /// declared under `#[cfg(test)]` (tests/test_code_shape.py holds every declaration to it), so
 /// none is compiled into the library a run uses and a change to one cannot change a result.
 fn is_test_only(p: &Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     name == "tests" || name == "tests.rs" || name.ends_with("_tests.rs")
 }
 
