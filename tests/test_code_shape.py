@@ -301,11 +301,12 @@ def test_the_unit_test_files_left_out_of_the_fingerprint_compile_only_under_cfg_
     """build.rs does not hash the core's unit-test files, so that a change to a test never
     re-stamps stored results: each must be declared under #[cfg(test)] (else it would be part of
     the library a run uses), and every file the rule leaves out is so declared."""
-    roots = [CORE, CORE.parents[1] / "qoslab-py" / "src"]
+    roots = [CORE.resolve(), (CORE.parents[1] / "qoslab-py" / "src").resolve()]
     every = [p for r in roots for p in r.rglob("*.rs")]
 
     def in_tests(p: Path) -> bool:
-        return any(_is_test_only(a) for a in [p, *p.parents])
+        rel = p.relative_to(next(r for r in roots if p.is_relative_to(r)))
+        return any(_is_test_only(a) for a in [rel, *rel.parents])
 
     left_out = {p.resolve() for p in every if in_tests(p)}
     assert len(left_out) >= 15, sorted(left_out)
@@ -321,6 +322,24 @@ def test_the_unit_test_files_left_out_of_the_fingerprint_compile_only_under_cfg_
     # and a tests folder's mod.rs (the rest of that folder is declared from there, itself left out).
     entries = {p for p in left_out if _is_test_only(p) and not in_tests(p.parent)}
     entries |= {
-        p for p in left_out if p.name == "mod.rs" and _is_test_only(p.parent) and not in_tests(p.parent.parent)
+        p
+        for p in left_out
+        if p.name == "mod.rs" and _is_test_only(p.parent) and not in_tests(p.parent.parent)
     }
     assert entries - declared == set(), sorted(_rel(p) for p in entries - declared)
+
+
+def test_every_file_the_core_compiles_in_is_fingerprinted():
+    """A data file the core compiles in (`include_str!`, `include_bytes!`: the flow-size CDFs)
+    shapes results as its code does: build.rs hashes every file of the kinds it compiles in."""
+    build = (CORE.parents[1] / "qoslab-py" / "build.rs").read_text()
+    hashed = set(re.findall(r'x == "(\w+)"', build))
+    included = [
+        (p, m.group(1))
+        for p in CORE.rglob("*.rs")
+        for m in re.finditer(r'include_(?:str|bytes)!\("([^"]+)"\)', p.read_text())
+    ]
+    assert included, "the finder sees include_str!"
+    for p, target in included:
+        assert (p.parent / target).is_file(), (p, target)
+        assert Path(target).suffix.lstrip(".") in hashed, f"{_rel(p)} compiles in {target}: not hashed"

@@ -1,8 +1,9 @@
 //! Fingerprints the simulator's source so that `qoslab.__version__` names the exact model
 //! that produced a result ("0.1.0+1a2b3c4d5e6f"): the result store keys runs by version, and a
 //! changed core must never reuse results computed by another. The Python modules that shape a
-//! stored run (tables, summary, metrics, scenario overrides) are part of the fingerprint; the
-//! core's unit-test files (compiled only under `cfg(test)`) are not.
+//! stored run (tables, summary, metrics, scenario overrides) are part of the fingerprint, and
+//! the data files the core compiles in (`include_str!`: the flow-size CDFs); the core's
+//! unit-test files (compiled only under `cfg(test)`) are not.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
             }
             if p.is_dir() {
                 collect(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs" || x == "toml") {
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "rs" || x == "toml" || x == "cdf")
+            {
                 out.push(p);
             }
         }

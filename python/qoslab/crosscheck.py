@@ -442,6 +442,8 @@ def linux_flavoured(sc: Scenario) -> tuple[Scenario, list[str]]:
             "cross-check the linux flavour on long-lived flows"
         )
     tcp = [f["tcp"] for f in sc.resolved["flows"] if f["kind"] == "tcp"]
+    if not tcp:
+        return sc, ["qoslab side: the scenario has no TCP sender, so the transport flavour changes nothing"]
     delack = sorted({bool(t["delayed_ack"]) for t in tcp})
     if len(delack) > 1:
         raise CrosscheckRefused(

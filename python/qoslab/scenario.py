@@ -194,7 +194,10 @@ class Scenario:
         ``"sack"``, …): the ``[tcp]`` default and every ``variant`` a flow's or an arrival
         process's own ``tcp`` table names. Nothing else changes (window, segment size, ECN,
         delayed ACKs stay as the scenario gives them); the core rejects a variant the scenario
-        cannot run (DCTCP without a marking queue) with one line."""
+        cannot run (DCTCP without a marking queue) with one line. A scenario without a TCP
+        sender is returned as it is (the core refuses a ``[tcp]`` that no sender reads)."""
+        if not self.has_tcp_senders():
+            return self
         table = self.table()
         table.setdefault("tcp", {})["variant"] = variant
         for key in ("flow", "arrivals"):
@@ -207,6 +210,11 @@ class Scenario:
             return Scenario.from_table(table, label, allow_paths=self.allow_paths)
         except _core.ScenarioError as e:
             raise scenario_error(label, e.message or str(e), key=e.key or "tcp.variant") from None
+
+    def has_tcp_senders(self) -> bool:
+        """Whether any flow or arrival process is TCP (what ``[tcp]`` gives defaults to)."""
+        r = self.outline
+        return bool(r.get("arrivals")) or any(f["kind"] == "tcp" for f in r["flows"])
 
     def link_direction_index(self, link: str, direction: str = "ab") -> int:
         """The index of ``link``'s direction ``"ab"`` or ``"ba"`` (a ScenarioError otherwise)."""

@@ -73,7 +73,9 @@ def check(
         try:
             sc = load_scenario(p, allow_paths=allow_path or ())
             nodes, links, flows, _, _ = sc.core.counts()  # not sc.resolved: 335 objects a flow
-            typer.echo(f"{p}: ok ({nodes} nodes, {links} links, {flows} flows)")
+            parts = ((nodes, "node"), (links, "link"), (flows, "flow"))
+            counted = ", ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in parts)
+            typer.echo(f"{p}: ok ({counted})")
         except _core.ScenarioError as e:
             echo_err(f"error: {e.args[0]}")
             bad += 1

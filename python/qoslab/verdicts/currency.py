@@ -90,7 +90,7 @@ def core_fingerprint(root: Path = ROOT) -> str | None:
         files += [
             p
             for p in d.rglob("*")
-            if p.is_file() and p.suffix in (".rs", ".toml") and not _test_only(p.relative_to(d))
+            if p.is_file() and p.suffix in (".rs", ".toml", ".cdf") and not _test_only(p.relative_to(d))
         ]
     files.append(core / "Cargo.toml")
     files += [p for p in (root / "python" / "qoslab" / f for f in _fingerprinted_modules(py)) if p.exists()]

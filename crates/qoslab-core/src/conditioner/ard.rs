@@ -427,6 +427,10 @@ impl MeterKind for ArmParams {
     fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
         read_ard(t, 0.0).map(ArmParams)
     }
+    /// A marker: it re-marks IN packets yellow and drops none.
+    fn never_red(&self) -> Option<&'static str> {
+        Some("an arm marker re-marks packets yellow and drops none")
+    }
     fn check(&self) -> Result<(), String> {
         self.0.validate()
     }
@@ -457,6 +461,10 @@ impl MeterKind for ArdParams {
     const RED_DROPS: bool = true;
     fn hint(key: &str) -> &'static str {
         ard_hint(key)
+    }
+    /// Its dropper colours a packet red with probability `p_drop`.
+    fn never_red(&self) -> Option<&'static str> {
+        (self.p_drop == 0.0).then_some("with p_drop = 0 its dropper never colours a packet red")
     }
     fn from_table(t: &Table, _ctx: &MeterContext) -> Result<Self, KeyError> {
         let p_drop = t.get(&P_DROP)?;

@@ -48,11 +48,11 @@ pub trait MeterKind: Sized {
     };
     /// Red packets are dropped unless the conditioner says otherwise (ARD's dropper).
     const RED_DROPS: bool = false;
-    /// Whether any packet can leave it red: a two-colour meter gives none, but for a
-    /// pre-coloured red packet it keeps in colour-aware mode (a conditioner's `red` action
-    /// is refused where none can be).
-    fn gives_red(&self) -> bool {
-        true
+    /// Why no packet can leave it red, if none can (a two-colour meter, unless colour-aware
+    /// and handed a packet that arrives red; a dropper that never drops): a conditioner's
+    /// `red` action would do nothing there and is refused with this reason.
+    fn never_red(&self) -> Option<&'static str> {
+        None
     }
     /// Why `key` is not one of its parameters, when there is more to say than that.
     fn hint(_key: &str) -> &'static str {
@@ -279,9 +279,9 @@ macro_rules! meter_registry {
                     _ => None,
                 }
             }
-            /// Whether any packet can leave it red ([`MeterKind::gives_red`]).
-            pub fn gives_red(&self) -> bool {
-                match self { $( MeterSpec::$variant(p) => p.gives_red(), )* }
+            /// Why no packet can leave it red, if none can ([`MeterKind::never_red`]).
+            pub fn never_red(&self) -> Option<&'static str> {
+                match self { $( MeterSpec::$variant(p) => p.never_red(), )* }
             }
             /// Checks the parameters; the message names the offending parameter and what was expected.
             pub fn validate(&self) -> Result<(), String> {

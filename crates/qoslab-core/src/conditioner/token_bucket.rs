@@ -128,9 +128,13 @@ impl super::registry::MeterKind for TokenBucketParams {
     };
     const DOC: &'static str =
         "Single-rate two-colour token bucket (CIR, CBS): green within the profile, yellow (OUT) beyond it.";
-    /// Red only as a pre-coloured red packet kept red in colour-aware mode.
-    fn gives_red(&self) -> bool {
-        self.mode == ColorMode::Aware
+    /// Red only as a packet that arrives red, kept red in colour-aware mode.
+    fn never_red(&self) -> Option<&'static str> {
+        match (self.flavour, self.mode) {
+            (Flavour::Ns2, _) => Some("ns-2's TokenBucket policer is colour-blind: it colours a packet green or yellow"),
+            (_, ColorMode::Blind) => Some("colour-blind, it colours a packet green or yellow (with meter.mode = \"aware\" a packet that arrives red stays red)"),
+            (_, ColorMode::Aware) => None,
+        }
     }
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::MODE.param,

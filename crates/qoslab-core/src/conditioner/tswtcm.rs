@@ -245,8 +245,8 @@ impl super::registry::MeterKind for Tsw2cmParams {
     const DOC: &'static str =
         "Clark & Fang's time-sliding-window two-colour tagger (CTR, win_len).";
     /// Two colours, colour-blind only: no packet leaves it red.
-    fn gives_red(&self) -> bool {
-        false
+    fn never_red(&self) -> Option<&'static str> {
+        Some("it tags a packet green or yellow")
     }
     const PARAMS: &'static [crate::params::Param] = &[
         super::registry::CIR.param,

@@ -140,12 +140,12 @@ pub fn check_number(name: &str, kind: &ParamKind, x: f64) -> Result<(), String> 
     if x.is_infinite() {
         return Err(format!("{name} must be finite, got {x}"));
     }
-    let x = Shown(x);
-    let lo_ok = min.is_none_or(|m| if min_open { x.0 > m } else { x.0 >= m });
-    let hi_ok = max.is_none_or(|m| if max_open { x.0 < m } else { x.0 <= m });
-    if lo_ok && hi_ok && !x.0.is_nan() {
+    let lo_ok = min.is_none_or(|m| if min_open { x > m } else { x >= m });
+    let hi_ok = max.is_none_or(|m| if max_open { x < m } else { x <= m });
+    if lo_ok && hi_ok && !x.is_nan() {
         return Ok(());
     }
+    let x = Shown(x);
     Err(match (min, max) {
         (Some(lo), Some(hi)) => format!(
             "{name} must be in {}{lo}, {hi}{}, got {x}",
@@ -565,7 +565,7 @@ pub fn check_default<T: Value>(d: &Decl<T>) -> Result<(), String> {
 
 /// A number as an error message shows it: as written for everyday magnitudes, in scientific
 /// notation beyond (1e300 is "1e300", not its 301 digits).
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Debug, Clone, Copy)]
 pub struct Shown(pub f64);
 
 impl std::fmt::Display for Shown {

@@ -38,9 +38,9 @@ pub enum Classifier {
     Any,
     /// One flow (by index).
     Flow(usize),
-    /// Packets sent by a node (data from it, ACKs to it).
+    /// Packets sent by a node (its flows' data, and the ACKs of flows to it).
     Src(usize),
-    /// Packets sent to a node.
+    /// Packets sent to a node (its flows' data, and the ACKs of flows from it).
     Dst(usize),
     /// Packets carrying a codepoint.
     Dscp(u8),
@@ -326,16 +326,17 @@ pub(super) struct Traffic {
 }
 
 impl Traffic {
-    /// `ends`: (src, dst, configured flow index) of every flow and arrival process.
+    /// `ends`: (src, dst, configured flow index, whether its receiver sends ACKs: a TCP
+    /// sender's does, a UDP source's has none) of every flow and arrival process.
     pub(super) fn routed(
         n_nodes: usize,
         links: &[LinkConfig],
-        ends: impl Iterator<Item = (usize, usize, Option<usize>)>,
+        ends: impl Iterator<Item = (usize, usize, Option<usize>, bool)>,
     ) -> Self {
         let ends: Vec<_> = ends.collect();
         let pairs: Vec<(usize, usize)> = ends
             .iter()
-            .flat_map(|&(s, d, _)| [(s, d), (d, s)])
+            .flat_map(|&(s, d, _, _)| [(s, d), (d, s)])
             .collect();
         let found = routes(&adjacency(n_nodes, links), &pairs);
         let mut t = Traffic {
@@ -344,16 +345,22 @@ impl Traffic {
             from_node: HashSet::new(),
             to_node: HashSet::new(),
         };
-        for (&(src, dst, flow), both) in ends.iter().zip(found.chunks(2)) {
-            // the data's route, then the ACKs' (their ends swapped)
-            for (route, from, to) in [(&both[0], src, dst), (&both[1], dst, src)] {
+        for (&(src, dst, flow, acks), both) in ends.iter().zip(found.chunks(2)) {
+            // the data's route, then the ACKs' (their ends swapped), if it has any
+            let back = if acks { &both[1] } else { &None };
+            for (route, from, to) in [(&both[0], src, dst), (back, dst, src)] {
                 for &d in route.iter().flatten() {
                     t.crossed.insert(d);
                     t.from_node.insert((d, from));
                     t.to_node.insert((d, to));
                 }
             }
-            let dirs: Vec<u32> = both.iter().flatten().flatten().copied().collect();
+            let dirs: Vec<u32> = [&both[0], back]
+                .into_iter()
+                .flatten()
+                .flatten()
+                .copied()
+                .collect();
             if let Some(f) = flow {
                 t.by_flow.insert(f, dirs);
             }
@@ -398,11 +405,13 @@ pub(super) fn resolve_conditioners(
                 .get(&link)
                 .ok_or_else(|| bad(format!("{key}.link"), format!("unknown link {link:?}")))?;
             let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, flows)?;
+            let name = match &cs.name {
+                Some(tmpl) => expand(tmpl, cs.count, i),
+                None => format!("cond{}", out.len()),
+            };
             let dir_idx = li * 2 + usize::from(direction == Direction::Ba);
-            if !routed
-                .get_or_insert_with(traffic)
-                .reaches(classifier, dir_idx as u32)
-            {
+            let routed = routed.get_or_insert_with(traffic);
+            if !routed.reaches(classifier, dir_idx as u32) {
                 let l = &links[li];
                 let (from, to) = match direction {
                     Direction::Ab => (&l.a, &l.b),
@@ -412,36 +421,36 @@ pub(super) fn resolve_conditioners(
                     Classifier::Any => "no packet".to_string(),
                     _ => format!("no packet of {}", expand(&cs.classify, cs.count, i)),
                 };
+                let other = if routed.reaches(classifier, (dir_idx ^ 1) as u32) {
+                    let other = if direction == Direction::Ab {
+                        "ba"
+                    } else {
+                        "ab"
+                    };
+                    format!("set direction = \"{other}\" (its traffic crosses the link that way), ")
+                } else {
+                    String::new()
+                };
                 return Err(bad(
                     format!("{key}.link"),
                     format!(
-                        "{what} crosses link {link:?} from {from} to {to} (direction = {:?}): \
-                         the routes of the traffic it classifies do not use it, so it would \
-                         meter nothing",
-                        cs.direction
+                        "conditioner {name:?}: {what} crosses link {link:?} from {from} to {to}, \
+                         so it would meter nothing: {other}name a link its traffic's route \
+                         crosses, or remove it"
                     ),
                 ));
             }
             let spec = member_meter(cs, &t, i, &key, &flow_names)?;
-            if cs.red.is_some() && !spec.gives_red() {
-                let mode = if t.info.params.iter().any(|p| p.name == "mode") {
-                    ": remove it, or set meter.mode = \"aware\" to act on packets that arrive red"
-                } else {
-                    ": remove it"
-                };
+            if let Some(why) = spec.never_red().filter(|_| cs.red.is_some()) {
                 return Err(bad(
                     format!("{key}.red"),
                     format!(
-                        "a colour-blind `{}` meter leaves no packet red (its colours are green \
-                         and yellow), so `red` would do nothing{mode}",
+                        "conditioner {name:?}: no packet leaves its `{}` meter red ({why}), so \
+                         `red` would do nothing: remove it",
                         t.kind
                     ),
                 ));
             }
-            let name = match &cs.name {
-                Some(tmpl) => expand(tmpl, cs.count, i),
-                None => format!("cond{}", out.len()),
-            };
             check_name(format!("{key}.name"), "conditioner", &name)?;
             if names.insert(name.clone(), out.len()).is_some() {
                 return Err(bad(

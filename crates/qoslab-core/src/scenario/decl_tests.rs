@@ -86,10 +86,6 @@ const SECTIONS: [(&str, &[Param]); 8] = [
     ("capture", CAPTURE),
 ];
 
-/// A key no sender reads unless another is set: (section, key) and (the other, its value).
-type ReadBeside = ((&'static str, &'static str), (&'static str, bool));
-const READ_BESIDE: [ReadBeside; 1] = [(("tcp", "delack_interval"), ("delayed_ack", true))];
-
 /// Writing a key at its declared default resolves to the same scenario as leaving it out:
 /// the reader's default is the declaration's (a reader falling back to a value of its own
 /// fails here).
@@ -103,16 +99,6 @@ fn every_declared_default_is_what_the_reader_uses() {
         for p in params {
             let Some(v) = written(p) else { continue };
             let mut t = base();
-            let mut want = want.clone();
-            // a key read only beside another is written beside it (else it is refused)
-            if let Some((other, on)) = READ_BESIDE
-                .iter()
-                .find(|r| r.0 == (name, p.name))
-                .map(|r| r.1)
-            {
-                section(&mut t, name).insert(other.to_string(), on.into());
-                want = resolved(&t).expect("the dumbbell resolves");
-            }
             section(&mut t, name).insert(p.name.to_string(), v.clone());
             let got = resolved(&t).unwrap_or_else(|e| panic!("{name}.{} = {v}: {e}", p.name));
             assert_eq!(got, want, "{name}.{} = {v} (its declared default)", p.name);

@@ -1,5 +1,5 @@
-//! Flows and their TCP settings: the `[tcp]` defaults, each `[[flow]]` (groups expanded) with
-//! its endpoints, route check, start and stop.
+//! Flows: each `[[flow]]` (groups expanded) with its endpoints, route check, start and stop,
+//! and its TCP settings read over the `[tcp]` defaults (`tcp_table.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,9 +9,7 @@ use serde::Serialize;
 use super::arrivals::{read_trace, resolve_size};
 use super::keys::tcp;
 use super::spec::*;
-use super::tcp_table::{
-    check_own_delack, check_packet_size, check_segment_size, tcp_base, tcp_for,
-};
+use super::tcp_table::{check_packet_size, check_segment_size, tcp_base, tcp_for};
 use super::topology::{adjacency, components, routes, Nodes};
 use super::{bad, check_len, check_name, expand, Bad, LinkConfig};
 use crate::traffic::sizes::SizeDist;
@@ -135,7 +133,6 @@ pub(super) fn resolve_flows(
             ));
         }
         let tcp = tcp_for(&key, &tcp_base, fs.tcp.as_ref(), &mut pkt)?;
-        check_own_delack(&key, fs.tcp.as_ref(), &tcp)?;
         let mut packet_sizes = None;
         match &fs.packet_size {
             None => {}

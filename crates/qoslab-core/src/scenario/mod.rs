@@ -363,8 +363,9 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         let flow_ends = flows
             .iter()
             .enumerate()
-            .map(|(i, f)| (f.src_idx, f.dst_idx, Some(i)));
-        let arrival_ends = arrivals.iter().map(|a| (a.src_idx, a.dst_idx, None));
+            .map(|(i, f)| (f.src_idx, f.dst_idx, Some(i), f.tcp.is_some()));
+        // an arrival process's transfers are TCP
+        let arrival_ends = arrivals.iter().map(|a| (a.src_idx, a.dst_idx, None, true));
         conditioner::Traffic::routed(nodes.names.len(), &links, flow_ends.chain(arrival_ends))
     };
     let conditioners = conditioner::resolve_conditioners(

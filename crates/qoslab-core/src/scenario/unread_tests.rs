@@ -25,39 +25,7 @@ fn a_tcp_packet_size_error_names_the_key_it_was_written_at() {
 }
 
 #[test]
-fn tcp_keys_no_sender_reads_are_refused() {
-    let e = err(&format!("{DUMBBELL}\n[tcp]\ndelack_interval = \"40ms\"\n"));
-    assert_eq!(e.key, "tcp.delack_interval", "{e}");
-    assert!(e.message.contains("set delayed_ack = true"), "{e}");
-    let on = format!("{DUMBBELL}\n[tcp]\ndelayed_ack = true\ndelack_interval = \"40ms\"\n");
-    assert_eq!(
-        Scenario::from_toml(&on, "t.toml").unwrap().flows[0]
-            .tcp
-            .as_ref()
-            .unwrap()
-            .delack_interval_ns,
-        40_000_000
-    );
-    // one flow delaying its ACKs reads it
-    let one = format!(
-        "{DUMBBELL}\n[[flow]]\nsrc = \"s0\"\ndst = \"d0\"\ntcp = {{ delayed_ack = true }}\n\
-         [tcp]\ndelack_interval = \"40ms\"\n"
-    );
-    assert_eq!(
-        Scenario::from_toml(&one, "t.toml").unwrap().flows[3]
-            .tcp
-            .as_ref()
-            .unwrap()
-            .delack_interval_ns,
-        40_000_000
-    );
-    let own = DUMBBELL.replace(
-        "tcp = { packet_size",
-        "tcp = { delack_interval = \"40ms\", packet_size",
-    );
-    let e = err(&own);
-    assert_eq!(e.key, "flow[0].tcp.delack_interval", "{e}");
-    // [tcp] in a scenario with no TCP sender
+fn tcp_without_a_tcp_sender_is_refused_and_defaults_a_sweep_switches_are_kept() {
     let udp = DUMBBELL.replace(
         "tcp = { packet_size = \"500B\" }",
         "type = \"cbr\"\nrate = \"100kbps\"",
@@ -69,6 +37,15 @@ fn tcp_keys_no_sender_reads_are_refused() {
         e.message.contains("no flow or arrival process is TCP"),
         "{e}"
     );
+    // One TCP arrival process reads it.
+    let web = "[[arrivals]]\nname = \"web\"\nsrc = \"s1\"\ndst = \"d1\"\nsize = \"10KB\"\narrival_rate = 5\n";
+    Scenario::from_toml(&format!("{udp}\n{web}\n[tcp]\nwindow = 30\n"), "t.toml").unwrap();
+    // A default the senders' other settings leave unread stays accepted (a sweep over the
+    // flavour, delayed_ack or the variant reads one file).
+    for tcp in ["delack_interval = \"40ms\"", "cc.bbr = { high_gain = 2.5 }"] {
+        Scenario::from_toml(&format!("{DUMBBELL}\n[tcp]\n{tcp}\n"), "t.toml")
+            .unwrap_or_else(|e| panic!("{tcp}: {e}"));
+    }
 }
 
 #[test]
@@ -79,22 +56,46 @@ fn a_red_action_is_refused_where_no_packet_can_be_red() {
         )
     };
     let tb = "type = \"token_bucket\", cir = \"1Mbps\", cbs = \"10kB\"";
-    let tsw = "type = \"tsw2cm\", cir = \"1Mbps\"";
-    let e = err(&with(tb));
-    assert_eq!(e.key, "conditioner[0].red", "{e}");
-    assert!(
-        e.message
-            .contains("colour-blind `token_bucket` meter leaves no packet red"),
-        "{e}"
-    );
-    assert!(e.message.contains("mode = \"aware\""), "{e}");
-    let e = err(&with(tsw));
-    assert_eq!(e.key, "conditioner[0].red", "{e}");
-    assert!(e.message.ends_with(": remove it"), "{e}");
-    // Colour-aware, a pre-coloured red packet stays red; a three-colour meter gives red itself.
+    for (meter, why) in [
+        (
+            tb.to_string(),
+            "colour-blind, it colours a packet green or yellow (with meter.mode = \"aware\"",
+        ),
+        (
+            format!("{tb}, flavour = \"ns2\""),
+            "ns-2's TokenBucket policer is colour-blind",
+        ),
+        (
+            "type = \"tsw2cm\", cir = \"1Mbps\"".to_string(),
+            "it tags a packet green or yellow",
+        ),
+        (
+            "type = \"arm\", tpr_max = \"1Mbps\"".to_string(),
+            "drops none",
+        ),
+        (
+            "type = \"ard\", tpr_max = \"1Mbps\", p_drop = 0".to_string(),
+            "with p_drop = 0",
+        ),
+    ] {
+        let e = err(&with(&meter));
+        assert_eq!(e.key, "conditioner[0].red", "{meter}: {e}");
+        assert!(
+            e.message
+                .contains("conditioner \"cond0\": no packet leaves its"),
+            "{e}"
+        );
+        assert!(
+            e.message.contains(why) && e.message.ends_with("`red` would do nothing: remove it"),
+            "{e}"
+        );
+    }
+    // Colour-aware, a packet that arrives red stays red; a three-colour meter and ARD's
+    // dropper give red themselves.
     for meter in [
         format!("{tb}, mode = \"aware\""),
         "type = \"srtcm\", cir = \"1Mbps\", cbs = \"10kB\", ebs = \"10kB\"".to_string(),
+        "type = \"ard\", tpr_max = \"1Mbps\"".to_string(),
     ] {
         let s =
             Scenario::from_toml(&with(&meter), "t.toml").unwrap_or_else(|e| panic!("{meter}: {e}"));
@@ -141,4 +142,19 @@ fn a_conditioner_no_classified_packet_crosses_is_refused() {
         );
         assert!(e.message.contains("meter nothing"), "{e}");
     }
+    // A UDP source's receiver sends nothing back: its route back carries none of its packets.
+    let udp = DUMBBELL.replace(
+        "tcp = { packet_size = \"500B\" }",
+        "type = \"cbr\"\nrate = \"100kbps\"",
+    );
+    let on = |direction: &str| with("bottleneck", "flow:ftp0", direction).replace(DUMBBELL, &udp);
+    Scenario::from_toml(&on("ab"), "t.toml").unwrap();
+    let e = err(&on("ba"));
+    assert_eq!(e.key, "conditioner[0].link", "{e}");
+    // and the error points to the direction that carries it
+    assert!(
+        e.message
+            .contains("set direction = \"ab\" (its traffic crosses the link that way)"),
+        "{e}"
+    );
 }
