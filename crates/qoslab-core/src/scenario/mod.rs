@@ -357,8 +357,6 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         arrivals::resolve_arrivals(&spec, duration, &nodes, &links, &flow_names, base_dir)?;
     let measurement = resolve_measurement(&spec.measurement, duration, &links, &link_names)?;
     let captures = resolve_captures(&spec.captures, &link_names)?;
-    let senders = flows.iter().filter_map(|f| f.tcp.as_ref());
-    tcp_table::check_tcp_read(&spec, senders.chain(arrivals.iter().map(|a| &a.tcp)))?;
     let traffic = || {
         let flow_ends = flows
             .iter()

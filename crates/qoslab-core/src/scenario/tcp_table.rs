@@ -332,7 +332,10 @@ fn validate_tcp(key: &str, t: &TcpConfig) -> Result<(), Bad> {
     Ok(())
 }
 
-/// The `[tcp]` defaults (ns-2's, overridden by the section) and its packet size.
+/// The `[tcp]` defaults (ns-2's, overridden by the section) and its packet size. A default no
+/// sender reads is accepted (`[tcp]` with no TCP flow, a `cc` table for a variant none runs, a
+/// `delack_interval` where no receiver delays its ACKs): an override that switches the flows'
+/// type, variant, flavour or `delayed_ack` keeps one file.
 pub(super) fn tcp_base(spec: &ScenarioSpec) -> Result<(TcpConfig, Option<u64>), Bad> {
     let mut tcp_base = tcp_defaults();
     let mut base_pkt: Option<u64> = None;
@@ -388,23 +391,4 @@ fn check_wire_size(key: &str, what: &str, bytes: u64) -> Result<u32, Bad> {
         ));
     }
     Ok(bytes as u32)
-}
-
-/// `[tcp]` gives defaults to TCP senders: refused in a scenario without one, where it would
-/// do nothing. (A default that the senders' other settings leave unread, a `cc` table for a
-/// variant none runs or a `delack_interval` where no receiver delays its ACKs, is accepted:
-/// a sweep over the variant, the flavour or `delayed_ack` reads one file.) `senders`: every
-/// TCP flow's and arrival process's resolved settings.
-pub(super) fn check_tcp_read<'a>(
-    spec: &ScenarioSpec,
-    mut senders: impl Iterator<Item = &'a TcpConfig>,
-) -> Result<(), Bad> {
-    if !spec.tcp.is_empty() && senders.next().is_none() {
-        return Err(bad(
-            "tcp",
-            "no flow or arrival process is TCP, so [tcp] (the TCP senders' defaults) would do \
-             nothing: remove it",
-        ));
-    }
-    Ok(())
 }

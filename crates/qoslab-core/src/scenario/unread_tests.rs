@@ -1,6 +1,6 @@
 //! Keys that would do nothing are refused, and a refusal names the key that was written: a
-//! conditioner off its traffic's routes, a red action no packet can take, `[tcp]` keys no
-//! sender reads, a packet size at the table that sets it.
+//! conditioner off its traffic's routes, a red action no packet can take, a packet size at the
+//! table that sets it; `[tcp]` defaults an override may bring into use are kept.
 
 use super::tests::DUMBBELL;
 use super::*;
@@ -25,27 +25,25 @@ fn a_tcp_packet_size_error_names_the_key_it_was_written_at() {
 }
 
 #[test]
-fn tcp_without_a_tcp_sender_is_refused_and_defaults_a_sweep_switches_are_kept() {
+fn tcp_defaults_no_sender_reads_are_kept_for_overrides_that_switch_the_senders() {
+    // A UDP variant of a TCP scenario (the flows' type overridden) keeps its [tcp]; defaults
+    // the senders' settings leave unread stay accepted (a sweep over the flavour, delayed_ack
+    // or the variant reads one file).
     let udp = DUMBBELL.replace(
         "tcp = { packet_size = \"500B\" }",
         "type = \"cbr\"\nrate = \"100kbps\"",
     );
-    Scenario::from_toml(&udp, "t.toml").unwrap();
-    let e = err(&format!("{udp}\n[tcp]\nwindow = 30\n"));
-    assert_eq!(e.key, "tcp", "{e}");
-    assert!(
-        e.message.contains("no flow or arrival process is TCP"),
-        "{e}"
-    );
-    // One TCP arrival process reads it.
-    let web = "[[arrivals]]\nname = \"web\"\nsrc = \"s1\"\ndst = \"d1\"\nsize = \"10KB\"\narrival_rate = 5\n";
-    Scenario::from_toml(&format!("{udp}\n{web}\n[tcp]\nwindow = 30\n"), "t.toml").unwrap();
-    // A default the senders' other settings leave unread stays accepted (a sweep over the
-    // flavour, delayed_ack or the variant reads one file).
-    for tcp in ["delack_interval = \"40ms\"", "cc.bbr = { high_gain = 2.5 }"] {
-        Scenario::from_toml(&format!("{DUMBBELL}\n[tcp]\n{tcp}\n"), "t.toml")
+    for (base, tcp) in [
+        (udp.as_str(), "window = 30"),
+        (DUMBBELL, "delack_interval = \"40ms\""),
+        (DUMBBELL, "cc.bbr = { high_gain = 2.5 }"),
+    ] {
+        Scenario::from_toml(&format!("{base}\n[tcp]\n{tcp}\n"), "t.toml")
             .unwrap_or_else(|e| panic!("{tcp}: {e}"));
     }
+    // ... but checked: a value out of range is refused though no sender reads it.
+    let e = err(&format!("{udp}\n[tcp]\nwindow = 0\n"));
+    assert_eq!(e.key, "tcp.window", "{e}");
 }
 
 #[test]
