@@ -46,6 +46,17 @@ def test_valid_scenarios_check_ok():
     assert p.returncode == 0, p.stderr
 
 
+def test_check_counts_what_a_scenario_holds_in_words():
+    """`qoslab check`'s line: singular for one, arrival processes named when there are any."""
+    files = [SCENARIOS / "linux" / "single.toml", SCENARIOS / "examples" / "arrivals.toml"]
+    p = subprocess.run([QOSLAB, "check", *map(str, files)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [
+        f"{files[0]}: ok (4 nodes, 3 links, 1 flow)",
+        f"{files[1]}: ok (3 nodes, 2 links, 0 flows, 1 arrival process)",
+    ], p.stdout
+
+
 def test_python_api_raises_scenario_error_with_fields():
     with pytest.raises(qoslab.ScenarioError) as e:
         qoslab.load_scenario(BAD / "min_gt_max.toml")

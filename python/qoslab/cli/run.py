@@ -72,9 +72,10 @@ def check(
     for p in scenario:
         try:
             sc = load_scenario(p, allow_paths=allow_path or ())
-            nodes, links, flows, _, _ = sc.core.counts()  # not sc.resolved: 335 objects a flow
-            parts = ((nodes, "node"), (links, "link"), (flows, "flow"))
-            counted = ", ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in parts)
+            nodes, links, flows, arrivals, _ = sc.core.counts()  # not sc.resolved: 335 objects a flow
+            parts = [(nodes, "node", "s"), (links, "link", "s"), (flows, "flow", "s")]
+            parts += [(arrivals, "arrival process", "es")] if arrivals else []
+            counted = ", ".join(f"{n} {w}{'' if n == 1 else es}" for n, w, es in parts)
             typer.echo(f"{p}: ok ({counted})")
         except _core.ScenarioError as e:
             echo_err(f"error: {e.args[0]}")
