@@ -274,7 +274,7 @@ fn classifier(
     cs: &ConditionerSpec,
     i: usize,
     node_idx: &HashMap<String, usize>,
-    flows: &[FlowConfig],
+    flow_idx: &HashMap<&str, usize>,
 ) -> Result<(Classifier, String), Bad> {
     let k = format!("{key}.classify");
     let classify = expand(&cs.classify, cs.count, i);
@@ -299,9 +299,9 @@ fn classifier(
     };
     let c = match kind {
         "flow" => Classifier::Flow(
-            flows
-                .iter()
-                .position(|f| f.name == value)
+            flow_idx
+                .get(value.as_str())
+                .copied()
                 .ok_or_else(|| bad(k.clone(), format!("unknown flow {value:?}")))?,
         ),
         "src" => Classifier::Src(node(&value)?),
@@ -389,6 +389,12 @@ pub(super) fn resolve_conditioners(
     let mut out: Vec<ConditionerConfig> = Vec::new();
     let mut routed: Option<Traffic> = None;
     let mut names: HashMap<String, usize> = HashMap::new();
+    // flow names are unique (checked as the flows were read): one look-up a member
+    let flow_idx: HashMap<&str, usize> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect();
     for (n, table) in specs.iter().enumerate() {
         let key = format!("conditioner[{n}]");
         let cs = &ConditionerSpec::read(table, &key)?;
@@ -404,7 +410,7 @@ pub(super) fn resolve_conditioners(
             let li = *link_names
                 .get(&link)
                 .ok_or_else(|| bad(format!("{key}.link"), format!("unknown link {link:?}")))?;
-            let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, flows)?;
+            let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, &flow_idx)?;
             let name = match &cs.name {
                 Some(tmpl) => expand(tmpl, cs.count, i),
                 None => format!("cond{}", out.len()),
