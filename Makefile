@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs validate-linux test verdicts figures todays-tcp-full test-rust test-python lint fmt bench reproduce ns2 ns3 emu-deps slurm-deps browser-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
+.PHONY: venv build demo docs validate-linux test verdicts figures todays-tcp-full fmt bench reproduce ns2 ns3 emu-deps slurm-deps browser-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
