@@ -261,7 +261,7 @@ impl Emulator {
         }
     }
 
-    /// The simulator's conditioning of a packet entering direction slot `s` (`sim.rs`
+    /// The simulator's conditioning of a packet entering direction slot `s` (`sim/forward.rs`
     /// `condition`): classifier, per-flow or aggregate meter, action per colour.
     fn condition(&mut self, now: SimTime, s: usize, id: PacketId) -> bool {
         for k in 0..self.dirs[s].conds.len() {
