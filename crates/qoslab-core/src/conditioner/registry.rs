@@ -8,6 +8,8 @@
 //! [`meter_registry!`] turns one line per kind into [`MeterSpec`] (typed parameters),
 //! [`AnyMeter`] (the run-time meters, dispatched by `match`) and every dispatch between them.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::{Color, Meter};
@@ -30,8 +32,8 @@ pub enum ScopeRule {
 
 /// What a meter's table may refer to.
 pub struct MeterContext<'a> {
-    /// The scenario's flow names, by index.
-    pub flows: &'a [&'a str],
+    /// The scenario's flow names and their indices.
+    pub flows: &'a HashMap<String, usize>,
 }
 
 /// A meter's parameters: see the module documentation.

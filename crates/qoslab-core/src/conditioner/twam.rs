@@ -353,7 +353,7 @@ impl MeterKind for TwamParams {
         let mut rates = vec![0u64; ctx.flows.len()];
         for (name, r) in table {
             let k = format!("{}.{name}", t.key("rates"));
-            let i = ctx.flows.iter().position(|f| f == name).ok_or_else(|| {
+            let &i = ctx.flows.get(name).ok_or_else(|| {
                 key_error(
                     k.clone(),
                     format!("unknown flow {name:?} (rates are keyed by flow name)"),

@@ -171,7 +171,7 @@ pub(super) fn resolve_arrivals(
     duration: u64,
     nodes: &Nodes,
     links: &[LinkConfig],
-    flow_names: &[&str],
+    flow_idx: &super::flow::FlowIndex,
     base_dir: &InputRoots,
 ) -> Result<Vec<ArrivalConfig>, Bad> {
     let (base, base_pkt) = tcp_base(spec)?;
@@ -186,7 +186,7 @@ pub(super) fn resolve_arrivals(
         let size: SizeSpec = serde_value(&t, SIZE.name)?.ok_or_else(|| t.missing(SIZE.name))?;
         let dscp: Option<Dscp> = serde_value(&t, DSCP.name)?;
         check_name(format!("{key}.name"), "flow", &name)?;
-        if flow_names.contains(&name.as_str()) || out.iter().any(|o| o.name == name) {
+        if flow_idx.contains_key(&name) || out.iter().any(|o| o.name == name) {
             return Err(bad(
                 format!("{key}.name"),
                 format!("duplicate flow name {name:?}"),

@@ -7,8 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Serialize, Serializer};
 
+use super::flow::FlowIndex;
 use super::spec::*;
-use super::{adjacency, bad, check_len, check_name, expand, routes, Bad, FlowConfig, LinkConfig};
+use super::{adjacency, bad, check_len, check_name, expand, routes, Bad, LinkConfig};
 use crate::conditioner::registry::{MeterContext, MeterInfo, ScopeRule};
 use crate::conditioner::{MeterSpec, METER_TYPES};
 use crate::params::Table;
@@ -241,7 +242,7 @@ fn member_meter(
     t: &Template,
     i: usize,
     key: &str,
-    flows: &[&str],
+    flows: &FlowIndex,
 ) -> Result<MeterSpec, Bad> {
     let mkey = format!("{key}.meter");
     let table = Table::meter(&cs.meter, &mkey, t.kind, i, t.info.params, t.info.hint)?;
@@ -274,7 +275,7 @@ fn classifier(
     cs: &ConditionerSpec,
     i: usize,
     node_idx: &HashMap<String, usize>,
-    flow_idx: &HashMap<&str, usize>,
+    flow_idx: &FlowIndex,
 ) -> Result<(Classifier, String), Bad> {
     let k = format!("{key}.classify");
     let classify = expand(&cs.classify, cs.count, i);
@@ -348,19 +349,15 @@ impl Traffic {
         for (&(src, dst, flow, acks), both) in ends.iter().zip(found.chunks(2)) {
             // the data's route, then the ACKs' (their ends swapped), if it has any
             let back = if acks { &both[1] } else { &None };
+            let mut dirs = Vec::new();
             for (route, from, to) in [(&both[0], src, dst), (back, dst, src)] {
                 for &d in route.iter().flatten() {
                     t.crossed.insert(d);
                     t.from_node.insert((d, from));
                     t.to_node.insert((d, to));
+                    dirs.push(d);
                 }
             }
-            let dirs: Vec<u32> = [&both[0], back]
-                .into_iter()
-                .flatten()
-                .flatten()
-                .copied()
-                .collect();
             if let Some(f) = flow {
                 t.by_flow.insert(f, dirs);
             }
@@ -383,18 +380,12 @@ pub(super) fn resolve_conditioners(
     specs: &[toml::Table],
     (links, link_names): (&[LinkConfig], &HashMap<String, usize>),
     node_idx: &HashMap<String, usize>,
-    flows: &[FlowConfig],
+    flow_idx: &FlowIndex,
     traffic: &dyn Fn() -> Traffic,
 ) -> Result<Vec<ConditionerConfig>, Bad> {
     let mut out: Vec<ConditionerConfig> = Vec::new();
     let mut routed: Option<Traffic> = None;
     let mut names: HashMap<String, usize> = HashMap::new();
-    // flow names are unique (checked as the flows were read): one look-up a member
-    let flow_idx: HashMap<&str, usize> = flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.as_str(), i))
-        .collect();
     for (n, table) in specs.iter().enumerate() {
         let key = format!("conditioner[{n}]");
         let cs = &ConditionerSpec::read(table, &key)?;
@@ -404,13 +395,12 @@ pub(super) fn resolve_conditioners(
             _ => Direction::Ab,
         };
         let t = template(&key, cs, count)?;
-        let flow_names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
         for i in 0..count {
             let link = expand(&cs.link, cs.count, i);
             let li = *link_names
                 .get(&link)
                 .ok_or_else(|| bad(format!("{key}.link"), format!("unknown link {link:?}")))?;
-            let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, &flow_idx)?;
+            let (classifier, classifier_value) = classifier(&key, cs, i, node_idx, flow_idx)?;
             let name = match &cs.name {
                 Some(tmpl) => expand(tmpl, cs.count, i),
                 None => format!("cond{}", out.len()),
@@ -446,7 +436,7 @@ pub(super) fn resolve_conditioners(
                     ),
                 ));
             }
-            let spec = member_meter(cs, &t, i, &key, &flow_names)?;
+            let spec = member_meter(cs, &t, i, &key, flow_idx)?;
             if let Some(why) = spec.never_red().filter(|_| cs.red.is_some()) {
                 return Err(bad(
                     format!("{key}.red"),

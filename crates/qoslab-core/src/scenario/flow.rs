@@ -102,19 +102,23 @@ fn shared_trace(
     Ok(read)
 }
 
-/// The `[[flow]]` tables with the `[tcp]` defaults applied.
+/// Flow names to their index in the flows, built as the names are checked for duplicates and
+/// asked by everything that names a flow (arrivals, classifiers, meters).
+pub type FlowIndex = HashMap<String, usize>;
+
+/// The `[[flow]]` tables with the `[tcp]` defaults applied, and their names' index.
 pub(super) fn resolve_flows(
     spec: &ScenarioSpec,
     duration: u64,
     nodes: &Nodes,
     links: &[LinkConfig],
     base_dir: &super::inputs::InputRoots,
-) -> Result<Vec<FlowConfig>, Bad> {
+) -> Result<(Vec<FlowConfig>, FlowIndex), Bad> {
     let (tcp_base, base_pkt) = tcp_base(spec)?;
     let component = components(&adjacency(nodes.names.len(), links));
     let mut flows = Vec::new();
     let mut flow_keys = Vec::new();
-    let mut flow_names: HashMap<String, usize> = HashMap::new();
+    let mut flow_names = FlowIndex::new();
     let mut traces = TraceCache::new();
     for (n, table) in spec.flows.iter().enumerate() {
         let key = format!("flow[{n}]");
@@ -244,7 +248,7 @@ pub(super) fn resolve_flows(
     }
     check_ecn_marking(&tcp_senders(&flows, &flow_keys), nodes, links)?;
 
-    Ok(flows)
+    Ok((flows, flow_names))
 }
 
 /// A TCP sender, for the checks that look at its route: a bulk or finite flow, or an

@@ -351,10 +351,9 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
     let timing = timing::resolve_timing(&spec.timing)?;
     let default_jitter = timing.as_ref().map_or(0, |t| t.jitter_ns);
     let (links, link_names) = topology::resolve_links(&spec.links, &nodes, default_jitter)?;
-    let flows = flow::resolve_flows(&spec, duration, &nodes, &links, base_dir)?;
-    let flow_names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+    let (flows, flow_idx) = flow::resolve_flows(&spec, duration, &nodes, &links, base_dir)?;
     let arrivals =
-        arrivals::resolve_arrivals(&spec, duration, &nodes, &links, &flow_names, base_dir)?;
+        arrivals::resolve_arrivals(&spec, duration, &nodes, &links, &flow_idx, base_dir)?;
     let measurement = resolve_measurement(&spec.measurement, duration, &links, &link_names)?;
     let captures = resolve_captures(&spec.captures, &link_names)?;
     let traffic = || {
@@ -370,7 +369,7 @@ fn resolve(spec: ScenarioSpec, base_dir: &InputRoots) -> Result<Scenario, Bad> {
         &spec.conditioners,
         (&links, &link_names),
         &nodes.idx,
-        &flows,
+        &flow_idx,
         &traffic,
     )?;
     conditioner::check_dwred_signals(&links, &conditioners)?;

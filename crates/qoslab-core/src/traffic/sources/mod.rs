@@ -25,7 +25,7 @@ use crate::units::SimTime;
 pub struct Exports {
     /// `qoslab export-ns2` writes it as an ns-2 `Application/Traffic/…`.
     pub ns2: bool,
-    /// `qoslab export-ns3` writes it.
+    /// `qoslab.ns3` writes it into the ns-3 program's input (the ns-3 cross-checks).
     pub ns3: bool,
     /// The emulator's traffic generator replays it on real sockets.
     pub emulator: bool,
