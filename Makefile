@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.qoslab-built
 SRC := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: venv build demo docs validate-linux test verdicts figures todays-tcp-full fmt bench reproduce ns2 ns3 emu-deps slurm-deps browser-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
+.PHONY: venv build demo docs validate-linux test verdicts refresh figures todays-tcp-full fmt bench reproduce ns2 ns3 emu-deps slurm-deps browser-deps slurm-up slurm-down lock wheel clean fuzz fuzz-smoke regenerate
 
 # Python dependencies come from requirements.lock (exact versions with hashes, for CPython 3.11+
 # on Linux), so that two installs a month apart are the same; pyproject.toml keeps ranges for
@@ -225,6 +225,13 @@ verdicts: figures
 	done
 	$(PY) -m qoslab.verdicts.docfigures todays-tcp
 	$(PY) -m qoslab.verdicts readme
+
+# Every committed result the core simulated (validation grids, tcp-linux-measured.json,
+# modern-aqm's runs, the verdict files and their figures), brought to the checkout's core:
+# only what is stale, cheapest first, resuming where an interrupted refresh stopped
+# (tools/refresh_results.py; `--dry-run` lists the steps and their commands).
+refresh: build
+	$(PY) tools/refresh_results.py
 
 # The todays-tcp page's full-length columns: each study the page covers in full (sequential
 # seeds, as the studies' own reproductions) under Linux's reno, CUBIC and BBR in the linux transport flavour,
