@@ -103,7 +103,7 @@ def verdict_steps(fp: str) -> list[Step]:
         if not why:
             continue
         words = shlex.split(doc["command"])
-        if words[:2] != ["qoslab", "reproduce"] or words[2] != doc["experiment"]:
+        if words[:3] != ["qoslab", "reproduce", doc["experiment"]]:
             raise SystemExit(f"{path.relative_to(ROOT)}: `command` {doc['command']!r} is not a reproduction")
         group = "studies" if path.parent.name == "verdicts" else path.parent.name
 
