@@ -1,6 +1,8 @@
 """Brings every committed result that the core simulated to the checkout's core, resuming: what
 is already at the checkout's core (and, for a verdict file, of the checkout's experiment code)
-is skipped, so an interrupted refresh goes on where it stopped, on this machine or another.
+is skipped, so an interrupted refresh goes on where it stopped, on this machine or another. A
+verdict file is stale by the rule ``python -m qoslab.verdicts check`` applies
+(:func:`qoslab.verdicts.currency.stale_reasons`).
 
     .venv/bin/python tools/refresh_results.py --dry-run   # what is stale, and the commands
     .venv/bin/python tools/refresh_results.py             # refresh it all (hours on 2 cores)
@@ -90,17 +92,12 @@ def run_dir(command: str) -> Path:
 
 
 def verdict_steps(fp: str) -> list[Step]:
-    from qoslab.verdicts.currency import experiment_fingerprint, read, verdict_files
+    from qoslab.verdicts.currency import read, stale_reasons, verdict_files
 
     steps = []
     for path in verdict_files(ROOT):
         doc = read(path)
-        why = []
-        if doc["fingerprint"]["core"] != fp:
-            why.append(f"core {doc['fingerprint']['core']}")
-        if doc["fingerprint"].get("experiment") != experiment_fingerprint(doc["experiment"]):
-            why.append("experiment code")
-        if not why:
+        if not (why := stale_reasons(doc, fp)):
             continue
         words = shlex.split(doc["command"])
         if words[:3] != ["qoslab", "reproduce", doc["experiment"]]:
@@ -117,7 +114,7 @@ def verdict_steps(fp: str) -> list[Step]:
             Step(
                 group,
                 str(path.relative_to(ROOT)),
-                ", ".join(why),
+                "; ".join(why),
                 qoslab(*words[1:], "--out", str(OUT)),
                 finish,
             )

@@ -302,6 +302,26 @@ def verdict_files(root: Path = ROOT) -> list[Path]:
     return [p for sub in VERDICT_DIRS for p in sorted((d / sub).glob("*.json"))]
 
 
+def stale_reasons(doc: Mapping[str, Any], core: str | None) -> list[str]:
+    """Why verdict file ``doc`` (as :func:`read` gives it, with its ``fingerprint``) is stale
+    against a checkout whose core is ``core`` (None: not compared), one reason a fingerprint;
+    empty when it is current. The rule :func:`check` applies and ``tools/refresh_results.py``
+    plans by. A study not of qoslab's own has no experiment fingerprint to compare here
+    (:func:`check` calls it a problem)."""
+    fp = doc["fingerprint"]
+    why = []
+    if core is not None and fp["core"] != core:
+        why.append(f"core `{fp['core']}` ≠ checkout `{core}`")
+    exp = fp.get("experiment")
+    if not is_own_study(doc["experiment"]):
+        return why
+    if exp is None:
+        why.append("experiment code not fingerprinted (run predates fingerprints)")
+    elif exp != (now := experiment_fingerprint(doc["experiment"])):
+        why.append(f"experiment code `{exp}` ≠ checkout `{now}`")
+    return why
+
+
 def check(
     root: Path = ROOT, declared: Callable[[str], Sequence[Magnitude]] | None = None
 ) -> tuple[list[str], list[str]]:
@@ -338,17 +358,9 @@ def check(
                 problems += [f"{rel}: {p}" for p in audit(doc, declared(doc["experiment"]))]
             except ValueError as e:
                 problems.append(f"{rel}: {e}")
-        why = []
-        if core is not None and fp["core"] != core:
-            why.append(f"core `{fp['core']}` ≠ checkout `{core}`")
-        exp = fp.get("experiment")
         if not is_own_study(doc["experiment"]):
             problems.append(f"{rel}: experiment {doc['experiment']!r} is no study of qoslab's own")
-        elif exp is None:
-            why.append("experiment code not fingerprinted (run predates fingerprints)")
-        elif exp != (now := experiment_fingerprint(doc["experiment"])):
-            why.append(f"experiment code `{exp}` ≠ checkout `{now}`")
-        if why:
+        if why := stale_reasons(doc, core):
             stale.append(f"{rel}: stale: " + "; ".join(why))
     problems += [f"placeholder {p}" for p in placeholders(root)]
     return problems, stale
