@@ -296,6 +296,27 @@ def test_check_finds_no_problem_in_the_checkout_and_reports_placeholders(tmp_pat
     assert sum("placeholder" in p for p in problems) == 2
 
 
+def test_a_files_staleness_names_each_fingerprint_that_differs():
+    """``stale_reasons``, the rule ``check`` and ``make refresh`` share: nothing for a file of the
+    checkout's core and experiment code, and one reason for each fingerprint that differs."""
+    doc = currency.read(ROOT / "docs" / "verdicts" / "ard.json")
+    exp = currency.experiment_fingerprint("ard")
+    current = {**doc, "fingerprint": {**doc["fingerprint"], "core": "aaaaaaaaaaaa", "experiment": exp}}
+    assert currency.stale_reasons(current, "aaaaaaaaaaaa") == []
+    assert currency.stale_reasons(current, None) == []
+    moved = currency.stale_reasons(current, "bbbbbbbbbbbb")
+    assert moved == ["core `aaaaaaaaaaaa` ≠ checkout `bbbbbbbbbbbb`"]
+    other = {**current, "fingerprint": {**current["fingerprint"], "experiment": "cccccccccccc"}}
+    assert currency.stale_reasons(other, "bbbbbbbbbbbb") == [
+        "core `aaaaaaaaaaaa` ≠ checkout `bbbbbbbbbbbb`",
+        f"experiment code `cccccccccccc` ≠ checkout `{exp}`",
+    ]
+    unstamped = {**current, "fingerprint": {"core": "aaaaaaaaaaaa"}}
+    assert currency.stale_reasons(unstamped, "aaaaaaaaaaaa") == [
+        "experiment code not fingerprinted (run predates fingerprints)"
+    ]
+
+
 def test_the_core_fingerprint_is_the_builds():
     """``check`` reads the checkout's core fingerprint from the sources as build.rs hashes them;
     the built extension of this tree must carry the same."""
